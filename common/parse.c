@@ -1,0 +1,109 @@
+/* parse.c: checked conversions for untrusted text (see parse.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/parse.h"
+
+int parse_u64(const char *s, uint64_t *ret) {
+        unsigned long long v;
+        char *end;
+
+        if (!s || !isdigit((unsigned char)*s))
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (*end != '\0')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int parse_i64(const char *s, int64_t *ret) {
+        long long v;
+        char *end;
+        const char *d = s;
+
+        if (!s)
+                return -EINVAL;
+        if (*d == '-' || *d == '+')
+                d++;
+        if (!isdigit((unsigned char)*d))
+                return -EINVAL;
+        errno = 0;
+        v = strtoll(s, &end, 10);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (*end != '\0')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int parse_double(const char *s, double *ret) {
+        double v;
+        char *end;
+
+        if (!s || !*s || isspace((unsigned char)*s))
+                return -EINVAL;
+        errno = 0;
+        v = strtod(s, &end);
+        if (*end != '\0' || end == s)
+                return -EINVAL;
+        if (errno == ERANGE || !isfinite(v))
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+int parse_size(const char *s, uint64_t *ret_bytes) {
+        static const struct { const char *suffix; unsigned shift; } units[] = {
+                { "", 0 }, { "b", 0 },
+                { "k", 10 }, { "kb", 10 }, { "kib", 10 },
+                { "m", 20 }, { "mb", 20 }, { "mib", 20 },
+                { "g", 30 }, { "gb", 30 }, { "gib", 30 },
+                { "t", 40 }, { "tb", 40 }, { "tib", 40 },
+        };
+        unsigned long long v;
+        char *end;
+
+        if (!s || !isdigit((unsigned char)*s))
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno == ERANGE)
+                return -ERANGE;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+                if (strcasecmp(end, units[i].suffix) != 0)
+                        continue;
+                if (units[i].shift && v > (UINT64_MAX >> units[i].shift))
+                        return -ERANGE;
+                *ret_bytes = (uint64_t)v << units[i].shift;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+int parse_bool(const char *s, int *ret) {
+        static const char *const yes[] = { "1", "yes", "true", "on", "y" };
+        static const char *const no[] = { "0", "no", "false", "off", "n" };
+
+        if (!s)
+                return -EINVAL;
+        for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+                if (strcasecmp(s, yes[i]) == 0) {
+                        *ret = 1;
+                        return 0;
+                }
+        for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+                if (strcasecmp(s, no[i]) == 0) {
+                        *ret = 0;
+                        return 0;
+                }
+        return -EINVAL;
+}

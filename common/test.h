@@ -1,0 +1,60 @@
+/* A minimal test harness: TEST() registers a function, main() runs them all.
+ * Exit 0 = all passed, 1 = a failure, 77 = skipped (meson's convention). */
+#pragma once
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*test_fn)(void);
+struct test_case { const char *name; test_fn fn; };
+
+#define TEST_MAX 256
+extern struct test_case test_cases[TEST_MAX];
+extern int test_count;
+
+#define TEST(name)                                                              \
+        static void test_##name(void);                                          \
+        __attribute__((constructor)) static void test_register_##name(void) {   \
+                if (test_count < TEST_MAX)                                      \
+                        test_cases[test_count++] = (struct test_case){ #name, test_##name }; \
+        }                                                                       \
+        static void test_##name(void)
+
+#define TEST_FAIL(...) do {                                                     \
+                fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                 \
+                fprintf(stderr, __VA_ARGS__);                                   \
+                fputc('\n', stderr);                                            \
+                exit(1);                                                        \
+        } while (0)
+
+#define ASSERT_TRUE(e) do { if (!(e)) TEST_FAIL("assertion failed: %s", #e); } while (0)
+#define ASSERT_EQ(a, b) do {                                                    \
+                long long _a = (long long)(a), _b = (long long)(b);             \
+                if (_a != _b) TEST_FAIL("%s == %s: %lld != %lld", #a, #b, _a, _b); \
+        } while (0)
+#define ASSERT_STREQ(a, b) do {                                                 \
+                const char *_a = (a), *_b = (b);                                \
+                if (!_a || !_b || strcmp(_a, _b) != 0)                          \
+                        TEST_FAIL("%s == %s: \"%s\" != \"%s\"", #a, #b, _a ? _a : "(null)", _b ? _b : "(null)"); \
+        } while (0)
+#define ASSERT_NEAR(a, b, eps) do {                                             \
+                double _a = (a), _b = (b);                                      \
+                if (!(fabs(_a - _b) <= (eps)))                                  \
+                        TEST_FAIL("%s ~= %s: %.9g != %.9g", #a, #b, _a, _b);    \
+        } while (0)
+
+/* Define once per test binary (in exactly one file): TEST_MAIN(); */
+#define TEST_MAIN()                                                             \
+        struct test_case test_cases[TEST_MAX];                                  \
+        int test_count;                                                         \
+        int main(void) {                                                        \
+                for (int i = 0; i < test_count; i++) {                          \
+                        fprintf(stderr, "== %s\n", test_cases[i].name);         \
+                        test_cases[i].fn();                                     \
+                }                                                               \
+                fprintf(stderr, "%d tests passed\n", test_count);               \
+                return 0;                                                       \
+        }
+#define TEST_SKIP(...) do { fprintf(stderr, "skip: " __VA_ARGS__); fputc('\n', stderr); exit(77); } while (0)

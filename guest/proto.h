@@ -1,0 +1,69 @@
+/* The ttyS1 record format shared by the guest agent (writer) and the host
+ * (reader). ttyS0 carries the kernel console; everything the host must parse
+ * travels on ttyS1 as one framed record per line:
+ *
+ *   @kb <cell> <seq> <t_ms> <type> <payload> *<crc>\n
+ *
+ *   cell     the cell id from the kernel command line (kbench.cell=), [A-Za-z0-9_-]{1,31}
+ *   seq      0, 1, 2, ... per boot; a gap means a lost record
+ *   t_ms     guest CLOCK_MONOTONIC in milliseconds when the record was made
+ *   type     [a-z-]{1,15}: ready, vmstat-header, vmstat, out, err, event, metric, done, log
+ *   payload  printable ASCII; '\' is written "\\" and any other byte outside
+ *            0x20..0x7e as "\xHH", so a record never spans lines
+ *   crc      CRC-32 (8 lower-case hex digits) of the bytes from '@' up to,
+ *            not including, the " *" before it
+ *
+ * Host -> guest lines on the same port are unframed (the host is trusted):
+ *   set <key> <value>   agent setting before the job starts
+ *   script <line>       one line of the job's shell script (escaped as above)
+ *   go                  start: the agent mounts, runs the script, samples vmstat
+ *   say <text>          during the job, written as a line to /run/kbench/host
+ *                       (a FIFO the job script may read: `read x < /run/kbench/host`)
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_CELL_MAX 31
+#define PROTO_TYPE_MAX 15
+#define PROTO_PAYLOAD_MAX 2048     /* unescaped bytes */
+#define PROTO_LINE_MAX 8400        /* longest valid framed line, escapes included */
+
+struct proto_record {
+        char cell[PROTO_CELL_MAX + 1];
+        uint64_t seq;
+        uint64_t t_ms;                             /* guest monotonic, ms */
+        char type[PROTO_TYPE_MAX + 1];
+        char payload[PROTO_PAYLOAD_MAX + 1];       /* unescaped, NUL-terminated */
+        size_t payload_len;                        /* may contain NULs from \x00 */
+};
+
+enum proto_status {
+        PROTO_OK = 0,
+        PROTO_NOT_RECORD = -1,    /* line does not start with "@kb " (stray text) */
+        PROTO_MALFORMED = -2,     /* starts like a record but fields are wrong */
+        PROTO_BAD_CRC = -3,       /* well-formed, checksum mismatch */
+};
+
+/* Write a framed record (with trailing '\n') into buf. payload may hold any
+ * bytes. Returns the length written, or -ENOSPC if buf is too small
+ * (PROTO_LINE_MAX + 1 is always enough for payloads up to PROTO_PAYLOAD_MAX). */
+int proto_format(char *buf, size_t size, const char *cell, uint64_t seq, uint64_t t_ms,
+                 const char *type, const void *payload, size_t payload_len);
+
+/* Parse one line (without or with trailing "\n"/"\r\n"; len bytes, need not be
+ * NUL-terminated). Returns PROTO_OK and fills *ret, or a negative proto_status;
+ * *ret is written only on success. Bounded: never reads past len. */
+int proto_parse(const char *line, size_t len, struct proto_record *ret);
+
+/* Escape src into dst as described above. Returns the escaped length or
+ * -ENOSPC. dst is NUL-terminated. */
+int proto_escape(char *dst, size_t size, const void *src, size_t len);
+
+/* Undo proto_escape. Returns the unescaped length, -EINVAL on a bad escape, or
+ * -ENOSPC. dst is NUL-terminated. */
+int proto_unescape(char *dst, size_t size, const char *src, size_t len);
+
+/* Human name of a proto_status for error messages. */
+const char *proto_status_str(int status);

@@ -1,0 +1,87 @@
+/* Unit tests for the ttyS1 record format (guest/proto.c). */
+#include <errno.h>
+#include <string.h>
+
+#include "common/test.h"
+#include "guest/proto.h"
+
+TEST_MAIN();
+
+TEST(round_trip) {
+        char buf[PROTO_LINE_MAX + 1];
+        struct proto_record r;
+        int n = proto_format(buf, sizeof(buf), "c007", 12, 3456, "out", "a\\b\tc\x01", 6);
+
+        ASSERT_TRUE(n > 0);
+        ASSERT_EQ(buf[n - 1], '\n');
+        ASSERT_TRUE(strstr(buf, "@kb c007 12 3456 out a\\\\b\\x09c\\x01 *") == buf);
+        ASSERT_EQ(proto_parse(buf, (size_t)n, &r), PROTO_OK);
+        ASSERT_STREQ(r.cell, "c007");
+        ASSERT_EQ(r.seq, 12);
+        ASSERT_EQ(r.t_ms, 3456);
+        ASSERT_STREQ(r.type, "out");
+        ASSERT_EQ(r.payload_len, 6);
+        ASSERT_TRUE(memcmp(r.payload, "a\\b\tc\x01", 6) == 0);
+}
+
+TEST(empty_payload_and_spaces) {
+        char buf[256];
+        struct proto_record r;
+        int n = proto_format(buf, sizeof(buf), "x", 0, 0, "ready", "", 0);
+
+        ASSERT_EQ(proto_parse(buf, (size_t)n, &r), PROTO_OK);
+        ASSERT_EQ(r.payload_len, 0);
+        n = proto_format(buf, sizeof(buf), "x", 1, 5, "vmstat", " 1  0 ", 6);
+        ASSERT_EQ(proto_parse(buf, (size_t)n, &r), PROTO_OK);
+        ASSERT_STREQ(r.payload, " 1  0 ");
+}
+
+TEST(rejects) {
+        char buf[256];
+        struct proto_record r;
+        int n = proto_format(buf, sizeof(buf), "cell", 3, 9, "done", "0", 1);
+
+        ASSERT_EQ(proto_parse("[    1.234] EXT4-fs", 19, &r), PROTO_NOT_RECORD);
+        ASSERT_EQ(proto_parse("", 0, &r), PROTO_NOT_RECORD);
+        /* A flipped payload byte fails the CRC. */
+        buf[n - 12] = '1';
+        ASSERT_EQ(proto_parse(buf, (size_t)n, &r), PROTO_BAD_CRC);
+        /* A truncated line (lost bytes) is malformed. */
+        ASSERT_EQ(proto_parse(buf, (size_t)n - 5, &r), PROTO_MALFORMED);
+        /* Kernel text interleaved inside a record breaks the CRC or the frame. */
+        n = proto_format(buf, sizeof(buf), "cell", 4, 9, "out", "hello world", 11);
+        {
+                char mixed[512];
+                snprintf(mixed, sizeof(mixed), "%.20s[ 5.1] oops%s", buf, buf + 20);
+                ASSERT_TRUE(proto_parse(mixed, strlen(mixed), &r) < 0);
+        }
+        ASSERT_EQ(proto_parse("@kb bad/cell 1 1 out x *00000000", 32, &r), PROTO_MALFORMED);
+        ASSERT_EQ(proto_parse("@kb c 1 1 OUT x *00000000", 25, &r), PROTO_MALFORMED);
+        ASSERT_EQ(proto_parse("@kb c 99999999999999999999 1 out x *00000000", 44, &r), PROTO_MALFORMED);
+}
+
+TEST(long_payload) {
+        static char payload[PROTO_PAYLOAD_MAX];
+        static char buf[PROTO_LINE_MAX + 1];
+        static struct proto_record r;
+        int n;
+
+        for (size_t i = 0; i < sizeof(payload); i++)
+                payload[i] = (char)(i & 0xff);     /* worst case: most bytes escaped */
+        n = proto_format(buf, sizeof(buf), "c", 1, 1, "out", payload, sizeof(payload));
+        ASSERT_TRUE(n > 0);
+        ASSERT_EQ(proto_parse(buf, (size_t)n, &r), PROTO_OK);
+        ASSERT_EQ(r.payload_len, sizeof(payload));
+        ASSERT_TRUE(memcmp(r.payload, payload, sizeof(payload)) == 0);
+        ASSERT_EQ(proto_format(buf, 64, "c", 1, 1, "out", payload, sizeof(payload)), -ENOSPC);
+}
+
+TEST(unescape_errors) {
+        char out[16];
+        ASSERT_EQ(proto_unescape(out, sizeof(out), "\\q", 2), -EINVAL);
+        ASSERT_EQ(proto_unescape(out, sizeof(out), "\\x4", 3), -EINVAL);
+        ASSERT_EQ(proto_unescape(out, sizeof(out), "\\x4g", 4), -EINVAL);
+        ASSERT_EQ(proto_unescape(out, 4, "abcdef", 6), -ENOSPC);
+        ASSERT_EQ(proto_unescape(out, sizeof(out), "a\\x41", 5), 2);
+        ASSERT_STREQ(out, "aA");
+}

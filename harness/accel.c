@@ -1,0 +1,110 @@
+/* accel.c: the KVM probe and its cached verdict (see accel.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <jansson.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "harness/accel.h"
+
+static int kvm_usable(void) {
+        int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+        if (fd < 0)
+                return 0;
+        close(fd);
+        return 1;
+}
+
+static void ignore_event(void *userdata, enum vm_event ev, const char *data, size_t len) {
+}
+
+/* Boot probe_kernel under KVM without an initrd and watch its console. */
+static int probe(struct vm_conn *c, const char *home, const char *kernel, int *ret_ok, double *ret_s,
+                 struct kb_error *err) {
+        g_autofree char *dir = g_build_filename(home, "cache", NULL);
+        g_autofree char *console = g_build_filename(dir, "kvm-probe-console.log", NULL);
+        g_autofree char *name = g_strdup_printf("kbench-kvm-probe-%d", (int)getpid());
+        struct vm_config vc = {
+                .name = name, .accel = "kvm", .mem_mb = 256, .cpus = 1, .kernel = kernel,
+                .cmdline = "console=ttyS0 panic=-1", .console_path = console,
+        };
+        struct vm *vm = NULL;
+        int64_t t0;
+        int ok = 0, r;
+
+        g_mkdir_with_parents(dir, 0755);
+        g_unlink(console);
+        t0 = g_get_monotonic_time();
+        r = vm_start(c, &vc, ignore_event, NULL, &vm, err);
+        if (r < 0)
+                return r;
+        while (!ok && g_get_monotonic_time() - t0 < (int64_t)(ACCEL_PROBE_S * G_USEC_PER_SEC)) {
+                g_autofree char *buf = NULL;
+                gsize len = 0;
+
+                g_usleep(100 * 1000);
+                if (g_file_get_contents(console, &buf, &len, NULL) && memmem(buf, len, "Linux version", 13))
+                        ok = 1;
+        }
+        *ret_s = (double)(g_get_monotonic_time() - t0) / 1e6;
+        vm_stop(vm, 1);
+        *ret_ok = ok;
+        return 0;
+}
+
+int accel_resolve(struct vm_conn *c, const char *requested, const char *home, const char *probe_kernel,
+                  const char **ret_accel, char **ret_why, struct kb_error *err) {
+        g_autofree char *cache = g_build_filename(home, "accel.json", NULL);
+        g_autofree char *qemu = NULL, *lv = NULL;
+        struct utsname u;
+        json_t *j;
+        double secs = 0;
+        int ok = 0, r;
+
+        if (strcmp(requested, "tcg") == 0 || strcmp(requested, "kvm") == 0) {
+                *ret_accel = strcmp(requested, "kvm") == 0 ? "kvm" : "tcg";
+                *ret_why = g_strdup_printf("%s as requested", *ret_accel);
+                return 0;
+        }
+        if (strcmp(requested, "auto") != 0)
+                return error_setf(err, -EINVAL, "--accel: '%s' is not auto, kvm or tcg", requested);
+        if (!kvm_usable()) {
+                *ret_accel = "tcg";
+                *ret_why = g_strdup("tcg: /dev/kvm is not usable");
+                return 0;
+        }
+        uname(&u);
+        r = vm_conn_versions(c, &qemu, &lv, err);
+        if (r < 0)
+                return r;
+        j = json_load_file(cache, 0, NULL);
+        if (j && g_strcmp0(json_string_value(json_object_get(j, "host_kernel")), u.release) == 0 &&
+            g_strcmp0(json_string_value(json_object_get(j, "qemu")), qemu) == 0 &&
+            json_is_boolean(json_object_get(j, "kvm_works"))) {
+                ok = json_is_true(json_object_get(j, "kvm_works"));
+                json_decref(j);
+                *ret_accel = ok ? "kvm" : "tcg";
+                *ret_why = g_strdup_printf("%s: cached KVM probe verdict (%s)", *ret_accel, cache);
+                return 0;
+        }
+        json_decref(j);
+        if (!probe_kernel)
+                return error_setf(err, -ENOENT, "--accel auto: no kernel to probe KVM with; use --accel tcg or kvm");
+        r = probe(c, home, probe_kernel, &ok, &secs, err);
+        if (r < 0)
+                return error_prefix(err, r, "KVM probe");
+        j = json_pack("{s:s, s:s, s:b, s:f, s:I}", "host_kernel", u.release, "qemu", qemu, "kvm_works", ok,
+                      "probe_s", secs, "probed_at", (json_int_t)(g_get_real_time() / G_USEC_PER_SEC));
+        if (j)
+                json_dump_file(j, cache, JSON_INDENT(2));
+        json_decref(j);
+        *ret_accel = ok ? "kvm" : "tcg";
+        *ret_why = ok ? g_strdup_printf("kvm: probe kernel printed within %.1f s", secs)
+                      : g_strdup_printf("tcg: KVM probe printed no kernel output within %.0f s (KVM hangs here)",
+                                        ACCEL_PROBE_S);
+        return 0;
+}

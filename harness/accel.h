@@ -1,0 +1,17 @@
+/* harness/accel: choosing KVM or TCG. Where /dev/kvm exists but KVM hangs
+ * (nested hosts: no guest output, 100% sys), trusting it would hang every
+ * cell, so `auto` boots a probe kernel under KVM and uses KVM only if the
+ * kernel's first line reaches the console within a few seconds. The verdict
+ * is cached per host kernel and QEMU version in <home>/accel.json. */
+#pragma once
+
+#include "common/error.h"
+#include "harness/vm.h"
+
+#define ACCEL_PROBE_S 6.0          /* KVM must print "Linux version" within this */
+
+/* Resolve requested ("auto", "kvm" or "tcg"). probe_kernel is a bootable
+ * kernel image used for the probe; scratch a directory for its console log.
+ * OUT: *ret_accel ("kvm" or "tcg", static), *ret_why (one line, g_free). */
+int accel_resolve(struct vm_conn *c, const char *requested, const char *home, const char *probe_kernel,
+                  const char **ret_accel, char **ret_why, struct kb_error *err);

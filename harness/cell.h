@@ -1,0 +1,93 @@
+/* harness/cell: one cell's life. A cell is one boot of one kernel running one
+ * workload once: fresh disk, domain start, ready/go handshake on ttyS1, the
+ * job with its vmstat stream, an optional host phase (FTP upload), staged
+ * timeouts, and exactly one end state. The result carries everything that
+ * goes into the database; cell.c never touches the database itself. */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "harness/vm.h"
+#include "kernels/kstore.h"
+#include "workloads/workload.h"
+
+/* End states, in the words stored in cells.state. */
+#define CELL_OK "ok"
+#define CELL_INFRA_ERROR "infra-error"
+#define CELL_BOOT_TIMEOUT "boot-timeout"
+#define CELL_BOOT_CRASH "boot-crash"
+#define CELL_RUNTIME_CRASH "runtime-crash"
+#define CELL_HANG "hang"
+#define CELL_WORKLOAD_FAILURE "workload-failure"
+#define CELL_CORRUPT_OUTPUT "corrupt-output"
+
+struct cell_spec {
+        const char *key;                   /* stable id within the run, "c003" */
+        const char *domain_prefix;         /* unique per kbench process */
+        const struct kstore_kernel *kernel;
+        const struct workload_spec *workload;
+        int iteration;
+        const char *accel;                 /* "kvm" or "tcg" */
+        unsigned mem_mb;
+        unsigned cpus;
+        uint64_t disk_bytes;               /* disk under test */
+        uint64_t swap_bytes;               /* 0: no swap disk */
+        uint64_t disk_bytes_per_s;         /* iotune; 0 = unlimited */
+        const char *fs;                    /* ext4, ext3, ext2, xfs, btrfs (mkfs.<fs> on the host) */
+        const char *mount_opts;            /* may be "" */
+        const char *initrd;
+        const char *work_dir;              /* scratch directory for this cell's files */
+        const char *append;                /* extra kernel command line, may be NULL */
+        double deadline_s;                 /* whole-cell limit */
+        double boot_timeout_s;             /* QEMU start -> agent ready */
+        double silence_timeout_s;          /* longest gap between ttyS1 records while running */
+};
+
+struct cell_vmstat_line {
+        char *type;                        /* "vmstat-header", "vmstat-boot", "vmstat" */
+        char *text;
+        int64_t seq;
+        double t_host;                     /* s since QEMU start */
+        double t_guest;                    /* guest monotonic s */
+};
+
+struct cell_point {
+        const char *kind;                  /* interned */
+        double t;                          /* s since QEMU start */
+        double value;
+};
+
+struct cell_result {
+        const char *state;                 /* one of CELL_* */
+        char detail[512];                  /* one line: stage reached, quoted line, error */
+        int retryable;                     /* infra-error worth another attempt */
+        double started_at;                 /* unix time of QEMU start */
+        double boot_s;                     /* QEMU start -> agent ready (NAN if never) */
+        double workload_s;                 /* go -> done (NAN if never) */
+        double total_s;                    /* QEMU start -> end of the cell */
+        int exit_code;                     /* job exit code, -1 if none */
+        long rejected;                     /* ttyS1 lines rejected */
+        char *release;                     /* from the ready record */
+        struct metric_list metrics;
+        GArray *vmstat;                    /* struct cell_vmstat_line */
+        GArray *points;                    /* struct cell_point */
+        GString *console;                  /* ttyS0, whole */
+        GString *data;                     /* raw ttyS1 */
+        char *script;                      /* the job script sent */
+        GString *output;                   /* the job's stdout/stderr lines and agent logs */
+};
+
+/* Run one cell to its end state. Returns 0 when the cell ran (whatever its
+ * state; see ret->state), -errno only when the cell could not be attempted
+ * (e.g. the scratch dir is unwritable), with err. OUT: *ret (clear with
+ * cell_result_clear). progress, if not NULL, is called with short stage
+ * names ("boot", "run", ...). */
+int cell_run(struct vm_conn *conn, const struct cell_spec *spec, struct cell_result *ret,
+             void (*progress)(void *userdata, const char *stage), void *userdata,
+             struct kb_error *err);
+void cell_result_clear(struct cell_result *r);
+
+/* Set by the SIGINT handler: the running cell ends as infra-error "interrupted". */
+extern volatile int cell_interrupted;

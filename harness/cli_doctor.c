@@ -1,0 +1,117 @@
+/* cli_doctor.c: `kbench doctor`, one line per thing kbench needs, with what
+ * to do about each failure; --json for scripts. Exit 0 when all pass. */
+#include <glib.h>
+#include <jansson.h>
+#include <pwd.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/accel.h"
+#include "harness/cli.h"
+#include "harness/vm.h"
+#include "kernels/kstore.h"
+#include "results/db.h"
+
+struct checks {
+        json_t *list;
+        int failed;
+        int json;
+};
+
+static void check(struct checks *c, const char *name, int ok, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+static void check(struct checks *c, const char *name, int ok, const char *fmt, ...) {
+        g_autofree char *detail = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        detail = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        if (!ok)
+                c->failed++;
+        json_array_append_new(c->list, json_pack("{s:s, s:b, s:s}", "check", name, "ok", ok, "detail", detail));
+        if (!c->json)
+                printf("%-5s %-12s %s\n", ok ? "ok" : "FAIL", name, detail);
+}
+
+static void check_program(struct checks *c, const char *name, const char *hint) {
+        g_autofree char *p = g_find_program_in_path(name);
+
+        check(c, name, p != NULL, "%s", p ? p : hint);
+}
+
+int cli_doctor(int argc, char **argv, const struct cli_global *g) {
+        int json = 0;
+        GOptionEntry entries[] = {
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the checks as JSON", NULL },
+                { NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("- check QEMU, libvirt, the accelerator and the store");
+        g_autoptr(GError) gerr = NULL;
+        g_autofree char *kdir = cli_kernels_dir(g);
+        struct checks c = { .list = json_array() };
+        struct vm_conn *conn = NULL;
+        struct kstore *ks = NULL;
+        struct kstore_kernel **kernels = NULL;
+        struct db *db = NULL;
+        struct kb_error err = { { 0 } };
+        size_t nk = 0;
+
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+                cli_errorf("doctor: %s", gerr->message);
+                return 2;
+        }
+        c.json = json;
+
+        check_program(&c, "qemu-system-x86_64", "not found: apt-get install -y qemu-system-x86");
+        check_program(&c, "mkfs.ext4", "not found: apt-get install -y e2fsprogs");
+        check_program(&c, "depmod", "not found: apt-get install -y kmod");
+        check(&c, "busybox", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE),
+              "%s", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE) ? "/bin/busybox"
+                                                                            : "missing: apt-get install -y busybox-static");
+        if (geteuid() == 0)
+                check(&c, "qemu-user", getpwnam("libvirt-qemu") != NULL, "%s",
+                      getpwnam("libvirt-qemu") ? "libvirt-qemu exists (libvirt's QEMU driver insists on it)"
+                                               : "missing: useradd --system --no-create-home libvirt-qemu");
+        check(&c, "store", g_mkdir_with_parents(g->home, 0755) == 0 && access(g->home, W_OK) == 0, "%s", g->home);
+        if (kstore_open(kdir, &ks, &err) == 0 && kstore_list(ks, &kernels, &nk, &err) == 0)
+                check(&c, "kernels", 1, "%zu kernel(s) in %s", nk, kdir);
+        else
+                check(&c, "kernels", 0, "%s", err.msg);
+        if (db_open(g->db_path, &db, &err) == 0)
+                check(&c, "database", 1, "%s", g->db_path);
+        else
+                check(&c, "database", 0, "%s", err.msg);
+
+        if (vm_conn_new(g->connect, &conn, &err) == 0) {
+                g_autofree char *qv = NULL, *lv = NULL, *why = NULL;
+                const char *accel = NULL;
+                const char *probe = nk > 0 ? (kernels[0]->vmlinux_path ? kernels[0]->vmlinux_path
+                                                                        : kernels[0]->image_path) : NULL;
+
+                if (vm_conn_versions(conn, &qv, &lv, &err) == 0)
+                        check(&c, "libvirt", 1, "%s (libvirt %s, QEMU %s)", g->connect, lv, qv);
+                if (access("/dev/kvm", F_OK) != 0)
+                        check(&c, "accel", 1, "tcg: no /dev/kvm");
+                else if (accel_resolve(conn, "auto", g->home, probe, &accel, &why, &err) == 0)
+                        check(&c, "accel", 1, "%s", why);
+                else
+                        check(&c, "accel", 0, "%s", err.msg);
+        } else {
+                check(&c, "libvirt", 0, "%s", err.msg);
+        }
+        if (json) {
+                json_t *o = json_pack("{s:o, s:b, s:s, s:s, s:s}", "checks", c.list, "ok", c.failed == 0,
+                                      "store", g->home, "db", g->db_path, "connect", g->connect);
+                json_dumpf(o, stdout, JSON_INDENT(2));
+                putchar('\n');
+                json_decref(o);
+        } else {
+                json_decref(c.list);
+        }
+        kstore_kernel_list_free(kernels, nk);
+        kstore_free(ks);
+        db_close(db);
+        vm_conn_free(conn);
+        return c.failed ? 1 : 0;
+}

@@ -1,0 +1,488 @@
+/* runner.c: the run loop behind `kbench run` (see runner.h). */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "guest/initramfs.h"
+#include "harness/accel.h"
+#include "harness/cell.h"
+#include "harness/plan.h"
+#include "harness/progress.h"
+#include "harness/runner.h"
+#include "harness/show.h"
+#include "harness/vm.h"
+#include "kernels/kstore.h"
+#include "results/db.h"
+#include "results/query.h"
+#include "workloads/vmstat.h"
+#include "workloads/workload.h"
+
+#ifndef KBENCH_LIBEXECDIR
+#define KBENCH_LIBEXECDIR "/usr/local/libexec/kbench"
+#endif
+
+/* Modules every guest loads: the IDE disk (PIIX), SCSI disk, ext4 (which
+ * also mounts ext2/ext3), and the e1000 NIC for the FTP workload. */
+static const char *const base_modules[] = { "ata_piix", "sd_mod", "ext4", "e1000", NULL };
+
+struct run {
+        const struct runner_opts *o;
+        const struct cli_global *g;
+        struct kstore *ks;
+        struct kstore_kernel **kernels;
+        size_t n_kernels;
+        struct workload_spec **specs;
+        size_t n_specs;
+        char **initrds;                    /* per kernel */
+        struct db *db;
+        struct vm_conn *conn;
+        const char *accel;
+        char *accel_why;
+        struct db_run row;
+        char *qemu_version, *libvirt_version;
+        struct progress progress;
+};
+
+static void on_sigint(int sig) {
+        cell_interrupted = 1;
+}
+
+/* A kbench-built guest helper: $KBENCH_<NAME> overrides, then the build tree
+ * next to this executable, then the install location. Caller g_frees. */
+static char *helper_path(const char *env, const char *build_rel, const char *name) {
+        const char *e = getenv(env);
+        g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+        g_autofree char *dir = exe ? g_path_get_dirname(exe) : NULL;
+        char *p;
+
+        if (e && *e)
+                return g_strdup(e);
+        if (dir) {
+                p = g_build_filename(dir, "..", build_rel, NULL);
+                if (g_file_test(p, G_FILE_TEST_IS_EXECUTABLE))
+                        return p;
+                g_free(p);
+        }
+        return g_build_filename(KBENCH_LIBEXECDIR, name, NULL);
+}
+
+static void strv_add_unique(GPtrArray *a, const char *s) {
+        for (guint i = 0; i < a->len; i++)
+                if (strcmp(a->pdata[i], s) == 0)
+                        return;
+        g_ptr_array_add(a, g_strdup(s));
+}
+
+static int build_images(struct run *r, struct kb_error *err) {
+        g_autofree char *agent = helper_path("KBENCH_AGENT", "guest/kbench-agent", "kbench-agent");
+        g_autofree char *cache = cli_cache_dir(r->g);
+        g_autoptr(GPtrArray) modules = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) binaries = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+
+        if (!g_file_test(agent, G_FILE_TEST_IS_EXECUTABLE))
+                return error_setf(err, -ENOENT, "guest agent not found at %s (set KBENCH_AGENT)", agent);
+        for (size_t i = 0; base_modules[i]; i++)
+                strv_add_unique(modules, base_modules[i]);
+        if (!g_str_has_prefix(r->o->fs, "ext"))
+                strv_add_unique(modules, r->o->fs);
+        /* Every registered workload's content goes in, so one cached image
+         * per kernel serves any later run. */
+        for (size_t w = 0; workload_all[w]; w++) {
+                const struct workload_ops *ops = workload_all[w];
+                for (size_t i = 0; ops->guest_modules && ops->guest_modules[i]; i++)
+                        strv_add_unique(modules, ops->guest_modules[i]);
+                for (size_t i = 0; ops->guest_binaries && ops->guest_binaries[i]; i++)
+                        strv_add_unique(binaries, ops->guest_binaries[i]);
+                for (size_t i = 0; ops->guest_files && ops->guest_files[i]; i++) {
+                        const char *f = ops->guest_files[i];
+                        g_autofree char *env = NULL, *rel = NULL, *path = NULL;
+                        if (!g_str_has_prefix(f, "kbench:"))
+                                continue;
+                        env = g_ascii_strup(f + 7, -1);
+                        env = g_strconcat("KBENCH_", (char *)g_steal_pointer(&env), NULL);
+                        rel = g_strdup_printf("workloads/%s", f + 7);
+                        path = helper_path(env, rel, f + 7);
+                        if (!g_file_test(path, G_FILE_TEST_IS_EXECUTABLE))
+                                return error_setf(err, -ENOENT, "guest helper %s not found at %s (set %s)",
+                                                  f + 7, path, env);
+                        g_ptr_array_add(files, g_strdup_printf("%s=/bin/%s", path, f + 7));
+                }
+        }
+        g_ptr_array_add(modules, NULL);
+        g_ptr_array_add(binaries, NULL);
+        g_ptr_array_add(files, NULL);
+
+        r->initrds = g_new0(char *, r->n_kernels + 1);
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                struct initramfs_spec spec = {
+                        .agent_path = agent, .busybox_path = "/bin/busybox",
+                        .modules_dir = r->kernels[k]->modules_dir,
+                        .modules = r->kernels[k]->modules_dir ? (const char *const *)modules->pdata : NULL,
+                        .binaries = (const char *const *)binaries->pdata,
+                        .files = (const char *const *)files->pdata,
+                };
+                int cached = 0, ret;
+                int64_t t0 = g_get_monotonic_time();
+
+                ret = initramfs_build(&spec, cache, &r->initrds[k], &cached, err);
+                if (ret < 0)
+                        return error_prefix(err, ret, "guest image for kernel %s", r->kernels[k]->name);
+                if (!r->o->json || isatty(STDERR_FILENO))
+                        progress_note(&r->progress, "guest image for %s: %s (%.1f s)", r->kernels[k]->name,
+                                      cached ? "cached" : "built",
+                                      (double)(g_get_monotonic_time() - t0) / 1e6);
+        }
+        return 0;
+}
+
+static char *host_info_json(void) {
+        g_autofree char *cpuinfo = NULL, *meminfo = NULL;
+        const char *model = "unknown";
+        char *line, *save = NULL;
+        struct utsname u;
+        long mem_kb = 0;
+        json_t *j;
+        char *s;
+
+        uname(&u);
+        if (g_file_get_contents("/proc/cpuinfo", &cpuinfo, NULL, NULL))
+                for (line = strtok_r(cpuinfo, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                        if (g_str_has_prefix(line, "model name") && strchr(line, ':')) {
+                                model = g_strstrip(strchr(line, ':') + 1);
+                                break;
+                        }
+        if (g_file_get_contents("/proc/meminfo", &meminfo, NULL, NULL))
+                mem_kb = strtol(meminfo + strcspn(meminfo, "0123456789"), NULL, 10);
+        j = json_pack("{s:s, s:s, s:i, s:I, s:s}", "cpu", model, "kernel", u.release,
+                      "cores", (int)sysconf(_SC_NPROCESSORS_ONLN), "mem_kb", (json_int_t)mem_kb,
+                      "machine", u.machine);
+        s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        json_decref(j);
+        return s;
+}
+
+static char *settings_json(const struct run *r) {
+        const struct runner_opts *o = r->o;
+        json_t *j = json_object(), *ks = json_array(), *ws = json_array();
+        char *s;
+
+        for (size_t k = 0; k < r->n_kernels; k++)
+                json_array_append_new(ks, json_pack("{s:s, s:s, s:s?}", "name", r->kernels[k]->name, "id",
+                                                    r->kernels[k]->id, "release", r->kernels[k]->release));
+        for (size_t w = 0; w < r->n_specs; w++)
+                json_array_append_new(ws, json_string(r->specs[w]->text));
+        json_object_set_new(j, "kernels", ks);
+        json_object_set_new(j, "workloads", ws);
+        json_object_set_new(j, "repeats", json_integer(o->repeats));
+        json_object_set_new(j, "mem_mb", json_integer(o->mem_mb));
+        json_object_set_new(j, "cpus", json_integer(o->cpus));
+        json_object_set_new(j, "disk_bytes", json_integer((json_int_t)o->disk_bytes));
+        json_object_set_new(j, "disk_mbps", json_integer((json_int_t)o->disk_mbps));
+        json_object_set_new(j, "fs", json_string(o->fs));
+        json_object_set_new(j, "mount_opts", json_string(o->mount_opts));
+        json_object_set_new(j, "swap_bytes", json_integer((json_int_t)o->swap_bytes));
+        json_object_set_new(j, "accel_requested", json_string(o->accel));
+        json_object_set_new(j, "accel", json_string(r->accel));
+        json_object_set_new(j, "accel_why", json_string(r->accel_why));
+        json_object_set_new(j, "append", o->append ? json_string(o->append) : json_null());
+        json_object_set_new(j, "cell_timeout_s", json_real(o->cell_timeout_s));
+        json_object_set_new(j, "retries", json_integer(o->retries));
+        s = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        return s;
+}
+
+static char *cell_params_json(const struct run *r, const struct plan_cell *pc) {
+        const struct runner_opts *o = r->o;
+        json_t *j = json_pack("{s:s, s:i, s:i, s:I, s:I, s:s, s:s, s:I, s:s}",
+                              "workload", r->specs[pc->workload]->text, "mem_mb", (int)o->mem_mb,
+                              "cpus", (int)o->cpus, "disk_bytes", (json_int_t)o->disk_bytes,
+                              "disk_mbps", (json_int_t)o->disk_mbps, "fs", o->fs, "mount_opts", o->mount_opts,
+                              "swap_bytes", (json_int_t)o->swap_bytes, "accel", r->accel);
+        char *s = json_dumps(j, JSON_COMPACT);
+
+        json_decref(j);
+        return s;
+}
+
+/* Turn the agent's vmstat records into rows and vmstat.* metrics. */
+static void vmstat_rows(const struct cell_result *res, GArray *rows, struct metric_list *metrics) {
+        struct vmstat_parser *p = vmstat_parser_new();
+        g_autoptr(GArray) used = g_array_new(FALSE, FALSE, sizeof(guint));
+        struct vmstat_table *t;
+        int cols[DB_VM_NCOLS];
+
+        if (!p)
+                return;
+        for (guint i = 0; i < res->vmstat->len; i++) {
+                const struct cell_vmstat_line *v = &g_array_index(res->vmstat, struct cell_vmstat_line, i);
+                int header = strcmp(v->type, "vmstat-header") == 0;
+                int first = strcmp(v->type, "vmstat-boot") == 0;
+                if (vmstat_parser_feed(p, v->text, strlen(v->text), header ? NAN : v->t_host, first) == 1)
+                        g_array_append_val(used, i);
+        }
+        t = vmstat_parser_finish(p);
+        if (!t)
+                return;
+        for (int c = 0; c < DB_VM_NCOLS; c++)
+                cols[c] = vmstat_table_col(t, db_vmstat_column_names[c]);
+        for (size_t s = 0; s < t->nsamples && s < used->len; s++) {
+                const struct cell_vmstat_line *v = &g_array_index(res->vmstat, struct cell_vmstat_line,
+                                                                  g_array_index(used, guint, s));
+                struct db_vmstat_row row = { .seq = v->seq, .t_host = v->t_host, .t_guest = v->t_guest,
+                                             .first = t->samples[s].first };
+                for (int c = 0; c < DB_VM_NCOLS; c++)
+                        row.v[c] = cols[c] >= 0 ? vmstat_table_value(t, s, cols[c]) : NAN;
+                g_array_append_val(rows, row);
+        }
+        if (metrics)
+                vmstat_metrics(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, NAN, NAN, metrics);
+        vmstat_table_free(t);
+}
+
+static int store_cell(struct run *r, const struct plan_cell *pc, int attempt, struct cell_result *res,
+                      struct kb_error *err) {
+        g_autofree char *params = cell_params_json(r, pc);
+        g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(struct db_vmstat_row));
+        g_autoptr(GArray) metrics = g_array_new(FALSE, FALSE, sizeof(struct db_metric));
+        g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(struct db_point));
+        struct db_log logs[4];
+        size_t n_logs = 0;
+        struct db_cell c;
+
+        /* vmstat is kept for every cell (a failed cell's samples are evidence
+         * too); metrics only for ok cells, so failures never enter statistics. */
+        vmstat_rows(res, rows, strcmp(res->state, CELL_OK) == 0 ? &res->metrics : NULL);
+        if (strcmp(res->state, CELL_OK) == 0)
+                for (size_t i = 0; i < res->metrics.n; i++) {
+                        const struct metric *m = &res->metrics.v[i];
+                        struct db_metric dm = { m->name, m->value, m->has_value, m->unit, m->note };
+                        g_array_append_val(metrics, dm);
+                }
+        for (guint i = 0; i < res->points->len; i++) {
+                const struct cell_point *p = &g_array_index(res->points, struct cell_point, i);
+                struct db_point dp = { p->kind, p->t, p->value };
+                g_array_append_val(points, dp);
+        }
+        logs[n_logs++] = (struct db_log){ "console", res->console->str, res->console->len };
+        logs[n_logs++] = (struct db_log){ "data", res->data->str, res->data->len };
+        if (res->output)
+                logs[n_logs++] = (struct db_log){ "output", res->output->str, res->output->len };
+        if (res->script)
+                logs[n_logs++] = (struct db_log){ "script", res->script, strlen(res->script) };
+
+        c = (struct db_cell){
+                .run_id = r->row.id, .cell_key = pc->key, .kernel_id = r->kernels[pc->kernel]->id,
+                .workload = r->specs[pc->workload]->ops->name, .params_json = params,
+                .iteration = pc->iteration, .attempt = attempt, .state = res->state, .detail = res->detail,
+                .accel = r->accel, .started_at = res->started_at, .boot_s = res->boot_s,
+                .workload_s = res->workload_s, .total_s = res->total_s, .exit_code = res->exit_code,
+                .rejected_records = res->rejected,
+                .n_metrics = metrics->len, .metrics = (const struct db_metric *)(void *)metrics->data,
+                .n_vmstat = rows->len, .vmstat = (const struct db_vmstat_row *)(void *)rows->data,
+                .n_points = points->len, .points = (const struct db_point *)(void *)points->data,
+                .n_logs = n_logs, .logs = logs,
+        };
+        return db_cell_insert(r->db, &c, NULL, err);
+}
+
+static void on_stage(void *userdata, const char *stage) {
+        progress_stage(userdata, stage);
+}
+
+static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
+        g_autofree struct plan_cell *plan = NULL;
+        g_autofree char *prefix = g_strdup_printf("kb%d-r%" G_GINT64_FORMAT, (int)getpid(), r->row.id);
+        g_auto(GStrv) done = NULL;
+        size_t n;
+        int failed = 0, ret;
+
+        plan_build(r->n_kernels, r->n_specs, r->o->repeats, &plan, &n);
+        if (r->o->resume_run > 0) {
+                ret = db_run_done_keys(r->db, r->row.id, &done, err);
+                if (ret < 0)
+                        return ret;
+        }
+        progress_init(&r->progress, n);
+        for (size_t i = 0; i < n && !cell_interrupted; i++) {
+                const struct plan_cell *pc = &plan[i];
+                const struct kstore_kernel *k = r->kernels[pc->kernel];
+                g_autofree char *label = g_strdup_printf("%s %s %s #%d", pc->key, k->name,
+                                                         r->specs[pc->workload]->ops->name, pc->iteration + 1);
+                g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
+                double boot_to = strcmp(r->accel, "kvm") == 0 ? 60 : 120;
+                struct cell_spec spec = {
+                        .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
+                        .iteration = pc->iteration, .accel = r->accel, .mem_mb = r->o->mem_mb,
+                        .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes,
+                        .disk_bytes_per_s = r->o->disk_mbps * 1000000, .fs = r->o->fs,
+                        .mount_opts = r->o->mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
+                        .append = r->o->append, .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
+                        .silence_timeout_s = 60,
+                };
+
+                if (done && g_strv_contains((const char *const *)done, pc->key)) {
+                        r->progress.total--;
+                        continue;
+                }
+                progress_begin(&r->progress, i, label);
+                for (int attempt = 1; attempt <= 1 + r->o->retries; attempt++) {
+                        struct cell_result res;
+
+                        ret = cell_run(r->conn, &spec, &res, on_stage, &r->progress, err);
+                        if (ret < 0)
+                                return ret;
+                        ret = store_cell(r, pc, attempt, &res, err);
+                        progress_end(&r->progress, res.state, res.detail);
+                        if (ret < 0) {
+                                cell_result_clear(&res);
+                                return ret;
+                        }
+                        g_rmdir(work);
+                        int again = res.retryable && !cell_interrupted && attempt <= r->o->retries;
+                        if (strcmp(res.state, CELL_OK) != 0 && !again)
+                                failed++;
+                        cell_result_clear(&res);
+                        if (!again)
+                                break;
+                        progress_note(&r->progress, "%s: infra error, retrying (attempt %d)", pc->key, attempt + 1);
+                }
+        }
+        *ret_failed = failed;
+        return 0;
+}
+
+static int resolve_inputs(struct run *r, struct kb_error *err) {
+        const struct runner_opts *o = r->o;
+        g_autofree char *kdir = cli_kernels_dir(r->g);
+        int ret;
+
+        for (; o->kernels && o->kernels[r->n_kernels]; r->n_kernels++)
+                ;
+        for (; o->workloads && o->workloads[r->n_specs]; r->n_specs++)
+                ;
+        if (r->n_kernels == 0)
+                return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
+        if (r->n_specs == 0)
+                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
+        ret = kstore_open(kdir, &r->ks, err);
+        if (ret < 0)
+                return ret;
+        r->kernels = g_new0(struct kstore_kernel *, r->n_kernels);
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                ret = kstore_find(r->ks, o->kernels[k], &r->kernels[k], err);
+                if (ret < 0)
+                        return ret;
+        }
+        r->specs = g_new0(struct workload_spec *, r->n_specs);
+        for (size_t w = 0; w < r->n_specs; w++) {
+                ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
+                if (ret < 0)
+                        return ret;
+        }
+        return 0;
+}
+
+static void run_free(struct run *r) {
+        for (size_t k = 0; r->kernels && k < r->n_kernels; k++)
+                kstore_kernel_free(r->kernels[k]);
+        g_free(r->kernels);
+        for (size_t w = 0; r->specs && w < r->n_specs; w++)
+                workload_spec_free(r->specs[w]);
+        g_free(r->specs);
+        if (r->initrds)
+                g_strfreev(r->initrds);
+        kstore_free(r->ks);
+        vm_conn_free(r->conn);
+        db_close(r->db);
+        g_free(r->accel_why);
+        g_free(r->qemu_version);
+        g_free(r->libvirt_version);
+}
+
+int runner_run(const struct runner_opts *o, const struct cli_global *g) {
+        struct run r = { .o = o, .g = g };
+        struct kb_error err = { { 0 } };
+        g_autofree char *settings = NULL, *hostinfo = NULL;
+        char hostname[256] = "";
+        struct sigaction sa = { .sa_handler = on_sigint };
+        int failed = 0, ret, code = 1;
+
+        progress_init(&r.progress, 0);
+        ret = resolve_inputs(&r, &err);
+        if (ret < 0)
+                goto out;
+        ret = db_open(g->db_path, &r.db, &err);
+        if (ret < 0)
+                goto out;
+        for (size_t k = 0; k < r.n_kernels; k++) {
+                struct db_kernel dk = { r.kernels[k]->id, r.kernels[k]->name, r.kernels[k]->release,
+                                        r.kernels[k]->source, r.kernels[k]->added_at };
+                ret = db_kernel_upsert(r.db, &dk, &err);
+                if (ret < 0)
+                        goto out;
+        }
+        ret = vm_conn_new(g->connect, &r.conn, &err);
+        if (ret < 0)
+                goto out;
+        ret = vm_conn_versions(r.conn, &r.qemu_version, &r.libvirt_version, &err);
+        if (ret < 0)
+                goto out;
+        ret = accel_resolve(r.conn, o->accel, g->home,
+                            r.kernels[0]->vmlinux_path ? r.kernels[0]->vmlinux_path : r.kernels[0]->image_path,
+                            &r.accel, &r.accel_why, &err);
+        if (ret < 0)
+                goto out;
+        progress_note(&r.progress, "accelerator: %s", r.accel_why);
+        ret = build_images(&r, &err);
+        if (ret < 0)
+                goto out;
+
+        settings = settings_json(&r);
+        hostinfo = host_info_json();
+        gethostname(hostname, sizeof(hostname) - 1);
+        r.row = (struct db_run){ .tag = o->tag, .settings_json = settings, .host = hostname,
+                                 .host_info_json = hostinfo, .qemu_version = r.qemu_version,
+                                 .libvirt_version = r.libvirt_version, .kbench_version = KBENCH_VERSION,
+                                 .started_at = (double)g_get_real_time() / 1e6 };
+        if (o->resume_run > 0) {
+                r.row.id = o->resume_run;
+        } else {
+                ret = db_run_create(r.db, &r.row, &err);
+                if (ret < 0)
+                        goto out;
+        }
+        progress_note(&r.progress, "run %" G_GINT64_FORMAT ": %zu kernel(s) x %zu workload(s) x %d repeat(s)",
+                      r.row.id, r.n_kernels, r.n_specs, o->repeats);
+
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        ret = run_cells(&r, &failed, &err);
+        if (ret < 0) {
+                db_run_finish(r.db, r.row.id, "failed", NULL);
+                goto out;
+        }
+        ret = db_run_finish(r.db, r.row.id, cell_interrupted ? "interrupted" : "complete", &err);
+        if (ret < 0)
+                goto out;
+        if (cell_interrupted)
+                progress_note(&r.progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
+                              r.row.id);
+        ret = show_run(r.db, r.row.id, o->json, stdout, &err);
+        if (ret < 0)
+                goto out;
+        code = failed > 0 || cell_interrupted ? 3 : 0;
+out:
+        if (ret < 0)
+                cli_error(&err);
+        run_free(&r);
+        return code;
+}

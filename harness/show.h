@@ -1,0 +1,34 @@
+/* harness/show: what `kbench show` prints, and the summary `kbench run`
+ * ends with: the list of runs, one run's cells with its per-kernel summary,
+ * one cell in full, or one of its logs raw. Text for people, JSON (--json)
+ * for scripts. Reads only results/; statistics use ok cells only. */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+#include "results/db.h"
+
+/* All runs: id, tag, started, status, kernels, cells ok/total. */
+int show_runs(struct db *db, int json, FILE *out, struct kb_error *err);
+
+/* One run: its cells (key, kernel, workload, iteration, state, accel,
+ * timings, metrics; a failed cell shows its detail instead), workload print
+ * hooks for ok cells, then per (kernel, workload, metric) n and
+ * mean ± stddev over ok cells only. Returns 0, -ENOENT ("no run N in PATH"),
+ * or another -errno with err. */
+int show_run(struct db *db, int64_t run_id, int json, FILE *out, struct kb_error *err);
+
+/* One cell (latest attempt of cell_key) in full: fields, metrics, print
+ * hook, vmstat rows, timeline summary, logs. */
+int show_cell(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
+              struct kb_error *err);
+
+/* Write one log of a cell raw (bytes as stored, NULs included) to out. */
+int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream,
+                  FILE *out, struct kb_error *err);
+
+/* Resolve "RUN" (a positive decimal id) or "last". The run must exist.
+ * OUT: *ret_id. Errors: "bad run 'x' (a run id or 'last')", "no run N in PATH". */
+int show_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb_error *err);

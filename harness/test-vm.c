@@ -1,0 +1,67 @@
+/* Unit tests for vm.c's domain XML: the settings that matter for the
+ * measurement (IDE on PIIX, cache=none, ACPI, destroy on crash/reboot, two
+ * serial ports, iotune) and 127.0.0.1-only forwards; well-formed XML with
+ * hostile names escaped. */
+#include <glib.h>
+#include <string.h>
+
+#include "common/test.h"
+#include "harness/vm.h"
+
+TEST_MAIN();
+
+static void well_formed(const char *xml) {
+        GMarkupParser p = { 0 };
+        GMarkupParseContext *ctx = g_markup_parse_context_new(&p, 0, NULL, NULL);
+        GError *e = NULL;
+
+        if (!g_markup_parse_context_parse(ctx, xml, -1, &e) || !g_markup_parse_context_end_parse(ctx, &e))
+                TEST_FAIL("XML not well formed: %s\n%s", e->message, xml);
+        g_markup_parse_context_free(ctx);
+}
+
+TEST(domain_xml_tcg_ide_serial) {
+        struct vm_config c = {
+                .name = "kb1-r1-c000", .accel = "tcg", .mem_mb = 160, .cpus = 2,
+                .kernel = "/s/k/vmlinux", .initrd = "/s/cache/i.cpio.gz",
+                .cmdline = "console=ttyS0,115200 panic=-1 kbench.cell=c000",
+                .disk = "/s/scratch/disk.img", .swap_disk = "/s/scratch/swap.img",
+                .disk_bytes_per_s = 40000000, .console_path = "/s/scratch/console.log",
+        };
+        g_autofree char *x = vm_domain_xml(&c);
+
+        well_formed(x);
+        ASSERT_TRUE(strstr(x, "<domain type='qemu'"));
+        ASSERT_TRUE(strstr(x, "machine='pc'"));
+        ASSERT_TRUE(strstr(x, "<memory unit='MiB'>160</memory>"));
+        ASSERT_TRUE(strstr(x, "<vcpu>2</vcpu>"));
+        ASSERT_TRUE(strstr(x, "<acpi/>"));
+        ASSERT_TRUE(strstr(x, "<on_crash>destroy</on_crash>"));
+        ASSERT_TRUE(strstr(x, "<on_reboot>destroy</on_reboot>"));
+        ASSERT_TRUE(strstr(x, "cache='none'"));
+        ASSERT_TRUE(strstr(x, "<target dev='hda' bus='ide'/>"));
+        ASSERT_TRUE(strstr(x, "<target dev='hdb' bus='ide'/>"));
+        ASSERT_TRUE(strstr(x, "<total_bytes_sec>40000000</total_bytes_sec>"));
+        ASSERT_TRUE(strstr(x, "<serial type='file'>"));
+        ASSERT_TRUE(strstr(x, "<serial type='pty'>"));
+        ASSERT_TRUE(strstr(x, "<target port='1'/>"));
+        ASSERT_TRUE(!strstr(x, "qemu:commandline"));
+        ASSERT_TRUE(!strstr(x, "host-passthrough"));
+}
+
+TEST(domain_xml_network_loopback_only) {
+        struct vm_config c = {
+                .name = "a<b>&'c", .accel = "kvm", .mem_mb = 256, .cpus = 1, .kernel = "/k",
+                .cmdline = "x", .console_path = "/c", .n_forwards = 2,
+                .forwards = { { 40021, 21 }, { 40022, 40022 } },
+        };
+        g_autofree char *x = vm_domain_xml(&c);
+
+        well_formed(x);
+        ASSERT_TRUE(strstr(x, "<domain type='kvm'"));
+        ASSERT_TRUE(strstr(x, "a&lt;b&gt;&amp;&apos;c"));
+        ASSERT_TRUE(strstr(x, "hostfwd=tcp:127.0.0.1:40021-:21,hostfwd=tcp:127.0.0.1:40022-:40022"));
+        ASSERT_TRUE(strstr(x, "e1000,netdev=kbnet"));
+        ASSERT_TRUE(!strstr(x, "<disk"));
+        ASSERT_TRUE(!strstr(x, "<initrd>"));
+}

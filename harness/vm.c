@@ -1,0 +1,408 @@
+/* vm.c: the libvirt layer (see vm.h). One event-loop thread per connection
+ * runs libvirt's default event implementation; ttyS1 stream data and domain
+ * lifecycle events are delivered from it to the per-domain callback. A struct
+ * vm is reference-counted because the event loop may still hold it while the
+ * cell that owns it lets go. */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/vm.h"
+
+struct vm_conn {
+        virConnectPtr conn;
+        GThread *loop;
+        volatile gint quit;
+        int lifecycle_id;
+        GMutex lock;               /* guards domains */
+        GHashTable *domains;       /* name -> struct vm * (borrowed; vm removes itself) */
+        GThreadPool *reaper;       /* background destroys */
+};
+
+struct vm {
+        gint ref;
+        struct vm_conn *c;
+        char *name;
+        virDomainPtr dom;
+        virStreamPtr st;
+        GMutex lock;               /* guards st and closing */
+        int closing;
+        vm_event_fn fn;
+        void *userdata;
+};
+
+static struct vm *vm_ref(struct vm *vm) {
+        g_atomic_int_inc(&vm->ref);
+        return vm;
+}
+
+static void vm_unref(void *p) {
+        struct vm *vm = p;
+
+        if (!vm || !g_atomic_int_dec_and_test(&vm->ref))
+                return;
+        if (vm->dom)
+                virDomainFree(vm->dom);
+        g_mutex_clear(&vm->lock);
+        g_free(vm->name);
+        g_free(vm);
+}
+
+static const char *last_error(void) {
+        const char *m = virGetLastErrorMessage();
+        return m && *m ? m : "unknown libvirt error";
+}
+
+static void silent_error(void *userdata, virErrorPtr e) {
+        /* Errors are taken with virGetLastErrorMessage() where they matter;
+         * libvirt's default handler would print each one a second time. */
+}
+
+static gpointer loop_thread(gpointer data) {
+        struct vm_conn *c = data;
+
+        while (!g_atomic_int_get(&c->quit))
+                if (virEventRunDefaultImpl() < 0)
+                        break;
+        return NULL;
+}
+
+static void wake_noop(int timer, void *opaque) {
+}
+
+static const char *stopped_detail(int detail) {
+        switch (detail) {
+        case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN: return "shutdown";
+        case VIR_DOMAIN_EVENT_STOPPED_DESTROYED: return "destroyed";
+        case VIR_DOMAIN_EVENT_STOPPED_CRASHED: return "crashed";
+        case VIR_DOMAIN_EVENT_STOPPED_FAILED: return "failed";
+        case VIR_DOMAIN_EVENT_STOPPED_MIGRATED: return "migrated";
+        default: return "stopped";
+        }
+}
+
+static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque) {
+        struct vm_conn *c = opaque;
+        const char *name = virDomainGetName(dom);
+        const char *what = NULL;
+        struct vm *vm;
+
+        if (event == VIR_DOMAIN_EVENT_STOPPED)
+                what = stopped_detail(detail);
+        else if (event == VIR_DOMAIN_EVENT_CRASHED)
+                what = "crashed";
+        if (!what || !name)
+                return 0;
+        g_mutex_lock(&c->lock);
+        vm = g_hash_table_lookup(c->domains, name);
+        if (vm)
+                vm_ref(vm);
+        g_mutex_unlock(&c->lock);
+        if (!vm)
+                return 0;
+        g_mutex_lock(&vm->lock);
+        if (!vm->closing)
+                vm->fn(vm->userdata, VM_EVENT_STOPPED, what, strlen(what));
+        g_mutex_unlock(&vm->lock);
+        vm_unref(vm);
+        return 0;
+}
+
+/* The embedded driver runs QEMU from this process; as root it would switch
+ * to the libvirt-qemu user, relabel files and probe QEMU again on every
+ * create unless told not to. */
+static int prepare_embed_root(const char *uri, struct kb_error *err) {
+        g_autofree char *root = NULL, *etc = NULL, *conf = NULL;
+        const char *q = strstr(uri, "root="), *end;
+        GString *s;
+        int r = 0;
+
+        if (!q)
+                return error_setf(err, -EINVAL, "--connect %s: embedded URI without root=", uri);
+        q += 5;
+        end = q + strcspn(q, "&");
+        root = g_strndup(q, (gsize)(end - q));
+        etc = g_build_filename(root, "etc", NULL);
+        if (g_mkdir_with_parents(etc, 0755) < 0)
+                return error_setf(err, -errno, "%s: %s", etc, g_strerror(errno));
+        s = g_string_new("# written by kbench for its embedded libvirt QEMU driver\n"
+                         "stdio_handler = \"file\"\n"
+                         "security_driver = \"none\"\n"
+                         "namespaces = [ ]\n"
+                         "cgroup_controllers = [ ]\n");
+        if (geteuid() == 0)
+                g_string_append(s, "user = \"root\"\ngroup = \"root\"\ndynamic_ownership = 0\n");
+        conf = g_build_filename(etc, "qemu.conf", NULL);
+        if (!g_file_set_contents(conf, s->str, (gssize)s->len, NULL))
+                r = error_setf(err, -EIO, "%s: cannot write", conf);
+        g_string_free(s, TRUE);
+        if (r == 0 && !getenv("LIBVIRT_LOG_OUTPUTS")) {
+                g_autofree char *log = g_strdup_printf("3:file:%s/libvirt.log", root);
+                setenv("LIBVIRT_LOG_OUTPUTS", log, 0);
+        }
+        return r;
+}
+
+static void reap(gpointer data, gpointer user_data) {
+        vm_stop(data, 0);
+}
+
+int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
+        static gsize once;
+        struct vm_conn *c;
+        int r;
+
+        if (strstr(uri, "/embed")) {
+                r = prepare_embed_root(uri, err);
+                if (r < 0)
+                        return r;
+        }
+        if (g_once_init_enter(&once)) {
+                virSetErrorFunc(NULL, silent_error);
+                if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
+                        return error_setf(err, -EIO, "libvirt: cannot initialize: %s", last_error());
+                g_once_init_leave(&once, 1);
+        }
+        c = g_new0(struct vm_conn, 1);
+        g_mutex_init(&c->lock);
+        c->domains = g_hash_table_new(g_str_hash, g_str_equal);
+        c->loop = g_thread_new("kbench-virt-loop", loop_thread, c);
+        c->conn = virConnectOpen(uri);
+        if (!c->conn) {
+                r = error_setf(err, -EIO, "libvirt: cannot connect to %s: %s", uri, last_error());
+                if (strstr(err ? err->msg : "", "libvirt-qemu"))
+                        error_prefix(err, r, "%s (the user libvirt-qemu must exist: "
+                                     "useradd --system --no-create-home libvirt-qemu)", err->msg);
+                vm_conn_free(c);
+                return r;
+        }
+        c->lifecycle_id = virConnectDomainEventRegisterAny(c->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+                                                           VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), c, NULL);
+        if (c->lifecycle_id < 0) {
+                r = error_setf(err, -EIO, "libvirt: cannot register for domain events: %s", last_error());
+                vm_conn_free(c);
+                return r;
+        }
+        c->reaper = g_thread_pool_new(reap, NULL, 1, FALSE, NULL);
+        *ret = c;
+        return 0;
+}
+
+struct vm_conn *vm_conn_free(struct vm_conn *c) {
+        if (!c)
+                return NULL;
+        if (c->reaper)
+                g_thread_pool_free(c->reaper, FALSE, TRUE);
+        if (c->conn && c->lifecycle_id >= 0)
+                virConnectDomainEventDeregisterAny(c->conn, c->lifecycle_id);
+        if (c->conn)
+                virConnectClose(c->conn);
+        g_atomic_int_set(&c->quit, 1);
+        virEventAddTimeout(0, wake_noop, NULL, NULL);
+        g_thread_join(c->loop);
+        g_hash_table_destroy(c->domains);
+        g_mutex_clear(&c->lock);
+        g_free(c);
+        return NULL;
+}
+
+static char *version_str(unsigned long v) {
+        return g_strdup_printf("%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+}
+
+int vm_conn_versions(struct vm_conn *c, char **ret_qemu, char **ret_libvirt, struct kb_error *err) {
+        unsigned long hv = 0, lv = 0;
+
+        if (virConnectGetVersion(c->conn, &hv) < 0 || virConnectGetLibVersion(c->conn, &lv) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot read versions: %s", last_error());
+        *ret_qemu = version_str(hv);
+        *ret_libvirt = version_str(lv);
+        return 0;
+}
+
+static void xml_text(GString *s, const char *text) {
+        g_autofree char *e = g_markup_escape_text(text, -1);
+        g_string_append(s, e);
+}
+
+char *vm_domain_xml(const struct vm_config *cfg) {
+        GString *s = g_string_new(NULL);
+
+        g_string_append_printf(s, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n",
+                               strcmp(cfg->accel, "kvm") == 0 ? "kvm" : "qemu");
+        g_string_append(s, "  <name>");
+        xml_text(s, cfg->name);
+        g_string_append_printf(s, "</name>\n  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n",
+                               cfg->mem_mb, cfg->cpus);
+        g_string_append(s, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
+        xml_text(s, cfg->kernel);
+        g_string_append(s, "</kernel>\n");
+        if (cfg->initrd) {
+                g_string_append(s, "    <initrd>");
+                xml_text(s, cfg->initrd);
+                g_string_append(s, "</initrd>\n");
+        }
+        g_string_append(s, "    <cmdline>");
+        xml_text(s, cfg->cmdline);
+        g_string_append(s, "</cmdline>\n  </os>\n  <features><acpi/></features>\n");
+        if (strcmp(cfg->accel, "kvm") == 0)
+                g_string_append(s, "  <cpu mode='host-passthrough'/>\n");
+        g_string_append(s, "  <clock offset='utc'/>\n"
+                           "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
+                           "  <on_crash>destroy</on_crash>\n  <devices>\n");
+        for (int i = 0; i < 2; i++) {
+                const char *path = i == 0 ? cfg->disk : cfg->swap_disk;
+                if (!path)
+                        continue;
+                g_string_append(s, "    <disk type='file' device='disk'>\n"
+                                   "      <driver name='qemu' type='raw' cache='none'/>\n      <source file='");
+                xml_text(s, path);
+                g_string_append_printf(s, "'/>\n      <target dev='hd%c' bus='ide'/>\n", 'a' + i);
+                if (i == 0 && cfg->disk_bytes_per_s)
+                        g_string_append_printf(s, "      <iotune><total_bytes_sec>%llu</total_bytes_sec></iotune>\n",
+                                               (unsigned long long)cfg->disk_bytes_per_s);
+                g_string_append(s, "    </disk>\n");
+        }
+        g_string_append(s, "    <serial type='file'>\n      <source path='");
+        xml_text(s, cfg->console_path);
+        g_string_append(s, "'/>\n      <target port='0'/>\n    </serial>\n"
+                           "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n"
+                           "    <controller type='usb' model='none'/>\n"
+                           "    <memballoon model='none'/>\n  </devices>\n");
+        if (cfg->n_forwards > 0) {
+                /* Debian's libvirt ignores <portForward> on user interfaces, so
+                 * the NIC goes in as QEMU arguments (the domain is tainted
+                 * custom-argv, as expected). Forwards bind to 127.0.0.1 only. */
+                g_string_append(s, "  <qemu:commandline>\n    <qemu:arg value='-netdev'/>\n"
+                                   "    <qemu:arg value='user,id=kbnet");
+                for (size_t i = 0; i < cfg->n_forwards && i < G_N_ELEMENTS(cfg->forwards); i++)
+                        g_string_append_printf(s, ",hostfwd=tcp:127.0.0.1:%u-:%u",
+                                               cfg->forwards[i].host, cfg->forwards[i].guest);
+                g_string_append(s, "'/>\n    <qemu:arg value='-device'/>\n"
+                                   "    <qemu:arg value='e1000,netdev=kbnet'/>\n  </qemu:commandline>\n");
+        }
+        g_string_append(s, "</domain>\n");
+        return g_string_free(s, FALSE);
+}
+
+static void stream_cb(virStreamPtr st, int events, void *opaque) {
+        struct vm *vm = opaque;
+        char buf[16384];
+
+        g_mutex_lock(&vm->lock);
+        while (!vm->closing && vm->st) {
+                int n = virStreamRecv(vm->st, buf, sizeof(buf));
+                if (n == -2)
+                        break;
+                if (n <= 0) {
+                        /* EOF or error: stop watching, tell the owner once. */
+                        virStreamEventRemoveCallback(vm->st);
+                        vm->fn(vm->userdata, VM_EVENT_EOF, NULL, 0);
+                        break;
+                }
+                vm->fn(vm->userdata, VM_EVENT_DATA, buf, (size_t)n);
+        }
+        g_mutex_unlock(&vm->lock);
+}
+
+int vm_start(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, void *userdata,
+             struct vm **ret, struct kb_error *err) {
+        g_autofree char *xml = vm_domain_xml(cfg);
+        struct vm *vm;
+        int r;
+
+        vm = g_new0(struct vm, 1);
+        vm->ref = 1;
+        vm->c = c;
+        vm->name = g_strdup(cfg->name);
+        vm->fn = fn;
+        vm->userdata = userdata;
+        g_mutex_init(&vm->lock);
+
+        g_mutex_lock(&c->lock);
+        g_hash_table_insert(c->domains, vm->name, vm);
+        g_mutex_unlock(&c->lock);
+
+        vm->dom = virDomainCreateXML(c->conn, xml, VIR_DOMAIN_START_PAUSED);
+        if (!vm->dom) {
+                r = error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", cfg->name, last_error());
+                goto fail;
+        }
+        vm->st = virStreamNew(c->conn, VIR_STREAM_NONBLOCK);
+        if (!vm->st || virDomainOpenConsole(vm->dom, "serial1", vm->st, VIR_DOMAIN_CONSOLE_FORCE) < 0) {
+                r = error_setf(err, -EIO, "libvirt: cannot open serial1 of %s: %s", cfg->name, last_error());
+                goto fail;
+        }
+        if (virStreamEventAddCallback(vm->st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
+                                      VIR_STREAM_EVENT_HANGUP, stream_cb, vm_ref(vm), vm_unref) < 0) {
+                vm_unref(vm);
+                r = error_setf(err, -EIO, "libvirt: cannot watch serial1 of %s: %s", cfg->name, last_error());
+                goto fail;
+        }
+        if (virDomainResume(vm->dom) < 0) {
+                r = error_setf(err, -EIO, "libvirt: cannot resume %s: %s", cfg->name, last_error());
+                goto fail;
+        }
+        *ret = vm;
+        return 0;
+fail:
+        vm_stop(vm, 0);
+        return r;
+}
+
+int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err) {
+        int64_t deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+
+        while (len > 0) {
+                int n;
+
+                g_mutex_lock(&vm->lock);
+                n = vm->st && !vm->closing ? virStreamSend(vm->st, data, len) : -1;
+                g_mutex_unlock(&vm->lock);
+                if (n == -2) {
+                        if (g_get_monotonic_time() > deadline)
+                                return error_setf(err, -ETIMEDOUT, "%s: ttyS1 does not take input", vm->name);
+                        g_usleep(1000);
+                        continue;
+                }
+                if (n < 0)
+                        return error_setf(err, -EIO, "%s: cannot write to ttyS1: %s", vm->name, last_error());
+                data += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+void vm_stop(struct vm *vm, int background) {
+        virStreamPtr st;
+
+        if (!vm)
+                return;
+        g_mutex_lock(&vm->lock);
+        vm->closing = 1;
+        st = vm->st;
+        vm->st = NULL;
+        g_mutex_unlock(&vm->lock);
+        if (st) {
+                virStreamEventRemoveCallback(st);
+                virStreamAbort(st);
+                virStreamFree(st);
+        }
+        g_mutex_lock(&vm->c->lock);
+        if (g_hash_table_lookup(vm->c->domains, vm->name) == vm)
+                g_hash_table_remove(vm->c->domains, vm->name);
+        g_mutex_unlock(&vm->c->lock);
+
+        if (background && vm->c->reaper) {
+                g_thread_pool_push(vm->c->reaper, vm, NULL);
+                return;
+        }
+        if (vm->dom && virDomainIsActive(vm->dom) == 1)
+                virDomainDestroy(vm->dom);
+        vm_unref(vm);
+}

@@ -1,0 +1,70 @@
+/* harness/vm: everything that talks to libvirt. One connection per kbench
+ * process with an event-loop thread (the embedded driver needs it); transient
+ * domains built from struct vm_config; ttyS1 opened as a libvirt console
+ * stream before the guest runs (VIR_DOMAIN_START_PAUSED, open, resume) so no
+ * byte is lost; lifecycle events and stream data delivered to a callback on
+ * the event-loop thread. Nothing here knows about cells or workloads. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+struct vm_conn;
+struct vm;
+
+struct vm_forward {
+        uint16_t host;             /* host port, bound to 127.0.0.1 only */
+        uint16_t guest;            /* guest port */
+};
+
+struct vm_config {
+        const char *name;          /* unique domain name */
+        const char *accel;         /* "kvm" or "tcg" */
+        unsigned mem_mb;
+        unsigned cpus;
+        const char *kernel;        /* bzImage or PVH vmlinux */
+        const char *initrd;
+        const char *cmdline;
+        const char *disk;          /* raw image on the IDE bus (hda), cache=none; NULL = none */
+        const char *swap_disk;     /* second IDE disk (hdb), NULL = none */
+        uint64_t disk_bytes_per_s; /* <iotune> total_bytes_sec on hda; 0 = unlimited */
+        const char *console_path;  /* ttyS0 is written to this file */
+        size_t n_forwards;         /* > 0 adds user-mode networking with an e1000 NIC */
+        struct vm_forward forwards[8];
+};
+
+/* What the event loop reports for a running domain. */
+enum vm_event {
+        VM_EVENT_DATA,             /* bytes from ttyS1 (data, len) */
+        VM_EVENT_EOF,              /* ttyS1 stream closed or failed */
+        VM_EVENT_STOPPED,          /* domain stopped; detail: "shutdown", "crashed", "destroyed", ... */
+};
+typedef void (*vm_event_fn)(void *userdata, enum vm_event ev, const char *data, size_t len);
+
+/* Connect to uri; for an embedded URI (qemu:///embed?root=DIR) the root is
+ * prepared first (etc/qemu.conf for running as root, see vm.c). Starts the
+ * event-loop thread. OUT: *ret, free with vm_conn_free. */
+int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err);
+struct vm_conn *vm_conn_free(struct vm_conn *c);
+
+/* Hypervisor versions as "9.0.0" strings (caller frees with g_free). */
+int vm_conn_versions(struct vm_conn *c, char **ret_qemu, char **ret_libvirt, struct kb_error *err);
+
+/* The domain XML for config (pure; caller frees with g_free). */
+char *vm_domain_xml(const struct vm_config *config);
+
+/* Create the transient domain paused, open serial1 as a stream delivering
+ * to fn on the event-loop thread, then resume. OUT: *ret. On failure nothing
+ * is left running. */
+int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
+             struct vm **ret, struct kb_error *err);
+
+/* Send bytes to ttyS1. Returns 0 or -errno. Thread-safe. */
+int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err);
+
+/* Stop delivering events, destroy the domain if it still runs, free vm.
+ * With background = 1 the destroy runs on a worker thread (it can take ~2 s
+ * under the embedded driver) and vm_conn_free waits for it. Accepts NULL. */
+void vm_stop(struct vm *vm, int background);

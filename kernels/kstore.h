@@ -1,0 +1,73 @@
+/* kernels/kstore: the kernel store. Kernels are content-addressed by the
+ * sha256 of their boot image and live under <root>/<sha256>/:
+ *   image        the bzImage (or whatever was given)
+ *   vmlinux      the decompressed ELF kernel, kept when it carries a PVH note
+ *                (boots ~3 s faster under TCG: no xz decompression)
+ *   config       the kernel's .config, when known
+ *   System.map   when known
+ *   modules/lib/modules/<release>/  modules (decompressed .ko), with modules.dep from depmod -b
+ *   kernel.json  metadata (name, release, source, pvh, added_at, module count)
+ * Names are unique; <root>/names/<name> is a symlink to <sha256>. Imports are
+ * built in a temporary directory and renamed into place, so a failed import
+ * changes nothing. */
+#pragma once
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "common/error.h"
+
+struct kstore;
+
+struct kstore_kernel {
+        char *id;                  /* sha256 hex of image */
+        char *name;
+        char *release;             /* "6.1.0-47-amd64"; NULL if unknown */
+        char *image_path;          /* absolute path of the boot image in the store */
+        char *vmlinux_path;        /* PVH-bootable ELF, or NULL */
+        char *modules_dir;         /* .../lib/modules/<release>, or NULL (drivers built in) */
+        char *config_path;         /* or NULL */
+        char *source;              /* what was imported */
+        double added_at;           /* unix time */
+        int n_modules;
+        /* Fields below were added with the implementation. */
+        char *dir;                 /* <root>/<id> */
+        char *version;             /* whole kernel version string, or NULL */
+        char *system_map_path;     /* or NULL */
+        int pvh;                   /* vmlinux carries XEN_ELFNOTE_PHYS32_ENTRY */
+};
+
+/* Open the store at root (created if missing). OUT: *ret, free with kstore_free. */
+int kstore_open(const char *root, struct kstore **ret, struct kb_error *err);
+struct kstore *kstore_free(struct kstore *s);
+
+/* Import a Debian linux-image .deb or a bare kernel image (bzImage or ELF
+ * vmlinux). name NULL = the kernel release. OUT: *ret (caller frees with
+ * kstore_kernel_free), *ret_existed = 1 if the image was already stored (no-op).
+ * A file that is not a kernel, or a name taken by another image, is a one-line
+ * error naming the file and nothing changes. */
+int kstore_add(struct kstore *s, const char *path, const char *name,
+               struct kstore_kernel **ret, int *ret_existed, struct kb_error *err);
+
+/* Find by exact name, or by unique id prefix (>= 8 hex digits). -ENOENT with a
+ * message listing known names if absent. */
+int kstore_find(struct kstore *s, const char *name_or_id, struct kstore_kernel **ret,
+                struct kb_error *err);
+
+/* All kernels sorted by name. OUT: *ret (array of pointers; free with
+ * kstore_kernel_list_free), *ret_n. */
+int kstore_list(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, struct kb_error *err);
+
+/* Remove a kernel by name (the image dir goes when no name points at it). */
+int kstore_remove(struct kstore *s, const char *name, struct kb_error *err);
+
+/* Progress lines ("reading data.tar.xz ...", "running depmod") for the slow
+ * steps of kstore_add, or fn NULL for silence (the default). */
+void kstore_set_progress(struct kstore *s, void (*fn)(const char *line, void *userdata), void *userdata);
+
+/* The kernel as a JSON object (id, name, release, version, paths, pvh,
+ * n_modules, added_at, source); NULL paths are JSON null. New reference. */
+json_t *kstore_kernel_to_json(const struct kstore_kernel *k);
+
+struct kstore_kernel *kstore_kernel_free(struct kstore_kernel *k);
+void kstore_kernel_list_free(struct kstore_kernel **v, size_t n);

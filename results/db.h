@@ -1,0 +1,153 @@
+/* results/db: the SQLite result store. Every sample kbench measures lands here;
+ * compare, nightly and publish read only this. Versioned schema (PRAGMA
+ * user_version migrations from schema.sql and later steps), WAL, foreign keys.
+ * A cell is written in one transaction when it ends, so an interrupted run
+ * never leaves half a cell. SQL only through prepared statements. */
+#pragma once
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include <sqlite3.h>
+
+#include "common/error.h"
+
+struct db;
+
+/* The schema version this build writes (PRAGMA user_version after migration). */
+#define DB_SCHEMA_VERSION 1
+
+/* Columns of the agent's vmstat rows, in this order (procps order plus the
+ * agent's extra columns). A value that was absent is stored as NULL (NAN here). */
+#define DB_VMSTAT_COLUMNS(X) \
+        X(r) X(b) X(swpd) X(free) X(buff) X(cache) X(si) X(so) X(bi) X(bo) \
+        X(in) X(cs) X(us) X(sy) X(id) X(wa) X(st) X(gu) X(dirty) X(writeback)
+enum {
+#define X(c) DB_VM_##c,
+        DB_VMSTAT_COLUMNS(X)
+#undef X
+        DB_VM_NCOLS
+};
+extern const char *const db_vmstat_column_names[DB_VM_NCOLS];
+
+struct db_kernel {
+        const char *id;            /* sha256 hex of the kernel image (store key) */
+        const char *name;          /* user-visible name, unique */
+        const char *release;       /* uname -r of the kernel, may be NULL */
+        const char *source;        /* what it was imported from (path of .deb / image) */
+        double added_at;           /* unix time */
+};
+
+struct db_run {
+        int64_t id;                /* set by db_run_create */
+        const char *tag;           /* may be NULL */
+        const char *settings_json; /* the full plan: kernels, workloads, repeats, VM settings */
+        const char *host;          /* hostname */
+        const char *host_info_json;/* cpu model, cores, memory, kernel of the host */
+        const char *qemu_version;
+        const char *libvirt_version;
+        const char *kbench_version;
+        double started_at;         /* unix time */
+};
+
+struct db_metric {
+        const char *name;          /* e.g. "dd.write_MBps" */
+        double value;              /* ignored when has_value == 0 */
+        int has_value;             /* 0: measured but no number (e.g. bonnie "+++++") */
+        const char *unit;          /* "MB/s", "s", "ms", "%", ... */
+        const char *note;          /* why there is no value, or NULL */
+};
+
+struct db_vmstat_row {
+        int64_t seq;               /* record sequence number on ttyS1 */
+        double t_host;             /* host arrival, seconds since the cell's QEMU start */
+        double t_guest;            /* guest monotonic, seconds */
+        int first;                 /* 1 for vmstat's since-boot average row */
+        double v[DB_VM_NCOLS];     /* NAN when the column was absent */
+};
+
+struct db_point {
+        const char *kind;          /* series name, e.g. "ftp.bytes" */
+        double t;                  /* seconds since the cell's QEMU start */
+        double value;
+};
+
+struct db_log {
+        const char *stream;        /* "console" (ttyS0), "data" (raw ttyS1), "script", ... */
+        const char *text;          /* may be large */
+        size_t len;
+};
+
+struct db_cell {
+        int64_t run_id;
+        const char *cell_key;      /* stable id within the run, e.g. "c007" */
+        const char *kernel_id;     /* db_kernel.id */
+        const char *workload;      /* "dd" */
+        const char *params_json;   /* resolved workload keys and VM settings of this cell */
+        int iteration;             /* 0-based repeat index */
+        int attempt;               /* 1-based; >1 after infra retries */
+        const char *state;         /* ok, infra-error, boot-timeout, boot-crash, runtime-crash,
+                                      hang, workload-failure, corrupt-output */
+        const char *detail;        /* one line: why it ended so (stage reached, quoted line) */
+        const char *accel;         /* "kvm" or "tcg" */
+        double started_at;         /* unix time of QEMU start */
+        double boot_s;             /* QEMU start -> agent ready */
+        double workload_s;         /* go -> done */
+        double total_s;            /* QEMU start -> domain gone */
+        int exit_code;             /* job exit code, -1 if none */
+        long rejected_records;     /* ttyS1 lines rejected (stray, malformed, crc, seq) */
+        size_t n_metrics;   const struct db_metric *metrics;
+        size_t n_vmstat;    const struct db_vmstat_row *vmstat;
+        size_t n_points;    const struct db_point *points;
+        size_t n_logs;      const struct db_log *logs;
+};
+
+/* Open (creating and migrating as needed) the database at path. Returns 0 and
+ * *ret (caller frees with db_close), or -errno with err naming the file. A
+ * database whose user_version is newer than this build is refused. */
+int db_open(const char *path, struct db **ret, struct kb_error *err);
+/* Like db_open, but a missing file is -ENOENT ("no results database at
+ * PATH") instead of being created: for readers (show, compare, publish). */
+int db_open_existing(const char *path, struct db **ret, struct kb_error *err);
+struct db *db_close(struct db *db);   /* accepts NULL, returns NULL */
+/* The path db was opened with (owned by db), for messages. */
+const char *db_path(const struct db *db);
+
+/* Insert or update a kernel row (keyed by id). If another kernel (other id)
+ * holds k->name, that older row is renamed "<name>~<first 12 hex of its id>"
+ * so its results stay attached to a distinct, findable name. */
+int db_kernel_upsert(struct db *db, const struct db_kernel *k, struct kb_error *err);
+
+/* Create a run row (status "running"); sets run->id. started_at <= 0 means now. */
+int db_run_create(struct db *db, struct db_run *run, struct kb_error *err);
+/* Mark a run finished (finished_at = now, status text e.g. "complete", "interrupted"). */
+int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_error *err);
+
+/* Store one finished cell with everything it measured, in one transaction.
+ * OUT: *ret_cell_id (may be NULL). Nothing is written if any part fails. */
+int db_cell_insert(struct db *db, const struct db_cell *cell, int64_t *ret_cell_id,
+                   struct kb_error *err);
+
+/* Cell keys already stored with state "ok" for a run (for --resume).
+ * OUT: *ret_keys, a NULL-terminated array the caller frees (each string and
+ * the array, with free()). */
+int db_run_done_keys(struct db *db, int64_t run_id, char ***ret_keys, struct kb_error *err);
+
+/* The attempt number the next try of cell_key in run_id gets: 1 + the
+ * highest stored attempt, 1 if none. OUT: *ret_attempt. */
+int db_cell_next_attempt(struct db *db, int64_t run_id, const char *cell_key, int *ret_attempt,
+                         struct kb_error *err);
+
+/* The underlying handle, for results/query.c. */
+struct sqlite3 *db_handle(struct db *db);
+
+/* For results/query.c: turn a failed sqlite3 result code rc into -errno and
+ * fill err with "PATH: <what>: <sqlite message>". Returns the -errno. */
+int db_error(struct db *db, int rc, struct kb_error *err, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static inline void db_finalizep(sqlite3_stmt **s) {
+        if (*s)
+                sqlite3_finalize(*s);
+}
+#define _cleanup_stmt_ __attribute__((cleanup(db_finalizep)))

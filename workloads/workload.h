@@ -1,0 +1,170 @@
+/* workloads/: what runs in the guest and how its output becomes metrics.
+ * Each workload registers one struct workload_ops (fio's ioengine_ops): its
+ * keys with defaults, the guest binaries it needs, the job script it hands
+ * the agent, a pure parser from the job's output lines to metrics, and
+ * optionally a host-side phase (the FTP upload). The harness knows nothing
+ * workload-specific; adding a workload is one file plus a line in registry.c. */
+#pragma once
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+/* ---- metrics ---------------------------------------------------------- */
+
+struct metric {
+        char *name;                /* "dd.write_MBps" (owned) */
+        double value;              /* valid when has_value */
+        int has_value;             /* 0: measured, but no number (e.g. "+++++") */
+        char *unit;                /* "MB/s" (owned) */
+        char *note;                /* why no value, or NULL (owned) */
+};
+
+struct metric_list {
+        struct metric *v;
+        size_t n, cap;
+};
+
+/* Append a metric (strings copied). Returns 0 or -ENOMEM. */
+int metric_add(struct metric_list *l, const char *name, double value, const char *unit);
+/* Append a metric that has no number, with the reason. */
+int metric_add_none(struct metric_list *l, const char *name, const char *unit, const char *note);
+/* The metric named name, or NULL. */
+const struct metric *metric_find(const struct metric_list *l, const char *name);
+/* Free all entries; the list is empty and reusable afterwards. */
+void metric_list_clear(struct metric_list *l);
+
+/* ---- keys and specs --------------------------------------------------- */
+
+enum workload_key_type {
+        WKEY_SIZE,                 /* bytes, "512M"; "" default = computed by the workload */
+        WKEY_UINT,
+        WKEY_BOOL,
+        WKEY_UINT_LIST,            /* "1/2/4/8" */
+        WKEY_STRING,               /* [A-Za-z0-9._-]+ only: ends up in a shell script */
+};
+
+struct workload_key {
+        const char *name;
+        enum workload_key_type type;
+        const char *def;           /* default as text; "" = computed (see help) */
+        const char *help;
+};
+
+/* A parsed "-w NAME[:k=v,...]": every key of the workload has a value string
+ * (the given one or the default), already validated against its type. */
+struct workload_spec {
+        const struct workload_ops *ops;
+        size_t n;                  /* == number of keys of ops */
+        char **values;             /* owned, index = key index */
+        char *text;                /* canonical "name:k=v,..." of all keys (owned) */
+};
+
+/* The guest the job runs in, and host ports forwarded to it. */
+struct workload_env {
+        uint64_t mem_bytes;        /* guest RAM */
+        int cpus;
+        uint64_t disk_bytes;       /* size of the disk under test */
+        const char *mnt;           /* where the disk under test is mounted, "/mnt/test" */
+        uint16_t ports[8];         /* host port i forwards to the same port in the guest,
+                                      except ports[0] which forwards to guest port 21 when
+                                      ops->n_ports > 0 */
+        int nports;
+        uint64_t seed;             /* per-cell seed for generated data */
+};
+
+/* What the job printed: stdout lines in order (from "out" records; the job's
+ * stderr arrives as "err" records and is appended here too, in arrival
+ * order, so `2>&1` is not needed), and the events the job wrote to fd 3
+ * (`echo phase write >&3`). Lines are NUL-terminated, untrusted. */
+struct workload_output {
+        size_t n_lines;
+        const char *const *lines;
+        size_t n_events;
+        const char *const *events;     /* what the job wrote to fd 3, one per line */
+        const double *event_t;         /* guest monotonic seconds of each event */
+};
+
+/* Context for a host-side phase, called by the harness on its own thread
+ * when the agent reports the event "host-start". */
+struct workload_host {
+        const struct workload_spec *spec;
+        const struct workload_env *env;
+        double (*now)(void *userdata);                    /* seconds since QEMU start */
+        int (*say)(void *userdata, const char *line);     /* send "say <line>" to the agent */
+        int (*point)(void *userdata, const char *kind, double t, double value); /* timeline */
+        volatile int *cancel;                             /* set by the harness to abort */
+        void *userdata;
+        struct metric_list *metrics;                      /* host-measured metrics go here */
+};
+
+struct metric_def {
+        const char *pattern;       /* fnmatch pattern over metric names, "dd.*_MBps" */
+        const char *unit;
+        int higher_is_better;      /* 1, 0 (lower is better), -1 (neither) */
+};
+
+struct workload_ops {
+        const char *name;
+        const char *summary;                     /* one line for --help */
+        const struct workload_key *keys;         /* terminated by { NULL } */
+        const char *const *guest_binaries;       /* host paths copied with their shared
+                                                    libraries to the same path; NULL-terminated */
+        const char *const *guest_files;          /* "kbench:tiotest" = a kbench-built helper
+                                                    installed as /bin/tiotest; NULL-terminated */
+        const char *const *guest_modules;        /* kernel modules beyond the base set */
+        int n_ports;                             /* host forwards needed (0: no network) */
+        /* The job as a busybox sh script. OUT: *ret_script (caller frees).
+         * Errors (bad combinations of keys) name the key. */
+        int (*script)(const struct workload_spec *spec, const struct workload_env *env,
+                      char **ret_script, struct kb_error *err);
+        /* Pure: the job's output -> metrics appended to *metrics. A line that
+         * does not parse is an error quoting it (the cell becomes
+         * workload-failure). */
+        int (*parse)(const struct workload_spec *spec, const struct workload_output *out,
+                     struct metric_list *metrics, struct kb_error *err);
+        /* Optional host-driven phase (FTP upload). Returns 0 or -errno with err. */
+        int (*host)(struct workload_host *host, struct kb_error *err);
+        const struct metric_def *metrics;        /* terminated by { NULL } */
+        /* Optional: print one cell's metrics in the workload's classic layout
+         * (tiobench's four sections) for `kbench show`. */
+        void (*print)(const struct metric_list *metrics, FILE *out);
+};
+
+/* ---- registry (registry.c) -------------------------------------------- */
+
+/* The workloads, one per file (dd.c, tiobench.c, bonnie.c, ftp.c). */
+extern const struct workload_ops dd_ops;
+extern const struct workload_ops tiobench_ops;
+extern const struct workload_ops bonnie_ops;
+
+/* All workloads, NULL-terminated. */
+extern const struct workload_ops *const workload_all[];
+const struct workload_ops *workload_find(const char *name);
+
+/* Parse "-w NAME[:key=value[,key=value...]]" (list values use '/').
+ * OUT: *ret (free with workload_spec_free). Errors name the key and value:
+ * "workload dd: unknown key 'sz' (keys: size, bs)". */
+int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_error *err);
+struct workload_spec *workload_spec_free(struct workload_spec *s);
+
+/* Typed getters for a key of spec (programming error if the key does not
+ * exist). A value "" (computed default) returns def. */
+const char *workload_spec_get(const struct workload_spec *s, const char *key);
+uint64_t workload_spec_size(const struct workload_spec *s, const char *key, uint64_t def);
+uint64_t workload_spec_uint(const struct workload_spec *s, const char *key, uint64_t def);
+int workload_spec_bool(const struct workload_spec *s, const char *key);
+/* OUT: *ret_v (caller frees), *ret_n. */
+int workload_spec_uint_list(const struct workload_spec *s, const char *key, uint64_t **ret_v,
+                            size_t *ret_n);
+
+/* Copy an untrusted output line into buf for an error message: at most 200
+ * characters, bytes outside printable ASCII shown as '?', "..." appended
+ * when cut. Returns buf. size must be >= 204. (workload.c) */
+char *workload_quote(const char *line, char *buf, size_t size);
+
+/* Unit and direction of a metric from the registry of the workload that
+ * produced it (matched by prefix before the first '.'); NULL if unknown. */
+const struct metric_def *workload_metric_def(const char *metric_name);
