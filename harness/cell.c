@@ -53,7 +53,8 @@ struct cell {
         double last_record_t;
         double go_t, ready_t, done_t;
         char first_reject[200];
-        GPtrArray *out_lines;              /* char* */
+        GPtrArray *out_lines;              /* char*: the job's stdout and stderr */
+        GPtrArray *agent_logs;             /* char*: "log" records */
         GPtrArray *events;                 /* char* */
         GArray *event_t;                   /* double */
 
@@ -255,11 +256,13 @@ static int send_job(struct cell *c, const struct workload_env *env) {
         g_auto(GStrv) lines = g_strsplit(c->res->script, "\n", -1);
         int r = 0;
 
-        r |= send_line(c, "set disk ", "/dev/sda");
+        /* IDE primary master and slave by SCSI address: sd names are handed out
+         * asynchronously, so with two disks "sda" may be either. */
+        r |= send_line(c, "set disk ", "scsi:0:0:0:0");
         r |= send_line(c, "set mnt ", env->mnt);
         r |= send_line(c, "set fs ", s->fs);
         r |= send_line(c, "set mount_opts ", s->mount_opts ? s->mount_opts : "");
-        r |= send_line(c, "set swap ", s->swap_bytes ? "/dev/sdb" : "");
+        r |= send_line(c, "set swap ", s->swap_bytes ? "scsi:0:0:1:0" : "");
         r |= send_line(c, "set net ", env->nports > 0 ? "1" : "0");
         r |= send_line(c, "set vmstat_interval_ms ", "1000");
         for (size_t i = 0; lines[i] && r == 0; i++) {
@@ -329,7 +332,8 @@ static void handle_record(struct cell *c, const struct msg *m, const struct work
                         c->host_thread = g_thread_new("kbench-host-phase", host_thread, c);
                 }
         } else if (strcmp(type, "log") == 0) {
-                g_ptr_array_add(c->out_lines, g_strdup_printf("[agent] %s", rec->payload));
+                /* The agent's own notes are evidence, not workload output. */
+                g_ptr_array_add(c->agent_logs, g_strndup(rec->payload, rec->payload_len));
         } else if (strcmp(type, "done") == 0) {
                 int64_t code = -1;
                 if (parse_i64(rec->payload, &code) < 0 || code < -1 || code > 255)
@@ -457,6 +461,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         c.res = res;
         c.q = g_async_queue_new_full(msg_free);
         c.out_lines = g_ptr_array_new_with_free_func(g_free);
+        c.agent_logs = g_ptr_array_new_with_free_func(g_free);
         c.events = g_ptr_array_new_with_free_func(g_free);
         c.event_t = g_array_new(FALSE, FALSE, sizeof(double));
         g_mutex_init(&c.data_lock);
@@ -569,13 +574,15 @@ out:
                 } else {
                         res->state = CELL_OK;
                         parse_outputs(&c);
-                        if (res->state == CELL_OK && cv.warnings > 0)
+                        if (strcmp(res->state, CELL_OK) == 0 && cv.warnings > 0)
                                 g_snprintf(res->detail, sizeof(res->detail),
                                            "%d kernel WARNING(s) on the console", cv.warnings);
                 }
         }
         /* Keep what the job printed with the cell: it is the evidence for the metrics. */
         res->output = g_string_new(NULL);
+        for (guint i = 0; c.agent_logs && i < c.agent_logs->len; i++)
+                g_string_append_printf(res->output, "[agent] %s\n", (char *)c.agent_logs->pdata[i]);
         for (guint i = 0; c.out_lines && i < c.out_lines->len; i++)
                 g_string_append_printf(res->output, "%s\n", (char *)c.out_lines->pdata[i]);
         g_unlink(disk);
@@ -584,6 +591,8 @@ out:
                 g_async_queue_unref(c.q);
         if (c.out_lines)
                 g_ptr_array_free(c.out_lines, TRUE);
+        if (c.agent_logs)
+                g_ptr_array_free(c.agent_logs, TRUE);
         if (c.events)
                 g_ptr_array_free(c.events, TRUE);
         if (c.event_t)

@@ -1,0 +1,193 @@
+/* harness/cli_kernel.c: `kbench kernel add|list|remove`, the user's view of
+ * the kernel store (kernels/kstore). Imports can take tens of seconds, so
+ * their steps are reported on stderr; results go to stdout (or --json). */
+#include <glib.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/util.h"
+#include "harness/cli.h"
+#include "kernels/kstore.h"
+
+static void kstore_freep(struct kstore **s) { kstore_free(*s); }
+#define _cleanup_kstore_ _cleanup_(kstore_freep)
+
+/* Parse a subcommand's options; 0 = go on, else the exit code to return. */
+static int parse_options(GOptionContext *ctx, int *argc, char ***argv) {
+        g_autoptr(GError) gerr = NULL;
+
+        if (!g_option_context_parse(ctx, argc, argv, &gerr))
+                return cli_errorf("%s (try --help)", gerr->message) + 1;        /* usage error: 2 */
+        return 0;
+}
+
+static int open_store(const struct cli_global *g, struct kstore **ret) {
+        g_autofree char *dir = cli_kernels_dir(g);
+        struct kb_error err = { "" };
+
+        if (kstore_open(dir, ret, &err) < 0)
+                return cli_error(&err);
+        return 0;
+}
+
+struct progress_state {
+        double t0;
+};
+
+static void print_progress(const char *line, void *userdata) {
+        struct progress_state *p = userdata;
+        struct timespec t;
+
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        fprintf(stderr, "[%6.1fs] %s\n", (double)t.tv_sec + (double)t.tv_nsec / 1e9 - p->t0, line);
+}
+
+static void print_kernel(const struct kstore_kernel *k) {
+        printf("name:     %s\n", k->name);
+        printf("id:       %s\n", k->id);
+        printf("release:  %s\n", k->release ? k->release : "-");
+        printf("image:    %s\n", k->image_path);
+        printf("vmlinux:  %s\n", k->vmlinux_path ? k->vmlinux_path : "- (no PVH note: boots the bzImage)");
+        printf("modules:  %s (%d)\n", k->modules_dir ? k->modules_dir : "- (none: drivers must be built in)", k->n_modules);
+}
+
+static int kernel_add(int argc, char **argv, const struct cli_global *g) {
+        g_autofree char *name = NULL;
+        gboolean json = FALSE;
+        GOptionEntry entries[] = {
+                { "name", 0, 0, G_OPTION_ARG_STRING, &name, "Store under NAME (default: the kernel release)", "NAME" },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the stored kernel as JSON", NULL },
+                { NULL, 0, 0, 0, NULL, NULL, NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("FILE - import a kernel");
+        _cleanup_kstore_ struct kstore *s = NULL;
+        struct kstore_kernel *k = NULL;
+        struct kb_error err = { "" };
+        struct progress_state ps;
+        struct timespec t;
+        int r, existed = 0;
+
+        g_option_context_set_summary(ctx, "FILE is a Debian linux-image .deb (modules are extracted, depmod is run)\n"
+                                          "or a bare kernel image (bzImage or ELF vmlinux). Importing the same image\n"
+                                          "again changes nothing. The kernel's sha256 identifies it.");
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if ((r = parse_options(ctx, &argc, &argv)))
+                return r;
+        if (argc != 2)
+                return cli_errorf("kernel add: expected one FILE (try --help)") + 1;
+        if ((r = open_store(g, &s)))
+                return r;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+        kstore_set_progress(s, print_progress, &ps);
+        if (kstore_add(s, argv[1], name, &k, &existed, &err) < 0)
+                return cli_error(&err);
+        if (json) {
+                json_auto_t *o = kstore_kernel_to_json(k);
+                json_object_set_new(o, "existed", json_boolean(existed));
+                json_dumpf(o, stdout, JSON_INDENT(2));
+                putchar('\n');
+        } else {
+                printf("%s %s\n", existed ? "already stored:" : "added:", k->name);
+                print_kernel(k);
+        }
+        kstore_kernel_free(k);
+        return 0;
+}
+
+static int kernel_list(int argc, char **argv, const struct cli_global *g) {
+        gboolean json = FALSE;
+        GOptionEntry entries[] = {
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON array", NULL },
+                { NULL, 0, 0, 0, NULL, NULL, NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("- list stored kernels");
+        _cleanup_kstore_ struct kstore *s = NULL;
+        struct kstore_kernel **v = NULL;
+        struct kb_error err = { "" };
+        size_t n = 0;
+        int r;
+
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if ((r = parse_options(ctx, &argc, &argv)))
+                return r;
+        if (argc != 1)
+                return cli_errorf("kernel list: unexpected argument '%s'", argv[1]) + 1;
+        if ((r = open_store(g, &s)))
+                return r;
+        if (kstore_list(s, &v, &n, &err) < 0)
+                return cli_error(&err);
+        if (json) {
+                json_auto_t *a = json_array();
+                for (size_t i = 0; i < n; i++)
+                        json_array_append_new(a, kstore_kernel_to_json(v[i]));
+                json_dumpf(a, stdout, JSON_INDENT(2));
+                putchar('\n');
+        } else if (n == 0) {
+                fprintf(stderr, "no kernels stored; add one with 'kbench kernel add FILE'\n");
+        } else {
+                printf("%-28s %-28s %-12s %-4s %7s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED");
+                for (size_t i = 0; i < n; i++) {
+                        char added[32] = "-";
+                        time_t at = (time_t)v[i]->added_at;
+                        struct tm tm;
+                        if (localtime_r(&at, &tm))
+                                strftime(added, sizeof(added), "%Y-%m-%d %H:%M", &tm);
+                        printf("%-28s %-28s %.12s %-4s %7d  %s\n", v[i]->name, v[i]->release ? v[i]->release : "-",
+                               v[i]->id, v[i]->vmlinux_path ? "yes" : "no", v[i]->n_modules, added);
+                }
+        }
+        kstore_kernel_list_free(v, n);
+        return 0;
+}
+
+static int kernel_remove(int argc, char **argv, const struct cli_global *g) {
+        GOptionEntry entries[] = { { NULL, 0, 0, 0, NULL, NULL, NULL } };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("NAME - remove a kernel name (and its files when unused)");
+        _cleanup_kstore_ struct kstore *s = NULL;
+        struct kb_error err = { "" };
+        int r;
+
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if ((r = parse_options(ctx, &argc, &argv)))
+                return r;
+        if (argc != 2)
+                return cli_errorf("kernel remove: expected one NAME (try --help)") + 1;
+        if ((r = open_store(g, &s)))
+                return r;
+        if (kstore_remove(s, argv[1], &err) < 0)
+                return cli_error(&err);
+        printf("removed: %s\n", argv[1]);
+        return 0;
+}
+
+static const struct {
+        const char *name;
+        int (*fn)(int argc, char **argv, const struct cli_global *g);
+        const char *help;
+} subcommands[] = {
+        { "add", kernel_add, "import a .deb, bzImage or vmlinux: add FILE [--name NAME] [--json]" },
+        { "list", kernel_list, "list stored kernels: list [--json]" },
+        { "remove", kernel_remove, "remove a kernel by name: remove NAME" },
+};
+
+int cli_kernel(int argc, char **argv, const struct cli_global *g) {
+        if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+                FILE *f = argc < 2 ? stderr : stdout;
+                fprintf(f, "Usage: kbench kernel COMMAND [OPTIONS]\n\nManage the kernel store (%s).\n\nCommands:\n",
+                        "content-addressed by the image's sha256");
+                for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
+                        fprintf(f, "  %-7s %s\n", subcommands[i].name, subcommands[i].help);
+                fprintf(f, "\n'kbench kernel COMMAND --help' describes a command.\n");
+                return argc < 2 ? 2 : 0;
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
+                if (strcmp(argv[1], subcommands[i].name) == 0) {
+                        g_autofree char *prg = g_strdup_printf("kbench kernel %s", subcommands[i].name);
+                        g_set_prgname(prg);
+                        return subcommands[i].fn(argc - 1, argv + 1, g);
+                }
+        return cli_errorf("kernel: unknown command '%s' (add, list, remove)", argv[1]) + 1;
+}

@@ -1,0 +1,140 @@
+/* cli_vmstat.c: `kbench vmstat FILE|- [--json] [--interval S]
+ * [--bo-threshold N] [--skip-first]`: analyse vmstat text a user already has
+ * (a capture, a mailing-list post, a serial log) with the same parser and
+ * stall analysis that kbench runs on its own captures. */
+#include <errno.h>
+#include <glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/parse.h"
+#include "common/util.h"
+#include "guest/proto.h"
+#include "harness/cli.h"
+#include "workloads/vmstat.h"
+
+struct vmstat_opts {
+        gboolean json;
+        gboolean skip_first;
+        char *interval;            /* seconds, text as given */
+        char *threshold;           /* blocks/s, text as given */
+};
+
+static void vmstat_opts_clear(struct vmstat_opts *o) {
+        g_free(o->interval);
+        g_free(o->threshold);
+}
+
+/* Feed FILE (or stdin for "-") to p line by line. A kbench ttyS1 data log
+ * (`kbench show RUN --cell KEY --log data`) holds framed records: those of
+ * the vmstat types are unwrapped, with the guest's time and the since-boot
+ * flag they carry, and other records are passed over. Every other line goes
+ * to the parser as text. Returns 0 or -errno with err. */
+static int cli_vmstat_read(const char *path, struct vmstat_parser *p, struct kb_error *err) {
+        FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+        static struct proto_record rec;
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        int r = 0;
+
+        if (!f)
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        while (r >= 0 && (n = getline(&line, &cap, f)) > 0) {
+                if (n > 4 && memcmp(line, "@kb ", 4) == 0 && proto_parse(line, (size_t)n, &rec) == PROTO_OK) {
+                        if (g_str_has_prefix(rec.type, "vmstat"))
+                                r = vmstat_parser_feed(p, rec.payload, rec.payload_len,
+                                                       strcmp(rec.type, "vmstat-header") == 0 ? NAN
+                                                               : (double)rec.t_ms / 1000.0,
+                                                       strcmp(rec.type, "vmstat-boot") == 0);
+                        continue;
+                }
+                r = vmstat_parser_feed_bytes(p, line, (size_t)n);
+        }
+        free(line);
+        if (r < 0)
+                error_setf(err, r, "%s: %s", path, strerror(-r));
+        else if (ferror(f))
+                r = error_setf(err, -EIO, "%s: read error", path);
+        if (f != stdin)
+                fclose(f);
+        return r < 0 ? r : 0;
+}
+
+int cli_vmstat(int argc, char **argv, const struct cli_global *g) {
+        _cleanup_(vmstat_opts_clear) struct vmstat_opts o = { 0 };
+        GOptionEntry entries[] = {
+                { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object", NULL },
+                { "interval", 0, 0, G_OPTION_ARG_STRING, &o.interval,
+                  "Seconds between samples (default 1)", "S" },
+                { "bo-threshold", 0, 0, G_OPTION_ARG_STRING, &o.threshold,
+                  "bo at or below this is a writeout stall (default 100 blocks/s)", "N" },
+                { "skip-first", 0, 0, G_OPTION_ARG_NONE, &o.skip_first,
+                  "Drop each capture's first row (the average since boot)", NULL },
+                { NULL, 0, 0, 0, NULL, NULL, NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("FILE|- - analyse vmstat output");
+        g_autoptr(GError) gerr = NULL;
+        struct kb_error err = { { 0 } };
+        struct vmstat_parser *p;
+        struct vmstat_table *t;
+        double interval = VMSTAT_INTERVAL, threshold = VMSTAT_BO_THRESHOLD;
+        int r, ret = 0;
+
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        g_option_context_set_summary(ctx,
+                "Reads any vmstat output (every procps dialect, kbench captures and ttyS1 data\n"
+                "logs, serial logs with other lines mixed in) and reports the columns, a per-column summary and the\n"
+                "writeout stalls: runs of samples whose bo is at or below the threshold.");
+        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+                cli_errorf("vmstat: %s", gerr->message);
+                return 2;
+        }
+        if (argc != 2) {
+                cli_errorf("vmstat: expected one FILE (or - for stdin), see kbench vmstat --help");
+                return 2;
+        }
+        if (o.interval && (parse_double(o.interval, &interval) < 0 || !(interval > 0))) {
+                cli_errorf("vmstat: --interval '%s': expected seconds > 0", o.interval);
+                return 2;
+        }
+        if (o.threshold && (parse_double(o.threshold, &threshold) < 0 || !isfinite(threshold))) {
+                cli_errorf("vmstat: --bo-threshold '%s': expected a number", o.threshold);
+                return 2;
+        }
+
+        p = vmstat_parser_new();
+        if (!p)
+                return cli_errorf("vmstat: out of memory");
+        vmstat_parser_set_skip_first(p, o.skip_first);
+        r = cli_vmstat_read(argv[1], p, &err);
+        if (r < 0) {
+                vmstat_parser_free(p);
+                return cli_error(&err);
+        }
+        t = vmstat_parser_finish(p);
+        if (!t)
+                return cli_errorf("vmstat: out of memory");
+        if (t->nsamples == 0 && t->skipped == 0)
+                fprintf(stderr, "kbench: vmstat: %s: no vmstat rows found (%zu lines rejected)\n", argv[1],
+                        t->rejected);
+
+        if (o.json) {
+                json_t *j = vmstat_json(t, threshold, interval);
+                if (!j || json_dumpf(j, stdout, JSON_INDENT(2)) < 0) {
+                        ret = cli_errorf("vmstat: cannot write JSON");
+                } else {
+                        fputc('\n', stdout);
+                }
+                json_decref(j);
+        } else {
+                r = vmstat_print(t, threshold, interval, stdout);
+                if (r < 0)
+                        ret = cli_errorf("vmstat: %s", strerror(-r));
+        }
+        vmstat_table_free(t);
+        if (fflush(stdout) != 0)
+                ret = cli_errorf("vmstat: cannot write output");
+        return ret;
+}

@@ -1,0 +1,639 @@
+/* kernels/kstore.c: the content-addressed kernel store (layout in kstore.h).
+ * Every import is assembled in <root>/.tmp-add-* on the same filesystem and
+ * renamed into <root>/<sha256> in one step; names are symlinks created with
+ * symlink(2), whose EEXIST makes name uniqueness race-free. Metadata lives in
+ * kernel.json so listing the store never re-inspects an image. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <glib.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "common/util.h"
+#include "kernels/deb.h"
+#include "kernels/kimage.h"
+#include "kernels/kstore.h"
+
+#define ID_LEN 64                  /* sha256 hex digits */
+#define NAME_MAX_LEN 128
+
+struct kstore {
+        char *root;
+        void (*progress)(const char *line, void *userdata);
+        void *progress_userdata;
+};
+
+static void kstore_kernel_freep(struct kstore_kernel **k) { kstore_kernel_free(*k); }
+static void deb_result_freep(struct deb_result **r) { deb_result_free(*r); }
+static void kimage_info_freep(struct kimage_info **i) { kimage_info_free(*i); }
+
+struct kstore_kernel *kstore_kernel_free(struct kstore_kernel *k) {
+        if (!k)
+                return NULL;
+        g_free(k->id);
+        g_free(k->name);
+        g_free(k->release);
+        g_free(k->image_path);
+        g_free(k->vmlinux_path);
+        g_free(k->modules_dir);
+        g_free(k->config_path);
+        g_free(k->source);
+        g_free(k->dir);
+        g_free(k->version);
+        g_free(k->system_map_path);
+        g_free(k);
+        return NULL;
+}
+
+void kstore_kernel_list_free(struct kstore_kernel **v, size_t n) {
+        if (!v)
+                return;
+        for (size_t i = 0; i < n; i++)
+                kstore_kernel_free(v[i]);
+        g_free(v);
+}
+
+struct kstore *kstore_free(struct kstore *s) {
+        if (!s)
+                return NULL;
+        g_free(s->root);
+        g_free(s);
+        return NULL;
+}
+
+void kstore_set_progress(struct kstore *s, void (*fn)(const char *line, void *userdata), void *userdata) {
+        s->progress = fn;
+        s->progress_userdata = userdata;
+}
+
+static void progress(struct kstore *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(struct kstore *s, const char *fmt, ...) {
+        char line[512];
+        va_list ap;
+
+        if (!s->progress)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof(line), fmt, ap);
+        va_end(ap);
+        s->progress(line, s->progress_userdata);
+}
+
+static int valid_id(const char *s) {
+        size_t n = strspn(s, "0123456789abcdef");
+        return n == ID_LEN && s[n] == 0;
+}
+
+/* Names become file names under names/: no separators, no leading dot or
+ * dash, only the characters kernel releases and simple labels use. */
+static int valid_name(const char *s) {
+        size_t n = strlen(s);
+
+        if (n == 0 || n > NAME_MAX_LEN || s[0] == '.' || s[0] == '-')
+                return 0;
+        return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_~") == n;
+}
+
+int kstore_open(const char *root, struct kstore **ret, struct kb_error *err) {
+        g_autofree char *names = g_build_filename(root, "names", NULL);
+        struct kstore *s;
+
+        if (g_mkdir_with_parents(names, 0755) < 0)
+                return error_setf(err, -errno, "kernel store %s: %s", names, strerror(errno));
+        s = g_new0(struct kstore, 1);
+        s->root = g_canonicalize_filename(root, NULL);
+        *ret = s;
+        return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* rm -rf; never follows symlinks (FTW_PHYS). */
+static int rm_rf(const char *path) {
+        if (nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
+/* A staging directory removed on scope exit unless taken. */
+static void rm_rf_freep(char **p) {
+        if (*p) {
+                rm_rf(*p);
+                g_free(*p);
+        }
+}
+
+/* id of the kernel a names/ link points at, or NULL (g_free). */
+static char *name_target(struct kstore *s, const char *name) {
+        g_autofree char *link = g_build_filename(s->root, "names", name, NULL);
+        g_autofree char *target = g_file_read_link(link, NULL);
+        const char *base;
+
+        if (!target)
+                return NULL;
+        base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        return valid_id(base) ? g_strdup(base) : NULL;
+}
+
+static char *dup_or_null(const char *s) { return s ? g_strdup(s) : NULL; }
+
+/* Absolute path of a kernel.json file member, or NULL. */
+static char *member_path(const char *dir, json_t *o, const char *key) {
+        const char *v = json_string_value(json_object_get(o, key));
+
+        if (!v || !*v || v[0] == '/' || strstr(v, ".."))
+                return NULL;
+        return g_build_filename(dir, v, NULL);
+}
+
+static int kstore_load(struct kstore *s, const char *id, const char *name, struct kstore_kernel **ret,
+                       struct kb_error *err) {
+        _cleanup_(kstore_kernel_freep) struct kstore_kernel *k = g_new0(struct kstore_kernel, 1);
+        g_autofree char *meta = NULL;
+        json_error_t jerr;
+        json_auto_t *o = NULL;
+
+        k->dir = g_build_filename(s->root, id, NULL);
+        meta = g_build_filename(k->dir, "kernel.json", NULL);
+        o = json_load_file(meta, JSON_REJECT_DUPLICATES, &jerr);
+        if (!o || !json_is_object(o))
+                return error_setf(err, -EBADMSG, "%s: %s", meta, o ? "not a JSON object" : jerr.text);
+        k->id = g_strdup(id);
+        k->name = g_strdup(name);
+        k->release = dup_or_null(json_string_value(json_object_get(o, "release")));
+        k->version = dup_or_null(json_string_value(json_object_get(o, "version")));
+        k->source = dup_or_null(json_string_value(json_object_get(o, "source")));
+        k->image_path = member_path(k->dir, o, "image");
+        k->vmlinux_path = member_path(k->dir, o, "vmlinux");
+        k->config_path = member_path(k->dir, o, "config");
+        k->system_map_path = member_path(k->dir, o, "system_map");
+        k->modules_dir = member_path(k->dir, o, "modules_dir");
+        k->added_at = json_number_value(json_object_get(o, "added_at"));
+        k->n_modules = (int)json_integer_value(json_object_get(o, "n_modules"));
+        k->pvh = json_is_true(json_object_get(o, "pvh"));
+        if (!k->image_path)
+                return error_setf(err, -EBADMSG, "%s: no image recorded", meta);
+        *ret = TAKE_PTR(k);
+        return 0;
+}
+
+/* First name (sorted) pointing at id, or NULL. */
+static char *first_name_of(struct kstore *s, const char *id) {
+        g_autofree char *names = g_build_filename(s->root, "names", NULL);
+        DIR *d = opendir(names);
+        struct dirent *de;
+        char *best = NULL;
+
+        while (d && (de = readdir(d))) {
+                g_autofree char *t = NULL;
+                if (de->d_name[0] == '.')
+                        continue;
+                t = name_target(s, de->d_name);
+                if (t && strcmp(t, id) == 0 && (!best || strcmp(de->d_name, best) < 0)) {
+                        g_free(best);
+                        best = g_strdup(de->d_name);
+                }
+        }
+        if (d)
+                closedir(d);
+        return best;
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Comma-separated list of known names for "not found" messages. */
+static char *known_names(struct kstore *s) {
+        g_autofree char *names = g_build_filename(s->root, "names", NULL);
+        g_autoptr(GPtrArray) v = g_ptr_array_new_with_free_func(g_free);
+        DIR *d = opendir(names);
+        struct dirent *de;
+        GString *out = g_string_new(NULL);
+
+        while (d && (de = readdir(d)))
+                if (de->d_name[0] != '.')
+                        g_ptr_array_add(v, g_strdup(de->d_name));
+        if (d)
+                closedir(d);
+        g_ptr_array_sort(v, cmp_str);
+        for (guint i = 0; i < v->len && out->len < 600; i++)
+                g_string_append_printf(out, "%s%s", i ? ", " : "", *(char **)&v->pdata[i]);
+        if (v->len == 0)
+                g_string_append(out, "none; add one with 'kbench kernel add'");
+        return g_string_free(out, FALSE);
+}
+
+int kstore_find(struct kstore *s, const char *name_or_id, struct kstore_kernel **ret, struct kb_error *err) {
+        g_autofree char *id = NULL, *name = NULL;
+        size_t n = strlen(name_or_id);
+
+        if (valid_name(name_or_id) && (id = name_target(s, name_or_id)))
+                name = g_strdup(name_or_id);
+        else if (n >= 8 && n <= ID_LEN && strspn(name_or_id, "0123456789abcdef") == n) {
+                DIR *d = opendir(s->root);
+                struct dirent *de;
+                int matches = 0;
+
+                while (d && (de = readdir(d)))
+                        if (valid_id(de->d_name) && strncmp(de->d_name, name_or_id, n) == 0 && matches++ == 0)
+                                id = g_strdup(de->d_name);
+                if (d)
+                        closedir(d);
+                if (matches > 1)
+                        return error_setf(err, -EINVAL, "kernel id prefix '%s' is ambiguous (%d kernels)", name_or_id, matches);
+                if (id)
+                        name = first_name_of(s, id);
+        }
+        if (!id) {
+                g_autofree char *known = known_names(s);
+                return error_setf(err, -ENOENT, "no kernel '%.128s' in the store (known: %s)", name_or_id, known);
+        }
+        return kstore_load(s, id, name ? name : id, ret, err);
+}
+
+static void kernel_free_notify(gpointer k) {
+        kstore_kernel_free(k);
+}
+
+static int cmp_kernel(const void *a, const void *b) {
+        return strcmp((*(struct kstore_kernel *const *)a)->name, (*(struct kstore_kernel *const *)b)->name);
+}
+
+int kstore_list(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, struct kb_error *err) {
+        g_autofree char *names = g_build_filename(s->root, "names", NULL);
+        g_autoptr(GPtrArray) v = g_ptr_array_new_with_free_func(kernel_free_notify);
+        DIR *d = opendir(names);
+        struct dirent *de;
+        size_t n;
+
+        if (!d)
+                return error_setf(err, -errno, "%s: %s", names, strerror(errno));
+        while ((de = readdir(d))) {
+                g_autofree char *id = NULL;
+                struct kstore_kernel *k;
+
+                if (de->d_name[0] == '.' || !valid_name(de->d_name) || !(id = name_target(s, de->d_name)))
+                        continue;
+                if (kstore_load(s, id, de->d_name, &k, NULL) < 0)
+                        continue;        /* a dangling or damaged entry is not listed */
+                g_ptr_array_add(v, k);
+        }
+        closedir(d);
+        n = v->len;
+        g_ptr_array_sort(v, cmp_kernel);
+        g_ptr_array_set_free_func(v, NULL);
+        *ret = (struct kstore_kernel **)g_ptr_array_free(g_steal_pointer(&v), FALSE);
+        *ret_n = n;
+        return 0;
+}
+
+int kstore_remove(struct kstore *s, const char *name, struct kb_error *err) {
+        g_autofree char *id = valid_name(name) ? name_target(s, name) : NULL;
+        g_autofree char *link = NULL, *other = NULL, *dir = NULL, *grave = NULL;
+
+        if (!id) {
+                g_autofree char *known = known_names(s);
+                return error_setf(err, -ENOENT, "no kernel named '%.128s' in the store (known: %s)", name, known);
+        }
+        link = g_build_filename(s->root, "names", name, NULL);
+        if (unlink(link) < 0)
+                return error_setf(err, -errno, "%s: %s", link, strerror(errno));
+        other = first_name_of(s, id);
+        if (other)
+                return 0;        /* the image stays for its other names */
+        dir = g_build_filename(s->root, id, NULL);
+        grave = g_strdup_printf("%s/.tmp-rm-%s", s->root, id);
+        /* Rename first so a half-removed tree is never visible as a kernel. */
+        if (rename(dir, grave) < 0)
+                return error_setf(err, -errno, "%s: %s", dir, strerror(errno));
+        if (rm_rf(grave) < 0)
+                return error_setf(err, -errno, "%s: %s", grave, strerror(errno));
+        return 0;
+}
+
+static int sha256_file(const char *path, char **ret, struct kb_error *err) {
+        g_autoptr(GChecksum) ck = g_checksum_new(G_CHECKSUM_SHA256);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        uint8_t buf[1 << 16];
+        ssize_t n;
+
+        if (fd < 0)
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        while ((n = read(fd, buf, sizeof(buf))) != 0) {
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+                }
+                g_checksum_update(ck, buf, (gsize)n);
+        }
+        *ret = g_strdup(g_checksum_get_string(ck));
+        return 0;
+}
+
+static int copy_file(const char *src, const char *dst, struct kb_error *err) {
+        _cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
+        _cleanup_close_ int out = -1;
+        uint8_t buf[1 << 16];
+        ssize_t n;
+
+        if (in < 0)
+                return error_setf(err, -errno, "%s: %s", src, strerror(errno));
+        out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (out < 0)
+                return error_setf(err, -errno, "%s: %s", dst, strerror(errno));
+        while ((n = read(in, buf, sizeof(buf))) != 0) {
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return error_setf(err, -errno, "%s: %s", src, strerror(errno));
+                }
+                for (ssize_t o = 0; o < n;) {
+                        ssize_t w = write(out, buf + o, (size_t)(n - o));
+                        if (w < 0 && errno != EINTR)
+                                return error_setf(err, -errno, "%s: %s", dst, strerror(errno));
+                        o += w > 0 ? w : 0;
+                }
+        }
+        return 0;
+}
+
+static int write_file(const char *path, const void *data, size_t size, struct kb_error *err) {
+        GError *gerr = NULL;
+
+        if (!g_file_set_contents(path, data, (gssize)size, &gerr)) {
+                int r = error_setf(err, -EIO, "%s", gerr->message);
+                g_error_free(gerr);
+                return r;
+        }
+        return 0;
+}
+
+/* Does <root>/<id> exist already? */
+static int have_id(struct kstore *s, const char *id) {
+        g_autofree char *dir = g_build_filename(s->root, id, NULL);
+        return g_file_test(dir, G_FILE_TEST_IS_DIR);
+}
+
+struct add_ctx {
+        struct kstore *s;
+        char *id;                  /* sha256 of the image, once known */
+};
+
+static int on_deb_image(const char *image_path, void *userdata, struct kb_error *err) {
+        struct add_ctx *c = userdata;
+        int r = sha256_file(image_path, &c->id, err);
+
+        if (r < 0)
+                return r;
+        return have_id(c->s, c->id) ? 1 : 0;        /* known image: skip the modules */
+}
+
+static void deb_progress(const char *line, void *userdata) {
+        struct add_ctx *c = userdata;
+        progress(c->s, "%s", line);
+}
+
+/* Point names/<name> at id. 0 if done or already so; -EEXIST if taken. */
+static int link_name(struct kstore *s, const char *name, const char *id, struct kb_error *err) {
+        g_autofree char *link = g_build_filename(s->root, "names", name, NULL);
+        g_autofree char *target = g_strdup_printf("../%s", id);
+        g_autofree char *cur = NULL;
+
+        if (symlink(target, link) == 0)
+                return 0;
+        if (errno != EEXIST)
+                return error_setf(err, -errno, "%s: %s", link, strerror(errno));
+        cur = name_target(s, name);
+        if (cur && strcmp(cur, id) == 0)
+                return 0;
+        return error_setf(err, -EEXIST, "kernel name '%s' is already taken by %.12s (choose another with --name)",
+                          name, cur ? cur : "a damaged entry");
+}
+
+/* Move staging/boot/<base> to staging/<dst>, returning the relative name. */
+static int adopt(const char *staging, const char *src, const char *dst, json_t *meta, const char *key,
+                 struct kb_error *err) {
+        g_autofree char *to = g_build_filename(staging, dst, NULL);
+
+        if (!src) {
+                json_object_set_new(meta, key, json_null());
+                return 0;
+        }
+        if (rename(src, to) < 0)
+                return error_setf(err, -errno, "%s: %s", to, strerror(errno));
+        json_object_set_new(meta, key, json_string(dst));
+        return 0;
+}
+
+int kstore_add(struct kstore *s, const char *path, const char *name,
+               struct kstore_kernel **ret, int *ret_existed, struct kb_error *err) {
+        _cleanup_(rm_rf_freep) char *staging = NULL;
+        _cleanup_(deb_result_freep) struct deb_result *deb = NULL;
+        _cleanup_(kimage_info_freep) struct kimage_info *info = NULL;
+        g_autofree char *image = NULL, *source = NULL, *final = NULL, *rel = NULL;
+        struct add_ctx ctx = { s, NULL };
+        json_auto_t *meta = json_object();
+        uint8_t head[64] = { 0 };
+        struct stat st;
+        ssize_t hn;
+        int r, existed = 0, is_deb;
+
+        if (name && !valid_name(name))
+                return error_setf(err, -EINVAL, "bad kernel name '%.128s' (use letters, digits and . + - _ ~)", name);
+        {
+                _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+                if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                        return error_setf(err, -EINVAL, "%s: not a kernel image (not a regular file)", path);
+                hn = read(fd, head, sizeof(head));
+                if (hn < 0)
+                        return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        }
+        is_deb = deb_sniff(head, (size_t)hn);
+        source = g_canonicalize_filename(path, NULL);
+
+        staging = g_build_filename(s->root, ".tmp-add-XXXXXX", NULL);
+        if (!g_mkdtemp(staging)) {
+                r = -errno;
+                g_clear_pointer(&staging, g_free);
+                return error_setf(err, r, "%s: cannot create a staging directory: %s", s->root, strerror(-r));
+        }
+        image = g_build_filename(staging, "image", NULL);
+
+        if (is_deb) {
+                g_autofree char *boot = g_build_filename(staging, "boot", NULL);
+                g_autofree char *mods = g_build_filename(staging, "modules", NULL);
+                struct deb_options opts = { on_deb_image, deb_progress, &ctx };
+
+                r = deb_extract(path, boot, mods, &opts, &deb, err);
+                if (r < 0)
+                        goto fail;
+                if (rename(deb->image_path, image) < 0) {
+                        r = error_setf(err, -errno, "%s: %s", image, strerror(errno));
+                        goto fail;
+                }
+                existed = deb->stopped;
+        } else {
+                r = copy_file(path, image, err);
+                if (r >= 0)
+                        r = sha256_file(image, &ctx.id, err);
+                if (r < 0)
+                        goto fail;
+                existed = have_id(s, ctx.id);
+        }
+
+        if (existed) {
+                g_autofree char *nm = name ? g_strdup(name) : first_name_of(s, ctx.id);
+
+                if (name) {
+                        r = link_name(s, name, ctx.id, err);
+                        if (r < 0)
+                                goto fail;
+                }
+                progress(s, "already in the store as %s (%.12s)", nm ? nm : ctx.id, ctx.id);
+                r = kstore_load(s, ctx.id, nm ? nm : ctx.id, ret, err);
+                if (r < 0)
+                        goto fail;
+                if (ret_existed)
+                        *ret_existed = 1;
+                goto out;
+        }
+
+        progress(s, "inspecting the kernel image");
+        {
+                struct kb_error ierr = { "" };
+                size_t il = strlen(image);
+
+                r = kimage_inspect(image, &info, &ierr);
+                if (r < 0) {
+                        /* name the file the user gave, not our staging copy */
+                        const char *m = strncmp(ierr.msg, image, il) == 0 && ierr.msg[il] == ':' ? ierr.msg + il + 2 : ierr.msg;
+                        r = error_setf(err, r, "%s: %s", path, m);
+                        goto fail;
+                }
+        }
+        rel = g_strdup(info->release ? info->release : deb ? deb->release : NULL);
+        if (!name && !rel) {
+                r = error_setf(err, -EINVAL, "%s: cannot tell the kernel release; give --name", path);
+                goto fail;
+        }
+        if (deb && deb->release && rel && strcmp(deb->release, rel) != 0 && deb->modules_dir)
+                progress(s, "warning: image says %s, modules are for %s", rel, deb->release);
+
+        if (info->pvh) {
+                g_autofree char *vml = g_build_filename(staging, "vmlinux", NULL);
+                if (info->vmlinux)
+                        r = write_file(vml, info->vmlinux, info->vmlinux_size, err);
+                else
+                        r = link(image, vml) < 0 ? error_setf(err, -errno, "%s: %s", vml, strerror(errno)) : 0;
+                if (r < 0)
+                        goto fail;
+                json_object_set_new(meta, "vmlinux", json_string("vmlinux"));
+        } else
+                json_object_set_new(meta, "vmlinux", json_null());
+
+        json_object_set_new(meta, "image", json_string("image"));
+        if (deb) {
+                g_autofree char *bootdir = g_build_filename(staging, "boot", NULL);
+                r = adopt(staging, deb->config_path, "config", meta, "config", err);
+                if (r >= 0)
+                        r = adopt(staging, deb->system_map_path, "System.map", meta, "system_map", err);
+                if (r < 0)
+                        goto fail;
+                rmdir(bootdir);
+                if (deb->modules_dir) {
+                        g_autofree char *mods = g_build_filename(staging, "modules", NULL);
+                        progress(s, "running depmod for %s", deb->release);
+                        r = deb_depmod(mods, deb->release, err);
+                        if (r < 0)
+                                goto fail;
+                        g_autofree char *md = g_build_filename("modules", "lib", "modules", deb->release, NULL);
+                        json_object_set_new(meta, "modules_dir", json_string(md));
+                } else
+                        json_object_set_new(meta, "modules_dir", json_null());
+        } else {
+                json_object_set_new(meta, "config", json_null());
+                json_object_set_new(meta, "system_map", json_null());
+                json_object_set_new(meta, "modules_dir", json_null());
+        }
+        json_object_set_new(meta, "id", json_string(ctx.id));
+        json_object_set_new(meta, "release", rel ? json_string(rel) : json_null());
+        json_object_set_new(meta, "version", info->version ? json_string(info->version) : json_null());
+        json_object_set_new(meta, "source", json_string(source));
+        json_object_set_new(meta, "format", json_string(is_deb ? "deb" : info->is_elf ? "elf" : "bzImage"));
+        json_object_set_new(meta, "compression", info->compression ? json_string(info->compression) : json_null());
+        json_object_set_new(meta, "pvh", json_boolean(info->pvh));
+        json_object_set_new(meta, "pvh_entry", json_integer((json_int_t)info->pvh_entry));
+        json_object_set_new(meta, "n_modules", json_integer(deb ? deb->n_modules : 0));
+        json_object_set_new(meta, "added_at", json_real((double)g_get_real_time() / 1e6));
+        {
+                g_autofree char *mp = g_build_filename(staging, "kernel.json", NULL);
+                if (json_dump_file(meta, mp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0) {
+                        r = error_setf(err, -EIO, "%s: cannot write", mp);
+                        goto fail;
+                }
+        }
+
+        /* mkdtemp made it 0700; QEMU may run as another user */
+        if (chmod(staging, 0755) < 0) {
+                r = error_setf(err, -errno, "%s: %s", staging, strerror(errno));
+                goto fail;
+        }
+        final = g_build_filename(s->root, ctx.id, NULL);
+        if (rename(staging, final) < 0) {
+                if (errno != EEXIST && errno != ENOTEMPTY) {
+                        r = error_setf(err, -errno, "%s: %s", final, strerror(errno));
+                        goto fail;
+                }
+                existed = 1;        /* a concurrent import of the same image won */
+        } else
+                g_clear_pointer(&staging, g_free);
+
+        const char *nm = name ? name : rel;
+        r = link_name(s, nm, ctx.id, err);
+        if (r < 0) {
+                g_autofree char *other = existed ? NULL : first_name_of(s, ctx.id);
+                if (!existed && !other)
+                        rm_rf(final);        /* nothing changes on a name clash */
+                goto fail;
+        }
+        r = kstore_load(s, ctx.id, nm, ret, err);
+        if (r < 0)
+                goto fail;
+        if (ret_existed)
+                *ret_existed = existed;
+        r = 0;
+out:
+fail:
+        g_free(ctx.id);
+        return r;
+}
+
+json_t *kstore_kernel_to_json(const struct kstore_kernel *k) {
+#define STR_OR_NULL(v) ((v) ? json_string(v) : json_null())
+        return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:f}",
+                         "id", STR_OR_NULL(k->id),
+                         "name", STR_OR_NULL(k->name),
+                         "release", STR_OR_NULL(k->release),
+                         "version", STR_OR_NULL(k->version),
+                         "image", STR_OR_NULL(k->image_path),
+                         "vmlinux", STR_OR_NULL(k->vmlinux_path),
+                         "modules_dir", STR_OR_NULL(k->modules_dir),
+                         "config", STR_OR_NULL(k->config_path),
+                         "system_map", STR_OR_NULL(k->system_map_path),
+                         "source", STR_OR_NULL(k->source),
+                         "pvh", k->pvh,
+                         "n_modules", k->n_modules,
+                         "added_at", k->added_at);
+#undef STR_OR_NULL
+}

@@ -1,0 +1,606 @@
+/* results/db.c: the SQLite result store (see db.h). Opening a database
+ * configures the connection (WAL, foreign keys, busy timeout) and brings the
+ * schema up to DB_SCHEMA_VERSION through an ordered list of migration steps,
+ * each in its own transaction, so a crash mid-migration leaves the previous
+ * version intact. Writers insert a whole cell in one IMMEDIATE transaction;
+ * all SQL is prepared with bound parameters, never built from data. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "results/db.h"
+#include "results/schema-sql.h"
+
+struct db {
+        sqlite3 *h;
+        char *path;
+};
+
+const char *const db_vmstat_column_names[DB_VM_NCOLS] = {
+#define X(c) #c,
+        DB_VMSTAT_COLUMNS(X)
+#undef X
+};
+
+/* Migration steps in order; step i brings user_version from i to i + 1. */
+static const struct db_migration {
+        int version;
+        const char *sql;
+} db_migrations[] = {
+        { 1, db_schema_v1 },
+};
+_Static_assert(ELEMENTSOF(db_migrations) == DB_SCHEMA_VERSION,
+               "one migration step per schema version");
+
+#define DB_BUSY_TIMEOUT_MS 10000
+
+static int db_errno(int rc) {
+        switch (rc & 0xff) {
+        case SQLITE_OK: case SQLITE_ROW: case SQLITE_DONE: return 0;
+        case SQLITE_NOMEM: return -ENOMEM;
+        case SQLITE_BUSY: case SQLITE_LOCKED: return -EBUSY;
+        case SQLITE_READONLY: return -EROFS;
+        case SQLITE_PERM: case SQLITE_AUTH: return -EACCES;
+        case SQLITE_CANTOPEN: return -ENOENT;
+        case SQLITE_FULL: return -ENOSPC;
+        case SQLITE_NOTADB: case SQLITE_CORRUPT: return -EBADMSG;
+        case SQLITE_CONSTRAINT: return -EEXIST;
+        case SQLITE_MISMATCH: case SQLITE_RANGE: case SQLITE_TOOBIG: return -EINVAL;
+        default: return -EIO;
+        }
+}
+
+int db_error(struct db *db, int rc, struct kb_error *err, const char *fmt, ...) {
+        char what[512];
+        va_list ap;
+        int r = db_errno(rc);
+
+        if (r == 0)
+                r = -EIO;
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        return error_setf(err, r, "%s: %s: %s", db->path, what,
+                          db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
+}
+
+static int db_exec(struct db *db, const char *sql, struct kb_error *err) {
+        int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+                return db_error(db, rc, err, "%.40s", sql);
+        return 0;
+}
+
+static int db_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err) {
+        int rc = sqlite3_prepare_v2(db->h, sql, -1, ret, NULL);
+        if (rc != SQLITE_OK)
+                return db_error(db, rc, err, "prepare");
+        return 0;
+}
+
+/* Bind helpers: NULL strings and non-finite numbers become SQL NULL. */
+static int bind_text(sqlite3_stmt *s, int i, const char *v) {
+        return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
+}
+
+static int bind_real(sqlite3_stmt *s, int i, double v) {
+        return isfinite(v) ? sqlite3_bind_double(s, i, v) : sqlite3_bind_null(s, i);
+}
+
+/* Run a statement that returns no rows (or whose rows are ignored). */
+static int db_step_done(struct db *db, sqlite3_stmt *s, const char *what, struct kb_error *err) {
+        int rc;
+
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+                ;
+        if (rc != SQLITE_DONE)
+                return db_error(db, rc, err, "%s", what);
+        return 0;
+}
+
+static int db_user_version(struct db *db, int *ret, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r, rc;
+
+        r = db_prepare(db, "PRAGMA user_version", &s, err);
+        if (r < 0)
+                return r;
+        rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW)
+                return db_error(db, rc, err, "reading the schema version");
+        *ret = sqlite3_column_int(s, 0);
+        return 0;
+}
+
+static int db_count_objects(struct db *db, int64_t *ret, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r, rc;
+
+        r = db_prepare(db, "SELECT count(*) FROM sqlite_schema", &s, err);
+        if (r < 0)
+                return r;
+        rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW)
+                return db_error(db, rc, err, "reading the schema");
+        *ret = sqlite3_column_int64(s, 0);
+        return 0;
+}
+
+/* Apply one migration step in its own transaction. The version is read again
+ * inside the transaction: another process may have migrated meanwhile. */
+static int db_migrate_step(struct db *db, const struct db_migration *m, struct kb_error *err) {
+        char sql[64];
+        int r, v;
+
+        r = db_exec(db, "BEGIN IMMEDIATE", err);
+        if (r < 0)
+                return r;
+        r = db_user_version(db, &v, err);
+        if (r < 0)
+                goto fail;
+        if (v >= m->version)
+                return db_exec(db, "COMMIT", err);
+        if (sqlite3_exec(db->h, m->sql, NULL, NULL, NULL) != SQLITE_OK) {
+                r = db_error(db, sqlite3_errcode(db->h), err, "migrating to schema version %d",
+                             m->version);
+                goto fail;
+        }
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", m->version);
+        r = db_exec(db, sql, err);
+        if (r < 0)
+                goto fail;
+        r = db_exec(db, "COMMIT", err);
+        if (r < 0)
+                goto fail;
+        return 0;
+fail:
+        sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+        return r;
+}
+
+static int db_setup(struct db *db, struct kb_error *err) {
+        int64_t objects = 0;
+        int r, v;
+
+        sqlite3_extended_result_codes(db->h, 1);
+        sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
+        /* A results.db may come from elsewhere (copied for publish): let its
+         * schema run no functions and forbid writes that corrupt the file. */
+        sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+        sqlite3_db_config(db->h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+        r = db_exec(db, "PRAGMA foreign_keys = ON", err);
+        if (r < 0)
+                return r;
+        /* The first read of the file: garbage fails here with "not a database". */
+        r = db_user_version(db, &v, err);
+        if (r < 0)
+                return r;
+        if (v > DB_SCHEMA_VERSION)
+                return error_setf(err, -EPROTONOSUPPORT,
+                                  "%s: schema version %d is newer than this kbench understands (%d); "
+                                  "use a newer kbench", db->path, v, DB_SCHEMA_VERSION);
+        if (v == 0) {
+                r = db_count_objects(db, &objects, err);
+                if (r < 0)
+                        return r;
+                if (objects > 0)
+                        return error_setf(err, -EBADMSG,
+                                          "%s: not a kbench results database (tables but no schema version)",
+                                          db->path);
+        }
+        r = db_exec(db, "PRAGMA journal_mode = WAL", err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(db_migrations); i++) {
+                if (db_migrations[i].version <= v)
+                        continue;
+                r = db_migrate_step(db, &db_migrations[i], err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int db_open_flags(const char *path, int create, struct db **ret, struct kb_error *err) {
+        struct db *db;
+        int r, rc;
+
+        if (!create && access(path, F_OK) < 0) {
+                if (errno == ENOENT)
+                        return error_setf(err, -ENOENT, "no results database at %s", path);
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        }
+        db = calloc(1, sizeof(*db));
+        if (!db)
+                return error_setf(err, -ENOMEM, "out of memory");
+        db->path = strdup(path);
+        if (!db->path) {
+                free(db);
+                return error_setf(err, -ENOMEM, "out of memory");
+        }
+        rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0),
+                             NULL);
+        if (rc != SQLITE_OK) {
+                r = db_error(db, rc, err, "cannot open");
+                db_close(db);
+                return r;
+        }
+        r = db_setup(db, err);
+        if (r < 0) {
+                db_close(db);
+                return r;
+        }
+        *ret = db;
+        return 0;
+}
+
+int db_open(const char *path, struct db **ret, struct kb_error *err) {
+        return db_open_flags(path, 1, ret, err);
+}
+
+int db_open_existing(const char *path, struct db **ret, struct kb_error *err) {
+        return db_open_flags(path, 0, ret, err);
+}
+
+struct db *db_close(struct db *db) {
+        if (!db)
+                return NULL;
+        sqlite3_close_v2(db->h);
+        free(db->path);
+        free(db);
+        return NULL;
+}
+
+const char *db_path(const struct db *db) {
+        return db->path;
+}
+
+sqlite3 *db_handle(struct db *db) {
+        return db->h;
+}
+
+/* ---- kernels and runs ------------------------------------------------ */
+
+int db_kernel_upsert(struct db *db, const struct db_kernel *k, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *rename = NULL, *up = NULL;
+        int r;
+
+        if (!k->id || !k->name)
+                return error_setf(err, -EINVAL, "%s: kernel without id or name", db->path);
+        r = db_exec(db, "BEGIN IMMEDIATE", err);
+        if (r < 0)
+                return r;
+        /* Another image under the same name (removed from the store and a
+         * different one imported): keep its history under a distinct name. */
+        r = db_prepare(db, "UPDATE kernels SET name = name || '~' || substr(id, 1, 12) "
+                           "WHERE name = ?1 AND id != ?2", &rename, err);
+        if (r < 0)
+                goto fail;
+        if (bind_text(rename, 1, k->name) || bind_text(rename, 2, k->id)) {
+                r = db_error(db, sqlite3_errcode(db->h), err, "binding kernel %s", k->name);
+                goto fail;
+        }
+        r = db_step_done(db, rename, "renaming an older kernel", err);
+        if (r < 0)
+                goto fail;
+        r = db_prepare(db, "INSERT INTO kernels(id, name, release, source, added_at) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(id) DO UPDATE SET "
+                           "name = excluded.name, release = excluded.release, "
+                           "source = excluded.source", &up, err);
+        if (r < 0)
+                goto fail;
+        if (bind_text(up, 1, k->id) || bind_text(up, 2, k->name) || bind_text(up, 3, k->release) ||
+            bind_text(up, 4, k->source) ||
+            sqlite3_bind_double(up, 5, k->added_at > 0 ? k->added_at : (double)time(NULL))) {
+                r = db_error(db, sqlite3_errcode(db->h), err, "binding kernel %s", k->name);
+                goto fail;
+        }
+        r = db_step_done(db, up, "storing kernel", err);
+        if (r < 0)
+                goto fail;
+        return db_exec(db, "COMMIT", err);
+fail:
+        sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+        return r;
+}
+
+int db_run_create(struct db *db, struct db_run *run, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = db_prepare(db, "INSERT INTO runs(tag, settings_json, host, host_info_json, qemu_version, "
+                           "libvirt_version, kbench_version, started_at, status) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running')", &s, err);
+        if (r < 0)
+                return r;
+        if (bind_text(s, 1, run->tag) || bind_text(s, 2, run->settings_json ? run->settings_json : "{}") ||
+            bind_text(s, 3, run->host) || bind_text(s, 4, run->host_info_json) ||
+            bind_text(s, 5, run->qemu_version) || bind_text(s, 6, run->libvirt_version) ||
+            bind_text(s, 7, run->kbench_version) ||
+            sqlite3_bind_double(s, 8, run->started_at > 0 ? run->started_at : (double)time(NULL)))
+                return db_error(db, sqlite3_errcode(db->h), err, "binding run");
+        r = db_step_done(db, s, "creating run", err);
+        if (r < 0)
+                return r;
+        run->id = sqlite3_last_insert_rowid(db->h);
+        return 0;
+}
+
+int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct timespec ts;
+        int r;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r = db_prepare(db, "UPDATE runs SET finished_at = ?1, status = ?2 WHERE id = ?3", &s, err);
+        if (r < 0)
+                return r;
+        if (sqlite3_bind_double(s, 1, (double)ts.tv_sec + ts.tv_nsec / 1e9) ||
+            bind_text(s, 2, status ? status : "complete") || sqlite3_bind_int64(s, 3, run_id))
+                return db_error(db, sqlite3_errcode(db->h), err, "binding run");
+        r = db_step_done(db, s, "finishing run", err);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(db->h) == 0)
+                return error_setf(err, -ENOENT, "no run %lld in %s", (long long)run_id, db->path);
+        return 0;
+}
+
+/* ---- cells ------------------------------------------------------------ */
+
+static int cell_insert_row(struct db *db, const struct db_cell *c, int64_t *ret_id,
+                           struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = db_prepare(db, "INSERT INTO cells(run_id, cell_key, kernel_id, workload, params_json, "
+                           "iteration, attempt, state, detail, accel, started_at, boot_s, workload_s, "
+                           "total_s, exit_code, rejected_records) VALUES "
+                           "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                       &s, err);
+        if (r < 0)
+                return r;
+        if (sqlite3_bind_int64(s, 1, c->run_id) || bind_text(s, 2, c->cell_key) ||
+            bind_text(s, 3, c->kernel_id) || bind_text(s, 4, c->workload) ||
+            bind_text(s, 5, c->params_json) || sqlite3_bind_int(s, 6, c->iteration) ||
+            sqlite3_bind_int(s, 7, c->attempt > 0 ? c->attempt : 1) || bind_text(s, 8, c->state) ||
+            bind_text(s, 9, c->detail) || bind_text(s, 10, c->accel) ||
+            bind_real(s, 11, c->started_at) || bind_real(s, 12, c->boot_s) ||
+            bind_real(s, 13, c->workload_s) || bind_real(s, 14, c->total_s) ||
+            sqlite3_bind_int(s, 15, c->exit_code) || sqlite3_bind_int64(s, 16, c->rejected_records))
+                return db_error(db, sqlite3_errcode(db->h), err, "binding cell %s", c->cell_key);
+        r = db_step_done(db, s, "storing cell", err);
+        if (r < 0)
+                return error_prefix(err, r, "cell %s", c->cell_key);
+        *ret_id = sqlite3_last_insert_rowid(db->h);
+        return 0;
+}
+
+static int cell_insert_metrics(struct db *db, const struct db_cell *c, int64_t id,
+                               struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        if (c->n_metrics == 0)
+                return 0;
+        r = db_prepare(db, "INSERT INTO metrics(cell_id, name, value, unit, note) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5)", &s, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c->n_metrics; i++) {
+                const struct db_metric *m = &c->metrics[i];
+
+                if (!m->name)
+                        return error_setf(err, -EINVAL, "cell %s: metric without a name", c->cell_key);
+                sqlite3_reset(s);
+                if (sqlite3_bind_int64(s, 1, id) || bind_text(s, 2, m->name) ||
+                    (m->has_value ? bind_real(s, 3, m->value) : sqlite3_bind_null(s, 3)) ||
+                    bind_text(s, 4, m->unit ? m->unit : "") || bind_text(s, 5, m->note))
+                        return db_error(db, sqlite3_errcode(db->h), err, "binding metric %s", m->name);
+                r = db_step_done(db, s, "storing metric", err);
+                if (r < 0)
+                        return error_prefix(err, r, "cell %s: metric %s", c->cell_key, m->name);
+        }
+        return 0;
+}
+
+static int cell_insert_vmstat(struct db *db, const struct db_cell *c, int64_t id,
+                              struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        char sql[1024];
+        size_t n;
+        int r;
+
+        if (c->n_vmstat == 0)
+                return 0;
+        /* Column names come from the compile-time list, never from data. */
+        n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO vmstat(cell_id, seq, t_host, t_guest, first");
+        for (size_t k = 0; k < DB_VM_NCOLS; k++)
+                n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", \"%s\"", db_vmstat_column_names[k]);
+        n += (size_t)snprintf(sql + n, sizeof(sql) - n, ") VALUES (?, ?, ?, ?, ?");
+        for (size_t k = 0; k < DB_VM_NCOLS; k++)
+                n += (size_t)snprintf(sql + n, sizeof(sql) - n, ", ?");
+        snprintf(sql + n, sizeof(sql) - n, ")");
+        r = db_prepare(db, sql, &s, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c->n_vmstat; i++) {
+                const struct db_vmstat_row *v = &c->vmstat[i];
+                int bad;
+
+                sqlite3_reset(s);
+                bad = sqlite3_bind_int64(s, 1, id) || sqlite3_bind_int64(s, 2, v->seq) ||
+                      bind_real(s, 3, v->t_host) || bind_real(s, 4, v->t_guest) ||
+                      sqlite3_bind_int(s, 5, v->first ? 1 : 0);
+                for (int k = 0; k < DB_VM_NCOLS && !bad; k++)
+                        bad = bind_real(s, 6 + k, v->v[k]);
+                if (bad)
+                        return db_error(db, sqlite3_errcode(db->h), err, "binding vmstat row");
+                r = db_step_done(db, s, "storing vmstat row", err);
+                if (r < 0)
+                        return error_prefix(err, r, "cell %s: vmstat seq %lld", c->cell_key,
+                                            (long long)v->seq);
+        }
+        return 0;
+}
+
+static int cell_insert_points(struct db *db, const struct db_cell *c, int64_t id,
+                              struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        if (c->n_points == 0)
+                return 0;
+        r = db_prepare(db, "INSERT INTO timeline(cell_id, kind, t, value) VALUES (?1, ?2, ?3, ?4)",
+                       &s, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c->n_points; i++) {
+                const struct db_point *p = &c->points[i];
+
+                if (!p->kind || !isfinite(p->t))
+                        return error_setf(err, -EINVAL, "cell %s: timeline point without kind or time",
+                                          c->cell_key);
+                sqlite3_reset(s);
+                if (sqlite3_bind_int64(s, 1, id) || bind_text(s, 2, p->kind) ||
+                    sqlite3_bind_double(s, 3, p->t) || bind_real(s, 4, p->value))
+                        return db_error(db, sqlite3_errcode(db->h), err, "binding point");
+                r = db_step_done(db, s, "storing timeline point", err);
+                if (r < 0)
+                        return error_prefix(err, r, "cell %s", c->cell_key);
+        }
+        return 0;
+}
+
+static int cell_insert_logs(struct db *db, const struct db_cell *c, int64_t id,
+                            struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        if (c->n_logs == 0)
+                return 0;
+        r = db_prepare(db, "INSERT INTO logs(cell_id, stream, text) VALUES (?1, ?2, ?3)", &s, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c->n_logs; i++) {
+                const struct db_log *l = &c->logs[i];
+
+                if (!l->stream || (!l->text && l->len > 0) || l->len > (size_t)INT32_MAX)
+                        return error_setf(err, -EINVAL, "cell %s: bad log", c->cell_key);
+                sqlite3_reset(s);
+                /* A blob, not text: console logs can hold NUL and invalid UTF-8. */
+                if (sqlite3_bind_int64(s, 1, id) || bind_text(s, 2, l->stream) ||
+                    sqlite3_bind_blob(s, 3, l->text ? l->text : "", (int)l->len, SQLITE_STATIC))
+                        return db_error(db, sqlite3_errcode(db->h), err, "binding log %s", l->stream);
+                r = db_step_done(db, s, "storing log", err);
+                if (r < 0)
+                        return error_prefix(err, r, "cell %s: log %s", c->cell_key, l->stream);
+        }
+        return 0;
+}
+
+int db_cell_insert(struct db *db, const struct db_cell *cell, int64_t *ret_cell_id,
+                   struct kb_error *err) {
+        int64_t id = 0;
+        int r;
+
+        if (!cell->cell_key || !cell->kernel_id || !cell->workload || !cell->state)
+                return error_setf(err, -EINVAL, "%s: cell without key, kernel, workload or state",
+                                  db->path);
+        r = db_exec(db, "BEGIN IMMEDIATE", err);
+        if (r < 0)
+                return r;
+        r = cell_insert_row(db, cell, &id, err);
+        if (r >= 0)
+                r = cell_insert_metrics(db, cell, id, err);
+        if (r >= 0)
+                r = cell_insert_vmstat(db, cell, id, err);
+        if (r >= 0)
+                r = cell_insert_points(db, cell, id, err);
+        if (r >= 0)
+                r = cell_insert_logs(db, cell, id, err);
+        if (r >= 0)
+                r = db_exec(db, "COMMIT", err);
+        if (r < 0) {
+                sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+                return r;
+        }
+        if (ret_cell_id)
+                *ret_cell_id = id;
+        return 0;
+}
+
+int db_run_done_keys(struct db *db, int64_t run_id, char ***ret_keys, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        char **keys = NULL;
+        size_t n = 0, cap = 0;
+        int r, rc;
+
+        r = db_prepare(db, "SELECT DISTINCT cell_key FROM cells WHERE run_id = ?1 AND state = 'ok' "
+                           "ORDER BY cell_key", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, run_id);
+        for (;;) {
+                rc = sqlite3_step(s);
+                if (rc == SQLITE_DONE)
+                        break;
+                if (rc != SQLITE_ROW) {
+                        r = db_error(db, rc, err, "reading done cells");
+                        goto fail;
+                }
+                if (n + 2 > cap) {
+                        size_t ncap = cap ? cap * 2 : 16;
+                        char **nk = realloc(keys, ncap * sizeof(*nk));
+                        if (!nk) {
+                                r = error_setf(err, -ENOMEM, "out of memory");
+                                goto fail;
+                        }
+                        keys = nk;
+                        cap = ncap;
+                }
+                keys[n] = strdup((const char *)sqlite3_column_text(s, 0));
+                if (!keys[n]) {
+                        r = error_setf(err, -ENOMEM, "out of memory");
+                        goto fail;
+                }
+                n++;
+        }
+        if (!keys) {
+                keys = calloc(1, sizeof(*keys));
+                if (!keys)
+                        return error_setf(err, -ENOMEM, "out of memory");
+        }
+        keys[n] = NULL;
+        *ret_keys = keys;
+        return 0;
+fail:
+        for (size_t i = 0; i < n; i++)
+                free(keys[i]);
+        free(keys);
+        return r;
+}
+
+int db_cell_next_attempt(struct db *db, int64_t run_id, const char *cell_key, int *ret_attempt,
+                         struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r, rc;
+
+        r = db_prepare(db, "SELECT coalesce(max(attempt), 0) + 1 FROM cells "
+                           "WHERE run_id = ?1 AND cell_key = ?2", &s, err);
+        if (r < 0)
+                return r;
+        if (sqlite3_bind_int64(s, 1, run_id) || bind_text(s, 2, cell_key))
+                return db_error(db, sqlite3_errcode(db->h), err, "binding cell key");
+        rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW)
+                return db_error(db, rc, err, "reading attempts of %s", cell_key);
+        *ret_attempt = sqlite3_column_int(s, 0);
+        return 0;
+}

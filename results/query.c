@@ -1,0 +1,563 @@
+/* results/query.c: read-side selections over the result store (see query.h).
+ * Each function runs one prepared statement and copies the rows into plain
+ * owned structs, so callers never hold sqlite statements or see SQL. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "results/query.h"
+
+/* Make room for one more element of size elem in *v (count n, capacity *cap). */
+static int grow(void **v, size_t *cap, size_t n, size_t elem) {
+        size_t ncap;
+        void *nv;
+
+        if (n < *cap)
+                return 0;
+        ncap = *cap ? *cap * 2 : 16;
+        nv = realloc(*v, ncap * elem);
+        if (!nv)
+                return -ENOMEM;
+        memset((char *)nv + *cap * elem, 0, (ncap - *cap) * elem);
+        *v = nv;
+        *cap = ncap;
+        return 0;
+}
+
+/* Copy a text column; NULL stays NULL. Sets *oom on allocation failure. */
+static char *col_dup(sqlite3_stmt *s, int i, int *oom) {
+        const unsigned char *t;
+        char *d;
+
+        if (sqlite3_column_type(s, i) == SQLITE_NULL)
+                return NULL;
+        t = sqlite3_column_text(s, i);
+        if (!t) {
+                *oom = 1;
+                return NULL;
+        }
+        d = strdup((const char *)t);
+        if (!d)
+                *oom = 1;
+        return d;
+}
+
+static double col_real(sqlite3_stmt *s, int i) {
+        return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static int q_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err) {
+        int rc = sqlite3_prepare_v2(db_handle(db), sql, -1, ret, NULL);
+        if (rc != SQLITE_OK)
+                return db_error(db, rc, err, "prepare");
+        return 0;
+}
+
+/* ---- runs -------------------------------------------------------------- */
+
+#define RUN_SELECT                                                                       \
+        "SELECT r.id, r.tag, r.settings_json, r.host, r.host_info_json, r.qemu_version, "  \
+        "r.libvirt_version, r.kbench_version, r.started_at, r.finished_at, r.status, "     \
+        "(SELECT count(DISTINCT kernel_id) FROM cells WHERE run_id = r.id), "              \
+        "(SELECT count(DISTINCT cell_key) FROM cells WHERE run_id = r.id), "               \
+        "(SELECT count(DISTINCT cell_key) FROM cells WHERE run_id = r.id AND state = 'ok') " \
+        "FROM runs r "
+
+void query_runs_free(struct query_run *runs, size_t n) {
+        if (!runs)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                free(runs[i].tag);
+                free(runs[i].settings_json);
+                free(runs[i].host);
+                free(runs[i].host_info_json);
+                free(runs[i].qemu_version);
+                free(runs[i].libvirt_version);
+                free(runs[i].kbench_version);
+                free(runs[i].status);
+        }
+        free(runs);
+}
+
+static int runs_select(struct db *db, sqlite3_stmt *s, struct query_run **ret, size_t *ret_n,
+                       struct kb_error *err) {
+        struct query_run *v = NULL;
+        size_t n = 0, cap = 0;
+        int rc, oom = 0;
+
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                struct query_run *r;
+
+                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+                        oom = 1;
+                        break;
+                }
+                r = &v[n++];
+                r->id = sqlite3_column_int64(s, 0);
+                r->tag = col_dup(s, 1, &oom);
+                r->settings_json = col_dup(s, 2, &oom);
+                r->host = col_dup(s, 3, &oom);
+                r->host_info_json = col_dup(s, 4, &oom);
+                r->qemu_version = col_dup(s, 5, &oom);
+                r->libvirt_version = col_dup(s, 6, &oom);
+                r->kbench_version = col_dup(s, 7, &oom);
+                r->started_at = col_real(s, 8);
+                r->finished_at = col_real(s, 9);
+                r->status = col_dup(s, 10, &oom);
+                r->n_kernels = sqlite3_column_int64(s, 11);
+                r->n_cells = sqlite3_column_int64(s, 12);
+                r->n_ok = sqlite3_column_int64(s, 13);
+                if (oom)
+                        break;
+        }
+        if (oom) {
+                query_runs_free(v, n);
+                return error_setf(err, -ENOMEM, "out of memory");
+        }
+        if (rc != SQLITE_DONE) {
+                query_runs_free(v, n);
+                return db_error(db, rc, err, "reading runs");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+int query_runs(struct db *db, struct query_run **ret_runs, size_t *ret_n, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = q_prepare(db, RUN_SELECT "ORDER BY r.id", &s, err);
+        if (r < 0)
+                return r;
+        return runs_select(db, s, ret_runs, ret_n, err);
+}
+
+int query_run(struct db *db, int64_t run_id, struct query_run **ret_run, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct query_run *v = NULL;
+        size_t n = 0;
+        int r;
+
+        r = q_prepare(db, RUN_SELECT "WHERE r.id = ?1", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, run_id);
+        r = runs_select(db, s, &v, &n, err);
+        if (r < 0)
+                return r;
+        if (n == 0) {
+                free(v);
+                return error_setf(err, -ENOENT, "no run %lld in %s", (long long)run_id, db_path(db));
+        }
+        *ret_run = v;
+        return 0;
+}
+
+int query_last_run_id(struct db *db, int64_t *ret_id, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r, rc;
+
+        r = q_prepare(db, "SELECT max(id) FROM runs", &s, err);
+        if (r < 0)
+                return r;
+        rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW)
+                return db_error(db, rc, err, "reading runs");
+        if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+                return error_setf(err, -ENOENT, "no runs in %s", db_path(db));
+        *ret_id = sqlite3_column_int64(s, 0);
+        return 0;
+}
+
+/* ---- cells ------------------------------------------------------------- */
+
+#define CELL_SELECT                                                                      \
+        "SELECT c.id, c.run_id, c.cell_key, c.kernel_id, k.name, c.workload, c.params_json, " \
+        "c.iteration, c.attempt, c.state, c.detail, c.accel, c.started_at, c.boot_s, "     \
+        "c.workload_s, c.total_s, c.exit_code, c.rejected_records, "                        \
+        "(SELECT count(*) FROM vmstat v WHERE v.cell_id = c.id AND v.first = 0) "          \
+        "FROM cells c JOIN kernels k ON k.id = c.kernel_id "
+
+void query_cells_free(struct query_cell *cells, size_t n) {
+        if (!cells)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                free(cells[i].cell_key);
+                free(cells[i].kernel_id);
+                free(cells[i].kernel_name);
+                free(cells[i].workload);
+                free(cells[i].params_json);
+                free(cells[i].state);
+                free(cells[i].detail);
+                free(cells[i].accel);
+        }
+        free(cells);
+}
+
+static int cells_select(struct db *db, sqlite3_stmt *s, struct query_cell **ret, size_t *ret_n,
+                        struct kb_error *err) {
+        struct query_cell *v = NULL;
+        size_t n = 0, cap = 0;
+        int rc, oom = 0;
+
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                struct query_cell *c;
+
+                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+                        oom = 1;
+                        break;
+                }
+                c = &v[n++];
+                c->id = sqlite3_column_int64(s, 0);
+                c->run_id = sqlite3_column_int64(s, 1);
+                c->cell_key = col_dup(s, 2, &oom);
+                c->kernel_id = col_dup(s, 3, &oom);
+                c->kernel_name = col_dup(s, 4, &oom);
+                c->workload = col_dup(s, 5, &oom);
+                c->params_json = col_dup(s, 6, &oom);
+                c->iteration = sqlite3_column_int(s, 7);
+                c->attempt = sqlite3_column_int(s, 8);
+                c->state = col_dup(s, 9, &oom);
+                c->detail = col_dup(s, 10, &oom);
+                c->accel = col_dup(s, 11, &oom);
+                c->started_at = col_real(s, 12);
+                c->boot_s = col_real(s, 13);
+                c->workload_s = col_real(s, 14);
+                c->total_s = col_real(s, 15);
+                c->exit_code = sqlite3_column_type(s, 16) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 16);
+                c->rejected_records = sqlite3_column_int64(s, 17);
+                c->vmstat_samples = sqlite3_column_int64(s, 18);
+                if (oom)
+                        break;
+        }
+        if (oom) {
+                query_cells_free(v, n);
+                return error_setf(err, -ENOMEM, "out of memory");
+        }
+        if (rc != SQLITE_DONE) {
+                query_cells_free(v, n);
+                return db_error(db, rc, err, "reading cells");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+int query_cells(struct db *db, int64_t run_id, struct query_cell **ret_cells, size_t *ret_n,
+                struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = q_prepare(db, CELL_SELECT "WHERE c.run_id = ?1 ORDER BY c.id", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, run_id);
+        return cells_select(db, s, ret_cells, ret_n, err);
+}
+
+int query_cell(struct db *db, int64_t run_id, const char *cell_key, struct query_cell **ret_cell,
+               struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct query_cell *v = NULL;
+        size_t n = 0;
+        int r;
+
+        r = q_prepare(db, CELL_SELECT "WHERE c.run_id = ?1 AND c.cell_key = ?2 "
+                          "ORDER BY c.attempt DESC LIMIT 1", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, run_id);
+        sqlite3_bind_text(s, 2, cell_key, -1, SQLITE_TRANSIENT);
+        r = cells_select(db, s, &v, &n, err);
+        if (r < 0)
+                return r;
+        if (n == 0) {
+                free(v);
+                return error_setf(err, -ENOENT, "no cell %s in run %lld", cell_key, (long long)run_id);
+        }
+        *ret_cell = v;
+        return 0;
+}
+
+/* ---- one cell's data ---------------------------------------------------- */
+
+void query_metrics_free(struct query_metric *m, size_t n) {
+        if (!m)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                free(m[i].name);
+                free(m[i].unit);
+                free(m[i].note);
+        }
+        free(m);
+}
+
+int query_cell_metrics(struct db *db, int64_t cell_id, struct query_metric **ret, size_t *ret_n,
+                       struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct query_metric *v = NULL;
+        size_t n = 0, cap = 0;
+        int r, rc, oom = 0;
+
+        r = q_prepare(db, "SELECT name, value, unit, note FROM metrics WHERE cell_id = ?1 ORDER BY name",
+                      &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, cell_id);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                struct query_metric *m;
+
+                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+                        oom = 1;
+                        break;
+                }
+                m = &v[n++];
+                m->name = col_dup(s, 0, &oom);
+                m->has_value = sqlite3_column_type(s, 1) != SQLITE_NULL;
+                m->value = m->has_value ? sqlite3_column_double(s, 1) : NAN;
+                m->unit = col_dup(s, 2, &oom);
+                m->note = col_dup(s, 3, &oom);
+                if (oom)
+                        break;
+        }
+        if (oom || rc != SQLITE_DONE) {
+                query_metrics_free(v, n);
+                return oom ? error_setf(err, -ENOMEM, "out of memory")
+                           : db_error(db, rc, err, "reading metrics");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret, size_t *ret_n,
+                      struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct db_vmstat_row *v = NULL;
+        char sql[1024];
+        size_t n = 0, cap = 0, len;
+        int r, rc;
+
+        /* Column names come from the compile-time list, never from data. */
+        len = (size_t)snprintf(sql, sizeof(sql), "SELECT seq, t_host, t_guest, first");
+        for (size_t k = 0; k < DB_VM_NCOLS; k++)
+                len += (size_t)snprintf(sql + len, sizeof(sql) - len, ", \"%s\"", db_vmstat_column_names[k]);
+        snprintf(sql + len, sizeof(sql) - len, " FROM vmstat WHERE cell_id = ?1 ORDER BY seq");
+        r = q_prepare(db, sql, &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, cell_id);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                struct db_vmstat_row *row;
+
+                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+                        free(v);
+                        return error_setf(err, -ENOMEM, "out of memory");
+                }
+                row = &v[n++];
+                row->seq = sqlite3_column_int64(s, 0);
+                row->t_host = col_real(s, 1);
+                row->t_guest = col_real(s, 2);
+                row->first = sqlite3_column_int(s, 3);
+                for (int k = 0; k < DB_VM_NCOLS; k++)
+                        row->v[k] = col_real(s, 4 + k);
+        }
+        if (rc != SQLITE_DONE) {
+                free(v);
+                return db_error(db, rc, err, "reading vmstat");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+void query_points_free(struct query_point *p, size_t n) {
+        if (!p)
+                return;
+        for (size_t i = 0; i < n; i++)
+                free(p[i].kind);
+        free(p);
+}
+
+int query_cell_points(struct db *db, int64_t cell_id, struct query_point **ret, size_t *ret_n,
+                      struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct query_point *v = NULL;
+        size_t n = 0, cap = 0;
+        int r, rc, oom = 0;
+
+        r = q_prepare(db, "SELECT kind, t, value FROM timeline WHERE cell_id = ?1 ORDER BY kind, t",
+                      &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, cell_id);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+                        oom = 1;
+                        break;
+                }
+                v[n].kind = col_dup(s, 0, &oom);
+                v[n].t = col_real(s, 1);
+                v[n].value = col_real(s, 2);
+                n++;
+                if (oom)
+                        break;
+        }
+        if (oom || rc != SQLITE_DONE) {
+                query_points_free(v, n);
+                return oom ? error_setf(err, -ENOMEM, "out of memory")
+                           : db_error(db, rc, err, "reading timeline");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+void query_log_infos_free(struct query_log_info *l, size_t n) {
+        if (!l)
+                return;
+        for (size_t i = 0; i < n; i++)
+                free(l[i].stream);
+        free(l);
+}
+
+int query_cell_logs(struct db *db, int64_t cell_id, struct query_log_info **ret, size_t *ret_n,
+                    struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct query_log_info *v = NULL;
+        size_t n = 0, cap = 0;
+        int r, rc, oom = 0;
+
+        r = q_prepare(db, "SELECT stream, length(CAST(text AS BLOB)) FROM logs WHERE cell_id = ?1 "
+                          "ORDER BY stream", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, cell_id);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+                        oom = 1;
+                        break;
+                }
+                v[n].stream = col_dup(s, 0, &oom);
+                v[n].bytes = sqlite3_column_int64(s, 1);
+                n++;
+                if (oom)
+                        break;
+        }
+        if (oom || rc != SQLITE_DONE) {
+                query_log_infos_free(v, n);
+                return oom ? error_setf(err, -ENOMEM, "out of memory")
+                           : db_error(db, rc, err, "reading logs");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **ret_text,
+                   size_t *ret_len, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        const void *blob;
+        char *text;
+        int r, rc, len;
+
+        r = q_prepare(db, "SELECT text FROM logs WHERE cell_id = ?1 AND stream = ?2", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, cell_id);
+        sqlite3_bind_text(s, 2, stream, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(s);
+        if (rc == SQLITE_DONE)
+                return error_setf(err, -ENOENT, "cell has no %s log", stream);
+        if (rc != SQLITE_ROW)
+                return db_error(db, rc, err, "reading log %s", stream);
+        blob = sqlite3_column_blob(s, 0);
+        len = sqlite3_column_bytes(s, 0);
+        text = malloc((size_t)len + 1);
+        if (!text)
+                return error_setf(err, -ENOMEM, "out of memory");
+        if (len > 0)
+                memcpy(text, blob, (size_t)len);
+        text[len] = '\0';
+        *ret_text = text;
+        *ret_len = (size_t)len;
+        return 0;
+}
+
+/* ---- samples for statistics -------------------------------------------- */
+
+void query_series_free(struct query_series *s, size_t n) {
+        if (!s)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                free(s[i].kernel_id);
+                free(s[i].kernel_name);
+                free(s[i].workload);
+                free(s[i].metric);
+                free(s[i].unit);
+                free(s[i].values);
+        }
+        free(s);
+}
+
+static int same_col(sqlite3_stmt *s, int i, const char *v) {
+        const unsigned char *t = sqlite3_column_text(s, i);
+        return t && v && strcmp((const char *)t, v) == 0;
+}
+
+int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, size_t *ret_n,
+                      struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct query_series *v = NULL, *cur = NULL;
+        size_t n = 0, cap = 0, vcap = 0;
+        int r, rc, oom = 0;
+
+        /* Only ok cells: a failed cell's partial metrics never enter statistics. */
+        r = q_prepare(db, "SELECT c.kernel_id, k.name, c.workload, m.name, m.unit, m.value, "
+                          "min(c.id) OVER (PARTITION BY c.kernel_id) AS kfirst "
+                          "FROM metrics m JOIN cells c ON c.id = m.cell_id "
+                          "JOIN kernels k ON k.id = c.kernel_id "
+                          "WHERE c.run_id = ?1 AND c.state = 'ok' "
+                          "ORDER BY kfirst, c.workload, m.name, c.id", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, run_id);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                if (!cur || !same_col(s, 0, cur->kernel_id) || !same_col(s, 2, cur->workload) ||
+                    !same_col(s, 3, cur->metric)) {
+                        if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+                                oom = 1;
+                                break;
+                        }
+                        cur = &v[n++];
+                        vcap = 0;
+                        cur->kernel_id = col_dup(s, 0, &oom);
+                        cur->kernel_name = col_dup(s, 1, &oom);
+                        cur->workload = col_dup(s, 2, &oom);
+                        cur->metric = col_dup(s, 3, &oom);
+                        cur->unit = col_dup(s, 4, &oom);
+                        if (oom)
+                                break;
+                }
+                if (sqlite3_column_type(s, 5) == SQLITE_NULL) {
+                        cur->n_missing++;
+                        continue;
+                }
+                if (grow((void **)&cur->values, &vcap, cur->n, sizeof(double)) < 0) {
+                        oom = 1;
+                        break;
+                }
+                cur->values[cur->n++] = sqlite3_column_double(s, 5);
+        }
+        if (oom || rc != SQLITE_DONE) {
+                query_series_free(v, n);
+                return oom ? error_setf(err, -ENOMEM, "out of memory")
+                           : db_error(db, rc, err, "reading samples");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}

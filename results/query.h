@@ -1,0 +1,134 @@
+/* results/query: the selections the readers of the result store need (show,
+ * compare, nightly, publish), so none of them writes SQL. Every function
+ * returns plain structs the caller owns and frees with the matching
+ * query_*_free; strings in them are owned copies. Failed cells never enter
+ * query_run_samples: statistics are built from ok cells only. */
+#pragma once
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "results/db.h"
+
+struct query_run {
+        int64_t id;
+        char *tag;                 /* NULL if none */
+        char *settings_json;
+        char *host;
+        char *host_info_json;
+        char *qemu_version;
+        char *libvirt_version;
+        char *kbench_version;
+        double started_at;         /* unix time */
+        double finished_at;        /* unix time, NAN while running */
+        char *status;              /* "running", "complete", "interrupted", ... */
+        int64_t n_kernels;         /* distinct kernels among the run's cells */
+        int64_t n_cells;           /* distinct cell keys stored (attempts count once) */
+        int64_t n_ok;              /* distinct cell keys with an ok attempt */
+};
+
+struct query_cell {
+        int64_t id;                /* cells.id */
+        int64_t run_id;
+        char *cell_key;
+        char *kernel_id;           /* sha256 */
+        char *kernel_name;
+        char *workload;
+        char *params_json;         /* may be NULL */
+        int iteration;             /* 0-based */
+        int attempt;               /* 1-based */
+        char *state;
+        char *detail;              /* may be NULL */
+        char *accel;               /* may be NULL */
+        double started_at;         /* unix time; NAN when unknown */
+        double boot_s;             /* NAN when the stage was not reached */
+        double workload_s;         /* NAN when not reached */
+        double total_s;            /* NAN when unknown */
+        int exit_code;             /* -1: none */
+        int64_t rejected_records;
+        int64_t vmstat_samples;    /* stored vmstat rows, since-boot row excluded */
+};
+
+struct query_metric {
+        char *name;
+        double value;              /* valid when has_value */
+        int has_value;             /* 0: stored NULL, see note */
+        char *unit;
+        char *note;                /* may be NULL */
+};
+
+struct query_point {
+        char *kind;
+        double t;                  /* seconds since QEMU start */
+        double value;              /* NAN if stored NULL */
+};
+
+struct query_log_info {
+        char *stream;
+        int64_t bytes;
+};
+
+/* Samples of one metric, for statistics: the values of the ok cells of one
+ * (kernel, workload) in a run, in cell order. */
+struct query_series {
+        char *kernel_id;
+        char *kernel_name;
+        char *workload;
+        char *metric;
+        char *unit;
+        size_t n;                  /* number of values */
+        double *values;
+        size_t n_missing;          /* ok cells whose metric had no value (NULL) */
+};
+
+/* All runs, oldest first. OUT: *ret_runs (free with query_runs_free), *ret_n. */
+int query_runs(struct db *db, struct query_run **ret_runs, size_t *ret_n, struct kb_error *err);
+/* One run. -ENOENT with "no run N in PATH" if it does not exist.
+ * OUT: *ret_run (free with query_runs_free(run, 1)). */
+int query_run(struct db *db, int64_t run_id, struct query_run **ret_run, struct kb_error *err);
+void query_runs_free(struct query_run *runs, size_t n);   /* accepts NULL */
+/* The id of the newest run; -ENOENT ("no runs in PATH") if there is none. */
+int query_last_run_id(struct db *db, int64_t *ret_id, struct kb_error *err);
+
+/* Every stored cell row of a run (all attempts), in insertion order.
+ * OUT: *ret_cells (free with query_cells_free), *ret_n. */
+int query_cells(struct db *db, int64_t run_id, struct query_cell **ret_cells, size_t *ret_n,
+                struct kb_error *err);
+/* The latest attempt of cell_key in run_id; -ENOENT ("no cell KEY in run N")
+ * if none. OUT: *ret_cell (free with query_cells_free(cell, 1)). */
+int query_cell(struct db *db, int64_t run_id, const char *cell_key, struct query_cell **ret_cell,
+               struct kb_error *err);
+void query_cells_free(struct query_cell *cells, size_t n);
+
+/* A cell's metrics ordered by name. OUT: *ret (free with query_metrics_free). */
+int query_cell_metrics(struct db *db, int64_t cell_id, struct query_metric **ret, size_t *ret_n,
+                       struct kb_error *err);
+void query_metrics_free(struct query_metric *m, size_t n);
+
+/* A cell's vmstat rows by sequence number; NULL columns come back as NAN.
+ * OUT: *ret (caller frees with free()), *ret_n. */
+int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret, size_t *ret_n,
+                      struct kb_error *err);
+
+/* A cell's timeline points by kind, then time. OUT: *ret (query_points_free). */
+int query_cell_points(struct db *db, int64_t cell_id, struct query_point **ret, size_t *ret_n,
+                      struct kb_error *err);
+void query_points_free(struct query_point *p, size_t n);
+
+/* The log streams a cell has, with sizes. OUT: *ret (query_log_infos_free). */
+int query_cell_logs(struct db *db, int64_t cell_id, struct query_log_info **ret, size_t *ret_n,
+                    struct kb_error *err);
+void query_log_infos_free(struct query_log_info *l, size_t n);
+/* One log, raw bytes (may hold NULs). -ENOENT ("cell has no STREAM log") if
+ * absent. OUT: *ret_text (caller frees; NUL-terminated for convenience, the
+ * length excludes it), *ret_len. */
+int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **ret_text,
+                   size_t *ret_len, struct kb_error *err);
+
+/* Per (kernel, workload, metric), the values of the run's ok cells, ordered
+ * by kernel (first appearance in the run), workload, metric name.
+ * OUT: *ret (free with query_series_free), *ret_n. */
+int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, size_t *ret_n,
+                      struct kb_error *err);
+void query_series_free(struct query_series *s, size_t n);

@@ -1,0 +1,533 @@
+/* test-db.c: the result store: opening, migrating and refusing databases,
+ * the round trip of a full cell, the atomicity of a cell insert, and the
+ * keys a resumed run skips. Every test works in its own temporary directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/test.h"
+#include "common/util.h"
+#include "results/db.h"
+
+TEST_MAIN();
+
+struct tmpdb {
+        char dir[64];
+        char path[128];
+};
+
+static void tmpdb_init(struct tmpdb *t) {
+        snprintf(t->dir, sizeof(t->dir), "/tmp/kbench-test-db-XXXXXX");
+        ASSERT_TRUE(mkdtemp(t->dir));
+        snprintf(t->path, sizeof(t->path), "%s/results.db", t->dir);
+}
+
+static void tmpdb_done(struct tmpdb *t) {
+        static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+        char p[160];
+
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                snprintf(p, sizeof(p), "%s%s", t->path, suffixes[i]);
+                unlink(p);
+        }
+        ASSERT_EQ(rmdir(t->dir), 0);
+}
+
+/* First column of the first row of sql as an integer (or text via ret_text). */
+static long long q_int(struct db *db, const char *sql) {
+        sqlite3_stmt *s;
+        long long v;
+
+        ASSERT_EQ(sqlite3_prepare_v2(db_handle(db), sql, -1, &s, NULL), SQLITE_OK);
+        ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+        v = sqlite3_column_int64(s, 0);
+        sqlite3_finalize(s);
+        return v;
+}
+
+static char *q_text(struct db *db, const char *sql) {
+        sqlite3_stmt *s;
+        char *v;
+
+        ASSERT_EQ(sqlite3_prepare_v2(db_handle(db), sql, -1, &s, NULL), SQLITE_OK);
+        ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+        v = sqlite3_column_type(s, 0) == SQLITE_NULL ? NULL : strdup((const char *)sqlite3_column_text(s, 0));
+        sqlite3_finalize(s);
+        return v;
+}
+
+static void add_kernel(struct db *db, const char *id, const char *name) {
+        struct kb_error err = { { 0 } };
+        struct db_kernel k = { .id = id, .name = name, .release = name, .source = "/tmp/x.deb",
+                               .added_at = 1700000000.5 };
+        ASSERT_EQ(db_kernel_upsert(db, &k, &err), 0);
+}
+
+static int64_t add_run(struct db *db, const char *tag) {
+        struct kb_error err = { { 0 } };
+        struct db_run run = { .tag = tag, .settings_json = "{\"repeats\":3}", .host = "testhost",
+                              .host_info_json = "{}", .qemu_version = "7.2.0",
+                              .libvirt_version = "9.0.0", .kbench_version = "0.1.0",
+                              .started_at = 1700000100.0 };
+        ASSERT_EQ(db_run_create(db, &run, &err), 0);
+        ASSERT_TRUE(run.id > 0);
+        return run.id;
+}
+
+#define KID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define KID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+static struct db_cell simple_cell(int64_t run_id, const char *key, const char *state, int attempt) {
+        return (struct db_cell){
+                .run_id = run_id, .cell_key = key, .kernel_id = KID_A, .workload = "dd",
+                .params_json = "{\"size\":\"512M\"}", .iteration = 0, .attempt = attempt,
+                .state = state, .detail = NULL, .accel = "tcg", .started_at = 1700000200.0,
+                .boot_s = 2.25, .workload_s = 30.5, .total_s = 35.0, .exit_code = 0,
+        };
+}
+
+TEST(create_open_reopen) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        char *mode;
+        int64_t run;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        ASSERT_EQ(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+        ASSERT_EQ(q_int(db, "PRAGMA foreign_keys"), 1);
+        mode = q_text(db, "PRAGMA journal_mode");
+        ASSERT_STREQ(mode, "wal");
+        free(mode);
+        ASSERT_STREQ(db_path(db), t.path);
+        run = add_run(db, "first");
+        db = db_close(db);
+        ASSERT_TRUE(db == NULL);
+
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), 0);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM runs"), 1);
+        ASSERT_EQ(q_int(db, "SELECT max(id) FROM runs"), run);
+        db = db_close(db);
+        ASSERT_TRUE(db_close(NULL) == NULL);
+        tmpdb_done(&t);
+}
+
+TEST(open_existing_refuses_missing_file) {
+        struct kb_error err = { { 0 } };
+        struct db *db = NULL;
+
+        ASSERT_EQ(db_open_existing("/tmp/kbench-no-such-dir/results.db", &db, &err), -ENOENT);
+        ASSERT_TRUE(db == NULL);
+        ASSERT_STREQ(err.msg, "no results database at /tmp/kbench-no-such-dir/results.db");
+        ASSERT_TRUE(db_open("/tmp/kbench-no-such-dir/results.db", &db, &err) < 0);
+        ASSERT_TRUE(strstr(err.msg, "/tmp/kbench-no-such-dir/results.db") != NULL);
+}
+
+TEST(migrate_from_empty_file) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        int fd;
+
+        tmpdb_init(&t);
+        fd = open(t.path, O_CREAT | O_WRONLY, 0644);
+        ASSERT_TRUE(fd >= 0);
+        close(fd);
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), 0);
+        ASSERT_EQ(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
+                            "('kernels','runs','cells','metrics','vmstat','timeline','logs')"), 7);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN "
+                            "('cells_by_run','cells_by_kernel','metrics_by_name','timeline_by_cell')"), 4);
+        db = db_close(db);
+        /* Opening again migrates nothing and keeps the data. */
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        ASSERT_EQ(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+TEST(vmstat_columns_match_schema) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        sqlite3_stmt *s;
+        int i = 0;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        ASSERT_EQ(sqlite3_prepare_v2(db_handle(db), "SELECT name FROM pragma_table_info('vmstat') "
+                                     "ORDER BY cid", -1, &s, NULL), SQLITE_OK);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+                static const char *const lead[] = { "cell_id", "seq", "t_host", "t_guest", "first" };
+                const char *name = (const char *)sqlite3_column_text(s, 0);
+
+                if (i < 5)
+                        ASSERT_STREQ(name, lead[i]);
+                else {
+                        ASSERT_TRUE(i - 5 < DB_VM_NCOLS);
+                        ASSERT_STREQ(name, db_vmstat_column_names[i - 5]);
+                }
+                i++;
+        }
+        sqlite3_finalize(s);
+        ASSERT_EQ(i, 5 + DB_VM_NCOLS);
+        ASSERT_STREQ(db_vmstat_column_names[DB_VM_in], "in");
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+TEST(refuses_newer_schema) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        sqlite3 *h;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        db = db_close(db);
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+
+        ASSERT_EQ(db_open(t.path, &db, &err), -EPROTONOSUPPORT);
+        ASSERT_TRUE(db == NULL);
+        ASSERT_TRUE(strstr(err.msg, t.path) != NULL);
+        ASSERT_TRUE(strstr(err.msg, "schema version 2 is newer than this kbench understands (1)") != NULL);
+        tmpdb_done(&t);
+}
+
+TEST(refuses_garbage_and_foreign_databases) {
+        static const char garbage[] = "this is not an SQLite database, it is a text file\n";
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        sqlite3 *h;
+        FILE *f;
+
+        tmpdb_init(&t);
+        f = fopen(t.path, "w");
+        ASSERT_TRUE(f);
+        for (int i = 0; i < 100; i++)
+                fputs(garbage, f);
+        fclose(f);
+        ASSERT_EQ(db_open(t.path, &db, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "not a database") != NULL);
+        unlink(t.path);
+
+        /* Some other program's database: tables, user_version 0. */
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "CREATE TABLE notes(x)", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        ASSERT_EQ(db_open(t.path, &db, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "not a kbench results database") != NULL);
+        tmpdb_done(&t);
+}
+
+TEST(cell_round_trip) {
+        static const char console[] = "Linux version 6.1.0\0binary\0tail\xff\n";
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct db_metric metrics[] = {
+                { .name = "dd.write_MBps", .value = 45.25, .has_value = 1, .unit = "MB/s" },
+                { .name = "bonnie.seek_per_s", .has_value = 0, .value = 99, .unit = "/s",
+                  .note = "+++++: too fast to measure" },
+        };
+        struct db_vmstat_row rows[2];
+        struct db_point points[] = {
+                { .kind = "ftp.bytes", .t = 1.5, .value = 1048576 },
+                { .kind = "ftp.bytes", .t = 2.5, .value = 2097152 },
+                { .kind = "phase", .t = 3.0, .value = 1 },
+        };
+        struct db_log logs[] = {
+                { .stream = "console", .text = console, .len = sizeof(console) - 1 },
+                { .stream = "data", .text = "", .len = 0 },
+        };
+        struct db_cell c;
+        sqlite3_stmt *s;
+        int64_t run, id = 0;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_kernel(db, KID_A, "6.1.0-47-amd64");
+        run = add_run(db, NULL);
+
+        for (int r = 0; r < 2; r++) {
+                rows[r] = (struct db_vmstat_row){ .seq = 10 + r, .t_host = 3.0 + r, .t_guest = 1.0 + r,
+                                                  .first = r == 0 };
+                for (int k = 0; k < DB_VM_NCOLS; k++)
+                        rows[r].v[k] = 100 * r + k;
+        }
+        rows[1].v[DB_VM_gu] = NAN;
+        rows[1].v[DB_VM_dirty] = NAN;
+
+        c = simple_cell(run, "c000", "ok", 1);
+        c.iteration = 2;
+        c.rejected_records = 3;
+        c.n_metrics = ELEMENTSOF(metrics); c.metrics = metrics;
+        c.n_vmstat = ELEMENTSOF(rows);     c.vmstat = rows;
+        c.n_points = ELEMENTSOF(points);   c.points = points;
+        c.n_logs = ELEMENTSOF(logs);       c.logs = logs;
+        c.workload_s = NAN;                /* e.g. never reached: stored NULL */
+        ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
+        ASSERT_TRUE(id > 0);
+        db = db_close(db);
+
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), 0);
+        ASSERT_EQ(sqlite3_prepare_v2(db_handle(db),
+                  "SELECT run_id, cell_key, kernel_id, workload, params_json, iteration, attempt, state, "
+                  "detail, accel, started_at, boot_s, workload_s, total_s, exit_code, rejected_records "
+                  "FROM cells WHERE id = ?", -1, &s, NULL), SQLITE_OK);
+        sqlite3_bind_int64(s, 1, id);
+        ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+        ASSERT_EQ(sqlite3_column_int64(s, 0), run);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 1), "c000");
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 2), KID_A);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 3), "dd");
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 4), "{\"size\":\"512M\"}");
+        ASSERT_EQ(sqlite3_column_int(s, 5), 2);
+        ASSERT_EQ(sqlite3_column_int(s, 6), 1);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 7), "ok");
+        ASSERT_EQ(sqlite3_column_type(s, 8), SQLITE_NULL);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 9), "tcg");
+        ASSERT_NEAR(sqlite3_column_double(s, 10), 1700000200.0, 1e-6);
+        ASSERT_NEAR(sqlite3_column_double(s, 11), 2.25, 1e-12);
+        ASSERT_EQ(sqlite3_column_type(s, 12), SQLITE_NULL);
+        ASSERT_NEAR(sqlite3_column_double(s, 13), 35.0, 1e-12);
+        ASSERT_EQ(sqlite3_column_int(s, 14), 0);
+        ASSERT_EQ(sqlite3_column_int(s, 15), 3);
+        sqlite3_finalize(s);
+
+        ASSERT_EQ(sqlite3_prepare_v2(db_handle(db), "SELECT name, value, unit, note FROM metrics "
+                                     "WHERE cell_id = ? ORDER BY name", -1, &s, NULL), SQLITE_OK);
+        sqlite3_bind_int64(s, 1, id);
+        ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 0), "bonnie.seek_per_s");
+        ASSERT_EQ(sqlite3_column_type(s, 1), SQLITE_NULL);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 2), "/s");
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 3), "+++++: too fast to measure");
+        ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 0), "dd.write_MBps");
+        ASSERT_NEAR(sqlite3_column_double(s, 1), 45.25, 1e-12);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 2), "MB/s");
+        ASSERT_EQ(sqlite3_column_type(s, 3), SQLITE_NULL);
+        ASSERT_EQ(sqlite3_step(s), SQLITE_DONE);
+        sqlite3_finalize(s);
+
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM vmstat"), 2);
+        ASSERT_EQ(q_int(db, "SELECT first FROM vmstat WHERE seq = 10"), 1);
+        ASSERT_EQ(q_int(db, "SELECT first FROM vmstat WHERE seq = 11"), 0);
+        ASSERT_EQ(q_int(db, "SELECT \"in\" FROM vmstat WHERE seq = 11"), 100 + DB_VM_in);
+        ASSERT_EQ(q_int(db, "SELECT writeback FROM vmstat WHERE seq = 11"), 100 + DB_VM_writeback);
+        ASSERT_EQ(q_int(db, "SELECT gu IS NULL AND dirty IS NULL FROM vmstat WHERE seq = 11"), 1);
+        ASSERT_EQ(q_int(db, "SELECT gu IS NULL FROM vmstat WHERE seq = 10"), 0);
+        ASSERT_EQ(q_int(db, "SELECT t_host * 10 FROM vmstat WHERE seq = 11"), 40);
+
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM timeline WHERE kind = 'ftp.bytes'"), 2);
+        ASSERT_EQ(q_int(db, "SELECT value FROM timeline WHERE kind = 'ftp.bytes' AND t = 2.5"), 2097152);
+
+        ASSERT_EQ(sqlite3_prepare_v2(db_handle(db), "SELECT text FROM logs WHERE cell_id = ? AND "
+                                     "stream = 'console'", -1, &s, NULL), SQLITE_OK);
+        sqlite3_bind_int64(s, 1, id);
+        ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+        ASSERT_EQ(sqlite3_column_bytes(s, 0), sizeof(console) - 1);
+        ASSERT_TRUE(memcmp(sqlite3_column_blob(s, 0), console, sizeof(console) - 1) == 0);
+        sqlite3_finalize(s);
+        ASSERT_EQ(q_int(db, "SELECT length(text) FROM logs WHERE stream = 'data'"), 0);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+static void assert_empty(struct db *db) {
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM cells"), 0);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM metrics"), 0);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM vmstat"), 0);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM timeline"), 0);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM logs"), 0);
+}
+
+TEST(cell_insert_is_atomic) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct db_metric good[] = { { .name = "dd.write_MBps", .value = 1, .has_value = 1, .unit = "MB/s" } };
+        struct db_metric dup[] = {
+                { .name = "dd.write_MBps", .value = 1, .has_value = 1, .unit = "MB/s" },
+                { .name = "dd.write_MBps", .value = 2, .has_value = 1, .unit = "MB/s" },
+        };
+        struct db_vmstat_row rows[2] = { { .seq = 5 }, { .seq = 5 } };
+        struct db_point points[] = { { .kind = "x", .t = 1, .value = 1 } };
+        struct db_log dup_logs[] = {
+                { .stream = "console", .text = "a", .len = 1 },
+                { .stream = "console", .text = "b", .len = 1 },
+        };
+        struct db_cell c;
+        int64_t run, id = -7;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_kernel(db, KID_A, "k-a");
+        run = add_run(db, "atomic");
+
+        /* Fails at the second metric, after the cell row and one metric. */
+        c = simple_cell(run, "c000", "ok", 1);
+        c.n_metrics = 2; c.metrics = dup;
+        ASSERT_EQ(db_cell_insert(db, &c, &id, &err), -EEXIST);
+        ASSERT_EQ(id, -7);
+        ASSERT_TRUE(strstr(err.msg, "metric dd.write_MBps") != NULL);
+        assert_empty(db);
+
+        /* Fails in the vmstat rows, after all metrics. */
+        c.n_metrics = 1; c.metrics = good;
+        c.n_vmstat = 2; c.vmstat = rows;
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), -EEXIST);
+        assert_empty(db);
+
+        /* Fails at the very last step (logs), after metrics, vmstat and points. */
+        c.n_vmstat = 1;
+        c.n_points = 1; c.points = points;
+        c.n_logs = 2; c.logs = dup_logs;
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), -EEXIST);
+        assert_empty(db);
+
+        /* Unknown kernel: the foreign key refuses the cell row. */
+        c.n_logs = 1;
+        c.kernel_id = KID_B;
+        ASSERT_TRUE(db_cell_insert(db, &c, NULL, &err) < 0);
+        assert_empty(db);
+
+        /* Unknown state: the CHECK constraint refuses it. */
+        c.kernel_id = KID_A;
+        c.state = "fine";
+        ASSERT_TRUE(db_cell_insert(db, &c, NULL, &err) < 0);
+        assert_empty(db);
+
+        /* The same cell, valid now, goes in whole; a second copy of the same
+         * (run, key, attempt) is refused and leaves the first intact. */
+        c.state = "ok";
+        ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
+        ASSERT_TRUE(id > 0);
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), -EEXIST);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM cells"), 1);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM metrics"), 1);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM vmstat"), 1);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM timeline"), 1);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM logs"), 1);
+        /* The connection is usable after the failures: no transaction left open. */
+        ASSERT_EQ(sqlite3_get_autocommit(db_handle(db)), 1);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+TEST(done_keys_and_attempts) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct db_cell c;
+        char **keys = NULL;
+        int64_t run, other;
+        int attempt = 0;
+        size_t n;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_kernel(db, KID_A, "k-a");
+        run = add_run(db, "resume");
+        other = add_run(db, "other");
+
+        ASSERT_EQ(db_run_done_keys(db, run, &keys, &err), 0);
+        ASSERT_TRUE(keys && keys[0] == NULL);
+        free(keys);
+
+        c = simple_cell(run, "c001", "ok", 1);
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
+        c = simple_cell(run, "c000", "hang", 1);
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
+        c = simple_cell(run, "c002", "infra-error", 1);
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
+        ASSERT_EQ(db_cell_next_attempt(db, run, "c002", &attempt, &err), 0);
+        ASSERT_EQ(attempt, 2);
+        c = simple_cell(run, "c002", "ok", attempt);
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
+        c = simple_cell(other, "c000", "ok", 1);
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
+
+        ASSERT_EQ(db_run_done_keys(db, run, &keys, &err), 0);
+        for (n = 0; keys[n]; n++)
+                ;
+        ASSERT_EQ(n, 2);
+        ASSERT_STREQ(keys[0], "c001");
+        ASSERT_STREQ(keys[1], "c002");
+        for (n = 0; keys[n]; n++)
+                free(keys[n]);
+        free(keys);
+
+        ASSERT_EQ(db_cell_next_attempt(db, run, "c002", &attempt, &err), 0);
+        ASSERT_EQ(attempt, 3);
+        ASSERT_EQ(db_cell_next_attempt(db, run, "c099", &attempt, &err), 0);
+        ASSERT_EQ(attempt, 1);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+TEST(kernel_upsert_and_rename) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct db_kernel k = { .id = KID_A, .name = "6.1", .release = "6.1.0-47-amd64",
+                               .source = "new.deb", .added_at = 5 };
+        char *s;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_kernel(db, KID_A, "6.1");
+        ASSERT_EQ(db_kernel_upsert(db, &k, &err), 0);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM kernels"), 1);
+        s = q_text(db, "SELECT source FROM kernels");
+        ASSERT_STREQ(s, "new.deb");
+        free(s);
+        /* added_at keeps the first import time. */
+        ASSERT_EQ(q_int(db, "SELECT added_at FROM kernels"), 1700000000);
+
+        add_kernel(db, KID_B, "6.1");
+        s = q_text(db, "SELECT name FROM kernels WHERE id = '" KID_A "'");
+        ASSERT_STREQ(s, "6.1~aaaaaaaaaaaa");
+        free(s);
+        s = q_text(db, "SELECT name FROM kernels WHERE id = '" KID_B "'");
+        ASSERT_STREQ(s, "6.1");
+        free(s);
+        k.name = NULL;
+        ASSERT_EQ(db_kernel_upsert(db, &k, &err), -EINVAL);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+TEST(run_finish) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        int64_t run;
+        char *s;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        run = add_run(db, "fin");
+        s = q_text(db, "SELECT status FROM runs");
+        ASSERT_STREQ(s, "running");
+        free(s);
+        ASSERT_EQ(q_int(db, "SELECT finished_at IS NULL FROM runs"), 1);
+        ASSERT_EQ(db_run_finish(db, run, "interrupted", &err), 0);
+        s = q_text(db, "SELECT status FROM runs");
+        ASSERT_STREQ(s, "interrupted");
+        free(s);
+        ASSERT_EQ(q_int(db, "SELECT finished_at > 1700000000 FROM runs"), 1);
+        ASSERT_EQ(db_run_finish(db, run + 41, "complete", &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, "no run") != NULL);
+        db = db_close(db);
+        tmpdb_done(&t);
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Integration test of the spine: import two real Debian kernels, run dd in
+each under QEMU through libvirt's embedded driver, and check what was stored
+(every cell ok, dd metrics, vmstat samples, the accelerator) and what the
+kernel printed (its console log names the release that was imported). Then
+the failure paths: a file that is not a kernel, a kernel that panics at boot,
+and a guest that runs past its deadline are each classified and the run goes
+on. Needs the .debs in $KBENCH_DEBS (tools/setup.sh fetches them)."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+KBENCH = sys.argv[1]
+DEBS = os.environ.get("KBENCH_DEBS", "/var/cache/kbench-debs")
+
+
+def kb(home, *args, check=True):
+    p = subprocess.run([KBENCH, "--store", home, *args], capture_output=True, text=True, timeout=1800)
+    if check and p.returncode != 0:
+        sys.exit(f"FAIL: kbench {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def expect(cond, msg):
+    if not cond:
+        sys.exit("FAIL: " + msg)
+    print("ok:", msg)
+
+
+def main():
+    debs = sorted(glob.glob(os.path.join(DEBS, "linux-image-6.1.0-*-amd64-unsigned_*.deb")))
+    if len(debs) < 2:
+        sys.exit(f"FAIL: need two linux-image-6.1.0-*-amd64-unsigned .debs in {DEBS} (run tools/setup.sh)")
+    home = tempfile.mkdtemp(prefix="kbench-it-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp"))
+    try:
+        names = []
+        for d in debs[:2]:
+            out = json.loads(kb(home, "kernel", "add", "--json", d).stdout)
+            names.append(out["name"])
+        expect(len(set(names)) == 2, f"two kernels imported: {names}")
+
+        # A file that is not a kernel: one-line error, nothing stored.
+        bogus = os.path.join(home, "not-a-kernel")
+        with open(bogus, "wb") as f:
+            f.write(b"MZ this is not a kernel\n" * 100)
+        p = kb(home, "kernel", "add", bogus, check=False)
+        expect(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and "not-a-kernel" in p.stderr,
+               f"non-kernel refused with one line naming the file: {p.stderr.strip()}")
+        listed = json.loads(kb(home, "kernel", "list", "--json").stdout)
+        expect(len(listed) == 2, "the store still holds exactly two kernels")
+
+        # The main job, small: two kernels x dd x 2 repeats.
+        p = kb(home, "run", "-k", names[0], "-k", names[1], "-w", "dd:size=64M", "-n", "2",
+               "--mem", "256", "--accel", "auto", "--json")
+        run = json.loads(p.stdout)
+        cells = run["cells"]
+        expect(len(cells) == 4, "4 cells stored")
+        for c in cells:
+            expect(c["state"] == "ok", f"cell {c['key']} ok ({c.get('detail')})")
+            expect(c["accel"] in ("kvm", "tcg"), f"cell {c['key']} records accelerator {c['accel']}")
+            m = c["metrics"]
+            for k in ("dd.write_MBps", "dd.read_MBps", "dd.write_s", "dd.read_s"):
+                expect(k in m and m[k]["value"] > 0, f"cell {c['key']} has {k} = {m.get(k, {}).get('value')}")
+            expect(c["vmstat_samples"] >= 3, f"cell {c['key']} has {c['vmstat_samples']} vmstat samples")
+            expect(c["boot_s"] > 0, f"cell {c['key']} boot_s = {c['boot_s']:.2f}")
+        # Interleaved: A B A B.
+        expect([c["kernel"] for c in cells] == [names[0], names[1]] * 2, "cells alternate kernels")
+        # What the kernel printed.
+        for c, name in zip(cells, [names[0], names[1]]):
+            log = kb(home, "show", str(run["run"]["id"]), "--cell", c["key"], "--log", "console").stdout
+            expect(f"Linux version {name}" in log, f"console of {c['key']} shows 'Linux version {name}'")
+
+        # A kernel that panics at boot (no init in the initramfs -> VFS panic),
+        # and a guest that outlives its deadline (dd throttled to 1 MB/s):
+        # each is classified, and the run continues to the next cell.
+        p = kb(home, "run", "-k", names[0], "-w", "dd:size=16M", "--append", "rdinit=/nonexistent",
+               "--json", check=False)
+        expect(p.returncode == 3, f"run with a panicking kernel ends with exit 3 (got {p.returncode})")
+        cells = json.loads(p.stdout)["cells"]
+        expect(cells[0]["state"] == "boot-crash" and "panic" in (cells[0]["detail"] or "").lower(),
+               f"panicking kernel is boot-crash: {cells[0]['detail']}")
+        expect(not cells[0]["metrics"], "a failed cell has no metrics")
+
+        p = kb(home, "run", "-k", names[0], "-k", names[1], "-w", "dd:size=256M", "--disk-mbps", "1",
+               "--timeout", "45", "--retries", "0", "--json", check=False)
+        cells = json.loads(p.stdout)["cells"]
+        expect(len(cells) == 2 and all(c["state"] == "hang" for c in cells),
+               f"throttled guests past the deadline are 'hang' and the run continued: "
+               f"{[(c['state'], c['detail']) for c in cells]}")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    print("1 passed, 0 failed")
+
+
+main()

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Set up a fresh Debian 12 machine for kbench: packages, the user libvirt's
+# QEMU driver insists on, a build in ./build, and two Debian kernel packages
+# in $KBENCH_DEBS (default /var/cache/kbench-debs). Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential meson ninja-build pkg-config python3
+  libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu qemu-system-x86
+  libcurl4-openssl-dev libsqlite3-dev libjansson-dev libglib2.0-dev libarchive-dev libkmod-dev
+  kmod e2fsprogs busybox-static vsftpd bonnie++ coreutils xz-utils zstd procps
+)
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup.sh: run as root (it installs packages)" >&2
+  exit 1
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+# libvirt's QEMU driver refuses to start without this user, even when told to
+# run QEMU as root (as kbench's embedded configuration does).
+getent passwd libvirt-qemu >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin libvirt-qemu
+
+if [ ! -f build/build.ninja ]; then
+  meson setup build --werror
+fi
+ninja -C build
+
+debs=${KBENCH_DEBS:-/var/cache/kbench-debs}
+mkdir -p "$debs"
+cd "$debs"
+for k in linux-image-6.1.0-47-amd64-unsigned linux-image-6.1.0-57-amd64-unsigned; do
+  ls "$k"_*.deb >/dev/null 2>&1 || apt-get download -q "$k" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
+  ls "$k"_*.deb >/dev/null
+done

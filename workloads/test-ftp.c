@@ -1,0 +1,739 @@
+/* test-ftp.c: the FTP workload's generator, halt reduction, script, parser,
+ * and the real host side against a real vsftpd on 127.0.0.1 (run as root;
+ * skipped otherwise, so those come last), including the whole job script
+ * run by busybox sh. */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/test.h"
+#include "common/util.h"
+#include "workloads/ftp.h"
+
+TEST_MAIN();
+
+static double now_mono(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- generator -------------------------------------------------------- */
+
+TEST(gen_known_answer) {
+        /* splitmix64 seeded with 1234567: the published reference sequence
+         * (Rosetta Code "Pseudo-random numbers/Splitmix64"). */
+        static const uint64_t want[] = {
+                UINT64_C(6457827717110365317), UINT64_C(3203168211198807973),
+                UINT64_C(9817491932198370423), UINT64_C(4593380528125082431),
+                UINT64_C(16408922859458223821),
+        };
+        uint8_t buf[40];
+        struct ftp_gen g;
+
+        for (size_t i = 0; i < 5; i++)
+                ASSERT_TRUE(ftp_gen_word(1234567, i) == want[i]);
+        ftp_gen_init(&g, 1234567);
+        ftp_gen_fill(&g, buf, sizeof(buf));
+        for (size_t i = 0; i < 5; i++) {
+                uint64_t v;
+                memcpy(&v, buf + 8 * i, 8);
+                ASSERT_TRUE(le64toh(v) == want[i]);
+        }
+        ASSERT_EQ(g.offset, 40);
+}
+
+TEST(gen_chunking_is_invisible) {
+        static uint8_t whole[5000], parts[5000];
+        struct ftp_gen g;
+        size_t off = 0, step = 1;
+
+        ftp_gen_init(&g, 99);
+        ftp_gen_fill(&g, whole, sizeof(whole));
+        ftp_gen_init(&g, 99);
+        while (off < sizeof(parts)) {
+                size_t n = step < sizeof(parts) - off ? step : sizeof(parts) - off;
+                ftp_gen_fill(&g, parts + off, n);
+                off += n;
+                step = step * 3 % 17 + 1;    /* 1, 4, 13, 6, ...: every alignment */
+        }
+        ASSERT_TRUE(memcmp(whole, parts, sizeof(whole)) == 0);
+        ftp_gen_fill(&g, parts, 0);
+        ASSERT_EQ(g.offset, sizeof(whole));
+}
+
+TEST(gen_seed_sensitivity) {
+        static uint8_t a[4096], b[4096];
+        struct ftp_gen g;
+        size_t same = 0;
+
+        ftp_gen_init(&g, 1);
+        ftp_gen_fill(&g, a, sizeof(a));
+        ftp_gen_init(&g, 2);
+        ftp_gen_fill(&g, b, sizeof(b));
+        for (size_t i = 0; i < sizeof(a); i++)
+                same += a[i] == b[i];
+        /* Independent bytes agree 1 time in 256: ~16 of 4096. */
+        ASSERT_TRUE(same < 64);
+        ftp_gen_init(&g, 1);
+        ftp_gen_fill(&g, b, sizeof(b));
+        ASSERT_TRUE(memcmp(a, b, sizeof(a)) == 0);
+}
+
+/* ---- halts ------------------------------------------------------------ */
+
+TEST(halts_hand_made) {
+        /* login (flat at 0), flow, a 2.5 s halt, flow, a 0.5 s pause (too
+         * short), flow, a 1.0 s halt (exactly min), flow, the 226 wait. */
+        static const double t[] = { 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8, 9, 10 };
+        static const double b[] = { 0, 0, 0, 10, 20, 20, 20, 20, 20, 20, 30, 40, 40, 50, 60, 60, 60, 70, 70 };
+        struct ftp_halts h;
+
+        ASSERT_EQ(ftp_halts(t, b, ELEMENTSOF(t), 1.0, &h), 0);
+        ASSERT_EQ(h.count, 2);
+        ASSERT_NEAR(h.longest_s, 2.5, 0);
+        ASSERT_NEAR(h.total_s, 3.5, 0);
+
+        ASSERT_EQ(ftp_halts(t, b, ELEMENTSOF(t), 0.5, &h), 0);
+        ASSERT_EQ(h.count, 3);
+        ASSERT_NEAR(h.total_s, 4.0, 0);
+
+        ASSERT_EQ(ftp_halts(t, b, ELEMENTSOF(t), 3.0, &h), 0);
+        ASSERT_EQ(h.count, 0);
+        ASSERT_NEAR(h.longest_s, 0, 0);
+        ASSERT_NEAR(h.total_s, 0, 0);
+}
+
+TEST(halts_edges) {
+        static const double t[] = { 0, 1, 2, 3, 4 };
+        static const double flat[] = { 5, 5, 5, 5, 5 };
+        static const double steady[] = { 0, 1, 2, 3, 4 };
+        static const double down[] = { 0, 2, 1, 3, 4 };
+        static const double tback[] = { 0, 1, 0.5, 3, 4 };
+        struct ftp_halts h = { 7, 7, 7 };
+
+        ASSERT_EQ(ftp_halts(t, flat, 0, 1.0, &h), 0);
+        ASSERT_EQ(h.count, 0);
+        ASSERT_EQ(ftp_halts(t, flat, 5, 1.0, &h), 0);     /* never started: not a halt */
+        ASSERT_EQ(h.count, 0);
+        ASSERT_EQ(ftp_halts(t, steady, 5, 1.0, &h), 0);
+        ASSERT_EQ(h.count, 0);
+        h.count = 7;
+        ASSERT_EQ(ftp_halts(t, down, 5, 1.0, &h), -EINVAL);
+        ASSERT_EQ(h.count, 7);
+        ASSERT_EQ(ftp_halts(tback, steady, 5, 1.0, &h), -EINVAL);
+}
+
+/* ---- keys, config, script --------------------------------------------- */
+
+static struct workload_spec spec3(char *size, char *verify, char *seed, char **values) {
+        values[0] = size;
+        values[1] = verify;
+        values[2] = seed;
+        return (struct workload_spec){ .ops = &ftp_ops, .n = 3, .values = values };
+}
+
+TEST(params_from_spec) {
+        struct workload_env env = { .seed = 77 };
+        struct kb_error err = { "" };
+        struct ftp_params p;
+        char *v[3];
+        struct workload_spec s;
+
+        s = spec3("600M", "0", "", v);
+        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), 0);
+        ASSERT_EQ(p.size, 600ULL << 20);
+        ASSERT_EQ(p.verify, 0);
+        ASSERT_EQ(p.seed, 77);
+        s = spec3("32M", "1", "5", v);
+        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), 0);
+        ASSERT_EQ(p.size, 32ULL << 20);
+        ASSERT_EQ(p.verify, 1);
+        ASSERT_EQ(p.seed, 5);
+        s = spec3("0", "0", "", v);
+        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "size") != NULL);
+        s = spec3("1M", "maybe", "", v);
+        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "verify") != NULL);
+        ASSERT_STREQ(ftp_ops.keys[0].def, "600M");
+        ASSERT_EQ(ftp_ops.n_ports, 5);
+}
+
+static struct workload_env guest_env(void) {
+        return (struct workload_env){ .mem_bytes = 160 << 20, .cpus = 2, .disk_bytes = 2ULL << 30,
+                                      .mnt = "/mnt/test", .ports = { 40000, 40010, 40011, 40012, 40013 },
+                                      .nports = 5, .seed = 1 };
+}
+
+static int sh_syntax_ok(const char *script) {
+        g_autofree char *path = g_strdup("/tmp/kbench-ftp-script-XXXXXX");
+        int fd = mkstemp(path), status;
+        g_autofree char *cmd = NULL;
+
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(write(fd, script, strlen(script)) == (ssize_t)strlen(script));
+        close(fd);
+        cmd = g_strdup_printf("busybox sh -n %s", path);
+        status = system(cmd);
+        unlink(path);
+        return status == 0;
+}
+
+TEST(script_generation) {
+        struct workload_env env = guest_env();
+        struct kb_error err = { "" };
+        g_autofree char *script = NULL, *script_v = NULL;
+        char *v[3];
+        struct workload_spec s = spec3("64M", "0", "", v);
+
+        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), 0);
+        ASSERT_TRUE(strstr(script, "\npasv_min_port=40010\n") != NULL);
+        ASSERT_TRUE(strstr(script, "\npasv_max_port=40013\n") != NULL);
+        ASSERT_TRUE(strstr(script, "\nlisten_port=21\n") != NULL);
+        ASSERT_TRUE(strstr(script, "listen_address") == NULL);
+        ASSERT_TRUE(strstr(script, "\nanon_root=/mnt/test/ftp\n") != NULL);
+        ASSERT_TRUE(strstr(script, "\nseccomp_sandbox=NO\n") != NULL);
+        ASSERT_TRUE(strstr(script, "echo host-start >&3\nread line < /run/kbench/host\n") != NULL);
+        ASSERT_TRUE(strstr(script, "echo sync-start >&3\nsync\necho sync-end >&3\n") != NULL);
+        ASSERT_TRUE(strstr(script, "sha256sum") == NULL);
+        ASSERT_TRUE(sh_syntax_ok(script));
+
+        s = spec3("64M", "1", "", v);
+        ASSERT_EQ(ftp_ops.script(&s, &env, &script_v, &err), 0);
+        ASSERT_TRUE(strstr(script_v, "sha256sum") != NULL);
+        ASSERT_TRUE(sh_syntax_ok(script_v));
+}
+
+TEST(script_rejects) {
+        struct workload_env env = guest_env();
+        struct kb_error err = { "" };
+        char *script = NULL, *v[3];
+        struct workload_spec s = spec3("64M", "0", "", v);
+
+        env.ports[3] = 50000;
+        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "consecutive") != NULL);
+        env = guest_env();
+        env.nports = 1;
+        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        env = guest_env();
+        env.disk_bytes = 32 << 20;
+        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "does not fit") != NULL);
+        env = guest_env();
+        env.mnt = "/mnt/te st;rm";
+        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_TRUE(script == NULL);
+}
+
+/* ---- parser ----------------------------------------------------------- */
+
+static int run_parse(const char *verify, const char *const *lines, size_t n_lines,
+                     const char *const *events, const double *t, size_t n_events,
+                     struct metric_list *ml, struct kb_error *err) {
+        char *v[3];
+        struct workload_spec s = spec3("64M", (char *)verify, "", v);
+        struct workload_output out = { n_lines, lines, n_events, events, t };
+
+        return ftp_ops.parse(&s, &out, ml, err);
+}
+
+TEST(parse_ok) {
+        static const char *const lines[] = { "ftp-expected 67108864", "ftp-size 67108864",
+                                             "ftp-upload-s 12.500000" };
+        static const char *const events[] = { "host-start", "upload-seen", "sync-start", "sync-end" };
+        static const double t[] = { 3.0, 15.75, 16.0, 19.5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+
+        ASSERT_EQ(run_parse("0", lines, 3, events, t, 4, &ml, &err), 0);
+        ASSERT_EQ(ml.n, 2);
+        ASSERT_NEAR(metric_find(&ml, "ftp.sync_s")->value, 3.5, 0);
+        ASSERT_NEAR(metric_find(&ml, "ftp.ingest_s")->value, 12.5 + 3.75, 0);
+        ASSERT_STREQ(metric_find(&ml, "ftp.ingest_s")->unit, "s");
+        metric_list_clear(&ml);
+        /* verify=1 needs the guest's checksum line */
+        ASSERT_EQ(run_parse("1", lines, 3, events, t, 4, &ml, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "ftp-sha256") != NULL);
+        ASSERT_EQ(ml.n, 0);
+}
+
+TEST(parse_failures) {
+        static const char *const short_file[] = { "ftp-expected 100", "ftp-size 99", "ftp-upload-s 1" };
+        static const char *const failed[] = { "ftp-error: the host upload failed (failed)" };
+        static const char *const junk[] = { "ftp-expected 100", "sh: stat: not found" };
+        static const char *const bad_num[] = { "ftp-expected 1e3" };
+        static const char *const twice[] = { "ftp-size 1", "ftp-size 1" };
+        static const char *const good[] = { "ftp-expected 100", "ftp-size 100", "ftp-upload-s 1" };
+        static const char *const ev[] = { "upload-seen", "sync-start", "sync-end" };
+        static const char *const ev_missing[] = { "upload-seen", "sync-start" };
+        static const double t[] = { 1, 2, 3 }, t_back[] = { 1, 3, 2 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+
+        ASSERT_EQ(run_parse("0", short_file, 3, ev, t, 3, &ml, &err), -EIO);
+        ASSERT_TRUE(strstr(err.msg, "short file: 99 of 100") != NULL);
+        ASSERT_EQ(run_parse("0", failed, 1, ev, t, 3, &ml, &err), -EIO);
+        ASSERT_TRUE(strstr(err.msg, "host upload failed") != NULL);
+        ASSERT_EQ(run_parse("0", junk, 2, ev, t, 3, &ml, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "'sh: stat: not found'") != NULL);
+        ASSERT_EQ(run_parse("0", bad_num, 1, ev, t, 3, &ml, &err), -EINVAL);
+        ASSERT_EQ(run_parse("0", twice, 2, ev, t, 3, &ml, &err), -EINVAL);
+        ASSERT_EQ(run_parse("0", good, 3, ev_missing, t, 2, &ml, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "sync-end") != NULL);
+        ASSERT_EQ(run_parse("0", good, 3, ev, t_back, 3, &ml, &err), -EINVAL);
+        ASSERT_EQ(ml.n, 0);
+        ASSERT_EQ(run_parse("0", good, 3, ev, t, 3, &ml, &err), 0);
+        metric_list_clear(&ml);
+}
+
+/* ---- fake harness ----------------------------------------------------- */
+
+struct fake {
+        char said[512];
+        int n_said;
+        const char *fifo;          /* also write the line here, as the agent does */
+        double pt_t[100000], pt_v[100000];
+        size_t n_pt;
+        int bad_kind;
+};
+
+static double fake_now(void *u) {
+        return now_mono();
+}
+
+static int fake_say(void *u, const char *line) {
+        struct fake *f = u;
+
+        snprintf(f->said, sizeof(f->said), "%s", line);
+        f->n_said++;
+        if (f->fifo) {
+                int fd = open(f->fifo, O_WRONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                dprintf(fd, "%s\n", line);
+                close(fd);
+        }
+        return 0;
+}
+
+static int fake_point(void *u, const char *kind, double t, double v) {
+        struct fake *f = u;
+
+        if (strcmp(kind, "ftp.bytes") != 0)
+                f->bad_kind++;
+        if (f->n_pt < ELEMENTSOF(f->pt_t)) {
+                f->pt_t[f->n_pt] = t;
+                f->pt_v[f->n_pt++] = v;
+        }
+        return 0;
+}
+
+static volatile int no_cancel;
+
+static struct workload_host fake_host(struct fake *f, struct workload_env *env, struct metric_list *ml) {
+        return (struct workload_host){ .env = env, .now = fake_now, .say = fake_say,
+                                       .point = fake_point, .cancel = &no_cancel,
+                                       .userdata = f, .metrics = ml };
+}
+
+/* A listening socket on 127.0.0.1 with a kernel-chosen port. */
+static int listen_any(uint16_t *ret_port) {
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t sl = sizeof(sa);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+        ASSERT_TRUE(listen(fd, 16) == 0);
+        ASSERT_TRUE(getsockname(fd, (struct sockaddr *)&sa, &sl) == 0);
+        *ret_port = ntohs(sa.sin_port);
+        return fd;
+}
+
+static int port_free(uint16_t port) {
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+        ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+        if (fd >= 0)
+                close(fd);
+        return ok;
+}
+
+/* Five free ports: a control port and four consecutive passive ports, found
+ * by binding to port 0 and probing the next three. */
+static void free_ports(uint16_t *ports) {
+        for (int attempt = 0; attempt < 100; attempt++) {
+                uint16_t c, p;
+                int fc = listen_any(&c), fp = listen_any(&p), ok = p < 65530 && p + 3 != c;
+
+                close(fc);
+                close(fp);
+                for (int i = 1; ok && i < 4; i++)
+                        ok = port_free(p + i) && p + i != c;
+                if (ok) {
+                        ports[0] = c;
+                        for (int i = 0; i < 4; i++)
+                                ports[1 + i] = p + i;
+                        return;
+                }
+        }
+        TEST_FAIL("no four consecutive free ports");
+}
+
+static void require_root_vsftpd(void) {
+        if (geteuid() != 0)
+                TEST_SKIP("vsftpd tests need root");
+        if (access("/usr/sbin/vsftpd", X_OK) != 0)
+                TEST_SKIP("no /usr/sbin/vsftpd");
+}
+
+static const char *ftp_user(void) {
+        return getpwnam("ftp") ? "ftp" : "nobody";
+}
+
+static void sha256_of_stream(uint64_t seed, uint64_t size, char *ret_hex) {
+        GChecksum *c = g_checksum_new(G_CHECKSUM_SHA256);
+        static uint8_t buf[1 << 16];
+        struct ftp_gen g;
+
+        ftp_gen_init(&g, seed);
+        for (uint64_t left = size; left;) {
+                size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+                ftp_gen_fill(&g, buf, n);
+                g_checksum_update(c, buf, (gssize)n);
+                left -= n;
+        }
+        strcpy(ret_hex, g_checksum_get_string(c));
+        g_checksum_free(c);
+}
+
+static void sha256_of_file(const char *path, char *ret_hex) {
+        g_autofree char *data = NULL;
+        gsize len = 0;
+        g_autofree char *hex = NULL;
+
+        ASSERT_TRUE(g_file_get_contents(path, &data, &len, NULL));
+        hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
+        strcpy(ret_hex, hex);
+}
+
+/* ---- failures --------------------------------------------------------- */
+
+TEST(silent_server_times_out) {
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        struct ftp_params p = { .size = 1 << 20, .banner_timeout_s = 1.0 };
+        /* Listens (the kernel completes the handshake) but never says a word,
+         * like QEMU's forward before anything listens in the guest. */
+        int lfd = listen_any(&env.ports[0]);
+        struct workload_host host = fake_host(&f, &env, &ml);
+        double t0 = now_mono();
+        int r = ftp_upload(&host, &p, &err);
+        double took = now_mono() - t0;
+
+        close(lfd);
+        ASSERT_EQ(r, -ETIMEDOUT);
+        ASSERT_TRUE(took >= 0.9 && took < 2.0);
+        ASSERT_TRUE(strstr(err.msg, "no 220 banner") != NULL);
+        ASSERT_TRUE(strstr(err.msg, "no banner") != NULL);
+        ASSERT_STREQ(f.said, "failed");
+        ASSERT_EQ(ml.n, 0);
+        ASSERT_EQ(f.n_pt, 0);
+}
+
+TEST(refused_port_times_out) {
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        struct ftp_params p = { .size = 1 << 20, .banner_timeout_s = 0.5 };
+        int lfd = listen_any(&env.ports[0]);
+        struct workload_host host = fake_host(&f, &env, &ml);
+
+        close(lfd);        /* now nothing listens there */
+        ASSERT_EQ(ftp_upload(&host, &p, &err), -ETIMEDOUT);
+        ASSERT_TRUE(strstr(err.msg, "refused") != NULL);
+}
+
+struct fake_server {
+        int lfd;
+        const char *reply;         /* to the first command after the banner */
+};
+
+/* Greets every connection, then answers the first command with reply. */
+static void *fake_server_run(void *u) {
+        struct fake_server *s = u;
+
+        for (int i = 0; i < 2; i++) {
+                int c = accept(s->lfd, NULL, NULL);
+                char buf[256];
+                if (c < 0)
+                        return NULL;
+                dprintf(c, "220 fake\r\n");
+                if (i == 1) {
+                        struct pollfd pfd = { .fd = c, .events = POLLIN };
+                        if (poll(&pfd, 1, 5000) > 0 && read(c, buf, sizeof(buf)) > 0)
+                                dprintf(c, "%s\r\n", s->reply);
+                        usleep(100000);
+                }
+                close(c);
+        }
+        return NULL;
+}
+
+TEST(rejected_login_reports_curl_error) {
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        struct ftp_params p = { .size = 1 << 20, .banner_timeout_s = 5 };
+        struct fake_server s = { .reply = "530 Login incorrect." };
+        pthread_t th;
+
+        s.lfd = listen_any(&env.ports[0]);
+        ASSERT_EQ(pthread_create(&th, NULL, fake_server_run, &s), 0);
+        struct workload_host host = fake_host(&f, &env, &ml);
+        int r = ftp_upload(&host, &p, &err);
+        pthread_join(th, NULL);
+        close(s.lfd);
+        ASSERT_EQ(r, -EIO);
+        fprintf(stderr, "error: %s\n", err.msg);
+        ASSERT_TRUE(strstr(err.msg, "530") != NULL);
+        ASSERT_STREQ(f.said, "failed");
+        ASSERT_EQ(ml.n, 0);
+}
+
+TEST(oops_banner_is_reported) {
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        struct ftp_params p = { .size = 1 << 20, .banner_timeout_s = 5 };
+        uint16_t port;
+        int lfd = listen_any(&port);
+        int c;
+
+        env.ports[0] = port;
+        /* Queue the connection before the server "answers": connect happens
+         * inside ftp_upload, so answer from a child process. */
+        pid_t pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                c = accept(lfd, NULL, NULL);
+                dprintf(c, "500 OOPS: vsftpd: cannot locate user specified in 'ftp_username':ftp\r\n");
+                usleep(200000);
+                _exit(0);
+        }
+        struct workload_host host = fake_host(&f, &env, &ml);
+        int r = ftp_upload(&host, &p, &err);
+        waitpid(pid, NULL, 0);
+        close(lfd);
+        ASSERT_EQ(r, -EIO);
+        ASSERT_TRUE(strstr(err.msg, "500 OOPS: vsftpd: cannot locate user") != NULL);
+}
+
+/* ---- real server ------------------------------------------------------ */
+
+TEST(upload_to_real_vsftpd) {
+        require_root_vsftpd();
+        g_autofree char *tmp = g_dir_make_tmp("kbench-ftp-XXXXXX", NULL);
+        g_autofree char *dir = g_strdup_printf("%s/root", tmp), *run = g_strdup_printf("%s/run", tmp);
+        g_autofree char *in = g_strdup_printf("%s/in", dir), *empty = g_strdup_printf("%s/empty", run);
+        g_autofree char *conf = NULL, *conf_path = g_strdup_printf("%s/vsftpd.conf", run);
+        g_autofree char *data = g_strdup_printf("%s/data", in), *cmd = NULL;
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        struct ftp_params p = { .size = 96 << 20, .seed = 12345, .verify = 1, .banner_timeout_s = 10 };
+        char want[65], got[65], said[600];
+        struct ftp_halts h;
+        pid_t pid;
+        int status;
+
+        free_ports(env.ports);
+        struct ftp_server_params sp = { .dir = dir, .run_dir = run, .user = ftp_user(),
+                                        .listen_address = "127.0.0.1", .port = env.ports[0],
+                                        .pasv_min = env.ports[1], .pasv_max = env.ports[4] };
+        ASSERT_EQ(ftp_vsftpd_conf(&sp, &conf, &err), 0);
+        ASSERT_TRUE(g_mkdir_with_parents(in, 0755) == 0 && g_mkdir_with_parents(empty, 0755) == 0);
+        ASSERT_TRUE(chmod(dir, 0755) == 0 && chmod(tmp, 0755) == 0);
+        ASSERT_TRUE(chown(in, getpwnam(sp.user)->pw_uid, (gid_t)-1) == 0);
+        ASSERT_TRUE(g_file_set_contents(conf_path, conf, -1, NULL));
+
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                execl("/usr/sbin/vsftpd", "vsftpd", conf_path, (char *)NULL);
+                _exit(127);
+        }
+        /* No sleep: ftp_upload must itself wait for the banner. */
+        struct workload_host host = fake_host(&f, &env, &ml);
+        int r = ftp_upload(&host, &p, &err);
+        kill(pid, SIGTERM);
+        waitpid(pid, &status, 0);
+        if (r < 0)
+                TEST_FAIL("ftp_upload: %d %s", r, err.msg);
+
+        sha256_of_stream(p.seed, p.size, want);
+        sha256_of_file(data, got);
+        ASSERT_STREQ(got, want);
+        ASSERT_EQ(f.n_said, 1);
+        snprintf(said, sizeof(said), "uploaded %llu %s ", (unsigned long long)p.size, want);
+        ASSERT_TRUE(strncmp(f.said, said, strlen(said)) == 0);
+
+        /* Timeline: starts at 0 bytes, ends at size, monotonic, dense. */
+        ASSERT_EQ(f.bad_kind, 0);
+        ASSERT_TRUE(f.n_pt >= 2);
+        ASSERT_NEAR(f.pt_v[0], 0, 0);
+        ASSERT_NEAR(f.pt_v[f.n_pt - 1], (double)p.size, 0);
+        for (size_t i = 1; i < f.n_pt; i++) {
+                ASSERT_TRUE(f.pt_t[i] >= f.pt_t[i - 1] && f.pt_v[i] >= f.pt_v[i - 1]);
+                if (f.pt_t[i] - f.pt_t[i - 1] > 0.3)
+                        TEST_FAIL("timeline gap of %.3f s at point %zu", f.pt_t[i] - f.pt_t[i - 1], i);
+        }
+        double up = metric_find(&ml, "ftp.upload_s")->value;
+        ASSERT_TRUE(up > 0 && up <= f.pt_t[f.n_pt - 1] - f.pt_t[0] + 1e-9);
+        ASSERT_NEAR(metric_find(&ml, "ftp.MBps")->value, p.size / 1e6 / up, 1e-6);
+        ASSERT_EQ(ftp_halts(f.pt_t, f.pt_v, f.n_pt, 1.0, &h), 0);
+        ASSERT_EQ(metric_find(&ml, "ftp.halt_count")->value, h.count);
+        ASSERT_TRUE(metric_find(&ml, "ftp.halt_longest_s") && metric_find(&ml, "ftp.halt_total_s"));
+        fprintf(stderr, "uploaded %llu bytes in %.3f s, %zu points\n",
+                (unsigned long long)p.size, up, f.n_pt);
+        metric_list_clear(&ml);
+        cmd = g_strdup_printf("rm -rf %s", tmp);
+        ASSERT_EQ(system(cmd), 0);
+}
+
+/* Read one line from fd within timeout_s. Returns 1, 0 on EOF, -1 on timeout. */
+static int read_line(int fd, char *buf, size_t size, double timeout_s) {
+        size_t n = 0;
+        double deadline = now_mono() + timeout_s;
+
+        while (n + 1 < size) {
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                double left = deadline - now_mono();
+                if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
+                        return -1;
+                char c;
+                ssize_t k = read(fd, &c, 1);
+                if (k <= 0)
+                        return n ? 1 : 0;
+                if (c == '\n')
+                        break;
+                buf[n++] = c;
+        }
+        buf[n] = '\0';
+        return 1;
+}
+
+TEST(job_script_end_to_end) {
+        require_root_vsftpd();
+        if (system("busybox true") != 0)
+                TEST_SKIP("no busybox");
+        g_autofree char *tmp = g_dir_make_tmp("kbench-ftp-XXXXXX", NULL);
+        g_autofree char *mnt = g_strdup_printf("%s/mnt", tmp), *dir = g_strdup_printf("%s/ftp", mnt);
+        g_autofree char *run = g_strdup_printf("%s/run", tmp), *fifo = g_strdup_printf("%s/host", tmp);
+        g_autofree char *script = NULL, *data = g_strdup_printf("%s/in/data", dir), *cmd = NULL;
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        struct ftp_params p = { .size = 48 << 20, .seed = 777, .verify = 1, .banner_timeout_s = 10 };
+        char line[600], *lines[64], *events[16], want[65], got[65];
+        double event_t[16];
+        size_t n_lines = 0, n_events = 0;
+        int fd3[2], out[2], status;
+        pid_t pid;
+
+        free_ports(env.ports);
+        struct ftp_server_params sp = { .dir = dir, .run_dir = run, .user = ftp_user(),
+                                        .listen_address = "127.0.0.1", .port = env.ports[0],
+                                        .pasv_min = env.ports[1], .pasv_max = env.ports[4] };
+        ASSERT_EQ(ftp_script_build(&sp, fifo, 1, &script, &err), 0);
+        ASSERT_TRUE(chmod(tmp, 0755) == 0 && g_mkdir_with_parents(mnt, 0755) == 0);
+        ASSERT_TRUE(mkfifo(fifo, 0600) == 0);
+        ASSERT_TRUE(pipe(fd3) == 0 && pipe(out) == 0);
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                /* As the agent runs a job: cwd = mnt, events on fd 3. */
+                if (chdir(mnt) < 0 || dup2(fd3[1], 3) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0)
+                        _exit(126);
+                execlp("busybox", "busybox", "sh", "-c", script, (char *)NULL);
+                _exit(127);
+        }
+        close(fd3[1]);
+        close(out[1]);
+        for (;;) {
+                int r = read_line(fd3[0], line, sizeof(line), 30);
+                ASSERT_TRUE(r >= 0);
+                if (r == 0)
+                        break;
+                ASSERT_TRUE(n_events < ELEMENTSOF(events));
+                event_t[n_events] = now_mono();
+                events[n_events++] = g_strdup(line);
+                if (strcmp(line, "host-start") == 0) {
+                        f.fifo = fifo;
+                        struct workload_host host = fake_host(&f, &env, &ml);
+                        if (ftp_upload(&host, &p, &err) < 0)
+                                TEST_FAIL("ftp_upload: %s", err.msg);
+                }
+        }
+        while (read_line(out[0], line, sizeof(line), 30) == 1 && n_lines < ELEMENTSOF(lines))
+                lines[n_lines++] = g_strdup(line);
+        waitpid(pid, &status, 0);
+        for (size_t i = 0; i < n_lines; i++)
+                fprintf(stderr, "job: %s\n", lines[i]);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        ASSERT_EQ(n_events, 6);    /* host-start upload-seen sync-start sync-end verify-start verify-end */
+
+        sha256_of_stream(p.seed, p.size, want);
+        sha256_of_file(data, got);
+        ASSERT_STREQ(got, want);
+
+        char *v[3];
+        struct workload_spec s = spec3("48M", "1", "777", v);
+        struct workload_output o = { n_lines, (const char *const *)lines, n_events,
+                                     (const char *const *)events, event_t };
+        if (ftp_ops.parse(&s, &o, &ml, &err) < 0)
+                TEST_FAIL("parse: %s", err.msg);
+        double up = metric_find(&ml, "ftp.upload_s")->value;
+        double ingest = metric_find(&ml, "ftp.ingest_s")->value;
+        double sync_s = metric_find(&ml, "ftp.sync_s")->value;
+        ASSERT_TRUE(sync_s >= 0 && ingest >= up + sync_s - 1e-3);
+        /* The job's upload time is the host's, rounded to the microsecond. */
+        char want_line[64];
+        snprintf(want_line, sizeof(want_line), "ftp-upload-s %.6f", up);
+        int seen = 0;
+        for (size_t i = 0; i < n_lines; i++)
+                seen += strcmp(lines[i], want_line) == 0;
+        ASSERT_EQ(seen, 1);
+        fprintf(stderr, "upload %.3f s, sync %.3f s, ingest %.3f s\n", up, sync_s, ingest);
+
+        for (size_t i = 0; i < n_lines; i++)
+                g_free(lines[i]);
+        for (size_t i = 0; i < n_events; i++)
+                g_free(events[i]);
+        metric_list_clear(&ml);
+        cmd = g_strdup_printf("rm -rf %s", tmp);
+        ASSERT_EQ(system(cmd), 0);
+}

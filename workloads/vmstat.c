@@ -1,0 +1,946 @@
+/* vmstat.c: the vmstat dialect parser and the stall analysis (see vmstat.h).
+ * Rows are only ever read through the most recent column-name header, so a
+ * new dialect needs no code as long as its header names its columns; what is
+ * not a header, a group line or a row that matches its header field for field
+ * is rejected and counted, never partly used. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/util.h"
+#include "workloads/vmstat.h"
+
+#define TOKEN_MAX 40              /* longest token considered; longer ones fail every rule */
+
+/* Column names of every known dialect: a names line must be mostly these. */
+static const char *const known_cols[] = {
+        "r", "b", "w", "swpd", "free", "buff", "cache", "inact", "active", "si", "so",
+        "bi", "bo", "in", "cs", "us", "sy", "id", "wa", "st", "gu", "dirty", "writeback",
+};
+/* A names line holds at least one of these adjacent pairs, as every vmstat
+ * (or a hand cut of one) prints them, so prose made of words like "so in us"
+ * is not taken for a header. */
+static const char *const anchor_pairs[][2] = {
+        { "r", "b" },       { "swpd", "free" }, { "free", "buff" },    { "buff", "cache" },
+        { "free", "inact" }, { "inact", "active" }, { "si", "so" },  { "bi", "bo" },
+        { "in", "cs" },     { "us", "sy" },     { "sy", "id" },        { "id", "wa" },
+        { "wa", "st" },     { "dirty", "writeback" },
+};
+static const char *const group_words[] = {
+        "procs", "memory", "swap", "io", "system", "cpu", "timestamp", "kbench",
+};
+
+struct header {
+        size_t n;                  /* columns named */
+        int idx[VMSTAT_COLS_MAX];  /* table column of each */
+        int tz;                    /* 1: -t header, rows end with "YYYY-MM-DD HH:MM:SS" */
+};
+
+struct vmstat_parser {
+        struct vmstat_table *t;
+        size_t cap;                /* allocated samples */
+        struct header h;           /* current header; h.n == 0: none yet */
+        int have_header;
+        int last_was_row;          /* the previous non-blank line was a row of h */
+        int capture_fresh;         /* no row seen yet in the current capture */
+        int skip_first;
+        char partial[VMSTAT_LINE_MAX + 1];
+        size_t partial_len;
+        int partial_overflow;      /* the pending line is already too long: reject it at EOL */
+};
+
+struct tokens {
+        size_t n;
+        const char *s[VMSTAT_COLS_MAX + 3];
+        size_t len[VMSTAT_COLS_MAX + 3];
+};
+
+static int in_list(const char *s, size_t len, const char *const *list, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (strlen(list[i]) == len && memcmp(list[i], s, len) == 0)
+                        return 1;
+        return 0;
+}
+
+/* Split on blanks. Returns 0, or -1 if there are too many tokens or a control
+ * byte (NUL included) that is not a blank. */
+static int vmstat_tokenize(const char *line, size_t len, struct tokens *tk) {
+        size_t i = 0;
+
+        tk->n = 0;
+        while (i < len) {
+                unsigned char c = (unsigned char)line[i];
+                if (c == ' ' || c == '\t') {
+                        i++;
+                        continue;
+                }
+                size_t start = i;
+                while (i < len && line[i] != ' ' && line[i] != '\t') {
+                        c = (unsigned char)line[i];
+                        if (c < 0x20 || c == 0x7f)
+                                return -1;
+                        i++;
+                }
+                if (tk->n == ELEMENTSOF(tk->s))
+                        return -1;
+                tk->s[tk->n] = line + start;
+                tk->len[tk->n] = i - start;
+                tk->n++;
+        }
+        return 0;
+}
+
+static int is_lower_ident(const char *s, size_t len) {
+        if (len == 0 || len > TOKEN_MAX || s[0] < 'a' || s[0] > 'z')
+                return 0;
+        for (size_t i = 1; i < len; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+                        return 0;
+        return 1;
+}
+
+/* A -t header ends in the zone strftime("%Z") printed: "UTC", "CEST", "+03". */
+static int is_tz_name(const char *s, size_t len) {
+        int upper = 0;
+
+        if (len == 0 || len > 16)
+                return 0;
+        for (size_t i = 0; i < len; i++) {
+                char c = s[i];
+                if (c >= 'A' && c <= 'Z')
+                        upper = 1;
+                else if (c == '+' || c == '-')
+                        upper = upper || i == 0;
+                else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '/'))
+                        return 0;
+        }
+        return upper;
+}
+
+/* "procs -----memory----- ---swap-- ..." or "procs memory swap io system cpu". */
+static int is_group_line(const struct tokens *tk) {
+        size_t known = 0;
+
+        if (tk->n < 2)
+                return 0;
+        for (size_t i = 0; i < tk->n; i++) {
+                const char *s = tk->s[i];
+                size_t a = 0, b = tk->len[i];
+                while (a < b && s[a] == '-')
+                        a++;
+                while (b > a && s[b - 1] == '-')
+                        b--;
+                if (a == b || b - a > TOKEN_MAX)
+                        return 0;
+                for (size_t j = a; j < b; j++)
+                        if (!((s[j] >= 'a' && s[j] <= 'z') || (s[j] >= 'A' && s[j] <= 'Z')))
+                                return 0;
+                known += in_list(s + a, b - a, group_words, ELEMENTSOF(group_words));
+        }
+        return known >= 2 && known * 2 >= tk->n;
+}
+
+/* A names line: lower-case identifiers, no duplicates, at least three (and
+ * half) of them known vmstat columns, two adjacent as vmstat prints them; optionally a trailing
+ * time zone (-t). Returns the number of column tokens, or 0. OUT: *ret_tz. */
+static size_t header_columns(const struct tokens *tk, int *ret_tz) {
+        size_t n = tk->n, known = 0;
+        int tz = 0, anchor = 0;
+
+        if (n >= 1 && !is_lower_ident(tk->s[n - 1], tk->len[n - 1]) &&
+            is_tz_name(tk->s[n - 1], tk->len[n - 1])) {
+                tz = 1;
+                n--;
+        }
+        if (n < 3 || n > VMSTAT_COLS_MAX)
+                return 0;
+        for (size_t i = 0; i < n; i++) {
+                if (!is_lower_ident(tk->s[i], tk->len[i]))
+                        return 0;
+                for (size_t j = 0; j < i; j++)
+                        if (tk->len[j] == tk->len[i] && memcmp(tk->s[j], tk->s[i], tk->len[i]) == 0)
+                                return 0;
+                known += in_list(tk->s[i], tk->len[i], known_cols, ELEMENTSOF(known_cols));
+                for (size_t a = 0; i > 0 && a < ELEMENTSOF(anchor_pairs); a++)
+                        if (in_list(tk->s[i - 1], tk->len[i - 1], anchor_pairs[a], 1) &&
+                            in_list(tk->s[i], tk->len[i], anchor_pairs[a] + 1, 1))
+                                anchor = 1;
+        }
+        if (known < 3 || known * 2 < n || !anchor)
+                return 0;
+        *ret_tz = tz;
+        return n;
+}
+
+/* A number as vmstat prints it: [-]digits[.digits]. */
+static int parse_number(const char *s, size_t len, double *ret) {
+        char buf[TOKEN_MAX + 1];
+        size_t i = 0, digits = 0;
+
+        if (len == 0 || len > TOKEN_MAX)
+                return -EINVAL;
+        if (s[0] == '-')
+                i++;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+                digits++;
+        if (i < len && s[i] == '.') {
+                size_t frac = 0;
+                for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+                        frac++;
+                if (frac == 0)
+                        return -EINVAL;
+        }
+        if (i != len || digits == 0)
+                return -EINVAL;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        *ret = strtod(buf, NULL);
+        return isfinite(*ret) ? 0 : -ERANGE;
+}
+
+static int parse_fixed(const char *s, size_t n, int *ret) {
+        int v = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                if (s[i] < '0' || s[i] > '9')
+                        return -EINVAL;
+                v = v * 10 + (s[i] - '0');
+        }
+        *ret = v;
+        return 0;
+}
+
+/* "2026-11-30" "20:02:41" -> seconds since the epoch, the wall clock read as UTC. */
+static int parse_timestamp(const char *d, size_t dlen, const char *c, size_t clen, double *ret) {
+        int y, mo, da, h, mi, se;
+        struct tm tm = { 0 };
+        time_t tt;
+
+        if (dlen != 10 || clen != 8 || d[4] != '-' || d[7] != '-' || c[2] != ':' || c[5] != ':')
+                return -EINVAL;
+        if (parse_fixed(d, 4, &y) < 0 || parse_fixed(d + 5, 2, &mo) < 0 || parse_fixed(d + 8, 2, &da) < 0 ||
+            parse_fixed(c, 2, &h) < 0 || parse_fixed(c + 3, 2, &mi) < 0 || parse_fixed(c + 6, 2, &se) < 0)
+                return -EINVAL;
+        if (mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || se > 60)
+                return -EINVAL;
+        tm.tm_year = y - 1900;
+        tm.tm_mon = mo - 1;
+        tm.tm_mday = da;
+        tm.tm_hour = h;
+        tm.tm_min = mi;
+        tm.tm_sec = se;
+        tt = timegm(&tm);
+        if (tt == (time_t)-1)
+                return -EINVAL;
+        *ret = (double)tt;
+        return 0;
+}
+
+struct vmstat_parser *vmstat_parser_new(void) {
+        struct vmstat_parser *p = calloc(1, sizeof(*p));
+
+        if (!p)
+                return NULL;
+        p->t = calloc(1, sizeof(*p->t));
+        if (!p->t) {
+                free(p);
+                return NULL;
+        }
+        return p;
+}
+
+struct vmstat_table *vmstat_table_free(struct vmstat_table *t) {
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < t->ncols; i++)
+                free(t->cols[i]);
+        free(t->cols);
+        free(t->samples);
+        free(t->values);
+        free(t->tz);
+        free(t);
+        return NULL;
+}
+
+struct vmstat_parser *vmstat_parser_free(struct vmstat_parser *p) {
+        if (!p)
+                return NULL;
+        vmstat_table_free(p->t);
+        free(p);
+        return NULL;
+}
+
+void vmstat_parser_set_skip_first(struct vmstat_parser *p, int skip) {
+        p->skip_first = !!skip;
+}
+
+int vmstat_table_col(const struct vmstat_table *t, const char *name) {
+        if (!t || !name)
+                return -1;
+        for (size_t i = 0; i < t->ncols; i++)
+                if (strcmp(t->cols[i], name) == 0)
+                        return (int)i;
+        return -1;
+}
+
+double vmstat_table_value(const struct vmstat_table *t, size_t i, int col) {
+        if (!t || col < 0 || (size_t)col >= t->ncols || i >= t->nsamples)
+                return NAN;
+        return t->values[i * t->ncols + (size_t)col];
+}
+
+/* Widen the value matrix to ncols_new columns, filling NAN; the allocation
+ * stays within VMSTAT_VALUES_MAX values. */
+static int vmstat_restride(struct vmstat_parser *p, size_t ncols_new) {
+        struct vmstat_table *t = p->t;
+        size_t cap = p->cap;
+        double *v;
+
+        if (t->nsamples * ncols_new > VMSTAT_VALUES_MAX)
+                return -E2BIG;
+        if (cap * ncols_new > VMSTAT_VALUES_MAX)
+                cap = VMSTAT_VALUES_MAX / ncols_new;
+        if (cap == 0)
+                return 0;
+        v = malloc(cap * ncols_new * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < t->nsamples; i++) {
+                for (size_t c = 0; c < ncols_new; c++)
+                        v[i * ncols_new + c] = c < t->ncols ? t->values[i * t->ncols + c] : NAN;
+        }
+        free(t->values);
+        t->values = v;
+        p->cap = cap;
+        return 0;
+}
+
+/* Make h the current header, adding new names to the table. */
+static int vmstat_set_header(struct vmstat_parser *p, const struct tokens *tk, size_t n, int tz) {
+        struct vmstat_table *t = p->t;
+        struct header h = { .n = n, .tz = tz };
+        size_t ncols = t->ncols, added = 0;
+        char *names[VMSTAT_COLS_MAX];
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                int found = -1;
+                for (size_t c = 0; c < t->ncols; c++)
+                        if (strlen(t->cols[c]) == tk->len[i] && memcmp(t->cols[c], tk->s[i], tk->len[i]) == 0)
+                                found = (int)c;
+                if (found < 0) {
+                        if (ncols + added >= VMSTAT_COLS_MAX) {
+                                r = -E2BIG;
+                                goto fail;
+                        }
+                        names[added] = strndup(tk->s[i], tk->len[i]);
+                        if (!names[added]) {
+                                r = -ENOMEM;
+                                goto fail;
+                        }
+                        found = (int)(ncols + added);
+                        added++;
+                }
+                h.idx[i] = found;
+        }
+        if (added > 0) {
+                char **cols = realloc(t->cols, (ncols + added) * sizeof(*cols));
+                if (!cols) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                t->cols = cols;
+                r = vmstat_restride(p, ncols + added);
+                if (r < 0)
+                        goto fail;
+                for (size_t i = 0; i < added; i++)
+                        t->cols[ncols + i] = names[i];
+                t->ncols = ncols + added;
+        }
+        if (tz) {
+                char *z = strndup(tk->s[tk->n - 1], tk->len[tk->n - 1]);
+                if (!z)
+                        return -ENOMEM;
+                free(t->tz);
+                t->tz = z;
+        }
+        /* vmstat repeats its header every screenful: the same header right
+         * after its own rows continues the capture. */
+        if (!(p->have_header && p->last_was_row && p->h.n == h.n && p->h.tz == h.tz &&
+              memcmp(p->h.idx, h.idx, n * sizeof(h.idx[0])) == 0)) {
+                t->ncaptures++;
+                p->capture_fresh = 1;
+        }
+        p->h = h;
+        p->have_header = 1;
+        return 0;
+fail:
+        for (size_t i = 0; i < added; i++)
+                free(names[i]);
+        return r;
+}
+
+static int vmstat_add_row(struct vmstat_parser *p, const double *vals, double t_s, int first) {
+        struct vmstat_table *t = p->t;
+        size_t nc = t->ncols ? t->ncols : 1;
+
+        if ((t->nsamples + 1) * nc > VMSTAT_VALUES_MAX)
+                return -E2BIG;
+        if (t->nsamples == p->cap) {
+                size_t cap = p->cap ? p->cap * 2 : 64;
+                struct vmstat_sample *s;
+                double *v;
+
+                if (cap * nc > VMSTAT_VALUES_MAX)
+                        cap = VMSTAT_VALUES_MAX / nc;
+                s = realloc(t->samples, cap * sizeof(*s));
+                if (!s)
+                        return -ENOMEM;
+                t->samples = s;
+                v = realloc(t->values, cap * nc * sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                t->values = v;
+                p->cap = cap;
+        }
+        for (size_t c = 0; c < t->ncols; c++)
+                t->values[t->nsamples * t->ncols + c] = NAN;
+        for (size_t i = 0; i < p->h.n; i++)
+                t->values[t->nsamples * t->ncols + (size_t)p->h.idx[i]] = vals[i];
+        t->samples[t->nsamples] = (struct vmstat_sample){
+                .t = t_s, .first = !!first, .capture = t->ncaptures ? t->ncaptures - 1 : 0,
+        };
+        t->nsamples++;
+        return 0;
+}
+
+int vmstat_parser_feed(struct vmstat_parser *p, const char *line, size_t len, double t, int first) {
+        struct tokens tk;
+        double vals[VMSTAT_COLS_MAX];
+        size_t n;
+        int tz = 0, r;
+
+        /* Line ends and serial padding are not content. */
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == '\0'))
+                len--;
+        while (len > 0 && line[0] == '\0') {
+                line++;
+                len--;
+        }
+        if (len > VMSTAT_LINE_MAX || vmstat_tokenize(line, len, &tk) < 0)
+                goto reject;
+        if (tk.n == 0)
+                return 0;
+        n = header_columns(&tk, &tz);
+        if (n > 0) {
+                r = vmstat_set_header(p, &tk, n, tz);
+                if (r < 0) {
+                        /* A header we cannot hold: its rows must not be read
+                         * through the previous one. */
+                        p->have_header = 0;
+                        p->last_was_row = 0;
+                        p->t->rejected++;
+                        return r == -ENOMEM ? r : 0;
+                }
+                p->last_was_row = 0;
+                return 0;
+        }
+        if (is_group_line(&tk))
+                return 0;
+        if (!p->have_header || tk.n != p->h.n + (p->h.tz ? 2 : 0))
+                goto reject;
+        for (size_t i = 0; i < p->h.n; i++)
+                if (parse_number(tk.s[i], tk.len[i], &vals[i]) < 0)
+                        goto reject;
+        if (p->h.tz) {
+                double ts;
+                if (parse_timestamp(tk.s[p->h.n], tk.len[p->h.n], tk.s[p->h.n + 1], tk.len[p->h.n + 1],
+                                    &ts) < 0)
+                        goto reject;
+                if (isnan(t))
+                        t = ts;
+        }
+        p->last_was_row = 1;
+        if (p->capture_fresh) {
+                p->capture_fresh = 0;
+                if (p->skip_first && !first) {
+                        p->t->skipped++;
+                        return 0;
+                }
+        }
+        r = vmstat_add_row(p, vals, t, first);
+        if (r < 0) {
+                p->t->rejected++;
+                p->last_was_row = 0;
+                return r == -ENOMEM ? r : 0;
+        }
+        return 1;
+reject:
+        p->t->rejected++;
+        p->last_was_row = 0;
+        return 0;
+}
+
+static int vmstat_flush_partial(struct vmstat_parser *p) {
+        int r = 0;
+
+        if (p->partial_overflow)
+                p->t->rejected++;
+        else if (p->partial_len > 0)
+                r = vmstat_parser_feed(p, p->partial, p->partial_len, NAN, 0);
+        p->partial_len = 0;
+        p->partial_overflow = 0;
+        return r;
+}
+
+int vmstat_parser_feed_bytes(struct vmstat_parser *p, const void *buf, size_t len) {
+        const char *s = buf;
+        int added = 0;
+
+        for (size_t i = 0; i < len;) {
+                const char *eol = NULL;
+                size_t n;
+
+                for (size_t j = i; j < len; j++)
+                        if (s[j] == '\n' || s[j] == '\r') {
+                                eol = s + j;
+                                break;
+                        }
+                n = (eol ? (size_t)(eol - s) : len) - i;
+                if (!p->partial_overflow) {
+                        if (p->partial_len + n > VMSTAT_LINE_MAX)
+                                p->partial_overflow = 1;
+                        else {
+                                memcpy(p->partial + p->partial_len, s + i, n);
+                                p->partial_len += n;
+                        }
+                }
+                if (!eol)
+                        break;
+                int r = vmstat_flush_partial(p);
+                if (r < 0)
+                        return r;
+                added += r;
+                i = (size_t)(eol - s) + 1;
+        }
+        return added;
+}
+
+struct vmstat_table *vmstat_parser_finish(struct vmstat_parser *p) {
+        struct vmstat_table *t;
+
+        if (!p)
+                return NULL;
+        if (vmstat_flush_partial(p) < 0) {
+                vmstat_parser_free(p);
+                return NULL;
+        }
+        t = TAKE_PTR(p->t);
+        free(p);
+        return t;
+}
+
+int vmstat_parse_text(const void *buf, size_t len, int skip_first, struct vmstat_table **ret_table) {
+        struct vmstat_parser *p = vmstat_parser_new();
+        struct vmstat_table *t;
+
+        if (!p)
+                return -ENOMEM;
+        vmstat_parser_set_skip_first(p, skip_first);
+        if (vmstat_parser_feed_bytes(p, buf, len) < 0) {
+                vmstat_parser_free(p);
+                return -ENOMEM;
+        }
+        t = vmstat_parser_finish(p);
+        if (!t)
+                return -ENOMEM;
+        *ret_table = t;
+        return 0;
+}
+
+/* ---- analysis --------------------------------------------------------- */
+
+static int vmstat_counted(const struct vmstat_table *t, size_t i, double t_from, double t_to) {
+        const struct vmstat_sample *s = &t->samples[i];
+
+        if (s->first)
+                return 0;
+        if (!isnan(t_from) && !(s->t >= t_from))
+                return 0;
+        if (!isnan(t_to) && !(s->t <= t_to))
+                return 0;
+        return 1;
+}
+
+int vmstat_summary(const struct vmstat_table *t, int col, double t_from, double t_to,
+                   struct vmstat_summary *ret) {
+        struct vmstat_summary s = { .mean = NAN, .min = NAN, .max = NAN, .stddev = NAN, .cov = NAN };
+        double sum = 0, m2 = 0, mean = 0;
+
+        if (!t || col < 0 || (size_t)col >= t->ncols)
+                return -EINVAL;
+        for (size_t i = 0; i < t->nsamples; i++) {
+                double v = vmstat_table_value(t, i, col);
+                if (isnan(v) || !vmstat_counted(t, i, t_from, t_to))
+                        continue;
+                /* Welford: stable for long captures of large counters. */
+                s.n++;
+                double d = v - mean;
+                mean += d / (double)s.n;
+                m2 += d * (v - mean);
+                sum += v;
+                if (s.n == 1 || v < s.min)
+                        s.min = v;
+                if (s.n == 1 || v > s.max)
+                        s.max = v;
+        }
+        if (s.n > 0) {
+                s.mean = sum / (double)s.n;
+                s.stddev = s.n > 1 ? sqrt(m2 / (double)(s.n - 1)) : 0;
+                s.cov = s.mean != 0 ? s.stddev / s.mean : NAN;
+        }
+        *ret = s;
+        return 0;
+}
+
+struct vmstat_stalls *vmstat_stalls_free(struct vmstat_stalls *s) {
+        if (!s)
+                return NULL;
+        free(s->runs);
+        free(s->pauses);
+        free(s);
+        return NULL;
+}
+
+static int run_push(struct vmstat_run **v, size_t *n, size_t *cap, struct vmstat_run r) {
+        if (*n == *cap) {
+                size_t c = *cap ? *cap * 2 : 16;
+                struct vmstat_run *nv = realloc(*v, c * sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                *v = nv;
+                *cap = c;
+        }
+        (*v)[(*n)++] = r;
+        return 0;
+}
+
+int vmstat_stalls(const struct vmstat_table *t, double threshold, double interval, double t_from,
+                  double t_to, struct vmstat_stalls **ret) {
+        struct vmstat_stalls *s;
+        size_t cap = 0, pcap = 0, stalled = 0, ntimes = 0;
+        size_t run_start = 0, run_len = 0, prev = SIZE_MAX, prev_t = SIZE_MAX;
+        double t_min = NAN, t_max = NAN;
+        int bo, r = -ENOMEM;
+
+        if (!t || !isfinite(threshold) || !isfinite(interval) || interval <= 0)
+                return -EINVAL;
+        bo = vmstat_table_col(t, "bo");
+        if (bo < 0)
+                return -ENOENT;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->threshold = threshold;
+        s->interval = interval;
+        for (size_t i = 0; i <= t->nsamples; i++) {
+                int end = i == t->nsamples;
+                double v = end ? NAN : vmstat_table_value(t, i, bo);
+                int use = !end && !isnan(v) && vmstat_counted(t, i, t_from, t_to);
+
+                if (!end && !use)
+                        continue;
+                /* A run ends at a non-stall sample, a new capture, or the end. */
+                int same = !end && prev != SIZE_MAX && t->samples[prev].capture == t->samples[i].capture;
+                if (run_len > 0 && (end || !same || v > threshold)) {
+                        if (run_push(&s->runs, &s->count, &cap,
+                                     (struct vmstat_run){ run_start, run_len, (double)run_len * interval }) < 0)
+                                goto fail;
+                        run_len = 0;
+                }
+                if (end)
+                        break;
+                s->n++;
+                if (v <= threshold) {
+                        if (run_len == 0)
+                                run_start = i;
+                        run_len++;
+                        stalled++;
+                }
+                prev = i;
+                double ti = t->samples[i].t;
+                if (isnan(ti))
+                        continue;
+                ntimes++;
+                if (isnan(t_min) || ti < t_min)
+                        t_min = ti;
+                if (isnan(t_max) || ti > t_max)
+                        t_max = ti;
+                if (prev_t != SIZE_MAX && t->samples[prev_t].capture == t->samples[i].capture) {
+                        double gap = ti - t->samples[prev_t].t;
+                        if (gap > 1.5 * interval) {
+                                double missing = floor(gap / interval + 0.5) - 1;
+                                struct vmstat_run pr = { prev_t, missing >= 1 ? (size_t)missing : 1, gap };
+                                if (run_push(&s->pauses, &s->pause_count, &pcap, pr) < 0)
+                                        goto fail;
+                        }
+                }
+                prev_t = i;
+        }
+        for (size_t i = 0; i < s->count; i++) {
+                s->total_s += s->runs[i].seconds;
+                if (s->runs[i].seconds > s->longest_s)
+                        s->longest_s = s->runs[i].seconds;
+        }
+        s->fraction = s->n ? (double)stalled / (double)s->n : 0;
+        s->have_times = ntimes >= 2;
+        for (size_t i = 0; i < s->pause_count; i++) {
+                s->pause_total_s += s->pauses[i].seconds;
+                if (s->pauses[i].seconds > s->pause_longest_s)
+                        s->pause_longest_s = s->pauses[i].seconds;
+        }
+        s->pause_fraction = s->have_times && t_max > t_min ? s->pause_total_s / (t_max - t_min) : 0;
+        *ret = s;
+        return 0;
+fail:
+        vmstat_stalls_free(s);
+        return r;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+/* Counters stay integers in JSON; NAN (no value) is null. */
+static json_t *num_json(double v) {
+        if (isnan(v) || isinf(v))
+                return json_null();
+        if (v == floor(v) && fabs(v) < 9007199254740992.0)
+                return json_integer((json_int_t)v);
+        return json_real(v);
+}
+
+static int jset(json_t *o, const char *k, json_t *v) {
+        return v && json_object_set_new(o, k, v) == 0 ? 0 : -ENOMEM;
+}
+
+static json_t *runs_json(const struct vmstat_run *runs, size_t n) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; a && i < n; i++) {
+                json_t *o = json_object();
+                if (!o || jset(o, "start", json_integer((json_int_t)runs[i].start)) < 0 ||
+                    jset(o, "length", json_integer((json_int_t)runs[i].length)) < 0 ||
+                    jset(o, "seconds", num_json(runs[i].seconds)) < 0 || json_array_append_new(a, o) < 0) {
+                        json_decref(o);
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+static json_t *stalls_json(const struct vmstat_stalls *s) {
+        json_t *o = json_object(), *p = NULL;
+
+        if (!o || jset(o, "threshold", num_json(s->threshold)) < 0 ||
+            jset(o, "interval", num_json(s->interval)) < 0 ||
+            jset(o, "count", json_integer((json_int_t)s->count)) < 0 ||
+            jset(o, "longest_s", num_json(s->longest_s)) < 0 || jset(o, "total_s", num_json(s->total_s)) < 0 ||
+            jset(o, "fraction", num_json(s->fraction)) < 0 || jset(o, "runs", runs_json(s->runs, s->count)) < 0)
+                goto fail;
+        if (s->have_times) {
+                p = json_object();
+                if (!p || jset(p, "threshold", num_json(1.5 * s->interval)) < 0 ||
+                    jset(p, "interval", num_json(s->interval)) < 0 ||
+                    jset(p, "count", json_integer((json_int_t)s->pause_count)) < 0 ||
+                    jset(p, "longest_s", num_json(s->pause_longest_s)) < 0 ||
+                    jset(p, "total_s", num_json(s->pause_total_s)) < 0 ||
+                    jset(p, "fraction", num_json(s->pause_fraction)) < 0 ||
+                    jset(p, "runs", runs_json(s->pauses, s->pause_count)) < 0 ||
+                    jset(o, "pauses", TAKE_PTR(p)) < 0)
+                        goto fail;
+        }
+        return o;
+fail:
+        json_decref(p);
+        json_decref(o);
+        return NULL;
+}
+
+json_t *vmstat_json(const struct vmstat_table *t, double threshold, double interval) {
+        json_t *root, *cols, *samples, *summary;
+        struct vmstat_stalls *st = NULL;
+        int r;
+
+        if (!t)
+                return NULL;
+        root = json_object();
+        cols = json_array();
+        samples = json_array();
+        summary = json_object();
+        if (!root || !cols || !samples || !summary)
+                goto fail;
+        for (size_t c = 0; c < t->ncols; c++)
+                if (json_array_append_new(cols, json_string(t->cols[c])) < 0)
+                        goto fail;
+        for (size_t i = 0; i < t->nsamples; i++) {
+                json_t *o = json_object();
+                if (!o || json_array_append_new(samples, o) < 0)
+                        goto fail;
+                for (size_t c = 0; c < t->ncols; c++) {
+                        double v = t->values[i * t->ncols + c];
+                        if (!isnan(v) && jset(o, t->cols[c], num_json(v)) < 0)
+                                goto fail;
+                }
+                if (!isnan(t->samples[i].t) && jset(o, "t", num_json(t->samples[i].t)) < 0)
+                        goto fail;
+                if (t->samples[i].first && jset(o, "first", json_true()) < 0)
+                        goto fail;
+        }
+        for (size_t c = 0; c < t->ncols; c++) {
+                struct vmstat_summary s;
+                json_t *o;
+                vmstat_summary(t, (int)c, NAN, NAN, &s);
+                o = json_object();
+                if (!o || json_object_set_new(summary, t->cols[c], o) < 0 ||
+                    jset(o, "n", json_integer((json_int_t)s.n)) < 0 || jset(o, "mean", num_json(s.mean)) < 0 ||
+                    jset(o, "min", num_json(s.min)) < 0 || jset(o, "max", num_json(s.max)) < 0 ||
+                    jset(o, "stddev", num_json(s.stddev)) < 0 || jset(o, "cov", num_json(s.cov)) < 0)
+                        goto fail;
+        }
+        if (jset(root, "columns", TAKE_PTR(cols)) < 0 || jset(root, "samples", TAKE_PTR(samples)) < 0 ||
+            jset(root, "rejected", json_integer((json_int_t)t->rejected)) < 0 ||
+            jset(root, "summary", TAKE_PTR(summary)) < 0)
+                goto fail;
+        r = vmstat_stalls(t, threshold, interval, NAN, NAN, &st);
+        if (r == -ENOENT) {
+                /* No bo column: nothing to call a stall. */
+                if (jset(root, "stalls", json_null()) < 0)
+                        goto fail;
+        } else if (r < 0 || jset(root, "stalls", stalls_json(st)) < 0)
+                goto fail;
+        vmstat_stalls_free(st);
+        return root;
+fail:
+        vmstat_stalls_free(st);
+        json_decref(cols);
+        json_decref(samples);
+        json_decref(summary);
+        json_decref(root);
+        return NULL;
+}
+
+static const struct {
+        const char *col, *unit;
+} metric_cols[] = {
+        { "bi", "blocks/s" }, { "bo", "blocks/s" }, { "si", "kB/s" }, { "so", "kB/s" },
+        { "us", "%" },        { "sy", "%" },        { "wa", "%" },
+};
+
+int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double interval, double t_from,
+                   double t_to, struct metric_list *out) {
+        struct vmstat_stalls *s = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!t || !out)
+                return -EINVAL;
+        for (size_t i = 0; i < t->nsamples; i++)
+                n += vmstat_counted(t, i, t_from, t_to);
+        r = metric_add(out, "vmstat.samples", (double)n, "samples");
+        if (r < 0)
+                return r;
+        r = vmstat_stalls(t, bo_threshold, interval, t_from, t_to, &s);
+        if (r == -ENOENT) {
+                static const char *const names[][2] = {
+                        { "vmstat.stall_count", "runs" }, { "vmstat.stall_longest_s", "s" },
+                        { "vmstat.stall_total_s", "s" }, { "vmstat.stall_fraction", "ratio" },
+                };
+                for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                        r = metric_add_none(out, names[i][0], names[i][1], "no bo column in the vmstat capture");
+                        if (r < 0)
+                                return r;
+                }
+        } else if (r < 0) {
+                return r;
+        } else {
+                if ((r = metric_add(out, "vmstat.stall_count", (double)s->count, "runs")) < 0 ||
+                    (r = metric_add(out, "vmstat.stall_longest_s", s->longest_s, "s")) < 0 ||
+                    (r = metric_add(out, "vmstat.stall_total_s", s->total_s, "s")) < 0 ||
+                    (r = metric_add(out, "vmstat.stall_fraction", s->fraction, "ratio")) < 0)
+                        goto out;
+                if (s->have_times &&
+                    ((r = metric_add(out, "vmstat.pause_count", (double)s->pause_count, "pauses")) < 0 ||
+                     (r = metric_add(out, "vmstat.pause_longest_s", s->pause_longest_s, "s")) < 0 ||
+                     (r = metric_add(out, "vmstat.pause_total_s", s->pause_total_s, "s")) < 0))
+                        goto out;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(metric_cols); i++) {
+                struct vmstat_summary sm;
+                char name[64];
+                int col = vmstat_table_col(t, metric_cols[i].col);
+
+                if (col < 0 || vmstat_summary(t, col, t_from, t_to, &sm) < 0 || sm.n == 0)
+                        continue;
+                snprintf(name, sizeof(name), "vmstat.%s_mean", metric_cols[i].col);
+                if ((r = metric_add(out, name, sm.mean, metric_cols[i].unit)) < 0)
+                        goto out;
+                snprintf(name, sizeof(name), "vmstat.%s_cov", metric_cols[i].col);
+                r = isnan(sm.cov) ? metric_add_none(out, name, "ratio", "mean is 0")
+                                  : metric_add(out, name, sm.cov, "ratio");
+                if (r < 0)
+                        goto out;
+        }
+        r = 0;
+out:
+        vmstat_stalls_free(s);
+        return r;
+}
+
+static void print_runs(FILE *f, const char *what, const struct vmstat_run *runs, size_t n) {
+        if (n == 0)
+                return;
+        fprintf(f, "  %8s %8s %9s\n", "start", what, "seconds");
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, "  %8zu %8zu %9.6g\n", runs[i].start, runs[i].length, runs[i].seconds);
+}
+
+int vmstat_print(const struct vmstat_table *t, double threshold, double interval, FILE *f) {
+        struct vmstat_stalls *s = NULL;
+        int r;
+
+        fputs("columns:", f);
+        for (size_t c = 0; c < t->ncols; c++)
+                fprintf(f, " %s", t->cols[c]);
+        fprintf(f, "\nsamples: %zu  rejected: %zu  captures: %u", t->nsamples, t->rejected, t->ncaptures);
+        if (t->skipped)
+                fprintf(f, "  skipped first rows: %zu", t->skipped);
+        fprintf(f, "\n\n%-10s %8s %12s %12s %12s %12s %8s\n", "column", "n", "mean", "min", "max", "stddev",
+                "cov");
+        for (size_t c = 0; c < t->ncols; c++) {
+                struct vmstat_summary sm;
+                vmstat_summary(t, (int)c, NAN, NAN, &sm);
+                fprintf(f, "%-10s %8zu %12.6g %12.6g %12.6g %12.6g %8.3g\n", t->cols[c], sm.n, sm.mean, sm.min,
+                        sm.max, sm.stddev, sm.cov);
+        }
+        r = vmstat_stalls(t, threshold, interval, NAN, NAN, &s);
+        if (r == -ENOENT) {
+                fputs("\nstalls: no bo column\n", f);
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        fprintf(f, "\nstalls (bo <= %g, interval %g s): %zu runs, longest %g s, total %g s, %.1f%% of %zu samples\n",
+                s->threshold, s->interval, s->count, s->longest_s, s->total_s, 100.0 * s->fraction, s->n);
+        print_runs(f, "length", s->runs, s->count);
+        if (s->have_times) {
+                fprintf(f, "\npauses (gap > %g s): %zu, longest %g s, total %g s, %.1f%% of the time\n",
+                        1.5 * s->interval, s->pause_count, s->pause_longest_s, s->pause_total_s,
+                        100.0 * s->pause_fraction);
+                print_runs(f, "missed", s->pauses, s->pause_count);
+        }
+        vmstat_stalls_free(s);
+        return 0;
+}

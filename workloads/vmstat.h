@@ -1,0 +1,148 @@
+/* vmstat.h: turn any vmstat text into samples, per-column statistics and the
+ * writeout-stall report that the seed posts read off `vmstat 1` by eye.
+ * Parsing is driven by the column-name header line, so every dialect works
+ * (procps 1.x/2.x with `w`, procps-ng 3.x/4.x with wa/st/gu, -a, -w, -t,
+ * -S units, kbench's own dirty/writeback columns, hand-cut excerpts). Input is
+ * untrusted: lines are bounded, every row is checked whole against its
+ * header and is either used whole or rejected and counted. */
+#pragma once
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "workloads/workload.h"
+
+#define VMSTAT_LINE_MAX 1024          /* longer lines are rejected */
+#define VMSTAT_COLS_MAX 64            /* columns over all headers of one stream */
+#define VMSTAT_VALUES_MAX (1u << 24)  /* samples x columns kept; further rows rejected */
+#define VMSTAT_BO_THRESHOLD 100.0     /* default stall threshold, blocks/s */
+#define VMSTAT_INTERVAL 1.0           /* default sampling interval, seconds */
+
+struct vmstat_sample {
+        double t;                  /* seconds: host arrival time, or the -t timestamp
+                                      (UTC seconds of the printed wall clock); NAN if unknown */
+        int first;                 /* 1: the since-boot average row (excluded from statistics) */
+        unsigned capture;          /* which capture (header block) the row belongs to, 0-based */
+};
+
+struct vmstat_table {
+        size_t ncols;
+        char **cols;               /* column names, in header order; a later header with other
+                                      names appends the new ones (owned) */
+        size_t nsamples;
+        struct vmstat_sample *samples;  /* owned */
+        double *values;            /* nsamples x ncols, row-major; NAN where the row's
+                                      header lacked the column (owned) */
+        size_t rejected;           /* non-blank lines that were neither header nor row */
+        size_t skipped;            /* first rows dropped by vmstat_parser_set_skip_first() */
+        unsigned ncaptures;        /* header blocks seen (a repeated identical header right
+                                      after rows of the same header continues a capture) */
+        char *tz;                  /* time zone named by the last -t header, or NULL (owned) */
+};
+
+struct vmstat_parser;
+
+/* A new incremental parser. Returns NULL on -ENOMEM. Free with
+ * vmstat_parser_free() or hand it to vmstat_parser_finish(). */
+struct vmstat_parser *vmstat_parser_new(void);
+struct vmstat_parser *vmstat_parser_free(struct vmstat_parser *p);
+
+/* Drop the first row of each capture (vmstat's average since boot) instead of
+ * keeping it as a sample; dropped rows are counted in table->skipped. Use for
+ * text whose rows are not marked by the caller. */
+void vmstat_parser_set_skip_first(struct vmstat_parser *p, int skip);
+
+/* Feed one line (len bytes, need not be NUL-terminated, may end in CR/LF; any
+ * byte values). t: host arrival time in seconds or NAN. first: 1 if the row is
+ * the since-boot average (kept, flagged, excluded from statistics).
+ * Returns 1 if the line became a sample, 0 if it was a header, a group line,
+ * blank, dropped by skip-first, or rejected (counted), -ENOMEM on allocation
+ * failure (the parser stays usable; the line is counted as rejected). */
+int vmstat_parser_feed(struct vmstat_parser *p, const char *line, size_t len, double t, int first);
+
+/* Feed arbitrary bytes of a text stream (t = NAN, first = 0): splits on LF and
+ * CR, keeps a partial last line (bounded by VMSTAT_LINE_MAX) for the next call
+ * or for vmstat_parser_finish(). NUL bytes at either end of a line are
+ * ignored; inside a line they make it rejected. Returns the number of samples
+ * added or -ENOMEM. */
+int vmstat_parser_feed_bytes(struct vmstat_parser *p, const void *buf, size_t len);
+
+/* Flush a pending partial line, free the parser (always, even on failure) and
+ * hand out the table. Returns NULL on -ENOMEM. Caller frees the table with
+ * vmstat_table_free(). */
+struct vmstat_table *vmstat_parser_finish(struct vmstat_parser *p);
+
+/* Parse a whole buffer. OUT: *ret_table (caller frees). Returns 0 or -ENOMEM. */
+int vmstat_parse_text(const void *buf, size_t len, int skip_first, struct vmstat_table **ret_table);
+
+struct vmstat_table *vmstat_table_free(struct vmstat_table *t);
+
+/* Index of the column named name, or -1. */
+int vmstat_table_col(const struct vmstat_table *t, const char *name);
+/* Value of column col in sample i; NAN if absent or out of range. */
+double vmstat_table_value(const struct vmstat_table *t, size_t i, int col);
+
+/* ---- analysis ----------------------------------------------------------
+ * All analyses use the "counted" samples: not flagged first, and, when a
+ * window is given (t_from/t_to not NAN), with a known t inside [t_from, t_to]. */
+
+struct vmstat_summary {
+        size_t n;                  /* counted samples having the column */
+        double mean, min, max;     /* NAN when n == 0 */
+        double stddev;             /* sample standard deviation (n - 1); 0 when n == 1 */
+        double cov;                /* stddev / mean; NAN when mean == 0 or n == 0 */
+};
+
+/* Statistics of column col. OUT: *ret. Returns 0, or -EINVAL for a bad col. */
+int vmstat_summary(const struct vmstat_table *t, int col, double t_from, double t_to,
+                   struct vmstat_summary *ret);
+
+struct vmstat_run {
+        size_t start;              /* index of the first sample (table order); for a pause,
+                                      the sample printed before the gap */
+        size_t length;             /* stall: samples in the run; pause: samples missing,
+                                      round(gap / interval) - 1, at least 1 */
+        double seconds;            /* stall: length x interval; pause: the gap itself */
+};
+
+struct vmstat_stalls {
+        double threshold;          /* bo at or below this is a stall, blocks/s */
+        double interval;           /* seconds per sample */
+        size_t n;                  /* counted samples with a bo value */
+        size_t count;
+        struct vmstat_run *runs;   /* count entries (owned) */
+        double longest_s, total_s;
+        double fraction;           /* stalled samples / n; 0 when n == 0 */
+        int have_times;            /* pauses below are valid: >= 2 counted samples with t */
+        size_t pause_count;
+        struct vmstat_run *pauses; /* gaps between consecutive counted samples of one
+                                      capture longer than 1.5 x interval (owned) */
+        double pause_longest_s, pause_total_s;
+        double pause_fraction;     /* pause_total_s / (time span of the counted samples) */
+};
+
+/* Writeout stalls: maximal runs of consecutive counted samples of one capture
+ * whose bo <= threshold (a new capture ends a run), and output pauses.
+ * OUT: *ret (free with vmstat_stalls_free). Returns 0, -EINVAL (threshold or
+ * interval not finite, interval <= 0), -ENOENT (no "bo" column), -ENOMEM. */
+int vmstat_stalls(const struct vmstat_table *t, double threshold, double interval, double t_from,
+                  double t_to, struct vmstat_stalls **ret);
+struct vmstat_stalls *vmstat_stalls_free(struct vmstat_stalls *s);
+
+/* The `kbench vmstat --json` object described in docs/vmstat.md: columns,
+ * samples, rejected, summary, stalls (with pauses when times are known).
+ * Returns a new reference (caller json_decref) or NULL on -ENOMEM/-EINVAL. */
+json_t *vmstat_json(const struct vmstat_table *t, double threshold, double interval);
+
+/* Append a cell's vmstat metrics (vmstat.samples, vmstat.stall_*,
+ * vmstat.pause_* when times are known, vmstat.<c>_mean and vmstat.<c>_cov for
+ * c in bi bo si so us sy wa when present) to *out. Returns 0, -EINVAL, -ENOMEM
+ * (metrics appended before a failure stay in *out). Without a "bo" column the
+ * stall metrics are appended without values, with a note. */
+int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double interval, double t_from,
+                   double t_to, struct metric_list *out);
+
+/* Human report (columns, per-column summary, stall and pause runs) on f.
+ * Returns 0 or a negative errno from vmstat_stalls(). */
+int vmstat_print(const struct vmstat_table *t, double threshold, double interval, FILE *f);
