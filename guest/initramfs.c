@@ -46,8 +46,8 @@ enum initramfs_rank {
         RANK_DEFAULT,              /* directories, generated /etc files, device nodes */
         RANK_LIBRARY,              /* shared libraries and the loader */
         RANK_BINARY,               /* spec->binaries, busybox, modules */
-        RANK_FILE,                 /* spec->files */
         RANK_INIT,                 /* the agent as /init */
+        RANK_FILE,                 /* spec->files: the caller's explicit word wins */
 };
 
 struct initramfs_entry {
@@ -286,11 +286,17 @@ static int initramfs_add_library(struct initramfs_plan *p, const char *path, str
         g_autofree char *cur = g_strdup(path);
 
         for (int depth = 0; depth < INITRAMFS_LINK_DEPTH; depth++) {
+                struct initramfs_entry *have;
+                g_autofree char *key = NULL;
                 struct stat st;
                 char buf[PATH_MAX];
                 ssize_t n;
                 int r;
 
+                /* Shared by an earlier binary: already resolved, not read twice. */
+                if (initramfs_norm(cur, &key) == 0 && (have = g_hash_table_lookup(p->entries, key)) &&
+                    have->rank == RANK_LIBRARY && have->type == INITRAMFS_FILE)
+                        return 0;
                 if (lstat(cur, &st) < 0)
                         return error_setf(err, -errno, "%s: %s", cur, strerror(errno));
                 if (!S_ISLNK(st.st_mode))

@@ -530,6 +530,27 @@ TEST(debian_kernel_modules) {
         b3 = slurp(path3);
         ASSERT_TRUE(g_bytes_equal(b1, b3));
 
+        /* A module built into this kernel is skipped without error. */
+        {
+                g_autofree char *bp = g_build_filename(moddir, "modules.builtin", NULL), *text = NULL;
+                g_autofree char *name = NULL, *p4 = NULL;
+                g_autoptr(GHashTable) h4 = NULL;
+                const char *builtin[] = { NULL, NULL };
+                struct item *it;
+                ASSERT_TRUE(g_file_get_contents(bp, &text, NULL, NULL));
+                *strchrnul(text, '\n') = 0;
+                name = g_path_get_basename(text);
+                ASSERT_TRUE(g_str_has_suffix(name, ".ko"));
+                name[strlen(name) - 3] = 0;
+                builtin[0] = name;
+                spec.modules = builtin;
+                BUILD_OK(&spec, cache, &p4, &cached, &err);
+                h4 = read_image(p4);
+                it = get(h4, "etc/kbench/modules", AE_IFREG);
+                ASSERT_EQ(g_bytes_get_size(it->data), 0);
+                fprintf(stderr, "builtin %s skipped\n", name);
+        }
+
         g_free(path2);
         path2 = NULL;
         spec.modules = bad;

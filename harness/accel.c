@@ -24,7 +24,7 @@ static void ignore_event(void *userdata, enum vm_event ev, const char *data, siz
 
 /* Boot probe_kernel under KVM without an initrd and watch its console. */
 static int probe(struct vm_conn *c, const char *home, const char *kernel, int *ret_ok, double *ret_s,
-                 struct kb_error *err) {
+                 char *failure, size_t failure_size) {
         g_autofree char *dir = g_build_filename(home, "cache", NULL);
         g_autofree char *console = g_build_filename(dir, "kvm-probe-console.log", NULL);
         g_autofree char *name = g_strdup_printf("kbench-kvm-probe-%d", (int)getpid());
@@ -33,15 +33,21 @@ static int probe(struct vm_conn *c, const char *home, const char *kernel, int *r
                 .cmdline = "console=ttyS0 panic=-1", .console_path = console,
         };
         struct vm *vm = NULL;
+        struct kb_error err = { { 0 } };
         int64_t t0;
-        int ok = 0, r;
+        int ok = 0;
 
         g_mkdir_with_parents(dir, 0755);
         g_unlink(console);
         t0 = g_get_monotonic_time();
-        r = vm_start(c, &vc, ignore_event, NULL, &vm, err);
-        if (r < 0)
-                return r;
+        if (vm_start(c, &vc, ignore_event, NULL, &vm, &err) < 0) {
+                /* A KVM that cannot even start a guest (e.g. "failed to set
+                 * MSR" on nested hosts) is a verdict, not an error. */
+                g_strlcpy(failure, err.msg, failure_size);
+                *ret_s = (double)(g_get_monotonic_time() - t0) / 1e6;
+                *ret_ok = 0;
+                return 0;
+        }
         while (!ok && g_get_monotonic_time() - t0 < (int64_t)(ACCEL_PROBE_S * G_USEC_PER_SEC)) {
                 g_autofree char *buf = NULL;
                 gsize len = 0;
@@ -62,6 +68,7 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
         g_autofree char *qemu = NULL, *lv = NULL;
         struct utsname u;
         json_t *j;
+        char failure[512] = "";
         double secs = 0;
         int ok = 0, r;
 
@@ -88,23 +95,29 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
                 ok = json_is_true(json_object_get(j, "kvm_works"));
                 json_decref(j);
                 *ret_accel = ok ? "kvm" : "tcg";
-                *ret_why = g_strdup_printf("%s: cached KVM probe verdict (%s)", *ret_accel, cache);
+                *ret_why = g_strdup_printf("%s: cached KVM probe verdict from %s (delete it to probe again)",
+                                           *ret_accel, cache);
                 return 0;
         }
         json_decref(j);
         if (!probe_kernel)
                 return error_setf(err, -ENOENT, "--accel auto: no kernel to probe KVM with; use --accel tcg or kvm");
-        r = probe(c, home, probe_kernel, &ok, &secs, err);
-        if (r < 0)
-                return error_prefix(err, r, "KVM probe");
-        j = json_pack("{s:s, s:s, s:b, s:f, s:I}", "host_kernel", u.release, "qemu", qemu, "kvm_works", ok,
-                      "probe_s", secs, "probed_at", (json_int_t)(g_get_real_time() / G_USEC_PER_SEC));
+        probe(c, home, probe_kernel, &ok, &secs, failure, sizeof(failure));
+        /* Keep only the first line of QEMU's complaint. */
+        failure[strcspn(failure, "\n")] = '\0';
+        j = json_pack("{s:s, s:s, s:b, s:f, s:I, s:s}", "host_kernel", u.release, "qemu", qemu, "kvm_works", ok,
+                      "probe_s", secs, "probed_at", (json_int_t)(g_get_real_time() / G_USEC_PER_SEC),
+                      "failure", failure);
         if (j)
                 json_dump_file(j, cache, JSON_INDENT(2));
         json_decref(j);
         *ret_accel = ok ? "kvm" : "tcg";
-        *ret_why = ok ? g_strdup_printf("kvm: probe kernel printed within %.1f s", secs)
-                      : g_strdup_printf("tcg: KVM probe printed no kernel output within %.0f s (KVM hangs here)",
-                                        ACCEL_PROBE_S);
+        if (ok)
+                *ret_why = g_strdup_printf("kvm: probe kernel printed within %.1f s", secs);
+        else if (failure[0])
+                *ret_why = g_strdup_printf("tcg: KVM probe guest failed to start (%s)", failure);
+        else
+                *ret_why = g_strdup_printf("tcg: KVM probe printed no kernel output within %.0f s (KVM hangs here)",
+                                           ACCEL_PROBE_S);
         return 0;
 }

@@ -135,8 +135,8 @@ int cli_run(int argc, char **argv, const struct cli_global *g) {
                         o.mem_mb = (unsigned)(v >> 20);
                 else
                         return cli_errorf("run: --mem: '%s' is not a size", mem), 2;
-                if (o.mem_mb < 64 || o.mem_mb > 65536)
-                        return cli_errorf("run: --mem: %u MiB is outside 64..65536", o.mem_mb), 2;
+                if (o.mem_mb < 128 || o.mem_mb > 65536)
+                        return cli_errorf("run: --mem: %u MiB is outside 128..65536", o.mem_mb), 2;
         }
         if (disk && (parse_size(disk, &o.disk_bytes) < 0 || o.disk_bytes < (64u << 20)))
                 return cli_errorf("run: --disk-size: '%s' is not a size of at least 64M", disk), 2;
