@@ -48,13 +48,14 @@ def main():
         with open(bogus, "wb") as f:
             f.write(b"MZ this is not a kernel\n" * 100)
         p = kb(home, "kernel", "add", bogus, check=False)
-        expect(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and "not-a-kernel" in p.stderr,
-               f"non-kernel refused with one line naming the file: {p.stderr.strip()}")
+        errors = [l for l in p.stderr.splitlines() if l.startswith("kbench:")]
+        expect(p.returncode == 1 and len(errors) == 1 and "not-a-kernel" in errors[0],
+               f"non-kernel refused with one error line naming the file: {errors}")
         listed = json.loads(kb(home, "kernel", "list", "--json").stdout)
         expect(len(listed) == 2, "the store still holds exactly two kernels")
 
-        # The main job, small: two kernels x dd x 2 repeats.
-        p = kb(home, "run", "-k", names[0], "-k", names[1], "-w", "dd:size=64M", "-n", "2",
+        # The main job, small: two kernels x dd (default size: 2x guest RAM) x 2 repeats.
+        p = kb(home, "run", "-k", names[0], "-k", names[1], "-w", "dd", "-n", "2",
                "--mem", "256", "--accel", "auto", "--json")
         run = json.loads(p.stdout)
         cells = run["cells"]
