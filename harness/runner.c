@@ -214,8 +214,25 @@ static char *cell_params_json(const struct run *r, const struct plan_cell *pc) {
         return s;
 }
 
-/* Turn the agent's vmstat records into rows and vmstat.* metrics. */
-static void vmstat_rows(const struct cell_result *res, GArray *rows, struct metric_list *metrics) {
+/* The [first, last] time of the timeline series kind, or NANs. */
+static void series_span(const struct cell_result *res, const char *kind, double *ret_from, double *ret_to) {
+        double from = NAN, to = NAN;
+
+        for (guint i = 0; kind && i < res->points->len; i++) {
+                const struct cell_point *p = &g_array_index(res->points, struct cell_point, i);
+                if (strcmp(p->kind, kind) != 0)
+                        continue;
+                from = isnan(from) || p->t < from ? p->t : from;
+                to = isnan(to) || p->t > to ? p->t : to;
+        }
+        *ret_from = from;
+        *ret_to = to;
+}
+
+/* Turn the agent's vmstat records into rows and vmstat.* metrics (over the
+ * workload's window, when it names one). */
+static void vmstat_rows(const struct cell_result *res, const char *window, GArray *rows,
+                        struct metric_list *metrics) {
         struct vmstat_parser *p = vmstat_parser_new();
         g_autoptr(GArray) used = g_array_new(FALSE, FALSE, sizeof(guint));
         struct vmstat_table *t;
@@ -244,8 +261,11 @@ static void vmstat_rows(const struct cell_result *res, GArray *rows, struct metr
                         row.v[c] = cols[c] >= 0 ? vmstat_table_value(t, s, cols[c]) : NAN;
                 g_array_append_val(rows, row);
         }
-        if (metrics)
-                vmstat_metrics(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, NAN, NAN, metrics);
+        if (metrics) {
+                double from, to;
+                series_span(res, window, &from, &to);
+                vmstat_metrics(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, from, to, metrics);
+        }
         vmstat_table_free(t);
 }
 
@@ -261,7 +281,8 @@ static int store_cell(struct run *r, const struct plan_cell *pc, int attempt, st
 
         /* vmstat is kept for every cell (a failed cell's samples are evidence
          * too); metrics only for ok cells, so failures never enter statistics. */
-        vmstat_rows(res, rows, strcmp(res->state, CELL_OK) == 0 ? &res->metrics : NULL);
+        vmstat_rows(res, r->specs[pc->workload]->ops->vmstat_window, rows,
+                    strcmp(res->state, CELL_OK) == 0 ? &res->metrics : NULL);
         if (strcmp(res->state, CELL_OK) == 0)
                 for (size_t i = 0; i < res->metrics.n; i++) {
                         const struct metric *m = &res->metrics.v[i];

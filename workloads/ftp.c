@@ -781,4 +781,5 @@ const struct workload_ops ftp_ops = {
         .parse = ftp_parse,
         .host = ftp_host,
         .metrics = ftp_metrics,
+        .vmstat_window = "ftp.bytes",
 };

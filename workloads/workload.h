@@ -128,6 +128,11 @@ struct workload_ops {
         /* Optional host-driven phase (FTP upload). Returns 0 or -errno with err. */
         int (*host)(struct workload_host *host, struct kb_error *err);
         const struct metric_def *metrics;        /* terminated by { NULL } */
+        /* Optional: the timeline series (host->point kind) whose time span is
+         * the window the cell's vmstat.* metrics describe, e.g. "ftp.bytes":
+         * the stall report then covers the upload, not the boot before it.
+         * NULL: the whole capture. */
+        const char *vmstat_window;
         /* Optional: print one cell's metrics in the workload's classic layout
          * (tiobench's four sections) for `kbench show`. */
         void (*print)(const struct metric_list *metrics, FILE *out);
