@@ -324,7 +324,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         g_autofree struct plan_cell *plan = NULL;
         g_autofree char *prefix = g_strdup_printf("kb%d-r%" G_GINT64_FORMAT, (int)getpid(), r->row.id);
         g_auto(GStrv) done = NULL;
-        size_t n;
+        size_t n, todo = 0;
         int failed = 0, ret;
 
         plan_build(r->n_kernels, r->n_specs, r->o->repeats, &plan, &n);
@@ -333,7 +333,10 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 if (ret < 0)
                         return ret;
         }
-        progress_init(&r->progress, n);
+        for (size_t i = 0; i < n; i++)
+                if (!(done && g_strv_contains((const char *const *)done, plan[i].key)))
+                        todo++;
+        progress_init(&r->progress, todo);
         for (size_t i = 0; i < n && !cell_interrupted; i++) {
                 const struct plan_cell *pc = &plan[i];
                 const struct kstore_kernel *k = r->kernels[pc->kernel];
@@ -341,6 +344,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                                                          r->specs[pc->workload]->ops->name, pc->iteration + 1);
                 g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
                 double boot_to = strcmp(r->accel, "kvm") == 0 ? 60 : 120;
+                int first_attempt = 1;
                 struct cell_spec spec = {
                         .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
                         .iteration = pc->iteration, .accel = r->accel, .mem_mb = r->o->mem_mb,
@@ -351,31 +355,35 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         .silence_timeout_s = 60,
                 };
 
-                if (done && g_strv_contains((const char *const *)done, pc->key)) {
-                        r->progress.total--;
+                if (done && g_strv_contains((const char *const *)done, pc->key))
                         continue;
-                }
-                progress_begin(&r->progress, i, label);
-                for (int attempt = 1; attempt <= 1 + r->o->retries; attempt++) {
+                /* A resumed run continues the attempt numbering of its cells. */
+                ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
+                if (ret < 0)
+                        return ret;
+                progress_begin(&r->progress, r->progress.finished, label);
+                for (int attempt = first_attempt;; attempt++) {
                         struct cell_result res;
+                        int again;
 
                         ret = cell_run(r->conn, &spec, &res, on_stage, &r->progress, err);
                         if (ret < 0)
                                 return ret;
                         ret = store_cell(r, pc, attempt, &res, err);
-                        progress_end(&r->progress, res.state, res.detail);
-                        if (ret < 0) {
-                                cell_result_clear(&res);
-                                return ret;
-                        }
                         g_rmdir(work);
-                        int again = res.retryable && !cell_interrupted && attempt <= r->o->retries;
-                        if (strcmp(res.state, CELL_OK) != 0 && !again)
+                        again = ret >= 0 && res.retryable && !cell_interrupted &&
+                                attempt < first_attempt + r->o->retries;
+                        if (again)
+                                progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
+                        else
+                                progress_end(&r->progress, res.state, res.detail);
+                        if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
                                 failed++;
                         cell_result_clear(&res);
+                        if (ret < 0)
+                                return ret;
                         if (!again)
                                 break;
-                        progress_note(&r->progress, "%s: infra error, retrying (attempt %d)", pc->key, attempt + 1);
                 }
         }
         *ret_failed = failed;
@@ -490,6 +498,9 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g) {
                                  .started_at = (double)g_get_real_time() / 1e6 };
         if (o->resume_run > 0) {
                 r.row.id = o->resume_run;
+                ret = db_run_reopen(r.db, r.row.id, &err);
+                if (ret < 0)
+                        goto out;
         } else {
                 ret = db_run_create(r.db, &r.row, &err);
                 if (ret < 0)

@@ -352,6 +352,23 @@ int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_e
         return 0;
 }
 
+int db_run_reopen(struct db *db, int64_t run_id, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = db_prepare(db, "UPDATE runs SET finished_at = NULL, status = 'running' WHERE id = ?1", &s, err);
+        if (r < 0)
+                return r;
+        if (sqlite3_bind_int64(s, 1, run_id))
+                return db_error(db, sqlite3_errcode(db->h), err, "binding run");
+        r = db_step_done(db, s, "reopening run", err);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(db->h) == 0)
+                return error_setf(err, -ENOENT, "no run %lld in %s", (long long)run_id, db->path);
+        return 0;
+}
+
 /* ---- cells ------------------------------------------------------------ */
 
 static int cell_insert_row(struct db *db, const struct db_cell *c, int64_t *ret_id,

@@ -122,6 +122,8 @@ int db_kernel_upsert(struct db *db, const struct db_kernel *k, struct kb_error *
 int db_run_create(struct db *db, struct db_run *run, struct kb_error *err);
 /* Mark a run finished (finished_at = now, status text e.g. "complete", "interrupted"). */
 int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_error *err);
+/* Mark a run running again (status "running", no finished_at), for --resume. */
+int db_run_reopen(struct db *db, int64_t run_id, struct kb_error *err);
 
 /* Store one finished cell with everything it measured, in one transaction.
  * OUT: *ret_cell_id (may be NULL). Nothing is written if any part fails. */

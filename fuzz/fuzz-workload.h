@@ -1,0 +1,54 @@
+/* fuzz-workload.h: the body shared by the workload parser fuzz targets. The
+ * input is split into lines as the harness hands them over, parsed by the
+ * workload's pure parser, and, when that succeeds, printed by its print
+ * hook (if any): neither may crash or read out of bounds on any bytes. */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workloads/workload.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static inline int fuzz_workload(const struct workload_ops *ops, const uint8_t *data, size_t size) {
+        struct metric_list metrics = { 0 };
+        struct kb_error err;
+        struct workload_output out = { 0 };
+        const char **lines;
+        char *text;
+        size_t n = 0;
+
+        if (size > 1 << 20)
+                return 0;
+        text = malloc(size + 1);
+        lines = calloc(size + 1, sizeof(*lines));
+        if (!text || !lines)
+                goto out;
+        memcpy(text, data, size);
+        text[size] = '\0';
+        for (char *p = text, *nl; p; p = nl) {
+                nl = memchr(p, '\n', (size_t)(text + size - p));
+                if (nl)
+                        *nl++ = '\0';
+                lines[n++] = p;
+                if (nl && nl == text + size)
+                        break;
+        }
+        out.n_lines = n;
+        out.lines = lines;
+        if (ops->parse(NULL, &out, &metrics, &err) == 0 && ops->print) {
+                FILE *f = fopen("/dev/null", "w");
+                if (f) {
+                        ops->print(&metrics, f);
+                        fclose(f);
+                }
+        }
+        metric_list_clear(&metrics);
+out:
+        free(lines);
+        free(text);
+        return 0;
+}
