@@ -27,14 +27,14 @@
 
 volatile int cell_interrupted;
 
-enum msg_kind { MSG_RECORD, MSG_REJECT, MSG_EOF, MSG_STOPPED, MSG_HOST_DONE };
+enum msg_kind { MSG_LINE, MSG_EOF, MSG_STOPPED, MSG_HOST_DONE };
 
 struct msg {
         enum msg_kind kind;
         double t;                          /* arrival, s since QEMU start */
-        int status;                        /* MSG_REJECT: proto status; MSG_HOST_DONE: r */
-        struct proto_record *rec;          /* MSG_RECORD */
-        char *text;                        /* MSG_REJECT: the line; STOPPED: detail; HOST_DONE: error */
+        int status;                        /* MSG_HOST_DONE: r */
+        size_t len;                        /* MSG_LINE: bytes in text */
+        char *text;                        /* MSG_LINE: a ttyS1 line; STOPPED: detail; HOST_DONE: error */
 };
 
 enum stage { STAGE_BOOT, STAGE_READY_WAIT, STAGE_RUN, STAGE_DONE };
@@ -49,10 +49,9 @@ struct cell {
         GMutex data_lock;                  /* guards res->data and res->points from other threads */
 
         enum stage stage;
-        uint64_t next_seq;
+        struct console_stream stream;      /* ttyS1 accounting */
         double last_record_t;
         double go_t, ready_t, done_t;
-        char first_reject[200];
         GPtrArray *out_lines;              /* char*: the job's stdout and stderr */
         GPtrArray *agent_logs;             /* char*: "log" records */
         GPtrArray *events;                 /* char* */
@@ -74,46 +73,23 @@ static double now_s(const struct cell *c) {
 static void msg_free(gpointer p) {
         struct msg *m = p;
 
-        g_free(m->rec);
         g_free(m->text);
         g_free(m);
 }
 
-static void push(struct cell *c, enum msg_kind kind, int status, struct proto_record *rec, const char *text) {
+static void push(struct cell *c, enum msg_kind kind, int status, const char *text, size_t len) {
         struct msg *m = g_new0(struct msg, 1);
 
         m->kind = kind;
         m->t = now_s(c);
         m->status = status;
-        m->rec = rec;
-        m->text = text ? g_strdup(text) : NULL;
+        m->len = len;
+        m->text = text ? g_strndup(text, len) : NULL;
         g_async_queue_push(c->q, m);
 }
 
 static void on_line(void *userdata, const char *line, size_t len) {
-        struct cell *c = userdata;
-        struct proto_record *rec = g_new(struct proto_record, 1);
-        int r;
-
-        if (len > 0 && line[len - 1] == '\r')
-                len--;
-        if (len == 0) {
-                g_free(rec);
-                return;
-        }
-        r = proto_parse(line, len, rec);
-        if (r == PROTO_OK) {
-                push(c, MSG_RECORD, 0, rec, NULL);
-                return;
-        }
-        g_free(rec);
-        {
-                g_autofree char *shown = g_strndup(line, MIN(len, 120));
-                for (char *p = shown; *p; p++)
-                        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-                                *p = '?';
-                push(c, MSG_REJECT, r, NULL, shown);
-        }
+        push(userdata, MSG_LINE, 0, line, len);
 }
 
 #define DATA_LOG_MAX (64u << 20)
@@ -130,10 +106,10 @@ static void on_vm_event(void *userdata, enum vm_event ev, const char *data, size
                 console_lines_feed(&c->lines, data, len, on_line, c);
                 break;
         case VM_EVENT_EOF:
-                push(c, MSG_EOF, 0, NULL, NULL);
+                push(c, MSG_EOF, 0, NULL, 0);
                 break;
         case VM_EVENT_STOPPED:
-                push(c, MSG_STOPPED, 0, NULL, data);
+                push(c, MSG_STOPPED, 0, data, len);
                 break;
         }
 }
@@ -165,7 +141,7 @@ static gpointer host_thread(gpointer data) {
         struct cell *c = data;
         int r = c->spec->workload->ops->host(&c->host, &c->host_err);
 
-        push(c, MSG_HOST_DONE, r, NULL, r < 0 ? c->host_err.msg : NULL);
+        push(c, MSG_HOST_DONE, r, r < 0 ? c->host_err.msg : NULL, r < 0 ? strlen(c->host_err.msg) : 0);
         return NULL;
 }
 
@@ -275,25 +251,10 @@ static int send_job(struct cell *c, const struct workload_env *env) {
         return r < 0 ? -EIO : 0;
 }
 
-static void handle_record(struct cell *c, const struct msg *m, const struct workload_env *env) {
-        const struct proto_record *rec = m->rec;
+static void handle_record(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                          const struct workload_env *env) {
         const char *type = rec->type;
 
-        if (strcmp(rec->cell, c->spec->key) != 0) {
-                c->res->rejected++;
-                if (!c->first_reject[0])
-                        g_snprintf(c->first_reject, sizeof(c->first_reject),
-                                   "record for cell '%s' (expected '%s')", rec->cell, c->spec->key);
-                return;
-        }
-        if (rec->seq != c->next_seq) {
-                c->res->rejected++;
-                if (!c->first_reject[0])
-                        g_snprintf(c->first_reject, sizeof(c->first_reject),
-                                   "sequence gap: got %llu, expected %llu (records lost)",
-                                   (unsigned long long)rec->seq, (unsigned long long)c->next_seq);
-        }
-        c->next_seq = rec->seq + 1;
         c->last_record_t = m->t;
 
         if (strcmp(type, "ready") == 0) {
@@ -393,6 +354,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         struct workload_env env = { 0 };
         struct vm_config vc = { 0 };
         struct console_verdict cv = { 0 };
+        struct proto_record rec;
         struct kb_error verr = { { 0 } };
         struct cell c = { 0 };
         int r;
@@ -466,6 +428,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         c.event_t = g_array_new(FALSE, FALSE, sizeof(double));
         g_mutex_init(&c.data_lock);
         c.stage = STAGE_BOOT;
+        console_stream_init(&c.stream, s->key);
 
         if (progress)
                 progress(userdata, "boot");
@@ -484,16 +447,13 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
 
                 if (m) {
                         switch (m->kind) {
-                        case MSG_RECORD:
-                                handle_record(&c, m, &env);
-                                if (c.stage == STAGE_RUN && progress && c.go_t == c.last_record_t)
-                                        progress(userdata, "run");
-                                break;
-                        case MSG_REJECT:
-                                res->rejected++;
-                                if (!c.first_reject[0])
-                                        g_snprintf(c.first_reject, sizeof(c.first_reject), "%s: '%s'",
-                                                   proto_status_str(m->status), m->text);
+                        case MSG_LINE:
+                                if (console_stream_line(&c.stream, m->text, m->len, &rec) == 1) {
+                                        enum stage before = c.stage;
+                                        handle_record(&c, m, &rec, &env);
+                                        if (before != STAGE_RUN && c.stage == STAGE_RUN && progress)
+                                                progress(userdata, "run");
+                                }
                                 break;
                         case MSG_EOF:
                         case MSG_STOPPED:
@@ -553,6 +513,11 @@ out:
         if (c.host_thread)
                 g_thread_join(c.host_thread);
         vm_stop(c.vm, 1);
+        /* The event loop no longer touches c.lines: count what it dropped. */
+        res->rejected = c.stream.rejected + (long)c.lines.dropped;
+        if (c.lines.dropped && !c.stream.first_reject[0])
+                g_snprintf(c.stream.first_reject, sizeof(c.stream.first_reject),
+                           "a line longer than %d bytes", PROTO_LINE_MAX);
         if (res->console->len == 0)
                 read_console(console, res->console);
         console_scan(res->console->str, res->console->len, &cv);
@@ -565,12 +530,15 @@ out:
                 } else if (res->rejected > 0) {
                         res->state = CELL_CORRUPT_OUTPUT;
                         g_snprintf(res->detail, sizeof(res->detail), "%ld ttyS1 line(s) rejected, first: %s",
-                                   res->rejected, c.first_reject);
+                                   res->rejected, c.stream.first_reject);
                 } else if (res->exit_code != 0) {
+                        /* 255 is the agent giving up on its own setup (a mount
+                         * that failed, say): its last note says why. */
+                        GPtrArray *why = res->exit_code == 255 && c.agent_logs->len ? c.agent_logs : c.out_lines;
                         res->state = CELL_WORKLOAD_FAILURE;
-                        g_snprintf(res->detail, sizeof(res->detail), "job exited with %d; last output: %.300s",
-                                   res->exit_code, c.out_lines->len ?
-                                   (char *)c.out_lines->pdata[c.out_lines->len - 1] : "(none)");
+                        g_snprintf(res->detail, sizeof(res->detail), "job exited with %d; last %s: %.300s",
+                                   res->exit_code, why == c.agent_logs ? "agent note" : "output",
+                                   why->len ? (char *)why->pdata[why->len - 1] : "(none)");
                 } else {
                         res->state = CELL_OK;
                         parse_outputs(&c);

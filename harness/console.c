@@ -1,4 +1,5 @@
 /* console.c: serial line framing and kernel-log scanning (see console.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "harness/console.h"
@@ -23,6 +24,50 @@ void console_lines_feed(struct console_lines *l, const char *data, size_t len,
                 }
                 l->buf[l->len++] = c;
         }
+}
+
+void console_stream_init(struct console_stream *s, const char *cell) {
+        memset(s, 0, sizeof(*s));
+        snprintf(s->cell, sizeof(s->cell), "%s", cell);
+}
+
+static void copy_line(char *dst, size_t size, const char *s, size_t n);
+
+static void reject(struct console_stream *s, const char *why, const char *line, size_t len) {
+        char shown[100];
+
+        s->rejected++;
+        if (s->first_reject[0])
+                return;
+        copy_line(shown, sizeof(shown), line, len);
+        snprintf(s->first_reject, sizeof(s->first_reject), "%s: '%s'", why, shown);
+}
+
+int console_stream_line(struct console_stream *s, const char *line, size_t len, struct proto_record *ret) {
+        char why[96];
+        int r;
+
+        if (len > 0 && line[len - 1] == '\r')
+                len--;
+        if (len == 0)
+                return 0;
+        r = proto_parse(line, len, ret);
+        if (r != PROTO_OK) {
+                reject(s, proto_status_str(r), line, len);
+                return 0;
+        }
+        if (strcmp(ret->cell, s->cell) != 0) {
+                snprintf(why, sizeof(why), "record for cell '%s', expected '%s'", ret->cell, s->cell);
+                reject(s, why, line, len);
+                return 0;
+        }
+        if (ret->seq != s->next_seq) {
+                snprintf(why, sizeof(why), "sequence gap: got %llu, expected %llu (records lost)",
+                         (unsigned long long)ret->seq, (unsigned long long)s->next_seq);
+                reject(s, why, line, len);
+        }
+        s->next_seq = ret->seq + 1;
+        return 1;
 }
 
 static const char *const crash_patterns[] = {

@@ -42,6 +42,54 @@ TEST(overlong_line_dropped) {
         g_ptr_array_free(got, TRUE);
 }
 
+static size_t rec(char *buf, const char *cell, uint64_t seq, const char *type, const char *payload) {
+        int n = proto_format(buf, PROTO_LINE_MAX + 1, cell, seq, seq * 10, type, payload, strlen(payload));
+        ASSERT_TRUE(n > 0);
+        return (size_t)n - 1;      /* without the '\n', as console_lines hands it over */
+}
+
+TEST(stream_accepts_records_in_sequence) {
+        static char buf[PROTO_LINE_MAX + 1];
+        static struct proto_record r;
+        struct console_stream s;
+
+        console_stream_init(&s, "c003");
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c003", 0, "ready", "release=6.1"), &r), 1);
+        ASSERT_STREQ(r.type, "ready");
+        ASSERT_EQ(console_stream_line(&s, "", 0, &r), 0);
+        ASSERT_EQ(console_stream_line(&s, "\r", 1, &r), 0);
+        buf[rec(buf, "c003", 1, "out", "x")] = '\r';       /* CRLF ending */
+        ASSERT_EQ(console_stream_line(&s, buf, strlen(buf), &r), 1);
+        ASSERT_EQ(s.rejected, 0);
+        ASSERT_STREQ(s.first_reject, "");
+}
+
+TEST(stream_counts_what_is_wrong) {
+        static char buf[PROTO_LINE_MAX + 1];
+        static struct proto_record r;
+        struct console_stream s;
+        size_t n;
+
+        console_stream_init(&s, "c003");
+        /* An interleaved kernel message. */
+        ASSERT_EQ(console_stream_line(&s, "[   12.3] EXT4-fs (sda): mounted", 32, &r), 0);
+        ASSERT_EQ(s.rejected, 1);
+        ASSERT_STREQ(s.first_reject, "not a record: '[   12.3] EXT4-fs (sda): mounted'");
+        /* Another cell's record (a stale guest), then a lost byte. */
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c002", 0, "ready", ""), &r), 0);
+        n = rec(buf, "c003", 0, "out", "hello world");
+        memmove(buf + 20, buf + 21, n - 21);
+        ASSERT_EQ(console_stream_line(&s, buf, n - 1, &r), 0);
+        ASSERT_EQ(s.rejected, 3);
+        /* A record lost in between: the gap counts, the record is kept. */
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c003", 0, "ready", ""), &r), 1);
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c003", 2, "out", "y"), &r), 1);
+        ASSERT_EQ(s.rejected, 4);
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c003", 3, "done", "0"), &r), 1);
+        ASSERT_EQ(s.rejected, 4);
+        ASSERT_STREQ(s.first_reject, "not a record: '[   12.3] EXT4-fs (sda): mounted'");
+}
+
 TEST(scan_verdicts) {
         const char *boot = "[    0.000000] Linux version 6.1.0-47-amd64 (debian-kernel@lists.debian.org)\n"
                            "[    1.2] WARNING: CPU: 0 PID: 1 at foo.c:12 bar+0x1/0x2\n";
