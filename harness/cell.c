@@ -376,8 +376,11 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         env.seed = g_str_hash(s->key) ^ ((uint64_t)s->iteration << 32) ^ (uint64_t)g_get_real_time();
         if (ops->n_ports > 0) {
                 env.nports = MIN(ops->n_ports, (int)G_N_ELEMENTS(env.ports));
-                if (pick_ports(env.ports, env.nports, err) < 0)
-                        return -EADDRINUSE;
+                if (pick_ports(env.ports, env.nports, &verr) < 0) {
+                        g_snprintf(res->detail, sizeof(res->detail), "%s", verr.msg);
+                        res->retryable = 1;
+                        return 0;
+                }
         }
         r = ops->script(s->workload, &env, &res->script, &verr);
         if (r < 0) {
@@ -389,17 +392,13 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         if (progress)
                 progress(userdata, "disk");
         if (make_disk(disk, s->disk_bytes, &verr) < 0 || format_disk(s, disk, &verr) < 0 ||
-            (s->swap_bytes && make_disk(swap, s->swap_bytes, &verr) < 0)) {
+            (s->swap_bytes && make_disk(swap, s->swap_bytes, &verr) < 0) ||
+            (s->swap_bytes && run_tool((char *[]){ "mkswap", "-q", swap, NULL }, &verr) < 0)) {
+                /* Not retried: the same settings would fail the same way. */
                 g_snprintf(res->detail, sizeof(res->detail), "disk: %s", verr.msg);
-                res->retryable = 0;
+                g_unlink(disk);
+                g_unlink(swap);
                 return 0;
-        }
-        if (s->swap_bytes) {
-                char *argv[] = { "mkswap", "-q", swap, NULL };
-                if (run_tool(argv, &verr) < 0) {
-                        g_snprintf(res->detail, sizeof(res->detail), "swap: %s", verr.msg);
-                        return 0;
-                }
         }
         g_unlink(console);
 
