@@ -403,6 +403,7 @@ static void show_run_text(const struct run_view *v, FILE *out) {
                 ww, "WORKLOAD", "IT", "TRY", wst, "STATE", "ACCEL", "BOOT_S", "WORK_S", "TOTAL_S", "METRICS");
         for (size_t i = 0; i < v->n_cells; i++) {
                 const struct query_cell *c = &v->cells[i];
+                const struct workload_ops *ops;
 
                 put_text(out, c->cell_key, wkey);
                 fputs("  ", out);
@@ -424,9 +425,20 @@ static void show_run_text(const struct run_view *v, FILE *out) {
                         fputs(" ", out);
                         put_text(out, c->detail ? c->detail : c->state, 0);
                 }
+                /* The workload's own figures only (vmstat.* are in the
+                 * summary), or a pointer to its table below. */
+                ops = workload_find(c->workload);
+                if (strcmp(c->state, "ok") == 0 && ops && ops->print) {
+                        fputs(" (table below)\n", out);
+                        any_hook = 1;
+                        continue;
+                }
                 for (size_t k = 0; k < v->n_metrics[i]; k++) {
                         const struct query_metric *m = &v->metrics[i][k];
+                        size_t wl = strlen(c->workload);
 
+                        if (strncmp(m->name, c->workload, wl) != 0 || m->name[wl] != '.')
+                                continue;
                         fputc(' ', out);
                         put_text(out, m->name, 0);
                         fputc('=', out);
@@ -436,9 +448,6 @@ static void show_run_text(const struct run_view *v, FILE *out) {
                                 fputs("-", out);
                 }
                 fputc('\n', out);
-                if (strcmp(c->state, "ok") == 0 && workload_find(c->workload) &&
-                    workload_find(c->workload)->print)
-                        any_hook = 1;
         }
         if (any_hook)
                 for (size_t i = 0; i < v->n_cells; i++) {
