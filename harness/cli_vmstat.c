@@ -26,33 +26,66 @@ static void vmstat_opts_clear(struct vmstat_opts *o) {
         g_free(o->threshold);
 }
 
-/* Feed FILE (or stdin for "-") to p line by line. A kbench ttyS1 data log
- * (`kbench show RUN --cell KEY --log data`) holds framed records: those of
- * the vmstat types are unwrapped, with the guest's time and the since-boot
- * flag they carry, and other records are passed over. Every other line goes
- * to the parser as text. Returns 0 or -errno with err. */
+/* One LF-terminated line (or the unterminated last one) of FILE: a kbench
+ * ttyS1 data log (`kbench show RUN --cell KEY --log data`) holds framed
+ * records: those of the vmstat types are unwrapped, with the guest's time and
+ * the since-boot flag they carry, and other records are passed over. Every
+ * other line goes to the parser as text. Returns >= 0 or -ENOMEM. */
+static int cli_vmstat_line(struct vmstat_parser *p, const char *line, size_t n) {
+        static struct proto_record rec;
+
+        if (n > 4 && memcmp(line, "@kb ", 4) == 0 && proto_parse(line, n, &rec) == PROTO_OK) {
+                if (!g_str_has_prefix(rec.type, "vmstat"))
+                        return 0;
+                return vmstat_parser_feed(p, rec.payload, rec.payload_len,
+                                          strcmp(rec.type, "vmstat-header") == 0 ? NAN : (double)rec.t_ms / 1000.0,
+                                          strcmp(rec.type, "vmstat-boot") == 0);
+        }
+        return vmstat_parser_feed_bytes(p, line, n);
+}
+
+/* Feed FILE (or stdin for "-") to p line by line through a bounded buffer:
+ * a line longer than any framed record cannot be one, so its bytes go
+ * straight to the parser (which rejects over-long lines) and memory stays
+ * bounded on any input, a 100 MB file without a newline included.
+ * Returns 0 or -errno with err. */
 static int cli_vmstat_read(const char *path, struct vmstat_parser *p, struct kb_error *err) {
         FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-        static struct proto_record rec;
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t n;
+        static char buf[65536], line[PROTO_LINE_MAX + 2];
+        size_t n, len = 0;
+        int passthrough = 0;      /* the current line outgrew line[]: stream it */
         int r = 0;
 
         if (!f)
                 return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        while (r >= 0 && (n = getline(&line, &cap, f)) > 0) {
-                if (n > 4 && memcmp(line, "@kb ", 4) == 0 && proto_parse(line, (size_t)n, &rec) == PROTO_OK) {
-                        if (g_str_has_prefix(rec.type, "vmstat"))
-                                r = vmstat_parser_feed(p, rec.payload, rec.payload_len,
-                                                       strcmp(rec.type, "vmstat-header") == 0 ? NAN
-                                                               : (double)rec.t_ms / 1000.0,
-                                                       strcmp(rec.type, "vmstat-boot") == 0);
-                        continue;
+        while (r >= 0 && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+                for (size_t i = 0; r >= 0 && i < n;) {
+                        const char *nl = memchr(buf + i, '\n', n - i);
+                        size_t seg = nl ? (size_t)(nl - (buf + i)) + 1 : n - i;
+
+                        if (passthrough) {
+                                r = vmstat_parser_feed_bytes(p, buf + i, seg);
+                        } else if (len + seg <= sizeof(line)) {
+                                memcpy(line + len, buf + i, seg);
+                                len += seg;
+                        } else {
+                                r = vmstat_parser_feed_bytes(p, line, len);
+                                if (r >= 0)
+                                        r = vmstat_parser_feed_bytes(p, buf + i, seg);
+                                len = 0;
+                                passthrough = 1;
+                        }
+                        i += seg;
+                        if (nl) {
+                                if (!passthrough && r >= 0)
+                                        r = cli_vmstat_line(p, line, len);
+                                len = 0;
+                                passthrough = 0;
+                        }
                 }
-                r = vmstat_parser_feed_bytes(p, line, (size_t)n);
         }
-        free(line);
+        if (r >= 0 && len > 0)
+                r = cli_vmstat_line(p, line, len);
         if (r < 0)
                 error_setf(err, r, "%s: %s", path, strerror(-r));
         else if (ferror(f))
@@ -121,13 +154,10 @@ int cli_vmstat(int argc, char **argv, const struct cli_global *g) {
                         t->rejected);
 
         if (o.json) {
-                json_t *j = vmstat_json(t, threshold, interval);
-                if (!j || json_dumpf(j, stdout, JSON_INDENT(2)) < 0) {
+                /* Streamed sample by sample: a tree of every sample would
+                 * take gigabytes on a large capture. */
+                if (vmstat_json_dumpf(t, threshold, interval, stdout) < 0)
                         ret = cli_errorf("vmstat: cannot write JSON");
-                } else {
-                        fputc('\n', stdout);
-                }
-                json_decref(j);
         } else {
                 r = vmstat_print(t, threshold, interval, stdout);
                 if (r < 0)

@@ -32,6 +32,7 @@
 #define FTP_BANNER_TIMEOUT_S 60.0      /* vsftpd is started just before host-start */
 #define FTP_REMOTE_PATH "/in/data"
 #define FTP_LINE_MAX 512               /* longest job output line we look at */
+#define FTP_LISTEN_WAIT_S 30           /* the job's wait for vsftpd to listen (0.1 s polls) */
 
 /* ---- data generator --------------------------------------------------- */
 
@@ -232,8 +233,22 @@ int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, i
                 "cat > \"$r/vsftpd.conf\" <<'KBENCH_FTP_EOF'\n"
                 "%s"
                 "KBENCH_FTP_EOF\n"
-                "/usr/sbin/vsftpd \"$r/vsftpd.conf\" &\n"
+                "/usr/sbin/vsftpd \"$r/vsftpd.conf\" 0<>\"$r/vsftpd.log\" 1>&0 2>&0 &\n"
                 "pid=$!\n"
+                "n=0\n"
+                "while ! grep -q ':%04X 00000000:0000 0A' /proc/net/tcp; do\n"
+                "        if ! kill -0 $pid 2>/dev/null; then\n"
+                "                echo \"ftp-error: vsftpd exited:\" $(tr -d '\\r' < \"$r/vsftpd.log\" | head -c 300)\n"
+                "                exit 1\n"
+                "        fi\n"
+                "        n=$((n + 1))\n"
+                "        if [ $n -gt %d ]; then\n"
+                "                echo \"ftp-error: vsftpd is not listening on port %u after %d s\"\n"
+                "                kill $pid 2>/dev/null\n"
+                "                exit 1\n"
+                "        fi\n"
+                "        sleep 0.1\n"
+                "done\n"
                 "echo host-start >&3\n"
                 "read line < %s\n"
                 "echo upload-seen >&3\n"
@@ -255,7 +270,8 @@ int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, i
                 "        echo \"ftp-error: short file: $size of $2 bytes\"\n"
                 "        rc=1\n"
                 "fi\n",
-                p->dir, p->run_dir, p->user, conf, host_fifo);
+                p->dir, p->run_dir, p->user, conf, p->port, FTP_LISTEN_WAIT_S * 10, p->port,
+                FTP_LISTEN_WAIT_S, host_fifo);
         if (verify)
                 g_string_append(s,
                         "echo verify-start >&3\n"
@@ -526,6 +542,7 @@ struct ftp_xfer {
         double *pt_t, *pt_b;       /* our copy of the timeline, for the halts */
         size_t n_pt, cap_pt;
         int fail;                  /* -errno: a point could not be stored */
+        char reply[160];           /* the server's last reply line, printable, for errors */
 };
 
 static double ftp_now(struct workload_host *host) {
@@ -574,6 +591,22 @@ static size_t ftp_read_cb(char *buf, size_t size, size_t nitems, void *userdata)
         return n;
 }
 
+/* libcurl hands FTP server replies to the header callback: keep the last
+ * one, so a refused STOR reports vsftpd's own words ("553 Could not create
+ * file.") and not only curl's "Failed FTP upload: 553". */
+static size_t ftp_header_cb(char *buf, size_t size, size_t nitems, void *userdata) {
+        struct ftp_xfer *x = userdata;
+        size_t n = size * nitems;
+
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+                n--;
+        if (n > 0) {
+                g_autofree char *line = g_strndup(buf, MIN(n, sizeof(x->reply) - 1));
+                ftp_quote(x->reply, sizeof(x->reply), line);
+        }
+        return size * nitems;
+}
+
 static int ftp_xferinfo_cb(void *clientp, curl_off_t dltotal, curl_off_t dlnow,
                            curl_off_t ultotal, curl_off_t ulnow) {
         struct ftp_xfer *x = clientp;
@@ -590,14 +623,17 @@ static void ftp_curl_init(void) {
         curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-/* Run the transfer. Returns 0 or -errno with err; OUT: *ret_t0, *ret_t1. */
+/* Run the transfer. Returns 0 or -errno with err; OUT: *ret_t0 (before the
+ * first command), *ret_t1 (the 226 reply), *ret_data_s (seconds of the data
+ * phase: from the end of login, PASV and STOR, which curl calls pretransfer,
+ * to the 226 reply). */
 static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, double *ret_t1,
-                        struct kb_error *err) {
+                        double *ret_data_s, struct kb_error *err) {
         char errbuf[CURL_ERROR_SIZE] = "", url[64];
         CURL *e = NULL;
         CURLM *m = NULL;
         CURLcode res = CURLE_OK;
-        curl_off_t sent = 0;
+        curl_off_t sent = 0, pre_us = 0;
         int running = 1, r = 0;
         double t0, t1;
 
@@ -616,6 +652,8 @@ static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, doubl
         curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
         curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, ftp_xferinfo_cb);
         curl_easy_setopt(e, CURLOPT_XFERINFODATA, x);
+        curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, ftp_header_cb);
+        curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
         curl_easy_setopt(e, CURLOPT_FTP_SKIP_PASV_IP, 1L);   /* PASV names 10.0.2.15 */
         curl_easy_setopt(e, CURLOPT_FTPPORT, NULL);           /* passive */
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
@@ -659,8 +697,9 @@ static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, doubl
                         res = msg->data.result;
         if (res != CURLE_OK) {
                 r = error_setf(err, res == CURLE_ABORTED_BY_CALLBACK && *x->host->cancel ? -ECANCELED : -EIO,
-                               "ftp: upload to %s failed: %s", url,
-                               errbuf[0] ? errbuf : curl_easy_strerror(res));
+                               "ftp: upload to %s failed: %s%s%s%s", url,
+                               errbuf[0] ? errbuf : curl_easy_strerror(res),
+                               x->reply[0] ? " (server: '" : "", x->reply, x->reply[0] ? "')" : "");
                 goto out;
         }
         curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &sent);
@@ -674,8 +713,15 @@ static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, doubl
                 r = error_setf(err, x->fail, "ftp: could not record the timeline");
                 goto out;
         }
+        if (curl_easy_getinfo(e, CURLINFO_PRETRANSFER_TIME_T, &pre_us) != CURLE_OK || pre_us < 0 ||
+            (double)pre_us / 1e6 > t1 - t0) {
+                r = error_setf(err, -EIO, "ftp: curl reported no valid pretransfer time (%" PRId64 " us)",
+                               (int64_t)pre_us);
+                goto out;
+        }
         *ret_t0 = t0;
         *ret_t1 = t1;
+        *ret_data_s = t1 - t0 - (double)pre_us / 1e6;
 out:
         if (m && e)
                 curl_multi_remove_handle(m, e);
@@ -692,7 +738,7 @@ int ftp_upload(struct workload_host *host, const struct ftp_params *p, struct kb
         struct ftp_xfer x = { .host = &h, .size = p->size };
         struct ftp_halts halts;
         g_autofree char *line = NULL;
-        double t0 = 0, t1 = 0, up_s;
+        double t0 = 0, t1 = 0, up_s, data_s = 0;
         uint16_t port;
         int r;
 
@@ -708,7 +754,7 @@ int ftp_upload(struct workload_host *host, const struct ftp_params *p, struct kb
 
         r = ftp_wait_banner(port, p->banner_timeout_s, h.cancel, err);
         if (r >= 0)
-                r = ftp_transfer(&x, port, &t0, &t1, err);
+                r = ftp_transfer(&x, port, &t0, &t1, &data_s, err);
         if (r >= 0) {
                 up_s = t1 - t0;
                 r = ftp_halts(x.pt_t, x.pt_b, x.n_pt, FTP_HALT_MIN_S, &halts);
@@ -723,7 +769,7 @@ int ftp_upload(struct workload_host *host, const struct ftp_params *p, struct kb
         }
         if (h.metrics &&
             ((r = metric_add(h.metrics, "ftp.upload_s", up_s, "s")) < 0 ||
-             (r = metric_add(h.metrics, "ftp.MBps", up_s > 0 ? (double)p->size / 1e6 / up_s : 0, "MB/s")) < 0 ||
+             (r = metric_add(h.metrics, "ftp.MBps", data_s > 0 ? (double)p->size / 1e6 / data_s : 0, "MB/s")) < 0 ||
              (r = metric_add(h.metrics, "ftp.halt_count", (double)halts.count, "")) < 0 ||
              (r = metric_add(h.metrics, "ftp.halt_longest_s", halts.longest_s, "s")) < 0 ||
              (r = metric_add(h.metrics, "ftp.halt_total_s", halts.total_s, "s")) < 0)) {

@@ -107,6 +107,38 @@ TEST(parse_buffered) {
         metric_list_clear(&m);
 }
 
+/* Captured in a 6.1.0-47-amd64 guest (1 vCPU, 256 MiB, TCG, ext4 on IDE,
+ * cache=none): threads=1/2, size=64M, random=4000, caches dropped before
+ * both read phases. */
+TEST(parse_guest) {
+        static const char *const phases[] = { "seq_write", "rand_write", "seq_read", "rand_read" };
+        struct metric_list m = { 0 };
+        struct kb_error err = { "" };
+
+        ASSERT_EQ(parse_file("guest-tcg-t1-t2.txt", &m, &err), 0);
+        ASSERT_EQ(m.n, 2 * 4 * 7 + 2);
+        ASSERT_NEAR(value(&m, "tiobench.size_MiB"), 64, 0);
+        /* rand_read threads=1: 4000 ops x 4096 B over 3.464048 s, CPU 0.050459 + 1.528766 s */
+        ASSERT_NEAR(value(&m, "tiobench.rand_read.t1.MBps"), 16384000 / 3.464048 / 1e6, 1e-9);
+        ASSERT_NEAR(value(&m, "tiobench.rand_read.t1.cpu_pct"), (0.050459 + 1.528766) / 3.464048 * 100, 1e-9);
+        ASSERT_NEAR(value(&m, "tiobench.rand_read.t2.lat_avg_ms"), 1.205679, 1e-12);
+        /* Read from the disk, not the page cache the sequential read filled:
+         * a millisecond per 4 KiB operation, slower than the sequential read. */
+        ASSERT_TRUE(value(&m, "tiobench.rand_read.t1.lat_avg_ms") > 0.5);
+        ASSERT_TRUE(value(&m, "tiobench.rand_read.t1.MBps") < value(&m, "tiobench.seq_read.t1.MBps"));
+        /* One vCPU: every phase's CPU share stays within one CPU. */
+        for (size_t p = 0; p < ELEMENTSOF(phases); p++)
+                for (int t = 1; t <= 2; t++) {
+                        char name[96];
+                        double cpu;
+
+                        snprintf(name, sizeof(name), "tiobench.%s.t%d.cpu_pct", phases[p], t);
+                        cpu = value(&m, name);
+                        ASSERT_TRUE(cpu > 0 && cpu <= 100);
+                }
+        metric_list_clear(&m);
+}
+
 TEST(latency_buckets_and_zero_cpu) {
         struct metric_list m = { 0 };
         struct kb_error err = { "" };

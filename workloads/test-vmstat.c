@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/test.h"
+#include "common/util.h"
 #include "workloads/vmstat.h"
 
 static char *fixture_read(const char *name, size_t *ret_len) {
@@ -483,6 +484,248 @@ TEST(errors) {
         ASSERT_EQ(t->nsamples, 1);
         ASSERT_EQ(vmstat_stalls(t, 100, 1, NAN, NAN, &s), -ENOENT);
         vmstat_table_free(t);
+}
+
+/* ---- blind check -------------------------------------------------------
+ * blind-*.txt were written for an independent check of issue 3 without
+ * looking at the fixtures above: one per dialect (procps 2.x with w,
+ * procps-ng 3.3, 4.x -w with gu, -a -w -t with a zone name, -S units with a
+ * header of other names, kbench's columns, hand-cut excerpts with and without
+ * group line, a real tty capture with CRLF and screenful repeats), each with
+ * garbage mixed in (kernel lines, NULs, CR-only and CR CR LF ends, short/long
+ * rows, non-numeric, '+5', '5.', a 400-digit number, 3000-byte lines, a row
+ * padded past the line bound, bad -t dates, a truncated last line). The
+ * expected figures come from how each line was built (row, header, junk),
+ * by a generator that never parses the text, not from this parser. */
+struct blind_run {
+        size_t start, length;
+        double seconds;
+};
+
+struct blind_case {
+        const char *file;
+        int skip_first;
+        double threshold, interval;
+        const char *cols;
+        size_t nsamples, rejected;
+        double sum_bo, sum_si, sum_so, fraction;
+        size_t nruns;
+        struct blind_run runs[6];
+        int have_times;
+        size_t npauses;
+        struct blind_run pauses[3];
+};
+
+static const struct blind_case blind_cases[] = {
+        { "blind-procps2-w.txt", 0, 100, 1,
+          "r b w swpd free buff cache si so bi bo in cs us sy id",
+          12, 10, 17462, 23, 19, 0.66666666666666663,
+          5, { { 0, 1, 1 }, { 2, 2, 2 }, { 5, 2, 2 }, { 8, 1, 1 }, { 9, 2, 2 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-procps2-w.txt", 1, 100, 1,
+          "r b w swpd free buff cache si so bi bo in cs us sy id",
+          10, 10, 17398, 16, 8, 0.59999999999999998,
+          4, { { 1, 2, 2 }, { 4, 2, 2 }, { 7, 1, 1 }, { 8, 1, 1 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-procps2-w.txt", 0, 50, 2,
+          "r b w swpd free buff cache si so bi bo in cs us sy id",
+          12, 10, 17462, 23, 19, 0.41666666666666669,
+          4, { { 0, 1, 2 }, { 5, 2, 4 }, { 8, 1, 2 }, { 10, 1, 2 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-ng33.txt", 0, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st",
+          10, 6, 1.0000000000000002e+20, -2.5, 1.25, 0.59999999999999998,
+          3, { { 1, 1, 1 }, { 3, 2, 2 }, { 6, 3, 3 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-ng33.txt", 1, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st",
+          9, 6, 1.0000000000000002e+20, -2.5, 1.25, 0.66666666666666663,
+          3, { { 0, 1, 1 }, { 2, 2, 2 }, { 5, 3, 3 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-ng33.txt", 0, 50, 2,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st",
+          10, 6, 1.0000000000000002e+20, -2.5, 1.25, 0.40000000000000002,
+          3, { { 1, 1, 2 }, { 3, 1, 2 }, { 7, 2, 4 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-ng4-wide.txt", 0, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st gu",
+          6, 2, 6865, 96, 384, 0.66666666666666663,
+          2, { { 1, 3, 3 }, { 5, 1, 1 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-ng4-wide.txt", 1, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st gu",
+          5, 2, 3190, 96, 384, 0.80000000000000004,
+          2, { { 0, 3, 3 }, { 4, 1, 1 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-ng4-wide.txt", 0, 50, 2,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st gu",
+          6, 2, 6865, 96, 384, 0.33333333333333331,
+          2, { { 1, 1, 2 }, { 5, 1, 2 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-awt-tz.txt", 0, 100, 1,
+          "r b swpd free inact active si so bi bo in cs us sy id wa st gu",
+          8, 4, 21200, 0, 0, 0.5,
+          2, { { 1, 2, 2 }, { 5, 2, 2 } },
+          1, 2, { { 2, 3, 4 }, { 5, 2, 3 } } },
+        { "blind-awt-tz.txt", 1, 100, 1,
+          "r b swpd free inact active si so bi bo in cs us sy id wa st gu",
+          7, 4, 17520, 0, 0, 0.5714285714285714,
+          2, { { 0, 2, 2 }, { 4, 2, 2 } },
+          1, 2, { { 1, 3, 4 }, { 4, 2, 3 } } },
+        { "blind-awt-tz.txt", 0, 50, 2,
+          "r b swpd free inact active si so bi bo in cs us sy id wa st gu",
+          8, 4, 21200, 0, 0, 0.5,
+          2, { { 1, 2, 4 }, { 5, 2, 4 } },
+          1, 1, { { 2, 1, 4 } } },
+        { "blind-units.txt", 0, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st inact active",
+          7, 3, 11108, 0, 0, 0.42857142857142855,
+          3, { { 1, 1, 1 }, { 4, 1, 1 }, { 6, 1, 1 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-units.txt", 1, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st inact active",
+          4, 3, 101, 0, 0, 0.75,
+          3, { { 0, 1, 1 }, { 2, 1, 1 }, { 3, 1, 1 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-units.txt", 0, 50, 2,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st inact active",
+          7, 3, 11108, 0, 0, 0.42857142857142855,
+          3, { { 1, 1, 2 }, { 4, 1, 2 }, { 6, 1, 2 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-kbench.txt", 0, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st gu dirty writeback",
+          6, 2, 55200, 0, 0, 0.5,
+          1, { { 2, 3, 3 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-kbench.txt", 1, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st gu dirty writeback",
+          5, 2, 54000, 0, 0, 0.59999999999999998,
+          1, { { 1, 3, 3 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-kbench.txt", 0, 50, 2,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st gu dirty writeback",
+          6, 2, 55200, 0, 0, 0.5,
+          1, { { 2, 3, 6 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-excerpt.txt", 0, 100, 1,
+          "buff cache si so bi bo in cs us sy id",
+          11, 3, 5844, 640, 835, 0.54545454545454541,
+          4, { { 2, 2, 2 }, { 6, 2, 2 }, { 8, 1, 1 }, { 10, 1, 1 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-excerpt.txt", 1, 100, 1,
+          "buff cache si so bi bo in cs us sy id",
+          8, 3, 5533, 627, 816, 0.625,
+          3, { { 1, 2, 2 }, { 4, 2, 2 }, { 7, 1, 1 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-excerpt.txt", 0, 50, 2,
+          "buff cache si so bi bo in cs us sy id",
+          11, 3, 5844, 640, 835, 0.54545454545454541,
+          4, { { 2, 2, 4 }, { 6, 2, 4 }, { 8, 1, 2 }, { 10, 1, 2 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-tty-crlf.txt", 0, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st",
+          7, 1, 7612, 0, 0, 0.5714285714285714,
+          1, { { 3, 4, 4 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-tty-crlf.txt", 1, 100, 1,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st",
+          6, 1, 3948, 0, 0, 0.66666666666666663,
+          1, { { 2, 4, 4 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-tty-crlf.txt", 0, 50, 2,
+          "r b swpd free buff cache si so bi bo in cs us sy id wa st",
+          7, 1, 7612, 0, 0, 0.5714285714285714,
+          1, { { 3, 4, 8 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-nul-cr.txt", 0, 100, 1,
+          "r b w swpd free buff cache si so bi bo in cs us sy id",
+          4, 3, 664, 3, 2, 0.75,
+          2, { { 0, 1, 1 }, { 2, 2, 2 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-nul-cr.txt", 1, 100, 1,
+          "r b w swpd free buff cache si so bi bo in cs us sy id",
+          3, 3, 660, 3, 2, 0.66666666666666663,
+          1, { { 1, 2, 2 } },
+          0, 0, { { 0, 0, 0 } } },
+        { "blind-nul-cr.txt", 0, 50, 2,
+          "r b w swpd free buff cache si so bi bo in cs us sy id",
+          4, 3, 664, 3, 2, 0.5,
+          2, { { 0, 1, 2 }, { 3, 1, 2 } },
+          0, 0, { { 0, 0, 0 } } },
+};
+
+static void blind_runs_are(const struct vmstat_run *got, size_t ngot, const struct blind_run *want, size_t n) {
+        ASSERT_EQ(ngot, n);
+        for (size_t i = 0; i < n; i++) {
+                ASSERT_EQ(got[i].start, want[i].start);
+                ASSERT_EQ(got[i].length, want[i].length);
+                ASSERT_NEAR(got[i].seconds, want[i].seconds, 1e-9);
+        }
+}
+
+TEST(blind_dialects_with_garbage) {
+        for (size_t k = 0; k < ELEMENTSOF(blind_cases); k++) {
+                const struct blind_case *c = &blind_cases[k];
+                struct vmstat_table *t = parse_fixture(c->file, c->skip_first);
+                struct vmstat_stalls *s = NULL;
+                double longest = 0, total = 0;
+
+                fprintf(stderr, "blind case %s skip_first=%d threshold=%g interval=%g\n", c->file, c->skip_first,
+                        c->threshold, c->interval);
+                cols_are(t, c->cols);
+                ASSERT_EQ(t->nsamples, c->nsamples);
+                ASSERT_EQ(t->rejected, c->rejected);
+                ASSERT_NEAR(col_sum(t, "bo"), c->sum_bo, 1e-9 * fmax(1, fabs(c->sum_bo)));
+                ASSERT_NEAR(col_sum(t, "si"), c->sum_si, 1e-9);
+                ASSERT_NEAR(col_sum(t, "so"), c->sum_so, 1e-9);
+                ASSERT_EQ(vmstat_stalls(t, c->threshold, c->interval, NAN, NAN, &s), 0);
+                blind_runs_are(s->runs, s->count, c->runs, c->nruns);
+                for (size_t i = 0; i < c->nruns; i++) {
+                        total += c->runs[i].seconds;
+                        longest = fmax(longest, c->runs[i].seconds);
+                }
+                ASSERT_NEAR(s->longest_s, longest, 1e-9);
+                ASSERT_NEAR(s->total_s, total, 1e-9);
+                ASSERT_NEAR(s->fraction, c->fraction, 1e-12);
+                ASSERT_EQ(s->have_times, c->have_times);
+                if (c->have_times)
+                        blind_runs_are(s->pauses, s->pause_count, c->pauses, c->npauses);
+                vmstat_stalls_free(s);
+                vmstat_table_free(t);
+        }
+}
+
+/* The streamed JSON of `kbench vmstat --json` is the object vmstat_json()
+ * builds, on text with times, missing columns and no samples at all. */
+TEST(json_dumpf_equals_tree) {
+        static const char *const files[] = { "blind-awt-tz.txt", "blind-units.txt", "blind-excerpt.txt" };
+
+        for (size_t k = 0; k <= ELEMENTSOF(files); k++) {
+                struct vmstat_table *t = NULL;
+                json_t *tree, *streamed;
+                json_error_t jerr;
+                char *out = NULL;
+                size_t outlen = 0;
+                FILE *f = open_memstream(&out, &outlen);
+
+                ASSERT_TRUE(f);
+                if (k < ELEMENTSOF(files))
+                        t = parse_fixture(files[k], 0);
+                else
+                        ASSERT_EQ(vmstat_parse_text("prose only\n", 11, 0, &t), 0);
+                tree = vmstat_json(t, 50, 2);
+                ASSERT_TRUE(tree);
+                ASSERT_EQ(vmstat_json_dumpf(t, 50, 2, f), 0);
+                fclose(f);
+                streamed = json_loads(out, 0, &jerr);
+                if (!streamed)
+                        TEST_FAIL("streamed JSON does not parse: %s", jerr.text);
+                ASSERT_TRUE(json_equal(tree, streamed));
+                json_decref(tree);
+                json_decref(streamed);
+                free(out);
+                vmstat_table_free(t);
+        }
 }
 
 TEST_MAIN();

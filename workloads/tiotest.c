@@ -7,8 +7,13 @@
  * fsync included for writes. Random phases do random/T block-aligned
  * operations per thread from a per-thread seed, and rates count only the
  * operations done (the original credited a whole file to random phases).
+ * With -c the page cache is dropped (after sync) before each of the two
+ * read phases, outside their timed window; otherwise the random read would
+ * re-read what the sequential read just cached.
  * Each operation's latency is timed; CPU is getrusage(RUSAGE_SELF) user +
- * system over the phase. One self-describing line per (phase, T) goes to
+ * system over the phase: the sum over all threads of this process, so it
+ * ranges up to 100% per CPU and leaves out work done by kernel threads
+ * (background writeback by the flusher, I/O completion charged elsewhere). One self-describing line per (phase, T) goes to
  * stdout for tiobench.c's parser:
  *
  *   tiotest phase=seq_write threads=2 size=67108864 block=4096 ops=16384
@@ -301,7 +306,10 @@ static int tiotest_run(const struct tiotest_opts *o, unsigned n) {
         int r = 0;
 
         for (int p = 0; p < N_PHASES && r == 0; p++) {
-                if (p == SEQ_READ && o->drop_caches) {
+                /* Before each read phase, not only the first: the
+                 * sequential read leaves every file in the page cache, and
+                 * a random read after it would time memory copies. */
+                if ((p == SEQ_READ || p == RAND_READ) && o->drop_caches) {
                         int d = tiotest_drop_caches();
                         if (d < 0) {
                                 fprintf(stderr, "tiotest: drop caches: %s\n", strerror(-d));
@@ -326,7 +334,7 @@ static int tiotest_usage(const char *msg) {
                 fprintf(stderr, "tiotest: %s\n", msg);
         fprintf(stderr, "usage: tiotest -d DIR -s SIZE -b BLOCK -t T[/T...] -r RANDOM_OPS"
                         " [-D] [-S] [-c] [-x SEED] [-e FD]\n"
-                        "  -D O_DIRECT, -S O_SYNC writes, -c drop caches before the read phases,\n"
+                        "  -D O_DIRECT, -S O_SYNC writes, -c drop caches before each read phase,\n"
                         "  -e FD write phase events to FD\n");
         return 2;
 }

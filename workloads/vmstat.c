@@ -473,7 +473,11 @@ int vmstat_parser_feed(struct vmstat_parser *p, const char *line, size_t len, do
         }
         r = vmstat_add_row(p, vals, t, first);
         if (r < 0) {
-                p->t->rejected++;
+                /* A good row past the memory bound is not garbage: count it apart. */
+                if (r == -E2BIG)
+                        p->t->dropped++;
+                else
+                        p->t->rejected++;
                 p->last_was_row = 0;
                 return r == -ENOMEM ? r : 0;
         }
@@ -769,7 +773,30 @@ fail:
         return NULL;
 }
 
-json_t *vmstat_json(const struct vmstat_table *t, double threshold, double interval) {
+/* Sample i as {"col": value, ..., "t": ..., "first": true}. Returns a new
+ * reference or NULL on -ENOMEM. */
+static json_t *sample_json(const struct vmstat_table *t, size_t i) {
+        json_t *o = json_object();
+
+        for (size_t c = 0; o && c < t->ncols; c++) {
+                double v = t->values[i * t->ncols + c];
+                if (!isnan(v) && jset(o, t->cols[c], num_json(v)) < 0)
+                        goto fail;
+        }
+        if (o && !isnan(t->samples[i].t) && jset(o, "t", num_json(t->samples[i].t)) < 0)
+                goto fail;
+        if (o && t->samples[i].first && jset(o, "first", json_true()) < 0)
+                goto fail;
+        return o;
+fail:
+        json_decref(o);
+        return NULL;
+}
+
+/* The JSON object of vmstat_json(), with its "samples" array only when
+ * with_samples. Returns a new reference or NULL on -ENOMEM/-EINVAL. */
+static json_t *vmstat_json_build(const struct vmstat_table *t, double threshold, double interval,
+                                 int with_samples) {
         json_t *root, *cols, *samples, *summary;
         struct vmstat_stalls *st = NULL;
         int r;
@@ -785,20 +812,9 @@ json_t *vmstat_json(const struct vmstat_table *t, double threshold, double inter
         for (size_t c = 0; c < t->ncols; c++)
                 if (json_array_append_new(cols, json_string(t->cols[c])) < 0)
                         goto fail;
-        for (size_t i = 0; i < t->nsamples; i++) {
-                json_t *o = json_object();
-                if (!o || json_array_append_new(samples, o) < 0)
+        for (size_t i = 0; with_samples && i < t->nsamples; i++)
+                if (json_array_append_new(samples, sample_json(t, i)) < 0)
                         goto fail;
-                for (size_t c = 0; c < t->ncols; c++) {
-                        double v = t->values[i * t->ncols + c];
-                        if (!isnan(v) && jset(o, t->cols[c], num_json(v)) < 0)
-                                goto fail;
-                }
-                if (!isnan(t->samples[i].t) && jset(o, "t", num_json(t->samples[i].t)) < 0)
-                        goto fail;
-                if (t->samples[i].first && jset(o, "first", json_true()) < 0)
-                        goto fail;
-        }
         for (size_t c = 0; c < t->ncols; c++) {
                 struct vmstat_summary s;
                 json_t *o;
@@ -810,8 +826,10 @@ json_t *vmstat_json(const struct vmstat_table *t, double threshold, double inter
                     jset(o, "stddev", num_json(s.stddev)) < 0 || jset(o, "cov", num_json(s.cov)) < 0)
                         goto fail;
         }
-        if (jset(root, "columns", TAKE_PTR(cols)) < 0 || jset(root, "samples", TAKE_PTR(samples)) < 0 ||
+        if (jset(root, "columns", TAKE_PTR(cols)) < 0 ||
+            (with_samples && jset(root, "samples", TAKE_PTR(samples)) < 0) ||
             jset(root, "rejected", json_integer((json_int_t)t->rejected)) < 0 ||
+            jset(root, "dropped", json_integer((json_int_t)t->dropped)) < 0 ||
             jset(root, "summary", TAKE_PTR(summary)) < 0)
                 goto fail;
         r = vmstat_stalls(t, threshold, interval, NAN, NAN, &st);
@@ -822,6 +840,7 @@ json_t *vmstat_json(const struct vmstat_table *t, double threshold, double inter
         } else if (r < 0 || jset(root, "stalls", stalls_json(st)) < 0)
                 goto fail;
         vmstat_stalls_free(st);
+        json_decref(samples);
         return root;
 fail:
         vmstat_stalls_free(st);
@@ -830,6 +849,48 @@ fail:
         json_decref(summary);
         json_decref(root);
         return NULL;
+}
+
+json_t *vmstat_json(const struct vmstat_table *t, double threshold, double interval) {
+        return vmstat_json_build(t, threshold, interval, 1);
+}
+
+int vmstat_json_dumpf(const struct vmstat_table *t, double threshold, double interval, FILE *f) {
+        static const char *const keys[] = { "rejected", "summary", "stalls" };
+        json_t *root = vmstat_json_build(t, threshold, interval, 0);
+        int r = -ENOMEM;
+
+        if (!root)
+                return -ENOMEM;
+        if (fputs("{\n  \"columns\": ", f) < 0 ||
+            json_dumpf(json_object_get(root, "columns"), f, JSON_COMPACT) < 0 ||
+            fputs(",\n  \"samples\": [", f) < 0)
+                goto out_io;
+        for (size_t i = 0; i < t->nsamples; i++) {
+                json_t *o = sample_json(t, i);
+                int w;
+                if (!o)
+                        goto out;
+                w = fputs(i ? ",\n    " : "\n    ", f) < 0 || json_dumpf(o, f, JSON_COMPACT) < 0;
+                json_decref(o);
+                if (w)
+                        goto out_io;
+        }
+        if (fputs(t->nsamples ? "\n  ]" : "]", f) < 0)
+                goto out_io;
+        for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+                if (fprintf(f, ",\n  \"%s\": ", keys[k]) < 0 ||
+                    json_dumpf(json_object_get(root, keys[k]), f, JSON_INDENT(2) | JSON_ENCODE_ANY) < 0)
+                        goto out_io;
+        if (fputs("\n}\n", f) < 0)
+                goto out_io;
+        r = 0;
+        goto out;
+out_io:
+        r = -EIO;
+out:
+        json_decref(root);
+        return r;
 }
 
 static const struct {
@@ -915,6 +976,8 @@ int vmstat_print(const struct vmstat_table *t, double threshold, double interval
         for (size_t c = 0; c < t->ncols; c++)
                 fprintf(f, " %s", t->cols[c]);
         fprintf(f, "\nsamples: %zu  rejected: %zu  captures: %u", t->nsamples, t->rejected, t->ncaptures);
+        if (t->dropped)
+                fprintf(f, "  dropped past the %u-value bound: %zu", VMSTAT_VALUES_MAX, t->dropped);
         if (t->skipped)
                 fprintf(f, "  skipped first rows: %zu", t->skipped);
         fprintf(f, "\n\n%-10s %8s %12s %12s %12s %12s %8s\n", "column", "n", "mean", "min", "max", "stddev",

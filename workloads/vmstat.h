@@ -35,6 +35,7 @@ struct vmstat_table {
         double *values;            /* nsamples x ncols, row-major; NAN where the row's
                                       header lacked the column (owned) */
         size_t rejected;           /* non-blank lines that were neither header nor row */
+        size_t dropped;            /* good rows past VMSTAT_VALUES_MAX, not kept */
         size_t skipped;            /* first rows dropped by vmstat_parser_set_skip_first() */
         unsigned ncaptures;        /* header blocks seen (a repeated identical header right
                                       after rows of the same header continues a capture) */
@@ -134,6 +135,11 @@ struct vmstat_stalls *vmstat_stalls_free(struct vmstat_stalls *s);
  * samples, rejected, summary, stalls (with pauses when times are known).
  * Returns a new reference (caller json_decref) or NULL on -ENOMEM/-EINVAL. */
 json_t *vmstat_json(const struct vmstat_table *t, double threshold, double interval);
+
+/* The same object as vmstat_json() written to f with the samples streamed
+ * one at a time, so memory does not grow with a JSON tree of every sample.
+ * Returns 0, -ENOMEM, or -EIO on a write error. */
+int vmstat_json_dumpf(const struct vmstat_table *t, double threshold, double interval, FILE *f);
 
 /* Append a cell's vmstat metrics (vmstat.samples, vmstat.stall_*,
  * vmstat.pause_* when times are known, vmstat.<c>_mean and vmstat.<c>_cov for
