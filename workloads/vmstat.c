@@ -856,7 +856,7 @@ json_t *vmstat_json(const struct vmstat_table *t, double threshold, double inter
 }
 
 int vmstat_json_dumpf(const struct vmstat_table *t, double threshold, double interval, FILE *f) {
-        static const char *const keys[] = { "rejected", "summary", "stalls" };
+        static const char *const keys[] = { "rejected", "dropped", "summary", "stalls" };
         json_t *root = vmstat_json_build(t, threshold, interval, 0);
         int r = -ENOMEM;
 

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Integration test of the FTP ingest (issue 5): import a real Debian kernel,
+upload 32 MiB with libcurl into vsftpd in the guest (ext3 data=ordered,
+160 MB of RAM, as in the seed post), and check what was stored: the cell is
+ok, the ftp.* and vmstat.* metrics exist, the ftp.bytes timeline is dense,
+monotonic and ends at exactly the file size, and the metrics agree with the
+timeline and the vmstat rows they were computed from (upload time = span of
+the timeline, halts recomputed from it, vmstat.samples = the rows inside the
+upload window). Needs the 6.1.0-47 .deb in $KBENCH_DEBS (tools/setup.sh)."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+KBENCH = sys.argv[1]
+DEBS = os.environ.get("KBENCH_DEBS", "/var/cache/kbench-debs")
+SIZE = 32 << 20
+
+
+def kb(home, *args, check=True):
+    p = subprocess.run([KBENCH, "--store", home, *args], capture_output=True, text=True, timeout=600)
+    if check and p.returncode != 0:
+        sys.exit(f"FAIL: kbench {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def expect(cond, msg):
+    if not cond:
+        sys.exit("FAIL: " + msg)
+    print("ok:", msg)
+
+
+def halts(points, min_s=1.0):
+    """Flat runs of the timeline that begin and end with an increase (as
+    ftp_halts: the run before the first byte and after the last do not count)."""
+    found, start = [], 0
+    for i in range(1, len(points)):
+        if points[i][1] == points[start][1]:
+            continue
+        if start > 0 and points[i - 1][0] - points[start][0] >= min_s:
+            found.append(points[i - 1][0] - points[start][0])
+        start = i
+    return found
+
+
+def main():
+    debs = sorted(glob.glob(os.path.join(DEBS, "linux-image-6.1.0-47-amd64-unsigned_*.deb")))
+    if not debs:
+        sys.exit(f"FAIL: no linux-image-6.1.0-47-amd64-unsigned .deb in {DEBS} (run tools/setup.sh)")
+    home = tempfile.mkdtemp(prefix="kbench-it-ftp-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp"))
+    try:
+        name = json.loads(kb(home, "kernel", "add", "--json", debs[0]).stdout)["name"]
+        p = kb(home, "run", "-k", name, "-w", "ftp:size=32M", "--mem", "160", "--fs", "ext3",
+               "--mount-opts", "data=ordered", "--json")
+        run = json.loads(p.stdout)
+        cells = run["cells"]
+        expect(len(cells) == 1 and cells[0]["state"] == "ok",
+               f"one cell, ok: {[(c['state'], c.get('detail')) for c in cells]}")
+        cell = json.loads(kb(home, "show", str(run["run"]["id"]), "--cell", "c000", "--json").stdout)
+        m = {k: v.get("value") for k, v in cell["metrics"].items()}
+
+        for k in ("ftp.ingest_s", "ftp.upload_s", "ftp.MBps"):
+            expect(m.get(k) is not None and m[k] > 0, f"{k} = {m.get(k)}")
+        for k in ("ftp.sync_s", "ftp.halt_count", "ftp.halt_longest_s", "ftp.halt_total_s",
+                  "vmstat.samples", "vmstat.stall_count", "vmstat.stall_longest_s",
+                  "vmstat.stall_total_s", "vmstat.stall_fraction"):
+            expect(m.get(k) is not None and m[k] >= 0, f"{k} = {m.get(k)}")
+        expect(m["ftp.ingest_s"] >= m["ftp.upload_s"] + m["ftp.sync_s"] - 1e-3,
+               f"ingest {m['ftp.ingest_s']:.3f} s >= upload {m['ftp.upload_s']:.3f} s + sync {m['ftp.sync_s']:.3f} s")
+
+        pts = [(p["t"], p["value"]) for p in cell["timeline"] if p["kind"] == "ftp.bytes"]
+        expect(len(pts) >= 10, f"{len(pts)} ftp.bytes timeline points (>= 10)")
+        expect(all(b[0] >= a[0] and b[1] >= a[1] for a, b in zip(pts, pts[1:])),
+               "the timeline is monotonic in time and bytes")
+        expect(pts[0][1] == 0 and pts[-1][1] == SIZE,
+               f"the timeline runs from 0 to the file size: {pts[0][1]:.0f} .. {pts[-1][1]:.0f} of {SIZE}")
+        gap = max(b[0] - a[0] for a, b in zip(pts, pts[1:]))
+        expect(gap <= 1.5, f"largest gap between timeline points {gap:.3f} s (10 Hz schedule)")
+        span = pts[-1][0] - pts[0][0]
+        expect(abs(span - m["ftp.upload_s"]) < 1e-3,
+               f"ftp.upload_s {m['ftp.upload_s']:.4f} s = span of the timeline {span:.4f} s")
+        # MBps is over the data phase: after login/PASV/STOR, covering every point that saw bytes move.
+        data_s = SIZE / 1e6 / m["ftp.MBps"]
+        moved = next(p[0] for p in pts if p[1] > 0)
+        expect(pts[-1][0] - moved - 1e-3 <= data_s <= m["ftp.upload_s"],
+               f"ftp.MBps {m['ftp.MBps']:.2f} MB/s: data phase {data_s:.3f} s within "
+               f"[{pts[-1][0] - moved:.3f}, {m['ftp.upload_s']:.3f}] s")
+        h = halts(pts)
+        expect(m["ftp.halt_count"] == len(h) and abs(m["ftp.halt_total_s"] - sum(h)) < 1e-6,
+               f"halts recomputed from the timeline: {len(h)}, {sum(h):.3f} s")
+
+        rows = [r for r in cell["vmstat"] if not r["first"]]
+        expect(cell["vmstat_samples"] >= 5 and len(rows) >= 4,
+               f"{cell['vmstat_samples']} vmstat rows stored ({len(rows)} one-second samples)")
+        inside = [r for r in rows if pts[0][0] <= r["t_host"] <= pts[-1][0]]
+        expect(m["vmstat.samples"] == len(inside),
+               f"vmstat.samples {m['vmstat.samples']:.0f} = rows inside the upload window {len(inside)}")
+        stalled = sum(1 for r in inside if r["bo"] is not None and r["bo"] <= 100)
+        expect(m["vmstat.stall_fraction"] == (stalled / len(inside) if inside else 0),
+               f"vmstat.stall_fraction {m['vmstat.stall_fraction']:.3f} = {stalled}/{len(inside)} rows with bo <= 100")
+
+        out = kb(home, "show", str(run["run"]["id"]), "--cell", "c000", "--log", "output").stdout
+        expect(f"ftp-size {SIZE}" in out and f"ftp-expected {SIZE}" in out,
+               "the guest saw the whole file on disk")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    print("1 passed, 0 failed")
+
+
+main()
