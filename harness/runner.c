@@ -263,8 +263,11 @@ static void vmstat_rows(const struct cell_result *res, const char *window, GArra
         }
         if (metrics) {
                 double from, to;
+                /* A row arriving at t describes the second before it: take
+                 * the rows whose second lies at least half in the window. */
                 series_span(res, window, &from, &to);
-                vmstat_metrics(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, from, to, metrics);
+                vmstat_metrics(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, from + VMSTAT_INTERVAL / 2,
+                               to + VMSTAT_INTERVAL / 2, metrics);
         }
         vmstat_table_free(t);
 }

@@ -69,7 +69,9 @@ struct ftp_server_params {
 int ftp_vsftpd_conf(const struct ftp_server_params *p, char **ret_text, struct kb_error *err);
 
 /* The job script (busybox sh) for p: prepare <dir>/in, write the config,
- * start vsftpd, "host-start" on fd 3, wait for the host's line on
+ * start vsftpd, wait until p->port listens (if vsftpd exits first: print
+ * "ftp-error: vsftpd exited: <its 500 OOPS text>" and exit 1 without
+ * "host-start"), "host-start" on fd 3, wait for the host's line on
  * host_fifo, report. verify: also compare the sha256 the host sent.
  * OUT: *ret_script (caller frees). */
 int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, int verify,
@@ -91,9 +93,10 @@ int ftp_params_from_spec(const struct workload_spec *spec, const struct workload
 
 /* The host phase with explicit settings: wait for the banner on
  * 127.0.0.1:env->ports[0], upload p->size bytes to /in/data, record
- * "ftp.bytes" timeline points, add ftp.upload_s, ftp.MBps and the halt
- * metrics to host->metrics, then say "uploaded <size> <sha256|-> <upload_s>"
- * (or "failed" when the upload failed, so the job does not wait forever).
- * Returns 0, -ETIMEDOUT (no banner), -ECANCELED, -EIO (transfer failed;
- * curl's message in err), -ENOMEM. */
+ * "ftp.bytes" timeline points, add ftp.upload_s (first command to 226),
+ * ftp.MBps (over the data phase only, after login, PASV and STOR) and the
+ * halt metrics to host->metrics, then say "uploaded <size> <sha256|->
+ * <upload_s>" (or "failed" when the upload failed, so the job does not wait
+ * forever). Returns 0, -ETIMEDOUT (no banner), -ECANCELED, -EIO (transfer
+ * failed; curl's message and the server's last reply in err), -ENOMEM. */
 int ftp_upload(struct workload_host *host, const struct ftp_params *p, struct kb_error *err);
