@@ -122,8 +122,6 @@ static void *tiotest_worker(void *arg) {
 
         pthread_barrier_wait(t->ready);
         pthread_barrier_wait(t->go);
-        if (t->err)
-                return NULL;
         for (uint64_t i = 0; i < t->nops; i++) {
                 uint64_t blk = is_random ? tiotest_rand(&state) % t->blocks : i;
                 double t0 = tiotest_now(), lat;
