@@ -54,6 +54,7 @@ struct cell {
         double go_t, ready_t, done_t;
         GPtrArray *out_lines;              /* char*: the job's stdout and stderr */
         GPtrArray *agent_logs;             /* char*: "log" records */
+        GPtrArray *host_notes;             /* char*: what the host noted about the cell */
         GPtrArray *events;                 /* char* */
         GArray *event_t;                   /* double */
 
@@ -423,6 +424,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         c.q = g_async_queue_new_full(msg_free);
         c.out_lines = g_ptr_array_new_with_free_func(g_free);
         c.agent_logs = g_ptr_array_new_with_free_func(g_free);
+        c.host_notes = g_ptr_array_new_with_free_func(g_free);
         c.events = g_ptr_array_new_with_free_func(g_free);
         c.event_t = g_array_new(FALSE, FALSE, sizeof(double));
         g_mutex_init(&c.data_lock);
@@ -439,6 +441,9 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
                 res->retryable = 1;
                 goto out;
         }
+        if (vc.n_forwards > 0)
+                g_ptr_array_add(c.host_notes, g_strdup("domain tainted custom-argv, as expected: the user-mode "
+                                                       "NIC and its 127.0.0.1 forwards are QEMU arguments"));
 
         while (c.stage != STAGE_DONE) {
                 struct msg *m = g_async_queue_timeout_pop(c.q, 100 * 1000);
@@ -548,6 +553,8 @@ out:
         }
         /* Keep what the job printed with the cell: it is the evidence for the metrics. */
         res->output = g_string_new(NULL);
+        for (guint i = 0; c.host_notes && i < c.host_notes->len; i++)
+                g_string_append_printf(res->output, "[host] %s\n", (char *)c.host_notes->pdata[i]);
         for (guint i = 0; c.agent_logs && i < c.agent_logs->len; i++)
                 g_string_append_printf(res->output, "[agent] %s\n", (char *)c.agent_logs->pdata[i]);
         for (guint i = 0; c.out_lines && i < c.out_lines->len; i++)
@@ -560,6 +567,8 @@ out:
                 g_ptr_array_free(c.out_lines, TRUE);
         if (c.agent_logs)
                 g_ptr_array_free(c.agent_logs, TRUE);
+        if (c.host_notes)
+                g_ptr_array_free(c.host_notes, TRUE);
         if (c.events)
                 g_ptr_array_free(c.events, TRUE);
         if (c.event_t)
