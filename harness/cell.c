@@ -441,9 +441,14 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
                 res->retryable = 1;
                 goto out;
         }
-        if (vc.n_forwards > 0)
-                g_ptr_array_add(c.host_notes, g_strdup("domain tainted custom-argv, as expected: the user-mode "
-                                                       "NIC and its 127.0.0.1 forwards are QEMU arguments"));
+        {
+                /* Record libvirt's taint flags; custom-argv is expected when
+                 * the user-mode NIC and its forwards go in as QEMU arguments. */
+                g_auto(GStrv) taints = NULL;
+                if (vm_taints(c.vm, &taints, NULL) == 0)
+                        for (size_t i = 0; taints[i]; i++)
+                                g_ptr_array_add(c.host_notes, g_strdup_printf("libvirt: %s", taints[i]));
+        }
 
         while (c.stage != STAGE_DONE) {
                 struct msg *m = g_async_queue_timeout_pop(c.q, 100 * 1000);

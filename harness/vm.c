@@ -355,6 +355,23 @@ fail:
         return r;
 }
 
+int vm_taints(struct vm *vm, char ***ret, struct kb_error *err) {
+        char **msgs = NULL;
+        int n = virDomainGetMessages(vm->dom, &msgs, VIR_DOMAIN_MESSAGE_TAINTING);
+        char **v;
+
+        if (n < 0)
+                return error_setf(err, -EIO, "%s: cannot read domain messages: %s", vm->name, last_error());
+        v = g_new0(char *, (size_t)n + 1);
+        for (int i = 0; i < n; i++) {
+                v[i] = g_strdup(msgs[i]);
+                free(msgs[i]);
+        }
+        free(msgs);
+        *ret = v;
+        return 0;
+}
+
 int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err) {
         int64_t deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
 

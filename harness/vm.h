@@ -61,6 +61,10 @@ char *vm_domain_xml(const struct vm_config *config);
 int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
              struct vm **ret, struct kb_error *err);
 
+/* libvirt's tainting messages for the running domain ("custom-argv", ...).
+ * OUT: *ret, a NULL-terminated string vector (g_strfreev), possibly empty. */
+int vm_taints(struct vm *vm, char ***ret, struct kb_error *err);
+
 /* Send bytes to ttyS1. Returns 0 or -errno. Thread-safe. */
 int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err);
 
