@@ -45,6 +45,33 @@ extern int test_count;
                         TEST_FAIL("%s ~= %s: %.9g != %.9g", #a, #b, _a, _b);    \
         } while (0)
 
+/* Read the fixture at path and append its lines to v[*n...] (at most max
+ * entries in all), splitting in place at '\n'. Returns the buffer the lines
+ * live in (caller frees). Fails the test when the file cannot be read. */
+static inline char *test_read_lines(const char *path, const char **v, size_t *n, size_t max) {
+        FILE *f = fopen(path, "r");
+        char *text;
+        long size;
+
+        if (!f)
+                TEST_FAIL("cannot open %s", path);
+        fseek(f, 0, SEEK_END);
+        size = ftell(f);
+        rewind(f);
+        text = calloc(1, (size_t)size + 1);
+        if (!text || fread(text, 1, (size_t)size, f) != (size_t)size)
+                TEST_FAIL("cannot read %s", path);
+        fclose(f);
+        for (char *p = text, *nl; *p && *n < max; p = nl + 1) {
+                v[(*n)++] = p;
+                nl = strchr(p, '\n');
+                if (!nl)
+                        break;
+                *nl = '\0';
+        }
+        return text;
+}
+
 /* Define once per test binary (in exactly one file): TEST_MAIN(); */
 #define TEST_MAIN()                                                             \
         struct test_case test_cases[TEST_MAX];                                  \

@@ -22,26 +22,9 @@ struct lines {
 /* Append the lines of tests/data/bonnie/<name> to l. */
 static void lines_add(struct lines *l, int slot, const char *name) {
         char path[1024];
-        FILE *f;
-        long size;
 
         snprintf(path, sizeof(path), "%s/bonnie/%s", KB_TESTDATA_DIR, name);
-        f = fopen(path, "r");
-        if (!f)
-                TEST_FAIL("cannot open %s", path);
-        fseek(f, 0, SEEK_END);
-        size = ftell(f);
-        rewind(f);
-        l->text[slot] = calloc(1, (size_t)size + 1);
-        ASSERT_EQ(fread(l->text[slot], 1, (size_t)size, f), size);
-        fclose(f);
-        for (char *p = l->text[slot], *nl; *p && l->n < 64; p = nl + 1) {
-                l->v[l->n++] = p;
-                nl = strchr(p, '\n');
-                if (!nl)
-                        break;
-                *nl = '\0';
-        }
+        l->text[slot] = test_read_lines(path, l->v, &l->n, 64);
 }
 
 static int parse_lines(const char *const *v, size_t n, struct metric_list *m, struct kb_error *err) {

@@ -19,27 +19,10 @@ struct lines {
 /* Read tests/data/dd/<name> and split it into lines. */
 static void lines_load(struct lines *l, const char *name) {
         char path[1024];
-        FILE *f;
-        long size;
 
         snprintf(path, sizeof(path), "%s/dd/%s", KB_TESTDATA_DIR, name);
-        f = fopen(path, "r");
-        if (!f)
-                TEST_FAIL("cannot open %s", path);
-        fseek(f, 0, SEEK_END);
-        size = ftell(f);
-        rewind(f);
-        l->text = calloc(1, (size_t)size + 1);
-        ASSERT_EQ(fread(l->text, 1, (size_t)size, f), size);
-        fclose(f);
         l->n = 0;
-        for (char *p = l->text, *nl; *p && l->n < 64; p = nl + 1) {
-                l->v[l->n++] = p;
-                nl = strchr(p, '\n');
-                if (!nl)
-                        break;
-                *nl = '\0';
-        }
+        l->text = test_read_lines(path, l->v, &l->n, 64);
 }
 
 static int parse(const char *const *lines, size_t n, struct metric_list *m, struct kb_error *err) {

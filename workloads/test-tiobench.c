@@ -23,25 +23,8 @@ struct lines {
 };
 
 static void lines_read(struct lines *l, const char *path) {
-        FILE *f = fopen(path, "r");
-        long size;
-
-        if (!f)
-                TEST_FAIL("cannot open %s", path);
-        fseek(f, 0, SEEK_END);
-        size = ftell(f);
-        rewind(f);
-        l->text = calloc(1, (size_t)size + 1);
-        ASSERT_EQ(fread(l->text, 1, (size_t)size, f), size);
-        fclose(f);
         l->n = 0;
-        for (char *p = l->text, *nl; *p && l->n < 128; p = nl + 1) {
-                l->v[l->n++] = p;
-                nl = strchr(p, '\n');
-                if (!nl)
-                        break;
-                *nl = '\0';
-        }
+        l->text = test_read_lines(path, l->v, &l->n, 128);
 }
 
 static int parse_lines(const char *const *v, size_t n, struct metric_list *m, struct kb_error *err) {

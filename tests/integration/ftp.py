@@ -7,30 +7,15 @@ monotonic and ends at exactly the file size, and the metrics agree with the
 timeline and the vmstat rows they were computed from (upload time = span of
 the timeline, halts recomputed from it, vmstat.samples = the rows inside the
 upload window). Needs the 6.1.0-47 .deb in $KBENCH_DEBS (tools/setup.sh)."""
-import glob
 import json
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
 
-KBENCH = sys.argv[1]
-DEBS = os.environ.get("KBENCH_DEBS", "/var/cache/kbench-debs")
+from kbtest import debs, expect, kb, temp_store
+
 SIZE = 32 << 20
 
 
-def kb(home, *args, check=True):
-    p = subprocess.run([KBENCH, "--store", home, *args], capture_output=True, text=True, timeout=600)
-    if check and p.returncode != 0:
-        sys.exit(f"FAIL: kbench {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
-    return p
 
 
-def expect(cond, msg):
-    if not cond:
-        sys.exit("FAIL: " + msg)
-    print("ok:", msg)
 
 
 def halts(points, min_s=1.0):
@@ -47,12 +32,9 @@ def halts(points, min_s=1.0):
 
 
 def main():
-    debs = sorted(glob.glob(os.path.join(DEBS, "linux-image-6.1.0-47-amd64-unsigned_*.deb")))
-    if not debs:
-        sys.exit(f"FAIL: no linux-image-6.1.0-47-amd64-unsigned .deb in {DEBS} (run tools/setup.sh)")
-    home = tempfile.mkdtemp(prefix="kbench-it-ftp-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp"))
-    try:
-        name = json.loads(kb(home, "kernel", "add", "--json", debs[0]).stdout)["name"]
+    found = debs("linux-image-6.1.0-47-amd64-unsigned_*.deb", 1)
+    with temp_store("kbench-it-ftp-") as home:
+        name = json.loads(kb(home, "kernel", "add", "--json", found[0]).stdout)["name"]
         p = kb(home, "run", "-k", name, "-w", "ftp:size=32M", "--mem", "160", "--fs", "ext3",
                "--mount-opts", "data=ordered", "--json")
         run = json.loads(p.stdout)
@@ -107,8 +89,6 @@ def main():
         out = kb(home, "show", str(run["run"]["id"]), "--cell", "c000", "--log", "output").stdout
         expect(f"ftp-size {SIZE}" in out and f"ftp-expected {SIZE}" in out,
                "the guest saw the whole file on disk")
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
     print("1 passed, 0 failed")
 
 

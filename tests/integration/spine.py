@@ -6,39 +6,22 @@ kernel printed (its console log names the release that was imported). Then
 the failure paths: a file that is not a kernel, a kernel that panics at boot,
 and a guest that runs past its deadline are each classified and the run goes
 on. Needs the .debs in $KBENCH_DEBS (tools/setup.sh fetches them)."""
-import glob
 import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 
-KBENCH = sys.argv[1]
-DEBS = os.environ.get("KBENCH_DEBS", "/var/cache/kbench-debs")
+from kbtest import debs, expect, kb, temp_store
 
 
-def kb(home, *args, check=True):
-    p = subprocess.run([KBENCH, "--store", home, *args], capture_output=True, text=True, timeout=1800)
-    if check and p.returncode != 0:
-        sys.exit(f"FAIL: kbench {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
-    return p
 
 
-def expect(cond, msg):
-    if not cond:
-        sys.exit("FAIL: " + msg)
-    print("ok:", msg)
+
 
 
 def main():
-    debs = sorted(glob.glob(os.path.join(DEBS, "linux-image-6.1.0-*-amd64-unsigned_*.deb")))
-    if len(debs) < 2:
-        sys.exit(f"FAIL: need two linux-image-6.1.0-*-amd64-unsigned .debs in {DEBS} (run tools/setup.sh)")
-    home = tempfile.mkdtemp(prefix="kbench-it-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp"))
-    try:
+    found = debs("linux-image-6.1.0-*-amd64-unsigned_*.deb", 2)
+    with temp_store("kbench-it-spine-") as home:
         names = []
-        for d in debs[:2]:
+        for d in found:
             out = json.loads(kb(home, "kernel", "add", "--json", d).stdout)
             names.append(out["name"])
         expect(len(set(names)) == 2, f"two kernels imported: {names}")
@@ -92,8 +75,6 @@ def main():
         expect(len(cells) == 2 and all(c["state"] == "hang" for c in cells),
                f"throttled guests past the deadline are 'hang' and the run continued: "
                f"{[(c['state'], c['detail']) for c in cells]}")
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
     print("1 passed, 0 failed")
 
 

@@ -8,18 +8,13 @@ rather than the page cache, the four-section table of `kbench show`, and
 bonnie++'s "+++++" fields stored without a value but with a note (in the
 JSON and in the database itself), skipped fields stored not at all. Needs the 6.1.0-47 .deb in $KBENCH_DEBS
 (tools/setup.sh fetches it)."""
-import glob
 import json
 import os
 import re
-import shutil
 import sqlite3
-import subprocess
-import sys
-import tempfile
 
-KBENCH = sys.argv[1]
-DEBS = os.environ.get("KBENCH_DEBS", "/var/cache/kbench-debs")
+from kbtest import debs, expect, kb, temp_store
+
 
 PHASES = ("seq_write", "rand_write", "seq_read", "rand_read")
 TIO_UNITS = {"MBps": "MB/s", "lat_avg_ms": "ms", "lat_max_ms": "ms", "lat_pct_gt2s": "%",
@@ -39,17 +34,8 @@ BONNIE = {
 LAT_SCALE = {"us": 1, "ms": 1e3, "s": 1e6}
 
 
-def kb(home, *args, check=True):
-    p = subprocess.run([KBENCH, "--store", home, *args], capture_output=True, text=True, timeout=900)
-    if check and p.returncode != 0:
-        sys.exit(f"FAIL: kbench {' '.join(args)} exited {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
-    return p
 
 
-def expect(cond, msg):
-    if not cond:
-        sys.exit("FAIL: " + msg)
-    print("ok:", msg)
 
 
 def close(a, b, rel=1e-4):
@@ -163,12 +149,9 @@ def check_bonnie(home, run_id, cell):
 
 
 def main():
-    debs = sorted(glob.glob(os.path.join(DEBS, "linux-image-6.1.0-47-amd64-unsigned_*.deb")))
-    if not debs:
-        sys.exit(f"FAIL: need linux-image-6.1.0-47-amd64-unsigned_*.deb in {DEBS} (run tools/setup.sh)")
-    home = tempfile.mkdtemp(prefix="kbench-it-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp"))
-    try:
-        name = json.loads(kb(home, "kernel", "add", "--json", debs[0]).stdout)["name"]
+    found = debs("linux-image-6.1.0-47-amd64-unsigned_*.deb", 1)
+    with temp_store("kbench-it-workloads-") as home:
+        name = json.loads(kb(home, "kernel", "add", "--json", found[0]).stdout)["name"]
         p = kb(home, "run", "-k", name,
                "-w", f"tiobench:threads={'/'.join(map(str, THREADS))},size={SIZE_MIB}M,random={RANDOM}",
                "-w", "bonnie:size=32M,ram=16M,files=1,fast=yes", "-n", "1", "--mem", "256", "--cpus", "1", "--json")
@@ -190,8 +173,6 @@ def main():
         expect({r[0] for r in rows} == too_fast and all(r[2] == "too fast to measure" for r in rows),
                f"DB: the {len(rows)} bonnie metrics without value are exactly the '+' fields, each noted")
         db.close()
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
     print("1 passed, 0 failed")
 
 
