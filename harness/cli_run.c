@@ -66,6 +66,9 @@ static int load_resume(struct runner_opts *o, const struct cli_global *g, GPtrAr
         o->accel = strings[2] ? strings[2] : "auto";
         o->append = strings[3];
         o->cell_timeout_s = json_number_value(json_object_get(j, "cell_timeout_s"));
+        o->hang_timeout_s = json_number_value(json_object_get(j, "hang_timeout_s"));
+        if (!(o->hang_timeout_s > 0))
+                o->hang_timeout_s = 60;
         r = 0;
 out:
         json_decref(j);
@@ -83,7 +86,7 @@ int cli_run(int argc, char **argv, const struct cli_global *g) {
         g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
         int repeats = 1, cpus = 1, json = 0, retries = 2;
         gint64 resume = 0;
-        double timeout = 1800;
+        double timeout = 1800, hang_timeout = 60;
         struct runner_opts o = { 0 };
         struct kb_error err = { { 0 } };
         uint64_t v;
@@ -103,6 +106,7 @@ int cli_run(int argc, char **argv, const struct cli_global *g) {
                 { "accel", 0, 0, G_OPTION_ARG_STRING, &accel, "auto (probe KVM, fall back to TCG), kvm or tcg (default auto)", "ACCEL" },
                 { "append", 0, 0, G_OPTION_ARG_STRING, &append, "Extra kernel command line", "ARGS" },
                 { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout, "Whole-cell deadline in seconds (default 1800)", "S" },
+                { "hang-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &hang_timeout, "A running job silent on ttyS1 this long is a hang (default 60; vmstat speaks every second)", "S" },
                 { "retries", 0, 0, G_OPTION_ARG_INT, &retries, "Extra attempts after an infra error (default 2)", "N" },
                 { "resume", 0, 0, G_OPTION_ARG_INT64, &resume, "Continue an interrupted run: rerun only its missing cells", "RUN" },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the results as JSON", NULL },
@@ -127,6 +131,7 @@ int cli_run(int argc, char **argv, const struct cli_global *g) {
                                   .mem_mb = 256, .cpus = (unsigned)cpus, .disk_bytes = 2ull << 30,
                                   .fs = fs ? fs : "ext4", .mount_opts = mopts ? mopts : "", .tag = tag,
                                   .accel = accel ? accel : "auto", .append = append, .cell_timeout_s = timeout,
+                                  .hang_timeout_s = hang_timeout,
                                   .retries = retries, .json = json, .resume_run = resume };
         if (mem) {
                 if (parse_u64(mem, &v) == 0)
@@ -152,6 +157,8 @@ int cli_run(int argc, char **argv, const struct cli_global *g) {
                 return cli_errorf("run: --cpus: %d is outside 1..64", cpus), 2;
         if (timeout < 10)
                 return cli_errorf("run: --timeout: %.0f s is too short (at least 10)", timeout), 2;
+        if (hang_timeout < 5)
+                return cli_errorf("run: --hang-timeout: %.0f s is too short (at least 5)", hang_timeout), 2;
         if (retries < 0 || retries > 10)
                 return cli_errorf("run: --retries: %d is outside 0..10", retries), 2;
         if (!g_regex_match_simple("^[a-z0-9]+$", o.fs, 0, 0))

@@ -195,6 +195,7 @@ static char *settings_json(const struct run *r) {
         json_object_set_new(j, "accel_why", json_string(r->accel_why));
         json_object_set_new(j, "append", o->append ? json_string(o->append) : json_null());
         json_object_set_new(j, "cell_timeout_s", json_real(o->cell_timeout_s));
+        json_object_set_new(j, "hang_timeout_s", json_real(o->hang_timeout_s));
         json_object_set_new(j, "retries", json_integer(o->retries));
         s = json_dumps(j, JSON_COMPACT);
         json_decref(j);
@@ -355,7 +356,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         .disk_bytes_per_s = r->o->disk_mbps * 1000000, .fs = r->o->fs,
                         .mount_opts = r->o->mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
                         .append = r->o->append, .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
-                        .silence_timeout_s = 60,
+                        .silence_timeout_s = r->o->hang_timeout_s,
                 };
 
                 if (done && g_strv_contains((const char *const *)done, pc->key))

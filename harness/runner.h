@@ -25,6 +25,7 @@ struct runner_opts {
         const char *accel;                 /* auto, kvm, tcg */
         const char *append;                /* extra kernel command line, may be NULL */
         double cell_timeout_s;
+        double hang_timeout_s;             /* longest silence on ttyS1 while the job runs */
         int retries;                       /* extra attempts after an infra error */
         int json;
         int64_t resume_run;                /* > 0: continue this run */

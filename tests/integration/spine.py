@@ -6,10 +6,45 @@ kernel printed (its console log names the release that was imported). Then
 the failure paths: a file that is not a kernel, a kernel that panics at boot,
 and a guest that runs past its deadline are each classified and the run goes
 on. Needs the .debs in $KBENCH_DEBS (tools/setup.sh fetches them)."""
+import glob
 import json
+import signal
+import subprocess
+import time
 import os
 
-from kbtest import debs, expect, kb, temp_store
+from kbtest import KBENCH, debs, expect, kb, temp_store
+
+
+def run_and_freeze(home, *args):
+    """Run kbench and, once the cell's disk is mounted (its job is running),
+    stop QEMU with SIGSTOP: to kbench the guest hangs mid-workload."""
+    p = subprocess.Popen([KBENCH, "--store", home, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    qemu = None
+    deadline = time.time() + 300
+    while qemu is None and p.poll() is None and time.time() < deadline:
+        time.sleep(0.2)
+        for log in glob.glob(os.path.join(home, "scratch", f"kb{p.pid}-*", "console.log")):
+            with open(log, errors="replace") as f:
+                if "EXT4-fs (sda): mounted" not in f.read():
+                    continue
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        if f"guest=kb{p.pid}-".encode() in f.read():
+                            qemu = int(pid)
+                except OSError:
+                    pass
+    if qemu:
+        os.kill(qemu, signal.SIGSTOP)
+    out, err = p.communicate(timeout=600)
+    if qemu:
+        try:
+            os.kill(qemu, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return qemu, p.returncode, out, err
 
 
 
@@ -68,6 +103,14 @@ def main():
         expect(cells[0]["state"] == "boot-crash" and "panic" in (cells[0]["detail"] or "").lower(),
                f"panicking kernel is boot-crash: {cells[0]['detail']}")
         expect(not cells[0]["metrics"], "a failed cell has no metrics")
+
+        # A guest that stops mid-workload: silence on ttyS1 past --hang-timeout.
+        qemu, code, out, err = run_and_freeze(home, "run", "-k", names[0], "-w", "dd", "--hang-timeout", "10",
+                                              "--retries", "0", "--json")
+        expect(qemu is not None, f"found the running guest's QEMU (pid {qemu}) and stopped it")
+        cells = json.loads(out)["cells"]
+        expect(code == 3 and cells[0]["state"] == "hang" and "no ttyS1 record" in cells[0]["detail"],
+               f"a guest frozen mid-workload is 'hang': {cells[0]['state']}: {cells[0]['detail']}")
 
         p = kb(home, "run", "-k", names[0], "-k", names[1], "-w", "dd:size=256M", "--disk-mbps", "1",
                "--timeout", "45", "--retries", "0", "--json", check=False)
