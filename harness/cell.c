@@ -268,6 +268,13 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                         if (rel)
                                 c->res->release = g_strndup(rel + 8, strcspn(rel + 8, " "));
                 }
+                /* The store knows which kernel it handed over; a guest that
+                 * says otherwise booted something else. */
+                if (c->spec->kernel->release && g_strcmp0(c->res->release, c->spec->kernel->release) != 0) {
+                        finish(c, CELL_INFRA_ERROR, "the guest runs release '%s', expected '%s'",
+                               c->res->release ? c->res->release : "(none)", c->spec->kernel->release);
+                        return;
+                }
                 if (send_job(c, env) < 0) {
                         finish(c, CELL_INFRA_ERROR, "cannot send the job to the agent on ttyS1");
                         c->res->retryable = 1;
