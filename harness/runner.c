@@ -114,7 +114,8 @@ static int build_images(struct run *r, struct kb_error *err) {
                         if (!g_file_test(path, G_FILE_TEST_IS_EXECUTABLE))
                                 return error_setf(err, -ENOENT, "guest helper %s not found at %s (set %s)",
                                                   f + 7, path, env);
-                        g_ptr_array_add(files, g_strdup_printf("%s=/bin/%s", path, f + 7));
+                        g_autofree char *entry = g_strdup_printf("%s=/bin/%s", path, f + 7);
+                        strv_add_unique(files, entry);
                 }
         }
         g_ptr_array_add(modules, NULL);
