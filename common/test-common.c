@@ -2,7 +2,10 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include <unistd.h>
+
 #include "common/crc32.h"
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "common/test.h"
 
@@ -45,4 +48,28 @@ TEST(parse_numbers) {
         ASSERT_EQ(parse_bool("on", &b), 0);
         ASSERT_EQ(b, 1);
         ASSERT_EQ(parse_bool("maybe", &b), -EINVAL);
+}
+
+TEST(fileio_bounds) {
+        char path[] = "/tmp/kbench-test-fileio-XXXXXX";
+        int fd = mkstemp(path);
+        struct kb_error err;
+        char *buf = NULL;
+        size_t len = 0;
+        unsigned mode = 0;
+
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(write(fd, "hello", 5), 5);
+        close(fd);
+        ASSERT_EQ(fileio_read(path, 5, &buf, &len, &mode, &err), 0);
+        ASSERT_EQ(len, 5);
+        ASSERT_TRUE(memcmp(buf, "hello", 5) == 0);
+        ASSERT_EQ(mode, 0600);
+        free(buf);
+        ASSERT_EQ(fileio_read(path, 4, &buf, &len, NULL, &err), -EFBIG);
+        ASSERT_TRUE(strstr(err.msg, path) && strstr(err.msg, "larger than 4 bytes"));
+        ASSERT_EQ(fileio_read("/tmp", 4096, &buf, &len, NULL, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "/tmp: not a regular file");
+        unlink(path);
+        ASSERT_EQ(fileio_read(path, 4096, &buf, &len, NULL, &err), -ENOENT);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "guest/elfdeps.h"
 
@@ -233,35 +234,14 @@ int elfdeps_parse(const uint8_t *data, size_t size, struct elfdeps_info **ret,
 }
 
 int elfdeps_parse_file(const char *path, struct elfdeps_info **ret, struct kb_error *err) {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ uint8_t *buf = NULL;
-        struct stat st;
-        size_t got = 0;
+        _cleanup_free_ char *buf = NULL;
+        size_t len;
         int r;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        if (fstat(fd, &st) < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode))
-                return error_setf(err, -ENOEXEC, "%s: not a regular file", path);
-        if ((uint64_t)st.st_size > ELFDEPS_FILE_MAX)
-                return error_setf(err, -EFBIG, "%s: larger than %lu bytes", path, ELFDEPS_FILE_MAX);
-        buf = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
-        if (!buf)
-                return error_setf(err, -ENOMEM, "%s: out of memory", path);
-        while (got < (size_t)st.st_size) {
-                ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-                if (n == 0)
-                        break; /* shrank while reading: parse what we have */
-                got += (size_t)n;
-        }
-        r = elfdeps_parse(buf, got, ret, err);
+        r = fileio_read(path, ELFDEPS_FILE_MAX, &buf, &len, NULL, err);
+        if (r < 0)
+                return r == -EINVAL ? error_setf(err, -ENOEXEC, "%s: not a regular file", path) : r;
+        r = elfdeps_parse((const uint8_t *)buf, len, ret, err);
         if (r < 0)
                 return error_prefix(err, r, "%s", path);
         return 0;

@@ -21,6 +21,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "guest/elfdeps.h"
 #include "guest/initramfs.h"
@@ -114,35 +115,13 @@ static int initramfs_norm(const char *path, char **ret) {
  * OUT: *ret_data (unref), *ret_mode (permission bits). */
 static int initramfs_read(const char *path, GBytes **ret_data, unsigned *ret_mode,
                           struct kb_error *err) {
-        _cleanup_close_ int fd = -1;
-        struct stat st;
         char *buf;
-        size_t got = 0;
+        size_t len;
+        int r = fileio_read(path, INITRAMFS_FILE_MAX, &buf, &len, ret_mode, err);
 
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        if (fstat(fd, &st) < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode))
-                return error_setf(err, -EINVAL, "%s: not a regular file", path);
-        if ((uint64_t)st.st_size > INITRAMFS_FILE_MAX)
-                return error_setf(err, -EFBIG, "%s: larger than %lu bytes", path, INITRAMFS_FILE_MAX);
-        buf = g_malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
-        while (got < (size_t)st.st_size) {
-                ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0) {
-                        int r = n < 0 ? -errno : -EIO;
-                        g_free(buf);
-                        return error_setf(err, r, "%s: %s", path,
-                                          n < 0 ? strerror(-r) : "file shrank while reading");
-                }
-                got += (size_t)n;
-        }
-        *ret_data = g_bytes_new_take(buf, got);
-        *ret_mode = st.st_mode & 07777;
+        if (r < 0)
+                return r;
+        *ret_data = g_bytes_new_take(buf, len);
         return 0;
 }
 
