@@ -451,7 +451,9 @@ TEST(silent_server_times_out) {
 
         close(lfd);
         ASSERT_EQ(r, -ETIMEDOUT);
-        ASSERT_TRUE(took >= 0.9 && took < 2.0);
+        /* Gives up at its deadline, not before, and does not hang (a loose
+         * upper bound: this is not a timing test). */
+        ASSERT_TRUE(took >= 0.9 && took < 10.0);
         ASSERT_TRUE(strstr(err.msg, "no 220 banner") != NULL);
         ASSERT_TRUE(strstr(err.msg, "no banner") != NULL);
         ASSERT_STREQ(f.said, "failed");
