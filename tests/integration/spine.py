@@ -4,7 +4,8 @@ each under QEMU through libvirt's embedded driver, and check what was stored
 (every cell ok, dd metrics, vmstat samples, the accelerator) and what the
 kernel printed (its console log names the release that was imported). Then
 the failure paths: a file that is not a kernel, a kernel that panics at boot,
-and a guest that runs past its deadline are each classified and the run goes
+kernel messages interleaved on the data channel, a guest frozen mid-workload
+and guests that run past their deadline are each classified and the run goes
 on. Needs the .debs in $KBENCH_DEBS (tools/setup.sh fetches them)."""
 import glob
 import json
@@ -103,6 +104,15 @@ def main():
         expect(cells[0]["state"] == "boot-crash" and "panic" in (cells[0]["detail"] or "").lower(),
                f"panicking kernel is boot-crash: {cells[0]['detail']}")
         expect(not cells[0]["metrics"], "a failed cell has no metrics")
+
+        # Kernel messages interleaved on the data channel (an early console on
+        # ttyS1's port, kept after boot): the cell is corrupt-output, never parsed.
+        p = kb(home, "run", "-k", names[0], "-w", "dd:size=16M", "--retries", "0", "--json",
+               "--append", "earlycon=uart8250,io,0x2f8,115200 keep_bootcon", check=False)
+        cells = json.loads(p.stdout)["cells"]
+        expect(p.returncode == 3 and cells[0]["state"] == "corrupt-output"
+               and "not a record: '[" in (cells[0]["detail"] or "") and not cells[0]["metrics"],
+               f"kernel text on ttyS1 is corrupt-output without metrics: {cells[0]['detail'][:120]}")
 
         # A guest that stops mid-workload: silence on ttyS1 past --hang-timeout.
         qemu, code, out, err = run_and_freeze(home, "run", "-k", names[0], "-w", "dd", "--hang-timeout", "10",
