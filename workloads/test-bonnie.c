@@ -9,6 +9,7 @@
 #include "common/test.h"
 #include "common/util.h"
 #include "workloads/testdata-ddtb.h"
+#include "workloads/test-workloads.h"
 #include "workloads/workload.h"
 
 TEST_MAIN();
@@ -27,12 +28,6 @@ static void lines_add(struct lines *l, int slot, const char *name) {
         l->text[slot] = test_read_lines(path, l->v, &l->n, 64);
 }
 
-static int parse_lines(const char *const *v, size_t n, struct metric_list *m, struct kb_error *err) {
-        struct workload_output out = { .n_lines = n, .lines = v };
-
-        return bonnie_ops.parse(NULL, &out, m, err);
-}
-
 /* The run's stderr table, then its CSV line, as the guest delivers them. */
 static int parse_run(const char *base, struct metric_list *m, struct kb_error *err) {
         struct lines l = { 0 };
@@ -43,18 +38,10 @@ static int parse_run(const char *base, struct metric_list *m, struct kb_error *e
         snprintf(b, sizeof(b), "%s.csv", base);
         lines_add(&l, 0, a);
         lines_add(&l, 1, b);
-        r = parse_lines(l.v, l.n, m, err);
+        r = test_parse(&bonnie_ops, l.v, l.n, m, err);
         free(l.text[0]);
         free(l.text[1]);
         return r;
-}
-
-static double value(const struct metric_list *m, const char *name) {
-        const struct metric *x = metric_find(m, name);
-
-        if (!x || !x->has_value)
-                TEST_FAIL("no value for %s", name);
-        return x->value;
 }
 
 static void too_fast(const struct metric_list *m, const char *name) {
@@ -76,32 +63,32 @@ TEST(parse_full) {
          * 204us,419us,1121us,797us,57us,835us */
         ASSERT_EQ(parse_run("full", &m, &err), 0);
         ASSERT_EQ(m.n, 12 * 3);
-        ASSERT_NEAR(value(&m, "bonnie.seq_out_char_KBps"), 1024, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_out_char_cpu_pct"), 99, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_out_char_KBps"), 1024, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_out_char_cpu_pct"), 99, 0);
         ASSERT_STREQ(metric_find(&m, "bonnie.seq_out_char_KBps")->unit, "KiB/s");
         too_fast(&m, "bonnie.seq_out_block_KBps");
         too_fast(&m, "bonnie.seq_out_block_cpu_pct");
         too_fast(&m, "bonnie.rewrite_KBps");
-        ASSERT_NEAR(value(&m, "bonnie.seq_in_char_KBps"), 1699, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_in_char_cpu_pct"), 99, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_in_char_KBps"), 1699, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_in_char_cpu_pct"), 99, 0);
         too_fast(&m, "bonnie.seq_in_block_KBps");
         too_fast(&m, "bonnie.seeks_per_s");
         too_fast(&m, "bonnie.seeks_cpu_pct");
         too_fast(&m, "bonnie.seq_create_per_s");
         too_fast(&m, "bonnie.rand_delete_per_s");
         too_fast(&m, "bonnie.rand_delete_cpu_pct");
-        ASSERT_NEAR(value(&m, "bonnie.seq_out_char_lat_us"), 12269, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_out_block_lat_us"), 127, 0);
-        ASSERT_NEAR(value(&m, "bonnie.rewrite_lat_us"), 93, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_in_char_lat_us"), 5813, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_in_block_lat_us"), 396, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seeks_lat_us"), 13623, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_create_lat_us"), 204, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_stat_lat_us"), 419, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_delete_lat_us"), 1121, 0);
-        ASSERT_NEAR(value(&m, "bonnie.rand_create_lat_us"), 797, 0);
-        ASSERT_NEAR(value(&m, "bonnie.rand_stat_lat_us"), 57, 0);
-        ASSERT_NEAR(value(&m, "bonnie.rand_delete_lat_us"), 835, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_out_char_lat_us"), 12269, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_out_block_lat_us"), 127, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.rewrite_lat_us"), 93, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_in_char_lat_us"), 5813, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_in_block_lat_us"), 396, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seeks_lat_us"), 13623, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_create_lat_us"), 204, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_stat_lat_us"), 419, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_delete_lat_us"), 1121, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.rand_create_lat_us"), 797, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.rand_stat_lat_us"), 57, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.rand_delete_lat_us"), 835, 0);
         ASSERT_STREQ(metric_find(&m, "bonnie.rand_delete_lat_us")->unit, "us");
         metric_list_clear(&m);
 }
@@ -118,13 +105,13 @@ TEST(parse_fast_skips_per_char) {
         ASSERT_TRUE(metric_find(&m, "bonnie.seq_out_char_lat_us") == NULL);
         ASSERT_TRUE(metric_find(&m, "bonnie.seq_in_char_KBps") == NULL);
         ASSERT_TRUE(metric_find(&m, "bonnie.seq_in_char_lat_us") == NULL);
-        ASSERT_NEAR(value(&m, "bonnie.seq_create_per_s"), 1499, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_create_cpu_pct"), 98, 0);
-        ASSERT_NEAR(value(&m, "bonnie.rand_create_per_s"), 1151, 0);
-        ASSERT_NEAR(value(&m, "bonnie.rand_create_cpu_pct"), 99, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_create_per_s"), 1499, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_create_cpu_pct"), 98, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.rand_create_per_s"), 1151, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.rand_create_cpu_pct"), 99, 0);
         too_fast(&m, "bonnie.seq_stat_per_s");
-        ASSERT_NEAR(value(&m, "bonnie.seq_out_block_lat_us"), 1799, 0);
-        ASSERT_NEAR(value(&m, "bonnie.rand_delete_lat_us"), 3209, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_out_block_lat_us"), 1799, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.rand_delete_lat_us"), 3209, 0);
         metric_list_clear(&m);
 }
 
@@ -136,12 +123,12 @@ TEST(latency_units) {
                             "90000,9,210.5,3,4,,,,,+++++,+++,+++++,+++,+++++,+++,+++++,+++,+++++,+++,+++++,+++,"
                             "12269us,127ms,93ms,5813us,396us,2s,204us,419us,1121us,797us,57us,835us" };
 
-        ASSERT_EQ(parse_lines(v, 1, &m, &err), 0);
-        ASSERT_NEAR(value(&m, "bonnie.seq_out_block_lat_us"), 127000, 0);
-        ASSERT_NEAR(value(&m, "bonnie.rewrite_lat_us"), 93000, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seeks_lat_us"), 2000000, 0);
-        ASSERT_NEAR(value(&m, "bonnie.seeks_per_s"), 210.5, 1e-12);
-        ASSERT_NEAR(value(&m, "bonnie.seq_out_block_KBps"), 52000, 0);
+        ASSERT_EQ(test_parse(&bonnie_ops, v, 1, &m, &err), 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_out_block_lat_us"), 127000, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.rewrite_lat_us"), 93000, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seeks_lat_us"), 2000000, 0);
+        ASSERT_NEAR(test_value(&m, "bonnie.seeks_per_s"), 210.5, 1e-12);
+        ASSERT_NEAR(test_value(&m, "bonnie.seq_out_block_KBps"), 52000, 0);
         metric_list_clear(&m);
 }
 
@@ -169,7 +156,7 @@ TEST(malformed) {
                 ASSERT_TRUE(at);
                 snprintf(line, sizeof(line), "%.*s%s%s", (int)(at - good), good, cases[i].to,
                          at + strlen(cases[i].from));
-                ASSERT_EQ(parse_lines(v, 1, &m, &err), -EBADMSG);
+                ASSERT_EQ(test_parse(&bonnie_ops, v, 1, &m, &err), -EBADMSG);
                 ASSERT_TRUE(strncmp(err.msg, cases[i].msg, strlen(cases[i].msg)) == 0);
                 /* the offending line is quoted, cut at 200 characters */
                 ASSERT_TRUE(strstr(err.msg, "...\"") != NULL);
@@ -178,12 +165,12 @@ TEST(malformed) {
         {
                 const char *v[] = { "Version 2.00a ------Sequential Output------",
                                     "Can't open file ./Bonnie.1234" };
-                ASSERT_EQ(parse_lines(v, 2, &m, &err), -EBADMSG);
+                ASSERT_EQ(test_parse(&bonnie_ops, v, 2, &m, &err), -EBADMSG);
                 ASSERT_STREQ(err.msg, "bonnie: no CSV result line; last output: \"Can't open file ./Bonnie.1234\"");
                 metric_list_clear(&m);
                 v[0] = good;
                 v[1] = good;
-                ASSERT_EQ(parse_lines(v, 2, &m, &err), -EBADMSG);
+                ASSERT_EQ(test_parse(&bonnie_ops, v, 2, &m, &err), -EBADMSG);
                 ASSERT_TRUE(strncmp(err.msg, "bonnie: more than one CSV line: \"1.98,2.00a", 43) == 0);
                 metric_list_clear(&m);
         }

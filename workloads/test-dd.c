@@ -6,6 +6,7 @@
 #include "common/test.h"
 #include "common/util.h"
 #include "workloads/testdata-ddtb.h"
+#include "workloads/test-workloads.h"
 #include "workloads/workload.h"
 
 TEST_MAIN();
@@ -25,28 +26,14 @@ static void lines_load(struct lines *l, const char *name) {
         l->text = test_read_lines(path, l->v, &l->n, 64);
 }
 
-static int parse(const char *const *lines, size_t n, struct metric_list *m, struct kb_error *err) {
-        struct workload_output out = { .n_lines = n, .lines = lines };
-
-        return dd_ops.parse(NULL, &out, m, err);
-}
-
 static int parse_file(const char *name, struct metric_list *m, struct kb_error *err) {
         struct lines l;
         int r;
 
         lines_load(&l, name);
-        r = parse(l.v, l.n, m, err);
+        r = test_parse(&dd_ops, l.v, l.n, m, err);
         free(l.text);
         return r;
-}
-
-static double value(const struct metric_list *m, const char *name) {
-        const struct metric *x = metric_find(m, name);
-
-        if (!x || !x->has_value)
-                TEST_FAIL("no value for %s", name);
-        return x->value;
 }
 
 TEST(parse_64M) {
@@ -56,23 +43,23 @@ TEST(parse_64M) {
         ASSERT_EQ(parse_file("run-64M-1M.txt", &m, &err), 0);
         ASSERT_EQ(m.n, 4);
         /* "67108864 bytes (67 MB, 64 MiB) copied, 0.413911 s, 162 MB/s" */
-        ASSERT_NEAR(value(&m, "dd.write_s"), 0.413911, 1e-12);
-        ASSERT_NEAR(value(&m, "dd.write_MBps"), 67108864 / 0.413911 / 1e6, 1e-9);
-        ASSERT_NEAR(value(&m, "dd.write_MBps"), 162.13, 0.01);
+        ASSERT_NEAR(test_value(&m, "dd.write_s"), 0.413911, 1e-12);
+        ASSERT_NEAR(test_value(&m, "dd.write_MBps"), 67108864 / 0.413911 / 1e6, 1e-9);
+        ASSERT_NEAR(test_value(&m, "dd.write_MBps"), 162.13, 0.01);
         /* "... copied, 0.0495558 s, 1.4 GB/s": recomputed, not the rounded 1.4 GB/s */
-        ASSERT_NEAR(value(&m, "dd.read_s"), 0.0495558, 1e-12);
-        ASSERT_NEAR(value(&m, "dd.read_MBps"), 1354.2, 0.1);
+        ASSERT_NEAR(test_value(&m, "dd.read_s"), 0.0495558, 1e-12);
+        ASSERT_NEAR(test_value(&m, "dd.read_MBps"), 1354.2, 0.1);
         ASSERT_STREQ(metric_find(&m, "dd.read_MBps")->unit, "MB/s");
         ASSERT_STREQ(metric_find(&m, "dd.read_s")->unit, "s");
         metric_list_clear(&m);
 
         ASSERT_EQ(parse_file("run-2G-1M.txt", &m, &err), 0);
-        ASSERT_NEAR(value(&m, "dd.write_MBps"), 2147483648.0 / 3.25233 / 1e6, 1e-9);
-        ASSERT_NEAR(value(&m, "dd.read_MBps"), 2147483648.0 / 0.269711 / 1e6, 1e-9);
+        ASSERT_NEAR(test_value(&m, "dd.write_MBps"), 2147483648.0 / 3.25233 / 1e6, 1e-9);
+        ASSERT_NEAR(test_value(&m, "dd.read_MBps"), 2147483648.0 / 0.269711 / 1e6, 1e-9);
         metric_list_clear(&m);
 
         ASSERT_EQ(parse_file("run-4000K-4k.txt", &m, &err), 0);
-        ASSERT_NEAR(value(&m, "dd.read_MBps"), 4096000 / 0.00182522 / 1e6, 1e-9);
+        ASSERT_NEAR(test_value(&m, "dd.read_MBps"), 4096000 / 0.00182522 / 1e6, 1e-9);
         metric_list_clear(&m);
 }
 
@@ -82,14 +69,14 @@ TEST(parse_small_and_empty) {
 
         /* "1 byte copied, 0.000667452 s, 1.5 kB/s" and "4.6267e-05 s" */
         ASSERT_EQ(parse_file("run-1-byte.txt", &m, &err), 0);
-        ASSERT_NEAR(value(&m, "dd.write_MBps"), 1 / 0.000667452 / 1e6, 1e-12);
-        ASSERT_NEAR(value(&m, "dd.read_s"), 4.6267e-05, 1e-15);
+        ASSERT_NEAR(test_value(&m, "dd.write_MBps"), 1 / 0.000667452 / 1e6, 1e-12);
+        ASSERT_NEAR(test_value(&m, "dd.read_s"), 4.6267e-05, 1e-15);
         metric_list_clear(&m);
 
         /* "0 bytes copied, 8.1502e-05 s, 0.0 kB/s" */
         ASSERT_EQ(parse_file("run-0-bytes.txt", &m, &err), 0);
-        ASSERT_NEAR(value(&m, "dd.read_MBps"), 0, 0);
-        ASSERT_NEAR(value(&m, "dd.read_s"), 8.1502e-05, 1e-15);
+        ASSERT_NEAR(test_value(&m, "dd.read_MBps"), 0, 0);
+        ASSERT_NEAR(test_value(&m, "dd.read_s"), 8.1502e-05, 1e-15);
         metric_list_clear(&m);
 }
 
@@ -124,7 +111,7 @@ TEST(malformed_reports) {
                 struct metric_list m = { 0 };
                 struct kb_error err = { "" };
                 lines[2] = bad[i];
-                ASSERT_EQ(parse(lines, 3, &m, &err), -EBADMSG);
+                ASSERT_EQ(test_parse(&dd_ops, lines, 3, &m, &err), -EBADMSG);
                 ASSERT_TRUE(strstr(err.msg, bad[i]) != NULL);
                 metric_list_clear(&m);
         }
@@ -138,16 +125,16 @@ TEST(counts_and_units) {
                                 "3 bytes copied, 0.5 s, 6 B/s" };
         const char *instant[] = { "1 byte copied, 0 s, Infinity B/s", "1048576 bytes (1.0 MB, 1.0 MiB) copied, 0.5 s, 2.1 TB/s" };
 
-        ASSERT_EQ(parse(one, 1, &m, &err), -EBADMSG);
+        ASSERT_EQ(test_parse(&dd_ops, one, 1, &m, &err), -EBADMSG);
         ASSERT_STREQ(err.msg, "dd: expected two report lines (write, read), found 1");
         metric_list_clear(&m);
-        ASSERT_EQ(parse(three, 3, &m, &err), -EBADMSG);
+        ASSERT_EQ(test_parse(&dd_ops, three, 3, &m, &err), -EBADMSG);
         ASSERT_STREQ(err.msg, "dd: more than two report lines: \"3 bytes copied, 0.5 s, 6 B/s\"");
         metric_list_clear(&m);
-        ASSERT_EQ(parse(instant, 2, &m, &err), 0);
+        ASSERT_EQ(test_parse(&dd_ops, instant, 2, &m, &err), 0);
         ASSERT_TRUE(!metric_find(&m, "dd.write_MBps")->has_value);
         ASSERT_STREQ(metric_find(&m, "dd.write_MBps")->note, "too fast to measure");
-        ASSERT_NEAR(value(&m, "dd.read_MBps"), 1048576 / 0.5 / 1e6, 1e-12);
+        ASSERT_NEAR(test_value(&m, "dd.read_MBps"), 1048576 / 0.5 / 1e6, 1e-12);
         metric_list_clear(&m);
 }
 

@@ -12,6 +12,7 @@
 #include "common/test.h"
 #include "common/util.h"
 #include "workloads/testdata-ddtb.h"
+#include "workloads/test-workloads.h"
 #include "workloads/workload.h"
 
 TEST_MAIN();
@@ -27,12 +28,6 @@ static void lines_read(struct lines *l, const char *path) {
         l->text = test_read_lines(path, l->v, &l->n, 128);
 }
 
-static int parse_lines(const char *const *v, size_t n, struct metric_list *m, struct kb_error *err) {
-        struct workload_output out = { .n_lines = n, .lines = v };
-
-        return tiobench_ops.parse(NULL, &out, m, err);
-}
-
 static int parse_file(const char *name, struct metric_list *m, struct kb_error *err) {
         char path[1024];
         struct lines l;
@@ -40,17 +35,9 @@ static int parse_file(const char *name, struct metric_list *m, struct kb_error *
 
         snprintf(path, sizeof(path), "%s/tiobench/%s", KB_TESTDATA_DIR, name);
         lines_read(&l, path);
-        r = parse_lines(l.v, l.n, m, err);
+        r = test_parse(&tiobench_ops, l.v, l.n, m, err);
         free(l.text);
         return r;
-}
-
-static double value(const struct metric_list *m, const char *name) {
-        const struct metric *x = metric_find(m, name);
-
-        if (!x || !x->has_value)
-                TEST_FAIL("no value for %s", name);
-        return x->value;
 }
 
 TEST(parse_buffered) {
@@ -61,32 +48,32 @@ TEST(parse_buffered) {
         ASSERT_EQ(parse_file("buffered-t1-t2.txt", &m, &err), 0);
         ASSERT_EQ(m.n, 2 * 4 * 7 + 2);
         /* seq_write threads=1: bytes=33554432 wall_s=0.441277 cpu 0+0.111121 */
-        ASSERT_NEAR(value(&m, "tiobench.seq_write.t1.MBps"), 33554432 / 0.441277 / 1e6, 1e-9);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_write.t1.MBps"), 33554432 / 0.441277 / 1e6, 1e-9);
         cpu = 0.111121 / 0.441277 * 100;
-        ASSERT_NEAR(value(&m, "tiobench.seq_write.t1.cpu_pct"), cpu, 1e-9);
-        ASSERT_NEAR(value(&m, "tiobench.seq_write.t1.cpu_eff"), 33554432 / 0.441277 / 1e6 / (cpu / 100), 1e-9);
-        ASSERT_NEAR(value(&m, "tiobench.seq_write.t1.lat_avg_ms"), 0.047676, 1e-12);
-        ASSERT_NEAR(value(&m, "tiobench.seq_write.t1.lat_max_ms"), 16.174840, 1e-12);
-        ASSERT_NEAR(value(&m, "tiobench.seq_write.t1.lat_pct_gt2s"), 0, 0);
-        ASSERT_NEAR(value(&m, "tiobench.seq_write.t1.lat_pct_gt10s"), 0, 0);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_write.t1.cpu_pct"), cpu, 1e-9);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_write.t1.cpu_eff"), 33554432 / 0.441277 / 1e6 / (cpu / 100), 1e-9);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_write.t1.lat_avg_ms"), 0.047676, 1e-12);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_write.t1.lat_max_ms"), 16.174840, 1e-12);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_write.t1.lat_pct_gt2s"), 0, 0);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_write.t1.lat_pct_gt10s"), 0, 0);
         /* random phases are credited with the 2000 operations done, not the file */
-        ASSERT_NEAR(value(&m, "tiobench.rand_write.t2.MBps"), 2000 * 4096 / 0.075997 / 1e6, 1e-9);
-        ASSERT_NEAR(value(&m, "tiobench.rand_read.t2.lat_max_ms"), 1.497316, 1e-12);
-        ASSERT_NEAR(value(&m, "tiobench.size_MiB"), 32, 0);
-        ASSERT_NEAR(value(&m, "tiobench.block_bytes"), 4096, 0);
+        ASSERT_NEAR(test_value(&m, "tiobench.rand_write.t2.MBps"), 2000 * 4096 / 0.075997 / 1e6, 1e-9);
+        ASSERT_NEAR(test_value(&m, "tiobench.rand_read.t2.lat_max_ms"), 1.497316, 1e-12);
+        ASSERT_NEAR(test_value(&m, "tiobench.size_MiB"), 32, 0);
+        ASSERT_NEAR(test_value(&m, "tiobench.block_bytes"), 4096, 0);
         ASSERT_STREQ(metric_find(&m, "tiobench.seq_read.t2.MBps")->unit, "MB/s");
         ASSERT_STREQ(metric_find(&m, "tiobench.seq_read.t2.cpu_pct")->unit, "%");
         metric_list_clear(&m);
 
         ASSERT_EQ(parse_file("direct-t1-t2.txt", &m, &err), 0);
-        ASSERT_NEAR(value(&m, "tiobench.seq_read.t2.MBps"), 33554432 / 1.300147 / 1e6, 1e-9);
-        ASSERT_NEAR(value(&m, "tiobench.rand_read.t1.cpu_pct"), 0.079342 / 0.425349 * 100, 1e-9);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_read.t2.MBps"), 33554432 / 1.300147 / 1e6, 1e-9);
+        ASSERT_NEAR(test_value(&m, "tiobench.rand_read.t1.cpu_pct"), 0.079342 / 0.425349 * 100, 1e-9);
         metric_list_clear(&m);
 
         ASSERT_EQ(parse_file("dropcaches-osync-t1-t2.txt", &m, &err), 0);
-        ASSERT_NEAR(value(&m, "tiobench.block_bytes"), 16384, 0);
-        ASSERT_NEAR(value(&m, "tiobench.rand_write.t1.MBps"), 1000 * 16384 / 0.251101 / 1e6, 1e-9);
-        ASSERT_NEAR(value(&m, "tiobench.seq_write.t1.lat_avg_ms"), 3.371969, 1e-12);
+        ASSERT_NEAR(test_value(&m, "tiobench.block_bytes"), 16384, 0);
+        ASSERT_NEAR(test_value(&m, "tiobench.rand_write.t1.MBps"), 1000 * 16384 / 0.251101 / 1e6, 1e-9);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_write.t1.lat_avg_ms"), 3.371969, 1e-12);
         metric_list_clear(&m);
 }
 
@@ -100,15 +87,15 @@ TEST(parse_guest) {
 
         ASSERT_EQ(parse_file("guest-tcg-t1-t2.txt", &m, &err), 0);
         ASSERT_EQ(m.n, 2 * 4 * 7 + 2);
-        ASSERT_NEAR(value(&m, "tiobench.size_MiB"), 64, 0);
+        ASSERT_NEAR(test_value(&m, "tiobench.size_MiB"), 64, 0);
         /* rand_read threads=1: 4000 ops x 4096 B over 3.464048 s, CPU 0.050459 + 1.528766 s */
-        ASSERT_NEAR(value(&m, "tiobench.rand_read.t1.MBps"), 16384000 / 3.464048 / 1e6, 1e-9);
-        ASSERT_NEAR(value(&m, "tiobench.rand_read.t1.cpu_pct"), (0.050459 + 1.528766) / 3.464048 * 100, 1e-9);
-        ASSERT_NEAR(value(&m, "tiobench.rand_read.t2.lat_avg_ms"), 1.205679, 1e-12);
+        ASSERT_NEAR(test_value(&m, "tiobench.rand_read.t1.MBps"), 16384000 / 3.464048 / 1e6, 1e-9);
+        ASSERT_NEAR(test_value(&m, "tiobench.rand_read.t1.cpu_pct"), (0.050459 + 1.528766) / 3.464048 * 100, 1e-9);
+        ASSERT_NEAR(test_value(&m, "tiobench.rand_read.t2.lat_avg_ms"), 1.205679, 1e-12);
         /* Read from the disk, not the page cache the sequential read filled:
          * a millisecond per 4 KiB operation, slower than the sequential read. */
-        ASSERT_TRUE(value(&m, "tiobench.rand_read.t1.lat_avg_ms") > 0.5);
-        ASSERT_TRUE(value(&m, "tiobench.rand_read.t1.MBps") < value(&m, "tiobench.seq_read.t1.MBps"));
+        ASSERT_TRUE(test_value(&m, "tiobench.rand_read.t1.lat_avg_ms") > 0.5);
+        ASSERT_TRUE(test_value(&m, "tiobench.rand_read.t1.MBps") < test_value(&m, "tiobench.seq_read.t1.MBps"));
         /* One vCPU: every phase's CPU share stays within one CPU. */
         for (size_t p = 0; p < ELEMENTSOF(phases); p++)
                 for (int t = 1; t <= 2; t++) {
@@ -116,7 +103,7 @@ TEST(parse_guest) {
                         double cpu;
 
                         snprintf(name, sizeof(name), "tiobench.%s.t%d.cpu_pct", phases[p], t);
-                        cpu = value(&m, name);
+                        cpu = test_value(&m, name);
                         ASSERT_TRUE(cpu > 0 && cpu <= 100);
                 }
         metric_list_clear(&m);
@@ -130,10 +117,10 @@ TEST(latency_buckets_and_zero_cpu) {
                 "lat_avg_ms=150.0 lat_max_ms=12000.5 lat_gt2s=8 lat_gt10s=2 cpu_user_s=0.000000 cpu_sys_s=0.000000",
         };
 
-        ASSERT_EQ(parse_lines(v, 1, &m, &err), 0);
-        ASSERT_NEAR(value(&m, "tiobench.seq_read.t4.lat_pct_gt2s"), 8 / 256.0 * 100, 1e-12);
-        ASSERT_NEAR(value(&m, "tiobench.seq_read.t4.lat_pct_gt10s"), 2 / 256.0 * 100, 1e-12);
-        ASSERT_NEAR(value(&m, "tiobench.seq_read.t4.cpu_pct"), 0, 0);
+        ASSERT_EQ(test_parse(&tiobench_ops, v, 1, &m, &err), 0);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_read.t4.lat_pct_gt2s"), 8 / 256.0 * 100, 1e-12);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_read.t4.lat_pct_gt10s"), 2 / 256.0 * 100, 1e-12);
+        ASSERT_NEAR(test_value(&m, "tiobench.seq_read.t4.cpu_pct"), 0, 0);
         ASSERT_TRUE(!metric_find(&m, "tiobench.seq_read.t4.cpu_eff")->has_value);
         ASSERT_STREQ(metric_find(&m, "tiobench.seq_read.t4.cpu_eff")->note, "no CPU time measured");
         metric_list_clear(&m);
@@ -171,14 +158,14 @@ TEST(errors_quote_the_line) {
                 metric_list_clear(&m);
         }
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                ASSERT_EQ(parse_lines(&bad[i], 1, &m, &err), -EBADMSG);
+                ASSERT_EQ(test_parse(&tiobench_ops, &bad[i], 1, &m, &err), -EBADMSG);
                 ASSERT_TRUE(strncmp(err.msg, "tiobench: malformed tiotest line: \"tiotest phase=", 48) == 0);
                 metric_list_clear(&m);
         }
-        ASSERT_EQ(parse_lines(dup, 2, &m, &err), -EBADMSG);
+        ASSERT_EQ(test_parse(&tiobench_ops, dup, 2, &m, &err), -EBADMSG);
         ASSERT_TRUE(strncmp(err.msg, "tiobench: repeated result: ", 27) == 0);
         metric_list_clear(&m);
-        ASSERT_EQ(parse_lines(dup, 0, &m, &err), -EBADMSG);
+        ASSERT_EQ(test_parse(&tiobench_ops, dup, 0, &m, &err), -EBADMSG);
         ASSERT_STREQ(err.msg, "tiobench: tiotest printed no results");
         metric_list_clear(&m);
 }
@@ -272,9 +259,9 @@ TEST(live_tiotest) {
         ASSERT_TRUE(strstr(l.v[9], "phase=rand_write threads=3 size=2088960 block=4096 ops=300 bytes=1228800 "));
         ASSERT_TRUE(strstr(l.v[5], "phase=rand_write threads=2 size=2097152 block=4096 ops=300 bytes=1228800 "));
         ASSERT_TRUE(strstr(l.v[1], "phase=rand_write threads=1 size=2097152 block=4096 ops=301 bytes=1232896 "));
-        ASSERT_EQ(parse_lines(l.v, l.n, &m, &err), 0);
+        ASSERT_EQ(test_parse(&tiobench_ops, l.v, l.n, &m, &err), 0);
         ASSERT_EQ(m.n, 3 * 4 * 7 + 2);
-        ASSERT_TRUE(value(&m, "tiobench.rand_read.t3.MBps") > 0);
+        ASSERT_TRUE(test_value(&m, "tiobench.rand_read.t3.MBps") > 0);
         metric_list_clear(&m);
         free(l.text);
         free(e.text);
