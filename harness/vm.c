@@ -174,10 +174,10 @@ int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
         c->loop = g_thread_new("kbench-virt-loop", loop_thread, c);
         c->conn = virConnectOpen(uri);
         if (!c->conn) {
-                r = error_setf(err, -EIO, "libvirt: cannot connect to %s: %s", uri, last_error());
-                if (strstr(err ? err->msg : "", "libvirt-qemu"))
-                        error_prefix(err, r, "%s (the user libvirt-qemu must exist: "
-                                     "useradd --system --no-create-home libvirt-qemu)", err->msg);
+                const char *why = last_error();
+                r = error_setf(err, -EIO, "libvirt: cannot connect to %s: %s%s", uri, why,
+                               strstr(why, "libvirt-qemu") ? " (the user libvirt-qemu must exist: "
+                                                             "useradd --system --no-create-home libvirt-qemu)" : "");
                 vm_conn_free(c);
                 return r;
         }
