@@ -1,0 +1,74 @@
+/* report/stats: the statistics behind `kbench show`, `kbench compare`,
+ * nightly and the site. Pure functions over arrays of doubles: no I/O, no
+ * allocation visible to the caller, deterministic. Two-sided tests follow
+ * SciPy's conventions (scipy.stats.ttest_ind(a, b, equal_var=False),
+ * scipy.stats.mannwhitneyu(a, b)) so the reference values computed by
+ * report/stats-oracle.py can be compared one to one. Non-finite inputs are
+ * the caller's bug: views filter NULL metrics out before calling. */
+#pragma once
+
+#include <stddef.h>
+
+/* Descriptive statistics of one sample. */
+struct stats_summary {
+        size_t n;
+        double mean;               /* NAN when n == 0 */
+        double median;             /* NAN when n == 0 */
+        double sd;                 /* sample stddev (n - 1); NAN when n < 2 */
+        double min, max;           /* NAN when n == 0 */
+        double cov;                /* sd / |mean|, a fraction; NAN when undefined */
+};
+
+void stats_summarize(const double *v, size_t n, struct stats_summary *ret);
+
+/* Result of a two-sample test. */
+struct stats_test {
+        double statistic;          /* Welch: t of a minus b; Mann-Whitney: U of a (U1) */
+        double df;                 /* Welch: Welch-Satterthwaite df; Mann-Whitney: NAN */
+        double p;                  /* two-sided p-value; NAN when the test is undefined */
+        int exact;                 /* Mann-Whitney: 1 exact distribution, 0 normal approx. */
+};
+
+/* Welch's unequal-variances t-test. Undefined (p = NAN, returns -EDOM) when
+ * a side has fewer than 2 values or both variances are 0. */
+int stats_welch(const double *a, size_t na, const double *b, size_t nb, struct stats_test *ret);
+
+/* Mann-Whitney U, two-sided. Exact distribution when there are no ties and
+ * both samples are small (see stats.c for the bound); otherwise the normal
+ * approximation with tie correction and continuity correction (SciPy's
+ * method="asymptotic", use_continuity=True). -EDOM when a side is empty. */
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct stats_test *ret);
+
+/* The smallest two-sided p-value the exact Mann-Whitney test can give for
+ * sizes na, nb (2 / C(na + nb, na)): when it exceeds alpha, no rank test of
+ * this comparison can ever reach significance. */
+double stats_mann_whitney_min_p(size_t na, size_t nb);
+
+/* Benjamini-Hochberg adjusted p-values (R's p.adjust(p, "BH")): q[i] for
+ * p[i], in the input order. NAN p-values are left out of the family and
+ * come back as NAN. ret_q may alias p. */
+void stats_bh_adjust(const double *p, size_t n, double *ret_q);
+
+/* A confidence interval of mean(b) / mean(a). */
+struct stats_interval {
+        double estimate;           /* mean(b) / mean(a) */
+        double lo, hi;             /* NAN, NAN when unbounded or undefined */
+};
+
+/* Fieller's interval for the ratio of two independent means, at confidence
+ * level (0.95), with Welch-Satterthwaite degrees of freedom. -EDOM when the
+ * interval is unbounded (mean(a) not significantly different from 0) or a
+ * side has fewer than 2 values. */
+int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
+                   struct stats_interval *ret);
+
+/* Minimum detectable effect: the smallest relative change of the mean
+ * (a fraction of mean(a)) that a two-sided Welch test at alpha detects with
+ * the given power (0.8), for these spreads and sizes. NAN when undefined. */
+double stats_mde(const struct stats_summary *a, const struct stats_summary *b, double alpha, double power);
+
+/* Repeats per side needed to detect a relative change `effect` (0.02 for
+ * 2 %) with the given power at alpha, assuming both sides have the
+ * coefficient of variation cov. 0 when cov is not finite; capped at
+ * max_n (returns max_n + 1 when even max_n is not enough). */
+size_t stats_n_for_effect(double cov, double effect, double alpha, double power, size_t max_n);
