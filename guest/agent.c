@@ -657,6 +657,22 @@ static void agent_sample(bool first) {
         A.last_ms = now;
 }
 
+/* The header lines, then what this kernel cannot give: its columns are "-"
+ * in every row, and the note tells the host (and a reader of the raw log)
+ * why. The cell stays ok; vmstat analysis skips what is absent. */
+static void agent_vmstat_header(void) {
+        struct sampler_snapshot s;
+        char line[SAMPLER_NOTE_MAX];
+        int n;
+
+        if ((n = sampler_format_groups(line, sizeof(line))) > 0)
+                agent_record("vmstat-header", line, (size_t)n);
+        if ((n = sampler_format_names(line, sizeof(line))) > 0)
+                agent_record("vmstat-header", line, (size_t)n);
+        if (sampler_read("", &s) == 0 && (n = sampler_absent_note(&s, line, sizeof(line))) > 0)
+                agent_record("vmstat-note", line, (size_t)n);
+}
+
 static void agent_start_sampler(void) {
         uint64_t ms;
         struct itimerspec its;
@@ -666,8 +682,7 @@ static void agent_start_sampler(void) {
         A.timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (A.timer < 0)
                 agent_fail("timerfd_create: %s", strerror(errno));
-        agent_record("vmstat-header", sampler_header_groups, strlen(sampler_header_groups));
-        agent_record("vmstat-header", sampler_header_names, strlen(sampler_header_names));
+        agent_vmstat_header();
         agent_sample(true);
         its.it_interval.tv_sec = (time_t)(ms / 1000);
         its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000;
