@@ -39,13 +39,14 @@
 
 #include "common/parse.h"
 #include "common/util.h"
+#include "guest/paths.h"
 #include "guest/proto.h"
 #include "guest/sampler.h"
 
 #define AGENT_TTY "/dev/ttyS1"
-#define AGENT_MODULES_LIST "/etc/kbench/modules"
-#define AGENT_FIFO_DIR "/run/kbench"
-#define AGENT_FIFO AGENT_FIFO_DIR "/host"
+#define AGENT_MODULES_LIST KB_GUEST_MODULES_LIST
+#define AGENT_FIFO_DIR KB_GUEST_RUN_DIR
+#define AGENT_FIFO KB_GUEST_HOST_FIFO
 #define AGENT_HOST_LINE_MAX (PROTO_LINE_MAX + 64)   /* "script " + an escaped line */
 #define AGENT_SCRIPT_MAX (120 * 1024)                /* below MAX_ARG_STRLEN (128 KiB) */
 #define AGENT_DEV_WAIT_MS 10000 /* how long a disk may take to show up */
@@ -903,8 +904,8 @@ int main(void) {
                 A.tty = -1;
                 agent_poweroff();
         }
-        strcpy(A.set.disk, "/dev/sda");
-        strcpy(A.set.mnt, "/mnt/test");
+        strcpy(A.set.disk, KB_GUEST_DISK);
+        strcpy(A.set.mnt, KB_GUEST_MNT);
         strcpy(A.set.net, "0");
         strcpy(A.set.vmstat_interval_ms, "1000");
         A.page_kb = (unsigned)(sysconf(_SC_PAGESIZE) / 1024);

@@ -25,6 +25,7 @@
 
 #include "common/parse.h"
 #include "common/util.h"
+#include "guest/paths.h"
 #include "workloads/ftp.h"
 
 #define FTP_POINT_PERIOD_S 0.1         /* timeline resolution the issue asks for */
@@ -321,7 +322,7 @@ static int ftp_script(const struct workload_spec *spec, const struct workload_en
                 .pasv_min = env->ports[1],
                 .pasv_max = env->ports[4],
         };
-        return ftp_script_build(&sp, "/run/kbench/host", p.verify, ret_script, err);
+        return ftp_script_build(&sp, KB_GUEST_HOST_FIFO, p.verify, ret_script, err);
 }
 
 /* ---- parser ----------------------------------------------------------- */
