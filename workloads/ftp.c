@@ -109,37 +109,28 @@ int ftp_halts(const double *t, const double *bytes, size_t n, double min_s,
 
 /* ---- keys ------------------------------------------------------------- */
 
+/* The keys fill struct ftp_params itself; the rest is set from the
+ * environment by ftp_params_from_spec(). */
+#define K(f) offsetof(struct ftp_params, f)
 static const struct workload_key ftp_keys[] = {
-        { "size", WKEY_SIZE, "600M", "bytes uploaded (the seed post's 600 MB iso)" },
-        { "verify", WKEY_BOOL, "0", "the job also compares the file's sha256 with the host's" },
-        { "seed", WKEY_UINT, "", "generator seed (default: the cell's seed)" },
+        { "size", WKEY_SIZE, K(size), "600M", .unit = 1, .min = 1,
+          .help = "bytes uploaded (the seed post's 600 MB iso); a bare number is bytes" },
+        { "verify", WKEY_BOOL, K(verify), "0", .help = "the job also compares the file's sha256 with the host's" },
+        { "seed", WKEY_COUNT, K(seed), "", .min = 1, .help = "generator seed, >= 1; computed: the cell's seed" },
         { NULL }
 };
-
-/* The value of key in spec, or NULL when spec does not carry it. */
-static const char *ftp_spec_value(const struct workload_spec *spec, const char *key) {
-        for (size_t i = 0; ftp_keys[i].name; i++)
-                if (strcmp(ftp_keys[i].name, key) == 0)
-                        return spec && i < spec->n && spec->values ? spec->values[i] : NULL;
-        return NULL;
-}
+#undef K
 
 int ftp_params_from_spec(const struct workload_spec *spec, const struct workload_env *env,
                          struct ftp_params *ret, struct kb_error *err) {
-        struct ftp_params p = { .banner_timeout_s = FTP_BANNER_TIMEOUT_S };
-        const char *size = ftp_spec_value(spec, "size");
-        const char *verify = ftp_spec_value(spec, "verify");
-        const char *seed = ftp_spec_value(spec, "seed");
+        struct ftp_params p;
 
-        if (!size || !*size)
-                size = "600M";
-        if (parse_size(size, &p.size) < 0 || p.size == 0)
-                return error_setf(err, -EINVAL, "workload ftp: bad size '%s'", size);
-        if (verify && *verify && parse_bool(verify, &p.verify) < 0)
-                return error_setf(err, -EINVAL, "workload ftp: bad verify '%s'", verify);
-        p.seed = env ? env->seed : 0;
-        if (seed && *seed && parse_u64(seed, &p.seed) < 0)
-                return error_setf(err, -EINVAL, "workload ftp: bad seed '%s'", seed);
+        if (!spec || spec->ops != &ftp_ops || !spec->params)
+                return error_setf(err, -EINVAL, "workload ftp: not an ftp specification");
+        p = *(const struct ftp_params *)spec->params;
+        p.banner_timeout_s = FTP_BANNER_TIMEOUT_S;
+        if (p.seed == 0)
+                p.seed = env ? env->seed : 0;
         *ret = p;
         return 0;
 }
@@ -361,12 +352,11 @@ static int ftp_parse(const struct workload_spec *spec, const struct workload_out
         uint64_t expected = 0, size = 0;
         double upload_s = 0, seen, sync0, sync1;
         int have_expected = 0, have_size = 0, have_upload = 0, have_sum = 0;
-        const char *verify = ftp_spec_value(spec, "verify");
-        int want_sum = 0, r;
+        int want_sum = spec && spec->ops == &ftp_ops && spec->params ?
+                       ((const struct ftp_params *)spec->params)->verify : 0;
+        int r;
         char q[200];
 
-        if (verify && *verify && parse_bool(verify, &want_sum) < 0)
-                want_sum = 0;
         for (size_t i = 0; i < out->n_lines; i++) {
                 const char *line = out->lines[i] ? out->lines[i] : "";
                 size_t len = strnlen(line, FTP_LINE_MAX + 1);
@@ -820,6 +810,7 @@ const struct workload_ops ftp_ops = {
         .name = "ftp",
         .summary = "inbound FTP upload of SIZE bytes into vsftpd on the disk under test, then sync",
         .keys = ftp_keys,
+        .params_size = sizeof(struct ftp_params),
         .guest_binaries = ftp_binaries,
         .guest_files = ftp_files,
         .guest_modules = ftp_modules,

@@ -138,36 +138,51 @@ TEST(halts_edges) {
 
 /* ---- keys, config, script --------------------------------------------- */
 
-static struct workload_spec spec3(char *size, char *verify, char *seed, char **values) {
-        values[0] = size;
-        values[1] = verify;
-        values[2] = seed;
-        return (struct workload_spec){ .ops = &ftp_ops, .n = 3, .values = values };
+/* "ftp:size=SIZE,verify=VERIFY,seed=SEED" parsed (seed "" = the cell's).
+ * Returns NULL where the spec is refused. Caller frees (spec_freep). */
+static struct workload_spec *spec3(const char *size, const char *verify, const char *seed) {
+        struct workload_spec *s = NULL;
+        struct kb_error err = { "" };
+        char text[256];
+
+        snprintf(text, sizeof(text), "ftp:size=%s,verify=%s,seed=%s", size, verify, seed);
+        if (workload_spec_parse(text, &s, &err) < 0)
+                return NULL;
+        return s;
+}
+
+static void spec_freep(struct workload_spec **s) {
+        *s = workload_spec_free(*s);
 }
 
 TEST(params_from_spec) {
         struct workload_env env = { .seed = 77 };
         struct kb_error err = { "" };
         struct ftp_params p;
-        char *v[3];
-        struct workload_spec s;
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("600M", "0", "");
 
-        s = spec3("600M", "0", "", v);
-        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), 0);
+        ASSERT_EQ(ftp_params_from_spec(s, &env, &p, &err), 0);
         ASSERT_EQ(p.size, 600ULL << 20);
         ASSERT_EQ(p.verify, 0);
         ASSERT_EQ(p.seed, 77);
-        s = spec3("32M", "1", "5", v);
-        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), 0);
+        spec_freep(&s);
+        s = spec3("32M", "1", "5");
+        ASSERT_EQ(ftp_params_from_spec(s, &env, &p, &err), 0);
         ASSERT_EQ(p.size, 32ULL << 20);
         ASSERT_EQ(p.verify, 1);
         ASSERT_EQ(p.seed, 5);
-        s = spec3("0", "0", "", v);
-        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), -EINVAL);
-        ASSERT_TRUE(strstr(err.msg, "size") != NULL);
-        s = spec3("1M", "maybe", "", v);
-        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), -EINVAL);
-        ASSERT_TRUE(strstr(err.msg, "verify") != NULL);
+        spec_freep(&s);
+        /* A zero size, a bad bool and seed 0 (which would read as "the
+         * cell's") are refused when the spec is parsed. */
+        ASSERT_TRUE(spec3("0", "0", "") == NULL);
+        ASSERT_TRUE(spec3("1M", "maybe", "") == NULL);
+        ASSERT_TRUE(spec3("1M", "0", "0") == NULL);
+        {
+                struct workload_spec *r = NULL;
+                ASSERT_EQ(workload_spec_parse("dd", &r, &err), 0);
+                ASSERT_EQ(ftp_params_from_spec(r, &env, &p, &err), -EINVAL);
+                workload_spec_free(r);
+        }
         ASSERT_STREQ(ftp_ops.keys[0].def, "600M");
         ASSERT_EQ(ftp_ops.n_ports, 5);
 }
@@ -196,10 +211,9 @@ TEST(script_generation) {
         struct workload_env env = guest_env();
         struct kb_error err = { "" };
         g_autofree char *script = NULL, *script_v = NULL;
-        char *v[3];
-        struct workload_spec s = spec3("64M", "0", "", v);
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("64M", "0", "");
 
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), 0);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), 0);
         ASSERT_TRUE(strstr(script, "\npasv_min_port=40010\n") != NULL);
         ASSERT_TRUE(strstr(script, "\npasv_max_port=40013\n") != NULL);
         ASSERT_TRUE(strstr(script, "\nlisten_port=21\n") != NULL);
@@ -211,8 +225,9 @@ TEST(script_generation) {
         ASSERT_TRUE(strstr(script, "sha256sum") == NULL);
         ASSERT_TRUE(sh_syntax_ok(script));
 
-        s = spec3("64M", "1", "", v);
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script_v, &err), 0);
+        spec_freep(&s);
+        s = spec3("64M", "1", "");
+        ASSERT_EQ(ftp_ops.script(s, &env, &script_v, &err), 0);
         ASSERT_TRUE(strstr(script_v, "sha256sum") != NULL);
         ASSERT_TRUE(sh_syntax_ok(script_v));
 }
@@ -220,22 +235,22 @@ TEST(script_generation) {
 TEST(script_rejects) {
         struct workload_env env = guest_env();
         struct kb_error err = { "" };
-        char *script = NULL, *v[3];
-        struct workload_spec s = spec3("64M", "0", "", v);
+        char *script = NULL;
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("64M", "0", "");
 
         env.ports[3] = 50000;
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), -EINVAL);
         ASSERT_TRUE(strstr(err.msg, "consecutive") != NULL);
         env = guest_env();
         env.nports = 1;
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), -EINVAL);
         env = guest_env();
         env.disk_bytes = 32 << 20;
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), -EINVAL);
         ASSERT_TRUE(strstr(err.msg, "does not fit") != NULL);
         env = guest_env();
         env.mnt = "/mnt/te st;rm";
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), -EINVAL);
         ASSERT_TRUE(script == NULL);
 }
 
@@ -244,11 +259,10 @@ TEST(script_rejects) {
 static int run_parse(const char *verify, const char *const *lines, size_t n_lines,
                      const char *const *events, const double *t, size_t n_events,
                      struct metric_list *ml, struct kb_error *err) {
-        char *v[3];
-        struct workload_spec s = spec3("64M", (char *)verify, "", v);
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("64M", verify, "");
         struct workload_output out = { n_lines, lines, n_events, events, t };
 
-        return ftp_ops.parse(&s, &out, ml, err);
+        return ftp_ops.parse(s, &out, ml, err);
 }
 
 TEST(parse_ok) {
@@ -720,11 +734,10 @@ TEST(job_script_end_to_end) {
         sha256_of_file(data, got);
         ASSERT_STREQ(got, want);
 
-        char *v[3];
-        struct workload_spec s = spec3("48M", "1", "777", v);
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("48M", "1", "777");
         struct workload_output o = { n_lines, (const char *const *)lines, n_events,
                                      (const char *const *)events, event_t };
-        if (ftp_ops.parse(&s, &o, &ml, &err) < 0)
+        if (ftp_ops.parse(s, &o, &ml, &err) < 0)
                 TEST_FAIL("parse: %s", err.msg);
         double up = metric_find(&ml, "ftp.upload_s")->value;
         double ingest = metric_find(&ml, "ftp.ingest_s")->value;
