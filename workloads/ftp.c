@@ -30,6 +30,9 @@
 
 #define FTP_POINT_PERIOD_S 0.1         /* timeline resolution the issue asks for */
 #define FTP_HALT_MIN_S 1.0             /* "intervals >= 1 s with no bytes accepted" */
+#define FTP_UPLOAD_BUFFER_MAX (256 * 1024)  /* curl's upload buffer, bytes */
+#define FTP_UPLOAD_BUFFER_MIN (16 * 1024)   /* CURLOPT_UPLOAD_BUFFERSIZE's minimum */
+#define FTP_RATE_MIN (FTP_UPLOAD_BUFFER_MIN * 20)  /* below: bursts >= 50 ms apart */
 #define FTP_BANNER_TIMEOUT_S 60.0      /* vsftpd is started just before host-start */
 #define FTP_REMOTE_PATH "/in/data"
 #define FTP_LINE_MAX 512               /* longest job output line we look at */
@@ -117,6 +120,10 @@ static const struct workload_key ftp_keys[] = {
           .help = "bytes uploaded (the seed post's 600 MB iso); a bare number is bytes" },
         { "verify", WKEY_BOOL, K(verify), "0", .help = "the job also compares the file's sha256 with the host's" },
         { "seed", WKEY_COUNT, K(seed), "", .min = 1, .help = "generator seed, >= 1; computed: the cell's seed" },
+        /* Below FTP_RATE_MIN libcurl's bursts would be far enough apart to read as halts. */
+        { "rate", WKEY_SIZE, K(rate), "", .unit = 1, .min = FTP_RATE_MIN,
+          .help = "upload limit per second, at least 320k (11M: about the seed post's 100 Mbit/s "
+                  "link); a bare number is bytes; computed: no limit" },
         { NULL }
 };
 #undef K
@@ -129,6 +136,7 @@ int ftp_params_from_spec(const struct workload_spec *spec, const struct workload
                 return error_setf(err, -EINVAL, "workload ftp: not an ftp specification");
         p = *(const struct ftp_params *)spec->params;
         p.banner_timeout_s = FTP_BANNER_TIMEOUT_S;
+
         if (p.seed == 0)
                 p.seed = env ? env->seed : 0;
         *ret = p;
@@ -528,6 +536,7 @@ struct ftp_xfer {
         struct workload_host *host;
         struct ftp_gen gen;
         uint64_t size;             /* bytes to generate */
+        uint64_t rate;             /* upload limit, bytes/s; 0: none */
         GChecksum *sum;            /* sha256 of what was generated, or NULL */
         double next_due;           /* host->now() time of the next timeline point */
         double *pt_t, *pt_b;       /* our copy of the timeline, for the halts */
@@ -608,6 +617,16 @@ static int ftp_xferinfo_cb(void *clientp, curl_off_t dltotal, curl_off_t dlnow,
         return 0;
 }
 
+/* libcurl's limiter holds the average, but sends a whole buffer at a time:
+ * at a low rate a 256 KiB buffer would go out in bursts a second or more
+ * apart, which the halt analysis would call halts. A twentieth of the rate
+ * keeps bursts about 50 ms apart (down to curl's 16 KiB minimum). */
+static uint64_t ftp_upload_buffer(uint64_t rate) {
+        uint64_t b = rate ? rate / 20 : FTP_UPLOAD_BUFFER_MAX;
+
+        return b < FTP_UPLOAD_BUFFER_MIN ? FTP_UPLOAD_BUFFER_MIN : b > FTP_UPLOAD_BUFFER_MAX ? FTP_UPLOAD_BUFFER_MAX : b;
+}
+
 static pthread_once_t ftp_curl_once = PTHREAD_ONCE_INIT;
 
 static void ftp_curl_init(void) {
@@ -650,11 +669,20 @@ static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, doubl
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, 30L);
-        curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, 256L * 1024);
+        curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, (long)ftp_upload_buffer(x->rate));
+        if (x->rate)
+                curl_easy_setopt(e, CURLOPT_MAX_SEND_SPEED_LARGE, (curl_off_t)x->rate);
         curl_multi_add_handle(m, e);
 
         t0 = ftp_now(x->host);
         x->next_due = t0;
+        /* The limit goes on the timeline beside the bytes, so a reader sees
+         * the slope the upload was held to. */
+        if (x->rate && x->host->point && (r = x->host->point(x->host->userdata, "ftp.rate_limit", t0,
+                                                               (double)x->rate)) < 0) {
+                r = error_setf(err, r, "ftp: could not record the timeline: %s", strerror(-r));
+                goto out;
+        }
         ftp_xfer_point(x, t0, 0, 1);
         while (running) {
                 CURLMcode mc = curl_multi_perform(m, &running);
@@ -726,7 +754,7 @@ out:
 int ftp_upload(struct workload_host *host, const struct ftp_params *p, struct kb_error *err) {
         static volatile int never;
         struct workload_host h = *host;
-        struct ftp_xfer x = { .host = &h, .size = p->size };
+        struct ftp_xfer x = { .host = &h, .size = p->size, .rate = p->rate };
         struct ftp_halts halts;
         g_autofree char *line = NULL;
         double t0 = 0, t1 = 0, up_s, data_s = 0;

@@ -165,6 +165,7 @@ TEST(params_from_spec) {
         ASSERT_EQ(p.size, 600ULL << 20);
         ASSERT_EQ(p.verify, 0);
         ASSERT_EQ(p.seed, 77);
+        ASSERT_EQ(p.rate, 0);
         spec_freep(&s);
         s = spec3("32M", "1", "5");
         ASSERT_EQ(ftp_params_from_spec(s, &env, &p, &err), 0);
@@ -179,6 +180,14 @@ TEST(params_from_spec) {
         ASSERT_TRUE(spec3("1M", "0", "0") == NULL);
         {
                 struct workload_spec *r = NULL;
+                ASSERT_EQ(workload_spec_parse("ftp:rate=11M", &r, &err), 0);
+                ASSERT_EQ(ftp_params_from_spec(r, &env, &p, &err), 0);
+                ASSERT_EQ(p.rate, 11ULL << 20);
+                workload_spec_free(r);
+                /* Too slow a limit would make curl's bursts look like halts. */
+                ASSERT_EQ(workload_spec_parse("ftp:rate=100k", &r, &err), -EINVAL);
+                ASSERT_TRUE(strstr(err.msg, "key 'rate'") != NULL);
+                ASSERT_EQ(workload_spec_parse("ftp:rate=0", &r, &err), -EINVAL);
                 ASSERT_EQ(workload_spec_parse("dd", &r, &err), 0);
                 ASSERT_EQ(ftp_params_from_spec(r, &env, &p, &err), -EINVAL);
                 workload_spec_free(r);
@@ -323,6 +332,8 @@ struct fake {
         double pt_t[100000], pt_v[100000];
         size_t n_pt;
         int bad_kind;
+        int n_rate;                /* "ftp.rate_limit" points */
+        double rate_t, rate_v;     /* the last of them */
 };
 
 static double fake_now(void *u) {
@@ -347,6 +358,12 @@ static int fake_say(void *u, const char *line) {
 static int fake_point(void *u, const char *kind, double t, double v) {
         struct fake *f = u;
 
+        if (strcmp(kind, "ftp.rate_limit") == 0) {
+                f->n_rate++;
+                f->rate_t = t;
+                f->rate_v = v;
+                return 0;
+        }
         if (strcmp(kind, "ftp.bytes") != 0)
                 f->bad_kind++;
         if (f->n_pt < ELEMENTSOF(f->pt_t)) {
@@ -642,6 +659,67 @@ TEST(upload_to_real_vsftpd) {
         ASSERT_TRUE(metric_find(&ml, "ftp.halt_longest_s") && metric_find(&ml, "ftp.halt_total_s"));
         fprintf(stderr, "uploaded %llu bytes in %.3f s, %zu points\n",
                 (unsigned long long)p.size, up, f.n_pt);
+        metric_list_clear(&ml);
+        cmd = g_strdup_printf("rm -rf %s", tmp);
+        ASSERT_EQ(system(cmd), 0);
+}
+
+/* With rate=R, libcurl holds the upload to R: over the data phase the
+ * average stays at or below R (plus a tolerance for the first buffer, which
+ * curl sends before it can measure), so the data phase lasts at least
+ * size / R. Both hold at any host speed: a slow host only makes the upload
+ * slower. The limit is on the timeline. */
+TEST(rate_limited_upload_to_real_vsftpd) {
+        require_root_vsftpd();
+        g_autofree char *tmp = g_dir_make_tmp("kbench-ftp-XXXXXX", NULL);
+        g_autofree char *dir = g_strdup_printf("%s/root", tmp), *run = g_strdup_printf("%s/run", tmp);
+        g_autofree char *in = g_strdup_printf("%s/in", dir), *empty = g_strdup_printf("%s/empty", run);
+        g_autofree char *conf = NULL, *conf_path = g_strdup_printf("%s/vsftpd.conf", run), *cmd = NULL;
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        const double tol = 0.10;
+        struct ftp_params p = { .size = 6 << 20, .seed = 3, .rate = 3 << 20, .banner_timeout_s = 10 };
+        pid_t pid;
+        int status;
+
+        free_ports(env.ports);
+        struct ftp_server_params sp = { .dir = dir, .run_dir = run, .user = ftp_user(),
+                                        .listen_address = "127.0.0.1", .port = env.ports[0],
+                                        .pasv_min = env.ports[1], .pasv_max = env.ports[4] };
+        ASSERT_EQ(ftp_vsftpd_conf(&sp, &conf, &err), 0);
+        ASSERT_TRUE(g_mkdir_with_parents(in, 0755) == 0 && g_mkdir_with_parents(empty, 0755) == 0);
+        ASSERT_TRUE(chmod(dir, 0755) == 0 && chmod(tmp, 0755) == 0);
+        ASSERT_TRUE(chown(in, getpwnam(sp.user)->pw_uid, (gid_t)-1) == 0);
+        ASSERT_TRUE(g_file_set_contents(conf_path, conf, -1, NULL));
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                execl("/usr/sbin/vsftpd", "vsftpd", conf_path, (char *)NULL);
+                _exit(127);
+        }
+        struct workload_host host = fake_host(&f, &env, &ml);
+        int r = ftp_upload(&host, &p, &err);
+        kill(pid, SIGTERM);
+        waitpid(pid, &status, 0);
+        if (r < 0)
+                TEST_FAIL("ftp_upload: %d %s", r, err.msg);
+
+        double mbps = metric_find(&ml, "ftp.MBps")->value, rate = mbps * 1e6;
+        double data_s = (double)p.size / rate, min_s = (double)p.size / (double)p.rate;
+        fprintf(stderr, "rate-limited upload: %.0f B/s against a %llu B/s limit, data phase %.3f s (>= %.3f)\n",
+                rate, (unsigned long long)p.rate, data_s, min_s);
+        ASSERT_TRUE(rate <= (double)p.rate * (1 + tol));
+        ASSERT_TRUE(data_s >= min_s * (1 - tol));
+        /* The whole timeline, first to last point, is no faster either. */
+        ASSERT_TRUE(f.pt_t[f.n_pt - 1] - f.pt_t[0] >= min_s * (1 - tol));
+        ASSERT_EQ(f.n_rate, 1);
+        ASSERT_NEAR(f.rate_v, (double)p.rate, 0);
+        ASSERT_TRUE(f.rate_t <= f.pt_t[0]);
+        ASSERT_EQ(f.bad_kind, 0);
+        /* Bursts ~50 ms apart: no halt of a second at this rate. */
+        ASSERT_NEAR(metric_find(&ml, "ftp.halt_count")->value, 0, 0);
         metric_list_clear(&ml);
         cmd = g_strdup_printf("rm -rf %s", tmp);
         ASSERT_EQ(system(cmd), 0);
