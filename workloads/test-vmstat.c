@@ -446,6 +446,16 @@ TEST(kbench_absent_columns) {
         t = vmstat_parser_finish(p);
         ASSERT_EQ(t->nsamples, 3);
         ASSERT_EQ(t->rejected, 0);
+        /* A note that is not printable ASCII could not go into JSON: rejected. */
+        {
+                struct vmstat_parser *q = vmstat_parser_new();
+                struct vmstat_table *u;
+                ASSERT_EQ(vmstat_parser_feed(q, "# absent bo: caf\xc3", 17, NAN, 0), 0);
+                u = vmstat_parser_finish(q);
+                ASSERT_TRUE(u->note == NULL);
+                ASSERT_EQ(u->rejected, 1);
+                vmstat_table_free(u);
+        }
         ASSERT_STREQ(t->note, "absent si so bi bo: /proc/vmstat has no pgpgin pgpgout pswpin pswpout"
                               " (a kernel without CONFIG_VM_EVENT_COUNTERS)");
         ASSERT_TRUE(vmstat_table_absent_note(t, "bo") == t->note);

@@ -456,13 +456,19 @@ static int vmstat_add_row(struct vmstat_parser *p, const double *vals, double t_
         return 0;
 }
 
-/* Keep an "absent COL...: why" note (already checked for control bytes);
- * notes past NOTE_MAX are counted as rejected. */
+/* Keep an "absent COL...: why" note. It ends up in JSON and on terminals,
+ * so only printable ASCII is kept; other notes, and notes past NOTE_MAX,
+ * are counted as rejected. */
 static int vmstat_add_note(struct vmstat_parser *p, const char *s, size_t len) {
         struct vmstat_table *t = p->t;
         size_t have = t->note ? strlen(t->note) : 0, need = have + (have ? 2 : 0) + len + 1;
         char *n;
 
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e) {
+                        t->rejected++;
+                        return 0;
+                }
         if (need > NOTE_MAX) {
                 t->rejected++;
                 return 0;
