@@ -236,6 +236,32 @@ TEST(no_event_counters) {
         ASSERT_STREQ(note, "");
 }
 
+/* The same, captured: a 6.1.192 tinyconfig kernel built by
+ * tools/build-tiny-kernel.sh, booted under QEMU (1 cpu, 128 MiB), its /proc
+ * read twice about two seconds apart (tests/data/proc/tiny61-*). */
+TEST(captured_tinyconfig_kernel) {
+        struct sampler_snapshot a = load("tiny61-t0"), b = load("tiny61-t1");
+        struct sampler_row r;
+        char note[SAMPLER_NOTE_MAX];
+
+        ASSERT_TRUE(a.have & SAMPLER_HAVE_VMSTAT_FILE);
+        ASSERT_EQ(a.ncpus, 1);
+        ASSERT_EQ(sampler_absent_note(&a, note, sizeof(note)) > 0, 1);
+        ASSERT_STREQ(note, "# absent si so bi bo: /proc/vmstat has no pgpgin pgpgout pswpin pswpout"
+                           " (a kernel without CONFIG_VM_EVENT_COUNTERS)");
+        /* 207 jiffies at 100 Hz on one cpu: 2.07 s. */
+        sampler_delta_row(&a, &b, 2070, 4, &r);
+        ASSERT_EQ(r.have & ((1u << KB_VM_si) | (1u << KB_VM_so) | (1u << KB_VM_bi) | (1u << KB_VM_bo)), 0);
+        ASSERT_EQ(r.v[KB_VM_in], 474);    /* (1342 - 361) / 2.07 */
+        ASSERT_EQ(r.v[KB_VM_cs], 19);     /* (1426 - 1387) / 2.07 */
+        ASSERT_EQ(r.v[KB_VM_sy], 2);      /* 5 of 207 jiffies */
+        ASSERT_EQ(r.v[KB_VM_id], 97);
+        ASSERT_EQ(r.v[KB_VM_free], 96492);
+        ASSERT_EQ(r.v[KB_VM_cache], 18324);
+        ASSERT_TRUE(r.have & (1u << KB_VM_dirty));
+        ASSERT_TRUE(r.have & (1u << KB_VM_gu));
+}
+
 /* A 2.4 kernel (tests/data/proc/linux24-*): no /proc/vmstat, so bi bo si so
  * come from /proc/stat's page and swap lines; no procs_*, a four-value cpu
  * line and no Dirty/Writeback make r b wa st gu dirty writeback absent. */
