@@ -481,6 +481,20 @@ TEST(kbench_absent_columns) {
         ASSERT_NEAR(x->value, 19, 1e-12);
         metric_list_clear(&m);
 
+        /* The report says n/a for what is absent, and why. */
+        {
+                char *buf = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&buf, &len);
+                ASSERT_EQ(vmstat_print(t, 100, 1, f), 0);
+                fclose(f);
+                ASSERT_TRUE(strstr(buf, "\nbo                0          n/a          n/a") != NULL);
+                ASSERT_TRUE(strstr(buf, "\nnote: absent si so bi bo: ") != NULL);
+                ASSERT_TRUE(strstr(buf, "\nstalls: no bo values\n") != NULL);
+                ASSERT_TRUE(strstr(buf, "nan") == NULL);
+                free(buf);
+        }
+
         /* The note reaches the JSON; the stalls are null, not zero. */
         {
                 json_t *j = vmstat_json(t, 100, 1);

@@ -1056,6 +1056,14 @@ out:
         return r;
 }
 
+/* A statistic, or "n/a" where there is none (no samples, a mean of 0). */
+static void print_num(char *buf, size_t size, int width, int precision, double v) {
+        if (isnan(v))
+                snprintf(buf, size, "%*s", width, "n/a");
+        else
+                snprintf(buf, size, "%*.*g", width, precision, v);
+}
+
 static void print_runs(FILE *f, const char *what, const struct vmstat_run *runs, size_t n) {
         if (n == 0)
                 return;
@@ -1082,9 +1090,14 @@ int vmstat_print(const struct vmstat_table *t, double threshold, double interval
                 "cov");
         for (size_t c = 0; c < t->ncols; c++) {
                 struct vmstat_summary sm;
+                char v[5][24];
                 vmstat_summary(t, (int)c, NAN, NAN, &sm);
-                fprintf(f, "%-10s %8zu %12.6g %12.6g %12.6g %12.6g %8.3g\n", t->cols[c], sm.n, sm.mean, sm.min,
-                        sm.max, sm.stddev, sm.cov);
+                print_num(v[0], sizeof(v[0]), 12, 6, sm.mean);
+                print_num(v[1], sizeof(v[1]), 12, 6, sm.min);
+                print_num(v[2], sizeof(v[2]), 12, 6, sm.max);
+                print_num(v[3], sizeof(v[3]), 12, 6, sm.stddev);
+                print_num(v[4], sizeof(v[4]), 8, 3, sm.cov);
+                fprintf(f, "%-10s %8zu %12s %12s %12s %12s %8s\n", t->cols[c], sm.n, v[0], v[1], v[2], v[3], v[4]);
         }
         r = vmstat_stalls(t, threshold, interval, NAN, NAN, &s);
         if (r == 0 && !vmstat_table_has_values(t, vmstat_table_col(t, "bo"))) {
