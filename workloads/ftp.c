@@ -25,10 +25,14 @@
 
 #include "common/parse.h"
 #include "common/util.h"
+#include "guest/paths.h"
 #include "workloads/ftp.h"
 
 #define FTP_POINT_PERIOD_S 0.1         /* timeline resolution the issue asks for */
 #define FTP_HALT_MIN_S 1.0             /* "intervals >= 1 s with no bytes accepted" */
+#define FTP_UPLOAD_BUFFER_MAX (256 * 1024)  /* curl's upload buffer, bytes */
+#define FTP_UPLOAD_BUFFER_MIN (16 * 1024)   /* CURLOPT_UPLOAD_BUFFERSIZE's minimum */
+#define FTP_RATE_MIN (FTP_UPLOAD_BUFFER_MIN * 20)  /* below: bursts >= 50 ms apart */
 #define FTP_BANNER_TIMEOUT_S 60.0      /* vsftpd is started just before host-start */
 #define FTP_REMOTE_PATH "/in/data"
 #define FTP_LINE_MAX 512               /* longest job output line we look at */
@@ -127,37 +131,33 @@ int ftp_setup_s(double t_start, const double *t, const double *bytes, size_t n,
 
 /* ---- keys ------------------------------------------------------------- */
 
+/* The keys fill struct ftp_params itself; the rest is set from the
+ * environment by ftp_params_from_spec(). */
+#define K(f) offsetof(struct ftp_params, f)
 static const struct workload_key ftp_keys[] = {
-        { "size", WKEY_SIZE, "600M", "bytes uploaded (the seed post's 600 MB iso)" },
-        { "verify", WKEY_BOOL, "0", "the job also compares the file's sha256 with the host's" },
-        { "seed", WKEY_UINT, "", "generator seed (default: the cell's seed)" },
+        { "size", WKEY_SIZE, K(size), "600M", .unit = 1, .min = 1,
+          .help = "bytes uploaded (the seed post's 600 MB iso); a bare number is bytes" },
+        { "verify", WKEY_BOOL, K(verify), "0", .help = "the job also compares the file's sha256 with the host's" },
+        { "seed", WKEY_COUNT, K(seed), "", .min = 1, .help = "generator seed, >= 1; computed: the cell's seed" },
+        /* Below FTP_RATE_MIN libcurl's bursts would be far enough apart to read as halts. */
+        { "rate", WKEY_SIZE, K(rate), "", .unit = 1, .min = FTP_RATE_MIN,
+          .help = "upload limit per second, at least 320k (11M: about the seed post's 100 Mbit/s "
+                  "link); a bare number is bytes; computed: no limit" },
         { NULL }
 };
-
-/* The value of key in spec, or NULL when spec does not carry it. */
-static const char *ftp_spec_value(const struct workload_spec *spec, const char *key) {
-        for (size_t i = 0; ftp_keys[i].name; i++)
-                if (strcmp(ftp_keys[i].name, key) == 0)
-                        return spec && i < spec->n && spec->values ? spec->values[i] : NULL;
-        return NULL;
-}
+#undef K
 
 int ftp_params_from_spec(const struct workload_spec *spec, const struct workload_env *env,
                          struct ftp_params *ret, struct kb_error *err) {
-        struct ftp_params p = { .banner_timeout_s = FTP_BANNER_TIMEOUT_S };
-        const char *size = ftp_spec_value(spec, "size");
-        const char *verify = ftp_spec_value(spec, "verify");
-        const char *seed = ftp_spec_value(spec, "seed");
+        struct ftp_params p;
 
-        if (!size || !*size)
-                size = "600M";
-        if (parse_size(size, &p.size) < 0 || p.size == 0)
-                return error_setf(err, -EINVAL, "workload ftp: bad size '%s'", size);
-        if (verify && *verify && parse_bool(verify, &p.verify) < 0)
-                return error_setf(err, -EINVAL, "workload ftp: bad verify '%s'", verify);
-        p.seed = env ? env->seed : 0;
-        if (seed && *seed && parse_u64(seed, &p.seed) < 0)
-                return error_setf(err, -EINVAL, "workload ftp: bad seed '%s'", seed);
+        if (!spec || spec->ops != &ftp_ops || !spec->params)
+                return error_setf(err, -EINVAL, "workload ftp: not an ftp specification");
+        p = *(const struct ftp_params *)spec->params;
+        p.banner_timeout_s = FTP_BANNER_TIMEOUT_S;
+
+        if (p.seed == 0)
+                p.seed = env ? env->seed : 0;
         *ret = p;
         return 0;
 }
@@ -373,7 +373,7 @@ static int ftp_script(const struct workload_spec *spec, const struct workload_en
                 .pasv_max = env->ports[4],
                 .link_dev = "eth0",
         };
-        return ftp_script_build(&sp, "/run/kbench/host", p.verify, ret_script, err);
+        return ftp_script_build(&sp, KB_GUEST_HOST_FIFO, p.verify, ret_script, err);
 }
 
 /* ---- parser ----------------------------------------------------------- */
@@ -412,12 +412,11 @@ static int ftp_parse(const struct workload_spec *spec, const struct workload_out
         uint64_t expected = 0, size = 0;
         double upload_s = 0, seen, sync0, sync1;
         int have_expected = 0, have_size = 0, have_upload = 0, have_sum = 0;
-        const char *verify = ftp_spec_value(spec, "verify");
-        int want_sum = 0, r;
+        int want_sum = spec && spec->ops == &ftp_ops && spec->params ?
+                       ((const struct ftp_params *)spec->params)->verify : 0;
+        int r;
         char q[200];
 
-        if (verify && *verify && parse_bool(verify, &want_sum) < 0)
-                want_sum = 0;
         for (size_t i = 0; i < out->n_lines; i++) {
                 const char *line = out->lines[i] ? out->lines[i] : "";
                 size_t len = strnlen(line, FTP_LINE_MAX + 1);
@@ -599,6 +598,7 @@ struct ftp_xfer {
         struct workload_host *host;
         struct ftp_gen gen;
         uint64_t size;             /* bytes to generate */
+        uint64_t rate;             /* upload limit, bytes/s; 0: none */
         GChecksum *sum;            /* sha256 of what was generated, or NULL */
         double next_due;           /* host->now() time of the next timeline point */
         double *pt_t, *pt_b;       /* our copy of the timeline, for the halts */
@@ -688,6 +688,16 @@ static int ftp_xferinfo_cb(void *clientp, curl_off_t dltotal, curl_off_t dlnow,
         return 0;
 }
 
+/* libcurl's limiter holds the average, but sends a whole buffer at a time:
+ * at a low rate a 256 KiB buffer would go out in bursts a second or more
+ * apart, which the halt analysis would call halts. A twentieth of the rate
+ * keeps bursts about 50 ms apart (down to curl's 16 KiB minimum). */
+static uint64_t ftp_upload_buffer(uint64_t rate) {
+        uint64_t b = rate ? rate / 20 : FTP_UPLOAD_BUFFER_MAX;
+
+        return b < FTP_UPLOAD_BUFFER_MIN ? FTP_UPLOAD_BUFFER_MIN : b > FTP_UPLOAD_BUFFER_MAX ? FTP_UPLOAD_BUFFER_MAX : b;
+}
+
 static pthread_once_t ftp_curl_once = PTHREAD_ONCE_INIT;
 
 static void ftp_curl_init(void) {
@@ -730,11 +740,20 @@ static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, doubl
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, 30L);
-        curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, 256L * 1024);
+        curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, (long)ftp_upload_buffer(x->rate));
+        if (x->rate)
+                curl_easy_setopt(e, CURLOPT_MAX_SEND_SPEED_LARGE, (curl_off_t)x->rate);
         curl_multi_add_handle(m, e);
 
         t0 = ftp_now(x->host);
         x->next_due = t0;
+        /* The limit goes on the timeline beside the bytes, so a reader sees
+         * the slope the upload was held to. */
+        if (x->rate && x->host->point && (r = x->host->point(x->host->userdata, "ftp.rate_limit", t0,
+                                                               (double)x->rate)) < 0) {
+                r = error_setf(err, r, "ftp: could not record the timeline: %s", strerror(-r));
+                goto out;
+        }
         ftp_xfer_point(x, t0, 0, 1);
         while (running) {
                 CURLMcode mc = curl_multi_perform(m, &running);
@@ -807,7 +826,7 @@ out:
 int ftp_upload(struct workload_host *host, const struct ftp_params *p, struct kb_error *err) {
         static volatile int never;
         struct workload_host h = *host;
-        struct ftp_xfer x = { .host = &h, .size = p->size };
+        struct ftp_xfer x = { .host = &h, .size = p->size, .rate = p->rate };
         struct ftp_halts halts;
         g_autofree char *line = NULL;
         double t_start = ftp_now(&h), t0 = 0, t1 = 0, up_s, data_s = 0, setup_s = 0;
@@ -895,6 +914,7 @@ const struct workload_ops ftp_ops = {
         .name = "ftp",
         .summary = "inbound FTP upload of SIZE bytes into vsftpd on the disk under test, then sync",
         .keys = ftp_keys,
+        .params_size = sizeof(struct ftp_params),
         .guest_binaries = ftp_binaries,
         .guest_files = ftp_files,
         .guest_modules = ftp_modules,

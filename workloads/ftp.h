@@ -96,11 +96,14 @@ struct ftp_params {
         uint64_t size;             /* bytes to upload */
         uint64_t seed;             /* generator seed */
         int verify;                /* compute and send the sha256 of the stream */
+        uint64_t rate;             /* upload limit, bytes/s (libcurl's
+                                      CURLOPT_MAX_SEND_SPEED_LARGE); 0: none */
         double banner_timeout_s;   /* how long to wait for the 220 banner, seconds */
 };
 
-/* The upload settings of a spec (size, verify, seed; seed "" = env->seed).
- * Returns 0 or -EINVAL naming the key. OUT: *ret. */
+/* The upload settings of a parsed ftp spec (size, verify, seed, rate; seed
+ * "" = env->seed). Returns 0, or -EINVAL for a spec of another workload.
+ * OUT: *ret. */
 int ftp_params_from_spec(const struct workload_spec *spec, const struct workload_env *env,
                          struct ftp_params *ret, struct kb_error *err);
 
