@@ -17,6 +17,7 @@ static const struct {
         { "run", cli_run, "boot kernels under QEMU and run workloads" },
         { "show", cli_show, "list runs, or one run's cells and metrics" },
         { "vmstat", cli_vmstat, "analyse vmstat output: columns, summary, writeout stalls" },
+        { "publish", cli_publish, "write a static HTML site of the results: tables and charts" },
         { "doctor", cli_doctor, "check QEMU, libvirt, the accelerator and the store" },
 };
 

@@ -1,0 +1,125 @@
+/* web/kernelpage: one kernel across runs: per workload, its metrics in run
+ * order (mean ± sd over the run's ok cells, the same summaries as the run
+ * pages), so a drift over nightly runs reads down a column. */
+#include <string.h>
+
+#include "report/html.h"
+#include "web/page.h"
+#include "web/site.h"
+#include "web/sitehtml.h"
+
+/* Metric names of (kernel, workload) over all runs, own metrics first,
+ * vmstat.* (own = 0) in a second list. Borrowed strings. */
+static GPtrArray *metric_names(const struct site *s, const char *kernel, const char *workload, int own) {
+        GPtrArray *names = g_ptr_array_new();
+        size_t wl = strlen(workload);
+
+        for (size_t i = 0; i < s->n_runs; i++) {
+                const struct view_run *v = s->runs[i].v;
+
+                for (size_t j = 0; j < v->n_series; j++) {
+                        const struct query_series *q = v->summary[j].s;
+                        int is_own = strncmp(q->metric, workload, wl) == 0 && q->metric[wl] == '.';
+                        int seen = 0;
+
+                        if (strcmp(q->kernel_name, kernel) != 0 || strcmp(q->workload, workload) != 0 ||
+                            is_own != own)
+                                continue;
+                        for (guint k = 0; k < names->len && !seen; k++)
+                                seen = strcmp(g_ptr_array_index(names, k), q->metric) == 0;
+                        if (!seen)
+                                g_ptr_array_add(names, q->metric);
+                }
+        }
+        return names;
+}
+
+static int run_has(const struct site_run *r, const char *kernel, const char *workload) {
+        for (size_t k = 0; k < r->n_latest; k++) {
+                const struct query_cell *c = &r->v->cells[r->latest[k]];
+
+                if (strcmp(c->kernel_name, kernel) == 0 && strcmp(c->workload, workload) == 0)
+                        return 1;
+        }
+        return 0;
+}
+
+static void history(struct html *h, const struct site *s, const char *kernel, const char *workload,
+                    GPtrArray *names) {
+        sitehtml_scroll_begin(h);
+        html_start(h, "table");
+        html_start(h, "thead");
+        html_start(h, "tr");
+        html_elem(h, "th", "run");
+        html_elem(h, "th", "tag");
+        html_elem(h, "th", "started");
+        html_elem(h, "th", "cells");
+        for (guint k = 0; k < names->len; k++) {
+                html_start(h, "th");
+                html_attr(h, "class", "num");
+                html_text(h, g_ptr_array_index(names, k));
+                html_end(h);
+        }
+        html_end(h);
+        html_end(h);
+        html_start(h, "tbody");
+        for (size_t i = 0; i < s->n_runs; i++) {
+                const struct site_run *r = &s->runs[i];
+                char started[40];
+
+                if (!run_has(r, kernel, workload))
+                        continue;
+                html_start(h, "tr");
+                html_start(h, "td");
+                html_link(h, r->file, r->file + 4 /* "run-" */);
+                html_end(h);
+                page_td_text(h, r->v->run->tag);
+                page_format_time(r->v->run->started_at, started, sizeof(started));
+                page_td_text(h, started);
+                html_start(h, "td");
+                sitehtml_state_counts(h, r, kernel, workload);
+                html_end(h);
+                for (guint k = 0; k < names->len; k++)
+                        sitehtml_td_summary(h, site_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
+                html_end(h);
+        }
+        html_end(h);
+        html_end(h);
+        sitehtml_scroll_end(h);
+}
+
+void kernelpage_render(struct html *h, const struct site *s, const struct site_kernel *k) {
+        g_autofree char *title = g_strdup_printf("Kernel %s", k->name);
+        g_autoptr(GPtrArray) workloads = g_ptr_array_new();
+
+        for (size_t i = 0; i < s->n_runs; i++)
+                for (size_t w = 0; w < s->runs[i].n_workloads; w++) {
+                        const char *name = s->runs[i].workloads[w];
+                        int seen = 0;
+
+                        for (guint j = 0; j < workloads->len && !seen; j++)
+                                seen = strcmp(g_ptr_array_index(workloads, j), name) == 0;
+                        if (!seen && run_has(&s->runs[i], k->name, name))
+                                g_ptr_array_add(workloads, (char *)name);
+                }
+        page_begin(h, title, "kernel");
+        html_elem(h, "p", "Its metrics in every run that has it, in run order: mean ± sd over the run's ok "
+                          "cells, (n) the number of ok cells.");
+        for (guint w = 0; w < workloads->len; w++) {
+                const char *workload = g_ptr_array_index(workloads, w);
+                g_autoptr(GPtrArray) own = metric_names(s, k->name, workload, 1);
+                g_autoptr(GPtrArray) other = metric_names(s, k->name, workload, 0);
+
+                html_elem(h, "h2", workload);
+                history(h, s, k->name, workload, own);
+                if (other->len) {
+                        html_start(h, "details");
+                        html_start(h, "summary");
+                        html_textf(h, "vmstat and other metrics (%u)", other->len);
+                        html_end(h);
+                        history(h, s, k->name, workload, other);
+                        html_end(h);
+                }
+        }
+        page_end(h);
+}
