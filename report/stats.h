@@ -72,3 +72,16 @@ double stats_mde(const struct stats_summary *a, const struct stats_summary *b, d
  * coefficient of variation cov. 0 when cov is not finite; capped at
  * max_n (returns max_n + 1 when even max_n is not enough). */
 size_t stats_n_for_effect(double cov, double effect, double alpha, double power, size_t max_n);
+
+/* The Student t distribution with df > 0 degrees of freedom (df need not
+ * be an integer): P(T <= t), and the t with P(T <= t) = p (-inf and inf at
+ * p = 0 and 1). NAN for a NAN argument, df <= 0 or p outside [0, 1]. */
+double stats_t_cdf(double t, double df);
+double stats_t_quantile(double p, double df);
+
+/* Power of the two-sided t test at alpha when the statistic is noncentral
+ * t with df >= 1 degrees of freedom and noncentrality nc (the true
+ * difference over its standard error): P(|T| > t_{1-alpha/2, df}). NAN for
+ * df < 1 or alpha outside (0, 1). stats_mde and stats_n_for_effect solve
+ * this for the effect and for n. */
+double stats_t_power(double df, double nc, double alpha);
