@@ -16,6 +16,7 @@ struct cli_global {
 int cli_kernel(int argc, char **argv, const struct cli_global *g);
 int cli_run(int argc, char **argv, const struct cli_global *g);
 int cli_show(int argc, char **argv, const struct cli_global *g);
+int cli_compare(int argc, char **argv, const struct cli_global *g);
 int cli_doctor(int argc, char **argv, const struct cli_global *g);
 int cli_vmstat(int argc, char **argv, const struct cli_global *g);
 int cli_publish(int argc, char **argv, const struct cli_global *g);

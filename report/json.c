@@ -179,3 +179,105 @@ json_t *json_view_cell(const struct view_cell *v) {
         return j;
 }
 
+
+/* ---- the comparison ----------------------------------------------------- */
+
+static json_t *values_json(const double *v, size_t n) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; a && i < n; i++)
+                json_array_append_new(a, json_num(v[i]));
+        return a;
+}
+
+static json_t *summary_json(const struct stats_summary *s, const double *v, size_t missing) {
+        return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n, "n_missing",
+                         (json_int_t)missing, "mean", json_num(s->mean), "median", json_num(s->median), "sd",
+                         json_num(s->sd), "sd_pct", json_num(s->cov * 100), "min", json_num(s->min), "max",
+                         json_num(s->max), "cov", json_num(s->cov), "values", values_json(v, s->n));
+}
+
+static json_t *side_json(const struct compare_side *s) {
+        json_t *runs = json_array();
+
+        for (size_t i = 0; runs && i < s->n_runs; i++)
+                json_array_append_new(runs, json_integer(s->runs[i]));
+        return json_pack("{s:I, s:I, s:o, s:o}", "ok", (json_int_t)s->ok, "failed", (json_int_t)s->failed,
+                         "failed_states", json_str(s->failed_states), "runs", runs ? runs : json_null());
+}
+
+static json_t *settings_json(const char *key) {
+        json_t *o = json_loads(key, 0, NULL);
+
+        return o ? o : json_str(key);
+}
+
+static json_t *nfor_json(size_t n) {
+        return n ? json_integer((json_int_t)n) : json_null();
+}
+
+static json_t *metric_cmp_json(const struct compare_metric *m) {
+        return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:b}, "
+                         "s:o, s:o, s:o, s:o, s:o, s:s}",
+                         "name", m->name, "unit", m->unit ? m->unit : "", "direction",
+                         metrics_direction_name(m->info.direction), "judged", m->judged, "why_not_judged",
+                         m->judged ? json_null() : json_str(m->info.why), "a",
+                         summary_json(&m->sa, m->a, m->a_missing), "b", summary_json(&m->sb, m->b, m->b_missing),
+                         "change_pct", json_num(m->change * 100), "ci95_change_pct",
+                         isfinite(m->ratio.lo) && isfinite(m->ratio.hi)
+                                 ? json_pack("[f, f]", (m->ratio.lo - 1) * 100, (m->ratio.hi - 1) * 100)
+                                 : json_null(),
+                         "welch", "t", json_num(m->welch.statistic), "df", json_num(m->welch.df), "p",
+                         json_num(m->welch.p), "mann_whitney", "u", json_num(m->mw.statistic), "p",
+                         json_num(m->mw.p), "exact", m->mw.exact, "mann_whitney_min_p", json_num(m->mw_min_p),
+                         "q_bh", json_num(m->q), "mde_pct", json_num(m->mde * 100), "n_for_2pct",
+                         nfor_json(m->n_for_2), "n_for_5pct", nfor_json(m->n_for_5), "verdict",
+                         compare_verdict_name(m->verdict));
+}
+
+json_t *json_view_compare(const struct compare_view *v) {
+        json_t *j, *groups = json_array(), *lonely = json_array(), *ignored = json_array();
+
+        if (!groups || !lonely || !ignored) {
+                json_decref(groups);
+                json_decref(lonely);
+                json_decref(ignored);
+                return NULL;
+        }
+        for (size_t i = 0; v->ignored && v->ignored[i]; i++)
+                json_array_append_new(ignored, json_string(v->ignored[i]));
+        for (size_t i = 0; i < v->n_groups; i++) {
+                const struct compare_group *g = &v->groups[i];
+                json_t *ms = json_array();
+
+                for (size_t k = 0; ms && k < g->n_m; k++)
+                        json_array_append_new(ms, metric_cmp_json(&g->m[k]));
+                json_array_append_new(groups,
+                                      json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}", "workload",
+                                                g->workload, "spec", g->spec, "settings", settings_json(g->key),
+                                                "a", side_json(&g->a), "b", side_json(&g->b), "metrics",
+                                                ms ? ms : json_null(), "geomean_change_pct",
+                                                json_num((g->geomean - 1) * 100), "geomean_metrics",
+                                                (json_int_t)g->n_geomean, "worse", (json_int_t)g->worse,
+                                                "better", (json_int_t)g->better));
+        }
+        for (size_t i = 0; i < v->n_lonely; i++) {
+                const struct compare_lonely *l = &v->lonely[i];
+                char side[2] = { l->side, 0 };
+
+                json_array_append_new(lonely, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "side", side, "workload",
+                                                        l->workload, "spec", l->spec, "settings",
+                                                        settings_json(l->key), "cells", side_json(&l->s),
+                                                        "differs", json_str(l->differs)));
+        }
+        j = json_pack("{s:{s:s, s:o}, s:{s:s, s:o}, s:f, s:f, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
+                      "s:I, s:i}",
+                      "a", "selector", v->sel_a, "resolved", json_str(v->desc_a), "b", "selector", v->sel_b,
+                      "resolved", json_str(v->desc_b), "alpha", v->alpha, "noise_pct", v->noise * 100,
+                      "verdict_test", "welch", "correction", "benjamini-hochberg", "ci", "fieller-95",
+                      "workload", json_str(v->workload), "metric_glob", json_str(v->metric_glob),
+                      "ignore_settings", ignored, "groups", groups, "unpaired", lonely, "judged",
+                      (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,
+                      "exit_status", v->exit_status);
+        return j;
+}

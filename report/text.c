@@ -2,11 +2,13 @@
  * that came from a guest (cell details) or from the store are printed with
  * control characters masked, so a hostile console line cannot drive the
  * terminal. A metric stored without a value prints as "n/a". */
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/util.h"
 #include "report/text.h"
 #include "workloads/workload.h"
 
@@ -349,3 +351,238 @@ void text_cell(const struct view_cell *v, FILE *out) {
                         (long long)c->run_id, c->cell_key);
 }
 
+
+/* ---- the comparison ----------------------------------------------------- */
+
+/* A value with as many digits as a benchmark figure carries. */
+static void fmt_val(double v, char *buf, size_t size) {
+        double a = fabs(v);
+
+        if (!isfinite(v))
+                snprintf(buf, size, "n/a");
+        else if (a >= 1000)
+                snprintf(buf, size, "%.0f", v);
+        else if (a >= 100)
+                snprintf(buf, size, "%.1f", v);
+        else if (a >= 1 || a == 0)
+                snprintf(buf, size, "%.2f", v);
+        else
+                snprintf(buf, size, "%.3g", v);
+}
+
+static void fmt_pct(double frac, int sign, char *buf, size_t size) {
+        if (!isfinite(frac))
+                snprintf(buf, size, "n/a");
+        else
+                snprintf(buf, size, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
+}
+
+static void fmt_p(double p, char *buf, size_t size) {
+        if (!isfinite(p))
+                snprintf(buf, size, "n/a");
+        else if (p < 0.0001)
+                snprintf(buf, size, "<0.0001");
+        else
+                snprintf(buf, size, "%.4f", p);
+}
+
+static void fmt_n(size_t n, size_t max, char *buf, size_t size) {
+        if (n == 0)
+                snprintf(buf, size, "n/a");
+        else if (n > max)
+                snprintf(buf, size, ">%zu", max);
+        else
+                snprintf(buf, size, "%zu", n);
+}
+
+/* Metrics the text shows: the workload's own, the cell timings, and the
+ * vmstat summary rows (bo/bi, si/so, stalls); the JSON carries them all.
+ * With --metric, every metric that matched. */
+static int shown(const struct compare_view *v, const struct compare_metric *m) {
+        static const char *const vmstat_rows[] = { "vmstat.bo_mean", "vmstat.bi_mean", "vmstat.so_mean",
+                                                   "vmstat.si_mean", "vmstat.stall_count",
+                                                   "vmstat.stall_longest_s" };
+        if (v->metric_glob || strncmp(m->name, "vmstat.", 7) != 0)
+                return 1;
+        for (size_t i = 0; i < ELEMENTSOF(vmstat_rows); i++)
+                if (strcmp(m->name, vmstat_rows[i]) == 0)
+                        return 1;
+        return 0;
+}
+
+enum { C_METRIC, C_A, C_ASD, C_B, C_BSD, C_CHANGE, C_CI, C_VERDICT, C_PW, C_PMW, C_N, C_MDE, C_N2, C_N5, C_COUNT };
+
+static const char *const col_title[C_COUNT] = {
+        "metric", "A", "±", "B", "±", "change", "95% CI", "verdict", "p(Welch)", "p(MW)", "n", "mde", "n@2%",
+        "n@5%",
+};
+
+static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
+        char lo[24], hi[24];
+
+        snprintf(cells[C_METRIC], 64, "%.63s", m->name);
+        fmt_val(m->sa.mean, cells[C_A], 64);
+        fmt_pct(m->sa.cov, 0, cells[C_ASD], 64);
+        fmt_val(m->sb.mean, cells[C_B], 64);
+        fmt_pct(m->sb.cov, 0, cells[C_BSD], 64);
+        fmt_pct(m->change, 1, cells[C_CHANGE], 64);
+        if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
+                fmt_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                fmt_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
+        } else
+                snprintf(cells[C_CI], 64, "n/a");
+        snprintf(cells[C_VERDICT], 64, "%s", m->verdict == COMPARE_INFO ? "" : compare_verdict_name(m->verdict));
+        fmt_p(m->welch.p, cells[C_PW], 64);
+        fmt_p(m->mw.p, cells[C_PMW], 64);
+        snprintf(cells[C_N], 64, "%zu+%zu", m->na, m->nb);
+        fmt_pct(m->mde, 0, cells[C_MDE], 64);
+        fmt_n(m->n_for_2, 1000, cells[C_N2], 64);
+        fmt_n(m->n_for_5, 1000, cells[C_N5], 64);
+}
+
+static void side_line(const char *label, const struct compare_side *s, FILE *out) {
+        fprintf(out, "%s %zu ok", label, s->ok);
+        if (s->failed) {
+                fprintf(out, ", %zu failed (", s->failed);
+                put_text(out, s->failed_states, 0);
+                fputc(')', out);
+        }
+        fputs(s->n_runs > 1 ? " in runs" : " in run", out);
+        for (size_t i = 0; i < s->n_runs; i++)
+                fprintf(out, "%s%lld", i ? ", " : " ", (long long)s->runs[i]);
+}
+
+/* The pairing key as "k=v k=v", without the workload spec (shown apart). */
+static void settings_line(const char *key, FILE *out) {
+        json_t *o = json_loads(key, 0, NULL), *val;
+        const char *k;
+        int first = 1;
+
+        if (!json_is_object(o)) {
+                put_text(out, key, 0);
+                json_decref(o);
+                return;
+        }
+        json_object_foreach(o, k, val) {
+                char *s;
+
+                if (strcmp(k, "workload") == 0)
+                        continue;
+                s = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
+                fputs(first ? "" : " ", out);
+                put_text(out, k, 0);
+                fputc('=', out);
+                put_text(out, s ? s : "?", 0);
+                free(s);
+                first = 0;
+        }
+        json_decref(o);
+}
+
+static void group_table(const struct compare_view *v, const struct compare_group *g, int md, FILE *out) {
+        char (*cells)[C_COUNT][64] = calloc(g->n_m + 1, sizeof(*cells));
+        int w[C_COUNT];
+        size_t rows = 0;
+
+        if (!cells)
+                return;
+        for (int c = 0; c < C_COUNT; c++)
+                w[c] = (int)strlen(col_title[c]);
+        for (size_t i = 0; i < g->n_m; i++) {
+                if (!shown(v, &g->m[i]))
+                        continue;
+                metric_cells(&g->m[i], cells[rows]);
+                for (int c = 0; c < C_COUNT; c++)
+                        w[c] = MAX(w[c], (int)strlen(cells[rows][c]));
+                rows++;
+        }
+        fputs(md ? "\n### " : "\n", out);
+        put_text(out, g->spec, 0);
+        fputs(md ? "\n\n" : "\n", out);
+        fputs(md ? "- " : "  ", out);
+        side_line("A:", &g->a, out);
+        fputs(md ? "\n- " : ";  ", out);
+        side_line("B:", &g->b, out);
+        fputs(md ? "\n- settings: `" : "\n  settings: ", out);
+        settings_line(g->key, out);
+        fputs(md ? "`\n\n" : "\n\n", out);
+        for (int c = 0; c < C_COUNT; c++) {
+                if (md)
+                        fprintf(out, "| %s ", col_title[c]);
+                else
+                        fprintf(out, c == C_METRIC ? "%-*s" : "  %*s", w[c], col_title[c]);
+        }
+        fputs(md ? "|\n" : "\n", out);
+        if (md) {
+                for (int c = 0; c < C_COUNT; c++)
+                        fputs(c == C_METRIC || c == C_VERDICT ? "|:--" : "|--:", out);
+                fputs("|\n", out);
+        }
+        for (size_t r = 0; r < rows; r++) {
+                for (int c = 0; c < C_COUNT; c++) {
+                        if (md) {
+                                fputs("| ", out);
+                                put_text(out, cells[r][c], 0);
+                                fputc(' ', out);
+                        } else if (c == C_METRIC) {
+                                put_text(out, cells[r][c], w[c]);
+                        } else if (c == C_VERDICT) {
+                                fputs("  ", out);
+                                put_text(out, cells[r][c], w[c]);
+                        } else
+                                fprintf(out, "  %*s", w[c], cells[r][c]);
+                }
+                fputs(md ? "|\n" : "\n", out);
+        }
+        free(cells);
+        if (isfinite(g->geomean))
+                fprintf(out, "%sgeomean of B vs A over %zu judged metrics (lower-is-better ones inverted, + is "
+                             "better): %+.1f%%\n", md ? "\n" : "", g->n_geomean, (g->geomean - 1) * 100);
+}
+
+void text_compare(const struct compare_view *v, int markdown, FILE *out) {
+        fputs(markdown ? "**A**: `" : "A: ", out);
+        put_text(out, v->sel_a, 0);
+        fputs(markdown ? "` = " : " = ", out);
+        put_text(out, v->desc_a, 0);
+        fputs(markdown ? "  \n**B**: `" : "\nB: ", out);
+        put_text(out, v->sel_b, 0);
+        fputs(markdown ? "` = " : " = ", out);
+        put_text(out, v->desc_b, 0);
+        fprintf(out, "%sverdicts: Welch's t p, Benjamini-Hochberg at q = %g over the judged metrics, and the whole "
+                     "95%% Fieller CI of the change beyond the noise band of ±%g%%; \"n too small\" when the "
+                     "exact Mann-Whitney test cannot reach %g at these sizes\n",
+                markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha);
+        if (v->ignored && v->ignored[0]) {
+                fputs("paired across differing settings (--ignore-setting):", out);
+                for (size_t i = 0; v->ignored[i]; i++) {
+                        fputc(' ', out);
+                        put_text(out, v->ignored[i], 0);
+                }
+                fputc('\n', out);
+        }
+        for (size_t i = 0; i < v->n_groups; i++)
+                group_table(v, &v->groups[i], markdown, out);
+        if (v->n_lonely)
+                fputs(markdown ? "\n**Not compared** (on one side only):\n\n" : "\nnot compared (on one side only):\n",
+                      out);
+        for (size_t i = 0; i < v->n_lonely; i++) {
+                const struct compare_lonely *l = &v->lonely[i];
+
+                fprintf(out, "%sonly %c: ", markdown ? "- " : "  ", l->side);
+                put_text(out, l->spec, 0);
+                fputs(", ", out);
+                side_line("", &l->s, out);
+                if (l->differs) {
+                        fprintf(out, "; differs from %c's %s cells in: ", l->side == 'A' ? 'B' : 'A', l->workload);
+                        put_text(out, l->differs, 0);
+                }
+                fputc('\n', out);
+        }
+        fprintf(out, "\n%zu worse, %zu better, of %zu judged metrics in %zu paired group%s", v->worse, v->better,
+                v->judged, v->n_groups, v->n_groups == 1 ? "" : "s");
+        if (v->worse)
+                fprintf(out, " (exit status %d)", v->exit_status);
+        fputc('\n', out);
+}

@@ -1,5 +1,5 @@
 /* report/text: the text renderer of the views (report/view.h,
- * report/view-compare.h): aligned tables for a terminal, and the same
+ * report/compare.h): aligned tables for a terminal, and the same
  * comparison tables as markdown for a mailing-list post. Renderers never
  * compute: every number comes from the view. */
 #pragma once
@@ -20,3 +20,10 @@ void text_run(const struct view_run *v, FILE *out);
 /* One cell in full: fields, metrics, print hook, vmstat rows, timeline
  * summary, logs. */
 void text_cell(const struct view_cell *v, FILE *out);
+
+/* The comparison: per paired group (workload and settings) a benchstat-like
+ * table, metric  A ± sd%  B ± sd%  change  CI  verdict  p(Welch)  p(MW)  n
+ * mde  n@2%  n@5%, the geometric mean of the judged metrics, then the
+ * groups found on one side only and the verdict count. markdown: the same
+ * tables as GitHub-style markdown. */
+void text_compare(const struct compare_view *v, int markdown, FILE *out);

@@ -2,7 +2,7 @@
  * loaded through results/query and summarised with report/stats: the list
  * of runs, one run (cells, their metrics, per kernel and metric a summary
  * over ok cells), one cell in full, and the comparison of two selections
- * (view-compare.h). Renderers (report/text.c, report/json.c, later the
+ * (its data and verdicts: report/compare.h). Renderers (report/text.c, report/json.c, later the
  * site's HTML) only lay views out, so every printing verb shows the same
  * numbers. A view owns everything it points to; free it with its *_free. */
 #pragma once
@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "report/compare.h"
 #include "report/stats.h"
 #include "results/db.h"
 #include "results/query.h"
@@ -75,3 +76,14 @@ int view_cell_log(struct db *db, int64_t run_id, const char *cell_key, const cha
 /* Resolve "RUN" (a positive decimal id) or "last"; the run must exist.
  * OUT: *ret_id. Errors: "bad run 'x' (a run id or 'last')", "no run N in PATH". */
 int view_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb_error *err);
+
+/* The comparison of selectors o->a and o->b (report/compare.h): resolve
+ * each (a kernel's latest run, or every run with o->all_runs; run:ID;
+ * run:ID:KERNEL; tag:NAME[:KERNEL]), read only those runs' cells and
+ * metrics, pair groups like with like, compute and judge. Errors name the
+ * side: "A 'tag:x': no run tagged 'x' in PATH", "B 'run:3': run:3 has
+ * several kernels (...)", -EINVAL for a bad selector. A comparison in which
+ * nothing pairs is not an error here: v->n_groups is 0.
+ * OUT: *ret (free with compare_view_free). */
+int view_compare_load(struct db *db, const struct compare_options *o, struct compare_view **ret,
+                      struct kb_error *err);
