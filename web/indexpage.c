@@ -137,6 +137,8 @@ void indexpage_render(struct html *h, const struct site *s) {
                 runs_table(h, s);
         else
                 html_elem(h, "p", "No runs in this store yet: kbench run stores them.");
+        html_elem(h, "h2", "Comparisons");
+        sitehtml_compare_table(h, s, 0);
         html_elem(h, "h2", "Kernels");
         kernels_list(h, s);
         html_elemf(h, "h2", "Failed cells (%zu)", failed);

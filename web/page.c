@@ -35,6 +35,7 @@
         "white-space:nowrap}" \
         "th{background:var(--head);font-weight:600;font-size:.88rem}" \
         "td.num,th.num{text-align:right}" \
+        "table.cmp{font-size:.86rem}table.cmp th,table.cmp td{padding:.24rem .42rem}" \
         "td.wrap{white-space:normal;min-width:14rem}" \
         "tbody tr:hover{background:#f7f9fb}" \
         "dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.3rem 0 1rem}" \
@@ -146,15 +147,43 @@ char *page_kernel_file(const char *kernel_name) {
         return g_strdup_printf("kernel-%s.html", k);
 }
 
+/* The number formats of report/text.c, so a figure reads the same in
+ * `kbench show`, `kbench compare` and on the site. */
+char *page_compare_file(const char *sel_a, const char *sel_b) {
+        g_autofree char *a = page_slug(sel_a), *b = page_slug(sel_b);
+
+        return g_strdup_printf("compare-%s-vs-%s.html", a, b);
+}
+
 void page_format_num(double v, char *buf, size_t size) {
         double a = fabs(v);
 
         if (!isfinite(v))
                 snprintf(buf, size, "-");
-        else if (a >= 1000 || v == floor(v))
+        else if (a >= 1000)
                 snprintf(buf, size, "%.0f", v);
+        else if (a >= 100)
+                snprintf(buf, size, "%.1f", v);
+        else if (a >= 1 || a == 0)
+                snprintf(buf, size, "%.2f", v);
         else
-                snprintf(buf, size, "%.*f", a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4, v);
+                snprintf(buf, size, "%.3g", v);
+}
+
+void page_format_pct(double frac, int sign, char *buf, size_t size) {
+        if (!isfinite(frac))
+                snprintf(buf, size, "n/a");
+        else
+                snprintf(buf, size, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
+}
+
+void page_format_p(double p, char *buf, size_t size) {
+        if (!isfinite(p))
+                snprintf(buf, size, "n/a");
+        else if (p < 0.0001)
+                snprintf(buf, size, "<0.0001");
+        else
+                snprintf(buf, size, "%.4f", p);
 }
 
 void page_format_time(double unix_time, char *buf, size_t size) {

@@ -194,6 +194,9 @@ void runpage_render(struct html *h, const struct site *s, const struct site_run 
                 bars(h, r, r->workloads[w]);
         }
 
+        html_elem(h, "h2", "Comparisons");
+        sitehtml_compare_table(h, s, run->id);
+
         if (r->n_failed) {
                 html_elemf(h, "h2", "Failed cells (%zu)", r->n_failed);
                 html_elem(h, "p", "Failed cells never enter the statistics. Their pages hold the console log "

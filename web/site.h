@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "report/compare.h"
 #include "report/view.h"
 #include "results/db.h"
 
@@ -56,8 +57,30 @@ struct site_kernel {
         char *file;                        /* kernel-<slug>.html */
 };
 
+/* One comparison page: two selectors (kbench compare's syntax) and their
+ * comparison view. */
+struct site_compare {
+        char *sel_a, *sel_b;               /* owned */
+        int64_t run_id;                    /* the run of a default comparison; 0 for --compare */
+        char *file;                        /* compare-<a>-vs-<b>.html */
+        struct compare_view *v;            /* NULL when it could not be built (error says why) */
+        char *error;                       /* owned, or NULL */
+};
+
+/* The representative cell of one side of a group: the ok cell whose value
+ * of the group's first judged metric is nearest that side's median. */
+struct site_rep {
+        int64_t run_id;
+        const char *cell_key;              /* borrowed from a run view; NULL when none */
+        const char *kernel;                /* borrowed */
+        double value;                      /* of metric */
+        const char *metric;                /* borrowed from the view */
+};
+
 struct site {
         struct db *db;
+        struct site_compare *compares;     /* --compare ones, or the default ones in run order */
+        size_t n_compares;
         struct site_run *runs;             /* oldest first */
         size_t n_runs;
         struct site_kernel *kernels;       /* by first appearance */
@@ -75,8 +98,21 @@ void site_mean_ci(const struct stats_summary *s, double *ret_lo, double *ret_hi)
 struct html;
 struct cell_charts;
 
+/* The representative cells (A then B) of group g of comparison c.
+ * OUT: ret[0], ret[1] (cell_key NULL when a side has none). */
+void site_representatives(const struct site *s, const struct compare_group *g, struct site_rep ret[2]);
+
 /* Page renderers: each appends a whole page to h. */
 void indexpage_render(struct html *h, const struct site *s);
+/* Per group of a comparison: the representative cells (A, B) and their
+ * chart data (NULL when a side has none). */
+struct site_group_cells {
+        struct site_rep rep[2];
+        struct cell_charts *charts[2];
+};
+/* groups: c->v->n_groups entries. */
+void comparepage_render(struct html *h, const struct site *s, const struct site_compare *c,
+                        const struct site_group_cells *groups);
 void runpage_render(struct html *h, const struct site *s, const struct site_run *r);
 void cellpage_render(struct html *h, const struct site *s, const struct site_run *r, const struct view_cell *c,
                      const struct cell_charts *charts);

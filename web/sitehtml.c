@@ -206,3 +206,59 @@ void sitehtml_json_kv(struct html *h, const char *json) {
         html_end(h);
         json_decref(j);
 }
+
+void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id) {
+        static const char *const head[] = { "B", "vs A", "worse", "better", "judged", "groups" };
+        size_t shown = 0;
+
+        for (size_t i = 0; i < s->n_compares; i++)
+                shown += !run_id || s->compares[i].run_id == run_id;
+        if (shown == 0) {
+                html_elem(h, "p", "No comparisons: a comparison needs two kernels (or kbench publish --compare A:B).");
+                return;
+        }
+        sitehtml_scroll_begin(h);
+        html_start(h, "table");
+        html_start(h, "thead");
+        page_header_row(h, head, G_N_ELEMENTS(head));
+        html_end(h);
+        html_start(h, "tbody");
+        /* newest first, as the runs */
+        for (size_t i = s->n_compares; i-- > 0;) {
+                const struct site_compare *c = &s->compares[i];
+
+                if (run_id && c->run_id != run_id)
+                        continue;
+                html_start(h, "tr");
+                html_start(h, "td");
+                if (c->v)
+                        html_link(h, c->file, c->sel_b);
+                else
+                        html_text(h, c->sel_b);
+                html_end(h);
+                page_td_text(h, c->sel_a);
+                if (!c->v) {
+                        html_start(h, "td");
+                        html_attr(h, "colspan", "4");
+                        html_attr(h, "class", "wrap muted");
+                        html_textf(h, "not compared: %s", c->error ? c->error : "");
+                        html_end(h);
+                        html_end(h);
+                        continue;
+                }
+                html_start(h, "td");
+                html_attr(h, "class", c->v->worse ? "num worse" : "num");
+                html_textf(h, "%zu", c->v->worse);
+                html_end(h);
+                html_start(h, "td");
+                html_attr(h, "class", c->v->better ? "num better" : "num");
+                html_textf(h, "%zu", c->v->better);
+                html_end(h);
+                page_td_int(h, (long long)c->v->judged);
+                page_td_int(h, (long long)c->v->n_groups);
+                html_end(h);
+        }
+        html_end(h);
+        html_end(h);
+        sitehtml_scroll_end(h);
+}
