@@ -93,8 +93,8 @@ TEST(incremental) {
 
         fx_init(&f, 2, 8, 0);
         r = publish(&f);
-        /* 2 runs x (1 run page + 8 cells) + 2 kernels + index */
-        ASSERT_EQ(r.written, 2 * 9 + 2 + 1);
+        /* 2 runs x (1 run page + 8 cells + 1 comparison) + 2 kernels + index */
+        ASSERT_EQ(r.written, 2 * 10 + 2 + 1);
         ASSERT_EQ(r.unchanged, 0);
         names = pages(&f);
         ASSERT_EQ(names->len, r.written);   /* no temporary file left behind */
@@ -103,15 +103,15 @@ TEST(incremental) {
 
         r = publish(&f);
         ASSERT_EQ(r.written, 0);
-        ASSERT_EQ(r.unchanged, 2 * 9 + 2 + 1);
+        ASSERT_EQ(r.unchanged, 2 * 10 + 2 + 1);
         ASSERT_EQ(stat(idx, &st2), 0);
         ASSERT_EQ(st1.st_ino, st2.st_ino);  /* not even replaced */
 
-        /* A new run: its page and cells, both kernel pages, the index. */
+        /* A new run: its page, cells and comparison, both kernel pages, the index. */
         ASSERT_EQ(sitefixture_fill(f.db, 1, 4, 0, &err), 0);
         r = publish(&f);
-        ASSERT_EQ(r.written, 1 + 4 + 2 + 1);
-        ASSERT_EQ(r.unchanged, 2 * 9);
+        ASSERT_EQ(r.written, 1 + 4 + 1 + 2 + 1);
+        ASSERT_EQ(r.unchanged, 2 * 10);
 
         /* A damaged page is put back. */
         {
@@ -214,6 +214,50 @@ TEST(run_page) {
         ASSERT_TRUE(strstr(index, "href=\"run-1.html\"") != NULL);
         ASSERT_TRUE(strstr(index, "href=\"kernel-6.1.0-57-amd64.html\"") != NULL);
         ASSERT_TRUE(strstr(index, "Failed cells (1)") != NULL);
+        fx_free(&f);
+}
+
+TEST(compare_page) {
+        struct fx f;
+        g_autofree char *file = page_compare_file("run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64");
+        g_autofree char *page = NULL, *index = NULL, *run = NULL;
+        struct kb_error err = { { 0 } };
+        struct site_options o = { 0 };
+        struct site_result res;
+        const char *bad[] = { "nothing:here" }, *tags[] = { "6.1.0-47-amd64:6.1.0-57-amd64" };
+
+        fx_init(&f, 1, 12, 0);
+        publish(&f);
+        page = read_page(&f, file);
+        index = read_page(&f, "index.html");
+        run = read_page(&f, "run-1.html");
+        /* one table per paired workload, with the statistics columns */
+        ASSERT_EQ(count(page, "<table class=\"cmp\">"), 2 * 2);    /* main rows + the vmstat disclosure, dd and ftp */
+        ASSERT_TRUE(strstr(page, "<th>p (Welch)</th>") != NULL && strstr(page, "<th>mde</th>") != NULL);
+        ASSERT_TRUE(strstr(page, "<th>n for 2%</th>") != NULL);
+        ASSERT_TRUE(strstr(page, ">dd.write_MBps<") != NULL && strstr(page, ">ftp.MBps<") != NULL);
+        /* overlaid vmstat of one representative cell per side, and bars */
+        ASSERT_TRUE(strstr(page, "nearest the side&#39;s median") != NULL);
+        ASSERT_TRUE(count(page, "<svg ") >= 2 * 4 + 1 + 2);
+        ASSERT_TRUE(strstr(page, "stroke-dasharray=\"5 3\"") != NULL);
+        /* no verdict colours without a verdict */
+        ASSERT_TRUE(strstr(page, "class=\"worse\">worse<") == NULL || strstr(page, " worse,") != NULL);
+        ASSERT_TRUE(strstr(index, file) != NULL && strstr(run, file) != NULL);
+
+        /* --compare: a selector pair the store answers, split at the right ':' */
+        o.dir = f.site;
+        o.compares = tags;
+        o.n_compares = 1;
+        ASSERT_EQ(site_publish(f.db, &o, &res, &err), 0);
+        {
+                g_autofree char *k = page_compare_file("6.1.0-47-amd64", "6.1.0-57-amd64");
+                g_autofree char *p = read_page(&f, k);
+
+                ASSERT_TRUE(strstr(p, "<table class=\"cmp\">") != NULL);
+        }
+        o.compares = bad;
+        ASSERT_EQ(site_publish(f.db, &o, &res, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "nothing:here") != NULL);
         fx_free(&f);
 }
 
