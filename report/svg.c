@@ -434,20 +434,33 @@ void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
                 g_string_free(d, TRUE);
         }
 
-        /* Phase marks over the lines; labels alternate rows when close. */
+        /* Phase marks over the lines. Marks closer than a label's width
+         * share one label ("upload-seen, sync-start, sync-end" within a
+         * few ms); labels of neighbouring groups alternate two rows. */
         {
-                double last_x = -1e9;
+                double last_label_x = -1e9;
                 int row = 0;
 
-                for (size_t i = 0; i < c->n_marks; i++) {
+                for (size_t i = 0; i < c->n_marks; i++)
+                        line(h, X(c->marks[i].t), top, X(c->marks[i].t), top + ph, "#333", 1, "3 3");
+                for (size_t i = 0; i < c->n_marks;) {
                         double x = X(c->marks[i].t);
+                        GString *label = g_string_new(NULL);
+                        size_t j = i;
 
-                        row = x - last_x < 48 ? !row : 0;
-                        last_x = x;
-                        line(h, x, top, x, top + ph, "#333", 1, "3 3");
-                        if (c->marks[i].label)
-                                text_at(h, x + 3, top - 2 + (row ? 11 : 0), NULL, FONT - 2, "#333",
-                                        c->marks[i].label);
+                        for (; j < c->n_marks && X(c->marks[j].t) - x < 30; j++)
+                                if (c->marks[j].label)
+                                        g_string_append_printf(label, "%s%s", label->len ? ", " : "",
+                                                               c->marks[j].label);
+                        row = x - last_label_x < 90 ? !row : 0;
+                        last_label_x = x;
+                        /* near the right edge the label reads leftwards */
+                        if (label->len && x + 3 + text_width(label->str, FONT - 2) > W - 2)
+                                text_at(h, x - 3, top - 2 + (row ? 11 : 0), "end", FONT - 2, "#333", label->str);
+                        else if (label->len)
+                                text_at(h, x + 3, top - 2 + (row ? 11 : 0), NULL, FONT - 2, "#333", label->str);
+                        g_string_free(label, TRUE);
+                        i = j;
                 }
         }
 

@@ -139,6 +139,9 @@ void cellpage_render(struct html *h, const struct site *s, const struct site_run
         }
         html_end(h);
 
+        html_start(h, "div");
+        html_attr(h, "class", "cols");
+        html_start(h, "div");
         html_start(h, "dl");
         html_attr(h, "class", "kv");
         html_elem(h, "dt", "run");
@@ -165,11 +168,13 @@ void cellpage_render(struct html *h, const struct site *s, const struct site_run
         html_elem(h, "dt", "vmstat samples");
         html_elemf(h, "dd", "%lld", (long long)c->vmstat_samples);
         html_end(h);
+        html_end(h);
+        html_start(h, "div");
         html_elem(h, "h3", "Parameters");
         sitehtml_json_kv(h, c->params_json);
+        html_end(h);
+        html_end(h);
 
-        html_elem(h, "h2", "Metrics");
-        metrics_table(h, v);
 
         html_elem(h, "h2", "vmstat");
         html_start(h, "p");
@@ -189,6 +194,9 @@ void cellpage_render(struct html *h, const struct site *s, const struct site_run
                 html_end(h);
                 charts_ftp(h, sides, NULL, 1);
         }
+
+        html_elem(h, "h2", "Metrics");
+        metrics_table(h, v);
 
         html_elem(h, "h2", "Logs");
         logs(h, s, v);

@@ -19,22 +19,6 @@
 #include "web/site.h"
 #include "web/sitehtml.h"
 
-/* The rows `kbench compare` prints (report/text.c): the workload's own
- * metrics, the cell timings and the vmstat summary rows; the others are
- * behind a disclosure, since they are all informational. */
-static int main_row(const struct compare_metric *m) {
-        static const char *const vmstat_rows[] = { "vmstat.bo_mean", "vmstat.bi_mean", "vmstat.so_mean",
-                                                   "vmstat.si_mean", "vmstat.stall_count",
-                                                   "vmstat.stall_longest_s" };
-
-        if (strncmp(m->name, "vmstat.", 7) != 0)
-                return 1;
-        for (size_t i = 0; i < G_N_ELEMENTS(vmstat_rows); i++)
-                if (strcmp(m->name, vmstat_rows[i]) == 0)
-                        return 1;
-        return 0;
-}
-
 static void td(struct html *h, const char *cls, const char *text) {
         html_start(h, "td");
         html_attr(h, "class", cls);
@@ -124,7 +108,7 @@ static void metric_table(struct html *h, const struct compare_group *g, int main
         html_end(h);
         html_start(h, "tbody");
         for (size_t i = 0; i < g->n_m; i++)
-                if (main_row(&g->m[i]) == main_rows)
+                if (sitehtml_main_metric(g->m[i].name) == main_rows)
                         metric_row(h, &g->m[i]);
         html_end(h);
         html_end(h);
@@ -255,7 +239,7 @@ static void group(struct html *h, const struct site *s, const struct site_compar
         html_end(h);
         metric_table(h, g, 1);
         for (size_t i = 0; i < g->n_m; i++)
-                others += !main_row(&g->m[i]);
+                others += !sitehtml_main_metric(g->m[i].name);
         if (others) {
                 html_start(h, "details");
                 html_start(h, "summary");

@@ -31,7 +31,7 @@ static void runs_table(struct html *h, const struct site *s) {
                         g_string_append_printf(workloads, "%s%s", k ? ", " : "", r->workloads[k]);
                 html_start(h, "tr");
                 html_start(h, "td");
-                html_link(h, r->file, r->file + 4);
+                sitehtml_run_link(h, r);
                 html_end(h);
                 page_td_text(h, run->tag);
                 page_format_time(run->started_at, started, sizeof(started));
@@ -93,7 +93,7 @@ static void failed_table(struct html *h, const struct site *s, size_t total) {
                         file = page_cell_file(c->run_id, c->cell_key);
                         html_start(h, "tr");
                         html_start(h, "td");
-                        html_link(h, r->file, r->file + 4);
+                        sitehtml_run_link(h, r);
                         html_end(h);
                         html_start(h, "td");
                         html_link(h, file, c->cell_key);

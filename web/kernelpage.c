@@ -71,7 +71,7 @@ static void history(struct html *h, const struct site *s, const char *kernel, co
                         continue;
                 html_start(h, "tr");
                 html_start(h, "td");
-                html_link(h, r->file, r->file + 4 /* "run-" */);
+                sitehtml_run_link(h, r);
                 html_end(h);
                 page_td_text(h, r->v->run->tag);
                 page_format_time(r->v->run->started_at, started, sizeof(started));

@@ -38,6 +38,8 @@
         "table.cmp{font-size:.86rem}table.cmp th,table.cmp td{padding:.24rem .42rem}" \
         "td.wrap{white-space:normal;min-width:14rem}" \
         "tbody tr:hover{background:#f7f9fb}" \
+        ".cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:0 2rem}" \
+        ".cols h3{margin-top:.2rem}" \
         "dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.3rem 0 1rem}" \
         "dl.kv dt{color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}" \
         ".state{display:inline-block;padding:0 .4rem;border-radius:3px;font-size:.85rem;font-weight:600}" \
@@ -47,7 +49,7 @@
         "td.better{background:var(--better);color:var(--better-fg);font-weight:600}" \
         "td.none{color:var(--muted)}" \
         ".muted{color:var(--muted)}" \
-        ".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,540px),1fr));gap:1rem;" \
+        ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,540px),1fr));gap:1rem;" \
         "margin:.5rem 0 1rem}" \
         "figure{margin:0;border:1px solid var(--line);border-radius:4px;padding:.4rem}" \
         "figcaption{font-size:.85rem;color:var(--muted);padding:.2rem .3rem}" \

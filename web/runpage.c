@@ -39,7 +39,8 @@ static const char **workload_metrics(const struct view_run *v, const char *workl
         return names;
 }
 
-static void matrix(struct html *h, const struct site *s, const struct site_run *r, const char *workload) {
+static void matrix(struct html *h, const struct site *s, const struct site_run *r, const char *workload,
+                   int main_rows) {
         const struct view_run *v = r->v;
         size_t n_metrics;
         g_autofree const char **metrics = workload_metrics(v, workload, &n_metrics);
@@ -61,21 +62,25 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
         html_end(h);
         html_start(h, "tbody");
         /* state counts of the workload's cells per kernel */
-        html_start(h, "tr");
-        html_start(h, "td");
-        html_attr(h, "colspan", "3");
-        html_text(h, "cells (latest attempts)");
-        html_end(h);
-        for (size_t k = 0; k < r->n_kernels; k++) {
+        if (main_rows) {
+                html_start(h, "tr");
                 html_start(h, "td");
-                html_attr(h, "class", "num");
-                sitehtml_state_counts(h, r, r->kernels[k], workload);
+                html_attr(h, "colspan", "3");
+                html_text(h, "cells (latest attempts)");
+                html_end(h);
+                for (size_t k = 0; k < r->n_kernels; k++) {
+                        html_start(h, "td");
+                        html_attr(h, "class", "num");
+                        sitehtml_state_counts(h, r, r->kernels[k], workload);
+                        html_end(h);
+                }
                 html_end(h);
         }
-        html_end(h);
         for (size_t m = 0; m < n_metrics; m++) {
                 const struct view_series *first = NULL;
 
+                if (sitehtml_main_metric(metrics[m]) != main_rows)
+                        continue;
                 for (size_t k = 0; k < r->n_kernels && !first; k++)
                         first = site_series(v, r->kernels[k], workload, metrics[m]);
                 html_start(h, "tr");
@@ -91,8 +96,9 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
         sitehtml_scroll_end(h);
 }
 
-/* One bar chart per metric of the workload's own namespace that has a
- * direction: the per-kernel means with their 95 % intervals. */
+/* One bar chart per verdict metric of the workload's own namespace (the
+ * metrics a comparison judges): the per-kernel means with their 95 %
+ * intervals. A metric that is 0 for every kernel (no halts) is left out. */
 static void bars(struct html *h, const struct site_run *r, const char *workload) {
         const struct view_run *v = r->v;
         size_t n_metrics, wl = strlen(workload), drawn = 0;
@@ -103,7 +109,9 @@ static void bars(struct html *h, const struct site_run *r, const char *workload)
                 struct svg_bar_chart c = { .title = metrics[m] };
                 size_t nb = 0;
 
-                if (strncmp(metrics[m], workload, wl) != 0 || metrics_direction(metrics[m]) == METRICS_NONE)
+                int nonzero = 0;
+
+                if (strncmp(metrics[m], workload, wl) != 0 || !metrics_verdict(metrics[m]))
                         continue;
                 for (size_t k = 0; k < r->n_kernels; k++) {
                         const struct view_series *vs = site_series(v, r->kernels[k], workload, metrics[m]);
@@ -111,11 +119,12 @@ static void bars(struct html *h, const struct site_run *r, const char *workload)
                         if (!vs || vs->sum.n == 0)
                                 continue;
                         b[nb] = (struct svg_bar){ .label = r->kernels[k], .mean = vs->sum.mean, .color = (int)k };
+                        nonzero |= vs->sum.mean != 0;
                         site_mean_ci(&vs->sum, &b[nb].lo, &b[nb].hi);
                         c.unit = vs->s->unit;
                         nb++;
                 }
-                if (nb == 0)
+                if (nb == 0 || !nonzero)
                         continue;
                 if (drawn++ == 0) {
                         html_start(h, "div");
@@ -185,12 +194,16 @@ void runpage_render(struct html *h, const struct site *s, const struct site_run 
         page_begin(h, title, "run");
         sitehtml_run_facts(h, r);
 
-        html_elem(h, "h2", "Results: mean ± sd over ok cells (n)");
+        html_elem(h, "h2", "Results: mean ± sd (as % of the mean) over ok cells, (n) cells");
         if (r->n_workloads == 0)
                 html_elem(h, "p", "No cells stored yet.");
         for (size_t w = 0; w < r->n_workloads; w++) {
                 html_elemf(h, "h3", "%s", r->workloads[w]);
-                matrix(h, s, r, r->workloads[w]);
+                matrix(h, s, r, r->workloads[w], 1);
+                html_start(h, "details");
+                html_elem(h, "summary", "more vmstat metrics (informational)");
+                matrix(h, s, r, r->workloads[w], 0);
+                html_end(h);
                 bars(h, r, r->workloads[w]);
         }
 

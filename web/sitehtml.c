@@ -7,6 +7,19 @@
 #include "web/page.h"
 #include "web/sitehtml.h"
 
+int sitehtml_main_metric(const char *name) {
+        static const char *const vmstat_rows[] = { "vmstat.bo_mean", "vmstat.bi_mean", "vmstat.so_mean",
+                                                   "vmstat.si_mean", "vmstat.stall_count",
+                                                   "vmstat.stall_longest_s" };
+
+        if (strncmp(name, "vmstat.", 7) != 0)
+                return 1;
+        for (size_t i = 0; i < G_N_ELEMENTS(vmstat_rows); i++)
+                if (strcmp(name, vmstat_rows[i]) == 0)
+                        return 1;
+        return 0;
+}
+
 void sitehtml_scroll_begin(struct html *h) {
         html_start(h, "div");
         html_attr(h, "class", "scroll");
@@ -14,6 +27,12 @@ void sitehtml_scroll_begin(struct html *h) {
 
 void sitehtml_scroll_end(struct html *h) {
         html_end(h);
+}
+
+void sitehtml_run_link(struct html *h, const struct site_run *r) {
+        g_autofree char *text = g_strdup_printf("run %lld", (long long)r->v->run->id);
+
+        html_link(h, r->file, text);
 }
 
 void sitehtml_kernel_link(struct html *h, const struct site *s, const char *kernel) {

@@ -9,10 +9,18 @@
 #include "report/view.h"
 #include "web/site.h"
 
+/* 1 for the rows a reader needs first, those `kbench compare` prints
+ * (report/text.c): the workload's own metrics, the cell timings and the
+ * vmstat summary rows (bo/bi, si/so, stalls); 0 for the other vmstat.*,
+ * which the pages put behind a disclosure. */
+int sitehtml_main_metric(const char *name);
+
 /* A table that scrolls sideways on a narrow screen. */
 void sitehtml_scroll_begin(struct html *h);
 void sitehtml_scroll_end(struct html *h);
 
+/* A link to the run's page, "run 3". */
+void sitehtml_run_link(struct html *h, const struct site_run *r);
 /* A link to the kernel's page (plain text when it has none). */
 void sitehtml_kernel_link(struct html *h, const struct site *s, const char *kernel);
 /* "3 ok" / "2 ok, 1 hang" over the run's latest attempts of (kernel,
