@@ -220,12 +220,14 @@ static void compare_add(struct site *s, const char *a, const char *b, int64_t ru
 }
 
 /* A selector in kbench compare's syntax that this store can answer: run:
- * and tag: forms that parse, or the exact name of a kernel of the store. */
+ * and tag: forms that parse and name no kernel or one of the store's, or
+ * the exact name of a kernel of the store. */
 static int selector_ok(const struct site *s, const char *text) {
         struct compare_selector sel;
 
         if (strncmp(text, "run:", 4) == 0 || strncmp(text, "tag:", 4) == 0)
-                return compare_selector_parse(text, &sel, NULL) == 0;
+                return compare_selector_parse(text, &sel, NULL) == 0 &&
+                       (!sel.kernel[0] || site_kernel_find(s, sel.kernel));
         return site_kernel_find(s, text) != NULL;
 }
 

@@ -224,7 +224,8 @@ TEST(compare_page) {
         struct kb_error err = { { 0 } };
         struct site_options o = { 0 };
         struct site_result res;
-        const char *bad[] = { "nothing:here" }, *tags[] = { "6.1.0-47-amd64:6.1.0-57-amd64" };
+        const char *bad[] = { "nothing:here" };
+        const char *pairs[] = { "6.1.0-47-amd64:6.1.0-57-amd64", "run:1:6.1.0-47-amd64:run:1:6.1.0-57-amd64" };
 
         fx_init(&f, 1, 12, 0);
         publish(&f);
@@ -246,9 +247,10 @@ TEST(compare_page) {
 
         /* --compare: a selector pair the store answers, split at the right ':' */
         o.dir = f.site;
-        o.compares = tags;
-        o.n_compares = 1;
-        ASSERT_EQ(site_publish(f.db, &o, &res, &err), 0);
+        o.compares = pairs;
+        o.n_compares = 2;
+        if (site_publish(f.db, &o, &res, &err) < 0)
+                TEST_FAIL("--compare: %s", err.msg);
         {
                 g_autofree char *k = page_compare_file("6.1.0-47-amd64", "6.1.0-57-amd64");
                 g_autofree char *p = read_page(&f, k);
