@@ -59,7 +59,9 @@
         "details{margin:.4rem 0}summary{cursor:pointer;font-weight:600}" \
         "footer{max-width:1240px;margin:2rem auto 1rem;padding:0 1rem;color:var(--muted);font-size:.85rem}" \
         "@media (max-width:700px){body{font-size:14px}main{padding:.6rem}th,td{padding:.22rem .4rem}" \
-        "h1{font-size:1.2rem}}" \
+        "h1{font-size:1.2rem}" \
+        /* a chart keeps a readable scale on a phone and scrolls sideways, as the tables do */ \
+        "figure{overflow-x:auto}svg.chart{min-width:560px}}" \
         "</style>"
 
 void page_begin(struct html *h, const char *title, const char *crumb) {
