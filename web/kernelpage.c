@@ -1,6 +1,7 @@
 /* web/kernelpage: one kernel across runs: per workload, its metrics in run
  * order (mean ± sd over the run's ok cells, the same summaries as the run
  * pages), so a drift over nightly runs reads down a column. */
+#include <jansson.h>
 #include <string.h>
 
 #include "report/html.h"
@@ -34,14 +35,50 @@ static GPtrArray *metric_names(const struct site *s, const char *kernel, const c
         return names;
 }
 
-static int run_has(const struct site_run *r, const char *kernel, const char *workload) {
+/* The first (latest-attempt) cell of (kernel, workload) in a run, or NULL. */
+static const struct query_cell *run_cell(const struct site_run *r, const char *kernel, const char *workload) {
         for (size_t k = 0; k < r->n_latest; k++) {
                 const struct query_cell *c = &r->v->cells[r->latest[k]];
 
                 if (strcmp(c->kernel_name, kernel) == 0 && strcmp(c->workload, workload) == 0)
-                        return 1;
+                        return c;
         }
-        return 0;
+        return NULL;
+}
+
+static int run_has(const struct site_run *r, const char *kernel, const char *workload) {
+        return run_cell(r, kernel, workload) != NULL;
+}
+
+/* What a reader must see before reading a column down: runs with other
+ * guest settings are not comparable ("dd:size=32M; 160 MiB, 2 CPUs, ext3
+ * data=ordered"). From the cell's parameters. */
+static void td_settings(struct html *h, const struct query_cell *c) {
+        json_t *j = c && c->params_json ? json_loads(c->params_json, 0, NULL) : NULL;
+        GString *t = g_string_new(NULL);
+        json_t *v;
+
+        if (json_is_object(j)) {
+                if (json_is_string(v = json_object_get(j, "workload")))
+                        g_string_append_printf(t, "%s;", json_string_value(v));
+                if (json_is_integer(v = json_object_get(j, "mem_mb")))
+                        g_string_append_printf(t, " %" JSON_INTEGER_FORMAT " MiB,", json_integer_value(v));
+                if (json_is_integer(v = json_object_get(j, "cpus")))
+                        g_string_append_printf(t, " %" JSON_INTEGER_FORMAT " CPU%s,", json_integer_value(v),
+                                               json_integer_value(v) == 1 ? "" : "s");
+                if (json_is_string(v = json_object_get(j, "fs")))
+                        g_string_append_printf(t, " %s", json_string_value(v));
+                if (json_is_string(v = json_object_get(j, "mount_opts")) && *json_string_value(v))
+                        g_string_append_printf(t, " %s", json_string_value(v));
+                if (json_is_integer(v = json_object_get(j, "disk_mbps")) && json_integer_value(v) > 0)
+                        g_string_append_printf(t, ", disk %" JSON_INTEGER_FORMAT " MB/s", json_integer_value(v));
+        }
+        html_start(h, "td");
+        html_attr(h, "class", "muted");
+        html_text(h, t->len ? t->str : "-");
+        html_end(h);
+        g_string_free(t, TRUE);
+        json_decref(j);
 }
 
 static void history(struct html *h, const struct site *s, const char *kernel, const char *workload,
@@ -54,6 +91,7 @@ static void history(struct html *h, const struct site *s, const char *kernel, co
         html_elem(h, "th", "tag");
         html_elem(h, "th", "started");
         html_elem(h, "th", "cells");
+        html_elem(h, "th", "settings");
         for (guint k = 0; k < names->len; k++) {
                 html_start(h, "th");
                 html_attr(h, "class", "num");
@@ -79,6 +117,7 @@ static void history(struct html *h, const struct site *s, const char *kernel, co
                 html_start(h, "td");
                 sitehtml_state_counts(h, r, kernel, workload);
                 html_end(h);
+                td_settings(h, run_cell(r, kernel, workload));
                 for (guint k = 0; k < names->len; k++)
                         sitehtml_td_summary(h, site_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
                 html_end(h);
@@ -103,8 +142,9 @@ void kernelpage_render(struct html *h, const struct site *s, const struct site_k
                                 g_ptr_array_add(workloads, (char *)name);
                 }
         page_begin(h, title, "kernel");
-        html_elem(h, "p", "Its metrics in every run that has it, in run order: mean ± sd over the run's ok "
-                          "cells, (n) the number of ok cells.");
+        html_elem(h, "p", "Its metrics in every run that has it, in run order: mean ± sd (as % of the mean) "
+                          "over the run's ok cells, (n) the number of ok cells. Read a column down only across "
+                          "rows with the same settings.");
         for (guint w = 0; w < workloads->len; w++) {
                 const char *workload = g_ptr_array_index(workloads, w);
                 g_autoptr(GPtrArray) own = metric_names(s, k->name, workload, 1);
