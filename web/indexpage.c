@@ -9,6 +9,7 @@
 #include "web/sitehtml.h"
 
 #define FAILED_SHOWN_MAX 200         /* newest failed cells listed */
+#define COMPARES_SHOWN_MAX 50        /* newest comparisons listed */
 
 static void runs_table(struct html *h, const struct site *s) {
         static const char *const head[] = { "run", "tag", "started", "status", "kernels", "workloads", "cells" };
@@ -138,7 +139,7 @@ void indexpage_render(struct html *h, const struct site *s) {
         else
                 html_elem(h, "p", "No runs in this store yet: kbench run stores them.");
         html_elem(h, "h2", "Comparisons");
-        sitehtml_compare_table(h, s, 0);
+        sitehtml_compare_table(h, s, 0, COMPARES_SHOWN_MAX);
         html_elem(h, "h2", "Kernels");
         kernels_list(h, s);
         html_elemf(h, "h2", "Failed cells (%zu)", failed);

@@ -208,7 +208,7 @@ void runpage_render(struct html *h, const struct site *s, const struct site_run 
         }
 
         html_elem(h, "h2", "Comparisons");
-        sitehtml_compare_table(h, s, run->id);
+        sitehtml_compare_table(h, s, run->id, (size_t)-1);
 
         if (r->n_failed) {
                 html_elemf(h, "h2", "Failed cells (%zu)", r->n_failed);

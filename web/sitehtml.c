@@ -226,13 +226,13 @@ void sitehtml_json_kv(struct html *h, const char *json) {
         json_decref(j);
 }
 
-void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id) {
+void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id, size_t max) {
         static const char *const head[] = { "B", "vs A", "worse", "better", "judged", "groups" };
-        size_t shown = 0;
+        size_t shown = 0, total = 0;
 
         for (size_t i = 0; i < s->n_compares; i++)
-                shown += !run_id || s->compares[i].run_id == run_id;
-        if (shown == 0) {
+                total += !run_id || s->compares[i].run_id == run_id;
+        if (total == 0) {
                 html_elem(h, "p", "No comparisons: a comparison needs two kernels (or kbench publish --compare A:B).");
                 return;
         }
@@ -243,11 +243,12 @@ void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id
         html_end(h);
         html_start(h, "tbody");
         /* newest first, as the runs */
-        for (size_t i = s->n_compares; i-- > 0;) {
+        for (size_t i = s->n_compares; i-- > 0 && shown < max;) {
                 const struct site_compare *c = &s->compares[i];
 
                 if (run_id && c->run_id != run_id)
                         continue;
+                shown++;
                 html_start(h, "tr");
                 html_start(h, "td");
                 if (c->v)
@@ -280,4 +281,7 @@ void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id
         html_end(h);
         html_end(h);
         sitehtml_scroll_end(h);
+        if (total > shown)
+                html_elemf(h, "p", "The newest %zu of %zu comparisons are listed; each run's page lists its own.",
+                           shown, total);
 }

@@ -32,9 +32,10 @@ void sitehtml_td_summary(struct html *h, const struct view_series *vs);
 void sitehtml_td_direction(struct html *h, const char *metric);
 /* The facts line of a run: status, times, cells, versions, host. */
 void sitehtml_run_facts(struct html *h, const struct site_run *r);
-/* The comparisons of run_id (0: all) as a table: B vs A, worse and
- * better counts, judged metrics, a link to each page. */
-void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id);
+/* The comparisons of run_id (0: all), newest first, at most max, as a
+ * table: B vs A, worse and better counts, judged metrics, a link to each
+ * page. */
+void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id, size_t max);
 /* A JSON object (settings, host info, cell parameters) as <dl>; text that
  * is not a JSON object is shown as it is. NULL: nothing. */
 void sitehtml_json_kv(struct html *h, const char *json);
