@@ -313,7 +313,8 @@ void html_link(struct html *h, const char *href, const char *text) {
         const char *slash = strchr(href, '/');
 
         html_start(h, "a");
-        if (colon && (!slash || colon < slash)) {
+        /* "x:" (a scheme) and "//host" (protocol-relative) leave the site */
+        if ((colon && (!slash || colon < slash)) || href[0] == '/' || href[0] == '\\') {
                 g_autofree char *safe = g_strconcat("./", href, NULL);
 
                 html_attr(h, "href", safe);

@@ -88,6 +88,7 @@ void html_elemf_(struct html *h, const char *tag, const char *fmt, ...)
 void html_literal_(struct html *h, const char *markup);
 
 /* A link: <a href="href">text</a>. href is a relative path the site built;
- * one that looks like it carries a scheme ("x:") is written as "./x:" so
- * it can never become javascript: or an external URL. */
+ * one that looks like it carries a scheme ("x:") or starts with '/' or
+ * '\' (absolute, or "//host") is written as "./x:" so it can never become
+ * javascript: or an external URL. */
 void html_link(struct html *h, const char *href, const char *text);

@@ -126,6 +126,7 @@ TEST(elements) {
         html_end_void(h);
         html_link(h, "run-3.html", "run <3>");
         html_link(h, "javascript:alert(1)", "x");
+        html_link(h, "//evil.example/", "y");
         html_end(h);
         html_start(h, "div");
         html_attr_num(h, "x", 1.50);
@@ -134,7 +135,8 @@ TEST(elements) {
         /* left open: html_finish closes it */
         page = finish(h);
         ASSERT_STREQ(page, "<!doctype html><p class=\"k&quot;x\">&lt;b&gt;<code>a&amp;b</code> &lt;i&gt;=3<br/>"
-                           "<a href=\"run-3.html\">run &lt;3&gt;</a><a href=\"./javascript:alert(1)\">x</a></p>"
+                           "<a href=\"run-3.html\">run &lt;3&gt;</a><a href=\"./javascript:alert(1)\">x</a>"
+                           "<a href=\".///evil.example/\">y</a></p>"
                            "<div x=\"1.5\" y=\"0\" n=\"-7\"></div>");
 }
 
