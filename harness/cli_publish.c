@@ -65,8 +65,11 @@ int cli_publish(int argc, char **argv, const struct cli_global *g) {
         db_close(db);
         if (r < 0)
                 return cli_error(&err);
-        printf("publish: %zu page%s written, %zu unchanged\n", res.written, res.written == 1 ? "" : "s",
+        printf("publish: %zu page%s written, %zu unchanged", res.written, res.written == 1 ? "" : "s",
                res.unchanged);
+        if (res.removed)
+                printf(", %zu stale removed", res.removed);
+        putchar('\n');
         printf("site: %s/index.html\n", dir);
         return fflush(stdout) == 0 ? 0 : cli_errorf("publish: cannot write the output");
 }

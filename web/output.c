@@ -16,13 +16,35 @@ int output_open(struct output *o, const char *dir, struct kb_error *err) {
         if (g_mkdir_with_parents(dir, 0755) < 0)
                 return error_setf(err, -errno, "%s: cannot create the site directory: %s", dir,
                                   g_strerror(errno));
-        *o = (struct output){ .dir = g_strdup(dir) };
+        *o = (struct output){ .dir = g_strdup(dir), .names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
         return 0;
 }
 
 void output_close(struct output *o) {
         g_free(o->dir);
         o->dir = NULL;
+        if (o->names)
+                g_hash_table_destroy(o->names);
+        o->names = NULL;
+}
+
+int output_prune(struct output *o, int (*is_page)(const char *name), struct kb_error *err) {
+        g_autoptr(GDir) d = g_dir_open(o->dir, 0, NULL);
+        const char *name;
+
+        if (!d)
+                return error_setf(err, -errno, "%s: cannot list the site directory", o->dir);
+        while ((name = g_dir_read_name(d))) {
+                g_autofree char *path = NULL;
+
+                if (!is_page(name) || g_hash_table_contains(o->names, name))
+                        continue;
+                path = g_build_filename(o->dir, name, NULL);
+                if (unlink(path) < 0 && errno != ENOENT)
+                        return error_setf(err, -errno, "%s: cannot remove a stale page: %s", path, g_strerror(errno));
+                o->removed++;
+        }
+        return 0;
 }
 
 /* 1 when path holds exactly buf[0..len), 0 otherwise (missing, other size,
@@ -68,6 +90,7 @@ int output_write(struct output *o, const char *name, const char *buf, size_t len
 
         if (!*name || strchr(name, '/') || name[0] == '.')
                 return error_setf(err, -EINVAL, "%s: bad page name '%s'", o->dir, name);
+        g_hash_table_add(o->names, g_strdup(name));
         path = g_build_filename(o->dir, name, NULL);
         if (same_bytes(path, buf, len)) {
                 o->unchanged++;

@@ -24,6 +24,7 @@ struct site_options {
 struct site_result {
         size_t written;                    /* pages whose bytes changed */
         size_t unchanged;
+        size_t removed;                    /* pages of an earlier pass no longer produced */
 };
 
 /* Publish the store behind db into opt->dir. OUT: *ret. Returns 0 or -errno

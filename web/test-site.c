@@ -257,7 +257,18 @@ TEST(compare_page) {
 
                 ASSERT_TRUE(strstr(p, "<table class=\"cmp\">") != NULL);
         }
+        ASSERT_EQ(res.removed, 0);   /* the second pair is the default comparison's page */
+        /* with only the first pair, the run:1 comparison's page is stale */
+        o.n_compares = 1;
+        ASSERT_EQ(site_publish(f.db, &o, &res, &err), 0);
+        ASSERT_EQ(res.removed, 1);
+        {
+                g_autofree char *p = g_build_filename(f.site, file, NULL);
+
+                ASSERT_TRUE(access(p, F_OK) < 0);
+        }
         o.compares = bad;
+        o.n_compares = 1;
         ASSERT_EQ(site_publish(f.db, &o, &res, &err), -EINVAL);
         ASSERT_TRUE(strstr(err.msg, "nothing:here") != NULL);
         fx_free(&f);
