@@ -5,8 +5,8 @@
  * restated here over the stored rows; the site's end-to-end test checks
  * that the shaded runs and halts count what the cell's vmstat.stall_count
  * and ftp.halt_count say. */
-#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +47,6 @@ static int parse_record(const char *line, size_t len, const char **ret_type, siz
         const char *f[5], *end = line + len, *star, *p = line + 4;
         size_t fl[5];
         char hex[9], *e;
-        unsigned long crc;
 
         if (len > 0 && line[len - 1] == '\r')
                 end--;
@@ -56,10 +55,9 @@ static int parse_record(const char *line, size_t len, const char **ret_type, siz
         star = end - 10;
         if (memcmp(star, " *", 2) != 0)
                 return 0;
-        memcpy(hex, star + 2, 8);
-        hex[8] = '\0';
-        crc = strtoul(hex, &e, 16);
-        if (*e || crc32_update(0, line, (size_t)(star - line)) != (uint32_t)crc)
+        /* the writer's exact spelling: 8 lower-case hex digits */
+        snprintf(hex, sizeof(hex), "%08x", crc32_update(0, line, (size_t)(star - line)));
+        if (memcmp(hex, star + 2, 8) != 0)
                 return 0;
         for (int i = 0; i < 5; i++) {
                 const char *sp = i < 4 ? memchr(p, ' ', (size_t)(star - p)) : star;
