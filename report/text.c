@@ -552,15 +552,15 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
         put_text(out, v->desc_b, 0);
         fprintf(out, "%sverdicts: Welch's t p, Benjamini-Hochberg at q = %g over the judged metrics, and the whole "
                      "95%% Fieller CI of the change beyond the noise band of ±%g%%; \"n too small\" when the "
-                     "exact Mann-Whitney test cannot reach %g at these sizes\n",
-                markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha);
+                     "exact Mann-Whitney test cannot reach %g at these sizes%s\n",
+                markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha, markdown ? "  " : "");
         if (v->ignored && v->ignored[0]) {
                 fputs("paired across differing settings (--ignore-setting):", out);
                 for (size_t i = 0; v->ignored[i]; i++) {
                         fputc(' ', out);
                         put_text(out, v->ignored[i], 0);
                 }
-                fputc('\n', out);
+                fputs(markdown ? "  \n" : "\n", out);
         }
         for (size_t i = 0; i < v->n_groups; i++)
                 group_table(v, &v->groups[i], markdown, out);

@@ -502,6 +502,7 @@ static int side_resolve(struct db *db, const char *text, int all_runs, struct si
 static int load_side(struct db *db, const char *text, const struct compare_options *o, struct side *side,
                      char **ret_desc, struct kb_error *err) {
         struct side_sel sel = { 0 };
+        size_t cells = 0;
         int r;
 
         r = side_resolve(db, text, o->all_runs, &sel, err);
@@ -509,10 +510,15 @@ static int load_side(struct db *db, const char *text, const struct compare_optio
                 struct query_selection *q = NULL;
 
                 r = query_selection(db, sel.runs[i], sel.kernels[i], o->workload, &q, err);
-                if (r >= 0)
+                if (r >= 0) {
+                        cells += q->n_cells;
                         r = side_add(side, q, o, err);
+                }
                 query_selection_free(q);
         }
+        if (r >= 0 && cells == 0)
+                r = error_setf(err, -ENOENT, "%s has no cells%s%s", sel.desc ? sel.desc : text,
+                               o->workload ? " of workload " : "", o->workload ? o->workload : "");
         if (r >= 0)
                 *ret_desc = TAKE_PTR(sel.desc);
         side_sel_clear(&sel);
