@@ -469,6 +469,7 @@ TEST(too_few_samples) {
         ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_N_SMALL);
         text = render(v, 0);
         ASSERT_TRUE(strstr(text, "n too small") != NULL);
+        ASSERT_TRUE(strstr(text, "note: A and B select the same cells") != NULL);
         free(text);
         v = compare_view_free(v);
         store_done(&s);

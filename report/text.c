@@ -554,6 +554,9 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
                      "95%% Fieller CI of the change beyond the noise band of ±%g%%; \"n too small\" when the "
                      "exact Mann-Whitney test cannot reach %g at these sizes%s\n",
                 markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha, markdown ? "  " : "");
+        if (v->desc_a && v->desc_b && strcmp(v->desc_a, v->desc_b) == 0)
+                fprintf(out, "note: A and B select the same cells; for an A/A comparison name two runs or tags%s\n",
+                        markdown ? "  " : "");
         if (v->ignored && v->ignored[0]) {
                 fputs("paired across differing settings (--ignore-setting):", out);
                 for (size_t i = 0; v->ignored[i]; i++) {
