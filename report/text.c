@@ -523,7 +523,12 @@ static void group_table(const struct compare_view *v, const struct compare_group
                 for (int c = 0; c < C_COUNT; c++) {
                         if (md) {
                                 fputs("| ", out);
-                                put_text(out, cells[r][c], 0);
+                                /* A '|' from the store would end the cell. */
+                                for (const char *p = cells[r][c]; *p; p++)
+                                        if (*p == '|')
+                                                fputs("\\|", out);
+                                        else
+                                                fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
                                 fputc(' ', out);
                         } else if (c == C_METRIC) {
                                 put_text(out, cells[r][c], w[c]);
