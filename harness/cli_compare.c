@@ -33,11 +33,37 @@ static int parse_noise(const char *text, double *ret) {
         return 0;
 }
 
+/* Nothing paired: say which settings kept the groups apart, and how to
+ * pair across them on purpose. Returns 1. */
+static int nothing_paired(const struct compare_view *v) {
+        g_autoptr(GString) keys = g_string_new(NULL);
+
+        for (size_t i = 0; i < v->n_lonely; i++) {
+                const char *d = v->lonely[i].differs;
+
+                while (d && *d) {
+                        size_t len = strcspn(d, " ");
+                        g_autofree char *k = g_strndup(d, len);
+                        const char *next = strstr(d, ", ");
+
+                        if (!strstr(keys->str, k))
+                                g_string_append_printf(keys, "%s%s", keys->len ? "," : "", k);
+                        d = next ? next + 2 : NULL;
+                }
+        }
+        if (keys->len)
+                return cli_errorf("compare: nothing to compare like with like: A and B differ in %s "
+                                  "(--ignore-setting %s pairs across that on purpose)", keys->str, keys->str);
+        return cli_errorf("compare: nothing to compare: A and B have no workload in common%s",
+                          v->n_lonely ? "" : " (no ok or failed cells selected)");
+}
+
 int cli_compare(int argc, char **argv, const struct cli_global *g) {
         g_autoptr(GOptionContext) ctx = NULL;
         g_autoptr(GError) gerr = NULL;
         g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format = NULL;
         g_auto(GStrv) ignore = NULL;
+        g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
         gboolean json = FALSE, all_runs = FALSE;
         struct compare_options o = { .alpha = 0.05, .noise = 0.02 };
         struct compare_view *v = NULL;
@@ -57,7 +83,7 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                 { "all-runs", 0, 0, G_OPTION_ARG_NONE, &all_runs,
                   "A kernel name selects its cells in every run, not only the latest", NULL },
                 { "ignore-setting", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ignore,
-                  "Pair cells even though this setting differs (disk_mbps, ...); repeatable", "KEY" },
+                  "Pair cells even though these settings differ (disk_mbps,...); repeatable", "KEY[,KEY]" },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON: every number, the pairing, the verdicts", NULL },
                 { "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or markdown", "FORMAT" },
                 { NULL },
@@ -119,7 +145,16 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
         o.workload = workload;
         o.metric_glob = metric;
         o.all_runs = all_runs;
-        o.ignore_settings = (const char *const *)ignore;
+        /* --ignore-setting a,b or repeated. */
+        for (size_t i = 0; ignore && ignore[i]; i++) {
+                g_auto(GStrv) parts = g_strsplit(ignore[i], ",", -1);
+
+                for (size_t k = 0; parts[k]; k++)
+                        if (parts[k][0])
+                                g_ptr_array_add(ignored, g_strdup(parts[k]));
+        }
+        g_ptr_array_add(ignored, NULL);
+        o.ignore_settings = (const char *const *)ignored->pdata;
 
         r = db_open_existing(g->db_path, &db, &err);
         if (r < 0)
@@ -139,12 +174,8 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                 r = error_setf(&err, -EIO, "compare: cannot write the output");
         if (r < 0)
                 rc = cli_error(&err);
-        else if (v->n_groups == 0) {
-                rc = cli_errorf("compare: nothing to compare like with like: no workload and settings exist on "
-                                "both sides%s",
-                                v->n_lonely ? " (see 'differs' above; --ignore-setting KEY pairs across a setting)"
-                                            : "");
-        }
+        else if (v->n_groups == 0)
+                rc = nothing_paired(v);
         compare_view_free(v);
         return rc;
 }

@@ -127,6 +127,12 @@ void compare_metric_stats(struct compare_metric *m, double alpha) {
         if (stats_mann_whitney(m->a, m->na, m->b, m->nb, &m->mw) < 0)
                 m->mw = undefined;
         m->mw_min_p = m->na && m->nb ? stats_mann_whitney_min_p(m->na, m->nb) : 1;
+        /* What a verdict could have detected: only for the metrics that can
+         * get one (the power computation is the costly part of a metric). */
+        m->mde = NAN;
+        m->n_for_2 = m->n_for_5 = 0;
+        if (!m->judged)
+                goto done;
         m->mde = m->na > 1 && m->nb > 1 ? stats_mde(&m->sa, &m->sb, alpha, COMPARE_POWER) : NAN;
         /* The spread both sides share: the root mean square of their CoVs. */
         if (isfinite(m->sa.cov) && isfinite(m->sb.cov))
@@ -135,6 +141,7 @@ void compare_metric_stats(struct compare_metric *m, double alpha) {
                 cov = m->sa.cov;
         m->n_for_2 = isfinite(cov) ? stats_n_for_effect(cov, 0.02, alpha, COMPARE_POWER, COMPARE_MAX_N) : 0;
         m->n_for_5 = isfinite(cov) ? stats_n_for_effect(cov, 0.05, alpha, COMPARE_POWER, COMPARE_MAX_N) : 0;
+done:
         m->q = NAN;
         m->verdict = m->judged ? COMPARE_SAME : COMPARE_INFO;
 }

@@ -60,8 +60,10 @@ struct compare_metric {
         struct stats_test welch, mw;
         double mw_min_p;           /* smallest p the exact rank test can give at na, nb */
         double q;                  /* BH-adjusted Welch p; NAN when not in the family */
-        double mde;                /* minimum detectable change (fraction of mean(a)), 80 % power */
-        size_t n_for_2, n_for_5;   /* repeats per side for 2 % / 5 % at 80 % power; 0 unknown */
+        double mde;                /* minimum detectable change (fraction of mean(a)), 80 % power
+                                      at alpha; judged metrics only, else NAN */
+        size_t n_for_2, n_for_5;   /* repeats per side for 2 % / 5 % at 80 % power (from the RMS
+                                      of both sides' CoV); judged metrics only; 0 unknown */
         enum compare_verdict verdict;
 };
 
@@ -138,8 +140,9 @@ struct compare_selector {
  * kernel name, run:ID, run:ID:KERNEL or tag:NAME[:KERNEL])". OUT: *ret. */
 int compare_selector_parse(const char *text, struct compare_selector *ret, struct kb_error *err);
 
-/* The statistics of one metric from its values (m->a, m->b, na, nb set):
- * summaries, change, Fieller CI, both tests, MDE and repeats for 2 %/5 %.
+/* The statistics of one metric from its values (m->a, m->b, na, nb, judged
+ * set): summaries, change, Fieller CI, both tests, and for judged metrics
+ * the MDE and the repeats for 2 %/5 %.
  * Leaves q and verdict to compare_judge(). */
 void compare_metric_stats(struct compare_metric *m, double alpha);
 

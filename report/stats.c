@@ -172,6 +172,8 @@ static double beta_cf(double a, double b, double x) {
         return h;
 }
 
+#define LN_SQRT_2PI 0.918938533204672741780329736406 /* log(sqrt(2 pi)) */
+
 /* The correction term of Stirling's series, lgamma(x) - ((x - 1/2) log x
  * - x + log sqrt(2 pi)), for x >= 10: the next term is below 1e-15. */
 static double lgamma_corr(double x) {
@@ -186,14 +188,13 @@ static double lgamma_corr(double x) {
  * keeps full precision. */
 static double log_beta(double a, double b) {
         double p = fmin(a, b), q = fmax(a, b);
-        const double ln_sqrt_2pi = 0.918938533204672741780329736406;
 
         if (q < 10.0)
                 return lgamma(p) + lgamma(q) - lgamma(p + q);
         if (p < 10.0)
                 return lgamma(p) + lgamma_corr(q) - lgamma_corr(p + q) + p - p * log(p + q) +
                        (q - 0.5) * log1p(-p / (p + q));
-        return -0.5 * log(q) + ln_sqrt_2pi + lgamma_corr(p) + lgamma_corr(q) - lgamma_corr(p + q) +
+        return -0.5 * log(q) + LN_SQRT_2PI + lgamma_corr(p) + lgamma_corr(q) - lgamma_corr(p + q) +
                (p - 0.5) * log(p / (p + q)) + q * log1p(-p / (p + q));
 }
 
@@ -258,16 +259,23 @@ double stats_t_cdf(double t, double df) {
         return t_sf(-t, df);
 }
 
+/* Whether t is still below the quantile sought: P(0 < T < t) short of
+ * target when central, else P(T > t) above it. */
+static int t_below(double t, double df, int central, double target) {
+        double tail, mid;
+
+        t_parts(t, df, &tail, &mid);
+        return central ? mid < target : tail > target;
+}
+
 /* The t > 0 with P(T > t) = q, 0 < q < 1/2, by bisection (monotone, and it
  * cannot wander off for tiny df). For q >= 1/4 the target is stated as
  * P(0 < T < t) = 1/2 - q, exact in floating point (Sterbenz). */
 static double t_isf(double q, double df) {
         int central = q >= 0.25;
-        double target = central ? 0.5 - q : q, lo = 0.0, hi = 1.0, tail, mid_c;
+        double target = central ? 0.5 - q : q, lo = 0.0, hi = 1.0;
 
-        /* below(t): the t is still too small */
-#define BELOW(t) (t_parts((t), df, &tail, &mid_c), central ? mid_c < target : tail > target)
-        while (BELOW(hi)) {
+        while (t_below(hi, df, central, target)) {
                 lo = hi;
                 hi *= 2.0;
                 if (hi > 1e300)
@@ -276,12 +284,11 @@ static double t_isf(double q, double df) {
         for (int i = 0; i < 2000 && hi - lo > 4 * DBL_EPSILON * hi; i++) {
                 double mid = lo + (hi - lo) / 2.0;
 
-                if (BELOW(mid))
+                if (t_below(mid, df, central, target))
                         lo = mid;
                 else
                         hi = mid;
         }
-#undef BELOW
         return lo + (hi - lo) / 2.0;
 }
 
@@ -306,6 +313,7 @@ static double norm_cdf(double x) {
 
 struct power_ctx {
         double df, nc, crit, log_norm;
+        long budget;               /* integrand evaluations left for refining */
 };
 
 /* The power integrand: P(|Z + nc| > crit * s) times the density of
@@ -315,35 +323,45 @@ static double power_integrand(const struct power_ctx *c, double s) {
 
         if (s <= 0.0)
                 return c->df == 1.0 ? sqrt(2.0 / M_PI) * (norm_cdf(c->nc) + norm_cdf(-c->nc)) : 0.0;
-        log_f = c->log_norm + (c->df - 1.0) * log(s) - c->df * s * s / 2.0;
+        /* (df - 1) log s - df s^2 / 2 + df / 2, written as
+         * z (log1p(w) - w) - log s with z = df / 2, w = s^2 - 1: the terms of
+         * size df cancel analytically instead of in floating point, which
+         * for df = 1e6 would leave noise of 1e-10 that no quadrature
+         * tolerance gets under. */
+        if (s < 0.5) /* far from 1, where s^2 - 1 would round s away */
+                log_f = c->log_norm + c->df / 2.0 * (2.0 * log(s) - s * s + 1.0) - log(s);
+        else
+                log_f = c->log_norm + c->df / 2.0 * (log1p(s * s - 1.0) - (s * s - 1.0)) - log(s);
         return (norm_cdf(c->nc - c->crit * s) + norm_cdf(-c->nc - c->crit * s)) * exp(log_f);
 }
 
-static double simpson_adapt(const struct power_ctx *c, double a, double b, double fa, double fm, double fb,
+static double simpson_adapt(struct power_ctx *c, double a, double b, double fa, double fm, double fb,
                             double whole, double tol, int depth) {
         double m = (a + b) / 2.0, lm = (a + m) / 2.0, rm = (m + b) / 2.0;
         double flm = power_integrand(c, lm), frm = power_integrand(c, rm);
         double left = (m - a) / 6.0 * (fa + 4.0 * flm + fm), right = (b - m) / 6.0 * (fm + 4.0 * frm + fb);
 
-        if (depth <= 0 || fabs(left + right - whole) <= 15.0 * tol)
+        /* The budget bounds the work should rounding keep the error
+         * estimate above tol; accurate integrands never come near it. */
+        c->budget -= 2;
+        if (depth <= 0 || c->budget <= 0 || fabs(left + right - whole) <= 15.0 * tol)
                 return left + right + (left + right - whole) / 15.0;
         return simpson_adapt(c, a, m, fa, flm, fm, left, tol / 2.0, depth - 1) +
                simpson_adapt(c, m, b, fm, frm, fb, right, tol / 2.0, depth - 1);
 }
 
-double stats_t_power(double df, double nc, double alpha) {
-        struct power_ctx c;
-        double mode, sd, lo, hi, width, sum = 0.0;
+/* The power for df >= 1 at the critical value crit = t_{1-alpha/2, df}. */
+static double t_power_at(double df, double nc, double crit) {
+        struct power_ctx c = { .df = df, .nc = fabs(nc), .crit = crit, .budget = 200000 };
+        double z = df / 2.0, corr, mode, sd, lo, hi, width, sum = 0.0;
         const int panels = 64;
 
-        if (!(df >= 1.0) || !isfinite(df) || isnan(nc) || !(alpha > 0.0 && alpha < 1.0))
-                return NAN;
         if (isinf(nc))
                 return 1.0;
-        c.df = df;
-        c.nc = fabs(nc);
-        c.crit = stats_t_quantile(1.0 - alpha / 2.0, df);
-        c.log_norm = log(2.0) + df / 2.0 * log(df / 2.0) - lgamma(df / 2.0);
+        /* log of 2 z^z e^-z / Gamma(z) by Stirling's series:
+         * log 2 + log(z) / 2 - log sqrt(2 pi) - corr(z) */
+        corr = z >= 10.0 ? lgamma_corr(z) : lgamma(z) - ((z - 0.5) * log(z) - z + LN_SQRT_2PI);
+        c.log_norm = log(2.0) + 0.5 * log(z) - LN_SQRT_2PI - corr;
         /* S has its mode at sqrt((df - 1) / df) and a spread of about
          * 1 / sqrt(2 df); 15 spreads either side hold all but e^-100 of it. */
         mode = sqrt((df - 1.0) / df);
@@ -360,6 +378,12 @@ double stats_t_power(double df, double nc, double alpha) {
                 sum += simpson_adapt(&c, a, b, fa, fm, fb, width / 6.0 * (fa + 4.0 * fm + fb), 1e-11 / panels, 30);
         }
         return fmin(1.0, fmax(0.0, sum));
+}
+
+double stats_t_power(double df, double nc, double alpha) {
+        if (!(df >= 1.0) || !isfinite(df) || isnan(nc) || !(alpha > 0.0 && alpha < 1.0))
+                return NAN;
+        return t_power_at(df, nc, stats_t_quantile(1.0 - alpha / 2.0, df));
 }
 
 /* ---- Welch ------------------------------------------------------------ */
@@ -616,26 +640,45 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, doubl
 /* ---- resolution ------------------------------------------------------- */
 
 /* The noncentrality at which the two-sided t test at alpha with df degrees
- * of freedom reaches the power: power grows with the noncentrality, so
- * bisection between alpha (nc = 0) and a doubling upper bound. */
+ * of freedom reaches the power. Power grows with the noncentrality from
+ * alpha at 0: bracket by doubling, then regula falsi with the Illinois
+ * modification (a handful of power evaluations, where bisection to the
+ * same precision takes 45). */
 static double nc_for_power(double df, double alpha, double power) {
-        double lo = 0.0, hi = 4.0;
+        double crit = stats_t_quantile(1.0 - alpha / 2.0, df);
+        double lo = 0.0, hi = 4.0, flo = alpha - power, fhi;
+        int side = 0;
 
-        while (stats_t_power(df, hi, alpha) < power) {
+        while ((fhi = t_power_at(df, hi, crit) - power) < 0.0) {
                 lo = hi;
+                flo = fhi;
                 hi *= 2.0;
                 if (hi > 1e12)
                         return NAN;
         }
         for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; i++) {
-                double mid = lo + (hi - lo) / 2.0;
+                double mid = (lo * fhi - hi * flo) / (fhi - flo), fmid;
 
-                if (stats_t_power(df, mid, alpha) < power)
+                if (!(mid > lo && mid < hi))
+                        mid = lo + (hi - lo) / 2.0;
+                fmid = t_power_at(df, mid, crit) - power;
+                if (fmid == 0.0)
+                        return mid;
+                if (fmid < 0.0) {
                         lo = mid;
-                else
+                        flo = fmid;
+                        if (side == -1)
+                                fhi /= 2.0;
+                        side = -1;
+                } else {
                         hi = mid;
+                        fhi = fmid;
+                        if (side == 1)
+                                flo /= 2.0;
+                        side = 1;
+                }
         }
-        return hi;
+        return lo + (hi - lo) / 2.0;
 }
 
 /* Definition: the Welch statistic for a true difference of means D is

@@ -30,13 +30,15 @@ struct stats_test {
 };
 
 /* Welch's unequal-variances t-test. Undefined (p = NAN, returns -EDOM) when
- * a side has fewer than 2 values or both variances are 0. */
+ * a side has fewer than 2 values or both variances are 0. On -EDOM *ret
+ * is still written, all NAN, so a view can print it as undefined. */
 int stats_welch(const double *a, size_t na, const double *b, size_t nb, struct stats_test *ret);
 
 /* Mann-Whitney U, two-sided. Exact distribution when there are no ties and
  * both samples are small (see stats.c for the bound); otherwise the normal
  * approximation with tie correction and continuity correction (SciPy's
- * method="asymptotic", use_continuity=True). -EDOM when a side is empty. */
+ * method="asymptotic", use_continuity=True). -EDOM when a side is empty,
+ * -ENOMEM when the rank or count table cannot be allocated. */
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct stats_test *ret);
 
 /* The smallest two-sided p-value the exact Mann-Whitney test can give for
@@ -70,7 +72,8 @@ double stats_mde(const struct stats_summary *a, const struct stats_summary *b, d
 /* Repeats per side needed to detect a relative change `effect` (0.02 for
  * 2 %) with the given power at alpha, assuming both sides have the
  * coefficient of variation cov. 0 when cov is not finite; capped at
- * max_n (returns max_n + 1 when even max_n is not enough). */
+ * max_n (returns max_n + 1 when even max_n is not enough). cov 0 (no
+ * spread) needs the 2 values per side a t test is defined on. */
 size_t stats_n_for_effect(double cov, double effect, double alpha, double power, size_t max_n);
 
 /* The Student t distribution with df > 0 degrees of freedom (df need not

@@ -469,6 +469,7 @@ TEST(too_few_samples) {
         ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_N_SMALL);
         text = render(v, 0);
         ASSERT_TRUE(strstr(text, "n too small") != NULL);
+        ASSERT_TRUE(strstr(text, "note: A and B select the same cells") != NULL);
         free(text);
         v = compare_view_free(v);
         store_done(&s);
@@ -562,9 +563,11 @@ TEST(selector_resolution) {
         ASSERT_EQ(v->exit_status, 0);
         v = compare_view_free(v);
         o.workload = "ftp";
-        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), 0);
-        ASSERT_EQ(v->n_groups, 0);
-        ASSERT_EQ(v->n_lonely, 0);
-        v = compare_view_free(v);
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
+        ASSERT_STREQ(err.msg, "A 'tag:base': 6.1.0-57-amd64 in run 1 has no cells of workload ftp");
+        o = (struct compare_options){ .a = "run:6:6.1.0-47-amd64", .b = "run:1:6.1.0-47-amd64", .alpha = 0.05,
+                                      .noise = 0.02 };
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
+        ASSERT_STREQ(err.msg, "B 'run:1:6.1.0-47-amd64': 6.1.0-47-amd64 in run 1 has no cells");
         store_done(&s);
 }

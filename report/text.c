@@ -523,7 +523,12 @@ static void group_table(const struct compare_view *v, const struct compare_group
                 for (int c = 0; c < C_COUNT; c++) {
                         if (md) {
                                 fputs("| ", out);
-                                put_text(out, cells[r][c], 0);
+                                /* A '|' from the store would end the cell. */
+                                for (const char *p = cells[r][c]; *p; p++)
+                                        if (*p == '|')
+                                                fputs("\\|", out);
+                                        else
+                                                fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
                                 fputc(' ', out);
                         } else if (c == C_METRIC) {
                                 put_text(out, cells[r][c], w[c]);
@@ -552,15 +557,18 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
         put_text(out, v->desc_b, 0);
         fprintf(out, "%sverdicts: Welch's t p, Benjamini-Hochberg at q = %g over the judged metrics, and the whole "
                      "95%% Fieller CI of the change beyond the noise band of ±%g%%; \"n too small\" when the "
-                     "exact Mann-Whitney test cannot reach %g at these sizes\n",
-                markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha);
+                     "exact Mann-Whitney test cannot reach %g at these sizes%s\n",
+                markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha, markdown ? "  " : "");
+        if (v->desc_a && v->desc_b && strcmp(v->desc_a, v->desc_b) == 0)
+                fprintf(out, "note: A and B select the same cells; for an A/A comparison name two runs or tags%s\n",
+                        markdown ? "  " : "");
         if (v->ignored && v->ignored[0]) {
                 fputs("paired across differing settings (--ignore-setting):", out);
                 for (size_t i = 0; v->ignored[i]; i++) {
                         fputc(' ', out);
                         put_text(out, v->ignored[i], 0);
                 }
-                fputc('\n', out);
+                fputs(markdown ? "  \n" : "\n", out);
         }
         for (size_t i = 0; i < v->n_groups; i++)
                 group_table(v, &v->groups[i], markdown, out);

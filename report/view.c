@@ -188,8 +188,8 @@ struct side_group {
         size_t ok, failed;
         struct { char state[32]; size_t n; } fails[8];
         size_t n_fails;
-        int64_t runs[64];
-        size_t n_runs, more_runs;
+        int64_t *runs;             /* the runs its cells come from */
+        size_t n_runs, cap_runs;
         struct side_metric *m;
         size_t n_m, cap_m;
         int paired;
@@ -208,6 +208,7 @@ static void side_clear(struct side *s) {
                         free(s->g[i].m[k].v);
                 }
                 free(s->g[i].m);
+                free(s->g[i].runs);
                 free(s->g[i].key);
                 free(s->g[i].workload);
                 free(s->g[i].spec);
@@ -289,14 +290,17 @@ static struct side_group *side_group(struct side *s, const char *key, const char
         return g;
 }
 
-static void side_group_run(struct side_group *g, int64_t run) {
+static int side_group_run(struct side_group *g, int64_t run) {
+        /* Selections arrive run by run: the last entry is the common match. */
+        if (g->n_runs && g->runs[g->n_runs - 1] == run)
+                return 0;
         for (size_t i = 0; i < g->n_runs; i++)
                 if (g->runs[i] == run)
-                        return;
-        if (g->n_runs < ELEMENTSOF(g->runs))
-                g->runs[g->n_runs++] = run;
-        else
-                g->more_runs++;
+                        return 0;
+        if (grow_array((void **)&g->runs, &g->cap_runs, g->n_runs, sizeof(*g->runs)) < 0)
+                return -ENOMEM;
+        g->runs[g->n_runs++] = run;
+        return 0;
 }
 
 static void side_group_fail(struct side_group *g, const char *state) {
@@ -327,9 +331,8 @@ static int side_add(struct side *s, const struct query_selection *sel, const str
                 if (r < 0)
                         return error_prefix(err, r, "run %lld", (long long)sel->run_id);
                 g = side_group(s, key, c->workload, spec);
-                if (!g)
+                if (!g || side_group_run(g, sel->run_id) < 0)
                         return error_setf(err, -ENOMEM, "out of memory");
-                side_group_run(g, sel->run_id);
                 if (strcmp(c->state, "ok") != 0) {
                         side_group_fail(g, c->state);
                         continue;
@@ -502,6 +505,7 @@ static int side_resolve(struct db *db, const char *text, int all_runs, struct si
 static int load_side(struct db *db, const char *text, const struct compare_options *o, struct side *side,
                      char **ret_desc, struct kb_error *err) {
         struct side_sel sel = { 0 };
+        size_t cells = 0;
         int r;
 
         r = side_resolve(db, text, o->all_runs, &sel, err);
@@ -509,10 +513,15 @@ static int load_side(struct db *db, const char *text, const struct compare_optio
                 struct query_selection *q = NULL;
 
                 r = query_selection(db, sel.runs[i], sel.kernels[i], o->workload, &q, err);
-                if (r >= 0)
+                if (r >= 0) {
+                        cells += q->n_cells;
                         r = side_add(side, q, o, err);
+                }
                 query_selection_free(q);
         }
+        if (r >= 0 && cells == 0)
+                r = error_setf(err, -ENOENT, "%s has no cells%s%s", sel.desc ? sel.desc : text,
+                               o->workload ? " of workload " : "", o->workload ? o->workload : "");
         if (r >= 0)
                 *ret_desc = TAKE_PTR(sel.desc);
         side_sel_clear(&sel);
@@ -527,7 +536,8 @@ static int copy_side(const struct side_group *g, struct compare_side *ret) {
         ret->runs = malloc((g->n_runs + 1) * sizeof(*ret->runs));
         if (!ret->runs)
                 return -ENOMEM;
-        memcpy(ret->runs, g->runs, g->n_runs * sizeof(*ret->runs));
+        if (g->n_runs)
+                memcpy(ret->runs, g->runs, g->n_runs * sizeof(*ret->runs));
         for (size_t i = 1; i < ret->n_runs; i++)      /* few runs: insertion sort */
                 for (size_t j = i; j > 0 && ret->runs[j - 1] > ret->runs[j]; j--) {
                         int64_t t = ret->runs[j];
@@ -554,11 +564,9 @@ static int metric_rank(const char *workload, const char *name) {
         return 1;
 }
 
-static const char *sort_workload;
-
-static int metric_cmp(const void *x, const void *y) {
+static int metric_cmp(const void *x, const void *y, void *workload) {
         const struct compare_metric *a = x, *b = y;
-        int ra = metric_rank(sort_workload, a->name), rb = metric_rank(sort_workload, b->name);
+        int ra = metric_rank(workload, a->name), rb = metric_rank(workload, b->name);
 
         return ra != rb ? ra - rb : strcmp(a->name, b->name);
 }
@@ -620,8 +628,7 @@ static int pair_group(struct side_group *ga, struct side_group *gb, double alpha
                         compare_metric_stats(m, alpha);
                 }
         }
-        sort_workload = g->workload;
-        qsort(g->m, g->n_m, sizeof(*g->m), metric_cmp);
+        qsort_r(g->m, g->n_m, sizeof(*g->m), metric_cmp, g->workload);
         return 0;
 }
 

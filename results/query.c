@@ -747,15 +747,24 @@ static int selection_cells(struct db *db, struct query_selection *v, const char 
         return 0;
 }
 
+static int sel_cell_cmp(const void *key, const void *elem) {
+        int64_t id = *(const int64_t *)key, other = ((const struct query_sel_cell *)elem)->id;
+
+        return (id > other) - (id < other);
+}
+
 static int selection_metrics(struct db *db, struct query_selection *v, const char *workload,
                              struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        size_t at = 0, cap = 0;
+        struct query_sel_cell *c = NULL;
+        size_t cap = 0;
         int r, rc, oom = 0;
 
+        /* No ORDER BY: the join walks each cell's metrics by primary key
+         * (cell_id, name), so they come grouped by cell and sorted by name;
+         * a sorter over every row would cost more than the rows. */
         r = q_prepare(db, "SELECT m.cell_id, m.name, m.value, m.unit FROM cells c "
-                          "JOIN metrics m ON m.cell_id = c.id " SEL_WHERE "AND c.state = 'ok' "
-                          "ORDER BY c.id, m.name", &s, err);
+                          "JOIN metrics m ON m.cell_id = c.id " SEL_WHERE "AND c.state = 'ok'", &s, err);
         if (r < 0)
                 return r;
         sqlite3_bind_int64(s, 1, v->run_id);
@@ -764,17 +773,15 @@ static int selection_metrics(struct db *db, struct query_selection *v, const cha
                 sqlite3_bind_text(s, 3, workload, -1, SQLITE_TRANSIENT);
         while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
                 int64_t cell_id = sqlite3_column_int64(s, 0);
-                struct query_sel_cell *c;
                 struct query_metric *m;
 
-                /* Both statements walk the cells by id: attach by merging. */
-                while (at < v->n_cells && v->cells[at].id < cell_id) {
-                        at++;
-                        cap = 0;
+                if (!c || c->id != cell_id) {
+                        /* v->cells is sorted by id (selection_cells). */
+                        c = bsearch(&cell_id, v->cells, v->n_cells, sizeof(*v->cells), sel_cell_cmp);
+                        if (!c)
+                                continue;
+                        cap = c->n_metrics;
                 }
-                if (at == v->n_cells || v->cells[at].id != cell_id)
-                        continue;
-                c = &v->cells[at];
                 if (grow((void **)&c->metrics, &cap, c->n_metrics, sizeof(*c->metrics)) < 0) {
                         oom = 1;
                         break;
@@ -797,38 +804,34 @@ static int selection_metrics(struct db *db, struct query_selection *v, const cha
 int query_selection(struct db *db, int64_t run_id, const char *kernel_id, const char *workload,
                     struct query_selection **ret, struct kb_error *err) {
         struct query_selection *v = calloc(1, sizeof(*v));
-        struct query_run *run = NULL;
-        int r;
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r, rc, oom = 0;
 
         if (!v)
                 return error_setf(err, -ENOMEM, "out of memory");
         v->run_id = run_id;
-        r = query_run(db, run_id, &run, err);
+        r = q_prepare(db, "SELECT r.tag, r.settings_json, (SELECT name FROM kernels WHERE id = ?2) "
+                          "FROM runs r WHERE r.id = ?1", &s, err);
         if (r < 0)
                 goto fail;
-        v->tag = run->tag ? strdup(run->tag) : NULL;
-        v->settings_json = strdup(run->settings_json ? run->settings_json : "{}");
-        v->kernel_id = strdup(kernel_id);
-        r = (!v->tag && run->tag) || !v->settings_json || !v->kernel_id ? -ENOMEM : 0;
-        query_runs_free(run, 1);
-        if (r < 0) {
-                error_setf(err, r, "out of memory");
+        sqlite3_bind_int64(s, 1, run_id);
+        sqlite3_bind_text(s, 2, kernel_id, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(s);
+        if (rc == SQLITE_DONE) {
+                r = error_setf(err, -ENOENT, "no run %lld in %s", (long long)run_id, db_path(db));
                 goto fail;
         }
-        {
-                _cleanup_stmt_ sqlite3_stmt *s = NULL;
-                int oom = 0;
-
-                r = q_prepare(db, "SELECT name FROM kernels WHERE id = ?1", &s, err);
-                if (r < 0)
-                        goto fail;
-                sqlite3_bind_text(s, 1, kernel_id, -1, SQLITE_TRANSIENT);
-                if (sqlite3_step(s) == SQLITE_ROW)
-                        v->kernel_name = col_dup(s, 0, &oom);
-                if (oom) {
-                        r = error_setf(err, -ENOMEM, "out of memory");
-                        goto fail;
-                }
+        if (rc != SQLITE_ROW) {
+                r = db_error(db, rc, err, "reading run %lld", (long long)run_id);
+                goto fail;
+        }
+        v->tag = col_dup(s, 0, &oom);
+        v->settings_json = col_dup(s, 1, &oom);
+        v->kernel_name = col_dup(s, 2, &oom);
+        v->kernel_id = strdup(kernel_id);
+        if (oom || !v->kernel_id) {
+                r = error_setf(err, -ENOMEM, "out of memory");
+                goto fail;
         }
         r = selection_cells(db, v, workload, err);
         if (r >= 0)

@@ -165,7 +165,7 @@ struct query_sel_cell {
         char *params_json;         /* may be NULL */
         char *state;
         double boot_s, workload_s, total_s;   /* NAN when unknown */
-        struct query_metric *metrics;         /* ok cells only, by name; notes not read */
+        struct query_metric *metrics;         /* ok cells only, in no set order; notes not read */
         size_t n_metrics;
 };
 
@@ -173,9 +173,9 @@ struct query_sel_cell {
 struct query_selection {
         int64_t run_id;
         char *tag;                 /* NULL if none */
-        char *settings_json;
+        char *settings_json;       /* NULL only if the row has none (NOT NULL in the schema) */
         char *kernel_id;
-        char *kernel_name;
+        char *kernel_name;         /* NULL if the kernel row is gone */
         struct query_sel_cell *cells;     /* latest attempt per cell key, by cell id */
         size_t n_cells;
 };

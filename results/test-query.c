@@ -261,3 +261,78 @@ TEST(samples_use_ok_cells_only) {
         query_series_free(s, n);
         fixture_done(&f);
 }
+
+TEST(selections_for_compare) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct query_kernel *k = NULL;
+        struct query_selection *sel = NULL;
+        int64_t *ids = NULL;
+        size_t n = 0, metrics = 0;
+
+        fixture_init(&f);
+        ASSERT_EQ(query_kernel_by_name(f.db, "6.1.0-57-amd64", &k, &err), 0);
+        ASSERT_STREQ(k->id, KID_B);
+        query_kernels_free(k, 1);
+        ASSERT_EQ(query_kernel_by_name(f.db, "7.0", &k, &err), -ENOENT);
+        ASSERT_TRUE(strncmp(err.msg, "no kernel '7.0' in ", 19) == 0);
+
+        ASSERT_EQ(query_run_kernels(f.db, f.run, &k, &n, &err), 0);
+        ASSERT_EQ(n, 2);
+        ASSERT_STREQ(k[0].name, "6.1.0-47-amd64");      /* first cell first */
+        ASSERT_STREQ(k[1].id, KID_B);
+        query_kernels_free(k, n);
+        ASSERT_EQ(query_run_kernels(f.db, f.empty_run, &k, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        query_kernels_free(k, n);
+
+        ASSERT_EQ(query_kernel_runs(f.db, KID_A, &ids, &n, &err), 0);
+        ASSERT_EQ(n, 1);
+        ASSERT_EQ(ids[0], f.run);
+        free(ids);
+        ASSERT_EQ(query_tag_runs(f.db, "nightly", &ids, &n, &err), 0);
+        ASSERT_EQ(n, 1);
+        ASSERT_EQ(ids[0], f.run);
+        free(ids);
+        ASSERT_EQ(query_tag_runs(f.db, "none", &ids, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        free(ids);
+
+        /* Kernel B: c001 c003 c005, and c007 by its latest (ok) attempt only. */
+        ASSERT_EQ(query_selection(f.db, f.run, KID_B, NULL, &sel, &err), 0);
+        ASSERT_STREQ(sel->tag, "nightly");
+        ASSERT_STREQ(sel->kernel_name, "6.1.0-57-amd64");
+        ASSERT_TRUE(strstr(sel->settings_json, "\"repeats\":3") != NULL);
+        ASSERT_EQ(sel->n_cells, 4);
+        ASSERT_STREQ(sel->cells[3].cell_key, "c007");
+        ASSERT_STREQ(sel->cells[3].state, "ok");
+        ASSERT_EQ(sel->cells[3].n_metrics, 1);
+        ASSERT_NEAR(sel->cells[3].metrics[0].value, 53, 0);
+        ASSERT_STREQ(sel->cells[3].params_json, "{\"size\":\"512M\",\"bs\":\"1M\",\"mem\":256}");
+        /* c005's rate is stored without a value. */
+        ASSERT_EQ(sel->cells[2].metrics[0].has_value, 0);
+        ASSERT_TRUE(isnan(sel->cells[2].metrics[0].value));
+        sel = query_selection_free(sel);
+
+        /* Kernel A: the failed c006 is listed, its metric not read. */
+        ASSERT_EQ(query_selection(f.db, f.run, KID_A, NULL, &sel, &err), 0);
+        ASSERT_EQ(sel->n_cells, 5);
+        for (size_t i = 0; i < sel->n_cells; i++) {
+                metrics += sel->cells[i].n_metrics;
+                if (strcmp(sel->cells[i].cell_key, "c006") == 0) {
+                        ASSERT_STREQ(sel->cells[i].state, "workload-failure");
+                        ASSERT_EQ(sel->cells[i].n_metrics, 0);
+                }
+        }
+        ASSERT_EQ(metrics, 3 * 2 + 2);
+        sel = query_selection_free(sel);
+        ASSERT_EQ(query_selection(f.db, f.run, KID_A, "tiobench", &sel, &err), 0);
+        ASSERT_EQ(sel->n_cells, 1);
+        ASSERT_STREQ(sel->cells[0].cell_key, "c008");
+        ASSERT_NEAR(sel->cells[0].boot_s, 2.5, 1e-12);
+        sel = query_selection_free(sel);
+        ASSERT_EQ(query_selection(f.db, 77, KID_A, NULL, &sel, &err), -ENOENT);
+        ASSERT_TRUE(strncmp(err.msg, "no run 77 in ", 13) == 0);
+        ASSERT_TRUE(sel == NULL);
+        fixture_done(&f);
+}
