@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -136,6 +137,34 @@ TEST(halts_edges) {
         ASSERT_EQ(ftp_halts(tback, steady, 5, 1.0, &h), -EINVAL);
 }
 
+TEST(setup_s_hand_made) {
+        /* The host phase began at 4.0; banner and login until 10.2 (flat at
+         * 0), the first bytes at 10.25 (the point recorded when seen), then
+         * the 10 Hz schedule. */
+        static const double t[] = { 10.2, 10.25, 10.3, 10.4, 10.5 };
+        static const double b[] = { 0, 262144, 524288, 1048576, 1048576 };
+        static const double none[] = { 0, 0, 0, 0, 0 };
+        static const double b_nan[] = { 0, NAN, 524288, 1048576, 1048576 };
+        double s = 7;
+
+        ASSERT_EQ(ftp_setup_s(4.0, t, b, ELEMENTSOF(t), &s), 0);
+        ASSERT_NEAR(s, 6.25, 1e-12);
+        /* It is the first sample with bytes, not the first sample. */
+        ASSERT_EQ(ftp_setup_s(10.2, t, b, ELEMENTSOF(t), &s), 0);
+        ASSERT_NEAR(s, 0.05, 1e-12);
+        /* The first bytes at the very start of the phase. */
+        ASSERT_EQ(ftp_setup_s(10.25, t, b, ELEMENTSOF(t), &s), 0);
+        ASSERT_NEAR(s, 0, 0);
+
+        s = 7;
+        ASSERT_EQ(ftp_setup_s(4.0, t, none, ELEMENTSOF(t), &s), -ENODATA);
+        ASSERT_EQ(ftp_setup_s(4.0, t, b, 0, &s), -ENODATA);
+        ASSERT_EQ(ftp_setup_s(10.3, t, b, ELEMENTSOF(t), &s), -EINVAL);   /* bytes before the start */
+        ASSERT_EQ(ftp_setup_s(NAN, t, b, ELEMENTSOF(t), &s), -EINVAL);
+        ASSERT_EQ(ftp_setup_s(4.0, t, b_nan, ELEMENTSOF(t), &s), -EINVAL);
+        ASSERT_NEAR(s, 7, 0);      /* not written on failure */
+}
+
 /* ---- keys, config, script --------------------------------------------- */
 
 static struct workload_spec spec3(char *size, char *verify, char *seed, char **values) {
@@ -209,6 +238,18 @@ TEST(script_generation) {
         ASSERT_TRUE(strstr(script, "echo host-start >&3\nread line < /run/kbench/host\n") != NULL);
         ASSERT_TRUE(strstr(script, "echo sync-start >&3\nsync\necho sync-end >&3\n") != NULL);
         ASSERT_TRUE(strstr(script, "sha256sum") == NULL);
+        /* host-start only once the guest's NIC has link: before that,
+         * QEMU's forward loses its SYN and retries it 6 s later. */
+        const char *carrier = strstr(script, "/sys/class/net/eth0/carrier");
+        const char *listen = strstr(script, "/proc/net/tcp");
+        const char *start = strstr(script, "echo host-start >&3");
+        ASSERT_TRUE(carrier && listen && start);
+        ASSERT_TRUE(listen < carrier && carrier < start);
+        ASSERT_TRUE(strstr(script, "ftp-error: eth0 has no carrier after 30 s") != NULL);
+        /* IPv6 off before vsftpd starts, long before the link is up: its
+         * multicast joins at link-up would stop QEMU's e1000 receiving for 1 s. */
+        const char *v6 = strstr(script, "\n{ echo 1 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6; } 2>/dev/null\n");
+        ASSERT_TRUE(v6 != NULL && v6 < strstr(script, "/usr/sbin/vsftpd"));
         ASSERT_TRUE(sh_syntax_ok(script));
 
         s = spec3("64M", "1", "", v);
@@ -237,6 +278,32 @@ TEST(script_rejects) {
         env.mnt = "/mnt/te st;rm";
         ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
         ASSERT_TRUE(script == NULL);
+}
+
+TEST(script_link_dev) {
+        struct ftp_server_params sp = { .dir = "/srv/x", .run_dir = "/run/x", .user = "ftp",
+                                        .port = 2121, .pasv_min = 3000, .pasv_max = 3003 };
+        static const char *const bad[] = { "../eth0", "eth0/..", "eth 0", "eth0;reboot", "" };
+        struct kb_error err = { "" };
+        char *script = NULL;
+
+        /* No device: no carrier wait (the tests on 127.0.0.1). */
+        ASSERT_EQ(ftp_script_build(&sp, "/run/fifo", 0, &script, &err), 0);
+        ASSERT_TRUE(strstr(script, "carrier") == NULL);
+        ASSERT_TRUE(strstr(script, "disable_ipv6") == NULL);
+        ASSERT_TRUE(sh_syntax_ok(script));
+        g_free(script);
+        script = NULL;
+        sp.link_dev = "lo";
+        ASSERT_EQ(ftp_script_build(&sp, "/run/fifo", 0, &script, &err), 0);
+        ASSERT_TRUE(strstr(script, "/sys/class/net/lo/carrier") != NULL);
+        g_free(script);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                script = NULL;
+                sp.link_dev = bad[i];
+                ASSERT_EQ(ftp_script_build(&sp, "/run/fifo", 0, &script, &err), -EINVAL);
+                ASSERT_TRUE(script == NULL);
+        }
 }
 
 /* ---- parser ----------------------------------------------------------- */
@@ -480,6 +547,55 @@ struct fake_server {
         const char *reply;         /* to the first command after the banner */
 };
 
+/* Like QEMU's forward when its SYN to the guest was lost: the first
+ * connection is accepted and never answered; later ones are greeted, and
+ * the login is refused so that the test ends without a data connection. */
+static void *silent_first_server_run(void *u) {
+        struct fake_server *s = u;
+        int silent = accept(s->lfd, NULL, NULL);
+
+        for (int i = 0; i < 2; i++) {
+                int c = accept(s->lfd, NULL, NULL);
+                char buf[256];
+                if (c < 0)
+                        break;
+                dprintf(c, "220 fake\r\n");
+                if (i == 1) {
+                        struct pollfd pfd = { .fd = c, .events = POLLIN };
+                        if (poll(&pfd, 1, 5000) > 0 && read(c, buf, sizeof(buf)) > 0)
+                                dprintf(c, "%s\r\n", s->reply);
+                        usleep(100000);
+                }
+                close(c);
+        }
+        if (silent >= 0)
+                close(silent);
+        return NULL;
+}
+
+TEST(silent_connection_is_abandoned) {
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        struct ftp_params p = { .size = 1 << 20, .banner_timeout_s = 10 };
+        struct fake_server s = { .reply = "530 Login incorrect." };
+        pthread_t th;
+
+        s.lfd = listen_any(&env.ports[0]);
+        ASSERT_EQ(pthread_create(&th, NULL, silent_first_server_run, &s), 0);
+        struct workload_host host = fake_host(&f, &env, &ml);
+        int r = ftp_upload(&host, &p, &err);
+        shutdown(s.lfd, SHUT_RDWR);        /* a server still in accept() gives up */
+        pthread_join(th, NULL);
+        close(s.lfd);
+        /* Reaching curl's login (530) shows the probe moved on to a new
+         * connection; waiting on the silent one would end in -ETIMEDOUT. */
+        if (r != -EIO)
+                TEST_FAIL("ftp_upload: %d %s", r, err.msg);
+        ASSERT_TRUE(strstr(err.msg, "530") != NULL);
+}
+
 /* Greets every connection, then answers the first command with reply. */
 static void *fake_server_run(void *u) {
         struct fake_server *s = u;
@@ -589,6 +705,7 @@ TEST(upload_to_real_vsftpd) {
         }
         /* No sleep: ftp_upload must itself wait for the banner. */
         struct workload_host host = fake_host(&f, &env, &ml);
+        double t_call = now_mono();
         int r = ftp_upload(&host, &p, &err);
         kill(pid, SIGTERM);
         waitpid(pid, &status, 0);
@@ -623,6 +740,12 @@ TEST(upload_to_real_vsftpd) {
         ASSERT_TRUE(first_moved < f.n_pt);
         ASSERT_TRUE(data_s < up);
         ASSERT_TRUE(data_s >= f.pt_t[f.n_pt - 1] - f.pt_t[first_moved] - 1e-6);
+        /* setup_s ends at the first point with bytes and starts when the host
+         * phase did: after the call, before the first FTP command. */
+        const struct metric *setup = metric_find(&ml, "ftp.setup_s");
+        ASSERT_TRUE(setup != NULL);
+        double phase_start = f.pt_t[first_moved] - setup->value;
+        ASSERT_TRUE(phase_start >= t_call - 1e-9 && phase_start <= f.pt_t[0] + 1e-9);
         ASSERT_EQ(ftp_halts(f.pt_t, f.pt_v, f.n_pt, 1.0, &h), 0);
         ASSERT_EQ(metric_find(&ml, "ftp.halt_count")->value, h.count);
         ASSERT_TRUE(metric_find(&ml, "ftp.halt_longest_s") && metric_find(&ml, "ftp.halt_total_s"));
