@@ -342,6 +342,15 @@ void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
         ph = H - top - bottom;
 
         nxt = svg_ticks(&x0, &x1, 8, xt, G_N_ELEMENTS(xt), &xstep);
+        /* Counts (run ids) have no ticks between integers. */
+        if (c->x_integer && xstep < 1) {
+                xstep = 1;
+                x0 = floor(x0);
+                x1 = ceil(x1);
+                nxt = 0;
+                for (double v = x0; v <= x1 + 1e-9 && nxt < G_N_ELEMENTS(xt); v += 1)
+                        xt[nxt++] = v;
+        }
         nyt = svg_ticks(&y0, &y1, 5, yt, G_N_ELEMENTS(yt), &ystep);
 #define X(t) (left + ((t) - x0) / (x1 - x0) * pw)
 #define Y(v) (top + ph - ((v) - y0) / (y1 - y0) * ph)
@@ -369,7 +378,9 @@ void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
         }
         if (c->y_unit)
                 text_at(h, 4, top - 6, NULL, FONT - 1, AXIS, c->y_unit);
-        if (c->x_unit) {
+        if (c->x_label)
+                text_at(h, left + pw, top + ph + 31, "end", FONT - 1, AXIS, c->x_label);
+        else if (c->x_unit) {
                 g_autofree char *xl = g_strdup_printf("time (%s)", c->x_unit);
 
                 text_at(h, left + pw, top + ph + 31, "end", FONT - 1, AXIS, xl);
@@ -417,6 +428,22 @@ void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
                         }
                         g_string_append_printf(d, "%c%.1f %.1f", seg ? 'L' : 'M', X(p[i].t), Y(p[i].v));
                         seg++;
+                        if (c->markers && seg > 1) {
+                                html_start(h, "circle");
+                                html_attr_num(h, "cx", X(p[i].t));
+                                html_attr_num(h, "cy", Y(p[i].v));
+                                html_attr(h, "r", "2.5");
+                                html_attr(h, "fill", colour(se->color));
+                                html_end_void(h);
+                        }
+                        if (c->markers && seg == 2) {
+                                html_start(h, "circle");
+                                html_attr_num(h, "cx", X(p[i - 1].t));
+                                html_attr_num(h, "cy", Y(p[i - 1].v));
+                                html_attr(h, "r", "2.5");
+                                html_attr(h, "fill", colour(se->color));
+                                html_end_void(h);
+                        }
                 }
                 if (d->len > 0) {
                         html_start(h, "path");

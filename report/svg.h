@@ -39,7 +39,10 @@ struct svg_mark {
 
 struct svg_line_chart {
         const char *title;
-        const char *x_unit;        /* "s" */
+        const char *x_unit;        /* "s": the x axis reads "time (s)" */
+        const char *x_label;       /* the x axis caption instead ("run"); NULL: time */
+        int x_integer;             /* x is a count (run ids): ticks on integers only */
+        int markers;               /* a dot on every point (few points: runs) */
         const char *y_unit;        /* "KiB/s", "%" */
         const struct svg_series *series;
         size_t n_series;

@@ -248,3 +248,22 @@ TEST(bar_chart) {
         ASSERT_EQ(html_finish(h, &svg, &len), 0);
         ASSERT_TRUE(strstr(svg, "no data") != NULL);
 }
+
+TEST(integer_x_axis) {
+        double t[] = { 3, 4 }, v[] = { 100, 102 };
+        struct svg_series s = { .label = "6.1.0-57-amd64", .t = t, .v = v, .n = 2 };
+        struct svg_line_chart c = { .title = "dd.write_MBps", .x_label = "run", .x_integer = 1, .markers = 1,
+                                    .y_unit = "MB/s", .series = &s, .n_series = 1 };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        size_t len;
+
+        svg_line_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_TRUE(strstr(svg, ">run<") != NULL);
+        ASSERT_TRUE(strstr(svg, "time (") == NULL);
+        /* runs 3 and 4: no tick at 3.2 or 3.5 */
+        ASSERT_TRUE(strstr(svg, ">3.") == NULL);
+        ASSERT_TRUE(strstr(svg, ">3<") != NULL && strstr(svg, ">4<") != NULL);
+        ASSERT_EQ(count(svg, "<circle"), 2);      /* a dot per run */
+}

@@ -4,7 +4,11 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "common/util.h"
+#include "report/compare.h"
 #include "report/html.h"
+#include "report/metrics.h"
+#include "report/svg.h"
 #include "web/page.h"
 #include "web/site.h"
 #include "web/sitehtml.h"
@@ -53,7 +57,7 @@ static int run_has(const struct site_run *r, const char *kernel, const char *wor
 /* What a reader must see before reading a column down: runs with other
  * guest settings are not comparable ("dd:size=32M; 160 MiB, 2 CPUs, ext3
  * data=ordered"). From the cell's parameters. */
-static void td_settings(struct html *h, const struct query_cell *c) {
+static char *settings_text(const struct query_cell *c) {
         json_t *j = c && c->params_json ? json_loads(c->params_json, 0, NULL) : NULL;
         GString *t = g_string_new(NULL);
         json_t *v;
@@ -73,12 +77,96 @@ static void td_settings(struct html *h, const struct query_cell *c) {
                 if (json_is_integer(v = json_object_get(j, "disk_mbps")) && json_integer_value(v) > 0)
                         g_string_append_printf(t, ", disk %" JSON_INTEGER_FORMAT " MB/s", json_integer_value(v));
         }
+        json_decref(j);
+        if (t->len == 0)
+                g_string_append(t, "-");
+        return g_string_free(t, FALSE);
+}
+
+static void td_settings(struct html *h, const struct query_cell *c) {
+        g_autofree char *t = settings_text(c);
+
         html_start(h, "td");
         html_attr(h, "class", "muted");
-        html_text(h, t->len ? t->str : "-");
+        html_text(h, t);
         html_end(h);
-        g_string_free(t, TRUE);
-        json_decref(j);
+}
+
+/* One line per set of guest settings (compare's pairing key, so only
+ * comparable runs share a line): a verdict metric's mean by run. Drawn when
+ * some line has two runs or more. */
+static void trends(struct html *h, const struct site *s, const char *kernel, const char *workload,
+                   GPtrArray *names) {
+        g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+        g_autofree int *group = g_new0(int, s->n_runs + 1);
+        int drawn = 0, longest = 0;
+
+        for (size_t i = 0; i < s->n_runs; i++) {
+                const struct query_cell *c = run_cell(&s->runs[i], kernel, workload);
+                g_autofree char *key = NULL, *spec = NULL;
+                guint k;
+
+                group[i] = -1;
+                if (!c || compare_pairing_key(s->runs[i].v->run->settings_json, c->params_json, workload, NULL, &key,
+                                              &spec, NULL) < 0)
+                        continue;
+                for (k = 0; k < keys->len; k++)
+                        if (strcmp(g_ptr_array_index(keys, k), key) == 0)
+                                break;
+                if (k == keys->len) {
+                        g_ptr_array_add(keys, TAKE_PTR(key));
+                        g_ptr_array_add(labels, settings_text(c));
+                }
+                group[i] = (int)k;
+        }
+        for (guint k = 0; k < keys->len; k++) {
+                int n = 0;
+
+                for (size_t i = 0; i < s->n_runs; i++)
+                        n += group[i] == (int)k;
+                longest = n > longest ? n : longest;
+        }
+        if (longest < 2)
+                return;
+        for (guint m = 0; m < names->len; m++) {
+                const char *metric = g_ptr_array_index(names, m);
+                g_autofree struct svg_series *series = g_new0(struct svg_series, keys->len + 1);
+                g_autofree double *t = g_new(double, (s->n_runs + 1) * (keys->len + 1));
+                g_autofree double *v = g_new(double, (s->n_runs + 1) * (keys->len + 1));
+                const char *unit = NULL;
+                size_t off = 0;
+
+                if (!metrics_verdict(metric))
+                        continue;
+                for (guint k = 0; k < keys->len; k++) {
+                        series[k] = (struct svg_series){ .label = g_ptr_array_index(labels, k), .t = t + off,
+                                                         .v = v + off, .color = (int)k };
+                        for (size_t i = 0; i < s->n_runs; i++) {
+                                const struct view_series *vs = group[i] == (int)k ?
+                                        site_series(s->runs[i].v, kernel, workload, metric) : NULL;
+
+                                if (!vs || vs->sum.n == 0)
+                                        continue;
+                                t[off] = (double)s->runs[i].v->run->id;
+                                v[off++] = vs->sum.mean;
+                                series[k].n++;
+                                unit = vs->s->unit;
+                        }
+                }
+                if (!drawn++) {
+                        html_start(h, "div");
+                        html_attr(h, "class", "charts");
+                }
+                html_start(h, "figure");
+                svg_line_chart(h, &(struct svg_line_chart){ .title = metric, .x_label = "run", .x_integer = 1, .markers = 1,
+                                                            .y_unit = unit, .series = series,
+                                                            .n_series = keys->len });
+                html_elem(h, "figcaption", "mean over the run's ok cells; one line per set of guest settings");
+                html_end(h);
+        }
+        if (drawn)
+                html_end(h);
 }
 
 static void history(struct html *h, const struct site *s, const char *kernel, const char *workload,
@@ -152,6 +240,7 @@ void kernelpage_render(struct html *h, const struct site *s, const struct site_k
 
                 html_elem(h, "h2", workload);
                 history(h, s, k->name, workload, own);
+                trends(h, s, k->name, workload, own);
                 if (other->len) {
                         html_start(h, "details");
                         html_start(h, "summary");

@@ -101,6 +101,15 @@ TEST(incremental) {
         idx = g_build_filename(f.site, "index.html", NULL);
         ASSERT_EQ(stat(idx, &st1), 0);
 
+        /* two runs of the same settings: the kernel page draws their trend */
+        {
+                g_autofree char *k = read_page(&f, "kernel-6.1.0-47-amd64.html");
+
+                ASSERT_TRUE(strstr(k, "<title>dd.write_MBps</title>") != NULL);
+                ASSERT_TRUE(strstr(k, "<title>ftp.MBps</title>") != NULL);
+                ASSERT_TRUE(strstr(k, ">run</text>") != NULL);
+        }
+
         r = publish(&f);
         ASSERT_EQ(r.written, 0);
         ASSERT_EQ(r.unchanged, 2 * 10 + 2 + 1);
