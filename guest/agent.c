@@ -39,7 +39,7 @@
 
 #include "common/parse.h"
 #include "common/util.h"
-#include "guest/paths.h"
+#include "common/guest-paths.h"
 #include "guest/proto.h"
 #include "guest/sampler.h"
 

@@ -25,7 +25,7 @@
 #include "common/util.h"
 #include "guest/elfdeps.h"
 #include "guest/initramfs.h"
-#include "guest/paths.h"
+#include "common/guest-paths.h"
 
 /* Bump when the layout of the image changes, so old cache entries are not reused. */
 #define INITRAMFS_FORMAT "kbench-initramfs-1"

@@ -9,7 +9,7 @@
  *   t_ms     guest CLOCK_MONOTONIC in milliseconds when the record was made
  *   type     [a-z-]{1,15}: ready, vmstat-header, vmstat-boot, vmstat, vmstat-note, out, err,
  *            event, metric, done, log. vmstat rows hold the columns of
- *            guest/vmstat-columns.h, "-" where the guest's kernel does not
+ *            common/vmstat-columns.h, "-" where the guest's kernel does not
  *            provide a value (stored NULL, never 0); one vmstat-note
  *            "# absent COL...: why" after the header says which and why.
  *   payload  printable ASCII; '\' is written "\\" and any other byte outside

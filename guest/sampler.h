@@ -1,7 +1,7 @@
 /* guest/sampler: the agent's own vmstat. It reads /proc/stat, /proc/vmstat
  * and /proc/meminfo under a root directory and turns two snapshots into one
  * procps-compatible vmstat row (plus Dirty and Writeback kB) over the columns
- * of guest/vmstat-columns.h. The agent does not ship procps because Debian's
+ * of common/vmstat-columns.h. The agent does not ship procps because Debian's
  * vmstat 4.0.2 never refreshes free/buff/cache within one invocation.
  *
  * It reads what the running kernel provides: a column whose inputs the kernel
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "guest/vmstat-columns.h"
+#include "common/vmstat-columns.h"
 
 /* Largest /proc file sampler_read() accepts; /proc/stat with thousands of
  * interrupt counters stays far below this. */
@@ -81,7 +81,7 @@ struct sampler_snapshot {
         uint64_t dirty, writeback;
 };
 
-/* One vmstat row over the columns of guest/vmstat-columns.h. Rates are per
+/* One vmstat row over the columns of common/vmstat-columns.h. Rates are per
  * second; cpu columns are percent; memory columns kB; cache = Cached +
  * SReclaimable (procps-ng); bi/bo are kB/s (1 kB blocks), si/so kB/s. */
 struct sampler_row {

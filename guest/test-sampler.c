@@ -144,7 +144,7 @@ TEST(format) {
         ASSERT_EQ(sampler_format_row(small, sizeof(small), &r), -ENOSPC);
 }
 
-/* The header lines come from guest/vmstat-columns.h: right-aligned names
+/* The header lines come from common/vmstat-columns.h: right-aligned names
  * (procps's layout) and groups spanning their columns. */
 TEST(header) {
         char names[SAMPLER_HEADER_MAX], groups[SAMPLER_HEADER_MAX], small[40];

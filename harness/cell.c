@@ -21,7 +21,7 @@
 
 #include "common/parse.h"
 #include "common/util.h"
-#include "guest/paths.h"
+#include "common/guest-paths.h"
 #include "guest/proto.h"
 #include "harness/cell.h"
 #include "harness/console.h"

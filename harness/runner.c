@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "guest/initramfs.h"
-#include "guest/paths.h"
+#include "common/guest-paths.h"
 #include "harness/accel.h"
 #include "harness/cell.h"
 #include "harness/plan.h"

@@ -11,7 +11,7 @@
 #include <sqlite3.h>
 
 #include "common/error.h"
-#include "guest/vmstat-columns.h"
+#include "common/vmstat-columns.h"
 
 struct db;
 
@@ -19,7 +19,7 @@ struct db;
 #define DB_SCHEMA_VERSION 1
 
 /* Columns of the agent's vmstat rows, in this order: the one list in
- * guest/vmstat-columns.h (results/test-vmstat-schema.c checks schema.sql
+ * common/vmstat-columns.h (results/test-vmstat-schema.c checks schema.sql
  * against it). A value the guest's kernel did not provide is stored as NULL
  * (NAN here), never 0. */
 enum {

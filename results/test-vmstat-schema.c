@@ -1,5 +1,5 @@
 /* Test that results/schema.sql's vmstat table has exactly the columns of
- * guest/vmstat-columns.h, in that order, each a REAL that may be NULL (a
+ * common/vmstat-columns.h, in that order, each a REAL that may be NULL (a
  * value the guest's kernel did not provide). The schema is the text the
  * build embeds from schema.sql, run on an in-memory database, so the check
  * reads what SQLite makes of the file rather than parsing SQL by hand. */

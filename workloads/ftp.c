@@ -25,7 +25,7 @@
 
 #include "common/parse.h"
 #include "common/util.h"
-#include "guest/paths.h"
+#include "common/guest-paths.h"
 #include "workloads/ftp.h"
 
 #define FTP_POINT_PERIOD_S 0.1         /* timeline resolution the issue asks for */

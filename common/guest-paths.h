@@ -1,8 +1,9 @@
-/* guest/paths.h: the paths inside the guest that more than one side names:
- * the agent (which creates or reads them), the initramfs builder (which puts
+/* common/guest-paths.h: the paths inside the guest that more than one side
+ * names: the agent (which creates or reads them), the initramfs builder (which puts
  * files there), the host (which tells workloads where the disk under test
  * is) and the workloads' scripts. Plain macros, no includes: usable by the
- * static agent. */
+ * static agent. It sits in common/ because guest/ and workloads/ both name
+ * these paths and neither may include the other's folder. */
 #pragma once
 
 #define KB_GUEST_MNT "/mnt/test"                  /* the disk under test is mounted here */

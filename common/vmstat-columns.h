@@ -1,10 +1,11 @@
-/* guest/vmstat-columns.h: the one list of the columns of the agent's vmstat
+/* common/vmstat-columns.h: the one list of the columns of the agent's vmstat
  * rows. The agent prints its header and rows from it, the host maps parsed
  * rows onto it (harness/runner.c), and the result store names its vmstat
  * table's columns after it (results/db.h; results/test-vmstat-schema.c
  * checks results/schema.sql against it). Adding a column is one row here
  * plus a migration step for the table. Plain C preprocessor, no includes:
- * usable by the static agent and by every host module.
+ * usable by the static agent and by every host module, which is why it
+ * lives in common/ rather than guest/ (results/ may not include guest/).
  *
  * X(name, width, group): name as procps prints it (and as the SQL column is
  * called), the printed width (procps alignment), and the group it sits under
