@@ -51,7 +51,7 @@ int metrics_lookup(const char *name, struct metrics_info *ret) {
                              def->higher_is_better == 0 ? METRICS_LOWER : METRICS_NONE,
                 .verdict = def->higher_is_better == 0 || def->higher_is_better == 1,
                 .why = def->higher_is_better == 0 || def->higher_is_better == 1 ? NULL
-                                                                                 : "a setting of the run, not a measurement",
+                                                                                 : "no direction in the workload's metric table",
         };
         return 0;
 }
