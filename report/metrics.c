@@ -35,6 +35,7 @@ static const struct metrics_info report_rows[] = {
 
 int metrics_lookup(const char *name, struct metrics_info *ret) {
         const struct metric_def *def;
+        int directed;
 
         for (size_t i = 0; i < ELEMENTSOF(report_rows); i++)
                 if (fnmatch(report_rows[i].pattern, name, 0) == 0) {
@@ -44,14 +45,14 @@ int metrics_lookup(const char *name, struct metrics_info *ret) {
         def = workload_metric_def(name);
         if (!def)
                 return -ENOENT;
+        directed = def->higher_is_better == 0 || def->higher_is_better == 1;
         *ret = (struct metrics_info){
                 .pattern = def->pattern,
                 .unit = def->unit,
                 .direction = def->higher_is_better == 1 ? METRICS_HIGHER :
                              def->higher_is_better == 0 ? METRICS_LOWER : METRICS_NONE,
-                .verdict = def->higher_is_better == 0 || def->higher_is_better == 1,
-                .why = def->higher_is_better == 0 || def->higher_is_better == 1 ? NULL
-                                                                                 : "a setting of the run, not a measurement",
+                .verdict = directed,
+                .why = directed ? NULL : "no direction in the workload's metric table",
         };
         return 0;
 }

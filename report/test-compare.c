@@ -431,8 +431,9 @@ TEST(throttled_is_worse) {
         ASSERT_TRUE(strstr(text, "1 worse, 0 better, of 2 judged metrics in 1 paired group (exit status 4)") != NULL);
         free(text);
         text = render(v, 1);
-        ASSERT_TRUE(strstr(text, "| metric | A | ± | B |") != NULL);
-        ASSERT_TRUE(strstr(text, "| dd.write_MBps | 161.8 | ") != NULL);
+        ASSERT_TRUE(strstr(text, "| metric | A | ± | A med | B | ± | B med |") != NULL);
+        /* mean 161.83, 1.8 %, median 161.5 | mean 112.5, median 112.5 */
+        ASSERT_TRUE(strstr(text, "| dd.write_MBps | 161.8 | 1.8% | 161.5 | 112.5 | 0.4% | 112.5 | -30.5% |") != NULL);
         ASSERT_TRUE(strstr(text, "| worse |") != NULL);
         free(text);
         j = render_json(v);

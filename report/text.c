@@ -410,10 +410,10 @@ static int shown(const struct compare_view *v, const struct compare_metric *m) {
         return 0;
 }
 
-enum { C_METRIC, C_A, C_ASD, C_B, C_BSD, C_CHANGE, C_CI, C_VERDICT, C_PW, C_PMW, C_N, C_MDE, C_N2, C_N5, C_COUNT };
+enum { C_METRIC, C_A, C_ASD, C_AMED, C_B, C_BSD, C_BMED, C_CHANGE, C_CI, C_VERDICT, C_PW, C_PMW, C_N, C_MDE, C_N2, C_N5, C_COUNT };
 
 static const char *const col_title[C_COUNT] = {
-        "metric", "A", "±", "B", "±", "change", "95% CI", "verdict", "p(Welch)", "p(MW)", "n", "mde", "n@2%",
+        "metric", "A", "±", "A med", "B", "±", "B med", "change", "95% CI", "verdict", "p(Welch)", "p(MW)", "n", "mde", "n@2%",
         "n@5%",
 };
 
@@ -423,8 +423,10 @@ static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]
         snprintf(cells[C_METRIC], 64, "%.63s", m->name);
         fmt_val(m->sa.mean, cells[C_A], 64);
         fmt_pct(m->sa.cov, 0, cells[C_ASD], 64);
+        fmt_val(m->sa.median, cells[C_AMED], 64);
         fmt_val(m->sb.mean, cells[C_B], 64);
         fmt_pct(m->sb.cov, 0, cells[C_BSD], 64);
+        fmt_val(m->sb.median, cells[C_BMED], 64);
         fmt_pct(m->change, 1, cells[C_CHANGE], 64);
         if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
                 fmt_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
@@ -555,9 +557,9 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
         put_text(out, v->sel_b, 0);
         fputs(markdown ? "` = " : " = ", out);
         put_text(out, v->desc_b, 0);
-        fprintf(out, "%sverdicts: Welch's t p, Benjamini-Hochberg at q = %g over the judged metrics, and the whole "
-                     "95%% Fieller CI of the change beyond the noise band of ±%g%%; \"n too small\" when the "
-                     "exact Mann-Whitney test cannot reach %g at these sizes%s\n",
+        fprintf(out, "%sverdict: Welch's p survives Benjamini-Hochberg at q = %g over the judged metrics, and the\n"
+                     "whole 95%% CI (Fieller) of the change lies beyond ±%g%%; \"n too small\": the exact\n"
+                     "Mann-Whitney test cannot reach %g at these sizes%s\n",
                 markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha, markdown ? "  " : "");
         if (v->desc_a && v->desc_b && strcmp(v->desc_a, v->desc_b) == 0)
                 fprintf(out, "note: A and B select the same cells; for an A/A comparison name two runs or tags%s\n",

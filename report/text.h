@@ -22,8 +22,8 @@ void text_run(const struct view_run *v, FILE *out);
 void text_cell(const struct view_cell *v, FILE *out);
 
 /* The comparison: per paired group (workload and settings) a benchstat-like
- * table, metric  A ± sd%  B ± sd%  change  CI  verdict  p(Welch)  p(MW)  n
- * mde  n@2%  n@5%, the geometric mean of the judged metrics, then the
+ * table, metric  A ± sd%  A median  B ± sd%  B median  change  CI  verdict
+ * p(Welch)  p(MW)  n  mde  n@2%  n@5%, the geometric mean of the judged metrics, then the
  * groups found on one side only and the verdict count. markdown: the same
  * tables as GitHub-style markdown. */
 void text_compare(const struct compare_view *v, int markdown, FILE *out);
