@@ -33,11 +33,9 @@ static int parse_noise(const char *text, double *ret) {
         return 0;
 }
 
-/* Nothing paired: say which settings kept the groups apart, and how to
- * pair across them on purpose. Returns 1. */
-static int nothing_paired(const struct compare_view *v) {
-        g_autoptr(GString) keys = g_string_new(NULL);
-
+/* The settings that kept A's and B's groups of the same workload apart,
+ * comma-separated, appended to keys (each once). */
+static void differing_settings(const struct compare_view *v, GString *keys) {
         for (size_t i = 0; i < v->n_lonely; i++) {
                 const char *d = v->lonely[i].differs;
 
@@ -51,11 +49,40 @@ static int nothing_paired(const struct compare_view *v) {
                         d = next ? next + 2 : NULL;
                 }
         }
-        if (keys->len)
-                return cli_errorf("compare: nothing to compare like with like: A and B differ in %s "
-                                  "(--ignore-setting %s pairs across that on purpose)", keys->str, keys->str);
-        return cli_errorf("compare: nothing to compare: A and B have no workload in common%s",
-                          v->n_lonely ? "" : " (no ok or failed cells selected)");
+}
+
+/* Load the comparison. When nothing pairs like with like but A and B run
+ * the same workloads under settings that differ (the same kernel with a
+ * throttled disk, a kernel command line variant), that difference is what
+ * the user selected to compare: pair across exactly those settings, which
+ * every output names ("paired across differing settings"). */
+static int load_comparison(struct db *db, struct compare_options *o, GPtrArray *ignored,
+                           struct compare_view **ret, struct kb_error *err) {
+        g_autoptr(GString) keys = g_string_new(NULL);
+        struct compare_view *v = NULL;
+        g_auto(GStrv) extra = NULL;
+        int r;
+
+        o->ignore_settings = (const char *const *)ignored->pdata;
+        r = view_compare_load(db, o, &v, err);
+        if (r < 0 || v->n_groups > 0)
+                goto out;
+        differing_settings(v, keys);
+        if (keys->len == 0)
+                goto out;
+        compare_view_free(v);
+        v = NULL;
+        extra = g_strsplit(keys->str, ",", -1);
+        g_ptr_array_remove_index(ignored, ignored->len - 1);   /* the NULL end */
+        for (size_t k = 0; extra[k]; k++)
+                g_ptr_array_add(ignored, g_strdup(extra[k]));
+        g_ptr_array_add(ignored, NULL);
+        o->ignore_settings = (const char *const *)ignored->pdata;
+        r = view_compare_load(db, o, &v, err);
+out:
+        if (r >= 0)
+                *ret = v;
+        return r;
 }
 
 int cli_compare(int argc, char **argv, const struct cli_global *g) {
@@ -96,7 +123,11 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                 "tag:NAME or tag:NAME:KERNEL. Both may be the same kernel (an A/A comparison).\n\n"
                 "Only cells with identical workload parameters and VM settings are paired (one\n"
                 "table per workload and settings); groups on one side only are listed, never\n"
-                "mixed in. Failed cells never enter statistics; their counts are shown.\n\n"
+                "mixed in. When nothing pairs like with like but both sides ran the same\n"
+                "workload under settings that differ (e.g. tag:base against tag:throttled),\n"
+                "those settings are what A and B compare: the cells are paired across exactly\n"
+                "them, and the output says so ('paired across differing settings: disk_mbps').\n"
+                "Failed cells never enter statistics; their counts are shown.\n\n"
                 "Per metric: n, mean, sd %, change %, its 95% CI (Fieller's interval of the ratio\n"
                 "of means), Welch's t-test p and the Mann-Whitney U p, the minimum detectable\n"
                 "change (80% power) and the repeats per side a 2% / 5% change needs.\n"
@@ -108,7 +139,7 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                 "(3+3 cannot reach 0.05), so no verdict is possible. Informational metrics\n"
                 "(dd.*_s, vmstat.*, boot_s) are shown, never judged.\n\n"
                 "Exit status: 0 no metric worse; 4 at least one metric worse; 1 error (also:\n"
-                "nothing could be paired); 2 usage error.");
+                "no workload in common); 2 usage error.");
         g_option_context_add_main_entries(ctx, entries, NULL);
         if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
                 cli_errorf("compare: %s", gerr->message);
@@ -154,12 +185,11 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                                 g_ptr_array_add(ignored, g_strdup(parts[k]));
         }
         g_ptr_array_add(ignored, NULL);
-        o.ignore_settings = (const char *const *)ignored->pdata;
 
         r = db_open_existing(g->db_path, &db, &err);
         if (r < 0)
                 return cli_error(&err);
-        r = view_compare_load(db, &o, &v, &err);
+        r = load_comparison(db, &o, ignored, &v, &err);
         db_close(db);
         if (r < 0)
                 return cli_error(&err);
@@ -175,7 +205,8 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
         if (r < 0)
                 rc = cli_error(&err);
         else if (v->n_groups == 0)
-                rc = nothing_paired(v);
+                rc = cli_errorf("compare: nothing to compare: A and B have no workload in common%s",
+                                v->n_lonely ? "" : " (no ok or failed cells selected)");
         compare_view_free(v);
         return rc;
 }

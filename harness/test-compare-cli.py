@@ -73,12 +73,17 @@ def main():
                "--json: dd.write_MBps worse, with its Welch p")
         expect(m["dd.read_MBps"]["verdict"] == "~", "--json: dd.read_MBps unchanged")
 
+        # Nothing pairs like with like: the disk speed is what the two tags
+        # compare, so the cells pair across it, and the output says so.
         p = compare(db, "tag:a1", "tag:thr")
-        expect(p.returncode == 1 and "differ in disk_mbps" in p.stderr,
-               f"a different disk speed is not paired (exit {p.returncode}: {p.stderr.strip()})")
-        expect("only A:" in p.stdout and "disk_mbps 0 | 93" in p.stdout, "the unpaired groups are listed")
-        p = compare(db, "tag:a1", "tag:thr", "--ignore-setting", "disk_mbps")
-        expect(p.returncode == 4, f"--ignore-setting disk_mbps pairs them: exit {p.returncode}")
+        expect(p.returncode == 4 and "paired across differing settings: disk_mbps" in p.stdout,
+               f"a throttled run pairs across disk_mbps and is worse (exit {p.returncode}: {p.stderr.strip()})")
+        j = json.loads(compare(db, "tag:a1", "tag:thr", "--json").stdout)
+        expect(j["ignore_settings"] == ["disk_mbps"] and j["exit_status"] == 4,
+               "--json names the setting paired across")
+        p = compare(db, "tag:a1", "tag:thr", "-w", "ftp")
+        expect(p.returncode == 1 and "has no cells of workload ftp" in p.stderr,
+               f"a workload neither side ran: error, exit 1 ({p.stderr.strip()})")
 
         p = compare(db, "tag:a1", "tag:slow", "--format", "markdown")
         expect(p.returncode == 4 and "| dd.write_MBps |" in p.stdout, "--format markdown prints a table")

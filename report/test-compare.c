@@ -4,7 +4,7 @@
  * then whole comparisons on a database the test fills: an A/A pair of runs
  * (no verdict, exit 0), a throttled run (dd.write_MBps worse, exit 4, the
  * JSON agreeing), 3+3 cells ("n too small"), a run whose disk speed differs
- * (listed, not mixed in, unless --ignore-setting names it), failed and
+ * (listed, not mixed in, unless the settings are named to pair across), failed and
  * retried cells, a metric stored without a value, and the renderers. */
 #include <errno.h>
 #include <jansson.h>
@@ -508,7 +508,7 @@ TEST(like_with_like) {
         ASSERT_EQ(v->n_groups, 1);
         ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_WORSE);
         text = render(v, 0);
-        ASSERT_TRUE(strstr(text, "paired across differing settings (--ignore-setting): disk_mbps") != NULL);
+        ASSERT_TRUE(strstr(text, "paired across differing settings: disk_mbps") != NULL);
         free(text);
         v = compare_view_free(v);
         store_done(&s);

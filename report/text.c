@@ -565,7 +565,7 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
                 fprintf(out, "note: A and B select the same cells; for an A/A comparison name two runs or tags%s\n",
                         markdown ? "  " : "");
         if (v->ignored && v->ignored[0]) {
-                fputs("paired across differing settings (--ignore-setting):", out);
+                fputs("paired across differing settings:", out);
                 for (size_t i = 0; v->ignored[i]; i++) {
                         fputc(' ', out);
                         put_text(out, v->ignored[i], 0);
