@@ -17,14 +17,15 @@ TEST_MAIN();
 #define PATTERN "linux-image-6.1.0-5?-amd64-unsigned"
 
 TEST(resolve_through_the_host_apt) {
-        g_autofree char *apt_cache = g_find_program_in_path("apt-cache"), *out = NULL;
+        g_autofree char *apt_cache = g_find_program_in_path("apt-cache"), *apt_get = g_find_program_in_path("apt-get");
+        g_autofree char *out = NULL;
         g_autofree char *cache = NULL;
         struct kb_error err = { { 0 } };
         struct apt_version *v = NULL;
         size_t n;
         int downloaded = -1;
 
-        if (!apt_cache || !g_find_program_in_path("apt-get"))
+        if (!apt_cache || !apt_get)
                 TEST_SKIP("no apt-cache / apt-get on this host");
         {
                 char *argv[] = { apt_cache, "pkgnames", "linux-image-6.1.0-5", NULL };
