@@ -1,7 +1,7 @@
 /* kernels/source_url.c: the `url` source over libcurl (see source_url.h).
  * One easy handle per transfer; the header callback keeps the validators
  * and Content-Range of the last response (a redirect starts a new block),
- * the write callback looks at the status before the first body byte, so an
+ * the write callback looks at its status before the first body byte, so an
  * error page is never written into a .part file and a server that ignores
  * the Range request restarts the file instead of being appended. The
  * decisions (what to send, whether a failure is worth another attempt) are
@@ -202,15 +202,26 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *userdata) {
         const char *v;
 
         if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
-                /* A new response (after a redirect or 100): forget the last one's. */
+                /* A new response (after a redirect or 100): forget the last
+                 * one's facts, and take its status before any body byte. */
                 const char *sp = memchr(buf, ' ', n), *sp2;
+                char tmp[HEADER_VALUE_MAX], *end;
+                long code;
+
                 x->etag[0] = x->last_modified[0] = x->reason[0] = '\0';
                 x->range_start = -1;
                 x->body_started = 0;
-                if (sp && (sp2 = memchr(sp + 1, ' ', n - (size_t)(sp + 1 - buf)))) {
-                        size_t rn = n - (size_t)(sp2 + 1 - buf);
-                        char tmp[HEADER_VALUE_MAX];
-                        copy_header_value(tmp, sp2 + 1, rn);
+                x->code = 0;
+                if (!sp)
+                        return n;
+                copy_header_value(tmp, sp + 1, n - (size_t)(sp + 1 - buf));
+                errno = 0;
+                code = strtol(tmp, &end, 10);
+                if (!errno && end == tmp + 3 && code >= 100 && code <= 599)
+                        x->code = code;
+                sp2 = memchr(sp + 1, ' ', n - (size_t)(sp + 1 - buf));
+                if (sp2) {
+                        copy_header_value(tmp, sp2 + 1, n - (size_t)(sp2 + 1 - buf));
                         g_strlcpy(x->reason, tmp, sizeof(x->reason));
                 }
                 return n;
@@ -282,29 +293,11 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *userdata) {
         return n;
 }
 
-/* The status must be known in on_body before the first byte: curl has it
- * once the headers are done, which is when this is called with the
- * header-end line; keep it in the xfer. */
-struct xfer_curl {
-        struct xfer *x;
-        CURL *c;
-};
-
-static size_t on_header_curl(char *buf, size_t size, size_t nitems, void *userdata) {
-        struct xfer_curl *xc = userdata;
-        size_t n = on_header(buf, size, nitems, xc->x);
-
-        if (n == 2 && buf[0] == '\r' && buf[1] == '\n')
-                curl_easy_getinfo(xc->c, CURLINFO_RESPONSE_CODE, &xc->x->code);
-        return n;
-}
-
 /* Run one request. extra: request headers. Returns the curl code; x holds
  * the response facts. errbuf: curl's message. */
 static CURLcode transfer(const char *url, struct curl_slist *extra, const char *range,
                          const struct source_url_opts *o, struct xfer *x, char errbuf[CURL_ERROR_SIZE]) {
         _cleanup_(curl_easy_cleanupp) CURL *c = curl_easy_init();
-        struct xfer_curl xc = { x, c };
         CURLcode rc;
 
         if (!c)
@@ -327,12 +320,15 @@ static CURLcode transfer(const char *url, struct curl_slist *extra, const char *
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, extra);
         if (range)
                 curl_easy_setopt(c, CURLOPT_RANGE, range);
-        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header_curl);
-        curl_easy_setopt(c, CURLOPT_HEADERDATA, &xc);
+        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+        curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
         rc = curl_easy_perform(c);
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x->code);
+        /* curl's own view of the last status, for a response whose status
+         * line could not be read above. */
+        if (!x->code)
+                curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x->code);
         return rc;
 }
 
