@@ -19,6 +19,7 @@
 #include "common/parse.h"
 #include "common/util.h"
 #include "harness/nightly_config.h"
+#include "kernels/source_url.h"
 #include "workloads/workload.h"
 
 enum cfg_type {
@@ -135,7 +136,7 @@ static const struct cfg_row rows[] = {
         { "sources[].overrides.sysctls", CFG_SYSCTLS, S(overrides.sysctls), 0, .def = "{}",
           .help = "sysctls the agent sets before the job, {\"vm.dirty_ratio\": 5}" },
         { "sources[].overrides.disk_mbps", CFG_U64, S(overrides.disk_mbps), 0, 0, 100000, "0",
-          .help = "throttle the disk under test to MB/s (0: as the run)" },
+          .help = "throttle the disk under test to MB/s (0: unthrottled)" },
         { "baseline", CFG_STRING, C(baseline), CFG_REQUIRED, .check = check_text,
           .help = "name of the kernel every new kernel is compared with" },
         { "workloads", CFG_STRV, C(workloads), CFG_REQUIRED | CFG_NONEMPTY,
@@ -642,6 +643,10 @@ int nightly_config_parse(const char *text, size_t len, struct nightly_config **r
         r = walk_object(root, "", "", c, -1, err);
         if (r >= 0)
                 r = check_workloads(c, err);
+        for (size_t i = 0; r >= 0 && i < c->n_sources; i++)
+                if (c->sources[i].sha256 && !source_url_is_file(c->sources[i].url))
+                        r = error_setf(err, -EINVAL, "sources[%zu].sha256: names one file, but url is an index page",
+                                       i);
         if (r < 0) {
                 nightly_config_free(c);
                 return r;

@@ -81,8 +81,8 @@ int nightly_config_load(const char *path, struct nightly_config **ret, struct kb
 
 struct nightly_config *nightly_config_free(struct nightly_config *c);   /* accepts NULL */
 
-/* The key reference (path, type, default, range, help), one key a line, as
- * printed by `kbench nightly --help-config` and kept in docs/nightly.md. */
+/* The key reference (path, type, default, range, help), one key a line:
+ * for the verb's help; docs/nightly.md holds the same keys (a test checks). */
 void nightly_config_print_keys(FILE *out);
 
 const char *nightly_source_type_name(enum nightly_source_type t);

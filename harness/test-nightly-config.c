@@ -21,6 +21,8 @@ static const char minimal[] =
 #define SOURCE(src) "{\"sources\": [{\"type\": \"dir\", \"path\": \"/srv/k\"}, " src "], \"baseline\": \"b\"," \
         " \"workloads\": [\"dd\"]}"
 
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
 static const struct { const char *json, *msg; } bad[] = {
         { "[]", "expected a JSON object at the top" },
         { "{\"sources\": [", "line 1, column 13: ']' expected near end of file" },
@@ -83,6 +85,8 @@ static const struct { const char *json, *msg; } bad[] = {
           "sources[1].url: must not contain blanks or non-ASCII characters" },
         { SOURCE("{\"type\": \"url\", \"url\": \"http://x/\", \"sha256\": \"abc\"}"),
           "sources[1].sha256: must be 64 hexadecimal digits" },
+        { SOURCE("{\"type\": \"url\", \"url\": \"http://x/kernels/\", \"sha256\": \"" SHA_A "\"}"),
+          "sources[1].sha256: names one file, but url is an index page" },
         { SOURCE("{\"type\": \"dir\", \"path\": \"/d\", \"sha256\": \"abc\"}"),
           "sources[1].sha256: not a key of a dir source" },
         { SOURCE("{\"type\": \"apt\", \"pattern\": \"linux-image-*\", \"url\": \"http://x/\"}"),
@@ -132,7 +136,7 @@ static const char full[] =
         "{\n"
         "  \"sources\": [\n"
         "    {\"type\": \"dir\", \"path\": \"/srv/drop\", \"name\": \"drop-\"},\n"
-        "    {\"type\": \"url\", \"url\": \"https://kernels.example.org/nightly/\",\n"
+        "    {\"type\": \"url\", \"url\": \"https://kernels.example.org/nightly/linux-image-6.1.0-58-amd64_6.1.200-1_amd64.deb\",\n"
         "     \"sha256\": \"ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789\"},\n"
         "    {\"type\": \"apt\", \"pattern\": \"linux-image-*-amd64-unsigned\", \"name\": \"slow-\",\n"
         "     \"overrides\": {\"append\": \"elevator=none\", \"disk_mbps\": 70,\n"
@@ -168,7 +172,7 @@ TEST(full_config_read_into_every_field) {
         ASSERT_EQ(s->overrides.disk_mbps, 0);
         s = &c->sources[1];
         ASSERT_EQ(s->type, NIGHTLY_SOURCE_URL);
-        ASSERT_STREQ(s->url, "https://kernels.example.org/nightly/");
+        ASSERT_STREQ(s->url, "https://kernels.example.org/nightly/linux-image-6.1.0-58-amd64_6.1.200-1_amd64.deb");
         ASSERT_STREQ(s->sha256, "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
         ASSERT_TRUE(!s->name && !s->path);
         s = &c->sources[2];
