@@ -21,6 +21,7 @@
 
 #include "common/parse.h"
 #include "common/util.h"
+#include "common/guest-paths.h"
 #include "guest/proto.h"
 #include "harness/cell.h"
 #include "harness/console.h"
@@ -380,7 +381,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         env.mem_bytes = (uint64_t)s->mem_mb << 20;
         env.cpus = (int)s->cpus;
         env.disk_bytes = s->disk_bytes;
-        env.mnt = "/mnt/test";
+        env.mnt = KB_GUEST_MNT;
         env.seed = g_str_hash(s->key) ^ ((uint64_t)s->iteration << 32) ^ (uint64_t)g_get_real_time();
         if (ops->n_ports > 0) {
                 env.nports = MIN(ops->n_ports, (int)G_N_ELEMENTS(env.ports));

@@ -5,8 +5,8 @@ upload 32 MiB with libcurl into vsftpd in the guest (ext3 data=ordered,
 ok, the ftp.* and vmstat.* metrics exist, the ftp.bytes timeline keeps its
 10 Hz schedule, is monotonic and ends at exactly the file size, and the metrics agree with the
 timeline and the vmstat rows they were computed from (upload time = span of
-the timeline, halts recomputed from it, vmstat.samples = the rows inside the
-upload window). Needs the 6.1.0-47 .deb in $KBENCH_DEBS (tools/setup.sh)."""
+the timeline, setup time ends at its first byte, halts recomputed from it,
+vmstat.samples = the rows inside the upload window). Needs the 6.1.0-47 .deb in $KBENCH_DEBS (tools/setup.sh)."""
 import json
 
 from kbtest import debs, expect, expect_vmstat_per_second, kb, temp_store
@@ -69,6 +69,12 @@ def main():
         expect(pts[-1][0] - moved - 1e-3 <= data_s <= m["ftp.upload_s"],
                f"ftp.MBps {m['ftp.MBps']:.2f} MB/s: data phase {data_s:.3f} s within "
                f"[{pts[-1][0] - moved:.3f}, {m['ftp.upload_s']:.3f}] s")
+        # setup_s runs from the start of the host phase, before the first FTP
+        # command, to the first point with bytes.
+        setup = m.get("ftp.setup_s")
+        expect(setup is not None and setup >= 0 and moved - setup <= pts[0][0] + 1e-6,
+               f"ftp.setup_s {setup} s ends at the first byte ({moved:.3f} s) and starts "
+               f"before the first command ({pts[0][0]:.3f} s)")
         h = halts(pts)
         expect(m["ftp.halt_count"] == len(h) and abs(m["ftp.halt_total_s"] - sum(h)) < 1e-6,
                f"halts recomputed from the timeline: {len(h)}, {sum(h):.3f} s")
