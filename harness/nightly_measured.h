@@ -3,12 +3,13 @@
  * earlier cell counts are those that change what a cell measures: the
  * workload (its canonical spec), the guest (RAM, vCPUs, disk size, disk
  * throttle, filesystem and its mount options, swap), the accelerator, the
- * extra kernel command line and the sysctls. They are reduced to one
- * fingerprint (sha256 of a canonical JSON), computed the same way from a
+ * extra kernel command line and the sysctls: what `kbench compare` pairs
+ * cells by (report/compare.h, compare_pairing_key). They are reduced to one
+ * fingerprint (sha256 of that pairing key), computed the same way from a
  * nightly plan and from what results/ stored for a cell (the run's
- * settings_json for the command line and sysctls, the cell's params_json for
- * the rest), so the question is answered from the results alone, through
- * results/query.h, without a column of its own. */
+ * settings_json overlaid with the cell's params_json), so the question is
+ * answered from the results alone, through results/query.h, without a
+ * column of its own. */
 #pragma once
 
 #include <stddef.h>
@@ -35,8 +36,8 @@ struct nightly_settings {
 char *nightly_fingerprint(const struct nightly_settings *s);
 
 /* The fingerprint of a stored cell, from its run's settings_json and its
- * params_json. A JSON text that is not an object or misses one of the
- * cell keys is -EINVAL naming it. OUT: *ret (g_free). */
+ * params_json. Settings that are not a JSON object, or params without a
+ * workload, are -EINVAL naming which. OUT: *ret (g_free). */
 int nightly_fingerprint_stored(const char *run_settings_json, const char *cell_params_json, char **ret,
                                struct kb_error *err);
 
