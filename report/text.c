@@ -10,26 +10,54 @@
 
 #include "common/util.h"
 #include "report/text.h"
+#include "report/utf8.h"
 #include "workloads/workload.h"
 
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
 
-/* Print s (NULL as "-") padded to width, with control characters masked. */
+/* Print s (NULL as "-") padded to width characters, with control
+ * characters masked: C0, DEL and C1 (U+0080..U+009F, which a terminal may
+ * take for CSI and friends), and every byte that starts no valid UTF-8
+ * sequence (a raw 0x9b is CSI on an 8-bit terminal), each as '?'. */
 static void put_text(FILE *out, const char *s, int width) {
+        size_t len;
         int n = 0;
 
         if (!s)
                 s = "-";
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++, n++)
-                fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+        len = strlen(s);
+        for (size_t i = 0; i < len; n++) {
+                uint32_t cp;
+                size_t k = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+
+                if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+                        fputc('?', out);
+                        i += k ? k : 1;
+                } else {
+                        fwrite(s + i, 1, k, out);
+                        i += k;
+                }
+        }
         for (; n < width; n++)
                 fputc(' ', out);
 }
 
+/* The characters put_text prints for s. */
 static int text_width(const char *s) {
-        return s ? (int)strlen(s) : 1;
+        size_t len, n = 0;
+
+        if (!s)
+                return 1;
+        len = strlen(s);
+        for (size_t i = 0; i < len; n++) {
+                uint32_t cp;
+                size_t k = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+
+                i += k ? k : 1;
+        }
+        return (int)n;
 }
 
 /* Print v with prec digits ('f': after the point, 'g': significant), or
@@ -240,9 +268,13 @@ void text_run(const struct view_run *v, FILE *out) {
 
                         if (strcmp(c->state, "ok") != 0 || !ops || !ops->print)
                                 continue;
-                        fprintf(out, "\n-- %s ", c->cell_key);
+                        fputs("\n-- ", out);
+                        put_text(out, c->cell_key, 0);
+                        fputc(' ', out);
                         put_text(out, c->kernel_name, 0);
-                        fprintf(out, " %s iteration %d --\n", c->workload, c->iteration);
+                        fputc(' ', out);
+                        put_text(out, c->workload, 0);
+                        fprintf(out, " iteration %d --\n", c->iteration);
                         print_hook(c->workload, v->metrics[i], v->n_metrics[i], out);
                 }
         run_summary(v->summary, v->n_series, out);
@@ -254,11 +286,16 @@ void text_cell(const struct view_cell *v, FILE *out) {
         int wm = 6, wu = 4;
 
         fmt_time(c->started_at, started, sizeof(started));
-        fprintf(out, "cell %s  run %lld  attempt %d\n", c->cell_key, (long long)c->run_id, c->attempt);
+        fputs("cell ", out);
+        put_text(out, c->cell_key, 0);
+        fprintf(out, "  run %lld  attempt %d\n", (long long)c->run_id, c->attempt);
         fputs("kernel      ", out);
         put_text(out, c->kernel_name, 0);
-        fprintf(out, " (%s)\nworkload    %s  iteration %d\nparams      ", c->kernel_id, c->workload,
-                c->iteration);
+        fputs(" (", out);
+        put_text(out, c->kernel_id, 0);
+        fputs(")\nworkload    ", out);
+        put_text(out, c->workload, 0);
+        fprintf(out, "  iteration %d\nparams      ", c->iteration);
         put_text(out, c->params_json, 0);
         fputs("\nstate       ", out);
         put_text(out, c->state, 0);
@@ -346,9 +383,11 @@ void text_cell(const struct view_cell *v, FILE *out) {
                 fprintf(out, " (%lld bytes)", (long long)v->logs[i].bytes);
         }
         fprintf(out, "\n");
-        if (v->n_logs)
-                fprintf(out, "  (kbench show %lld --cell %s --log STREAM prints one)\n",
-                        (long long)c->run_id, c->cell_key);
+        if (v->n_logs) {
+                fprintf(out, "  (kbench show %lld --cell ", (long long)c->run_id);
+                put_text(out, c->cell_key, 0);
+                fputs(" --log STREAM prints one)\n", out);
+        }
 }
 
 
@@ -585,7 +624,9 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
                 fputs(", ", out);
                 side_line("", &l->s, out);
                 if (l->differs) {
-                        fprintf(out, "; differs from %c's %s cells in: ", l->side == 'A' ? 'B' : 'A', l->workload);
+                        fprintf(out, "; differs from %c's ", l->side == 'A' ? 'B' : 'A');
+                        put_text(out, l->workload, 0);
+                        fputs(" cells in: ", out);
                         put_text(out, l->differs, 0);
                 }
                 fputc('\n', out);
