@@ -190,6 +190,9 @@ void html_attr_num_(struct html *h, const char *name, double v) {
 
         if (!isfinite(v))
                 v = 0;
+        /* A coordinate far off any canvas; "%.2f" of 1e308 would be cut. */
+        if (fabs(v) > 1e9)
+                v = copysign(1e9, v);
         snprintf(b, sizeof(b), "%.2f", v);
         p = b + strlen(b) - 1;
         while (*p == '0')

@@ -572,3 +572,31 @@ TEST(selector_resolution) {
         ASSERT_STREQ(err.msg, "B 'run:1:6.1.0-47-amd64': 6.1.0-47-amd64 in run 1 has no cells");
         store_done(&s);
 }
+
+/* A value near DBL_MAX (a broken writer, a hand edit) must print as a
+ * number of its own size: "%.0f" into a 64-byte cell cut 4e307 to 63
+ * digits, which reads as 4e62. */
+TEST(huge_values_print_whole) {
+        struct store s;
+        struct compare_view *v;
+        char *text, *row;
+        int digits = 0, most = 0;
+
+        store_init(&s);
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db),
+                               "UPDATE metrics SET value = 4e307 WHERE name = 'vmstat.bo_mean' AND cell_id IN "
+                               "(SELECT id FROM cells WHERE run_id = 1)", NULL, NULL, NULL), SQLITE_OK);
+        v = load(&s, "tag:base", "tag:again", NULL, 0);
+        text = render(v, 0);
+        row = strstr(text, "\nvmstat.bo_mean");
+        ASSERT_TRUE(row != NULL);
+        for (const char *p = row + 1; *p && *p != '\n'; p++) {
+                digits = *p >= '0' && *p <= '9' ? digits + 1 : 0;
+                most = digits > most ? digits : most;
+        }
+        ASSERT_TRUE(most < 16);
+        ASSERT_TRUE(strstr(row, "4e+307") != NULL);
+        free(text);
+        v = compare_view_free(v);
+        store_done(&s);
+}

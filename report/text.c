@@ -67,7 +67,7 @@ static void put_num(FILE *out, double v, char style, int prec, int width) {
 
         if (!isfinite(v))
                 snprintf(buf, sizeof(buf), "n/a");
-        else if (style == 'g')
+        else if (style == 'g' || fabs(v) >= 1e15)   /* "%.3f" of 1e308 would be cut */
                 snprintf(buf, sizeof(buf), "%.*g", prec, v);
         else
                 snprintf(buf, sizeof(buf), "%.*f", prec, v);
@@ -399,6 +399,8 @@ static void fmt_val(double v, char *buf, size_t size) {
 
         if (!isfinite(v))
                 snprintf(buf, size, "n/a");
+        else if (a >= 1e9)
+                snprintf(buf, size, "%.4g", v);     /* "%.0f" of 4e307 fills any cell */
         else if (a >= 1000)
                 snprintf(buf, size, "%.0f", v);
         else if (a >= 100)
