@@ -98,6 +98,7 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
         struct kb_error err = { { 0 } };
         struct db *db = NULL;
         int markdown = 0, r, rc;
+        guint n_user;
         GOptionEntry entries[] = {
                 { "workload", 'w', 0, G_OPTION_ARG_STRING, &workload, "Compare this workload only (dd, ftp, ...)",
                   "NAME" },
@@ -139,7 +140,8 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                 "(3+3 cannot reach 0.05), so no verdict is possible. Informational metrics\n"
                 "(dd.*_s, vmstat.*, boot_s) are shown, never judged.\n\n"
                 "Exit status: 0 no metric worse; 4 at least one metric worse; 1 error (also:\n"
-                "no workload in common); 2 usage error.");
+                "no workload in common, or no metric matching --metric); 2 usage error (also:\n"
+                "an --ignore-setting no selected cell has).");
         g_option_context_add_main_entries(ctx, entries, NULL);
         if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
                 cli_errorf("compare: %s", gerr->message);
@@ -184,6 +186,7 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                         if (parts[k][0])
                                 g_ptr_array_add(ignored, g_strdup(parts[k]));
         }
+        n_user = ignored->len;
         g_ptr_array_add(ignored, NULL);
 
         r = db_open_existing(g->db_path, &db, &err);
@@ -193,6 +196,28 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
         db_close(db);
         if (r < 0)
                 return cli_error(&err);
+        /* A typo must not read as "no regression": a setting no cell has
+         * would be named as paired across, a glob that matches nothing
+         * would print empty tables, both with exit status 0. */
+        for (guint k = 0; k < n_user; k++)
+                if (!v->ignored_found[k]) {
+                        cli_errorf("compare: --ignore-setting '%s': no selected cell has that setting (the "
+                                   "'settings:' line of kbench compare lists them)",
+                                   (const char *)g_ptr_array_index(ignored, k));
+                        compare_view_free(v);
+                        return 2;
+                }
+        if (metric && v->n_groups > 0) {
+                size_t n_m = 0;
+
+                for (size_t i = 0; i < v->n_groups; i++)
+                        n_m += v->groups[i].n_m;
+                if (n_m == 0) {
+                        cli_errorf("compare: --metric '%s' matches no metric of the paired cells", metric);
+                        compare_view_free(v);
+                        return 1;
+                }
+        }
         if (json) {
                 json_t *j = json_view_compare(v);
                 r = json_view_print(j, stdout, &err);

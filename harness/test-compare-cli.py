@@ -95,6 +95,22 @@ def main():
                            (["tag:a1", "tag:a2", "--json", "--format", "text"], "--json with --format")):
             p = compare(db, *args)
             expect(p.returncode == 2 and p.stderr.startswith("kbench: compare: "), f"{what}: usage error, exit 2")
+        # A --metric that matches nothing, or a setting no cell has, is the
+        # user's typo: never an empty table or a false "paired across" with
+        # exit 0, which a script would read as "no regression".
+        p = compare(db, "tag:a1", "tag:slow", "--metric", "dd.wirte*")
+        expect(p.returncode == 1 and "--metric 'dd.wirte*' matches no metric" in p.stderr,
+               f"a --metric that matches nothing: error, exit 1 (got {p.returncode}: {p.stderr.strip()})")
+        p = compare(db, "tag:a1", "tag:slow", "--metric", "dd.write*")
+        expect(p.returncode == 4, f"a --metric that matches: exit 4 (got {p.returncode})")
+        p = compare(db, "tag:a1", "tag:a2", "--ignore-setting", "disk_mpbs")
+        expect(p.returncode == 2 and "--ignore-setting 'disk_mpbs'" in p.stderr and "paired across" not in p.stdout,
+               f"--ignore-setting of a setting no cell has: usage error, exit 2 (got {p.returncode}: "
+               f"{p.stderr.strip()})")
+        p = compare(db, "tag:a1", "tag:thr", "--ignore-setting", "disk_mbps")
+        expect(p.returncode == 4 and "paired across differing settings: disk_mbps" in p.stdout,
+               f"--ignore-setting of a real setting pairs across it (got {p.returncode}: {p.stderr.strip()})")
+
         p = compare(db, "tag:nope", "tag:a1")
         expect(p.returncode == 1 and "no run tagged 'nope'" in p.stderr, "an unknown tag: error, exit 1")
     return 1 if FAILED else 0

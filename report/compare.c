@@ -52,6 +52,7 @@ struct compare_view *compare_view_free(struct compare_view *v) {
         for (size_t i = 0; v->ignored && v->ignored[i]; i++)
                 free(v->ignored[i]);
         free(v->ignored);
+        free(v->ignored_found);
         free(v->metric_glob);
         free(v->workload);
         free(v->sel_a);

@@ -117,6 +117,8 @@ struct compare_view {
         char *metric_glob;         /* --metric, or NULL (owned) */
         char *workload;            /* -w, or NULL (owned) */
         char **ignored;            /* NULL-terminated (owned) */
+        unsigned char *ignored_found;  /* per ignored key: 1 when a selected cell has that setting
+                                          (in its run's settings or its params) (owned) */
         struct compare_group *groups;
         size_t n_groups;
         struct compare_lonely *lonely;
