@@ -111,6 +111,20 @@ def main():
         expect(p.returncode == 4 and "paired across differing settings: disk_mbps" in p.stdout,
                f"--ignore-setting of a real setting pairs across it (got {p.returncode}: {p.stderr.strip()})")
 
+        # A kernel name from the store in an error: no escape reaches the terminal.
+        sq = sqlite3.connect(db)
+        sq.execute("INSERT INTO kernels (id, name, added_at) VALUES ('kx', ?, 1)", ("evil\x1b[31m\x1b]0;t\x07",))
+        sq.execute("INSERT INTO runs (id, tag, settings_json, started_at, status) VALUES (9, 'two', '{}', 1, 'complete')")
+        for i, k in enumerate(("k57", "kx")):
+            sq.execute("INSERT INTO cells (id, run_id, cell_key, kernel_id, workload, iteration, state) "
+                       "VALUES (?, 9, ?, ?, 'dd', 0, 'ok')", (900 + i, f"c{i:03d}", k))
+        sq.commit()
+        sq.close()
+        p = compare(db, "run:9", "tag:a1")
+        expect(p.returncode == 1 and "several kernels" in p.stderr and "\x1b" not in p.stderr
+               and "\x07" not in p.stderr and p.stderr.count("\n") == 1,
+               f"a hostile kernel name in an error is masked: {p.stderr!r}")
+
         p = compare(db, "tag:nope", "tag:a1")
         expect(p.returncode == 1 and "no run tagged 'nope'" in p.stderr, "an unknown tag: error, exit 1")
     return 1 if FAILED else 0
