@@ -438,3 +438,18 @@ TEST(hostile_strings) {
         free(text);
         fixture_done(&f);
 }
+
+/* kbench show --log: the bytes as stored into a pipe; on a terminal the
+ * newlines and tabs of the log, and '?' for every control character and
+ * invalid byte, so a hostile console cannot drive the terminal. */
+TEST(log_for_a_terminal) {
+        static const char log[] = "ok\tline\n\x1b[31mred\x07\0nul\xc2\x9b" "2J\xff\xce\xbb\n";
+        char *text = NULL;
+
+        CAPTURE(text, ASSERT_EQ(text_log(log, sizeof(log) - 1, 0, out), 0));
+        ASSERT_TRUE(memcmp(text, log, sizeof(log) - 1) == 0);
+        free(text);
+        CAPTURE(text, ASSERT_EQ(text_log(log, sizeof(log) - 1, 1, out), 0));
+        ASSERT_STREQ(text, "ok\tline\n?[31mred??nul?2J?\xce\xbb\n");
+        free(text);
+}

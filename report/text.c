@@ -2,6 +2,7 @@
  * that came from a guest (cell details) or from the store are printed with
  * control characters masked, so a hostile console line cannot drive the
  * terminal. A metric stored without a value prints as "n/a". */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -42,6 +43,24 @@ static void put_text(FILE *out, const char *s, int width) {
         }
         for (; n < width; n++)
                 fputc(' ', out);
+}
+
+int text_log(const char *text, size_t len, int terminal, FILE *out) {
+        if (!terminal)
+                return len && fwrite(text, 1, len, out) != len ? -EIO : 0;
+        for (size_t i = 0; i < len;) {
+                uint32_t cp;
+                size_t k = utf8_decode((const unsigned char *)text + i, len - i, &cp);
+
+                if (k && (cp == '\n' || cp == '\t'))
+                        fputc((int)cp, out);
+                else if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+                        fputc('?', out);
+                else
+                        fwrite(text + i, 1, k, out);
+                i += k ? k : 1;
+        }
+        return ferror(out) ? -EIO : 0;
 }
 
 /* The characters put_text prints for s. */
