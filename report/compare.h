@@ -138,7 +138,9 @@ struct compare_selector {
         char kernel[256];          /* "" when the selector names none */
 };
 
-/* Parse a selector (pure). Returns 0 or -EINVAL with "bad selector 'x' (a
+/* Parse a selector (pure). A tag may hold ':'; tag:NAME:KERNEL splits at
+ * the last one (kernel names hold none), and the resolver tries the whole
+ * rest as a tag first. Returns 0 or -EINVAL with "bad selector 'x' (a
  * kernel name, run:ID, run:ID:KERNEL or tag:NAME[:KERNEL])". OUT: *ret. */
 int compare_selector_parse(const char *text, struct compare_selector *ret, struct kb_error *err);
 

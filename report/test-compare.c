@@ -600,3 +600,29 @@ TEST(huge_values_print_whole) {
         v = compare_view_free(v);
         store_done(&s);
 }
+
+/* kbench run takes any tag, and a timestamp is a natural one: a tag may
+ * hold ':' and is still selectable, alone or with a kernel (kernel names
+ * hold no ':', so the kernel is what follows the last one). */
+TEST(tag_with_colons) {
+        struct store s;
+        struct kb_error err = { { 0 } };
+        struct compare_selector sel;
+        struct compare_view *v;
+
+        ASSERT_EQ(compare_selector_parse("tag:nightly 2026-12-01T08:00:6.1.0-57-amd64", &sel, &err), 0);
+        ASSERT_STREQ(sel.tag, "nightly 2026-12-01T08:00");
+        ASSERT_STREQ(sel.kernel, "6.1.0-57-amd64");
+
+        store_init(&s);
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db), "UPDATE runs SET tag = 'nightly 2026-12-01T08:00' WHERE tag = 'again'",
+                               NULL, NULL, NULL), SQLITE_OK);
+        v = load(&s, "tag:base", "tag:nightly 2026-12-01T08:00", NULL, 0);
+        ASSERT_EQ(v->groups[0].b.ok, 7);
+        ASSERT_EQ(v->groups[0].b.runs[0], s.again);
+        v = compare_view_free(v);
+        v = load(&s, "tag:base", "tag:nightly 2026-12-01T08:00:6.1.0-57-amd64", NULL, 0);
+        ASSERT_EQ(v->groups[0].b.ok, 7);
+        v = compare_view_free(v);
+        store_done(&s);
+}

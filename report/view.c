@@ -476,7 +476,21 @@ static int side_resolve(struct db *db, const char *text, int all_runs, struct si
                 n = 1;
                 snprintf(what, sizeof(what), "run:%lld", (long long)sel.run);
         } else if (sel.kind == COMPARE_SEL_TAG) {
-                r = query_tag_runs(db, sel.tag, &runs, &n, err);
+                /* "tag:T:K" is the tag "T:K" when a run has it. */
+                if (sel.kernel[0]) {
+                        r = query_tag_runs(db, text + 4, &runs, &n, err);
+                        if (r < 0)
+                                return r;
+                        if (n > 0) {
+                                snprintf(sel.tag, sizeof(sel.tag), "%s", text + 4);
+                                sel.kernel[0] = '\0';
+                        } else {
+                                free(runs);
+                                runs = NULL;
+                        }
+                }
+                if (!runs)
+                        r = query_tag_runs(db, sel.tag, &runs, &n, err);
                 if (r < 0)
                         return r;
                 if (n == 0)
