@@ -111,6 +111,24 @@ def main():
         expect(p.returncode == 4 and "paired across differing settings: disk_mbps" in p.stdout,
                f"--ignore-setting of a real setting pairs across it (got {p.returncode}: {p.stderr.strip()})")
 
+        # Different workload parameters are different measurements: never
+        # paired across on the sly, even when nothing else pairs.
+        sq = sqlite3.connect(db)
+        sq.execute("INSERT INTO runs (id, tag, settings_json, started_at, status) VALUES (8, 'big', ?, 1, "
+                   "'complete')", (json.dumps({"repeats": 5, "mem_mb": 256, "cpus": 1, "disk_mbps": 0, "fs": "ext4"}),))
+        for i, w in enumerate([60.1, 61.0, 60.4, 60.8, 60.2]):
+            params = json.dumps({"workload": "dd:size=1G,bs=1M", "mem_mb": 256, "cpus": 1, "disk_mbps": 0, "fs": "ext4"})
+            sq.execute("INSERT INTO cells (id, run_id, cell_key, kernel_id, workload, params_json, iteration, state) "
+                       "VALUES (?, 8, ?, 'k57', 'dd', ?, ?, 'ok')", (800 + i, f"c{i:03d}", params, i))
+            sq.execute("INSERT INTO metrics (cell_id, name, value, unit) VALUES (?, 'dd.write_MBps', ?, 'MB/s')",
+                       (800 + i, w))
+        sq.commit()
+        sq.close()
+        p = compare(db, "tag:a1", "tag:big")
+        expect(p.returncode == 1 and "paired across" not in p.stdout and "nothing to compare" in p.stderr
+               and "workload" in p.stdout,
+               f"another dd size is not paired across (exit {p.returncode}: {p.stdout[-300:]!r} {p.stderr.strip()})")
+
         # A kernel name from the store in an error: no escape reaches the terminal.
         sq = sqlite3.connect(db)
         sq.execute("INSERT INTO kernels (id, name, added_at) VALUES ('kx', ?, 1)", ("evil\x1b[31m\x1b]0;t\x07",))
