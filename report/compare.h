@@ -113,6 +113,8 @@ struct compare_options {
 struct compare_view {
         char *sel_a, *sel_b;       /* as given (owned) */
         char *desc_a, *desc_b;     /* what they resolved to, "6.1.0-57-amd64 in run 1 (tag a1)" */
+        int same_cells;            /* 1: A and B resolved to the same kernel in the same runs, so
+                                      every sample is compared with itself (not an A/A test) */
         double alpha, noise;
         char *metric_glob;         /* --metric, or NULL (owned) */
         char *workload;            /* -w, or NULL (owned) */

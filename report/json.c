@@ -324,7 +324,7 @@ json_t *json_view_compare(const struct compare_view *v) {
                                                         "differs", json_str(l->differs)));
         }
         j = json_pack("{s:{s:o, s:o}, s:{s:o, s:o}, s:f, s:f, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
-                      "s:I, s:i}",
+                      "s:I, s:i, s:b}",
                       "a", "selector", json_str(v->sel_a), "resolved", json_str(v->desc_a), "b", "selector",
                       json_str(v->sel_b),
                       "resolved", json_str(v->desc_b), "alpha", v->alpha, "noise_pct", v->noise * 100,
@@ -332,6 +332,6 @@ json_t *json_view_compare(const struct compare_view *v) {
                       "workload", json_str(v->workload), "metric_glob", json_str(v->metric_glob),
                       "ignore_settings", ignored, "groups", groups, "unpaired", lonely, "judged",
                       (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,
-                      "exit_status", v->exit_status);
+                      "exit_status", v->exit_status, "same_cells", v->same_cells);
         return j;
 }

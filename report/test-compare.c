@@ -472,6 +472,16 @@ TEST(too_few_samples) {
         ASSERT_TRUE(strstr(text, "n too small") != NULL);
         ASSERT_TRUE(strstr(text, "note: A and B select the same cells") != NULL);
         free(text);
+        ASSERT_EQ(v->same_cells, 1);
+        {
+                json_t *j = render_json(v);
+
+                ASSERT_TRUE(json_is_true(json_object_get(j, "same_cells")));
+                json_decref(j);
+        }
+        v = compare_view_free(v);
+        v = load(&s, "tag:base", "tag:small", NULL, 0);
+        ASSERT_EQ(v->same_cells, 0);
         v = compare_view_free(v);
         store_done(&s);
 }

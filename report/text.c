@@ -621,7 +621,7 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
                      "whole 95%% CI (Fieller) of the change lies beyond ±%g%%; \"n too small\": the exact\n"
                      "Mann-Whitney test cannot reach %g at these sizes%s\n",
                 markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha, markdown ? "  " : "");
-        if (v->desc_a && v->desc_b && strcmp(v->desc_a, v->desc_b) == 0)
+        if (v->same_cells)
                 fprintf(out, "note: A and B select the same cells; for an A/A comparison name two runs or tags%s\n",
                         markdown ? "  " : "");
         if (v->ignored && v->ignored[0]) {

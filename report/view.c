@@ -737,6 +737,9 @@ int view_compare_load(struct db *db, const struct compare_options *o, struct com
                 if (r < 0)
                         error_prefix(err, r, "B '%.64s'", o->b);
         }
+        /* The description names the kernel and every run of the side. */
+        if (r >= 0)
+                v->same_cells = strcmp(v->desc_a, v->desc_b) == 0;
         if (r >= 0) {
                 v->groups = calloc(a.n + 1, sizeof(*v->groups));
                 if (!v->groups)

@@ -328,3 +328,25 @@ TEST(huge_and_infinite_values) {
         }
         fx_free(&f);
 }
+
+/* A and B that select the same cells: the page says so, as kbench compare
+ * does, instead of showing a perfect A/A agreement as if it were one. */
+TEST(same_cells_page) {
+        struct fx f;
+        struct kb_error err = { { 0 } };
+        struct site_options o = { 0 };
+        struct site_result res;
+        const char *pairs[] = { "run:1:6.1.0-57-amd64:run:1:6.1.0-57-amd64" };
+        g_autofree char *file = page_compare_file("run:1:6.1.0-57-amd64", "run:1:6.1.0-57-amd64");
+        g_autofree char *page = NULL;
+
+        fx_init(&f, 1, 12, 0);
+        o.dir = f.site;
+        o.compares = pairs;
+        o.n_compares = 1;
+        if (site_publish(f.db, &o, &res, &err) < 0)
+                TEST_FAIL("--compare: %s", err.msg);
+        page = read_page(&f, file);
+        ASSERT_TRUE(strstr(page, "A and B select the same cells") != NULL);
+        fx_free(&f);
+}
