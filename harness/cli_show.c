@@ -1,6 +1,7 @@
 /* cli_show.c: `kbench show`, the reader's view of the result store: the list
  * of runs, one run's cells and summary, one cell in full, or one cell's log
  * raw. Option parsing only; harness/show.c lays the output out. */
+#include <errno.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,6 +64,11 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
                 r = show_runs(db, json, stdout, &err);
         else {
                 r = show_resolve_run(db, argv[1], &run_id, &err);
+                if (r == -EINVAL) {     /* RUN is neither an id nor 'last': a usage error */
+                        cli_error(&err);
+                        db_close(db);
+                        return 2;
+                }
                 if (r >= 0 && log)
                         r = show_cell_log(db, run_id, cell, log, isatty(STDOUT_FILENO), stdout, &err);
                 else if (r >= 0 && cell)

@@ -143,6 +143,13 @@ def main():
                and "\x07" not in p.stderr and p.stderr.count("\n") == 1,
                f"a hostile kernel name in an error is masked: {p.stderr!r}")
 
+        # kbench show reads RUN the same way: a bad one is a usage error.
+        for run in ("0", "1x", "99999999999999999999"):
+            p = subprocess.run([KBENCH, "--db", db, "show", run], capture_output=True, text=True, timeout=60)
+            expect(p.returncode == 2 and "bad run" in p.stderr, f"show {run}: usage error, exit 2 (got {p.returncode})")
+        p = subprocess.run([KBENCH, "--db", db, "show", "77"], capture_output=True, text=True, timeout=60)
+        expect(p.returncode == 1 and "no run 77" in p.stderr, f"show 77: error, exit 1 (got {p.returncode})")
+
         p = compare(db, "tag:nope", "tag:a1")
         expect(p.returncode == 1 and "no run tagged 'nope'" in p.stderr, "an unknown tag: error, exit 1")
     return 1 if FAILED else 0
