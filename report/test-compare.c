@@ -636,3 +636,27 @@ TEST(tag_with_colons) {
         v = compare_view_free(v);
         store_done(&s);
 }
+
+/* A metric name from the store with a C1 control (U+009B, CSI), a raw 0x9b
+ * and a '|': the markdown table masks the controls as the text table does
+ * and keeps the '|' from ending the cell. */
+TEST(markdown_masks_controls) {
+        struct store s;
+        struct compare_view *v;
+        char *text;
+
+        store_init(&s);
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db),
+                               "UPDATE metrics SET name = 'dd.x' || x'c29b' || '31m' || x'9b' || '|y' "
+                               "WHERE name = 'dd.read_MBps'", NULL, NULL, NULL), SQLITE_OK);
+        v = load(&s, "tag:base", "tag:again", NULL, 0);
+        text = render(v, 1);
+        ASSERT_TRUE(strstr(text, "| dd.x?31m?\\|y ") != NULL);
+        ASSERT_TRUE(strstr(text, "\x9b") == NULL);
+        free(text);
+        text = render(v, 0);
+        ASSERT_TRUE(strstr(text, "\ndd.x?31m?|y ") != NULL);
+        free(text);
+        v = compare_view_free(v);
+        store_done(&s);
+}

@@ -22,7 +22,7 @@
  * characters masked: C0, DEL and C1 (U+0080..U+009F, which a terminal may
  * take for CSI and friends), and every byte that starts no valid UTF-8
  * sequence (a raw 0x9b is CSI on an 8-bit terminal), each as '?'. */
-static void put_text(FILE *out, const char *s, int width) {
+static void put_masked(FILE *out, const char *s, int width, int md_cell) {
         size_t len;
         int n = 0;
 
@@ -37,12 +37,19 @@ static void put_text(FILE *out, const char *s, int width) {
                         fputc('?', out);
                         i += k ? k : 1;
                 } else {
+                        /* A '|' from the store would end a markdown cell. */
+                        if (md_cell && cp == '|')
+                                fputc('\\', out);
                         fwrite(s + i, 1, k, out);
                         i += k;
                 }
         }
         for (; n < width; n++)
                 fputc(' ', out);
+}
+
+static void put_text(FILE *out, const char *s, int width) {
+        put_masked(out, s, width, 0);
 }
 
 int text_log(const char *text, size_t len, int terminal, FILE *out) {
@@ -585,12 +592,7 @@ static void group_table(const struct compare_view *v, const struct compare_group
                 for (int c = 0; c < C_COUNT; c++) {
                         if (md) {
                                 fputs("| ", out);
-                                /* A '|' from the store would end the cell. */
-                                for (const char *p = cells[r][c]; *p; p++)
-                                        if (*p == '|')
-                                                fputs("\\|", out);
-                                        else
-                                                fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+                                put_masked(out, cells[r][c], 0, 1);
                                 fputc(' ', out);
                         } else if (c == C_METRIC) {
                                 put_text(out, cells[r][c], w[c]);
