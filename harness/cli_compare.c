@@ -4,6 +4,7 @@
  * report/text.c and report/json.c lay it out. */
 #include <errno.h>
 #include <glib.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,20 +34,78 @@ static int parse_noise(const char *text, double *ret) {
         return 0;
 }
 
-/* The settings that kept A's and B's groups of the same workload apart,
- * comma-separated, appended to keys (each once). */
-static void differing_settings(const struct compare_view *v, GString *keys) {
+/* Settings never paired across unasked: the workload's own parameters
+ * (dd:size=512M against dd:size=1G is another measurement, not a setting
+ * to compare) and unreadable params. */
+static const char *const never_across[] = { "workload", "params_raw" };
+
+/* The keys whose values differ between two pairing keys (canonical JSON
+ * objects), into keys (each once, comma-separated); how many, or -1 when
+ * the two may not be paired across (a workload parameter differs, or a key
+ * is unreadable). */
+static int key_diff(const char *ka, const char *kb, GPtrArray *keys) {
+        json_t *a = json_loads(ka, 0, NULL), *b = json_loads(kb, 0, NULL), *val;
+        const char *k;
+        int n = 0;
+
+        if (!json_is_object(a) || !json_is_object(b))
+                n = -1;
+        for (int pass = 0; n >= 0 && pass < 2; pass++) {
+                json_t *x = pass ? b : a, *y = pass ? a : b;
+
+                json_object_foreach(x, k, val) {
+                        json_t *other = json_object_get(y, k);
+
+                        if ((pass && other) || (other && json_equal(val, other)))
+                                continue;
+                        for (size_t i = 0; i < G_N_ELEMENTS(never_across); i++)
+                                if (strcmp(k, never_across[i]) == 0)
+                                        n = -1;
+                        if (n < 0)
+                                break;
+                        n++;
+                        if (keys)
+                                g_ptr_array_add(keys, g_strdup(k));
+                }
+        }
+        json_decref(a);
+        json_decref(b);
+        return n;
+}
+
+/* The settings that keep A's groups apart from their nearest group of the
+ * same workload on B (the fewest differing settings), each once. */
+static void differing_settings(const struct compare_view *v, GPtrArray *keys) {
         for (size_t i = 0; i < v->n_lonely; i++) {
-                const char *d = v->lonely[i].differs;
+                const struct compare_lonely *la = &v->lonely[i];
+                const struct compare_lonely *best = NULL;
+                int best_n = INT_MAX;
+                g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func(g_free);
 
-                while (d && *d) {
-                        size_t len = strcspn(d, " ");
-                        g_autofree char *k = g_strndup(d, len);
-                        const char *next = strstr(d, ", ");
+                if (la->side != 'A')
+                        continue;
+                for (size_t j = 0; j < v->n_lonely; j++) {
+                        const struct compare_lonely *lb = &v->lonely[j];
+                        int n;
 
-                        if (!strstr(keys->str, k))
-                                g_string_append_printf(keys, "%s%s", keys->len ? "," : "", k);
-                        d = next ? next + 2 : NULL;
+                        if (lb->side != 'B' || strcmp(lb->workload, la->workload) != 0)
+                                continue;
+                        n = key_diff(la->key, lb->key, NULL);
+                        if (n > 0 && n < best_n) {
+                                best_n = n;
+                                best = lb;
+                        }
+                }
+                if (!best)
+                        continue;
+                key_diff(la->key, best->key, found);
+                for (guint k = 0; k < found->len; k++) {
+                        gboolean seen = FALSE;
+
+                        for (guint m = 0; m < keys->len && !seen; m++)
+                                seen = strcmp(g_ptr_array_index(keys, m), g_ptr_array_index(found, k)) == 0;
+                        if (!seen)
+                                g_ptr_array_add(keys, g_strdup(g_ptr_array_index(found, k)));
                 }
         }
 }
@@ -58,9 +117,8 @@ static void differing_settings(const struct compare_view *v, GString *keys) {
  * every output names ("paired across differing settings"). */
 static int load_comparison(struct db *db, struct compare_options *o, GPtrArray *ignored,
                            struct compare_view **ret, struct kb_error *err) {
-        g_autoptr(GString) keys = g_string_new(NULL);
+        g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
         struct compare_view *v = NULL;
-        g_auto(GStrv) extra = NULL;
         int r;
 
         o->ignore_settings = (const char *const *)ignored->pdata;
@@ -72,10 +130,9 @@ static int load_comparison(struct db *db, struct compare_options *o, GPtrArray *
                 goto out;
         compare_view_free(v);
         v = NULL;
-        extra = g_strsplit(keys->str, ",", -1);
         g_ptr_array_remove_index(ignored, ignored->len - 1);   /* the NULL end */
-        for (size_t k = 0; extra[k]; k++)
-                g_ptr_array_add(ignored, g_strdup(extra[k]));
+        for (guint k = 0; k < keys->len; k++)
+                g_ptr_array_add(ignored, g_strdup(g_ptr_array_index(keys, k)));
         g_ptr_array_add(ignored, NULL);
         o->ignore_settings = (const char *const *)ignored->pdata;
         r = view_compare_load(db, o, &v, err);
@@ -98,6 +155,7 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
         struct kb_error err = { { 0 } };
         struct db *db = NULL;
         int markdown = 0, r, rc;
+        guint n_user;
         GOptionEntry entries[] = {
                 { "workload", 'w', 0, G_OPTION_ARG_STRING, &workload, "Compare this workload only (dd, ftp, ...)",
                   "NAME" },
@@ -127,6 +185,8 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                 "workload under settings that differ (e.g. tag:base against tag:throttled),\n"
                 "those settings are what A and B compare: the cells are paired across exactly\n"
                 "them, and the output says so ('paired across differing settings: disk_mbps').\n"
+                "The workload's own parameters (dd:size=512M against dd:size=1G) are never\n"
+                "paired across unless named with --ignore-setting workload.\n"
                 "Failed cells never enter statistics; their counts are shown.\n\n"
                 "Per metric: n, mean, sd %, change %, its 95% CI (Fieller's interval of the ratio\n"
                 "of means), Welch's t-test p and the Mann-Whitney U p, the minimum detectable\n"
@@ -139,7 +199,8 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                 "(3+3 cannot reach 0.05), so no verdict is possible. Informational metrics\n"
                 "(dd.*_s, vmstat.*, boot_s) are shown, never judged.\n\n"
                 "Exit status: 0 no metric worse; 4 at least one metric worse; 1 error (also:\n"
-                "no workload in common); 2 usage error.");
+                "no workload in common, or no metric matching --metric); 2 usage error (also:\n"
+                "an --ignore-setting no selected cell has).");
         g_option_context_add_main_entries(ctx, entries, NULL);
         if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
                 cli_errorf("compare: %s", gerr->message);
@@ -184,6 +245,7 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                         if (parts[k][0])
                                 g_ptr_array_add(ignored, g_strdup(parts[k]));
         }
+        n_user = ignored->len;
         g_ptr_array_add(ignored, NULL);
 
         r = db_open_existing(g->db_path, &db, &err);
@@ -193,6 +255,28 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
         db_close(db);
         if (r < 0)
                 return cli_error(&err);
+        /* A typo must not read as "no regression": a setting no cell has
+         * would be named as paired across, a glob that matches nothing
+         * would print empty tables, both with exit status 0. */
+        for (guint k = 0; k < n_user; k++)
+                if (!v->ignored_found[k]) {
+                        cli_errorf("compare: --ignore-setting '%s': no selected cell has that setting (the "
+                                   "'settings:' line of kbench compare lists them)",
+                                   (const char *)g_ptr_array_index(ignored, k));
+                        compare_view_free(v);
+                        return 2;
+                }
+        if (metric && v->n_groups > 0) {
+                size_t n_m = 0;
+
+                for (size_t i = 0; i < v->n_groups; i++)
+                        n_m += v->groups[i].n_m;
+                if (n_m == 0) {
+                        cli_errorf("compare: --metric '%s' matches no metric of the paired cells", metric);
+                        compare_view_free(v);
+                        return 1;
+                }
+        }
         if (json) {
                 json_t *j = json_view_compare(v);
                 r = json_view_print(j, stdout, &err);

@@ -1,9 +1,11 @@
 /* cli_show.c: `kbench show`, the reader's view of the result store: the list
  * of runs, one run's cells and summary, one cell in full, or one cell's log
  * raw. Option parsing only; harness/show.c lays the output out. */
+#include <errno.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/cli.h"
 #include "harness/show.h"
@@ -22,7 +24,8 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of tables", NULL },
                 { "cell", 'c', 0, G_OPTION_ARG_STRING, &cell, "Show one cell of the run in full", "KEY" },
                 { "log", 'l', 0, G_OPTION_ARG_STRING, &log,
-                  "With --cell: print one log of the cell raw (console, data, ...)", "STREAM" },
+                  "With --cell: print one log of the cell raw (console, data, ...); on a terminal, control "
+                  "characters show as '?'", "STREAM" },
                 { NULL },
         };
 
@@ -61,8 +64,13 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
                 r = show_runs(db, json, stdout, &err);
         else {
                 r = show_resolve_run(db, argv[1], &run_id, &err);
+                if (r == -EINVAL) {     /* RUN is neither an id nor 'last': a usage error */
+                        cli_error(&err);
+                        db_close(db);
+                        return 2;
+                }
                 if (r >= 0 && log)
-                        r = show_cell_log(db, run_id, cell, log, stdout, &err);
+                        r = show_cell_log(db, run_id, cell, log, isatty(STDOUT_FILENO), stdout, &err);
                 else if (r >= 0 && cell)
                         r = show_cell(db, run_id, cell, json, stdout, &err);
                 else if (r >= 0)

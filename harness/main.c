@@ -22,19 +22,39 @@ static const struct {
         { "doctor", cli_doctor, "check QEMU, libvirt, the accelerator and the store" },
 };
 
+/* One error line on stderr. Messages quote the store (kernel names, tags,
+ * settings) and the guest: invalid UTF-8 becomes U+FFFD and every control
+ * character (C0 with the newline, DEL, C1) a '?', so no message can drive
+ * the terminal or forge a second line. */
+static void put_error(const char *msg) {
+        g_autofree char *valid = g_utf8_make_valid(msg, -1);
+        g_autoptr(GString) line = g_string_new("kbench: ");
+
+        for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
+                gunichar c = g_utf8_get_char(p);
+
+                if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+                        g_string_append_c(line, '?');
+                else
+                        g_string_append_unichar(line, c);
+        }
+        g_string_append_c(line, '\n');
+        fputs(line->str, stderr);
+}
+
 int cli_error(const struct kb_error *err) {
-        fprintf(stderr, "kbench: %s\n", err->msg[0] ? err->msg : "unknown error");
+        put_error(err->msg[0] ? err->msg : "unknown error");
         return 1;
 }
 
 int cli_errorf(const char *fmt, ...) {
+        g_autofree char *msg = NULL;
         va_list ap;
 
-        fputs("kbench: ", stderr);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        msg = g_strdup_vprintf(fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        put_error(msg);
         return 1;
 }
 

@@ -67,7 +67,7 @@ int show_cell(struct db *db, int64_t run_id, const char *cell_key, int json, FIL
         return r;
 }
 
-int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream,
+int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream, int terminal,
                   FILE *out, struct kb_error *err) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
@@ -76,7 +76,7 @@ int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const cha
         r = view_cell_log(db, run_id, cell_key, stream, &text, &len, err);
         if (r < 0)
                 return r;
-        if (len && fwrite(text, 1, len, out) != len)
+        if (text_log(text, len, terminal, out) < 0)
                 return error_setf(err, -EIO, "cannot write the log");
         return 0;
 }

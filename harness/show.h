@@ -26,8 +26,10 @@ int show_run(struct db *db, int64_t run_id, int json, FILE *out, struct kb_error
 int show_cell(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
               struct kb_error *err);
 
-/* Write one log of a cell raw (bytes as stored, NULs included) to out. */
-int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream,
+/* Write one log of a cell to out: raw (bytes as stored, NULs included),
+ * or with control characters masked when terminal is set (report/text.h,
+ * text_log). */
+int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream, int terminal,
                   FILE *out, struct kb_error *err);
 
 /* Resolve "RUN" (a positive decimal id) or "last". The run must exist.

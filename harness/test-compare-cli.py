@@ -95,6 +95,61 @@ def main():
                            (["tag:a1", "tag:a2", "--json", "--format", "text"], "--json with --format")):
             p = compare(db, *args)
             expect(p.returncode == 2 and p.stderr.startswith("kbench: compare: "), f"{what}: usage error, exit 2")
+        # A --metric that matches nothing, or a setting no cell has, is the
+        # user's typo: never an empty table or a false "paired across" with
+        # exit 0, which a script would read as "no regression".
+        p = compare(db, "tag:a1", "tag:slow", "--metric", "dd.wirte*")
+        expect(p.returncode == 1 and "--metric 'dd.wirte*' matches no metric" in p.stderr,
+               f"a --metric that matches nothing: error, exit 1 (got {p.returncode}: {p.stderr.strip()})")
+        p = compare(db, "tag:a1", "tag:slow", "--metric", "dd.write*")
+        expect(p.returncode == 4, f"a --metric that matches: exit 4 (got {p.returncode})")
+        p = compare(db, "tag:a1", "tag:a2", "--ignore-setting", "disk_mpbs")
+        expect(p.returncode == 2 and "--ignore-setting 'disk_mpbs'" in p.stderr and "paired across" not in p.stdout,
+               f"--ignore-setting of a setting no cell has: usage error, exit 2 (got {p.returncode}: "
+               f"{p.stderr.strip()})")
+        p = compare(db, "tag:a1", "tag:thr", "--ignore-setting", "disk_mbps")
+        expect(p.returncode == 4 and "paired across differing settings: disk_mbps" in p.stdout,
+               f"--ignore-setting of a real setting pairs across it (got {p.returncode}: {p.stderr.strip()})")
+
+        # Different workload parameters are different measurements: never
+        # paired across on the sly, even when nothing else pairs.
+        sq = sqlite3.connect(db)
+        sq.execute("INSERT INTO runs (id, tag, settings_json, started_at, status) VALUES (8, 'big', ?, 1, "
+                   "'complete')", (json.dumps({"repeats": 5, "mem_mb": 256, "cpus": 1, "disk_mbps": 0, "fs": "ext4"}),))
+        for i, w in enumerate([60.1, 61.0, 60.4, 60.8, 60.2]):
+            params = json.dumps({"workload": "dd:size=1G,bs=1M", "mem_mb": 256, "cpus": 1, "disk_mbps": 0, "fs": "ext4"})
+            sq.execute("INSERT INTO cells (id, run_id, cell_key, kernel_id, workload, params_json, iteration, state) "
+                       "VALUES (?, 8, ?, 'k57', 'dd', ?, ?, 'ok')", (800 + i, f"c{i:03d}", params, i))
+            sq.execute("INSERT INTO metrics (cell_id, name, value, unit) VALUES (?, 'dd.write_MBps', ?, 'MB/s')",
+                       (800 + i, w))
+        sq.commit()
+        sq.close()
+        p = compare(db, "tag:a1", "tag:big")
+        expect(p.returncode == 1 and "paired across" not in p.stdout and "nothing to compare" in p.stderr
+               and "workload" in p.stdout,
+               f"another dd size is not paired across (exit {p.returncode}: {p.stdout[-300:]!r} {p.stderr.strip()})")
+
+        # A kernel name from the store in an error: no escape reaches the terminal.
+        sq = sqlite3.connect(db)
+        sq.execute("INSERT INTO kernels (id, name, added_at) VALUES ('kx', ?, 1)", ("evil\x1b[31m\x1b]0;t\x07",))
+        sq.execute("INSERT INTO runs (id, tag, settings_json, started_at, status) VALUES (9, 'two', '{}', 1, 'complete')")
+        for i, k in enumerate(("k57", "kx")):
+            sq.execute("INSERT INTO cells (id, run_id, cell_key, kernel_id, workload, iteration, state) "
+                       "VALUES (?, 9, ?, ?, 'dd', 0, 'ok')", (900 + i, f"c{i:03d}", k))
+        sq.commit()
+        sq.close()
+        p = compare(db, "run:9", "tag:a1")
+        expect(p.returncode == 1 and "several kernels" in p.stderr and "\x1b" not in p.stderr
+               and "\x07" not in p.stderr and p.stderr.count("\n") == 1,
+               f"a hostile kernel name in an error is masked: {p.stderr!r}")
+
+        # kbench show reads RUN the same way: a bad one is a usage error.
+        for run in ("0", "1x", "99999999999999999999"):
+            p = subprocess.run([KBENCH, "--db", db, "show", run], capture_output=True, text=True, timeout=60)
+            expect(p.returncode == 2 and "bad run" in p.stderr, f"show {run}: usage error, exit 2 (got {p.returncode})")
+        p = subprocess.run([KBENCH, "--db", db, "show", "77"], capture_output=True, text=True, timeout=60)
+        expect(p.returncode == 1 and "no run 77" in p.stderr, f"show 77: error, exit 1 (got {p.returncode})")
+
         p = compare(db, "tag:nope", "tag:a1")
         expect(p.returncode == 1 and "no run tagged 'nope'" in p.stderr, "an unknown tag: error, exit 1")
     return 1 if FAILED else 0

@@ -52,6 +52,7 @@ struct compare_view *compare_view_free(struct compare_view *v) {
         for (size_t i = 0; v->ignored && v->ignored[i]; i++)
                 free(v->ignored[i]);
         free(v->ignored);
+        free(v->ignored_found);
         free(v->metric_glob);
         free(v->workload);
         free(v->sel_a);
@@ -87,8 +88,12 @@ int compare_selector_parse(const char *text, struct compare_selector *ret, struc
                         snprintf(s.kernel, sizeof(s.kernel), "%s", colon + 1);
                 }
         } else if (strncmp(text, "tag:", 4) == 0) {
+                /* A tag may hold ':' (a timestamp), a kernel name never:
+                 * the kernel is what follows the last one. Whether the
+                 * whole rest is a tag instead is the store's to say
+                 * (view.c tries it first). */
                 rest = text + 4;
-                colon = strchr(rest, ':');
+                colon = strrchr(rest, ':');
                 if (!colon)
                         colon = rest + strlen(rest);
                 if (colon == rest || (size_t)(colon - rest) >= sizeof(s.tag))

@@ -113,10 +113,14 @@ struct compare_options {
 struct compare_view {
         char *sel_a, *sel_b;       /* as given (owned) */
         char *desc_a, *desc_b;     /* what they resolved to, "6.1.0-57-amd64 in run 1 (tag a1)" */
+        int same_cells;            /* 1: A and B resolved to the same kernel in the same runs, so
+                                      every sample is compared with itself (not an A/A test) */
         double alpha, noise;
         char *metric_glob;         /* --metric, or NULL (owned) */
         char *workload;            /* -w, or NULL (owned) */
         char **ignored;            /* NULL-terminated (owned) */
+        unsigned char *ignored_found;  /* per ignored key: 1 when a selected cell has that setting
+                                          (in its run's settings or its params) (owned) */
         struct compare_group *groups;
         size_t n_groups;
         struct compare_lonely *lonely;
@@ -136,7 +140,9 @@ struct compare_selector {
         char kernel[256];          /* "" when the selector names none */
 };
 
-/* Parse a selector (pure). Returns 0 or -EINVAL with "bad selector 'x' (a
+/* Parse a selector (pure). A tag may hold ':'; tag:NAME:KERNEL splits at
+ * the last one (kernel names hold none), and the resolver tries the whole
+ * rest as a tag first. Returns 0 or -EINVAL with "bad selector 'x' (a
  * kernel name, run:ID, run:ID:KERNEL or tag:NAME[:KERNEL])". OUT: *ret. */
 int compare_selector_parse(const char *text, struct compare_selector *ret, struct kb_error *err);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/html.h"
+#include "report/utf8.h"
 
 struct html *html_new(void) {
         struct html *h = g_new0(struct html, 1);
@@ -23,43 +24,6 @@ struct html *html_free(struct html *h) {
         g_string_free(h->buf, TRUE);
         g_free(h);
         return NULL;
-}
-
-/* Decode one UTF-8 sequence at s[0..len). Returns its length and sets *cp,
- * or returns 0 for an invalid or truncated sequence (the caller then
- * consumes one byte as U+FFFD). Strict RFC 3629: no overlongs, no
- * surrogates, nothing past U+10FFFF. */
-static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp) {
-        uint32_t c;
-        size_t n;
-
-        if (s[0] < 0x80) {
-                *cp = s[0];
-                return 1;
-        }
-        if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-                n = 2;
-                c = s[0] & 0x1f;
-        } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-                n = 3;
-                c = s[0] & 0x0f;
-        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-                n = 4;
-                c = s[0] & 0x07;
-        } else
-                return 0;
-        if (len < n)
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                c = (c << 6) | (s[i] & 0x3f);
-        }
-        if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) || c > 0x10ffff ||
-            (c >= 0xd800 && c <= 0xdfff))
-                return 0;
-        *cp = c;
-        return n;
 }
 
 static void append_cp(GString *out, uint32_t cp) {
@@ -226,6 +190,9 @@ void html_attr_num_(struct html *h, const char *name, double v) {
 
         if (!isfinite(v))
                 v = 0;
+        /* A coordinate far off any canvas; "%.2f" of 1e308 would be cut. */
+        if (fabs(v) > 1e9)
+                v = copysign(1e9, v);
         snprintf(b, sizeof(b), "%.2f", v);
         p = b + strlen(b) - 1;
         while (*p == '0')

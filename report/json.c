@@ -3,16 +3,69 @@
  * settings and params stored as JSON text are embedded as objects. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/json.h"
+#include "report/utf8.h"
 
 static json_t *json_num(double v) {
         return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* s as valid UTF-8, each byte that starts no valid sequence replaced by
+ * U+FFFD (caller frees), or NULL when out of memory. jansson refuses
+ * invalid UTF-8: a string from the store must never make a field vanish. */
+static char *utf8_clean(const char *s) {
+        size_t len = strlen(s), o = 0;
+        char *out = malloc(len * 3 + 1);
+
+        if (!out)
+                return NULL;
+        for (size_t i = 0; i < len;) {
+                uint32_t cp;
+                size_t n = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+
+                if (n == 0) {
+                        memcpy(out + o, "\xef\xbf\xbd", 3);
+                        o += 3;
+                        i++;
+                } else {
+                        memcpy(out + o, s + i, n);
+                        o += n;
+                        i += n;
+                }
+        }
+        out[o] = '\0';
+        return out;
+}
+
 static json_t *json_str(const char *s) {
-        return s ? json_string(s) : json_null();
+        char *clean;
+        json_t *j;
+
+        if (!s)
+                return json_null();
+        j = json_string(s);
+        if (j)
+                return j;
+        clean = utf8_clean(s);
+        j = clean ? json_string(clean) : NULL;
+        free(clean);
+        return j;
+}
+
+/* o[key] = v (taking v), the key made valid UTF-8 as json_str does. */
+static void json_set(json_t *o, const char *key, json_t *v) {
+        char *clean = utf8_clean(key);
+
+        /* json_object_set_new() takes v even when it fails. */
+        if (clean)
+                json_object_set_new(o, clean, v);
+        else
+                json_decref(v);
+        free(clean);
 }
 
 int json_view_print(json_t *j, FILE *out, struct kb_error *err) {
@@ -28,11 +81,11 @@ static json_t *metrics_json(const struct query_metric *m, size_t n) {
         json_t *o = json_object();
 
         for (size_t i = 0; o && i < n; i++) {
-                json_t *e = json_pack("{s:o, s:s}", "value", m[i].has_value ? json_num(m[i].value) : json_null(),
-                                      "unit", m[i].unit ? m[i].unit : "");
+                json_t *e = json_pack("{s:o, s:o}", "value", m[i].has_value ? json_num(m[i].value) : json_null(),
+                                      "unit", json_str(m[i].unit ? m[i].unit : ""));
                 if (e && m[i].note)
-                        json_object_set_new(e, "note", json_string(m[i].note));
-                json_object_set_new(o, m[i].name, e ? e : json_null());
+                        json_object_set_new(e, "note", json_str(m[i].note));
+                json_set(o, m[i].name ? m[i].name : "", e ? e : json_null());
         }
         return o;
 }
@@ -169,12 +222,12 @@ json_t *json_view_cell(const struct view_cell *v) {
         }
         json_object_set_new(j, "vmstat", vm);
         for (size_t i = 0; i < v->n_points; i++)
-                json_array_append_new(pts, json_pack("{s:s, s:o, s:o}", "kind", v->points[i].kind,
+                json_array_append_new(pts, json_pack("{s:o, s:o, s:o}", "kind", json_str(v->points[i].kind),
                                                      "t", json_num(v->points[i].t),
                                                      "value", json_num(v->points[i].value)));
         json_object_set_new(j, "timeline", pts);
         for (size_t i = 0; i < v->n_logs; i++)
-                json_object_set_new(logs, v->logs[i].stream, json_integer(v->logs[i].bytes));
+                json_set(logs, v->logs[i].stream ? v->logs[i].stream : "", json_integer(v->logs[i].bytes));
         json_object_set_new(j, "log_bytes", logs);
         return j;
 }
@@ -217,9 +270,9 @@ static json_t *nfor_json(size_t n) {
 }
 
 static json_t *metric_cmp_json(const struct compare_metric *m) {
-        return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:b}, "
+        return json_pack("{s:o, s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:b}, "
                          "s:o, s:o, s:o, s:o, s:o, s:s}",
-                         "name", m->name, "unit", m->unit ? m->unit : "", "direction",
+                         "name", json_str(m->name), "unit", json_str(m->unit ? m->unit : ""), "direction",
                          metrics_direction_name(m->info.direction), "judged", m->judged, "why_not_judged",
                          m->judged ? json_null() : json_str(m->info.why), "a",
                          summary_json(&m->sa, m->a, m->a_missing), "b", summary_json(&m->sb, m->b, m->b_missing),
@@ -245,7 +298,7 @@ json_t *json_view_compare(const struct compare_view *v) {
                 return NULL;
         }
         for (size_t i = 0; v->ignored && v->ignored[i]; i++)
-                json_array_append_new(ignored, json_string(v->ignored[i]));
+                json_array_append_new(ignored, json_str(v->ignored[i]));
         for (size_t i = 0; i < v->n_groups; i++) {
                 const struct compare_group *g = &v->groups[i];
                 json_t *ms = json_array();
@@ -253,8 +306,8 @@ json_t *json_view_compare(const struct compare_view *v) {
                 for (size_t k = 0; ms && k < g->n_m; k++)
                         json_array_append_new(ms, metric_cmp_json(&g->m[k]));
                 json_array_append_new(groups,
-                                      json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}", "workload",
-                                                g->workload, "spec", g->spec, "settings", settings_json(g->key),
+                                      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}", "workload",
+                                                json_str(g->workload), "spec", json_str(g->spec), "settings", settings_json(g->key),
                                                 "a", side_json(&g->a), "b", side_json(&g->b), "metrics",
                                                 ms ? ms : json_null(), "geomean_change_pct",
                                                 json_num((g->geomean - 1) * 100), "geomean_metrics",
@@ -265,19 +318,20 @@ json_t *json_view_compare(const struct compare_view *v) {
                 const struct compare_lonely *l = &v->lonely[i];
                 char side[2] = { l->side, 0 };
 
-                json_array_append_new(lonely, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "side", side, "workload",
-                                                        l->workload, "spec", l->spec, "settings",
+                json_array_append_new(lonely, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "side", side, "workload",
+                                                        json_str(l->workload), "spec", json_str(l->spec), "settings",
                                                         settings_json(l->key), "cells", side_json(&l->s),
                                                         "differs", json_str(l->differs)));
         }
-        j = json_pack("{s:{s:s, s:o}, s:{s:s, s:o}, s:f, s:f, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
-                      "s:I, s:i}",
-                      "a", "selector", v->sel_a, "resolved", json_str(v->desc_a), "b", "selector", v->sel_b,
+        j = json_pack("{s:{s:o, s:o}, s:{s:o, s:o}, s:f, s:f, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
+                      "s:I, s:i, s:b}",
+                      "a", "selector", json_str(v->sel_a), "resolved", json_str(v->desc_a), "b", "selector",
+                      json_str(v->sel_b),
                       "resolved", json_str(v->desc_b), "alpha", v->alpha, "noise_pct", v->noise * 100,
                       "verdict_test", "welch", "correction", "benjamini-hochberg", "ci", "fieller-95",
                       "workload", json_str(v->workload), "metric_glob", json_str(v->metric_glob),
                       "ignore_settings", ignored, "groups", groups, "unpaired", lonely, "judged",
                       (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,
-                      "exit_status", v->exit_status);
+                      "exit_status", v->exit_status, "same_cells", v->same_cells);
         return j;
 }

@@ -101,7 +101,10 @@ void svg_format_tick(double v, double step, char *buf, size_t size) {
                 v = 0;
                 suffix = "";
         }
-        snprintf(buf, size, "%.*f%s", decimals, v, suffix);
+        if (fabs(v) >= 1e6)     /* beyond G: "%.0f" of 4e298 would be cut */
+                snprintf(buf, size, "%.3g%s", v, suffix);
+        else
+                snprintf(buf, size, "%.*f%s", decimals, v, suffix);
 }
 
 /* One value for a bar label: three significant figures, not fewer than
@@ -109,7 +112,12 @@ void svg_format_tick(double v, double step, char *buf, size_t size) {
 static void format_value(double v, char *buf, size_t size) {
         double a = fabs(v);
 
-        snprintf(buf, size, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3, v);
+        if (!isfinite(v))
+                snprintf(buf, size, "n/a");
+        else if (a >= 1e9)
+                snprintf(buf, size, "%.4g", v);
+        else
+                snprintf(buf, size, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3, v);
 }
 
 struct bucket {
@@ -552,7 +560,9 @@ void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
 
                 html_start(h, "g");
                 html_start(h, "title");
-                if (isfinite(r->lo) && isfinite(r->hi))
+                if (!isfinite(r->mean))
+                        html_textf(h, "%s: n/a", name);
+                else if (isfinite(r->lo) && isfinite(r->hi))
                         html_textf(h, "%s: %g %s (95%% CI %g to %g)", name, r->mean, c->unit ? c->unit : "",
                                    r->lo, r->hi);
                 else

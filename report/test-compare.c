@@ -472,6 +472,16 @@ TEST(too_few_samples) {
         ASSERT_TRUE(strstr(text, "n too small") != NULL);
         ASSERT_TRUE(strstr(text, "note: A and B select the same cells") != NULL);
         free(text);
+        ASSERT_EQ(v->same_cells, 1);
+        {
+                json_t *j = render_json(v);
+
+                ASSERT_TRUE(json_is_true(json_object_get(j, "same_cells")));
+                json_decref(j);
+        }
+        v = compare_view_free(v);
+        v = load(&s, "tag:base", "tag:small", NULL, 0);
+        ASSERT_EQ(v->same_cells, 0);
         v = compare_view_free(v);
         store_done(&s);
 }
@@ -570,5 +580,83 @@ TEST(selector_resolution) {
                                       .noise = 0.02 };
         ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
         ASSERT_STREQ(err.msg, "B 'run:1:6.1.0-47-amd64': 6.1.0-47-amd64 in run 1 has no cells");
+        store_done(&s);
+}
+
+/* A value near DBL_MAX (a broken writer, a hand edit) must print as a
+ * number of its own size: "%.0f" into a 64-byte cell cut 4e307 to 63
+ * digits, which reads as 4e62. */
+TEST(huge_values_print_whole) {
+        struct store s;
+        struct compare_view *v;
+        char *text, *row;
+        int digits = 0, most = 0;
+
+        store_init(&s);
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db),
+                               "UPDATE metrics SET value = 4e307 WHERE name = 'vmstat.bo_mean' AND cell_id IN "
+                               "(SELECT id FROM cells WHERE run_id = 1)", NULL, NULL, NULL), SQLITE_OK);
+        v = load(&s, "tag:base", "tag:again", NULL, 0);
+        text = render(v, 0);
+        row = strstr(text, "\nvmstat.bo_mean");
+        ASSERT_TRUE(row != NULL);
+        for (const char *p = row + 1; *p && *p != '\n'; p++) {
+                digits = *p >= '0' && *p <= '9' ? digits + 1 : 0;
+                most = digits > most ? digits : most;
+        }
+        ASSERT_TRUE(most < 16);
+        ASSERT_TRUE(strstr(row, "4e+307") != NULL);
+        free(text);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+/* kbench run takes any tag, and a timestamp is a natural one: a tag may
+ * hold ':' and is still selectable, alone or with a kernel (kernel names
+ * hold no ':', so the kernel is what follows the last one). */
+TEST(tag_with_colons) {
+        struct store s;
+        struct kb_error err = { { 0 } };
+        struct compare_selector sel;
+        struct compare_view *v;
+
+        ASSERT_EQ(compare_selector_parse("tag:nightly 2026-12-01T08:00:6.1.0-57-amd64", &sel, &err), 0);
+        ASSERT_STREQ(sel.tag, "nightly 2026-12-01T08:00");
+        ASSERT_STREQ(sel.kernel, "6.1.0-57-amd64");
+
+        store_init(&s);
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db), "UPDATE runs SET tag = 'nightly 2026-12-01T08:00' WHERE tag = 'again'",
+                               NULL, NULL, NULL), SQLITE_OK);
+        v = load(&s, "tag:base", "tag:nightly 2026-12-01T08:00", NULL, 0);
+        ASSERT_EQ(v->groups[0].b.ok, 7);
+        ASSERT_EQ(v->groups[0].b.runs[0], s.again);
+        v = compare_view_free(v);
+        v = load(&s, "tag:base", "tag:nightly 2026-12-01T08:00:6.1.0-57-amd64", NULL, 0);
+        ASSERT_EQ(v->groups[0].b.ok, 7);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+/* A metric name from the store with a C1 control (U+009B, CSI), a raw 0x9b
+ * and a '|': the markdown table masks the controls as the text table does
+ * and keeps the '|' from ending the cell. */
+TEST(markdown_masks_controls) {
+        struct store s;
+        struct compare_view *v;
+        char *text;
+
+        store_init(&s);
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db),
+                               "UPDATE metrics SET name = 'dd.x' || x'c29b' || '31m' || x'9b' || '|y' "
+                               "WHERE name = 'dd.read_MBps'", NULL, NULL, NULL), SQLITE_OK);
+        v = load(&s, "tag:base", "tag:again", NULL, 0);
+        text = render(v, 1);
+        ASSERT_TRUE(strstr(text, "| dd.x?31m?\\|y ") != NULL);
+        ASSERT_TRUE(strstr(text, "\x9b") == NULL);
+        free(text);
+        text = render(v, 0);
+        ASSERT_TRUE(strstr(text, "\ndd.x?31m?|y ") != NULL);
+        free(text);
+        v = compare_view_free(v);
         store_done(&s);
 }

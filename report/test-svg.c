@@ -267,3 +267,27 @@ TEST(integer_x_axis) {
         ASSERT_TRUE(strstr(svg, ">3<") != NULL && strstr(svg, ">4<") != NULL);
         ASSERT_EQ(count(svg, "<circle"), 2);      /* a dot per run */
 }
+
+/* A bar without a mean (every value n/a) and bars near DBL_MAX: labels and
+ * titles say n/a or a number of its own size, never "nan" or a number cut
+ * to a buffer. */
+TEST(bar_chart_odd_values) {
+        struct svg_bar bars[] = {
+                { "none", NAN, NAN, NAN, 0 },
+                { "huge", 4e307, 3e307, 5e307, 1 },
+        };
+        struct svg_bar_chart c = { .title = "dd.write_MBps", .unit = "MB/s", .bars = bars, .n_bars = 2 };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        size_t len;
+        int digits = 0;
+
+        svg_bar_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_TRUE(strstr(svg, "nan") == NULL);
+        ASSERT_TRUE(strstr(svg, "none: n/a") != NULL);
+        for (const char *p = svg; *p; p++) {
+                digits = *p >= '0' && *p <= '9' ? digits + 1 : 0;
+                ASSERT_TRUE(digits < 20);
+        }
+}

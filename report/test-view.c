@@ -5,6 +5,7 @@
  * cell, a metric stored without a value, and a tiobench cell whose
  * workload prints its own layout. JSON is parsed back with jansson. */
 #include <errno.h>
+#include <glib.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -366,4 +367,89 @@ TEST(cell_views) {
         ASSERT_TRUE(v == NULL);
         ASSERT_STREQ(err.msg, "no cell nope in run 1");
         fixture_done(&f);
+}
+
+/* Text a terminal can print without being driven: valid UTF-8 (a stray
+ * 0x9b is CSI on an 8-bit terminal) with no C0 control but the newline, no
+ * DEL and no C1 control. */
+static int has_control(const char *text) {
+        if (!g_utf8_validate(text, -1, NULL))
+                return 1;
+        for (const char *p = text; *p; p = g_utf8_next_char(p)) {
+                gunichar c = g_utf8_get_char(p);
+
+                if ((c < 0x20 && c != '\n') || (c >= 0x7f && c <= 0x9f))
+                        return 1;
+        }
+        return 0;
+}
+
+/* Strings from a hand-edited or hostile database: escape sequences reach
+ * no terminal, and invalid UTF-8 neither drops a field from the JSON nor
+ * makes it unprintable. */
+TEST(hostile_strings) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct view_runs *runs = NULL;
+        struct view_run *v = NULL;
+        struct view_cell *c = NULL;
+        json_t *j, *cell;
+        char *text = NULL;
+
+        fixture_init(&f);
+        ASSERT_EQ(sqlite3_exec(db_handle(f.db),
+                               "UPDATE runs SET tag = 'a' || x'ff' || 'b', qemu_version = 'q' || x'c3' "
+                               "WHERE tag = 'nightly';"
+                               "UPDATE cells SET cell_key = 'k' || x'1b' || '[31m' || x'c29b' || '1m' "
+                               "WHERE cell_key = 'c000';"
+                               "UPDATE cells SET workload = 'dd' || x'9b' || '2J' WHERE cell_key = 'c002';"
+                               "UPDATE metrics SET name = 'dd.' || x'fffe' WHERE name = 'dd.read_MBps' AND "
+                               "cell_id = (SELECT id FROM cells WHERE cell_key = 'c004');",
+                               NULL, NULL, NULL), SQLITE_OK);
+
+        ASSERT_EQ(view_runs_load(f.db, &runs, &err), 0);
+        j = roundtrip(json_view_runs(runs));
+        runs = view_runs_free(runs);
+        ASSERT_STREQ(json_string_value(json_object_get(json_array_get(j, 0), "tag")), "a\xef\xbf\xbd" "b");
+        ASSERT_STREQ(json_string_value(json_object_get(json_array_get(j, 0), "qemu_version")), "q\xef\xbf\xbd");
+        json_decref(j);
+
+        ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
+        CAPTURE(text, text_run(v, out));
+        ASSERT_TRUE(!has_control(text));
+        free(text);
+        j = roundtrip(json_view_run(v));
+        v = view_run_free(v);
+        cell = json_array_get(json_object_get(j, "cells"), 4);
+        ASSERT_STREQ(json_string_value(json_object_get(cell, "key")), "c004");
+        ASSERT_EQ(json_object_size(json_object_get(cell, "metrics")), 2);
+        ASSERT_TRUE(json_object_get(json_object_get(cell, "metrics"), "dd.\xef\xbf\xbd\xef\xbf\xbd") != NULL);
+        json_decref(j);
+
+        ASSERT_EQ(view_cell_load(f.db, f.run, "k\x1b[31m\xc2\x9b" "1m", &c, &err), 0);
+        CAPTURE(text, text_cell(c, out));
+        c = view_cell_free(c);
+        ASSERT_TRUE(!has_control(text));
+        free(text);
+        ASSERT_EQ(view_cell_load(f.db, f.run, "c002", &c, &err), 0);
+        CAPTURE(text, text_cell(c, out));
+        c = view_cell_free(c);
+        ASSERT_TRUE(!has_control(text));
+        free(text);
+        fixture_done(&f);
+}
+
+/* kbench show --log: the bytes as stored into a pipe; on a terminal the
+ * newlines and tabs of the log, and '?' for every control character and
+ * invalid byte, so a hostile console cannot drive the terminal. */
+TEST(log_for_a_terminal) {
+        static const char log[] = "ok\tline\n\x1b[31mred\x07\0nul\xc2\x9b" "2J\xff\xce\xbb\n";
+        char *text = NULL;
+
+        CAPTURE(text, ASSERT_EQ(text_log(log, sizeof(log) - 1, 0, out), 0));
+        ASSERT_TRUE(memcmp(text, log, sizeof(log) - 1) == 0);
+        free(text);
+        CAPTURE(text, ASSERT_EQ(text_log(log, sizeof(log) - 1, 1, out), 0));
+        ASSERT_STREQ(text, "ok\tline\n?[31mred??nul?2J?\xce\xbb\n");
+        free(text);
 }

@@ -2,6 +2,7 @@
  * that came from a guest (cell details) or from the store are printed with
  * control characters masked, so a hostile console line cannot drive the
  * terminal. A metric stored without a value prints as "n/a". */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,26 +11,79 @@
 
 #include "common/util.h"
 #include "report/text.h"
+#include "report/utf8.h"
 #include "workloads/workload.h"
 
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
 
-/* Print s (NULL as "-") padded to width, with control characters masked. */
-static void put_text(FILE *out, const char *s, int width) {
+/* Print s (NULL as "-") padded to width characters, with control
+ * characters masked: C0, DEL and C1 (U+0080..U+009F, which a terminal may
+ * take for CSI and friends), and every byte that starts no valid UTF-8
+ * sequence (a raw 0x9b is CSI on an 8-bit terminal), each as '?'. */
+static void put_masked(FILE *out, const char *s, int width, int md_cell) {
+        size_t len;
         int n = 0;
 
         if (!s)
                 s = "-";
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++, n++)
-                fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+        len = strlen(s);
+        for (size_t i = 0; i < len; n++) {
+                uint32_t cp;
+                size_t k = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+
+                if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+                        fputc('?', out);
+                        i += k ? k : 1;
+                } else {
+                        /* A '|' from the store would end a markdown cell. */
+                        if (md_cell && cp == '|')
+                                fputc('\\', out);
+                        fwrite(s + i, 1, k, out);
+                        i += k;
+                }
+        }
         for (; n < width; n++)
                 fputc(' ', out);
 }
 
+static void put_text(FILE *out, const char *s, int width) {
+        put_masked(out, s, width, 0);
+}
+
+int text_log(const char *text, size_t len, int terminal, FILE *out) {
+        if (!terminal)
+                return len && fwrite(text, 1, len, out) != len ? -EIO : 0;
+        for (size_t i = 0; i < len;) {
+                uint32_t cp;
+                size_t k = utf8_decode((const unsigned char *)text + i, len - i, &cp);
+
+                if (k && (cp == '\n' || cp == '\t'))
+                        fputc((int)cp, out);
+                else if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+                        fputc('?', out);
+                else
+                        fwrite(text + i, 1, k, out);
+                i += k ? k : 1;
+        }
+        return ferror(out) ? -EIO : 0;
+}
+
+/* The characters put_text prints for s. */
 static int text_width(const char *s) {
-        return s ? (int)strlen(s) : 1;
+        size_t len, n = 0;
+
+        if (!s)
+                return 1;
+        len = strlen(s);
+        for (size_t i = 0; i < len; n++) {
+                uint32_t cp;
+                size_t k = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+
+                i += k ? k : 1;
+        }
+        return (int)n;
 }
 
 /* Print v with prec digits ('f': after the point, 'g': significant), or
@@ -39,7 +93,7 @@ static void put_num(FILE *out, double v, char style, int prec, int width) {
 
         if (!isfinite(v))
                 snprintf(buf, sizeof(buf), "n/a");
-        else if (style == 'g')
+        else if (style == 'g' || fabs(v) >= 1e15)   /* "%.3f" of 1e308 would be cut */
                 snprintf(buf, sizeof(buf), "%.*g", prec, v);
         else
                 snprintf(buf, sizeof(buf), "%.*f", prec, v);
@@ -240,9 +294,13 @@ void text_run(const struct view_run *v, FILE *out) {
 
                         if (strcmp(c->state, "ok") != 0 || !ops || !ops->print)
                                 continue;
-                        fprintf(out, "\n-- %s ", c->cell_key);
+                        fputs("\n-- ", out);
+                        put_text(out, c->cell_key, 0);
+                        fputc(' ', out);
                         put_text(out, c->kernel_name, 0);
-                        fprintf(out, " %s iteration %d --\n", c->workload, c->iteration);
+                        fputc(' ', out);
+                        put_text(out, c->workload, 0);
+                        fprintf(out, " iteration %d --\n", c->iteration);
                         print_hook(c->workload, v->metrics[i], v->n_metrics[i], out);
                 }
         run_summary(v->summary, v->n_series, out);
@@ -254,11 +312,16 @@ void text_cell(const struct view_cell *v, FILE *out) {
         int wm = 6, wu = 4;
 
         fmt_time(c->started_at, started, sizeof(started));
-        fprintf(out, "cell %s  run %lld  attempt %d\n", c->cell_key, (long long)c->run_id, c->attempt);
+        fputs("cell ", out);
+        put_text(out, c->cell_key, 0);
+        fprintf(out, "  run %lld  attempt %d\n", (long long)c->run_id, c->attempt);
         fputs("kernel      ", out);
         put_text(out, c->kernel_name, 0);
-        fprintf(out, " (%s)\nworkload    %s  iteration %d\nparams      ", c->kernel_id, c->workload,
-                c->iteration);
+        fputs(" (", out);
+        put_text(out, c->kernel_id, 0);
+        fputs(")\nworkload    ", out);
+        put_text(out, c->workload, 0);
+        fprintf(out, "  iteration %d\nparams      ", c->iteration);
         put_text(out, c->params_json, 0);
         fputs("\nstate       ", out);
         put_text(out, c->state, 0);
@@ -346,9 +409,11 @@ void text_cell(const struct view_cell *v, FILE *out) {
                 fprintf(out, " (%lld bytes)", (long long)v->logs[i].bytes);
         }
         fprintf(out, "\n");
-        if (v->n_logs)
-                fprintf(out, "  (kbench show %lld --cell %s --log STREAM prints one)\n",
-                        (long long)c->run_id, c->cell_key);
+        if (v->n_logs) {
+                fprintf(out, "  (kbench show %lld --cell ", (long long)c->run_id);
+                put_text(out, c->cell_key, 0);
+                fputs(" --log STREAM prints one)\n", out);
+        }
 }
 
 
@@ -360,6 +425,8 @@ static void fmt_val(double v, char *buf, size_t size) {
 
         if (!isfinite(v))
                 snprintf(buf, size, "n/a");
+        else if (a >= 1e9)
+                snprintf(buf, size, "%.4g", v);     /* "%.0f" of 4e307 fills any cell */
         else if (a >= 1000)
                 snprintf(buf, size, "%.0f", v);
         else if (a >= 100)
@@ -525,12 +592,7 @@ static void group_table(const struct compare_view *v, const struct compare_group
                 for (int c = 0; c < C_COUNT; c++) {
                         if (md) {
                                 fputs("| ", out);
-                                /* A '|' from the store would end the cell. */
-                                for (const char *p = cells[r][c]; *p; p++)
-                                        if (*p == '|')
-                                                fputs("\\|", out);
-                                        else
-                                                fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+                                put_masked(out, cells[r][c], 0, 1);
                                 fputc(' ', out);
                         } else if (c == C_METRIC) {
                                 put_text(out, cells[r][c], w[c]);
@@ -561,7 +623,7 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
                      "whole 95%% CI (Fieller) of the change lies beyond ±%g%%; \"n too small\": the exact\n"
                      "Mann-Whitney test cannot reach %g at these sizes%s\n",
                 markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha, markdown ? "  " : "");
-        if (v->desc_a && v->desc_b && strcmp(v->desc_a, v->desc_b) == 0)
+        if (v->same_cells)
                 fprintf(out, "note: A and B select the same cells; for an A/A comparison name two runs or tags%s\n",
                         markdown ? "  " : "");
         if (v->ignored && v->ignored[0]) {
@@ -585,7 +647,9 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
                 fputs(", ", out);
                 side_line("", &l->s, out);
                 if (l->differs) {
-                        fprintf(out, "; differs from %c's %s cells in: ", l->side == 'A' ? 'B' : 'A', l->workload);
+                        fprintf(out, "; differs from %c's ", l->side == 'A' ? 'B' : 'A');
+                        put_text(out, l->workload, 0);
+                        fputs(" cells in: ", out);
                         put_text(out, l->differs, 0);
                 }
                 fputc('\n', out);

@@ -27,3 +27,9 @@ void text_cell(const struct view_cell *v, FILE *out);
  * groups found on one side only and the verdict count. markdown: the same
  * tables as GitHub-style markdown. */
 void text_compare(const struct compare_view *v, int markdown, FILE *out);
+
+/* A log as kbench show --log prints it: the bytes as stored (NULs
+ * included) when terminal is 0; for a terminal, newlines and tabs kept and
+ * every other control character (C0, DEL, C1) and every byte that starts
+ * no valid UTF-8 sequence printed as '?'. Returns 0 or -EIO. */
+int text_log(const char *text, size_t len, int terminal, FILE *out);

@@ -4,6 +4,7 @@
  * series query returns ok cells only. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -316,15 +317,36 @@ static void side_group_fail(struct side_group *g, const char *state) {
         }
 }
 
+static int json_has_key(const char *text, const char *key) {
+        json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+        int has = json_is_object(o) && json_object_get(o, key);
+
+        json_decref(o);
+        return has;
+}
+
+/* Mark in found[] the ignored settings this cell has (in its run's
+ * settings or its own params). A key once found is not looked for again:
+ * the cost is one parse per key, not per cell, unless the key is absent. */
+static void mark_ignored(const struct query_selection *sel, const struct query_sel_cell *c,
+                         const char *const *ignored, unsigned char *found) {
+        for (size_t k = 0; ignored && ignored[k]; k++)
+                if (!found[k] && (json_has_key(c->params_json, ignored[k]) ||
+                                  json_has_key(sel->settings_json, ignored[k])))
+                        found[k] = 1;
+}
+
 /* Add one (run, kernel) selection's cells to side s. */
 static int side_add(struct side *s, const struct query_selection *sel, const struct compare_options *o,
-                    struct kb_error *err) {
+                    unsigned char *ignored_found, struct kb_error *err) {
         for (size_t i = 0; i < sel->n_cells; i++) {
                 const struct query_sel_cell *c = &sel->cells[i];
                 _cleanup_free_ char *key = NULL, *spec = NULL;
                 struct side_group *g;
                 struct side_metric *m;
                 int r;
+
+                mark_ignored(sel, c, o->ignore_settings, ignored_found);
 
                 r = compare_pairing_key(sel->settings_json, c->params_json, c->workload, o->ignore_settings, &key,
                                         &spec, err);
@@ -454,7 +476,21 @@ static int side_resolve(struct db *db, const char *text, int all_runs, struct si
                 n = 1;
                 snprintf(what, sizeof(what), "run:%lld", (long long)sel.run);
         } else if (sel.kind == COMPARE_SEL_TAG) {
-                r = query_tag_runs(db, sel.tag, &runs, &n, err);
+                /* "tag:T:K" is the tag "T:K" when a run has it. */
+                if (sel.kernel[0]) {
+                        r = query_tag_runs(db, text + 4, &runs, &n, err);
+                        if (r < 0)
+                                return r;
+                        if (n > 0) {
+                                snprintf(sel.tag, sizeof(sel.tag), "%s", text + 4);
+                                sel.kernel[0] = '\0';
+                        } else {
+                                free(runs);
+                                runs = NULL;
+                        }
+                }
+                if (!runs)
+                        r = query_tag_runs(db, sel.tag, &runs, &n, err);
                 if (r < 0)
                         return r;
                 if (n == 0)
@@ -503,7 +539,7 @@ static int side_resolve(struct db *db, const char *text, int all_runs, struct si
 }
 
 static int load_side(struct db *db, const char *text, const struct compare_options *o, struct side *side,
-                     char **ret_desc, struct kb_error *err) {
+                     unsigned char *ignored_found, char **ret_desc, struct kb_error *err) {
         struct side_sel sel = { 0 };
         size_t cells = 0;
         int r;
@@ -515,7 +551,7 @@ static int load_side(struct db *db, const char *text, const struct compare_optio
                 r = query_selection(db, sel.runs[i], sel.kernels[i], o->workload, &q, err);
                 if (r >= 0) {
                         cells += q->n_cells;
-                        r = side_add(side, q, o, err);
+                        r = side_add(side, q, o, ignored_found, err);
                 }
                 query_selection_free(q);
         }
@@ -681,25 +717,29 @@ int view_compare_load(struct db *db, const struct compare_options *o, struct com
         while (o->ignore_settings && o->ignore_settings[n_ign])
                 n_ign++;
         v->ignored = calloc(n_ign + 1, sizeof(*v->ignored));
+        v->ignored_found = calloc(n_ign + 1, 1);
         v->sel_a = strdup(o->a);
         v->sel_b = strdup(o->b);
         v->metric_glob = o->metric_glob ? strdup(o->metric_glob) : NULL;
         v->workload = o->workload ? strdup(o->workload) : NULL;
-        r = v->ignored && v->sel_a && v->sel_b && (v->metric_glob || !o->metric_glob) && (v->workload || !o->workload)
+        r = v->ignored && v->ignored_found && v->sel_a && v->sel_b && (v->metric_glob || !o->metric_glob) && (v->workload || !o->workload)
                     ? 0 : error_setf(err, -ENOMEM, "out of memory");
         for (size_t i = 0; r >= 0 && i < n_ign; i++)
                 if (!(v->ignored[i] = strdup(o->ignore_settings[i])))
                         r = error_setf(err, -ENOMEM, "out of memory");
         if (r >= 0) {
-                r = load_side(db, o->a, o, &a, &v->desc_a, err);
+                r = load_side(db, o->a, o, &a, v->ignored_found, &v->desc_a, err);
                 if (r < 0)
                         error_prefix(err, r, "A '%.64s'", o->a);
         }
         if (r >= 0) {
-                r = load_side(db, o->b, o, &b, &v->desc_b, err);
+                r = load_side(db, o->b, o, &b, v->ignored_found, &v->desc_b, err);
                 if (r < 0)
                         error_prefix(err, r, "B '%.64s'", o->b);
         }
+        /* The description names the kernel and every run of the side. */
+        if (r >= 0)
+                v->same_cells = strcmp(v->desc_a, v->desc_b) == 0;
         if (r >= 0) {
                 v->groups = calloc(a.n + 1, sizeof(*v->groups));
                 if (!v->groups)

@@ -44,8 +44,17 @@ static char *col_dup(sqlite3_stmt *s, int i, int *oom) {
         return d;
 }
 
+/* A number column as a finite double, or NAN when it holds none. SQLite
+ * stores whatever a writer gave it, and would read the text 'abc' as 0 and
+ * '12abc' as 12; text, a blob or an infinity is "no value", never a number. */
 static double col_real(sqlite3_stmt *s, int i) {
-        return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+        int t = sqlite3_column_type(s, i);
+        double v;
+
+        if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
+                return NAN;
+        v = sqlite3_column_double(s, i);
+        return isfinite(v) ? v : NAN;
 }
 
 static int q_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err) {
@@ -316,8 +325,8 @@ int query_cell_metrics(struct db *db, int64_t cell_id, struct query_metric **ret
                 }
                 m = &v[n++];
                 m->name = col_dup(s, 0, &oom);
-                m->has_value = sqlite3_column_type(s, 1) != SQLITE_NULL;
-                m->value = m->has_value ? sqlite3_column_double(s, 1) : NAN;
+                m->value = col_real(s, 1);
+                m->has_value = !isnan(m->value);
                 m->unit = col_dup(s, 2, &oom);
                 m->note = col_dup(s, 3, &oom);
                 if (oom)
@@ -542,7 +551,7 @@ int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, 
                         if (oom)
                                 break;
                 }
-                if (sqlite3_column_type(s, 5) == SQLITE_NULL) {
+                if (isnan(col_real(s, 5))) {
                         cur->n_missing++;
                         continue;
                 }
@@ -550,7 +559,7 @@ int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, 
                         oom = 1;
                         break;
                 }
-                cur->values[cur->n++] = sqlite3_column_double(s, 5);
+                cur->values[cur->n++] = col_real(s, 5);
         }
         if (oom || rc != SQLITE_DONE) {
                 query_series_free(v, n);
@@ -788,8 +797,8 @@ static int selection_metrics(struct db *db, struct query_selection *v, const cha
                 }
                 m = &c->metrics[c->n_metrics++];
                 m->name = col_dup(s, 1, &oom);
-                m->has_value = sqlite3_column_type(s, 2) != SQLITE_NULL;
-                m->value = m->has_value ? sqlite3_column_double(s, 2) : NAN;
+                m->value = col_real(s, 2);
+                m->has_value = !isnan(m->value);
                 m->unit = col_dup(s, 3, &oom);
                 if (oom)
                         break;

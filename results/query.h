@@ -53,7 +53,7 @@ struct query_cell {
 struct query_metric {
         char *name;
         double value;              /* valid when has_value */
-        int has_value;             /* 0: stored NULL, see note */
+        int has_value;             /* 0: stored NULL (see note), or not a finite number */
         char *unit;
         char *note;                /* may be NULL */
 };
@@ -61,7 +61,7 @@ struct query_metric {
 struct query_point {
         char *kind;
         double t;                  /* seconds since QEMU start */
-        double value;              /* NAN if stored NULL */
+        double value;              /* NAN if stored NULL or not a finite number */
 };
 
 struct query_log_info {

@@ -336,3 +336,59 @@ TEST(selections_for_compare) {
         ASSERT_TRUE(sel == NULL);
         fixture_done(&f);
 }
+
+/* A database edited by hand (or by a broken writer) can hold text, a blob
+ * or an infinity where a number belongs. SQLite would read 'abc' as 0 and
+ * '12abc' as 12: the read side must see "no value", never a wrong number. */
+TEST(numbers_that_are_not) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct query_metric *m = NULL;
+        struct query_series *s = NULL;
+        struct query_selection *sel = NULL;
+        struct query_cell *cell = NULL;
+        size_t n = 0;
+
+        fixture_init(&f);
+        ASSERT_EQ(sqlite3_exec(db_handle(f.db),
+                               "UPDATE metrics SET value = '12abc' WHERE name = 'dd.write_MBps' AND cell_id = "
+                               "(SELECT id FROM cells WHERE cell_key = 'c000');"
+                               "UPDATE metrics SET value = x'00ff' WHERE name = 'dd.write_MBps' AND cell_id = "
+                               "(SELECT id FROM cells WHERE cell_key = 'c002');"
+                               "UPDATE metrics SET value = 9e999 WHERE name = 'dd.read_MBps' AND cell_id = "
+                               "(SELECT id FROM cells WHERE cell_key = 'c004');"
+                               "UPDATE cells SET boot_s = 'slow' WHERE cell_key = 'c000';",
+                               NULL, NULL, NULL), SQLITE_OK);
+
+        ASSERT_EQ(query_cell(f.db, f.run, "c000", &cell, &err), 0);
+        ASSERT_TRUE(isnan(cell->boot_s));
+        ASSERT_EQ(query_cell_metrics(f.db, cell->id, &m, &n, &err), 0);
+        ASSERT_EQ(n, 2);
+        ASSERT_STREQ(m[1].name, "dd.write_MBps");
+        ASSERT_EQ(m[1].has_value, 0);
+        ASSERT_TRUE(isnan(m[1].value));
+        query_metrics_free(m, n);
+        query_cells_free(cell, 1);
+
+        /* Kernel A's dd.write_MBps: only c004's 44 is a number. */
+        ASSERT_EQ(query_run_samples(f.db, f.run, &s, &n, &err), 0);
+        ASSERT_STREQ(s[0].metric, "dd.read_MBps");
+        ASSERT_EQ(s[0].n, 2);
+        ASSERT_EQ(s[0].n_missing, 1);
+        ASSERT_STREQ(s[1].metric, "dd.write_MBps");
+        ASSERT_EQ(s[1].n, 1);
+        ASSERT_EQ(s[1].n_missing, 2);
+        ASSERT_NEAR(s[1].values[0], 44, 0);
+        query_series_free(s, n);
+
+        ASSERT_EQ(query_selection(f.db, f.run, KID_A, "dd", &sel, &err), 0);
+        ASSERT_STREQ(sel->cells[0].cell_key, "c000");
+        ASSERT_TRUE(isnan(sel->cells[0].boot_s));
+        ASSERT_STREQ(sel->cells[0].metrics[1].name, "dd.write_MBps");
+        ASSERT_EQ(sel->cells[0].metrics[1].has_value, 0);
+        ASSERT_EQ(sel->cells[1].metrics[1].has_value, 0);
+        ASSERT_EQ(sel->cells[2].metrics[0].has_value, 0);
+        ASSERT_EQ(sel->cells[2].metrics[1].has_value, 1);
+        sel = query_selection_free(sel);
+        fixture_done(&f);
+}

@@ -308,6 +308,9 @@ void comparepage_render(struct html *h, const struct site *s, const struct site_
                       "kbench compare %s %s.",
                    v->alpha, v->noise * 100, v->alpha, c->sel_a, c->sel_b);
         html_end(h);
+        if (v->same_cells)
+                html_elem(h, "p", "Note: A and B select the same cells, so every sample is compared with "
+                                  "itself; for an A/A comparison name two runs or tags.");
         if (v->ignored && v->ignored[0]) {
                 html_start(h, "p");
                 html_text(h, "Paired across differing settings:");

@@ -164,6 +164,8 @@ void page_format_num(double v, char *buf, size_t size) {
 
         if (!isfinite(v))
                 snprintf(buf, size, "-");
+        else if (a >= 1e9)
+                snprintf(buf, size, "%.4g", v);
         else if (a >= 1000)
                 snprintf(buf, size, "%.0f", v);
         else if (a >= 100)

@@ -225,6 +225,11 @@ static void compare_add(struct site *s, const char *a, const char *b, int64_t ru
 static int selector_ok(const struct site *s, const char *text) {
         struct compare_selector sel;
 
+        /* A tag may hold ':' itself (a timestamp). */
+        if (strncmp(text, "tag:", 4) == 0)
+                for (size_t i = 0; i < s->n_runs; i++)
+                        if (s->runs[i].v->run->tag && strcmp(s->runs[i].v->run->tag, text + 4) == 0)
+                                return 1;
         if (strncmp(text, "run:", 4) == 0 || strncmp(text, "tag:", 4) == 0)
                 return compare_selector_parse(text, &sel, NULL) == 0 &&
                        (!sel.kernel[0] || site_kernel_find(s, sel.kernel));

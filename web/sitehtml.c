@@ -83,8 +83,11 @@ void sitehtml_td_summary(struct html *h, const struct view_series *vs) {
                 return;
         }
         page_format_num(vs->sum.mean, mean, sizeof(mean));
-        if (isfinite(vs->sum.sd) && vs->sum.mean != 0) {
-                snprintf(sd, sizeof(sd), "%.1f", 100 * vs->sum.sd / fabs(vs->sum.mean));
+        /* sd / mean of values near DBL_MAX overflows: no percentage then. */
+        if (isfinite(vs->sum.sd) && vs->sum.mean != 0 && isfinite(vs->sum.sd / fabs(vs->sum.mean) * 100)) {
+                double pct = 100 * (vs->sum.sd / fabs(vs->sum.mean));
+
+                snprintf(sd, sizeof(sd), pct < 1e6 ? "%.1f" : "%.3g", pct);
                 html_textf(h, "%s ± %s %%", mean, sd);
         } else if (isfinite(vs->sum.sd)) {
                 page_format_num(vs->sum.sd, sd, sizeof(sd));

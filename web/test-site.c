@@ -296,3 +296,57 @@ TEST(slugs) {
         ASSERT_TRUE(d[0] != '.');
         ASSERT_TRUE(e[0] != '\0');
 }
+
+/* Values no measurement gives, from a broken writer or a hand edit: near
+ * DBL_MAX on one kernel, an infinity on one cell. Every page shows them as
+ * numbers of their own size or as n/a, never cut to a shorter number
+ * ("%.0f" of 4e307 in a 32-byte buffer reads as 4e30), "inf %" or "nan". */
+TEST(huge_and_infinite_values) {
+        struct fx f;
+        g_autoptr(GPtrArray) names = NULL;
+
+        fx_init(&f, 2, 4, 0);
+        ASSERT_EQ(sqlite3_exec(db_handle(f.db),
+                               "UPDATE metrics SET value = 4e307 * (1 + cell_id % 3) WHERE name = 'dd.write_MBps';"
+                               "UPDATE metrics SET value = 9e999 WHERE name = 'dd.read_MBps' AND "
+                               "cell_id = (SELECT min(cell_id) FROM metrics WHERE name = 'dd.read_MBps');",
+                               NULL, NULL, NULL), SQLITE_OK);
+        publish(&f);
+        names = pages(&f);
+        for (guint i = 0; i < names->len; i++) {
+                g_autofree char *page = read_page(&f, g_ptr_array_index(names, i));
+                int digits = 0;
+
+                for (const char *p = page; *p; p++) {
+                        digits = *p >= '0' && *p <= '9' ? digits + 1 : 0;
+                        if (digits >= 20)
+                                TEST_FAIL("%s: a %d-digit number", (char *)g_ptr_array_index(names, i), digits);
+                }
+                ASSERT_TRUE(strstr(page, "inf") == NULL || strstr(page, "inf %") == NULL);
+                ASSERT_TRUE(strstr(page, "nan") == NULL);
+                ASSERT_TRUE(strstr(page, ">inf") == NULL && strstr(page, " inf") == NULL);
+        }
+        fx_free(&f);
+}
+
+/* A and B that select the same cells: the page says so, as kbench compare
+ * does, instead of showing a perfect A/A agreement as if it were one. */
+TEST(same_cells_page) {
+        struct fx f;
+        struct kb_error err = { { 0 } };
+        struct site_options o = { 0 };
+        struct site_result res;
+        const char *pairs[] = { "run:1:6.1.0-57-amd64:run:1:6.1.0-57-amd64" };
+        g_autofree char *file = page_compare_file("run:1:6.1.0-57-amd64", "run:1:6.1.0-57-amd64");
+        g_autofree char *page = NULL;
+
+        fx_init(&f, 1, 12, 0);
+        o.dir = f.site;
+        o.compares = pairs;
+        o.n_compares = 1;
+        if (site_publish(f.db, &o, &res, &err) < 0)
+                TEST_FAIL("--compare: %s", err.msg);
+        page = read_page(&f, file);
+        ASSERT_TRUE(strstr(page, "A and B select the same cells") != NULL);
+        fx_free(&f);
+}
