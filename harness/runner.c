@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <inttypes.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "harness/plan.h"
 #include "harness/progress.h"
 #include "harness/runner.h"
+#include "harness/runopts.h"
 #include "harness/show.h"
 #include "harness/vm.h"
 #include "kernels/kstore.h"
@@ -48,6 +51,7 @@ struct run {
         struct db_run row;
         char *qemu_version, *libvirt_version;
         struct progress progress;
+        int usage;                         /* the error was in the request: exit 2 */
 };
 
 static void on_sigint(int sig) {
@@ -183,21 +187,9 @@ static char *settings_json(const struct run *r) {
                 json_array_append_new(ws, json_string(r->specs[w]->text));
         json_object_set_new(j, "kernels", ks);
         json_object_set_new(j, "workloads", ws);
-        json_object_set_new(j, "repeats", json_integer(o->repeats));
-        json_object_set_new(j, "mem_mb", json_integer(o->mem_mb));
-        json_object_set_new(j, "cpus", json_integer(o->cpus));
-        json_object_set_new(j, "disk_bytes", json_integer((json_int_t)o->disk_bytes));
-        json_object_set_new(j, "disk_mbps", json_integer((json_int_t)o->disk_mbps));
-        json_object_set_new(j, "fs", json_string(o->fs));
-        json_object_set_new(j, "mount_opts", json_string(o->mount_opts));
-        json_object_set_new(j, "swap_bytes", json_integer((json_int_t)o->swap_bytes));
-        json_object_set_new(j, "accel_requested", json_string(o->accel));
+        runopts_save(o, j);
         json_object_set_new(j, "accel", json_string(r->accel));
         json_object_set_new(j, "accel_why", json_string(r->accel_why));
-        json_object_set_new(j, "append", o->append ? json_string(o->append) : json_null());
-        json_object_set_new(j, "cell_timeout_s", json_real(o->cell_timeout_s));
-        json_object_set_new(j, "hang_timeout_s", json_real(o->hang_timeout_s));
-        json_object_set_new(j, "retries", json_integer(o->retries));
         s = json_dumps(j, JSON_COMPACT);
         json_decref(j);
         return s;
@@ -395,6 +387,39 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         return 0;
 }
 
+/* Refuse, before any run row exists, what this host cannot do: every cell
+ * would fail the same way after its boot was paid for. */
+static int check_host(struct run *r, struct kb_error *err) {
+        const struct runner_opts *o = r->o;
+        g_autofree char *mkfs = g_strdup_printf("mkfs.%s", o->fs);
+        g_autofree char *found = g_find_program_in_path(mkfs);
+        g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
+        struct statvfs st;
+        uint64_t need = o->disk_bytes + o->swap_bytes, avail;
+
+        r->usage = 1;
+        if (!found)
+                return error_setf(err, -ENOENT, "--fs %s: %s is not installed on this host", o->fs, mkfs);
+        if (g_mkdir_with_parents(scratch, 0755) < 0) {
+                r->usage = 0;
+                return error_setf(err, -errno, "%s: %s", scratch, g_strerror(errno));
+        }
+        if (statvfs(scratch, &st) < 0) {
+                r->usage = 0;
+                return error_setf(err, -errno, "%s: %s", scratch, g_strerror(errno));
+        }
+        /* The images are sparse, but a workload may fill them: a disk the
+         * host cannot back ends as a guest paused on an I/O error. */
+        avail = (uint64_t)st.f_bavail * st.f_frsize;
+        if (need > avail)
+                return error_setf(err, -ENOSPC,
+                                  "--disk-size: %" PRIu64 " MiB of disk%s but only %" PRIu64
+                                  " MiB free in %s", need >> 20, o->swap_bytes ? " and swap" : "",
+                                  avail >> 20, scratch);
+        r->usage = 0;
+        return 0;
+}
+
 static int resolve_inputs(struct run *r, struct kb_error *err) {
         const struct runner_opts *o = r->o;
         g_autofree char *kdir = cli_kernels_dir(r->g);
@@ -404,18 +429,22 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                 ;
         for (; o->workloads && o->workloads[r->n_specs]; r->n_specs++)
                 ;
+        r->usage = 1;
         if (r->n_kernels == 0)
                 return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
         if (r->n_specs == 0)
                 return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
+        r->usage = 0;
         ret = kstore_open(kdir, &r->ks, err);
         if (ret < 0)
                 return ret;
         r->kernels = g_new0(struct kstore_kernel *, r->n_kernels);
         for (size_t k = 0; k < r->n_kernels; k++) {
                 ret = kstore_find(r->ks, o->kernels[k], &r->kernels[k], err);
-                if (ret < 0)
+                if (ret < 0) {
+                        r->usage = ret == -ENOENT;
                         return ret;
+                }
         }
         r->specs = g_new0(struct workload_spec *, r->n_specs);
         for (size_t w = 0; w < r->n_specs; w++) {
@@ -426,6 +455,7 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                                             .disk_bytes = o->disk_bytes, .mnt = "/mnt/test" };
                 g_autofree char *script = NULL;
 
+                r->usage = 1;
                 ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
                 if (ret < 0)
                         return ret;
@@ -435,8 +465,9 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                 ret = r->specs[w]->ops->script(r->specs[w], &env, &script, err);
                 if (ret < 0)
                         return ret;
+                r->usage = 0;
         }
-        return 0;
+        return check_host(r, err);
 }
 
 static void run_free(struct run *r) {
@@ -466,8 +497,10 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g) {
 
         progress_init(&r.progress, 0);
         ret = resolve_inputs(&r, &err);
-        if (ret < 0)
+        if (ret < 0) {
+                code = r.usage ? 2 : 1;
                 goto out;
+        }
         ret = db_open(g->db_path, &r.db, &err);
         if (ret < 0)
                 goto out;
