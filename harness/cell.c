@@ -573,6 +573,9 @@ out:
                 g_string_append_printf(res->output, "%s\n", (char *)c.out_lines->pdata[i]);
         g_unlink(disk);
         g_unlink(swap);
+        /* The console is in res->console now; the scratch directory must be
+         * empty for the runner to remove it. */
+        g_unlink(console);
         if (c.q)
                 g_async_queue_unref(c.q);
         if (c.out_lines)
