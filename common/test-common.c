@@ -11,7 +11,23 @@
 
 TEST_MAIN();
 
+/* Registered in this order (constructors run in definition order): the
+ * case after a skip must still run. */
+static int skip_reached, after_skip_ran;
+
+TEST(skip_ends_only_its_case) {
+        skip_reached = 1;
+        TEST_SKIP("on purpose: the next case must still run");
+        TEST_FAIL("TEST_SKIP returned");
+}
+
+TEST(case_after_a_skip_runs) {
+        ASSERT_EQ(skip_reached, 1);
+        after_skip_ran = 1;
+}
+
 TEST(crc32_check_value) {
+        ASSERT_EQ(after_skip_ran, 1);
         ASSERT_EQ(crc32_update(0, "123456789", 9), 0xcbf43926u);
         ASSERT_EQ(crc32_update(crc32_update(0, "1234", 4), "56789", 5), 0xcbf43926u);
 }
