@@ -293,9 +293,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 if (ret < 0)
                         return ret;
         }
-        for (size_t i = 0; i < n; i++)
-                if (!(done && g_strv_contains((const char *const *)done, plan[i].key)))
-                        todo++;
+        todo = plan_todo(plan, n, (const char *const *)done);
         progress_init(&r->progress, todo);
         for (size_t i = 0; i < n && !cell_interrupted && !r->stopped; i++) {
                 const struct plan_cell *pc = &plan[i];
@@ -315,7 +313,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         .silence_timeout_s = r->o->hang_timeout_s,
                 };
 
-                if (done && g_strv_contains((const char *const *)done, pc->key))
+                if (plan_is_done(pc, (const char *const *)done))
                         continue;
                 /* A resumed run continues the attempt numbering of its cells. */
                 ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
@@ -335,8 +333,8 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                          * would meet it too. --resume continues once there is room. */
                         if (ret >= 0 && (res.host_failed || pending))
                                 r->stopped = 1;
-                        again = ret >= 0 && res.retryable && !cell_interrupted && !r->stopped &&
-                                attempt < first_attempt + r->o->retries;
+                        again = ret >= 0 && plan_retry(res.retryable, attempt, first_attempt, r->o->retries,
+                                                       cell_interrupted || r->stopped);
                         if (again)
                                 progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
                         else
@@ -394,7 +392,7 @@ static int resume_todo(struct run *r, int *ret_todo, struct kb_error *err) {
         g_autofree char *pending = g_build_filename(r->g->home, "pending", NULL);
         g_auto(GStrv) done = NULL;
         size_t n;
-        int stored = 0, todo = 0, ret;
+        int stored = 0, ret;
 
         ret = cellrows_store_pending(r->db, pending, r->row.id, &stored, err);
         if (ret < 0)
@@ -405,10 +403,7 @@ static int resume_todo(struct run *r, int *ret_todo, struct kb_error *err) {
         if (ret < 0)
                 return ret;
         plan_build(r->n_kernels, r->n_specs, r->o->repeats, &plan, &n);
-        for (size_t i = 0; i < n; i++)
-                if (!(done && g_strv_contains((const char *const *)done, plan[i].key)))
-                        todo++;
-        *ret_todo = todo;
+        *ret_todo = (int)plan_todo(plan, n, (const char *const *)done);
         return 0;
 }
 
