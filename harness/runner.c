@@ -287,6 +287,10 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         size_t n, todo = 0;
         int failed = 0, ret;
 
+        g_autoptr(GPtrArray) agent_lines = g_ptr_array_new_with_free_func(g_free);
+
+        runopts_agent_lines(r->o, agent_lines);
+        g_ptr_array_add(agent_lines, NULL);
         plan_build(r->n_kernels, r->n_specs, r->o->repeats, &plan, &n);
         if (r->o->resume_run > 0) {
                 ret = db_run_done_keys(r->db, r->row.id, &done, err);
@@ -309,7 +313,8 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes,
                         .disk_bytes_per_s = r->o->disk_mbps * 1000000, .fs = r->o->fs,
                         .mount_opts = r->o->mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
-                        .append = r->o->append, .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
+                        .append = r->o->append, .agent_lines = (const char *const *)agent_lines->pdata,
+                        .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
                         .silence_timeout_s = r->o->hang_timeout_s,
                 };
 
