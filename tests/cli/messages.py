@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Messages a user can act on, for stores and files that are not what they
 should be; boots no guest: `kbench vmstat DIR` names the reason, `show`
-leaves an empty --db file empty, and a database with garbage in its middle
+leaves an empty --db file empty and shows a read-only store, and a database with garbage in its middle
 is reported by `doctor` (integrity_check; that `run` refuses such a file
 is checked by results/test-db.c's db_check test and by hand)."""
 import os
 import sqlite3
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -24,6 +25,19 @@ def main():
                f"show leaves an empty --db file empty: exit {p.returncode}, {os.path.getsize(empty)} bytes")
 
         db = os.path.join(home, "results.db")
+        # A read-only store can be shown (root ignores file modes: a
+        # read-only bind mount makes it read-only for root too).
+        ro = os.path.join(home, "ro")
+        os.makedirs(ro)
+        kb(ro, "doctor", check=False)
+        if os.geteuid() == 0 and subprocess.run(["mount", "--bind", ro, ro]).returncode == 0:
+            try:
+                subprocess.run(["mount", "-o", "remount,ro,bind", ro], check=True)
+                p = kb(ro, "show", check=False)
+                expect(p.returncode == 0 and "unable to open" not in p.stderr,
+                       f"a read-only store is shown: exit {p.returncode} {p.stderr.strip()!r}")
+            finally:
+                subprocess.run(["umount", ro])
         # A real kbench database, made by kbench, then filled and damaged.
         kb(home, "doctor", check=False)
         with sqlite3.connect(db) as c:
