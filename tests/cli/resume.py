@@ -18,8 +18,14 @@ def main():
     found = debs("linux-image-6.1.0-57-amd64-unsigned_*.deb", 1)
     with temp_store("kbench-cli-resume-") as home:
         k = json.loads(kb(home, "kernel", "add", "--json", found[0]).stdout)
-        kb(home, "doctor", check=False)            # creates results.db
+        # The database as kbench creates it (schema.sql, version 1); not
+        # through doctor, whose KVM probe would boot a guest.
         db = os.path.join(home, "results.db")
+        schema = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "schema.sql")
+        with sqlite3.connect(db) as c:
+            c.executescript(open(schema).read())
+            c.execute("PRAGMA user_version = 1")
+            c.execute("PRAGMA journal_mode = WAL")
         settings = {"kernels": [{"name": k["name"], "id": k["id"], "release": k.get("release")}],
                     "workloads": ["dd:size=4M"], "repeats": 2, "mem_mb": 160, "accel_requested": "tcg",
                     "cell_timeout_s": 1800.0, "disk_bytes": 256 << 20}
