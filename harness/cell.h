@@ -9,19 +9,10 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "harness/endstate.h"
 #include "harness/vm.h"
 #include "kernels/kstore.h"
 #include "workloads/workload.h"
-
-/* End states, in the words stored in cells.state. */
-#define CELL_OK "ok"
-#define CELL_INFRA_ERROR "infra-error"
-#define CELL_BOOT_TIMEOUT "boot-timeout"
-#define CELL_BOOT_CRASH "boot-crash"
-#define CELL_RUNTIME_CRASH "runtime-crash"
-#define CELL_HANG "hang"
-#define CELL_WORKLOAD_FAILURE "workload-failure"
-#define CELL_CORRUPT_OUTPUT "corrupt-output"
 
 struct cell_spec {
         const char *key;                   /* stable id within the run, "c003" */
@@ -40,6 +31,7 @@ struct cell_spec {
         const char *initrd;
         const char *work_dir;              /* scratch directory for this cell's files */
         const char *append;                /* extra kernel command line, may be NULL */
+        const char *const *agent_lines;    /* "set NAME VALUE" lines of the run options (runopts_agent_lines) */
         double deadline_s;                 /* whole-cell limit */
         double boot_timeout_s;             /* QEMU start -> agent ready */
         double silence_timeout_s;          /* longest gap between ttyS1 records while running */
@@ -63,6 +55,7 @@ struct cell_result {
         const char *state;                 /* one of CELL_* */
         char detail[512];                  /* one line: stage reached, quoted line, error */
         int retryable;                     /* infra-error worth another attempt */
+        int host_failed;                   /* the host failed (disk full): stop the run */
         double started_at;                 /* unix time of QEMU start */
         double boot_s;                     /* QEMU start -> agent ready (NAN if never) */
         double workload_s;                 /* go -> done (NAN if never) */
@@ -78,6 +71,22 @@ struct cell_result {
         char *script;                      /* the job script sent */
         GString *output;                   /* the job's stdout/stderr lines and agent logs */
 };
+
+/* How a cell reaches its VM: harness/vm.c for real cells, a scripted fake
+ * in the unit tests (test-cell.c), so the pump and the end-state rule run
+ * without booting. Same contracts as vm_start, vm_send, vm_taints, vm_stop. */
+struct cell_vm_ops {
+        int (*start)(void *ctx, const struct vm_config *config, vm_event_fn fn, void *userdata,
+                     struct vm **ret, struct kb_error *err);
+        int (*send)(struct vm *vm, const char *data, size_t len, struct kb_error *err);
+        int (*taints)(struct vm *vm, char ***ret, struct kb_error *err);
+        void (*stop)(struct vm *vm, int background);
+};
+
+/* cell_run through ops, ctx being what ops->start gets (the vm_conn for the
+ * real ops). */
+int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *spec, struct cell_result *ret,
+                 void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err);
 
 /* Run one cell to its end state. Returns 0 when the cell ran (whatever its
  * state; see ret->state), -errno only when the cell could not be attempted
