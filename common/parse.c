@@ -107,3 +107,47 @@ int parse_bool(const char *s, int *ret) {
                 }
         return -EINVAL;
 }
+
+int parse_number(const char *s, enum parse_kind kind, double min, double max, union parse_value *ret) {
+        union parse_value v;
+        int r;
+
+        switch (kind) {
+        case PARSE_REAL:
+                r = parse_double(s, &v.d);
+                if (r < 0)
+                        return r;
+                /* Written so that a NaN fails it too. */
+                if (!(v.d >= min && v.d <= max))
+                        return -ERANGE;
+                *ret = v;
+                return 0;
+        case PARSE_UINT:
+                r = parse_u64(s, &v.u);
+                break;
+        case PARSE_MIB:
+                r = parse_u64(s, &v.u);
+                if (r == 0) {
+                        if (v.u > (UINT64_MAX >> 20))
+                                return -ERANGE;
+                        v.u <<= 20;
+                } else if (r == -EINVAL) {
+                        r = parse_size(s, &v.u);
+                }
+                break;
+        case PARSE_SIZE:
+                r = parse_size(s, &v.u);
+                break;
+        default:
+                return -EINVAL;
+        }
+        if (r < 0)
+                return r;
+        /* Doubles are exact enough here: the bounds come from the option
+         * tables and lie far below 2^53, and a value above 2^53 rounds to
+         * something above them. */
+        if ((double)v.u < min || (double)v.u > max)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}

@@ -19,3 +19,18 @@ int parse_size(const char *s, uint64_t *ret_bytes);
 
 /* Parse "yes/no/true/false/on/off/1/0". Returns 0 or -EINVAL. */
 int parse_bool(const char *s, int *ret);
+
+/* The one checked conversion behind every numeric option and key: parse s
+ * as kind and require min <= value <= max (for PARSE_SIZE and PARSE_MIB in
+ * bytes). PARSE_UINT is a plain decimal, PARSE_SIZE a size with an optional
+ * suffix (parse_size), PARSE_MIB a size whose bare numbers are MiB ("160"
+ * is 160 MiB, "1G" is 1 GiB), PARSE_REAL a finite double (no inf, no nan).
+ * Returns 0; -EINVAL when s is not such a number; -ERANGE when it does not
+ * fit 64 bits or lies outside [min, max]. OUT: ret (as a double for
+ * PARSE_REAL, else as uint64_t in ret->u) written on success. */
+enum parse_kind { PARSE_UINT, PARSE_SIZE, PARSE_MIB, PARSE_REAL };
+union parse_value {
+        uint64_t u;
+        double d;
+};
+int parse_number(const char *s, enum parse_kind kind, double min, double max, union parse_value *ret);

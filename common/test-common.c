@@ -11,7 +11,23 @@
 
 TEST_MAIN();
 
+/* Registered in this order (constructors run in definition order): the
+ * case after a skip must still run. */
+static int skip_reached, after_skip_ran;
+
+TEST(skip_ends_only_its_case) {
+        skip_reached = 1;
+        TEST_SKIP("on purpose: the next case must still run");
+        TEST_FAIL("TEST_SKIP returned");
+}
+
+TEST(case_after_a_skip_runs) {
+        ASSERT_EQ(skip_reached, 1);
+        after_skip_ran = 1;
+}
+
 TEST(crc32_check_value) {
+        ASSERT_EQ(after_skip_ran, 1);
         ASSERT_EQ(crc32_update(0, "123456789", 9), 0xcbf43926u);
         ASSERT_EQ(crc32_update(crc32_update(0, "1234", 4), "56789", 5), 0xcbf43926u);
 }
@@ -48,6 +64,34 @@ TEST(parse_numbers) {
         ASSERT_EQ(parse_bool("on", &b), 0);
         ASSERT_EQ(b, 1);
         ASSERT_EQ(parse_bool("maybe", &b), -EINVAL);
+}
+
+TEST(parse_number_checks) {
+        union parse_value v;
+
+        ASSERT_EQ(parse_number("1800", PARSE_REAL, 10, 1e6, &v), 0);
+        ASSERT_NEAR(v.d, 1800, 1e-9);
+        ASSERT_EQ(parse_number("inf", PARSE_REAL, 10, 1e6, &v), -ERANGE);
+        ASSERT_EQ(parse_number("-inf", PARSE_REAL, 10, 1e6, &v), -ERANGE);
+        ASSERT_EQ(parse_number("nan", PARSE_REAL, 10, 1e6, &v), -ERANGE);
+        ASSERT_EQ(parse_number("1e400", PARSE_REAL, 10, 1e6, &v), -ERANGE);
+        ASSERT_EQ(parse_number("5", PARSE_REAL, 10, 1e6, &v), -ERANGE);
+        ASSERT_EQ(parse_number("10s", PARSE_REAL, 10, 1e6, &v), -EINVAL);
+        /* 4294967424 MiB-or-bytes must never wrap to 128 MiB. */
+        ASSERT_EQ(parse_number("4294967424", PARSE_MIB, 128.0 * 1048576, 65536.0 * 1048576, &v), -ERANGE);
+        ASSERT_EQ(parse_number("160", PARSE_MIB, 128.0 * 1048576, 65536.0 * 1048576, &v), 0);
+        ASSERT_EQ(v.u, 160ull << 20);
+        ASSERT_EQ(parse_number("1G", PARSE_MIB, 128.0 * 1048576, 65536.0 * 1048576, &v), 0);
+        ASSERT_EQ(v.u, 1ull << 30);
+        ASSERT_EQ(parse_number("17592186044416", PARSE_MIB, 0, 1e30, &v), -ERANGE);
+        ASSERT_EQ(parse_number("16000T", PARSE_SIZE, 64 << 20, 1ull << 55, &v), 0);
+        ASSERT_EQ(parse_number("16000T", PARSE_SIZE, 64 << 20, 1ull << 40, &v), -ERANGE);
+        ASSERT_EQ(parse_number("63M", PARSE_SIZE, 64 << 20, 1ull << 40, &v), -ERANGE);
+        ASSERT_EQ(parse_number("99999999999999999999", PARSE_UINT, 0, 10, &v), -ERANGE);
+        ASSERT_EQ(parse_number("-1", PARSE_UINT, 0, 10, &v), -EINVAL);
+        ASSERT_EQ(parse_number("11", PARSE_UINT, 0, 10, &v), -ERANGE);
+        ASSERT_EQ(parse_number("10", PARSE_UINT, 0, 10, &v), 0);
+        ASSERT_EQ(v.u, 10);
 }
 
 TEST(fileio_bounds) {

@@ -27,7 +27,7 @@ static int probe(struct vm_conn *c, const char *home, const char *kernel, int *r
                  char *failure, size_t failure_size) {
         g_autofree char *dir = g_build_filename(home, "cache", NULL);
         g_autofree char *console = g_build_filename(dir, "kvm-probe-console.log", NULL);
-        g_autofree char *name = g_strdup_printf("kbench-kvm-probe-%d", (int)getpid());
+        g_autofree char *name = g_strdup_printf("kb%d-kvm-probe", (int)getpid());
         struct vm_config vc = {
                 .name = name, .accel = "kvm", .mem_mb = 256, .cpus = 1, .kernel = kernel,
                 .cmdline = "console=ttyS0 panic=-1", .console_path = console,

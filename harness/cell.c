@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,7 +28,7 @@
 
 volatile int cell_interrupted;
 
-enum msg_kind { MSG_LINE, MSG_EOF, MSG_STOPPED, MSG_HOST_DONE };
+enum msg_kind { MSG_LINE, MSG_EOF, MSG_STOPPED, MSG_IO_ERROR, MSG_HOST_DONE };
 
 struct msg {
         enum msg_kind kind;
@@ -49,6 +50,10 @@ struct cell {
         GMutex data_lock;                  /* guards res->data and res->points from other threads */
 
         enum stage stage;
+        enum endstate_stop stop;           /* why the pump stopped (set with stage DONE) */
+        char *stop_detail;                 /* what came with it, or NULL */
+        const char *console_path;          /* ttyS0 log */
+        off_t ready_console_len;           /* ttyS0 bytes when ready arrived (crash before/after) */
         struct console_stream stream;      /* ttyS1 accounting */
         double last_record_t;
         double go_t, ready_t, done_t;
@@ -111,6 +116,9 @@ static void on_vm_event(void *userdata, enum vm_event ev, const char *data, size
                 break;
         case VM_EVENT_STOPPED:
                 push(c, MSG_STOPPED, 0, data, len);
+                break;
+        case VM_EVENT_IO_ERROR:
+                push(c, MSG_IO_ERROR, 0, data, len);
                 break;
         }
 }
@@ -210,17 +218,19 @@ static int pick_ports(uint16_t *ports, int count, struct kb_error *err) {
 
 /* ---- the state machine -------------------------------------------------- */
 
-static void finish(struct cell *c, const char *state, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static void finish(struct cell *c, const char *state, const char *fmt, ...) {
-        va_list ap;
+static off_t file_size(const char *path) {
+        struct stat st;
+        return stat(path, &st) == 0 ? st.st_size : 0;
+}
 
+/* The pump stops at the first reason; the end state is decided from the
+ * facts afterwards (endstate.c). */
+static void stop(struct cell *c, enum endstate_stop why, const char *detail) {
         if (c->stage == STAGE_DONE)
                 return;
         c->stage = STAGE_DONE;
-        c->res->state = state;
-        va_start(ap, fmt);
-        g_vsnprintf(c->res->detail, sizeof(c->res->detail), fmt, ap);
-        va_end(ap);
+        c->stop = why;
+        c->stop_detail = g_strdup(detail);
 }
 
 static int send_line(struct cell *c, const char *a, const char *b) {
@@ -270,14 +280,13 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                 }
                 /* The store knows which kernel it handed over; a guest that
                  * says otherwise booted something else. */
+                c->ready_console_len = file_size(c->console_path);
                 if (c->spec->kernel->release && g_strcmp0(c->res->release, c->spec->kernel->release) != 0) {
-                        finish(c, CELL_INFRA_ERROR, "the guest runs release '%s', expected '%s'",
-                               c->res->release ? c->res->release : "(none)", c->spec->kernel->release);
+                        stop(c, STOP_RELEASE_MISMATCH, NULL);
                         return;
                 }
                 if (send_job(c, env) < 0) {
-                        finish(c, CELL_INFRA_ERROR, "cannot send the job to the agent on ttyS1");
-                        c->res->retryable = 1;
+                        stop(c, STOP_SEND_FAILED, NULL);
                         return;
                 }
                 c->go_t = now_s(c);
@@ -310,7 +319,7 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                 c->res->exit_code = (int)code;
                 c->done_t = m->t;
                 c->res->workload_s = m->t - c->go_t;
-                c->stage = STAGE_DONE;
+                stop(c, STOP_DONE, NULL);
         }
 }
 
@@ -346,25 +355,172 @@ static void read_console(const char *path, GString *into) {
                 g_string_append_len(into, buf, (gssize)len);
 }
 
-static off_t file_size(const char *path) {
-        struct stat st;
-        return stat(path, &st) == 0 ? st.st_size : 0;
+
+/* ---- the cell's three parts ---------------------------------------------- */
+
+/* Paths and the domain's configuration, owned by one cell_run. */
+struct cell_files {
+        char *disk, *swap, *console, *name, *cmdline;
+        struct workload_env env;
+        struct vm_config vc;
+};
+
+static void cell_files_clear(struct cell_files *f) {
+        g_free(f->disk);
+        g_free(f->swap);
+        g_free(f->console);
+        g_free(f->name);
+        g_free(f->cmdline);
+}
+
+/* Preparation: the guest's environment and ports, the job script, fresh
+ * disks, the domain configuration. Returns 1 when the cell can start, 0
+ * when it already has its end state in res (a preparation failure is a
+ * result, not an error), -errno with err when it cannot be attempted. */
+static int cell_prepare(const struct cell_spec *s, struct cell_result *res, struct cell_files *f,
+                        void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
+        const struct workload_ops *ops = s->workload->ops;
+        struct kb_error verr = { { 0 } };
+
+        f->disk = g_build_filename(s->work_dir, "disk.img", NULL);
+        f->swap = g_build_filename(s->work_dir, "swap.img", NULL);
+        f->console = g_build_filename(s->work_dir, "console.log", NULL);
+        f->name = g_strdup_printf("%s-%s", s->domain_prefix, s->key);
+        if (g_mkdir_with_parents(s->work_dir, 0755) < 0)
+                return error_setf(err, -errno, "%s: %s", s->work_dir, g_strerror(errno));
+
+        f->env.mem_bytes = (uint64_t)s->mem_mb << 20;
+        f->env.cpus = (int)s->cpus;
+        f->env.disk_bytes = s->disk_bytes;
+        f->env.mnt = "/mnt/test";
+        f->env.seed = g_str_hash(s->key) ^ ((uint64_t)s->iteration << 32) ^ (uint64_t)g_get_real_time();
+        if (ops->n_ports > 0) {
+                f->env.nports = MIN(ops->n_ports, (int)G_N_ELEMENTS(f->env.ports));
+                if (pick_ports(f->env.ports, f->env.nports, &verr) < 0) {
+                        g_snprintf(res->detail, sizeof(res->detail), "%s", verr.msg);
+                        res->retryable = 1;
+                        return 0;
+                }
+        }
+        if (ops->script(s->workload, &f->env, &res->script, &verr) < 0) {
+                res->state = CELL_WORKLOAD_FAILURE;
+                g_snprintf(res->detail, sizeof(res->detail), "%s", verr.msg);
+                return 0;
+        }
+
+        if (progress)
+                progress(userdata, "disk");
+        if (make_disk(f->disk, s->disk_bytes, &verr) < 0 || format_disk(s, f->disk, &verr) < 0 ||
+            (s->swap_bytes && make_disk(f->swap, s->swap_bytes, &verr) < 0) ||
+            (s->swap_bytes && run_tool((char *[]){ "mkswap", "-q", f->swap, NULL }, &verr) < 0)) {
+                /* Not retried: the same settings would fail the same way. */
+                g_snprintf(res->detail, sizeof(res->detail), "disk: %s", verr.msg);
+                g_unlink(f->disk);
+                g_unlink(f->swap);
+                return 0;
+        }
+        g_unlink(f->console);
+
+        f->cmdline = g_strdup_printf("console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell=%s%s%s", s->key,
+                                     s->append ? " " : "", s->append ? s->append : "");
+        f->vc = (struct vm_config){
+                .name = f->name, .accel = s->accel, .mem_mb = s->mem_mb, .cpus = s->cpus,
+                .kernel = s->kernel->vmlinux_path ? s->kernel->vmlinux_path : s->kernel->image_path,
+                .initrd = s->initrd, .cmdline = f->cmdline, .disk = f->disk,
+                .swap_disk = s->swap_bytes ? f->swap : NULL, .disk_bytes_per_s = s->disk_bytes_per_s,
+                .console_path = f->console,
+        };
+        for (int i = 0; i < f->env.nports; i++)
+                f->vc.forwards[i] = (struct vm_forward){ f->env.ports[i],
+                                                         ops->guest_ports[i] ? ops->guest_ports[i] : f->env.ports[i] };
+        f->vc.n_forwards = (size_t)f->env.nports;
+        return 1;
+}
+
+/* The event pump: records from ttyS1, domain events, the host phase and the
+ * staged timeouts, until the first reason to stop (see stop()). */
+static void cell_pump(struct cell *c, const struct workload_env *env,
+                      void (*progress)(void *userdata, const char *stage), void *userdata) {
+        const struct cell_spec *s = c->spec;
+        struct proto_record rec;
+
+        while (c->stage != STAGE_DONE) {
+                struct msg *m = g_async_queue_timeout_pop(c->q, 100 * 1000);
+                double t = now_s(c);
+
+                if (m) {
+                        switch (m->kind) {
+                        case MSG_LINE:
+                                if (console_stream_line(&c->stream, m->text, m->len, &rec) == 1) {
+                                        enum stage before = c->stage;
+                                        handle_record(c, m, &rec, env);
+                                        if (before != STAGE_RUN && c->stage == STAGE_RUN && progress)
+                                                progress(userdata, "run");
+                                }
+                                break;
+                        case MSG_EOF:
+                        case MSG_STOPPED:
+                                stop(c, STOP_DOMAIN_ENDED, m->text);
+                                break;
+                        case MSG_IO_ERROR:
+                                stop(c, STOP_IO_ERROR, m->text);
+                                break;
+                        case MSG_HOST_DONE:
+                                c->host_done = 1;
+                                if (m->status < 0)
+                                        stop(c, STOP_HOST_PHASE_FAILED, m->text);
+                                break;
+                        }
+                        msg_free(m);
+                        continue;
+                }
+                if (cell_interrupted)
+                        stop(c, STOP_INTERRUPTED, NULL);
+                else if (t > s->deadline_s)
+                        stop(c, STOP_DEADLINE, NULL);
+                else if (c->stage == STAGE_BOOT && file_size(c->console_path) > 0)
+                        c->stage = STAGE_READY_WAIT;
+                else if (c->stage == STAGE_BOOT && t > s->boot_timeout_s / 3)
+                        stop(c, STOP_NO_CONSOLE, NULL);
+                else if (c->stage == STAGE_READY_WAIT && t > s->boot_timeout_s)
+                        stop(c, STOP_NO_READY, NULL);
+                else if (c->stage == STAGE_RUN && t - c->last_record_t > s->silence_timeout_s)
+                        stop(c, STOP_SILENCE, NULL);
+        }
+}
+
+/* The facts the pump recorded, for endstate_decide. Strings point into c,
+ * cv and space. */
+static void cell_facts(const struct cell *c, const struct console_verdict *cv, const char *space,
+                       struct endstate_facts *ret) {
+        const struct cell_spec *s = c->spec;
+
+        *ret = (struct endstate_facts){
+                .stop = c->stop, .stop_detail = c->stop_detail, .ready = c->ready_t > 0,
+                .release = c->res->release, .expected_release = s->kernel->release,
+                .exit_code = c->res->exit_code, .rejected = c->res->rejected,
+                .first_reject = c->stream.first_reject,
+                .last_agent_note = c->agent_logs->len ? c->agent_logs->pdata[c->agent_logs->len - 1] : NULL,
+                .last_output = c->out_lines->len ? c->out_lines->pdata[c->out_lines->len - 1] : NULL,
+                .kernel_started = cv->kernel_started, .crashed = cv->crashed, .crash_line = cv->crash_line,
+                /* Without a ready the whole console came before it. */
+                .crash_before_ready = cv->crashed && (c->ready_t <= 0 ||
+                                                      (off_t)cv->crash_offset < c->ready_console_len),
+                .warnings = cv->warnings, .deadline_s = s->deadline_s, .boot_timeout_s = s->boot_timeout_s,
+                .silence_timeout_s = s->silence_timeout_s, .host_space = space,
+        };
 }
 
 int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result *res,
              void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
-        g_autofree char *disk = g_build_filename(s->work_dir, "disk.img", NULL);
-        g_autofree char *swap = g_build_filename(s->work_dir, "swap.img", NULL);
-        g_autofree char *console = g_build_filename(s->work_dir, "console.log", NULL);
-        g_autofree char *name = g_strdup_printf("%s-%s", s->domain_prefix, s->key);
-        g_autofree char *cmdline = NULL;
-        const struct workload_ops *ops = s->workload->ops;
-        struct workload_env env = { 0 };
-        struct vm_config vc = { 0 };
+        struct cell_files f = { 0 };
         struct console_verdict cv = { 0 };
-        struct proto_record rec;
+        struct endstate_facts facts;
+        struct endstate es;
         struct kb_error verr = { { 0 } };
         struct cell c = { 0 };
+        struct statvfs st;
+        char space[160] = "";
         int r;
 
         *res = (struct cell_result){ .state = CELL_INFRA_ERROR, .exit_code = -1, .boot_s = NAN,
@@ -374,60 +530,17 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         res->console = g_string_new(NULL);
         res->data = g_string_new(NULL);
 
-        if (g_mkdir_with_parents(s->work_dir, 0755) < 0)
-                return error_setf(err, -errno, "%s: %s", s->work_dir, g_strerror(errno));
-
-        env.mem_bytes = (uint64_t)s->mem_mb << 20;
-        env.cpus = (int)s->cpus;
-        env.disk_bytes = s->disk_bytes;
-        env.mnt = "/mnt/test";
-        env.seed = g_str_hash(s->key) ^ ((uint64_t)s->iteration << 32) ^ (uint64_t)g_get_real_time();
-        if (ops->n_ports > 0) {
-                env.nports = MIN(ops->n_ports, (int)G_N_ELEMENTS(env.ports));
-                if (pick_ports(env.ports, env.nports, &verr) < 0) {
-                        g_snprintf(res->detail, sizeof(res->detail), "%s", verr.msg);
-                        res->retryable = 1;
-                        return 0;
-                }
-        }
-        r = ops->script(s->workload, &env, &res->script, &verr);
-        if (r < 0) {
-                res->state = CELL_WORKLOAD_FAILURE;
-                g_snprintf(res->detail, sizeof(res->detail), "%s", verr.msg);
-                return 0;
-        }
-
-        if (progress)
-                progress(userdata, "disk");
-        if (make_disk(disk, s->disk_bytes, &verr) < 0 || format_disk(s, disk, &verr) < 0 ||
-            (s->swap_bytes && make_disk(swap, s->swap_bytes, &verr) < 0) ||
-            (s->swap_bytes && run_tool((char *[]){ "mkswap", "-q", swap, NULL }, &verr) < 0)) {
-                /* Not retried: the same settings would fail the same way. */
-                g_snprintf(res->detail, sizeof(res->detail), "disk: %s", verr.msg);
-                g_unlink(disk);
-                g_unlink(swap);
-                return 0;
-        }
-        g_unlink(console);
-
-        cmdline = g_strdup_printf("console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell=%s%s%s", s->key,
-                                  s->append ? " " : "", s->append ? s->append : "");
-        vc = (struct vm_config){
-                .name = name, .accel = s->accel, .mem_mb = s->mem_mb, .cpus = s->cpus,
-                .kernel = s->kernel->vmlinux_path ? s->kernel->vmlinux_path : s->kernel->image_path,
-                .initrd = s->initrd, .cmdline = cmdline, .disk = disk,
-                .swap_disk = s->swap_bytes ? swap : NULL, .disk_bytes_per_s = s->disk_bytes_per_s,
-                .console_path = console,
-        };
-        if (env.nports > 0) {
-                vc.forwards[0] = (struct vm_forward){ env.ports[0], 21 };
-                for (int i = 1; i < env.nports; i++)
-                        vc.forwards[i] = (struct vm_forward){ env.ports[i], env.ports[i] };
-                vc.n_forwards = (size_t)env.nports;
+        r = cell_prepare(s, res, &f, progress, userdata, err);
+        if (r <= 0) {
+                if (f.console)
+                        g_unlink(f.console);
+                cell_files_clear(&f);
+                return r;
         }
 
         c.spec = s;
         c.res = res;
+        c.console_path = f.console;
         c.q = g_async_queue_new_full(msg_free);
         c.out_lines = g_ptr_array_new_with_free_func(g_free);
         c.agent_logs = g_ptr_array_new_with_free_func(g_free);
@@ -442,89 +555,20 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
                 progress(userdata, "boot");
         res->started_at = (double)g_get_real_time() / 1e6;
         c.t0_us = g_get_monotonic_time();
-        r = vm_start(conn, &vc, on_vm_event, &c, &c.vm, &verr);
+        r = vm_start(conn, &f.vc, on_vm_event, &c, &c.vm, &verr);
         if (r < 0) {
-                g_snprintf(res->detail, sizeof(res->detail), "%s", verr.msg);
-                res->retryable = 1;
-                goto out;
-        }
-        {
+                stop(&c, STOP_VM_START_FAILED, verr.msg);
+        } else {
                 /* Record libvirt's taint flags; custom-argv is expected when
                  * the user-mode NIC and its forwards go in as QEMU arguments. */
                 g_auto(GStrv) taints = NULL;
                 if (vm_taints(c.vm, &taints, NULL) == 0)
                         for (size_t i = 0; taints[i]; i++)
                                 g_ptr_array_add(c.host_notes, g_strdup_printf("libvirt: %s", taints[i]));
+                cell_pump(&c, &f.env, progress, userdata);
+                res->total_s = now_s(&c);
         }
 
-        while (c.stage != STAGE_DONE) {
-                struct msg *m = g_async_queue_timeout_pop(c.q, 100 * 1000);
-                double t = now_s(&c);
-
-                if (m) {
-                        switch (m->kind) {
-                        case MSG_LINE:
-                                if (console_stream_line(&c.stream, m->text, m->len, &rec) == 1) {
-                                        enum stage before = c.stage;
-                                        handle_record(&c, m, &rec, &env);
-                                        if (before != STAGE_RUN && c.stage == STAGE_RUN && progress)
-                                                progress(userdata, "run");
-                                }
-                                break;
-                        case MSG_EOF:
-                        case MSG_STOPPED:
-                                read_console(console, res->console);
-                                console_scan(res->console->str, res->console->len, &cv);
-                                if (cv.crashed)
-                                        finish(&c, c.ready_t > 0 ? CELL_RUNTIME_CRASH : CELL_BOOT_CRASH,
-                                               "%s", cv.crash_line);
-                                else if (c.ready_t > 0)
-                                        finish(&c, CELL_RUNTIME_CRASH, "domain %s before the job finished",
-                                               m->text ? m->text : "closed ttyS1");
-                                else
-                                        finish(&c, CELL_BOOT_CRASH, "domain %s before the agent was ready (%s)",
-                                               m->text ? m->text : "closed ttyS1",
-                                               cv.kernel_started ? "kernel started" : "no kernel output");
-                                break;
-                        case MSG_HOST_DONE:
-                                c.host_done = 1;
-                                if (m->status < 0)
-                                        finish(&c, CELL_WORKLOAD_FAILURE, "host phase: %s", m->text);
-                                break;
-                        }
-                        msg_free(m);
-                        continue;
-                }
-                if (cell_interrupted) {
-                        finish(&c, CELL_INFRA_ERROR, "interrupted");
-                        break;
-                }
-                if (t > s->deadline_s) {
-                        finish(&c, CELL_HANG, "cell deadline of %.0f s passed (stage: %s)", s->deadline_s,
-                               c.stage == STAGE_RUN ? "workload" : "boot");
-                } else if (c.stage == STAGE_BOOT) {
-                        if (file_size(console) > 0)
-                                c.stage = STAGE_READY_WAIT;
-                        else if (t > s->boot_timeout_s / 3)
-                                finish(&c, CELL_BOOT_TIMEOUT, "no console output within %.0f s",
-                                       s->boot_timeout_s / 3);
-                } else if (c.stage == STAGE_READY_WAIT && t > s->boot_timeout_s) {
-                        read_console(console, res->console);
-                        console_scan(res->console->str, res->console->len, &cv);
-                        if (cv.crashed)
-                                finish(&c, CELL_BOOT_CRASH, "%s", cv.crash_line);
-                        else
-                                finish(&c, CELL_BOOT_TIMEOUT, "%s within %.0f s",
-                                       cv.kernel_started ? "kernel started but no agent ready"
-                                                         : "console output but no kernel start",
-                                       s->boot_timeout_s);
-                } else if (c.stage == STAGE_RUN && t - c.last_record_t > s->silence_timeout_s) {
-                        finish(&c, CELL_HANG, "no ttyS1 record for %.0f s during the workload", s->silence_timeout_s);
-                }
-        }
-        res->total_s = now_s(&c);
-
-out:
         c.host_cancel = 1;
         if (c.host_thread)
                 g_thread_join(c.host_thread);
@@ -534,59 +578,49 @@ out:
         if (c.lines.dropped && !c.stream.first_reject[0])
                 g_snprintf(c.stream.first_reject, sizeof(c.stream.first_reject),
                            "a line longer than %d bytes", PROTO_LINE_MAX);
-        if (res->console->len == 0)
-                read_console(console, res->console);
+        read_console(f.console, res->console);
         console_scan(res->console->str, res->console->len, &cv);
+        if (statvfs(s->work_dir, &st) == 0)
+                g_snprintf(space, sizeof(space), "; %llu MiB free in %s",
+                           (unsigned long long)((uint64_t)st.f_bavail * st.f_frsize >> 20), s->work_dir);
 
-        if (c.done_t > 0 && !res->detail[0]) {
-                /* The job finished; what it left decides the state. */
-                if (cv.crashed) {
-                        res->state = CELL_RUNTIME_CRASH;
-                        g_snprintf(res->detail, sizeof(res->detail), "%s", cv.crash_line);
-                } else if (res->rejected > 0) {
-                        res->state = CELL_CORRUPT_OUTPUT;
-                        g_snprintf(res->detail, sizeof(res->detail), "%ld ttyS1 line(s) rejected, first: %s",
-                                   res->rejected, c.stream.first_reject);
-                } else if (res->exit_code != 0) {
-                        /* 255 is the agent giving up on its own setup (a mount
-                         * that failed, say): its last note says why. */
-                        GPtrArray *why = res->exit_code == 255 && c.agent_logs->len ? c.agent_logs : c.out_lines;
-                        res->state = CELL_WORKLOAD_FAILURE;
-                        g_snprintf(res->detail, sizeof(res->detail), "job exited with %d; last %s: %.300s",
-                                   res->exit_code, why == c.agent_logs ? "agent note" : "output",
-                                   why->len ? (char *)why->pdata[why->len - 1] : "(none)");
-                } else {
-                        res->state = CELL_OK;
-                        parse_outputs(&c);
-                        if (strcmp(res->state, CELL_OK) == 0 && cv.warnings > 0)
-                                g_snprintf(res->detail, sizeof(res->detail),
-                                           "%d kernel WARNING(s) on the console", cv.warnings);
-                }
+        cell_facts(&c, &cv, space, &facts);
+        endstate_decide(&facts, &es);
+        res->state = es.state;
+        g_strlcpy(res->detail, es.detail, sizeof(res->detail));
+        res->retryable = es.retryable;
+        res->host_failed = es.host_failed;
+        if (es.parse) {
+                char warn[sizeof(res->detail)];
+                g_strlcpy(warn, res->detail, sizeof(warn));
+                parse_outputs(&c);
+                if (strcmp(res->state, CELL_OK) == 0)
+                        g_strlcpy(res->detail, warn, sizeof(res->detail));
         }
+
         /* Keep what the job printed with the cell: it is the evidence for the metrics. */
         res->output = g_string_new(NULL);
-        for (guint i = 0; c.host_notes && i < c.host_notes->len; i++)
+        for (guint i = 0; i < c.host_notes->len; i++)
                 g_string_append_printf(res->output, "[host] %s\n", (char *)c.host_notes->pdata[i]);
-        for (guint i = 0; c.agent_logs && i < c.agent_logs->len; i++)
+        for (guint i = 0; i < c.agent_logs->len; i++)
                 g_string_append_printf(res->output, "[agent] %s\n", (char *)c.agent_logs->pdata[i]);
-        for (guint i = 0; c.out_lines && i < c.out_lines->len; i++)
+        for (guint i = 0; i < c.out_lines->len; i++)
                 g_string_append_printf(res->output, "%s\n", (char *)c.out_lines->pdata[i]);
-        g_unlink(disk);
-        g_unlink(swap);
-        if (c.q)
-                g_async_queue_unref(c.q);
-        if (c.out_lines)
-                g_ptr_array_free(c.out_lines, TRUE);
-        if (c.agent_logs)
-                g_ptr_array_free(c.agent_logs, TRUE);
-        if (c.host_notes)
-                g_ptr_array_free(c.host_notes, TRUE);
-        if (c.events)
-                g_ptr_array_free(c.events, TRUE);
-        if (c.event_t)
-                g_array_free(c.event_t, TRUE);
+        g_unlink(f.disk);
+        g_unlink(f.swap);
+        /* The console is in res->console now; the scratch directory must be
+         * empty for the runner to remove it. */
+        g_unlink(f.console);
+        g_async_queue_unref(c.q);
+        g_ptr_array_free(c.out_lines, TRUE);
+        g_ptr_array_free(c.agent_logs, TRUE);
+        g_ptr_array_free(c.host_notes, TRUE);
+        g_ptr_array_free(c.events, TRUE);
+        g_array_free(c.event_t, TRUE);
+        g_free(c.stop_detail);
         metric_list_clear(&c.host_metrics);
         g_mutex_clear(&c.data_lock);
+        cell_files_clear(&f);
         return 0;
 }
 

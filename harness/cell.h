@@ -9,19 +9,10 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "harness/endstate.h"
 #include "harness/vm.h"
 #include "kernels/kstore.h"
 #include "workloads/workload.h"
-
-/* End states, in the words stored in cells.state. */
-#define CELL_OK "ok"
-#define CELL_INFRA_ERROR "infra-error"
-#define CELL_BOOT_TIMEOUT "boot-timeout"
-#define CELL_BOOT_CRASH "boot-crash"
-#define CELL_RUNTIME_CRASH "runtime-crash"
-#define CELL_HANG "hang"
-#define CELL_WORKLOAD_FAILURE "workload-failure"
-#define CELL_CORRUPT_OUTPUT "corrupt-output"
 
 struct cell_spec {
         const char *key;                   /* stable id within the run, "c003" */
@@ -63,6 +54,7 @@ struct cell_result {
         const char *state;                 /* one of CELL_* */
         char detail[512];                  /* one line: stage reached, quoted line, error */
         int retryable;                     /* infra-error worth another attempt */
+        int host_failed;                   /* the host failed (disk full): stop the run */
         double started_at;                 /* unix time of QEMU start */
         double boot_s;                     /* QEMU start -> agent ready (NAN if never) */
         double workload_s;                 /* go -> done (NAN if never) */

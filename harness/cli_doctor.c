@@ -8,6 +8,8 @@
 
 #include "harness/accel.h"
 #include "harness/cli.h"
+#include "harness/lock.h"
+#include "harness/reap.h"
 #include "harness/vm.h"
 #include "kernels/kstore.h"
 #include "results/db.h"
@@ -53,6 +55,8 @@ int cli_doctor(int argc, char **argv, const struct cli_global *g) {
         struct kstore *ks = NULL;
         struct kstore_kernel **kernels = NULL;
         struct db *db = NULL;
+        struct store_lock *lock = NULL;
+        struct reap_report reaped;
         struct kb_error err = { { 0 } };
         size_t nk = 0;
 
@@ -78,10 +82,29 @@ int cli_doctor(int argc, char **argv, const struct cli_global *g) {
                 check(&c, "kernels", 1, "%zu kernel(s) in %s", nk, kdir);
         else
                 check(&c, "kernels", 0, "%s", err.msg);
-        if (db_open(g->db_path, &db, &err) == 0)
-                check(&c, "database", 1, "%s", g->db_path);
-        else
+        if (db_open(g->db_path, &db, &err) < 0)
                 check(&c, "database", 0, "%s", err.msg);
+        else if (db_check(db, 1, &err) < 0)
+                check(&c, "database", 0, "%s (restore a backup, or copy the runs still readable with "
+                      "sqlite3 .recover)", err.msg);
+        else
+                check(&c, "database", 1, "%s (PRAGMA integrity_check: ok)", g->db_path);
+
+        /* A store in use is fine, but its libvirt root is then taken: the
+         * embedded driver allows one process per root. */
+        if (lock_store(g->home, "doctor", &lock, &err) < 0) {
+                check(&c, "lock", 0, "%s", err.msg);
+                goto report;
+        }
+        if (reap_store(g, db, &reaped, &err) < 0)
+                check(&c, "leftovers", 0, "%s", err.msg);
+        else if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
+                check(&c, "leftovers", 1, "left by a killed kbench and cleaned now: %d QEMU killed, "
+                      "%d scratch entries removed, %d run(s) marked interrupted (resume with "
+                      "'kbench run --resume RUN')", reaped.qemu_killed, reaped.scratch_removed,
+                      reaped.runs_interrupted);
+        else
+                check(&c, "leftovers", 1, "none (no stale QEMU, scratch file or running run)");
 
         if (vm_conn_new(g->connect, &conn, &err) == 0) {
                 g_autofree char *qv = NULL, *lv = NULL, *why = NULL;
@@ -100,6 +123,7 @@ int cli_doctor(int argc, char **argv, const struct cli_global *g) {
         } else {
                 check(&c, "libvirt", 0, "%s", err.msg);
         }
+report:
         if (json) {
                 json_t *o = json_pack("{s:o, s:b, s:s, s:s, s:s}", "checks", c.list, "ok", c.failed == 0,
                                       "store", g->home, "db", g->db_path, "connect", g->connect);
@@ -113,5 +137,6 @@ int cli_doctor(int argc, char **argv, const struct cli_global *g) {
         kstore_free(ks);
         db_close(db);
         vm_conn_free(conn);
+        lock_release(lock);
         return c.failed ? 1 : 0;
 }

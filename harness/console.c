@@ -61,7 +61,15 @@ int console_stream_line(struct console_stream *s, const char *line, size_t len, 
                 reject(s, why, line, len);
                 return 0;
         }
-        if (ret->seq != s->next_seq) {
+        if (ret->seq < s->next_seq) {
+                /* Replayed or backwards: never handed on, or the cell would
+                 * count a sample twice (and its rows collide on seq). */
+                snprintf(why, sizeof(why), "sequence %llu replayed or backwards (expected %llu)",
+                         (unsigned long long)ret->seq, (unsigned long long)s->next_seq);
+                reject(s, why, line, len);
+                return 0;
+        }
+        if (ret->seq > s->next_seq) {
                 snprintf(why, sizeof(why), "sequence gap: got %llu, expected %llu (records lost)",
                          (unsigned long long)ret->seq, (unsigned long long)s->next_seq);
                 reject(s, why, line, len);
@@ -97,6 +105,7 @@ void console_scan(const char *log, size_t len, struct console_verdict *ret) {
                 for (size_t i = 0; !v.crashed && i < sizeof(crash_patterns) / sizeof(crash_patterns[0]); i++)
                         if (memmem(p, n, crash_patterns[i], strlen(crash_patterns[i]))) {
                                 v.crashed = 1;
+                                v.crash_offset = (size_t)(p - log);
                                 copy_line(v.crash_line, sizeof(v.crash_line), p, n);
                         }
                 p += n + 1;

@@ -34,13 +34,15 @@ void console_stream_init(struct console_stream *s, const char *cell);
  * are ignored). Returns 1 with *ret filled for a record of this cell (a
  * sequence gap is counted as rejected, but the record is still returned:
  * what came is real, what went missing makes the cell corrupt), 0 when the
- * line was ignored or rejected. */
+ * line was ignored or rejected (a replayed or backwards sequence number is
+ * rejected and not returned). */
 int console_stream_line(struct console_stream *s, const char *line, size_t len, struct proto_record *ret);
 
 struct console_verdict {
         int kernel_started;        /* "Linux version" seen */
         int crashed;               /* panic, Oops, BUG:, general protection fault */
         char crash_line[256];      /* the first such line, sanitised */
+        size_t crash_offset;       /* where that line starts in the log, bytes */
         int warnings;              /* "WARNING:" lines */
 };
 

@@ -108,3 +108,57 @@ TEST(scan_verdicts) {
         ASSERT_EQ(v.kernel_started, 0);
         ASSERT_EQ(v.crashed, 0);
 }
+
+TEST(stream_rejects_replay_and_backwards) {
+        static char buf[PROTO_LINE_MAX + 1];
+        static struct proto_record r;
+        struct console_stream s;
+
+        console_stream_init(&s, "c001");
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c001", 0, "ready", ""), &r), 1);
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c001", 1, "vmstat", "1 2 3"), &r), 1);
+        ASSERT_EQ(s.rejected, 0);
+        /* The same record again: counted, not handed on. */
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c001", 1, "vmstat", "1 2 3"), &r), 0);
+        ASSERT_EQ(s.rejected, 1);
+        ASSERT_TRUE(strstr(s.first_reject, "sequence 1 replayed or backwards (expected 2)") != NULL);
+        /* Backwards. */
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c001", 0, "done", "0"), &r), 0);
+        ASSERT_EQ(s.rejected, 2);
+        /* The stream goes on where it was. */
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c001", 2, "done", "0"), &r), 1);
+        ASSERT_EQ(s.rejected, 2);
+        /* A gap: counted, the record kept, the sequence resumes after it. */
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c001", 5, "out", "x"), &r), 1);
+        ASSERT_EQ(s.rejected, 3);
+        ASSERT_EQ(console_stream_line(&s, buf, rec(buf, "c001", 6, "out", "y"), &r), 1);
+        ASSERT_EQ(s.rejected, 3);
+}
+
+TEST(scan_every_crash_pattern) {
+        static const char *const lines[] = {
+                "[    2.1] Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000009",
+                "[    3.2] Oops: 0002 [#1] PREEMPT SMP NOPTI",
+                "[    4.3] BUG: unable to handle page fault for address: ffff9e0000000000",
+                "[    5.4] general protection fault, probably for non-canonical address 0xdead000000000100: 0000 [#1]",
+        };
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+                char *log = g_strdup_printf("[    0.0] Linux version 6.1.0\n[    1.0] ata1: SATA link up\n%s\n"
+                                            "[    9.9] later line\n", lines[i]);
+                struct console_verdict v;
+
+                console_scan(log, strlen(log), &v);
+                if (!v.crashed)
+                        TEST_FAIL("not a crash: %s", lines[i]);
+                ASSERT_STREQ(v.crash_line, lines[i]);
+                ASSERT_EQ(v.crash_offset, (size_t)(strstr(log, lines[i]) - log));
+                g_free(log);
+        }
+        /* Words that only look alike are not crashes. */
+        {
+                const char *calm = "[ 1.0] Linux version 6.1\n[ 2.0] debug: BUGS none\n[ 3.0] panic=-1 set\n";
+                struct console_verdict v;
+                console_scan(calm, strlen(calm), &v);
+                ASSERT_EQ(v.crashed, 0);
+        }
+}

@@ -32,6 +32,15 @@ TEST(domain_xml_tcg_ide_serial) {
 
         well_formed(x);
         ASSERT_TRUE(strstr(x, "<domain type='qemu'"));
+        /* A full host disk must pause the guest (detectable), not hand it
+         * an error its filesystem turns into a hang or a crash. */
+        {
+                const char *p = x;
+                int n = 0;
+                while ((p = strstr(p, "error_policy='stop' rerror_policy='stop'")))
+                        n++, p++;
+                ASSERT_EQ(n, 2);
+        }
         ASSERT_TRUE(strstr(x, "machine='pc'"));
         ASSERT_TRUE(strstr(x, "<memory unit='MiB'>160</memory>"));
         ASSERT_TRUE(strstr(x, "<vcpu>2</vcpu>"));

@@ -19,6 +19,7 @@ struct vm_conn {
         GThread *loop;
         volatile gint quit;
         int lifecycle_id;
+        int ioerror_id;
         GMutex lock;               /* guards domains */
         GHashTable *domains;       /* name -> struct vm * (borrowed; vm removes itself) */
         GThreadPool *reaper;       /* background destroys */
@@ -86,31 +87,45 @@ static const char *stopped_detail(int detail) {
         }
 }
 
-static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque) {
-        struct vm_conn *c = opaque;
-        const char *name = virDomainGetName(dom);
-        const char *what = NULL;
+/* Hand ev to the callback of the domain called name, if it is ours. */
+static void deliver(struct vm_conn *c, const char *name, enum vm_event ev, const char *what) {
         struct vm *vm;
 
-        if (event == VIR_DOMAIN_EVENT_STOPPED)
-                what = stopped_detail(detail);
-        else if (event == VIR_DOMAIN_EVENT_CRASHED)
-                what = "crashed";
-        if (!what || !name)
-                return 0;
+        if (!name || !what)
+                return;
         g_mutex_lock(&c->lock);
         vm = g_hash_table_lookup(c->domains, name);
         if (vm)
                 vm_ref(vm);
         g_mutex_unlock(&c->lock);
         if (!vm)
-                return 0;
+                return;
         g_mutex_lock(&vm->lock);
         if (!vm->closing)
-                vm->fn(vm->userdata, VM_EVENT_STOPPED, what, strlen(what));
+                vm->fn(vm->userdata, ev, what, strlen(what));
         g_mutex_unlock(&vm->lock);
         vm_unref(vm);
+}
+
+static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque) {
+        if (event == VIR_DOMAIN_EVENT_STOPPED)
+                deliver(opaque, virDomainGetName(dom), VM_EVENT_STOPPED, stopped_detail(detail));
+        else if (event == VIR_DOMAIN_EVENT_CRASHED)
+                deliver(opaque, virDomainGetName(dom), VM_EVENT_STOPPED, "crashed");
+        else if (event == VIR_DOMAIN_EVENT_SUSPENDED && detail == VIR_DOMAIN_EVENT_SUSPENDED_IOERROR)
+                deliver(opaque, virDomainGetName(dom), VM_EVENT_IO_ERROR, "paused on an I/O error");
         return 0;
+}
+
+/* error_policy='stop' pauses the guest on a host I/O error; this event says
+ * which file and why ("enospc" when the host filesystem is full). */
+static void ioerror_cb(virConnectPtr conn, virDomainPtr dom, const char *src, const char *alias, int action,
+                       const char *reason, void *opaque) {
+        g_autofree char *what = g_strdup_printf("%s on %s (%s)", reason && *reason ? reason : "I/O error",
+                                                src && *src ? src : "?", alias && *alias ? alias : "?");
+
+        if (action == VIR_DOMAIN_EVENT_IO_ERROR_PAUSE)
+                deliver(opaque, virDomainGetName(dom), VM_EVENT_IO_ERROR, what);
 }
 
 /* The embedded driver runs QEMU from this process; as root it would switch
@@ -171,6 +186,7 @@ int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
         c = g_new0(struct vm_conn, 1);
         g_mutex_init(&c->lock);
         c->domains = g_hash_table_new(g_str_hash, g_str_equal);
+        c->lifecycle_id = c->ioerror_id = -1;
         c->loop = g_thread_new("kbench-virt-loop", loop_thread, c);
         c->conn = virConnectOpen(uri);
         if (!c->conn) {
@@ -188,6 +204,13 @@ int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
                 vm_conn_free(c);
                 return r;
         }
+        c->ioerror_id = virConnectDomainEventRegisterAny(c->conn, NULL, VIR_DOMAIN_EVENT_ID_IO_ERROR_REASON,
+                                                         VIR_DOMAIN_EVENT_CALLBACK(ioerror_cb), c, NULL);
+        if (c->ioerror_id < 0) {
+                r = error_setf(err, -EIO, "libvirt: cannot register for I/O error events: %s", last_error());
+                vm_conn_free(c);
+                return r;
+        }
         c->reaper = g_thread_pool_new(reap, NULL, 1, FALSE, NULL);
         *ret = c;
         return 0;
@@ -200,6 +223,8 @@ struct vm_conn *vm_conn_free(struct vm_conn *c) {
                 g_thread_pool_free(c->reaper, FALSE, TRUE);
         if (c->conn && c->lifecycle_id >= 0)
                 virConnectDomainEventDeregisterAny(c->conn, c->lifecycle_id);
+        if (c->conn && c->ioerror_id >= 0)
+                virConnectDomainEventDeregisterAny(c->conn, c->ioerror_id);
         if (c->conn)
                 virConnectClose(c->conn);
         g_atomic_int_set(&c->quit, 1);
@@ -260,7 +285,7 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                 if (!path)
                         continue;
                 g_string_append(s, "    <disk type='file' device='disk'>\n"
-                                   "      <driver name='qemu' type='raw' cache='none'/>\n      <source file='");
+                                   "      <driver name='qemu' type='raw' cache='none' error_policy='stop' rerror_policy='stop'/>\n      <source file='");
                 xml_text(s, path);
                 g_string_append_printf(s, "'/>\n      <target dev='hd%c' bus='ide'/>\n", 'a' + i);
                 if (i == 0 && cfg->disk_bytes_per_s)

@@ -27,7 +27,8 @@ struct vm_config {
         const char *kernel;        /* bzImage or PVH vmlinux */
         const char *initrd;
         const char *cmdline;
-        const char *disk;          /* raw image on the IDE bus (hda), cache=none; NULL = none */
+        const char *disk;          /* raw image on the IDE bus (hda), cache=none, a host I/O
+                                      error pauses the guest; NULL = none */
         const char *swap_disk;     /* second IDE disk (hdb), NULL = none */
         uint64_t disk_bytes_per_s; /* <iotune> total_bytes_sec on hda; 0 = unlimited */
         const char *console_path;  /* ttyS0 is written to this file */
@@ -40,6 +41,8 @@ enum vm_event {
         VM_EVENT_DATA,             /* bytes from ttyS1 (data, len) */
         VM_EVENT_EOF,              /* ttyS1 stream closed or failed */
         VM_EVENT_STOPPED,          /* domain stopped; detail: "shutdown", "crashed", "destroyed", ... */
+        VM_EVENT_IO_ERROR,         /* paused on a host I/O error (disks have error_policy='stop');
+                                      detail: "enospc on PATH (ALIAS)", or "paused on an I/O error" */
 };
 typedef void (*vm_event_fn)(void *userdata, enum vm_event ev, const char *data, size_t len);
 

@@ -20,6 +20,7 @@
 struct db {
         sqlite3 *h;
         char *path;
+        int readonly;              /* opened SQLITE_OPEN_READONLY: the store is not writable */
 };
 
 const char *const db_vmstat_column_names[DB_VM_NCOLS] = {
@@ -164,7 +165,7 @@ fail:
         return r;
 }
 
-static int db_setup(struct db *db, struct kb_error *err) {
+static int db_setup(struct db *db, int create, struct kb_error *err) {
         int64_t objects = 0;
         int r, v;
 
@@ -193,7 +194,18 @@ static int db_setup(struct db *db, struct kb_error *err) {
                         return error_setf(err, -EBADMSG,
                                           "%s: not a kbench results database (tables but no schema version)",
                                           db->path);
+                /* A reader never turns a file it was pointed at into a database. */
+                if (!create)
+                        return error_setf(err, -ENODATA, "%s: empty, not a kbench results database", db->path);
         }
+        if (db->readonly) {
+                if (v < DB_SCHEMA_VERSION)
+                        return error_setf(err, -EROFS, "%s: schema version %d needs migrating to %d, but the "
+                                          "file is read-only", db->path, v, DB_SCHEMA_VERSION);
+                return 0;
+        }
+        if (!create && v == DB_SCHEMA_VERSION)
+                return 0;
         r = db_exec(db, "PRAGMA journal_mode = WAL", err);
         if (r < 0)
                 return r;
@@ -205,6 +217,47 @@ static int db_setup(struct db *db, struct kb_error *err) {
                         return r;
         }
         return 0;
+}
+
+/* Whether SQLite can write path: the file and its directory (for the
+ * journal, -wal and -shm files). */
+static int db_writable(const char *path) {
+        const char *slash = strrchr(path, '/');
+        char dir[4096];
+        size_t n = slash ? (size_t)(slash - path) : 1;
+
+        if (n == 0)
+                n = 1;
+        if (n >= sizeof(dir))
+                return access(path, W_OK) == 0;
+        memcpy(dir, slash ? path : ".", n);
+        dir[n] = '\0';
+        return access(path, W_OK) == 0 && access(dir, W_OK) == 0;
+}
+
+static int db_probe(sqlite3 *h) {
+        return sqlite3_exec(h, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+}
+
+/* "file:PATH?immutable=1", PATH percent-escaped as URI rules want. Caller
+ * frees; NULL when out of memory. */
+static char *db_immutable_uri(const char *path) {
+        static const char keep[] = "/-._~";
+        size_t len = strlen(path);
+        char *uri = malloc(len * 3 + sizeof("file:?immutable=1"));
+        char *p = uri;
+
+        if (!uri)
+                return NULL;
+        p += sprintf(p, "file:");
+        for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+                if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                    strchr(keep, *c))
+                        *p++ = (char)*c;
+                else
+                        p += sprintf(p, "%%%02X", *c);
+        strcpy(p, "?immutable=1");
+        return uri;
 }
 
 static int db_open_flags(const char *path, int create, struct db **ret, struct kb_error *err) {
@@ -224,14 +277,32 @@ static int db_open_flags(const char *path, int create, struct db **ret, struct k
                 free(db);
                 return error_setf(err, -ENOMEM, "out of memory");
         }
-        rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0),
-                             NULL);
+        if (!create && !db_writable(path)) {
+                /* A read-only store can still be shown. A WAL database needs
+                 * its -shm file, which a read-only directory may not let
+                 * SQLite create: then open it immutable (nobody can write
+                 * it anyway). */
+                char *uri;
+                db->readonly = 1;
+                rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READONLY, NULL);
+                if (rc == SQLITE_OK && db_probe(db->h) != SQLITE_OK) {
+                        sqlite3_close_v2(db->h);
+                        db->h = NULL;
+                        uri = db_immutable_uri(path);
+                        rc = uri ? sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
+                                 : SQLITE_NOMEM;
+                        free(uri);
+                }
+        } else {
+                rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0),
+                                     NULL);
+        }
         if (rc != SQLITE_OK) {
                 r = db_error(db, rc, err, "cannot open");
                 db_close(db);
                 return r;
         }
-        r = db_setup(db, err);
+        r = db_setup(db, create, err);
         if (r < 0) {
                 db_close(db);
                 return r;
@@ -246,6 +317,32 @@ int db_open(const char *path, struct db **ret, struct kb_error *err) {
 
 int db_open_existing(const char *path, struct db **ret, struct kb_error *err) {
         return db_open_flags(path, 0, ret, err);
+}
+
+int db_check(struct db *db, int full, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        const char *pragma = full ? "integrity_check" : "quick_check";
+        char first[256] = "";
+        long problems = 0;
+        int r, rc;
+
+        /* At most 100 rows: enough to know it is broken, bounded on a wreck. */
+        r = db_prepare(db, full ? "PRAGMA integrity_check(100)" : "PRAGMA quick_check(100)", &s, err);
+        if (r < 0)
+                return error_prefix(err, r, "PRAGMA %s", pragma);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                const char *t = (const char *)sqlite3_column_text(s, 0);
+                if (t && strcmp(t, "ok") == 0)
+                        continue;
+                if (problems++ == 0)
+                        snprintf(first, sizeof(first), "%s", t ? t : "(null)");
+        }
+        if (rc != SQLITE_DONE)
+                return db_error(db, rc, err, "PRAGMA %s", pragma);
+        if (problems > 0)
+                return error_setf(err, -EBADMSG, "%s fails PRAGMA %s: %ld problem(s)%s, first: %s", db->path,
+                                  pragma, problems, problems >= 100 ? " or more" : "", first);
+        return 0;
 }
 
 struct db *db_close(struct db *db) {
@@ -349,6 +446,21 @@ int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_e
                 return r;
         if (sqlite3_changes(db->h) == 0)
                 return error_setf(err, -ENOENT, "no run %lld in %s", (long long)run_id, db->path);
+        return 0;
+}
+
+int db_runs_interrupt(struct db *db, int *ret_n, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = db_prepare(db, "UPDATE runs SET status = 'interrupted' WHERE status = 'running'", &s, err);
+        if (r < 0)
+                return r;
+        r = db_step_done(db, s, "marking interrupted runs", err);
+        if (r < 0)
+                return r;
+        if (ret_n)
+                *ret_n = sqlite3_changes(db->h);
         return 0;
 }
 

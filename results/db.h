@@ -109,9 +109,19 @@ int db_open(const char *path, struct db **ret, struct kb_error *err);
 /* Like db_open, but a missing file is -ENOENT ("no results database at
  * PATH") instead of being created: for readers (show, compare, publish). */
 int db_open_existing(const char *path, struct db **ret, struct kb_error *err);
+/* Check the file's structure: PRAGMA integrity_check when full, else the
+ * cheaper quick_check (no index-content cross-check). Returns 0 when SQLite
+ * answers "ok", -EBADMSG with err naming the file, the number of problems
+ * and the first one, or another -errno. */
+int db_check(struct db *db, int full, struct kb_error *err);
 struct db *db_close(struct db *db);   /* accepts NULL, returns NULL */
 /* The path db was opened with (owned by db), for messages. */
 const char *db_path(const struct db *db);
+
+/* Mark every run still 'running' as 'interrupted'. Only for a caller that
+ * holds the store lock: then no run can really be running. OUT: *ret_n
+ * (may be NULL), the number of runs marked. */
+int db_runs_interrupt(struct db *db, int *ret_n, struct kb_error *err);
 
 /* Insert or update a kernel row (keyed by id). If another kernel (other id)
  * holds k->name, that older row is renamed "<name>~<first 12 hex of its id>"

@@ -137,7 +137,16 @@ TEST(migrate_from_empty_file) {
         fd = open(t.path, O_CREAT | O_WRONLY, 0644);
         ASSERT_TRUE(fd >= 0);
         close(fd);
-        ASSERT_EQ(db_open_existing(t.path, &db, &err), 0);
+        /* A reader (show, compare) pointed at an empty file leaves it alone. */
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), -ENODATA);
+        ASSERT_TRUE(db == NULL);
+        ASSERT_TRUE(strstr(err.msg, t.path) != NULL);
+        {
+                struct stat st;
+                ASSERT_EQ(stat(t.path, &st), 0);
+                ASSERT_EQ(st.st_size, 0);
+        }
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
         ASSERT_EQ(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
         ASSERT_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
                             "('kernels','runs','cells','metrics','vmstat','timeline','logs')"), 7);
@@ -147,6 +156,76 @@ TEST(migrate_from_empty_file) {
         /* Opening again migrates nothing and keeps the data. */
         ASSERT_EQ(db_open(t.path, &db, &err), 0);
         ASSERT_EQ(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+TEST(runs_interrupt_marks_running_only) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        int64_t a, b;
+        int n = -1;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        a = add_run(db, "killed");
+        b = add_run(db, "finished");
+        ASSERT_EQ(db_run_finish(db, b, "complete", &err), 0);
+        ASSERT_EQ(db_runs_interrupt(db, &n, &err), 0);
+        ASSERT_EQ(n, 1);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), 1);
+        ASSERT_EQ(q_int(db, "SELECT max(id) FROM runs WHERE status = 'interrupted'"), a);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM runs WHERE status = 'complete'"), 1);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+/* Garbage written into the middle of the file, as a failing disk or a stray
+ * dd would: the file still opens, the checks must say it is broken. */
+TEST(check_finds_garbage_in_the_middle) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        static char text[4096], junk[32768];
+        struct stat st;
+        int64_t run;
+        int fd;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_kernel(db, KID_A, "k-a");
+        run = add_run(db, "big");
+        memset(text, 'x', sizeof(text) - 1);
+        for (int i = 0; i < 200; i++) {
+                char key[16];
+                struct db_log log = { "console", text, sizeof(text) - 1 };
+                struct db_cell c;
+                snprintf(key, sizeof(key), "c%03d", i);
+                c = simple_cell(run, key, "ok", 1);
+                c.n_logs = 1;
+                c.logs = &log;
+                ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
+        }
+        ASSERT_EQ(db_check(db, 1, &err), 0);
+        ASSERT_EQ(db_check(db, 0, &err), 0);
+        db = db_close(db);
+
+        ASSERT_EQ(stat(t.path, &st), 0);
+        ASSERT_TRUE(st.st_size > 4 * (off_t)sizeof(junk));
+        for (size_t i = 0; i < sizeof(junk); i++)
+                junk[i] = (char)(i * 131 + 7);
+        fd = open(t.path, O_WRONLY);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(pwrite(fd, junk, sizeof(junk), st.st_size / 2), (ssize_t)sizeof(junk));
+        close(fd);
+
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        ASSERT_EQ(db_check(db, 0, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "quick_check") != NULL);
+        ASSERT_TRUE(strstr(err.msg, t.path) != NULL);
+        ASSERT_EQ(db_check(db, 1, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "integrity_check") != NULL);
         db = db_close(db);
         tmpdb_done(&t);
 }

@@ -823,6 +823,7 @@ const struct workload_ops ftp_ops = {
         .guest_files = ftp_files,
         .guest_modules = ftp_modules,
         .n_ports = 5,
+        .guest_ports = { 21 },                   /* control; the passive ports map 1:1 */
         .script = ftp_script,
         .parse = ftp_parse,
         .host = ftp_host,

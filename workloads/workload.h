@@ -68,9 +68,8 @@ struct workload_env {
         int cpus;
         uint64_t disk_bytes;       /* size of the disk under test */
         const char *mnt;           /* where the disk under test is mounted, "/mnt/test" */
-        uint16_t ports[8];         /* host port i forwards to the same port in the guest,
-                                      except ports[0] which forwards to guest port 21 when
-                                      ops->n_ports > 0 */
+        uint16_t ports[8];         /* host port i forwards to ops->guest_ports[i] in the
+                                      guest, or to the same port when that is 0 */
         int nports;
         uint64_t seed;             /* per-cell seed for generated data */
 };
@@ -116,6 +115,8 @@ struct workload_ops {
                                                     installed as /bin/tiotest; NULL-terminated */
         const char *const *guest_modules;        /* kernel modules beyond the base set */
         int n_ports;                             /* host forwards needed (0: no network) */
+        uint16_t guest_ports[8];                 /* guest port of forward i; 0: the same port as
+                                                    on the host (passive FTP needs that) */
         /* The job as a busybox sh script. OUT: *ret_script (caller frees).
          * Errors (bad combinations of keys) name the key. */
         int (*script)(const struct workload_spec *spec, const struct workload_env *env,

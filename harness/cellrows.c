@@ -1,0 +1,391 @@
+/* cellrows.c: a finished cell as database rows, and pending cells on disk
+ * (see cellrows.h). */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/cellrows.h"
+#include "workloads/vmstat.h"
+
+/* The [first, last] time of the timeline series kind, or NANs. */
+static void series_span(const struct cell_result *res, const char *kind, double *ret_from, double *ret_to) {
+        double from = NAN, to = NAN;
+
+        for (guint i = 0; kind && i < res->points->len; i++) {
+                const struct cell_point *p = &g_array_index(res->points, struct cell_point, i);
+                if (strcmp(p->kind, kind) != 0)
+                        continue;
+                from = isnan(from) || p->t < from ? p->t : from;
+                to = isnan(to) || p->t > to ? p->t : to;
+        }
+        *ret_from = from;
+        *ret_to = to;
+}
+
+/* Turn the agent's vmstat records into rows and vmstat.* metrics (over the
+ * workload's window, when it names one). */
+static void vmstat_rows(const struct cell_result *res, const char *window, GArray *rows,
+                        struct metric_list *metrics) {
+        struct vmstat_parser *p = vmstat_parser_new();
+        g_autoptr(GArray) used = g_array_new(FALSE, FALSE, sizeof(guint));
+        struct vmstat_table *t;
+        int cols[DB_VM_NCOLS];
+
+        if (!p)
+                return;
+        for (guint i = 0; i < res->vmstat->len; i++) {
+                const struct cell_vmstat_line *v = &g_array_index(res->vmstat, struct cell_vmstat_line, i);
+                int header = strcmp(v->type, "vmstat-header") == 0;
+                int first = strcmp(v->type, "vmstat-boot") == 0;
+                if (vmstat_parser_feed(p, v->text, strlen(v->text), header ? NAN : v->t_host, first) == 1)
+                        g_array_append_val(used, i);
+        }
+        t = vmstat_parser_finish(p);
+        if (!t)
+                return;
+        for (int c = 0; c < DB_VM_NCOLS; c++)
+                cols[c] = vmstat_table_col(t, db_vmstat_column_names[c]);
+        for (size_t s = 0; s < t->nsamples && s < used->len; s++) {
+                const struct cell_vmstat_line *v = &g_array_index(res->vmstat, struct cell_vmstat_line,
+                                                                  g_array_index(used, guint, s));
+                struct db_vmstat_row row = { .seq = v->seq, .t_host = v->t_host, .t_guest = v->t_guest,
+                                             .first = t->samples[s].first };
+                for (int c = 0; c < DB_VM_NCOLS; c++)
+                        row.v[c] = cols[c] >= 0 ? vmstat_table_value(t, s, cols[c]) : NAN;
+                g_array_append_val(rows, row);
+        }
+        if (metrics) {
+                double from, to;
+                /* A row arriving at t describes the second before it: take
+                 * the rows whose second lies at least half in the window. */
+                series_span(res, window, &from, &to);
+                vmstat_metrics(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, from + VMSTAT_INTERVAL / 2,
+                               to + VMSTAT_INTERVAL / 2, metrics);
+        }
+        vmstat_table_free(t);
+}
+
+static void arrays_new(struct cellrows *r) {
+        r->metrics = g_array_new(FALSE, FALSE, sizeof(struct db_metric));
+        r->vmstat = g_array_new(FALSE, FALSE, sizeof(struct db_vmstat_row));
+        r->points = g_array_new(FALSE, FALSE, sizeof(struct db_point));
+}
+
+static void point_arrays(struct cellrows *r) {
+        r->cell.n_metrics = r->metrics->len;
+        r->cell.metrics = (const struct db_metric *)(void *)r->metrics->data;
+        r->cell.n_vmstat = r->vmstat->len;
+        r->cell.vmstat = (const struct db_vmstat_row *)(void *)r->vmstat->data;
+        r->cell.n_points = r->points->len;
+        r->cell.points = (const struct db_point *)(void *)r->points->data;
+        r->cell.logs = r->logs;
+}
+
+void cellrows_build(const struct cellrows_ctx *ctx, struct cell_result *res, struct cellrows *ret) {
+        struct cellrows r = { 0 };
+        int ok = strcmp(res->state, CELL_OK) == 0;
+        size_t n_logs = 0;
+
+        arrays_new(&r);
+        r.params_json = g_strdup(ctx->params_json);
+        /* vmstat is kept for every cell (a failed cell's samples are evidence
+         * too); metrics only for ok cells, so failures never enter statistics. */
+        vmstat_rows(res, ctx->workload->ops->vmstat_window, r.vmstat, ok ? &res->metrics : NULL);
+        if (ok)
+                for (size_t i = 0; i < res->metrics.n; i++) {
+                        const struct metric *m = &res->metrics.v[i];
+                        struct db_metric dm = { m->name, m->value, m->has_value, m->unit, m->note };
+                        g_array_append_val(r.metrics, dm);
+                }
+        for (guint i = 0; i < res->points->len; i++) {
+                const struct cell_point *p = &g_array_index(res->points, struct cell_point, i);
+                struct db_point dp = { p->kind, p->t, p->value };
+                g_array_append_val(r.points, dp);
+        }
+        r.logs[n_logs++] = (struct db_log){ "console", res->console->str, res->console->len };
+        r.logs[n_logs++] = (struct db_log){ "data", res->data->str, res->data->len };
+        if (res->output)
+                r.logs[n_logs++] = (struct db_log){ "output", res->output->str, res->output->len };
+        if (res->script)
+                r.logs[n_logs++] = (struct db_log){ "script", res->script, strlen(res->script) };
+        r.cell = (struct db_cell){
+                .run_id = ctx->run_id, .cell_key = ctx->cell_key, .kernel_id = ctx->kernel_id,
+                .workload = ctx->workload->ops->name, .params_json = r.params_json,
+                .iteration = ctx->iteration, .attempt = ctx->attempt, .state = res->state, .detail = res->detail,
+                .accel = ctx->accel, .started_at = res->started_at, .boot_s = res->boot_s,
+                .workload_s = res->workload_s, .total_s = res->total_s, .exit_code = res->exit_code,
+                .rejected_records = res->rejected, .n_logs = n_logs,
+        };
+        *ret = r;
+        point_arrays(ret);             /* after the copy: cell.logs points into *ret */
+}
+
+void cellrows_clear(struct cellrows *r) {
+        if (r->metrics)
+                g_array_free(r->metrics, TRUE);
+        if (r->vmstat)
+                g_array_free(r->vmstat, TRUE);
+        if (r->points)
+                g_array_free(r->points, TRUE);
+        g_free(r->params_json);
+        for (size_t i = 0; i < G_N_ELEMENTS(r->log_bufs); i++)
+                g_free(r->log_bufs[i]);
+        json_decref(r->json);
+        *r = (struct cellrows){ 0 };
+}
+
+/* ---- pending cells ------------------------------------------------------ */
+
+/* NAN and infinities have no JSON form: null. */
+static json_t *num(double v) {
+        return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *str(const char *s) {
+        return s ? json_string(s) : json_null();
+}
+
+json_t *cellrows_to_json(const struct db_cell *c) {
+        json_t *j = json_object(), *a;
+
+        json_object_set_new(j, "run_id", json_integer(c->run_id));
+        json_object_set_new(j, "cell_key", str(c->cell_key));
+        json_object_set_new(j, "kernel_id", str(c->kernel_id));
+        json_object_set_new(j, "workload", str(c->workload));
+        json_object_set_new(j, "params_json", str(c->params_json));
+        json_object_set_new(j, "iteration", json_integer(c->iteration));
+        json_object_set_new(j, "attempt", json_integer(c->attempt));
+        json_object_set_new(j, "state", str(c->state));
+        json_object_set_new(j, "detail", str(c->detail));
+        json_object_set_new(j, "accel", str(c->accel));
+        json_object_set_new(j, "started_at", num(c->started_at));
+        json_object_set_new(j, "boot_s", num(c->boot_s));
+        json_object_set_new(j, "workload_s", num(c->workload_s));
+        json_object_set_new(j, "total_s", num(c->total_s));
+        json_object_set_new(j, "exit_code", json_integer(c->exit_code));
+        json_object_set_new(j, "rejected_records", json_integer(c->rejected_records));
+        a = json_array();
+        for (size_t i = 0; i < c->n_metrics; i++)
+                json_array_append_new(a, json_pack("{s:s, s:o, s:b, s:s, s:o}", "name", c->metrics[i].name,
+                                                   "value", num(c->metrics[i].value), "has_value",
+                                                   c->metrics[i].has_value, "unit", c->metrics[i].unit,
+                                                   "note", str(c->metrics[i].note)));
+        json_object_set_new(j, "metrics", a);
+        a = json_array();
+        for (size_t i = 0; i < c->n_vmstat; i++) {
+                const struct db_vmstat_row *v = &c->vmstat[i];
+                json_t *vals = json_array();
+                for (int k = 0; k < DB_VM_NCOLS; k++)
+                        json_array_append_new(vals, num(v->v[k]));
+                json_array_append_new(a, json_pack("{s:I, s:o, s:o, s:b, s:o}", "seq", (json_int_t)v->seq,
+                                                   "t_host", num(v->t_host), "t_guest", num(v->t_guest),
+                                                   "first", v->first, "v", vals));
+        }
+        json_object_set_new(j, "vmstat", a);
+        a = json_array();
+        for (size_t i = 0; i < c->n_points; i++)
+                json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "kind", c->points[i].kind, "t",
+                                                   num(c->points[i].t), "value", num(c->points[i].value)));
+        json_object_set_new(j, "points", a);
+        a = json_array();
+        for (size_t i = 0; i < c->n_logs; i++)
+        {
+                /* Logs are raw bytes (a console may print anything): base64. */
+                g_autofree char *b64 = g_base64_encode((const guchar *)(c->logs[i].text ? c->logs[i].text : ""),
+                                                       c->logs[i].len);
+                json_array_append_new(a, json_pack("{s:s, s:s}", "stream", c->logs[i].stream, "base64", b64));
+        }
+        json_object_set_new(j, "logs", a);
+        return j;
+}
+
+static int get_str(json_t *j, const char *key, int nullable, const char **ret, struct kb_error *err) {
+        json_t *v = json_object_get(j, key);
+
+        if (nullable && (!v || json_is_null(v))) {
+                *ret = NULL;
+                return 0;
+        }
+        if (!json_is_string(v))
+                return error_setf(err, -EINVAL, "%s: not a string", key);
+        *ret = json_string_value(v);
+        return 0;
+}
+
+static int get_int(json_t *j, const char *key, int64_t min, int64_t max, int64_t *ret, struct kb_error *err) {
+        json_t *v = json_object_get(j, key);
+
+        if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+                return error_setf(err, -EINVAL, "%s: not an integer in %lld..%lld", key, (long long)min,
+                                  (long long)max);
+        *ret = json_integer_value(v);
+        return 0;
+}
+
+static double get_num(json_t *j, const char *key) {
+        json_t *v = json_object_get(j, key);
+
+        return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int cellrows_from_json(json_t *j, struct cellrows *ret, struct kb_error *err) {
+        struct cellrows r = { 0 };
+        struct db_cell *c = &r.cell;
+        json_t *a, *e;
+        int64_t v;
+        size_t i;
+        int rc = -EINVAL;
+
+        if (!json_is_object(j))
+                return error_setf(err, -EINVAL, "not a JSON object");
+        arrays_new(&r);
+        r.json = json_incref(j);
+        if (get_int(j, "run_id", 1, INT64_MAX, &c->run_id, err) < 0 ||
+            get_str(j, "cell_key", 0, &c->cell_key, err) < 0 || get_str(j, "kernel_id", 0, &c->kernel_id, err) < 0 ||
+            get_str(j, "workload", 0, &c->workload, err) < 0 ||
+            get_str(j, "params_json", 1, &c->params_json, err) < 0 || get_str(j, "state", 0, &c->state, err) < 0 ||
+            get_str(j, "detail", 1, &c->detail, err) < 0 || get_str(j, "accel", 1, &c->accel, err) < 0)
+                goto fail;
+        if (get_int(j, "iteration", 0, INT32_MAX, &v, err) < 0)
+                goto fail;
+        c->iteration = (int)v;
+        if (get_int(j, "attempt", 1, INT32_MAX, &v, err) < 0)
+                goto fail;
+        c->attempt = (int)v;
+        if (get_int(j, "exit_code", -1, 255, &v, err) < 0)
+                goto fail;
+        c->exit_code = (int)v;
+        if (get_int(j, "rejected_records", 0, INT32_MAX, &v, err) < 0)
+                goto fail;
+        c->rejected_records = (long)v;
+        c->started_at = get_num(j, "started_at");
+        c->boot_s = get_num(j, "boot_s");
+        c->workload_s = get_num(j, "workload_s");
+        c->total_s = get_num(j, "total_s");
+        json_array_foreach(json_object_get(j, "metrics"), i, e) {
+                struct db_metric m = { .value = get_num(e, "value"),
+                                       .has_value = json_is_true(json_object_get(e, "has_value")) };
+                if (get_str(e, "name", 0, &m.name, err) < 0 || get_str(e, "unit", 0, &m.unit, err) < 0 ||
+                    get_str(e, "note", 1, &m.note, err) < 0)
+                        goto fail;
+                g_array_append_val(r.metrics, m);
+        }
+        json_array_foreach(json_object_get(j, "vmstat"), i, e) {
+                struct db_vmstat_row row = { .t_host = get_num(e, "t_host"), .t_guest = get_num(e, "t_guest"),
+                                             .first = json_is_true(json_object_get(e, "first")) };
+                a = json_object_get(e, "v");
+                if (get_int(e, "seq", 0, INT64_MAX, &row.seq, err) < 0)
+                        goto fail;
+                if (json_array_size(a) != DB_VM_NCOLS) {
+                        error_setf(err, -EINVAL, "vmstat[%zu]: not %d values", i, DB_VM_NCOLS);
+                        goto fail;
+                }
+                for (int k = 0; k < DB_VM_NCOLS; k++) {
+                        json_t *x = json_array_get(a, (size_t)k);
+                        row.v[k] = json_is_number(x) ? json_number_value(x) : NAN;
+                }
+                g_array_append_val(r.vmstat, row);
+        }
+        json_array_foreach(json_object_get(j, "points"), i, e) {
+                struct db_point p = { .t = get_num(e, "t"), .value = get_num(e, "value") };
+                if (get_str(e, "kind", 0, &p.kind, err) < 0)
+                        goto fail;
+                g_array_append_val(r.points, p);
+        }
+        a = json_object_get(j, "logs");
+        if (json_array_size(a) > G_N_ELEMENTS(r.logs)) {
+                error_setf(err, -EINVAL, "logs: more than %zu", G_N_ELEMENTS(r.logs));
+                goto fail;
+        }
+        json_array_foreach(a, i, e) {
+                json_t *t = json_object_get(e, "base64");
+                gsize len = 0;
+                if (get_str(e, "stream", 0, &r.logs[i].stream, err) < 0 || !json_is_string(t)) {
+                        error_setf(err, -EINVAL, "logs[%zu]: no stream or base64 text", i);
+                        goto fail;
+                }
+                r.log_bufs[i] = (char *)g_base64_decode(json_string_value(t), &len);
+                r.logs[i].text = r.log_bufs[i] ? r.log_bufs[i] : "";
+                r.logs[i].len = r.log_bufs[i] ? len : 0;
+                c->n_logs = i + 1;
+        }
+        *ret = r;
+        point_arrays(ret);
+        return 0;
+fail:
+        cellrows_clear(&r);
+        return rc;
+}
+
+int cellrows_save_pending(const char *dir, const struct db_cell *c, char **ret_path, struct kb_error *err) {
+        g_autofree char *name = g_strdup_printf("run%lld-%s-%d.json", (long long)c->run_id, c->cell_key, c->attempt);
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        g_autofree char *tmp = g_strconcat(path, ".tmp", NULL);
+        json_t *j;
+        int r;
+
+        if (g_mkdir_with_parents(dir, 0755) < 0)
+                return error_setf(err, -errno, "%s: %s", dir, g_strerror(errno));
+        j = cellrows_to_json(c);
+        r = json_dump_file(j, tmp, JSON_COMPACT);
+        json_decref(j);
+        if (r < 0 || g_rename(tmp, path) < 0) {
+                int e = errno ? errno : EIO;
+                g_unlink(tmp);
+                return error_setf(err, -e, "%s: %s", path, g_strerror(e));
+        }
+        *ret_path = g_steal_pointer(&path);
+        return 0;
+}
+
+int cellrows_store_pending(struct db *db, const char *dir, int64_t run_id, int *ret_n, struct kb_error *err) {
+        g_autofree char *prefix = g_strdup_printf("run%lld-", (long long)run_id);
+        GDir *d = g_dir_open(dir, 0, NULL);
+        const char *name;
+        int n = 0, r = 0;
+
+        while (d && (name = g_dir_read_name(d))) {
+                g_autofree char *path = NULL;
+                struct cellrows rows;
+                json_error_t jerr;
+                json_t *j;
+
+                if (!g_str_has_prefix(name, prefix) || !g_str_has_suffix(name, ".json"))
+                        continue;
+                path = g_build_filename(dir, name, NULL);
+                j = json_load_file(path, 0, &jerr);
+                if (!j) {
+                        r = error_setf(err, -EINVAL, "%s: %s", path, jerr.text);
+                        break;
+                }
+                r = cellrows_from_json(j, &rows, err);
+                json_decref(j);
+                if (r < 0) {
+                        error_prefix(err, r, "%s", path);
+                        break;
+                }
+                if (rows.cell.run_id != run_id) {
+                        cellrows_clear(&rows);
+                        r = error_setf(err, -EINVAL, "%s: run_id is not %lld", path, (long long)run_id);
+                        break;
+                }
+                r = db_cell_insert(db, &rows.cell, NULL, err);
+                cellrows_clear(&rows);
+                /* Already stored (a crash between commit and unlink): done. */
+                if (r == -EEXIST)
+                        r = 0;
+                if (r < 0)
+                        break;
+                g_unlink(path);
+                n++;
+        }
+        if (d)
+                g_dir_close(d);
+        if (r < 0)
+                return r;
+        *ret_n = n;
+        return 0;
+}

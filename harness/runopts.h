@@ -1,0 +1,76 @@
+/* harness/runopts: the options of `kbench run` as one table. Each row names
+ * the option, its type and range, the runner_opts field it fills and the
+ * key it is saved under in the run's settings JSON, so that one row drives
+ * command-line parsing, the range check (through parse_number), the saved
+ * settings and `--resume` alike. A new run option is one row here plus its
+ * field in struct runner_opts. */
+#pragma once
+
+#include <glib.h>
+#include <jansson.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "harness/runner.h"
+
+enum runopt_type {
+        RUNOPT_INT,                        /* int field, decimal */
+        RUNOPT_UINT,                       /* unsigned field, decimal */
+        RUNOPT_MIB,                        /* unsigned field in MiB; bare numbers are MiB, units allowed */
+        RUNOPT_U64,                        /* uint64_t field, decimal */
+        RUNOPT_SIZE,                       /* uint64_t field in bytes, units allowed */
+        RUNOPT_SECONDS,                    /* double field, finite */
+        RUNOPT_I64,                        /* int64_t field, decimal */
+        RUNOPT_STRING,                     /* const char * field */
+        RUNOPT_STRV,                       /* char ** field, repeatable */
+        RUNOPT_FLAG,                       /* int field, no argument */
+};
+
+struct runopt {
+        const char *name;                  /* long option, without "--" */
+        char short_name;                   /* 0: none */
+        enum runopt_type type;
+        size_t offset;                     /* of the field in struct runner_opts */
+        double min, max;                   /* inclusive; in the field's unit (MiB for RUNOPT_MIB) */
+        const char *def;                   /* default as the user would type it; NULL: none */
+        const char *key;                   /* settings JSON key; NULL: not saved, not resumed */
+        int zero_ok;                       /* 0 is allowed below min ("--swap 0": none) */
+        /* Extra check of a string value; returns 0 or -EINVAL with err. */
+        int (*check)(const char *value, struct kb_error *err);
+        const char *help;
+        const char *arg;                   /* metavariable in --help */
+};
+
+/* The table, terminated by a row with name == NULL. */
+extern const struct runopt runopt_table[];
+
+/* Fill o with every option's default. */
+void runopts_defaults(struct runner_opts *o);
+
+/* Set the option opt from text (range checked). Returns 0, or -EINVAL /
+ * -ERANGE with err naming the option ("--timeout: 'inf' is not a number
+ * of seconds in 10..604800"). o keeps a pointer to text for string
+ * options: text must outlive o. */
+int runopt_set(struct runner_opts *o, const struct runopt *opt, const char *text, struct kb_error *err);
+
+/* The option called name, or NULL. */
+const struct runopt *runopt_find(const char *name);
+
+/* GOption entries for the table, writing each option's text into texts[i]
+ * (char * or, for RUNOPT_STRV, char **; RUNOPT_FLAG writes an int into
+ * flags[i]). Caller g_frees the array; texts are freed by the caller. */
+GOptionEntry *runopts_entries(char **texts, int *flags);
+
+/* After GOption parsing: apply every given text (texts[i], flags[i]) to o.
+ * Returns 0 or the first option's error. */
+int runopts_apply(struct runner_opts *o, char **texts, const int *flags, struct kb_error *err);
+
+/* Add every saved option of o to the settings object j. */
+void runopts_save(const struct runner_opts *o, json_t *j);
+
+/* Fill o's saved options from stored settings j: a missing key keeps the
+ * default (older runs saved fewer keys); a present one must pass the same
+ * checks as on the command line. keep receives the strings o points to
+ * (caller frees with g_ptr_array_unref after o is done). Returns 0 or
+ * -EINVAL with err naming the key. */
+int runopts_load(struct runner_opts *o, const json_t *j, GPtrArray *keep, struct kb_error *err);

@@ -1,0 +1,151 @@
+/* Unit tests for cellrows: a cell kept as a pending JSON file comes back
+ * byte for byte, hostile files are refused, and storing pending cells puts
+ * them in the database and removes the files. */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "common/test.h"
+#include "harness/cellrows.h"
+
+TEST_MAIN();
+
+static const char console_bytes[] = "Linux version 6.1\n\x01\xff\xfe binary \0 after nul";
+
+static struct db_cell sample(const struct db_metric *m, size_t nm, const struct db_vmstat_row *v, size_t nv,
+                             const struct db_point *p, size_t np, const struct db_log *l, size_t nl) {
+        return (struct db_cell){
+                .run_id = 7, .cell_key = "c003", .kernel_id = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                .workload = "dd", .params_json = "{\"mem_mb\":160}", .iteration = 1, .attempt = 2,
+                .state = "infra-error", .detail = "host disk full", .accel = "tcg", .started_at = 1700000000.25,
+                .boot_s = 2.5, .workload_s = NAN, .total_s = 31.0, .exit_code = -1, .rejected_records = 3,
+                .n_metrics = nm, .metrics = m, .n_vmstat = nv, .vmstat = v, .n_points = np, .points = p,
+                .n_logs = nl, .logs = l,
+        };
+}
+
+TEST(json_round_trip) {
+        struct db_metric m[2] = { { "dd.write_MBps", 41.5, 1, "MB/s", NULL }, { "bonnie.x", NAN, 0, "/s", "+++++" } };
+        struct db_vmstat_row v[2] = { { .seq = 4, .t_host = 1.5, .t_guest = 1.25, .first = 1 },
+                                      { .seq = 5, .t_host = 2.5, .t_guest = 2.25 } };
+        struct db_point p[1] = { { "ftp.bytes", 3.0, 65536 } };
+        struct db_log l[2] = { { "console", console_bytes, sizeof(console_bytes) - 1 }, { "data", "", 0 } };
+        struct db_cell c;
+        struct cellrows back;
+        struct kb_error err = { { 0 } };
+        json_t *j;
+        char *text;
+
+        for (int k = 0; k < DB_VM_NCOLS; k++) {
+                v[0].v[k] = k * 1.5;
+                v[1].v[k] = k == 3 ? NAN : k;
+        }
+        c = sample(m, 2, v, 2, p, 1, l, 2);
+        j = cellrows_to_json(&c);
+        text = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        ASSERT_TRUE(text != NULL);
+        j = json_loads(text, 0, NULL);
+        free(text);
+        ASSERT_EQ(cellrows_from_json(j, &back, &err), 0);
+        json_decref(j);
+        ASSERT_EQ(back.cell.run_id, 7);
+        ASSERT_STREQ(back.cell.cell_key, "c003");
+        ASSERT_STREQ(back.cell.state, "infra-error");
+        ASSERT_STREQ(back.cell.detail, "host disk full");
+        ASSERT_EQ(back.cell.attempt, 2);
+        ASSERT_EQ(back.cell.iteration, 1);
+        ASSERT_EQ(back.cell.exit_code, -1);
+        ASSERT_EQ(back.cell.rejected_records, 3);
+        ASSERT_NEAR(back.cell.started_at, 1700000000.25, 1e-6);
+        ASSERT_TRUE(isnan(back.cell.workload_s));
+        ASSERT_EQ(back.cell.n_metrics, 2);
+        ASSERT_NEAR(back.cell.metrics[0].value, 41.5, 1e-12);
+        ASSERT_EQ(back.cell.metrics[1].has_value, 0);
+        ASSERT_STREQ(back.cell.metrics[1].note, "+++++");
+        ASSERT_EQ(back.cell.n_vmstat, 2);
+        ASSERT_EQ(back.cell.vmstat[0].first, 1);
+        ASSERT_EQ(back.cell.vmstat[1].seq, 5);
+        ASSERT_NEAR(back.cell.vmstat[0].v[DB_VM_NCOLS - 1], (DB_VM_NCOLS - 1) * 1.5, 1e-12);
+        ASSERT_TRUE(isnan(back.cell.vmstat[1].v[3]));
+        ASSERT_EQ(back.cell.n_points, 1);
+        ASSERT_STREQ(back.cell.points[0].kind, "ftp.bytes");
+        ASSERT_EQ(back.cell.n_logs, 2);
+        ASSERT_EQ(back.cell.logs[0].len, sizeof(console_bytes) - 1);
+        ASSERT_TRUE(memcmp(back.cell.logs[0].text, console_bytes, sizeof(console_bytes) - 1) == 0);
+        ASSERT_EQ(back.cell.logs[1].len, 0);
+        cellrows_clear(&back);
+}
+
+TEST(json_refuses_bad_fields) {
+        static const char *const bad[] = {
+                "[]",
+                "{\"run_id\":0,\"cell_key\":\"c0\",\"kernel_id\":\"k\",\"workload\":\"dd\",\"state\":\"ok\","
+                "\"iteration\":0,\"attempt\":1,\"exit_code\":0,\"rejected_records\":0}",
+                "{\"run_id\":1,\"cell_key\":\"c0\",\"kernel_id\":\"k\",\"workload\":\"dd\",\"state\":\"ok\","
+                "\"iteration\":0,\"attempt\":0,\"exit_code\":0,\"rejected_records\":0}",
+                "{\"run_id\":1,\"cell_key\":7,\"kernel_id\":\"k\",\"workload\":\"dd\",\"state\":\"ok\","
+                "\"iteration\":0,\"attempt\":1,\"exit_code\":0,\"rejected_records\":0}",
+                "{\"run_id\":1,\"cell_key\":\"c0\",\"kernel_id\":\"k\",\"workload\":\"dd\",\"state\":\"ok\","
+                "\"iteration\":0,\"attempt\":1,\"exit_code\":256,\"rejected_records\":0}",
+                "{\"run_id\":1,\"cell_key\":\"c0\",\"kernel_id\":\"k\",\"workload\":\"dd\",\"state\":\"ok\","
+                "\"iteration\":0,\"attempt\":1,\"exit_code\":0,\"rejected_records\":0,\"vmstat\":[{\"seq\":1,\"v\":[1]}]}",
+                "{\"run_id\":1,\"cell_key\":\"c0\",\"kernel_id\":\"k\",\"workload\":\"dd\",\"state\":\"ok\","
+                "\"iteration\":0,\"attempt\":1,\"exit_code\":0,\"rejected_records\":0,\"logs\":[{\"stream\":\"a\"}]}",
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                struct cellrows back;
+                struct kb_error err = { { 0 } };
+                json_t *j = json_loads(bad[i], 0, NULL);
+
+                ASSERT_TRUE(j != NULL);
+                if (cellrows_from_json(j, &back, &err) != -EINVAL)
+                        TEST_FAIL("accepted: %s", bad[i]);
+                ASSERT_TRUE(err.msg[0] != '\0');
+                json_decref(j);
+        }
+}
+
+TEST(pending_stored_on_resume) {
+        g_autofree char *dir = g_dir_make_tmp("kbench-test-cellrows-XXXXXX", NULL);
+        g_autofree char *pending = g_build_filename(dir, "pending", NULL);
+        g_autofree char *dbpath = g_build_filename(dir, "results.db", NULL);
+        g_autofree char *path = NULL;
+        struct db_log l[1] = { { "console", console_bytes, sizeof(console_bytes) - 1 } };
+        struct db_kernel k = { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "k", "r", "s", 1.0 };
+        struct db_run run = { .settings_json = "{}", .started_at = 1.0 };
+        struct kb_error err = { { 0 } };
+        struct db *db = NULL;
+        struct db_cell c;
+        char **keys = NULL;
+        int n = -1;
+
+        ASSERT_TRUE(dir != NULL);
+        ASSERT_EQ(db_open(dbpath, &db, &err), 0);
+        ASSERT_EQ(db_kernel_upsert(db, &k, &err), 0);
+        ASSERT_EQ(db_run_create(db, &run, &err), 0);
+        c = sample(NULL, 0, NULL, 0, NULL, 0, l, 1);
+        c.run_id = run.id;
+        c.state = "ok";
+        ASSERT_EQ(cellrows_save_pending(pending, &c, &path, &err), 0);
+        ASSERT_TRUE(g_file_test(path, G_FILE_TEST_EXISTS));
+        /* Another run's pending cells stay where they are. */
+        ASSERT_EQ(cellrows_store_pending(db, pending, run.id + 1, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        ASSERT_TRUE(g_file_test(path, G_FILE_TEST_EXISTS));
+        ASSERT_EQ(cellrows_store_pending(db, pending, run.id, &n, &err), 0);
+        ASSERT_EQ(n, 1);
+        ASSERT_TRUE(!g_file_test(path, G_FILE_TEST_EXISTS));
+        ASSERT_EQ(db_run_done_keys(db, run.id, &keys, &err), 0);
+        ASSERT_TRUE(keys && keys[0] && strcmp(keys[0], "c003") == 0 && !keys[1]);
+        g_strfreev(keys);
+        db_close(db);
+        g_rmdir(pending);
+        for (const char *sfx = ""; sfx; sfx = strcmp(sfx, "") == 0 ? "-wal" : strcmp(sfx, "-wal") == 0 ? "-shm" : NULL) {
+                g_autofree char *f = g_strconcat(dbpath, sfx, NULL);
+                g_unlink(f);
+        }
+        ASSERT_EQ(g_rmdir(dir), 0);
+}
