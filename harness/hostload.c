@@ -5,6 +5,7 @@
  * buffer first so the conversions (strtoull/strtoll/strtod with end
  * pointers) can never run past it, and every error names the file. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/parse.h"
 #include "common/util.h"
 #include "harness/hostload.h"
 
@@ -368,5 +370,75 @@ int hostload_compute(const struct hostload_snap *start, const struct hostload_sn
                 .loadavg1 = start->loadavg1,
                 .wall_s = wall,
         };
+        return 0;
+}
+
+int hostload_uri_local(const char *uri) {
+        if (!uri)
+                return 0;
+        return strncmp(uri, "qemu:///", 8) == 0 || strncmp(uri, "qemu+unix:///", 13) == 0;
+}
+
+/* Whether the NUL-separated arguments in buf[0..len) hold "guest=<name>"
+ * exactly or followed by ','. */
+static int cmdline_names(const char *buf, size_t len, const char *name) {
+        size_t nlen = strlen(name);
+
+        for (size_t i = 0; i < len;) {
+                const char *arg = buf + i;
+                const char *nul = memchr(arg, '\0', len - i);
+                size_t alen = nul ? (size_t)(nul - arg) : len - i;
+
+                if (alen >= 6 + nlen && memcmp(arg, "guest=", 6) == 0 && memcmp(arg + 6, name, nlen) == 0 &&
+                    (alen == 6 + nlen || arg[6 + nlen] == ','))
+                        return 1;
+                i += alen + 1;
+        }
+        return 0;
+}
+
+int hostload_find_qemu(const char *root, const char *name, int *ret_pid, struct kb_error *err) {
+        char dir[4096], path[4200];
+        struct dirent *de;
+        uint64_t best_start = 0;
+        int best = 0, r;
+        DIR *d;
+
+        r = snprintf(dir, sizeof(dir), "%s/proc", root);
+        if (r < 0 || (size_t)r >= sizeof(dir))
+                return error_setf(err, -ENAMETOOLONG, "%s: path too long", root);
+        if (!*name || strchr(name, ','))
+                return error_setf(err, -EINVAL, "domain name '%s' cannot be searched for", name);
+        d = opendir(dir);
+        if (!d)
+                return error_setf(err, -errno, "%s: %s", dir, strerror(errno));
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *buf = NULL;
+                struct hostload_proc p;
+                uint64_t pid;
+                size_t len = 0;
+
+                if (parse_u64(de->d_name, &pid) < 0 || pid == 0 || pid > INT32_MAX)
+                        continue;
+                r = snprintf(path, sizeof(path), "%s/%s/cmdline", dir, de->d_name);
+                /* Unreadable or gone: not ours to judge, and not the QEMU we started. */
+                if (r < 0 || (size_t)r >= sizeof(path) || read_proc_file(path, &buf, &len, NULL) < 0 ||
+                    !cmdline_names(buf, len, name))
+                        continue;
+                free(buf);
+                buf = NULL;
+                r = snprintf(path, sizeof(path), "%s/%s/stat", dir, de->d_name);
+                if (r < 0 || (size_t)r >= sizeof(path) || read_proc_file(path, &buf, &len, NULL) < 0 ||
+                    hostload_parse_pid_stat(buf, len, path, &p, NULL) < 0 || p.pid != (int)pid)
+                        continue;
+                if (!best || p.starttime > best_start) {
+                        best = p.pid;
+                        best_start = p.starttime;
+                }
+        }
+        closedir(d);
+        if (!best)
+                return error_setf(err, -ENOENT, "%s: no QEMU process for domain %s", dir, name);
+        *ret_pid = best;
         return 0;
 }

@@ -88,6 +88,20 @@ int hostload_parse_loadavg(const char *buf, size_t len, const char *name, double
 int hostload_read(const char *root, const int *pids, size_t n_pids, double t, struct hostload_snap *ret_snap,
                   struct kb_error *err);
 
+/* Whether QEMU runs on this host for the libvirt URI: the qemu driver
+ * without a host part ("qemu:///embed?root=...", "qemu:///system",
+ * "qemu+unix:///session"). Anything with a host, even localhost over TCP or
+ * SSH, counts as remote: its /proc is not known to be this one. */
+int hostload_uri_local(const char *uri);
+
+/* Find the QEMU of the libvirt domain called name under <root>/proc: the
+ * process whose command line holds "guest=<name>" or "guest=<name>,..." (how
+ * libvirt passes -name). Should two match (a domain of the same name still
+ * being torn down), the younger one (larger starttime) is taken. Processes
+ * that exit during the scan are skipped. Returns 0, -ENOENT (none, with
+ * err), or -errno with err naming the directory. OUT: *ret_pid. */
+int hostload_find_qemu(const char *root, const char *name, int *ret_pid, struct kb_error *err);
+
 /* The figures for the window start -> end, clk_tck ticks per second
  * (sysconf(_SC_CLK_TCK)). Busy time is everything but idle and iowait;
  * steal counts as foreign (a hypervisor giving the CPU to someone else is

@@ -371,3 +371,41 @@ TEST(this_host) {
         ASSERT_EQ(hostload_compute(&s0, &s1, (unsigned)tck, &f, &err), 0);
         ASSERT_TRUE(f.foreign_pct >= 0 && f.foreign_pct <= 100);
 }
+
+TEST(uri_local) {
+        ASSERT_TRUE(hostload_uri_local("qemu:///embed?root=/home/u/.kbench/libvirt"));
+        ASSERT_TRUE(hostload_uri_local("qemu:///system"));
+        ASSERT_TRUE(hostload_uri_local("qemu+unix:///session"));
+        ASSERT_TRUE(!hostload_uri_local("qemu+ssh://bench1/system"));
+        ASSERT_TRUE(!hostload_uri_local("qemu://localhost/system"));
+        ASSERT_TRUE(!hostload_uri_local("qemu+tcp://127.0.0.1/system"));
+        ASSERT_TRUE(!hostload_uri_local("test:///default"));
+        ASSERT_TRUE(!hostload_uri_local(""));
+        ASSERT_TRUE(!hostload_uri_local(NULL));
+}
+
+TEST(find_qemu) {
+        char root[4096];
+        struct kb_error err = { "" };
+        int pid = -1;
+
+        snprintf(root, sizeof(root), "%s/start", HOSTLOAD_FIXTURES);
+        /* 4242 and 4250 both name the domain; 4242 started later (880000 >
+         * 700000 ticks). 4260 names kb99-r1-c0001, kbench's own command line
+         * (4300) holds the name but not as guest=. */
+        if (hostload_find_qemu(root, "kb99-r1-c000", &pid, &err) < 0)
+                TEST_FAIL("%s", err.msg);
+        ASSERT_EQ(pid, 4242);
+        ASSERT_EQ(hostload_find_qemu(root, "kb99-r1-c0001", &pid, &err), 0);
+        ASSERT_EQ(pid, 4260);
+        pid = -1;
+        ASSERT_EQ(hostload_find_qemu(root, "kb99-r1-c00", &pid, &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, "/start/proc: no QEMU process for domain kb99-r1-c00") != NULL);
+        ASSERT_EQ(hostload_find_qemu(root, "kb99-r1", &pid, &err), -ENOENT);
+        ASSERT_EQ(hostload_find_qemu(root, "a,b", &pid, &err), -EINVAL);
+        ASSERT_EQ(hostload_find_qemu(root, "", &pid, &err), -EINVAL);
+        ASSERT_EQ(pid, -1);
+        snprintf(root, sizeof(root), "%s/no-such-tree", HOSTLOAD_FIXTURES);
+        ASSERT_EQ(hostload_find_qemu(root, "kb99-r1-c000", &pid, &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, "/no-such-tree/proc: ") != NULL);
+}
