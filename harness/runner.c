@@ -17,6 +17,7 @@
 #include "harness/accel.h"
 #include "harness/cell.h"
 #include "harness/cellrows.h"
+#include "harness/hostload.h"
 #include "harness/plan.h"
 #include "harness/lock.h"
 #include "harness/progress.h"
@@ -318,6 +319,10 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         .mount_opts = r->o->mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
                         .append = r->o->append, .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
                         .silence_timeout_s = r->o->hang_timeout_s,
+                        /* Only where QEMU shares this host is its /proc the right one. */
+                        .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
+                        .contended_pct = r->o->max_contention_pct > 0 ? r->o->max_contention_pct
+                                                                      : HOSTLOAD_CONTENDED_PCT,
                 };
 
                 if (done && g_strv_contains((const char *const *)done, pc->key))
@@ -331,6 +336,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         struct cell_result res;
                         int again, pending;
 
+                        spec.attempt = attempt;
                         ret = cell_run(r->conn, &spec, &res, on_stage, &r->progress, err);
                         if (ret < 0)
                                 return ret;
@@ -340,8 +346,10 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                          * would meet it too. --resume continues once there is room. */
                         if (ret >= 0 && (res.host_failed || pending))
                                 r->stopped = 1;
-                        again = ret >= 0 && res.retryable && !cell_interrupted && !r->stopped &&
-                                attempt < first_attempt + r->o->retries;
+                        /* A cell measured beside a busy host is re-run from
+                         * the same budget as an infra error. */
+                        again = ret >= 0 && (res.retryable || (res.contended && r->o->max_contention_pct > 0)) &&
+                                !cell_interrupted && !r->stopped && attempt < first_attempt + r->o->retries;
                         if (again)
                                 progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
                         else
