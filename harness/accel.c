@@ -62,6 +62,17 @@ static int probe(struct vm_conn *c, const char *home, const char *kernel, int *r
         return 0;
 }
 
+int accel_cache_verdict(const json_t *j, const char *host_kernel, const char *qemu, int *ret_kvm_works) {
+        json_t *works = json_object_get(j, "kvm_works");
+
+        if (!json_is_object(j) || !host_kernel || !qemu ||
+            g_strcmp0(json_string_value(json_object_get(j, "host_kernel")), host_kernel) != 0 ||
+            g_strcmp0(json_string_value(json_object_get(j, "qemu")), qemu) != 0 || !json_is_boolean(works))
+                return 0;
+        *ret_kvm_works = json_is_true(works);
+        return 1;
+}
+
 int accel_resolve(struct vm_conn *c, const char *requested, const char *home, const char *probe_kernel,
                   const char **ret_accel, char **ret_why, struct kb_error *err) {
         g_autofree char *cache = g_build_filename(home, "accel.json", NULL);
@@ -89,10 +100,7 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
         if (r < 0)
                 return r;
         j = json_load_file(cache, 0, NULL);
-        if (j && g_strcmp0(json_string_value(json_object_get(j, "host_kernel")), u.release) == 0 &&
-            g_strcmp0(json_string_value(json_object_get(j, "qemu")), qemu) == 0 &&
-            json_is_boolean(json_object_get(j, "kvm_works"))) {
-                ok = json_is_true(json_object_get(j, "kvm_works"));
+        if (accel_cache_verdict(j, u.release, qemu, &ok)) {
                 json_decref(j);
                 *ret_accel = ok ? "kvm" : "tcg";
                 *ret_why = g_strdup_printf("%s: cached KVM probe verdict from %s (delete it to probe again)",

@@ -5,6 +5,8 @@
  * is cached per host kernel and QEMU version in <home>/accel.json. */
 #pragma once
 
+#include <jansson.h>
+
 #include "common/error.h"
 #include "harness/vm.h"
 
@@ -15,3 +17,9 @@
  * OUT: *ret_accel ("kvm" or "tcg", static), *ret_why (one line, g_free). */
 int accel_resolve(struct vm_conn *c, const char *requested, const char *home, const char *probe_kernel,
                   const char **ret_accel, char **ret_why, struct kb_error *err);
+
+/* Whether the cached verdict j (the parsed accel.json, may be NULL) applies
+ * to this host kernel and QEMU version: a new kernel or QEMU may fix or
+ * break KVM, so either change means probing again. Returns 1 with
+ * *ret_kvm_works, or 0 (probe again). Pure. */
+int accel_cache_verdict(const json_t *j, const char *host_kernel, const char *qemu, int *ret_kvm_works);

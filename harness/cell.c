@@ -323,8 +323,9 @@ static int send_job(struct cell *c, const struct workload_env *env) {
          * asynchronously, so with two disks "sda" may be either. */
         r |= send_line(c, "set disk ", "scsi:0:0:0:0");
         r |= send_line(c, "set mnt ", env->mnt);
-        r |= send_line(c, "set fs ", s->fs);
-        r |= send_line(c, "set mount_opts ", s->mount_opts ? s->mount_opts : "");
+        /* The run options the agent takes, from the option table. */
+        for (size_t i = 0; s->agent_lines && s->agent_lines[i]; i++)
+                r |= send_line(c, s->agent_lines[i], "");
         r |= send_line(c, "set swap ", s->swap_bytes ? "scsi:0:0:1:0" : "");
         r |= send_line(c, "set net ", env->nports > 0 ? "1" : "0");
         r |= send_line(c, "set vmstat_interval_ms ", "1000");

@@ -32,6 +32,7 @@ struct cell_spec {
         const char *initrd;
         const char *work_dir;              /* scratch directory for this cell's files */
         const char *append;                /* extra kernel command line, may be NULL */
+        const char *const *agent_lines;    /* "set NAME VALUE" lines of the run options (runopts_agent_lines) */
         double deadline_s;                 /* whole-cell limit */
         double boot_timeout_s;             /* QEMU start -> agent ready */
         double silence_timeout_s;          /* longest gap between ttyS1 records while running */

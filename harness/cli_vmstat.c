@@ -54,7 +54,7 @@ static int cli_vmstat_read(const char *path, struct vmstat_parser *p, struct kb_
         static char buf[65536], line[PROTO_LINE_MAX + 2];
         size_t n, len = 0;
         int passthrough = 0;      /* the current line outgrew line[]: stream it */
-        int r = 0;
+        int r = 0, read_errno;
 
         if (!f)
                 return error_setf(err, -errno, "%s: %s", path, strerror(errno));
@@ -84,12 +84,16 @@ static int cli_vmstat_read(const char *path, struct vmstat_parser *p, struct kb_
                         }
                 }
         }
+        /* The loop's last call was the failing fread: its errno says why
+         * (EISDIR for a directory). */
+        read_errno = errno;
         if (r >= 0 && len > 0)
                 r = cli_vmstat_line(p, line, len);
         if (r < 0)
                 error_setf(err, r, "%s: %s", path, strerror(-r));
         else if (ferror(f))
-                r = error_setf(err, -EIO, "%s: read error", path);
+                r = error_setf(err, -(read_errno ? read_errno : EIO), "%s: %s", path,
+                               strerror(read_errno ? read_errno : EIO));
         if (f != stdin)
                 fclose(f);
         return r < 0 ? r : 0;

@@ -18,3 +18,19 @@ void plan_build(size_t n_kernels, size_t n_workloads, int repeats, struct plan_c
         *ret = v;
         *ret_n = n;
 }
+
+int plan_is_done(const struct plan_cell *c, const char *const *done) {
+        return done && g_strv_contains(done, c->key);
+}
+
+size_t plan_todo(const struct plan_cell *plan, size_t n, const char *const *done) {
+        size_t todo = 0;
+
+        for (size_t i = 0; i < n; i++)
+                todo += !plan_is_done(&plan[i], done);
+        return todo;
+}
+
+int plan_retry(int retryable, int attempt, int first_attempt, int retries, int run_ending) {
+        return retryable && !run_ending && attempt < first_attempt + retries;
+}

@@ -196,6 +196,8 @@ static char *settings_json(const struct run *r) {
         json_object_set_new(j, "kernels", ks);
         json_object_set_new(j, "workloads", ws);
         runopts_save(o, j);
+        /* What the run's header counts against, also while it is unfinished. */
+        json_object_set_new(j, "planned_cells", json_integer((json_int_t)(r->n_kernels * r->n_specs) * o->repeats));
         json_object_set_new(j, "accel", json_string(r->accel));
         json_object_set_new(j, "accel_why", json_string(r->accel_why));
         s = json_dumps(j, JSON_COMPACT);
@@ -286,22 +288,17 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         size_t n, todo = 0;
         int failed = 0, ret;
 
+        g_autoptr(GPtrArray) agent_lines = g_ptr_array_new_with_free_func(g_free);
+
+        runopts_agent_lines(r->o, agent_lines);
+        g_ptr_array_add(agent_lines, NULL);
         plan_build(r->n_kernels, r->n_specs, r->o->repeats, &plan, &n);
         if (r->o->resume_run > 0) {
-                g_autofree char *pending = g_build_filename(r->g->home, "pending", NULL);
-                int stored = 0;
-                ret = cellrows_store_pending(r->db, pending, r->row.id, &stored, err);
-                if (ret < 0)
-                        return ret;
-                if (stored)
-                        progress_note(&r->progress, "stored %d cell(s) kept in %s", stored, pending);
                 ret = db_run_done_keys(r->db, r->row.id, &done, err);
                 if (ret < 0)
                         return ret;
         }
-        for (size_t i = 0; i < n; i++)
-                if (!(done && g_strv_contains((const char *const *)done, plan[i].key)))
-                        todo++;
+        todo = plan_todo(plan, n, (const char *const *)done);
         progress_init(&r->progress, todo);
         for (size_t i = 0; i < n && !cell_interrupted && !r->stopped; i++) {
                 const struct plan_cell *pc = &plan[i];
@@ -317,7 +314,8 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes,
                         .disk_bytes_per_s = r->o->disk_mbps * 1000000, .fs = r->o->fs,
                         .mount_opts = r->o->mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
-                        .append = r->o->append, .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
+                        .append = r->o->append, .agent_lines = (const char *const *)agent_lines->pdata,
+                        .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
                         .silence_timeout_s = r->o->hang_timeout_s,
                         /* Only where QEMU shares this host is its /proc the right one. */
                         .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
@@ -325,7 +323,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                                                                       : HOSTLOAD_CONTENDED_PCT,
                 };
 
-                if (done && g_strv_contains((const char *const *)done, pc->key))
+                if (plan_is_done(pc, (const char *const *)done))
                         continue;
                 /* A resumed run continues the attempt numbering of its cells. */
                 ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
@@ -348,8 +346,9 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                                 r->stopped = 1;
                         /* A cell measured beside a busy host is re-run from
                          * the same budget as an infra error. */
-                        again = ret >= 0 && (res.retryable || (res.contended && r->o->max_contention_pct > 0)) &&
-                                !cell_interrupted && !r->stopped && attempt < first_attempt + r->o->retries;
+                        again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->o->max_contention_pct > 0),
+                                                       attempt, first_attempt, r->o->retries,
+                                                       cell_interrupted || r->stopped);
                         if (again)
                                 progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
                         else
@@ -398,6 +397,41 @@ static int check_host(struct run *r, struct kb_error *err) {
                                   avail >> 20, scratch);
         r->usage = 0;
         return 0;
+}
+
+/* For --resume: store the run's pending cells, then count the planned
+ * cells not yet stored ok. OUT: *ret_todo. */
+static int resume_todo(struct run *r, int *ret_todo, struct kb_error *err) {
+        g_autofree struct plan_cell *plan = NULL;
+        g_autofree char *pending = g_build_filename(r->g->home, "pending", NULL);
+        g_auto(GStrv) done = NULL;
+        size_t n;
+        int stored = 0, ret;
+
+        ret = cellrows_store_pending(r->db, pending, r->row.id, &stored, err);
+        if (ret < 0)
+                return ret;
+        if (stored)
+                progress_note(&r->progress, "stored %d cell(s) kept in %s", stored, pending);
+        ret = db_run_done_keys(r->db, r->row.id, &done, err);
+        if (ret < 0)
+                return ret;
+        plan_build(r->n_kernels, r->n_specs, r->o->repeats, &plan, &n);
+        *ret_todo = (int)plan_todo(plan, n, (const char *const *)done);
+        return 0;
+}
+
+/* A resumed run with nothing left: finish it unless it already is. */
+static int resume_finish_idle(struct run *r, struct kb_error *err) {
+        struct query_run *run = NULL;
+        int ret = query_run(r->db, r->row.id, &run, err);
+
+        if (ret < 0)
+                return ret;
+        if (g_strcmp0(run->status, "complete") != 0)
+                ret = db_run_finish(r->db, r->row.id, "complete", err);
+        query_runs_free(run, 1);
+        return ret;
 }
 
 static int resolve_inputs(struct run *r, struct kb_error *err) {
@@ -543,7 +577,23 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g) {
                                  .libvirt_version = r.libvirt_version, .kbench_version = KBENCH_VERSION,
                                  .started_at = (double)g_get_real_time() / 1e6 };
         if (o->resume_run > 0) {
+                int todo = 0;
                 r.row.id = o->resume_run;
+                ret = resume_todo(&r, &todo, &err);
+                if (ret < 0)
+                        goto out;
+                if (todo == 0) {
+                        /* Nothing to run: a finished run keeps its finish time;
+                         * one killed after its last cell is finished now. */
+                        progress_note(&r.progress, "run %" G_GINT64_FORMAT ": every cell is stored, nothing "
+                                      "to resume", r.row.id);
+                        ret = resume_finish_idle(&r, &err);
+                        if (ret < 0)
+                                goto out;
+                        ret = show_run(r.db, r.row.id, o->json, stdout, &err);
+                        code = ret < 0 ? 1 : 0;
+                        goto out;
+                }
                 ret = db_run_reopen(r.db, r.row.id, &err);
                 if (ret < 0)
                         goto out;

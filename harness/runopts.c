@@ -43,9 +43,10 @@ const struct runopt runopt_table[] = {
           .help = "Size of the disk under test (default 2G)", .arg = "SIZE" },
         { "disk-mbps", 0, RUNOPT_U64, OFF(disk_mbps), 0, 100000, "0", "disk_mbps",
           .help = "Throttle the disk to MB/s, emulating a slower drive (default 0: unlimited)", .arg = "N" },
-        { "fs", 0, RUNOPT_STRING, OFF(fs), 0, 0, "ext4", "fs", .check = check_fs,
+        { "fs", 0, RUNOPT_STRING, OFF(fs), 0, 0, "ext4", "fs", .check = check_fs, .agent = "fs",
           .help = "Filesystem made on the host with mkfs.FS (default ext4)", .arg = "FS" },
         { "mount-opts", 0, RUNOPT_STRING, OFF(mount_opts), 0, 0, "", "mount_opts", .check = check_mount_opts,
+          .agent = "mount_opts",
           .help = "Mount options, e.g. data=ordered", .arg = "OPTS" },
         { "swap", 0, RUNOPT_SIZE, OFF(swap_bytes), MiB, 1024 * 1024 * MiB, "0", "swap_bytes", .zero_ok = 1,
           .help = "Swap disk of this size (default 0: none)", .arg = "SIZE" },
@@ -270,4 +271,37 @@ int runopts_load(struct runner_opts *o, const json_t *j, GPtrArray *keep, struct
                         return error_prefix(err, r, "stored settings: %s", opt->key);
         }
         return 0;
+}
+
+void runopts_agent_lines(const struct runner_opts *o, GPtrArray *lines) {
+        for (const struct runopt *opt = runopt_table; opt->name; opt++) {
+                if (!opt->agent)
+                        continue;
+                switch (opt->type) {
+                case RUNOPT_STRING: {
+                        const char *v = *FIELD(o, opt, const char *const);
+                        g_ptr_array_add(lines, g_strdup_printf("set %s %s", opt->agent, v ? v : ""));
+                        break;
+                }
+                case RUNOPT_INT:
+                        g_ptr_array_add(lines, g_strdup_printf("set %s %d", opt->agent, *FIELD(o, opt, const int)));
+                        break;
+                case RUNOPT_UINT:
+                case RUNOPT_MIB:
+                        g_ptr_array_add(lines, g_strdup_printf("set %s %u", opt->agent,
+                                                               *FIELD(o, opt, const unsigned)));
+                        break;
+                case RUNOPT_U64:
+                case RUNOPT_SIZE:
+                        g_ptr_array_add(lines, g_strdup_printf("set %s %" G_GUINT64_FORMAT, opt->agent,
+                                                               *FIELD(o, opt, const uint64_t)));
+                        break;
+                case RUNOPT_SECONDS:
+                        g_ptr_array_add(lines, g_strdup_printf("set %s %.17g", opt->agent,
+                                                               *FIELD(o, opt, const double)));
+                        break;
+                default:
+                        break;
+                }
+        }
 }

@@ -2,7 +2,7 @@
  * the option, its type and range, the runner_opts field it fills and the
  * key it is saved under in the run's settings JSON, so that one row drives
  * command-line parsing, the range check (through parse_number), the saved
- * settings and `--resume` alike. A new run option is one row here plus its
+ * settings, `--resume` and the `set` lines the guest agent receives alike. A new run option is one row here plus its
  * field in struct runner_opts. */
 #pragma once
 
@@ -36,6 +36,7 @@ struct runopt {
         const char *def;                   /* default as the user would type it; NULL: none */
         const char *key;                   /* settings JSON key; NULL: not saved, not resumed */
         int zero_ok;                       /* 0 is allowed below min ("--swap 0": none) */
+        const char *agent;                 /* sent to the guest agent as "set <agent> <value>"; NULL: not */
         /* Extra check of a string value; returns 0 or -EINVAL with err. */
         int (*check)(const char *value, struct kb_error *err);
         const char *help;
@@ -75,3 +76,7 @@ void runopts_save(const struct runner_opts *o, json_t *j);
  * (caller frees with g_ptr_array_unref after o is done). Returns 0 or
  * -EINVAL with err naming the key. */
 int runopts_load(struct runner_opts *o, const json_t *j, GPtrArray *keep, struct kb_error *err);
+
+/* The "set NAME VALUE" lines (without newline) of every option the agent
+ * takes, in table order, appended to lines (g_free each). */
+void runopts_agent_lines(const struct runner_opts *o, GPtrArray *lines);

@@ -149,3 +149,54 @@ TEST(pending_stored_on_resume) {
         }
         ASSERT_EQ(g_rmdir(dir), 0);
 }
+
+/* The agent's vmstat stream as the cell keeps it: the two header lines,
+ * vmstat's since-boot average row, then one row a second. */
+static void add_vm(struct cell_result *res, const char *type, const char *text, int64_t seq, double t) {
+        struct cell_vmstat_line v = { g_strdup(type), g_strdup(text), seq, t, t - 0.5 };
+        g_array_append_val(res->vmstat, v);
+}
+
+TEST(since_boot_row_is_marked_first) {
+        struct cell_result res = { .state = CELL_OK, .exit_code = 0, .boot_s = 2, .workload_s = 3, .total_s = 6 };
+        struct workload_spec *spec = NULL;
+        struct kb_error err = { { 0 } };
+        struct cellrows rows;
+        struct cellrows_ctx ctx = { .run_id = 1, .cell_key = "c000", .kernel_id = "k", .iteration = 0,
+                                    .attempt = 1, .accel = "tcg", .params_json = "{}" };
+
+        ASSERT_EQ(workload_spec_parse("dd", &spec, &err), 0);
+        ctx.workload = spec;
+        res.vmstat = g_array_new(FALSE, TRUE, sizeof(struct cell_vmstat_line));
+        res.points = g_array_new(FALSE, TRUE, sizeof(struct cell_point));
+        res.console = g_string_new("Linux version 6.1\n");
+        res.data = g_string_new("");
+        add_vm(&res, "vmstat-header", "procs -----------memory---------- ---swap-- -----io---- -system-- "
+               "-------cpu------- ---kbench---", 1, 2.0);
+        add_vm(&res, "vmstat-header", " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id "
+               "wa st gu  dirty writeback", 2, 2.0);
+        add_vm(&res, "vmstat-boot", " 1  0      0 100000   2000  30000    0    0   900   800  100  200  5  5 88  2  0  "
+               "0      0         0", 3, 2.1);
+        add_vm(&res, "vmstat", " 2  0      0  99000   2000  31000    0    0     0  5000  300  400 10 20 50 20  0  "
+               "0   4096         0", 4, 3.1);
+        add_vm(&res, "vmstat", " 1  1      0  98000   2000  32000    0    0     0  6000  310  410 11 21 48 20  0  "
+               "0   8192      1024", 5, 4.1);
+        cellrows_build(&ctx, &res, &rows);
+        ASSERT_EQ(rows.cell.n_vmstat, 3);
+        ASSERT_EQ(rows.cell.vmstat[0].first, 1);
+        ASSERT_EQ(rows.cell.vmstat[0].seq, 3);
+        ASSERT_NEAR(rows.cell.vmstat[0].v[DB_VM_bo], 800, 1e-9);
+        ASSERT_EQ(rows.cell.vmstat[1].first, 0);
+        ASSERT_EQ(rows.cell.vmstat[1].seq, 4);
+        ASSERT_NEAR(rows.cell.vmstat[1].v[DB_VM_bo], 5000, 1e-9);
+        ASSERT_NEAR(rows.cell.vmstat[2].v[DB_VM_writeback], 1024, 1e-9);
+        ASSERT_NEAR(rows.cell.vmstat[2].t_host, 4.1, 1e-9);
+        /* An ok cell's rows carry its logs and settings. */
+        ASSERT_STREQ(rows.cell.state, CELL_OK);
+        ASSERT_STREQ(rows.cell.params_json, "{}");
+        ASSERT_STREQ(rows.cell.logs[0].stream, "console");
+        ASSERT_EQ(rows.cell.logs[0].len, strlen("Linux version 6.1\n"));
+        cellrows_clear(&rows);
+        cell_result_clear(&res);
+        workload_spec_free(spec);
+}

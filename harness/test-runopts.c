@@ -174,3 +174,18 @@ TEST(max_contention) {
         json_decref(j);
         g_ptr_array_unref(keep);
 }
+
+TEST(agent_lines_from_the_table) {
+        struct runner_opts o;
+        struct kb_error err = { { 0 } };
+        GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+
+        runopts_defaults(&o);
+        ASSERT_EQ(set(&o, "fs", "ext3", &err), 0);
+        ASSERT_EQ(set(&o, "mount-opts", "data=ordered", &err), 0);
+        runopts_agent_lines(&o, lines);
+        ASSERT_EQ(lines->len, 2);
+        ASSERT_STREQ(lines->pdata[0], "set fs ext3");
+        ASSERT_STREQ(lines->pdata[1], "set mount_opts data=ordered");
+        g_ptr_array_unref(lines);
+}

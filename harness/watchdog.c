@@ -18,7 +18,8 @@ static int has_prefix(const char *name, const char *prefix) {
         return strncmp(name, prefix, strlen(prefix)) == 0;
 }
 
-/* Whether pid is alive and a QEMU: a recycled pid must not be killed. */
+/* Whether pid is alive and a QEMU (argv[0] names qemu-system): a recycled
+ * pid must not be killed. */
 static int is_qemu(pid_t pid) {
         char path[64], cmd[4096];
         ssize_t n;
@@ -33,7 +34,9 @@ static int is_qemu(pid_t pid) {
         if (n <= 0)
                 return 0;
         cmd[n] = '\0';
-        return strstr(cmd, "qemu") != NULL;
+        /* argv[0] only (the string up to the first NUL): an editor open on
+         * qemu.conf must not count. */
+        return strstr(cmd, "qemu-system") != NULL;
 }
 
 static void remove_tree(const char *path) {

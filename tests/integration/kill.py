@@ -77,6 +77,14 @@ def resume(home, run):
            f"--resume {run} finished both cells ok: {[c['state'] for c in cells]}")
     expect(run_status(home, run) == "complete", f"run {run} is complete")
     expect(not qemus(home) and not scratch_files(home), "no QEMU and no scratch file after the resume")
+    before = finished_at(home, run)
+    kb(home, "run", "--resume", str(run), timeout=300)
+    expect(finished_at(home, run) == before, f"a no-op --resume {run} keeps finished_at ({before})")
+
+
+def finished_at(home, run):
+    with sqlite3.connect(os.path.join(home, "results.db")) as c:
+        return c.execute("SELECT finished_at FROM runs WHERE id = ?", (run,)).fetchone()[0]
 
 
 def main():
