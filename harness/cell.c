@@ -197,17 +197,20 @@ static void load_window_start(struct cell *c) {
 static void load_window_end(struct cell *c) {
         struct hostload_snap end;
         struct kb_error e = { { 0 } };
+        long tck = sysconf(_SC_CLK_TCK);
 
         if (!c->load_started || load_snapshot(c, &end) < 0)
                 return;
-        if (hostload_compute(&c->load_start, &end, (unsigned)sysconf(_SC_CLK_TCK), &c->load, &e) < 0)
+        /* A failed sysconf becomes 0, which hostload_compute refuses. */
+        if (hostload_compute(&c->load_start, &end, tck > 0 && tck < 1000000 ? (unsigned)tck : 0, &c->load, &e) < 0)
                 g_strlcpy(c->load_note, e.msg, sizeof(c->load_note));
         else
                 c->load_known = 1;
 }
 
 /* The figures as metrics of a cell whose job finished; unknown ones carry
- * the reason instead of a number. Marks the cell contended. */
+ * the reason instead of a number. Marks an ok cell contended (a failed one
+ * is not re-run for it: its state already says what went wrong). */
 static void load_metrics(struct cell *c) {
         struct cell_result *res = c->res;
 
@@ -219,14 +222,12 @@ static void load_metrics(struct cell *c) {
                 metric_add(&res->metrics, "host.loadavg1", c->load_start.loadavg1, "");
         else
                 metric_add_none(&res->metrics, "host.loadavg1", "", c->load_note);
-        if (!c->load_known || !(c->load.foreign_pct > c->spec->contended_pct))
-                return;
-        res->contended = 1;
-        if (strcmp(res->state, CELL_OK) == 0) {
+        if (c->load_known && c->load.foreign_pct > c->spec->contended_pct && strcmp(res->state, CELL_OK) == 0) {
                 g_autofree char *d = g_strdup_printf("%s%scontended: %.1f %% foreign CPU (over %g %%)", res->detail,
                                                      res->detail[0] ? "; " : "", c->load.foreign_pct,
                                                      c->spec->contended_pct);
                 g_strlcpy(res->detail, d, sizeof(res->detail));
+                res->contended = 1;
         }
 }
 

@@ -60,7 +60,7 @@ struct cell_result {
         char detail[512];                  /* one line: stage reached, quoted line, error */
         int retryable;                     /* infra-error worth another attempt */
         int host_failed;                   /* the host failed (disk full): stop the run */
-        int contended;                     /* foreign CPU over spec->contended_pct in the workload window */
+        int contended;                     /* ok, but foreign CPU over spec->contended_pct in the window */
         double started_at;                 /* unix time of QEMU start */
         double boot_s;                     /* QEMU start -> agent ready (NAN if never) */
         double workload_s;                 /* go -> done (NAN if never) */
