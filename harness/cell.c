@@ -42,6 +42,7 @@ struct msg {
 enum stage { STAGE_BOOT, STAGE_READY_WAIT, STAGE_RUN, STAGE_DONE };
 
 struct cell {
+        const struct cell_vm_ops *ops;
         const struct cell_spec *spec;
         struct cell_result *res;
         struct vm *vm;
@@ -141,7 +142,7 @@ static int host_say(void *userdata, const char *line) {
         struct cell *c = userdata;
         g_autofree char *msg = g_strdup_printf("say %s\n", line);
 
-        return vm_send(c->vm, msg, strlen(msg), NULL);
+        return c->ops->send(c->vm, msg, strlen(msg), NULL);
 }
 
 static int host_point(void *userdata, const char *kind, double t, double value) {
@@ -208,9 +209,9 @@ static void load_window_end(struct cell *c) {
                 c->load_known = 1;
 }
 
-/* The figures as metrics of a cell whose job finished; unknown ones carry
- * the reason instead of a number. Marks an ok cell contended (a failed one
- * is not re-run for it: its state already says what went wrong). */
+/* The figures as metrics of an ok cell (a failed one keeps no metrics);
+ * unknown ones carry the reason instead of a number. Marks the cell
+ * contended. */
 static void load_metrics(struct cell *c) {
         struct cell_result *res = c->res;
 
@@ -222,7 +223,7 @@ static void load_metrics(struct cell *c) {
                 metric_add(&res->metrics, "host.loadavg1", c->load_start.loadavg1, "");
         else
                 metric_add_none(&res->metrics, "host.loadavg1", "", c->load_note);
-        if (c->load_known && c->load.foreign_pct > c->spec->contended_pct && strcmp(res->state, CELL_OK) == 0) {
+        if (c->load_known && c->load.foreign_pct > c->spec->contended_pct) {
                 g_autofree char *d = g_strdup_printf("%s%scontended: %.1f %% foreign CPU (over %g %%)", res->detail,
                                                      res->detail[0] ? "; " : "", c->load.foreign_pct,
                                                      c->spec->contended_pct);
@@ -312,7 +313,7 @@ static void stop(struct cell *c, enum endstate_stop why, const char *detail) {
 
 static int send_line(struct cell *c, const char *a, const char *b) {
         g_autofree char *line = g_strdup_printf("%s%s\n", a, b);
-        return vm_send(c->vm, line, strlen(line), NULL);
+        return c->ops->send(c->vm, line, strlen(line), NULL);
 }
 
 static int send_job(struct cell *c, const struct workload_env *env) {
@@ -594,8 +595,22 @@ static void cell_facts(const struct cell *c, const struct console_verdict *cv, c
         };
 }
 
+static int real_start(void *ctx, const struct vm_config *config, vm_event_fn fn, void *userdata, struct vm **ret,
+                      struct kb_error *err) {
+        return vm_start(ctx, config, fn, userdata, ret, err);
+}
+
+static const struct cell_vm_ops real_vm_ops = {
+        .start = real_start, .send = vm_send, .taints = vm_taints, .stop = vm_stop,
+};
+
 int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result *res,
              void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
+        return cell_run_ops(&real_vm_ops, conn, s, res, progress, userdata, err);
+}
+
+int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *s, struct cell_result *res,
+                 void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
         struct cell_files f = { 0 };
         struct console_verdict cv = { 0 };
         struct endstate_facts facts;
@@ -621,6 +636,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
                 return r;
         }
 
+        c.ops = ops;
         c.spec = s;
         c.res = res;
         c.console_path = f.console;
@@ -638,7 +654,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
                 progress(userdata, "boot");
         res->started_at = (double)g_get_real_time() / 1e6;
         c.t0_us = g_get_monotonic_time();
-        r = vm_start(conn, &f.vc, on_vm_event, &c, &c.vm, &verr);
+        r = ops->start(ctx, &f.vc, on_vm_event, &c, &c.vm, &verr);
         if (r < 0) {
                 stop(&c, STOP_VM_START_FAILED, verr.msg);
         } else {
@@ -646,7 +662,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
                  * the user-mode NIC and its forwards go in as QEMU arguments. */
                 g_auto(GStrv) taints = NULL;
                 load_find_qemu(&c, f.name);
-                if (vm_taints(c.vm, &taints, NULL) == 0)
+                if (ops->taints(c.vm, &taints, NULL) == 0)
                         for (size_t i = 0; taints[i]; i++)
                                 g_ptr_array_add(c.host_notes, g_strdup_printf("libvirt: %s", taints[i]));
                 cell_pump(&c, &f.env, progress, userdata);
@@ -656,7 +672,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         c.host_cancel = 1;
         if (c.host_thread)
                 g_thread_join(c.host_thread);
-        vm_stop(c.vm, 1);
+        ops->stop(c.vm, 1);
         /* The event loop no longer touches c.lines: count what it dropped. */
         res->rejected = c.stream.rejected + (long)c.lines.dropped;
         if (c.lines.dropped && !c.stream.first_reject[0])
@@ -681,7 +697,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
                 if (strcmp(res->state, CELL_OK) == 0)
                         g_strlcpy(res->detail, warn, sizeof(res->detail));
         }
-        if (c.done_t > 0)
+        if (c.done_t > 0 && strcmp(res->state, CELL_OK) == 0)
                 load_metrics(&c);
 
         /* Keep what the job printed with the cell: it is the evidence for the metrics. */

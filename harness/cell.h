@@ -77,6 +77,22 @@ struct cell_result {
         GString *output;                   /* the job's stdout/stderr lines and agent logs */
 };
 
+/* How a cell reaches its VM: harness/vm.c for real cells, a scripted fake
+ * in the unit tests (test-cell.c), so the pump and the end-state rule run
+ * without booting. Same contracts as vm_start, vm_send, vm_taints, vm_stop. */
+struct cell_vm_ops {
+        int (*start)(void *ctx, const struct vm_config *config, vm_event_fn fn, void *userdata,
+                     struct vm **ret, struct kb_error *err);
+        int (*send)(struct vm *vm, const char *data, size_t len, struct kb_error *err);
+        int (*taints)(struct vm *vm, char ***ret, struct kb_error *err);
+        void (*stop)(struct vm *vm, int background);
+};
+
+/* cell_run through ops, ctx being what ops->start gets (the vm_conn for the
+ * real ops). */
+int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *spec, struct cell_result *ret,
+                 void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err);
+
 /* Run one cell to its end state. Returns 0 when the cell ran (whatever its
  * state; see ret->state), -errno only when the cell could not be attempted
  * (e.g. the scratch dir is unwritable), with err. OUT: *ret (clear with
