@@ -453,3 +453,23 @@ TEST(log_for_a_terminal) {
         ASSERT_STREQ(text, "ok\tline\n?[31mred??nul?2J?\xce\xbb\n");
         free(text);
 }
+
+TEST(contended_rule) {
+        struct query_metric quiet[] = { { "dd.write_MBps", 90, 1, "MB/s", NULL },
+                                        { "host.foreign_cpu_pct", 7.3, 1, "%", NULL } };
+        struct query_metric busy[] = { { "host.foreign_cpu_pct", 61.2, 1, "%", NULL } };
+        struct query_metric remote[] = { { "host.foreign_cpu_pct", 0, 0, "%", "remote host: unknown" } };
+        struct query_run plain = { .settings_json = "{\"max_contention_pct\":0}" };
+        struct query_run strict = { .settings_json = "{\"max_contention_pct\":5}" };
+        struct query_run old = { .settings_json = "{}" };
+
+        /* 10 % unless the run asked for another limit. */
+        ASSERT_EQ(view_contended(&plain, quiet, 2), 0);
+        ASSERT_EQ(view_contended(&plain, busy, 1), 1);
+        ASSERT_EQ(view_contended(&old, busy, 1), 1);
+        ASSERT_EQ(view_contended(&strict, quiet, 2), 1);
+        ASSERT_EQ(view_contended(NULL, quiet, 2), 0);
+        /* Unknown, never guessed. */
+        ASSERT_EQ(view_contended(&plain, remote, 1), -1);
+        ASSERT_EQ(view_contended(&plain, quiet, 1), -1);
+}

@@ -261,6 +261,8 @@ void text_run(const struct view_run *v, FILE *out) {
                 if (strcmp(c->state, "ok") != 0) {
                         fputs(" ", out);
                         put_text(out, c->detail ? c->detail : c->state, 0);
+                } else if (v->contended[i] == 1) {
+                        fputs(" contended", out);
                 }
                 /* The workload's own figures only (vmstat.* are in the
                  * summary), or a pointer to its table below. */
@@ -325,6 +327,8 @@ void text_cell(const struct view_cell *v, FILE *out) {
         put_text(out, c->params_json, 0);
         fputs("\nstate       ", out);
         put_text(out, c->state, 0);
+        if (v->contended == 1)
+                fputs(" (contended)", out);
         fputs("\ndetail      ", out);
         put_text(out, c->detail, 0);
         fputs("\naccel       ", out);
