@@ -24,9 +24,6 @@
 #define HOSTLOAD_FILE_MAX (1024 * 1024)
 #define HOSTLOAD_PIDS_MAX 4
 
-/* Share of foreign CPU above which a cell counts as contended, percent. */
-#define HOSTLOAD_CONTENDED_PCT 10.0
-
 /* The fields of the aggregate cpu line used here, in the kernel's order.
  * guest and guest_nice are left out: the kernel already counts them in
  * user and nice. */

@@ -19,6 +19,7 @@
 #include "harness/cell.h"
 #include "harness/cellrows.h"
 #include "harness/hostload.h"
+#include "report/metrics.h"
 #include "harness/plan.h"
 #include "harness/lock.h"
 #include "harness/progress.h"
@@ -321,7 +322,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         /* Only where QEMU shares this host is its /proc the right one. */
                         .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
                         .contended_pct = r->o->max_contention_pct > 0 ? r->o->max_contention_pct
-                                                                      : HOSTLOAD_CONTENDED_PCT,
+                                                                      : METRICS_CONTENDED_PCT,
                 };
 
                 if (plan_is_done(pc, (const char *const *)done))

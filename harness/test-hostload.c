@@ -9,6 +9,7 @@
 
 #include "common/test.h"
 #include "harness/hostload.h"
+#include "report/metrics.h"
 
 #ifndef HOSTLOAD_FIXTURES
 #error "HOSTLOAD_FIXTURES must point at tests/data/hostload"
@@ -76,7 +77,7 @@ TEST(quiet_host) {
         ASSERT_NEAR(f.excluded_pct, 388.0 / 800.0 * 100.0, 1e-9);
         ASSERT_NEAR(f.loadavg1, 0.52, 1e-12);      /* the start's, not the end's 0.61 */
         ASSERT_NEAR(f.wall_s, 4.0, 1e-12);
-        ASSERT_TRUE(f.foreign_pct <= HOSTLOAD_CONTENDED_PCT);
+        ASSERT_TRUE(f.foreign_pct <= METRICS_CONTENDED_PCT);
 }
 
 TEST(busy_host) {
@@ -90,7 +91,7 @@ TEST(busy_host) {
         ASSERT_NEAR(f.foreign_pct, 490.0 / 800.0 * 100.0, 1e-9);
         ASSERT_NEAR(f.foreign_pct, 61.25, 1e-9);
         ASSERT_NEAR(f.excluded_pct, 270.0 / 800.0 * 100.0, 1e-9);
-        ASSERT_TRUE(f.foreign_pct > HOSTLOAD_CONTENDED_PCT);
+        ASSERT_TRUE(f.foreign_pct > METRICS_CONTENDED_PCT);
 }
 
 TEST(only_qemu_excluded) {
