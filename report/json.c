@@ -109,6 +109,7 @@ static json_t *run_json(const struct query_run *r) {
         json_object_set_new(j, "kernels", json_integer(r->n_kernels));
         json_object_set_new(j, "cells", json_integer(r->n_cells));
         json_object_set_new(j, "cells_ok", json_integer(r->n_ok));
+        json_object_set_new(j, "cells_planned", json_integer(r->n_planned));
         json_object_set_new(j, "settings", settings ? settings : json_str(r->settings_json));
         return j;
 }

@@ -156,7 +156,7 @@ void text_runs(const struct view_runs *v, FILE *out) {
                 fprintf(out, "  %-19s  ", started);
                 put_text(out, runs[i].status, wstatus);
                 fprintf(out, "  %7lld  %lld/%lld\n", (long long)runs[i].n_kernels, (long long)runs[i].n_ok,
-                        (long long)runs[i].n_cells);
+                        (long long)runs[i].n_planned);
         }
 }
 
@@ -173,7 +173,7 @@ static void run_header(const struct query_run *r, FILE *out) {
         fputs("  ", out);
         put_text(out, r->status, 0);
         fprintf(out, "  started %s  finished %s  cells ok %lld/%lld\n", started, finished,
-                (long long)r->n_ok, (long long)r->n_cells);
+                (long long)r->n_ok, (long long)r->n_planned);
         fputs("host ", out);
         put_text(out, r->host, 0);
         fputs("  qemu ", out);
