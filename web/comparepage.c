@@ -14,6 +14,7 @@
 #include "report/compare.h"
 #include "report/html.h"
 #include "report/svg.h"
+#include "report/text.h"
 #include "web/charts.h"
 #include "web/page.h"
 #include "web/site.h"
@@ -54,22 +55,22 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         html_end(h);
         page_format_num(m->sa.mean, b, sizeof(b));
         td(h, "num", b);
-        page_format_pct(m->sa.cov, 0, b, sizeof(b));
+        text_format_pct(m->sa.cov, 0, b, sizeof(b));
         td(h, "num muted", b);
         page_format_num(m->sb.mean, b, sizeof(b));
         td(h, "num", b);
-        page_format_pct(m->sb.cov, 0, b, sizeof(b));
+        text_format_pct(m->sb.cov, 0, b, sizeof(b));
         td(h, "num muted", b);
         switch (m->verdict) {
         case COMPARE_WORSE: cls = "num worse"; break;
         case COMPARE_BETTER: cls = "num better"; break;
         default: cls = "num"; break;
         }
-        page_format_pct(m->change, 1, b, sizeof(b));
+        text_format_pct(m->change, 1, b, sizeof(b));
         td(h, cls, b);
         if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
-                page_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
-                page_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
                 snprintf(b, sizeof(b), "[%s, %s]", lo, hi);
         } else
                 snprintf(b, sizeof(b), "n/a");
@@ -81,15 +82,15 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         case COMPARE_INFO: td(h, "none", ""); break;
         default: td(h, "none", compare_verdict_name(m->verdict)); break;
         }
-        page_format_p(m->welch.p, b, sizeof(b));
+        text_format_p(m->welch.p, b, sizeof(b));
         td(h, "num", b);
-        page_format_p(m->mw.p, b, sizeof(b));
+        text_format_p(m->mw.p, b, sizeof(b));
         td(h, "num", b);
-        page_format_p(m->q, b, sizeof(b));
+        text_format_p(m->q, b, sizeof(b));
         td(h, "num", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
         td(h, "num", b);
-        page_format_pct(m->mde, 0, b, sizeof(b));
+        text_format_pct(m->mde, 0, b, sizeof(b));
         td(h, "num", b);
         td_n(h, m->n_for_2, 1000);
         td_n(h, m->n_for_5, 1000);
@@ -108,7 +109,7 @@ static void metric_table(struct html *h, const struct compare_group *g, int main
         html_end(h);
         html_start(h, "tbody");
         for (size_t i = 0; i < g->n_m; i++)
-                if (sitehtml_main_metric(g->m[i].name) == main_rows)
+                if (text_main_metric(g->m[i].name) == main_rows)
                         metric_row(h, &g->m[i]);
         html_end(h);
         html_end(h);
@@ -239,7 +240,7 @@ static void group(struct html *h, const struct site *s, const struct site_compar
         html_end(h);
         metric_table(h, g, 1);
         for (size_t i = 0; i < g->n_m; i++)
-                others += !sitehtml_main_metric(g->m[i].name);
+                others += !text_main_metric(g->m[i].name);
         if (others) {
                 html_start(h, "details");
                 html_start(h, "summary");

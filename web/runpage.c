@@ -10,6 +10,7 @@
 #include "report/html.h"
 #include "report/metrics.h"
 #include "report/svg.h"
+#include "report/text.h"
 #include "web/page.h"
 #include "web/site.h"
 #include "web/sitehtml.h"
@@ -79,7 +80,7 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
         for (size_t m = 0; m < n_metrics; m++) {
                 const struct view_series *first = NULL;
 
-                if (sitehtml_main_metric(metrics[m]) != main_rows)
+                if (text_main_metric(metrics[m]) != main_rows)
                         continue;
                 for (size_t k = 0; k < r->n_kernels && !first; k++)
                         first = site_series(v, r->kernels[k], workload, metrics[m]);

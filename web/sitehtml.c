@@ -7,19 +7,6 @@
 #include "web/page.h"
 #include "web/sitehtml.h"
 
-int sitehtml_main_metric(const char *name) {
-        static const char *const vmstat_rows[] = { "vmstat.bo_mean", "vmstat.bi_mean", "vmstat.so_mean",
-                                                   "vmstat.si_mean", "vmstat.stall_count",
-                                                   "vmstat.stall_longest_s" };
-
-        if (strncmp(name, "vmstat.", 7) != 0)
-                return 1;
-        for (size_t i = 0; i < G_N_ELEMENTS(vmstat_rows); i++)
-                if (strcmp(name, vmstat_rows[i]) == 0)
-                        return 1;
-        return 0;
-}
-
 void sitehtml_scroll_begin(struct html *h) {
         html_start(h, "div");
         html_attr(h, "class", "scroll");

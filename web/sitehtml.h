@@ -9,12 +9,6 @@
 #include "report/view.h"
 #include "web/site.h"
 
-/* 1 for the rows a reader needs first, those `kbench compare` prints
- * (report/text.c): the workload's own metrics, the cell timings and the
- * vmstat summary rows (bo/bi, si/so, stalls); 0 for the other vmstat.*,
- * which the pages put behind a disclosure. */
-int sitehtml_main_metric(const char *name);
-
 /* A table that scrolls sideways on a narrow screen. */
 void sitehtml_scroll_begin(struct html *h);
 void sitehtml_scroll_end(struct html *h);
