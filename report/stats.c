@@ -637,6 +637,20 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, doubl
         return 0;
 }
 
+/* ---- the mean's interval ---------------------------------------------- */
+
+int stats_mean_ci(const struct stats_summary *s, double level, double *ret_lo, double *ret_hi) {
+        double half;
+
+        *ret_lo = *ret_hi = NAN;
+        if (s->n < 2 || !isfinite(s->sd) || !(level > 0.0 && level < 1.0))
+                return -EDOM;
+        half = stats_t_quantile((1.0 + level) / 2.0, (double)(s->n - 1)) * s->sd / sqrt((double)s->n);
+        *ret_lo = s->mean - half;
+        *ret_hi = s->mean + half;
+        return 0;
+}
+
 /* ---- resolution ------------------------------------------------------- */
 
 /* The noncentrality at which the two-sided t test at alpha with df degrees

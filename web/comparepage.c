@@ -13,6 +13,7 @@
 
 #include "report/compare.h"
 #include "report/html.h"
+#include "report/stats.h"
 #include "report/svg.h"
 #include "report/text.h"
 #include "web/charts.h"
@@ -181,8 +182,8 @@ static void bars(struct html *h, const struct site_compare *c, const struct comp
                         continue;
                 b[0] = (struct svg_bar){ .label = "A", .mean = m->sa.mean, .color = 0 };
                 b[1] = (struct svg_bar){ .label = "B", .mean = m->sb.mean, .color = 1 };
-                site_mean_ci(&m->sa, &b[0].lo, &b[0].hi);
-                site_mean_ci(&m->sb, &b[1].lo, &b[1].hi);
+                stats_mean_ci(&m->sa, 0.95, &b[0].lo, &b[0].hi);
+                stats_mean_ci(&m->sb, 0.95, &b[1].lo, &b[1].hi);
                 if (!drawn++) {
                         html_start(h, "div");
                         html_attr(h, "class", "charts");

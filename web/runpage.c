@@ -9,6 +9,7 @@
 
 #include "report/html.h"
 #include "report/metrics.h"
+#include "report/stats.h"
 #include "report/svg.h"
 #include "report/text.h"
 #include "web/page.h"
@@ -121,7 +122,7 @@ static void bars(struct html *h, const struct site_run *r, const char *workload)
                                 continue;
                         b[nb] = (struct svg_bar){ .label = r->kernels[k], .mean = vs->sum.mean, .color = (int)k };
                         nonzero |= vs->sum.mean != 0;
-                        site_mean_ci(&vs->sum, &b[nb].lo, &b[nb].hi);
+                        stats_mean_ci(&vs->sum, 0.95, &b[nb].lo, &b[nb].hi);
                         c.unit = vs->s->unit;
                         nb++;
                 }
