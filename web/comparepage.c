@@ -102,19 +102,11 @@ static void metric_table(struct html *h, const struct compare_group *g, int main
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "95% CI", "verdict",
                                             "p (Welch)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
 
-        sitehtml_scroll_begin(h);
-        html_start(h, "table");
-        html_attr(h, "class", "cmp");
-        html_start(h, "thead");
-        page_header_row(h, head, G_N_ELEMENTS(head));
-        html_end(h);
-        html_start(h, "tbody");
+        sitehtml_table_begin(h, "cmp", head, G_N_ELEMENTS(head));
         for (size_t i = 0; i < g->n_m; i++)
                 if (text_main_metric(g->m[i].name) == main_rows)
                         metric_row(h, &g->m[i]);
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
 }
 
 static void side_line(struct html *h, const char *label, const struct compare_side *s) {

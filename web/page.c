@@ -206,6 +206,19 @@ void page_state(struct html *h, const char *state) {
         html_end(h);
 }
 
+void page_td_wrap(struct html *h, const char *text) {
+        html_start(h, "td");
+        html_attr(h, "class", "wrap");
+        html_text(h, text ? text : "");
+        html_end(h);
+}
+
+void page_td_state(struct html *h, const char *state) {
+        html_start(h, "td");
+        page_state(h, state);
+        html_end(h);
+}
+
 void page_header_row(struct html *h, const char *const *names, size_t n) {
         html_start(h, "tr");
         for (size_t i = 0; i < n; i++)

@@ -43,5 +43,10 @@ void page_td_text(struct html *h, const char *text);
 void page_td_int(struct html *h, long long v);
 /* A state as a coloured label: ok green, failures red. */
 void page_state(struct html *h, const char *state);
+/* <td class="wrap">text</td>, a cell that wraps (free text: a detail, a
+ * note); NULL as empty. */
+void page_td_wrap(struct html *h, const char *text);
+/* <td> holding page_state's label. */
+void page_td_state(struct html *h, const char *state);
 /* <th> cells of a header row. */
 void page_header_row(struct html *h, const char *const *names, size_t n);

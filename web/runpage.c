@@ -93,9 +93,7 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
                         sitehtml_td_summary(h, site_series(v, r->kernels[k], workload, metrics[m]));
                 html_end(h);
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
 }
 
 /* One bar chart per verdict metric of the workload's own namespace (the
@@ -147,12 +145,7 @@ static void cells_table(struct html *h, const struct site *s, const struct site_
         static const char *const head[] = { "cell", "kernel", "workload", "iteration", "attempt", "state",
                                             "accel", "boot s", "workload s", "total s", "detail" };
 
-        sitehtml_scroll_begin(h);
-        html_start(h, "table");
-        html_start(h, "thead");
-        page_header_row(h, head, G_N_ELEMENTS(head));
-        html_end(h);
-        html_start(h, "tbody");
+        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         for (size_t k = 0; k < r->n_latest; k++) {
                 const struct query_cell *c = &r->v->cells[r->latest[k]];
                 g_autofree char *file = NULL;
@@ -170,22 +163,15 @@ static void cells_table(struct html *h, const struct site *s, const struct site_
                 page_td_text(h, c->workload);
                 page_td_int(h, c->iteration + 1);
                 page_td_int(h, c->attempt);
-                html_start(h, "td");
-                page_state(h, c->state);
-                html_end(h);
+                page_td_state(h, c->state);
                 page_td_text(h, c->accel);
                 page_td_num(h, c->boot_s);
                 page_td_num(h, c->workload_s);
                 page_td_num(h, c->total_s);
-                html_start(h, "td");
-                html_attr(h, "class", "wrap");
-                html_text(h, c->detail ? c->detail : "");
-                html_end(h);
+                page_td_wrap(h, c->detail);
                 html_end(h);
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
 }
 
 void runpage_render(struct html *h, const struct site *s, const struct site_run *r) {

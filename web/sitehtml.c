@@ -12,8 +12,21 @@ void sitehtml_scroll_begin(struct html *h) {
         html_attr(h, "class", "scroll");
 }
 
-void sitehtml_scroll_end(struct html *h) {
+void sitehtml_table_begin(struct html *h, const char *cls, const char *const *head, size_t n) {
+        sitehtml_scroll_begin(h);
+        html_start(h, "table");
+        if (cls)
+                html_attr(h, "class", cls);
+        html_start(h, "thead");
+        page_header_row(h, head, n);
         html_end(h);
+        html_start(h, "tbody");
+}
+
+void sitehtml_table_end(struct html *h) {
+        html_end(h); /* tbody */
+        html_end(h); /* table */
+        html_end(h); /* the scrolling div */
 }
 
 void sitehtml_run_link(struct html *h, const struct site_run *r) {
@@ -226,12 +239,7 @@ void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id
                 html_elem(h, "p", "No comparisons: a comparison needs two kernels (or kbench publish --compare A:B).");
                 return;
         }
-        sitehtml_scroll_begin(h);
-        html_start(h, "table");
-        html_start(h, "thead");
-        page_header_row(h, head, G_N_ELEMENTS(head));
-        html_end(h);
-        html_start(h, "tbody");
+        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         /* newest first, as the runs */
         for (size_t i = s->n_compares; i-- > 0 && shown < max;) {
                 const struct site_compare *c = &s->compares[i];
@@ -268,9 +276,7 @@ void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id
                 page_td_int(h, (long long)c->v->n_groups);
                 html_end(h);
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
         if (total > shown)
                 html_elemf(h, "p", "The newest %zu of %zu comparisons are listed; each run's page lists its own.",
                            shown, total);

@@ -9,9 +9,15 @@
 #include "report/view.h"
 #include "web/site.h"
 
-/* A table that scrolls sideways on a narrow screen. */
+/* A table that scrolls sideways on a narrow screen. sitehtml_scroll_begin
+ * opens the scrolling div only, for a table that writes its own <table>,
+ * header row and <tbody>; sitehtml_table_begin opens the div, <table> (of
+ * class cls, may be NULL), the header row of n names in <thead>, and
+ * <tbody>. */
 void sitehtml_scroll_begin(struct html *h);
-void sitehtml_scroll_end(struct html *h);
+void sitehtml_table_begin(struct html *h, const char *cls, const char *const *head, size_t n);
+/* Close <tbody>, <table> and the scrolling div. */
+void sitehtml_table_end(struct html *h);
 
 /* A link to the run's page, "run 3". */
 void sitehtml_run_link(struct html *h, const struct site_run *r);
