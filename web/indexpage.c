@@ -74,23 +74,15 @@ static void failed_table(struct html *h, const struct site *s, size_t total) {
 
                 for (size_t k = 0; k < r->n_latest && shown < FAILED_SHOWN_MAX; k++) {
                         const struct query_cell *c = &r->v->cells[r->latest[k]];
-                        g_autofree char *file = NULL;
 
                         if (strcmp(c->state, "ok") == 0)
                                 continue;
                         shown++;
-                        file = page_cell_file(c->run_id, c->cell_key);
                         html_start(h, "tr");
                         html_start(h, "td");
                         sitehtml_run_link(h, r);
                         html_end(h);
-                        html_start(h, "td");
-                        html_link(h, file, c->cell_key);
-                        html_end(h);
-                        html_start(h, "td");
-                        sitehtml_kernel_link(h, s, c->kernel_name);
-                        html_end(h);
-                        page_td_text(h, c->workload);
+                        sitehtml_cell_tds(h, s, c);
                         page_td_state(h, c->state);
                         page_td_wrap(h, c->detail);
                         html_end(h);

@@ -148,19 +148,11 @@ static void cells_table(struct html *h, const struct site *s, const struct site_
         sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         for (size_t k = 0; k < r->n_latest; k++) {
                 const struct query_cell *c = &r->v->cells[r->latest[k]];
-                g_autofree char *file = NULL;
 
                 if (failed_only && strcmp(c->state, "ok") == 0)
                         continue;
-                file = page_cell_file(c->run_id, c->cell_key);
                 html_start(h, "tr");
-                html_start(h, "td");
-                html_link(h, file, c->cell_key);
-                html_end(h);
-                html_start(h, "td");
-                sitehtml_kernel_link(h, s, c->kernel_name);
-                html_end(h);
-                page_td_text(h, c->workload);
+                sitehtml_cell_tds(h, s, c);
                 page_td_int(h, c->iteration + 1);
                 page_td_int(h, c->attempt);
                 page_td_state(h, c->state);

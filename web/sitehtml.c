@@ -44,6 +44,18 @@ void sitehtml_kernel_link(struct html *h, const struct site *s, const char *kern
                 html_text(h, kernel);
 }
 
+void sitehtml_cell_tds(struct html *h, const struct site *s, const struct query_cell *c) {
+        g_autofree char *file = page_cell_file(c->run_id, c->cell_key);
+
+        html_start(h, "td");
+        html_link(h, file, c->cell_key);
+        html_end(h);
+        html_start(h, "td");
+        sitehtml_kernel_link(h, s, c->kernel_name);
+        html_end(h);
+        page_td_text(h, c->workload);
+}
+
 void sitehtml_state_counts(struct html *h, const struct site_run *r, const char *kernel, const char *workload) {
         int first = 1;
 

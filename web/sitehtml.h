@@ -23,6 +23,9 @@ void sitehtml_table_end(struct html *h);
 void sitehtml_run_link(struct html *h, const struct site_run *r);
 /* A link to the kernel's page (plain text when it has none). */
 void sitehtml_kernel_link(struct html *h, const struct site *s, const char *kernel);
+/* The <td>s that name a cell in a table row: its key linked to its page,
+ * its kernel (sitehtml_kernel_link) and its workload. */
+void sitehtml_cell_tds(struct html *h, const struct site *s, const struct query_cell *c);
 /* "3 ok" / "2 ok, 1 hang" over the run's latest attempts of (kernel,
  * workload); either may be NULL for all. */
 void sitehtml_state_counts(struct html *h, const struct site_run *r, const char *kernel, const char *workload);
