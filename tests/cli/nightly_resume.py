@@ -31,7 +31,7 @@ def main():
                     "workloads": [SPEC], "repeats": 2, "mem_mb": 160, "cpus": 1, "disk_bytes": 256 << 20,
                     "disk_mbps": 0, "fs": "ext4", "mount_opts": "", "swap_bytes": 0, "accel_requested": "tcg",
                     "accel": "tcg", "append": None, "cell_timeout_s": 1800.0, "hang_timeout_s": 60.0,
-                    "retries": 2}
+                    "retries": 2, "planned_cells": 2}
         params = {"workload": SPEC, "mem_mb": 160, "cpus": 1, "disk_bytes": 256 << 20, "disk_mbps": 0,
                   "fs": "ext4", "mount_opts": "", "swap_bytes": 0, "accel": "tcg"}
         with sqlite3.connect(db) as c:
