@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness/accel.h"
+#include "harness/cell.h"
 #include "harness/endstate.h"
 #include "harness/lock.h"
 #include "harness/nightly.h"
@@ -397,10 +398,11 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         o.tag = NIGHTLY_TAG;
         o.accel = n->accel;
         o.append = gr->append;
-        if ((double)g_get_real_time() / 1e6 >= n->deadline_at) {
+        /* A signal during an earlier run of the night ends the night too. */
+        if ((double)g_get_real_time() / 1e6 >= n->deadline_at || cell_interrupted) {
                 n->rep.incomplete = 1;
-                fprintf(stderr, "nightly: deadline reached: run %zu of %zu is not started\n", gi + 1,
-                        n->plan->n_groups);
+                fprintf(stderr, "nightly: %s: run %zu of %zu is not started\n",
+                        cell_interrupted ? "interrupted" : "deadline reached", gi + 1, n->plan->n_groups);
                 *ret_run = 0;
                 return 0;
         }
