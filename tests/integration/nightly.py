@@ -97,6 +97,15 @@ def main():
                          r"\(p=[0-9.e-]+, n=3\+3\) \[across disk_mbps\]$", p.stdout, re.M)
         expect(line is not None, "night 3 prints the one-line dd regression verdict")
         expect("verdict: REGRESSION" in p.stdout, "night 3's summary says REGRESSION")
+        sel = re.search(r"^compared: kbench compare (\S+) (\S+)$", p.stdout, re.M)
+        expect(sel is not None and sel.group(2).endswith(":6.1.0-57-amd64"), "night 3 names its comparison")
+        c = kb(home, "compare", "--json", "--alpha", str(ALPHA), sel.group(1), sel.group(2), check=False)
+        cv = json.loads(c.stdout)
+        cworse = sorted(m["name"] for g in cv["groups"] for m in g["metrics"] if m["verdict"] == "worse")
+        nworse = sorted(re.findall(r"^6\.1\.0-57-amd64: (\S+) -", p.stdout, re.M))
+        expect(c.returncode == 4 and cworse == nworse and cv["ignore_settings"] == ["disk_mbps"],
+               f"kbench compare {sel.group(1)} {sel.group(2)} agrees: exit {c.returncode}, worse {cworse}, "
+               f"paired across {cv.get('ignore_settings')}")
 
 
 main()
