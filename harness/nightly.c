@@ -79,7 +79,7 @@ static int is_tonight(const struct night *n, int64_t run) {
 }
 
 static void add_subject(struct night *n, int64_t run, const char *name, const char *kernel_id) {
-        struct subject s = { run, g_strdup(name), g_strdup(kernel_id) };
+        struct subject s;
         gboolean seen = FALSE;
 
         for (guint i = 0; i < n->measured->len && !seen; i++)
@@ -90,13 +90,11 @@ static void add_subject(struct night *n, int64_t run, const char *name, const ch
         if (strcmp(name, n->cfg->baseline) == 0)
                 return;
         for (guint i = 0; i < n->subjects->len; i++) {
-                struct subject *x = &g_array_index(n->subjects, struct subject, i);
-                if (x->run == run && strcmp(x->kernel_id, kernel_id) == 0) {
-                        g_free(s.name);
-                        g_free(s.kernel_id);
+                const struct subject *x = &g_array_index(n->subjects, struct subject, i);
+                if (x->run == run && strcmp(x->kernel_id, kernel_id) == 0)
                         return;
-                }
         }
+        s = (struct subject){ run, g_strdup(name), g_strdup(kernel_id) };
         g_array_append_val(n->subjects, s);
 }
 
