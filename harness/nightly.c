@@ -142,6 +142,18 @@ static int runner_failed(int code) {
         return code != 0 && code != 3;
 }
 
+/* After a run that exited 3: failed cells are reported per kernel; only
+ * an interrupted run leaves cells for the next night. */
+static void note_left(struct night *n, int64_t id, int code) {
+        struct query_run *run = NULL;
+
+        if (code != 3)
+                return;
+        if (query_run(n->db, id, &run, NULL) == 0 && strcmp(run->status, "interrupted") == 0)
+                n->rep.incomplete = 1;
+        query_runs_free(run, run ? 1 : 0);
+}
+
 /* ---- resume ----------------------------------------------------------- */
 
 static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
@@ -166,8 +178,7 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
         code = runner_run(&o, &n->g, NULL);
         if (runner_failed(code))
                 return error_setf(err, -EIO, "resuming run %" G_GINT64_FORMAT " failed (see above)", id);
-        if (code == 3)
-                n->rep.incomplete = 1;
+        note_left(n, id, code);
         add_run(n, id);
         r = query_run_kernels(n->db, id, &ks, &nk, err);
         if (r < 0)
@@ -407,14 +418,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         code = runner_run(&o, &n->g, &id);
         if (runner_failed(code))
                 return error_setf(err, -EIO, "run %zu of the night failed (see above)", gi + 1);
-        if (code == 3) {
-                struct query_run *run = NULL;
-                /* Failed cells are reported per kernel; only an
-                 * interrupted run leaves cells for the next night. */
-                if (query_run(n->db, id, &run, NULL) == 0 && strcmp(run->status, "interrupted") == 0)
-                        n->rep.incomplete = 1;
-                query_runs_free(run, run ? 1 : 0);
-        }
+        note_left(n, id, code);
         add_run(n, id);
         for (size_t m = 0; m < gr->n_members; m++) {
                 if (c[gr->members[m]].is_baseline && gr->disk_mbps == 0 && !gr->append)

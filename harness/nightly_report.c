@@ -42,10 +42,32 @@ char *nightly_finding_line(const struct nightly_finding *f) {
                                f->across ? f->across : "", f->across ? "]" : "");
 }
 
+/* A cell's detail quotes the guest's console: invalid UTF-8 becomes
+ * U+FFFD, every control character '?', and it is cut at max characters,
+ * so it cannot forge a line of the report or drive a terminal. Caller
+ * g_frees. */
+static char *printable(const char *s, size_t max) {
+        g_autofree char *valid = g_utf8_make_valid(s ? s : "", -1);
+        GString *out = g_string_new(NULL);
+        const char *p = valid;
+
+        for (size_t n = 0; *p && n < max; p = g_utf8_next_char(p), n++) {
+                gunichar c = g_utf8_get_char(p);
+                if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+                        g_string_append_c(out, '?');
+                else
+                        g_string_append_unichar(out, c);
+        }
+        if (*p)
+                g_string_append(out, "...");
+        return g_string_free(out, FALSE);
+}
+
 char *nightly_failure_line(const struct nightly_failure *f) {
+        g_autofree char *detail = printable(f->detail, 120);
+
         return g_strdup_printf("%s: failed at %s (%s%s%s), %zu of %zu cells", f->kernel, f->stage, f->state,
-                               f->detail && *f->detail ? ": " : "", f->detail ? f->detail : "", f->failed,
-                               f->total);
+                               *detail ? ": " : "", detail, f->failed, f->total);
 }
 
 char *nightly_change_line(const struct nightly_change *c) {

@@ -41,6 +41,19 @@ TEST(failure_line_names_the_stage) {
         ASSERT_STREQ(line, "6.1.0-58-amd64: failed at boot (boot-timeout: no agent within 120 s), 3 of 3 cells");
 }
 
+TEST(failure_detail_from_the_guest_cannot_forge_lines) {
+        g_autofree char *long_detail = g_strnfill(300, 'x');
+        struct nightly_failure f = { (char *)"k", (char *)"boot-crash", (char *)"boot",
+                                     (char *)"/init: error\nverdict: no regression\x1b[2J\xff", 1, 3 };
+        g_autofree char *line = nightly_failure_line(&f), *cut = NULL;
+
+        ASSERT_STREQ(line, "k: failed at boot (boot-crash: /init: error?verdict: no regression?[2J\xef\xbf\xbd), 1 of 3 cells");
+        f.detail = long_detail;
+        cut = nightly_failure_line(&f);
+        ASSERT_TRUE(strstr(cut, "xxx...)") != NULL);
+        ASSERT_TRUE(strlen(cut) < 200);
+}
+
 TEST(change_point_line) {
         struct nightly_change c = { (char *)"dd.write_MBps", (char *)"dd:size=64M,bs=", (char *)"k58",
                                     (char *)"k57", 4, -0.12, 0.005, 1, 1 };
