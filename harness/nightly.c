@@ -699,17 +699,25 @@ static void detect_series(struct night *n, const char *workload, const char *met
         g_autofree double *v = g_new(double, len + 1);
         struct changepoint *cps = NULL;
 
-        for (size_t i = 0; i < len; i++)
+        size_t len_before = 0;
+
+        for (size_t i = 0; i < len; i++) {
                 v[i] = g_array_index(pts, struct point, off + i).v;
+                len_before += !is_tonight(n, g_array_index(pts, struct point, off + i).run);
+        }
         if (len < 2 * p.min_size || changepoint_detect(v, len, &p, &cps, &count) < 0)
                 return;
         for (size_t i = 0; i < count; i++) {
                 const struct point *at = &g_array_index(pts, struct point, off + cps[i].index);
                 const struct point *before = &g_array_index(pts, struct point, off + cps[i].index - 1);
+                size_t after_before = len_before > cps[i].index ? len_before - cps[i].index : 0;
                 struct nightly_change c;
 
-                /* Report what this night brought: a level that starts in one of its runs. */
-                if (!is_tonight(n, at->run))
+                /* Report what this night brought: a change point the
+                 * history before tonight's points was too short to show
+                 * (fewer than min_size points after it), or one that
+                 * tonight's points confirm. Earlier nights reported the rest. */
+                if (after_before >= p.min_size && (cps[i].provisional || after_before >= p.confirm))
                         continue;
                 c = (struct nightly_change){
                         .metric = g_strdup(metric), .workload = g_strdup(workload), .kernel = g_strdup(at->kernel),
