@@ -710,14 +710,9 @@ static void detect_series(struct night *n, const char *workload, const char *met
         for (size_t i = 0; i < count; i++) {
                 const struct point *at = &g_array_index(pts, struct point, off + cps[i].index);
                 const struct point *before = &g_array_index(pts, struct point, off + cps[i].index - 1);
-                size_t after_before = len_before > cps[i].index ? len_before - cps[i].index : 0;
                 struct nightly_change c;
 
-                /* Report what this night brought: a change point the
-                 * history before tonight's points was too short to show
-                 * (fewer than min_size points after it), or one that
-                 * tonight's points confirm. Earlier nights reported the rest. */
-                if (after_before >= p.min_size && (cps[i].provisional || after_before >= p.confirm))
+                if (!nightly_change_is_news(cps[i].index, len_before, cps[i].provisional, p.min_size, p.confirm))
                         continue;
                 c = (struct nightly_change){
                         .metric = g_strdup(metric), .workload = g_strdup(workload), .kernel = g_strdup(at->kernel),

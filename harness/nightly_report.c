@@ -76,6 +76,14 @@ char *nightly_change_line(const struct nightly_change *c) {
                                c->worse ? " worse" : "", c->provisional ? " provisional" : "");
 }
 
+int nightly_change_is_news(size_t index, size_t len_before, int provisional, size_t min_size, size_t confirm) {
+        size_t after_before = len_before > index ? len_before - index : 0;
+
+        if (after_before < min_size)
+                return 1;
+        return !provisional && after_before < confirm;
+}
+
 int nightly_report_exit(const struct nightly_report *r) {
         for (size_t i = 0; i < r->n_findings; i++)
                 if (r->findings[i].verdict == COMPARE_WORSE)

@@ -78,6 +78,13 @@ char *nightly_failure_line(const struct nightly_failure *f);
 /* "change point: dd.write_MBps -12.0 % from 6.1.0-58-amd64 (after 6.1.0-57-amd64, run 4, p=0.005)[ provisional]". */
 char *nightly_change_line(const struct nightly_change *c);
 
+/* Whether a change point at index of a history whose first len_before
+ * points are from earlier nights is news tonight: the earlier history had
+ * fewer than min_size points after it (so it could not show it), or it is
+ * confirmed now (not provisional) and the earlier history had fewer than
+ * confirm points after it. Earlier nights reported the rest. Pure. */
+int nightly_change_is_news(size_t index, size_t len_before, int provisional, size_t min_size, size_t confirm);
+
 /* The exit status of a report: REGRESSED when a finding is worse or a new
  * kernel failed; else 1 when something could not be done (a source or an
  * import failed, errors non-empty); else INCOMPLETE when cells were left;

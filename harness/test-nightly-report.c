@@ -112,3 +112,24 @@ TEST(json_has_every_finding_and_the_exit_status) {
         ASSERT_EQ(json_integer_value(json_object_get(j, "exit_status")), NIGHTLY_EXIT_REGRESSED);
         json_decref(j);
 }
+
+/* A history of 22 points, 20 from earlier nights, min_size 3, confirm 5. */
+TEST(change_point_is_news_once) {
+        static const struct {
+                size_t index, len_before;
+                int provisional, want;
+        } table[] = {
+                { 20, 20, 1, 1 },      /* starts with tonight's points */
+                { 18, 20, 0, 1 },      /* two earlier points after it: too few to show before */
+                { 17, 20, 1, 0 },      /* three earlier points after it: shown, provisional, before */
+                { 17, 20, 0, 1 },      /* ... and confirmed tonight */
+                { 15, 20, 0, 0 },      /* confirmed before tonight already */
+                { 10, 20, 0, 0 },
+                { 10, 20, 1, 0 },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+                if (nightly_change_is_news(table[i].index, table[i].len_before, table[i].provisional, 3, 5) !=
+                    table[i].want)
+                        TEST_FAIL("row %zu", i);
+}
