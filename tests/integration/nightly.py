@@ -10,7 +10,8 @@ Night 2, with nothing new, measures nothing (no run is added) and exits 0.
 Night 3 adds a source holding 6.1.0-57 again with a disk throttle at about
 40 % of the write rate night 1 measured: only that variant is measured,
 paired across disk_mbps with the baseline, and the report carries a
-one-line regression verdict for dd.write_MBps and exits 4.
+one-line regression verdict for dd.write_MBps, reaches the notify command
+on its stdin, and the night exits 4.
 
 alpha is 0.2 because 3 + 3 samples cannot reach 0.05 with the exact rank
 test that decides "n too small" (kbench compare --help); every cell costs
@@ -27,9 +28,9 @@ from kbtest import debs, expect, kb, temp_store
 ALPHA = 0.2
 
 
-def config(path, sources, site):
+def config(path, sources, site, **extra):
     cfg = {"sources": sources, "baseline": "6.1.0-47-amd64", "workloads": ["dd:size=64M"], "repeats": 3,
-           "alpha": ALPHA, "deadline": "1h", "publish_dir": site}
+           "alpha": ALPHA, "deadline": "1h", "publish_dir": site, **extra}
     with open(path, "w") as f:
         json.dump(cfg, f)
     return path
@@ -87,7 +88,8 @@ def main():
         mbps = max(1, int(0.4 * rate))
         cfg3 = config(os.path.join(home, "night3.json"),
                       [{"type": "dir", "path": drop1},
-                       {"type": "dir", "path": drop2, "overrides": {"disk_mbps": mbps}}], site)
+                       {"type": "dir", "path": drop2, "overrides": {"disk_mbps": mbps}}], site,
+                      notify=f"cat > {os.path.join(home, 'notified.txt')}")
         p = kb(home, "nightly", cfg3, check=False)
         print(p.stdout)
         expect(p.returncode == 4, f"night 3 (disk at {mbps} MB/s) exits 4 (got {p.returncode}; "
@@ -97,6 +99,8 @@ def main():
                          r"\(p=[0-9.e-]+, n=3\+3\) \[across disk_mbps\]$", p.stdout, re.M)
         expect(line is not None, "night 3 prints the one-line dd regression verdict")
         expect("verdict: REGRESSION" in p.stdout, "night 3's summary says REGRESSION")
+        with open(os.path.join(home, "notified.txt")) as f:
+            expect(line.group(0) in f.read(), "night 3's notify command got the report on stdin")
         sel = re.search(r"^compared: kbench compare (\S+) (\S+)$", p.stdout, re.M)
         expect(sel is not None and sel.group(2).endswith(":6.1.0-57-amd64"), "night 3 names its comparison")
         c = kb(home, "compare", "--json", "--alpha", str(ALPHA), sel.group(1), sel.group(2), check=False)
