@@ -35,6 +35,13 @@ struct cell_spec {
         double deadline_s;                 /* whole-cell limit */
         double boot_timeout_s;             /* QEMU start -> agent ready */
         double silence_timeout_s;          /* longest gap between ttyS1 records while running */
+        /* Warm start (harness/warm.c): the guest is restored from this
+         * snapshot instead of booted; NULL boots cold. */
+        const char *snapshot;              /* libvirt save image */
+        const char *snapshot_console;      /* its boot's ttyS0 log, the head of the cell's console */
+        const char *snapshot_uuid;         /* the saved guest's UUID (a restored definition keeps it) */
+        const char *snapshot_cmdline;      /* the saved guest's kernel command line */
+        const char *snapshot_domain;       /* the saved guest's domain name (a restored one keeps it) */
 };
 
 struct cell_vmstat_line {
@@ -56,6 +63,8 @@ struct cell_result {
         char detail[512];                  /* one line: stage reached, quoted line, error */
         int retryable;                     /* infra-error worth another attempt */
         int host_failed;                   /* the host failed (disk full): stop the run */
+        int warm;                          /* 1: restored from spec->snapshot, 0: booted cold */
+        int snapshot_failed;               /* the snapshot did not restore (the cell booted cold): delete it */
         double started_at;                 /* unix time of QEMU start */
         double boot_s;                     /* QEMU start -> agent ready (NAN if never) */
         double workload_s;                 /* go -> done (NAN if never) */
@@ -74,10 +83,13 @@ struct cell_result {
 
 /* How a cell reaches its VM: harness/vm.c for real cells, a scripted fake
  * in the unit tests (test-cell.c), so the pump and the end-state rule run
- * without booting. Same contracts as vm_start, vm_send, vm_taints, vm_stop. */
+ * without booting. Same contracts as vm_start, vm_restore, vm_send,
+ * vm_taints, vm_stop. */
 struct cell_vm_ops {
         int (*start)(void *ctx, const struct vm_config *config, vm_event_fn fn, void *userdata,
                      struct vm **ret, struct kb_error *err);
+        int (*restore)(void *ctx, const char *path, const struct vm_config *config, vm_event_fn fn,
+                       void *userdata, struct vm **ret, struct kb_error *err);
         int (*send)(struct vm *vm, const char *data, size_t len, struct kb_error *err);
         int (*taints)(struct vm *vm, char ***ret, struct kb_error *err);
         void (*stop)(struct vm *vm, int background);
@@ -97,6 +109,15 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *spec, struct cell_res
              void (*progress)(void *userdata, const char *stage), void *userdata,
              struct kb_error *err);
 void cell_result_clear(struct cell_result *r);
+
+/* The kernel command line of a guest that names itself cell_id (the cell
+ * key, or the snapshot's fixed id), with the user's extra arguments
+ * (append may be NULL). Caller frees with g_free. */
+char *cell_cmdline(const char *cell_id, const char *append);
+
+/* How long a restored guest may take to answer the hello with its ready
+ * before the snapshot counts as broken and the cell boots cold. */
+#define CELL_WARM_READY_S 15.0
 
 /* Set by the SIGINT handler: the running cell ends as infra-error "interrupted". */
 extern volatile int cell_interrupted;

@@ -27,6 +27,8 @@ struct runner_opts {
         double cell_timeout_s;
         double hang_timeout_s;             /* longest silence on ttyS1 while the job runs */
         int retries;                       /* extra attempts after an infra error */
+        int warm;                          /* restore cells from snapshots (harness/warm.h) */
+        int cold;                          /* boot every cell fresh, whatever else says */
         int json;
         int64_t resume_run;                /* > 0: continue this run */
 };
