@@ -19,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = malloc(size + 1), *save = NULL, *tok;
         const char *lines[MAXL], *events[MAXL];
         double event_t[MAXL], pairs[2][MAXL];
-        char *values[3] = { "1M", size && (data[0] & 1) ? "1" : "0", "" };
-        struct workload_spec spec = { .ops = &ftp_ops, .n = 3, .values = values };
+        struct ftp_params params = { .size = 1 << 20, .verify = size && (data[0] & 1) };
+        struct workload_spec spec = { .ops = &ftp_ops, .params = &params };
         struct workload_output out = { .lines = lines, .events = events, .event_t = event_t };
         struct metric_list ml = { 0 };
         struct kb_error err = { "" };

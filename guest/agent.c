@@ -41,13 +41,14 @@
 #include "common/crc32.h"
 #include "common/parse.h"
 #include "common/util.h"
+#include "common/guest-paths.h"
 #include "guest/proto.h"
 #include "guest/sampler.h"
 
 #define AGENT_TTY "/dev/ttyS1"
-#define AGENT_MODULES_LIST "/etc/kbench/modules"
-#define AGENT_FIFO_DIR "/run/kbench"
-#define AGENT_FIFO AGENT_FIFO_DIR "/host"
+#define AGENT_MODULES_LIST KB_GUEST_MODULES_LIST
+#define AGENT_FIFO_DIR KB_GUEST_RUN_DIR
+#define AGENT_FIFO KB_GUEST_HOST_FIFO
 #define AGENT_HOST_LINE_MAX (PROTO_LINE_MAX + 64)   /* "script " + an escaped line */
 #define AGENT_SCRIPT_MAX (120 * 1024)                /* below MAX_ARG_STRLEN (128 KiB) */
 #define AGENT_DEV_WAIT_MS 10000 /* how long a disk may take to show up */
@@ -743,6 +744,22 @@ static void agent_sample(bool first) {
         A.last_ms = now;
 }
 
+/* The header lines, then what this kernel cannot give: its columns are "-"
+ * in every row, and the note tells the host (and a reader of the raw log)
+ * why. The cell stays ok; vmstat analysis skips what is absent. */
+static void agent_vmstat_header(void) {
+        struct sampler_snapshot s;
+        char line[SAMPLER_NOTE_MAX];
+        int n;
+
+        if ((n = sampler_format_groups(line, sizeof(line))) > 0)
+                agent_record("vmstat-header", line, (size_t)n);
+        if ((n = sampler_format_names(line, sizeof(line))) > 0)
+                agent_record("vmstat-header", line, (size_t)n);
+        if (sampler_read("", &s) == 0 && (n = sampler_absent_note(&s, line, sizeof(line))) > 0)
+                agent_record("vmstat-note", line, (size_t)n);
+}
+
 static void agent_start_sampler(void) {
         uint64_t ms;
         struct itimerspec its;
@@ -752,8 +769,7 @@ static void agent_start_sampler(void) {
         A.timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (A.timer < 0)
                 agent_fail("timerfd_create: %s", strerror(errno));
-        agent_record("vmstat-header", sampler_header_groups, strlen(sampler_header_groups));
-        agent_record("vmstat-header", sampler_header_names, strlen(sampler_header_names));
+        agent_vmstat_header();
         agent_sample(true);
         its.it_interval.tv_sec = (time_t)(ms / 1000);
         its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000;
@@ -972,8 +988,8 @@ int main(void) {
                 A.tty = -1;
                 agent_poweroff();
         }
-        strcpy(A.set.disk, "/dev/sda");
-        strcpy(A.set.mnt, "/mnt/test");
+        strcpy(A.set.disk, KB_GUEST_DISK);
+        strcpy(A.set.mnt, KB_GUEST_MNT);
         strcpy(A.set.net, "0");
         strcpy(A.set.vmstat_interval_ms, "1000");
         A.page_kb = (unsigned)(sysconf(_SC_PAGESIZE) / 1024);

@@ -25,6 +25,7 @@
 #include "common/util.h"
 #include "guest/elfdeps.h"
 #include "guest/initramfs.h"
+#include "common/guest-paths.h"
 
 /* Bump when the layout of the image changes, so old cache entries are not reused. */
 #define INITRAMFS_FORMAT "kbench-initramfs-1"
@@ -445,7 +446,7 @@ static int initramfs_add_modules(struct initramfs_plan *p, const char *modules_d
                         return r;
                 g_string_append_printf(list, "%s\n", rel);
         }
-        return initramfs_add_text(p, "/etc/kbench/modules", list->str, 0644, err);
+        return initramfs_add_text(p, KB_GUEST_MODULES_LIST, list->str, 0644, err);
 }
 
 /* ---- busybox ---- */
@@ -581,7 +582,7 @@ static int initramfs_plan_build(struct initramfs_plan *p, const struct initramfs
                 return error_setf(err, -EINVAL, "module %s asked for but the kernel has no modules directory",
                                   spec->modules[0]);
         else {
-                r = initramfs_add_text(p, "/etc/kbench/modules", "", 0644, err);
+                r = initramfs_add_text(p, KB_GUEST_MODULES_LIST, "", 0644, err);
                 if (r < 0)
                         return r;
         }

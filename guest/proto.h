@@ -9,7 +9,11 @@
  *   seq      0, 1, 2, ... per boot, and again from 0 after a hello; a gap means
  *            a lost record
  *   t_ms     guest CLOCK_MONOTONIC in milliseconds when the record was made
- *   type     [a-z-]{1,15}: ready, vmstat-header, vmstat, out, err, event, metric, done, log
+ *   type     [a-z-]{1,15}: ready, vmstat-header, vmstat-boot, vmstat, vmstat-note, out, err,
+ *            event, metric, done, log. vmstat rows hold the columns of
+ *            common/vmstat-columns.h, "-" where the guest's kernel does not
+ *            provide a value (stored NULL, never 0); one vmstat-note
+ *            "# absent COL...: why" after the header says which and why.
  *   payload  printable ASCII; '\' is written "\\" and any other byte outside
  *            0x20..0x7e as "\xHH", so a record never spans lines
  *   crc      CRC-32 (8 lower-case hex digits) of the bytes from '@' up to,

@@ -1,24 +1,27 @@
 /* guest/sampler: the agent's own vmstat. It reads /proc/stat, /proc/vmstat
  * and /proc/meminfo under a root directory and turns two snapshots into one
- * procps-compatible vmstat row (plus Dirty and Writeback kB). The agent does
- * not ship procps because Debian's vmstat 4.0.2 never refreshes
- * free/buff/cache within one invocation. Everything except sampler_read() is
- * pure, so the arithmetic is tested on the host with captured /proc files.
- * libc only: linked into the static guest agent. */
+ * procps-compatible vmstat row (plus Dirty and Writeback kB) over the columns
+ * of common/vmstat-columns.h. The agent does not ship procps because Debian's
+ * vmstat 4.0.2 never refreshes free/buff/cache within one invocation.
+ *
+ * It reads what the running kernel provides: a column whose inputs the kernel
+ * lacks is absent from every row (printed "-", stored NULL), never 0, and
+ * sampler_absent_note() says which and why. Everything except sampler_read()
+ * is pure, so the arithmetic is tested on the host with /proc trees of
+ * several kernels (tests/data/proc/). libc only: linked into the static
+ * guest agent. */
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/vmstat-columns.h"
+
 /* Largest /proc file sampler_read() accepts; /proc/stat with thousands of
  * interrupt counters stays far below this. */
 #define SAMPLER_FILE_MAX (1024 * 1024)
 #define SAMPLER_ROW_MAX 512
-
-/* Column groups and names, in the order sampler_format_row() prints. The
- * names line is right-aligned to the row widths, so both split on blanks. */
-extern const char sampler_header_groups[];
-extern const char sampler_header_names[];
+#define SAMPLER_HEADER_MAX 256
 
 enum {
         SAMPLER_CPU_USER, SAMPLER_CPU_NICE, SAMPLER_CPU_SYSTEM, SAMPLER_CPU_IDLE,
@@ -27,8 +30,40 @@ enum {
         SAMPLER_CPU_FIELDS
 };
 
-/* One reading of the three files; counters are cumulative since boot. */
+/* What a snapshot holds: one bit per field the running kernel provided.
+ * Kernels differ: one built without CONFIG_VM_EVENT_COUNTERS has a
+ * /proc/vmstat without pgpgin/pgpgout/pswpin/pswpout, 2.4 and early 2.6 have
+ * no /proc/vmstat at all (their /proc/stat carries `page` and `swap` lines),
+ * 2.4's cpu line has four values and its /proc/stat no procs_* lines, and
+ * meminfo's Dirty and Writeback came with 2.5/2.6. */
+enum {
+        SAMPLER_HAVE_CPU          = 1u << 0,   /* aggregate "cpu" line, >= 4 values */
+        SAMPLER_HAVE_IOWAIT       = 1u << 1,   /* its 5th value (2.5.41+) */
+        SAMPLER_HAVE_STEAL        = 1u << 2,   /* its 8th (2.6.11+) */
+        SAMPLER_HAVE_GUEST        = 1u << 3,   /* its 9th (2.6.24+) */
+        SAMPLER_HAVE_INTR         = 1u << 4,
+        SAMPLER_HAVE_CTXT         = 1u << 5,
+        SAMPLER_HAVE_RUNNING      = 1u << 6,   /* procs_running */
+        SAMPLER_HAVE_BLOCKED      = 1u << 7,   /* procs_blocked */
+        SAMPLER_HAVE_PGPGIN       = 1u << 8,   /* /proc/vmstat, or /proc/stat's page line */
+        SAMPLER_HAVE_PGPGOUT      = 1u << 9,
+        SAMPLER_HAVE_PSWPIN       = 1u << 10,  /* /proc/vmstat, or /proc/stat's swap line */
+        SAMPLER_HAVE_PSWPOUT      = 1u << 11,
+        SAMPLER_HAVE_MEMTOTAL     = 1u << 12,
+        SAMPLER_HAVE_MEMFREE      = 1u << 13,
+        SAMPLER_HAVE_BUFFERS      = 1u << 14,
+        SAMPLER_HAVE_CACHED       = 1u << 15,
+        SAMPLER_HAVE_SWAPTOTAL    = 1u << 16,
+        SAMPLER_HAVE_SWAPFREE     = 1u << 17,
+        SAMPLER_HAVE_DIRTY        = 1u << 18,
+        SAMPLER_HAVE_WRITEBACK    = 1u << 19,
+        SAMPLER_HAVE_VMSTAT_FILE  = 1u << 20,  /* /proc/vmstat exists */
+};
+
+/* One reading of the three files; counters are cumulative since boot. A
+ * field whose SAMPLER_HAVE_ bit is clear was not provided and holds 0. */
 struct sampler_snapshot {
+        uint32_t have;                     /* SAMPLER_HAVE_* */
         /* /proc/stat */
         uint64_t cpu[SAMPLER_CPU_FIELDS];  /* aggregate "cpu" line, USER_HZ jiffies */
         unsigned ncpus;                    /* number of "cpuN" lines */
@@ -36,7 +71,7 @@ struct sampler_snapshot {
         uint64_t ctxt;                     /* context switches since boot */
         uint64_t procs_running;            /* runnable tasks now */
         uint64_t procs_blocked;            /* tasks in uninterruptible I/O wait now */
-        /* /proc/vmstat */
+        /* /proc/vmstat, else /proc/stat's page and swap lines */
         uint64_t pgpgin, pgpgout;          /* kB read from / written to block devices */
         uint64_t pswpin, pswpout;          /* pages swapped in / out */
         /* /proc/meminfo, all kB */
@@ -46,51 +81,74 @@ struct sampler_snapshot {
         uint64_t dirty, writeback;
 };
 
-/* One vmstat row. Rates are per second; cpu columns are percent. */
+/* One vmstat row over the columns of common/vmstat-columns.h. Rates are per
+ * second; cpu columns are percent; memory columns kB; cache = Cached +
+ * SReclaimable (procps-ng); bi/bo are kB/s (1 kB blocks), si/so kB/s. */
 struct sampler_row {
-        uint64_t r, b;                     /* procs_running, procs_blocked */
-        uint64_t swpd, free, buff, cache;  /* kB; cache = Cached + SReclaimable (procps-ng) */
-        uint64_t si, so;                   /* kB/s swapped in / out */
-        uint64_t bi, bo;                   /* kB/s (1 kB blocks) read / written */
-        uint64_t in, cs;                   /* interrupts, context switches per second */
-        unsigned us, sy, id, wa, st, gu;   /* percent of cpu time */
-        uint64_t dirty, writeback;         /* kB */
+        uint64_t v[KB_VM_NCOLS];           /* indexed by KB_VM_* */
+        uint32_t have;                     /* bit KB_VM_x set: v[KB_VM_x] was computed;
+                                              a clear bit prints as "-", never 0 */
 };
 
 /* Parse the text of /proc/stat (len bytes, need not be NUL-terminated) into
- * the /proc/stat fields of snap, leaving the others alone. Requires the
- * aggregate cpu line (>= 4 values), intr, ctxt, procs_running and
- * procs_blocked. Returns 0 or -EBADMSG (missing or malformed field); snap is
- * modified only on success. Bounded: never reads past len. */
+ * the /proc/stat fields of snap (and pgpgin/pgpgout, pswpin/pswpout from
+ * the page and swap lines of kernels before 2.6), leaving the others alone
+ * and setting the SAMPLER_HAVE_ bit of each field found. No field is
+ * required; a field that is present must be well-formed. Returns 0 or
+ * -EBADMSG (a malformed field); snap is modified only on success. Bounded:
+ * never reads past len. Start from a zeroed snapshot: bits are only set. */
 int sampler_parse_stat(const char *buf, size_t len, struct sampler_snapshot *snap);
 
-/* Same for /proc/vmstat: requires pgpgin, pgpgout, pswpin, pswpout. */
+/* Same for /proc/vmstat (pgpgin, pgpgout, pswpin, pswpout); its values take
+ * precedence over the page and swap lines of /proc/stat. */
 int sampler_parse_vmstat(const char *buf, size_t len, struct sampler_snapshot *snap);
 
-/* Same for /proc/meminfo: requires MemTotal, MemFree, Buffers, Cached,
- * SwapTotal, SwapFree, Dirty, Writeback (SReclaimable is optional). */
+/* Same for /proc/meminfo (MemTotal, MemFree, Buffers, Cached, SwapTotal,
+ * SwapFree, Dirty, Writeback, SReclaimable). */
 int sampler_parse_meminfo(const char *buf, size_t len, struct sampler_snapshot *snap);
 
-/* Read <root>/proc/{stat,vmstat,meminfo} ("/" in the guest, a fixture
- * directory in tests). Returns 0, -errno from open/read, -EFBIG for a file
- * over SAMPLER_FILE_MAX, or -EBADMSG from the parsers. OUT: ret_snap written
- * only on success. */
+/* Read <root>/proc/{stat,vmstat,meminfo} ("" in the guest, a fixture
+ * directory in tests). /proc/vmstat may be missing (kernels before 2.6).
+ * Returns 0, -errno from open/read, -EFBIG for a file over
+ * SAMPLER_FILE_MAX, or -EBADMSG from the parsers. OUT: ret_snap written only
+ * on success. */
 int sampler_read(const char *root, struct sampler_snapshot *ret_snap);
+
+/* The columns a row can carry when its snapshots are like s: those whose
+ * inputs the kernel provides. A mask of (1u << KB_VM_x). */
+uint32_t sampler_columns(const struct sampler_snapshot *s);
+
+/* One line saying which columns s cannot give and why, for the host to keep
+ * beside the samples, e.g. "# absent bi bo si so: /proc/vmstat has no pgpgin
+ * pgpgout pswpin pswpout (a kernel without CONFIG_VM_EVENT_COUNTERS)".
+ * Returns its length, 0 (buf "") when nothing is absent, or -ENOSPC;
+ * SAMPLER_NOTE_MAX bytes are always enough. */
+#define SAMPLER_NOTE_MAX 1024
+int sampler_absent_note(const struct sampler_snapshot *s, char *buf, size_t size);
 
 /* The since-boot averages row that procps prints first: rates are totals
  * divided by the uptime implied by the cpu jiffies (total / ncpus / hz),
  * percentages are shares of all jiffies. hz is USER_HZ (100 on Linux),
- * page_kb the page size in kB. */
+ * page_kb the page size in kB. Without a cpu line there is no uptime, so
+ * the rate columns are absent too. */
 void sampler_boot_row(const struct sampler_snapshot *s, unsigned hz, unsigned page_kb,
                       struct sampler_row *ret_row);
 
 /* The row for the interval prev -> cur, elapsed_ms long (wall time between
  * the two readings; 0 is treated as 1 ms). Rates are rounded to the nearest
- * integer; a counter that went backwards counts as 0. */
+ * integer; a counter that went backwards counts as 0. A column is present
+ * only if both snapshots provide its inputs. */
 void sampler_delta_row(const struct sampler_snapshot *prev, const struct sampler_snapshot *cur,
                        uint64_t elapsed_ms, unsigned page_kb, struct sampler_row *ret_row);
 
 /* Print row as one line without newline, right-aligned like procps (wider
- * numbers push the line right). Returns the length or -ENOSPC;
- * SAMPLER_ROW_MAX bytes are always enough (20 columns of <= 20 digits). */
+ * numbers push the line right), "-" for an absent column. Returns the length
+ * or -ENOSPC; SAMPLER_ROW_MAX bytes are always enough (20 columns of <= 20
+ * digits). */
 int sampler_format_row(char *buf, size_t size, const struct sampler_row *row);
+
+/* The two header lines procps prints: the groups ("procs ---memory--- ...")
+ * and the column names, right-aligned to the row widths so both split on
+ * blanks. Return the length or -ENOSPC; SAMPLER_HEADER_MAX is enough. */
+int sampler_format_groups(char *buf, size_t size);
+int sampler_format_names(char *buf, size_t size);

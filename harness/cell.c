@@ -23,6 +23,7 @@
 #include "common/crc32.h"
 #include "common/parse.h"
 #include "common/util.h"
+#include "common/guest-paths.h"
 #include "guest/proto.h"
 #include "harness/cell.h"
 #include "harness/console.h"
@@ -475,7 +476,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         f->env.mem_bytes = (uint64_t)s->mem_mb << 20;
         f->env.cpus = (int)s->cpus;
         f->env.disk_bytes = s->disk_bytes;
-        f->env.mnt = "/mnt/test";
+        f->env.mnt = KB_GUEST_MNT;
         f->env.seed = g_str_hash(s->key) ^ ((uint64_t)s->iteration << 32) ^ (uint64_t)g_get_real_time();
         if (ops->n_ports > 0) {
                 f->env.nports = MIN(ops->n_ports, (int)G_N_ELEMENTS(f->env.ports));

@@ -16,8 +16,10 @@ struct cli_global {
 int cli_kernel(int argc, char **argv, const struct cli_global *g);
 int cli_run(int argc, char **argv, const struct cli_global *g);
 int cli_show(int argc, char **argv, const struct cli_global *g);
+int cli_compare(int argc, char **argv, const struct cli_global *g);
 int cli_doctor(int argc, char **argv, const struct cli_global *g);
 int cli_vmstat(int argc, char **argv, const struct cli_global *g);
+int cli_publish(int argc, char **argv, const struct cli_global *g);
 
 /* Print "kbench: <message>" on stderr; returns 1 (the failure exit code). */
 int cli_error(const struct kb_error *err);

@@ -16,7 +16,9 @@ static const struct {
         { "kernel", cli_kernel, "manage the kernel store: add, list, remove" },
         { "run", cli_run, "boot kernels under QEMU and run workloads" },
         { "show", cli_show, "list runs, or one run's cells and metrics" },
+        { "compare", cli_compare, "is kernel B better or worse than A? (statistics, verdicts)" },
         { "vmstat", cli_vmstat, "analyse vmstat output: columns, summary, writeout stalls" },
+        { "publish", cli_publish, "write a static HTML site of the results: tables and charts" },
         { "doctor", cli_doctor, "check QEMU, libvirt, the accelerator and the store" },
 };
 

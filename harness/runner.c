@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "guest/initramfs.h"
+#include "common/guest-paths.h"
 #include "harness/accel.h"
 #include "harness/snapshot.h"
 #include "harness/warm.h"
@@ -553,7 +554,7 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                  * guest (bonnie's size below twice its RAM) fail before any
                  * boot rather than as a failed cell per repeat. */
                 struct workload_env env = { .mem_bytes = (uint64_t)o->mem_mb << 20, .cpus = (int)o->cpus,
-                                            .disk_bytes = o->disk_bytes, .mnt = "/mnt/test" };
+                                            .disk_bytes = o->disk_bytes, .mnt = KB_GUEST_MNT };
                 g_autofree char *script = NULL;
 
                 r->usage = 1;

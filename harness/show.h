@@ -1,7 +1,8 @@
 /* harness/show: what `kbench show` prints, and the summary `kbench run`
  * ends with: the list of runs, one run's cells with its per-kernel summary,
  * one cell in full, or one of its logs raw. Text for people, JSON (--json)
- * for scripts. Reads only results/; statistics use ok cells only. */
+ * for scripts. The views and renderers live in report/; this is the glue
+ * the two verbs share. Statistics use ok cells only. */
 #pragma once
 
 #include <stdint.h>

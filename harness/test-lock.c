@@ -120,3 +120,42 @@ TEST(clean_kills_qemu_only_and_removes_the_prefix) {
         ASSERT_EQ(g_rmdir(scratch), 0);
         ASSERT_EQ(g_rmdir(top), 0);
 }
+
+TEST(watchdog_cleans_when_its_process_dies) {
+        g_autofree char *top = g_dir_make_tmp("kbench-test-wd-XXXXXX", NULL);
+        g_autofree char *run = g_build_filename(top, "run", NULL);
+        g_autofree char *scratch = g_build_filename(top, "scratch", NULL);
+        g_autofree char *mine = g_build_filename(scratch, "kb9-r1-c000", NULL);
+        g_autofree char *qpid = g_build_filename(run, "kb9-r1-c000.pid", NULL);
+        g_autofree char *text = NULL;
+        pid_t q = fake_qemu(), kbench;
+        int status;
+
+        ASSERT_EQ(g_mkdir_with_parents(run, 0755), 0);
+        ASSERT_EQ(g_mkdir_with_parents(mine, 0755), 0);
+        g_usleep(200 * 1000);
+        text = g_strdup_printf("%d\n", (int)q);
+        ASSERT_TRUE(g_file_set_contents(qpid, text, -1, NULL));
+        /* "kbench": starts its watchdog, runs a while, dies without cleaning. */
+        kbench = fork();
+        ASSERT_TRUE(kbench >= 0);
+        if (kbench == 0) {
+                struct kb_error err = { { 0 } };
+                if (watchdog_start("kb9-", run, scratch, &err) < 0)
+                        _exit(2);
+                g_usleep(300 * 1000);
+                /* Still there while "kbench" lives. */
+                _exit(g_file_test(mine, G_FILE_TEST_IS_DIR) && kill(q, 0) == 0 ? 0 : 3);
+        }
+        ASSERT_EQ(waitpid(kbench, &status, 0), kbench);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        ASSERT_EQ(waitpid(q, &status, 0), q);
+        ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        for (int i = 0; i < 100 && g_file_test(mine, G_FILE_TEST_EXISTS); i++)
+                g_usleep(50 * 1000);
+        ASSERT_TRUE(!g_file_test(mine, G_FILE_TEST_EXISTS));
+        g_unlink(qpid);
+        ASSERT_EQ(g_rmdir(run), 0);
+        ASSERT_EQ(g_rmdir(scratch), 0);
+        ASSERT_EQ(g_rmdir(top), 0);
+}

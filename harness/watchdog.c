@@ -124,6 +124,16 @@ int watchdog_start(const char *prefix, const char *run_dir, const char *scratch_
                 signal(SIGTERM, SIG_IGN);
                 signal(SIGHUP, SIG_IGN);
                 close(fds[1]);
+                /* Holding kbench's stdout (a pipe, say) would keep its
+                 * reader waiting for the watchdog: it prints nothing. */
+                {
+                        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+                        if (null >= 0) {
+                                dup2(null, STDIN_FILENO);
+                                dup2(null, STDOUT_FILENO);
+                                dup2(null, STDERR_FILENO);
+                        }
+                }
                 for (int fd = 3; fd < 1024; fd++)
                         if (fd != fds[0])
                                 close(fd);

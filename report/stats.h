@@ -30,13 +30,15 @@ struct stats_test {
 };
 
 /* Welch's unequal-variances t-test. Undefined (p = NAN, returns -EDOM) when
- * a side has fewer than 2 values or both variances are 0. */
+ * a side has fewer than 2 values or both variances are 0. On -EDOM *ret
+ * is still written, all NAN, so a view can print it as undefined. */
 int stats_welch(const double *a, size_t na, const double *b, size_t nb, struct stats_test *ret);
 
 /* Mann-Whitney U, two-sided. Exact distribution when there are no ties and
  * both samples are small (see stats.c for the bound); otherwise the normal
  * approximation with tie correction and continuity correction (SciPy's
- * method="asymptotic", use_continuity=True). -EDOM when a side is empty. */
+ * method="asymptotic", use_continuity=True). -EDOM when a side is empty,
+ * -ENOMEM when the rank or count table cannot be allocated. */
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct stats_test *ret);
 
 /* The smallest two-sided p-value the exact Mann-Whitney test can give for
@@ -70,5 +72,19 @@ double stats_mde(const struct stats_summary *a, const struct stats_summary *b, d
 /* Repeats per side needed to detect a relative change `effect` (0.02 for
  * 2 %) with the given power at alpha, assuming both sides have the
  * coefficient of variation cov. 0 when cov is not finite; capped at
- * max_n (returns max_n + 1 when even max_n is not enough). */
+ * max_n (returns max_n + 1 when even max_n is not enough). cov 0 (no
+ * spread) needs the 2 values per side a t test is defined on. */
 size_t stats_n_for_effect(double cov, double effect, double alpha, double power, size_t max_n);
+
+/* The Student t distribution with df > 0 degrees of freedom (df need not
+ * be an integer): P(T <= t), and the t with P(T <= t) = p (-inf and inf at
+ * p = 0 and 1). NAN for a NAN argument, df <= 0 or p outside [0, 1]. */
+double stats_t_cdf(double t, double df);
+double stats_t_quantile(double p, double df);
+
+/* Power of the two-sided t test at alpha when the statistic is noncentral
+ * t with df >= 1 degrees of freedom and noncentrality nc (the true
+ * difference over its standard error): P(|T| > t_{1-alpha/2, df}). NAN for
+ * df < 1 or alpha outside (0, 1). stats_mde and stats_n_for_effect solve
+ * this for the effect and for n. */
+double stats_t_power(double df, double nc, double alpha);

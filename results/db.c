@@ -24,8 +24,8 @@ struct db {
 };
 
 const char *const db_vmstat_column_names[DB_VM_NCOLS] = {
-#define X(c) #c,
-        DB_VMSTAT_COLUMNS(X)
+#define X(name, width, group) #name,
+        KB_VMSTAT_COLUMNS(X)
 #undef X
 };
 

@@ -11,22 +11,22 @@
 #include <sqlite3.h>
 
 #include "common/error.h"
+#include "common/vmstat-columns.h"
 
 struct db;
 
 /* The schema version this build writes (PRAGMA user_version after migration). */
 #define DB_SCHEMA_VERSION 1
 
-/* Columns of the agent's vmstat rows, in this order (procps order plus the
- * agent's extra columns). A value that was absent is stored as NULL (NAN here). */
-#define DB_VMSTAT_COLUMNS(X) \
-        X(r) X(b) X(swpd) X(free) X(buff) X(cache) X(si) X(so) X(bi) X(bo) \
-        X(in) X(cs) X(us) X(sy) X(id) X(wa) X(st) X(gu) X(dirty) X(writeback)
+/* Columns of the agent's vmstat rows, in this order: the one list in
+ * common/vmstat-columns.h (results/test-vmstat-schema.c checks schema.sql
+ * against it). A value the guest's kernel did not provide is stored as NULL
+ * (NAN here), never 0. */
 enum {
-#define X(c) DB_VM_##c,
-        DB_VMSTAT_COLUMNS(X)
+#define X(name, width, group) DB_VM_##name = KB_VM_##name,
+        KB_VMSTAT_COLUMNS(X)
 #undef X
-        DB_VM_NCOLS
+        DB_VM_NCOLS = KB_VM_NCOLS
 };
 extern const char *const db_vmstat_column_names[DB_VM_NCOLS];
 

@@ -561,3 +561,286 @@ int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, 
         *ret_n = n;
         return 0;
 }
+
+/* ---- selections for compare -------------------------------------------- */
+
+void query_kernels_free(struct query_kernel *k, size_t n) {
+        if (!k)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                free(k[i].id);
+                free(k[i].name);
+        }
+        free(k);
+}
+
+static int kernels_select(struct db *db, sqlite3_stmt *s, struct query_kernel **ret, size_t *ret_n,
+                          struct kb_error *err) {
+        struct query_kernel *v = NULL;
+        size_t n = 0, cap = 0;
+        int rc, oom = 0;
+
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+                        oom = 1;
+                        break;
+                }
+                v[n].id = col_dup(s, 0, &oom);
+                v[n].name = col_dup(s, 1, &oom);
+                n++;
+                if (oom)
+                        break;
+        }
+        if (oom || rc != SQLITE_DONE) {
+                query_kernels_free(v, n);
+                return oom ? error_setf(err, -ENOMEM, "out of memory") : db_error(db, rc, err, "reading kernels");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+int query_kernel_by_name(struct db *db, const char *name, struct query_kernel **ret, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct query_kernel *v = NULL;
+        size_t n = 0;
+        int r;
+
+        r = q_prepare(db, "SELECT id, name FROM kernels WHERE name = ?1", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
+        r = kernels_select(db, s, &v, &n, err);
+        if (r < 0)
+                return r;
+        if (n == 0) {
+                free(v);
+                return error_setf(err, -ENOENT, "no kernel '%.128s' in %s", name, db_path(db));
+        }
+        *ret = v;
+        return 0;
+}
+
+int query_run_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, size_t *ret_n,
+                      struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = q_prepare(db, "SELECT c.kernel_id, k.name FROM cells c JOIN kernels k ON k.id = c.kernel_id "
+                          "WHERE c.run_id = ?1 GROUP BY c.kernel_id ORDER BY min(c.id)", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, run_id);
+        return kernels_select(db, s, ret, ret_n, err);
+}
+
+static int ids_select(struct db *db, sqlite3_stmt *s, int64_t **ret_ids, size_t *ret_n, struct kb_error *err) {
+        int64_t *v = NULL;
+        size_t n = 0, cap = 0;
+        int rc;
+
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
+                        free(v);
+                        return error_setf(err, -ENOMEM, "out of memory");
+                }
+                v[n++] = sqlite3_column_int64(s, 0);
+        }
+        if (rc != SQLITE_DONE) {
+                free(v);
+                return db_error(db, rc, err, "reading runs");
+        }
+        *ret_ids = v;
+        *ret_n = n;
+        return 0;
+}
+
+int query_kernel_runs(struct db *db, const char *kernel_id, int64_t **ret_ids, size_t *ret_n,
+                      struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        /* cells_by_kernel leads with kernel_id; the run ids come off its rows. */
+        r = q_prepare(db, "SELECT DISTINCT run_id FROM cells WHERE kernel_id = ?1 ORDER BY run_id", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(s, 1, kernel_id, -1, SQLITE_TRANSIENT);
+        return ids_select(db, s, ret_ids, ret_n, err);
+}
+
+int query_tag_runs(struct db *db, const char *tag, int64_t **ret_ids, size_t *ret_n, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = q_prepare(db, "SELECT id FROM runs WHERE tag = ?1 ORDER BY id", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(s, 1, tag, -1, SQLITE_TRANSIENT);
+        return ids_select(db, s, ret_ids, ret_n, err);
+}
+
+struct query_selection *query_selection_free(struct query_selection *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n_cells; i++) {
+                struct query_sel_cell *c = &s->cells[i];
+
+                free(c->cell_key);
+                free(c->workload);
+                free(c->params_json);
+                free(c->state);
+                query_metrics_free(c->metrics, c->n_metrics);
+        }
+        free(s->cells);
+        free(s->tag);
+        free(s->settings_json);
+        free(s->kernel_id);
+        free(s->kernel_name);
+        free(s);
+        return NULL;
+}
+
+/* The latest attempt of each cell key of (run, kernel[, workload]); the
+ * correlated max() is answered by the UNIQUE (run_id, cell_key, attempt)
+ * index, the outer scan by cells_by_run. */
+#define SEL_WHERE                                                                         \
+        "WHERE c.run_id = ?1 AND c.kernel_id = ?2 AND (?3 IS NULL OR c.workload = ?3) "   \
+        "AND c.attempt = (SELECT max(c2.attempt) FROM cells c2 "                          \
+        "WHERE c2.run_id = c.run_id AND c2.cell_key = c.cell_key) "
+
+static int selection_cells(struct db *db, struct query_selection *v, const char *workload, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        size_t cap = 0;
+        int r, rc, oom = 0;
+
+        r = q_prepare(db, "SELECT c.id, c.cell_key, c.workload, c.params_json, c.state, c.boot_s, "
+                          "c.workload_s, c.total_s FROM cells c " SEL_WHERE "ORDER BY c.id", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, v->run_id);
+        sqlite3_bind_text(s, 2, v->kernel_id, -1, SQLITE_TRANSIENT);
+        if (workload)
+                sqlite3_bind_text(s, 3, workload, -1, SQLITE_TRANSIENT);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                struct query_sel_cell *c;
+
+                if (grow((void **)&v->cells, &cap, v->n_cells, sizeof(*v->cells)) < 0) {
+                        oom = 1;
+                        break;
+                }
+                c = &v->cells[v->n_cells++];
+                c->id = sqlite3_column_int64(s, 0);
+                c->cell_key = col_dup(s, 1, &oom);
+                c->workload = col_dup(s, 2, &oom);
+                c->params_json = col_dup(s, 3, &oom);
+                c->state = col_dup(s, 4, &oom);
+                c->boot_s = col_real(s, 5);
+                c->workload_s = col_real(s, 6);
+                c->total_s = col_real(s, 7);
+                if (oom)
+                        break;
+        }
+        if (oom)
+                return error_setf(err, -ENOMEM, "out of memory");
+        if (rc != SQLITE_DONE)
+                return db_error(db, rc, err, "reading cells");
+        return 0;
+}
+
+static int sel_cell_cmp(const void *key, const void *elem) {
+        int64_t id = *(const int64_t *)key, other = ((const struct query_sel_cell *)elem)->id;
+
+        return (id > other) - (id < other);
+}
+
+static int selection_metrics(struct db *db, struct query_selection *v, const char *workload,
+                             struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        struct query_sel_cell *c = NULL;
+        size_t cap = 0;
+        int r, rc, oom = 0;
+
+        /* No ORDER BY: the join walks each cell's metrics by primary key
+         * (cell_id, name), so they come grouped by cell and sorted by name;
+         * a sorter over every row would cost more than the rows. */
+        r = q_prepare(db, "SELECT m.cell_id, m.name, m.value, m.unit FROM cells c "
+                          "JOIN metrics m ON m.cell_id = c.id " SEL_WHERE "AND c.state = 'ok'", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, v->run_id);
+        sqlite3_bind_text(s, 2, v->kernel_id, -1, SQLITE_TRANSIENT);
+        if (workload)
+                sqlite3_bind_text(s, 3, workload, -1, SQLITE_TRANSIENT);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                int64_t cell_id = sqlite3_column_int64(s, 0);
+                struct query_metric *m;
+
+                if (!c || c->id != cell_id) {
+                        /* v->cells is sorted by id (selection_cells). */
+                        c = bsearch(&cell_id, v->cells, v->n_cells, sizeof(*v->cells), sel_cell_cmp);
+                        if (!c)
+                                continue;
+                        cap = c->n_metrics;
+                }
+                if (grow((void **)&c->metrics, &cap, c->n_metrics, sizeof(*c->metrics)) < 0) {
+                        oom = 1;
+                        break;
+                }
+                m = &c->metrics[c->n_metrics++];
+                m->name = col_dup(s, 1, &oom);
+                m->has_value = sqlite3_column_type(s, 2) != SQLITE_NULL;
+                m->value = m->has_value ? sqlite3_column_double(s, 2) : NAN;
+                m->unit = col_dup(s, 3, &oom);
+                if (oom)
+                        break;
+        }
+        if (oom)
+                return error_setf(err, -ENOMEM, "out of memory");
+        if (rc != SQLITE_DONE)
+                return db_error(db, rc, err, "reading metrics");
+        return 0;
+}
+
+int query_selection(struct db *db, int64_t run_id, const char *kernel_id, const char *workload,
+                    struct query_selection **ret, struct kb_error *err) {
+        struct query_selection *v = calloc(1, sizeof(*v));
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r, rc, oom = 0;
+
+        if (!v)
+                return error_setf(err, -ENOMEM, "out of memory");
+        v->run_id = run_id;
+        r = q_prepare(db, "SELECT r.tag, r.settings_json, (SELECT name FROM kernels WHERE id = ?2) "
+                          "FROM runs r WHERE r.id = ?1", &s, err);
+        if (r < 0)
+                goto fail;
+        sqlite3_bind_int64(s, 1, run_id);
+        sqlite3_bind_text(s, 2, kernel_id, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(s);
+        if (rc == SQLITE_DONE) {
+                r = error_setf(err, -ENOENT, "no run %lld in %s", (long long)run_id, db_path(db));
+                goto fail;
+        }
+        if (rc != SQLITE_ROW) {
+                r = db_error(db, rc, err, "reading run %lld", (long long)run_id);
+                goto fail;
+        }
+        v->tag = col_dup(s, 0, &oom);
+        v->settings_json = col_dup(s, 1, &oom);
+        v->kernel_name = col_dup(s, 2, &oom);
+        v->kernel_id = strdup(kernel_id);
+        if (oom || !v->kernel_id) {
+                r = error_setf(err, -ENOMEM, "out of memory");
+                goto fail;
+        }
+        r = selection_cells(db, v, workload, err);
+        if (r >= 0)
+                r = selection_metrics(db, v, workload, err);
+        if (r < 0)
+                goto fail;
+        *ret = v;
+        return 0;
+fail:
+        query_selection_free(v);
+        return r;
+}

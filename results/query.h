@@ -132,3 +132,58 @@ int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **re
 int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, size_t *ret_n,
                       struct kb_error *err);
 void query_series_free(struct query_series *s, size_t n);
+
+/* ---- selections for `kbench compare` ------------------------------------
+ * Compare reads only the runs and kernels its selectors name, never the
+ * whole store: each function below is one indexed statement. */
+
+struct query_kernel {
+        char *id;                  /* sha256 */
+        char *name;
+};
+
+/* The kernel named name. -ENOENT ("no kernel NAME in PATH").
+ * OUT: *ret (free with query_kernels_free(k, 1)). */
+int query_kernel_by_name(struct db *db, const char *name, struct query_kernel **ret, struct kb_error *err);
+/* The distinct kernels of a run, by first cell. OUT: *ret (query_kernels_free), *ret_n. */
+int query_run_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, size_t *ret_n,
+                      struct kb_error *err);
+void query_kernels_free(struct query_kernel *k, size_t n);
+
+/* Ids of the runs that have a cell of kernel_id, ascending.
+ * OUT: *ret_ids (caller frees with free()), *ret_n (0 when none). */
+int query_kernel_runs(struct db *db, const char *kernel_id, int64_t **ret_ids, size_t *ret_n,
+                      struct kb_error *err);
+/* Ids of the runs tagged tag, ascending. OUT: as query_kernel_runs. */
+int query_tag_runs(struct db *db, const char *tag, int64_t **ret_ids, size_t *ret_n, struct kb_error *err);
+
+/* One cell as compare reads it: the latest attempt of its key. */
+struct query_sel_cell {
+        int64_t id;
+        char *cell_key;
+        char *workload;
+        char *params_json;         /* may be NULL */
+        char *state;
+        double boot_s, workload_s, total_s;   /* NAN when unknown */
+        struct query_metric *metrics;         /* ok cells only, in no set order; notes not read */
+        size_t n_metrics;
+};
+
+/* The cells of one kernel in one run. */
+struct query_selection {
+        int64_t run_id;
+        char *tag;                 /* NULL if none */
+        char *settings_json;       /* NULL only if the row has none (NOT NULL in the schema) */
+        char *kernel_id;
+        char *kernel_name;         /* NULL if the kernel row is gone */
+        struct query_sel_cell *cells;     /* latest attempt per cell key, by cell id */
+        size_t n_cells;
+};
+
+/* The latest attempt of every cell of kernel_id in run_id (of workload
+ * only, unless NULL), and the metrics of those that are ok. -ENOENT ("no
+ * run N in PATH") if the run does not exist; a kernel without cells there
+ * gives n_cells == 0. OUT: *ret (free with query_selection_free). */
+int query_selection(struct db *db, int64_t run_id, const char *kernel_id, const char *workload,
+                    struct query_selection **ret, struct kb_error *err);
+struct query_selection *query_selection_free(struct query_selection *s);

@@ -1,44 +1,19 @@
-/* test-query.c: the read side of the result store (results/query.c) and the
- * views built on it (harness/show.c), on a database the test fills: two
- * kernels, dd repeats, a failed cell whose partial metric must stay out of
- * the statistics, a retried cell, and a workload with a print hook. The JSON
- * views are parsed back with jansson. */
+/* test-query.c: the read side of the result store (results/query.c), on a
+ * database the test fills: two kernels, dd repeats, a failed cell whose
+ * partial metric must stay out of the statistics, a retried cell, and a
+ * tiobench cell. The views built on these queries are tested in
+ * report/test-view.c. */
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/test.h"
 #include "common/util.h"
-#include "harness/show.h"
 #include "results/db.h"
 #include "results/query.h"
-#include "workloads/workload.h"
 
 TEST_MAIN();
-
-/* A stand-in registry: show.c looks workloads up by name to find print
- * hooks; this one gives "tiobench" a hook and "dd" none. */
-static int hook_calls;
-
-static void tio_print(const struct metric_list *metrics, FILE *out) {
-        const struct metric *m = metric_find(metrics, "tiobench.seq_write_MBps");
-
-        hook_calls++;
-        fprintf(out, "TIOBENCH-LAYOUT metrics=%zu seq_write=%.1f\n", metrics->n, m ? m->value : -1.0);
-}
-
-static const struct workload_ops fake_dd = { .name = "dd" };
-static const struct workload_ops fake_tio = { .name = "tiobench", .print = tio_print };
-
-const struct workload_ops *workload_find(const char *name) {
-        if (strcmp(name, "dd") == 0)
-                return &fake_dd;
-        if (strcmp(name, "tiobench") == 0)
-                return &fake_tio;
-        return NULL;
-}
 
 #define KID_A "1111111111111111111111111111111111111111111111111111111111111111"
 #define KID_B "2222222222222222222222222222222222222222222222222222222222222222"
@@ -155,16 +130,6 @@ static void fixture_done(struct fixture *f) {
         }
         ASSERT_EQ(rmdir(f->dir), 0);
 }
-
-/* Run a view into a memory buffer. OUT: *ret (caller frees). */
-#define CAPTURE(ret, call) do {                                                 \
-                size_t _len = 0;                                                \
-                FILE *_f = open_memstream(&(ret), &_len);                       \
-                ASSERT_TRUE(_f);                                                \
-                FILE *out = _f;                                                 \
-                ASSERT_EQ((call), 0);                                           \
-                fclose(_f);                                                     \
-        } while (0)
 
 TEST(runs_and_cells) {
         struct kb_error err = { { 0 } };
@@ -297,192 +262,77 @@ TEST(samples_use_ok_cells_only) {
         fixture_done(&f);
 }
 
-TEST(show_run_text) {
+TEST(selections_for_compare) {
         struct kb_error err = { { 0 } };
         struct fixture f;
-        char *text = NULL;
+        struct query_kernel *k = NULL;
+        struct query_selection *sel = NULL;
+        int64_t *ids = NULL;
+        size_t n = 0, metrics = 0;
 
         fixture_init(&f);
-        hook_calls = 0;
-        CAPTURE(text, show_run(f.db, f.run, 0, out, &err));
-        fputs(text, stderr);
-        ASSERT_TRUE(strstr(text, "run 1  tag nightly  complete") != NULL);
-        ASSERT_TRUE(strstr(text, "qemu 7.2.19") != NULL);
-        ASSERT_TRUE(strstr(text, "c000  6.1.0-47-amd64  dd") != NULL);
-        ASSERT_TRUE(strstr(text, "dd.write_MBps=40 ") != NULL || strstr(text, "dd.write_MBps=40\n") != NULL);
-        /* The failed cell shows its detail with the escape byte masked. */
-        ASSERT_TRUE(strstr(text, "dd exited 1: ?[31mNo space left on device") != NULL);
-        ASSERT_TRUE(strchr(text, '\x1b') == NULL);
-        /* One hook call: the ok tiobench cell. */
-        ASSERT_EQ(hook_calls, 1);
-        ASSERT_TRUE(strstr(text, "TIOBENCH-LAYOUT metrics=2 seq_write=33.5") != NULL);
-        ASSERT_TRUE(strstr(text, "Summary over ok cells") != NULL);
-        ASSERT_TRUE(strstr(text, "6.1.0-47-amd64  dd        dd.write_MBps") != NULL);
-        ASSERT_TRUE(strstr(text, "3            42 ± 2 ") != NULL);
-        ASSERT_TRUE(strstr(text, "(1 without value)") != NULL);
-        free(text);
+        ASSERT_EQ(query_kernel_by_name(f.db, "6.1.0-57-amd64", &k, &err), 0);
+        ASSERT_STREQ(k->id, KID_B);
+        query_kernels_free(k, 1);
+        ASSERT_EQ(query_kernel_by_name(f.db, "7.0", &k, &err), -ENOENT);
+        ASSERT_TRUE(strncmp(err.msg, "no kernel '7.0' in ", 19) == 0);
 
-        CAPTURE(text, show_run(f.db, f.empty_run, 0, out, &err));
-        ASSERT_TRUE(strstr(text, "no cells stored yet") != NULL);
-        free(text);
+        ASSERT_EQ(query_run_kernels(f.db, f.run, &k, &n, &err), 0);
+        ASSERT_EQ(n, 2);
+        ASSERT_STREQ(k[0].name, "6.1.0-47-amd64");      /* first cell first */
+        ASSERT_STREQ(k[1].id, KID_B);
+        query_kernels_free(k, n);
+        ASSERT_EQ(query_run_kernels(f.db, f.empty_run, &k, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        query_kernels_free(k, n);
 
-        text = NULL;
-        {
-                FILE *out = fopen("/dev/null", "w");
-                ASSERT_EQ(show_run(f.db, 7, 0, out, &err), -ENOENT);
-                fclose(out);
-        }
-        ASSERT_TRUE(strncmp(err.msg, "no run 7 in ", 12) == 0);
-        ASSERT_STREQ(err.msg + 12, f.path);
-        fixture_done(&f);
-}
+        ASSERT_EQ(query_kernel_runs(f.db, KID_A, &ids, &n, &err), 0);
+        ASSERT_EQ(n, 1);
+        ASSERT_EQ(ids[0], f.run);
+        free(ids);
+        ASSERT_EQ(query_tag_runs(f.db, "nightly", &ids, &n, &err), 0);
+        ASSERT_EQ(n, 1);
+        ASSERT_EQ(ids[0], f.run);
+        free(ids);
+        ASSERT_EQ(query_tag_runs(f.db, "none", &ids, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        free(ids);
 
-TEST(show_run_json) {
-        struct kb_error err = { { 0 } };
-        struct fixture f;
-        json_error_t jerr;
-        json_t *j, *cells, *c, *summary;
-        char *text = NULL;
-        size_t i, found = 0;
+        /* Kernel B: c001 c003 c005, and c007 by its latest (ok) attempt only. */
+        ASSERT_EQ(query_selection(f.db, f.run, KID_B, NULL, &sel, &err), 0);
+        ASSERT_STREQ(sel->tag, "nightly");
+        ASSERT_STREQ(sel->kernel_name, "6.1.0-57-amd64");
+        ASSERT_TRUE(strstr(sel->settings_json, "\"repeats\":3") != NULL);
+        ASSERT_EQ(sel->n_cells, 4);
+        ASSERT_STREQ(sel->cells[3].cell_key, "c007");
+        ASSERT_STREQ(sel->cells[3].state, "ok");
+        ASSERT_EQ(sel->cells[3].n_metrics, 1);
+        ASSERT_NEAR(sel->cells[3].metrics[0].value, 53, 0);
+        ASSERT_STREQ(sel->cells[3].params_json, "{\"size\":\"512M\",\"bs\":\"1M\",\"mem\":256}");
+        /* c005's rate is stored without a value. */
+        ASSERT_EQ(sel->cells[2].metrics[0].has_value, 0);
+        ASSERT_TRUE(isnan(sel->cells[2].metrics[0].value));
+        sel = query_selection_free(sel);
 
-        fixture_init(&f);
-        CAPTURE(text, show_run(f.db, f.run, 1, out, &err));
-        j = json_loads(text, 0, &jerr);
-        free(text);
-        ASSERT_TRUE(j);
-        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j, "run"), "id")), f.run);
-        ASSERT_STREQ(json_string_value(json_object_get(json_object_get(j, "run"), "tag")), "nightly");
-        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(json_object_get(j, "run"), "settings"),
-                                                     "repeats")), 3);
-        cells = json_object_get(j, "cells");
-        ASSERT_EQ(json_array_size(cells), 10);
-        c = json_array_get(cells, 6);
-        ASSERT_STREQ(json_string_value(json_object_get(c, "state")), "workload-failure");
-        ASSERT_STREQ(json_string_value(json_object_get(c, "key")), "c006");
-        c = json_array_get(cells, 5);
-        ASSERT_STREQ(json_string_value(json_object_get(c, "kernel")), "6.1.0-57-amd64");
-        ASSERT_TRUE(json_is_null(json_object_get(json_object_get(json_object_get(c, "metrics"), "dd.write_MBps"),
-                                                 "value")));
-        ASSERT_STREQ(json_string_value(json_object_get(json_object_get(json_object_get(c, "metrics"),
-                                                                       "dd.write_MBps"), "note")),
-                     "dd printed no rate");
-        ASSERT_NEAR(json_number_value(json_object_get(json_array_get(cells, 0), "boot_s")), 2.5, 1e-12);
-
-        summary = json_object_get(j, "summary");
-        ASSERT_EQ(json_array_size(summary), 5);
-        json_array_foreach(summary, i, c) {
-                if (strcmp(json_string_value(json_object_get(c, "kernel")), "6.1.0-47-amd64") == 0 &&
-                    strcmp(json_string_value(json_object_get(c, "metric")), "dd.write_MBps") == 0) {
-                        ASSERT_EQ(json_integer_value(json_object_get(c, "n")), 3);
-                        ASSERT_NEAR(json_number_value(json_object_get(c, "mean")), 42, 1e-9);
-                        ASSERT_NEAR(json_number_value(json_object_get(c, "stddev")), 2, 1e-9);
-                        found++;
-                }
-                if (strcmp(json_string_value(json_object_get(c, "metric")), "tiobench.seq_write_MBps") == 0) {
-                        /* One sample: no stddev. */
-                        ASSERT_TRUE(json_is_null(json_object_get(c, "stddev")));
-                        found++;
+        /* Kernel A: the failed c006 is listed, its metric not read. */
+        ASSERT_EQ(query_selection(f.db, f.run, KID_A, NULL, &sel, &err), 0);
+        ASSERT_EQ(sel->n_cells, 5);
+        for (size_t i = 0; i < sel->n_cells; i++) {
+                metrics += sel->cells[i].n_metrics;
+                if (strcmp(sel->cells[i].cell_key, "c006") == 0) {
+                        ASSERT_STREQ(sel->cells[i].state, "workload-failure");
+                        ASSERT_EQ(sel->cells[i].n_metrics, 0);
                 }
         }
-        ASSERT_EQ(found, 2);
-        json_decref(j);
-
-        CAPTURE(text, show_runs(f.db, 1, out, &err));
-        j = json_loads(text, 0, &jerr);
-        free(text);
-        ASSERT_TRUE(j && json_array_size(j) == 2);
-        ASSERT_EQ(json_integer_value(json_object_get(json_array_get(j, 0), "cells_ok")), 8);
-        ASSERT_EQ(json_integer_value(json_object_get(json_array_get(j, 0), "cells")), 9);
-        ASSERT_TRUE(json_is_null(json_object_get(json_array_get(j, 1), "finished_at")));
-        json_decref(j);
-        fixture_done(&f);
-}
-
-TEST(show_runs_text_and_resolve) {
-        struct kb_error err = { { 0 } };
-        struct fixture f;
-        char *text = NULL;
-        int64_t id = 0;
-
-        fixture_init(&f);
-        CAPTURE(text, show_runs(f.db, 0, out, &err));
-        ASSERT_TRUE(strstr(text, "CELLS OK/TOTAL") != NULL);
-        ASSERT_TRUE(strstr(text, "    1  nightly  ") != NULL);
-        ASSERT_TRUE(strstr(text, "complete        2  8/9\n") != NULL);
-        ASSERT_TRUE(strstr(text, "running         0  0/0\n") != NULL);
-        free(text);
-
-        ASSERT_EQ(show_resolve_run(f.db, "last", &id, &err), 0);
-        ASSERT_EQ(id, f.empty_run);
-        ASSERT_EQ(show_resolve_run(f.db, "1", &id, &err), 0);
-        ASSERT_EQ(id, 1);
-        ASSERT_EQ(show_resolve_run(f.db, "7", &id, &err), -ENOENT);
-        ASSERT_TRUE(strstr(err.msg, "no run 7 in ") != NULL);
-        ASSERT_EQ(show_resolve_run(f.db, "1x", &id, &err), -EINVAL);
-        ASSERT_STREQ(err.msg, "bad run '1x' (a run id or 'last')");
-        ASSERT_EQ(show_resolve_run(f.db, "-3", &id, &err), -EINVAL);
-        fixture_done(&f);
-}
-
-TEST(show_cell_views) {
-        struct kb_error err = { { 0 } };
-        struct fixture f;
-        json_error_t jerr;
-        json_t *j;
-        char *text = NULL;
-        size_t len = 0;
-        FILE *fo;
-
-        fixture_init(&f);
-        hook_calls = 0;
-        CAPTURE(text, show_cell(f.db, f.run, "c008", 0, out, &err));
-        fputs(text, stderr);
-        ASSERT_TRUE(strstr(text, "cell c008  run 1  attempt 1") != NULL);
-        ASSERT_TRUE(strstr(text, "tiobench.seq_write_lat_ms") != NULL);
-        ASSERT_TRUE(strstr(text, "TIOBENCH-LAYOUT metrics=2") != NULL);
-        ASSERT_TRUE(strstr(text, "vmstat: 3 rows") != NULL);
-        ASSERT_TRUE(strstr(text, "(since boot)") != NULL);
-        ASSERT_TRUE(strstr(text, "phase: 2 points, t 2.00..9.00 s") != NULL);
-        ASSERT_TRUE(strstr(text, "console (") != NULL);
-        ASSERT_EQ(hook_calls, 1);
-        free(text);
-
-        /* A failed cell: no hook. */
-        CAPTURE(text, show_cell(f.db, f.run, "c006", 0, out, &err));
-        ASSERT_EQ(hook_calls, 1);
-        free(text);
-
-        CAPTURE(text, show_cell(f.db, f.run, "c007", 1, out, &err));
-        j = json_loads(text, 0, &jerr);
-        free(text);
-        ASSERT_TRUE(j);
-        ASSERT_EQ(json_integer_value(json_object_get(j, "attempt")), 2);
-        ASSERT_STREQ(json_string_value(json_object_get(json_object_get(j, "params"), "bs")), "1M");
-        ASSERT_EQ(json_array_size(json_object_get(j, "vmstat")), 3);
-        ASSERT_TRUE(json_is_null(json_object_get(json_array_get(json_object_get(j, "vmstat"), 2), "gu")));
-        ASSERT_NEAR(json_number_value(json_object_get(json_array_get(json_object_get(j, "vmstat"), 2), "bo")),
-                    2000, 0);
-        ASSERT_EQ(json_is_true(json_object_get(json_array_get(json_object_get(j, "vmstat"), 0), "first")), 1);
-        ASSERT_EQ(json_array_size(json_object_get(j, "timeline")), 2);
-        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j, "log_bytes"), "console")),
-                  sizeof(console_log) - 1);
-        json_decref(j);
-
-        /* The raw log, NULs included. */
-        text = NULL;
-        fo = open_memstream(&text, &len);
-        ASSERT_TRUE(fo);
-        ASSERT_EQ(show_cell_log(f.db, f.run, "c006", "console", fo, &err), 0);
-        fclose(fo);
-        ASSERT_EQ(len, sizeof(console_log) - 1);
-        ASSERT_TRUE(memcmp(text, console_log, len) == 0);
-        free(text);
-
-        fo = fopen("/dev/null", "w");
-        ASSERT_EQ(show_cell_log(f.db, f.run, "c006", "script", fo, &err), -ENOENT);
-        ASSERT_STREQ(err.msg, "run 1 cell c006: cell has no script log");
-        ASSERT_EQ(show_cell(f.db, f.run, "nope", 0, fo, &err), -ENOENT);
-        ASSERT_STREQ(err.msg, "no cell nope in run 1");
-        fclose(fo);
+        ASSERT_EQ(metrics, 3 * 2 + 2);
+        sel = query_selection_free(sel);
+        ASSERT_EQ(query_selection(f.db, f.run, KID_A, "tiobench", &sel, &err), 0);
+        ASSERT_EQ(sel->n_cells, 1);
+        ASSERT_STREQ(sel->cells[0].cell_key, "c008");
+        ASSERT_NEAR(sel->cells[0].boot_s, 2.5, 1e-12);
+        sel = query_selection_free(sel);
+        ASSERT_EQ(query_selection(f.db, 77, KID_A, NULL, &sel, &err), -ENOENT);
+        ASSERT_TRUE(strncmp(err.msg, "no run 77 in ", 13) == 0);
+        ASSERT_TRUE(sel == NULL);
         fixture_done(&f);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: import two Debian kernels into the store
-# and compare them with dd (3 repeats, 256 MiB guests) under QEMU through
-# libvirt's embedded driver (no daemon). Results land in $KBENCH_HOME
-# (default ~/.local/share/kbench).
+# The main job on a fresh machine: import two Debian kernels into the store,
+# run dd on both (3 repeats, 256 MiB guests) under QEMU through libvirt's
+# embedded driver (no daemon), compare them, and publish the results as a
+# static site. Results land in $KBENCH_HOME (default ~/.local/share/kbench),
+# the site in its site/ folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 debs=${KBENCH_DEBS:-/var/cache/kbench-debs}
@@ -11,3 +12,9 @@ for d in "$debs"/linux-image-6.1.0-47-amd64-unsigned_*.deb "$debs"/linux-image-6
   $kbench kernel add "$d"
 done
 $kbench run -k 6.1.0-47-amd64 -k 6.1.0-57-amd64 -w dd -n 3 --mem 256 "$@"
+# Is 6.1.0-57 better or worse than 6.1.0-47? Exit status 4 means "worse":
+# that is an answer, not a failure of the job.
+rc=0
+$kbench compare 6.1.0-47-amd64 6.1.0-57-amd64 || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] || exit "$rc"
+$kbench publish

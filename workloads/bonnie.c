@@ -21,11 +21,22 @@
 #define BONNIE_FIELDS 50           /* format 1.98 */
 #define BONNIE_FIELD_MAX 64
 
+struct bonnie_params {
+        uint64_t size;             /* bytes, whole MiB; 0: 2x guest RAM */
+        uint64_t files;            /* -n, in units of 1024 files */
+        uint64_t ram;              /* bytes, whole MiB; 0: guest RAM */
+        int fast;                  /* -f */
+};
+
+/* bonnie++ takes sizes in MiB (-s, -r), so a bare number is MiB here. */
 static const struct workload_key bonnie_keys[] = {
-        { "size", WKEY_SIZE, "", "file size for the I/O tests, whole MiB (default 2x guest RAM)" },
-        { "files", WKEY_UINT, "16", "files for the create tests, in units of 1024 (-n)" },
-        { "ram", WKEY_SIZE, "", "RAM bonnie++ assumes, whole MiB (default guest RAM; size must be >= 2x)" },
-        { "fast", WKEY_BOOL, "no", "skip the per-character tests (-f)" },
+        { "size", WKEY_SIZE, offsetof(struct bonnie_params, size), "", .unit = 1 << 20, .min = 1 << 20,
+          .help = "file size for the I/O tests, whole MiB; a bare number is MiB; computed: 2x guest RAM" },
+        { "files", WKEY_COUNT, offsetof(struct bonnie_params, files), "16", .max = 1024,
+          .help = "files for the create tests, in units of 1024 (-n)" },
+        { "ram", WKEY_SIZE, offsetof(struct bonnie_params, ram), "", .unit = 1 << 20, .min = 1 << 20,
+          .help = "RAM bonnie++ assumes (size must be >= 2x), whole MiB; a bare number is MiB; computed: guest RAM" },
+        { "fast", WKEY_BOOL, offsetof(struct bonnie_params, fast), "no", .help = "skip the per-character tests (-f)" },
         { NULL },
 };
 
@@ -64,9 +75,10 @@ static const struct bonnie_test bonnie_tests[] = {
 
 static int bonnie_script(const struct workload_spec *spec, const struct workload_env *env,
                          char **ret_script, struct kb_error *err) {
-        uint64_t size = workload_spec_size(spec, "size", env->mem_bytes * 2);
-        uint64_t ram = workload_spec_size(spec, "ram", env->mem_bytes);
-        uint64_t files = workload_spec_uint(spec, "files", 16);
+        const struct bonnie_params *p = spec->params;
+        uint64_t size = p->size ? p->size : env->mem_bytes * 2;
+        uint64_t ram = p->ram ? p->ram : env->mem_bytes;
+        uint64_t files = p->files;
         char *script;
 
         if (size == 0 || size % (1 << 20) != 0)
@@ -79,9 +91,6 @@ static int bonnie_script(const struct workload_spec *spec, const struct workload
         if (size < 2 * ram)
                 return error_setf(err, -EINVAL, "workload bonnie: key 'size': %" PRIu64
                                   " MiB is less than twice ram (%" PRIu64 " MiB)", size >> 20, ram >> 20);
-        if (files > 1024)
-                return error_setf(err, -EINVAL, "workload bonnie: key 'files': %" PRIu64
-                                  " (x1024 files) is more than 1024", files);
         if (env->disk_bytes && size > env->disk_bytes / 100 * 92)
                 return error_setf(err, -EINVAL, "workload bonnie: key 'size': %" PRIu64 " MiB does not fit on the %"
                                   PRIu64 " MiB test disk (use a smaller size or a larger --disk-size)",
@@ -94,7 +103,7 @@ static int bonnie_script(const struct workload_spec *spec, const struct workload
                      " -r %" PRIu64 " -m kbench%s\n"
                      "echo phase end >&3\n"
                      "rm -rf kbench-bonnie\n",
-                     size >> 20, files, ram >> 20, workload_spec_bool(spec, "fast") ? " -f" : "") < 0)
+                     size >> 20, files, ram >> 20, p->fast ? " -f" : "") < 0)
                 return -ENOMEM;
         *ret_script = script;
         return 0;
@@ -272,6 +281,7 @@ const struct workload_ops bonnie_ops = {
         .name = "bonnie",
         .summary = "bonnie++ 2.00a: sequential char/block I/O, rewrite, seeks, file create/stat/delete",
         .keys = bonnie_keys,
+        .params_size = sizeof(struct bonnie_params),
         .guest_binaries = bonnie_binaries,
         .script = bonnie_script,
         .parse = bonnie_parse,

@@ -16,9 +16,16 @@
 #define DD_LINE_MAX 512            /* longer lines are not dd's report */
 #define DD_BS_MAX (64ULL << 20)    /* a larger block only measures memory copies */
 
+struct dd_params {
+        uint64_t size;             /* bytes written then read; 0: 2x guest RAM */
+        uint64_t bs;               /* bytes per read/write */
+};
+
 static const struct workload_key dd_keys[] = {
-        { "size", WKEY_SIZE, "", "bytes written then read (default 2x guest RAM)" },
-        { "bs", WKEY_SIZE, "1M", "block size of each read/write" },
+        { "size", WKEY_SIZE, offsetof(struct dd_params, size), "", .unit = 1, .min = 1,
+          .help = "bytes written then read; a bare number is bytes; computed: 2x guest RAM" },
+        { "bs", WKEY_SIZE, offsetof(struct dd_params, bs), "1M", .unit = 1, .min = 1, .max = DD_BS_MAX,
+          .help = "block size of each read/write; a bare number is bytes" },
         { NULL },
 };
 
@@ -32,17 +39,15 @@ static const struct metric_def dd_metrics[] = {
 
 static int dd_script(const struct workload_spec *spec, const struct workload_env *env,
                      char **ret_script, struct kb_error *err) {
-        uint64_t bs = workload_spec_size(spec, "bs", 1 << 20), size, count;
-        int explicit_size = workload_spec_get(spec, "size")[0] != '\0';
+        const struct dd_params *p = spec->params;
+        uint64_t bs = p->bs, size, count;
+        int explicit_size = p->size != 0;
         char *script;
 
-        if (bs == 0 || bs > DD_BS_MAX)
-                return error_setf(err, -EINVAL, "workload dd: key 'bs': %" PRIu64 " is not between 1 and %llu bytes",
-                                  bs, DD_BS_MAX);
         if (env->mem_bytes && bs > env->mem_bytes / 4)
                 return error_setf(err, -EINVAL, "workload dd: key 'bs': %" PRIu64 " bytes is more than a quarter of guest RAM",
                                   bs);
-        size = workload_spec_size(spec, "size", env->mem_bytes * 2);
+        size = explicit_size ? p->size : env->mem_bytes * 2;
         if (!explicit_size)
                 size -= size % bs;
         if (size == 0)
@@ -207,6 +212,7 @@ const struct workload_ops dd_ops = {
         .name = "dd",
         .summary = "GNU dd: sequential write with fsync, drop caches, sequential read",
         .keys = dd_keys,
+        .params_size = sizeof(struct dd_params),
         .guest_binaries = dd_binaries,
         .script = dd_script,
         .parse = dd_parse,

@@ -51,6 +51,14 @@ struct ftp_halts {
 int ftp_halts(const double *t, const double *bytes, size_t n, double min_s,
               struct ftp_halts *ret);
 
+/* ftp.setup_s of a timeline: the time from t_start (the start of the host
+ * phase, on the clock of t) to the first sample whose byte count is above 0,
+ * i.e. the banner wait, connect, login, EPSV and STOR before the first byte
+ * leaves. Returns 0, -ENODATA when no sample has bytes, or -EINVAL for a NaN
+ * or a first byte before t_start (nothing written). OUT: *ret_s, seconds. */
+int ftp_setup_s(double t_start, const double *t, const double *bytes, size_t n,
+                double *ret_s);
+
 /* ---- guest side ------------------------------------------------------- */
 
 /* Where the server runs; the guest values come from ftp_ops.script, the tests
@@ -62,6 +70,9 @@ struct ftp_server_params {
         const char *listen_address; /* NULL = all addresses (the guest) */
         uint16_t port;             /* control port, 21 in the guest */
         uint16_t pasv_min, pasv_max; /* passive data port range */
+        const char *link_dev;      /* the guest's NIC: IPv6 off on it, and "host-start"
+                                      waits for its carrier; NULL = neither (never set it
+                                      where the script runs on the host) */
 };
 
 /* The vsftpd.conf text for p. OUT: *ret_text (caller frees). -EINVAL names
@@ -71,9 +82,11 @@ int ftp_vsftpd_conf(const struct ftp_server_params *p, char **ret_text, struct k
 /* The job script (busybox sh) for p: prepare <dir>/in, write the config,
  * start vsftpd, wait until p->port listens (if vsftpd exits first: print
  * "ftp-error: vsftpd exited: <its 500 OOPS text>" and exit 1 without
- * "host-start"), "host-start" on fd 3, wait for the host's line on
- * host_fifo, report. verify: also compare the sha256 the host sent.
- * OUT: *ret_script (caller frees). */
+ * "host-start") and, with p->link_dev (IPv6 is turned off on it first),
+ * until that interface has carrier (else "ftp-error: <dev> has no carrier
+ * ..."), "host-start" on fd 3, wait for the host's line on host_fifo,
+ * report. verify: also compare the sha256 the host sent. OUT: *ret_script
+ * (caller frees). */
 int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, int verify,
                      char **ret_script, struct kb_error *err);
 
@@ -83,19 +96,24 @@ struct ftp_params {
         uint64_t size;             /* bytes to upload */
         uint64_t seed;             /* generator seed */
         int verify;                /* compute and send the sha256 of the stream */
+        uint64_t rate;             /* upload limit, bytes/s (libcurl's
+                                      CURLOPT_MAX_SEND_SPEED_LARGE); 0: none */
         double banner_timeout_s;   /* how long to wait for the 220 banner, seconds */
 };
 
-/* The upload settings of a spec (size, verify, seed; seed "" = env->seed).
- * Returns 0 or -EINVAL naming the key. OUT: *ret. */
+/* The upload settings of a parsed ftp spec (size, verify, seed, rate; seed
+ * "" = env->seed). Returns 0, or -EINVAL for a spec of another workload.
+ * OUT: *ret. */
 int ftp_params_from_spec(const struct workload_spec *spec, const struct workload_env *env,
                          struct ftp_params *ret, struct kb_error *err);
 
 /* The host phase with explicit settings: wait for the banner on
  * 127.0.0.1:env->ports[0], upload p->size bytes to /in/data, record
- * "ftp.bytes" timeline points, add ftp.upload_s (first command to 226),
- * ftp.MBps (over the data phase only, after login, PASV and STOR) and the
- * halt metrics to host->metrics, then say "uploaded <size> <sha256|->
+ * "ftp.bytes" timeline points (the first one with bytes as soon as it is
+ * seen, not on the 10 Hz schedule), add ftp.setup_s (ftp_setup_s from the
+ * call of ftp_upload), ftp.upload_s (first command to 226), ftp.MBps (over
+ * the data phase only, after login, PASV and STOR) and the halt metrics to
+ * host->metrics, then say "uploaded <size> <sha256|->
  * <upload_s>" (or "failed" when the upload failed, so the job does not wait
  * forever). Returns 0, -ETIMEDOUT (no banner), -ECANCELED, -EIO (transfer
  * failed; curl's message and the server's last reply in err), -ENOMEM. */

@@ -215,6 +215,13 @@ TEST(script) {
         ASSERT_STREQ(err.msg, "workload bonnie: key 'size': 256 MiB is less than twice ram (256 MiB)");
         workload_spec_free(s);
 
+        /* A bare number is MiB, as --help says: 64 is 64 MiB, not 64 bytes. */
+        ASSERT_EQ(workload_spec_parse("bonnie:size=512,ram=64", &s, &err), 0);
+        ASSERT_EQ(bonnie_ops.script(s, &env, &script, &err), 0);
+        ASSERT_TRUE(strstr(script, " -s 512 -n 16 -r 64 -m kbench\n"));
+        free(script);
+        workload_spec_free(s);
+
         ASSERT_EQ(workload_spec_parse("bonnie:size=600000k", &s, &err), 0);
         ASSERT_EQ(bonnie_ops.script(s, &env, &script, &err), -EINVAL);
         ASSERT_STREQ(err.msg, "workload bonnie: key 'size': 614400000 bytes is not a whole number of MiB");

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -136,38 +137,90 @@ TEST(halts_edges) {
         ASSERT_EQ(ftp_halts(tback, steady, 5, 1.0, &h), -EINVAL);
 }
 
+TEST(setup_s_hand_made) {
+        /* The host phase began at 4.0; banner and login until 10.2 (flat at
+         * 0), the first bytes at 10.25 (the point recorded when seen), then
+         * the 10 Hz schedule. */
+        static const double t[] = { 10.2, 10.25, 10.3, 10.4, 10.5 };
+        static const double b[] = { 0, 262144, 524288, 1048576, 1048576 };
+        static const double none[] = { 0, 0, 0, 0, 0 };
+        static const double b_nan[] = { 0, NAN, 524288, 1048576, 1048576 };
+        double s = 7;
+
+        ASSERT_EQ(ftp_setup_s(4.0, t, b, ELEMENTSOF(t), &s), 0);
+        ASSERT_NEAR(s, 6.25, 1e-12);
+        /* It is the first sample with bytes, not the first sample. */
+        ASSERT_EQ(ftp_setup_s(10.2, t, b, ELEMENTSOF(t), &s), 0);
+        ASSERT_NEAR(s, 0.05, 1e-12);
+        /* The first bytes at the very start of the phase. */
+        ASSERT_EQ(ftp_setup_s(10.25, t, b, ELEMENTSOF(t), &s), 0);
+        ASSERT_NEAR(s, 0, 0);
+
+        s = 7;
+        ASSERT_EQ(ftp_setup_s(4.0, t, none, ELEMENTSOF(t), &s), -ENODATA);
+        ASSERT_EQ(ftp_setup_s(4.0, t, b, 0, &s), -ENODATA);
+        ASSERT_EQ(ftp_setup_s(10.3, t, b, ELEMENTSOF(t), &s), -EINVAL);   /* bytes before the start */
+        ASSERT_EQ(ftp_setup_s(NAN, t, b, ELEMENTSOF(t), &s), -EINVAL);
+        ASSERT_EQ(ftp_setup_s(4.0, t, b_nan, ELEMENTSOF(t), &s), -EINVAL);
+        ASSERT_NEAR(s, 7, 0);      /* not written on failure */
+}
+
 /* ---- keys, config, script --------------------------------------------- */
 
-static struct workload_spec spec3(char *size, char *verify, char *seed, char **values) {
-        values[0] = size;
-        values[1] = verify;
-        values[2] = seed;
-        return (struct workload_spec){ .ops = &ftp_ops, .n = 3, .values = values };
+/* "ftp:size=SIZE,verify=VERIFY,seed=SEED" parsed (seed "" = the cell's).
+ * Returns NULL where the spec is refused. Caller frees (spec_freep). */
+static struct workload_spec *spec3(const char *size, const char *verify, const char *seed) {
+        struct workload_spec *s = NULL;
+        struct kb_error err = { "" };
+        char text[256];
+
+        snprintf(text, sizeof(text), "ftp:size=%s,verify=%s,seed=%s", size, verify, seed);
+        if (workload_spec_parse(text, &s, &err) < 0)
+                return NULL;
+        return s;
+}
+
+static void spec_freep(struct workload_spec **s) {
+        *s = workload_spec_free(*s);
 }
 
 TEST(params_from_spec) {
         struct workload_env env = { .seed = 77 };
         struct kb_error err = { "" };
         struct ftp_params p;
-        char *v[3];
-        struct workload_spec s;
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("600M", "0", "");
 
-        s = spec3("600M", "0", "", v);
-        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), 0);
+        ASSERT_EQ(ftp_params_from_spec(s, &env, &p, &err), 0);
         ASSERT_EQ(p.size, 600ULL << 20);
         ASSERT_EQ(p.verify, 0);
         ASSERT_EQ(p.seed, 77);
-        s = spec3("32M", "1", "5", v);
-        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), 0);
+        ASSERT_EQ(p.rate, 0);
+        spec_freep(&s);
+        s = spec3("32M", "1", "5");
+        ASSERT_EQ(ftp_params_from_spec(s, &env, &p, &err), 0);
         ASSERT_EQ(p.size, 32ULL << 20);
         ASSERT_EQ(p.verify, 1);
         ASSERT_EQ(p.seed, 5);
-        s = spec3("0", "0", "", v);
-        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), -EINVAL);
-        ASSERT_TRUE(strstr(err.msg, "size") != NULL);
-        s = spec3("1M", "maybe", "", v);
-        ASSERT_EQ(ftp_params_from_spec(&s, &env, &p, &err), -EINVAL);
-        ASSERT_TRUE(strstr(err.msg, "verify") != NULL);
+        spec_freep(&s);
+        /* A zero size, a bad bool and seed 0 (which would read as "the
+         * cell's") are refused when the spec is parsed. */
+        ASSERT_TRUE(spec3("0", "0", "") == NULL);
+        ASSERT_TRUE(spec3("1M", "maybe", "") == NULL);
+        ASSERT_TRUE(spec3("1M", "0", "0") == NULL);
+        {
+                struct workload_spec *r = NULL;
+                ASSERT_EQ(workload_spec_parse("ftp:rate=11M", &r, &err), 0);
+                ASSERT_EQ(ftp_params_from_spec(r, &env, &p, &err), 0);
+                ASSERT_EQ(p.rate, 11ULL << 20);
+                workload_spec_free(r);
+                /* Too slow a limit would make curl's bursts look like halts. */
+                ASSERT_EQ(workload_spec_parse("ftp:rate=100k", &r, &err), -EINVAL);
+                ASSERT_TRUE(strstr(err.msg, "key 'rate'") != NULL);
+                ASSERT_EQ(workload_spec_parse("ftp:rate=0", &r, &err), -EINVAL);
+                ASSERT_EQ(workload_spec_parse("dd", &r, &err), 0);
+                ASSERT_EQ(ftp_params_from_spec(r, &env, &p, &err), -EINVAL);
+                workload_spec_free(r);
+        }
         ASSERT_STREQ(ftp_ops.keys[0].def, "600M");
         ASSERT_EQ(ftp_ops.n_ports, 5);
 }
@@ -196,10 +249,9 @@ TEST(script_generation) {
         struct workload_env env = guest_env();
         struct kb_error err = { "" };
         g_autofree char *script = NULL, *script_v = NULL;
-        char *v[3];
-        struct workload_spec s = spec3("64M", "0", "", v);
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("64M", "0", "");
 
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), 0);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), 0);
         ASSERT_TRUE(strstr(script, "\npasv_min_port=40010\n") != NULL);
         ASSERT_TRUE(strstr(script, "\npasv_max_port=40013\n") != NULL);
         ASSERT_TRUE(strstr(script, "\nlisten_port=21\n") != NULL);
@@ -209,10 +261,23 @@ TEST(script_generation) {
         ASSERT_TRUE(strstr(script, "echo host-start >&3\nread line < /run/kbench/host\n") != NULL);
         ASSERT_TRUE(strstr(script, "echo sync-start >&3\nsync\necho sync-end >&3\n") != NULL);
         ASSERT_TRUE(strstr(script, "sha256sum") == NULL);
+        /* host-start only once the guest's NIC has link: before that,
+         * QEMU's forward loses its SYN and retries it 6 s later. */
+        const char *carrier = strstr(script, "/sys/class/net/eth0/carrier");
+        const char *listen = strstr(script, "/proc/net/tcp");
+        const char *start = strstr(script, "echo host-start >&3");
+        ASSERT_TRUE(carrier && listen && start);
+        ASSERT_TRUE(listen < carrier && carrier < start);
+        ASSERT_TRUE(strstr(script, "ftp-error: eth0 has no carrier after 30 s") != NULL);
+        /* IPv6 off before vsftpd starts, long before the link is up: its
+         * multicast joins at link-up would stop QEMU's e1000 receiving for 1 s. */
+        const char *v6 = strstr(script, "\n{ echo 1 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6; } 2>/dev/null\n");
+        ASSERT_TRUE(v6 != NULL && v6 < strstr(script, "/usr/sbin/vsftpd"));
         ASSERT_TRUE(sh_syntax_ok(script));
 
-        s = spec3("64M", "1", "", v);
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script_v, &err), 0);
+        spec_freep(&s);
+        s = spec3("64M", "1", "");
+        ASSERT_EQ(ftp_ops.script(s, &env, &script_v, &err), 0);
         ASSERT_TRUE(strstr(script_v, "sha256sum") != NULL);
         ASSERT_TRUE(sh_syntax_ok(script_v));
 }
@@ -220,23 +285,49 @@ TEST(script_generation) {
 TEST(script_rejects) {
         struct workload_env env = guest_env();
         struct kb_error err = { "" };
-        char *script = NULL, *v[3];
-        struct workload_spec s = spec3("64M", "0", "", v);
+        char *script = NULL;
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("64M", "0", "");
 
         env.ports[3] = 50000;
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), -EINVAL);
         ASSERT_TRUE(strstr(err.msg, "consecutive") != NULL);
         env = guest_env();
         env.nports = 1;
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), -EINVAL);
         env = guest_env();
         env.disk_bytes = 32 << 20;
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), -EINVAL);
         ASSERT_TRUE(strstr(err.msg, "does not fit") != NULL);
         env = guest_env();
         env.mnt = "/mnt/te st;rm";
-        ASSERT_EQ(ftp_ops.script(&s, &env, &script, &err), -EINVAL);
+        ASSERT_EQ(ftp_ops.script(s, &env, &script, &err), -EINVAL);
         ASSERT_TRUE(script == NULL);
+}
+
+TEST(script_link_dev) {
+        struct ftp_server_params sp = { .dir = "/srv/x", .run_dir = "/run/x", .user = "ftp",
+                                        .port = 2121, .pasv_min = 3000, .pasv_max = 3003 };
+        static const char *const bad[] = { "../eth0", "eth0/..", "eth 0", "eth0;reboot", "" };
+        struct kb_error err = { "" };
+        char *script = NULL;
+
+        /* No device: no carrier wait (the tests on 127.0.0.1). */
+        ASSERT_EQ(ftp_script_build(&sp, "/run/fifo", 0, &script, &err), 0);
+        ASSERT_TRUE(strstr(script, "carrier") == NULL);
+        ASSERT_TRUE(strstr(script, "disable_ipv6") == NULL);
+        ASSERT_TRUE(sh_syntax_ok(script));
+        g_free(script);
+        script = NULL;
+        sp.link_dev = "lo";
+        ASSERT_EQ(ftp_script_build(&sp, "/run/fifo", 0, &script, &err), 0);
+        ASSERT_TRUE(strstr(script, "/sys/class/net/lo/carrier") != NULL);
+        g_free(script);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                script = NULL;
+                sp.link_dev = bad[i];
+                ASSERT_EQ(ftp_script_build(&sp, "/run/fifo", 0, &script, &err), -EINVAL);
+                ASSERT_TRUE(script == NULL);
+        }
 }
 
 /* ---- parser ----------------------------------------------------------- */
@@ -244,11 +335,10 @@ TEST(script_rejects) {
 static int run_parse(const char *verify, const char *const *lines, size_t n_lines,
                      const char *const *events, const double *t, size_t n_events,
                      struct metric_list *ml, struct kb_error *err) {
-        char *v[3];
-        struct workload_spec s = spec3("64M", (char *)verify, "", v);
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("64M", verify, "");
         struct workload_output out = { n_lines, lines, n_events, events, t };
 
-        return ftp_ops.parse(&s, &out, ml, err);
+        return ftp_ops.parse(s, &out, ml, err);
 }
 
 TEST(parse_ok) {
@@ -309,6 +399,8 @@ struct fake {
         double pt_t[100000], pt_v[100000];
         size_t n_pt;
         int bad_kind;
+        int n_rate;                /* "ftp.rate_limit" points */
+        double rate_t, rate_v;     /* the last of them */
 };
 
 static double fake_now(void *u) {
@@ -333,6 +425,12 @@ static int fake_say(void *u, const char *line) {
 static int fake_point(void *u, const char *kind, double t, double v) {
         struct fake *f = u;
 
+        if (strcmp(kind, "ftp.rate_limit") == 0) {
+                f->n_rate++;
+                f->rate_t = t;
+                f->rate_v = v;
+                return 0;
+        }
         if (strcmp(kind, "ftp.bytes") != 0)
                 f->bad_kind++;
         if (f->n_pt < ELEMENTSOF(f->pt_t)) {
@@ -480,6 +578,55 @@ struct fake_server {
         const char *reply;         /* to the first command after the banner */
 };
 
+/* Like QEMU's forward when its SYN to the guest was lost: the first
+ * connection is accepted and never answered; later ones are greeted, and
+ * the login is refused so that the test ends without a data connection. */
+static void *silent_first_server_run(void *u) {
+        struct fake_server *s = u;
+        int silent = accept(s->lfd, NULL, NULL);
+
+        for (int i = 0; i < 2; i++) {
+                int c = accept(s->lfd, NULL, NULL);
+                char buf[256];
+                if (c < 0)
+                        break;
+                dprintf(c, "220 fake\r\n");
+                if (i == 1) {
+                        struct pollfd pfd = { .fd = c, .events = POLLIN };
+                        if (poll(&pfd, 1, 5000) > 0 && read(c, buf, sizeof(buf)) > 0)
+                                dprintf(c, "%s\r\n", s->reply);
+                        usleep(100000);
+                }
+                close(c);
+        }
+        if (silent >= 0)
+                close(silent);
+        return NULL;
+}
+
+TEST(silent_connection_is_abandoned) {
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        struct ftp_params p = { .size = 1 << 20, .banner_timeout_s = 10 };
+        struct fake_server s = { .reply = "530 Login incorrect." };
+        pthread_t th;
+
+        s.lfd = listen_any(&env.ports[0]);
+        ASSERT_EQ(pthread_create(&th, NULL, silent_first_server_run, &s), 0);
+        struct workload_host host = fake_host(&f, &env, &ml);
+        int r = ftp_upload(&host, &p, &err);
+        shutdown(s.lfd, SHUT_RDWR);        /* a server still in accept() gives up */
+        pthread_join(th, NULL);
+        close(s.lfd);
+        /* Reaching curl's login (530) shows the probe moved on to a new
+         * connection; waiting on the silent one would end in -ETIMEDOUT. */
+        if (r != -EIO)
+                TEST_FAIL("ftp_upload: %d %s", r, err.msg);
+        ASSERT_TRUE(strstr(err.msg, "530") != NULL);
+}
+
 /* Greets every connection, then answers the first command with reply. */
 static void *fake_server_run(void *u) {
         struct fake_server *s = u;
@@ -589,6 +736,7 @@ TEST(upload_to_real_vsftpd) {
         }
         /* No sleep: ftp_upload must itself wait for the banner. */
         struct workload_host host = fake_host(&f, &env, &ml);
+        double t_call = now_mono();
         int r = ftp_upload(&host, &p, &err);
         kill(pid, SIGTERM);
         waitpid(pid, &status, 0);
@@ -623,11 +771,78 @@ TEST(upload_to_real_vsftpd) {
         ASSERT_TRUE(first_moved < f.n_pt);
         ASSERT_TRUE(data_s < up);
         ASSERT_TRUE(data_s >= f.pt_t[f.n_pt - 1] - f.pt_t[first_moved] - 1e-6);
+        /* setup_s ends at the first point with bytes and starts when the host
+         * phase did: after the call, before the first FTP command. */
+        const struct metric *setup = metric_find(&ml, "ftp.setup_s");
+        ASSERT_TRUE(setup != NULL);
+        double phase_start = f.pt_t[first_moved] - setup->value;
+        ASSERT_TRUE(phase_start >= t_call - 1e-9 && phase_start <= f.pt_t[0] + 1e-9);
         ASSERT_EQ(ftp_halts(f.pt_t, f.pt_v, f.n_pt, 1.0, &h), 0);
         ASSERT_NEAR(metric_find(&ml, "ftp.halt_count")->value, h.count, 1e-9);
         ASSERT_TRUE(metric_find(&ml, "ftp.halt_longest_s") && metric_find(&ml, "ftp.halt_total_s"));
         fprintf(stderr, "uploaded %llu bytes in %.3f s, %zu points\n",
                 (unsigned long long)p.size, up, f.n_pt);
+        metric_list_clear(&ml);
+        cmd = g_strdup_printf("rm -rf %s", tmp);
+        ASSERT_EQ(system(cmd), 0);
+}
+
+/* With rate=R, libcurl holds the upload to R: over the data phase the
+ * average stays at or below R (plus a tolerance for the first buffer, which
+ * curl sends before it can measure), so the data phase lasts at least
+ * size / R. Both hold at any host speed: a slow host only makes the upload
+ * slower. The limit is on the timeline. */
+TEST(rate_limited_upload_to_real_vsftpd) {
+        require_root_vsftpd();
+        g_autofree char *tmp = g_dir_make_tmp("kbench-ftp-XXXXXX", NULL);
+        g_autofree char *dir = g_strdup_printf("%s/root", tmp), *run = g_strdup_printf("%s/run", tmp);
+        g_autofree char *in = g_strdup_printf("%s/in", dir), *empty = g_strdup_printf("%s/empty", run);
+        g_autofree char *conf = NULL, *conf_path = g_strdup_printf("%s/vsftpd.conf", run), *cmd = NULL;
+        static struct fake f;
+        struct workload_env env = { .nports = 5 };
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        const double tol = 0.10;
+        struct ftp_params p = { .size = 6 << 20, .seed = 3, .rate = 3 << 20, .banner_timeout_s = 10 };
+        pid_t pid;
+        int status;
+
+        free_ports(env.ports);
+        struct ftp_server_params sp = { .dir = dir, .run_dir = run, .user = ftp_user(),
+                                        .listen_address = "127.0.0.1", .port = env.ports[0],
+                                        .pasv_min = env.ports[1], .pasv_max = env.ports[4] };
+        ASSERT_EQ(ftp_vsftpd_conf(&sp, &conf, &err), 0);
+        ASSERT_TRUE(g_mkdir_with_parents(in, 0755) == 0 && g_mkdir_with_parents(empty, 0755) == 0);
+        ASSERT_TRUE(chmod(dir, 0755) == 0 && chmod(tmp, 0755) == 0);
+        ASSERT_TRUE(chown(in, getpwnam(sp.user)->pw_uid, (gid_t)-1) == 0);
+        ASSERT_TRUE(g_file_set_contents(conf_path, conf, -1, NULL));
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                execl("/usr/sbin/vsftpd", "vsftpd", conf_path, (char *)NULL);
+                _exit(127);
+        }
+        struct workload_host host = fake_host(&f, &env, &ml);
+        int r = ftp_upload(&host, &p, &err);
+        kill(pid, SIGTERM);
+        waitpid(pid, &status, 0);
+        if (r < 0)
+                TEST_FAIL("ftp_upload: %d %s", r, err.msg);
+
+        double mbps = metric_find(&ml, "ftp.MBps")->value, rate = mbps * 1e6;
+        double data_s = (double)p.size / rate, min_s = (double)p.size / (double)p.rate;
+        fprintf(stderr, "rate-limited upload: %.0f B/s against a %llu B/s limit, data phase %.3f s (>= %.3f)\n",
+                rate, (unsigned long long)p.rate, data_s, min_s);
+        ASSERT_TRUE(rate <= (double)p.rate * (1 + tol));
+        ASSERT_TRUE(data_s >= min_s * (1 - tol));
+        /* The whole timeline, first to last point, is no faster either. */
+        ASSERT_TRUE(f.pt_t[f.n_pt - 1] - f.pt_t[0] >= min_s * (1 - tol));
+        ASSERT_EQ(f.n_rate, 1);
+        ASSERT_NEAR(f.rate_v, (double)p.rate, 0);
+        ASSERT_TRUE(f.rate_t <= f.pt_t[0]);
+        ASSERT_EQ(f.bad_kind, 0);
+        /* Bursts ~50 ms apart: no halt of a second at this rate. */
+        ASSERT_NEAR(metric_find(&ml, "ftp.halt_count")->value, 0, 0);
         metric_list_clear(&ml);
         cmd = g_strdup_printf("rm -rf %s", tmp);
         ASSERT_EQ(system(cmd), 0);
@@ -720,11 +935,10 @@ TEST(job_script_end_to_end) {
         sha256_of_file(data, got);
         ASSERT_STREQ(got, want);
 
-        char *v[3];
-        struct workload_spec s = spec3("48M", "1", "777", v);
+        _cleanup_(spec_freep) struct workload_spec *s = spec3("48M", "1", "777");
         struct workload_output o = { n_lines, (const char *const *)lines, n_events,
                                      (const char *const *)events, event_t };
-        if (ftp_ops.parse(&s, &o, &ml, &err) < 0)
+        if (ftp_ops.parse(s, &o, &ml, &err) < 0)
                 TEST_FAIL("parse: %s", err.msg);
         double up = metric_find(&ml, "ftp.upload_s")->value;
         double ingest = metric_find(&ml, "ftp.ingest_s")->value;

@@ -422,6 +422,91 @@ TEST(json) {
         vmstat_table_free(t);
 }
 
+/* A kernel without event counters: the agent prints "-" for bi bo si so and
+ * says why in a "# absent" note. The columns stay NAN, the analysis skips
+ * them and the metrics carry the note instead of a number. */
+TEST(kbench_absent_columns) {
+        static const char *const lines[] = {
+                "procs -----------memory---------- ---swap-- -----io---- --system- -------cpu------- -----kbench-----",
+                " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st gu  dirty writeback",
+                "# absent si so bi bo: /proc/vmstat has no pgpgin pgpgout pswpin pswpout"
+                " (a kernel without CONFIG_VM_EVENT_COUNTERS)",
+                " 1  0      0 120000   2000  30000    -    -     -     -  250  400  2 30 60  8  0  0  10000         0",
+                " 1  1      0 110000   2000  40000    -    -     -     -  260  380  1 40 40 19  0  0  20000      2048",
+                " 0  1      0 100000   2000  50000    -    -     -     -  270  360  0 20 50 30  0  0   8000      4096",
+        };
+        struct vmstat_parser *p = vmstat_parser_new();
+        struct metric_list m = { 0 };
+        struct vmstat_table *t;
+        const struct metric *x;
+        struct vmstat_summary sm;
+
+        for (size_t i = 0; i < ELEMENTSOF(lines); i++)
+                ASSERT_TRUE(vmstat_parser_feed(p, lines[i], strlen(lines[i]), 10.0 + (double)i, 0) >= 0);
+        t = vmstat_parser_finish(p);
+        ASSERT_EQ(t->nsamples, 3);
+        ASSERT_EQ(t->rejected, 0);
+        /* A note that is not printable ASCII could not go into JSON: rejected. */
+        {
+                struct vmstat_parser *q = vmstat_parser_new();
+                struct vmstat_table *u;
+                ASSERT_EQ(vmstat_parser_feed(q, "# absent bo: caf\xc3", 17, NAN, 0), 0);
+                u = vmstat_parser_finish(q);
+                ASSERT_TRUE(u->note == NULL);
+                ASSERT_EQ(u->rejected, 1);
+                vmstat_table_free(u);
+        }
+        ASSERT_STREQ(t->note, "absent si so bi bo: /proc/vmstat has no pgpgin pgpgout pswpin pswpout"
+                              " (a kernel without CONFIG_VM_EVENT_COUNTERS)");
+        ASSERT_TRUE(vmstat_table_absent_note(t, "bo") == t->note);
+        ASSERT_TRUE(vmstat_table_absent_note(t, "so") == t->note);
+        ASSERT_TRUE(vmstat_table_absent_note(t, "b") == NULL);
+        ASSERT_TRUE(vmstat_table_absent_note(t, "us") == NULL);
+        ASSERT_TRUE(!vmstat_table_has_values(t, vmstat_table_col(t, "bo")));
+        ASSERT_TRUE(vmstat_table_has_values(t, vmstat_table_col(t, "cs")));
+        ASSERT_EQ(vmstat_summary(t, vmstat_table_col(t, "bo"), NAN, NAN, &sm), 0);
+        ASSERT_EQ(sm.n, 0);
+
+        ASSERT_EQ(vmstat_metrics(t, 100, 1, NAN, NAN, &m), 0);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.samples")) && x->has_value);
+        ASSERT_NEAR(x->value, 3, 0);
+        /* No "0 stalls": there is no bo to stall on. */
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.stall_count")) && !x->has_value);
+        ASSERT_STREQ(x->note, t->note);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.stall_longest_s")) && !x->has_value);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.bo_mean")) && !x->has_value);
+        ASSERT_STREQ(x->note, t->note);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.si_cov")) && !x->has_value);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.wa_mean")) && x->has_value);
+        ASSERT_NEAR(x->value, 19, 1e-12);
+        metric_list_clear(&m);
+
+        /* The report says n/a for what is absent, and why. */
+        {
+                char *buf = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&buf, &len);
+                ASSERT_EQ(vmstat_print(t, 100, 1, f), 0);
+                fclose(f);
+                ASSERT_TRUE(strstr(buf, "\nbo                0          n/a          n/a") != NULL);
+                ASSERT_TRUE(strstr(buf, "\nnote: absent si so bi bo: ") != NULL);
+                ASSERT_TRUE(strstr(buf, "\nstalls: no bo values\n") != NULL);
+                ASSERT_TRUE(strstr(buf, "nan") == NULL);
+                free(buf);
+        }
+
+        /* The note reaches the JSON; the stalls are null, not zero. */
+        {
+                json_t *j = vmstat_json(t, 100, 1);
+                ASSERT_TRUE(j);
+                ASSERT_STREQ(json_string_value(json_object_get(j, "note")), t->note);
+                ASSERT_TRUE(json_is_null(json_object_get(j, "stalls")));
+                ASSERT_EQ(json_integer_value(json_object_get(json_object_get(json_object_get(j, "summary"), "bo"), "n")), 0);
+                json_decref(j);
+        }
+        vmstat_table_free(t);
+}
+
 TEST(line_rules) {
         struct vmstat_parser *p = vmstat_parser_new();
         struct vmstat_table *t;
@@ -439,13 +524,17 @@ TEST(line_rules) {
         memset(big, ' ', sizeof(big));
         memcpy(big + sizeof(big) - strlen(row), row, strlen(row));
         ASSERT_EQ(vmstat_parser_feed(p, big, sizeof(big), NAN, 0), 0);
-        ASSERT_EQ(vmstat_parser_feed(p, "1 0 0 10 20 30 0 0 5 7 100 200 1 2 97 0 -", 41, NAN, 0), 0);
+        /* "-" is a value the agent's kernel does not provide: the row is
+         * kept with NAN there; "--" is nothing. */
+        ASSERT_EQ(vmstat_parser_feed(p, "1 0 0 10 20 30 0 0 5 7 100 200 1 2 97 0 -", 41, NAN, 0), 1);
+        ASSERT_EQ(vmstat_parser_feed(p, "1 0 0 10 20 30 0 0 5 7 100 200 1 2 97 0 --", 42, NAN, 0), 0);
         ASSERT_EQ(vmstat_parser_feed(p, "1 0 0 10 20 30 0 0 5 7 100 200 1 2 97 0 1e3", 43, NAN, 0), 0);
         ASSERT_EQ(vmstat_parser_feed(p, "1 0 0 10 20 30 0 0 5 7.5 100 200 1 2 97 0 0\r\n", 45, NAN, 0), 1);
         t = vmstat_parser_finish(p);
-        ASSERT_EQ(t->nsamples, 2);
+        ASSERT_EQ(t->nsamples, 3);
         ASSERT_EQ(t->rejected, 5);
-        ASSERT_NEAR(col_sum(t, "bo"), 14.5, 0);
+        ASSERT_NEAR(col_sum(t, "bo"), 21.5, 0);
+        ASSERT_TRUE(isnan(vmstat_table_value(t, 1, vmstat_table_col(t, "st"))));
         vmstat_table_free(t);
 
         /* Headers whose new names would take the table past VMSTAT_COLS_MAX

@@ -19,16 +19,29 @@
 #define TIOBENCH_COUNTS_MAX 32
 #define TIOBENCH_BLOCK_MAX (16ULL << 20)
 
+struct tiobench_params {
+        struct workload_list threads;  /* thread counts, each run in turn */
+        uint64_t size;             /* bytes over all threads; 0: 2x guest RAM */
+        uint64_t block;            /* bytes per read/write */
+        uint64_t random;           /* random operations per phase */
+        int direct, sync, drop_caches;
+};
+
+#define K(f) offsetof(struct tiobench_params, f)
 static const struct workload_key tiobench_keys[] = {
-        { "threads", WKEY_UINT_LIST, "1/2/4/8", "thread counts, each run in turn" },
-        { "size", WKEY_SIZE, "", "total bytes over all threads (default 2x guest RAM)" },
-        { "block", WKEY_SIZE, "4k", "bytes per read/write" },
-        { "random", WKEY_UINT, "4000", "random operations per phase over all threads" },
-        { "direct", WKEY_BOOL, "no", "O_DIRECT (block must be a multiple of 512)" },
-        { "sync", WKEY_BOOL, "no", "O_SYNC writes" },
-        { "drop_caches", WKEY_BOOL, "yes", "drop the page cache before the read phases" },
+        { "threads", WKEY_LIST, K(threads), "1/2/4/8", .min = 1, .max = TIOBENCH_THREADS_MAX,
+          .help = "thread counts, each run in turn" },
+        { "size", WKEY_SIZE, K(size), "", .unit = 1, .min = 1,
+          .help = "total bytes over all threads; a bare number is bytes; computed: 2x guest RAM" },
+        { "block", WKEY_SIZE, K(block), "4k", .unit = 1, .min = 1, .max = TIOBENCH_BLOCK_MAX,
+          .help = "bytes per read/write; a bare number is bytes" },
+        { "random", WKEY_COUNT, K(random), "4000", .min = 1, .help = "random operations per phase over all threads" },
+        { "direct", WKEY_BOOL, K(direct), "no", .help = "O_DIRECT (block must be a multiple of 512)" },
+        { "sync", WKEY_BOOL, K(sync), "no", .help = "O_SYNC writes" },
+        { "drop_caches", WKEY_BOOL, K(drop_caches), "yes", .help = "drop the page cache before the read phases" },
         { NULL },
 };
+#undef K
 
 static const char *const tiobench_files[] = { "kbench:tiotest", NULL };
 
@@ -49,36 +62,28 @@ static const char *const tiobench_phases[] = { "seq_write", "rand_write", "seq_r
 
 static int tiobench_script(const struct workload_spec *spec, const struct workload_env *env,
                            char **ret_script, struct kb_error *err) {
-        _cleanup_free_ uint64_t *threads = NULL;
-        size_t n;
+        const struct tiobench_params *p = spec->params;
+        const uint64_t *threads = p->threads.v;
+        size_t n = p->threads.n;
         uint64_t size, block, random, tmax = 0;
-        int direct = workload_spec_bool(spec, "direct"), r;
+        int direct = p->direct;
+        char list[WORKLOAD_LIST_MAX * 21];
         char *script;
 
-        r = workload_spec_uint_list(spec, "threads", &threads, &n);
-        if (r < 0)
-                return error_setf(err, r, "workload tiobench: key 'threads': not a list of numbers");
         if (n > TIOBENCH_COUNTS_MAX)
                 return error_setf(err, -EINVAL, "workload tiobench: key 'threads': more than %d thread counts",
                                   TIOBENCH_COUNTS_MAX);
-        for (size_t i = 0; i < n; i++) {
-                if (threads[i] == 0 || threads[i] > TIOBENCH_THREADS_MAX)
-                        return error_setf(err, -EINVAL, "workload tiobench: key 'threads': %" PRIu64
-                                          " is not between 1 and %d", threads[i], TIOBENCH_THREADS_MAX);
+        for (size_t i = 0; i < n; i++)
                 if (threads[i] > tmax)
                         tmax = threads[i];
-        }
-        block = workload_spec_size(spec, "block", 4096);
-        if (block == 0 || block > TIOBENCH_BLOCK_MAX)
-                return error_setf(err, -EINVAL, "workload tiobench: key 'block': %" PRIu64
-                                  " is not between 1 and %llu bytes", block, TIOBENCH_BLOCK_MAX);
+        block = p->block;
         if (direct && block % 512 != 0)
                 return error_setf(err, -EINVAL, "workload tiobench: key 'block': %" PRIu64
                                   " is not a multiple of 512, which direct=yes needs", block);
         if (env->mem_bytes && tmax * block > env->mem_bytes / 4)
                 return error_setf(err, -EINVAL, "workload tiobench: key 'threads': %" PRIu64 " threads x %" PRIu64
                                   " byte blocks need more than a quarter of guest RAM", tmax, block);
-        size = workload_spec_size(spec, "size", env->mem_bytes * 2);
+        size = p->size ? p->size : env->mem_bytes * 2;
         if (size / tmax < block)
                 return error_setf(err, -EINVAL, "workload tiobench: key 'size': %" PRIu64
                                   " bytes give %" PRIu64 " threads less than one block each", size, tmax);
@@ -86,7 +91,9 @@ static int tiobench_script(const struct workload_spec *spec, const struct worklo
                 return error_setf(err, -EINVAL, "workload tiobench: key 'size': %" PRIu64 " MiB does not fit on the %"
                                   PRIu64 " MiB test disk (use a smaller size or a larger --disk-size)",
                                   size >> 20, env->disk_bytes >> 20);
-        random = workload_spec_uint(spec, "random", 4000);
+        random = p->random;
+        if (workload_key_format(&tiobench_keys[0], p, list, sizeof(list)) < 0)
+                return -ENOMEM;
         if (random < tmax)
                 return error_setf(err, -EINVAL, "workload tiobench: key 'random': %" PRIu64
                                   " operations leave some of the %" PRIu64 " threads nothing to do", random, tmax);
@@ -94,9 +101,8 @@ static int tiobench_script(const struct workload_spec *spec, const struct worklo
         if (asprintf(&script,
                      "set -e\n"
                      "/bin/tiotest -d . -s %" PRIu64 " -b %" PRIu64 " -t %s -r %" PRIu64 "%s%s%s -x %" PRIu64 " -e 3\n",
-                     size, block, workload_spec_get(spec, "threads"), random,
-                     direct ? " -D" : "", workload_spec_bool(spec, "sync") ? " -S" : "",
-                     workload_spec_bool(spec, "drop_caches") ? " -c" : "", env->seed) < 0)
+                     size, block, list, random, direct ? " -D" : "", p->sync ? " -S" : "",
+                     p->drop_caches ? " -c" : "", env->seed) < 0)
                 return -ENOMEM;
         *ret_script = script;
         return 0;
@@ -360,6 +366,7 @@ const struct workload_ops tiobench_ops = {
         .name = "tiobench",
         .summary = "threaded sequential/random write and read (kbench's tiotest, tiobench's method)",
         .keys = tiobench_keys,
+        .params_size = sizeof(struct tiobench_params),
         .guest_files = tiobench_files,
         .script = tiobench_script,
         .parse = tiobench_parse,

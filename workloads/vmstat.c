@@ -14,6 +14,8 @@
 #include "workloads/vmstat.h"
 
 #define TOKEN_MAX 40              /* longest token considered; longer ones fail every rule */
+#define NOTE_MAX 4096             /* bound on the joined absent-column notes of one table */
+#define NOTE_PREFIX "absent "     /* "# absent COL...: why", the agent's vmstat-note */
 
 /* Column names of every known dialect: a names line must be mostly these. */
 static const char *const known_cols[] = {
@@ -175,13 +177,18 @@ static size_t header_columns(const struct tokens *tk, int *ret_tz) {
         return n;
 }
 
-/* A number as vmstat prints it: [-]digits[.digits]. */
+/* A number as vmstat prints it: [-]digits[.digits]; or "-", a value the
+ * kernel did not provide (kbench's agent), which is NAN. */
 static int parse_number(const char *s, size_t len, double *ret) {
         char buf[TOKEN_MAX + 1];
         size_t i = 0, digits = 0;
 
         if (len == 0 || len > TOKEN_MAX)
                 return -EINVAL;
+        if (len == 1 && s[0] == '-') {
+                *ret = NAN;
+                return 0;
+        }
         if (s[0] == '-')
                 i++;
         for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
@@ -261,6 +268,7 @@ struct vmstat_table *vmstat_table_free(struct vmstat_table *t) {
         free(t->samples);
         free(t->values);
         free(t->tz);
+        free(t->note);
         free(t);
         return NULL;
 }
@@ -284,6 +292,37 @@ int vmstat_table_col(const struct vmstat_table *t, const char *name) {
                 if (strcmp(t->cols[i], name) == 0)
                         return (int)i;
         return -1;
+}
+
+const char *vmstat_table_absent_note(const struct vmstat_table *t, const char *name) {
+        const char *p, *end;
+        size_t n;
+
+        if (!t || !name || !t->note)
+                return NULL;
+        n = strlen(name);
+        /* Each note is "absent COL...: why", joined by "; ". */
+        for (p = t->note; (p = strstr(p, NOTE_PREFIX)) != NULL; p = end) {
+                p += strlen(NOTE_PREFIX);
+                end = strchr(p, ':');
+                if (!end)
+                        break;
+                for (const char *w = p; w < end;) {
+                        size_t wl = strcspn(w, " :");
+                        if (wl == n && memcmp(w, name, n) == 0)
+                                return t->note;
+                        w += wl;
+                        w += strspn(w, " ");
+                }
+        }
+        return NULL;
+}
+
+int vmstat_table_has_values(const struct vmstat_table *t, int col) {
+        for (size_t i = 0; t && col >= 0 && (size_t)col < t->ncols && i < t->nsamples; i++)
+                if (!isnan(t->values[i * t->ncols + (size_t)col]))
+                        return 1;
+        return 0;
 }
 
 double vmstat_table_value(const struct vmstat_table *t, size_t i, int col) {
@@ -417,6 +456,36 @@ static int vmstat_add_row(struct vmstat_parser *p, const double *vals, double t_
         return 0;
 }
 
+/* Keep an "absent COL...: why" note. It ends up in JSON and on terminals,
+ * so only printable ASCII is kept; other notes, and notes past NOTE_MAX,
+ * are counted as rejected. */
+static int vmstat_add_note(struct vmstat_parser *p, const char *s, size_t len) {
+        struct vmstat_table *t = p->t;
+        size_t have = t->note ? strlen(t->note) : 0, need = have + (have ? 2 : 0) + len + 1;
+        char *n;
+
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e) {
+                        t->rejected++;
+                        return 0;
+                }
+        if (need > NOTE_MAX) {
+                t->rejected++;
+                return 0;
+        }
+        n = realloc(t->note, need);
+        if (!n) {
+                t->rejected++;
+                return -ENOMEM;
+        }
+        if (have)
+                memcpy(n + have, "; ", 2), have += 2;
+        memcpy(n + have, s, len);
+        n[have + len] = '\0';
+        t->note = n;
+        return 0;
+}
+
 int vmstat_parser_feed(struct vmstat_parser *p, const char *line, size_t len, double t, int first) {
         struct tokens tk;
         double vals[VMSTAT_COLS_MAX];
@@ -434,6 +503,9 @@ int vmstat_parser_feed(struct vmstat_parser *p, const char *line, size_t len, do
                 goto reject;
         if (tk.n == 0)
                 return 0;
+        if (len > 2 + strlen(NOTE_PREFIX) && memcmp(line, "# " NOTE_PREFIX, 2 + strlen(NOTE_PREFIX)) == 0 &&
+            memchr(line, ':', len))
+                return vmstat_add_note(p, line + 2, len - 2);
         n = header_columns(&tk, &tz);
         if (n > 0) {
                 r = vmstat_set_header(p, &tk, n, tz);
@@ -830,11 +902,16 @@ static json_t *vmstat_json_build(const struct vmstat_table *t, double threshold,
             (with_samples && jset(root, "samples", TAKE_PTR(samples)) < 0) ||
             jset(root, "rejected", json_integer((json_int_t)t->rejected)) < 0 ||
             jset(root, "dropped", json_integer((json_int_t)t->dropped)) < 0 ||
-            jset(root, "summary", TAKE_PTR(summary)) < 0)
+            jset(root, "summary", TAKE_PTR(summary)) < 0 ||
+            jset(root, "note", t->note ? json_string(t->note) : json_null()) < 0)
                 goto fail;
         r = vmstat_stalls(t, threshold, interval, NAN, NAN, &st);
+        if (r == 0 && !vmstat_table_has_values(t, vmstat_table_col(t, "bo"))) {
+                st = vmstat_stalls_free(st);
+                r = -ENOENT;
+        }
         if (r == -ENOENT) {
-                /* No bo column: nothing to call a stall. */
+                /* No bo values: nothing to call a stall. */
                 if (jset(root, "stalls", json_null()) < 0)
                         goto fail;
         } else if (r < 0 || jset(root, "stalls", stalls_json(st)) < 0)
@@ -856,7 +933,7 @@ json_t *vmstat_json(const struct vmstat_table *t, double threshold, double inter
 }
 
 int vmstat_json_dumpf(const struct vmstat_table *t, double threshold, double interval, FILE *f) {
-        static const char *const keys[] = { "rejected", "dropped", "summary", "stalls" };
+        static const char *const keys[] = { "rejected", "dropped", "note", "summary", "stalls" };
         json_t *root = vmstat_json_build(t, threshold, interval, 0);
         int r = -ENOMEM;
 
@@ -914,13 +991,21 @@ int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double int
         if (r < 0)
                 return r;
         r = vmstat_stalls(t, bo_threshold, interval, t_from, t_to, &s);
+        if (r == 0 && !vmstat_table_has_values(t, vmstat_table_col(t, "bo"))) {
+                /* A bo column the kernel never filled is no column: "no
+                 * stall" would be a claim the samples cannot make. */
+                s = vmstat_stalls_free(s);
+                r = -ENOENT;
+        }
         if (r == -ENOENT) {
                 static const char *const names[][2] = {
                         { "vmstat.stall_count", "runs" }, { "vmstat.stall_longest_s", "s" },
                         { "vmstat.stall_total_s", "s" }, { "vmstat.stall_fraction", "ratio" },
                 };
+                const char *why = vmstat_table_absent_note(t, "bo");
                 for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                        r = metric_add_none(out, names[i][0], names[i][1], "no bo column in the vmstat capture");
+                        r = metric_add_none(out, names[i][0], names[i][1],
+                                            why ? why : "no bo column in the vmstat capture");
                         if (r < 0)
                                 return r;
                 }
@@ -942,7 +1027,18 @@ int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double int
                 struct vmstat_summary sm;
                 char name[64];
                 int col = vmstat_table_col(t, metric_cols[i].col);
+                const char *why = vmstat_table_absent_note(t, metric_cols[i].col);
 
+                if (why && !vmstat_table_has_values(t, col)) {
+                        /* Absent, and the agent said why: say so, with no number. */
+                        snprintf(name, sizeof(name), "vmstat.%s_mean", metric_cols[i].col);
+                        if ((r = metric_add_none(out, name, metric_cols[i].unit, why)) < 0)
+                                goto out;
+                        snprintf(name, sizeof(name), "vmstat.%s_cov", metric_cols[i].col);
+                        if ((r = metric_add_none(out, name, "ratio", why)) < 0)
+                                goto out;
+                        continue;
+                }
                 if (col < 0 || vmstat_summary(t, col, t_from, t_to, &sm) < 0 || sm.n == 0)
                         continue;
                 snprintf(name, sizeof(name), "vmstat.%s_mean", metric_cols[i].col);
@@ -958,6 +1054,14 @@ int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double int
 out:
         vmstat_stalls_free(s);
         return r;
+}
+
+/* A statistic, or "n/a" where there is none (no samples, a mean of 0). */
+static void print_num(char *buf, size_t size, int width, int precision, double v) {
+        if (isnan(v))
+                snprintf(buf, size, "%*s", width, "n/a");
+        else
+                snprintf(buf, size, "%*.*g", width, precision, v);
 }
 
 static void print_runs(FILE *f, const char *what, const struct vmstat_run *runs, size_t n) {
@@ -980,17 +1084,28 @@ int vmstat_print(const struct vmstat_table *t, double threshold, double interval
                 fprintf(f, "  dropped past the %u-value bound: %zu", VMSTAT_VALUES_MAX, t->dropped);
         if (t->skipped)
                 fprintf(f, "  skipped first rows: %zu", t->skipped);
+        if (t->note)
+                fprintf(f, "\nnote: %s", t->note);
         fprintf(f, "\n\n%-10s %8s %12s %12s %12s %12s %8s\n", "column", "n", "mean", "min", "max", "stddev",
                 "cov");
         for (size_t c = 0; c < t->ncols; c++) {
                 struct vmstat_summary sm;
+                char v[5][24];
                 vmstat_summary(t, (int)c, NAN, NAN, &sm);
-                fprintf(f, "%-10s %8zu %12.6g %12.6g %12.6g %12.6g %8.3g\n", t->cols[c], sm.n, sm.mean, sm.min,
-                        sm.max, sm.stddev, sm.cov);
+                print_num(v[0], sizeof(v[0]), 12, 6, sm.mean);
+                print_num(v[1], sizeof(v[1]), 12, 6, sm.min);
+                print_num(v[2], sizeof(v[2]), 12, 6, sm.max);
+                print_num(v[3], sizeof(v[3]), 12, 6, sm.stddev);
+                print_num(v[4], sizeof(v[4]), 8, 3, sm.cov);
+                fprintf(f, "%-10s %8zu %12s %12s %12s %12s %8s\n", t->cols[c], sm.n, v[0], v[1], v[2], v[3], v[4]);
         }
         r = vmstat_stalls(t, threshold, interval, NAN, NAN, &s);
+        if (r == 0 && !vmstat_table_has_values(t, vmstat_table_col(t, "bo"))) {
+                s = vmstat_stalls_free(s);
+                r = -ENOENT;
+        }
         if (r == -ENOENT) {
-                fputs("\nstalls: no bo column\n", f);
+                fputs("\nstalls: no bo values\n", f);
                 return 0;
         }
         if (r < 0)

@@ -2,7 +2,8 @@
  * writeout-stall report that the seed posts read off `vmstat 1` by eye.
  * Parsing is driven by the column-name header line, so every dialect works
  * (procps 1.x/2.x with `w`, procps-ng 3.x/4.x with wa/st/gu, -a, -w, -t,
- * -S units, kbench's own dirty/writeback columns, hand-cut excerpts). Input is
+ * -S units, kbench's own dirty/writeback columns and "-" for a value its
+ * guest kernel does not provide, hand-cut excerpts). Input is
  * untrusted: lines are bounded, every row is checked whole against its
  * header and is either used whole or rejected and counted. */
 #pragma once
@@ -40,6 +41,8 @@ struct vmstat_table {
         unsigned ncaptures;        /* header blocks seen (a repeated identical header right
                                       after rows of the same header continues a capture) */
         char *tz;                  /* time zone named by the last -t header, or NULL (owned) */
+        char *note;                /* "absent COL...: why" lines ("# absent ...", the kbench
+                                      agent's vmstat-note) joined by "; ", or NULL (owned) */
 };
 
 struct vmstat_parser;
@@ -81,6 +84,11 @@ struct vmstat_table *vmstat_table_free(struct vmstat_table *t);
 
 /* Index of the column named name, or -1. */
 int vmstat_table_col(const struct vmstat_table *t, const char *name);
+/* The table's note if it names column name as absent ("# absent bi bo:
+ * why"), else NULL. Borrowed from t. */
+const char *vmstat_table_absent_note(const struct vmstat_table *t, const char *name);
+/* 1 if some sample has a value (not NAN) in column col, else 0. */
+int vmstat_table_has_values(const struct vmstat_table *t, int col);
 /* Value of column col in sample i; NAN if absent or out of range. */
 double vmstat_table_value(const struct vmstat_table *t, size_t i, int col);
 

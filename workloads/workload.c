@@ -1,14 +1,15 @@
 /* workload.c: the "-w NAME[:key=value[,key=value...]]" specification. The
  * text comes from the command line (and from stored runs when resuming), so
- * it is parsed with bounds and every value is checked against its key's type
- * here, once: the typed getters below can then trust the stored strings, and
+ * it is parsed with bounds and every value is checked against its key's row
+ * (type, unit, range) here, once, into the workload's typed params struct;
  * a bad value is reported as one line naming the workload, the key and the
  * value before any VM is started. */
-#include <assert.h>
-#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <glib.h>
 
 #include "common/parse.h"
 #include "common/util.h"
@@ -16,7 +17,6 @@
 
 #define WORKLOAD_SPEC_MAX 4096     /* whole "-w" text, bytes */
 #define WORKLOAD_VALUE_MAX 256     /* one value, bytes */
-#define WORKLOAD_LIST_MAX 64       /* entries of a '/' list */
 
 static size_t workload_nkeys(const struct workload_ops *ops) {
         size_t n = 0;
@@ -58,87 +58,222 @@ static void workload_names(char *buf, size_t size) {
         }
 }
 
-/* Split a '/' list into numbers. value must be validated or is checked here.
- * Returns the count (>= 1) or -EINVAL. OUT: v (caller's array of
- * WORKLOAD_LIST_MAX entries) may be NULL to only validate. */
-static int workload_list_parse(const char *value, uint64_t *v) {
+/* Split a '/' list of plain numbers into ret. Returns 0 or -EINVAL. */
+static int workload_list_parse(const char *value, struct workload_list *ret) {
         const char *p = value;
-        int n = 0;
+        struct workload_list l = { 0 };
 
         for (;;) {
                 char num[32];
                 size_t len = strcspn(p, "/");
-                uint64_t x;
 
-                if (len == 0 || len >= sizeof(num) || n >= WORKLOAD_LIST_MAX)
+                if (len == 0 || len >= sizeof(num) || l.n >= WORKLOAD_LIST_MAX)
                         return -EINVAL;
                 memcpy(num, p, len);
                 num[len] = '\0';
-                if (parse_u64(num, &x) < 0)
+                if (parse_u64(num, &l.v[l.n]) < 0)
                         return -EINVAL;
-                if (v)
-                        v[n] = x;
-                n++;
+                l.n++;
                 if (p[len] == '\0')
-                        return n;
+                        break;
                 p += len + 1;
+        }
+        *ret = l;
+        return 0;
+}
+
+const char *workload_key_unit(const struct workload_key *k) {
+        if (k->type != WKEY_SIZE)
+                return NULL;
+        switch (k->unit) {
+        case 1ULL << 10: return "KiB";
+        case 1ULL << 20: return "MiB";
+        case 1ULL << 30: return "GiB";
+        default: return "bytes";
         }
 }
 
-static int workload_value_check(const struct workload_ops *ops, const struct workload_key *k,
-                                const char *value, char **ret_canon, struct kb_error *err) {
+/* "64 MiB", "4 KiB", "1000 bytes" for messages: v in the largest binary
+ * unit that holds it exactly. */
+static void workload_size_text(uint64_t v, char *buf, size_t size) {
+        static const struct { const char *name; unsigned shift; } units[] = {
+                { "GiB", 30 }, { "MiB", 20 }, { "KiB", 10 },
+        };
+
+        for (size_t i = 0; v && i < ELEMENTSOF(units); i++)
+                if (v % (1ULL << units[i].shift) == 0) {
+                        snprintf(buf, size, "%" PRIu64 " %s", v >> units[i].shift, units[i].name);
+                        return;
+                }
+        snprintf(buf, size, "%" PRIu64 " %s", v, v == 1 ? "byte" : "bytes");
+}
+
+static int workload_range_check(const struct workload_ops *ops, const struct workload_key *k, uint64_t v,
+                                const char *value, struct kb_error *err) {
+        char lo[48], hi[48];
+
+        if (v >= k->min && (k->max == 0 || v <= k->max))
+                return 0;
+        if (k->type == WKEY_SIZE) {
+                workload_size_text(k->min, lo, sizeof(lo));
+                workload_size_text(k->max, hi, sizeof(hi));
+        } else {
+                snprintf(lo, sizeof(lo), "%" PRIu64, k->min);
+                snprintf(hi, sizeof(hi), "%" PRIu64, k->max);
+        }
+        if (k->max == 0)
+                return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is less than %s", ops->name, k->name,
+                                  value, lo);
+        return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is not between %s and %s", ops->name,
+                          k->name, value, lo, hi);
+}
+
+int workload_key_parse(const struct workload_ops *ops, const struct workload_key *k, const char *value,
+                       void *params, struct kb_error *err) {
+        char *field = (char *)params + k->off;
         uint64_t x;
-        int b;
+        int b, r;
 
         /* An empty value means "computed default" and is allowed only where
          * the default is computed, so the canonical text parses again. */
         if (value[0] == '\0') {
-                if (k->def && k->def[0] == '\0')
-                        goto ok;
+                if (k->def && k->def[0] == '\0') {
+                        if (k->type == WKEY_SIZE || k->type == WKEY_COUNT)
+                                memset(field, 0, sizeof(uint64_t));
+                        return 0;
+                }
                 return error_setf(err, -EINVAL, "workload %s: key '%s': empty value", ops->name, k->name);
         }
         switch (k->type) {
         case WKEY_SIZE:
-                if (parse_size(value, &x) < 0)
-                        return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is not a size (e.g. 512M)",
+                /* A bare number is in the key's unit (--help names it). */
+                if (parse_u64(value, &x) == 0) {
+                        uint64_t unit = k->unit ? k->unit : 1;
+                        if (x > UINT64_MAX / unit)
+                                return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' %s is too large",
+                                                  ops->name, k->name, value, workload_key_unit(k));
+                        x *= unit;
+                } else if ((r = parse_size(value, &x)) < 0) {
+                        return error_setf(err, -EINVAL, r == -ERANGE ? "workload %s: key '%s': '%s' is too large"
+                                                                    : "workload %s: key '%s': '%s' is not a size (e.g. 512M)",
                                           ops->name, k->name, value);
-                break;
-        case WKEY_UINT:
+                }
+                if ((r = workload_range_check(ops, k, x, value, err)) < 0)
+                        return r;
+                memcpy(field, &x, sizeof(x));
+                return 0;
+        case WKEY_COUNT:
                 if (parse_u64(value, &x) < 0)
                         return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is not a number",
                                           ops->name, k->name, value);
-                break;
+                if ((r = workload_range_check(ops, k, x, value, err)) < 0)
+                        return r;
+                memcpy(field, &x, sizeof(x));
+                return 0;
         case WKEY_BOOL:
                 if (parse_bool(value, &b) < 0)
                         return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is not yes/no",
                                           ops->name, k->name, value);
-                /* Canonical spelling, so equal settings compare equal. */
-                value = b ? "yes" : "no";
-                break;
-        case WKEY_UINT_LIST:
-                if (workload_list_parse(value, NULL) < 0)
+                memcpy(field, &b, sizeof(b));
+                return 0;
+        case WKEY_LIST: {
+                struct workload_list l;
+                if (workload_list_parse(value, &l) < 0)
                         return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is not a list of numbers",
                                           ops->name, k->name, value);
+                for (size_t i = 0; i < l.n; i++) {
+                        char one[24];
+                        snprintf(one, sizeof(one), "%" PRIu64, l.v[i]);
+                        if ((r = workload_range_check(ops, k, l.v[i], one, err)) < 0)
+                                return r;
+                }
+                memcpy(field, &l, sizeof(l));
+                return 0;
+        }
+        case WKEY_ENUM:
+                for (int i = 0; k->choices && k->choices[i]; i++)
+                        if (strcmp(k->choices[i], value) == 0) {
+                                memcpy(field, &i, sizeof(i));
+                                return 0;
+                        }
+                {
+                        char list[256];
+                        size_t off = 0;
+                        list[0] = '\0';
+                        for (int i = 0; k->choices && k->choices[i] && off < sizeof(list); i++) {
+                                int n = snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", k->choices[i]);
+                                if (n < 0)
+                                        break;
+                                off += (size_t)n;
+                        }
+                        return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is not one of %s", ops->name,
+                                          k->name, value, list);
+                }
+        }
+        return error_setf(err, -EINVAL, "workload %s: key '%s': unknown type", ops->name, k->name);
+}
+
+int workload_key_format(const struct workload_key *k, const void *params, char *buf, size_t size) {
+        static const struct { char suffix; unsigned shift; } units[] = {
+                { 'T', 40 }, { 'G', 30 }, { 'M', 20 }, { 'k', 10 },
+        };
+        const char *field = (const char *)params + k->off;
+        uint64_t x;
+        int n = -1, b;
+
+        switch (k->type) {
+        case WKEY_SIZE:
+        case WKEY_COUNT:
+                memcpy(&x, field, sizeof(x));
+                if (x == 0 && k->def && k->def[0] == '\0') {
+                        n = snprintf(buf, size, "%s", "");
+                        break;
+                }
+                if (k->type == WKEY_COUNT || x == 0) {
+                        n = snprintf(buf, size, "%" PRIu64, x);
+                        break;
+                }
+                /* Always a suffix: a bare number would be read in the key's unit. */
+                for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                        if (x % (1ULL << units[i].shift) == 0) {
+                                n = snprintf(buf, size, "%" PRIu64 "%c", x >> units[i].shift, units[i].suffix);
+                                goto out;
+                        }
+                n = snprintf(buf, size, "%" PRIu64 "B", x);
                 break;
-        case WKEY_STRING:
-                for (const char *p = value; *p; p++)
-                        if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
-                                return error_setf(err, -EINVAL,
-                                                  "workload %s: key '%s': '%s' may hold only letters, digits, '.', '_' and '-'",
-                                                  ops->name, k->name, value);
+        case WKEY_BOOL:
+                memcpy(&b, field, sizeof(b));
+                n = snprintf(buf, size, "%s", b ? "yes" : "no");
+                break;
+        case WKEY_LIST: {
+                struct workload_list l;
+                size_t off = 0;
+                memcpy(&l, field, sizeof(l));
+                buf[0] = '\0';
+                for (size_t i = 0; i < l.n; i++) {
+                        n = snprintf(buf + off, size > off ? size - off : 0, "%s%" PRIu64, i ? "/" : "", l.v[i]);
+                        if (n < 0 || (size_t)n >= size - off)
+                                return -ENOSPC;
+                        off += (size_t)n;
+                }
+                n = (int)off;
                 break;
         }
-ok:
-        *ret_canon = strdup(value);
-        return *ret_canon ? 0 : -ENOMEM;
+        case WKEY_ENUM:
+                memcpy(&b, field, sizeof(b));
+                n = snprintf(buf, size, "%s", k->choices[b]);
+                break;
+        }
+out:
+        if (n < 0 || (size_t)n >= size)
+                return -ENOSPC;
+        return n;
 }
 
 struct workload_spec *workload_spec_free(struct workload_spec *s) {
         if (!s)
                 return NULL;
-        for (size_t i = 0; s->values && i < s->n; i++)
-                free(s->values[i]);
-        free(s->values);
+        free(s->params);
         free(s->text);
         free(s);
         return NULL;
@@ -149,22 +284,17 @@ static void workload_spec_freep(struct workload_spec **s) {
 }
 
 static int workload_spec_canon(struct workload_spec *s) {
-        size_t len = strlen(s->ops->name) + 2;
-        char *t;
+        GString *t = g_string_new(s->ops->name);
+        char value[WORKLOAD_VALUE_MAX * 2];
 
-        for (size_t i = 0; i < s->n; i++)
-                len += strlen(s->ops->keys[i].name) + strlen(s->values[i]) + 2;
-        t = malloc(len);
-        if (!t)
-                return -ENOMEM;
-        strcpy(t, s->ops->name);
-        for (size_t i = 0; i < s->n; i++) {
-                strcat(t, i ? "," : ":");
-                strcat(t, s->ops->keys[i].name);
-                strcat(t, "=");
-                strcat(t, s->values[i]);
+        for (size_t i = 0; s->ops->keys && s->ops->keys[i].name; i++) {
+                if (workload_key_format(&s->ops->keys[i], s->params, value, sizeof(value)) < 0) {
+                        g_string_free(t, TRUE);
+                        return -ENOSPC;
+                }
+                g_string_append_printf(t, "%s%s=%s", i ? "," : ":", s->ops->keys[i].name, value);
         }
-        s->text = t;
+        s->text = g_string_free(t, FALSE);
         return 0;
 }
 
@@ -173,7 +303,8 @@ int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_
         const struct workload_ops *ops;
         char name[64], buf[1024];
         const char *p;
-        size_t len;
+        size_t len, nkeys;
+        uint64_t given = 0;        /* bit k: key k was given */
         int r;
 
         if (!text || strnlen(text, WORKLOAD_SPEC_MAX + 1) > WORKLOAD_SPEC_MAX)
@@ -194,10 +325,12 @@ int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_
         if (!s)
                 return -ENOMEM;
         s->ops = ops;
-        s->n = workload_nkeys(ops);
-        s->values = calloc(s->n ? s->n : 1, sizeof(char *));
-        if (!s->values)
+        s->params = calloc(1, ops->params_size ? ops->params_size : 1);
+        if (!s->params)
                 return -ENOMEM;
+        nkeys = workload_nkeys(ops);
+        if (nkeys > sizeof(given) * 8)
+                return error_setf(err, -EINVAL, "workload %s: more than %zu keys", ops->name, sizeof(given) * 8);
 
         p = text + len;
         if (*p == ':') {
@@ -218,7 +351,7 @@ int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_
                                 return error_setf(err, -EINVAL, "workload %s: unknown key '%.*s' (keys: %s)",
                                                   ops->name, (int)(klen > 64 ? 64 : klen), p, buf);
                         }
-                        if (s->values[k])
+                        if (given & (1ULL << k))
                                 return error_setf(err, -EINVAL, "workload %s: key '%s' given twice",
                                                   ops->name, ops->keys[k].name);
                         if (item - klen - 1 >= sizeof(value))
@@ -226,22 +359,23 @@ int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_
                                                   ops->name, ops->keys[k].name);
                         memcpy(value, p + klen + 1, item - klen - 1);
                         value[item - klen - 1] = '\0';
-                        r = workload_value_check(ops, &ops->keys[k], value, &s->values[k], err);
+                        r = workload_key_parse(ops, &ops->keys[k], value, s->params, err);
                         if (r < 0)
                                 return r;
+                        given |= 1ULL << k;
                         if (p[item] == '\0')
                                 break;
                         p += item + 1;
                 }
         }
 
-        for (size_t i = 0; i < s->n; i++) {
-                if (s->values[i])
+        for (size_t i = 0; i < nkeys; i++) {
+                if (given & (1ULL << i))
                         continue;
                 /* Defaults are checked too: a bad default is a bug we want to see
                  * in the unit tests, not in a guest. */
-                r = workload_value_check(ops, &ops->keys[i], ops->keys[i].def ? ops->keys[i].def : "",
-                                         &s->values[i], err);
+                r = workload_key_parse(ops, &ops->keys[i], ops->keys[i].def ? ops->keys[i].def : "", s->params,
+                                       err);
                 if (r < 0)
                         return r;
         }
@@ -249,55 +383,6 @@ int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(s);
-        return 0;
-}
-
-const char *workload_spec_get(const struct workload_spec *s, const char *key) {
-        int k = workload_key_index(s->ops, key, strlen(key));
-
-        assert(k >= 0 && (size_t)k < s->n);
-        return s->values[k];
-}
-
-uint64_t workload_spec_size(const struct workload_spec *s, const char *key, uint64_t def) {
-        const char *v = workload_spec_get(s, key);
-        uint64_t x;
-
-        if (v[0] == '\0' || parse_size(v, &x) < 0)
-                return def;
-        return x;
-}
-
-uint64_t workload_spec_uint(const struct workload_spec *s, const char *key, uint64_t def) {
-        const char *v = workload_spec_get(s, key);
-        uint64_t x;
-
-        if (v[0] == '\0' || parse_u64(v, &x) < 0)
-                return def;
-        return x;
-}
-
-int workload_spec_bool(const struct workload_spec *s, const char *key) {
-        int b;
-
-        if (parse_bool(workload_spec_get(s, key), &b) < 0)
-                return 0;
-        return b;
-}
-
-int workload_spec_uint_list(const struct workload_spec *s, const char *key, uint64_t **ret_v,
-                            size_t *ret_n) {
-        uint64_t tmp[WORKLOAD_LIST_MAX], *v;
-        int n = workload_list_parse(workload_spec_get(s, key), tmp);
-
-        if (n < 0)
-                return n;
-        v = malloc((size_t)n * sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        memcpy(v, tmp, (size_t)n * sizeof(*v));
-        *ret_v = v;
-        *ret_n = (size_t)n;
         return 0;
 }
 

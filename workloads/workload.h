@@ -38,28 +38,46 @@ void metric_list_clear(struct metric_list *l);
 
 /* ---- keys and specs --------------------------------------------------- */
 
+/* One row per key (fio's fio_option): its type, where the parsed value goes
+ * in the workload's params struct (offsetof), its default, the unit a bare
+ * number means and its range. workload_spec_parse() fills a zeroed params
+ * struct of ops->params_size bytes from these rows, so a workload reads
+ * typed fields, never strings by name. */
 enum workload_key_type {
-        WKEY_SIZE,                 /* bytes, "512M"; "" default = computed by the workload */
-        WKEY_UINT,
-        WKEY_BOOL,
-        WKEY_UINT_LIST,            /* "1/2/4/8" */
-        WKEY_STRING,               /* [A-Za-z0-9._-]+ only: ends up in a shell script */
+        WKEY_SIZE,                 /* uint64_t bytes: "512M", or a bare number in .unit */
+        WKEY_COUNT,                /* uint64_t: a plain number, no suffix */
+        WKEY_BOOL,                 /* int 0/1: yes/no, on/off, 1/0, true/false */
+        WKEY_LIST,                 /* struct workload_list: counts joined by '/', "1/2/4/8" */
+        WKEY_ENUM,                 /* int: index of the value in .choices */
+};
+
+#define WORKLOAD_LIST_MAX 64       /* entries of a '/' list */
+
+struct workload_list {
+        size_t n;
+        uint64_t v[WORKLOAD_LIST_MAX];
 };
 
 struct workload_key {
         const char *name;
         enum workload_key_type type;
-        const char *def;           /* default as text; "" = computed (see help) */
-        const char *help;
+        size_t off;                /* offsetof the value in the workload's params struct */
+        const char *def;           /* default as text; "" = computed by the workload, which
+                                      then finds 0 in the field (so min must be >= 1) */
+        uint64_t unit;             /* WKEY_SIZE: bytes a bare number means (1, 1 << 20) */
+        uint64_t min, max;         /* the value's range (bytes for a size, each entry of a
+                                      list); max 0 = no upper bound */
+        const char *const *choices;/* WKEY_ENUM: the values, NULL-terminated */
+        const char *help;          /* one line for --help; names the unit of a size */
 };
 
-/* A parsed "-w NAME[:k=v,...]": every key of the workload has a value string
- * (the given one or the default), already validated against its type. */
+/* A parsed "-w NAME[:k=v,...]": the workload's params struct, every key
+ * filled (the given value or the default), already checked against its row. */
 struct workload_spec {
         const struct workload_ops *ops;
-        size_t n;                  /* == number of keys of ops */
-        char **values;             /* owned, index = key index */
-        char *text;                /* canonical "name:k=v,..." of all keys (owned) */
+        void *params;              /* ops->params_size bytes (owned) */
+        char *text;                /* canonical "name:k=v,..." of all keys, which parses to
+                                      the same params (owned) */
 };
 
 /* The guest the job runs in, and host ports forwarded to it. */
@@ -109,6 +127,7 @@ struct workload_ops {
         const char *name;
         const char *summary;                     /* one line for --help */
         const struct workload_key *keys;         /* terminated by { NULL } */
+        size_t params_size;                      /* sizeof the struct the keys fill */
         const char *const *guest_binaries;       /* host paths copied with their shared
                                                     libraries to the same path; NULL-terminated */
         const char *const *guest_files;          /* "kbench:tiotest" = a kbench-built helper
@@ -156,15 +175,20 @@ const struct workload_ops *workload_find(const char *name);
 int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_error *err);
 struct workload_spec *workload_spec_free(struct workload_spec *s);
 
-/* Typed getters for a key of spec (programming error if the key does not
- * exist). A value "" (computed default) returns def. */
-const char *workload_spec_get(const struct workload_spec *s, const char *key);
-uint64_t workload_spec_size(const struct workload_spec *s, const char *key, uint64_t def);
-uint64_t workload_spec_uint(const struct workload_spec *s, const char *key, uint64_t def);
-int workload_spec_bool(const struct workload_spec *s, const char *key);
-/* OUT: *ret_v (caller frees), *ret_n. */
-int workload_spec_uint_list(const struct workload_spec *s, const char *key, uint64_t **ret_v,
-                            size_t *ret_n);
+/* The unit a bare number of key k means, for help and messages: "bytes",
+ * "KiB", "MiB", "GiB"; NULL for keys that are not sizes. */
+const char *workload_key_unit(const struct workload_key *k);
+
+/* Parse value for key k of ops into params (a params struct of ops), with
+ * the checks workload_spec_parse() makes. "" stores 0 where the default is
+ * computed. Returns 0 or -EINVAL with err naming the workload, key and
+ * value. */
+int workload_key_parse(const struct workload_ops *ops, const struct workload_key *k, const char *value,
+                       void *params, struct kb_error *err);
+/* The canonical text of key k's value in params ("" for a computed default
+ * left at 0): sizes with a suffix, so the text never depends on the unit.
+ * Returns the length or -ENOSPC. */
+int workload_key_format(const struct workload_key *k, const void *params, char *buf, size_t size);
 
 /* Copy an untrusted output line into buf for an error message: at most 200
  * characters, bytes outside printable ASCII shown as '?', "..." appended

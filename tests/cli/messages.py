@@ -4,6 +4,7 @@ should be; boots no guest: `kbench vmstat DIR` names the reason, `show`
 leaves an empty --db file empty and shows a read-only store, and a database with garbage in its middle
 is reported by `doctor` (integrity_check; that `run` refuses such a file
 is checked by results/test-db.c's db_check test and by hand)."""
+import json
 import os
 import sqlite3
 import subprocess
@@ -17,6 +18,15 @@ def main():
     with temp_store("kbench-cli-messages-") as home:
         p = kb(home, "vmstat", home, check=False)
         expect(p.returncode == 1 and "Is a directory" in p.stderr, f"vmstat DIR names the reason: {p.stderr!r}")
+
+        data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "vmstat")
+        p = kb(home, "vmstat", os.path.join(data, "seed-2002-stalls.txt"), check=False)
+        expect(p.returncode == 0 and "columns:" in p.stdout, "vmstat FILE prints its summary")
+        p = kb(home, "vmstat", "--json", "--skip-first", "--bo-threshold", "50",
+               os.path.join(data, "blind-kbench.txt"), check=False)
+        expect(p.returncode == 0 and json.loads(p.stdout)["columns"][9] == "bo", "vmstat --json is JSON")
+        p = kb(home, "vmstat", "--bo-threshold", "inf", os.path.join(data, "blind-kbench.txt"), check=False)
+        expect(p.returncode == 2, f"vmstat --bo-threshold inf is a usage error: exit {p.returncode}")
 
         empty = os.path.join(home, "empty.db")
         open(empty, "w").close()

@@ -27,6 +27,15 @@ def expect(cond, msg):
     print("ok:", msg)
 
 
+def expect_vmstat_per_second(cell):
+    """The sampler sends one vmstat row a second while the job runs: the
+    number of rows follows the job's duration at any host speed (a check of
+    "at least N rows" would only hold on a slow enough host)."""
+    n, w = cell["vmstat_samples"], cell["workload_s"]
+    expect(n >= 1 and abs(n - w) <= 0.25 * w + 2,
+           f"cell {cell['key']}: {n} vmstat rows over a {w:.1f} s job (one a second)")
+
+
 def debs(pattern, count=1):
     """The first count .debs in $KBENCH_DEBS matching pattern, or fail."""
     found = sorted(glob.glob(os.path.join(DEBS, pattern)))

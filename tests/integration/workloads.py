@@ -33,11 +33,6 @@ BONNIE = {
 }
 LAT_SCALE = {"us": 1, "ms": 1e3, "s": 1e6}
 
-
-
-
-
-
 def close(a, b, rel=1e-4):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
 
@@ -47,20 +42,27 @@ def check_tiobench(home, run_id, cell):
     key = cell["key"]
     for ph in PHASES:
         for t in THREADS:
-            for what, unit in TIO_UNITS.items():
-                name = f"tiobench.{ph}.t{t}.{what}"
-                expect(name in m and m[name]["unit"] == unit and m[name]["value"] is not None,
-                       f"{key}: {name} = {m.get(name, {}).get('value')} {m.get(name, {}).get('unit')}")
             p = f"tiobench.{ph}.t{t}."
+            # A phase short enough to use no measurable CPU (a fast host) has
+            # no efficiency, and says so; everything else always has a value.
+            idle_cpu = m.get(p + "cpu_pct", {}).get("value") == 0
+            for what, unit in TIO_UNITS.items():
+                name = p + what
+                no_value = idle_cpu and what == "cpu_eff"
+                expect(name in m and m[name]["unit"] == unit and (m[name]["value"] is None) == no_value,
+                       f"{key}: {name} = {m.get(name, {}).get('value')} {m.get(name, {}).get('unit')}")
             expect(m[p + "MBps"]["value"] > 0 and m[p + "lat_max_ms"]["value"] >= m[p + "lat_avg_ms"]["value"] > 0,
                    f"{key}: {ph} t{t} rate > 0 and max latency >= average > 0")
             expect(0 <= m[p + "lat_pct_gt10s"]["value"] <= m[p + "lat_pct_gt2s"]["value"] <= 100,
                    f"{key}: {ph} t{t} latency shares within 0..100%")
             # One vCPU: the process cannot use more CPU than wall time.
-            expect(0 < m[p + "cpu_pct"]["value"] <= 101, f"{key}: {ph} t{t} cpu_pct "
+            expect(0 <= m[p + "cpu_pct"]["value"] <= 101, f"{key}: {ph} t{t} cpu_pct "
                    f"{m[p + 'cpu_pct']['value']:.1f} within 0..100% on one vCPU")
-            expect(close(m[p + "cpu_eff"]["value"], m[p + "MBps"]["value"] / (m[p + "cpu_pct"]["value"] / 100)),
-                   f"{key}: {ph} t{t} cpu_eff = MBps / (cpu_pct / 100)")
+            if idle_cpu:
+                expect(m[p + "cpu_eff"]["note"] == "no CPU time measured", f"{key}: {ph} t{t} cpu_eff noted")
+            else:
+                expect(close(m[p + "cpu_eff"]["value"], m[p + "MBps"]["value"] / (m[p + "cpu_pct"]["value"] / 100)),
+                       f"{key}: {ph} t{t} cpu_eff = MBps / (cpu_pct / 100)")
     expect(m["tiobench.size_MiB"]["value"] == SIZE_MIB and m["tiobench.size_MiB"]["unit"] == "MiB",
            f"{key}: tiobench.size_MiB = {SIZE_MIB}")
     expect(m["tiobench.block_bytes"]["value"] == 4096 and m["tiobench.block_bytes"]["unit"] == "B",
@@ -141,10 +143,14 @@ def check_bonnie(home, run_id, cell):
     for test in ("seq_out_char", "seq_in_char"):
         expect(f[BONNIE[test][0]] == "" and not any(k.startswith(f"bonnie.{test}_") for k in m),
                f"{key}: skipped {test} has no metrics")
-    measured = [k for k, v in m.items() if k.startswith("bonnie.") and k.endswith(("_KBps", "_per_s"))
-                and v["value"] is not None]
-    expect(measured and all(m[k]["value"] > 0 for k in measured), f"{key}: measured rates {measured} > 0")
-    expect(too_fast, f"{key}: {len(too_fast)} fields were too fast to measure (1024 files are stat'ed under 0.5 s)")
+    # How many tests bonnie++ can time depends on the host's speed: on a fast
+    # one every field is "+++++". What holds at any speed is that each rate
+    # is either measured and positive or has no value and says why.
+    rates = [k for k in m if k.startswith("bonnie.") and k.endswith(("_KBps", "_per_s"))]
+    expect(rates and all((m[k]["value"] is not None and m[k]["value"] > 0) or
+                         (m[k]["value"] is None and m[k]["note"] == "too fast to measure") for k in rates),
+           f"{key}: each of {len(rates)} rates is measured and > 0 or too fast to measure "
+           f"({sum(m[k]['value'] is None for k in rates)} too fast)")
     return too_fast
 
 

@@ -1,0 +1,30 @@
+/* common/vmstat-columns.h: the one list of the columns of the agent's vmstat
+ * rows. The agent prints its header and rows from it, the host maps parsed
+ * rows onto it (harness/runner.c), and the result store names its vmstat
+ * table's columns after it (results/db.h; results/test-vmstat-schema.c
+ * checks results/schema.sql against it). Adding a column is one row here
+ * plus a migration step for the table. Plain C preprocessor, no includes:
+ * usable by the static agent and by every host module, which is why it
+ * lives in common/ rather than guest/ (results/ may not include guest/).
+ *
+ * X(name, width, group): name as procps prints it (and as the SQL column is
+ * called), the printed width (procps alignment), and the group it sits under
+ * in the first header line. The order is procps order, then kbench's own. */
+#pragma once
+
+#define KB_VMSTAT_COLUMNS(X) \
+        X(r, 2, procs) X(b, 2, procs) \
+        X(swpd, 6, memory) X(free, 6, memory) X(buff, 6, memory) X(cache, 6, memory) \
+        X(si, 4, swap) X(so, 4, swap) \
+        X(bi, 5, io) X(bo, 5, io) \
+        X(in, 4, system) X(cs, 4, system) \
+        X(us, 2, cpu) X(sy, 2, cpu) X(id, 2, cpu) X(wa, 2, cpu) X(st, 2, cpu) X(gu, 2, cpu) \
+        X(dirty, 6, kbench) X(writeback, 9, kbench)
+
+/* KB_VM_r ... KB_VM_writeback: a column's index in the list. */
+enum {
+#define KB_VM_INDEX_(name, width, group) KB_VM_##name,
+        KB_VMSTAT_COLUMNS(KB_VM_INDEX_)
+#undef KB_VM_INDEX_
+        KB_VM_NCOLS
+};

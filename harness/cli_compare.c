@@ -1,0 +1,212 @@
+/* cli_compare.c: `kbench compare A B`, the verdict on whether B is better
+ * or worse than A. Option parsing and the exit status only; the comparison
+ * view (report/view.c, report/compare.c) does the pairing and statistics,
+ * report/text.c and report/json.c lay it out. */
+#include <errno.h>
+#include <glib.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/parse.h"
+#include "harness/cli.h"
+#include "report/compare.h"
+#include "report/json.h"
+#include "report/text.h"
+#include "report/view.h"
+#include "results/db.h"
+
+/* "2%", "2" (percent) or "0.5%": a noise band as a fraction. */
+static int parse_noise(const char *text, double *ret) {
+        char buf[32];
+        size_t len = strlen(text);
+        double v;
+
+        if (len == 0 || len >= sizeof(buf))
+                return -EINVAL;
+        memcpy(buf, text, len + 1);
+        if (buf[len - 1] == '%')
+                buf[len - 1] = '\0';
+        if (parse_double(buf, &v) < 0 || !(v >= 0 && v < 100))
+                return -EINVAL;
+        *ret = v / 100;
+        return 0;
+}
+
+/* The settings that kept A's and B's groups of the same workload apart,
+ * comma-separated, appended to keys (each once). */
+static void differing_settings(const struct compare_view *v, GString *keys) {
+        for (size_t i = 0; i < v->n_lonely; i++) {
+                const char *d = v->lonely[i].differs;
+
+                while (d && *d) {
+                        size_t len = strcspn(d, " ");
+                        g_autofree char *k = g_strndup(d, len);
+                        const char *next = strstr(d, ", ");
+
+                        if (!strstr(keys->str, k))
+                                g_string_append_printf(keys, "%s%s", keys->len ? "," : "", k);
+                        d = next ? next + 2 : NULL;
+                }
+        }
+}
+
+/* Load the comparison. When nothing pairs like with like but A and B run
+ * the same workloads under settings that differ (the same kernel with a
+ * throttled disk, a kernel command line variant), that difference is what
+ * the user selected to compare: pair across exactly those settings, which
+ * every output names ("paired across differing settings"). */
+static int load_comparison(struct db *db, struct compare_options *o, GPtrArray *ignored,
+                           struct compare_view **ret, struct kb_error *err) {
+        g_autoptr(GString) keys = g_string_new(NULL);
+        struct compare_view *v = NULL;
+        g_auto(GStrv) extra = NULL;
+        int r;
+
+        o->ignore_settings = (const char *const *)ignored->pdata;
+        r = view_compare_load(db, o, &v, err);
+        if (r < 0 || v->n_groups > 0)
+                goto out;
+        differing_settings(v, keys);
+        if (keys->len == 0)
+                goto out;
+        compare_view_free(v);
+        v = NULL;
+        extra = g_strsplit(keys->str, ",", -1);
+        g_ptr_array_remove_index(ignored, ignored->len - 1);   /* the NULL end */
+        for (size_t k = 0; extra[k]; k++)
+                g_ptr_array_add(ignored, g_strdup(extra[k]));
+        g_ptr_array_add(ignored, NULL);
+        o->ignore_settings = (const char *const *)ignored->pdata;
+        r = view_compare_load(db, o, &v, err);
+out:
+        if (r >= 0)
+                *ret = v;
+        return r;
+}
+
+int cli_compare(int argc, char **argv, const struct cli_global *g) {
+        g_autoptr(GOptionContext) ctx = NULL;
+        g_autoptr(GError) gerr = NULL;
+        g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format = NULL;
+        g_auto(GStrv) ignore = NULL;
+        g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
+        gboolean json = FALSE, all_runs = FALSE;
+        struct compare_options o = { .alpha = 0.05, .noise = 0.02 };
+        struct compare_view *v = NULL;
+        struct compare_selector sel;
+        struct kb_error err = { { 0 } };
+        struct db *db = NULL;
+        int markdown = 0, r, rc;
+        GOptionEntry entries[] = {
+                { "workload", 'w', 0, G_OPTION_ARG_STRING, &workload, "Compare this workload only (dd, ftp, ...)",
+                  "NAME" },
+                { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "Compare the metrics matching GLOB only (dd.*)",
+                  "GLOB" },
+                { "alpha", 0, 0, G_OPTION_ARG_STRING, &alpha_s,
+                  "False discovery rate (Benjamini-Hochberg q) and test level (default 0.05)", "Q" },
+                { "noise", 0, 0, G_OPTION_ARG_STRING, &noise_s,
+                  "Noise band: a verdict needs the whole 95% CI of the change beyond it (default 2%)", "PCT" },
+                { "all-runs", 0, 0, G_OPTION_ARG_NONE, &all_runs,
+                  "A kernel name selects its cells in every run, not only the latest", NULL },
+                { "ignore-setting", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ignore,
+                  "Pair cells even though these settings differ (disk_mbps,...); repeatable", "KEY[,KEY]" },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON: every number, the pairing, the verdicts", NULL },
+                { "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or markdown", "FORMAT" },
+                { NULL },
+        };
+
+        ctx = g_option_context_new("A B");
+        g_option_context_set_summary(ctx,
+                "Is B better or worse than A? A and B each select cells: a kernel name (its cells\n"
+                "in the latest run that has it; --all-runs: every run), run:ID, run:ID:KERNEL,\n"
+                "tag:NAME or tag:NAME:KERNEL. Both may be the same kernel (an A/A comparison).\n\n"
+                "Only cells with identical workload parameters and VM settings are paired (one\n"
+                "table per workload and settings); groups on one side only are listed, never\n"
+                "mixed in. When nothing pairs like with like but both sides ran the same\n"
+                "workload under settings that differ (e.g. tag:base against tag:throttled),\n"
+                "those settings are what A and B compare: the cells are paired across exactly\n"
+                "them, and the output says so ('paired across differing settings: disk_mbps').\n"
+                "Failed cells never enter statistics; their counts are shown.\n\n"
+                "Per metric: n, mean, sd %, change %, its 95% CI (Fieller's interval of the ratio\n"
+                "of means), Welch's t-test p and the Mann-Whitney U p, the minimum detectable\n"
+                "change (80% power) and the repeats per side a 2% / 5% change needs.\n"
+                "Welch's p drives the verdict (it tests the same means the CI and the MDE are\n"
+                "built on); Mann-Whitney's p is shown beside it. A metric is 'better' or 'worse'\n"
+                "only if its Welch p survives Benjamini-Hochberg at q = --alpha over all judged\n"
+                "metrics of the comparison AND the whole CI lies beyond --noise; else '~'.\n"
+                "'n too small': the exact Mann-Whitney test cannot reach alpha at these sizes\n"
+                "(3+3 cannot reach 0.05), so no verdict is possible. Informational metrics\n"
+                "(dd.*_s, vmstat.*, boot_s) are shown, never judged.\n\n"
+                "Exit status: 0 no metric worse; 4 at least one metric worse; 1 error (also:\n"
+                "no workload in common); 2 usage error.");
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+                cli_errorf("compare: %s", gerr->message);
+                return 2;
+        }
+        if (argc != 3) {
+                cli_errorf("compare: need two selectors, A and B (try 'kbench compare --help')");
+                return 2;
+        }
+        if (compare_selector_parse(argv[1], &sel, &err) < 0 || compare_selector_parse(argv[2], &sel, &err) < 0) {
+                cli_errorf("compare: %s", err.msg);
+                return 2;
+        }
+        if (alpha_s && (parse_double(alpha_s, &o.alpha) < 0 || !(o.alpha > 0 && o.alpha <= 0.5))) {
+                cli_errorf("compare: --alpha '%s' is not a number in (0, 0.5]", alpha_s);
+                return 2;
+        }
+        if (noise_s && parse_noise(noise_s, &o.noise) < 0) {
+                cli_errorf("compare: --noise '%s' is not a percentage in [0, 100) (e.g. 2%%)", noise_s);
+                return 2;
+        }
+        if (format && strcmp(format, "markdown") == 0)
+                markdown = 1;
+        else if (format && strcmp(format, "text") != 0) {
+                cli_errorf("compare: --format '%s' (text or markdown)", format);
+                return 2;
+        }
+        if (format && json) {
+                cli_errorf("compare: --json and --format exclude each other");
+                return 2;
+        }
+        o.a = argv[1];
+        o.b = argv[2];
+        o.workload = workload;
+        o.metric_glob = metric;
+        o.all_runs = all_runs;
+        /* --ignore-setting a,b or repeated. */
+        for (size_t i = 0; ignore && ignore[i]; i++) {
+                g_auto(GStrv) parts = g_strsplit(ignore[i], ",", -1);
+
+                for (size_t k = 0; parts[k]; k++)
+                        if (parts[k][0])
+                                g_ptr_array_add(ignored, g_strdup(parts[k]));
+        }
+        g_ptr_array_add(ignored, NULL);
+
+        r = db_open_existing(g->db_path, &db, &err);
+        if (r < 0)
+                return cli_error(&err);
+        r = load_comparison(db, &o, ignored, &v, &err);
+        db_close(db);
+        if (r < 0)
+                return cli_error(&err);
+        if (json) {
+                json_t *j = json_view_compare(v);
+                r = json_view_print(j, stdout, &err);
+                json_decref(j);
+        } else
+                text_compare(v, markdown, stdout);
+        rc = v->exit_status;
+        if (r >= 0 && fflush(stdout) != 0)
+                r = error_setf(&err, -EIO, "compare: cannot write the output");
+        if (r < 0)
+                rc = cli_error(&err);
+        else if (v->n_groups == 0)
+                rc = cli_errorf("compare: nothing to compare: A and B have no workload in common%s",
+                                v->n_lonely ? "" : " (no ok or failed cells selected)");
+        compare_view_free(v);
+        return rc;
+}

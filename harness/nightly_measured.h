@@ -1,0 +1,49 @@
+/* harness/nightly_measured: "a kernel already measured with the same
+ * settings is not measured again". The settings that decide whether an
+ * earlier cell counts are those that change what a cell measures: the
+ * workload (its canonical spec), the guest (RAM, vCPUs, disk size, disk
+ * throttle, filesystem and its mount options, swap), the accelerator, the
+ * extra kernel command line and the sysctls: what `kbench compare` pairs
+ * cells by (report/compare.h, compare_pairing_key). They are reduced to one
+ * fingerprint (sha256 of that pairing key), computed the same way from a
+ * nightly plan and from what results/ stored for a cell (the run's
+ * settings_json overlaid with the cell's params_json), so the question is
+ * answered from the results alone, through results/query.h, without a
+ * column of its own. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "results/db.h"
+
+struct nightly_settings {
+        const char *workload;      /* canonical spec ("dd:size=,bs=1M"), as runs store it */
+        unsigned mem_mb;
+        unsigned cpus;
+        uint64_t disk_bytes;
+        uint64_t disk_mbps;        /* 0 = unthrottled */
+        const char *fs;
+        const char *mount_opts;    /* "" or NULL: none */
+        uint64_t swap_bytes;
+        const char *accel;         /* "tcg" or "kvm": never "auto" */
+        const char *append;        /* "" or NULL: none */
+        char *const *sysctls;      /* "key=value", NULL-terminated, any order; NULL: none */
+};
+
+/* The fingerprint of s: 64 lowercase hex digits (caller frees, g_free). */
+char *nightly_fingerprint(const struct nightly_settings *s);
+
+/* The fingerprint of a stored cell, from its run's settings_json and its
+ * params_json. Settings that are not a JSON object, or params without a
+ * workload, are -EINVAL naming which. OUT: *ret (g_free). */
+int nightly_fingerprint_stored(const char *run_settings_json, const char *cell_params_json, char **ret,
+                               struct kb_error *err);
+
+/* How many ok cells of kernel_id (a store id) the results hold whose
+ * fingerprint is fingerprint, counting each (run, cell key) once. The caller
+ * measures a kernel again when this is below the repeats it wants.
+ * Returns 0 (OUT: *ret_n_ok) or -errno from results/. */
+int nightly_measured(struct db *db, const char *kernel_id, const char *fingerprint, size_t *ret_n_ok,
+                     struct kb_error *err);

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""report/check-includes.py: the floor rule of docs/design.md, checked.
+
+Each folder may include project headers only from the floors below it:
+
+    harness -> web -> report -> results -> workloads, guest, kernels -> common
+
+report/ and web/ learn what a metric means from the public metric tables
+of workloads/workload.h, the one workloads/ header they may include; the
+report/ tests may include any workloads/ header (they run the parsers to
+check the registry), never harness/. fuzz/, bench/ and tests/ sit above
+everything. Prints every upward include and exits 1 if there is one.
+Usage: check-includes.py SOURCE_ROOT"""
+import os
+import re
+import sys
+
+BASE = {
+    "common": {"common"},
+    "kernels": {"common", "kernels"},
+    "guest": {"common", "guest"},
+    "workloads": {"common", "workloads"},
+    "results": {"common", "results"},
+    "report": {"common", "results", "report"},
+    "web": {"common", "results", "report", "web"},
+}
+PUBLIC = {"workloads/workload.h"}       # allowed in report/ and web/ beyond BASE
+TEST_EXTRA = {"report": {"workloads"}}  # test-*.c may use these folders too
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def allowed(folder, filename, header):
+    top = header.split("/", 1)[0] if "/" in header else folder
+    if top in BASE[folder]:
+        return True
+    if folder in ("report", "web") and header in PUBLIC:
+        return True
+    if filename.startswith("test-") and top in TEST_EXTRA.get(folder, ()):
+        return True
+    return False
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    bad = 0
+    checked = 0
+    for folder in sorted(BASE):
+        path = os.path.join(root, folder)
+        if not os.path.isdir(path):
+            continue
+        for name in sorted(os.listdir(path)):
+            if not name.endswith((".c", ".h")):
+                continue
+            with open(os.path.join(path, name), encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            for header in INCLUDE.findall(text):
+                checked += 1
+                if not allowed(folder, name, header):
+                    print(f"{folder}/{name}: includes \"{header}\", above its floor")
+                    bad += 1
+    print(f"{checked} project includes checked, {bad} upward")
+    return 1 if bad or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

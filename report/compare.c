@@ -1,0 +1,336 @@
+/* report/compare.c: the statistics and verdicts of the comparison view (see
+ * compare.h), and the pairing key that keeps like with like. Pure functions
+ * over the view's data; loading is report/view.c's, laying out the
+ * renderers'. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/parse.h"
+#include "common/util.h"
+#include "report/compare.h"
+
+#define COMPARE_POWER 0.8
+#define COMPARE_LEVEL 0.95
+#define COMPARE_MAX_N 1000
+
+static void side_free(struct compare_side *s) {
+        free(s->failed_states);
+        free(s->runs);
+}
+
+struct compare_view *compare_view_free(struct compare_view *v) {
+        if (!v)
+                return NULL;
+        for (size_t i = 0; i < v->n_groups; i++) {
+                struct compare_group *g = &v->groups[i];
+
+                for (size_t k = 0; k < g->n_m; k++) {
+                        free(g->m[k].name);
+                        free(g->m[k].unit);
+                        free(g->m[k].a);
+                        free(g->m[k].b);
+                }
+                free(g->m);
+                free(g->key);
+                free(g->workload);
+                free(g->spec);
+                side_free(&g->a);
+                side_free(&g->b);
+        }
+        free(v->groups);
+        for (size_t i = 0; i < v->n_lonely; i++) {
+                free(v->lonely[i].key);
+                free(v->lonely[i].workload);
+                free(v->lonely[i].spec);
+                free(v->lonely[i].differs);
+                side_free(&v->lonely[i].s);
+        }
+        free(v->lonely);
+        for (size_t i = 0; v->ignored && v->ignored[i]; i++)
+                free(v->ignored[i]);
+        free(v->ignored);
+        free(v->metric_glob);
+        free(v->workload);
+        free(v->sel_a);
+        free(v->sel_b);
+        free(v->desc_a);
+        free(v->desc_b);
+        free(v);
+        return NULL;
+}
+
+int compare_selector_parse(const char *text, struct compare_selector *ret, struct kb_error *err) {
+        struct compare_selector s = { 0 };
+        const char *rest, *colon;
+        char num[24];
+
+        if (!text[0] || strlen(text) >= sizeof(s.kernel))
+                goto bad;
+        if (strncmp(text, "run:", 4) == 0) {
+                rest = text + 4;
+                colon = strchr(rest, ':');
+                if (!colon)
+                        colon = rest + strlen(rest);
+                if (colon == rest || (size_t)(colon - rest) >= sizeof(num))
+                        goto bad;
+                memcpy(num, rest, (size_t)(colon - rest));
+                num[colon - rest] = '\0';
+                if (parse_i64(num, &s.run) < 0 || s.run <= 0)
+                        goto bad;
+                s.kind = COMPARE_SEL_RUN;
+                if (*colon) {
+                        if (!colon[1])
+                                goto bad;
+                        snprintf(s.kernel, sizeof(s.kernel), "%s", colon + 1);
+                }
+        } else if (strncmp(text, "tag:", 4) == 0) {
+                rest = text + 4;
+                colon = strchr(rest, ':');
+                if (!colon)
+                        colon = rest + strlen(rest);
+                if (colon == rest || (size_t)(colon - rest) >= sizeof(s.tag))
+                        goto bad;
+                memcpy(s.tag, rest, (size_t)(colon - rest));
+                s.tag[colon - rest] = '\0';
+                s.kind = COMPARE_SEL_TAG;
+                if (*colon) {
+                        if (!colon[1])
+                                goto bad;
+                        snprintf(s.kernel, sizeof(s.kernel), "%s", colon + 1);
+                }
+        } else {
+                s.kind = COMPARE_SEL_KERNEL;
+                snprintf(s.kernel, sizeof(s.kernel), "%s", text);
+        }
+        *ret = s;
+        return 0;
+bad:
+        return error_setf(err, -EINVAL, "bad selector '%.64s' (a kernel name, run:ID, run:ID:KERNEL or "
+                          "tag:NAME[:KERNEL])", text);
+}
+
+void compare_metric_stats(struct compare_metric *m, double alpha) {
+        static const struct stats_test undefined = { NAN, NAN, NAN, 0 };
+        double cov = NAN;
+
+        stats_summarize(m->a, m->na, &m->sa);
+        stats_summarize(m->b, m->nb, &m->sb);
+        m->change = m->na && m->nb && m->sa.mean != 0 ? m->sb.mean / m->sa.mean - 1 : NAN;
+        m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
+        if (stats_ratio_ci(m->a, m->na, m->b, m->nb, COMPARE_LEVEL, &m->ratio) < 0)
+                m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
+        if (stats_welch(m->a, m->na, m->b, m->nb, &m->welch) < 0)
+                m->welch = undefined;
+        if (stats_mann_whitney(m->a, m->na, m->b, m->nb, &m->mw) < 0)
+                m->mw = undefined;
+        m->mw_min_p = m->na && m->nb ? stats_mann_whitney_min_p(m->na, m->nb) : 1;
+        /* What a verdict could have detected: only for the metrics that can
+         * get one (the power computation is the costly part of a metric). */
+        m->mde = NAN;
+        m->n_for_2 = m->n_for_5 = 0;
+        if (!m->judged)
+                goto done;
+        m->mde = m->na > 1 && m->nb > 1 ? stats_mde(&m->sa, &m->sb, alpha, COMPARE_POWER) : NAN;
+        /* The spread both sides share: the root mean square of their CoVs. */
+        if (isfinite(m->sa.cov) && isfinite(m->sb.cov))
+                cov = sqrt((m->sa.cov * m->sa.cov + m->sb.cov * m->sb.cov) / 2);
+        else if (isfinite(m->sa.cov))
+                cov = m->sa.cov;
+        m->n_for_2 = isfinite(cov) ? stats_n_for_effect(cov, 0.02, alpha, COMPARE_POWER, COMPARE_MAX_N) : 0;
+        m->n_for_5 = isfinite(cov) ? stats_n_for_effect(cov, 0.05, alpha, COMPARE_POWER, COMPARE_MAX_N) : 0;
+done:
+        m->q = NAN;
+        m->verdict = m->judged ? COMPARE_SAME : COMPARE_INFO;
+}
+
+/* Judged, with values on both sides, and sizes at which a rank test can
+ * reach alpha: the metrics whose Welch p enters the BH family. */
+static int in_family(const struct compare_metric *m, double alpha) {
+        return m->judged && m->na && m->nb && m->mw_min_p <= alpha && isfinite(m->welch.p);
+}
+
+enum compare_verdict compare_decide(const struct compare_metric *m, double q, double alpha, double noise) {
+        double lo, hi;
+        int up;
+
+        if (!m->judged)
+                return COMPARE_INFO;
+        if (m->na == 0 || m->nb == 0)
+                return COMPARE_ONE_SIDE;
+        if (m->mw_min_p > alpha)
+                return COMPARE_N_SMALL;
+        if (!isfinite(m->welch.p) || !isfinite(q))
+                return COMPARE_UNDEFINED;
+        if (q > alpha || !isfinite(m->ratio.lo) || !isfinite(m->ratio.hi))
+                return COMPARE_SAME;
+        lo = m->ratio.lo - 1;
+        hi = m->ratio.hi - 1;
+        if (lo > noise)
+                up = 1;
+        else if (hi < -noise)
+                up = 0;
+        else
+                return COMPARE_SAME;
+        if (m->info.direction == METRICS_HIGHER)
+                return up ? COMPARE_BETTER : COMPARE_WORSE;
+        if (m->info.direction == METRICS_LOWER)
+                return up ? COMPARE_WORSE : COMPARE_BETTER;
+        return COMPARE_INFO;
+}
+
+int compare_judge(struct compare_view *v) {
+        size_t n = 0, k = 0;
+        double *p;
+
+        for (size_t i = 0; i < v->n_groups; i++)
+                for (size_t j = 0; j < v->groups[i].n_m; j++)
+                        n += in_family(&v->groups[i].m[j], v->alpha);
+        p = calloc(n + 1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        for (size_t i = 0; i < v->n_groups; i++)
+                for (size_t j = 0; j < v->groups[i].n_m; j++)
+                        if (in_family(&v->groups[i].m[j], v->alpha))
+                                p[k++] = v->groups[i].m[j].welch.p;
+        stats_bh_adjust(p, n, p);
+        k = 0;
+        v->worse = v->better = v->judged = 0;
+        for (size_t i = 0; i < v->n_groups; i++) {
+                struct compare_group *g = &v->groups[i];
+                double logsum = 0;
+
+                g->worse = g->better = g->n_geomean = 0;
+                for (size_t j = 0; j < g->n_m; j++) {
+                        struct compare_metric *m = &g->m[j];
+
+                        m->q = in_family(m, v->alpha) ? p[k++] : NAN;
+                        m->verdict = compare_decide(m, m->q, v->alpha, v->noise);
+                        g->worse += m->verdict == COMPARE_WORSE;
+                        g->better += m->verdict == COMPARE_BETTER;
+                        v->judged += m->judged;
+                        if (m->judged && m->sa.mean > 0 && m->sb.mean > 0 && isfinite(m->sa.mean) &&
+                            isfinite(m->sb.mean)) {
+                                double r = m->sb.mean / m->sa.mean;
+
+                                logsum += log(m->info.direction == METRICS_LOWER ? 1 / r : r);
+                                g->n_geomean++;
+                        }
+                }
+                g->geomean = g->n_geomean ? exp(logsum / (double)g->n_geomean) : NAN;
+                v->worse += g->worse;
+                v->better += g->better;
+        }
+        free(p);
+        v->exit_status = v->worse ? COMPARE_EXIT_WORSE : 0;
+        return 0;
+}
+
+const char *compare_verdict_name(enum compare_verdict v) {
+        switch (v) {
+        case COMPARE_INFO:
+                return "info";
+        case COMPARE_SAME:
+                return "~";
+        case COMPARE_BETTER:
+                return "better";
+        case COMPARE_WORSE:
+                return "worse";
+        case COMPARE_N_SMALL:
+                return "n too small";
+        case COMPARE_UNDEFINED:
+                return "undefined";
+        case COMPARE_ONE_SIDE:
+                return "one side";
+        }
+        return "?";
+}
+
+/* Run settings that say how kbench ran, not what the guest was: two runs
+ * differing only in these measure the same thing. */
+static const char *const unshaping_keys[] = {
+        "kernels", "workloads", "repeats", "accel_requested", "accel_why",
+        "cell_timeout_s", "hang_timeout_s", "retries",
+};
+
+int compare_pairing_key(const char *settings_json, const char *params_json, const char *workload,
+                        const char *const *ignored, char **ret_key, char **ret_spec, struct kb_error *err) {
+        json_t *o = json_loads(settings_json ? settings_json : "{}", 0, NULL), *params = NULL, *spec;
+        char *key, *spec_text;
+
+        if (!json_is_object(o)) {
+                json_decref(o);
+                return error_setf(err, -EINVAL, "run settings are not a JSON object");
+        }
+        for (size_t i = 0; i < ELEMENTSOF(unshaping_keys); i++)
+                json_object_del(o, unshaping_keys[i]);
+        if (params_json) {
+                params = json_loads(params_json, 0, NULL);
+                /* A cell whose params are unreadable pairs only with the
+                 * same bytes, never silently with the run's defaults. */
+                if (json_is_object(params))
+                        json_object_update(o, params);
+                else
+                        json_object_set_new(o, "params_raw", json_string(params_json));
+                json_decref(params);
+        }
+        for (size_t i = 0; ignored && ignored[i]; i++)
+                json_object_del(o, ignored[i]);
+        spec = json_object_get(o, "workload");
+        spec_text = strdup(json_is_string(spec) ? json_string_value(spec) : workload);
+        key = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17));
+        json_decref(o);
+        if (!key || !spec_text) {
+                free(key);
+                free(spec_text);
+                return error_setf(err, -ENOMEM, "out of memory");
+        }
+        *ret_key = key;
+        *ret_spec = spec_text;
+        return 0;
+}
+
+char *compare_key_diff(const char *key_a, const char *key_b) {
+        json_t *a = json_loads(key_a, 0, NULL), *b = json_loads(key_b, 0, NULL), *val;
+        const char *k;
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f = NULL;
+        int first = 1;
+
+        if (!json_is_object(a) || !json_is_object(b))
+                goto done;
+        f = open_memstream(&out, &len);
+        if (!f)
+                goto done;
+        for (int pass = 0; pass < 2; pass++) {
+                json_t *x = pass ? b : a, *y = pass ? a : b;
+
+                json_object_foreach(x, k, val) {
+                        json_t *other = json_object_get(y, k);
+                        char *va, *vb;
+
+                        if (pass && other)
+                                continue;       /* seen in the first pass */
+                        if (other && json_equal(val, other))
+                                continue;
+                        va = json_dumps(pass ? other : val, JSON_ENCODE_ANY | JSON_COMPACT);
+                        vb = json_dumps(pass ? val : other, JSON_ENCODE_ANY | JSON_COMPACT);
+                        fprintf(f, "%s%s %s | %s", first ? "" : ", ", k, va ? va : "(none)", vb ? vb : "(none)");
+                        first = 0;
+                        free(va);
+                        free(vb);
+                }
+        }
+        fclose(f);
+        if (first) {
+                free(out);
+                out = NULL;
+        }
+done:
+        json_decref(a);
+        json_decref(b);
+        return out;
+}

@@ -1,0 +1,171 @@
+/* report/compare: the comparison view of `kbench compare` (and, later,
+ * nightly): two selections of cells, A and B, paired like with like, and per
+ * metric the statistics and a verdict a kernel developer can act on.
+ *
+ * Pairing: cells are grouped by their pairing key, the canonical JSON of
+ * every guest and workload setting (the cell's params_json over the run's
+ * settings_json, less the keys that do not shape the measurement: kernels,
+ * workloads, repeats, timeouts, retries, the accelerator request). Only
+ * groups with the same key on both sides are compared; a group on one side
+ * only is listed with the settings that keep it apart. ignore_settings
+ * names keys to leave out of the key, for a comparison across them on
+ * purpose (a throttled disk against an unthrottled one); the view lists
+ * them and their values per side.
+ *
+ * Verdict: Welch's p drives it (consistent with the ratio-of-means CI and
+ * the MDE, both built on the same means and variances); Mann-Whitney's p is
+ * shown beside it, and decides "n too small": when the exact rank test of
+ * these sizes cannot reach alpha at all (stats_mann_whitney_min_p > alpha),
+ * the samples are too few for any verdict. A verdict metric (report/metrics)
+ * is `better` or `worse` only when its Benjamini-Hochberg adjusted Welch p
+ * (q, over every verdict metric of the comparison, all groups together) is
+ * at most alpha AND the whole 95 % Fieller interval of the change lies
+ * beyond the noise band (+-noise); otherwise `~`. Informational metrics are
+ * shown and never judged. The view is plain data: renderers only lay it out. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "report/metrics.h"
+#include "report/stats.h"
+
+/* Exit status of `kbench compare` when at least one metric is worse (1 is
+ * an error, 2 a usage error, 3 is `kbench run`'s "some cells failed"). */
+#define COMPARE_EXIT_WORSE 4
+
+enum compare_verdict {
+        COMPARE_INFO,              /* informational metric: never judged */
+        COMPARE_SAME,              /* "~": no significant change beyond the noise */
+        COMPARE_BETTER,
+        COMPARE_WORSE,
+        COMPARE_N_SMALL,           /* the rank test cannot reach alpha at these sizes */
+        COMPARE_UNDEFINED,         /* a side has < 2 values, or no spread at all */
+        COMPARE_ONE_SIDE,          /* the metric has values on one side only */
+};
+
+/* One metric of one paired group. */
+struct compare_metric {
+        char *name;                /* owned */
+        char *unit;                /* owned */
+        struct metrics_info info;  /* from the registry; unknown names informational */
+        int judged;                /* 1: a verdict metric (direction and verdict flag) */
+        double *a, *b;             /* values, ok cells with a value (owned) */
+        size_t na, nb;
+        size_t a_missing, b_missing;   /* ok cells that stored the metric without a value */
+        struct stats_summary sa, sb;
+        double change;             /* mean(b) / mean(a) - 1; NAN when undefined */
+        struct stats_interval ratio;   /* Fieller 95 % CI of mean(b) / mean(a); lo/hi NAN if none */
+        struct stats_test welch, mw;
+        double mw_min_p;           /* smallest p the exact rank test can give at na, nb */
+        double q;                  /* BH-adjusted Welch p; NAN when not in the family */
+        double mde;                /* minimum detectable change (fraction of mean(a)), 80 % power
+                                      at alpha; judged metrics only, else NAN */
+        size_t n_for_2, n_for_5;   /* repeats per side for 2 % / 5 % at 80 % power (from the RMS
+                                      of both sides' CoV); judged metrics only; 0 unknown */
+        enum compare_verdict verdict;
+};
+
+/* One side of a group: how many cells, and how the failed ones ended. */
+struct compare_side {
+        size_t ok;
+        size_t failed;             /* cells whose latest attempt is not ok */
+        char *failed_states;       /* "hang 1, boot-timeout 2", or NULL (owned) */
+        size_t n_runs;
+        int64_t *runs;             /* run ids the cells come from, ascending (owned) */
+};
+
+struct compare_group {
+        char *key;                 /* pairing key: canonical JSON (owned) */
+        char *workload;            /* workload name, "dd" (owned) */
+        char *spec;                /* canonical spec, "dd:size=,bs=1M" (owned) */
+        struct compare_side a, b;
+        struct compare_metric *m;  /* sorted by name (owned) */
+        size_t n_m;
+        double geomean;            /* geometric mean over judged metrics of the B-vs-A ratio,
+                                      oriented so that > 1 is better (lower-is-better metrics
+                                      contribute mean(a)/mean(b)); NAN when none */
+        size_t n_geomean;
+        size_t worse, better;
+};
+
+/* A group found on one side only. */
+struct compare_lonely {
+        char side;                 /* 'A' or 'B' */
+        char *key, *workload, *spec;   /* owned */
+        struct compare_side s;
+        char *differs;             /* the settings that differ from the nearest group of the
+                                      same workload on the other side, "disk_mbps 0 | 140",
+                                      or NULL when the other side has no such workload (owned) */
+};
+
+struct compare_options {
+        const char *a, *b;         /* selectors as given */
+        const char *workload;      /* -w: workload name, or NULL */
+        const char *metric_glob;   /* --metric: fnmatch pattern, or NULL */
+        double alpha;              /* BH q level, and the tests' alpha (0.05) */
+        double noise;              /* noise band, a fraction (0.02) */
+        int all_runs;              /* a kernel selector takes every run, not the latest */
+        const char *const *ignore_settings;   /* NULL-terminated, or NULL */
+};
+
+struct compare_view {
+        char *sel_a, *sel_b;       /* as given (owned) */
+        char *desc_a, *desc_b;     /* what they resolved to, "6.1.0-57-amd64 in run 1 (tag a1)" */
+        double alpha, noise;
+        char *metric_glob;         /* --metric, or NULL (owned) */
+        char *workload;            /* -w, or NULL (owned) */
+        char **ignored;            /* NULL-terminated (owned) */
+        struct compare_group *groups;
+        size_t n_groups;
+        struct compare_lonely *lonely;
+        size_t n_lonely;
+        size_t worse, better, judged;  /* over all groups */
+        int exit_status;           /* 0, or COMPARE_EXIT_WORSE when worse > 0 */
+};
+
+struct compare_view *compare_view_free(struct compare_view *v);
+
+/* A parsed selector: a kernel name, run:ID, run:ID:KERNEL, tag:NAME or
+ * tag:NAME:KERNEL. */
+struct compare_selector {
+        enum { COMPARE_SEL_KERNEL, COMPARE_SEL_RUN, COMPARE_SEL_TAG } kind;
+        int64_t run;               /* COMPARE_SEL_RUN */
+        char tag[128];             /* COMPARE_SEL_TAG */
+        char kernel[256];          /* "" when the selector names none */
+};
+
+/* Parse a selector (pure). Returns 0 or -EINVAL with "bad selector 'x' (a
+ * kernel name, run:ID, run:ID:KERNEL or tag:NAME[:KERNEL])". OUT: *ret. */
+int compare_selector_parse(const char *text, struct compare_selector *ret, struct kb_error *err);
+
+/* The statistics of one metric from its values (m->a, m->b, na, nb, judged
+ * set): summaries, change, Fieller CI, both tests, and for judged metrics
+ * the MDE and the repeats for 2 %/5 %.
+ * Leaves q and verdict to compare_judge(). */
+void compare_metric_stats(struct compare_metric *m, double alpha);
+
+/* The verdict of one metric from its statistics and its BH q (pure; the
+ * table of recorded cases in report/test-compare.c pins it down). */
+enum compare_verdict compare_decide(const struct compare_metric *m, double q, double alpha, double noise);
+
+/* BH over the Welch p of every judged metric of every group with enough
+ * samples, then each metric's verdict, the per-group geometric means and
+ * counts, and the view's exit status. Returns 0 or -ENOMEM. */
+int compare_judge(struct compare_view *v);
+
+/* "better", "worse", "~", "info", "n too small", "undefined", "one side". */
+const char *compare_verdict_name(enum compare_verdict v);
+
+/* The pairing key of a cell: params_json (may be NULL) over settings_json,
+ * less the keys that do not shape the measurement and the ignored ones,
+ * as canonical JSON (sorted keys, compact). OUT: *ret_key (caller frees),
+ * *ret_spec (the "workload" value, caller frees; the workload name when
+ * absent). Errors: -EINVAL "run N: settings are not a JSON object". */
+int compare_pairing_key(const char *settings_json, const char *params_json, const char *workload,
+                        const char *const *ignored, char **ret_key, char **ret_spec, struct kb_error *err);
+
+/* The keys whose values differ between two pairing keys, "k1 a | b, k2 ..."
+ * (caller frees), or NULL when they are equal or unreadable. */
+char *compare_key_diff(const char *key_a, const char *key_b);

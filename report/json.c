@@ -1,0 +1,283 @@
+/* report/json.c: the views as JSON for scripts (see json.h). Absent numbers
+ * (a metric stored without a value, a stage not reached) are null, never 0;
+ * settings and params stored as JSON text are embedded as objects. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/json.h"
+
+static json_t *json_num(double v) {
+        return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *json_str(const char *s) {
+        return s ? json_string(s) : json_null();
+}
+
+int json_view_print(json_t *j, FILE *out, struct kb_error *err) {
+        if (!j)
+                return error_setf(err, -ENOMEM, "out of memory building JSON");
+        if (json_dumpf(j, out, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10)) < 0)
+                return error_setf(err, -EIO, "cannot write JSON");
+        fputc('\n', out);
+        return 0;
+}
+
+static json_t *metrics_json(const struct query_metric *m, size_t n) {
+        json_t *o = json_object();
+
+        for (size_t i = 0; o && i < n; i++) {
+                json_t *e = json_pack("{s:o, s:s}", "value", m[i].has_value ? json_num(m[i].value) : json_null(),
+                                      "unit", m[i].unit ? m[i].unit : "");
+                if (e && m[i].note)
+                        json_object_set_new(e, "note", json_string(m[i].note));
+                json_object_set_new(o, m[i].name, e ? e : json_null());
+        }
+        return o;
+}
+
+static json_t *run_json(const struct query_run *r) {
+        json_t *j = json_object(), *settings = NULL;
+
+        if (!j)
+                return NULL;
+        if (r->settings_json)
+                settings = json_loads(r->settings_json, JSON_DECODE_ANY, NULL);
+        json_object_set_new(j, "id", json_integer(r->id));
+        json_object_set_new(j, "tag", json_str(r->tag));
+        json_object_set_new(j, "status", json_str(r->status));
+        json_object_set_new(j, "started_at", json_num(r->started_at));
+        json_object_set_new(j, "finished_at", json_num(r->finished_at));
+        json_object_set_new(j, "host", json_str(r->host));
+        json_object_set_new(j, "qemu_version", json_str(r->qemu_version));
+        json_object_set_new(j, "libvirt_version", json_str(r->libvirt_version));
+        json_object_set_new(j, "kbench_version", json_str(r->kbench_version));
+        json_object_set_new(j, "kernels", json_integer(r->n_kernels));
+        json_object_set_new(j, "cells", json_integer(r->n_cells));
+        json_object_set_new(j, "cells_ok", json_integer(r->n_ok));
+        json_object_set_new(j, "settings", settings ? settings : json_str(r->settings_json));
+        return j;
+}
+
+static json_t *cell_json(const struct query_cell *c) {
+        json_t *j = json_object();
+
+        if (!j)
+                return NULL;
+        json_object_set_new(j, "key", json_str(c->cell_key));
+        json_object_set_new(j, "kernel", json_str(c->kernel_name));
+        json_object_set_new(j, "kernel_id", json_str(c->kernel_id));
+        json_object_set_new(j, "workload", json_str(c->workload));
+        json_object_set_new(j, "iteration", json_integer(c->iteration));
+        json_object_set_new(j, "attempt", json_integer(c->attempt));
+        json_object_set_new(j, "state", json_str(c->state));
+        json_object_set_new(j, "detail", json_str(c->detail));
+        json_object_set_new(j, "accel", json_str(c->accel));
+        json_object_set_new(j, "started_at", json_num(c->started_at));
+        json_object_set_new(j, "boot_s", json_num(c->boot_s));
+        json_object_set_new(j, "workload_s", json_num(c->workload_s));
+        json_object_set_new(j, "total_s", json_num(c->total_s));
+        json_object_set_new(j, "exit_code", json_integer(c->exit_code));
+        json_object_set_new(j, "rejected_records", json_integer(c->rejected_records));
+        json_object_set_new(j, "vmstat_samples", json_integer(c->vmstat_samples));
+        return j;
+}
+
+json_t *json_view_runs(const struct view_runs *v) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; a && i < v->n; i++)
+                json_array_append_new(a, run_json(&v->runs[i]));
+        return a;
+}
+
+json_t *json_view_run(const struct view_run *v) {
+        json_t *j = json_object();
+        json_t *cells = json_array(), *summary = json_array();
+
+        if (!j || !cells || !summary) {
+                json_decref(j);
+                json_decref(cells);
+                json_decref(summary);
+                return NULL;
+        }
+        json_object_set_new(j, "run", run_json(v->run));
+        json_object_set_new(j, "cells", cells);
+        json_object_set_new(j, "summary", summary);
+        for (size_t i = 0; i < v->n_cells; i++) {
+                json_t *c = cell_json(&v->cells[i]);
+                if (c)
+                        json_object_set_new(c, "metrics", metrics_json(v->metrics[i], v->n_metrics[i]));
+                json_array_append_new(cells, c);
+        }
+        for (size_t i = 0; i < v->n_series; i++) {
+                const struct query_series *s = v->summary[i].s;
+                json_t *e = json_object(), *vals = json_array();
+                double mean = v->summary[i].sum.mean, sd = v->summary[i].sum.sd;
+
+                for (size_t k = 0; vals && k < s->n; k++)
+                        json_array_append_new(vals, json_real(s->values[k]));
+                if (!e) {
+                        json_decref(vals);
+                        continue;
+                }
+                json_object_set_new(e, "kernel", json_str(s->kernel_name));
+                json_object_set_new(e, "kernel_id", json_str(s->kernel_id));
+                json_object_set_new(e, "workload", json_str(s->workload));
+                json_object_set_new(e, "metric", json_str(s->metric));
+                json_object_set_new(e, "unit", json_str(s->unit));
+                json_object_set_new(e, "n", json_integer((json_int_t)s->n));
+                json_object_set_new(e, "n_missing", json_integer((json_int_t)s->n_missing));
+                json_object_set_new(e, "mean", json_num(mean));
+                json_object_set_new(e, "stddev", json_num(sd));
+                json_object_set_new(e, "values", vals);
+                json_array_append_new(summary, e);
+        }
+        return j;
+}
+
+json_t *json_view_cell(const struct view_cell *v) {
+        json_t *j = cell_json(v->cell);
+        json_t *vm = json_array(), *pts = json_array(), *logs = json_object(), *params = NULL;
+
+        if (!j || !vm || !pts || !logs) {
+                json_decref(j);
+                json_decref(vm);
+                json_decref(pts);
+                json_decref(logs);
+                return NULL;
+        }
+        if (v->cell->params_json)
+                params = json_loads(v->cell->params_json, JSON_DECODE_ANY, NULL);
+        json_object_set_new(j, "run", json_integer(v->cell->run_id));
+        json_object_set_new(j, "params", params ? params : json_str(v->cell->params_json));
+        json_object_set_new(j, "metrics", metrics_json(v->metrics, v->n_metrics));
+        for (size_t i = 0; i < v->n_vmstat; i++) {
+                const struct db_vmstat_row *row = &v->vmstat[i];
+                json_t *e = json_object();
+
+                if (!e)
+                        continue;
+                json_object_set_new(e, "seq", json_integer(row->seq));
+                json_object_set_new(e, "t_host", json_num(row->t_host));
+                json_object_set_new(e, "t_guest", json_num(row->t_guest));
+                json_object_set_new(e, "first", json_boolean(row->first));
+                for (int k = 0; k < DB_VM_NCOLS; k++)
+                        json_object_set_new(e, db_vmstat_column_names[k], json_num(row->v[k]));
+                json_array_append_new(vm, e);
+        }
+        json_object_set_new(j, "vmstat", vm);
+        for (size_t i = 0; i < v->n_points; i++)
+                json_array_append_new(pts, json_pack("{s:s, s:o, s:o}", "kind", v->points[i].kind,
+                                                     "t", json_num(v->points[i].t),
+                                                     "value", json_num(v->points[i].value)));
+        json_object_set_new(j, "timeline", pts);
+        for (size_t i = 0; i < v->n_logs; i++)
+                json_object_set_new(logs, v->logs[i].stream, json_integer(v->logs[i].bytes));
+        json_object_set_new(j, "log_bytes", logs);
+        return j;
+}
+
+
+/* ---- the comparison ----------------------------------------------------- */
+
+static json_t *values_json(const double *v, size_t n) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; a && i < n; i++)
+                json_array_append_new(a, json_num(v[i]));
+        return a;
+}
+
+static json_t *summary_json(const struct stats_summary *s, const double *v, size_t missing) {
+        return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n, "n_missing",
+                         (json_int_t)missing, "mean", json_num(s->mean), "median", json_num(s->median), "sd",
+                         json_num(s->sd), "sd_pct", json_num(s->cov * 100), "min", json_num(s->min), "max",
+                         json_num(s->max), "cov", json_num(s->cov), "values", values_json(v, s->n));
+}
+
+static json_t *side_json(const struct compare_side *s) {
+        json_t *runs = json_array();
+
+        for (size_t i = 0; runs && i < s->n_runs; i++)
+                json_array_append_new(runs, json_integer(s->runs[i]));
+        return json_pack("{s:I, s:I, s:o, s:o}", "ok", (json_int_t)s->ok, "failed", (json_int_t)s->failed,
+                         "failed_states", json_str(s->failed_states), "runs", runs ? runs : json_null());
+}
+
+static json_t *settings_json(const char *key) {
+        json_t *o = json_loads(key, 0, NULL);
+
+        return o ? o : json_str(key);
+}
+
+static json_t *nfor_json(size_t n) {
+        return n ? json_integer((json_int_t)n) : json_null();
+}
+
+static json_t *metric_cmp_json(const struct compare_metric *m) {
+        return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:b}, "
+                         "s:o, s:o, s:o, s:o, s:o, s:s}",
+                         "name", m->name, "unit", m->unit ? m->unit : "", "direction",
+                         metrics_direction_name(m->info.direction), "judged", m->judged, "why_not_judged",
+                         m->judged ? json_null() : json_str(m->info.why), "a",
+                         summary_json(&m->sa, m->a, m->a_missing), "b", summary_json(&m->sb, m->b, m->b_missing),
+                         "change_pct", json_num(m->change * 100), "ci95_change_pct",
+                         isfinite(m->ratio.lo) && isfinite(m->ratio.hi)
+                                 ? json_pack("[f, f]", (m->ratio.lo - 1) * 100, (m->ratio.hi - 1) * 100)
+                                 : json_null(),
+                         "welch", "t", json_num(m->welch.statistic), "df", json_num(m->welch.df), "p",
+                         json_num(m->welch.p), "mann_whitney", "u", json_num(m->mw.statistic), "p",
+                         json_num(m->mw.p), "exact", m->mw.exact, "mann_whitney_min_p", json_num(m->mw_min_p),
+                         "q_bh", json_num(m->q), "mde_pct", json_num(m->mde * 100), "n_for_2pct",
+                         nfor_json(m->n_for_2), "n_for_5pct", nfor_json(m->n_for_5), "verdict",
+                         compare_verdict_name(m->verdict));
+}
+
+json_t *json_view_compare(const struct compare_view *v) {
+        json_t *j, *groups = json_array(), *lonely = json_array(), *ignored = json_array();
+
+        if (!groups || !lonely || !ignored) {
+                json_decref(groups);
+                json_decref(lonely);
+                json_decref(ignored);
+                return NULL;
+        }
+        for (size_t i = 0; v->ignored && v->ignored[i]; i++)
+                json_array_append_new(ignored, json_string(v->ignored[i]));
+        for (size_t i = 0; i < v->n_groups; i++) {
+                const struct compare_group *g = &v->groups[i];
+                json_t *ms = json_array();
+
+                for (size_t k = 0; ms && k < g->n_m; k++)
+                        json_array_append_new(ms, metric_cmp_json(&g->m[k]));
+                json_array_append_new(groups,
+                                      json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}", "workload",
+                                                g->workload, "spec", g->spec, "settings", settings_json(g->key),
+                                                "a", side_json(&g->a), "b", side_json(&g->b), "metrics",
+                                                ms ? ms : json_null(), "geomean_change_pct",
+                                                json_num((g->geomean - 1) * 100), "geomean_metrics",
+                                                (json_int_t)g->n_geomean, "worse", (json_int_t)g->worse,
+                                                "better", (json_int_t)g->better));
+        }
+        for (size_t i = 0; i < v->n_lonely; i++) {
+                const struct compare_lonely *l = &v->lonely[i];
+                char side[2] = { l->side, 0 };
+
+                json_array_append_new(lonely, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "side", side, "workload",
+                                                        l->workload, "spec", l->spec, "settings",
+                                                        settings_json(l->key), "cells", side_json(&l->s),
+                                                        "differs", json_str(l->differs)));
+        }
+        j = json_pack("{s:{s:s, s:o}, s:{s:s, s:o}, s:f, s:f, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
+                      "s:I, s:i}",
+                      "a", "selector", v->sel_a, "resolved", json_str(v->desc_a), "b", "selector", v->sel_b,
+                      "resolved", json_str(v->desc_b), "alpha", v->alpha, "noise_pct", v->noise * 100,
+                      "verdict_test", "welch", "correction", "benjamini-hochberg", "ci", "fieller-95",
+                      "workload", json_str(v->workload), "metric_glob", json_str(v->metric_glob),
+                      "ignore_settings", ignored, "groups", groups, "unpaired", lonely, "judged",
+                      (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,
+                      "exit_status", v->exit_status);
+        return j;
+}

@@ -1,0 +1,25 @@
+/* report/json: the JSON renderer of the views (report/view.h,
+ * report/compare.h), for scripts: every number the text shows, and
+ * more (the samples, the tests' statistics). Absent values are null. */
+#pragma once
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "common/error.h"
+#include "report/view.h"
+
+/* Each returns a new reference (caller json_decref), NULL on -ENOMEM. */
+json_t *json_view_runs(const struct view_runs *v);
+json_t *json_view_run(const struct view_run *v);      /* {run, cells, summary} */
+json_t *json_view_cell(const struct view_cell *v);
+/* {a, b, alpha, noise_pct, verdict_test, groups[{workload, spec, settings,
+ * a, b, metrics[{name, unit, direction, judged, a, b, change_pct,
+ * ci95_change_pct, welch, mann_whitney, q_bh, mde_pct, n_for_2pct,
+ * n_for_5pct, verdict}], geomean_change_pct}], unpaired, worse, better,
+ * exit_status}: every number of the table, the samples, the pairing. */
+json_t *json_view_compare(const struct compare_view *v);
+
+/* Write j indented, ASCII-only, with a final newline; takes no reference.
+ * j == NULL (a failed build) is -ENOMEM. Returns 0, -ENOMEM or -EIO. */
+int json_view_print(json_t *j, FILE *out, struct kb_error *err);

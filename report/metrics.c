@@ -1,0 +1,74 @@
+/* report/metrics.c: the metric registry (see metrics.h). The rows kept here
+ * are looked up first, so they also override a workload's table where the
+ * read side knows better: dd.*_s is the same measurement as dd.*_MBps, and
+ * counting it twice would give one change two votes in the Benjamini-
+ * Hochberg family and in the geometric mean. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "report/metrics.h"
+#include "workloads/workload.h"
+
+static const struct metrics_info report_rows[] = {
+        { "dd.*_s", "s", METRICS_LOWER, 0, "the same measurement as dd.*_MBps" },
+        { "ftp.upload_s", "s", METRICS_LOWER, 0, "the same measurement as ftp.MBps" },
+        { "vmstat.samples", "samples", METRICS_NONE, 0, "how long the capture was" },
+        { "vmstat.stall_count", "runs", METRICS_LOWER, 0, "stalls are context: small counts, often all 0" },
+        { "vmstat.stall_longest_s", "s", METRICS_LOWER, 0, "stalls are context: small counts, often all 0" },
+        { "vmstat.stall_total_s", "s", METRICS_LOWER, 0, "stalls are context: small counts, often all 0" },
+        { "vmstat.stall_fraction", "ratio", METRICS_LOWER, 0, "stalls are context: small counts, often all 0" },
+        { "vmstat.pause_count", "pauses", METRICS_LOWER, 0, "output pauses measure the host as much as the guest" },
+        { "vmstat.pause_longest_s", "s", METRICS_LOWER, 0, "output pauses measure the host as much as the guest" },
+        { "vmstat.pause_total_s", "s", METRICS_LOWER, 0, "output pauses measure the host as much as the guest" },
+        { "vmstat.b[io]_mean", "blocks/s", METRICS_NONE, 0, "follows the workload's own rate" },
+        { "vmstat.s[io]_mean", "kB/s", METRICS_NONE, 0, "swap traffic is context" },
+        { "vmstat.us_mean", "%", METRICS_NONE, 0, "CPU split is context" },
+        { "vmstat.sy_mean", "%", METRICS_NONE, 0, "CPU split is context" },
+        { "vmstat.wa_mean", "%", METRICS_NONE, 0, "CPU split is context" },
+        { "vmstat.*_cov", "ratio", METRICS_NONE, 0, "a spread, not a level" },
+        { "boot_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
+        { "workload_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
+        { "total_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
+};
+
+int metrics_lookup(const char *name, struct metrics_info *ret) {
+        const struct metric_def *def;
+        int directed;
+
+        for (size_t i = 0; i < ELEMENTSOF(report_rows); i++)
+                if (fnmatch(report_rows[i].pattern, name, 0) == 0) {
+                        *ret = report_rows[i];
+                        return 0;
+                }
+        def = workload_metric_def(name);
+        if (!def)
+                return -ENOENT;
+        directed = def->higher_is_better == 0 || def->higher_is_better == 1;
+        *ret = (struct metrics_info){
+                .pattern = def->pattern,
+                .unit = def->unit,
+                .direction = def->higher_is_better == 1 ? METRICS_HIGHER :
+                             def->higher_is_better == 0 ? METRICS_LOWER : METRICS_NONE,
+                .verdict = directed,
+                .why = directed ? NULL : "no direction in the workload's metric table",
+        };
+        return 0;
+}
+
+enum metrics_direction metrics_direction(const char *name) {
+        struct metrics_info m;
+
+        return metrics_lookup(name, &m) < 0 ? METRICS_NONE : m.direction;
+}
+
+int metrics_verdict(const char *name) {
+        struct metrics_info m;
+
+        return metrics_lookup(name, &m) == 0 && m.verdict && m.direction != METRICS_NONE;
+}
+
+const char *metrics_direction_name(enum metrics_direction d) {
+        return d == METRICS_HIGHER ? "higher" : d == METRICS_LOWER ? "lower" : "none";
+}

@@ -1,0 +1,38 @@
+/* report/metrics: the one metric registry of kbench. Every metric the store
+ * holds (the workloads' own dd.*, tiobench.*, bonnie.*, ftp.*, the vmstat
+ * analysis' vmstat.*, and the cell timings boot_s, workload_s, total_s) has
+ * a unit, the direction that is better, and whether it enters verdicts.
+ * The workloads' rows come from their public tables (workload_ops.metrics in
+ * workloads/workload.h, the only workloads/ header report/ includes); the
+ * vmstat and cell rows, and the verdict policy, are kept here, because the
+ * read side decides what a change means. report/test-metrics.c runs every
+ * parser and the vmstat analysis over tests/data and fails on a name this
+ * registry does not know. */
+#pragma once
+
+enum metrics_direction {
+        METRICS_NONE = 0,          /* informational: no direction, never a verdict */
+        METRICS_HIGHER = 1,        /* higher is better (rates) */
+        METRICS_LOWER = -1,        /* lower is better (times, latencies, CPU) */
+};
+
+struct metrics_info {
+        const char *pattern;       /* fnmatch pattern over metric names */
+        const char *unit;          /* as stored ("MB/s"); "" for counts */
+        enum metrics_direction direction;
+        int verdict;               /* 1: enters better/worse verdicts; 0: shown only */
+        const char *why;           /* for informational rows: why no verdict, else NULL */
+};
+
+/* The registry entry for a metric name. Returns 0, or -ENOENT when kbench
+ * does not know the name (a store written by a newer kbench); callers treat
+ * an unknown metric as informational. OUT: *ret (strings are static). */
+int metrics_lookup(const char *name, struct metrics_info *ret);
+
+/* The direction and verdict flag of name, unknown names being
+ * informational. */
+enum metrics_direction metrics_direction(const char *name);
+int metrics_verdict(const char *name);
+
+/* "higher", "lower" or "none". */
+const char *metrics_direction_name(enum metrics_direction d);

@@ -1,0 +1,585 @@
+/* report/svg: line and bar charts as inline SVG (contract in svg.h). All
+ * geometry is computed here; every piece of text goes through the page
+ * writer's escaper. Colours are attributes, not CSS classes, so a chart
+ * copied out of a page keeps them. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/svg.h"
+
+/* Colour-blind-safe palette (Okabe-Ito, with black moved last). */
+static const char *const palette[] = {
+        "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7a6a00", "#444444",
+};
+#define BAND_FILL "#e8433a"
+#define GRID "#e4e4e4"
+#define AXIS "#555555"
+#define FONT 12                    /* viewBox units; a chart 640 wide shown at 360 px is still ~7 px */
+
+static const char *colour(int i) {
+        if (i < 0)
+                i = -i;
+        return palette[i % (int)G_N_ELEMENTS(palette)];
+}
+
+double svg_nice_step(double span, int target) {
+        double raw, mag, f;
+
+        if (!isfinite(span) || span <= 0 || target < 1)
+                return 1;
+        raw = span / target;
+        mag = pow(10, floor(log10(raw)));
+        f = raw / mag;
+        if (f < 1.5)
+                f = 1;
+        else if (f < 3)
+                f = 2;
+        else if (f < 7)
+                f = 5;
+        else
+                f = 10;
+        return f * mag;
+}
+
+size_t svg_ticks(double *lo, double *hi, int target, double *ret_ticks, size_t max, double *ret_step) {
+        double step, a, b;
+        size_t n = 0;
+
+        if (!isfinite(*lo) || !isfinite(*hi)) {
+                *lo = 0;
+                *hi = 1;
+        }
+        if (*hi < *lo) {
+                double t = *lo;
+
+                *lo = *hi;
+                *hi = t;
+        }
+        if (*hi == *lo) {
+                double d = fabs(*lo) > 0 ? fabs(*lo) * 0.1 : 1;
+
+                *lo -= *lo >= 0 && *lo - d < 0 ? *lo : d;
+                *hi += d;
+        }
+        step = svg_nice_step(*hi - *lo, target);
+        a = floor(*lo / step + 1e-9) * step;
+        b = ceil(*hi / step - 1e-9) * step;
+        *lo = a;
+        *hi = b;
+        for (double k = 0; n < max; k++) {
+                double v = a + k * step;
+
+                if (v > b + step * 1e-6)
+                        break;
+                ret_ticks[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+        }
+        *ret_step = step;
+        return n;
+}
+
+void svg_format_tick(double v, double step, char *buf, size_t size) {
+        static const struct { double scale; const char *suffix; } units[] = {
+                { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" },
+        };
+        const char *suffix = "";
+        int decimals;
+
+        /* The suffix follows the step, so every label of one axis has the
+         * same one ("0 50k 100k 150k", "0.5M 1M"). */
+        for (size_t i = 0; i < G_N_ELEMENTS(units); i++)
+                if (step >= units[i].scale / 10 * (units[i].scale == 1e3 ? 10 : 1)) {
+                        v /= units[i].scale;
+                        step /= units[i].scale;
+                        suffix = units[i].suffix;
+                        break;
+                }
+        decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+        if (decimals > 6)
+                decimals = 6;
+        if (fabs(v) < step * 1e-6) {
+                v = 0;
+                suffix = "";
+        }
+        snprintf(buf, size, "%.*f%s", decimals, v, suffix);
+}
+
+/* One value for a bar label: three significant figures, not fewer than
+ * the integer part. */
+static void format_value(double v, char *buf, size_t size) {
+        double a = fabs(v);
+
+        snprintf(buf, size, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3, v);
+}
+
+struct bucket {
+        size_t first, last, min, max;
+        int used;
+};
+
+static void emit(GArray *out, const double *t, const double *v, size_t i) {
+        struct svg_point p = { t[i], v[i] };
+
+        g_array_append_val(out, p);
+}
+
+static void flush(GArray *out, const double *t, const double *v, struct bucket *b) {
+        size_t idx[4];
+        size_t k = 0;
+
+        if (!b->used)
+                return;
+        idx[k++] = b->first;
+        idx[k++] = b->min < b->max ? b->min : b->max;
+        idx[k++] = b->min < b->max ? b->max : b->min;
+        idx[k++] = b->last;
+        /* already in index order: first <= min,max <= last */
+        for (size_t i = 0; i < k; i++)
+                if (i == 0 || idx[i] != idx[i - 1])
+                        emit(out, t, v, idx[i]);
+        b->used = 0;
+}
+
+size_t svg_downsample(const double *t, const double *v, size_t n, double t0, double t1, size_t columns,
+                      struct svg_point **ret_points) {
+        GArray *out = g_array_new(FALSE, FALSE, sizeof(struct svg_point));
+        struct bucket b = { 0 };
+        long col = -1;
+        double span = t1 - t0;
+        size_t len;
+
+        if (columns < 1)
+                columns = 1;
+        for (size_t i = 0; i < n; i++) {
+                long c;
+
+                if (!isfinite(t[i]))
+                        continue;
+                if (!isfinite(v[i])) {
+                        flush(out, t, v, &b);
+                        if (out->len > 0 && isfinite(g_array_index(out, struct svg_point, out->len - 1).v)) {
+                                struct svg_point gap = { t[i], NAN };
+
+                                g_array_append_val(out, gap);
+                        }
+                        continue;
+                }
+                c = span > 0 ? (long)floor((t[i] - t0) / span * (double)columns) : 0;
+                if (c >= (long)columns)
+                        c = (long)columns - 1;
+                if (c != col || !b.used) {
+                        flush(out, t, v, &b);
+                        col = c;
+                        b = (struct bucket){ i, i, i, i, 1 };
+                        continue;
+                }
+                b.last = i;
+                if (v[i] < v[b.min])
+                        b.min = i;
+                if (v[i] > v[b.max])
+                        b.max = i;
+        }
+        flush(out, t, v, &b);
+        len = out->len;
+        *ret_points = len ? (struct svg_point *)(void *)g_array_free(out, FALSE) : NULL;
+        if (!len)
+                g_array_free(out, TRUE);
+        return len;
+}
+
+/* --- drawing helpers --- */
+
+static void text_at(struct html *h, double x, double y, const char *anchor, int size, const char *fill,
+                    const char *s) {
+        html_start(h, "text");
+        html_attr_num(h, "x", x);
+        html_attr_num(h, "y", y);
+        if (anchor)
+                html_attr(h, "text-anchor", anchor);
+        html_attr_int(h, "font-size", size);
+        if (fill)
+                html_attr(h, "fill", fill);
+        html_text(h, s);
+        html_end(h);
+}
+
+static void line(struct html *h, double x1, double y1, double x2, double y2, const char *stroke,
+                 double width, const char *dash) {
+        html_start(h, "line");
+        html_attr_num(h, "x1", x1);
+        html_attr_num(h, "y1", y1);
+        html_attr_num(h, "x2", x2);
+        html_attr_num(h, "y2", y2);
+        html_attr(h, "stroke", stroke);
+        html_attr_num(h, "stroke-width", width);
+        html_attr(h, "stroke-dasharray", dash);
+        html_end_void(h);
+}
+
+static void rect(struct html *h, double x, double y, double w, double hh, const char *fill, double opacity) {
+        html_start(h, "rect");
+        html_attr_num(h, "x", x);
+        html_attr_num(h, "y", y);
+        html_attr_num(h, "width", w);
+        html_attr_num(h, "height", hh);
+        html_attr(h, "fill", fill);
+        if (opacity < 1)
+                html_attr_num(h, "fill-opacity", opacity);
+        html_end_void(h);
+}
+
+static void svg_open(struct html *h, int w, int hh, const char *title) {
+        html_start(h, "svg");
+        html_attr(h, "xmlns", "http://www.w3.org/2000/svg");
+        html_attrf(h, "viewBox", "0 0 %d %d", w, hh);
+        html_attr(h, "class", "chart");
+        html_attr(h, "role", "img");
+        html_attr(h, "aria-label", title ? title : "chart");
+        html_attr(h, "font-family", "system-ui, sans-serif");
+        if (title)
+                html_elem(h, "title", title);
+}
+
+/* Approximate advance of a label in viewBox units (no font metrics here). */
+static double text_width(const char *s, int size) {
+        size_t chars = 0;
+
+        /* Count lead bytes, not continuation bytes: the text may be invalid
+         * UTF-8, which g_utf8_strlen must not be given. */
+        for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+                chars += (*p & 0xc0) != 0x80;
+        return (double)chars * size * 0.58;
+}
+
+/* Legend items flow left to right, wrapping; returns the height used. */
+struct legend_item {
+        const char *label;
+        const char *colour;
+        int dashed;
+        int band;
+};
+
+static double legend(struct html *h, const struct legend_item *items, size_t n, double x0, double y0,
+                     double width, int draw) {
+        double x = x0, y = y0;
+
+        for (size_t i = 0; i < n; i++) {
+                double w = 22 + text_width(items[i].label, FONT - 1) + 14;
+
+                if (x > x0 && x + w > x0 + width) {
+                        x = x0;
+                        y += FONT + 5;
+                }
+                if (draw) {
+                        if (items[i].band)
+                                rect(h, x, y - 8, 16, 10, items[i].colour, 0.25);
+                        else
+                                line(h, x, y - 4, x + 16, y - 4, items[i].colour, 2.5,
+                                     items[i].dashed ? "5 3" : NULL);
+                        text_at(h, x + 21, y, NULL, FONT - 1, "#222", items[i].label);
+                }
+                x += w;
+        }
+        return n ? y - y0 + FONT + 5 : 0;
+}
+
+void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
+        const int W = c->width > 0 ? c->width : 640;
+        const int H0 = c->height > 0 ? c->height : 260;
+        const double left = 58, right = 14, bottom = 36;
+        double top, H, pw, ph, x0, x1, y0, y1, xstep, ystep;
+        double xt[32], yt[32];
+        size_t nxt, nyt, n_points = 0;
+        struct legend_item *items;
+        size_t n_items = 0;
+        int any = 0;
+        char b[64];
+
+        /* Domain: every finite point, band and mark. */
+        x0 = y0 = INFINITY;
+        x1 = y1 = -INFINITY;
+        for (size_t s = 0; s < c->n_series; s++)
+                for (size_t i = 0; i < c->series[s].n; i++) {
+                        double t = c->series[s].t[i], v = c->series[s].v[i];
+
+                        if (!isfinite(t) || !isfinite(v))
+                                continue;
+                        any = 1;
+                        x0 = fmin(x0, t);
+                        x1 = fmax(x1, t);
+                        y0 = fmin(y0, v);
+                        y1 = fmax(y1, v);
+                }
+        for (size_t i = 0; i < c->n_bands; i++) {
+                x0 = fmin(x0, c->bands[i].t0);
+                x1 = fmax(x1, c->bands[i].t1);
+        }
+        for (size_t i = 0; i < c->n_marks; i++) {
+                x0 = fmin(x0, c->marks[i].t);
+                x1 = fmax(x1, c->marks[i].t);
+        }
+        if (!isfinite(x0)) {
+                x0 = 0;
+                x1 = 1;
+        }
+        if (!any) {
+                y0 = 0;
+                y1 = 1;
+        }
+        /* Rates, memory and CPU shares are read against zero. */
+        if (y0 > 0)
+                y0 = 0;
+
+        items = g_new0(struct legend_item, c->n_series + 1);
+        for (size_t s = 0; s < c->n_series; s++)
+                items[n_items++] = (struct legend_item){ c->series[s].label, colour(c->series[s].color),
+                                                         c->series[s].dashed, 0 };
+        if (c->n_bands > 0 && c->band_label)
+                items[n_items++] = (struct legend_item){ c->band_label, BAND_FILL, 0, 1 };
+        top = 24 + legend(h, items, n_items, left, 0, W - left - right, 0) + (c->n_marks ? 14 : 4);
+        H = H0 + top - 40;
+        pw = W - left - right;
+        ph = H - top - bottom;
+
+        nxt = svg_ticks(&x0, &x1, 8, xt, G_N_ELEMENTS(xt), &xstep);
+        /* Counts (run ids) have no ticks between integers. */
+        if (c->x_integer && xstep < 1) {
+                xstep = 1;
+                x0 = floor(x0);
+                x1 = ceil(x1);
+                nxt = 0;
+                for (double v = x0; v <= x1 + 1e-9 && nxt < G_N_ELEMENTS(xt); v += 1)
+                        xt[nxt++] = v;
+        }
+        nyt = svg_ticks(&y0, &y1, 5, yt, G_N_ELEMENTS(yt), &ystep);
+#define X(t) (left + ((t) - x0) / (x1 - x0) * pw)
+#define Y(v) (top + ph - ((v) - y0) / (y1 - y0) * ph)
+
+        svg_open(h, W, (int)ceil(H), c->title);
+        if (c->title)
+                text_at(h, 4, 15, NULL, FONT + 1, "#111", c->title);
+        legend(h, items, n_items, left, 34, W - left - right, 1);
+        g_free(items);
+
+        /* grid and tick labels */
+        for (size_t i = 0; i < nyt; i++) {
+                double y = Y(yt[i]);
+
+                line(h, left, y, left + pw, y, GRID, 1, NULL);
+                svg_format_tick(yt[i], ystep, b, sizeof(b));
+                text_at(h, left - 5, y + 4, "end", FONT - 1, AXIS, b);
+        }
+        for (size_t i = 0; i < nxt; i++) {
+                double x = X(xt[i]);
+
+                line(h, x, top + ph, x, top + ph + 4, AXIS, 1, NULL);
+                svg_format_tick(xt[i], xstep, b, sizeof(b));
+                text_at(h, x, top + ph + 16, "middle", FONT - 1, AXIS, b);
+        }
+        if (c->y_unit)
+                text_at(h, 4, top - 6, NULL, FONT - 1, AXIS, c->y_unit);
+        if (c->x_label)
+                text_at(h, left + pw, top + ph + 31, "end", FONT - 1, AXIS, c->x_label);
+        else if (c->x_unit) {
+                g_autofree char *xl = g_strdup_printf("time (%s)", c->x_unit);
+
+                text_at(h, left + pw, top + ph + 31, "end", FONT - 1, AXIS, xl);
+        }
+
+        /* Bands under the lines; at least 2 units wide so a one-second stall
+         * in a ten-minute chart is still seen. */
+        for (size_t i = 0; i < c->n_bands; i++) {
+                double a = X(c->bands[i].t0), z = X(c->bands[i].t1);
+
+                if (z - a < 2) {
+                        a = (a + z) / 2 - 1;
+                        z = a + 2;
+                }
+                html_start(h, "g");
+                rect(h, a, top, z - a, ph, BAND_FILL, 0.2);
+                html_elemf(h, "title", "%s %.1f-%.1f %s", c->band_label ? c->band_label : "interval",
+                           c->bands[i].t0, c->bands[i].t1, c->x_unit ? c->x_unit : "");
+                html_end(h);
+        }
+
+        /* series */
+        for (size_t s = 0; s < c->n_series; s++) {
+                const struct svg_series *se = &c->series[s];
+                g_autofree struct svg_point *p = NULL;
+                size_t np = svg_downsample(se->t, se->v, se->n, x0, x1, (size_t)pw, &p);
+                GString *d = g_string_sized_new(np * 14 + 16);
+                size_t seg = 0;
+
+                n_points += np;
+                for (size_t i = 0; i <= np; i++) {
+                        /* A lone point between breaks gets a dot: a path of
+                         * one vertex draws nothing. */
+                        if (i == np || !isfinite(p[i].v)) {
+                                if (seg == 1) {
+                                        html_start(h, "circle");
+                                        html_attr_num(h, "cx", X(p[i - 1].t));
+                                        html_attr_num(h, "cy", Y(p[i - 1].v));
+                                        html_attr(h, "r", "2.5");
+                                        html_attr(h, "fill", colour(se->color));
+                                        html_end_void(h);
+                                }
+                                seg = 0;
+                                continue;
+                        }
+                        g_string_append_printf(d, "%c%.1f %.1f", seg ? 'L' : 'M', X(p[i].t), Y(p[i].v));
+                        seg++;
+                        if (c->markers && seg > 1) {
+                                html_start(h, "circle");
+                                html_attr_num(h, "cx", X(p[i].t));
+                                html_attr_num(h, "cy", Y(p[i].v));
+                                html_attr(h, "r", "2.5");
+                                html_attr(h, "fill", colour(se->color));
+                                html_end_void(h);
+                        }
+                        if (c->markers && seg == 2) {
+                                html_start(h, "circle");
+                                html_attr_num(h, "cx", X(p[i - 1].t));
+                                html_attr_num(h, "cy", Y(p[i - 1].v));
+                                html_attr(h, "r", "2.5");
+                                html_attr(h, "fill", colour(se->color));
+                                html_end_void(h);
+                        }
+                }
+                if (d->len > 0) {
+                        html_start(h, "path");
+                        html_attr(h, "d", d->str);
+                        html_attr(h, "fill", "none");
+                        html_attr(h, "stroke", colour(se->color));
+                        html_attr(h, "stroke-width", "1.6");
+                        html_attr(h, "stroke-linejoin", "round");
+                        html_attr(h, "stroke-dasharray", se->dashed ? "5 3" : NULL);
+                        html_start(h, "title");
+                        html_text(h, se->label);
+                        html_end(h);
+                        html_end(h);
+                }
+                g_string_free(d, TRUE);
+        }
+
+        /* Phase marks over the lines. Marks closer than a label's width
+         * share one label ("upload-seen, sync-start, sync-end" within a
+         * few ms); labels of neighbouring groups alternate two rows. */
+        {
+                double last_label_x = -1e9;
+                int row = 0;
+
+                for (size_t i = 0; i < c->n_marks; i++)
+                        line(h, X(c->marks[i].t), top, X(c->marks[i].t), top + ph, "#333", 1, "3 3");
+                for (size_t i = 0; i < c->n_marks;) {
+                        double x = X(c->marks[i].t);
+                        GString *label = g_string_new(NULL);
+                        size_t j = i;
+
+                        for (; j < c->n_marks && X(c->marks[j].t) - x < 30; j++)
+                                if (c->marks[j].label)
+                                        g_string_append_printf(label, "%s%s", label->len ? ", " : "",
+                                                               c->marks[j].label);
+                        row = x - last_label_x < 90 ? !row : 0;
+                        last_label_x = x;
+                        /* near the right edge the label reads leftwards */
+                        if (label->len && x + 3 + text_width(label->str, FONT - 2) > W - 2)
+                                text_at(h, x - 3, top - 2 + (row ? 11 : 0), "end", FONT - 2, "#333", label->str);
+                        else if (label->len)
+                                text_at(h, x + 3, top - 2 + (row ? 11 : 0), NULL, FONT - 2, "#333", label->str);
+                        g_string_free(label, TRUE);
+                        i = j;
+                }
+        }
+
+        /* axes */
+        line(h, left, top, left, top + ph, AXIS, 1, NULL);
+        line(h, left, top + ph, left + pw, top + ph, AXIS, 1, NULL);
+        if (n_points == 0)
+                text_at(h, left + pw / 2, top + ph / 2, "middle", FONT, AXIS, "no data");
+        html_end(h);
+#undef X
+#undef Y
+}
+
+void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
+        const int W = c->width > 0 ? c->width : 640;
+        const double row = 24, label_w = 150, right = 64, top = 30, bottom = 34;
+        double H = top + bottom + row * (double)(c->n_bars ? c->n_bars : 1);
+        double x0 = 0, x1 = -INFINITY, step, pw = W - label_w - right;
+        double ticks[32];
+        size_t nt;
+        char b[64];
+
+        for (size_t i = 0; i < c->n_bars; i++) {
+                const struct svg_bar *r = &c->bars[i];
+
+                if (isfinite(r->mean)) {
+                        x0 = fmin(x0, r->mean);
+                        x1 = fmax(x1, r->mean);
+                }
+                if (isfinite(r->lo) && isfinite(r->hi)) {
+                        x0 = fmin(x0, r->lo);
+                        x1 = fmax(x1, r->hi);
+                }
+        }
+        if (!isfinite(x1))
+                x1 = 1;
+        nt = svg_ticks(&x0, &x1, 5, ticks, G_N_ELEMENTS(ticks), &step);
+#define X(v) (label_w + ((v) - x0) / (x1 - x0) * pw)
+
+        svg_open(h, W, (int)ceil(H), c->title);
+        if (c->title)
+                text_at(h, 4, 15, NULL, FONT + 1, "#111", c->title);
+        for (size_t i = 0; i < nt; i++) {
+                double x = X(ticks[i]);
+
+                line(h, x, top - 4, x, H - bottom, GRID, 1, NULL);
+                svg_format_tick(ticks[i], step, b, sizeof(b));
+                text_at(h, x, H - bottom + 15, "middle", FONT - 1, AXIS, b);
+        }
+        if (c->unit)
+                text_at(h, label_w + pw, H - 4, "end", FONT - 1, AXIS, c->unit);
+        if (c->n_bars == 0)
+                text_at(h, label_w + pw / 2, top + row / 2 + 4, "middle", FONT, AXIS, "no data");
+
+        for (size_t i = 0; i < c->n_bars; i++) {
+                const struct svg_bar *r = &c->bars[i];
+                double y = top + row * (double)i, cy = y + row / 2;
+                const char *name = r->label ? r->label : "";
+                size_t cut = html_prefix_chars(name, (size_t)-1, 22);
+                g_autofree char *label = name[cut] ? g_strdup_printf("%.*s\u2026", (int)cut, name)
+                                                   : g_strdup(name);
+
+                html_start(h, "g");
+                html_start(h, "title");
+                if (isfinite(r->lo) && isfinite(r->hi))
+                        html_textf(h, "%s: %g %s (95%% CI %g to %g)", name, r->mean, c->unit ? c->unit : "",
+                                   r->lo, r->hi);
+                else
+                        html_textf(h, "%s: %g %s", name, r->mean, c->unit ? c->unit : "");
+                html_end(h);
+                text_at(h, label_w - 6, cy + 4, "end", FONT - 1, "#222", label);
+                if (isfinite(r->mean)) {
+                        double a = X(fmin(0, r->mean)), z = X(fmax(0, r->mean));
+
+                        rect(h, a, y + 4, fmax(z - a, 1), row - 8, colour(r->color), 0.85);
+                }
+                if (isfinite(r->lo) && isfinite(r->hi)) {
+                        double a = X(r->lo), z = X(r->hi);
+
+                        line(h, a, cy, z, cy, "#111", 1.4, NULL);
+                        line(h, a, cy - 6, a, cy + 6, "#111", 1.4, NULL);
+                        line(h, z, cy - 6, z, cy + 6, "#111", 1.4, NULL);
+                }
+                if (isfinite(r->mean)) {
+                        double end = isfinite(r->hi) ? fmax(X(r->hi), X(r->mean)) : X(r->mean);
+
+                        format_value(r->mean, b, sizeof(b));
+                        text_at(h, end + 5, cy + 4, NULL, FONT - 1, "#222", b);
+                }
+                html_end(h);
+        }
+        line(h, label_w, top - 4, label_w, H - bottom, AXIS, 1, NULL);
+        html_end(h);
+#undef X
+}

@@ -1,0 +1,574 @@
+/* test-compare.c: the comparison view. The verdict rule is pinned down by a
+ * table of recorded cases (compare_decide) and a Benjamini-Hochberg family
+ * built by hand (compare_judge); selectors and the pairing key are pure;
+ * then whole comparisons on a database the test fills: an A/A pair of runs
+ * (no verdict, exit 0), a throttled run (dd.write_MBps worse, exit 4, the
+ * JSON agreeing), 3+3 cells ("n too small"), a run whose disk speed differs
+ * (listed, not mixed in, unless the settings are named to pair across), failed and
+ * retried cells, a metric stored without a value, and the renderers. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/test.h"
+#include "common/util.h"
+#include "report/compare.h"
+#include "report/json.h"
+#include "report/text.h"
+#include "report/view.h"
+#include "results/db.h"
+
+TEST_MAIN();
+
+/* ---- the verdict rule ---------------------------------------------------- */
+
+struct decide_case {
+        const char *what;
+        int judged;
+        enum metrics_direction dir;
+        size_t na, nb;
+        double p, q, lo, hi;       /* Welch p, BH q, CI of the ratio */
+        enum compare_verdict want;
+};
+
+TEST(decide_table) {
+        static const struct decide_case cases[] = {
+                { "informational", 0, METRICS_NONE, 5, 5, 0.001, 0.001, 0.5, 0.6, COMPARE_INFO },
+                { "one side only", 1, METRICS_HIGHER, 5, 0, NAN, NAN, NAN, NAN, COMPARE_ONE_SIDE },
+                { "3+3 cannot reach 0.05", 1, METRICS_HIGHER, 3, 3, 0.0001, 0.0001, 0.5, 0.6, COMPARE_N_SMALL },
+                { "no spread", 1, METRICS_HIGHER, 5, 5, NAN, NAN, NAN, NAN, COMPARE_UNDEFINED },
+                { "not significant after BH", 1, METRICS_HIGHER, 5, 5, 0.01, 0.06, 0.5, 0.6, COMPARE_SAME },
+                { "higher is better, down beyond noise", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, 0.65, 0.75,
+                  COMPARE_WORSE },
+                { "higher is better, up beyond noise", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, 1.05, 1.10,
+                  COMPARE_BETTER },
+                { "lower is better, up beyond noise", 1, METRICS_LOWER, 5, 5, 0.001, 0.002, 1.05, 1.10,
+                  COMPARE_WORSE },
+                { "lower is better, down beyond noise", 1, METRICS_LOWER, 5, 5, 0.001, 0.002, 0.80, 0.90,
+                  COMPARE_BETTER },
+                { "significant, CI reaches into the band", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, 0.90, 0.99,
+                  COMPARE_SAME },
+                { "significant, CI starts inside the band", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, 1.015, 1.08,
+                  COMPARE_SAME },
+                { "significant, unbounded CI", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, NAN, NAN, COMPARE_SAME },
+                { "4+4 can reach 0.05", 1, METRICS_HIGHER, 4, 4, 0.001, 0.002, 0.5, 0.6, COMPARE_WORSE },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const struct decide_case *c = &cases[i];
+                struct compare_metric m = {
+                        .judged = c->judged, .info = { .direction = c->dir }, .na = c->na, .nb = c->nb,
+                        .welch = { .p = c->p }, .ratio = { .lo = c->lo, .hi = c->hi },
+                        .mw_min_p = c->na && c->nb ? stats_mann_whitney_min_p(c->na, c->nb) : 1,
+                };
+                enum compare_verdict got = compare_decide(&m, c->q, 0.05, 0.02);
+
+                if (got != c->want)
+                        TEST_FAIL("%s: %s, want %s", c->what, compare_verdict_name(got), compare_verdict_name(c->want));
+        }
+        /* The exact rank test's floor: 2/C(6,3) = 0.1 at 3+3, 2/C(8,4) at 4+4. */
+        ASSERT_NEAR(stats_mann_whitney_min_p(3, 3), 0.1, 1e-12);
+        ASSERT_NEAR(stats_mann_whitney_min_p(4, 4), 2.0 / 70, 1e-12);
+}
+
+/* Ten judged metrics, each with a CI far beyond the noise: p = 0.001 and
+ * 0.04 look significant alone, but among ten tests only the first survives
+ * BH at 0.05 (q = 0.01 and 0.2). The informational one never counts. */
+TEST(bh_family) {
+        struct compare_metric m[11] = { { 0 } };
+        struct compare_group g = { .m = m, .n_m = 11 };
+        struct compare_view v = { .alpha = 0.05, .noise = 0.02, .groups = &g, .n_groups = 1 };
+
+        for (size_t i = 0; i < 11; i++)
+                m[i] = (struct compare_metric){
+                        .judged = i < 10, .info = { .direction = i < 10 ? METRICS_HIGHER : METRICS_NONE },
+                        .na = 6, .nb = 6, .mw_min_p = stats_mann_whitney_min_p(6, 6),
+                        .welch = { .p = i == 0 ? 0.001 : i == 1 ? 0.04 : i == 10 ? 0.0001 : 0.5 },
+                        .ratio = { .estimate = 0.7, .lo = 0.6, .hi = 0.8 },
+                        .sa = { .mean = 100 }, .sb = { .mean = 70 },
+                };
+        ASSERT_EQ(compare_judge(&v), 0);
+        ASSERT_NEAR(m[0].q, 0.01, 1e-12);
+        ASSERT_NEAR(m[1].q, 0.2, 1e-12);
+        ASSERT_EQ(m[0].verdict, COMPARE_WORSE);
+        ASSERT_EQ(m[1].verdict, COMPARE_SAME);
+        ASSERT_EQ(m[5].verdict, COMPARE_SAME);
+        ASSERT_EQ(m[10].verdict, COMPARE_INFO);
+        ASSERT_TRUE(isnan(m[10].q));
+        ASSERT_EQ(v.worse, 1);
+        ASSERT_EQ(v.judged, 10);
+        ASSERT_EQ(v.exit_status, COMPARE_EXIT_WORSE);
+        /* Ten metrics all at 0.7 of A: the geometric mean is 0.7. */
+        ASSERT_NEAR(g.geomean, 0.7, 1e-12);
+        ASSERT_EQ(g.n_geomean, 10);
+}
+
+TEST(selectors) {
+        struct kb_error err = { { 0 } };
+        struct compare_selector s;
+
+        ASSERT_EQ(compare_selector_parse("6.1.0-57-amd64", &s, &err), 0);
+        ASSERT_EQ(s.kind, COMPARE_SEL_KERNEL);
+        ASSERT_STREQ(s.kernel, "6.1.0-57-amd64");
+        ASSERT_EQ(compare_selector_parse("run:12", &s, &err), 0);
+        ASSERT_EQ(s.kind, COMPARE_SEL_RUN);
+        ASSERT_EQ(s.run, 12);
+        ASSERT_STREQ(s.kernel, "");
+        ASSERT_EQ(compare_selector_parse("run:3:6.1.0-47-amd64", &s, &err), 0);
+        ASSERT_EQ(s.run, 3);
+        ASSERT_STREQ(s.kernel, "6.1.0-47-amd64");
+        ASSERT_EQ(compare_selector_parse("tag:a1", &s, &err), 0);
+        ASSERT_EQ(s.kind, COMPARE_SEL_TAG);
+        ASSERT_STREQ(s.tag, "a1");
+        ASSERT_EQ(compare_selector_parse("tag:mixed:6.1.0-47-amd64", &s, &err), 0);
+        ASSERT_STREQ(s.tag, "mixed");
+        ASSERT_STREQ(s.kernel, "6.1.0-47-amd64");
+        {
+                static const char *const bad[] = { "", "run:", "run:x", "run:0", "run:-1", "run:3:", "tag:",
+                                                   "tag::k", "tag:a:" };
+                for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                        if (compare_selector_parse(bad[i], &s, &err) != -EINVAL)
+                                TEST_FAIL("selector '%s' accepted", bad[i]);
+        }
+        ASSERT_TRUE(strstr(err.msg, "bad selector 'tag:a:'") != NULL);
+}
+
+TEST(pairing_key) {
+        struct kb_error err = { { 0 } };
+        const char *settings = "{\"kernels\":[{\"name\":\"k\"}],\"workloads\":[\"dd:size=,bs=1M\"],\"repeats\":5,"
+                               "\"mem_mb\":256,\"cpus\":1,\"disk_mbps\":0,\"fs\":\"ext4\",\"append\":null,"
+                               "\"accel_requested\":\"auto\",\"accel_why\":\"probe\",\"retries\":2}";
+        const char *params = "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_mbps\":0,"
+                             "\"fs\":\"ext4\",\"accel\":\"tcg\"}";
+        const char *params_slow = "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_mbps\":93,"
+                                  "\"fs\":\"ext4\",\"accel\":\"tcg\"}";
+        const char *const ignore[] = { "disk_mbps", NULL };
+        char *k1 = NULL, *k2 = NULL, *spec = NULL, *d;
+
+        ASSERT_EQ(compare_pairing_key(settings, params, "dd", NULL, &k1, &spec, &err), 0);
+        /* Repeats, retries and the accelerator probe do not shape a measurement. */
+        ASSERT_STREQ(k1, "{\"accel\":\"tcg\",\"append\":null,\"cpus\":1,\"disk_mbps\":0,\"fs\":\"ext4\",\"mem_mb\":256,"
+                         "\"workload\":\"dd:size=,bs=1M\"}");
+        ASSERT_STREQ(spec, "dd:size=,bs=1M");
+        free(spec);
+        ASSERT_EQ(compare_pairing_key(settings, params_slow, "dd", NULL, &k2, &spec, &err), 0);
+        free(spec);
+        d = compare_key_diff(k1, k2);
+        ASSERT_STREQ(d, "disk_mbps 0 | 93");
+        free(d);
+        ASSERT_TRUE(compare_key_diff(k1, k1) == NULL);
+        free(k2);
+        ASSERT_EQ(compare_pairing_key(settings, params_slow, "dd", ignore, &k2, &spec, &err), 0);
+        free(spec);
+        free(k1);
+        ASSERT_EQ(compare_pairing_key(settings, params, "dd", ignore, &k1, &spec, &err), 0);
+        free(spec);
+        ASSERT_STREQ(k1, k2);
+        free(k1);
+        free(k2);
+        /* Unreadable params pair only with the same bytes. */
+        ASSERT_EQ(compare_pairing_key(settings, "{oops", "dd", NULL, &k1, &spec, &err), 0);
+        ASSERT_TRUE(strstr(k1, "\"params_raw\":\"{oops\"") != NULL);
+        ASSERT_STREQ(spec, "dd");
+        free(k1);
+        free(spec);
+        ASSERT_EQ(compare_pairing_key("[1]", params, "dd", NULL, &k1, &spec, &err), -EINVAL);
+}
+
+/* ---- whole comparisons on a store ----------------------------------------- */
+
+#define KID "5757575757575757575757575757575757575757575757575757575757575757"
+#define KID2 "4747474747474747474747474747474747474747474747474747474747474747"
+
+struct store {
+        char dir[64], path[128];
+        struct db *db;
+        int64_t base, again, thr, small, slowdisk, mixed;
+};
+
+static const char settings_json[] =
+        "{\"workloads\":[\"dd:size=,bs=1M\"],\"repeats\":6,\"mem_mb\":256,\"cpus\":1,\"disk_bytes\":2147483648,"
+        "\"disk_mbps\":0,\"fs\":\"ext4\",\"accel\":\"tcg\",\"append\":null}";
+
+static int64_t add_run(struct store *s, const char *tag) {
+        struct kb_error err = { { 0 } };
+        struct db_run run = { .tag = tag, .settings_json = settings_json, .started_at = 1700000000 };
+
+        ASSERT_EQ(db_run_create(s->db, &run, &err), 0);
+        return run.id;
+}
+
+/* One dd cell: write rate w, read rate rd (NAN: stored without value). */
+static void add_cell(struct store *s, int64_t run, const char *kid, const char *key, int attempt, const char *state,
+                     double w, double rd, int disk_mbps) {
+        struct kb_error err = { { 0 } };
+        char params[256];
+        struct db_metric m[] = {
+                { .name = "dd.write_MBps", .value = w, .has_value = 1, .unit = "MB/s" },
+                { .name = "dd.read_MBps", .value = rd, .has_value = isfinite(rd), .unit = "MB/s",
+                  .note = isfinite(rd) ? NULL : "too fast to measure" },
+                { .name = "dd.write_s", .value = 1000 / w, .has_value = 1, .unit = "s" },
+                { .name = "vmstat.bo_mean", .value = w * 1000, .has_value = 1, .unit = "blocks/s" },
+        };
+        struct db_cell c = { .run_id = run, .cell_key = key, .kernel_id = kid, .workload = "dd",
+                             .params_json = params, .attempt = attempt, .state = state, .accel = "tcg",
+                             .started_at = 1700000100, .boot_s = 3.0 + w / 1000, .workload_s = 10,
+                             .total_s = 14, .exit_code = 0, .n_metrics = 4, .metrics = m };
+
+        snprintf(params, sizeof(params),
+                 "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_bytes\":2147483648,"
+                 "\"disk_mbps\":%d,\"fs\":\"ext4\",\"mount_opts\":\"\",\"swap_bytes\":0,\"accel\":\"tcg\"}",
+                 disk_mbps);
+        ASSERT_EQ(db_cell_insert(s->db, &c, NULL, &err), 0);
+}
+
+static void store_init(struct store *s) {
+        struct kb_error err = { { 0 } };
+        struct db_kernel k = { .id = KID, .name = "6.1.0-57-amd64", .release = "6.1.0-57-amd64", .added_at = 1 };
+        struct db_kernel k2 = { .id = KID2, .name = "6.1.0-47-amd64", .release = "6.1.0-47-amd64", .added_at = 1 };
+        /* Write rates with about 2 % spread; read stays put. */
+        static const double w[] = { 160, 164, 158, 162, 166, 161 };
+        char key[8];
+
+        snprintf(s->dir, sizeof(s->dir), "/tmp/kbench-test-compare-XXXXXX");
+        ASSERT_TRUE(mkdtemp(s->dir));
+        snprintf(s->path, sizeof(s->path), "%s/results.db", s->dir);
+        ASSERT_EQ(db_open(s->path, &s->db, &err), 0);
+        ASSERT_EQ(db_kernel_upsert(s->db, &k, &err), 0);
+        ASSERT_EQ(db_kernel_upsert(s->db, &k2, &err), 0);
+
+        s->base = add_run(s, "base");
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                add_cell(s, s->base, KID, key, 1, "ok", w[i], 400 + i, 0);
+        }
+        /* A failed cell: its huge rate must stay out. */
+        add_cell(s, s->base, KID, "c006", 1, "hang", 9999, 9999, 0);
+
+        s->again = add_run(s, "again");
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                /* The same spread, in another order, 0.5 % apart. */
+                add_cell(s, s->again, KID, key, 1, "ok", w[(i + 3) % 6] * 1.005, 401 + (i % 3), 0);
+        }
+        /* Retried: the infra error's attempt is not counted, the ok one is. */
+        add_cell(s, s->again, KID, "c006", 1, "infra-error", 1, 1, 0);
+        add_cell(s, s->again, KID, "c006", 2, "ok", 161, NAN, 0);
+
+        s->thr = add_run(s, "thr");
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                add_cell(s, s->thr, KID, key, 1, "ok", 112 + (i % 3) * 0.5, 400 + i, 0);
+        }
+
+        s->small = add_run(s, "small");
+        for (int i = 0; i < 3; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                add_cell(s, s->small, KID, key, 1, "ok", 80 + i, 400, 0);
+        }
+
+        s->slowdisk = add_run(s, "slowdisk");
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                add_cell(s, s->slowdisk, KID, key, 1, "ok", 92 + (i % 2), 400 + i, 93);
+        }
+
+        s->mixed = add_run(s, "mixed");
+        add_cell(s, s->mixed, KID, "c000", 1, "ok", 160, 400, 0);
+        add_cell(s, s->mixed, KID2, "c001", 1, "ok", 150, 400, 0);
+}
+
+static void store_done(struct store *s) {
+        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        char p[160];
+
+        s->db = db_close(s->db);
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                snprintf(p, sizeof(p), "%s%s", s->path, suffixes[i]);
+                unlink(p);
+        }
+        ASSERT_EQ(rmdir(s->dir), 0);
+}
+
+static struct compare_view *load(struct store *s, const char *a, const char *b, const char *const *ignore,
+                                 int expect) {
+        struct kb_error err = { { 0 } };
+        struct compare_options o = { .a = a, .b = b, .alpha = 0.05, .noise = 0.02, .ignore_settings = ignore };
+        struct compare_view *v = NULL;
+        int r = view_compare_load(s->db, &o, &v, &err);
+
+        if (r != expect)
+                TEST_FAIL("compare %s %s: %d (%s), want %d", a, b, r, err.msg, expect);
+        return v;
+}
+
+static const struct compare_metric *metric(const struct compare_view *v, const char *name) {
+        for (size_t i = 0; i < v->n_groups; i++)
+                for (size_t k = 0; k < v->groups[i].n_m; k++)
+                        if (strcmp(v->groups[i].m[k].name, name) == 0)
+                                return &v->groups[i].m[k];
+        TEST_FAIL("no metric %s in the view", name);
+}
+
+static char *render(const struct compare_view *v, int markdown) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        ASSERT_TRUE(f);
+        text_compare(v, markdown, f);
+        fclose(f);
+        return text;
+}
+
+static json_t *render_json(const struct compare_view *v) {
+        struct kb_error err = { { 0 } };
+        json_t *j = json_view_compare(v), *back;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        ASSERT_TRUE(f && j);
+        ASSERT_EQ(json_view_print(j, f, &err), 0);
+        fclose(f);
+        json_decref(j);
+        back = json_loads(text, 0, NULL);
+        free(text);
+        ASSERT_TRUE(back);
+        return back;
+}
+
+/* The JSON entry of metric name in the first group. */
+static json_t *json_metric(json_t *j, const char *name) {
+        json_t *ms = json_object_get(json_array_get(json_object_get(j, "groups"), 0), "metrics"), *m;
+        size_t i;
+
+        json_array_foreach(ms, i, m)
+                if (strcmp(json_string_value(json_object_get(m, "name")), name) == 0)
+                        return m;
+        TEST_FAIL("no metric %s in the JSON", name);
+}
+
+TEST(a_a_no_verdict) {
+        struct store s;
+        struct compare_view *v;
+        const struct compare_metric *m;
+        json_t *j;
+        char *text;
+
+        store_init(&s);
+        v = load(&s, "tag:base", "tag:again", NULL, 0);
+        ASSERT_EQ(v->n_groups, 1);
+        ASSERT_EQ(v->n_lonely, 0);
+        ASSERT_EQ(v->worse, 0);
+        ASSERT_EQ(v->better, 0);
+        ASSERT_EQ(v->exit_status, 0);
+        ASSERT_EQ(v->groups[0].a.ok, 6);
+        ASSERT_EQ(v->groups[0].a.failed, 1);
+        ASSERT_STREQ(v->groups[0].a.failed_states, "hang 1");
+        /* The retried cell counts once, as ok; its read rate has no value. */
+        ASSERT_EQ(v->groups[0].b.ok, 7);
+        ASSERT_EQ(v->groups[0].b.failed, 0);
+        m = metric(v, "dd.write_MBps");
+        ASSERT_EQ(m->na, 6);
+        ASSERT_NEAR(m->sa.mean, 161.8333333333, 1e-6);      /* the hung cell's 9999 is out */
+        ASSERT_EQ(m->verdict, COMPARE_SAME);
+        m = metric(v, "dd.read_MBps");
+        ASSERT_EQ(m->nb, 6);
+        ASSERT_EQ(m->b_missing, 1);
+        m = metric(v, "dd.write_s");
+        ASSERT_EQ(m->judged, 0);
+        ASSERT_EQ(m->verdict, COMPARE_INFO);
+        ASSERT_EQ(metric(v, "vmstat.bo_mean")->verdict, COMPARE_INFO);
+        ASSERT_EQ(metric(v, "boot_s")->verdict, COMPARE_INFO);
+
+        text = render(v, 0);
+        fputs(text, stderr);
+        ASSERT_TRUE(strstr(text, "A: tag:base = 6.1.0-57-amd64 in run 1") != NULL);
+        ASSERT_TRUE(strstr(text, "A: 6 ok, 1 failed (hang 1) in run 1") != NULL);
+        ASSERT_TRUE(strstr(text, "0 worse, 0 better, of 2 judged metrics in 1 paired group\n") != NULL);
+        ASSERT_TRUE(strstr(text, "worse") == strstr(text, "0 worse") + 2);  /* no metric row says worse */
+        free(text);
+        j = render_json(v);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "exit_status")), 0);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "worse")), 0);
+        ASSERT_STREQ(json_string_value(json_object_get(json_metric(j, "dd.write_MBps"), "verdict")), "~");
+        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(json_metric(j, "dd.read_MBps"), "b"),
+                                                     "n_missing")), 1);
+        json_decref(j);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+TEST(throttled_is_worse) {
+        struct store s;
+        struct compare_view *v;
+        const struct compare_metric *m;
+        json_t *j, *jm;
+        char *text, *line;
+
+        store_init(&s);
+        v = load(&s, "tag:base", "tag:thr", NULL, 0);
+        m = metric(v, "dd.write_MBps");
+        ASSERT_EQ(m->verdict, COMPARE_WORSE);
+        ASSERT_TRUE(m->welch.p < 0.001);
+        ASSERT_TRUE(m->q <= 0.05);
+        ASSERT_NEAR(m->change, 112.5 / 161.8333333333 - 1, 1e-3);
+        ASSERT_TRUE(m->ratio.hi < 0.98);
+        ASSERT_EQ(metric(v, "dd.read_MBps")->verdict, COMPARE_SAME);
+        /* dd.write_s moved as much, but it is the same measurement: shown, not judged. */
+        ASSERT_EQ(metric(v, "dd.write_s")->verdict, COMPARE_INFO);
+        ASSERT_EQ(v->worse, 1);
+        ASSERT_EQ(v->exit_status, COMPARE_EXIT_WORSE);
+        ASSERT_TRUE(v->groups[0].geomean < 0.9);
+
+        text = render(v, 0);
+        fputs(text, stderr);
+        line = strstr(text, "\ndd.write_MBps ");
+        ASSERT_TRUE(line && strstr(line, "worse") && strstr(line, "worse") < strchr(line + 1, '\n'));
+        ASSERT_TRUE(strstr(text, "1 worse, 0 better, of 2 judged metrics in 1 paired group (exit status 4)") != NULL);
+        free(text);
+        text = render(v, 1);
+        ASSERT_TRUE(strstr(text, "| metric | A | ± | A med | B | ± | B med |") != NULL);
+        /* mean 161.83, 1.8 %, median 161.5 | mean 112.5, median 112.5 */
+        ASSERT_TRUE(strstr(text, "| dd.write_MBps | 161.8 | 1.8% | 161.5 | 112.5 | 0.4% | 112.5 | -30.5% |") != NULL);
+        ASSERT_TRUE(strstr(text, "| worse |") != NULL);
+        free(text);
+        j = render_json(v);
+        jm = json_metric(j, "dd.write_MBps");
+        ASSERT_STREQ(json_string_value(json_object_get(jm, "verdict")), "worse");
+        ASSERT_EQ(json_integer_value(json_object_get(j, "exit_status")), COMPARE_EXIT_WORSE);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "worse")), 1);
+        ASSERT_NEAR(json_number_value(json_object_get(json_object_get(jm, "welch"), "p")), m->welch.p, 1e-12);
+        ASSERT_EQ(json_array_size(json_object_get(json_object_get(jm, "a"), "values")), 6);
+        ASSERT_STREQ(json_string_value(json_object_get(j, "verdict_test")), "welch");
+        json_decref(j);
+        v = compare_view_free(v);
+
+        /* The other way round it is better. */
+        v = load(&s, "tag:thr", "tag:base", NULL, 0);
+        ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_BETTER);
+        ASSERT_EQ(v->exit_status, 0);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+TEST(too_few_samples) {
+        struct store s;
+        struct compare_view *v;
+        char *text;
+
+        store_init(&s);
+        /* 6 against 3: 2/C(9,3) = 0.024 can reach 0.05, so this is judged. */
+        v = load(&s, "tag:base", "tag:small", NULL, 0);
+        ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_WORSE);
+        v = compare_view_free(v);
+        /* 3 against 3 cannot: no verdict, however large the change. */
+        v = load(&s, "tag:small", "tag:small", NULL, 0);
+        ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_N_SMALL);
+        text = render(v, 0);
+        ASSERT_TRUE(strstr(text, "n too small") != NULL);
+        ASSERT_TRUE(strstr(text, "note: A and B select the same cells") != NULL);
+        free(text);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+TEST(like_with_like) {
+        const char *const ignore[] = { "disk_mbps", NULL };
+        struct store s;
+        struct compare_view *v;
+        json_t *j;
+        char *text;
+
+        store_init(&s);
+        v = load(&s, "tag:base", "tag:slowdisk", NULL, 0);
+        ASSERT_EQ(v->n_groups, 0);
+        ASSERT_EQ(v->n_lonely, 2);
+        ASSERT_EQ(v->lonely[0].side, 'A');
+        ASSERT_STREQ(v->lonely[0].differs, "disk_mbps 0 | 93");
+        ASSERT_EQ(v->lonely[1].side, 'B');
+        ASSERT_STREQ(v->lonely[1].differs, "disk_mbps 0 | 93");
+        ASSERT_EQ(v->exit_status, 0);
+        text = render(v, 0);
+        ASSERT_TRUE(strstr(text, "only A: dd:size=,bs=1M,  6 ok, 1 failed (hang 1) in run 1; differs from B's dd "
+                                 "cells in: disk_mbps 0 | 93") != NULL);
+        free(text);
+        j = render_json(v);
+        ASSERT_EQ(json_array_size(json_object_get(j, "groups")), 0);
+        ASSERT_STREQ(json_string_value(json_object_get(json_array_get(json_object_get(j, "unpaired"), 1), "differs")),
+                     "disk_mbps 0 | 93");
+        json_decref(j);
+        v = compare_view_free(v);
+
+        /* Named on purpose, the setting no longer separates them. */
+        v = load(&s, "tag:base", "tag:slowdisk", ignore, 0);
+        ASSERT_EQ(v->n_groups, 1);
+        ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_WORSE);
+        text = render(v, 0);
+        ASSERT_TRUE(strstr(text, "paired across differing settings: disk_mbps") != NULL);
+        free(text);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+TEST(selector_resolution) {
+        struct store s;
+        struct kb_error err = { { 0 } };
+        struct compare_options o = { .a = "run:6", .b = "tag:base", .alpha = 0.05, .noise = 0.02 };
+        struct compare_view *v = NULL;
+
+        store_init(&s);
+        /* A kernel name: its latest run (mixed, one cell of it). */
+        v = load(&s, "6.1.0-57-amd64", "run:1", NULL, 0);
+        ASSERT_EQ(v->groups[0].a.ok, 1);
+        ASSERT_EQ(v->groups[0].a.runs[0], s.mixed);
+        ASSERT_STREQ(v->desc_a, "6.1.0-57-amd64 in run 6");
+        v = compare_view_free(v);
+        /* Every run with --all-runs; the slow-disk run stays apart. */
+        o = (struct compare_options){ .a = "6.1.0-57-amd64", .b = "run:1", .alpha = 0.05, .noise = 0.02,
+                                      .all_runs = 1 };
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), 0);
+        ASSERT_EQ(v->groups[0].a.ok, 6 + 7 + 6 + 3 + 1);
+        ASSERT_EQ(v->groups[0].a.n_runs, 5);
+        ASSERT_EQ(v->n_lonely, 1);
+        v = compare_view_free(v);
+        v = load(&s, "run:6:6.1.0-47-amd64", "run:6:6.1.0-57-amd64", NULL, 0);
+        ASSERT_EQ(v->groups[0].a.ok, 1);
+        v = compare_view_free(v);
+
+        o = (struct compare_options){ .a = "run:6", .b = "tag:base", .alpha = 0.05, .noise = 0.02 };
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "A 'run:6': run:6 has several kernels (6.1.0-57-amd64, 6.1.0-47-amd64): name one, "
+                              "as run:6:KERNEL");
+        o.a = "tag:nope";
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
+        ASSERT_TRUE(strncmp(err.msg, "A 'tag:nope': no run tagged 'nope' in ", 38) == 0);
+        o.a = "tag:base";
+        o.b = "7.0.0";
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
+        ASSERT_TRUE(strncmp(err.msg, "B '7.0.0': no kernel '7.0.0' in ", 32) == 0);
+        o.b = "run:99";
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
+        ASSERT_TRUE(strncmp(err.msg, "B 'run:99': no run 99 in ", 25) == 0);
+        ASSERT_TRUE(v == NULL);
+
+        /* --metric and -w narrow the view. */
+        o = (struct compare_options){ .a = "tag:base", .b = "tag:thr", .alpha = 0.05, .noise = 0.02,
+                                      .metric_glob = "dd.read*", .workload = "dd" };
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), 0);
+        ASSERT_EQ(v->groups[0].n_m, 1);
+        ASSERT_STREQ(v->groups[0].m[0].name, "dd.read_MBps");
+        ASSERT_EQ(v->exit_status, 0);
+        v = compare_view_free(v);
+        o.workload = "ftp";
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
+        ASSERT_STREQ(err.msg, "A 'tag:base': 6.1.0-57-amd64 in run 1 has no cells of workload ftp");
+        o = (struct compare_options){ .a = "run:6:6.1.0-47-amd64", .b = "run:1:6.1.0-47-amd64", .alpha = 0.05,
+                                      .noise = 0.02 };
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
+        ASSERT_STREQ(err.msg, "B 'run:1:6.1.0-47-amd64': 6.1.0-47-amd64 in run 1 has no cells");
+        store_done(&s);
+}

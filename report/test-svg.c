@@ -1,0 +1,269 @@
+/* Tests of the chart writer: nice tick steps and ranges, tick labels,
+ * min/max downsampling that keeps a one-sample dip, charts of empty,
+ * all-NAN and single-point series, and escaped text in every label. */
+#include <math.h>
+
+#include "common/test.h"
+#include "report/svg.h"
+
+TEST_MAIN();
+
+TEST(nice_step) {
+        ASSERT_NEAR(svg_nice_step(10, 5), 2, 1e-12);
+        ASSERT_NEAR(svg_nice_step(100, 5), 20, 1e-12);
+        ASSERT_NEAR(svg_nice_step(1, 4), 0.2, 1e-12);
+        ASSERT_NEAR(svg_nice_step(7, 8), 1, 1e-12);
+        ASSERT_NEAR(svg_nice_step(163000, 5), 50000, 1e-9);
+        ASSERT_NEAR(svg_nice_step(0.03, 5), 0.005, 1e-15);
+        ASSERT_NEAR(svg_nice_step(0, 5), 1, 1e-12);
+        ASSERT_NEAR(svg_nice_step(NAN, 5), 1, 1e-12);
+}
+
+TEST(ticks) {
+        double t[32], step, lo = 0, hi = 97;
+        size_t n = svg_ticks(&lo, &hi, 5, t, 32, &step);
+
+        ASSERT_NEAR(step, 20, 1e-12);
+        ASSERT_NEAR(lo, 0, 1e-12);
+        ASSERT_NEAR(hi, 100, 1e-12);
+        ASSERT_EQ(n, 6);
+        for (size_t i = 0; i < n; i++)
+                ASSERT_NEAR(t[i], 20.0 * (double)i, 1e-9);
+
+        /* not starting at zero, fractional step */
+        lo = 1.23;
+        hi = 1.87;
+        n = svg_ticks(&lo, &hi, 5, t, 32, &step);
+        ASSERT_NEAR(step, 0.1, 1e-12);
+        ASSERT_NEAR(lo, 1.2, 1e-9);
+        ASSERT_NEAR(hi, 1.9, 1e-9);
+        ASSERT_EQ(n, 8);
+        ASSERT_NEAR(t[7], 1.9, 1e-9);
+
+        /* a flat series still gets a range */
+        lo = hi = 42;
+        n = svg_ticks(&lo, &hi, 5, t, 32, &step);
+        ASSERT_TRUE(lo < 42 && hi > 42);
+        ASSERT_TRUE(n >= 2);
+        lo = hi = 0;
+        n = svg_ticks(&lo, &hi, 5, t, 32, &step);
+        ASSERT_NEAR(lo, 0, 1e-12);
+        ASSERT_TRUE(hi > 0);
+
+        /* negative values: zero is a tick */
+        lo = -3;
+        hi = 7;
+        n = svg_ticks(&lo, &hi, 5, t, 32, &step);
+        ASSERT_NEAR(step, 2, 1e-12);
+        ASSERT_NEAR(lo, -4, 1e-12);
+        ASSERT_NEAR(t[2], 0, 1e-12);
+        ASSERT_TRUE(signbit(t[2]) == 0);
+        (void)n;
+
+        /* the output bound is respected */
+        lo = 0;
+        hi = 100;
+        ASSERT_EQ(svg_ticks(&lo, &hi, 50, t, 4, &step), 4);
+}
+
+TEST(tick_labels) {
+        char b[32];
+
+        svg_format_tick(40, 20, b, sizeof(b));
+        ASSERT_STREQ(b, "40");
+        svg_format_tick(0.25, 0.05, b, sizeof(b));
+        ASSERT_STREQ(b, "0.25");
+        svg_format_tick(1.5, 0.5, b, sizeof(b));
+        ASSERT_STREQ(b, "1.5");
+        svg_format_tick(150000, 50000, b, sizeof(b));
+        ASSERT_STREQ(b, "150k");
+        svg_format_tick(2500000, 500000, b, sizeof(b));
+        ASSERT_STREQ(b, "2.5M");
+        svg_format_tick(0, 50000, b, sizeof(b));
+        ASSERT_STREQ(b, "0");
+        svg_format_tick(-1e-17, 0.1, b, sizeof(b));
+        ASSERT_STREQ(b, "0.0");
+        svg_format_tick(800, 200, b, sizeof(b));
+        ASSERT_STREQ(b, "800");
+}
+
+TEST(downsample_keeps_dip) {
+        enum { N = 100000, DIP = 61234 };
+        double *t = g_new(double, N), *v = g_new(double, N);
+        struct svg_point *p = NULL;
+        size_t n, found = 0;
+
+        for (size_t i = 0; i < N; i++) {
+                t[i] = (double)i * 0.01;
+                v[i] = 150.0 + 5.0 * sin((double)i / 300.0);
+        }
+        v[DIP] = 3.0;          /* one sample of a stall */
+        n = svg_downsample(t, v, N, t[0], t[N - 1], 600, &p);
+        ASSERT_TRUE(n <= 4 * 600);
+        ASSERT_TRUE(n >= 600);
+        for (size_t i = 0; i < n; i++) {
+                if (p[i].v == 3.0 && p[i].t == t[DIP])
+                        found++;
+                if (i > 0)
+                        ASSERT_TRUE(p[i].t >= p[i - 1].t);
+        }
+        ASSERT_EQ(found, 1);
+        /* and the spike the other way */
+        v[DIP] = 1e6;
+        g_free(p);
+        n = svg_downsample(t, v, N, t[0], t[N - 1], 600, &p);
+        found = 0;
+        for (size_t i = 0; i < n; i++)
+                found += p[i].v == 1e6;
+        ASSERT_EQ(found, 1);
+        g_free(p);
+        g_free(t);
+        g_free(v);
+}
+
+TEST(downsample_small_and_gaps) {
+        double t[] = { 0, 1, 2, 3, 4, 5 };
+        double v[] = { 1, 2, NAN, NAN, 5, 6 };
+        struct svg_point *p = NULL;
+        size_t n = svg_downsample(t, v, 6, 0, 5, 600, &p);
+
+        /* short series pass whole; the two NANs make one break */
+        ASSERT_EQ(n, 5);
+        ASSERT_NEAR(p[1].v, 2, 1e-12);
+        ASSERT_TRUE(isnan(p[2].v));
+        ASSERT_NEAR(p[3].v, 5, 1e-12);
+        g_free(p);
+
+        ASSERT_EQ(svg_downsample(t, v, 0, 0, 1, 600, &p), 0);
+        ASSERT_TRUE(p == NULL);
+        n = svg_downsample(t, v, 1, 0, 0, 600, &p);
+        ASSERT_EQ(n, 1);
+        g_free(p);
+}
+
+static char *render_line(const struct svg_series *s, size_t ns) {
+        struct html *h = html_new();
+        struct svg_band band = { 2, 3 };
+        struct svg_mark mark[] = { { 1, "write" }, { 4, "read" } };
+        struct svg_line_chart c = {
+                .title = "bo <blocks>", .x_unit = "s", .y_unit = "KiB/s",
+                .series = s, .n_series = ns, .bands = &band, .n_bands = 1, .band_label = "stall",
+                .marks = mark, .n_marks = 2,
+        };
+        char *buf;
+        size_t len;
+
+        svg_line_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &buf, &len), 0);
+        return buf;
+}
+
+static size_t count(const char *hay, const char *needle) {
+        size_t n = 0;
+
+        for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+                n++;
+        return n;
+}
+
+TEST(empty_series) {
+        struct svg_series s = { .label = "bo", .n = 0 };
+        g_autofree char *svg = render_line(&s, 1);
+        g_autofree char *none = render_line(NULL, 0);
+
+        ASSERT_TRUE(strncmp(svg, "<svg ", 5) == 0);
+        ASSERT_TRUE(strstr(svg, "no data") != NULL);
+        ASSERT_EQ(count(svg, "<path"), 0);
+        ASSERT_TRUE(strstr(svg, "nan") == NULL && strstr(svg, "inf") == NULL);
+        ASSERT_TRUE(strstr(none, "no data") != NULL);
+        ASSERT_TRUE(strstr(none, "</svg>") != NULL);
+}
+
+TEST(all_nan_series) {
+        double t[] = { 0, 1, 2 }, v[] = { NAN, NAN, NAN };
+        struct svg_series s = { .label = "si", .t = t, .v = v, .n = 3 };
+        g_autofree char *svg = render_line(&s, 1);
+
+        ASSERT_TRUE(strstr(svg, "no data") != NULL);
+        ASSERT_TRUE(strstr(svg, "nan") == NULL);
+}
+
+TEST(single_point) {
+        double t[] = { 7 }, v[] = { 120 };
+        struct svg_series s = { .label = "bo", .t = t, .v = v, .n = 1 };
+        g_autofree char *svg = render_line(&s, 1);
+
+        /* a single point is a dot, not an invisible one-vertex path */
+        ASSERT_EQ(count(svg, "<circle"), 1);
+        ASSERT_TRUE(strstr(svg, "no data") == NULL);
+        ASSERT_TRUE(strstr(svg, "nan") == NULL && strstr(svg, "inf") == NULL);
+}
+
+TEST(line_chart_parts) {
+        double t[] = { 0, 1, 2, 3, 4, 5 }, v[] = { 10, 20, 0, 0, 30, 25 };
+        struct svg_series s[] = {
+                { .label = "<img src=x onerror=alert(1)>", .t = t, .v = v, .n = 6, .color = 0 },
+                { .label = "B", .t = t, .v = v, .n = 6, .color = 1, .dashed = 1 },
+        };
+        g_autofree char *svg = render_line(s, 2);
+
+        ASSERT_EQ(count(svg, "<path"), 2);
+        ASSERT_EQ(count(svg, "stroke-dasharray=\"5 3\""), 2);     /* one path, one legend line */
+        ASSERT_TRUE(strstr(svg, "<img") == NULL);
+        ASSERT_TRUE(strstr(svg, "&lt;img src&#61;x") == NULL);   /* text context: = kept */
+        ASSERT_TRUE(strstr(svg, "&lt;img src=x onerror=alert(1)&gt;") != NULL);
+        ASSERT_TRUE(strstr(svg, "bo &lt;blocks&gt;") != NULL);
+        ASSERT_TRUE(strstr(svg, ">write<") != NULL && strstr(svg, ">read<") != NULL);
+        ASSERT_TRUE(strstr(svg, ">stall<") != NULL);
+        ASSERT_TRUE(strstr(svg, ">KiB/s<") != NULL);
+        ASSERT_TRUE(strstr(svg, ">time (s)<") != NULL);
+        ASSERT_TRUE(strstr(svg, "fill-opacity=\"0.2\"") != NULL);   /* the band */
+        ASSERT_TRUE(strstr(svg, "no data") == NULL);
+}
+
+TEST(bar_chart) {
+        struct svg_bar bars[] = {
+                { "6.1.0-47-amd64", 160.5, 150.0, 171.0, 0 },
+                { "\"><script>alert(1)</script>", 140.0, NAN, NAN, 1 },
+                { "a-very-long-kernel-name-that-does-not-fit", 10, 9, 11, 2 },
+        };
+        struct svg_bar_chart c = { .title = "dd.write_MBps", .unit = "MB/s", .bars = bars, .n_bars = 3 };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        size_t len;
+
+        svg_bar_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_EQ(count(svg, "<rect"), 3);
+        /* whiskers: 3 lines each for the two bars with an interval */
+        ASSERT_EQ(count(svg, "stroke=\"#111\""), 6);
+        ASSERT_TRUE(strstr(svg, "<script") == NULL);
+        ASSERT_TRUE(strstr(svg, "a-very-long-kernel-nam\xe2\x80\xa6") != NULL);
+        ASSERT_TRUE(strstr(svg, ">160<") != NULL || strstr(svg, ">161<") != NULL);
+
+        h = html_new();
+        c.n_bars = 0;
+        g_free(svg);
+        svg_bar_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_TRUE(strstr(svg, "no data") != NULL);
+}
+
+TEST(integer_x_axis) {
+        double t[] = { 3, 4 }, v[] = { 100, 102 };
+        struct svg_series s = { .label = "6.1.0-57-amd64", .t = t, .v = v, .n = 2 };
+        struct svg_line_chart c = { .title = "dd.write_MBps", .x_label = "run", .x_integer = 1, .markers = 1,
+                                    .y_unit = "MB/s", .series = &s, .n_series = 1 };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        size_t len;
+
+        svg_line_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_TRUE(strstr(svg, ">run<") != NULL);
+        ASSERT_TRUE(strstr(svg, "time (") == NULL);
+        /* runs 3 and 4: no tick at 3.2 or 3.5 */
+        ASSERT_TRUE(strstr(svg, ">3.") == NULL);
+        ASSERT_TRUE(strstr(svg, ">3<") != NULL && strstr(svg, ">4<") != NULL);
+        ASSERT_EQ(count(svg, "<circle"), 2);      /* a dot per run */
+}

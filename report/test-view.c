@@ -1,0 +1,369 @@
+/* test-view.c: the run and cell views (report/view.c) and their text and
+ * JSON renderers (report/text.c, report/json.c), through the glue `kbench
+ * show` uses, on a database the test fills: two kernels, dd repeats, a
+ * failed cell whose partial metric must stay out of the summary, a retried
+ * cell, a metric stored without a value, and a tiobench cell whose
+ * workload prints its own layout. JSON is parsed back with jansson. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/test.h"
+#include "common/util.h"
+#include "report/json.h"
+#include "report/text.h"
+#include "report/view.h"
+#include "results/db.h"
+#include "results/query.h"
+
+TEST_MAIN();
+
+#define KID_A "1111111111111111111111111111111111111111111111111111111111111111"
+#define KID_B "2222222222222222222222222222222222222222222222222222222222222222"
+
+struct fixture {
+        char dir[64], path[128];
+        struct db *db;
+        int64_t run, empty_run;
+        int64_t failed_cell_id;
+};
+
+static const char console_log[] = "[    0.000000] Linux version 6.1.0-47-amd64\0\x01 after NUL\n";
+
+static void insert(struct fixture *f, const char *key, const char *kid, const char *workload, int it,
+                   int attempt, const char *state, const char *detail, size_t nm,
+                   const struct db_metric *m, int64_t *ret_id) {
+        struct kb_error err = { { 0 } };
+        struct db_vmstat_row rows[3];
+        struct db_point pts[] = { { .kind = "phase", .t = 2.0, .value = 1 },
+                                  { .kind = "phase", .t = 9.0, .value = 2 } };
+        struct db_log logs[] = { { .stream = "console", .text = console_log, .len = sizeof(console_log) - 1 },
+                                 { .stream = "data", .text = "@kb c000 0 ready *00000000\n", .len = 27 } };
+        struct db_cell c = {
+                .run_id = f->run, .cell_key = key, .kernel_id = kid, .workload = workload,
+                .params_json = "{\"size\":\"512M\",\"bs\":\"1M\",\"mem\":256}", .iteration = it,
+                .attempt = attempt, .state = state, .detail = detail, .accel = "tcg",
+                .started_at = 1700000300.0, .boot_s = 2.5, .workload_s = 20.0, .total_s = 24.0,
+                .exit_code = strcmp(state, "ok") == 0 ? 0 : 1, .n_metrics = nm, .metrics = m,
+                .n_vmstat = 3, .vmstat = rows, .n_points = 2, .points = pts, .n_logs = 2, .logs = logs,
+        };
+
+        for (int r = 0; r < 3; r++) {
+                rows[r] = (struct db_vmstat_row){ .seq = 3 + r, .t_host = 3.0 + r, .t_guest = 1.5 + r,
+                                                  .first = r == 0 };
+                for (int k = 0; k < DB_VM_NCOLS; k++)
+                        rows[r].v[k] = k == DB_VM_bo ? 1000.0 * r : r;
+        }
+        rows[2].v[DB_VM_gu] = NAN;
+        ASSERT_EQ(db_cell_insert(f->db, &c, ret_id, &err), 0);
+}
+
+static void fixture_init(struct fixture *f) {
+        struct kb_error err = { { 0 } };
+        struct db_kernel ka = { .id = KID_A, .name = "6.1.0-47-amd64", .release = "6.1.0-47-amd64",
+                                .source = "linux-image-6.1.0-47-amd64-unsigned_6.1.170-3_amd64.deb",
+                                .added_at = 1700000000 };
+        struct db_kernel kb = { .id = KID_B, .name = "6.1.0-57-amd64", .release = "6.1.0-57-amd64",
+                                .source = "linux-image-6.1.0-57.deb", .added_at = 1700000001 };
+        struct db_run run = { .tag = "nightly", .settings_json = "{\"repeats\":3,\"mem_mb\":256}",
+                              .host = "builder", .qemu_version = "7.2.19", .libvirt_version = "9.0.0",
+                              .kbench_version = "0.1.0", .started_at = 1700000200 };
+        struct db_run empty = { .tag = NULL, .settings_json = "{}", .started_at = 1700009000 };
+        double wa[] = { 40, 42, 44 };
+
+        snprintf(f->dir, sizeof(f->dir), "/tmp/kbench-test-view-XXXXXX");
+        ASSERT_TRUE(mkdtemp(f->dir));
+        snprintf(f->path, sizeof(f->path), "%s/results.db", f->dir);
+        ASSERT_EQ(db_open(f->path, &f->db, &err), 0);
+        ASSERT_EQ(db_kernel_upsert(f->db, &ka, &err), 0);
+        ASSERT_EQ(db_kernel_upsert(f->db, &kb, &err), 0);
+        ASSERT_EQ(db_run_create(f->db, &run, &err), 0);
+        f->run = run.id;
+
+        /* Interleaved like the planner does: A B A B A B. */
+        for (int i = 0; i < 3; i++) {
+                char ka_key[8], kb_key[8];
+                struct db_metric ma[] = {
+                        { .name = "dd.read_MBps", .value = 100 + i, .has_value = 1, .unit = "MB/s" },
+                        { .name = "dd.write_MBps", .value = wa[i], .has_value = 1, .unit = "MB/s" },
+                };
+                struct db_metric mb[] = {
+                        { .name = "dd.write_MBps", .value = 50, .has_value = i < 2, .unit = "MB/s",
+                          .note = i < 2 ? NULL : "dd printed no rate" },
+                };
+
+                snprintf(ka_key, sizeof(ka_key), "c%03d", 2 * i);
+                snprintf(kb_key, sizeof(kb_key), "c%03d", 2 * i + 1);
+                insert(f, ka_key, KID_A, "dd", i, 1, "ok", NULL, 2, ma, NULL);
+                insert(f, kb_key, KID_B, "dd", i, 1, "ok", NULL, 1, mb, NULL);
+        }
+        /* A failed cell with a partial metric: listed, never in statistics. */
+        {
+                struct db_metric bad[] = { { .name = "dd.write_MBps", .value = 1000, .has_value = 1,
+                                             .unit = "MB/s" } };
+                insert(f, "c006", KID_A, "dd", 3, 1, "workload-failure",
+                       "dd exited 1: \x1b[31mNo space left on device", 1, bad, &f->failed_cell_id);
+        }
+        /* Retried after an infra error: two rows, one key. */
+        insert(f, "c007", KID_B, "dd", 3, 1, "infra-error", "libvirt: domain create failed", 0, NULL, NULL);
+        {
+                struct db_metric m[] = { { .name = "dd.write_MBps", .value = 53, .has_value = 1, .unit = "MB/s" } };
+                insert(f, "c007", KID_B, "dd", 3, 2, "ok", NULL, 1, m, NULL);
+        }
+        {
+                struct db_metric m[] = {
+                        { .name = "tiobench.seq_write.t1.MBps", .value = 33.5, .has_value = 1, .unit = "MB/s" },
+                        { .name = "tiobench.seq_write.t1.lat_avg_ms", .value = 0.9, .has_value = 1, .unit = "ms" },
+                };
+                insert(f, "c008", KID_A, "tiobench", 0, 1, "ok", NULL, 2, m, NULL);
+        }
+        ASSERT_EQ(db_run_finish(f->db, f->run, "complete", &err), 0);
+        ASSERT_EQ(db_run_create(f->db, &empty, &err), 0);
+        f->empty_run = empty.id;
+}
+
+static void fixture_done(struct fixture *f) {
+        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        char p[160];
+
+        f->db = db_close(f->db);
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                snprintf(p, sizeof(p), "%s%s", f->path, suffixes[i]);
+                unlink(p);
+        }
+        ASSERT_EQ(rmdir(f->dir), 0);
+}
+
+/* Run a renderer into a memory buffer. OUT: ret (caller frees). */
+#define CAPTURE(ret, call) do {                                                 \
+                size_t _len = 0;                                                \
+                FILE *_f = open_memstream(&(ret), &_len);                       \
+                ASSERT_TRUE(_f);                                                \
+                FILE *out = _f;                                                 \
+                call;                                                           \
+                fclose(_f);                                                     \
+        } while (0)
+
+/* A JSON view printed and parsed back, as a script would read it. */
+static json_t *roundtrip(json_t *j) {
+        struct kb_error err = { { 0 } };
+        json_error_t jerr;
+        char *text = NULL;
+        json_t *back;
+
+        CAPTURE(text, ASSERT_EQ(json_view_print(j, out, &err), 0));
+        json_decref(j);
+        back = json_loads(text, 0, &jerr);
+        free(text);
+        ASSERT_TRUE(back);
+        return back;
+}
+
+TEST(run_text) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct view_run *v = NULL;
+        char *text = NULL;
+
+        fixture_init(&f);
+        ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
+        CAPTURE(text, text_run(v, out));
+        v = view_run_free(v);
+        fputs(text, stderr);
+        ASSERT_TRUE(strstr(text, "run 1  tag nightly  complete") != NULL);
+        ASSERT_TRUE(strstr(text, "qemu 7.2.19") != NULL);
+        ASSERT_TRUE(strstr(text, "c000  6.1.0-47-amd64  dd") != NULL);
+        ASSERT_TRUE(strstr(text, "dd.write_MBps=40 ") != NULL || strstr(text, "dd.write_MBps=40\n") != NULL);
+        /* A metric stored without a value. */
+        ASSERT_TRUE(strstr(text, "dd.write_MBps=n/a\n") != NULL);
+        /* The failed cell shows its detail with the escape byte masked. */
+        ASSERT_TRUE(strstr(text, "dd exited 1: ?[31mNo space left on device") != NULL);
+        ASSERT_TRUE(strchr(text, '\x1b') == NULL);
+        /* The ok tiobench cell in tiobench's own layout (its print hook). */
+        ASSERT_TRUE(strstr(text, "c008  6.1.0-47-amd64  tiobench") != NULL);
+        ASSERT_TRUE(strstr(text, "(table below)") != NULL);
+        ASSERT_TRUE(strstr(text, "Sequential Writes") != NULL);
+        ASSERT_TRUE(strstr(text, "    33.50") != NULL);
+        ASSERT_TRUE(strstr(text, "Summary over ok cells") != NULL);
+        ASSERT_TRUE(strstr(text, "6.1.0-47-amd64  dd        dd.write_MBps") != NULL);
+        /* 40 42 44: the failed cell's 1000 stays out. */
+        ASSERT_TRUE(strstr(text, "3            42 ± 2 ") != NULL);
+        ASSERT_TRUE(strstr(text, "(1 without value)") != NULL);
+        free(text);
+
+        ASSERT_EQ(view_run_load(f.db, f.empty_run, &v, &err), 0);
+        CAPTURE(text, text_run(v, out));
+        v = view_run_free(v);
+        ASSERT_TRUE(strstr(text, "no cells stored yet") != NULL);
+        free(text);
+
+        ASSERT_EQ(view_run_load(f.db, 7, &v, &err), -ENOENT);
+        ASSERT_TRUE(v == NULL);
+        ASSERT_TRUE(strncmp(err.msg, "no run 7 in ", 12) == 0);
+        ASSERT_STREQ(err.msg + 12, f.path);
+        fixture_done(&f);
+}
+
+TEST(run_json) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct view_run *v = NULL;
+        struct view_runs *runs = NULL;
+        json_t *j, *cells, *c, *summary;
+        size_t i, found = 0;
+
+        fixture_init(&f);
+        ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
+        j = roundtrip(json_view_run(v));
+        v = view_run_free(v);
+        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j, "run"), "id")), f.run);
+        ASSERT_STREQ(json_string_value(json_object_get(json_object_get(j, "run"), "tag")), "nightly");
+        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(json_object_get(j, "run"), "settings"),
+                                                     "repeats")), 3);
+        cells = json_object_get(j, "cells");
+        ASSERT_EQ(json_array_size(cells), 10);
+        c = json_array_get(cells, 6);
+        ASSERT_STREQ(json_string_value(json_object_get(c, "state")), "workload-failure");
+        ASSERT_STREQ(json_string_value(json_object_get(c, "key")), "c006");
+        c = json_array_get(cells, 5);
+        ASSERT_STREQ(json_string_value(json_object_get(c, "kernel")), "6.1.0-57-amd64");
+        /* A metric stored without a value is null, with its note. */
+        ASSERT_TRUE(json_is_null(json_object_get(json_object_get(json_object_get(c, "metrics"), "dd.write_MBps"),
+                                                 "value")));
+        ASSERT_STREQ(json_string_value(json_object_get(json_object_get(json_object_get(c, "metrics"),
+                                                                       "dd.write_MBps"), "note")),
+                     "dd printed no rate");
+        ASSERT_NEAR(json_number_value(json_object_get(json_array_get(cells, 0), "boot_s")), 2.5, 1e-12);
+
+        summary = json_object_get(j, "summary");
+        ASSERT_EQ(json_array_size(summary), 5);
+        json_array_foreach(summary, i, c) {
+                if (strcmp(json_string_value(json_object_get(c, "kernel")), "6.1.0-47-amd64") == 0 &&
+                    strcmp(json_string_value(json_object_get(c, "metric")), "dd.write_MBps") == 0) {
+                        ASSERT_EQ(json_integer_value(json_object_get(c, "n")), 3);
+                        ASSERT_NEAR(json_number_value(json_object_get(c, "mean")), 42, 1e-9);
+                        ASSERT_NEAR(json_number_value(json_object_get(c, "stddev")), 2, 1e-9);
+                        found++;
+                }
+                if (strcmp(json_string_value(json_object_get(c, "metric")), "tiobench.seq_write.t1.MBps") == 0) {
+                        /* One sample: no stddev. */
+                        ASSERT_TRUE(json_is_null(json_object_get(c, "stddev")));
+                        found++;
+                }
+        }
+        ASSERT_EQ(found, 2);
+        json_decref(j);
+
+        ASSERT_EQ(view_runs_load(f.db, &runs, &err), 0);
+        j = roundtrip(json_view_runs(runs));
+        runs = view_runs_free(runs);
+        ASSERT_TRUE(json_array_size(j) == 2);
+        ASSERT_EQ(json_integer_value(json_object_get(json_array_get(j, 0), "cells_ok")), 8);
+        ASSERT_EQ(json_integer_value(json_object_get(json_array_get(j, 0), "cells")), 9);
+        ASSERT_TRUE(json_is_null(json_object_get(json_array_get(j, 1), "finished_at")));
+        json_decref(j);
+        fixture_done(&f);
+}
+
+TEST(runs_text_and_resolve) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct view_runs *runs = NULL;
+        char *text = NULL;
+        int64_t id = 0;
+
+        fixture_init(&f);
+        ASSERT_EQ(view_runs_load(f.db, &runs, &err), 0);
+        CAPTURE(text, text_runs(runs, out));
+        runs = view_runs_free(runs);
+        ASSERT_TRUE(strstr(text, "CELLS OK/TOTAL") != NULL);
+        ASSERT_TRUE(strstr(text, "    1  nightly  ") != NULL);
+        ASSERT_TRUE(strstr(text, "complete        2  8/9\n") != NULL);
+        ASSERT_TRUE(strstr(text, "running         0  0/0\n") != NULL);
+        free(text);
+
+        ASSERT_EQ(view_resolve_run(f.db, "last", &id, &err), 0);
+        ASSERT_EQ(id, f.empty_run);
+        ASSERT_EQ(view_resolve_run(f.db, "1", &id, &err), 0);
+        ASSERT_EQ(id, 1);
+        ASSERT_EQ(view_resolve_run(f.db, "7", &id, &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, "no run 7 in ") != NULL);
+        ASSERT_EQ(view_resolve_run(f.db, "1x", &id, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "bad run '1x' (a run id or 'last')");
+        ASSERT_EQ(view_resolve_run(f.db, "-3", &id, &err), -EINVAL);
+        fixture_done(&f);
+}
+
+TEST(cell_views) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct view_cell *v = NULL;
+        json_t *j;
+        char *text = NULL;
+
+        fixture_init(&f);
+        ASSERT_EQ(view_cell_load(f.db, f.run, "c008", &v, &err), 0);
+        CAPTURE(text, text_cell(v, out));
+        v = view_cell_free(v);
+        fputs(text, stderr);
+        ASSERT_TRUE(strstr(text, "cell c008  run 1  attempt 1") != NULL);
+        ASSERT_TRUE(strstr(text, "tiobench.seq_write.t1.lat_avg_ms") != NULL);
+        ASSERT_TRUE(strstr(text, "Sequential Writes") != NULL);
+        ASSERT_TRUE(strstr(text, "vmstat: 3 rows") != NULL);
+        ASSERT_TRUE(strstr(text, "(since boot)") != NULL);
+        ASSERT_TRUE(strstr(text, "phase: 2 points, t 2.00..9.00 s") != NULL);
+        ASSERT_TRUE(strstr(text, "console (") != NULL);
+        free(text);
+
+        /* A failed cell: no workload layout; a NULL vmstat column is n/a. */
+        ASSERT_EQ(view_cell_load(f.db, f.run, "c006", &v, &err), 0);
+        CAPTURE(text, text_cell(v, out));
+        v = view_cell_free(v);
+        ASSERT_TRUE(strstr(text, "Sequential Writes") == NULL);
+        ASSERT_TRUE(strstr(text, "     n/a       2") != NULL);
+        free(text);
+
+        /* The stored NULL metric value of c005, in the cell view. */
+        ASSERT_EQ(view_cell_load(f.db, f.run, "c005", &v, &err), 0);
+        CAPTURE(text, text_cell(v, out));
+        ASSERT_TRUE(strstr(text, "dd.write_MBps           n/a  MB/s  dd printed no rate") != NULL);
+        free(text);
+        j = roundtrip(json_view_cell(v));
+        v = view_cell_free(v);
+        ASSERT_TRUE(json_is_null(json_object_get(json_object_get(json_object_get(j, "metrics"), "dd.write_MBps"),
+                                                 "value")));
+        json_decref(j);
+
+        ASSERT_EQ(view_cell_load(f.db, f.run, "c007", &v, &err), 0);
+        j = roundtrip(json_view_cell(v));
+        v = view_cell_free(v);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "attempt")), 2);
+        ASSERT_STREQ(json_string_value(json_object_get(json_object_get(j, "params"), "bs")), "1M");
+        ASSERT_EQ(json_array_size(json_object_get(j, "vmstat")), 3);
+        ASSERT_TRUE(json_is_null(json_object_get(json_array_get(json_object_get(j, "vmstat"), 2), "gu")));
+        ASSERT_NEAR(json_number_value(json_object_get(json_array_get(json_object_get(j, "vmstat"), 2), "bo")),
+                    2000, 0);
+        ASSERT_EQ(json_is_true(json_object_get(json_array_get(json_object_get(j, "vmstat"), 0), "first")), 1);
+        ASSERT_EQ(json_array_size(json_object_get(j, "timeline")), 2);
+        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j, "log_bytes"), "console")),
+                  sizeof(console_log) - 1);
+        json_decref(j);
+
+        /* The raw log, NULs included. */
+        {
+                size_t len = 0;
+
+                ASSERT_EQ(view_cell_log(f.db, f.run, "c006", "console", &text, &len, &err), 0);
+                ASSERT_EQ(len, sizeof(console_log) - 1);
+                ASSERT_TRUE(memcmp(text, console_log, len) == 0);
+                free(text);
+                ASSERT_EQ(view_cell_log(f.db, f.run, "c006", "script", &text, &len, &err), -ENOENT);
+                ASSERT_STREQ(err.msg, "run 1 cell c006: cell has no script log");
+        }
+        ASSERT_EQ(view_cell_load(f.db, f.run, "nope", &v, &err), -ENOENT);
+        ASSERT_TRUE(v == NULL);
+        ASSERT_STREQ(err.msg, "no cell nope in run 1");
+        fixture_done(&f);
+}

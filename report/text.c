@@ -1,0 +1,598 @@
+/* report/text.c: the views as text tables for people (see text.h). Strings
+ * that came from a guest (cell details) or from the store are printed with
+ * control characters masked, so a hostile console line cannot drive the
+ * terminal. A metric stored without a value prints as "n/a". */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/util.h"
+#include "report/text.h"
+#include "workloads/workload.h"
+
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
+
+/* Print s (NULL as "-") padded to width, with control characters masked. */
+static void put_text(FILE *out, const char *s, int width) {
+        int n = 0;
+
+        if (!s)
+                s = "-";
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++, n++)
+                fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+        for (; n < width; n++)
+                fputc(' ', out);
+}
+
+static int text_width(const char *s) {
+        return s ? (int)strlen(s) : 1;
+}
+
+/* Print v with prec digits ('f': after the point, 'g': significant), or
+ * "n/a" when it is not finite (a metric stored without value); width as printf's (negative: left-aligned). */
+static void put_num(FILE *out, double v, char style, int prec, int width) {
+        char buf[64];
+
+        if (!isfinite(v))
+                snprintf(buf, sizeof(buf), "n/a");
+        else if (style == 'g')
+                snprintf(buf, sizeof(buf), "%.*g", prec, v);
+        else
+                snprintf(buf, sizeof(buf), "%.*f", prec, v);
+        fprintf(out, "%*s", width, buf);
+}
+
+static void fmt_time(double t, char *buf, size_t size) {
+        struct tm tm;
+        time_t s;
+
+        if (!isfinite(t) || t <= 0) {
+                snprintf(buf, size, "-");
+                return;
+        }
+        s = (time_t)t;
+        localtime_r(&s, &tm);
+        strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* Call the workload's print hook with a cell's metrics. The list only
+ * borrows the query's strings: it is never freed as a metric_list. */
+static void print_hook(const char *workload, const struct query_metric *m, size_t n, FILE *out) {
+        const struct workload_ops *ops = workload_find(workload);
+        struct metric *v;
+
+        if (!ops || !ops->print || n == 0)
+                return;
+        v = calloc(n, sizeof(*v));
+        if (!v)
+                return;
+        for (size_t i = 0; i < n; i++)
+                v[i] = (struct metric){ .name = m[i].name, .value = m[i].has_value ? m[i].value : 0,
+                                        .has_value = m[i].has_value, .unit = m[i].unit,
+                                        .note = m[i].note };
+        ops->print(&(struct metric_list){ .v = v, .n = n, .cap = n }, out);
+        free(v);
+}
+
+void text_runs(const struct view_runs *v, FILE *out) {
+        const struct query_run *runs = v->runs;
+        size_t n = v->n;
+        int wtag = 3, wstatus = 6;
+
+        if (n == 0) {
+                fprintf(out, "no runs in %s\n", v->db_path);
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                wtag = MAX(wtag, text_width(runs[i].tag));
+                wstatus = MAX(wstatus, text_width(runs[i].status));
+        }
+        fprintf(out, "%5s  %-*s  %-19s  %-*s  %7s  %s\n", "ID", wtag, "TAG", "STARTED", wstatus, "STATUS",
+                "KERNELS", "CELLS OK/TOTAL");
+        for (size_t i = 0; i < n; i++) {
+                char started[32];
+
+                fmt_time(runs[i].started_at, started, sizeof(started));
+                fprintf(out, "%5lld  ", (long long)runs[i].id);
+                put_text(out, runs[i].tag, wtag);
+                fprintf(out, "  %-19s  ", started);
+                put_text(out, runs[i].status, wstatus);
+                fprintf(out, "  %7lld  %lld/%lld\n", (long long)runs[i].n_kernels, (long long)runs[i].n_ok,
+                        (long long)runs[i].n_cells);
+        }
+}
+
+static void run_header(const struct query_run *r, FILE *out) {
+        char started[32], finished[32];
+
+        fmt_time(r->started_at, started, sizeof(started));
+        fmt_time(r->finished_at, finished, sizeof(finished));
+        fprintf(out, "run %lld", (long long)r->id);
+        if (r->tag) {
+                fputs("  tag ", out);
+                put_text(out, r->tag, 0);
+        }
+        fputs("  ", out);
+        put_text(out, r->status, 0);
+        fprintf(out, "  started %s  finished %s  cells ok %lld/%lld\n", started, finished,
+                (long long)r->n_ok, (long long)r->n_cells);
+        fputs("host ", out);
+        put_text(out, r->host, 0);
+        fputs("  qemu ", out);
+        put_text(out, r->qemu_version, 0);
+        fputs("  libvirt ", out);
+        put_text(out, r->libvirt_version, 0);
+        fputs("  kbench ", out);
+        put_text(out, r->kbench_version, 0);
+        fputc('\n', out);
+}
+
+static void run_summary(const struct view_series *sum, size_t n, FILE *out) {
+        int wk = 6, ww = 8, wm = 6;
+
+        if (n == 0) {
+                fputs("\nno ok cells: nothing to summarise\n", out);
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                wk = MAX(wk, text_width(sum[i].s->kernel_name));
+                ww = MAX(ww, text_width(sum[i].s->workload));
+                wm = MAX(wm, text_width(sum[i].s->metric));
+        }
+        fputs("\nSummary over ok cells (mean ± stddev):\n", out);
+        fprintf(out, "%-*s  %-*s  %-*s  %3s  %12s   %-10s  %s\n", wk, "KERNEL", ww, "WORKLOAD", wm, "METRIC",
+                "N", "MEAN", "STDDEV", "UNIT");
+        for (size_t i = 0; i < n; i++) {
+                const struct query_series *s = sum[i].s;
+                double mean = sum[i].sum.mean, sd = sum[i].sum.sd;
+
+                put_text(out, s->kernel_name, wk);
+                fputs("  ", out);
+                put_text(out, s->workload, ww);
+                fputs("  ", out);
+                put_text(out, s->metric, wm);
+                fprintf(out, "  %3zu  ", s->n);
+                put_num(out, mean, 'g', 6, 12);
+                fputs(" ± ", out);
+                put_num(out, sd, 'g', 3, -10);
+                fputs("  ", out);
+                put_text(out, s->unit, 0);
+                if (s->n_missing)
+                        fprintf(out, "  (%zu without value)", s->n_missing);
+                fputc('\n', out);
+        }
+}
+
+void text_run(const struct view_run *v, FILE *out) {
+        int wkey = 3, wk = 6, ww = 8, wst = 5;
+        int any_hook = 0;
+
+        run_header(v->run, out);
+        if (v->n_cells == 0) {
+                fputs("\nno cells stored yet\n", out);
+                return;
+        }
+        for (size_t i = 0; i < v->n_cells; i++) {
+                wkey = MAX(wkey, text_width(v->cells[i].cell_key));
+                wk = MAX(wk, text_width(v->cells[i].kernel_name));
+                ww = MAX(ww, text_width(v->cells[i].workload));
+                wst = MAX(wst, text_width(v->cells[i].state));
+        }
+        fprintf(out, "\n%-*s  %-*s  %-*s  %3s  %3s  %-*s  %-5s  %7s  %8s  %8s  %s\n", wkey, "KEY", wk, "KERNEL",
+                ww, "WORKLOAD", "IT", "TRY", wst, "STATE", "ACCEL", "BOOT_S", "WORK_S", "TOTAL_S", "METRICS");
+        for (size_t i = 0; i < v->n_cells; i++) {
+                const struct query_cell *c = &v->cells[i];
+                const struct workload_ops *ops;
+
+                put_text(out, c->cell_key, wkey);
+                fputs("  ", out);
+                put_text(out, c->kernel_name, wk);
+                fputs("  ", out);
+                put_text(out, c->workload, ww);
+                fprintf(out, "  %3d  %3d  ", c->iteration, c->attempt);
+                put_text(out, c->state, wst);
+                fputs("  ", out);
+                put_text(out, c->accel, 5);
+                fputs("  ", out);
+                put_num(out, c->boot_s, 'f', 2, 7);
+                fputs("  ", out);
+                put_num(out, c->workload_s, 'f', 2, 8);
+                fputs("  ", out);
+                put_num(out, c->total_s, 'f', 2, 8);
+                fputs(" ", out);
+                if (strcmp(c->state, "ok") != 0) {
+                        fputs(" ", out);
+                        put_text(out, c->detail ? c->detail : c->state, 0);
+                }
+                /* The workload's own figures only (vmstat.* are in the
+                 * summary), or a pointer to its table below. */
+                ops = workload_find(c->workload);
+                if (strcmp(c->state, "ok") == 0 && ops && ops->print) {
+                        fputs(" (table below)\n", out);
+                        any_hook = 1;
+                        continue;
+                }
+                for (size_t k = 0; k < v->n_metrics[i]; k++) {
+                        const struct query_metric *m = &v->metrics[i][k];
+                        size_t wl = strlen(c->workload);
+
+                        if (strncmp(m->name, c->workload, wl) != 0 || m->name[wl] != '.')
+                                continue;
+                        fputc(' ', out);
+                        put_text(out, m->name, 0);
+                        fputc('=', out);
+                        if (m->has_value)
+                                fprintf(out, "%.6g", m->value);
+                        else
+                                fputs("n/a", out);
+                }
+                fputc('\n', out);
+        }
+        if (any_hook)
+                for (size_t i = 0; i < v->n_cells; i++) {
+                        const struct query_cell *c = &v->cells[i];
+
+                        const struct workload_ops *ops = workload_find(c->workload);
+
+                        if (strcmp(c->state, "ok") != 0 || !ops || !ops->print)
+                                continue;
+                        fprintf(out, "\n-- %s ", c->cell_key);
+                        put_text(out, c->kernel_name, 0);
+                        fprintf(out, " %s iteration %d --\n", c->workload, c->iteration);
+                        print_hook(c->workload, v->metrics[i], v->n_metrics[i], out);
+                }
+        run_summary(v->summary, v->n_series, out);
+}
+
+void text_cell(const struct view_cell *v, FILE *out) {
+        const struct query_cell *c = v->cell;
+        char started[32];
+        int wm = 6, wu = 4;
+
+        fmt_time(c->started_at, started, sizeof(started));
+        fprintf(out, "cell %s  run %lld  attempt %d\n", c->cell_key, (long long)c->run_id, c->attempt);
+        fputs("kernel      ", out);
+        put_text(out, c->kernel_name, 0);
+        fprintf(out, " (%s)\nworkload    %s  iteration %d\nparams      ", c->kernel_id, c->workload,
+                c->iteration);
+        put_text(out, c->params_json, 0);
+        fputs("\nstate       ", out);
+        put_text(out, c->state, 0);
+        fputs("\ndetail      ", out);
+        put_text(out, c->detail, 0);
+        fputs("\naccel       ", out);
+        put_text(out, c->accel, 0);
+        fprintf(out, "\nstarted     %s\ntimes       boot ", started);
+        put_num(out, c->boot_s, 'f', 3, 0);
+        fputs(" s  workload ", out);
+        put_num(out, c->workload_s, 'f', 3, 0);
+        fputs(" s  total ", out);
+        put_num(out, c->total_s, 'f', 3, 0);
+        fprintf(out, " s\nexit code   %d  rejected records %lld\n", c->exit_code,
+                (long long)c->rejected_records);
+
+        if (v->n_metrics) {
+                for (size_t i = 0; i < v->n_metrics; i++) {
+                        wm = MAX(wm, text_width(v->metrics[i].name));
+                        wu = MAX(wu, text_width(v->metrics[i].unit));
+                }
+                fprintf(out, "\n%-*s  %12s  %-*s  %s\n", wm, "METRIC", "VALUE", wu, "UNIT", "NOTE");
+                for (size_t i = 0; i < v->n_metrics; i++) {
+                        const struct query_metric *m = &v->metrics[i];
+
+                        put_text(out, m->name, wm);
+                        fputs("  ", out);
+                        put_num(out, m->has_value ? m->value : NAN, 'g', 6, 12);
+                        fputs("  ", out);
+                        put_text(out, m->unit, wu);
+                        fputs("  ", out);
+                        put_text(out, m->note ? m->note : "", 0);
+                        fputc('\n', out);
+                }
+                if (strcmp(c->state, "ok") == 0) {
+                        fputc('\n', out);
+                        print_hook(c->workload, v->metrics, v->n_metrics, out);
+                }
+        }
+
+        fprintf(out, "\nvmstat: %zu rows\n", v->n_vmstat);
+        if (v->n_vmstat) {
+                fprintf(out, "%6s %8s %8s", "SEQ", "T_HOST", "T_GUEST");
+                for (int k = 0; k < DB_VM_NCOLS; k++)
+                        fprintf(out, " %7s", db_vmstat_column_names[k]);
+                fputc('\n', out);
+                for (size_t i = 0; i < v->n_vmstat; i++) {
+                        const struct db_vmstat_row *row = &v->vmstat[i];
+
+                        fprintf(out, "%6lld ", (long long)row->seq);
+                        put_num(out, row->t_host, 'f', 2, 8);
+                        fputc(' ', out);
+                        put_num(out, row->t_guest, 'f', 2, 8);
+                        for (int k = 0; k < DB_VM_NCOLS; k++) {
+                                fputc(' ', out);
+                                put_num(out, row->v[k], 'f', 0, 7);
+                        }
+                        fputs(row->first ? "  (since boot)\n" : "\n", out);
+                }
+        }
+
+        fprintf(out, "\ntimeline: %zu points\n", v->n_points);
+        for (size_t i = 0; i < v->n_points;) {
+                size_t j = i;
+                double lo = v->points[i].value, hi = lo;
+
+                while (j < v->n_points && strcmp(v->points[j].kind, v->points[i].kind) == 0) {
+                        lo = fmin(lo, v->points[j].value);
+                        hi = fmax(hi, v->points[j].value);
+                        j++;
+                }
+                fputs("  ", out);
+                put_text(out, v->points[i].kind, 0);
+                fprintf(out, ": %zu points, t %.2f..%.2f s, value %.6g..%.6g\n", j - i, v->points[i].t,
+                        v->points[j - 1].t, lo, hi);
+                i = j;
+        }
+
+        fputs("\nlogs:", out);
+        if (v->n_logs == 0)
+                fputs(" none", out);
+        for (size_t i = 0; i < v->n_logs; i++) {
+                fputc(' ', out);
+                put_text(out, v->logs[i].stream, 0);
+                fprintf(out, " (%lld bytes)", (long long)v->logs[i].bytes);
+        }
+        fprintf(out, "\n");
+        if (v->n_logs)
+                fprintf(out, "  (kbench show %lld --cell %s --log STREAM prints one)\n",
+                        (long long)c->run_id, c->cell_key);
+}
+
+
+/* ---- the comparison ----------------------------------------------------- */
+
+/* A value with as many digits as a benchmark figure carries. */
+static void fmt_val(double v, char *buf, size_t size) {
+        double a = fabs(v);
+
+        if (!isfinite(v))
+                snprintf(buf, size, "n/a");
+        else if (a >= 1000)
+                snprintf(buf, size, "%.0f", v);
+        else if (a >= 100)
+                snprintf(buf, size, "%.1f", v);
+        else if (a >= 1 || a == 0)
+                snprintf(buf, size, "%.2f", v);
+        else
+                snprintf(buf, size, "%.3g", v);
+}
+
+static void fmt_pct(double frac, int sign, char *buf, size_t size) {
+        if (!isfinite(frac))
+                snprintf(buf, size, "n/a");
+        else
+                snprintf(buf, size, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
+}
+
+static void fmt_p(double p, char *buf, size_t size) {
+        if (!isfinite(p))
+                snprintf(buf, size, "n/a");
+        else if (p < 0.0001)
+                snprintf(buf, size, "<0.0001");
+        else
+                snprintf(buf, size, "%.4f", p);
+}
+
+static void fmt_n(size_t n, size_t max, char *buf, size_t size) {
+        if (n == 0)
+                snprintf(buf, size, "n/a");
+        else if (n > max)
+                snprintf(buf, size, ">%zu", max);
+        else
+                snprintf(buf, size, "%zu", n);
+}
+
+/* Metrics the text shows: the workload's own, the cell timings, and the
+ * vmstat summary rows (bo/bi, si/so, stalls); the JSON carries them all.
+ * With --metric, every metric that matched. */
+static int shown(const struct compare_view *v, const struct compare_metric *m) {
+        static const char *const vmstat_rows[] = { "vmstat.bo_mean", "vmstat.bi_mean", "vmstat.so_mean",
+                                                   "vmstat.si_mean", "vmstat.stall_count",
+                                                   "vmstat.stall_longest_s" };
+        if (v->metric_glob || strncmp(m->name, "vmstat.", 7) != 0)
+                return 1;
+        for (size_t i = 0; i < ELEMENTSOF(vmstat_rows); i++)
+                if (strcmp(m->name, vmstat_rows[i]) == 0)
+                        return 1;
+        return 0;
+}
+
+enum { C_METRIC, C_A, C_ASD, C_AMED, C_B, C_BSD, C_BMED, C_CHANGE, C_CI, C_VERDICT, C_PW, C_PMW, C_N, C_MDE, C_N2, C_N5, C_COUNT };
+
+static const char *const col_title[C_COUNT] = {
+        "metric", "A", "±", "A med", "B", "±", "B med", "change", "95% CI", "verdict", "p(Welch)", "p(MW)", "n", "mde", "n@2%",
+        "n@5%",
+};
+
+static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
+        char lo[24], hi[24];
+
+        snprintf(cells[C_METRIC], 64, "%.63s", m->name);
+        fmt_val(m->sa.mean, cells[C_A], 64);
+        fmt_pct(m->sa.cov, 0, cells[C_ASD], 64);
+        fmt_val(m->sa.median, cells[C_AMED], 64);
+        fmt_val(m->sb.mean, cells[C_B], 64);
+        fmt_pct(m->sb.cov, 0, cells[C_BSD], 64);
+        fmt_val(m->sb.median, cells[C_BMED], 64);
+        fmt_pct(m->change, 1, cells[C_CHANGE], 64);
+        if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
+                fmt_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                fmt_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
+        } else
+                snprintf(cells[C_CI], 64, "n/a");
+        snprintf(cells[C_VERDICT], 64, "%s", m->verdict == COMPARE_INFO ? "" : compare_verdict_name(m->verdict));
+        fmt_p(m->welch.p, cells[C_PW], 64);
+        fmt_p(m->mw.p, cells[C_PMW], 64);
+        snprintf(cells[C_N], 64, "%zu+%zu", m->na, m->nb);
+        fmt_pct(m->mde, 0, cells[C_MDE], 64);
+        fmt_n(m->n_for_2, 1000, cells[C_N2], 64);
+        fmt_n(m->n_for_5, 1000, cells[C_N5], 64);
+}
+
+static void side_line(const char *label, const struct compare_side *s, FILE *out) {
+        fprintf(out, "%s %zu ok", label, s->ok);
+        if (s->failed) {
+                fprintf(out, ", %zu failed (", s->failed);
+                put_text(out, s->failed_states, 0);
+                fputc(')', out);
+        }
+        fputs(s->n_runs > 1 ? " in runs" : " in run", out);
+        for (size_t i = 0; i < s->n_runs; i++)
+                fprintf(out, "%s%lld", i ? ", " : " ", (long long)s->runs[i]);
+}
+
+/* The pairing key as "k=v k=v", without the workload spec (shown apart). */
+static void settings_line(const char *key, FILE *out) {
+        json_t *o = json_loads(key, 0, NULL), *val;
+        const char *k;
+        int first = 1;
+
+        if (!json_is_object(o)) {
+                put_text(out, key, 0);
+                json_decref(o);
+                return;
+        }
+        json_object_foreach(o, k, val) {
+                char *s;
+
+                if (strcmp(k, "workload") == 0)
+                        continue;
+                s = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
+                fputs(first ? "" : " ", out);
+                put_text(out, k, 0);
+                fputc('=', out);
+                put_text(out, s ? s : "?", 0);
+                free(s);
+                first = 0;
+        }
+        json_decref(o);
+}
+
+static void group_table(const struct compare_view *v, const struct compare_group *g, int md, FILE *out) {
+        char (*cells)[C_COUNT][64] = calloc(g->n_m + 1, sizeof(*cells));
+        int w[C_COUNT];
+        size_t rows = 0;
+
+        if (!cells)
+                return;
+        for (int c = 0; c < C_COUNT; c++)
+                w[c] = (int)strlen(col_title[c]);
+        for (size_t i = 0; i < g->n_m; i++) {
+                if (!shown(v, &g->m[i]))
+                        continue;
+                metric_cells(&g->m[i], cells[rows]);
+                for (int c = 0; c < C_COUNT; c++)
+                        w[c] = MAX(w[c], (int)strlen(cells[rows][c]));
+                rows++;
+        }
+        fputs(md ? "\n### " : "\n", out);
+        put_text(out, g->spec, 0);
+        fputs(md ? "\n\n" : "\n", out);
+        fputs(md ? "- " : "  ", out);
+        side_line("A:", &g->a, out);
+        fputs(md ? "\n- " : ";  ", out);
+        side_line("B:", &g->b, out);
+        fputs(md ? "\n- settings: `" : "\n  settings: ", out);
+        settings_line(g->key, out);
+        fputs(md ? "`\n\n" : "\n\n", out);
+        for (int c = 0; c < C_COUNT; c++) {
+                if (md)
+                        fprintf(out, "| %s ", col_title[c]);
+                else
+                        fprintf(out, c == C_METRIC ? "%-*s" : "  %*s", w[c], col_title[c]);
+        }
+        fputs(md ? "|\n" : "\n", out);
+        if (md) {
+                for (int c = 0; c < C_COUNT; c++)
+                        fputs(c == C_METRIC || c == C_VERDICT ? "|:--" : "|--:", out);
+                fputs("|\n", out);
+        }
+        for (size_t r = 0; r < rows; r++) {
+                for (int c = 0; c < C_COUNT; c++) {
+                        if (md) {
+                                fputs("| ", out);
+                                /* A '|' from the store would end the cell. */
+                                for (const char *p = cells[r][c]; *p; p++)
+                                        if (*p == '|')
+                                                fputs("\\|", out);
+                                        else
+                                                fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+                                fputc(' ', out);
+                        } else if (c == C_METRIC) {
+                                put_text(out, cells[r][c], w[c]);
+                        } else if (c == C_VERDICT) {
+                                fputs("  ", out);
+                                put_text(out, cells[r][c], w[c]);
+                        } else
+                                fprintf(out, "  %*s", w[c], cells[r][c]);
+                }
+                fputs(md ? "|\n" : "\n", out);
+        }
+        free(cells);
+        if (isfinite(g->geomean))
+                fprintf(out, "%sgeomean of B vs A over %zu judged metrics (lower-is-better ones inverted, + is "
+                             "better): %+.1f%%\n", md ? "\n" : "", g->n_geomean, (g->geomean - 1) * 100);
+}
+
+void text_compare(const struct compare_view *v, int markdown, FILE *out) {
+        fputs(markdown ? "**A**: `" : "A: ", out);
+        put_text(out, v->sel_a, 0);
+        fputs(markdown ? "` = " : " = ", out);
+        put_text(out, v->desc_a, 0);
+        fputs(markdown ? "  \n**B**: `" : "\nB: ", out);
+        put_text(out, v->sel_b, 0);
+        fputs(markdown ? "` = " : " = ", out);
+        put_text(out, v->desc_b, 0);
+        fprintf(out, "%sverdict: Welch's p survives Benjamini-Hochberg at q = %g over the judged metrics, and the\n"
+                     "whole 95%% CI (Fieller) of the change lies beyond ±%g%%; \"n too small\": the exact\n"
+                     "Mann-Whitney test cannot reach %g at these sizes%s\n",
+                markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha, markdown ? "  " : "");
+        if (v->desc_a && v->desc_b && strcmp(v->desc_a, v->desc_b) == 0)
+                fprintf(out, "note: A and B select the same cells; for an A/A comparison name two runs or tags%s\n",
+                        markdown ? "  " : "");
+        if (v->ignored && v->ignored[0]) {
+                fputs("paired across differing settings:", out);
+                for (size_t i = 0; v->ignored[i]; i++) {
+                        fputc(' ', out);
+                        put_text(out, v->ignored[i], 0);
+                }
+                fputs(markdown ? "  \n" : "\n", out);
+        }
+        for (size_t i = 0; i < v->n_groups; i++)
+                group_table(v, &v->groups[i], markdown, out);
+        if (v->n_lonely)
+                fputs(markdown ? "\n**Not compared** (on one side only):\n\n" : "\nnot compared (on one side only):\n",
+                      out);
+        for (size_t i = 0; i < v->n_lonely; i++) {
+                const struct compare_lonely *l = &v->lonely[i];
+
+                fprintf(out, "%sonly %c: ", markdown ? "- " : "  ", l->side);
+                put_text(out, l->spec, 0);
+                fputs(", ", out);
+                side_line("", &l->s, out);
+                if (l->differs) {
+                        fprintf(out, "; differs from %c's %s cells in: ", l->side == 'A' ? 'B' : 'A', l->workload);
+                        put_text(out, l->differs, 0);
+                }
+                fputc('\n', out);
+        }
+        fprintf(out, "\n%zu worse, %zu better, of %zu judged metrics in %zu paired group%s", v->worse, v->better,
+                v->judged, v->n_groups, v->n_groups == 1 ? "" : "s");
+        if (v->worse)
+                fprintf(out, " (exit status %d)", v->exit_status);
+        fputc('\n', out);
+}

@@ -1,0 +1,735 @@
+/* report/view.c: loading the run and cell views (see view.h). Everything
+ * comes from results/query; statistics from report/stats. Failed cells are
+ * part of a run view (they are listed) but never of its summary: the
+ * series query returns ok cells only. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/parse.h"
+#include "common/util.h"
+#include "report/compare.h"
+#include "report/metrics.h"
+#include "report/view.h"
+
+int view_runs_load(struct db *db, struct view_runs **ret, struct kb_error *err) {
+        struct view_runs *v = calloc(1, sizeof(*v));
+        int r;
+
+        if (!v || !(v->db_path = strdup(db_path(db)))) {
+                free(v);
+                return error_setf(err, -ENOMEM, "out of memory");
+        }
+        r = query_runs(db, &v->runs, &v->n, err);
+        if (r < 0) {
+                view_runs_free(v);
+                return r;
+        }
+        *ret = v;
+        return 0;
+}
+
+struct view_runs *view_runs_free(struct view_runs *v) {
+        if (!v)
+                return NULL;
+        query_runs_free(v->runs, v->n);
+        free(v->db_path);
+        free(v);
+        return NULL;
+}
+
+struct view_run *view_run_free(struct view_run *v) {
+        if (!v)
+                return NULL;
+        query_runs_free(v->run, 1);
+        for (size_t i = 0; v->metrics && i < v->n_cells; i++)
+                query_metrics_free(v->metrics[i], v->n_metrics[i]);
+        free(v->metrics);
+        free(v->n_metrics);
+        query_cells_free(v->cells, v->n_cells);
+        query_series_free(v->series, v->n_series);
+        free(v->summary);
+        free(v);
+        return NULL;
+}
+
+static int view_run_fill(struct db *db, int64_t run_id, struct view_run *v, struct kb_error *err) {
+        int r;
+
+        r = query_run(db, run_id, &v->run, err);
+        if (r < 0)
+                return r;
+        r = query_cells(db, run_id, &v->cells, &v->n_cells, err);
+        if (r < 0)
+                return r;
+        v->metrics = calloc(v->n_cells + 1, sizeof(*v->metrics));
+        v->n_metrics = calloc(v->n_cells + 1, sizeof(*v->n_metrics));
+        if (!v->metrics || !v->n_metrics)
+                return error_setf(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < v->n_cells; i++) {
+                r = query_cell_metrics(db, v->cells[i].id, &v->metrics[i], &v->n_metrics[i], err);
+                if (r < 0)
+                        return r;
+        }
+        r = query_run_samples(db, run_id, &v->series, &v->n_series, err);
+        if (r < 0)
+                return r;
+        v->summary = calloc(v->n_series + 1, sizeof(*v->summary));
+        if (!v->summary)
+                return error_setf(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < v->n_series; i++) {
+                v->summary[i].s = &v->series[i];
+                stats_summarize(v->series[i].values, v->series[i].n, &v->summary[i].sum);
+        }
+        return 0;
+}
+
+int view_run_load(struct db *db, int64_t run_id, struct view_run **ret, struct kb_error *err) {
+        struct view_run *v = calloc(1, sizeof(*v));
+        int r;
+
+        if (!v)
+                return error_setf(err, -ENOMEM, "out of memory");
+        r = view_run_fill(db, run_id, v, err);
+        if (r < 0) {
+                view_run_free(v);
+                return r;
+        }
+        *ret = v;
+        return 0;
+}
+
+struct view_cell *view_cell_free(struct view_cell *v) {
+        if (!v)
+                return NULL;
+        query_cells_free(v->cell, v->cell ? 1 : 0);
+        query_metrics_free(v->metrics, v->n_metrics);
+        free(v->vmstat);
+        query_points_free(v->points, v->n_points);
+        query_log_infos_free(v->logs, v->n_logs);
+        free(v);
+        return NULL;
+}
+
+int view_cell_load(struct db *db, int64_t run_id, const char *cell_key, struct view_cell **ret,
+                   struct kb_error *err) {
+        struct view_cell *v = calloc(1, sizeof(*v));
+        int r;
+
+        if (!v)
+                return error_setf(err, -ENOMEM, "out of memory");
+        r = query_cell(db, run_id, cell_key, &v->cell, err);
+        if (r >= 0)
+                r = query_cell_metrics(db, v->cell->id, &v->metrics, &v->n_metrics, err);
+        if (r >= 0)
+                r = query_cell_vmstat(db, v->cell->id, &v->vmstat, &v->n_vmstat, err);
+        if (r >= 0)
+                r = query_cell_points(db, v->cell->id, &v->points, &v->n_points, err);
+        if (r >= 0)
+                r = query_cell_logs(db, v->cell->id, &v->logs, &v->n_logs, err);
+        if (r < 0) {
+                view_cell_free(v);
+                return r;
+        }
+        *ret = v;
+        return 0;
+}
+
+int view_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb_error *err) {
+        struct query_run *run = NULL;
+        int64_t id;
+        int r;
+
+        if (strcmp(text, "last") == 0)
+                return query_last_run_id(db, ret_id, err);
+        if (parse_i64(text, &id) < 0 || id <= 0)
+                return error_setf(err, -EINVAL, "bad run '%.64s' (a run id or 'last')", text);
+        r = query_run(db, id, &run, err);
+        if (r < 0)
+                return r;
+        query_runs_free(run, 1);
+        *ret_id = id;
+        return 0;
+}
+
+int view_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream,
+                  char **ret_text, size_t *ret_len, struct kb_error *err) {
+        struct query_cell *c = NULL;
+        int r;
+
+        r = query_cell(db, run_id, cell_key, &c, err);
+        if (r < 0)
+                return r;
+        r = query_cell_log(db, c->id, stream, ret_text, ret_len, err);
+        if (r < 0)
+                error_prefix(err, r, "run %lld cell %s", (long long)run_id, cell_key);
+        query_cells_free(c, 1);
+        return r;
+}
+
+/* ---- the comparison view ------------------------------------------------
+ * Each side is a list of (run, kernel) pairs resolved from its selector;
+ * its cells are grouped by pairing key (report/compare.c), groups present
+ * on both sides become the view's groups, the rest its lonely list. */
+
+struct side_metric {
+        char *name, *unit;         /* owned */
+        int skip;                  /* filtered out by --metric */
+        double *v;
+        size_t n, cap, missing;
+};
+
+struct side_group {
+        char *key, *workload, *spec;
+        size_t ok, failed;
+        struct { char state[32]; size_t n; } fails[8];
+        size_t n_fails;
+        int64_t *runs;             /* the runs its cells come from */
+        size_t n_runs, cap_runs;
+        struct side_metric *m;
+        size_t n_m, cap_m;
+        int paired;
+};
+
+struct side {
+        struct side_group *g;
+        size_t n, cap;
+};
+
+static void side_clear(struct side *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                for (size_t k = 0; k < s->g[i].n_m; k++) {
+                        free(s->g[i].m[k].name);
+                        free(s->g[i].m[k].unit);
+                        free(s->g[i].m[k].v);
+                }
+                free(s->g[i].m);
+                free(s->g[i].runs);
+                free(s->g[i].key);
+                free(s->g[i].workload);
+                free(s->g[i].spec);
+        }
+        free(s->g);
+}
+
+static int grow_array(void **v, size_t *cap, size_t n, size_t elem) {
+        size_t ncap;
+        void *nv;
+
+        if (n < *cap)
+                return 0;
+        ncap = *cap ? *cap * 2 : 8;
+        nv = realloc(*v, ncap * elem);
+        if (!nv)
+                return -ENOMEM;
+        *v = nv;
+        *cap = ncap;
+        return 0;
+}
+
+/* The entry for name in g, created when missing. hint: where the caller
+ * expects it (cells of one workload store the same names in the same
+ * order), so the common case is one strcmp. */
+static struct side_metric *side_metric(struct side_group *g, const char *name, const char *unit, size_t hint,
+                                       const char *glob) {
+        struct side_metric *m;
+
+        if (hint < g->n_m && strcmp(g->m[hint].name, name) == 0)
+                return &g->m[hint];
+        for (size_t i = 0; i < g->n_m; i++)
+                if (strcmp(g->m[i].name, name) == 0)
+                        return &g->m[i];
+        if (grow_array((void **)&g->m, &g->cap_m, g->n_m, sizeof(*g->m)) < 0)
+                return NULL;
+        m = &g->m[g->n_m];
+        *m = (struct side_metric){ .name = strdup(name), .unit = strdup(unit ? unit : "") };
+        if (!m->name || !m->unit) {
+                free(m->name);
+                free(m->unit);
+                return NULL;
+        }
+        m->skip = glob && fnmatch(glob, name, 0) != 0;
+        g->n_m++;
+        return m;
+}
+
+static int side_add_value(struct side_metric *m, int has_value, double value) {
+        if (m->skip)
+                return 0;
+        if (!has_value || !isfinite(value)) {
+                m->missing++;
+                return 0;
+        }
+        if (grow_array((void **)&m->v, &m->cap, m->n, sizeof(double)) < 0)
+                return -ENOMEM;
+        m->v[m->n++] = value;
+        return 0;
+}
+
+static struct side_group *side_group(struct side *s, const char *key, const char *workload, const char *spec) {
+        struct side_group *g;
+
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->g[i].key, key) == 0)
+                        return &s->g[i];
+        if (grow_array((void **)&s->g, &s->cap, s->n, sizeof(*s->g)) < 0)
+                return NULL;
+        g = &s->g[s->n];
+        *g = (struct side_group){ .key = strdup(key), .workload = strdup(workload), .spec = strdup(spec) };
+        if (!g->key || !g->workload || !g->spec) {
+                free(g->key);
+                free(g->workload);
+                free(g->spec);
+                return NULL;
+        }
+        s->n++;
+        return g;
+}
+
+static int side_group_run(struct side_group *g, int64_t run) {
+        /* Selections arrive run by run: the last entry is the common match. */
+        if (g->n_runs && g->runs[g->n_runs - 1] == run)
+                return 0;
+        for (size_t i = 0; i < g->n_runs; i++)
+                if (g->runs[i] == run)
+                        return 0;
+        if (grow_array((void **)&g->runs, &g->cap_runs, g->n_runs, sizeof(*g->runs)) < 0)
+                return -ENOMEM;
+        g->runs[g->n_runs++] = run;
+        return 0;
+}
+
+static void side_group_fail(struct side_group *g, const char *state) {
+        g->failed++;
+        for (size_t i = 0; i < g->n_fails; i++)
+                if (strcmp(g->fails[i].state, state) == 0) {
+                        g->fails[i].n++;
+                        return;
+                }
+        if (g->n_fails < ELEMENTSOF(g->fails)) {
+                snprintf(g->fails[g->n_fails].state, sizeof(g->fails[0].state), "%s", state);
+                g->fails[g->n_fails++].n = 1;
+        }
+}
+
+/* Add one (run, kernel) selection's cells to side s. */
+static int side_add(struct side *s, const struct query_selection *sel, const struct compare_options *o,
+                    struct kb_error *err) {
+        for (size_t i = 0; i < sel->n_cells; i++) {
+                const struct query_sel_cell *c = &sel->cells[i];
+                _cleanup_free_ char *key = NULL, *spec = NULL;
+                struct side_group *g;
+                struct side_metric *m;
+                int r;
+
+                r = compare_pairing_key(sel->settings_json, c->params_json, c->workload, o->ignore_settings, &key,
+                                        &spec, err);
+                if (r < 0)
+                        return error_prefix(err, r, "run %lld", (long long)sel->run_id);
+                g = side_group(s, key, c->workload, spec);
+                if (!g || side_group_run(g, sel->run_id) < 0)
+                        return error_setf(err, -ENOMEM, "out of memory");
+                if (strcmp(c->state, "ok") != 0) {
+                        side_group_fail(g, c->state);
+                        continue;
+                }
+                g->ok++;
+                for (size_t k = 0; k < c->n_metrics; k++) {
+                        m = side_metric(g, c->metrics[k].name, c->metrics[k].unit, k, o->metric_glob);
+                        if (!m || side_add_value(m, c->metrics[k].has_value, c->metrics[k].value) < 0)
+                                return error_setf(err, -ENOMEM, "out of memory");
+                }
+                m = side_metric(g, "boot_s", "s", c->n_metrics, o->metric_glob);
+                if (!m || side_add_value(m, isfinite(c->boot_s), c->boot_s) < 0)
+                        return error_setf(err, -ENOMEM, "out of memory");
+        }
+        return 0;
+}
+
+/* A side's (run, kernel) pairs from its selector, and a description. */
+struct side_sel {
+        int64_t *runs;
+        char **kernels;            /* kernel id per run entry */
+        size_t n;
+        char *desc;
+};
+
+static void side_sel_clear(struct side_sel *s) {
+        for (size_t i = 0; i < s->n; i++)
+                free(s->kernels[i]);
+        free(s->kernels);
+        free(s->runs);
+        free(s->desc);
+}
+
+static int side_sel_push(struct side_sel *s, int64_t run, const char *kernel_id) {
+        int64_t *r = realloc(s->runs, (s->n + 1) * sizeof(*r));
+        char **k;
+
+        if (!r)
+                return -ENOMEM;
+        s->runs = r;
+        k = realloc(s->kernels, (s->n + 1) * sizeof(*k));
+        if (!k)
+                return -ENOMEM;
+        s->kernels = k;
+        s->kernels[s->n] = strdup(kernel_id);
+        if (!s->kernels[s->n])
+                return -ENOMEM;
+        s->runs[s->n++] = run;
+        return 0;
+}
+
+/* The one kernel of runs[0..n), or an error naming them when there are
+ * several (a side must be one kernel). OUT: *ret (query_kernels_free(k, 1)). */
+static int only_kernel(struct db *db, const char *what, const int64_t *runs, size_t n, struct query_kernel **ret,
+                       struct kb_error *err) {
+        struct query_kernel *one = NULL;
+        char names[512] = "";
+        int several = 0, r;
+
+        for (size_t i = 0; i < n; i++) {
+                struct query_kernel *k = NULL;
+                size_t nk = 0;
+
+                r = query_run_kernels(db, runs[i], &k, &nk, err);
+                if (r < 0) {
+                        query_kernels_free(one, 1);
+                        return r;
+                }
+                for (size_t j = 0; j < nk; j++) {
+                        if (!one) {
+                                one = calloc(1, sizeof(*one));
+                                if (!one || !(one->id = strdup(k[j].id)) || !(one->name = strdup(k[j].name))) {
+                                        query_kernels_free(k, nk);
+                                        query_kernels_free(one, 1);
+                                        return error_setf(err, -ENOMEM, "out of memory");
+                                }
+                                snprintf(names, sizeof(names), "%s", k[j].name);
+                        } else if (strcmp(one->id, k[j].id) != 0 && !strstr(names, k[j].name)) {
+                                size_t len = strlen(names);
+                                several = 1;
+                                snprintf(names + len, sizeof(names) - len, ", %s", k[j].name);
+                        }
+                }
+                query_kernels_free(k, nk);
+        }
+        if (!one)
+                return error_setf(err, -ENOENT, "%s has no cells", what);
+        if (several) {
+                query_kernels_free(one, 1);
+                return error_setf(err, -EINVAL, "%s has several kernels (%s): name one, as %s:KERNEL", what, names,
+                                  what);
+        }
+        *ret = one;
+        return 0;
+}
+
+static int side_resolve(struct db *db, const char *text, int all_runs, struct side_sel *s, struct kb_error *err) {
+        struct compare_selector sel;
+        struct query_kernel *k = NULL;
+        _cleanup_free_ int64_t *runs = NULL;
+        size_t n = 0;
+        char what[160];
+        int r;
+
+        r = compare_selector_parse(text, &sel, err);
+        if (r < 0)
+                return r;
+        if (sel.kind == COMPARE_SEL_RUN) {
+                struct query_run *run = NULL;
+
+                r = query_run(db, sel.run, &run, err);
+                if (r < 0)
+                        return r;
+                query_runs_free(run, 1);
+                runs = malloc(sizeof(*runs));
+                if (!runs)
+                        return error_setf(err, -ENOMEM, "out of memory");
+                runs[0] = sel.run;
+                n = 1;
+                snprintf(what, sizeof(what), "run:%lld", (long long)sel.run);
+        } else if (sel.kind == COMPARE_SEL_TAG) {
+                r = query_tag_runs(db, sel.tag, &runs, &n, err);
+                if (r < 0)
+                        return r;
+                if (n == 0)
+                        return error_setf(err, -ENOENT, "no run tagged '%s' in %s", sel.tag, db_path(db));
+                snprintf(what, sizeof(what), "tag:%s", sel.tag);
+        }
+        if (sel.kernel[0]) {
+                r = query_kernel_by_name(db, sel.kernel, &k, err);
+                if (r < 0)
+                        return r;
+        }
+        if (sel.kind == COMPARE_SEL_KERNEL) {
+                r = query_kernel_runs(db, k->id, &runs, &n, err);
+                if (r < 0 || n == 0) {
+                        query_kernels_free(k, 1);
+                        return r < 0 ? r : error_setf(err, -ENOENT, "kernel %s has no cells in %s", sel.kernel,
+                                                      db_path(db));
+                }
+                if (!all_runs) {
+                        runs[0] = runs[n - 1];
+                        n = 1;
+                }
+        } else if (!k) {
+                r = only_kernel(db, what, runs, n, &k, err);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (side_sel_push(s, runs[i], k->id) < 0) {
+                        query_kernels_free(k, 1);
+                        return error_setf(err, -ENOMEM, "out of memory");
+                }
+        {
+                char list[256] = "";
+                size_t len = 0;
+
+                for (size_t i = 0; i < n && len < sizeof(list) - 24; i++)
+                        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%lld", i ? ", " : "",
+                                                (long long)runs[i]);
+                if (asprintf(&s->desc, "%s in run%s %s%s", k->name, n > 1 ? "s" : "", list,
+                             len >= sizeof(list) - 24 ? ", ..." : "") < 0)
+                        s->desc = NULL;
+        }
+        query_kernels_free(k, 1);
+        return s->desc ? 0 : error_setf(err, -ENOMEM, "out of memory");
+}
+
+static int load_side(struct db *db, const char *text, const struct compare_options *o, struct side *side,
+                     char **ret_desc, struct kb_error *err) {
+        struct side_sel sel = { 0 };
+        size_t cells = 0;
+        int r;
+
+        r = side_resolve(db, text, o->all_runs, &sel, err);
+        for (size_t i = 0; r >= 0 && i < sel.n; i++) {
+                struct query_selection *q = NULL;
+
+                r = query_selection(db, sel.runs[i], sel.kernels[i], o->workload, &q, err);
+                if (r >= 0) {
+                        cells += q->n_cells;
+                        r = side_add(side, q, o, err);
+                }
+                query_selection_free(q);
+        }
+        if (r >= 0 && cells == 0)
+                r = error_setf(err, -ENOENT, "%s has no cells%s%s", sel.desc ? sel.desc : text,
+                               o->workload ? " of workload " : "", o->workload ? o->workload : "");
+        if (r >= 0)
+                *ret_desc = TAKE_PTR(sel.desc);
+        side_sel_clear(&sel);
+        return r;
+}
+
+static int copy_side(const struct side_group *g, struct compare_side *ret) {
+        char buf[512] = "";
+        size_t len = 0;
+
+        *ret = (struct compare_side){ .ok = g->ok, .failed = g->failed, .n_runs = g->n_runs };
+        ret->runs = malloc((g->n_runs + 1) * sizeof(*ret->runs));
+        if (!ret->runs)
+                return -ENOMEM;
+        if (g->n_runs)
+                memcpy(ret->runs, g->runs, g->n_runs * sizeof(*ret->runs));
+        for (size_t i = 1; i < ret->n_runs; i++)      /* few runs: insertion sort */
+                for (size_t j = i; j > 0 && ret->runs[j - 1] > ret->runs[j]; j--) {
+                        int64_t t = ret->runs[j];
+                        ret->runs[j] = ret->runs[j - 1];
+                        ret->runs[j - 1] = t;
+                }
+        for (size_t i = 0; i < g->n_fails; i++)
+                len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %zu", i ? ", " : "", g->fails[i].state,
+                                        g->fails[i].n);
+        if (g->n_fails && !(ret->failed_states = strdup(buf)))
+                return -ENOMEM;
+        return 0;
+}
+
+/* Display order: the workload's own metrics, then cell timings, then the
+ * vmstat analysis; by name within each. */
+static int metric_rank(const char *workload, const char *name) {
+        size_t wl = strlen(workload);
+
+        if (strncmp(name, workload, wl) == 0 && name[wl] == '.')
+                return 0;
+        if (strncmp(name, "vmstat.", 7) == 0)
+                return 2;
+        return 1;
+}
+
+static int metric_cmp(const void *x, const void *y, void *workload) {
+        const struct compare_metric *a = x, *b = y;
+        int ra = metric_rank(workload, a->name), rb = metric_rank(workload, b->name);
+
+        return ra != rb ? ra - rb : strcmp(a->name, b->name);
+}
+
+static int group_cmp(const void *x, const void *y) {
+        const struct compare_group *a = x, *b = y;
+        int c = strcmp(a->workload, b->workload);
+
+        return c ? c : strcmp(a->key, b->key);
+}
+
+/* Move one side's values of a metric into m. */
+static double *take_values(struct side_metric *sm, size_t *ret_n, size_t *ret_missing) {
+        *ret_n = sm ? sm->n : 0;
+        *ret_missing = sm ? sm->missing : 0;
+        return sm ? TAKE_PTR(sm->v) : NULL;
+}
+
+static int pair_group(struct side_group *ga, struct side_group *gb, double alpha, struct compare_group *g) {
+        size_t cap = ga->n_m + gb->n_m;
+
+        *g = (struct compare_group){ .key = strdup(ga->key), .workload = strdup(ga->workload),
+                                     .spec = strdup(ga->spec), .geomean = NAN };
+        if (!g->key || !g->workload || !g->spec || copy_side(ga, &g->a) < 0 || copy_side(gb, &g->b) < 0)
+                return -ENOMEM;
+        g->m = calloc(cap + 1, sizeof(*g->m));
+        if (!g->m)
+                return -ENOMEM;
+        for (int pass = 0; pass < 2; pass++) {
+                struct side_group *x = pass ? gb : ga, *y = pass ? ga : gb;
+
+                for (size_t i = 0; i < x->n_m; i++) {
+                        struct side_metric *sx = &x->m[i], *sy = NULL;
+                        struct compare_metric *m;
+
+                        if (sx->skip || !sx->name)
+                                continue;
+                        for (size_t j = 0; j < y->n_m; j++)
+                                if (y->m[j].name && strcmp(y->m[j].name, sx->name) == 0)
+                                        sy = &y->m[j];
+                        m = &g->m[g->n_m++];
+                        m->name = TAKE_PTR(sx->name);
+                        m->unit = TAKE_PTR(sx->unit);
+                        if (metrics_lookup(m->name, &m->info) < 0)
+                                m->info = (struct metrics_info){ .pattern = NULL, .unit = "", .direction = METRICS_NONE,
+                                                                 .why = "not in kbench's metric registry" };
+                        m->judged = metrics_verdict(m->name);
+                        if (pass == 0) {
+                                m->a = take_values(sx, &m->na, &m->a_missing);
+                                m->b = take_values(sy, &m->nb, &m->b_missing);
+                        } else {
+                                m->b = take_values(sx, &m->nb, &m->b_missing);
+                                m->a = take_values(sy, &m->na, &m->a_missing);
+                        }
+                        if (sy) {
+                                free(sy->name);
+                                sy->name = NULL;
+                        }
+                        compare_metric_stats(m, alpha);
+                }
+        }
+        qsort_r(g->m, g->n_m, sizeof(*g->m), metric_cmp, g->workload);
+        return 0;
+}
+
+static int add_lonely(struct compare_view *v, char side, struct side_group *g, const struct side *other) {
+        struct compare_lonely *l;
+        struct compare_lonely *nl = realloc(v->lonely, (v->n_lonely + 1) * sizeof(*nl));
+        size_t best = SIZE_MAX;
+
+        if (!nl)
+                return -ENOMEM;
+        v->lonely = nl;
+        l = &v->lonely[v->n_lonely++];
+        *l = (struct compare_lonely){ .side = side, .key = strdup(g->key), .workload = strdup(g->workload),
+                                      .spec = strdup(g->spec) };
+        if (!l->key || !l->workload || !l->spec || copy_side(g, &l->s) < 0)
+                return -ENOMEM;
+        /* The nearest group of the same workload: the fewest differing settings. */
+        for (size_t i = 0; i < other->n; i++) {
+                char *d;
+                size_t parts = 1;
+
+                if (strcmp(other->g[i].workload, g->workload) != 0)
+                        continue;
+                d = side == 'A' ? compare_key_diff(g->key, other->g[i].key) : compare_key_diff(other->g[i].key, g->key);
+                if (!d)
+                        continue;
+                for (const char *p = d; (p = strstr(p, ", ")); p += 2)
+                        parts++;
+                if (parts < best) {
+                        best = parts;
+                        free(l->differs);
+                        l->differs = d;
+                } else
+                        free(d);
+        }
+        return 0;
+}
+
+int view_compare_load(struct db *db, const struct compare_options *o, struct compare_view **ret,
+                      struct kb_error *err) {
+        struct compare_view *v = calloc(1, sizeof(*v));
+        struct side a = { 0 }, b = { 0 };
+        size_t n_ign = 0;
+        int r;
+
+        if (!v)
+                return error_setf(err, -ENOMEM, "out of memory");
+        v->alpha = o->alpha;
+        v->noise = o->noise;
+        while (o->ignore_settings && o->ignore_settings[n_ign])
+                n_ign++;
+        v->ignored = calloc(n_ign + 1, sizeof(*v->ignored));
+        v->sel_a = strdup(o->a);
+        v->sel_b = strdup(o->b);
+        v->metric_glob = o->metric_glob ? strdup(o->metric_glob) : NULL;
+        v->workload = o->workload ? strdup(o->workload) : NULL;
+        r = v->ignored && v->sel_a && v->sel_b && (v->metric_glob || !o->metric_glob) && (v->workload || !o->workload)
+                    ? 0 : error_setf(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; r >= 0 && i < n_ign; i++)
+                if (!(v->ignored[i] = strdup(o->ignore_settings[i])))
+                        r = error_setf(err, -ENOMEM, "out of memory");
+        if (r >= 0) {
+                r = load_side(db, o->a, o, &a, &v->desc_a, err);
+                if (r < 0)
+                        error_prefix(err, r, "A '%.64s'", o->a);
+        }
+        if (r >= 0) {
+                r = load_side(db, o->b, o, &b, &v->desc_b, err);
+                if (r < 0)
+                        error_prefix(err, r, "B '%.64s'", o->b);
+        }
+        if (r >= 0) {
+                v->groups = calloc(a.n + 1, sizeof(*v->groups));
+                if (!v->groups)
+                        r = error_setf(err, -ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; r >= 0 && i < a.n; i++)
+                for (size_t j = 0; j < b.n; j++)
+                        if (!b.g[j].paired && strcmp(a.g[i].key, b.g[j].key) == 0) {
+                                a.g[i].paired = b.g[j].paired = 1;
+                                if (pair_group(&a.g[i], &b.g[j], o->alpha, &v->groups[v->n_groups++]) < 0)
+                                        r = error_setf(err, -ENOMEM, "out of memory");
+                                break;
+                        }
+        for (size_t i = 0; r >= 0 && i < a.n; i++)
+                if (!a.g[i].paired && add_lonely(v, 'A', &a.g[i], &b) < 0)
+                        r = error_setf(err, -ENOMEM, "out of memory");
+        for (size_t i = 0; r >= 0 && i < b.n; i++)
+                if (!b.g[i].paired && add_lonely(v, 'B', &b.g[i], &a) < 0)
+                        r = error_setf(err, -ENOMEM, "out of memory");
+        if (r >= 0) {
+                qsort(v->groups, v->n_groups, sizeof(*v->groups), group_cmp);
+                if (compare_judge(v) < 0)
+                        r = error_setf(err, -ENOMEM, "out of memory");
+        }
+        side_clear(&a);
+        side_clear(&b);
+        if (r < 0) {
+                compare_view_free(v);
+                return r;
+        }
+        *ret = v;
+        return 0;
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""End-to-end test of `kbench publish`: publish a store holding real runs
+(dd and ftp cells of two kernels), open the index, a run, a comparison and
+a dd and an ftp cell page in headless Chromium, and check that each page
+renders its tables and SVG charts, makes no network request, shows hostile
+text from the database as text, and that the shaded stall runs and halts
+count what the cells' metrics say. Publishing again must write 0 pages.
+Screenshots (1280 px wide, and the comparison at phone width) are kept in
+the artifacts directory (second argument).
+
+Data: with $KBENCH_PUBLISH_STORE set, a copy of that store (e.g. one made
+by `kbench run` earlier); otherwise the test makes its own: both Debian
+kernels of $KBENCH_DEBS, -w dd:size=32M -w ftp:size=32M, n = 2, 160 MiB,
+ext3 data=ordered, tagged with the hostile text. Either way hostile text is
+then planted in the copy's database (a run tag and a console log line).
+Needs chromium (tools/setup.sh installs it)."""
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+from kbtest import debs, expect, kb, temp_store
+
+ART = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "publish-artifacts")
+HOSTILE = "<img src=x onerror=alert(1)>"
+HOSTILE_DOM = "&lt;img src=x onerror=alert(1)&gt;"
+# Requests the browser makes on its own (time, updates, accounts), whatever
+# the page: not the page's doing.
+BROWSER_HOSTS = re.compile(r"^https?://([^/]*\.)?(google\.com|googleapis\.com|gvt1\.com|gstatic\.com|"
+                           r"googleusercontent\.com|chrome\.com)(:\d+)?/")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    "--host-resolver-rules=MAP * ~NOTFOUND", "--enable-logging=stderr", "--v=1",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-default-apps", "--no-first-run", "--disable-extensions",
+]
+
+
+def chromium(profile, url, *extra, timeout=120):
+    """Run chromium on url; returns (stdout, the page's network requests)."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not exe:
+        sys.exit("FAIL: chromium is not installed (tools/setup.sh installs it)")
+    p = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url],
+                       capture_output=True, text=True, timeout=timeout)
+    reqs = []
+    for line in p.stderr.splitlines():
+        m = re.search(r"NotifyBeforeURLRequest: (\S+)", line)
+        if m and not BROWSER_HOSTS.match(m.group(1)):
+            reqs.append(m.group(1))
+    return p.stdout, reqs
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    expect(head[:8] == b"\x89PNG\r\n\x1a\n", f"{os.path.basename(path)} is a PNG")
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def make_data(home):
+    found = debs("linux-image-6.1.0-*-amd64-unsigned_*.deb", 2)
+    names = [json.loads(kb(home, "kernel", "add", "--json", d).stdout)["name"] for d in found]
+    args = ["run", "--tag", HOSTILE, "-n", "2", "--mem", "160", "--fs", "ext3", "--mount-opts", "data=ordered",
+            "-w", "dd:size=32M", "-w", "ftp:size=32M"]
+    for n in names:
+        args += ["-k", n]
+    # A failed cell is part of what the site shows; only a run that stored nothing fails here.
+    kb(home, *args, check=False, timeout=3000)
+
+
+def plant_hostile(db_path):
+    """Hostile text where kbench does not restrict it: a run tag and a line of
+    a cell's console log, straight into the store's database."""
+    con = sqlite3.connect(db_path)
+    last = con.execute("SELECT max(id) FROM runs").fetchone()[0]
+    con.execute("UPDATE runs SET tag = ? WHERE id = ?", (HOSTILE, last))
+    cell = con.execute("SELECT min(c.id) FROM cells c JOIN logs l ON l.cell_id = c.id "
+                       "WHERE c.run_id = ? AND l.stream = 'console'", (last,)).fetchone()[0]
+    con.execute("UPDATE logs SET text = CAST(text || ? AS BLOB) WHERE cell_id = ? AND stream = 'console'",
+                ("\n" + HOSTILE + "</pre><script>alert(2)</script>\n", cell))
+    con.commit()
+    con.close()
+    return last
+
+
+def page_checks(profile, site, name, tables, svgs, hostile):
+    """Open one page; check tables, charts, hostile text, requests; screenshot it."""
+    url = "file://" + os.path.join(site, name)
+    dom, reqs = chromium(profile, url, "--dump-dom")
+    expect(dom.count("<table") >= tables, f"{name}: {dom.count('<table')} tables rendered (>= {tables})")
+    n_svg = len(re.findall(r"<svg\b", dom))
+    expect(n_svg >= svgs, f"{name}: {n_svg} SVG charts rendered (>= {svgs})")
+    if svgs:
+        drawn = len(re.findall(r"<svg\b(?:(?!</svg>).)*?<(?:path|rect)\b", dom, re.S))
+        expect(drawn >= svgs, f"{name}: {drawn} charts have lines or bars")
+    expect(not re.search(r"<img\b|<script\b", dom), f"{name}: no <img> or <script> element in the DOM")
+    if hostile:
+        expect(HOSTILE_DOM in dom, f"{name}: the hostile text shows as text")
+    expect(not reqs, f"{name}: no network request ({reqs[:3]})")
+    with open(os.path.join(site, name), encoding="utf-8") as f:
+        src = f.read()
+    ext = re.findall(r"""(?:src|href)\s*=\s*["']?\s*(?:[a-z][a-z0-9+.-]*:|//)""", src, re.I)
+    expect(not ext, f"{name}: no src/href with a scheme in the source ({ext[:3]})")
+    shot = os.path.join(ART, name.replace(".html", ".png"))
+    chromium(profile, url, f"--screenshot={shot}", "--window-size=1280,2000")
+    w, h = png_size(shot)
+    expect(w == 1280 and os.path.getsize(shot) > 20000, f"{name}: screenshot {w}x{h}, {os.path.getsize(shot)} bytes")
+    return dom
+
+
+def main():
+    os.makedirs(ART, exist_ok=True)
+    with temp_store("kbench-it-publish-") as home:
+        src = os.environ.get("KBENCH_PUBLISH_STORE")
+        if src:
+            shutil.copy2(os.path.join(src, "results.db"), os.path.join(home, "results.db"))
+        else:
+            make_data(home)
+        run_id = plant_hostile(os.path.join(home, "results.db"))
+        site = os.path.join(home, "site")
+        profile = os.path.join(home, "chromium-profile")
+
+        # The detector can fail: a page with an external image is caught.
+        bad = os.path.join(home, "bad.html")
+        with open(bad, "w") as f:
+            f.write('<p>x</p><img src="http://example.invalid/x.png">')
+        _, reqs = chromium(profile, "file://" + bad, "--dump-dom")
+        expect(any("example.invalid" in r for r in reqs), "the request detector sees a planted external image")
+
+        out = kb(home, "publish").stdout
+        m = re.search(r"publish: (\d+) pages? written, (\d+) unchanged", out)
+        expect(m and int(m.group(1)) > 5 and m.group(2) == "0", f"first publish: {out.splitlines()[0]}")
+
+        index = page_checks(profile, site, "index.html", 2, 0, True)
+        run = f"run-{run_id}.html"
+        expect(f'href="{run}"' in index, f"the index links {run}")
+        run_dom = page_checks(profile, site, run, 4, 2, True)
+        compares = sorted(set(re.findall(r'href="(compare-[^"]+\.html)"', run_dom)))
+        expect(compares, f"the run page links a comparison: {compares}")
+        cmp_dom = page_checks(profile, site, compares[0], 2, 4, False)
+        expect("p (Welch)" in cmp_dom and "mde" in cmp_dom and "n for 5%" in cmp_dom,
+               "the comparison table has p-values and the minimum detectable effect")
+        coloured = len(re.findall(r'class="(?:num )?(?:worse|better)"', cmp_dom))
+        verdicts = len(re.findall(r'<td class="(?:worse|better)">(?:worse|better)</td>', cmp_dom))
+        expect(coloured >= verdicts and (verdicts > 0) == (coloured > 0),
+               f"colour only where a verdict exists ({verdicts} verdicts, {coloured} coloured cells)")
+        # phone width
+        shot = os.path.join(ART, "compare-phone.png")
+        chromium(profile, "file://" + os.path.join(site, compares[0]), f"--screenshot={shot}",
+                 "--window-size=390,1600")
+        expect(png_size(shot)[0] == 390, "comparison screenshot at phone width")
+        shutil.copy2(os.path.join(ART, compares[0].replace(".html", ".png")), os.path.join(ART, "compare.png"))
+
+        cells = re.findall(r'<a href="(cell-[^"]+\.html)">[^<]*</a></td><td><a href="kernel-[^"]*">[^<]*</a></td>'
+                           r'<td>(dd|ftp)</td>', run_dom)
+        for workload in ("dd", "ftp"):
+            pages = [c for c, w in cells if w == workload]
+            expect(pages, f"the run has a {workload} cell page")
+            dom = page_checks(profile, site, pages[0], 1, 4 if workload == "dd" else 5,
+                              workload == "dd" and HOSTILE_DOM in open(os.path.join(site, pages[0])).read())
+            key = re.search(r"cell-\d+-(.+)\.html", pages[0]).group(1)
+            shown = json.loads(kb(home, "show", str(run_id), "--cell", key, "--json").stdout)
+            metrics = {k: v.get("value") for k, v in shown["metrics"].items()}
+            stalls = int(re.search(r"(\d+) writeout stall runs? shaded", dom).group(1))
+            expect(stalls == metrics.get("vmstat.stall_count"),
+                   f"{pages[0]}: {stalls} stall runs shaded = vmstat.stall_count {metrics.get('vmstat.stall_count')}")
+            if workload == "ftp":
+                halts = int(re.search(r"(\d+) halts? of at least 1 s shaded", dom).group(1))
+                expect(halts == metrics.get("ftp.halt_count"),
+                       f"{pages[0]}: {halts} halts shaded = ftp.halt_count {metrics.get('ftp.halt_count')}")
+        hostile_cell = [c for c, _ in cells if HOSTILE_DOM in open(os.path.join(site, c)).read()]
+        expect(hostile_cell, "the planted console line is on its cell's page, escaped")
+
+        out = kb(home, "publish").stdout
+        expect(re.search(r"publish: 0 pages written, \d+ unchanged$", out, re.M),
+               f"publishing again: {out.splitlines()[0]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+/* web/cellpage: one cell in full: how it ended, its settings and timings,
+ * its metrics, its vmstat and transfer charts (stall runs and halts shaded,
+ * phase marks on the time axis), and its logs: the kernel console, the
+ * job's output, the job script, the raw ttyS1 records. Logs are guest
+ * output: they reach the page only as escaped text, and a very long one is
+ * cut (the database keeps it whole; `kbench show RUN --cell KEY --log
+ * STREAM` prints it). */
+#include <math.h>
+#include <string.h>
+
+#include "report/html.h"
+#include "web/charts.h"
+#include "web/page.h"
+#include "web/site.h"
+#include "web/sitehtml.h"
+
+#define LOG_SHOWN_MAX (256 * 1024)   /* bytes of one log on the page */
+
+static void fact_text(struct html *h, const char *name, const char *value) {
+        html_elem(h, "dt", name);
+        html_elem(h, "dd", value ? value : "-");
+}
+
+static void fact_num(struct html *h, const char *name, double v, const char *unit) {
+        char b[32];
+
+        page_format_num(v, b, sizeof(b));
+        html_elem(h, "dt", name);
+        if (isfinite(v))
+                html_elemf(h, "dd", "%s %s", b, unit);
+        else
+                html_elem(h, "dd", "-");
+}
+
+static void metrics_table(struct html *h, const struct view_cell *v) {
+        static const char *const head[] = { "metric", "value", "unit", "better", "note" };
+
+        if (v->n_metrics == 0) {
+                html_elem(h, "p", strcmp(v->cell->state, "ok") == 0 ? "No metrics stored."
+                                  : "A failed cell has no metrics: failures never enter statistics.");
+                return;
+        }
+        sitehtml_scroll_begin(h);
+        html_start(h, "table");
+        html_start(h, "thead");
+        page_header_row(h, head, G_N_ELEMENTS(head));
+        html_end(h);
+        html_start(h, "tbody");
+        for (size_t i = 0; i < v->n_metrics; i++) {
+                const struct query_metric *m = &v->metrics[i];
+
+                html_start(h, "tr");
+                html_elem(h, "td", m->name);
+                if (m->has_value)
+                        page_td_num(h, m->value);
+                else
+                        page_td_text(h, "n/a");
+                page_td_text(h, m->unit);
+                sitehtml_td_direction(h, m->name);
+                html_start(h, "td");
+                html_attr(h, "class", "wrap");
+                html_text(h, m->note ? m->note : "");
+                html_end(h);
+                html_end(h);
+        }
+        html_end(h);
+        html_end(h);
+        sitehtml_scroll_end(h);
+}
+
+static const char *log_title(const char *stream) {
+        static const struct { const char *stream, *title; } names[] = {
+                { "console", "Kernel console (ttyS0)" },
+                { "output", "Job output and agent notes" },
+                { "script", "Job script" },
+                { "data", "Raw ttyS1 records" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+                if (strcmp(names[i].stream, stream) == 0)
+                        return names[i].title;
+        return NULL;
+}
+
+static void logs(struct html *h, const struct site *s, const struct view_cell *v) {
+        if (v->n_logs == 0) {
+                html_elem(h, "p", "No logs stored.");
+                return;
+        }
+        for (size_t i = 0; i < v->n_logs; i++) {
+                const struct query_log_info *l = &v->logs[i];
+                const char *title = log_title(l->stream);
+                g_autofree char *text = NULL;
+                size_t len = 0;
+                struct kb_error err = { { 0 } };
+
+                html_start(h, "details");
+                /* The console and the job's output are what one reads first. */
+                if (strcmp(l->stream, "console") == 0 || strcmp(l->stream, "output") == 0)
+                        html_attr(h, "open", "open");
+                html_start(h, "summary");
+                html_textf(h, "%s: %s, %lld bytes", title ? title : "log", l->stream, (long long)l->bytes);
+                html_end(h);
+                if (query_cell_log(s->db, v->cell->id, l->stream, &text, &len, &err) < 0) {
+                        html_elemf(h, "p", "cannot read the log: %s", err.msg);
+                        html_end(h);
+                        continue;
+                }
+                html_start(h, "pre");
+                html_attr(h, "class", "log");
+                html_text_len(h, text, len < LOG_SHOWN_MAX ? len : LOG_SHOWN_MAX);
+                html_end(h);
+                if (len > LOG_SHOWN_MAX)
+                        html_elemf(h, "p", "Cut at %d KiB of %zu bytes: kbench show %lld --cell %s --log %s prints it whole.",
+                                   LOG_SHOWN_MAX / 1024, len, (long long)v->cell->run_id, v->cell->cell_key,
+                                   l->stream);
+                html_end(h);
+        }
+}
+
+void cellpage_render(struct html *h, const struct site *s, const struct site_run *r, const struct view_cell *v,
+                     const struct cell_charts *charts) {
+        const struct query_cell *c = v->cell;
+        g_autofree char *title = g_strdup_printf("Cell %s: %s %s #%d", c->cell_key, c->kernel_name, c->workload,
+                                                 c->iteration + 1);
+        g_autofree char *run_title = r->v->run->tag ? g_strdup_printf("run %lld (%s)", (long long)c->run_id,
+                                                                      r->v->run->tag)
+                                                    : g_strdup_printf("run %lld", (long long)c->run_id);
+        const struct cell_charts *sides[1] = { charts };
+        char started[40];
+
+        page_begin(h, title, "cell");
+        html_start(h, "p");
+        html_attr(h, "class", "lead");
+        page_state(h, c->state);
+        if (c->detail) {
+                html_text(h, " ");
+                html_text(h, c->detail);
+        }
+        html_end(h);
+
+        html_start(h, "div");
+        html_attr(h, "class", "cols");
+        html_start(h, "div");
+        html_start(h, "dl");
+        html_attr(h, "class", "kv");
+        html_elem(h, "dt", "run");
+        html_start(h, "dd");
+        html_link(h, r->file, run_title);
+        html_end(h);
+        html_elem(h, "dt", "kernel");
+        html_start(h, "dd");
+        sitehtml_kernel_link(h, s, c->kernel_name);
+        html_end(h);
+        fact_text(h, "workload", c->workload);
+        html_elem(h, "dt", "iteration, attempt");
+        html_elemf(h, "dd", "%d, %d", c->iteration + 1, c->attempt);
+        fact_text(h, "accelerator", c->accel);
+        page_format_time(c->started_at, started, sizeof(started));
+        fact_text(h, "started", started);
+        fact_num(h, "boot (QEMU start to agent ready)", c->boot_s, "s");
+        fact_num(h, "workload (go to done)", c->workload_s, "s");
+        fact_num(h, "total", c->total_s, "s");
+        html_elem(h, "dt", "job exit code");
+        html_elemf(h, "dd", "%d", c->exit_code);
+        html_elem(h, "dt", "ttyS1 records rejected");
+        html_elemf(h, "dd", "%lld", (long long)c->rejected_records);
+        html_elem(h, "dt", "vmstat samples");
+        html_elemf(h, "dd", "%lld", (long long)c->vmstat_samples);
+        html_end(h);
+        html_end(h);
+        html_start(h, "div");
+        html_elem(h, "h3", "Parameters");
+        sitehtml_json_kv(h, c->params_json);
+        html_end(h);
+        html_end(h);
+
+
+        html_elem(h, "h2", "vmstat");
+        html_start(h, "p");
+        html_attr(h, "class", "lead");
+        html_textf(h, "%zu samples, one a second, on the host clock (seconds since QEMU start). ", charts->n);
+        html_textf(h, "%zu writeout stall run%s shaded (bo <= 100 blocks/s over the workload's window); ",
+                   charts->n_stalls, charts->n_stalls == 1 ? "" : "s");
+        html_text(h, "dashed lines: the job's phase marks.");
+        html_end(h);
+        charts_vmstat(h, sides, NULL, 1);
+        if (charts->n_ftp) {
+                html_elem(h, "h2", "FTP transfer");
+                html_start(h, "p");
+                html_attr(h, "class", "lead");
+                html_textf(h, "%zu samples of the bytes the server accepted; %zu halt%s of at least 1 s shaded.",
+                           charts->n_ftp, charts->n_halts, charts->n_halts == 1 ? "" : "s");
+                html_end(h);
+                charts_ftp(h, sides, NULL, 1);
+        }
+
+        html_elem(h, "h2", "Metrics");
+        metrics_table(h, v);
+
+        html_elem(h, "h2", "Logs");
+        logs(h, s, v);
+        page_end(h);
+}

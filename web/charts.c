@@ -1,0 +1,371 @@
+/* web/charts: chart data of a cell and the chart layout (see charts.h).
+ * This floor may not use the vmstat analysis or the record parser (they
+ * sit beside the workloads), so the stall rule of vmstat_stalls(), the
+ * halt rule of ftp_halts() and the record framing of guest/proto.h are
+ * restated here over the stored rows; the site's end-to-end test checks
+ * that the shaded runs and halts count what the cell's vmstat.stall_count
+ * and ftp.halt_count say. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/crc32.h"
+#include "web/charts.h"
+#include "workloads/workload.h"
+
+#define FTP_HALT_MIN_S 1.0         /* as workloads/ftp.c: halts >= 1 s are counted */
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Guest clock -> host clock: the median of t_host - t_guest over the rows
+ * (each row is stamped by both), NAN when no row has both. */
+static double clock_offset(const struct db_vmstat_row *rows, size_t n) {
+        g_autofree double *d = g_new(double, n ? n : 1);
+        size_t k = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (isfinite(rows[i].t_host) && isfinite(rows[i].t_guest))
+                        d[k++] = rows[i].t_host - rows[i].t_guest;
+        if (k == 0)
+                return NAN;
+        qsort(d, k, sizeof(*d), cmp_double);
+        return k % 2 ? d[k / 2] : (d[k / 2 - 1] + d[k / 2]) / 2;
+}
+
+/* One ttyS1 record's fields, enough for event records: "@kb CELL SEQ T_MS
+ * TYPE PAYLOAD *CRC" with the CRC-32 of everything before " *" checked
+ * (guest/proto.h is the format; this floor reads only the stored log).
+ * Returns 1 with the type, t_ms and payload (still escaped) pointed into
+ * line, 0 for anything else. */
+static int parse_record(const char *line, size_t len, const char **ret_type, size_t *ret_type_len,
+                        double *ret_t_ms, const char **ret_payload, size_t *ret_payload_len) {
+        const char *f[5], *end = line + len, *star, *p = line + 4;
+        size_t fl[5];
+        char hex[9], *e;
+
+        if (len > 0 && line[len - 1] == '\r')
+                end--;
+        if (end - line < 16 || memcmp(line, "@kb ", 4) != 0 || end - line > 9000)
+                return 0;
+        star = end - 10;
+        if (memcmp(star, " *", 2) != 0)
+                return 0;
+        /* the writer's exact spelling: 8 lower-case hex digits */
+        snprintf(hex, sizeof(hex), "%08x", crc32_update(0, line, (size_t)(star - line)));
+        if (memcmp(hex, star + 2, 8) != 0)
+                return 0;
+        for (int i = 0; i < 5; i++) {
+                const char *sp = i < 4 ? memchr(p, ' ', (size_t)(star - p)) : star;
+
+                if (!sp)
+                        return 0;
+                f[i] = p;
+                fl[i] = (size_t)(sp - p);
+                p = sp + 1;
+                if (i < 4 && p > star)
+                        return 0;
+        }
+        {
+                char num[24];
+
+                if (fl[2] == 0 || fl[2] >= sizeof(num))
+                        return 0;
+                memcpy(num, f[2], fl[2]);
+                num[fl[2]] = '\0';
+                *ret_t_ms = strtod(num, &e);
+                if (*e || !isfinite(*ret_t_ms))
+                        return 0;
+        }
+        *ret_type = f[3];
+        *ret_type_len = fl[3];
+        *ret_payload = f[4];
+        *ret_payload_len = fl[4];
+        return 1;
+}
+
+static int field_is(const char *f, size_t len, const char *word) {
+        return strlen(word) == len && memcmp(f, word, len) == 0;
+}
+
+/* Phase marks: the job's event records in the raw ttyS1 log. Records that
+ * do not parse or fail their CRC are skipped (the cell's state already
+ * says so); "phase X" is labelled X; the agent's "mounted" is not a phase
+ * of the workload. */
+static void load_marks(const char *log, size_t len, double offset, double boot_s, GArray *marks) {
+        size_t i = 0;
+
+        while (i < len) {
+                const char *nl = memchr(log + i, '\n', len - i);
+                size_t l = nl ? (size_t)(nl - (log + i)) : len - i;
+                const char *type, *payload;
+                size_t type_len, payload_len;
+                double t_ms;
+
+                if (parse_record(log + i, l, &type, &type_len, &t_ms, &payload, &payload_len)) {
+                        /* Without vmstat rows, the agent's ready record
+                         * (made at boot_s on the host clock) ties the clocks. */
+                        if (field_is(type, type_len, "ready") && !isfinite(offset) && isfinite(boot_s))
+                                offset = boot_s - t_ms / 1000;
+                        if (field_is(type, type_len, "event") && !field_is(payload, payload_len, "mounted") &&
+                            isfinite(offset)) {
+                                struct svg_mark m;
+
+                                if (payload_len > 6 && memcmp(payload, "phase ", 6) == 0) {
+                                        payload += 6;
+                                        payload_len -= 6;
+                                }
+                                m.t = t_ms / 1000 + offset;
+                                m.label = g_strndup(payload, payload_len < 40 ? payload_len : 40);
+                                g_array_append_val(marks, m);
+                        }
+                }
+                i += l + 1;
+        }
+}
+
+/* Writeout stall runs by the rule of vmstat_stalls() in workloads/vmstat.c
+ * with the runner's arguments (VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, the
+ * workload's window shifted by half an interval): maximal runs of counted
+ * rows (not the since-boot row, inside the window, with a bo value) whose
+ * bo <= 100 blocks/s. A stored cell is one capture. */
+#define STALL_BO_THRESHOLD 100.0
+#define STALL_INTERVAL 1.0
+
+static void load_stalls(const struct query_cell *cell, const struct db_vmstat_row *rows, size_t n,
+                        const struct query_point *pts, size_t n_pts, GArray *out) {
+        const struct workload_ops *ops = workload_find(cell->workload);
+        double from = NAN, to = NAN, run_t0 = NAN, run_t1 = NAN;
+        size_t run_len = 0;
+
+        for (size_t i = 0; ops && ops->vmstat_window && i < n_pts; i++) {
+                if (strcmp(pts[i].kind, ops->vmstat_window) != 0)
+                        continue;
+                from = isnan(from) || pts[i].t < from ? pts[i].t : from;
+                to = isnan(to) || pts[i].t > to ? pts[i].t : to;
+        }
+        from += STALL_INTERVAL / 2;
+        to += STALL_INTERVAL / 2;
+        for (size_t i = 0; i <= n; i++) {
+                int end = i == n;
+                double bo = end ? NAN : rows[i].v[DB_VM_bo], t = end ? NAN : rows[i].t_host;
+                int use = !end && !isnan(bo) && !rows[i].first && (isnan(from) || t >= from) &&
+                          (isnan(to) || t <= to);
+
+                if (!end && !use)
+                        continue;
+                if (run_len > 0 && (end || bo > STALL_BO_THRESHOLD)) {
+                        /* A row stamped t describes the second before t. */
+                        struct svg_band b = { run_t0 - STALL_INTERVAL, run_t1 };
+
+                        if (isfinite(b.t0) && isfinite(b.t1))
+                                g_array_append_val(out, b);
+                        run_len = 0;
+                }
+                if (end)
+                        break;
+                if (bo <= STALL_BO_THRESHOLD) {
+                        if (run_len++ == 0)
+                                run_t0 = t;
+                        run_t1 = t;
+                }
+        }
+}
+
+/* Halts of the transfer, by the rule of ftp_halts(): a flat run that began
+ * with an increase and ended with one, lasting >= FTP_HALT_MIN_S. */
+static void load_halts(const double *t, const double *b, size_t n, GArray *out) {
+        size_t start = 0;
+
+        for (size_t i = 1; i < n; i++) {
+                if (b[i] == b[start])
+                        continue;
+                if (start > 0 && t[i - 1] - t[start] >= FTP_HALT_MIN_S) {
+                        struct svg_band h = { t[start], t[i - 1] };
+
+                        g_array_append_val(out, h);
+                }
+                start = i;
+        }
+}
+
+int charts_load(struct db *db, const struct view_cell *v, struct cell_charts *ret, struct kb_error *err) {
+        const struct query_cell *cell = v->cell;
+        const struct db_vmstat_row *rows = v->vmstat;
+        const struct query_point *pts = v->points;
+        size_t n_rows = v->n_vmstat, n_pts = v->n_points, data_len = 0, k = 0;
+        struct cell_charts c = { 0 };
+        g_autofree char *data = NULL;
+        GArray *stalls, *marks, *halts;
+        int r;
+
+        for (size_t i = 0; i < v->n_logs; i++)
+                if (strcmp(v->logs[i].stream, "data") == 0) {
+                        r = query_cell_log(db, cell->id, "data", &data, &data_len, err);
+                        if (r < 0)
+                                return r;
+                }
+
+        c.t = g_new(double, n_rows ? n_rows : 1);
+        for (int j = 0; j < DB_VM_NCOLS; j++)
+                c.col[j] = g_new(double, n_rows ? n_rows : 1);
+        for (size_t i = 0; i < n_rows; i++) {
+                if (rows[i].first || !isfinite(rows[i].t_host))
+                        continue;
+                c.t[k] = rows[i].t_host;
+                for (int j = 0; j < DB_VM_NCOLS; j++)
+                        c.col[j][k] = rows[i].v[j];
+                k++;
+        }
+        c.n = k;
+
+        stalls = g_array_new(FALSE, FALSE, sizeof(struct svg_band));
+        load_stalls(cell, rows, n_rows, pts, n_pts, stalls);
+        marks = g_array_new(FALSE, FALSE, sizeof(struct svg_mark));
+        if (data)
+                load_marks(data, data_len, clock_offset(rows, n_rows), cell->boot_s, marks);
+
+        c.ftp_t = g_new(double, n_pts ? n_pts : 1);
+        c.ftp_mib = g_new(double, n_pts ? n_pts : 1);
+        for (size_t i = 0; i < n_pts; i++)
+                if (strcmp(pts[i].kind, "ftp.bytes") == 0 && isfinite(pts[i].t) && isfinite(pts[i].value)) {
+                        c.ftp_t[c.n_ftp] = pts[i].t;
+                        c.ftp_mib[c.n_ftp++] = pts[i].value / (1024.0 * 1024.0);
+                }
+        halts = g_array_new(FALSE, FALSE, sizeof(struct svg_band));
+        load_halts(c.ftp_t, c.ftp_mib, c.n_ftp, halts);
+
+        c.n_stalls = stalls->len;
+        c.stalls = (struct svg_band *)(void *)g_array_free(stalls, FALSE);
+        c.n_marks = marks->len;
+        c.marks = (struct svg_mark *)(void *)g_array_free(marks, FALSE);
+        c.n_halts = halts->len;
+        c.halts = (struct svg_band *)(void *)g_array_free(halts, FALSE);
+        *ret = c;
+        return 0;
+}
+
+void charts_free(struct cell_charts *c) {
+        g_free(c->t);
+        for (int j = 0; j < DB_VM_NCOLS; j++)
+                g_free(c->col[j]);
+        g_free(c->stalls);
+        for (size_t i = 0; i < c->n_marks; i++)
+                g_free((char *)c->marks[i].label);
+        g_free(c->marks);
+        g_free(c->ftp_t);
+        g_free(c->ftp_mib);
+        g_free(c->halts);
+        memset(c, 0, sizeof(*c));
+}
+
+/* One chart of vmstat columns. scale divides the stored values (KiB ->
+ * MiB for the memory chart). */
+struct chart_def {
+        const char *title;
+        const char *unit;
+        int cols[4];
+        const char *names[4];
+        double scale;
+};
+
+static const struct chart_def vmstat_charts[] = {
+        { "Block I/O: bi (read), bo (written)", "blocks/s (1 KiB)", { DB_VM_bi, DB_VM_bo, -1, -1 },
+          { "bi", "bo" }, 1 },
+        { "Swap: si (in), so (out)", "KiB/s", { DB_VM_si, DB_VM_so, -1, -1 }, { "si", "so" }, 1 },
+        { "CPU: us, sy, id, wa", "%", { DB_VM_us, DB_VM_sy, DB_VM_id, DB_VM_wa }, { "us", "sy", "id", "wa" }, 1 },
+        { "Memory: free, cache, Dirty, Writeback", "MiB",
+          { DB_VM_free, DB_VM_cache, DB_VM_dirty, DB_VM_writeback }, { "free", "cache", "Dirty", "Writeback" },
+          1024 },
+};
+
+static void figure(struct html *h, const struct svg_line_chart *lc, const char *caption) {
+        html_start(h, "figure");
+        svg_line_chart(h, lc);
+        if (caption)
+                html_elem(h, "figcaption", caption);
+        html_end(h);
+}
+
+void charts_vmstat(struct html *h, const struct cell_charts *const *sides, const char *const *labels,
+                   size_t n_sides) {
+        html_start(h, "div");
+        html_attr(h, "class", "charts");
+        for (size_t k = 0; k < G_N_ELEMENTS(vmstat_charts); k++) {
+                const struct chart_def *d = &vmstat_charts[k];
+                struct svg_series series[8];
+                char *names[8] = { 0 };
+                double *scaled[8] = { 0 };
+                size_t ns = 0;
+                struct svg_line_chart lc = {
+                        .title = d->title, .x_unit = "s", .y_unit = d->unit,
+                        .bands = n_sides ? sides[0]->stalls : NULL, .n_bands = n_sides ? sides[0]->n_stalls : 0,
+                        .band_label = "writeout stall (bo <= 100)",
+                        .marks = n_sides ? sides[0]->marks : NULL, .n_marks = n_sides ? sides[0]->n_marks : 0,
+                };
+
+                for (size_t s = 0; s < n_sides && s < 2; s++)
+                        for (int j = 0; j < 4 && d->cols[j] >= 0; j++) {
+                                const struct cell_charts *c = sides[s];
+                                double *v = c->col[d->cols[j]];
+
+                                if (d->scale != 1) {
+                                        scaled[ns] = g_new(double, c->n ? c->n : 1);
+                                        for (size_t i = 0; i < c->n; i++)
+                                                scaled[ns][i] = v[i] / d->scale;
+                                        v = scaled[ns];
+                                }
+                                names[ns] = n_sides > 1 ? g_strdup_printf("%s %s", d->names[j], labels[s])
+                                                        : g_strdup(d->names[j]);
+                                series[ns] = (struct svg_series){ .label = names[ns], .t = c->t, .v = v,
+                                                                  .n = c->n, .color = j, .dashed = s == 1 };
+                                ns++;
+                        }
+                lc.series = series;
+                lc.n_series = ns;
+                figure(h, &lc, NULL);
+                for (size_t i = 0; i < ns; i++) {
+                        g_free(names[i]);
+                        g_free(scaled[i]);
+                }
+        }
+        html_end(h);
+}
+
+void charts_ftp(struct html *h, const struct cell_charts *const *sides, const char *const *labels,
+                size_t n_sides) {
+        struct svg_series series[2];
+        size_t ns = 0;
+        struct svg_line_chart lc = { .title = "FTP transfer: data accepted by the server", .x_unit = "s",
+                                     .y_unit = "MiB", .band_label = "halt (no bytes for >= 1 s)" };
+
+        for (size_t s = 0; s < n_sides && s < 2; s++) {
+                if (sides[s]->n_ftp == 0)
+                        continue;
+                series[ns] = (struct svg_series){ .label = n_sides > 1 ? labels[s] : "bytes accepted",
+                                                  .t = sides[s]->ftp_t, .v = sides[s]->ftp_mib,
+                                                  .n = sides[s]->n_ftp, .color = (int)s, .dashed = s == 1 };
+                ns++;
+        }
+        if (ns == 0)
+                return;
+        lc.series = series;
+        lc.n_series = ns;
+        /* halts of the first side that has a transfer */
+        for (size_t s = 0; s < n_sides; s++)
+                if (sides[s]->n_ftp) {
+                        lc.bands = sides[s]->halts;
+                        lc.n_bands = sides[s]->n_halts;
+                        lc.marks = sides[s]->marks;
+                        lc.n_marks = sides[s]->n_marks;
+                        break;
+                }
+        html_start(h, "div");
+        html_attr(h, "class", "charts");
+        figure(h, &lc, NULL);
+        html_end(h);
+}

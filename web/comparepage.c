@@ -1,0 +1,340 @@
+/* web/comparepage: one comparison, B against A, as `kbench compare` lays it
+ * out (report/compare.h is the view; the numbers and verdicts are its
+ * own): per paired group the table of every metric with n, mean, sd %,
+ * change and its 95 % interval, Welch's and Mann-Whitney's p, the BH q,
+ * the minimum detectable effect and the repeats a 2 % / 5 % change needs.
+ * Only `better` and `worse` are coloured; `~` and the reasons for no
+ * verdict are plain. Below each table: bar charts of the two sides' means
+ * with 95 % whiskers, and vmstat and the transfer of one representative
+ * cell per side (the median by the group's first judged metric) overlaid. */
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/compare.h"
+#include "report/html.h"
+#include "report/svg.h"
+#include "web/charts.h"
+#include "web/page.h"
+#include "web/site.h"
+#include "web/sitehtml.h"
+
+static void td(struct html *h, const char *cls, const char *text) {
+        html_start(h, "td");
+        html_attr(h, "class", cls);
+        html_text(h, text);
+        html_end(h);
+}
+
+static void td_n(struct html *h, size_t n, size_t max) {
+        char b[32];
+
+        if (n == 0)
+                snprintf(b, sizeof(b), "n/a");
+        else if (n > max)
+                snprintf(b, sizeof(b), ">%zu", max);
+        else
+                snprintf(b, sizeof(b), "%zu", n);
+        td(h, "num", b);
+}
+
+static void metric_row(struct html *h, const struct compare_metric *m) {
+        char b[80], lo[32], hi[32];
+        const char *cls;
+
+        html_start(h, "tr");
+        html_start(h, "td");
+        html_text(h, m->name);
+        if (m->unit && *m->unit) {
+                html_start(h, "span");
+                html_attr(h, "class", "muted");
+                html_textf(h, " %s", m->unit);
+                html_end(h);
+        }
+        html_end(h);
+        page_format_num(m->sa.mean, b, sizeof(b));
+        td(h, "num", b);
+        page_format_pct(m->sa.cov, 0, b, sizeof(b));
+        td(h, "num muted", b);
+        page_format_num(m->sb.mean, b, sizeof(b));
+        td(h, "num", b);
+        page_format_pct(m->sb.cov, 0, b, sizeof(b));
+        td(h, "num muted", b);
+        switch (m->verdict) {
+        case COMPARE_WORSE: cls = "num worse"; break;
+        case COMPARE_BETTER: cls = "num better"; break;
+        default: cls = "num"; break;
+        }
+        page_format_pct(m->change, 1, b, sizeof(b));
+        td(h, cls, b);
+        if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
+                page_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                page_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                snprintf(b, sizeof(b), "[%s, %s]", lo, hi);
+        } else
+                snprintf(b, sizeof(b), "n/a");
+        td(h, "num", b);
+        switch (m->verdict) {
+        case COMPARE_WORSE: td(h, "worse", "worse"); break;
+        case COMPARE_BETTER: td(h, "better", "better"); break;
+        case COMPARE_SAME: td(h, "none", "~"); break;
+        case COMPARE_INFO: td(h, "none", ""); break;
+        default: td(h, "none", compare_verdict_name(m->verdict)); break;
+        }
+        page_format_p(m->welch.p, b, sizeof(b));
+        td(h, "num", b);
+        page_format_p(m->mw.p, b, sizeof(b));
+        td(h, "num", b);
+        page_format_p(m->q, b, sizeof(b));
+        td(h, "num", b);
+        snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
+        td(h, "num", b);
+        page_format_pct(m->mde, 0, b, sizeof(b));
+        td(h, "num", b);
+        td_n(h, m->n_for_2, 1000);
+        td_n(h, m->n_for_5, 1000);
+        html_end(h);
+}
+
+static void metric_table(struct html *h, const struct compare_group *g, int main_rows) {
+        static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "95% CI", "verdict",
+                                            "p (Welch)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
+
+        sitehtml_scroll_begin(h);
+        html_start(h, "table");
+        html_attr(h, "class", "cmp");
+        html_start(h, "thead");
+        page_header_row(h, head, G_N_ELEMENTS(head));
+        html_end(h);
+        html_start(h, "tbody");
+        for (size_t i = 0; i < g->n_m; i++)
+                if (sitehtml_main_metric(g->m[i].name) == main_rows)
+                        metric_row(h, &g->m[i]);
+        html_end(h);
+        html_end(h);
+        sitehtml_scroll_end(h);
+}
+
+static void side_line(struct html *h, const char *label, const struct compare_side *s) {
+        html_start(h, "li");
+        html_start(h, "strong");
+        html_text(h, label);
+        html_end(h);
+        html_textf(h, " %zu ok", s->ok);
+        if (s->failed)
+                html_textf(h, ", %zu failed (%s)", s->failed, s->failed_states ? s->failed_states : "");
+        html_text(h, s->n_runs > 1 ? " in runs " : " in run ");
+        for (size_t i = 0; i < s->n_runs; i++) {
+                g_autofree char *file = page_run_file(s->runs[i]);
+                g_autofree char *id = g_strdup_printf("%lld", (long long)s->runs[i]);
+
+                if (i)
+                        html_text(h, ", ");
+                html_link(h, file, id);
+        }
+        html_end(h);
+}
+
+/* The pairing key without the workload spec (shown as the heading). */
+static void settings_line(struct html *h, const char *key) {
+        json_t *o = json_loads(key, 0, NULL), *val;
+        GString *t = g_string_new(NULL);
+        const char *k;
+
+        if (json_is_object(o))
+                json_object_foreach(o, k, val) {
+                        char *v;
+
+                        if (strcmp(k, "workload") == 0)
+                                continue;
+                        v = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
+                        g_string_append_printf(t, "%s%s=%s", t->len ? " " : "", k, v ? v : "?");
+                        free(v);
+                }
+        else
+                g_string_append(t, key);
+        html_start(h, "li");
+        html_start(h, "strong");
+        html_text(h, "settings:");
+        html_end(h);
+        html_start(h, "code");
+        html_text(h, t->str);
+        html_end(h);
+        html_end(h);
+        g_string_free(t, TRUE);
+        json_decref(o);
+}
+
+/* Bar charts of the two sides' means with 95 % whiskers, judged metrics. */
+static void bars(struct html *h, const struct site_compare *c, const struct compare_group *g) {
+        int drawn = 0;
+
+        for (size_t i = 0; i < g->n_m; i++) {
+                const struct compare_metric *m = &g->m[i];
+                struct svg_bar b[2];
+                struct svg_bar_chart chart = { .title = m->name, .unit = m->unit, .bars = b, .n_bars = 2 };
+
+                /* Charts for metrics that can move: all-zero counters
+                 * (no halts on either side) would be empty axes. */
+                if (!m->judged || m->na == 0 || m->nb == 0 || !isfinite(m->change))
+                        continue;
+                b[0] = (struct svg_bar){ .label = "A", .mean = m->sa.mean, .color = 0 };
+                b[1] = (struct svg_bar){ .label = "B", .mean = m->sb.mean, .color = 1 };
+                site_mean_ci(&m->sa, &b[0].lo, &b[0].hi);
+                site_mean_ci(&m->sb, &b[1].lo, &b[1].hi);
+                if (!drawn++) {
+                        html_start(h, "div");
+                        html_attr(h, "class", "charts");
+                }
+                html_start(h, "figure");
+                svg_bar_chart(h, &chart);
+                html_start(h, "figcaption");
+                html_textf(h, "A = %s, B = %s; whiskers: 95 %% confidence interval of each mean", c->v->desc_a,
+                           c->v->desc_b);
+                html_end(h);
+                html_end(h);
+        }
+        if (drawn)
+                html_end(h);
+}
+
+static void rep_line(struct html *h, const char *side, const struct site_rep *r) {
+        g_autofree char *file = NULL;
+        char b[32];
+
+        html_start(h, "li");
+        html_start(h, "strong");
+        html_text(h, side);
+        html_end(h);
+        if (!r->cell_key) {
+                html_text(h, " no representative cell");
+                html_end(h);
+                return;
+        }
+        file = page_cell_file(r->run_id, r->cell_key);
+        page_format_num(r->value, b, sizeof(b));
+        html_textf(h, " %s, run %lld ", r->kernel, (long long)r->run_id);
+        html_link(h, file, r->cell_key);
+        html_textf(h, " (%s = %s, nearest the side's median)", r->metric, b);
+        html_end(h);
+}
+
+static void group(struct html *h, const struct site *s, const struct site_compare *c, const struct compare_group *g,
+                  const struct site_group_cells *gc) {
+        const struct site_rep *rep = gc->rep;
+        struct cell_charts *const *charts = gc->charts;
+        size_t others = 0;
+
+        html_elem(h, "h2", g->spec);
+        html_start(h, "ul");
+        side_line(h, "A:", &g->a);
+        side_line(h, "B:", &g->b);
+        settings_line(h, g->key);
+        html_start(h, "li");
+        html_textf(h, "%zu worse, %zu better", g->worse, g->better);
+        if (isfinite(g->geomean))
+                html_textf(h, "; geometric mean of B vs A over %zu judged metrics (+ is better): %+.1f%%",
+                           g->n_geomean, (g->geomean - 1) * 100);
+        html_end(h);
+        html_end(h);
+        metric_table(h, g, 1);
+        for (size_t i = 0; i < g->n_m; i++)
+                others += !sitehtml_main_metric(g->m[i].name);
+        if (others) {
+                html_start(h, "details");
+                html_start(h, "summary");
+                html_textf(h, "%zu more vmstat metrics (informational)", others);
+                html_end(h);
+                metric_table(h, g, 0);
+                html_end(h);
+        }
+        bars(h, c, g);
+        if (charts[0] || charts[1]) {
+                const struct cell_charts *sides[2];
+                const char *labels[2] = { "A", "B" };
+                size_t n = 0;
+
+                html_elem(h, "h3", "vmstat of a representative cell per side (A solid, B dashed)");
+                html_start(h, "ul");
+                rep_line(h, "A:", &rep[0]);
+                rep_line(h, "B:", &rep[1]);
+                html_end(h);
+                if (charts[0])
+                        sides[n++] = charts[0];
+                if (charts[1]) {
+                        labels[n] = "B";
+                        sides[n++] = charts[1];
+                }
+                if (n == 1)
+                        labels[0] = charts[0] ? "A" : "B";
+                html_start(h, "p");
+                html_attr(h, "class", "lead");
+                html_text(h, "Shaded: A's writeout stall runs; dashed verticals: A's phase marks.");
+                html_end(h);
+                charts_vmstat(h, sides, labels, n);
+                charts_ftp(h, sides, labels, n);
+        }
+        (void)s;
+}
+
+void comparepage_render(struct html *h, const struct site *s, const struct site_compare *c,
+                        const struct site_group_cells *groups) {
+        const struct compare_view *v = c->v;
+        g_autofree char *title = g_strdup_printf("%s vs %s", c->sel_b, c->sel_a);
+
+        page_begin(h, title, "comparison");
+        html_start(h, "dl");
+        html_attr(h, "class", "kv");
+        html_elem(h, "dt", "A");
+        html_elem(h, "dd", v->desc_a);
+        html_elem(h, "dt", "B");
+        html_elem(h, "dd", v->desc_b);
+        html_elem(h, "dt", "verdicts");
+        html_start(h, "dd");
+        html_start(h, "strong");
+        html_textf(h, "%zu worse, %zu better", v->worse, v->better);
+        html_end(h);
+        html_textf(h, " of %zu judged metrics in %zu paired group%s", v->judged, v->n_groups,
+                   v->n_groups == 1 ? "" : "s");
+        html_end(h);
+        html_end(h);
+        html_start(h, "p");
+        html_attr(h, "class", "lead");
+        html_textf(h, "A metric is better or worse only when its Welch t-test p survives Benjamini-Hochberg at "
+                      "q = %g over the judged metrics and the whole 95 %% Fieller interval of the change lies "
+                      "beyond the noise band of ±%g %%; otherwise ~. \"n too small\": the exact Mann-Whitney test "
+                      "cannot reach %g at these sizes. mde: the smallest change this comparison could detect "
+                      "(80 %% power); n for 2 %% / 5 %%: repeats per side such a change needs. The same view as "
+                      "kbench compare %s %s.",
+                   v->alpha, v->noise * 100, v->alpha, c->sel_a, c->sel_b);
+        html_end(h);
+        if (v->ignored && v->ignored[0]) {
+                html_start(h, "p");
+                html_text(h, "Paired across differing settings:");
+                for (size_t i = 0; v->ignored[i]; i++)
+                        html_textf(h, " %s", v->ignored[i]);
+                html_end(h);
+        }
+        if (v->n_groups == 0)
+                html_elem(h, "p", "Nothing pairs: no workload ran with the same settings on both sides.");
+        for (size_t g = 0; g < v->n_groups; g++)
+                group(h, s, c, &v->groups[g], &groups[g]);
+        if (v->n_lonely) {
+                html_elem(h, "h2", "Not compared (on one side only)");
+                html_start(h, "ul");
+                for (size_t i = 0; i < v->n_lonely; i++) {
+                        const struct compare_lonely *l = &v->lonely[i];
+
+                        html_start(h, "li");
+                        html_textf(h, "only %c: %s, %zu ok", l->side, l->spec, l->s.ok);
+                        if (l->s.failed)
+                                html_textf(h, ", %zu failed", l->s.failed);
+                        if (l->differs)
+                                html_textf(h, "; differs from %c's %s cells in: %s", l->side == 'A' ? 'B' : 'A',
+                                           l->workload, l->differs);
+                        html_end(h);
+                }
+                html_end(h);
+        }
+        page_end(h);
+}

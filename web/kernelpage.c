@@ -1,0 +1,254 @@
+/* web/kernelpage: one kernel across runs: per workload, its metrics in run
+ * order (mean ± sd over the run's ok cells, the same summaries as the run
+ * pages), so a drift over nightly runs reads down a column. */
+#include <jansson.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "report/compare.h"
+#include "report/html.h"
+#include "report/metrics.h"
+#include "report/svg.h"
+#include "web/page.h"
+#include "web/site.h"
+#include "web/sitehtml.h"
+
+/* Metric names of (kernel, workload) over all runs, own metrics first,
+ * vmstat.* (own = 0) in a second list. Borrowed strings. */
+static GPtrArray *metric_names(const struct site *s, const char *kernel, const char *workload, int own) {
+        GPtrArray *names = g_ptr_array_new();
+        size_t wl = strlen(workload);
+
+        for (size_t i = 0; i < s->n_runs; i++) {
+                const struct view_run *v = s->runs[i].v;
+
+                for (size_t j = 0; j < v->n_series; j++) {
+                        const struct query_series *q = v->summary[j].s;
+                        int is_own = strncmp(q->metric, workload, wl) == 0 && q->metric[wl] == '.';
+                        int seen = 0;
+
+                        if (strcmp(q->kernel_name, kernel) != 0 || strcmp(q->workload, workload) != 0 ||
+                            is_own != own)
+                                continue;
+                        for (guint k = 0; k < names->len && !seen; k++)
+                                seen = strcmp(g_ptr_array_index(names, k), q->metric) == 0;
+                        if (!seen)
+                                g_ptr_array_add(names, q->metric);
+                }
+        }
+        return names;
+}
+
+/* The first (latest-attempt) cell of (kernel, workload) in a run, or NULL. */
+static const struct query_cell *run_cell(const struct site_run *r, const char *kernel, const char *workload) {
+        for (size_t k = 0; k < r->n_latest; k++) {
+                const struct query_cell *c = &r->v->cells[r->latest[k]];
+
+                if (strcmp(c->kernel_name, kernel) == 0 && strcmp(c->workload, workload) == 0)
+                        return c;
+        }
+        return NULL;
+}
+
+static int run_has(const struct site_run *r, const char *kernel, const char *workload) {
+        return run_cell(r, kernel, workload) != NULL;
+}
+
+/* What a reader must see before reading a column down: runs with other
+ * guest settings are not comparable ("dd:size=32M; 160 MiB, 2 CPUs, ext3
+ * data=ordered"). From the cell's parameters. */
+static char *settings_text(const struct query_cell *c) {
+        json_t *j = c && c->params_json ? json_loads(c->params_json, 0, NULL) : NULL;
+        GString *t = g_string_new(NULL);
+        json_t *v;
+
+        if (json_is_object(j)) {
+                if (json_is_string(v = json_object_get(j, "workload")))
+                        g_string_append_printf(t, "%s;", json_string_value(v));
+                if (json_is_integer(v = json_object_get(j, "mem_mb")))
+                        g_string_append_printf(t, " %" JSON_INTEGER_FORMAT " MiB,", json_integer_value(v));
+                if (json_is_integer(v = json_object_get(j, "cpus")))
+                        g_string_append_printf(t, " %" JSON_INTEGER_FORMAT " CPU%s,", json_integer_value(v),
+                                               json_integer_value(v) == 1 ? "" : "s");
+                if (json_is_string(v = json_object_get(j, "fs")))
+                        g_string_append_printf(t, " %s", json_string_value(v));
+                if (json_is_string(v = json_object_get(j, "mount_opts")) && *json_string_value(v))
+                        g_string_append_printf(t, " %s", json_string_value(v));
+                if (json_is_integer(v = json_object_get(j, "disk_mbps")) && json_integer_value(v) > 0)
+                        g_string_append_printf(t, ", disk %" JSON_INTEGER_FORMAT " MB/s", json_integer_value(v));
+        }
+        json_decref(j);
+        if (t->len == 0)
+                g_string_append(t, "-");
+        return g_string_free(t, FALSE);
+}
+
+static void td_settings(struct html *h, const struct query_cell *c) {
+        g_autofree char *t = settings_text(c);
+
+        html_start(h, "td");
+        html_attr(h, "class", "muted");
+        html_text(h, t);
+        html_end(h);
+}
+
+/* One line per set of guest settings (compare's pairing key, so only
+ * comparable runs share a line): a verdict metric's mean by run. Drawn when
+ * some line has two runs or more. */
+static void trends(struct html *h, const struct site *s, const char *kernel, const char *workload,
+                   GPtrArray *names) {
+        g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+        g_autofree int *group = g_new0(int, s->n_runs + 1);
+        int drawn = 0, longest = 0;
+
+        for (size_t i = 0; i < s->n_runs; i++) {
+                const struct query_cell *c = run_cell(&s->runs[i], kernel, workload);
+                g_autofree char *key = NULL, *spec = NULL;
+                guint k;
+
+                group[i] = -1;
+                if (!c || compare_pairing_key(s->runs[i].v->run->settings_json, c->params_json, workload, NULL, &key,
+                                              &spec, NULL) < 0)
+                        continue;
+                for (k = 0; k < keys->len; k++)
+                        if (strcmp(g_ptr_array_index(keys, k), key) == 0)
+                                break;
+                if (k == keys->len) {
+                        g_ptr_array_add(keys, TAKE_PTR(key));
+                        g_ptr_array_add(labels, settings_text(c));
+                }
+                group[i] = (int)k;
+        }
+        for (guint k = 0; k < keys->len; k++) {
+                int n = 0;
+
+                for (size_t i = 0; i < s->n_runs; i++)
+                        n += group[i] == (int)k;
+                longest = n > longest ? n : longest;
+        }
+        if (longest < 2)
+                return;
+        for (guint m = 0; m < names->len; m++) {
+                const char *metric = g_ptr_array_index(names, m);
+                g_autofree struct svg_series *series = g_new0(struct svg_series, keys->len + 1);
+                g_autofree double *t = g_new(double, (s->n_runs + 1) * (keys->len + 1));
+                g_autofree double *v = g_new(double, (s->n_runs + 1) * (keys->len + 1));
+                const char *unit = NULL;
+                size_t off = 0;
+
+                if (!metrics_verdict(metric))
+                        continue;
+                for (guint k = 0; k < keys->len; k++) {
+                        series[k] = (struct svg_series){ .label = g_ptr_array_index(labels, k), .t = t + off,
+                                                         .v = v + off, .color = (int)k };
+                        for (size_t i = 0; i < s->n_runs; i++) {
+                                const struct view_series *vs = group[i] == (int)k ?
+                                        site_series(s->runs[i].v, kernel, workload, metric) : NULL;
+
+                                if (!vs || vs->sum.n == 0)
+                                        continue;
+                                t[off] = (double)s->runs[i].v->run->id;
+                                v[off++] = vs->sum.mean;
+                                series[k].n++;
+                                unit = vs->s->unit;
+                        }
+                }
+                if (!drawn++) {
+                        html_start(h, "div");
+                        html_attr(h, "class", "charts");
+                }
+                html_start(h, "figure");
+                svg_line_chart(h, &(struct svg_line_chart){ .title = metric, .x_label = "run", .x_integer = 1, .markers = 1,
+                                                            .y_unit = unit, .series = series,
+                                                            .n_series = keys->len });
+                html_elem(h, "figcaption", "mean over the run's ok cells; one line per set of guest settings");
+                html_end(h);
+        }
+        if (drawn)
+                html_end(h);
+}
+
+static void history(struct html *h, const struct site *s, const char *kernel, const char *workload,
+                    GPtrArray *names) {
+        sitehtml_scroll_begin(h);
+        html_start(h, "table");
+        html_start(h, "thead");
+        html_start(h, "tr");
+        html_elem(h, "th", "run");
+        html_elem(h, "th", "tag");
+        html_elem(h, "th", "started");
+        html_elem(h, "th", "cells");
+        html_elem(h, "th", "settings");
+        for (guint k = 0; k < names->len; k++) {
+                html_start(h, "th");
+                html_attr(h, "class", "num");
+                html_text(h, g_ptr_array_index(names, k));
+                html_end(h);
+        }
+        html_end(h);
+        html_end(h);
+        html_start(h, "tbody");
+        for (size_t i = 0; i < s->n_runs; i++) {
+                const struct site_run *r = &s->runs[i];
+                char started[40];
+
+                if (!run_has(r, kernel, workload))
+                        continue;
+                html_start(h, "tr");
+                html_start(h, "td");
+                sitehtml_run_link(h, r);
+                html_end(h);
+                page_td_text(h, r->v->run->tag);
+                page_format_time(r->v->run->started_at, started, sizeof(started));
+                page_td_text(h, started);
+                html_start(h, "td");
+                sitehtml_state_counts(h, r, kernel, workload);
+                html_end(h);
+                td_settings(h, run_cell(r, kernel, workload));
+                for (guint k = 0; k < names->len; k++)
+                        sitehtml_td_summary(h, site_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
+                html_end(h);
+        }
+        html_end(h);
+        html_end(h);
+        sitehtml_scroll_end(h);
+}
+
+void kernelpage_render(struct html *h, const struct site *s, const struct site_kernel *k) {
+        g_autofree char *title = g_strdup_printf("Kernel %s", k->name);
+        g_autoptr(GPtrArray) workloads = g_ptr_array_new();
+
+        for (size_t i = 0; i < s->n_runs; i++)
+                for (size_t w = 0; w < s->runs[i].n_workloads; w++) {
+                        const char *name = s->runs[i].workloads[w];
+                        int seen = 0;
+
+                        for (guint j = 0; j < workloads->len && !seen; j++)
+                                seen = strcmp(g_ptr_array_index(workloads, j), name) == 0;
+                        if (!seen && run_has(&s->runs[i], k->name, name))
+                                g_ptr_array_add(workloads, (char *)name);
+                }
+        page_begin(h, title, "kernel");
+        html_elem(h, "p", "Its metrics in every run that has it, in run order: mean ± sd (as % of the mean) "
+                          "over the run's ok cells, (n) the number of ok cells. Read a column down only across "
+                          "rows with the same settings.");
+        for (guint w = 0; w < workloads->len; w++) {
+                const char *workload = g_ptr_array_index(workloads, w);
+                g_autoptr(GPtrArray) own = metric_names(s, k->name, workload, 1);
+                g_autoptr(GPtrArray) other = metric_names(s, k->name, workload, 0);
+
+                html_elem(h, "h2", workload);
+                history(h, s, k->name, workload, own);
+                trends(h, s, k->name, workload, own);
+                if (other->len) {
+                        html_start(h, "details");
+                        html_start(h, "summary");
+                        html_textf(h, "vmstat and other metrics (%u)", other->len);
+                        html_end(h);
+                        history(h, s, k->name, workload, other);
+                        html_end(h);
+                }
+        }
+        page_end(h);
+}

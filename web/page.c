@@ -1,0 +1,239 @@
+/* web/page: the frame and the shared formatting of the site's pages (see
+ * page.h). The style sheet is inline so a page is one self-contained file
+ * that works from file:// and from any server, with no request leaving it;
+ * it is written for a table-heavy page: tabular figures, right-aligned
+ * numbers, tables that scroll sideways on a phone instead of squeezing. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/crc32.h"
+#include "web/page.h"
+
+/* A macro, not a variable: html_literal takes string literals only. */
+#define STYLE \
+        "<style>" \
+        ":root{--fg:#1d232a;--muted:#5b6570;--line:#d9dee3;--bg:#fff;--head:#f3f5f7;" \
+        "--worse:#fbe3e1;--worse-fg:#a4160c;--better:#dff3e4;--better-fg:#116329;--accent:#0b5cad}" \
+        "*{box-sizing:border-box}" \
+        "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);" \
+        "background:var(--bg)}" \
+        "header.site{background:#1d2b3a;color:#fff;padding:.55rem 1rem;display:flex;gap:1rem;align-items:baseline;" \
+        "flex-wrap:wrap}" \
+        "header.site a{color:#fff;font-weight:600;text-decoration:none}" \
+        "header.site .crumb{color:#c9d4df}" \
+        "main{max-width:1240px;margin:0 auto;padding:1rem}" \
+        "h1{font-size:1.45rem;margin:.3rem 0 .6rem}" \
+        "h2{font-size:1.15rem;margin:1.6rem 0 .5rem;padding-bottom:.2rem;border-bottom:1px solid var(--line)}" \
+        "h3{font-size:1rem;margin:1.1rem 0 .4rem}" \
+        "a{color:var(--accent)}" \
+        "p.lead{color:var(--muted);margin:.2rem 0 .8rem}" \
+        ".scroll{overflow-x:auto;max-width:100%}" \
+        "table{border-collapse:collapse;margin:.3rem 0 .8rem;font-variant-numeric:tabular-nums}" \
+        "th,td{border-bottom:1px solid var(--line);padding:.28rem .6rem;text-align:left;vertical-align:top;" \
+        "white-space:nowrap}" \
+        "th{background:var(--head);font-weight:600;font-size:.88rem}" \
+        "td.num,th.num{text-align:right}" \
+        "table.cmp{font-size:.86rem}table.cmp th,table.cmp td{padding:.24rem .42rem}" \
+        "td.wrap{white-space:normal;min-width:14rem}" \
+        "tbody tr:hover{background:#f7f9fb}" \
+        ".cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:0 2rem}" \
+        ".cols h3{margin-top:.2rem}" \
+        "dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.3rem 0 1rem}" \
+        "dl.kv dt{color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}" \
+        ".state{display:inline-block;padding:0 .4rem;border-radius:3px;font-size:.85rem;font-weight:600}" \
+        ".state.ok{background:var(--better);color:var(--better-fg)}" \
+        ".state.bad{background:var(--worse);color:var(--worse-fg)}" \
+        "td.worse{background:var(--worse);color:var(--worse-fg);font-weight:600}" \
+        "td.better{background:var(--better);color:var(--better-fg);font-weight:600}" \
+        "td.none{color:var(--muted)}" \
+        ".muted{color:var(--muted)}" \
+        ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,540px),1fr));gap:1rem;" \
+        "margin:.5rem 0 1rem}" \
+        "figure{margin:0;border:1px solid var(--line);border-radius:4px;padding:.4rem}" \
+        "figcaption{font-size:.85rem;color:var(--muted);padding:.2rem .3rem}" \
+        "svg.chart{width:100%;height:auto;display:block}" \
+        "pre.log{background:#f6f8fa;border:1px solid var(--line);padding:.6rem;max-height:32rem;overflow:auto;" \
+        "font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre}" \
+        "details{margin:.4rem 0}summary{cursor:pointer;font-weight:600}" \
+        "footer{max-width:1240px;margin:2rem auto 1rem;padding:0 1rem;color:var(--muted);font-size:.85rem}" \
+        "@media (max-width:700px){body{font-size:14px}main{padding:.6rem}th,td{padding:.22rem .4rem}" \
+        "h1{font-size:1.2rem}" \
+        /* a chart keeps a readable scale on a phone and scrolls sideways, as the tables do */ \
+        "figure{overflow-x:auto}svg.chart{min-width:560px}}" \
+        "</style>"
+
+void page_begin(struct html *h, const char *title, const char *crumb) {
+        html_literal(h, "<!DOCTYPE html>\n");
+        html_start(h, "html");
+        html_attr(h, "lang", "en");
+        html_start(h, "head");
+        html_start(h, "meta");
+        html_attr(h, "charset", "utf-8");
+        html_end_void(h);
+        html_start(h, "meta");
+        html_attr(h, "name", "viewport");
+        html_attr(h, "content", "width=device-width, initial-scale=1");
+        html_end_void(h);
+        /* No script, no request: say so to the browser as well. */
+        html_start(h, "meta");
+        html_attr(h, "http-equiv", "Content-Security-Policy");
+        html_attr(h, "content", "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+        html_end_void(h);
+        html_start(h, "title");
+        html_textf(h, "%s - kbench", title);
+        html_end(h);
+        html_literal(h, STYLE);
+        html_end(h);
+        html_start(h, "body");
+        html_start(h, "header");
+        html_attr(h, "class", "site");
+        html_link(h, "index.html", "kbench results");
+        if (crumb) {
+                html_start(h, "span");
+                html_attr(h, "class", "crumb");
+                html_text(h, crumb);
+                html_end(h);
+        }
+        html_end(h);
+        html_start(h, "main");
+        html_elem(h, "h1", title);
+}
+
+void page_end(struct html *h) {
+        html_end(h); /* main */
+        html_start(h, "footer");
+        html_text(h, "Published by kbench publish. Static page: no script, no external resources. ");
+        html_text(h, "Statistics use ok cells only; the full samples stay in the results database.");
+        html_end(h);
+        html_end(h); /* body */
+        html_end(h); /* html */
+}
+
+char *page_slug(const char *name) {
+        GString *s = g_string_new(NULL);
+        int changed = 0;
+        size_t len = strlen(name);
+
+        for (size_t i = 0; i < len; i++) {
+                char c = name[i];
+                int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                         c == '_' || (c == '.' && i > 0);
+
+                if (s->len >= 48) {
+                        changed = 1;
+                        break;
+                }
+                g_string_append_c(s, ok ? c : '_');
+                changed |= !ok;
+        }
+        if (s->len == 0)
+                changed = 1;
+        if (changed)
+                g_string_append_printf(s, "-%08x", crc32_update(0, name, len));
+        return g_string_free(s, FALSE);
+}
+
+char *page_run_file(int64_t run_id) {
+        return g_strdup_printf("run-%lld.html", (long long)run_id);
+}
+
+char *page_cell_file(int64_t run_id, const char *cell_key) {
+        g_autofree char *k = page_slug(cell_key);
+
+        return g_strdup_printf("cell-%lld-%s.html", (long long)run_id, k);
+}
+
+char *page_kernel_file(const char *kernel_name) {
+        g_autofree char *k = page_slug(kernel_name);
+
+        return g_strdup_printf("kernel-%s.html", k);
+}
+
+/* The number formats of report/text.c, so a figure reads the same in
+ * `kbench show`, `kbench compare` and on the site. */
+char *page_compare_file(const char *sel_a, const char *sel_b) {
+        g_autofree char *a = page_slug(sel_a), *b = page_slug(sel_b);
+
+        return g_strdup_printf("compare-%s-vs-%s.html", a, b);
+}
+
+void page_format_num(double v, char *buf, size_t size) {
+        double a = fabs(v);
+
+        if (!isfinite(v))
+                snprintf(buf, size, "-");
+        else if (a >= 1000)
+                snprintf(buf, size, "%.0f", v);
+        else if (a >= 100)
+                snprintf(buf, size, "%.1f", v);
+        else if (a >= 1 || a == 0)
+                snprintf(buf, size, "%.2f", v);
+        else
+                snprintf(buf, size, "%.3g", v);
+}
+
+void page_format_pct(double frac, int sign, char *buf, size_t size) {
+        if (!isfinite(frac))
+                snprintf(buf, size, "n/a");
+        else
+                snprintf(buf, size, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
+}
+
+void page_format_p(double p, char *buf, size_t size) {
+        if (!isfinite(p))
+                snprintf(buf, size, "n/a");
+        else if (p < 0.0001)
+                snprintf(buf, size, "<0.0001");
+        else
+                snprintf(buf, size, "%.4f", p);
+}
+
+void page_format_time(double unix_time, char *buf, size_t size) {
+        struct tm tm;
+        time_t t;
+
+        if (!isfinite(unix_time) || unix_time <= 0) {
+                snprintf(buf, size, "-");
+                return;
+        }
+        t = (time_t)unix_time;
+        gmtime_r(&t, &tm);
+        strftime(buf, size, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+void page_td_num(struct html *h, double v) {
+        char b[64];
+
+        page_format_num(v, b, sizeof(b));
+        html_start(h, "td");
+        html_attr(h, "class", "num");
+        html_text(h, b);
+        html_end(h);
+}
+
+void page_td_text(struct html *h, const char *text) {
+        html_elem(h, "td", text ? text : "-");
+}
+
+void page_td_int(struct html *h, long long v) {
+        html_start(h, "td");
+        html_attr(h, "class", "num");
+        html_textf(h, "%lld", v);
+        html_end(h);
+}
+
+void page_state(struct html *h, const char *state) {
+        html_start(h, "span");
+        html_attr(h, "class", state && strcmp(state, "ok") == 0 ? "state ok" : "state bad");
+        html_text(h, state ? state : "?");
+        html_end(h);
+}
+
+void page_header_row(struct html *h, const char *const *names, size_t n) {
+        html_start(h, "tr");
+        for (size_t i = 0; i < n; i++)
+                html_elem(h, "th", names[i]);
+        html_end(h);
+}

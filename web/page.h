@@ -1,0 +1,50 @@
+/* web/page: what every page of the site shares: the frame (doctype,
+ * viewport, the inline style sheet, the header with the way back to the
+ * index), file names built from untrusted names, and the formatting of
+ * numbers, times and states, so a figure reads the same on every page.
+ * Pages carry no time of publishing: a page's bytes depend only on the
+ * results it shows, which is what lets publishing again write nothing. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/html.h"
+
+/* Open a page: everything up to and including <main>. title is plain text
+ * (escaped); crumb (may be NULL) is the page's place under the index,
+ * shown in the header. */
+void page_begin(struct html *h, const char *title, const char *crumb);
+/* Close <main>, add the footer. */
+void page_end(struct html *h);
+
+/* A file-name piece from an untrusted name: [A-Za-z0-9._-] kept, anything
+ * else '_', at most 48 bytes; when anything was changed or cut, "-" and
+ * 8 hex digits of a hash of the original follow, so two names never share
+ * a file. Caller g_free()s. */
+char *page_slug(const char *name);
+
+/* File names of the pages. Caller g_free()s. */
+char *page_run_file(int64_t run_id);
+char *page_cell_file(int64_t run_id, const char *cell_key);
+char *page_kernel_file(const char *kernel_name);
+char *page_compare_file(const char *sel_a, const char *sel_b);
+
+/* Numbers as `kbench show` and `kbench compare` print them (report/text.c):
+ * 84389, 352.2, 3.31, 0.0273; NAN as "-". buf >= 32. */
+void page_format_num(double v, char *buf, size_t size);
+/* A fraction as a percentage, "+8.2%" with sign; "n/a" when NAN. */
+void page_format_pct(double frac, int sign, char *buf, size_t size);
+/* A p-value, "0.0049", "<0.0001", "n/a". */
+void page_format_p(double p, char *buf, size_t size);
+/* UTC, "2026-12-01 07:49" ("-" when unknown). */
+void page_format_time(double unix_time, char *buf, size_t size);
+
+/* <td class="num">v</td> / <td>text</td> ("-" for NULL). */
+void page_td_num(struct html *h, double v);
+void page_td_text(struct html *h, const char *text);
+void page_td_int(struct html *h, long long v);
+/* A state as a coloured label: ok green, failures red. */
+void page_state(struct html *h, const char *state);
+/* <th> cells of a header row. */
+void page_header_row(struct html *h, const char *const *names, size_t n);

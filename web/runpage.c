@@ -1,0 +1,227 @@
+/* web/runpage: one run's page: what was run and how it ended (state counts,
+ * failed cells linking to their logs), the kernel x workload matrix of
+ * mean ± sd over ok cells (the run view's summaries), bar charts of the
+ * directional metrics with 95 % confidence whiskers, every cell, and the
+ * run's settings. */
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/html.h"
+#include "report/metrics.h"
+#include "report/svg.h"
+#include "web/page.h"
+#include "web/site.h"
+#include "web/sitehtml.h"
+
+/* The metric names of one workload in a run: the workload's own first
+ * (dd.*), then the rest (vmstat.*), each in the view's order. Borrowed
+ * strings; caller g_free()s the array. */
+static const char **workload_metrics(const struct view_run *v, const char *workload, size_t *ret_n) {
+        const char **names = g_new(const char *, v->n_series + 1);
+        size_t n = 0, wl = strlen(workload);
+
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < v->n_series; i++) {
+                        const struct query_series *q = v->summary[i].s;
+                        int own = strncmp(q->metric, workload, wl) == 0 && q->metric[wl] == '.';
+                        size_t k;
+
+                        if (strcmp(q->workload, workload) != 0 || own != (pass == 0))
+                                continue;
+                        for (k = 0; k < n; k++)
+                                if (strcmp(names[k], q->metric) == 0)
+                                        break;
+                        if (k == n)
+                                names[n++] = q->metric;
+                }
+        *ret_n = n;
+        return names;
+}
+
+static void matrix(struct html *h, const struct site *s, const struct site_run *r, const char *workload,
+                   int main_rows) {
+        const struct view_run *v = r->v;
+        size_t n_metrics;
+        g_autofree const char **metrics = workload_metrics(v, workload, &n_metrics);
+
+        sitehtml_scroll_begin(h);
+        html_start(h, "table");
+        html_start(h, "thead");
+        html_start(h, "tr");
+        html_elem(h, "th", "metric");
+        html_elem(h, "th", "unit");
+        html_elem(h, "th", "better");
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                html_start(h, "th");
+                html_attr(h, "class", "num");
+                sitehtml_kernel_link(h, s, r->kernels[k]);
+                html_end(h);
+        }
+        html_end(h);
+        html_end(h);
+        html_start(h, "tbody");
+        /* state counts of the workload's cells per kernel */
+        if (main_rows) {
+                html_start(h, "tr");
+                html_start(h, "td");
+                html_attr(h, "colspan", "3");
+                html_text(h, "cells (latest attempts)");
+                html_end(h);
+                for (size_t k = 0; k < r->n_kernels; k++) {
+                        html_start(h, "td");
+                        html_attr(h, "class", "num");
+                        sitehtml_state_counts(h, r, r->kernels[k], workload);
+                        html_end(h);
+                }
+                html_end(h);
+        }
+        for (size_t m = 0; m < n_metrics; m++) {
+                const struct view_series *first = NULL;
+
+                if (sitehtml_main_metric(metrics[m]) != main_rows)
+                        continue;
+                for (size_t k = 0; k < r->n_kernels && !first; k++)
+                        first = site_series(v, r->kernels[k], workload, metrics[m]);
+                html_start(h, "tr");
+                html_elem(h, "td", metrics[m]);
+                page_td_text(h, first ? first->s->unit : NULL);
+                sitehtml_td_direction(h, metrics[m]);
+                for (size_t k = 0; k < r->n_kernels; k++)
+                        sitehtml_td_summary(h, site_series(v, r->kernels[k], workload, metrics[m]));
+                html_end(h);
+        }
+        html_end(h);
+        html_end(h);
+        sitehtml_scroll_end(h);
+}
+
+/* One bar chart per verdict metric of the workload's own namespace (the
+ * metrics a comparison judges): the per-kernel means with their 95 %
+ * intervals. A metric that is 0 for every kernel (no halts) is left out. */
+static void bars(struct html *h, const struct site_run *r, const char *workload) {
+        const struct view_run *v = r->v;
+        size_t n_metrics, wl = strlen(workload), drawn = 0;
+        g_autofree const char **metrics = workload_metrics(v, workload, &n_metrics);
+        g_autofree struct svg_bar *b = g_new0(struct svg_bar, r->n_kernels + 1);
+
+        for (size_t m = 0; m < n_metrics; m++) {
+                struct svg_bar_chart c = { .title = metrics[m] };
+                size_t nb = 0;
+
+                int nonzero = 0;
+
+                if (strncmp(metrics[m], workload, wl) != 0 || !metrics_verdict(metrics[m]))
+                        continue;
+                for (size_t k = 0; k < r->n_kernels; k++) {
+                        const struct view_series *vs = site_series(v, r->kernels[k], workload, metrics[m]);
+
+                        if (!vs || vs->sum.n == 0)
+                                continue;
+                        b[nb] = (struct svg_bar){ .label = r->kernels[k], .mean = vs->sum.mean, .color = (int)k };
+                        nonzero |= vs->sum.mean != 0;
+                        site_mean_ci(&vs->sum, &b[nb].lo, &b[nb].hi);
+                        c.unit = vs->s->unit;
+                        nb++;
+                }
+                if (nb == 0 || !nonzero)
+                        continue;
+                if (drawn++ == 0) {
+                        html_start(h, "div");
+                        html_attr(h, "class", "charts");
+                }
+                c.bars = b;
+                c.n_bars = nb;
+                html_start(h, "figure");
+                svg_bar_chart(h, &c);
+                html_elem(h, "figcaption", "mean of the ok cells; whiskers: 95 % confidence interval of the mean");
+                html_end(h);
+        }
+        if (drawn)
+                html_end(h);
+}
+
+static void cells_table(struct html *h, const struct site *s, const struct site_run *r, int failed_only) {
+        static const char *const head[] = { "cell", "kernel", "workload", "iteration", "attempt", "state",
+                                            "accel", "boot s", "workload s", "total s", "detail" };
+
+        sitehtml_scroll_begin(h);
+        html_start(h, "table");
+        html_start(h, "thead");
+        page_header_row(h, head, G_N_ELEMENTS(head));
+        html_end(h);
+        html_start(h, "tbody");
+        for (size_t k = 0; k < r->n_latest; k++) {
+                const struct query_cell *c = &r->v->cells[r->latest[k]];
+                g_autofree char *file = NULL;
+
+                if (failed_only && strcmp(c->state, "ok") == 0)
+                        continue;
+                file = page_cell_file(c->run_id, c->cell_key);
+                html_start(h, "tr");
+                html_start(h, "td");
+                html_link(h, file, c->cell_key);
+                html_end(h);
+                html_start(h, "td");
+                sitehtml_kernel_link(h, s, c->kernel_name);
+                html_end(h);
+                page_td_text(h, c->workload);
+                page_td_int(h, c->iteration + 1);
+                page_td_int(h, c->attempt);
+                html_start(h, "td");
+                page_state(h, c->state);
+                html_end(h);
+                page_td_text(h, c->accel);
+                page_td_num(h, c->boot_s);
+                page_td_num(h, c->workload_s);
+                page_td_num(h, c->total_s);
+                html_start(h, "td");
+                html_attr(h, "class", "wrap");
+                html_text(h, c->detail ? c->detail : "");
+                html_end(h);
+                html_end(h);
+        }
+        html_end(h);
+        html_end(h);
+        sitehtml_scroll_end(h);
+}
+
+void runpage_render(struct html *h, const struct site *s, const struct site_run *r) {
+        const struct query_run *run = r->v->run;
+        g_autofree char *title = run->tag ? g_strdup_printf("Run %lld: %s", (long long)run->id, run->tag)
+                                          : g_strdup_printf("Run %lld", (long long)run->id);
+
+        page_begin(h, title, "run");
+        sitehtml_run_facts(h, r);
+
+        html_elem(h, "h2", "Results: mean ± sd (as % of the mean) over ok cells, (n) cells");
+        if (r->n_workloads == 0)
+                html_elem(h, "p", "No cells stored yet.");
+        for (size_t w = 0; w < r->n_workloads; w++) {
+                html_elemf(h, "h3", "%s", r->workloads[w]);
+                matrix(h, s, r, r->workloads[w], 1);
+                html_start(h, "details");
+                html_elem(h, "summary", "more vmstat metrics (informational)");
+                matrix(h, s, r, r->workloads[w], 0);
+                html_end(h);
+                bars(h, r, r->workloads[w]);
+        }
+
+        html_elem(h, "h2", "Comparisons");
+        sitehtml_compare_table(h, s, run->id, (size_t)-1);
+
+        if (r->n_failed) {
+                html_elemf(h, "h2", "Failed cells (%zu)", r->n_failed);
+                html_elem(h, "p", "Failed cells never enter the statistics. Their pages hold the console log "
+                                  "and the job's output.");
+                cells_table(h, s, r, 1);
+        }
+        html_elemf(h, "h2", "All cells (%zu)", r->n_latest);
+        cells_table(h, s, r, 0);
+
+        html_elem(h, "h2", "Settings");
+        sitehtml_json_kv(h, run->settings_json);
+        html_elem(h, "h3", "Host");
+        sitehtml_json_kv(h, run->host_info_json);
+        page_end(h);
+}

@@ -1,0 +1,169 @@
+/* web/sitefixture: the generated store (see sitefixture.h). Records in the
+ * data log carry real CRCs so the site's record reader accepts them. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "common/crc32.h"
+#include "web/sitefixture.h"
+
+#define KID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define KID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define KID_H "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+#define ROWS 30
+
+static void record(GString *log, const char *key, unsigned seq, unsigned t_ms, const char *type,
+                   const char *payload) {
+        size_t start = log->len;
+
+        g_string_append_printf(log, "@kb %s %u %u %s %s", key, seq, t_ms, type, payload);
+        g_string_append_printf(log, " *%08x\n", crc32_update(0, log->str + start, log->len - start));
+}
+
+static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int ftp, int failed, int hostile,
+                    unsigned *seed, struct kb_error *err) {
+        char key[16];
+        struct db_vmstat_row rows[ROWS];
+        struct db_point pts[200];
+        struct db_metric m[24];
+        size_t nm = 0, np = 0;
+        GString *data = g_string_new(NULL), *console = g_string_new(NULL);
+        static const char output[] = "[agent] module crc32c-intel.ko: No such device\nftp-size 33554432\n";
+        static const char script[] = "#!/bin/sh\ndd if=/dev/zero of=/mnt/f bs=1M count=32 conv=fsync\n";
+        struct db_log logs[4];
+        struct db_cell c;
+        double jitter;
+        int r;
+
+        snprintf(key, sizeof(key), "c%03d", idx);
+        *seed = *seed * 1103515245u + 12345u;
+        jitter = (double)(*seed % 1000) / 1000.0;
+        for (int i = 0; i < ROWS; i++) {
+                rows[i] = (struct db_vmstat_row){ .seq = (int64_t)i + 5, .t_host = 4.0 + i, .t_guest = 3.2 + i,
+                                                  .first = i == 0 };
+                for (int k = 0; k < DB_VM_NCOLS; k++)
+                        rows[i].v[k] = 10 + k + (i % 7);
+                rows[i].v[DB_VM_bo] = 40000 + 1000 * (i % 5) + 500 * jitter;
+                rows[i].v[DB_VM_bi] = i > 20 ? 80000 : 0;
+                rows[i].v[DB_VM_free] = 60000 - 1000 * i;
+                rows[i].v[DB_VM_cache] = 20000 + 1500 * i;
+                rows[i].v[DB_VM_us] = 2;
+                rows[i].v[DB_VM_sy] = 50 + i % 10;
+                rows[i].v[DB_VM_id] = 40 - i % 10;
+                rows[i].v[DB_VM_wa] = 8;
+        }
+        if (!ftp)
+                for (int i = 10; i < 13; i++)
+                        rows[i].v[DB_VM_bo] = 20;   /* the planted stall: one run of 3 rows */
+        rows[ROWS - 1].v[DB_VM_gu] = NAN;
+
+        if (ftp) {
+                /* 0.1 s samples; flat from 8.0 to 9.5 s: one halt of 1.5 s */
+                double bytes = 0;
+
+                for (int i = 0; i < 150; i++) {
+                        double t = 5.0 + 0.1 * i;
+
+                        if (i > 0 && !(t > 7.95 && t < 9.55) && bytes < 33554432)
+                                bytes += 400000;
+                        pts[np++] = (struct db_point){ "ftp.bytes", t, bytes };
+                }
+        }
+
+        record(data, key, 0, 3000, "ready", "release=6.1 cpus=2 mem_kb=112216");
+        record(data, key, 1, 3100, "event", "mounted");
+        if (ftp) {
+                record(data, key, 2, 4000, "event", "host-start");
+                record(data, key, 3, 14000, "event", "sync-start");
+                record(data, key, 4, 14500, "event", "sync-end");
+        } else {
+                record(data, key, 2, 3300, "event", "phase write");
+                record(data, key, 3, 20000, "event", "phase read");
+                record(data, key, 4, 30000, "event", "phase end");
+        }
+        /* a record with a wrong CRC: never a phase mark */
+        g_string_append_printf(data, "@kb %s 5 25000 event phase bogus *00000000\n", key);
+        record(data, key, 6, 31000, "done", "0");
+
+        g_string_append(console, "[    0.000000] Linux version 6.1.0 (debian-kernel@lists.debian.org)\n");
+        for (int i = 0; i < 40; i++)
+                g_string_append_printf(console, "[    %d.%06d] ata1.00: ATA-7: QEMU HARDDISK, 2.5+, max UDMA/100\n",
+                                       i / 10, i * 1000);
+        g_string_append(console, "\x1b[31mcolour\x1b[0m \xff\xfe invalid \xc3 utf-8\n");
+        g_string_append_len(console, "NUL:\0:after\n", 12);
+        if (hostile)
+                g_string_append(console, SITEFIXTURE_HOSTILE " </pre><script>alert(2)</script>\n");
+
+        if (!failed) {
+                if (ftp) {
+                        m[nm++] = (struct db_metric){ "ftp.MBps", 35 + 5 * jitter, 1, "MB/s", NULL };
+                        m[nm++] = (struct db_metric){ "ftp.halt_count", 1, 1, "", NULL };
+                        m[nm++] = (struct db_metric){ "ftp.halt_longest_s", 1.5, 1, "s", NULL };
+                        m[nm++] = (struct db_metric){ "ftp.upload_s", 1.8, 1, "s", NULL };
+                } else {
+                        m[nm++] = (struct db_metric){ "dd.write_MBps", 100 + 8 * jitter, 1, "MB/s", NULL };
+                        m[nm++] = (struct db_metric){ "dd.read_MBps", 350 + 20 * jitter, 1, "MB/s", NULL };
+                        m[nm++] = (struct db_metric){ "dd.write_s", 3.2, 1, "s", NULL };
+                        m[nm++] = (struct db_metric){ "dd.read_s", 0.9, 1, "s", NULL };
+                }
+                m[nm++] = (struct db_metric){ "vmstat.stall_count", ftp ? 0 : 1, 1, "runs", NULL };
+                m[nm++] = (struct db_metric){ "vmstat.stall_longest_s", ftp ? 0 : 3, 1, "s", NULL };
+                m[nm++] = (struct db_metric){ "vmstat.bo_mean", 42000, 1, "blocks/s", NULL };
+                m[nm++] = (struct db_metric){ "vmstat.si_cov", 0, 0, "ratio", hostile ? SITEFIXTURE_HOSTILE : "mean is 0" };
+        }
+        logs[0] = (struct db_log){ "console", console->str, console->len };
+        logs[1] = (struct db_log){ "data", data->str, data->len };
+        logs[2] = (struct db_log){ "output", output, sizeof(output) - 1 };
+        logs[3] = (struct db_log){ "script", script, sizeof(script) - 1 };
+        c = (struct db_cell){
+                .run_id = run_id, .cell_key = key, .kernel_id = kid, .workload = ftp ? "ftp" : "dd",
+                .params_json = ftp ? "{\"workload\":\"ftp:size=32M\",\"mem_mb\":160,\"cpus\":2}"
+                                   : "{\"workload\":\"dd:size=32M,bs=1M\",\"mem_mb\":160,\"cpus\":2}",
+                .iteration = idx / 4, .attempt = 1, .state = failed ? "hang" : "ok",
+                .detail = failed ? (hostile ? "no record for 60 s: " SITEFIXTURE_HOSTILE : "no record for 60 s") : NULL,
+                .accel = "tcg", .started_at = 1764575000.0 + idx * 20, .boot_s = 4.1 + jitter / 10,
+                .workload_s = 25, .total_s = 31, .exit_code = failed ? -1 : 0,
+                .n_metrics = nm, .metrics = m, .n_vmstat = ROWS, .vmstat = rows, .n_points = np, .points = pts,
+                .n_logs = 4, .logs = logs,
+        };
+        r = db_cell_insert(db, &c, NULL, err);
+        g_string_free(data, TRUE);
+        g_string_free(console, TRUE);
+        return r;
+}
+
+int sitefixture_fill(struct db *db, int n_runs, int cells_per_run, int hostile, struct kb_error *err) {
+        struct db_kernel ka = { KID_A, "6.1.0-47-amd64", "6.1.0-47-amd64", "a.deb", 1764570000 };
+        struct db_kernel kb = { KID_B, "6.1.0-57-amd64", "6.1.0-57-amd64", "b.deb", 1764570001 };
+        struct db_kernel kh = { KID_H, SITEFIXTURE_HOSTILE, "6.1", "h.deb", 1764570002 };
+        unsigned seed = 42;
+        int r;
+
+        r = db_kernel_upsert(db, &ka, err);
+        if (r >= 0)
+                r = db_kernel_upsert(db, &kb, err);
+        if (r >= 0 && hostile)
+                r = db_kernel_upsert(db, &kh, err);
+        for (int i = 0; r >= 0 && i < n_runs; i++) {
+                struct db_run run = {
+                        .tag = hostile ? "\"><script>alert(1)</script>" : "nightly",
+                        .settings_json = "{\"kernels\":[{\"name\":\"6.1.0-47-amd64\"},{\"name\":\"6.1.0-57-amd64\"}],"
+                                         "\"workloads\":[\"dd:size=32M\",\"ftp:size=32M\"],\"repeats\":2,"
+                                         "\"mem_mb\":160,\"note\":\"<b>bold?</b>\"}",
+                        .host = "builder", .qemu_version = "7.2.22", .libvirt_version = "9.0.0",
+                        .kbench_version = "0.1.0", .started_at = 1764575000.0 + 3600 * i,
+                };
+                const char *kids[3] = { KID_A, KID_B, KID_H };
+                int nk = hostile ? 3 : 2;
+
+                r = db_run_create(db, &run, err);
+                for (int c = 0; r >= 0 && c < cells_per_run; c++)
+                        r = add_cell(db, run.id, c, kids[c % nk], (c / nk) % 2, c == cells_per_run - 1, hostile,
+                                     &seed, err);
+                if (r >= 0)
+                        r = db_run_finish(db, run.id, "complete", err);
+        }
+        return r;
+}

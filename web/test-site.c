@@ -1,0 +1,298 @@
+/* test-site.c: the site on a generated store (web/sitefixture.c): every
+ * page is written once and never again while nothing changes; a new run
+ * rewrites only the pages it touches; hostile text from the database (a
+ * kernel name, a tag, a cell detail, console text, a metric note) is
+ * escaped on every page; no page refers to anything outside itself; the
+ * planted stall run, halt and phase marks are drawn. */
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/test.h"
+#include "web/page.h"
+#include "web/site.h"
+#include "web/sitefixture.h"
+
+TEST_MAIN();
+
+struct fx {
+        char dir[64], db_path[128], site[128];
+        struct db *db;
+};
+
+static void fx_init(struct fx *f, int runs, int cells, int hostile) {
+        struct kb_error err = { { 0 } };
+
+        snprintf(f->dir, sizeof(f->dir), "/tmp/kbench-test-site-XXXXXX");
+        ASSERT_TRUE(mkdtemp(f->dir));
+        snprintf(f->db_path, sizeof(f->db_path), "%s/results.db", f->dir);
+        snprintf(f->site, sizeof(f->site), "%s/site", f->dir);
+        ASSERT_EQ(db_open(f->db_path, &f->db, &err), 0);
+        if (sitefixture_fill(f->db, runs, cells, hostile, &err) < 0)
+                TEST_FAIL("fixture: %s", err.msg);
+}
+
+static void fx_free(struct fx *f) {
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
+
+        db_close(f->db);
+        ASSERT_EQ(system(cmd), 0);
+}
+
+static struct site_result publish(struct fx *f) {
+        struct kb_error err = { { 0 } };
+        struct site_options o = { .dir = f->site };
+        struct site_result res = { 0 };
+
+        if (site_publish(f->db, &o, &res, &err) < 0)
+                TEST_FAIL("publish: %s", err.msg);
+        return res;
+}
+
+static char *read_page(struct fx *f, const char *name) {
+        g_autofree char *path = g_build_filename(f->site, name, NULL);
+        char *text = NULL;
+
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                TEST_FAIL("cannot read %s", path);
+        return text;
+}
+
+static size_t count(const char *hay, const char *needle) {
+        size_t n = 0;
+
+        for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+                n++;
+        return n;
+}
+
+static GPtrArray *pages(struct fx *f) {
+        GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
+        DIR *d = opendir(f->site);
+        struct dirent *e;
+
+        ASSERT_TRUE(d != NULL);
+        while ((e = readdir(d)))
+                if (e->d_name[0] != '.')
+                        g_ptr_array_add(v, g_strdup(e->d_name));
+                else
+                        ASSERT_TRUE(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0);
+        closedir(d);
+        return v;
+}
+
+TEST(incremental) {
+        struct fx f;
+        struct site_result r;
+        struct kb_error err = { { 0 } };
+        g_autoptr(GPtrArray) names = NULL;
+        struct stat st1, st2;
+        g_autofree char *idx = NULL;
+
+        fx_init(&f, 2, 8, 0);
+        r = publish(&f);
+        /* 2 runs x (1 run page + 8 cells + 1 comparison) + 2 kernels + index */
+        ASSERT_EQ(r.written, 2 * 10 + 2 + 1);
+        ASSERT_EQ(r.unchanged, 0);
+        names = pages(&f);
+        ASSERT_EQ(names->len, r.written);   /* no temporary file left behind */
+        idx = g_build_filename(f.site, "index.html", NULL);
+        ASSERT_EQ(stat(idx, &st1), 0);
+
+        /* two runs of the same settings: the kernel page draws their trend */
+        {
+                g_autofree char *k = read_page(&f, "kernel-6.1.0-47-amd64.html");
+
+                ASSERT_TRUE(strstr(k, "<title>dd.write_MBps</title>") != NULL);
+                ASSERT_TRUE(strstr(k, "<title>ftp.MBps</title>") != NULL);
+                ASSERT_TRUE(strstr(k, ">run</text>") != NULL);
+        }
+
+        r = publish(&f);
+        ASSERT_EQ(r.written, 0);
+        ASSERT_EQ(r.unchanged, 2 * 10 + 2 + 1);
+        ASSERT_EQ(stat(idx, &st2), 0);
+        ASSERT_EQ(st1.st_ino, st2.st_ino);  /* not even replaced */
+
+        /* A new run: its page, cells and comparison, both kernel pages, the index. */
+        ASSERT_EQ(sitefixture_fill(f.db, 1, 4, 0, &err), 0);
+        r = publish(&f);
+        ASSERT_EQ(r.written, 1 + 4 + 1 + 2 + 1);
+        ASSERT_EQ(r.unchanged, 2 * 10);
+
+        /* A damaged page is put back. */
+        {
+                g_autofree char *p = g_build_filename(f.site, "run-1.html", NULL);
+
+                ASSERT_TRUE(g_file_set_contents(p, "x", 1, NULL));
+                r = publish(&f);
+                ASSERT_EQ(r.written, 1);
+        }
+        fx_free(&f);
+}
+
+TEST(hostile_text_is_text) {
+        struct fx f;
+        g_autoptr(GPtrArray) names = NULL;
+        int saw_kernel = 0, saw_tag = 0, saw_detail = 0, saw_console = 0;
+
+        fx_init(&f, 1, 7, 1);
+        publish(&f);
+        names = pages(&f);
+        for (guint i = 0; i < names->len; i++) {
+                g_autofree char *page = read_page(&f, g_ptr_array_index(names, i));
+
+                /* The only markup is the page's own. */
+                ASSERT_TRUE(strstr(page, "<img") == NULL);
+                ASSERT_TRUE(strstr(page, "<script") == NULL);
+                ASSERT_TRUE(strstr(page, "<b>") == NULL);
+                ASSERT_TRUE(strstr(page, "\x1b") == NULL);
+                ASSERT_TRUE(strstr(page, "\xff") == NULL);
+                ASSERT_TRUE(strstr(page, "onerror=alert") == NULL ||
+                            strstr(page, "&lt;img src=x onerror=alert(1)&gt;") != NULL);
+                /* Nothing outside the page: no URL with a scheme but SVG's namespace. */
+                ASSERT_EQ(count(page, "http://") + count(page, "https://"),
+                          count(page, "xmlns=\"http://www.w3.org/2000/svg\""));
+                ASSERT_TRUE(strstr(page, "src=\"") == NULL);
+                ASSERT_TRUE(strncmp(page, "<!DOCTYPE html>", 15) == 0);
+                ASSERT_TRUE(strstr(page, "name=\"viewport\"") != NULL);
+                saw_kernel |= strstr(page, "&lt;img src=x onerror=alert(1)&gt;") != NULL;
+                saw_tag |= strstr(page, "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;") != NULL;
+                saw_detail |= strstr(page, "no record for 60 s: &lt;img") != NULL;
+                saw_console |= strstr(page, "&lt;/pre&gt;&lt;script&gt;alert(2)") != NULL;
+        }
+        ASSERT_TRUE(saw_kernel && saw_tag && saw_detail && saw_console);
+        /* the kernel's page exists under a name that is safe */
+        {
+                g_autofree char *file = page_kernel_file(SITEFIXTURE_HOSTILE);
+                g_autofree char *page = read_page(&f, file);
+
+                ASSERT_TRUE(strspn(file, "abcdefghijklmnopqrstuvwxyz0123456789_-.") == strlen(file));
+                ASSERT_TRUE(strstr(page, "<h1>Kernel &lt;img src=x onerror=alert(1)&gt;</h1>") != NULL);
+        }
+        fx_free(&f);
+}
+
+TEST(cell_charts) {
+        struct fx f;
+        g_autofree char *dd = NULL, *ftp = NULL, *failed = NULL;
+
+        fx_init(&f, 1, 6, 0);
+        publish(&f);
+        /* c000 is dd (kernel A), c002 ftp (kernel A); c005 failed */
+        dd = read_page(&f, "cell-1-c000.html");
+        ftp = read_page(&f, "cell-1-c002.html");
+        failed = read_page(&f, "cell-1-c005.html");
+        ASSERT_EQ(count(dd, "<svg "), 4);
+        ASSERT_TRUE(strstr(dd, "1 writeout stall run shaded") != NULL);
+        /* the stall band is drawn on each of the four charts */
+        ASSERT_EQ(count(dd, "fill-opacity=\"0.2\""), 4);
+        ASSERT_TRUE(strstr(dd, ">write</text>") != NULL && strstr(dd, ">read</text>") != NULL);
+        ASSERT_TRUE(strstr(dd, ">bogus</text>") == NULL); /* bad CRC: no mark */
+        ASSERT_TRUE(strstr(dd, ">mounted<") == NULL);    /* the agent's, not the workload's */
+        ASSERT_TRUE(strstr(dd, "NUL:\xe2\x90\x80:after") != NULL);
+        ASSERT_TRUE(strstr(dd, "\xe2\x90\x9b[31mcolour") != NULL);
+
+        ASSERT_EQ(count(ftp, "<svg "), 5);
+        ASSERT_TRUE(strstr(ftp, "1 halt of at least 1 s shaded") != NULL);
+        ASSERT_TRUE(strstr(ftp, "0 writeout stall runs shaded") != NULL);
+        ASSERT_TRUE(strstr(ftp, ">sync-start") != NULL);
+
+        ASSERT_TRUE(strstr(failed, "state bad\">hang<") != NULL);
+        ASSERT_TRUE(strstr(failed, "failures never enter statistics") != NULL);
+        ASSERT_TRUE(strstr(failed, "Kernel console (ttyS0)") != NULL);
+        fx_free(&f);
+}
+
+TEST(run_page) {
+        struct fx f;
+        g_autofree char *run = NULL, *index = NULL;
+
+        fx_init(&f, 1, 9, 0);
+        publish(&f);
+        run = read_page(&f, "run-1.html");
+        index = read_page(&f, "index.html");
+        /* kernel x workload matrix, with bar charts for dd and ftp metrics */
+        ASSERT_TRUE(strstr(run, "<h3>dd</h3>") != NULL && strstr(run, "<h3>ftp</h3>") != NULL);
+        ASSERT_TRUE(strstr(run, ">dd.write_MBps<") != NULL);
+        ASSERT_TRUE(count(run, "<svg ") >= 3);
+        ASSERT_TRUE(strstr(run, "Failed cells (1)") != NULL);
+        ASSERT_TRUE(strstr(run, "href=\"cell-1-c008.html\"") != NULL);
+        ASSERT_TRUE(strstr(index, "href=\"run-1.html\"") != NULL);
+        ASSERT_TRUE(strstr(index, "href=\"kernel-6.1.0-57-amd64.html\"") != NULL);
+        ASSERT_TRUE(strstr(index, "Failed cells (1)") != NULL);
+        fx_free(&f);
+}
+
+TEST(compare_page) {
+        struct fx f;
+        g_autofree char *file = page_compare_file("run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64");
+        g_autofree char *page = NULL, *index = NULL, *run = NULL;
+        struct kb_error err = { { 0 } };
+        struct site_options o = { 0 };
+        struct site_result res;
+        const char *bad[] = { "nothing:here" };
+        const char *pairs[] = { "6.1.0-47-amd64:6.1.0-57-amd64", "run:1:6.1.0-47-amd64:run:1:6.1.0-57-amd64" };
+
+        fx_init(&f, 1, 12, 0);
+        publish(&f);
+        page = read_page(&f, file);
+        index = read_page(&f, "index.html");
+        run = read_page(&f, "run-1.html");
+        /* one table per paired workload, with the statistics columns */
+        ASSERT_EQ(count(page, "<table class=\"cmp\">"), 2 * 2);    /* main rows + the vmstat disclosure, dd and ftp */
+        ASSERT_TRUE(strstr(page, "<th>p (Welch)</th>") != NULL && strstr(page, "<th>mde</th>") != NULL);
+        ASSERT_TRUE(strstr(page, "<th>n for 2%</th>") != NULL);
+        ASSERT_TRUE(strstr(page, ">dd.write_MBps<") != NULL && strstr(page, ">ftp.MBps<") != NULL);
+        /* overlaid vmstat of one representative cell per side, and bars */
+        ASSERT_TRUE(strstr(page, "nearest the side&#39;s median") != NULL);
+        ASSERT_TRUE(count(page, "<svg ") >= 2 * 4 + 1 + 2);
+        ASSERT_TRUE(strstr(page, "stroke-dasharray=\"5 3\"") != NULL);
+        /* no verdict colours without a verdict */
+        ASSERT_TRUE(strstr(page, "class=\"worse\">worse<") == NULL || strstr(page, " worse,") != NULL);
+        ASSERT_TRUE(strstr(index, file) != NULL && strstr(run, file) != NULL);
+
+        /* --compare: a selector pair the store answers, split at the right ':' */
+        o.dir = f.site;
+        o.compares = pairs;
+        o.n_compares = 2;
+        if (site_publish(f.db, &o, &res, &err) < 0)
+                TEST_FAIL("--compare: %s", err.msg);
+        {
+                g_autofree char *k = page_compare_file("6.1.0-47-amd64", "6.1.0-57-amd64");
+                g_autofree char *p = read_page(&f, k);
+
+                ASSERT_TRUE(strstr(p, "<table class=\"cmp\">") != NULL);
+        }
+        ASSERT_EQ(res.removed, 0);   /* the second pair is the default comparison's page */
+        /* with only the first pair, the run:1 comparison's page is stale */
+        o.n_compares = 1;
+        ASSERT_EQ(site_publish(f.db, &o, &res, &err), 0);
+        ASSERT_EQ(res.removed, 1);
+        {
+                g_autofree char *p = g_build_filename(f.site, file, NULL);
+
+                ASSERT_TRUE(access(p, F_OK) < 0);
+        }
+        o.compares = bad;
+        o.n_compares = 1;
+        ASSERT_EQ(site_publish(f.db, &o, &res, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "nothing:here") != NULL);
+        fx_free(&f);
+}
+
+TEST(slugs) {
+        g_autofree char *a = page_slug("6.1.0-57-amd64");
+        g_autofree char *b = page_slug("6.1.0/57");
+        g_autofree char *c = page_slug("6.1.0_57");
+        g_autofree char *d = page_slug("..");
+        g_autofree char *e = page_slug("");
+
+        ASSERT_STREQ(a, "6.1.0-57-amd64");
+        ASSERT_TRUE(strchr(b, '/') == NULL);
+        ASSERT_TRUE(strcmp(b, c) != 0);      /* '/' -> '_' but the hash keeps them apart */
+        ASSERT_TRUE(d[0] != '.');
+        ASSERT_TRUE(e[0] != '\0');
+}
