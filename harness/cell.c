@@ -833,6 +833,10 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
                         g_strlcpy(res->detail, warn, sizeof(res->detail));
         }
 
+        /* How the guest started, for every cell (show's START column):
+         * warm and cold cells are told apart by this alone. */
+        metric_add(&res->metrics, CELL_METRIC_WARM, res->warm ? 1 : 0, "");
+
         /* Keep what the job printed with the cell: it is the evidence for the metrics. */
         res->output = g_string_new(NULL);
         for (guint i = 0; i < c.host_notes->len; i++)

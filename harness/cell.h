@@ -72,7 +72,7 @@ struct cell_result {
         int exit_code;                     /* job exit code, -1 if none */
         long rejected;                     /* ttyS1 lines rejected */
         char *release;                     /* from the ready record */
-        struct metric_list metrics;
+        struct metric_list metrics;        /* the workload's, and CELL_METRIC_WARM */
         GArray *vmstat;                    /* struct cell_vmstat_line */
         GArray *points;                    /* struct cell_point */
         GString *console;                  /* ttyS0, whole */
@@ -114,6 +114,9 @@ void cell_result_clear(struct cell_result *r);
  * key, or the snapshot's fixed id), with the user's extra arguments
  * (append may be NULL). Caller frees with g_free. */
 char *cell_cmdline(const char *cell_id, const char *append);
+
+/* The metric every cell carries: 1 restored from a snapshot, 0 booted. */
+#define CELL_METRIC_WARM "boot_warm"
 
 /* How long a restored guest may take to answer the hello with its ready
  * before the snapshot counts as broken and the cell boots cold. */

@@ -29,6 +29,7 @@ static const struct metrics_info report_rows[] = {
         { "vmstat.wa_mean", "%", METRICS_NONE, 0, "CPU split is context" },
         { "vmstat.*_cov", "ratio", METRICS_NONE, 0, "a spread, not a level" },
         { "boot_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
+        { "boot_warm", "", METRICS_NONE, 0, "how the cell started: 1 restored from a snapshot, 0 booted" },
         { "workload_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
         { "total_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
 };
