@@ -10,7 +10,8 @@
  *            a lost record
  *   t_ms     guest CLOCK_MONOTONIC in milliseconds when the record was made
  *   type     [a-z-]{1,15}: ready, vmstat-header, vmstat-boot, vmstat, vmstat-note, out, err,
- *            event, metric, done, log. vmstat rows hold the columns of
+ *            event, metric, done, log, disk-head (CRC-32 of the disk's first 4 KiB as the
+ *            guest reads them before mounting, 8 hex digits). vmstat rows hold the columns of
  *            common/vmstat-columns.h, "-" where the guest's kernel does not
  *            provide a value (stored NULL, never 0); one vmstat-note
  *            "# absent COL...: why" after the header says which and why.
