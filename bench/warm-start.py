@@ -13,6 +13,7 @@ it alone, under the guest lock):
    made, and warm again reusing them.
 
 Figures from a host that runs anything else are indicative only."""
+import functools
 import glob
 import json
 import os
@@ -22,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+print = functools.partial(print, flush=True)  # partial results survive an interrupted run
 
 KBENCH = sys.argv[1]
 N = int(os.environ.get("KBENCH_BENCH_N", "6"))
