@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/fs.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/signalfd.h>
@@ -37,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/crc32.h"
 #include "common/parse.h"
 #include "common/util.h"
 #include "common/guest-paths.h"
@@ -263,6 +265,22 @@ static void agent_mount_early(void) {
         }
 }
 
+/* Copy the cell id v (n bytes) if it fits the record format. Returns 0
+ * or -EINVAL. */
+static int agent_cell_id(const char *v, size_t n, char *ret_cell) {
+        if (n == 0 || n > PROTO_CELL_MAX)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                char c = v[i];
+                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                      c == '-'))
+                        return -EINVAL;
+        }
+        memcpy(ret_cell, v, n);
+        ret_cell[n] = '\0';
+        return 0;
+}
+
 /* Find kbench.cell=ID on the kernel command line; ID must fit the record
  * format. Returns 0 or -ENOENT/-EINVAL. */
 static int agent_parse_cmdline(const char *cmdline, char *ret_cell) {
@@ -274,21 +292,8 @@ static int agent_parse_cmdline(const char *cmdline, char *ret_cell) {
                 while (*p == ' ' || *p == '\n' || *p == '\t')
                         p++;
                 n = strcspn(p, " \n\t");
-                if (n > strlen(key) && strncmp(p, key, strlen(key)) == 0) {
-                        const char *v = p + strlen(key);
-                        size_t vn = n - strlen(key);
-                        if (vn > PROTO_CELL_MAX)
-                                return -EINVAL;
-                        for (size_t i = 0; i < vn; i++) {
-                                char c = v[i];
-                                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                                      (c >= '0' && c <= '9') || c == '_' || c == '-'))
-                                        return -EINVAL;
-                        }
-                        memcpy(ret_cell, v, vn);
-                        ret_cell[vn] = '\0';
-                        return 0;
-                }
+                if (n > strlen(key) && strncmp(p, key, strlen(key)) == 0)
+                        return agent_cell_id(p + strlen(key), n - strlen(key), ret_cell);
                 p += n;
         }
         return -ENOENT;
@@ -429,6 +434,40 @@ static void agent_say(const char *text) {
                 agent_recordf("log", "say: %s: %s", AGENT_FIFO, strerror(errno));
 }
 
+/* The `ready` record: what the host checks before it sends the job. */
+static void agent_ready(void) {
+        struct sampler_snapshot s;
+        int r;
+
+        if ((r = sampler_read("", &s)) < 0)
+                agent_fail("reading /proc for vmstat: %s", strerror(-r));
+        agent_recordf("ready", "release=%s cpus=%ld mem_kb=%llu", A.release, sysconf(_SC_NPROCESSORS_ONLN),
+                      (unsigned long long)s.mem_total);
+}
+
+/* "hello CELL UNIX_MS": the cell's identity, given to a guest restored
+ * from a snapshot (one saved guest serves every cell, so nothing of the
+ * cell can be on its command line). The records start again at seq 0
+ * under the new id, the wall clock is set (the saved guest's clock stood
+ * still while it was on disk), and a fresh `ready` answers. */
+static void agent_hello(char *args) {
+        char *sp = strchr(args, ' ');
+        char cell[PROTO_CELL_MAX + 1];
+        uint64_t ms;
+
+        if (!sp || agent_cell_id(args, (size_t)(sp - args), cell) < 0 || parse_u64(sp + 1, &ms) < 0 ||
+            ms > UINT64_C(1) << 52) {
+                agent_recordf("log", "hello: '%.60s' is not CELL UNIX_MS", args);
+                return;
+        }
+        memcpy(A.cell, cell, sizeof(cell));
+        A.seq = 0;
+        if (clock_settime(CLOCK_REALTIME, &(struct timespec){ .tv_sec = (time_t)(ms / 1000),
+                                                              .tv_nsec = (long)(ms % 1000) * 1000000 }) < 0)
+                agent_recordf("log", "hello: clock_settime: %s", strerror(errno));
+        agent_ready();
+}
+
 /* One complete line from the host. */
 static void agent_host_line(char *l) {
         size_t n = strlen(l);
@@ -443,6 +482,8 @@ static void agent_host_line(char *l) {
                 agent_script_line(l + 7);
         else if (strcmp(l, "script") == 0 && !A.go)
                 agent_script_line("");
+        else if (strncmp(l, "hello ", 6) == 0 && !A.go)
+                agent_hello(l + 6);
         else if (strcmp(l, "go") == 0 && !A.go)
                 A.go = true;
         else if (strncmp(l, "say ", 4) == 0 || strcmp(l, "say") == 0)
@@ -605,6 +646,50 @@ static int agent_resolve_dev(const char *spec, char *ret_path, size_t size) {
         }
 }
 
+/* Report the CRC-32 of the disk's first AGENT_DISK_HEAD bytes as this
+ * kernel reads them (through the block device's cache, as the filesystem
+ * will): the host compares it with the image it made for the cell. */
+#define AGENT_DISK_HEAD 4096
+
+static void agent_disk_head(int fd, const char *dev) {
+        static char buf[AGENT_DISK_HEAD];
+        size_t got = 0;
+
+        while (got < sizeof(buf)) {
+                ssize_t n = pread(fd, buf + got, sizeof(buf) - got, (off_t)got);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        agent_recordf("log", "read %s head: %s", dev, n < 0 ? strerror(errno) : "end of device");
+                        return;
+                }
+                got += (size_t)n;
+        }
+        agent_recordf("disk-head", "%08x", crc32_update(0, buf, sizeof(buf)));
+}
+
+/* Drop whatever the kernel remembers of the disk under test: its buffered
+ * blocks (BLKFLSBUF) and its partition table (BLKRRPART). A guest restored
+ * from a snapshot probed the snapshot's disk at boot; the cell's disk is
+ * another file behind the same device. The snapshot is saved before
+ * anything opens the disk, so the kernel already dropped those blocks;
+ * this makes it hold whatever the kernel version does. Cold boots do the
+ * same, so warm and cold cells run the same steps. */
+static void agent_forget_disk(const char *dev) {
+        _cleanup_close_ int fd = open(dev, O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0) {
+                agent_recordf("log", "open %s to flush it: %s", dev, strerror(errno));
+                return;
+        }
+        if (ioctl(fd, BLKFLSBUF, 0) < 0)
+                agent_recordf("log", "BLKFLSBUF %s: %s", dev, strerror(errno));
+        /* A disk without partitions has nothing to re-read; EINVAL says so. */
+        if (ioctl(fd, BLKRRPART, 0) < 0 && errno != EINVAL)
+                agent_recordf("log", "BLKRRPART %s: %s", dev, strerror(errno));
+        agent_disk_head(fd, dev);
+}
+
 static void agent_prepare_disk(void) {
         char disk[300];
         int r;
@@ -622,6 +707,7 @@ static void agent_prepare_disk(void) {
                 agent_fail("no file system type given (set fs)");
         if ((r = agent_resolve_dev(A.set.disk, disk, sizeof(disk))) < 0)
                 agent_fail("disk %s did not appear within %d ms: %s", A.set.disk, AGENT_DEV_WAIT_MS, strerror(-r));
+        agent_forget_disk(disk);
         if (mount(disk, A.set.mnt, A.set.fs, 0, A.set.mount_opts[0] ? A.set.mount_opts : NULL) < 0)
                 agent_fail("mount %s (%s) on %s (%s, '%s'): %s", disk, A.set.disk, A.set.mnt, A.set.fs,
                            A.set.mount_opts, strerror(errno));
@@ -885,8 +971,6 @@ static int agent_run_job(void) {
 int main(void) {
         char cmdline[4096], modmsgs[4096];
         struct utsname u;
-        struct sampler_snapshot s;
-        long cpus;
         int r;
 
         agent_mount_early();
@@ -911,13 +995,14 @@ int main(void) {
         strcpy(A.set.net, "0");
         strcpy(A.set.vmstat_interval_ms, "1000");
         A.page_kb = (unsigned)(sysconf(_SC_PAGESIZE) / 1024);
-        cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        if ((r = sampler_read("", &s)) < 0)
-                agent_fail("reading /proc for vmstat: %s", strerror(-r));
-        agent_recordf("ready", "release=%s cpus=%ld mem_kb=%llu", A.release, cpus,
-                      (unsigned long long)s.mem_total);
+        agent_ready();
         for (char *save = NULL, *l = strtok_r(modmsgs, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
                 agent_recordf("log", "%s", l);
+        /* Everything before the wait is out of the UART: a guest saved here
+         * (warm start) carries nothing of this boot into a restored cell.
+         * Nothing has opened the disk under test yet, and nothing will
+         * before the host's go: the kernel holds none of its blocks. */
+        tcdrain(A.tty);
 
         while (!A.go) {
                 struct pollfd pfd = { .fd = A.tty, .events = POLLIN };

@@ -4,11 +4,14 @@
  *
  *   @kb <cell> <seq> <t_ms> <type> <payload> *<crc>\n
  *
- *   cell     the cell id from the kernel command line (kbench.cell=), [A-Za-z0-9_-]{1,31}
- *   seq      0, 1, 2, ... per boot; a gap means a lost record
+ *   cell     the cell id from the kernel command line (kbench.cell=) or from the
+ *            host's hello, [A-Za-z0-9_-]{1,31}
+ *   seq      0, 1, 2, ... per boot, and again from 0 after a hello; a gap means
+ *            a lost record
  *   t_ms     guest CLOCK_MONOTONIC in milliseconds when the record was made
  *   type     [a-z-]{1,15}: ready, vmstat-header, vmstat-boot, vmstat, vmstat-note, out, err,
- *            event, metric, done, log. vmstat rows hold the columns of
+ *            event, metric, done, log, disk-head (CRC-32 of the disk's first 4 KiB as the
+ *            guest reads them before mounting, 8 hex digits). vmstat rows hold the columns of
  *            common/vmstat-columns.h, "-" where the guest's kernel does not
  *            provide a value (stored NULL, never 0); one vmstat-note
  *            "# absent COL...: why" after the header says which and why.
@@ -18,6 +21,9 @@
  *            not including, the " *" before it
  *
  * Host -> guest lines on the same port are unframed (the host is trusted):
+ *   hello <cell> <unix_ms>  a guest restored from a snapshot (warm start) takes
+ *                       the cell's id and the wall clock, restarts seq at 0 and
+ *                       answers with a new ready record
  *   set <key> <value>   agent setting before the job starts
  *   script <line>       one line of the job's shell script (escaped as above)
  *   go                  start: the agent mounts, runs the script, samples vmstat

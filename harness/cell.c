@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/crc32.h"
 #include "common/parse.h"
 #include "common/util.h"
 #include "common/guest-paths.h"
@@ -60,6 +61,9 @@ struct cell {
         struct console_stream stream;      /* ttyS1 accounting */
         double last_record_t;
         double go_t, ready_t, done_t;
+        double ready_timeout_s;            /* boot timeout, or CELL_WARM_READY_S after a restore */
+        off_t console_head;                /* bytes of the snapshot's boot log before this cell's console */
+        uint32_t disk_head;                /* CRC-32 of the first DISK_HEAD_BYTES of the cell's image */
         GPtrArray *out_lines;              /* char*: the job's stdout and stderr */
         GPtrArray *agent_logs;             /* char*: "log" records */
         GPtrArray *host_notes;             /* char*: what the host noted about the cell */
@@ -271,6 +275,35 @@ static int format_disk(const struct cell_spec *s, const char *path, struct kb_er
         return run_tool(is_ext ? argv_ext : argv_other, err);
 }
 
+/* The agent reports the CRC-32 of the disk's first DISK_HEAD_BYTES as it
+ * sees them just before mounting (guest/agent.c); they hold the
+ * filesystem's superblock, unique per mkfs, so a match says the guest
+ * reads this cell's image and no block cached from another. */
+#define DISK_HEAD_BYTES 4096
+
+static int disk_head_crc(const char *path, uint32_t *ret, struct kb_error *err) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        char buf[DISK_HEAD_BYTES];
+        size_t got = 0;
+
+        if (fd < 0)
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        while (got < sizeof(buf)) {
+                ssize_t n = pread(fd, buf + got, sizeof(buf) - got, (off_t)got);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+                if (n == 0)
+                        break;
+                got += (size_t)n;
+        }
+        /* A short image reads as zeros beyond its end, as in the guest. */
+        memset(buf + got, 0, sizeof(buf) - got);
+        *ret = crc32_update(0, buf, sizeof(buf));
+        return 0;
+}
+
 /* Pick count consecutive free TCP ports on 127.0.0.1 starting with a random base. */
 static int pick_ports(uint16_t *ports, int count, struct kb_error *err) {
         for (int attempt = 0; attempt < 200; attempt++) {
@@ -342,6 +375,22 @@ static int send_job(struct cell *c, const struct workload_env *env) {
         return r < 0 ? -EIO : 0;
 }
 
+/* Eight lower-case hex digits, as the agent prints a CRC-32. */
+static int parse_crc(const char *p, size_t len, uint32_t *ret) {
+        uint32_t v = 0;
+
+        if (len != 8)
+                return -EINVAL;
+        for (size_t i = 0; i < 8; i++) {
+                int d = g_ascii_xdigit_value(p[i]);
+                if (d < 0 || g_ascii_isupper(p[i]))
+                        return -EINVAL;
+                v = v << 4 | (uint32_t)d;
+        }
+        *ret = v;
+        return 0;
+}
+
 static void handle_record(struct cell *c, const struct msg *m, const struct proto_record *rec,
                           const struct workload_env *env) {
         const char *type = rec->type;
@@ -360,7 +409,7 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                 }
                 /* The store knows which kernel it handed over; a guest that
                  * says otherwise booted something else. */
-                c->ready_console_len = file_size(c->console_path);
+                c->ready_console_len = c->console_head + file_size(c->console_path);
                 if (c->spec->kernel->release && g_strcmp0(c->res->release, c->spec->kernel->release) != 0) {
                         stop(c, STOP_RELEASE_MISMATCH, NULL);
                         return;
@@ -390,6 +439,18 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                         };
                         c->host_thread = g_thread_new("kbench-host-phase", host_thread, c);
                 }
+        } else if (strcmp(type, "disk-head") == 0) {
+                uint32_t crc = 0;
+                if (c->stage != STAGE_RUN)
+                        return;
+                if (parse_crc(rec->payload, rec->payload_len, &crc) < 0 || crc != c->disk_head) {
+                        g_autofree char *what = g_strdup_printf("guest head crc32 %.8s, image %08x", rec->payload,
+                                                                c->disk_head);
+                        stop(c, STOP_STALE_DISK, what);
+                        return;
+                }
+                g_ptr_array_add(c->host_notes, g_strdup_printf("disk head as the guest reads it matches the "
+                                                               "image (crc32 %08x)", c->disk_head));
         } else if (strcmp(type, "log") == 0) {
                 /* The agent's own notes are evidence, not workload output. */
                 g_ptr_array_add(c->agent_logs, g_strndup(rec->payload, rec->payload_len));
@@ -437,12 +498,27 @@ static void read_console(const char *path, GString *into) {
                 g_string_append_len(into, buf, (gssize)len);
 }
 
+/* Before a restored guest's console: the boot it skipped, the snapshot's
+ * (its kernel messages and warnings are this guest's too), then a line
+ * saying where the restore happened. Returns the bytes added. */
+static off_t console_head(const struct cell_spec *s, GString *into) {
+        gsize before = into->len;
+
+        if (s->snapshot_console)
+                read_console(s->snapshot_console, into);
+        if (into->len > before && into->str[into->len - 1] != '\n')
+                g_string_append_c(into, '\n');
+        g_string_append(into, "[kbench: restored from snapshot; this cell's console follows]\n");
+        return (off_t)(into->len - before);
+}
+
 
 /* ---- the cell's three parts ---------------------------------------------- */
 
 /* Paths and the domain's configuration, owned by one cell_run. */
 struct cell_files {
         char *disk, *swap, *console, *name, *cmdline;
+        uint32_t disk_head;                /* see disk_head_crc */
         struct workload_env env;
         struct vm_config vc;
 };
@@ -453,6 +529,11 @@ static void cell_files_clear(struct cell_files *f) {
         g_free(f->console);
         g_free(f->name);
         g_free(f->cmdline);
+}
+
+char *cell_cmdline(const char *cell_id, const char *append) {
+        return g_strdup_printf("console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell=%s%s%s", cell_id,
+                               append ? " " : "", append ? append : "");
 }
 
 /* Preparation: the guest's environment and ports, the job script, fresh
@@ -496,6 +577,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         if (progress)
                 progress(userdata, "disk");
         if (make_disk(f->disk, s->disk_bytes, &verr) < 0 || format_disk(s, f->disk, &verr) < 0 ||
+            disk_head_crc(f->disk, &f->disk_head, &verr) < 0 ||
             (s->swap_bytes && make_disk(f->swap, s->swap_bytes, &verr) < 0) ||
             (s->swap_bytes && run_tool((char *[]){ "mkswap", "-q", f->swap, NULL }, &verr) < 0)) {
                 /* Not retried: the same settings would fail the same way. */
@@ -506,10 +588,11 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         }
         g_unlink(f->console);
 
-        f->cmdline = g_strdup_printf("console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell=%s%s%s", s->key,
-                                     s->append ? " " : "", s->append ? s->append : "");
+        /* A restored guest keeps the command line it booted with; the
+         * cell's id reaches it in the hello. */
+        f->cmdline = s->snapshot ? g_strdup(s->snapshot_cmdline) : cell_cmdline(s->key, s->append);
         f->vc = (struct vm_config){
-                .name = f->name, .accel = s->accel, .mem_mb = s->mem_mb, .cpus = s->cpus,
+                .name = s->snapshot ? s->snapshot_domain : f->name, .uuid = s->snapshot ? s->snapshot_uuid : NULL, .accel = s->accel, .mem_mb = s->mem_mb, .cpus = s->cpus,
                 .kernel = s->kernel->vmlinux_path ? s->kernel->vmlinux_path : s->kernel->image_path,
                 .initrd = s->initrd, .cmdline = f->cmdline, .disk = f->disk,
                 .swap_disk = s->swap_bytes ? f->swap : NULL, .disk_bytes_per_s = s->disk_bytes_per_s,
@@ -567,7 +650,7 @@ static void cell_pump(struct cell *c, const struct workload_env *env,
                         c->stage = STAGE_READY_WAIT;
                 else if (c->stage == STAGE_BOOT && t > s->boot_timeout_s / 3)
                         stop(c, STOP_NO_CONSOLE, NULL);
-                else if (c->stage == STAGE_READY_WAIT && t > s->boot_timeout_s)
+                else if (c->stage == STAGE_READY_WAIT && t > c->ready_timeout_s)
                         stop(c, STOP_NO_READY, NULL);
                 else if (c->stage == STAGE_RUN && t - c->last_record_t > s->silence_timeout_s)
                         stop(c, STOP_SILENCE, NULL);
@@ -601,13 +684,155 @@ static int real_start(void *ctx, const struct vm_config *config, vm_event_fn fn,
         return vm_start(ctx, config, fn, userdata, ret, err);
 }
 
+static int real_restore(void *ctx, const char *path, const struct vm_config *config, vm_event_fn fn,
+                        void *userdata, struct vm **ret, struct kb_error *err) {
+        return vm_restore(ctx, path, config, fn, userdata, ret, err);
+}
+
 static const struct cell_vm_ops real_vm_ops = {
-        .start = real_start, .send = vm_send, .taints = vm_taints, .stop = vm_stop,
+        .start = real_start, .restore = real_restore, .send = vm_send, .taints = vm_taints, .stop = vm_stop,
 };
 
 int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result *res,
              void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
         return cell_run_ops(&real_vm_ops, conn, s, res, progress, userdata, err);
+}
+
+/* libvirt's taint flags; custom-argv is expected when the user-mode NIC
+ * and its forwards go in as QEMU arguments. */
+static void note_taints(struct cell *c) {
+        g_auto(GStrv) taints = NULL;
+
+        if (c->ops->taints(c->vm, &taints, NULL) == 0)
+                for (size_t i = 0; taints[i]; i++)
+                        g_ptr_array_add(c->host_notes, g_strdup_printf("libvirt: %s", taints[i]));
+}
+
+static void cell_start_cold(struct cell *c, struct cell_files *f, void *ctx,
+                            void (*progress)(void *userdata, const char *stage), void *userdata) {
+        struct kb_error verr = { { 0 } };
+
+        if (progress)
+                progress(userdata, "boot");
+        c->res->started_at = (double)g_get_real_time() / 1e6;
+        c->t0_us = g_get_monotonic_time();
+        if (c->ops->start(ctx, &f->vc, on_vm_event, c, &c->vm, &verr) < 0) {
+                stop(c, STOP_VM_START_FAILED, verr.msg);
+                return;
+        }
+        load_find_qemu(c, f->vc.name);
+        note_taints(c);
+        cell_pump(c, &f->env, progress, userdata);
+        c->res->total_s = now_s(c);
+}
+
+/* Restore the snapshot, give the guest the cell's identity, run the pump.
+ * Returns 0 when the cell ran warm (whatever its end), -1 when the
+ * snapshot failed before the guest's ready (the cell is to boot cold;
+ * c->stop_detail says why). */
+static int cell_start_warm(struct cell *c, struct cell_files *f, void *ctx,
+                           void (*progress)(void *userdata, const char *stage), void *userdata) {
+        const struct cell_spec *s = c->spec;
+        struct kb_error verr = { { 0 } };
+        int64_t now_ms;
+
+        if (progress)
+                progress(userdata, "restore");
+        c->console_head = console_head(s, c->res->console);
+        /* The restored guest is past its boot: it answers the hello. */
+        c->stage = STAGE_READY_WAIT;
+        c->ready_timeout_s = CELL_WARM_READY_S;
+        c->res->started_at = (double)g_get_real_time() / 1e6;
+        c->t0_us = g_get_monotonic_time();
+        if (!c->ops->restore || c->ops->restore(ctx, s->snapshot, &f->vc, on_vm_event, c, &c->vm, &verr) < 0) {
+                stop(c, STOP_VM_START_FAILED, c->ops->restore ? verr.msg : "no restore operation");
+                return -1;
+        }
+        now_ms = g_get_real_time() / 1000;
+        {
+                g_autofree char *hello = g_strdup_printf("hello %s %" G_GINT64_FORMAT "\n", s->key, now_ms);
+                if (c->ops->send(c->vm, hello, strlen(hello), &verr) < 0) {
+                        stop(c, STOP_SEND_FAILED, verr.msg);
+                        return -1;
+                }
+        }
+        load_find_qemu(c, f->vc.name);
+        note_taints(c);
+        cell_pump(c, &f->env, progress, userdata);
+        c->res->total_s = now_s(c);
+        /* What the host did (an interrupt, the deadline, a full disk) is
+         * the cell's end; what the restored guest failed to do before its
+         * ready is the snapshot's. */
+        if (c->stop == STOP_INTERRUPTED || c->stop == STOP_DEADLINE || c->stop == STOP_IO_ERROR ||
+            (c->ready_t > 0 && c->stop != STOP_RELEASE_MISMATCH)) {
+                c->res->warm = 1;
+                return 0;
+        }
+        return -1;
+}
+
+static const char *stop_name(enum endstate_stop why) {
+        switch (why) {
+        case STOP_VM_START_FAILED: return "restore failed";
+        case STOP_SEND_FAILED: return "hello not sent";
+        case STOP_RELEASE_MISMATCH: return "another release";
+        case STOP_DOMAIN_ENDED: return "domain ended";
+        case STOP_NO_READY: return "no ready";
+        default: return "stopped";
+        }
+}
+
+/* The snapshot failed: forget everything the restored guest did, so the
+ * cold boot that follows is a cell like any other. The cell's disk is
+ * unchanged (the guest never had its go). */
+static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
+        const struct cell_spec *s = c->spec;
+        struct cell_result *res = c->res;
+        struct msg *m;
+
+        g_ptr_array_add(c->host_notes, g_strdup_printf("warm start failed after %.2f s (%s%s%s); the snapshot "
+                                                       "is removed and the cell boots cold", now_s(c),
+                                                       stop_name(c->stop), c->stop_detail ? ": " : "",
+                                                       c->stop_detail ? c->stop_detail : ""));
+        c->ops->stop(c->vm, 0);
+        c->vm = NULL;
+        while ((m = g_async_queue_try_pop(c->q)))
+                msg_free(m);
+        res->snapshot_failed = 1;
+        res->boot_s = res->total_s = NAN;
+        g_clear_pointer(&res->release, g_free);
+        g_string_truncate(res->console, 0);
+        g_string_truncate(res->data, 0);
+        for (guint i = 0; i < res->vmstat->len; i++) {
+                struct cell_vmstat_line *v = &g_array_index(res->vmstat, struct cell_vmstat_line, i);
+                g_free(v->type);
+                g_free(v->text);
+        }
+        g_array_set_size(res->vmstat, 0);
+        g_array_set_size(res->points, 0);
+        g_ptr_array_set_size(c->out_lines, 0);
+        g_ptr_array_set_size(c->events, 0);
+        g_array_set_size(c->event_t, 0);
+        /* The restored guest's notes are kept as evidence of the failure. */
+        for (guint i = 0; i < c->agent_logs->len; i++)
+                g_ptr_array_add(c->host_notes, g_strdup_printf("restored guest said: %s",
+                                                               (char *)c->agent_logs->pdata[i]));
+        g_ptr_array_set_size(c->agent_logs, 0);
+        g_clear_pointer(&c->stop_detail, g_free);
+        c->stop = STOP_DONE;
+        c->stage = STAGE_BOOT;
+        c->ready_t = c->go_t = c->done_t = c->last_record_t = 0;
+        c->ready_console_len = 0;
+        c->console_head = 0;
+        c->ready_timeout_s = s->boot_timeout_s;
+        memset(&c->lines, 0, sizeof(c->lines));
+        console_stream_init(&c->stream, s->key);
+        g_unlink(f->console);
+        g_free(f->cmdline);
+        f->cmdline = cell_cmdline(s->key, s->append);
+        f->vc.cmdline = f->cmdline;
+        f->vc.uuid = NULL;
+        f->vc.name = f->name;
 }
 
 int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *s, struct cell_result *res,
@@ -616,7 +841,6 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         struct console_verdict cv = { 0 };
         struct endstate_facts facts;
         struct endstate es;
-        struct kb_error verr = { { 0 } };
         struct cell c = { 0 };
         struct statvfs st;
         char space[160] = "";
@@ -649,31 +873,21 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         c.event_t = g_array_new(FALSE, FALSE, sizeof(double));
         g_mutex_init(&c.data_lock);
         c.stage = STAGE_BOOT;
+        c.ready_timeout_s = s->boot_timeout_s;
+        c.disk_head = f.disk_head;
         console_stream_init(&c.stream, s->key);
 
-        if (progress)
-                progress(userdata, "boot");
-        res->started_at = (double)g_get_real_time() / 1e6;
-        c.t0_us = g_get_monotonic_time();
-        r = ops->start(ctx, &f.vc, on_vm_event, &c, &c.vm, &verr);
-        if (r < 0) {
-                stop(&c, STOP_VM_START_FAILED, verr.msg);
-        } else {
-                /* Record libvirt's taint flags; custom-argv is expected when
-                 * the user-mode NIC and its forwards go in as QEMU arguments. */
-                g_auto(GStrv) taints = NULL;
-                load_find_qemu(&c, f.name);
-                if (ops->taints(c.vm, &taints, NULL) == 0)
-                        for (size_t i = 0; taints[i]; i++)
-                                g_ptr_array_add(c.host_notes, g_strdup_printf("libvirt: %s", taints[i]));
-                cell_pump(&c, &f.env, progress, userdata);
-                res->total_s = now_s(&c);
-        }
+        if (s->snapshot && cell_start_warm(&c, &f, ctx, progress, userdata) < 0)
+                cell_fall_back_cold(&c, &f);
+        if (!res->warm)
+                cell_start_cold(&c, &f, ctx, progress, userdata);
 
         c.host_cancel = 1;
         if (c.host_thread)
                 g_thread_join(c.host_thread);
-        ops->stop(c.vm, 1);
+        /* The next warm cell restores under the same name and UUID: this
+         * domain must be gone before it. */
+        ops->stop(c.vm, !res->warm);
         /* The event loop no longer touches c.lines: count what it dropped. */
         res->rejected = c.stream.rejected + (long)c.lines.dropped;
         if (c.lines.dropped && !c.stream.first_reject[0])
@@ -691,6 +905,10 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         g_strlcpy(res->detail, es.detail, sizeof(res->detail));
         res->retryable = es.retryable;
         res->host_failed = es.host_failed;
+        /* A restored guest that read a block of another disk: the snapshot
+         * is not to be trusted again. */
+        if (res->warm && c.stop == STOP_STALE_DISK)
+                res->snapshot_failed = 1;
         if (es.parse) {
                 char warn[sizeof(res->detail)];
                 g_strlcpy(warn, res->detail, sizeof(warn));
@@ -700,6 +918,10 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         }
         if (c.done_t > 0 && strcmp(res->state, CELL_OK) == 0)
                 load_metrics(&c);
+
+        /* How the guest started, for every cell (show's START column):
+         * warm and cold cells are told apart by this alone. */
+        metric_add(&res->metrics, CELL_METRIC_WARM, res->warm ? 1 : 0, "");
 
         /* Keep what the job printed with the cell: it is the evidence for the metrics. */
         res->output = g_string_new(NULL);

@@ -39,6 +39,13 @@ struct cell_spec {
         const char *hostload_root;         /* this host's /proc is under it ("" = /proc); NULL: QEMU
                                               runs elsewhere (remote URI), host load unknown */
         double contended_pct;              /* foreign CPU above this marks the cell contended, % */
+        /* Warm start (harness/warm.c): the guest is restored from this
+         * snapshot instead of booted; NULL boots cold. */
+        const char *snapshot;              /* libvirt save image */
+        const char *snapshot_console;      /* its boot's ttyS0 log, the head of the cell's console */
+        const char *snapshot_uuid;         /* the saved guest's UUID (a restored definition keeps it) */
+        const char *snapshot_cmdline;      /* the saved guest's kernel command line */
+        const char *snapshot_domain;       /* the saved guest's domain name (a restored one keeps it) */
 };
 
 struct cell_vmstat_line {
@@ -61,6 +68,8 @@ struct cell_result {
         int retryable;                     /* infra-error worth another attempt */
         int host_failed;                   /* the host failed (disk full): stop the run */
         int contended;                     /* ok, but foreign CPU over spec->contended_pct in the window */
+        int warm;                          /* 1: restored from spec->snapshot, 0: booted cold */
+        int snapshot_failed;               /* the snapshot did not restore (the cell booted cold): delete it */
         double started_at;                 /* unix time of QEMU start */
         double boot_s;                     /* QEMU start -> agent ready (NAN if never) */
         double workload_s;                 /* go -> done (NAN if never) */
@@ -68,7 +77,7 @@ struct cell_result {
         int exit_code;                     /* job exit code, -1 if none */
         long rejected;                     /* ttyS1 lines rejected */
         char *release;                     /* from the ready record */
-        struct metric_list metrics;
+        struct metric_list metrics;        /* the workload's, and CELL_METRIC_WARM */
         GArray *vmstat;                    /* struct cell_vmstat_line */
         GArray *points;                    /* struct cell_point */
         GString *console;                  /* ttyS0, whole */
@@ -79,10 +88,13 @@ struct cell_result {
 
 /* How a cell reaches its VM: harness/vm.c for real cells, a scripted fake
  * in the unit tests (test-cell.c), so the pump and the end-state rule run
- * without booting. Same contracts as vm_start, vm_send, vm_taints, vm_stop. */
+ * without booting. Same contracts as vm_start, vm_restore, vm_send,
+ * vm_taints, vm_stop. */
 struct cell_vm_ops {
         int (*start)(void *ctx, const struct vm_config *config, vm_event_fn fn, void *userdata,
                      struct vm **ret, struct kb_error *err);
+        int (*restore)(void *ctx, const char *path, const struct vm_config *config, vm_event_fn fn,
+                       void *userdata, struct vm **ret, struct kb_error *err);
         int (*send)(struct vm *vm, const char *data, size_t len, struct kb_error *err);
         int (*taints)(struct vm *vm, char ***ret, struct kb_error *err);
         void (*stop)(struct vm *vm, int background);
@@ -102,6 +114,18 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *spec, struct cell_res
              void (*progress)(void *userdata, const char *stage), void *userdata,
              struct kb_error *err);
 void cell_result_clear(struct cell_result *r);
+
+/* The kernel command line of a guest that names itself cell_id (the cell
+ * key, or the snapshot's fixed id), with the user's extra arguments
+ * (append may be NULL). Caller frees with g_free. */
+char *cell_cmdline(const char *cell_id, const char *append);
+
+/* The metric every cell carries: 1 restored from a snapshot, 0 booted. */
+#define CELL_METRIC_WARM "boot_warm"
+
+/* How long a restored guest may take to answer the hello with its ready
+ * before the snapshot counts as broken and the cell boots cold. */
+#define CELL_WARM_READY_S 15.0
 
 /* Set by the SIGINT handler: the running cell ends as infra-error "interrupted". */
 extern volatile int cell_interrupted;

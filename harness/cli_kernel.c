@@ -9,6 +9,7 @@
 
 #include "common/util.h"
 #include "harness/cli.h"
+#include "harness/snapshot.h"
 #include "kernels/kstore.h"
 
 static void kstore_freep(struct kstore **s) { kstore_free(*s); }
@@ -106,8 +107,9 @@ static int kernel_list(int argc, char **argv, const struct cli_global *g) {
         g_autoptr(GOptionContext) ctx = g_option_context_new("- list stored kernels");
         _cleanup_kstore_ struct kstore *s = NULL;
         struct kstore_kernel **v = NULL;
+        struct snapshot_info *snaps = NULL;
         struct kb_error err = { "" };
-        size_t n = 0;
+        size_t n = 0, n_snaps = 0;
         int r;
 
         g_option_context_add_main_entries(ctx, entries, NULL);
@@ -119,36 +121,67 @@ static int kernel_list(int argc, char **argv, const struct cli_global *g) {
                 return r;
         if (kstore_list(s, &v, &n, &err) < 0)
                 return cli_error(&err);
+        if (snapshot_list(g->home, &snaps, &n_snaps, &err) < 0) {
+                kstore_kernel_list_free(v, n);
+                return cli_error(&err);
+        }
         if (json) {
                 json_auto_t *a = json_array();
-                for (size_t i = 0; i < n; i++)
-                        json_array_append_new(a, kstore_kernel_to_json(v[i]));
+                for (size_t i = 0; i < n; i++) {
+                        json_t *k = kstore_kernel_to_json(v[i]), *sv = json_array();
+                        for (size_t j = 0; j < n_snaps; j++)
+                                if (strcmp(snaps[j].kernel_id, v[i]->id) == 0)
+                                        json_array_append_new(sv, json_pack("{s:s, s:I, s:i, s:i, s:f, s:f, s:b}",
+                                                "key", snaps[j].key, "bytes", (json_int_t)snaps[j].bytes,
+                                                "mem_mb", (int)snaps[j].mem_mb, "cpus", (int)snaps[j].cpus,
+                                                "created_at", snaps[j].created_at, "boot_s", snaps[j].boot_s,
+                                                "complete", snaps[j].complete));
+                        json_object_set_new(k, "snapshots", sv);
+                        json_array_append_new(a, k);
+                }
                 json_dumpf(a, stdout, JSON_INDENT(2));
                 putchar('\n');
         } else if (n == 0) {
                 fprintf(stderr, "no kernels stored; add one with 'kbench kernel add FILE'\n");
         } else {
-                printf("%-28s %-28s %-12s %-4s %7s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED");
+                printf("%-28s %-28s %-12s %-4s %7s  %-16s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED",
+                       "SNAPSHOTS");
                 for (size_t i = 0; i < n; i++) {
                         char added[32] = "-";
                         time_t at = (time_t)v[i]->added_at;
                         struct tm tm;
+                        uint64_t bytes = 0;
+                        int count = 0;
                         if (localtime_r(&at, &tm))
                                 strftime(added, sizeof(added), "%Y-%m-%d %H:%M", &tm);
-                        printf("%-28s %-28s %.12s %-4s %7d  %s\n", v[i]->name, v[i]->release ? v[i]->release : "-",
+                        for (size_t j = 0; j < n_snaps; j++)
+                                if (strcmp(snaps[j].kernel_id, v[i]->id) == 0) {
+                                        count++;
+                                        bytes += snaps[j].bytes;
+                                }
+                        printf("%-28s %-28s %.12s %-4s %7d  %-16s  ", v[i]->name, v[i]->release ? v[i]->release : "-",
                                v[i]->id, v[i]->vmlinux_path ? "yes" : "no", v[i]->n_modules, added);
+                        if (count)
+                                printf("%d (%.1f MiB)\n", count, (double)bytes / (1 << 20));
+                        else
+                                printf("-\n");
                 }
         }
         kstore_kernel_list_free(v, n);
+        snapshot_info_free(snaps, n_snaps);
         return 0;
 }
 
 static int kernel_remove(int argc, char **argv, const struct cli_global *g) {
         GOptionEntry entries[] = { { NULL, 0, 0, 0, NULL, NULL, NULL } };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("NAME - remove a kernel name (and its files when unused)");
+        g_autoptr(GOptionContext) ctx = g_option_context_new("NAME - remove a kernel name (and its files and "
+                                                             "snapshots when unused)");
         _cleanup_kstore_ struct kstore *s = NULL;
+        struct kstore_kernel *k = NULL, **v = NULL;
+        g_autofree char *id = NULL;
         struct kb_error err = { "" };
-        int r;
+        size_t n = 0;
+        int r, still = 0;
 
         g_option_context_add_main_entries(ctx, entries, NULL);
         if ((r = parse_options(ctx, &argc, &argv)))
@@ -157,9 +190,28 @@ static int kernel_remove(int argc, char **argv, const struct cli_global *g) {
                 return cli_errorf("kernel remove: expected one NAME (try --help)") + 1;
         if ((r = open_store(g, &s)))
                 return r;
+        if (kstore_find(s, argv[1], &k, &err) < 0)
+                return cli_error(&err);
+        id = g_strdup(k->id);
+        kstore_kernel_free(k);
         if (kstore_remove(s, argv[1], &err) < 0)
                 return cli_error(&err);
         printf("removed: %s\n", argv[1]);
+        /* The warm-start snapshots go with the kernel's files (another name
+         * may still point at them, and then they stay useful). */
+        if (kstore_list(s, &v, &n, &err) < 0)
+                return cli_error(&err);
+        for (size_t i = 0; i < n; i++)
+                still |= strcmp(v[i]->id, id) == 0;
+        kstore_kernel_list_free(v, n);
+        if (!still) {
+                int removed = 0;
+                uint64_t bytes = 0;
+                if (snapshot_remove_kernel(g->home, id, &removed, &bytes, &err) < 0)
+                        return cli_error(&err);
+                if (removed)
+                        printf("removed %d snapshot(s), %.1f MiB\n", removed, (double)bytes / (1 << 20));
+        }
         return 0;
 }
 

@@ -52,6 +52,12 @@ static int host_failure(const struct endstate_facts *f, struct endstate *e) {
         case STOP_INTERRUPTED:
                 set(e, CELL_INFRA_ERROR, "interrupted");
                 return 1;
+        case STOP_STALE_DISK:
+                /* Not retried: the snapshot that leaked is removed, so the
+                 * next cell boots cold. */
+                set(e, CELL_INFRA_ERROR, "the guest reads another disk than the cell's: %s",
+                    or(f->stop_detail, "disk head differs"));
+                return 1;
         default:
                 return 0;
         }

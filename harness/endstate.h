@@ -7,7 +7,8 @@
  * Precedence, first match wins:
  *  1. the host failed the cell (VM did not start, the job could not be
  *     sent, a host I/O error paused the guest, interrupted, another kernel
- *     booted): infra-error — the kernel is not to blame;
+ *     booted, the guest saw stale disk blocks): infra-error — the kernel is
+ *     not to blame;
  *  2. a crash line on ttyS0 (panic, Oops, BUG:, GPF): boot-crash when it
  *     came before the agent's ready, else runtime-crash — also when the job
  *     had finished, or a timeout then struck (the crash is the cause);
@@ -43,6 +44,8 @@ enum endstate_stop {
         STOP_NO_CONSOLE,                   /* no ttyS0 byte within a third of the boot timeout */
         STOP_NO_READY,                     /* no ready within the boot timeout */
         STOP_SILENCE,                      /* no ttyS1 record for the hang timeout while running */
+        STOP_STALE_DISK,                   /* the guest read another disk head than the cell's image has;
+                                              detail: both checksums */
 };
 
 struct endstate_facts {

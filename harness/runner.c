@@ -16,6 +16,8 @@
 #include "guest/initramfs.h"
 #include "common/guest-paths.h"
 #include "harness/accel.h"
+#include "harness/snapshot.h"
+#include "harness/warm.h"
 #include "harness/cell.h"
 #include "harness/cellrows.h"
 #include "harness/hostload.h"
@@ -63,7 +65,90 @@ struct run {
         int stopped;                       /* the host failed (disk full): end the run, resumable */
         int past_deadline;                 /* o->deadline_at passed: no more cells, resumable */
         char *reserve;                     /* <store>/reserve, released when a commit fails */
+        char **initrd_sha;                 /* per kernel, for snapshot keys; filled when first needed */
+        GHashTable *warm_failed;           /* snapshot keys that failed this run: their cells boot cold */
 };
+
+/* A cell's warm start: the snapshot it restores, owned here. */
+struct warm_cell {
+        char key[SNAPSHOT_KEY_LEN + 1];
+        char uuid[37];
+        char *save, *console, *cmdline, *domain;
+};
+
+static void warm_cell_clear(struct warm_cell *w) {
+        g_free(w->save);
+        g_free(w->console);
+        g_free(w->cmdline);
+        g_free(w->domain);
+}
+
+/* With --warm, point spec at the snapshot of its shape, making it first
+ * when the store has none (the boot it costs is the one cold boot of that
+ * shape). A snapshot that cannot be made is said once and its cells boot
+ * cold: warm start is an optimisation, never a reason for a cell to fail. */
+static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell_spec *spec, struct warm_cell *w) {
+        const struct kstore_kernel *k = r->kernels[pc->kernel];
+        struct snapshot_shape shape;
+        struct kb_error err = { { 0 } };
+
+        if (!r->o->warm || r->o->cold)
+                return;
+        if (!r->initrd_sha[pc->kernel] &&
+            snapshot_file_sha256(r->initrds[pc->kernel], &r->initrd_sha[pc->kernel], &err) < 0) {
+                progress_note(&r->progress, "warm start off for %s: %s", k->name, err.msg);
+                return;
+        }
+        w->cmdline = cell_cmdline(WARM_CELL_ID, r->o->append);
+        shape = (struct snapshot_shape){
+                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .mem_mb = r->o->mem_mb,
+                .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes, .bus = "ide",
+                .nic = r->specs[pc->workload]->ops->n_ports > 0, .cmdline = w->cmdline, .accel = r->accel,
+                .qemu_version = r->qemu_version, .libvirt_version = r->libvirt_version,
+        };
+        snapshot_key(&shape, w->key);
+        snapshot_uuid(w->key, w->uuid);
+        if (g_hash_table_contains(r->warm_failed, w->key))
+                return;
+        w->save = snapshot_path(r->g->home, w->key, ".save");
+        w->console = snapshot_path(r->g->home, w->key, ".console");
+        if (!g_file_test(w->save, G_FILE_TEST_IS_REGULAR)) {
+                g_autofree char *name = g_strdup_printf(WATCHDOG_SNAPSHOT_PREFIX "%.16s", w->key);
+                struct warm_boot wb = {
+                        .store = r->g->home, .key = w->key, .shape = &shape, .domain_name = name,
+                        .kernel_path = k->vmlinux_path ? k->vmlinux_path : k->image_path, .kernel_name = k->name,
+                        .initrd = r->initrds[pc->kernel], .boot_timeout_s = spec->boot_timeout_s,
+                };
+                struct warm_made made;
+
+                progress_stage(&r->progress, "snapshot");
+                if (warm_make(r->conn, &wb, &made, &err) < 0) {
+                        progress_note(&r->progress, "no snapshot for %s (%s); its cells boot cold", k->name, err.msg);
+                        g_hash_table_add(r->warm_failed, g_strdup(w->key));
+                        return;
+                }
+                progress_note(&r->progress, "snapshot for %s: booted in %.2f s, saved in %.2f s, %" G_GUINT64_FORMAT
+                              " MiB", k->name, made.boot_s, made.save_s, made.bytes >> 20);
+        }
+        w->domain = g_strdup_printf(WATCHDOG_SNAPSHOT_PREFIX "%.16s", w->key);
+        spec->snapshot_domain = w->domain;
+        spec->snapshot = w->save;
+        spec->snapshot_console = w->console;
+        spec->snapshot_uuid = w->uuid;
+        spec->snapshot_cmdline = w->cmdline;
+}
+
+/* After a cell: a snapshot that failed it is removed, and the run's later
+ * cells of its shape boot cold. */
+static void warm_after_cell(struct run *r, const struct warm_cell *w, const struct cell_result *res) {
+        struct kb_error err = { { 0 } };
+
+        if (!res->snapshot_failed)
+                return;
+        if (snapshot_remove(r->g->home, w->key, &err) < 0)
+                progress_note(&r->progress, "removing the failed snapshot: %s", err.msg);
+        g_hash_table_add(r->warm_failed, g_strdup(w->key));
+}
 
 static void on_sigint(int sig) {
         cell_interrupted = 1;
@@ -138,6 +223,7 @@ static int build_images(struct run *r, struct kb_error *err) {
         g_ptr_array_add(files, NULL);
 
         r->initrds = g_new0(char *, r->n_kernels + 1);
+        r->initrd_sha = g_new0(char *, r->n_kernels + 1);
         for (size_t k = 0; k < r->n_kernels; k++) {
                 struct initramfs_spec spec = {
                         .agent_path = agent, .busybox_path = "/bin/busybox",
@@ -342,8 +428,18 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         struct cell_result res;
                         int again, pending;
 
+                        struct warm_cell warm;
+
+                        memset(&warm, 0, sizeof(warm));
+
+                        spec.snapshot = spec.snapshot_console = spec.snapshot_uuid = spec.snapshot_cmdline = NULL;
+                        spec.snapshot_domain = NULL;
+                        warm_for_cell(r, pc, &spec, &warm);
                         spec.attempt = attempt;
                         ret = cell_run(r->conn, &spec, &res, on_stage, &r->progress, err);
+                        if (ret == 0)
+                                warm_after_cell(r, &warm, &res);
+                        warm_cell_clear(&warm);
                         if (ret < 0)
                                 return ret;
                         ret = store_cell(r, pc, attempt, &res, &pending, err);
@@ -501,6 +597,10 @@ static void run_free(struct run *r) {
         g_free(r->specs);
         if (r->initrds)
                 g_strfreev(r->initrds);
+        if (r->initrd_sha)
+                g_strfreev(r->initrd_sha);
+        if (r->warm_failed)
+                g_hash_table_destroy(r->warm_failed);
         kstore_free(r->ks);
         vm_conn_free(r->conn);
         db_close(r->db);
@@ -547,7 +647,7 @@ out:
 }
 
 int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t *ret_run_id) {
-        struct run r = { .o = o, .g = g };
+        struct run r = { .o = o, .g = g, .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
         struct kb_error err = { { 0 } };
         g_autofree char *settings = NULL, *hostinfo = NULL;
         char hostname[256] = "";

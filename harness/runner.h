@@ -30,6 +30,8 @@ struct runner_opts {
         double hang_timeout_s;             /* longest silence on ttyS1 while the job runs */
         int retries;                       /* extra attempts after an infra error (or contention) */
         double max_contention_pct;         /* > 0: re-run cells whose host had more foreign CPU, %; 0 never */
+        int warm;                          /* restore cells from snapshots (harness/warm.h) */
+        int cold;                          /* boot every cell fresh, whatever else says */
         int json;
         int64_t resume_run;                /* > 0: continue this run */
         /* Set by callers that drive the runner (kbench nightly), never by an option: */

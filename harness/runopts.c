@@ -68,6 +68,10 @@ const struct runopt runopt_table[] = {
           .arg = "P" },
         { "resume", 0, RUNOPT_I64, OFF(resume_run), 1, 9e15, NULL, NULL,
           .help = "Continue an interrupted run: rerun only its missing cells", .arg = "RUN" },
+        { "warm", 0, RUNOPT_FLAG, OFF(warm), 0, 0, NULL, "warm",
+          .help = "Restore each cell from its kernel's snapshot instead of booting (made by the first cell)" },
+        { "cold", 0, RUNOPT_FLAG, OFF(cold), 0, 0, NULL, "cold",
+          .help = "Boot every cell fresh, even with --warm (the default until warm start is verified)" },
         { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON" },
         { NULL },
 };
@@ -241,6 +245,9 @@ void runopts_save(const struct runner_opts *o, json_t *j) {
                         v = s ? json_string(s) : json_null();
                         break;
                 }
+                case RUNOPT_FLAG:
+                        v = json_boolean(*FIELD(o, opt, const int));
+                        break;
                 default:
                         break;
                 }
@@ -257,6 +264,12 @@ int runopts_load(struct runner_opts *o, const json_t *j, GPtrArray *keep, struct
 
                 if (!opt->key || !(v = json_object_get(j, opt->key)) || json_is_null(v))
                         continue;
+                if (opt->type == RUNOPT_FLAG) {
+                        if (!json_is_boolean(v))
+                                return error_setf(err, -EINVAL, "stored settings: %s has the wrong type", opt->key);
+                        *FIELD(o, opt, int) = json_is_true(v);
+                        continue;
+                }
                 if (json_is_string(v) && opt->type == RUNOPT_STRING)
                         text = g_strdup(json_string_value(v));
                 else if (json_is_integer(v) && opt->type != RUNOPT_STRING && json_integer_value(v) >= 0)

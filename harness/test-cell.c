@@ -1,13 +1,15 @@
 /* Unit tests of a whole cell without booting: cell_run_ops drives the real
  * preparation (disk and mkfs.ext4), event pump and end-state rule against a
  * scripted fake VM that writes a console log and speaks the ttyS1 record
- * protocol like the agent: ready on start, the job's records after "go". */
+ * protocol like the agent: ready on start (or, restored from a snapshot,
+ * on the host's hello), the job's records after "go". */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
+#include "common/crc32.h"
 #include "common/test.h"
 #include "guest/proto.h"
 #include "harness/cell.h"
@@ -17,12 +19,15 @@ TEST_MAIN();
 /* What the fake guest does. A job step is "TYPE PAYLOAD" (a record), or
  * "!console TEXT" (append to ttyS0), "!stop DETAIL" (the domain ends),
  * "!ioerror DETAIL" (paused on a host I/O error), "!replay" (the previous
- * record again, same sequence number), "!skip" (lose a sequence number). */
+ * record again, same sequence number), "!skip" (lose a sequence number),
+ * "!disk-head" (the CRC-32 of the first 4 KiB of the disk as configured,
+ * as the agent reports it before mounting). */
 struct script {
         const char *console;               /* ttyS0 at start */
         const char *release;               /* in ready */
         const char *const *job;            /* NULL-terminated */
         int fail_start;
+        int fail_restore;
         int no_ready;
 };
 
@@ -32,6 +37,8 @@ struct fake {
         void *userdata;
         char cell[PROTO_CELL_MAX + 1];
         char *console_path;
+        char *disk;
+        int restored;                      /* came from fake_restore */
         uint64_t seq;
         char last[PROTO_LINE_MAX + 1];
         size_t last_len;
@@ -75,6 +82,15 @@ static void run_job(struct fake *f) {
                         f->fn(f->userdata, VM_EVENT_DATA, f->last, f->last_len);
                 else if (strcmp(type, "!skip") == 0)
                         f->seq++;
+                else if (strcmp(type, "!disk-head") == 0) {
+                        g_autofree char *buf = NULL;
+                        gsize len = 0;
+                        char head[4096] = { 0 }, crc[9];
+                        ASSERT_TRUE(g_file_get_contents(f->disk, &buf, &len, NULL));
+                        memcpy(head, buf, MIN(len, sizeof(head)));
+                        snprintf(crc, sizeof(crc), "%08x", crc32_update(0, head, sizeof(head)));
+                        emit(f, "disk-head", crc);
+                }
                 else
                         emit(f, type, arg);
         }
@@ -92,6 +108,8 @@ static int fake_start(void *ctx, const struct vm_config *cfg, vm_event_fn fn, vo
         f->fn = fn;
         f->userdata = userdata;
         f->console_path = g_strdup(cfg->console_path);
+        f->disk = g_strdup(cfg->disk);
+        f->restored = 0;
         f->seq = 0;
         f->go = 0;
         f->sent = g_string_new(NULL);
@@ -105,10 +123,40 @@ static int fake_start(void *ctx, const struct vm_config *cfg, vm_event_fn fn, vo
         return 0;
 }
 
+/* A guest saved after its ready under the snapshot's id: it says nothing
+ * until the hello, as the agent waits in its poll. */
+static int fake_restore(void *ctx, const char *path, const struct vm_config *cfg, vm_event_fn fn, void *userdata,
+                        struct vm **ret, struct kb_error *err) {
+        struct fake *f = ctx;
+
+        if (f->sc->fail_restore)
+                return error_setf(err, -EIO, "libvirt: cannot restore %s as %s: fake failure", path, cfg->name);
+        ASSERT_TRUE(strstr(cfg->cmdline, "kbench.cell=snapshot") != NULL);
+        ASSERT_STREQ(cfg->uuid, "01234567-89ab-cdef-0123-456789abcdef");
+        ASSERT_STREQ(cfg->name, "kbsnap-0123456789abcdef");
+        g_strlcpy(f->cell, "snapshot", sizeof(f->cell));
+        f->fn = fn;
+        f->userdata = userdata;
+        f->console_path = g_strdup(cfg->console_path);
+        f->disk = g_strdup(cfg->disk);
+        f->restored = 1;
+        f->seq = 7;
+        f->go = 0;
+        f->sent = g_string_new(NULL);
+        *ret = (struct vm *)(void *)f;
+        return 0;
+}
+
 static int fake_send(struct vm *vm, const char *data, size_t len, struct kb_error *err) {
         struct fake *f = (struct fake *)(void *)vm;
 
         g_string_append_len(f->sent, data, (gssize)len);
+        if (f->restored && len > 6 && memcmp(data, "hello ", 6) == 0) {
+                g_strlcpy(f->cell, data + 6, MIN(sizeof(f->cell), strcspn(data + 6, " ") + 1));
+                f->seq = 0;
+                emit(f, "ready", f->sc->release ? f->sc->release : "release=6.1.0-57-amd64");
+                return 0;
+        }
         if (!f->go && len == 3 && memcmp(data, "go\n", 3) == 0) {
                 f->go = 1;
                 run_job(f);
@@ -128,9 +176,12 @@ static void fake_stop(struct vm *vm, int background) {
                 return;
         g_free(f->console_path);
         f->console_path = NULL;
+        g_clear_pointer(&f->disk, g_free);
 }
 
-static const struct cell_vm_ops fake_ops = { fake_start, fake_send, fake_taints, fake_stop };
+static const struct cell_vm_ops fake_ops = {
+        .start = fake_start, .restore = fake_restore, .send = fake_send, .taints = fake_taints, .stop = fake_stop,
+};
 
 /* dd's output from tests/data/dd/run-64M-1M.txt, as the agent sends it. */
 #define DD_OUTPUT "event phase write", "err 64+0 records in", "err 64+0 records out", \
@@ -146,8 +197,13 @@ struct outcome {
 
 /* The cell's hostload_root: NULL (QEMU elsewhere) unless a test sets it. */
 static const char *hostload_root;
+static void run_spec(const struct script *sc, double silence_s, const char *snapshot, struct outcome *out);
 
 static void run(const struct script *sc, double silence_s, struct outcome *out) {
+        run_spec(sc, silence_s, NULL, out);
+}
+
+static void run_spec(const struct script *sc, double silence_s, const char *snapshot, struct outcome *out) {
         g_autofree char *dir = g_dir_make_tmp("kbench-test-cell-XXXXXX", NULL);
         g_autofree char *work = g_build_filename(dir, "kb1-r1-c007", NULL);
         struct kstore_kernel k = { .id = "f61f", .name = "6.1.0-57-amd64", .release = "6.1.0-57-amd64",
@@ -162,6 +218,17 @@ static void run(const struct script *sc, double silence_s, struct outcome *out) 
                 .deadline_s = 20, .boot_timeout_s = 6, .silence_timeout_s = silence_s,
                 .hostload_root = hostload_root, .contended_pct = 10,
         };
+        g_autofree char *snap_console = g_build_filename(dir, "snap.console", NULL);
+
+        if (snapshot) {
+                ASSERT_TRUE(g_file_set_contents(snap_console, "[    0.000000] Linux version 6.1.0-57-amd64\n"
+                                                "[    1.000000] WARNING: CPU: 0 PID: 1 at boot\n", -1, NULL));
+                spec.snapshot = snapshot;
+                spec.snapshot_console = snap_console;
+                spec.snapshot_uuid = "01234567-89ab-cdef-0123-456789abcdef";
+                spec.snapshot_cmdline = "console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell=snapshot";
+                spec.snapshot_domain = "kbsnap-0123456789abcdef";
+        }
 
         ASSERT_EQ(workload_spec_parse("dd:size=4M", &w, &err), 0);
         spec.workload = w;
@@ -171,6 +238,7 @@ static void run(const struct script *sc, double silence_s, struct outcome *out) 
         fake.sent = NULL;
         workload_spec_free(w);
         /* Nothing of the cell is left in its scratch directory. */
+        g_unlink(snap_console);
         ASSERT_EQ(g_rmdir(work), 0);
         ASSERT_EQ(g_rmdir(dir), 0);
 }
@@ -240,7 +308,9 @@ TEST(crash_after_done_is_runtime_crash) {
 
         run(&sc, 5, &o);
         expect(&o, CELL_RUNTIME_CRASH, "BUG: unable to handle page fault");
-        ASSERT_EQ(o.res.metrics.n, 0);
+        /* No workload figure, only how the guest started. */
+        ASSERT_EQ(o.res.metrics.n, 1);
+        ASSERT_TRUE(metric_find(&o.res.metrics, CELL_METRIC_WARM) != NULL);
         outcome_clear(&o);
 }
 
@@ -344,5 +414,82 @@ TEST(no_ready_is_boot_timeout) {
 
         run(&sc, 5, &o);
         expect(&o, CELL_BOOT_TIMEOUT, "kernel started but no agent ready within 6 s");
+        outcome_clear(&o);
+}
+
+TEST(disk_head_matches_the_cells_image) {
+        static const char *const job[] = { "!disk-head", VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job };
+        struct outcome o;
+
+        run(&sc, 5, &o);
+        expect(&o, CELL_OK, "");
+        ASSERT_TRUE(strstr(o.res.output->str, "disk head as the guest reads it matches the image"));
+        ASSERT_EQ(o.res.warm, 0);
+        outcome_clear(&o);
+}
+
+TEST(stale_disk_head_is_infra_error) {
+        static const char *const job[] = { "disk-head 00c0ffee", VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job };
+        struct outcome o;
+
+        run(&sc, 5, &o);
+        expect(&o, CELL_INFRA_ERROR, "the guest reads another disk than the cell's: guest head crc32 00c0ffee");
+        /* No workload figure, only how the guest started. */
+        ASSERT_EQ(o.res.metrics.n, 1);
+        ASSERT_TRUE(metric_find(&o.res.metrics, CELL_METRIC_WARM) != NULL);
+        outcome_clear(&o);
+}
+
+TEST(warm_cell_takes_its_identity_in_the_hello) {
+        static const char *const job[] = { "!disk-head", VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job };
+        struct outcome o;
+
+        run_spec(&sc, 5, "/nonexistent/snap.save", &o);
+        expect(&o, CELL_OK, "1 kernel WARNING(s) on the console");
+        ASSERT_EQ(o.res.warm, 1);
+        ASSERT_NEAR(metric_find(&o.res.metrics, CELL_METRIC_WARM)->value, 1, 0);
+        ASSERT_EQ(o.res.snapshot_failed, 0);
+        ASSERT_EQ(o.res.rejected, 0);
+        ASSERT_TRUE(g_str_has_prefix(o.sent, "hello c007 "));
+        ASSERT_TRUE(g_str_has_suffix(o.sent, "go\n"));
+        ASSERT_TRUE(!isnan(o.res.boot_s) && o.res.boot_s < 5);
+        /* The skipped boot heads the console: its warnings count as in a cold cell. */
+        ASSERT_TRUE(g_str_has_prefix(o.res.console->str, "[    0.000000] Linux version"));
+        ASSERT_TRUE(strstr(o.res.console->str, "restored from snapshot"));
+        ASSERT_TRUE(metric_find(&o.res.metrics, "dd.write_MBps") != NULL);
+        outcome_clear(&o);
+}
+
+TEST(failed_restore_boots_cold) {
+        static const char *const job[] = { "!disk-head", VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job, .fail_restore = 1 };
+        struct outcome o;
+
+        run_spec(&sc, 5, "/nonexistent/snap.save", &o);
+        expect(&o, CELL_OK, "");
+        ASSERT_EQ(o.res.warm, 0);
+        ASSERT_NEAR(metric_find(&o.res.metrics, CELL_METRIC_WARM)->value, 0, 0);
+        ASSERT_EQ(o.res.snapshot_failed, 1);
+        ASSERT_TRUE(strstr(o.res.output->str, "warm start failed"));
+        ASSERT_TRUE(strstr(o.res.output->str, "fake failure"));
+        ASSERT_TRUE(!strstr(o.sent, "hello "));
+        ASSERT_TRUE(!strstr(o.res.console->str, "restored from snapshot"));
+        outcome_clear(&o);
+}
+
+TEST(restored_guest_of_another_release_boots_cold) {
+        static const char *const job[] = { "!disk-head", VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job, .release = "release=6.1.0-47-amd64" };
+        struct outcome o;
+
+        /* The cold boot that follows names it too (and ends infra-error);
+         * what matters here is that the snapshot is given up. */
+        run_spec(&sc, 5, "/nonexistent/snap.save", &o);
+        ASSERT_EQ(o.res.warm, 0);
+        ASSERT_EQ(o.res.snapshot_failed, 1);
+        ASSERT_TRUE(strstr(o.res.output->str, "another release"));
         outcome_clear(&o);
 }

@@ -84,6 +84,9 @@ static const struct row {
           .crashed = 1, .crash_line = "Oops"), CELL_INFRA_ERROR, "host disk full", 0, 1, 0 },
         { "interrupted beats a crash", STOPPED(STOP_INTERRUPTED, .ready = 1, .crashed = 1, .crash_line = "BUG:"),
           CELL_INFRA_ERROR, "interrupted", 0, 0, 0 },
+        { "stale disk beats rejects", STOPPED(STOP_STALE_DISK, .ready = 1, .rejected = 2,
+          .stop_detail = "guest head crc32 1234abcd, image 00c0ffee"), CELL_INFRA_ERROR,
+          "the guest reads another disk than the cell's: guest head crc32 1234abcd", 0, 0, 0 },
 };
 
 TEST(every_state_and_precedence) {

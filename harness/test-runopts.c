@@ -91,7 +91,10 @@ TEST(save_and_load) {
         ASSERT_EQ(set(&o, "fs", "ext3", &err), 0);
         ASSERT_EQ(set(&o, "mount-opts", "data=ordered", &err), 0);
         ASSERT_EQ(set(&o, "disk-size", "160M", &err), 0);
+        o.warm = 1;
         runopts_save(&o, j);
+        ASSERT_TRUE(json_is_true(json_object_get(j, "warm")));
+        ASSERT_TRUE(json_is_false(json_object_get(j, "cold")));
         ASSERT_TRUE(json_object_get(j, "cell_timeout_s") != NULL);
         ASSERT_TRUE(json_object_get(j, "tag") == NULL);
 
@@ -102,6 +105,13 @@ TEST(save_and_load) {
         ASSERT_STREQ(back.fs, "ext3");
         ASSERT_STREQ(back.mount_opts, "data=ordered");
         ASSERT_EQ(back.disk_bytes, 160ull << 20);
+        /* A resumed run starts its cells as the run did. */
+        ASSERT_EQ(back.warm, 1);
+        ASSERT_EQ(back.cold, 0);
+        json_decref(j);
+        j = json_pack("{s:i}", "warm", 1);
+        ASSERT_EQ(runopts_load(&back, j, keep, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "warm") != NULL);
         json_decref(j);
 
         /* Runs saved before a key existed (or whose value jansson could not

@@ -262,7 +262,13 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                                strcmp(cfg->accel, "kvm") == 0 ? "kvm" : "qemu");
         g_string_append(s, "  <name>");
         xml_text(s, cfg->name);
-        g_string_append_printf(s, "</name>\n  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n",
+        g_string_append(s, "</name>\n");
+        if (cfg->uuid) {
+                g_string_append(s, "  <uuid>");
+                xml_text(s, cfg->uuid);
+                g_string_append(s, "</uuid>\n");
+        }
+        g_string_append_printf(s, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n",
                                cfg->mem_mb, cfg->cpus);
         g_string_append(s, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
         xml_text(s, cfg->kernel);
@@ -335,47 +341,101 @@ static void stream_cb(virStreamPtr st, int events, void *opaque) {
         g_mutex_unlock(&vm->lock);
 }
 
-int vm_start(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, void *userdata,
-             struct vm **ret, struct kb_error *err) {
-        g_autofree char *xml = vm_domain_xml(cfg);
-        struct vm *vm;
-        int r;
+/* A struct vm for config, registered so events reach fn. */
+static struct vm *vm_new(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, void *userdata) {
+        struct vm *vm = g_new0(struct vm, 1);
 
-        vm = g_new0(struct vm, 1);
         vm->ref = 1;
         vm->c = c;
         vm->name = g_strdup(cfg->name);
         vm->fn = fn;
         vm->userdata = userdata;
         g_mutex_init(&vm->lock);
-
         g_mutex_lock(&c->lock);
         g_hash_table_insert(c->domains, vm->name, vm);
         g_mutex_unlock(&c->lock);
+        return vm;
+}
+
+/* The paused domain exists: open serial1 as our stream, then let it run. */
+static int vm_attach_and_resume(struct vm *vm, struct kb_error *err) {
+        vm->st = virStreamNew(vm->c->conn, VIR_STREAM_NONBLOCK);
+        if (!vm->st || virDomainOpenConsole(vm->dom, "serial1", vm->st, VIR_DOMAIN_CONSOLE_FORCE) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot open serial1 of %s: %s", vm->name, last_error());
+        if (virStreamEventAddCallback(vm->st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
+                                      VIR_STREAM_EVENT_HANGUP, stream_cb, vm_ref(vm), vm_unref) < 0) {
+                vm_unref(vm);
+                return error_setf(err, -EIO, "libvirt: cannot watch serial1 of %s: %s", vm->name, last_error());
+        }
+        if (virDomainResume(vm->dom) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot resume %s: %s", vm->name, last_error());
+        return 0;
+}
+
+int vm_start(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, void *userdata,
+             struct vm **ret, struct kb_error *err) {
+        g_autofree char *xml = vm_domain_xml(cfg);
+        struct vm *vm = vm_new(c, cfg, fn, userdata);
+        int r;
 
         vm->dom = virDomainCreateXML(c->conn, xml, VIR_DOMAIN_START_PAUSED);
         if (!vm->dom) {
                 r = error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", cfg->name, last_error());
                 goto fail;
         }
-        vm->st = virStreamNew(c->conn, VIR_STREAM_NONBLOCK);
-        if (!vm->st || virDomainOpenConsole(vm->dom, "serial1", vm->st, VIR_DOMAIN_CONSOLE_FORCE) < 0) {
-                r = error_setf(err, -EIO, "libvirt: cannot open serial1 of %s: %s", cfg->name, last_error());
+        r = vm_attach_and_resume(vm, err);
+        if (r < 0)
                 goto fail;
-        }
-        if (virStreamEventAddCallback(vm->st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
-                                      VIR_STREAM_EVENT_HANGUP, stream_cb, vm_ref(vm), vm_unref) < 0) {
-                vm_unref(vm);
-                r = error_setf(err, -EIO, "libvirt: cannot watch serial1 of %s: %s", cfg->name, last_error());
-                goto fail;
-        }
-        if (virDomainResume(vm->dom) < 0) {
-                r = error_setf(err, -EIO, "libvirt: cannot resume %s: %s", cfg->name, last_error());
-                goto fail;
-        }
         *ret = vm;
         return 0;
 fail:
+        vm_stop(vm, 0);
+        return r;
+}
+
+int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *cfg, vm_event_fn fn,
+               void *userdata, struct vm **ret, struct kb_error *err) {
+        g_autofree char *xml = vm_domain_xml(cfg);
+        struct vm *vm = vm_new(c, cfg, fn, userdata);
+        int r;
+
+        if (virDomainRestoreFlags(c->conn, path, xml, VIR_DOMAIN_SAVE_PAUSED) < 0) {
+                r = error_setf(err, -EIO, "libvirt: cannot restore %s as %s: %s", path, cfg->name, last_error());
+                goto fail;
+        }
+        vm->dom = virDomainLookupByName(c->conn, cfg->name);
+        if (!vm->dom) {
+                r = error_setf(err, -EIO, "libvirt: restored %s but cannot find it: %s", cfg->name, last_error());
+                goto fail;
+        }
+        r = vm_attach_and_resume(vm, err);
+        if (r < 0)
+                goto fail;
+        *ret = vm;
+        return 0;
+fail:
+        vm_stop(vm, 0);
+        return r;
+}
+
+int vm_save(struct vm *vm, const char *path, struct kb_error *err) {
+        virStreamPtr st;
+        int r = 0;
+
+        /* The save ends the domain: the owner must not take that for the
+         * guest's death, so events stop before it. */
+        g_mutex_lock(&vm->lock);
+        vm->closing = 1;
+        st = vm->st;
+        vm->st = NULL;
+        g_mutex_unlock(&vm->lock);
+        if (st) {
+                virStreamEventRemoveCallback(st);
+                virStreamAbort(st);
+                virStreamFree(st);
+        }
+        if (virDomainSaveFlags(vm->dom, path, NULL, VIR_DOMAIN_SAVE_PAUSED) < 0)
+                r = error_setf(err, -EIO, "libvirt: cannot save %s to %s: %s", vm->name, path, last_error());
         vm_stop(vm, 0);
         return r;
 }

@@ -21,6 +21,8 @@ struct vm_forward {
 
 struct vm_config {
         const char *name;          /* unique domain name */
+        const char *uuid;          /* "8-4-4-4-12" hex; NULL lets libvirt pick one (a
+                                      restored definition must keep the saved guest's) */
         const char *accel;         /* "kvm" or "tcg" */
         unsigned mem_mb;
         unsigned cpus;
@@ -63,6 +65,20 @@ char *vm_domain_xml(const struct vm_config *config);
  * is left running. */
 int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
              struct vm **ret, struct kb_error *err);
+
+/* Save the running guest to path (libvirt's save image; with the embedded
+ * driver path must be inside its root's reach, the store) and end the
+ * domain: events stop first, so the cell sees no EOF or stop. The image
+ * resumes paused (VIR_DOMAIN_SAVE_PAUSED). vm is freed whatever the
+ * result. Returns 0 or -EIO with err. */
+int vm_save(struct vm *vm, const char *path, struct kb_error *err);
+
+/* Restore the save image at path as a new domain defined by config (its
+ * name, uuid, disks, console path and forwards; the rest must match the
+ * saved guest, libvirt checks), paused, open serial1, resume: the same
+ * contract as vm_start. The image is left in place. */
+int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *config, vm_event_fn fn,
+               void *userdata, struct vm **ret, struct kb_error *err);
 
 /* libvirt's tainting messages for the running domain ("custom-argv", ...).
  * OUT: *ret, a NULL-terminated string vector (g_strfreev), possibly empty. */

@@ -141,6 +141,7 @@ int watchdog_start(const char *prefix, const char *run_dir, const char *scratch_
                 while (read(fds[0], &c, 1) < 0 && errno == EINTR)
                         ;
                 watchdog_clean(prefix, run_dir, scratch_dir, NULL);
+                watchdog_clean(WATCHDOG_SNAPSHOT_PREFIX, run_dir, "/nonexistent", NULL);
                 _exit(0);
         }
         /* The write end stays open, unused, for the life of this process. */

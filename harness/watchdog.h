@@ -13,7 +13,13 @@
 
 #include "common/error.h"
 
-/* Fork the watchdog for domains named "<prefix>-..." whose pid files lie in
+/* Guests restored from a snapshot keep the name they were saved under
+ * (libvirt refuses another), which cannot carry this process's id; the
+ * store lock makes every such domain in the store's run_dir this kbench's,
+ * so the watchdog kills those too. */
+#define WATCHDOG_SNAPSHOT_PREFIX "kbsnap-"
+
+/* Fork the watchdog for domains named "<prefix>-..." (and WATCHDOG_SNAPSHOT_PREFIX...) whose pid files lie in
  * run_dir (<root>/run/qemu of the embedded driver) and whose scratch
  * directories are scratch_dir/<prefix>-*. Call before any thread starts.
  * Returns 0 (the watchdog runs until this process ends) or -errno with err. */

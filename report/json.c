@@ -162,8 +162,11 @@ json_t *json_view_run(const struct view_run *v) {
         json_object_set_new(j, "summary", summary);
         for (size_t i = 0; i < v->n_cells; i++) {
                 json_t *c = cell_json(&v->cells[i], v->contended[i]);
-                if (c)
+                if (c) {
+                        const char *start = view_cell_start(v->metrics[i], v->n_metrics[i]);
+                        json_object_set_new(c, "start", start ? json_string(start) : json_null());
                         json_object_set_new(c, "metrics", metrics_json(v->metrics[i], v->n_metrics[i]));
+                }
                 json_array_append_new(cells, c);
         }
         for (size_t i = 0; i < v->n_series; i++) {
@@ -207,6 +210,8 @@ json_t *json_view_cell(const struct view_cell *v) {
                 params = json_loads(v->cell->params_json, JSON_DECODE_ANY, NULL);
         json_object_set_new(j, "run", json_integer(v->cell->run_id));
         json_object_set_new(j, "params", params ? params : json_str(v->cell->params_json));
+        json_object_set_new(j, "start", view_cell_start(v->metrics, v->n_metrics) ?
+                            json_string(view_cell_start(v->metrics, v->n_metrics)) : json_null());
         json_object_set_new(j, "metrics", metrics_json(v->metrics, v->n_metrics));
         for (size_t i = 0; i < v->n_vmstat; i++) {
                 const struct db_vmstat_row *row = &v->vmstat[i];

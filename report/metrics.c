@@ -31,6 +31,7 @@ static const struct metrics_info report_rows[] = {
         { "host.foreign_cpu_pct", "%", METRICS_NONE, 0, "how busy the host was beside the cell, not the kernel" },
         { "host.loadavg1", "", METRICS_NONE, 0, "how busy the host was beside the cell, not the kernel" },
         { "boot_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
+        { "boot_warm", "", METRICS_NONE, 0, "how the cell started: 1 restored from a snapshot, 0 booted" },
         { "workload_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
         { "total_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
 };

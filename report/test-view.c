@@ -361,3 +361,18 @@ TEST(contended_rule) {
         ASSERT_EQ(view_contended(&plain, remote, 1), -1);
         ASSERT_EQ(view_contended(&plain, quiet, 1), -1);
 }
+
+TEST(cell_start_from_its_metric) {
+        struct query_metric m[] = {
+                { .name = (char *)"dd.write_MBps", .value = 1, .has_value = 1 },
+                { .name = (char *)"boot_warm", .value = 1, .has_value = 1 },
+        };
+
+        ASSERT_STREQ(view_cell_start(m, 2), "warm");
+        m[1].value = 0;
+        ASSERT_STREQ(view_cell_start(m, 2), "cold");
+        /* Cells stored before the metric existed say nothing. */
+        ASSERT_TRUE(view_cell_start(m, 1) == NULL);
+        m[1].has_value = 0;
+        ASSERT_TRUE(view_cell_start(m, 2) == NULL);
+}

@@ -236,8 +236,9 @@ void text_run(const struct view_run *v, FILE *out) {
                 ww = MAX(ww, text_width(v->cells[i].workload));
                 wst = MAX(wst, text_width(v->cells[i].state));
         }
-        fprintf(out, "\n%-*s  %-*s  %-*s  %3s  %3s  %-*s  %-5s  %7s  %8s  %8s  %s\n", wkey, "KEY", wk, "KERNEL",
-                ww, "WORKLOAD", "IT", "TRY", wst, "STATE", "ACCEL", "BOOT_S", "WORK_S", "TOTAL_S", "METRICS");
+        fprintf(out, "\n%-*s  %-*s  %-*s  %3s  %3s  %-*s  %-5s  %-5s  %7s  %8s  %8s  %s\n", wkey, "KEY", wk,
+                "KERNEL", ww, "WORKLOAD", "IT", "TRY", wst, "STATE", "ACCEL", "START", "BOOT_S", "WORK_S", "TOTAL_S",
+                "METRICS");
         for (size_t i = 0; i < v->n_cells; i++) {
                 const struct query_cell *c = &v->cells[i];
                 const struct workload_ops *ops;
@@ -251,6 +252,8 @@ void text_run(const struct view_run *v, FILE *out) {
                 put_text(out, c->state, wst);
                 fputs("  ", out);
                 put_text(out, c->accel, 5);
+                fputs("  ", out);
+                put_text(out, view_cell_start(v->metrics[i], v->n_metrics[i]) ?: "-", 5);
                 fputs("  ", out);
                 put_num(out, c->boot_s, 'f', 2, 7);
                 fputs("  ", out);
@@ -333,7 +336,8 @@ void text_cell(const struct view_cell *v, FILE *out) {
         put_text(out, c->detail, 0);
         fputs("\naccel       ", out);
         put_text(out, c->accel, 0);
-        fprintf(out, "\nstarted     %s\ntimes       boot ", started);
+        fprintf(out, "\nstarted     %s (%s)\ntimes       boot ", started,
+                view_cell_start(v->metrics, v->n_metrics) ?: "start not recorded");
         put_num(out, c->boot_s, 'f', 3, 0);
         fputs(" s  workload ", out);
         put_num(out, c->workload_s, 'f', 3, 0);

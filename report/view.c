@@ -795,3 +795,10 @@ int view_compare_load(struct db *db, const struct compare_options *o, struct com
         *ret = v;
         return 0;
 }
+
+const char *view_cell_start(const struct query_metric *m, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(m[i].name, "boot_warm") == 0 && m[i].has_value)
+                        return m[i].value != 0 ? "warm" : "cold";
+        return NULL;
+}

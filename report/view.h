@@ -40,6 +40,10 @@ struct view_run {
         struct view_series *summary;       /* n_series entries, same order */
 };
 
+/* How a cell's guest started, from its boot_warm metric: "warm", "cold",
+ * or NULL for cells stored before kbench recorded it. */
+const char *view_cell_start(const struct query_metric *m, size_t n);
+
 struct view_cell {
         struct query_cell *cell;           /* the latest attempt */
         struct query_metric *metrics;
