@@ -26,6 +26,7 @@ struct runner_opts {
         const char *append;                /* extra kernel command line, may be NULL */
         double cell_timeout_s;
         double hang_timeout_s;             /* longest silence on ttyS1 while the job runs */
+        double vmstat_interval_s;          /* the agent's vmstat sampling interval, seconds */
         int retries;                       /* extra attempts after an infra error */
         int json;
         int64_t resume_run;                /* > 0: continue this run */

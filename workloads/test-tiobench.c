@@ -201,7 +201,8 @@ TEST(script) {
 
         ASSERT_EQ(workload_spec_parse("tiobench", &s, &err), 0);
         ASSERT_EQ(tiobench_ops.script(s, &env, &script, &err), 0);
-        ASSERT_STREQ(script, "set -e\n/bin/tiotest -d . -s 536870912 -b 4096 -t 1/2/4/8 -r 4000 -c -x 99 -e 3\n");
+        ASSERT_STREQ(script, "set -e\n/bin/tiotest -d . -s 536870912 -b 4096 -t 1/2/4/8 -r 4000 -c -x 99 -e 3\n"
+                              "echo phase end >&3\n");
         free(script);
         workload_spec_free(s);
 
