@@ -995,6 +995,7 @@ static int phase_metric_add(struct metric_list *out, const char *name, const cha
 static int metrics_named(const struct vmstat_table *t, const char *phase, int writes, double bo_threshold,
                          double interval, double t_from, double t_to, struct metric_list *out) {
         struct vmstat_stalls *s = NULL;
+        const char *why_none = NULL;
         size_t n = 0;
         int r;
 
@@ -1006,9 +1007,14 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
         if (r < 0)
                 return r;
         r = vmstat_stalls(t, bo_threshold, interval, t_from, t_to, &s);
-        if (r == 0 && !vmstat_table_has_values(t, vmstat_table_col(t, "bo"))) {
-                /* A bo column the kernel never filled is no column: "no
-                 * stall" would be a claim the samples cannot make. */
+        if (r == 0 && (!vmstat_table_has_values(t, vmstat_table_col(t, "bo")) || s->n == 0)) {
+                /* A bo column the kernel never filled is no column, and a
+                 * window no row falls in (a phase shorter than half an
+                 * interval) has no samples: "no stall" would be a claim
+                 * the samples cannot make. */
+                why_none = s->n == 0 && vmstat_table_has_values(t, vmstat_table_col(t, "bo"))
+                                   ? "no vmstat sample with a bo value in the window"
+                                   : NULL;
                 s = vmstat_stalls_free(s);
                 r = -ENOENT;
         }
@@ -1019,7 +1025,7 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                         { "vmstat.stall_count", "runs" }, { "vmstat.stall_longest_s", "s" },
                         { "vmstat.stall_total_s", "s" }, { "vmstat.stall_fraction", "ratio" },
                 };
-                const char *why = vmstat_table_absent_note(t, "bo");
+                const char *why = why_none ? why_none : vmstat_table_absent_note(t, "bo");
                 for (size_t i = 0; i < ELEMENTSOF(names); i++) {
                         r = phase_metric_add(out, names[i][0], phase, 0, NAN, names[i][1],
                                              why ? why : "no bo column in the vmstat capture");
