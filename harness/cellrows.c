@@ -62,10 +62,8 @@ static size_t cell_phases(const struct workload_ops *ops, const struct cell_resu
 
 /* The cell's vmstat.* metrics: the plain names over the main phase (or the
  * whole capture), then vmstat.<phase>.* for each phase the workload keeps. */
-static void phase_metrics(const struct workload_ops *ops, const struct cell_result *res,
+static void phase_metrics(const struct workload_ops *ops, const struct vmstat_phase *ph, size_t n,
                           const struct vmstat_table *t, double interval, struct metric_list *metrics) {
-        struct vmstat_phase ph[VMSTAT_PHASES_MAX];
-        size_t n = cell_phases(ops, res, ph);
         const struct vmstat_phase *main_ph = NULL;
 
         for (size_t i = 0; ops->vmstat_main && i < n; i++)
@@ -81,9 +79,34 @@ static void phase_metrics(const struct workload_ops *ops, const struct cell_resu
         }
 }
 
+/* The phases the workload keeps (and its main one) as timeline points
+ * "phase.<name>" at their start (value 0) and end (value 1), so that a
+ * reader of the store (the site's charts) sees the windows the figures
+ * describe. A phase still open at the end ends at the last vmstat row. */
+static void phase_points(const struct workload_ops *ops, const struct cell_result *res,
+                         const struct vmstat_phase *ph, size_t n, GArray *points) {
+        double last = NAN;
+
+        for (guint i = 0; i < res->vmstat->len; i++)
+                last = g_array_index(res->vmstat, struct cell_vmstat_line, i).t_host;
+        for (size_t i = 0; i < n; i++) {
+                g_autofree char *kind = NULL;
+                const char *k;
+                double to = isinf(ph[i].to) ? last : ph[i].to;
+
+                if (!phase_wanted(ops, ph[i].name) && g_strcmp0(ops->vmstat_main, ph[i].name) != 0)
+                        continue;
+                kind = g_strconcat("phase.", ph[i].name, NULL);
+                k = g_intern_string(kind);
+                g_array_append_val(points, ((struct db_point){ k, ph[i].from, 0 }));
+                if (isfinite(to) && to >= ph[i].from)
+                        g_array_append_val(points, ((struct db_point){ k, to, 1 }));
+        }
+}
+
 /* Turn the agent's vmstat records into rows and vmstat.* metrics. */
-static void vmstat_rows(const struct cell_result *res, const struct workload_ops *ops, double interval, GArray *rows,
-                        struct metric_list *metrics) {
+static void vmstat_rows(const struct cell_result *res, const struct workload_ops *ops, const struct vmstat_phase *ph,
+                        size_t n_ph, double interval, GArray *rows, struct metric_list *metrics) {
         struct vmstat_parser *p = vmstat_parser_new();
         g_autoptr(GArray) used = g_array_new(FALSE, FALSE, sizeof(guint));
         struct vmstat_table *t;
@@ -113,7 +136,7 @@ static void vmstat_rows(const struct cell_result *res, const struct workload_ops
                 g_array_append_val(rows, row);
         }
         if (metrics)
-                phase_metrics(ops, res, t, interval, metrics);
+                phase_metrics(ops, ph, n_ph, t, interval, metrics);
         vmstat_table_free(t);
 }
 
@@ -136,14 +159,17 @@ static void point_arrays(struct cellrows *r) {
 void cellrows_build(const struct cellrows_ctx *ctx, struct cell_result *res, struct cellrows *ret) {
         struct cellrows r = { 0 };
         int ok = strcmp(res->state, CELL_OK) == 0;
-        size_t n_logs = 0;
+        struct vmstat_phase ph[VMSTAT_PHASES_MAX];
+        size_t n_logs = 0, n_ph;
 
         arrays_new(&r);
         r.params_json = g_strdup(ctx->params_json);
         /* vmstat is kept for every cell (a failed cell's samples are evidence
          * too); metrics only for ok cells, so failures never enter statistics. */
-        vmstat_rows(res, ctx->workload->ops, ctx->vmstat_interval_s > 0 ? ctx->vmstat_interval_s : VMSTAT_INTERVAL,
-                    r.vmstat, ok ? &res->metrics : NULL);
+        n_ph = cell_phases(ctx->workload->ops, res, ph);
+        vmstat_rows(res, ctx->workload->ops, ph, n_ph,
+                    ctx->vmstat_interval_s > 0 ? ctx->vmstat_interval_s : VMSTAT_INTERVAL, r.vmstat,
+                    ok ? &res->metrics : NULL);
         if (ok)
                 for (size_t i = 0; i < res->metrics.n; i++) {
                         const struct metric *m = &res->metrics.v[i];
@@ -155,6 +181,7 @@ void cellrows_build(const struct cellrows_ctx *ctx, struct cell_result *res, str
                 struct db_point dp = { p->kind, p->t, p->value };
                 g_array_append_val(r.points, dp);
         }
+        phase_points(ctx->workload->ops, res, ph, n_ph, r.points);
         r.logs[n_logs++] = (struct db_log){ "console", res->console->str, res->console->len };
         r.logs[n_logs++] = (struct db_log){ "data", res->data->str, res->data->len };
         if (res->output)

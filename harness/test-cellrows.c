@@ -297,6 +297,25 @@ TEST(dd_cell_stalls_come_from_the_write_phase) {
         ASSERT_TRUE(row_metric(&rows, "vmstat.read.stall_longest_s") == NULL);
         /* drop-caches is a phase the workload does not keep. */
         ASSERT_TRUE(row_metric(&rows, "vmstat.drop_caches.samples") == NULL);
+        /* The windows are stored as timeline points, start (0) and end (1). */
+        {
+                int write = 0, read = 0, other = 0;
+                for (size_t i = 0; i < rows.cell.n_points; i++) {
+                        const struct db_point *p = &rows.cell.points[i];
+                        if (strcmp(p->kind, "phase.write") == 0) {
+                                ASSERT_NEAR(p->t, write ? 17.675 : 4.033, 1e-9);
+                                ASSERT_NEAR(p->value, write, 1e-12);
+                                write++;
+                        } else if (strcmp(p->kind, "phase.read") == 0) {
+                                read++;
+                        } else {
+                                other++;
+                        }
+                }
+                ASSERT_EQ(write, 2);
+                ASSERT_EQ(read, 2);
+                ASSERT_EQ(other, 0);
+        }
         cellrows_clear(&rows);
         cell_result_clear(&res);
         workload_spec_free(spec);
