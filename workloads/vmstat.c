@@ -1060,6 +1060,8 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                         snprintf(name, sizeof(name), "vmstat.%s_mean", metric_cols[i].col);
                         if ((r = phase_metric_add(out, name, phase, 0, NAN, metric_cols[i].unit, why)) < 0)
                                 goto out;
+                        if (phase)
+                                continue;
                         snprintf(name, sizeof(name), "vmstat.%s_cov", metric_cols[i].col);
                         if ((r = phase_metric_add(out, name, phase, 0, NAN, "ratio", why)) < 0)
                                 goto out;
@@ -1070,6 +1072,10 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                 snprintf(name, sizeof(name), "vmstat.%s_mean", metric_cols[i].col);
                 if ((r = phase_metric_add(out, name, phase, 1, sm.mean, metric_cols[i].unit, NULL)) < 0)
                         goto out;
+                /* A phase keeps levels, not spreads: seven covs per phase
+                 * would bury a tiobench cell's figures. */
+                if (phase)
+                        continue;
                 snprintf(name, sizeof(name), "vmstat.%s_cov", metric_cols[i].col);
                 r = phase_metric_add(out, name, phase, !isnan(sm.cov), sm.cov, "ratio", "mean is 0");
                 if (r < 0)

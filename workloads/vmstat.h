@@ -162,7 +162,7 @@ int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double int
  * phase on the rows' clock (NAN: open); a row arriving at t describes the
  * interval before it, so the rows counted are those whose interval lies
  * at least half inside: from + interval/2 <= t <= to + interval/2.
- * writes 0: the phase writes nothing by design (a read phase), so its bo
+ * A phase gets the means, not the covs. writes 0: the phase writes nothing by design (a read phase), so its bo
  * of 0 is no writeout stall: no stall_* metrics (pause_* stay).
  * Returns 0, -EINVAL (a bad phase name or interval), -ENOMEM. */
 int vmstat_phase_metrics(const struct vmstat_table *t, const char *phase, int writes, double bo_threshold,
