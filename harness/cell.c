@@ -254,7 +254,6 @@ static int send_job(struct cell *c, const struct workload_env *env) {
                 r |= send_line(c, s->agent_lines[i], "");
         r |= send_line(c, "set swap ", s->swap_bytes ? "scsi:0:0:1:0" : "");
         r |= send_line(c, "set net ", env->nports > 0 ? "1" : "0");
-        r |= send_line(c, "set vmstat_interval_ms ", "1000");
         for (size_t i = 0; lines[i] && r == 0; i++) {
                 char esc[PROTO_LINE_MAX];
                 if (proto_escape(esc, sizeof(esc), lines[i], strlen(lines[i])) < 0)
