@@ -502,8 +502,10 @@ static int agent_if_up(int sock, const char *ifname) {
 }
 
 /* QEMU user-mode networking: 10.0.2.15/24, gateway 10.0.2.2. The UDP packet
- * to the gateway's discard port teaches slirp the guest MAC, which otherwise
- * stalls the first forwarded connection for ~6 s. */
+ * to the gateway's discard port is meant to teach slirp the guest's MAC
+ * early; e1000's link comes up about 2 s after eth0 does, so it waits in the
+ * queue until then. What removed the ~6 s stall of the first forwarded
+ * connection is the FTP job waiting for the carrier (docs/ftp.md). */
 static void agent_net_up(void) {
         _cleanup_close_ int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         struct rtentry rt;

@@ -26,6 +26,7 @@
 #include "guest/proto.h"
 #include "harness/cell.h"
 #include "harness/console.h"
+#include "harness/hostload.h"
 
 volatile int cell_interrupted;
 
@@ -72,6 +73,13 @@ struct cell {
         volatile int host_cancel;
         struct kb_error host_err;
         int host_done;
+
+        /* host load over the workload window, go -> done (hostload.h) */
+        int qemu_pid;                      /* 0: unknown, see load_note */
+        int load_started, load_known;      /* start snapshot taken; figures computed */
+        struct hostload_snap load_start;
+        struct hostload_figures load;
+        char load_note[256];               /* why the figures are unknown */
 };
 
 static double now_s(const struct cell *c) {
@@ -154,6 +162,75 @@ static gpointer host_thread(gpointer data) {
 
         push(c, MSG_HOST_DONE, r, r < 0 ? c->host_err.msg : NULL, r < 0 ? strlen(c->host_err.msg) : 0);
         return NULL;
+}
+
+/* ---- host load ---------------------------------------------------------- */
+
+/* Once, right after QEMU started: which process is this cell's QEMU. */
+static void load_find_qemu(struct cell *c, const char *domain) {
+        struct kb_error e = { { 0 } };
+
+        if (!c->spec->hostload_root)
+                g_strlcpy(c->load_note, "remote host: unknown", sizeof(c->load_note));
+        else if (hostload_find_qemu(c->spec->hostload_root, domain, &c->qemu_pid, &e) < 0)
+                g_strlcpy(c->load_note, e.msg, sizeof(c->load_note));
+}
+
+/* A snapshot of the host beside this cell's QEMU and kbench itself (whose
+ * threads carry the cell: console stream, host phase). Returns 0 or -errno,
+ * noting why in load_note. */
+static int load_snapshot(struct cell *c, struct hostload_snap *ret) {
+        const int pids[] = { c->qemu_pid, (int)getpid() };
+        struct kb_error e = { { 0 } };
+        int r;
+
+        if (!c->qemu_pid)
+                return -ESRCH;
+        r = hostload_read(c->spec->hostload_root, pids, G_N_ELEMENTS(pids), now_s(c), ret, &e);
+        if (r < 0)
+                g_strlcpy(c->load_note, e.msg, sizeof(c->load_note));
+        return r;
+}
+
+static void load_window_start(struct cell *c) {
+        c->load_started = load_snapshot(c, &c->load_start) == 0;
+}
+
+static void load_window_end(struct cell *c) {
+        struct hostload_snap end;
+        struct kb_error e = { { 0 } };
+        long tck = sysconf(_SC_CLK_TCK);
+
+        if (!c->load_started || load_snapshot(c, &end) < 0)
+                return;
+        /* A failed sysconf becomes 0, which hostload_compute refuses. */
+        if (hostload_compute(&c->load_start, &end, tck > 0 && tck < 1000000 ? (unsigned)tck : 0, &c->load, &e) < 0)
+                g_strlcpy(c->load_note, e.msg, sizeof(c->load_note));
+        else
+                c->load_known = 1;
+}
+
+/* The figures as metrics of an ok cell (a failed one keeps no metrics);
+ * unknown ones carry the reason instead of a number. Marks the cell
+ * contended. */
+static void load_metrics(struct cell *c) {
+        struct cell_result *res = c->res;
+
+        if (c->load_known)
+                metric_add(&res->metrics, "host.foreign_cpu_pct", c->load.foreign_pct, "%");
+        else
+                metric_add_none(&res->metrics, "host.foreign_cpu_pct", "%", c->load_note);
+        if (c->load_started)
+                metric_add(&res->metrics, "host.loadavg1", c->load_start.loadavg1, "");
+        else
+                metric_add_none(&res->metrics, "host.loadavg1", "", c->load_note);
+        if (c->load_known && c->load.foreign_pct > c->spec->contended_pct) {
+                g_autofree char *d = g_strdup_printf("%s%scontended: %.1f %% foreign CPU (over %g %%)", res->detail,
+                                                     res->detail[0] ? "; " : "", c->load.foreign_pct,
+                                                     c->spec->contended_pct);
+                g_strlcpy(res->detail, d, sizeof(res->detail));
+                res->contended = 1;
+        }
 }
 
 /* ---- preparation -------------------------------------------------------- */
@@ -292,6 +369,7 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                         return;
                 }
                 c->go_t = now_s(c);
+                load_window_start(c);
                 c->stage = STAGE_RUN;
         } else if (g_str_has_prefix(type, "vmstat")) {
                 struct cell_vmstat_line v = { g_strdup(type), g_strndup(rec->payload, rec->payload_len),
@@ -323,6 +401,7 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                 c->res->exit_code = (int)code;
                 c->done_t = m->t;
                 c->res->workload_s = m->t - c->go_t;
+                load_window_end(c);
                 stop(c, STOP_DONE, NULL);
         }
 }
@@ -389,7 +468,10 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         f->disk = g_build_filename(s->work_dir, "disk.img", NULL);
         f->swap = g_build_filename(s->work_dir, "swap.img", NULL);
         f->console = g_build_filename(s->work_dir, "console.log", NULL);
-        f->name = g_strdup_printf("%s-%s", s->domain_prefix, s->key);
+        /* The previous attempt's domain may still be being destroyed in the
+         * background (vm_stop): a retry must not ask for the same name. */
+        f->name = s->attempt > 1 ? g_strdup_printf("%s-%s-a%d", s->domain_prefix, s->key, s->attempt)
+                                 : g_strdup_printf("%s-%s", s->domain_prefix, s->key);
         if (g_mkdir_with_parents(s->work_dir, 0755) < 0)
                 return error_setf(err, -errno, "%s: %s", s->work_dir, g_strerror(errno));
 
@@ -582,6 +664,7 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
                 /* Record libvirt's taint flags; custom-argv is expected when
                  * the user-mode NIC and its forwards go in as QEMU arguments. */
                 g_auto(GStrv) taints = NULL;
+                load_find_qemu(&c, f.name);
                 if (ops->taints(c.vm, &taints, NULL) == 0)
                         for (size_t i = 0; taints[i]; i++)
                                 g_ptr_array_add(c.host_notes, g_strdup_printf("libvirt: %s", taints[i]));
@@ -617,6 +700,8 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
                 if (strcmp(res->state, CELL_OK) == 0)
                         g_strlcpy(res->detail, warn, sizeof(res->detail));
         }
+        if (c.done_t > 0 && strcmp(res->state, CELL_OK) == 0)
+                load_metrics(&c);
 
         /* Keep what the job printed with the cell: it is the evidence for the metrics. */
         res->output = g_string_new(NULL);

@@ -20,6 +20,7 @@ struct cell_spec {
         const struct kstore_kernel *kernel;
         const struct workload_spec *workload;
         int iteration;
+        int attempt;                       /* 1-based; later attempts get their own domain name */
         const char *accel;                 /* "kvm" or "tcg" */
         unsigned mem_mb;
         unsigned cpus;
@@ -35,6 +36,9 @@ struct cell_spec {
         double deadline_s;                 /* whole-cell limit */
         double boot_timeout_s;             /* QEMU start -> agent ready */
         double silence_timeout_s;          /* longest gap between ttyS1 records while running */
+        const char *hostload_root;         /* this host's /proc is under it ("" = /proc); NULL: QEMU
+                                              runs elsewhere (remote URI), host load unknown */
+        double contended_pct;              /* foreign CPU above this marks the cell contended, % */
 };
 
 struct cell_vmstat_line {
@@ -64,6 +68,7 @@ struct cell_result {
         char detail[512];                  /* one line: stage reached, quoted line, error */
         int retryable;                     /* infra-error worth another attempt */
         int host_failed;                   /* the host failed (disk full): stop the run */
+        int contended;                     /* ok, but foreign CPU over spec->contended_pct in the window */
         double started_at;                 /* unix time of QEMU start */
         double boot_s;                     /* QEMU start -> agent ready (NAN if never) */
         double workload_s;                 /* go -> done (NAN if never) */

@@ -25,7 +25,7 @@ int plan_is_done(const struct plan_cell *c, const char *const *done);
 size_t plan_todo(const struct plan_cell *plan, size_t n, const char *const *done);
 
 /* Whether an attempt that just ended is tried again: only a retryable
- * (infra) failure, only while the run goes on (not interrupted, not stopped
+ * one (an infra failure, or with --max-contention a contended cell), only while the run goes on (not interrupted, not stopped
  * by a host failure), and at most retries more attempts than the first of
  * this invocation (a resumed run continues its cells' attempt numbers). */
 int plan_retry(int retryable, int attempt, int first_attempt, int retries, int run_ending);

@@ -18,6 +18,8 @@
 #include "harness/accel.h"
 #include "harness/cell.h"
 #include "harness/cellrows.h"
+#include "harness/hostload.h"
+#include "report/metrics.h"
 #include "harness/plan.h"
 #include "harness/lock.h"
 #include "harness/progress.h"
@@ -317,6 +319,10 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         .append = r->o->append, .agent_lines = (const char *const *)agent_lines->pdata,
                         .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
                         .silence_timeout_s = r->o->hang_timeout_s,
+                        /* Only where QEMU shares this host is its /proc the right one. */
+                        .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
+                        .contended_pct = r->o->max_contention_pct > 0 ? r->o->max_contention_pct
+                                                                      : METRICS_CONTENDED_PCT,
                 };
 
                 if (plan_is_done(pc, (const char *const *)done))
@@ -330,6 +336,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         struct cell_result res;
                         int again, pending;
 
+                        spec.attempt = attempt;
                         ret = cell_run(r->conn, &spec, &res, on_stage, &r->progress, err);
                         if (ret < 0)
                                 return ret;
@@ -339,7 +346,10 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                          * would meet it too. --resume continues once there is room. */
                         if (ret >= 0 && (res.host_failed || pending))
                                 r->stopped = 1;
-                        again = ret >= 0 && plan_retry(res.retryable, attempt, first_attempt, r->o->retries,
+                        /* A cell measured beside a busy host is re-run from
+                         * the same budget as an infra error. */
+                        again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->o->max_contention_pct > 0),
+                                                       attempt, first_attempt, r->o->retries,
                                                        cell_interrupted || r->stopped);
                         if (again)
                                 progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);

@@ -1,7 +1,8 @@
 /* harness/runner: `kbench run` behind its options. Resolves kernels and
  * workloads, builds (or reuses) each kernel's guest image, resolves the
  * accelerator, plans the interleaved matrix, runs every cell (retrying infra
- * errors a bounded number of times), stores each finished attempt in one
+ * errors, and with --max-contention cells run beside a busy host, a bounded
+ * number of times), stores each finished attempt in one
  * transaction, and prints the run's summary. */
 #pragma once
 
@@ -27,7 +28,8 @@ struct runner_opts {
         double cell_timeout_s;
         double hang_timeout_s;             /* longest silence on ttyS1 while the job runs */
         double vmstat_interval_s;          /* the agent's vmstat sampling interval, seconds */
-        int retries;                       /* extra attempts after an infra error */
+        int retries;                       /* extra attempts after an infra error (or contention) */
+        double max_contention_pct;         /* > 0: re-run cells whose host had more foreign CPU, %; 0 never */
         int json;
         int64_t resume_run;                /* > 0: continue this run */
 };

@@ -64,7 +64,11 @@ const struct runopt runopt_table[] = {
           .agent = "vmstat_interval_ms", .agent_scale = 1000,
           .help = "Seconds between the guest's vmstat samples; rates stay per second (default 1)", .arg = "S" },
         { "retries", 0, RUNOPT_INT, OFF(retries), 0, 10, "2", "retries",
-          .help = "Extra attempts after an infra error (default 2)", .arg = "N" },
+          .help = "Extra attempts after an infra error or contention (default 2)", .arg = "N" },
+        { "max-contention", 0, RUNOPT_PERCENT, OFF(max_contention_pct), 0, 100, "0", "max_contention_pct",
+          .help = "Re-run (within --retries) a cell whose host spent over P % of its CPU on other processes "
+                  "during the workload; such cells are marked contended (over 10 % when P is 0, the default)",
+          .arg = "P" },
         { "resume", 0, RUNOPT_I64, OFF(resume_run), 1, 9e15, NULL, NULL,
           .help = "Continue an interrupted run: rerun only its missing cells", .arg = "RUN" },
         { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON" },
@@ -92,6 +96,9 @@ static const char *describe(const struct runopt *opt, char *buf, size_t size) {
         case RUNOPT_SECONDS:
                 snprintf(buf, size, "a number of seconds in %g..%g", opt->min, opt->max);
                 break;
+        case RUNOPT_PERCENT:
+                snprintf(buf, size, "a percentage in %g..%g", opt->min, opt->max);
+                break;
         default:
                 snprintf(buf, size, "a whole number in %.0f..%.0f", opt->min, opt->max);
                 break;
@@ -103,6 +110,7 @@ int runopt_set(struct runner_opts *o, const struct runopt *opt, const char *text
         static const enum parse_kind kinds[] = {
                 [RUNOPT_INT] = PARSE_UINT, [RUNOPT_UINT] = PARSE_UINT, [RUNOPT_MIB] = PARSE_MIB,
                 [RUNOPT_U64] = PARSE_UINT, [RUNOPT_SIZE] = PARSE_SIZE, [RUNOPT_SECONDS] = PARSE_REAL,
+                [RUNOPT_PERCENT] = PARSE_REAL,
                 [RUNOPT_I64] = PARSE_UINT,
         };
         double min = opt->min, max = opt->max;
@@ -148,6 +156,7 @@ int runopt_set(struct runner_opts *o, const struct runopt *opt, const char *text
                 *FIELD(o, opt, uint64_t) = v.u;
                 break;
         case RUNOPT_SECONDS:
+        case RUNOPT_PERCENT:
                 *FIELD(o, opt, double) = v.d;
                 break;
         case RUNOPT_I64:
@@ -224,6 +233,7 @@ void runopts_save(const struct runner_opts *o, json_t *j) {
                         v = json_integer((json_int_t)*FIELD(o, opt, const uint64_t));
                         break;
                 case RUNOPT_SECONDS:
+                case RUNOPT_PERCENT:
                         v = json_real(*FIELD(o, opt, const double));
                         break;
                 case RUNOPT_I64:
@@ -254,7 +264,7 @@ int runopts_load(struct runner_opts *o, const json_t *j, GPtrArray *keep, struct
                         text = g_strdup(json_string_value(v));
                 else if (json_is_integer(v) && opt->type != RUNOPT_STRING && json_integer_value(v) >= 0)
                         text = g_strdup_printf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
-                else if (json_is_real(v) && opt->type == RUNOPT_SECONDS)
+                else if (json_is_real(v) && (opt->type == RUNOPT_SECONDS || opt->type == RUNOPT_PERCENT))
                         text = g_strdup_printf("%.17g", json_real_value(v));
                 else
                         return error_setf(err, -EINVAL, "stored settings: %s has the wrong type", opt->key);

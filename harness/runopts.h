@@ -20,6 +20,7 @@ enum runopt_type {
         RUNOPT_U64,                        /* uint64_t field, decimal */
         RUNOPT_SIZE,                       /* uint64_t field in bytes, units allowed */
         RUNOPT_SECONDS,                    /* double field, finite */
+        RUNOPT_PERCENT,                    /* double field, finite, percent */
         RUNOPT_I64,                        /* int64_t field, decimal */
         RUNOPT_STRING,                     /* const char * field */
         RUNOPT_STRV,                       /* char ** field, repeatable */

@@ -144,6 +144,9 @@ struct outcome {
         char *sent;
 };
 
+/* The cell's hostload_root: NULL (QEMU elsewhere) unless a test sets it. */
+static const char *hostload_root;
+
 static void run(const struct script *sc, double silence_s, struct outcome *out) {
         g_autofree char *dir = g_dir_make_tmp("kbench-test-cell-XXXXXX", NULL);
         g_autofree char *work = g_build_filename(dir, "kb1-r1-c007", NULL);
@@ -157,6 +160,7 @@ static void run(const struct script *sc, double silence_s, struct outcome *out) 
                 .mem_mb = 160, .cpus = 1, .disk_bytes = 64 << 20, .fs = "ext4", .mount_opts = "",
                 .initrd = "/nonexistent/initrd", .work_dir = work, .agent_lines = agent_lines,
                 .deadline_s = 20, .boot_timeout_s = 6, .silence_timeout_s = silence_s,
+                .hostload_root = hostload_root, .contended_pct = 10,
         };
 
         ASSERT_EQ(workload_spec_parse("dd:size=4M", &w, &err), 0);
@@ -201,6 +205,30 @@ TEST(ok_cell_end_to_end) {
         ASSERT_TRUE(g_str_has_suffix(o.sent, "go\n"));
         ASSERT_TRUE(strstr(o.res.console->str, "Linux version"));
         ASSERT_TRUE(strstr(o.res.output->str, "162 MB/s"));
+        /* Where QEMU runs elsewhere its host's load is unknown, never guessed. */
+        ASSERT_TRUE(metric_find(&o.res.metrics, "host.foreign_cpu_pct") != NULL);
+        ASSERT_EQ(metric_find(&o.res.metrics, "host.foreign_cpu_pct")->has_value, 0);
+        ASSERT_STREQ(metric_find(&o.res.metrics, "host.foreign_cpu_pct")->note, "remote host: unknown");
+        ASSERT_STREQ(metric_find(&o.res.metrics, "host.loadavg1")->note, "remote host: unknown");
+        ASSERT_EQ(o.res.contended, 0);
+        outcome_clear(&o);
+}
+
+TEST(host_load_without_qemu) {
+        static const char *const job[] = { VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job };
+        const struct metric *m;
+        struct outcome o;
+
+        /* A local URI, but no process on this host runs the fake guest. */
+        hostload_root = "";
+        run(&sc, 5, &o);
+        hostload_root = NULL;
+        expect(&o, CELL_OK, "");
+        m = metric_find(&o.res.metrics, "host.foreign_cpu_pct");
+        ASSERT_TRUE(m != NULL && !m->has_value);
+        ASSERT_STREQ(m->note, "/proc: no QEMU process for domain kb1-r1-c007");
+        ASSERT_TRUE(metric_find(&o.res.metrics, "host.loadavg1") != NULL);
         outcome_clear(&o);
 }
 

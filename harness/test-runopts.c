@@ -143,6 +143,39 @@ TEST(entries_cover_table) {
         g_free(e);
 }
 
+TEST(max_contention) {
+        static const char *const bad[] = { "101", "-1", "nan", "inf", "10%", "" };
+        struct runner_opts o, back;
+        struct kb_error err = { { 0 } };
+        GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+        json_t *j = json_object();
+
+        runopts_defaults(&o);
+        ASSERT_NEAR(o.max_contention_pct, 0, 1e-12);           /* never re-run unless asked */
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                if (set(&o, "max-contention", bad[i], &err) == 0)
+                        TEST_FAIL("--max-contention %s accepted", bad[i]);
+                ASSERT_TRUE(strstr(err.msg, "--max-contention: ") == err.msg);
+                ASSERT_TRUE(strstr(err.msg, "a percentage in 0..100") != NULL);
+        }
+        ASSERT_EQ(set(&o, "max-contention", "12.5", &err), 0);
+        ASSERT_NEAR(o.max_contention_pct, 12.5, 1e-12);
+        /* --resume re-runs contended cells as the run did. */
+        runopts_save(&o, j);
+        runopts_defaults(&back);
+        ASSERT_EQ(runopts_load(&back, j, keep, &err), 0);
+        ASSERT_NEAR(back.max_contention_pct, 12.5, 1e-12);
+        json_decref(j);
+        /* The default survives the round trip too (saved as 0). */
+        j = json_object();
+        runopts_defaults(&o);
+        runopts_save(&o, j);
+        ASSERT_EQ(runopts_load(&back, j, keep, &err), 0);
+        ASSERT_NEAR(back.max_contention_pct, 0, 1e-12);
+        json_decref(j);
+        g_ptr_array_unref(keep);
+}
+
 TEST(agent_lines_from_the_table) {
         struct runner_opts o;
         struct kb_error err = { { 0 } };

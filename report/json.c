@@ -109,11 +109,12 @@ static json_t *run_json(const struct query_run *r) {
         json_object_set_new(j, "kernels", json_integer(r->n_kernels));
         json_object_set_new(j, "cells", json_integer(r->n_cells));
         json_object_set_new(j, "cells_ok", json_integer(r->n_ok));
+        json_object_set_new(j, "cells_planned", json_integer(r->n_planned));
         json_object_set_new(j, "settings", settings ? settings : json_str(r->settings_json));
         return j;
 }
 
-static json_t *cell_json(const struct query_cell *c) {
+static json_t *cell_json(const struct query_cell *c, int contended) {
         json_t *j = json_object();
 
         if (!j)
@@ -126,6 +127,7 @@ static json_t *cell_json(const struct query_cell *c) {
         json_object_set_new(j, "attempt", json_integer(c->attempt));
         json_object_set_new(j, "state", json_str(c->state));
         json_object_set_new(j, "detail", json_str(c->detail));
+        json_object_set_new(j, "contended", contended < 0 ? json_null() : json_boolean(contended));
         json_object_set_new(j, "accel", json_str(c->accel));
         json_object_set_new(j, "started_at", json_num(c->started_at));
         json_object_set_new(j, "boot_s", json_num(c->boot_s));
@@ -159,7 +161,7 @@ json_t *json_view_run(const struct view_run *v) {
         json_object_set_new(j, "cells", cells);
         json_object_set_new(j, "summary", summary);
         for (size_t i = 0; i < v->n_cells; i++) {
-                json_t *c = cell_json(&v->cells[i]);
+                json_t *c = cell_json(&v->cells[i], v->contended[i]);
                 if (c)
                         json_object_set_new(c, "metrics", metrics_json(v->metrics[i], v->n_metrics[i]));
                 json_array_append_new(cells, c);
@@ -191,7 +193,7 @@ json_t *json_view_run(const struct view_run *v) {
 }
 
 json_t *json_view_cell(const struct view_cell *v) {
-        json_t *j = cell_json(v->cell);
+        json_t *j = cell_json(v->cell, v->contended);
         json_t *vm = json_array(), *pts = json_array(), *logs = json_object(), *params = NULL;
 
         if (!j || !vm || !pts || !logs) {

@@ -41,6 +41,8 @@ static const struct metrics_info report_rows[] = {
         { "vmstat.sy_mean", "%", METRICS_NONE, 0, "CPU split is context" },
         { "vmstat.wa_mean", "%", METRICS_NONE, 0, "CPU split is context" },
         { "vmstat.*_cov", "ratio", METRICS_NONE, 0, "a spread, not a level" },
+        { "host.foreign_cpu_pct", "%", METRICS_NONE, 0, "how busy the host was beside the cell, not the kernel" },
+        { "host.loadavg1", "", METRICS_NONE, 0, "how busy the host was beside the cell, not the kernel" },
         { "boot_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
         { "workload_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },
         { "total_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload" },

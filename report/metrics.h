@@ -24,6 +24,10 @@ struct metrics_info {
         const char *why;           /* for informational rows: why no verdict, else NULL */
 };
 
+/* Foreign CPU (host.foreign_cpu_pct) above which a cell is contended
+ * unless its run set --max-contention (the run's max_contention_pct). */
+#define METRICS_CONTENDED_PCT 10.0
+
 /* The registry entry for a metric name. Returns 0, or -ENOENT when kbench
  * does not know the name (a store written by a newer kbench); callers treat
  * an unknown metric as informational. OUT: *ret (strings are static). */

@@ -71,7 +71,8 @@ static void fixture_init(struct fixture *f) {
         struct db_run run = { .tag = "nightly", .settings_json = "{\"repeats\":3,\"mem_mb\":256}",
                               .host = "builder", .qemu_version = "7.2.19", .libvirt_version = "9.0.0",
                               .kbench_version = "0.1.0", .started_at = 1700000200 };
-        struct db_run empty = { .tag = NULL, .settings_json = "{}", .started_at = 1700009000 };
+        /* Interrupted before its first cell: the header counts the plan. */
+        struct db_run empty = { .tag = NULL, .settings_json = "{\"planned_cells\":4}", .started_at = 1700009000 };
         double wa[] = { 40, 42, 44 };
 
         snprintf(f->dir, sizeof(f->dir), "/tmp/kbench-test-view-XXXXXX");
@@ -174,6 +175,8 @@ TEST(run_text) {
         v = view_run_free(v);
         fputs(text, stderr);
         ASSERT_TRUE(strstr(text, "run 1  tag nightly  complete") != NULL);
+        /* No saved plan size: the stored cell keys count. */
+        ASSERT_TRUE(strstr(text, "cells ok 8/9\n") != NULL);
         ASSERT_TRUE(strstr(text, "qemu 7.2.19") != NULL);
         ASSERT_TRUE(strstr(text, "c000  6.1.0-47-amd64  dd") != NULL);
         ASSERT_TRUE(strstr(text, "dd.write_MBps=40 ") != NULL || strstr(text, "dd.write_MBps=40\n") != NULL);
@@ -198,6 +201,7 @@ TEST(run_text) {
         CAPTURE(text, text_run(v, out));
         v = view_run_free(v);
         ASSERT_TRUE(strstr(text, "no cells stored yet") != NULL);
+        ASSERT_TRUE(strstr(text, "cells ok 0/4\n") != NULL);
         free(text);
 
         ASSERT_EQ(view_run_load(f.db, 7, &v, &err), -ENOENT);
@@ -282,7 +286,7 @@ TEST(runs_text_and_resolve) {
         ASSERT_TRUE(strstr(text, "CELLS OK/TOTAL") != NULL);
         ASSERT_TRUE(strstr(text, "    1  nightly  ") != NULL);
         ASSERT_TRUE(strstr(text, "complete        2  8/9\n") != NULL);
-        ASSERT_TRUE(strstr(text, "running         0  0/0\n") != NULL);
+        ASSERT_TRUE(strstr(text, "running         0  0/4\n") != NULL);
         free(text);
 
         ASSERT_EQ(view_resolve_run(f.db, "last", &id, &err), 0);
@@ -452,4 +456,24 @@ TEST(log_for_a_terminal) {
         CAPTURE(text, ASSERT_EQ(text_log(log, sizeof(log) - 1, 1, out), 0));
         ASSERT_STREQ(text, "ok\tline\n?[31mred??nul?2J?\xce\xbb\n");
         free(text);
+}
+
+TEST(contended_rule) {
+        struct query_metric quiet[] = { { "dd.write_MBps", 90, 1, "MB/s", NULL },
+                                        { "host.foreign_cpu_pct", 7.3, 1, "%", NULL } };
+        struct query_metric busy[] = { { "host.foreign_cpu_pct", 61.2, 1, "%", NULL } };
+        struct query_metric remote[] = { { "host.foreign_cpu_pct", 0, 0, "%", "remote host: unknown" } };
+        struct query_run plain = { .settings_json = "{\"max_contention_pct\":0}" };
+        struct query_run strict = { .settings_json = "{\"max_contention_pct\":5}" };
+        struct query_run old = { .settings_json = "{}" };
+
+        /* 10 % unless the run asked for another limit. */
+        ASSERT_EQ(view_contended(&plain, quiet, 2), 0);
+        ASSERT_EQ(view_contended(&plain, busy, 1), 1);
+        ASSERT_EQ(view_contended(&old, busy, 1), 1);
+        ASSERT_EQ(view_contended(&strict, quiet, 2), 1);
+        ASSERT_EQ(view_contended(NULL, quiet, 2), 0);
+        /* Unknown, never guessed. */
+        ASSERT_EQ(view_contended(&plain, remote, 1), -1);
+        ASSERT_EQ(view_contended(&plain, quiet, 1), -1);
 }

@@ -156,7 +156,7 @@ void text_runs(const struct view_runs *v, FILE *out) {
                 fprintf(out, "  %-19s  ", started);
                 put_text(out, runs[i].status, wstatus);
                 fprintf(out, "  %7lld  %lld/%lld\n", (long long)runs[i].n_kernels, (long long)runs[i].n_ok,
-                        (long long)runs[i].n_cells);
+                        (long long)runs[i].n_planned);
         }
 }
 
@@ -173,7 +173,7 @@ static void run_header(const struct query_run *r, FILE *out) {
         fputs("  ", out);
         put_text(out, r->status, 0);
         fprintf(out, "  started %s  finished %s  cells ok %lld/%lld\n", started, finished,
-                (long long)r->n_ok, (long long)r->n_cells);
+                (long long)r->n_ok, (long long)r->n_planned);
         fputs("host ", out);
         put_text(out, r->host, 0);
         fputs("  qemu ", out);
@@ -261,6 +261,8 @@ void text_run(const struct view_run *v, FILE *out) {
                 if (strcmp(c->state, "ok") != 0) {
                         fputs(" ", out);
                         put_text(out, c->detail ? c->detail : c->state, 0);
+                } else if (v->contended[i] == 1) {
+                        fputs(" contended", out);
                 }
                 /* The workload's own figures only (vmstat.* are in the
                  * summary), or a pointer to its table below. */
@@ -325,6 +327,8 @@ void text_cell(const struct view_cell *v, FILE *out) {
         put_text(out, c->params_json, 0);
         fputs("\nstate       ", out);
         put_text(out, c->state, 0);
+        if (v->contended == 1)
+                fputs(" (contended)", out);
         fputs("\ndetail      ", out);
         put_text(out, c->detail, 0);
         fputs("\naccel       ", out);

@@ -51,11 +51,26 @@ struct view_run *view_run_free(struct view_run *v) {
                 query_metrics_free(v->metrics[i], v->n_metrics[i]);
         free(v->metrics);
         free(v->n_metrics);
+        free(v->contended);
         query_cells_free(v->cells, v->n_cells);
         query_series_free(v->series, v->n_series);
         free(v->summary);
         free(v);
         return NULL;
+}
+
+int view_contended(const struct query_run *run, const struct query_metric *m, size_t n) {
+        double limit = METRICS_CONTENDED_PCT;
+        json_t *settings = run && run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+        json_t *p = json_object_get(settings, "max_contention_pct");
+
+        if (json_is_number(p) && json_number_value(p) > 0)
+                limit = json_number_value(p);
+        json_decref(settings);
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(m[i].name, "host.foreign_cpu_pct") == 0)
+                        return m[i].has_value ? m[i].value > limit : -1;
+        return -1;
 }
 
 static int view_run_fill(struct db *db, int64_t run_id, struct view_run *v, struct kb_error *err) {
@@ -69,12 +84,14 @@ static int view_run_fill(struct db *db, int64_t run_id, struct view_run *v, stru
                 return r;
         v->metrics = calloc(v->n_cells + 1, sizeof(*v->metrics));
         v->n_metrics = calloc(v->n_cells + 1, sizeof(*v->n_metrics));
-        if (!v->metrics || !v->n_metrics)
+        v->contended = calloc(v->n_cells + 1, sizeof(*v->contended));
+        if (!v->metrics || !v->n_metrics || !v->contended)
                 return error_setf(err, -ENOMEM, "out of memory");
         for (size_t i = 0; i < v->n_cells; i++) {
                 r = query_cell_metrics(db, v->cells[i].id, &v->metrics[i], &v->n_metrics[i], err);
                 if (r < 0)
                         return r;
+                v->contended[i] = view_contended(v->run, v->metrics[i], v->n_metrics[i]);
         }
         r = query_run_samples(db, run_id, &v->series, &v->n_series, err);
         if (r < 0)
@@ -119,6 +136,7 @@ struct view_cell *view_cell_free(struct view_cell *v) {
 int view_cell_load(struct db *db, int64_t run_id, const char *cell_key, struct view_cell **ret,
                    struct kb_error *err) {
         struct view_cell *v = calloc(1, sizeof(*v));
+        struct query_run *run = NULL;
         int r;
 
         if (!v)
@@ -132,10 +150,14 @@ int view_cell_load(struct db *db, int64_t run_id, const char *cell_key, struct v
                 r = query_cell_points(db, v->cell->id, &v->points, &v->n_points, err);
         if (r >= 0)
                 r = query_cell_logs(db, v->cell->id, &v->logs, &v->n_logs, err);
+        if (r >= 0)
+                r = query_run(db, run_id, &run, err);
         if (r < 0) {
                 view_cell_free(v);
                 return r;
         }
+        v->contended = view_contended(run, v->metrics, v->n_metrics);
+        query_runs_free(run, 1);
         *ret = v;
         return 0;
 }

@@ -34,6 +34,7 @@ struct view_run {
         size_t n_cells;
         struct query_metric **metrics;     /* per cell */
         size_t *n_metrics;
+        int *contended;                    /* per cell, see view_contended */
         struct query_series *series;
         size_t n_series;
         struct view_series *summary;       /* n_series entries, same order */
@@ -43,6 +44,7 @@ struct view_cell {
         struct query_cell *cell;           /* the latest attempt */
         struct query_metric *metrics;
         size_t n_metrics;
+        int contended;                     /* see view_contended */
         struct db_vmstat_row *vmstat;
         size_t n_vmstat;
         struct query_point *points;
@@ -50,6 +52,12 @@ struct view_cell {
         struct query_log_info *logs;
         size_t n_logs;
 };
+
+/* Whether the host was busy beside a cell: 1 when its host.foreign_cpu_pct
+ * is over the run's --max-contention (settings max_contention_pct), or
+ * METRICS_CONTENDED_PCT when that is 0 or absent; 0 when not; -1 when the
+ * figure is unknown (a remote host, or a cell older than the metric). */
+int view_contended(const struct query_run *run, const struct query_metric *m, size_t n);
 
 /* All runs. OUT: *ret (free with view_runs_free). */
 int view_runs_load(struct db *db, struct view_runs **ret, struct kb_error *err);

@@ -71,7 +71,8 @@ static int q_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct 
         "r.libvirt_version, r.kbench_version, r.started_at, r.finished_at, r.status, "     \
         "(SELECT count(DISTINCT kernel_id) FROM cells WHERE run_id = r.id), "              \
         "(SELECT count(DISTINCT cell_key) FROM cells WHERE run_id = r.id), "               \
-        "(SELECT count(DISTINCT cell_key) FROM cells WHERE run_id = r.id AND state = 'ok') " \
+        "(SELECT count(DISTINCT cell_key) FROM cells WHERE run_id = r.id AND state = 'ok'), " \
+        "CASE WHEN json_valid(r.settings_json) THEN json_extract(r.settings_json, '$.planned_cells') END " \
         "FROM runs r "
 
 void query_runs_free(struct query_run *runs, size_t n) {
@@ -118,6 +119,10 @@ static int runs_select(struct db *db, sqlite3_stmt *s, struct query_run **ret, s
                 r->n_kernels = sqlite3_column_int64(s, 11);
                 r->n_cells = sqlite3_column_int64(s, 12);
                 r->n_ok = sqlite3_column_int64(s, 13);
+                /* Runs stored before the plan's size was saved, or whose
+                 * settings are damaged, count the cells they have. */
+                r->n_planned = sqlite3_column_type(s, 14) == SQLITE_INTEGER && sqlite3_column_int64(s, 14) > 0
+                                       ? sqlite3_column_int64(s, 14) : r->n_cells;
                 if (oom)
                         break;
         }
@@ -524,12 +529,15 @@ int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, 
         size_t n = 0, cap = 0, vcap = 0;
         int r, rc, oom = 0;
 
-        /* Only ok cells: a failed cell's partial metrics never enter statistics. */
+        /* Only ok cells: a failed cell's partial metrics never enter statistics.
+         * A cell run again counts by its latest attempt, as in compare. */
         r = q_prepare(db, "SELECT c.kernel_id, k.name, c.workload, m.name, m.unit, m.value, "
-                          "min(c.id) OVER (PARTITION BY c.kernel_id) AS kfirst "
+                          "(SELECT min(id) FROM cells f WHERE f.run_id = c.run_id AND f.kernel_id = c.kernel_id) AS kfirst "
                           "FROM metrics m JOIN cells c ON c.id = m.cell_id "
                           "JOIN kernels k ON k.id = c.kernel_id "
                           "WHERE c.run_id = ?1 AND c.state = 'ok' "
+                          "AND c.attempt = (SELECT max(attempt) FROM cells l "
+                          "                 WHERE l.run_id = c.run_id AND l.cell_key = c.cell_key) "
                           "ORDER BY kfirst, c.workload, m.name, c.id", &s, err);
         if (r < 0)
                 return r;

@@ -26,6 +26,8 @@ struct query_run {
         int64_t n_kernels;         /* distinct kernels among the run's cells */
         int64_t n_cells;           /* distinct cell keys stored (attempts count once) */
         int64_t n_ok;              /* distinct cell keys with an ok attempt */
+        int64_t n_planned;         /* cells the run's plan holds (an interrupted run
+                                      has fewer stored); n_cells when not saved */
 };
 
 struct query_cell {

@@ -262,6 +262,28 @@ TEST(samples_use_ok_cells_only) {
         fixture_done(&f);
 }
 
+/* A cell run again (its first ok attempt was contended, say) counts once,
+ * by its latest attempt, as compare counts it. */
+TEST(samples_use_the_latest_attempt) {
+        struct kb_error err = { { 0 } };
+        struct db_metric m[] = { { .name = "dd.write_MBps", .value = 100, .has_value = 1, .unit = "MB/s" } };
+        struct fixture f;
+        struct query_series *s = NULL;
+        size_t n = 0;
+
+        fixture_init(&f);
+        insert(&f, "c000", KID_A, "dd", 0, 2, "ok", NULL, 1, m, NULL);
+        ASSERT_EQ(query_run_samples(f.db, f.run, &s, &n, &err), 0);
+        ASSERT_STREQ(s[1].kernel_name, "6.1.0-47-amd64");
+        ASSERT_STREQ(s[1].metric, "dd.write_MBps");
+        ASSERT_EQ(s[1].n, 3);           /* 42 44 and c000's second attempt, 100; not its first 40 */
+        ASSERT_NEAR(s[1].values[0] + s[1].values[1] + s[1].values[2], 186, 1e-9);
+        ASSERT_STREQ(s[0].metric, "dd.read_MBps");
+        ASSERT_EQ(s[0].n, 2);           /* c000's second attempt has no read rate */
+        query_series_free(s, n);
+        fixture_done(&f);
+}
+
 TEST(selections_for_compare) {
         struct kb_error err = { { 0 } };
         struct fixture f;
