@@ -79,6 +79,15 @@ static inline char *test_read_lines(const char *path, const char **v, size_t *n,
         return text;
 }
 
+/* How many times needle occurs in hay, overlapping ones included. */
+static inline size_t test_occurrences(const char *hay, const char *needle) {
+        size_t n = 0;
+
+        for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+                n++;
+        return n;
+}
+
 /* Define once per test binary (in exactly one file): TEST_MAIN(); A skipped
  * case ends only itself; the binary reports 77 (skipped) only when every
  * case skipped. */

@@ -129,3 +129,20 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
                                            ACCEL_PROBE_S);
         return 0;
 }
+
+const char *accel_cached(const char *home) {
+        g_autofree char *cache = g_build_filename(home, "accel.json", NULL);
+        json_t *j, *works;
+        struct utsname u;
+        int ok = 0;
+
+        if (!kvm_usable())
+                return "tcg";
+        uname(&u);
+        j = json_load_file(cache, 0, NULL);
+        works = json_object_get(j, "kvm_works");
+        ok = json_is_object(j) && g_strcmp0(json_string_value(json_object_get(j, "host_kernel")), u.release) == 0 &&
+             json_is_true(works);
+        json_decref(j);
+        return ok ? "kvm" : "tcg";
+}

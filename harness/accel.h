@@ -23,3 +23,10 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
  * break KVM, so either change means probing again. Returns 1 with
  * *ret_kvm_works, or 0 (probe again). Pure. */
 int accel_cache_verdict(const json_t *j, const char *host_kernel, const char *qemu, int *ret_kvm_works);
+
+/* The accelerator a run that may not probe would use: "kvm" when /dev/kvm
+ * is usable and <home>/accel.json holds a verdict for this host kernel
+ * that KVM works, else "tcg" (static string). For kbench nightly, which
+ * must know the accelerator to know what was measured already, before any
+ * libvirt connection exists. */
+const char *accel_cached(const char *home);

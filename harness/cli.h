@@ -20,6 +20,7 @@ int cli_compare(int argc, char **argv, const struct cli_global *g);
 int cli_doctor(int argc, char **argv, const struct cli_global *g);
 int cli_vmstat(int argc, char **argv, const struct cli_global *g);
 int cli_publish(int argc, char **argv, const struct cli_global *g);
+int cli_nightly(int argc, char **argv, const struct cli_global *g);
 
 /* Print "kbench: <message>" on stderr; returns 1 (the failure exit code). */
 int cli_error(const struct kb_error *err);

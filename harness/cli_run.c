@@ -7,8 +7,6 @@
 #include "harness/cli.h"
 #include "harness/runner.h"
 #include "harness/runopts.h"
-#include "results/db.h"
-#include "results/query.h"
 #include "workloads/workload.h"
 
 static char *workloads_help(void) {
@@ -24,43 +22,6 @@ static char *workloads_help(void) {
         g_string_append(s, "\nExit status: 0 every cell ok, 3 some cells failed (see 'kbench show'), "
                            "1 error, 2 usage.");
         return g_string_free(s, FALSE);
-}
-
-/* Fill o from a stored run's settings (for --resume): the plan must be the
- * one that run was started with. Strings o points to go into keep. */
-static int load_resume(struct runner_opts *o, const struct cli_global *g, GPtrArray *kern, GPtrArray *work,
-                       GPtrArray *keep, struct kb_error *err) {
-        struct db *db = NULL;
-        struct query_run *run = NULL;
-        json_t *j = NULL, *v;
-        size_t i;
-        int r;
-
-        r = db_open_existing(g->db_path, &db, err);
-        if (r < 0)
-                return r;
-        r = query_run(db, o->resume_run, &run, err);
-        if (r < 0)
-                goto out;
-        j = json_loads(run->settings_json ? run->settings_json : "", 0, NULL);
-        if (!j || !json_is_array(json_object_get(j, "kernels")) || !json_is_array(json_object_get(j, "workloads"))) {
-                r = error_setf(err, -EINVAL, "run %" G_GINT64_FORMAT ": stored settings are unreadable", o->resume_run);
-                goto out;
-        }
-        json_array_foreach(json_object_get(j, "kernels"), i, v)
-                if (json_is_string(json_object_get(v, "id")))
-                        g_ptr_array_add(kern, g_strdup(json_string_value(json_object_get(v, "id"))));
-        json_array_foreach(json_object_get(j, "workloads"), i, v)
-                if (json_is_string(v))
-                        g_ptr_array_add(work, g_strdup(json_string_value(v)));
-        r = runopts_load(o, j, keep, err);
-        if (r < 0)
-                error_prefix(err, r, "run %" G_GINT64_FORMAT, o->resume_run);
-out:
-        json_decref(j);
-        query_runs_free(run, run ? 1 : 0);
-        db_close(db);
-        return r;
 }
 
 int cli_run(int argc, char **argv, const struct cli_global *g) {
@@ -118,7 +79,7 @@ int cli_run(int argc, char **argv, const struct cli_global *g) {
                                            runopt_table[i].name);
                                 goto out;
                         }
-                if (load_resume(&o, g, kern, work, keep, &err) < 0) {
+                if (runner_load_resume(&o, g, kern, work, keep, &err) < 0) {
                         code = cli_error(&err);
                         goto out;
                 }
@@ -127,7 +88,7 @@ int cli_run(int argc, char **argv, const struct cli_global *g) {
                 o.kernels = (char **)kern->pdata;
                 o.workloads = (char **)work->pdata;
         }
-        code = runner_run(&o, g);
+        code = runner_run(&o, g, NULL);
 out:
         for (size_t i = 0; i < n_opts; i++)
                 if (runopt_table[i].type == RUNOPT_STRV)

@@ -61,6 +61,7 @@ struct run {
         struct progress progress;
         int usage;                         /* the error was in the request: exit 2 */
         int stopped;                       /* the host failed (disk full): end the run, resumable */
+        int past_deadline;                 /* o->deadline_at passed: no more cells, resumable */
         char *reserve;                     /* <store>/reserve, released when a commit fails */
 };
 
@@ -327,6 +328,11 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
 
                 if (plan_is_done(pc, (const char *const *)done))
                         continue;
+                if (r->o->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->o->deadline_at) {
+                        progress_note(&r->progress, "deadline reached: the remaining cells are not started");
+                        r->past_deadline = 1;
+                        break;
+                }
                 /* A resumed run continues the attempt numbering of its cells. */
                 ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
                 if (ret < 0)
@@ -504,7 +510,43 @@ static void run_free(struct run *r) {
         g_free(r->libvirt_version);
 }
 
-int runner_run(const struct runner_opts *o, const struct cli_global *g) {
+/* The plan of a resumed run must be the one it was started with. */
+int runner_load_resume(struct runner_opts *o, const struct cli_global *g, GPtrArray *kern, GPtrArray *work,
+                       GPtrArray *keep, struct kb_error *err) {
+        struct db *db = NULL;
+        struct query_run *run = NULL;
+        json_t *j = NULL, *v;
+        size_t i;
+        int r;
+
+        r = db_open_existing(g->db_path, &db, err);
+        if (r < 0)
+                return r;
+        r = query_run(db, o->resume_run, &run, err);
+        if (r < 0)
+                goto out;
+        j = json_loads(run->settings_json ? run->settings_json : "", 0, NULL);
+        if (!j || !json_is_array(json_object_get(j, "kernels")) || !json_is_array(json_object_get(j, "workloads"))) {
+                r = error_setf(err, -EINVAL, "run %" G_GINT64_FORMAT ": stored settings are unreadable", o->resume_run);
+                goto out;
+        }
+        json_array_foreach(json_object_get(j, "kernels"), i, v)
+                if (json_is_string(json_object_get(v, "id")))
+                        g_ptr_array_add(kern, g_strdup(json_string_value(json_object_get(v, "id"))));
+        json_array_foreach(json_object_get(j, "workloads"), i, v)
+                if (json_is_string(v))
+                        g_ptr_array_add(work, g_strdup(json_string_value(v)));
+        r = runopts_load(o, j, keep, err);
+        if (r < 0)
+                error_prefix(err, r, "run %" G_GINT64_FORMAT, o->resume_run);
+out:
+        json_decref(j);
+        query_runs_free(run, run ? 1 : 0);
+        db_close(db);
+        return r;
+}
+
+int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t *ret_run_id) {
         struct run r = { .o = o, .g = g };
         struct kb_error err = { { 0 } };
         g_autofree char *settings = NULL, *hostinfo = NULL;
@@ -518,7 +560,7 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g) {
         int failed = 0, ret, code = 1;
 
         progress_init(&r.progress, 0);
-        ret = lock_store(g->home, "run", &lock, &err);
+        ret = o->lock_held ? 0 : lock_store(g->home, "run", &lock, &err);
         if (ret < 0)
                 goto out;
         ret = resolve_inputs(&r, &err);
@@ -592,7 +634,7 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g) {
                         ret = resume_finish_idle(&r, &err);
                         if (ret < 0)
                                 goto out;
-                        ret = show_run(r.db, r.row.id, o->json, stdout, &err);
+                        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, stdout, &err);
                         code = ret < 0 ? 1 : 0;
                         goto out;
                 }
@@ -614,22 +656,25 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g) {
                 db_run_finish(r.db, r.row.id, "failed", NULL);
                 goto out;
         }
-        ret = db_run_finish(r.db, r.row.id, cell_interrupted || r.stopped ? "interrupted" : "complete", &err);
+        ret = db_run_finish(r.db, r.row.id, cell_interrupted || r.stopped || r.past_deadline ? "interrupted" :
+                            "complete", &err);
         if (ret < 0)
                 goto out;
         if (r.stopped)
                 progress_note(&r.progress, "stopped: the host failed (see the last cell); make room and resume "
                               "with 'kbench run --resume %" G_GINT64_FORMAT "'", r.row.id);
-        else if (cell_interrupted)
+        else if (cell_interrupted || r.past_deadline)
                 progress_note(&r.progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
                               r.row.id);
-        ret = show_run(r.db, r.row.id, o->json, stdout, &err);
+        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, stdout, &err);
         if (ret < 0)
                 goto out;
-        code = failed > 0 || cell_interrupted || r.stopped ? 3 : 0;
+        code = failed > 0 || cell_interrupted || r.stopped || r.past_deadline ? 3 : 0;
 out:
         if (ret < 0)
                 cli_error(&err);
+        if (ret_run_id)
+                *ret_run_id = r.row.id;
         run_free(&r);
         lock_release(lock);
         return code;

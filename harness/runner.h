@@ -6,6 +6,7 @@
  * transaction, and prints the run's summary. */
 #pragma once
 
+#include <glib.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -32,8 +33,22 @@ struct runner_opts {
         double max_contention_pct;         /* > 0: re-run cells whose host had more foreign CPU, %; 0 never */
         int json;
         int64_t resume_run;                /* > 0: continue this run */
+        /* Set by callers that drive the runner (kbench nightly), never by an option: */
+        int lock_held;                     /* the caller holds the store lock (lock_store) */
+        double deadline_at;                /* unix time after which no cell is started; 0: none */
+        int quiet;                         /* no run summary on stdout */
 };
 
 /* Run it. Returns the exit code: 0 every cell ok, 3 the run finished with
- * failed cells, 1 on an error that stopped the run (printed once). */
-int runner_run(const struct runner_opts *o, const struct cli_global *g);
+ * failed cells or was interrupted (a signal, o->deadline_at, a failed host),
+ * 1 on an error that stopped the run (printed once), 2 when the request
+ * itself was wrong. OUT: *ret_run_id (may be NULL), the run's id once it
+ * exists (0 before). */
+int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t *ret_run_id);
+
+/* For resuming run o->resume_run: the kernels (store ids) and workloads it
+ * was started with, appended to kern and work (g_free'd strings), and its
+ * saved options loaded into o (strings o points to go into keep). Errors
+ * name the run. */
+int runner_load_resume(struct runner_opts *o, const struct cli_global *g, GPtrArray *kern, GPtrArray *work,
+                       GPtrArray *keep, struct kb_error *err);

@@ -70,9 +70,10 @@ TEST(how_kbench_ran_does_not_matter) {
         static const char cell[] = "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_bytes\":2147483648,"
                                    "\"disk_mbps\":0,\"fs\":\"ext4\",\"mount_opts\":\"\",\"swap_bytes\":0,\"accel\":\"tcg\"}";
         static const char a[] = "{\"kernels\":[{\"name\":\"x\"}],\"repeats\":5,\"retries\":2,\"cell_timeout_s\":1800.0,"
-                                "\"append\":null,\"accel_requested\":\"auto\"}";
+                                "\"append\":null,\"accel_requested\":\"auto\",\"planned_cells\":10}";
         static const char b[] = "{\"kernels\":[],\"repeats\":3,\"retries\":0,\"cell_timeout_s\":600.0,"
-                                "\"append\":null,\"accel_requested\":\"tcg\",\"accel_why\":\"asked\"}";
+                                "\"append\":null,\"accel_requested\":\"tcg\",\"accel_why\":\"asked\",\"planned_cells\":3,"
+                                "\"max_contention_pct\":20.0}";
         g_autofree char *fa = NULL, *fb = NULL, *want = nightly_fingerprint(&dd256);
         struct kb_error err = { { 0 } };
 

@@ -256,8 +256,8 @@ const char *compare_verdict_name(enum compare_verdict v) {
 /* Run settings that say how kbench ran, not what the guest was: two runs
  * differing only in these measure the same thing. */
 static const char *const unshaping_keys[] = {
-        "kernels", "workloads", "repeats", "accel_requested", "accel_why",
-        "cell_timeout_s", "hang_timeout_s", "retries",
+        "kernels", "workloads", "repeats", "planned_cells", "accel_requested", "accel_why",
+        "cell_timeout_s", "hang_timeout_s", "retries", "max_contention_pct",
 };
 
 int compare_pairing_key(const char *settings_json, const char *params_json, const char *workload,

@@ -2,8 +2,9 @@
 """Reference values for report/test-stats.c, computed independently of
 report/stats.c: SciPy for the t distribution, Welch's test, Mann-Whitney U
 and the noncentral t (Boost's implementation underneath), R's p.adjust for
-Benjamini-Hochberg, and Fieller's interval by solving its quadratic with
-numpy.roots.
+Benjamini-Hochberg, Fieller's interval by solving its quadratic with
+numpy.roots, and the mean's t interval of scipy.stats.t.interval (with the
+t quantile below).
 
 Needs python3-scipy (Debian 12: SciPy 1.10) and, for BH, r-base-core
 (Rscript); without Rscript the BH values come from the closed form
@@ -256,6 +257,34 @@ for i, (a, b, level) in enumerate(fieller_cases):
     rows.append("        { %s, %d, %s, %d, %s, %s, %s, %s, %d }," % (
         arr("ratio%d_a" % i, a), len(a), arr("ratio%d_b" % i, b), len(b), c(level), c(est), c(lo), c(hi), ok))
 emit("static const struct ref_ratio ref_ratio[] = {")
+out.extend(rows)
+emit("};")
+emit()
+
+# ---- the mean's t interval ----------------------------------------------------
+mean_ci_cases = [
+    ([101.2, 99.8, 100.5, 102.1, 98.9], 0.95),
+    ([55.1, 61.3, 48.7], 0.95),
+    ([10.0, 12.0], 0.99),
+    ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.90),
+    ([-4.2, -3.9, -4.4, -4.0], 0.95),
+    (list(rng.normal(2e9, 4e7, 30)), 0.95),
+]
+emit("struct ref_mean_ci { const double *v; size_t n; double level, lo, hi; };")
+rows = []
+for i, (v, level) in enumerate(mean_ci_cases):
+    v = np.array(v, float)
+    se = v.std(ddof=1) / math.sqrt(len(v))
+    # stats.t.interval's own quantile is t.ppf, off by 4e-11 relative at
+    # df = 2 (t.ppf(0.975, 2) = 4.3026527299113 against the closed form
+    # 0.95 sqrt(2 / 0.0975) = 4.3026527297495): the endpoints use t_ppf and
+    # are checked against t.interval to its accuracy.
+    half = t_ppf((1 + level) / 2, len(v) - 1) * se
+    lo, hi = v.mean() - half, v.mean() + half
+    slo, shi = stats.t.interval(level, len(v) - 1, loc=v.mean(), scale=se)
+    assert abs(lo - slo) <= 1e-9 * half and abs(hi - shi) <= 1e-9 * half, (v, level)
+    rows.append("        { %s, %d, %s, %s, %s }," % (arr("mean_ci%d" % i, v), len(v), c(level), c(lo), c(hi)))
+emit("static const struct ref_mean_ci ref_mean_ci[] = {")
 out.extend(rows)
 emit("};")
 emit()

@@ -131,40 +131,40 @@ void stats_summarize(const double *v, size_t n, struct stats_summary *ret) {
 
 /* ---- the Student t distribution --------------------------------------- */
 
+/* Lentz's guard: a denominator this close to 0 is taken as this. */
+#define LENTZ_TINY 1e-300
+
+/* One step of the modified Lentz method: the continued fraction's next
+ * coefficient num updates the ratios c and d; returns the factor the
+ * fraction's value takes. */
+static double lentz_step(double num, double *c, double *d) {
+        *d = 1.0 + num * *d;
+        if (fabs(*d) < LENTZ_TINY)
+                *d = LENTZ_TINY;
+        *c = 1.0 + num / *c;
+        if (fabs(*c) < LENTZ_TINY)
+                *c = LENTZ_TINY;
+        *d = 1.0 / *d;
+        return *d * *c;
+}
+
 /* Continued fraction of the incomplete beta function (DLMF 8.17.22),
  * evaluated with the modified Lentz method; converges fast for
  * x < (a + 1) / (a + b + 2). */
 static double beta_cf(double a, double b, double x) {
-        const double tiny = 1e-300;
         double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0), h;
 
-        if (fabs(d) < tiny)
-                d = tiny;
+        if (fabs(d) < LENTZ_TINY)
+                d = LENTZ_TINY;
         d = 1.0 / d;
         h = d;
         for (int m = 1; m <= 10000; m++) {
-                double num, delta;
+                double delta;
 
                 /* even step d_{2m} = m (b - m) x / ((a + 2m - 1)(a + 2m)) */
-                num = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
-                d = 1.0 + num * d;
-                if (fabs(d) < tiny)
-                        d = tiny;
-                c = 1.0 + num / c;
-                if (fabs(c) < tiny)
-                        c = tiny;
-                d = 1.0 / d;
-                h *= d * c;
+                h *= lentz_step(m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m)), &c, &d);
                 /* odd step d_{2m+1} = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)) */
-                num = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
-                d = 1.0 + num * d;
-                if (fabs(d) < tiny)
-                        d = tiny;
-                c = 1.0 + num / c;
-                if (fabs(c) < tiny)
-                        c = tiny;
-                d = 1.0 / d;
-                delta = d * c;
+                delta = lentz_step(-(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0)), &c, &d);
                 h *= delta;
                 if (fabs(delta - 1.0) < 1e-16)
                         break;
@@ -634,6 +634,20 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, doubl
         half = t / fabs(ma) * sqrt(v22 * (1.0 - g) + rho * rho * v11);
         ret->lo = (rho - half) / (1.0 - g) * (sb / sa);
         ret->hi = (rho + half) / (1.0 - g) * (sb / sa);
+        return 0;
+}
+
+/* ---- the mean's interval ---------------------------------------------- */
+
+int stats_mean_ci(const struct stats_summary *s, double level, double *ret_lo, double *ret_hi) {
+        double half;
+
+        *ret_lo = *ret_hi = NAN;
+        if (s->n < 2 || !isfinite(s->sd) || !(level > 0.0 && level < 1.0))
+                return -EDOM;
+        half = stats_t_quantile((1.0 + level) / 2.0, (double)(s->n - 1)) * s->sd / sqrt((double)s->n);
+        *ret_lo = s->mean - half;
+        *ret_hi = s->mean + half;
         return 0;
 }
 

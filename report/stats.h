@@ -64,6 +64,13 @@ struct stats_interval {
 int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
                    struct stats_interval *ret);
 
+/* Student's t interval of one sample's mean at confidence level (0.95):
+ * mean -+ t_{(1 + level) / 2, n - 1} sd / sqrt(n) (SciPy's
+ * stats.t.interval(level, n - 1, mean, sd / sqrt(n))); the point itself
+ * when sd is 0. -EDOM when n < 2 or level is outside (0, 1); on -EDOM
+ * *ret_lo and *ret_hi are still written, NAN, so a page can draw no bar. */
+int stats_mean_ci(const struct stats_summary *s, double level, double *ret_lo, double *ret_hi);
+
 /* Minimum detectable effect: the smallest relative change of the mean
  * (a fraction of mean(a)) that a two-sided Welch test at alpha detects with
  * the given power (0.8), for these spreads and sizes. NAN when undefined. */

@@ -139,7 +139,8 @@ TEST(pairing_key) {
         struct kb_error err = { { 0 } };
         const char *settings = "{\"kernels\":[{\"name\":\"k\"}],\"workloads\":[\"dd:size=,bs=1M\"],\"repeats\":5,"
                                "\"mem_mb\":256,\"cpus\":1,\"disk_mbps\":0,\"fs\":\"ext4\",\"append\":null,"
-                               "\"accel_requested\":\"auto\",\"accel_why\":\"probe\",\"retries\":2}";
+                               "\"accel_requested\":\"auto\",\"accel_why\":\"probe\",\"retries\":2,"
+                               "\"planned_cells\":10}";
         const char *params = "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_mbps\":0,"
                              "\"fs\":\"ext4\",\"accel\":\"tcg\"}";
         const char *params_slow = "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_mbps\":93,"
@@ -148,7 +149,7 @@ TEST(pairing_key) {
         char *k1 = NULL, *k2 = NULL, *spec = NULL, *d;
 
         ASSERT_EQ(compare_pairing_key(settings, params, "dd", NULL, &k1, &spec, &err), 0);
-        /* Repeats, retries and the accelerator probe do not shape a measurement. */
+        /* Repeats, the run's size, retries and the accelerator probe do not shape a measurement. */
         ASSERT_STREQ(k1, "{\"accel\":\"tcg\",\"append\":null,\"cpus\":1,\"disk_mbps\":0,\"fs\":\"ext4\",\"mem_mb\":256,"
                          "\"workload\":\"dd:size=,bs=1M\"}");
         ASSERT_STREQ(spec, "dd:size=,bs=1M");

@@ -1,6 +1,6 @@
 /* Unit tests for report/stats.c. The reference values in test-stats-ref.h
  * were computed by report/stats-oracle.py, independently of stats.c: SciPy
- * (ttest_ind, mannwhitneyu, t, nct), R's p.adjust(p, "BH") and Fieller's
+ * (ttest_ind, mannwhitneyu, t, t.interval, nct), R's p.adjust(p, "BH") and Fieller's
  * quadrature solved with numpy.roots. Regenerate them with
  *     /usr/bin/python3 report/stats-oracle.py > report/test-stats-ref.h
  * (python3-scipy and r-base-core installed).
@@ -302,6 +302,42 @@ TEST(fieller_edges) {
         ASSERT_TRUE(isnan(ci.lo));
         ASSERT_EQ(stats_ratio_ci(zeros, 3, b, 2, 0.95, &ci), -EDOM);
         ASSERT_EQ(stats_ratio_ci(a, 3, b, 2, 1.0, &ci), -EDOM);
+}
+
+TEST(mean_ci_against_scipy) {
+        for (size_t i = 0; i < N_OF(ref_mean_ci); i++) {
+                const struct ref_mean_ci *r = &ref_mean_ci[i];
+                struct stats_summary sum;
+                double lo, hi;
+
+                stats_summarize(r->v, r->n, &sum);
+                ASSERT_EQ(stats_mean_ci(&sum, r->level, &lo, &hi), 0);
+                assert_rel(lo, r->lo, 1e-12, "mean ci lo", i);
+                assert_rel(hi, r->hi, 1e-12, "mean ci hi", i);
+                /* the half-width on its own, so a wide interval cannot hide
+                 * a wrong t quantile behind a large mean */
+                assert_rel((hi - lo) / 2, (r->hi - r->lo) / 2, 1e-10, "mean ci half-width", i);
+        }
+}
+
+TEST(mean_ci_edges) {
+        const double same[] = { 3, 3, 3 }, one = 7;
+        struct stats_summary sum;
+        double lo = 0, hi = 0;
+
+        /* no spread: the interval is the point */
+        stats_summarize(same, 3, &sum);
+        ASSERT_EQ(stats_mean_ci(&sum, 0.95, &lo, &hi), 0);
+        ASSERT_NEAR(lo, 3.0, 1e-15);
+        ASSERT_NEAR(hi, 3.0, 1e-15);
+        ASSERT_EQ(stats_mean_ci(&sum, 1.0, &lo, &hi), -EDOM);
+        ASSERT_TRUE(isnan(lo) && isnan(hi));
+        ASSERT_EQ(stats_mean_ci(&sum, 0.0, &lo, &hi), -EDOM);
+        stats_summarize(&one, 1, &sum);
+        ASSERT_EQ(stats_mean_ci(&sum, 0.95, &lo, &hi), -EDOM);
+        ASSERT_TRUE(isnan(lo) && isnan(hi));
+        stats_summarize(&one, 0, &sum);
+        ASSERT_EQ(stats_mean_ci(&sum, 0.95, &lo, &hi), -EDOM);
 }
 
 TEST(power_against_nct) {

@@ -158,14 +158,6 @@ static char *render_line(const struct svg_series *s, size_t ns) {
         return buf;
 }
 
-static size_t count(const char *hay, const char *needle) {
-        size_t n = 0;
-
-        for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-                n++;
-        return n;
-}
-
 TEST(empty_series) {
         struct svg_series s = { .label = "bo", .n = 0 };
         g_autofree char *svg = render_line(&s, 1);
@@ -173,7 +165,7 @@ TEST(empty_series) {
 
         ASSERT_TRUE(strncmp(svg, "<svg ", 5) == 0);
         ASSERT_TRUE(strstr(svg, "no data") != NULL);
-        ASSERT_EQ(count(svg, "<path"), 0);
+        ASSERT_EQ(test_occurrences(svg, "<path"), 0);
         ASSERT_TRUE(strstr(svg, "nan") == NULL && strstr(svg, "inf") == NULL);
         ASSERT_TRUE(strstr(none, "no data") != NULL);
         ASSERT_TRUE(strstr(none, "</svg>") != NULL);
@@ -194,7 +186,7 @@ TEST(single_point) {
         g_autofree char *svg = render_line(&s, 1);
 
         /* a single point is a dot, not an invisible one-vertex path */
-        ASSERT_EQ(count(svg, "<circle"), 1);
+        ASSERT_EQ(test_occurrences(svg, "<circle"), 1);
         ASSERT_TRUE(strstr(svg, "no data") == NULL);
         ASSERT_TRUE(strstr(svg, "nan") == NULL && strstr(svg, "inf") == NULL);
 }
@@ -207,8 +199,8 @@ TEST(line_chart_parts) {
         };
         g_autofree char *svg = render_line(s, 2);
 
-        ASSERT_EQ(count(svg, "<path"), 2);
-        ASSERT_EQ(count(svg, "stroke-dasharray=\"5 3\""), 2);     /* one path, one legend line */
+        ASSERT_EQ(test_occurrences(svg, "<path"), 2);
+        ASSERT_EQ(test_occurrences(svg, "stroke-dasharray=\"5 3\""), 2);     /* one path, one legend line */
         ASSERT_TRUE(strstr(svg, "<img") == NULL);
         ASSERT_TRUE(strstr(svg, "&lt;img src&#61;x") == NULL);   /* text context: = kept */
         ASSERT_TRUE(strstr(svg, "&lt;img src=x onerror=alert(1)&gt;") != NULL);
@@ -234,9 +226,9 @@ TEST(bar_chart) {
 
         svg_bar_chart(h, &c);
         ASSERT_EQ(html_finish(h, &svg, &len), 0);
-        ASSERT_EQ(count(svg, "<rect"), 3);
+        ASSERT_EQ(test_occurrences(svg, "<rect"), 3);
         /* whiskers: 3 lines each for the two bars with an interval */
-        ASSERT_EQ(count(svg, "stroke=\"#111\""), 6);
+        ASSERT_EQ(test_occurrences(svg, "stroke=\"#111\""), 6);
         ASSERT_TRUE(strstr(svg, "<script") == NULL);
         ASSERT_TRUE(strstr(svg, "a-very-long-kernel-nam\xe2\x80\xa6") != NULL);
         ASSERT_TRUE(strstr(svg, ">160<") != NULL || strstr(svg, ">161<") != NULL);
@@ -265,7 +257,7 @@ TEST(integer_x_axis) {
         /* runs 3 and 4: no tick at 3.2 or 3.5 */
         ASSERT_TRUE(strstr(svg, ">3.") == NULL);
         ASSERT_TRUE(strstr(svg, ">3<") != NULL && strstr(svg, ">4<") != NULL);
-        ASSERT_EQ(count(svg, "<circle"), 2);      /* a dot per run */
+        ASSERT_EQ(test_occurrences(svg, "<circle"), 2);      /* a dot per run */
 }
 
 /* A bar without a mean (every value n/a) and bars near DBL_MAX: labels and

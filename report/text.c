@@ -423,8 +423,7 @@ void text_cell(const struct view_cell *v, FILE *out) {
 
 /* ---- the comparison ----------------------------------------------------- */
 
-/* A value with as many digits as a benchmark figure carries. */
-static void fmt_val(double v, char *buf, size_t size) {
+void text_format_num(double v, char *buf, size_t size) {
         double a = fabs(v);
 
         if (!isfinite(v))
@@ -441,14 +440,14 @@ static void fmt_val(double v, char *buf, size_t size) {
                 snprintf(buf, size, "%.3g", v);
 }
 
-static void fmt_pct(double frac, int sign, char *buf, size_t size) {
+void text_format_pct(double frac, int sign, char *buf, size_t size) {
         if (!isfinite(frac))
                 snprintf(buf, size, "n/a");
         else
                 snprintf(buf, size, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
 }
 
-static void fmt_p(double p, char *buf, size_t size) {
+void text_format_p(double p, char *buf, size_t size) {
         if (!isfinite(p))
                 snprintf(buf, size, "n/a");
         else if (p < 0.0001)
@@ -466,19 +465,23 @@ static void fmt_n(size_t n, size_t max, char *buf, size_t size) {
                 snprintf(buf, size, "%zu", n);
 }
 
-/* Metrics the text shows: the workload's own, the cell timings, and the
- * vmstat summary rows (bo/bi, si/so, stalls); the JSON carries them all.
- * With --metric, every metric that matched. */
-static int shown(const struct compare_view *v, const struct compare_metric *m) {
+int text_main_metric(const char *name) {
         static const char *const vmstat_rows[] = { "vmstat.bo_mean", "vmstat.bi_mean", "vmstat.so_mean",
                                                    "vmstat.si_mean", "vmstat.stall_count",
                                                    "vmstat.stall_longest_s" };
-        if (v->metric_glob || strncmp(m->name, "vmstat.", 7) != 0)
+
+        if (strncmp(name, "vmstat.", 7) != 0)
                 return 1;
         for (size_t i = 0; i < ELEMENTSOF(vmstat_rows); i++)
-                if (strcmp(m->name, vmstat_rows[i]) == 0)
+                if (strcmp(name, vmstat_rows[i]) == 0)
                         return 1;
         return 0;
+}
+
+/* Metrics the text shows: the main rows (text_main_metric); the JSON
+ * carries them all. With --metric, every metric that matched. */
+static int shown(const struct compare_view *v, const struct compare_metric *m) {
+        return v->metric_glob || text_main_metric(m->name);
 }
 
 enum { C_METRIC, C_A, C_ASD, C_AMED, C_B, C_BSD, C_BMED, C_CHANGE, C_CI, C_VERDICT, C_PW, C_PMW, C_N, C_MDE, C_N2, C_N5, C_COUNT };
@@ -492,24 +495,24 @@ static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]
         char lo[24], hi[24];
 
         snprintf(cells[C_METRIC], 64, "%.63s", m->name);
-        fmt_val(m->sa.mean, cells[C_A], 64);
-        fmt_pct(m->sa.cov, 0, cells[C_ASD], 64);
-        fmt_val(m->sa.median, cells[C_AMED], 64);
-        fmt_val(m->sb.mean, cells[C_B], 64);
-        fmt_pct(m->sb.cov, 0, cells[C_BSD], 64);
-        fmt_val(m->sb.median, cells[C_BMED], 64);
-        fmt_pct(m->change, 1, cells[C_CHANGE], 64);
+        text_format_num(m->sa.mean, cells[C_A], 64);
+        text_format_pct(m->sa.cov, 0, cells[C_ASD], 64);
+        text_format_num(m->sa.median, cells[C_AMED], 64);
+        text_format_num(m->sb.mean, cells[C_B], 64);
+        text_format_pct(m->sb.cov, 0, cells[C_BSD], 64);
+        text_format_num(m->sb.median, cells[C_BMED], 64);
+        text_format_pct(m->change, 1, cells[C_CHANGE], 64);
         if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
-                fmt_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
-                fmt_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
                 snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
         } else
                 snprintf(cells[C_CI], 64, "n/a");
         snprintf(cells[C_VERDICT], 64, "%s", m->verdict == COMPARE_INFO ? "" : compare_verdict_name(m->verdict));
-        fmt_p(m->welch.p, cells[C_PW], 64);
-        fmt_p(m->mw.p, cells[C_PMW], 64);
+        text_format_p(m->welch.p, cells[C_PW], 64);
+        text_format_p(m->mw.p, cells[C_PMW], 64);
         snprintf(cells[C_N], 64, "%zu+%zu", m->na, m->nb);
-        fmt_pct(m->mde, 0, cells[C_MDE], 64);
+        text_format_pct(m->mde, 0, cells[C_MDE], 64);
         fmt_n(m->n_for_2, 1000, cells[C_N2], 64);
         fmt_n(m->n_for_5, 1000, cells[C_N5], 64);
 }

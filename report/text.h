@@ -28,6 +28,23 @@ void text_cell(const struct view_cell *v, FILE *out);
  * tables as GitHub-style markdown. */
 void text_compare(const struct compare_view *v, int markdown, FILE *out);
 
+/* The number formats of the comparison tables, shared with the site so a
+ * figure reads the same in `kbench compare` and on a page. buf >= 32.
+ * A value with as many digits as a benchmark figure carries: 84389, 352.2,
+ * 3.31, 0.0273; "n/a" when not finite. */
+void text_format_num(double v, char *buf, size_t size);
+/* A fraction as a percentage, "8.2%", or "+8.2%" with sign; "n/a" when not
+ * finite. */
+void text_format_pct(double frac, int sign, char *buf, size_t size);
+/* A p-value, "0.0049", "<0.0001", "n/a". */
+void text_format_p(double p, char *buf, size_t size);
+
+/* 1 for a metric of the main rows: the workload's own metrics, the cell
+ * timings and the vmstat summary rows (bo/bi, si/so, stalls); 0 for the
+ * other vmstat.*, which the text leaves to the JSON and the site puts
+ * behind a disclosure. */
+int text_main_metric(const char *name);
+
 /* A log as kbench show --log prints it: the bytes as stored (NULs
  * included) when terminal is 0; for a terminal, newlines and tabs kept and
  * every other control character (C0, DEL, C1) and every byte that starts

@@ -64,6 +64,44 @@ static int q_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct 
         return 0;
 }
 
+/* Fill row, zeroed, from the current row of s; set *oom when a copy fails
+ * (the row counts as read either way, so the array's free sees it). */
+typedef void (*row_read_fn)(sqlite3_stmt *s, void *row, int *oom);
+/* Free n rows and their array; NULL: the rows own nothing, free() it. */
+typedef void (*rows_free_fn)(void *v, size_t n);
+
+/* Step s to its end, reading each row into a growing array of elem-byte
+ * rows (read_row fills one). On failure frees what was read and returns
+ * -ENOMEM or the database error "reading <what>". OUT: ret (caller frees
+ * with the type's query_*_free), ret_n. */
+static int rows_read(struct db *db, sqlite3_stmt *s, size_t elem, row_read_fn read_row, rows_free_fn rows_free,
+                     const char *what, void **ret, size_t *ret_n, struct kb_error *err) {
+        void *v = NULL;
+        size_t n = 0, cap = 0;
+        int rc, oom = 0;
+
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                if (grow(&v, &cap, n, elem) < 0) {
+                        oom = 1;
+                        break;
+                }
+                read_row(s, (char *)v + n++ * elem, &oom);
+                if (oom)
+                        break;
+        }
+        if (oom || rc != SQLITE_DONE) {
+                if (rows_free)
+                        rows_free(v, n);
+                else
+                        free(v);
+                return oom ? error_setf(err, -ENOMEM, "out of memory")
+                           : db_error(db, rc, err, "reading %s", what);
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
 /* ---- runs -------------------------------------------------------------- */
 
 #define RUN_SELECT                                                                       \
@@ -91,52 +129,36 @@ void query_runs_free(struct query_run *runs, size_t n) {
         free(runs);
 }
 
+static void runs_free(void *v, size_t n) {
+        query_runs_free(v, n);
+}
+
+static void run_read(sqlite3_stmt *s, void *row, int *oom) {
+        struct query_run *r = row;
+
+        r->id = sqlite3_column_int64(s, 0);
+        r->tag = col_dup(s, 1, oom);
+        r->settings_json = col_dup(s, 2, oom);
+        r->host = col_dup(s, 3, oom);
+        r->host_info_json = col_dup(s, 4, oom);
+        r->qemu_version = col_dup(s, 5, oom);
+        r->libvirt_version = col_dup(s, 6, oom);
+        r->kbench_version = col_dup(s, 7, oom);
+        r->started_at = col_real(s, 8);
+        r->finished_at = col_real(s, 9);
+        r->status = col_dup(s, 10, oom);
+        r->n_kernels = sqlite3_column_int64(s, 11);
+        r->n_cells = sqlite3_column_int64(s, 12);
+        r->n_ok = sqlite3_column_int64(s, 13);
+        /* Runs stored before the plan's size was saved, or whose
+         * settings are damaged, count the cells they have. */
+        r->n_planned = sqlite3_column_type(s, 14) == SQLITE_INTEGER && sqlite3_column_int64(s, 14) > 0
+                       ? sqlite3_column_int64(s, 14) : r->n_cells;
+}
+
 static int runs_select(struct db *db, sqlite3_stmt *s, struct query_run **ret, size_t *ret_n,
                        struct kb_error *err) {
-        struct query_run *v = NULL;
-        size_t n = 0, cap = 0;
-        int rc, oom = 0;
-
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                struct query_run *r;
-
-                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-                        oom = 1;
-                        break;
-                }
-                r = &v[n++];
-                r->id = sqlite3_column_int64(s, 0);
-                r->tag = col_dup(s, 1, &oom);
-                r->settings_json = col_dup(s, 2, &oom);
-                r->host = col_dup(s, 3, &oom);
-                r->host_info_json = col_dup(s, 4, &oom);
-                r->qemu_version = col_dup(s, 5, &oom);
-                r->libvirt_version = col_dup(s, 6, &oom);
-                r->kbench_version = col_dup(s, 7, &oom);
-                r->started_at = col_real(s, 8);
-                r->finished_at = col_real(s, 9);
-                r->status = col_dup(s, 10, &oom);
-                r->n_kernels = sqlite3_column_int64(s, 11);
-                r->n_cells = sqlite3_column_int64(s, 12);
-                r->n_ok = sqlite3_column_int64(s, 13);
-                /* Runs stored before the plan's size was saved, or whose
-                 * settings are damaged, count the cells they have. */
-                r->n_planned = sqlite3_column_type(s, 14) == SQLITE_INTEGER && sqlite3_column_int64(s, 14) > 0
-                                       ? sqlite3_column_int64(s, 14) : r->n_cells;
-                if (oom)
-                        break;
-        }
-        if (oom) {
-                query_runs_free(v, n);
-                return error_setf(err, -ENOMEM, "out of memory");
-        }
-        if (rc != SQLITE_DONE) {
-                query_runs_free(v, n);
-                return db_error(db, rc, err, "reading runs");
-        }
-        *ret = v;
-        *ret_n = n;
-        return 0;
+        return rows_read(db, s, sizeof(**ret), run_read, runs_free, "runs", (void **)ret, ret_n, err);
 }
 
 int query_runs(struct db *db, struct query_run **ret_runs, size_t *ret_n, struct kb_error *err) {
@@ -211,53 +233,37 @@ void query_cells_free(struct query_cell *cells, size_t n) {
         free(cells);
 }
 
+static void cells_free(void *v, size_t n) {
+        query_cells_free(v, n);
+}
+
+static void cell_read(sqlite3_stmt *s, void *row, int *oom) {
+        struct query_cell *c = row;
+
+        c->id = sqlite3_column_int64(s, 0);
+        c->run_id = sqlite3_column_int64(s, 1);
+        c->cell_key = col_dup(s, 2, oom);
+        c->kernel_id = col_dup(s, 3, oom);
+        c->kernel_name = col_dup(s, 4, oom);
+        c->workload = col_dup(s, 5, oom);
+        c->params_json = col_dup(s, 6, oom);
+        c->iteration = sqlite3_column_int(s, 7);
+        c->attempt = sqlite3_column_int(s, 8);
+        c->state = col_dup(s, 9, oom);
+        c->detail = col_dup(s, 10, oom);
+        c->accel = col_dup(s, 11, oom);
+        c->started_at = col_real(s, 12);
+        c->boot_s = col_real(s, 13);
+        c->workload_s = col_real(s, 14);
+        c->total_s = col_real(s, 15);
+        c->exit_code = sqlite3_column_type(s, 16) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 16);
+        c->rejected_records = sqlite3_column_int64(s, 17);
+        c->vmstat_samples = sqlite3_column_int64(s, 18);
+}
+
 static int cells_select(struct db *db, sqlite3_stmt *s, struct query_cell **ret, size_t *ret_n,
                         struct kb_error *err) {
-        struct query_cell *v = NULL;
-        size_t n = 0, cap = 0;
-        int rc, oom = 0;
-
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                struct query_cell *c;
-
-                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-                        oom = 1;
-                        break;
-                }
-                c = &v[n++];
-                c->id = sqlite3_column_int64(s, 0);
-                c->run_id = sqlite3_column_int64(s, 1);
-                c->cell_key = col_dup(s, 2, &oom);
-                c->kernel_id = col_dup(s, 3, &oom);
-                c->kernel_name = col_dup(s, 4, &oom);
-                c->workload = col_dup(s, 5, &oom);
-                c->params_json = col_dup(s, 6, &oom);
-                c->iteration = sqlite3_column_int(s, 7);
-                c->attempt = sqlite3_column_int(s, 8);
-                c->state = col_dup(s, 9, &oom);
-                c->detail = col_dup(s, 10, &oom);
-                c->accel = col_dup(s, 11, &oom);
-                c->started_at = col_real(s, 12);
-                c->boot_s = col_real(s, 13);
-                c->workload_s = col_real(s, 14);
-                c->total_s = col_real(s, 15);
-                c->exit_code = sqlite3_column_type(s, 16) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 16);
-                c->rejected_records = sqlite3_column_int64(s, 17);
-                c->vmstat_samples = sqlite3_column_int64(s, 18);
-                if (oom)
-                        break;
-        }
-        if (oom) {
-                query_cells_free(v, n);
-                return error_setf(err, -ENOMEM, "out of memory");
-        }
-        if (rc != SQLITE_DONE) {
-                query_cells_free(v, n);
-                return db_error(db, rc, err, "reading cells");
-        }
-        *ret = v;
-        *ret_n = n;
-        return 0;
+        return rows_read(db, s, sizeof(**ret), cell_read, cells_free, "cells", (void **)ret, ret_n, err);
 }
 
 int query_cells(struct db *db, int64_t run_id, struct query_cell **ret_cells, size_t *ret_n,
@@ -309,51 +315,51 @@ void query_metrics_free(struct query_metric *m, size_t n) {
         free(m);
 }
 
+static void metrics_free(void *v, size_t n) {
+        query_metrics_free(v, n);
+}
+
+static void metric_read(sqlite3_stmt *s, void *row, int *oom) {
+        struct query_metric *m = row;
+
+        m->name = col_dup(s, 0, oom);
+        m->value = col_real(s, 1);
+        m->has_value = !isnan(m->value);
+        m->unit = col_dup(s, 2, oom);
+        m->note = col_dup(s, 3, oom);
+}
+
 int query_cell_metrics(struct db *db, int64_t cell_id, struct query_metric **ret, size_t *ret_n,
                        struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        struct query_metric *v = NULL;
-        size_t n = 0, cap = 0;
-        int r, rc, oom = 0;
+        int r;
 
         r = q_prepare(db, "SELECT name, value, unit, note FROM metrics WHERE cell_id = ?1 ORDER BY name",
                       &s, err);
         if (r < 0)
                 return r;
         sqlite3_bind_int64(s, 1, cell_id);
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                struct query_metric *m;
+        return rows_read(db, s, sizeof(**ret), metric_read, metrics_free, "metrics", (void **)ret, ret_n, err);
+}
 
-                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-                        oom = 1;
-                        break;
-                }
-                m = &v[n++];
-                m->name = col_dup(s, 0, &oom);
-                m->value = col_real(s, 1);
-                m->has_value = !isnan(m->value);
-                m->unit = col_dup(s, 2, &oom);
-                m->note = col_dup(s, 3, &oom);
-                if (oom)
-                        break;
-        }
-        if (oom || rc != SQLITE_DONE) {
-                query_metrics_free(v, n);
-                return oom ? error_setf(err, -ENOMEM, "out of memory")
-                           : db_error(db, rc, err, "reading metrics");
-        }
-        *ret = v;
-        *ret_n = n;
-        return 0;
+static void vmstat_read(sqlite3_stmt *s, void *ret_row, int *oom) {
+        struct db_vmstat_row *row = ret_row;
+
+        (void)oom;      /* numbers only: nothing to copy */
+        row->seq = sqlite3_column_int64(s, 0);
+        row->t_host = col_real(s, 1);
+        row->t_guest = col_real(s, 2);
+        row->first = sqlite3_column_int(s, 3);
+        for (int k = 0; k < DB_VM_NCOLS; k++)
+                row->v[k] = col_real(s, 4 + k);
 }
 
 int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret, size_t *ret_n,
                       struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        struct db_vmstat_row *v = NULL;
         char sql[1024];
-        size_t n = 0, cap = 0, len;
-        int r, rc;
+        size_t len;
+        int r;
 
         /* Column names come from the compile-time list, never from data. */
         len = (size_t)snprintf(sql, sizeof(sql), "SELECT seq, t_host, t_guest, first");
@@ -364,28 +370,7 @@ int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret
         if (r < 0)
                 return r;
         sqlite3_bind_int64(s, 1, cell_id);
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                struct db_vmstat_row *row;
-
-                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-                        free(v);
-                        return error_setf(err, -ENOMEM, "out of memory");
-                }
-                row = &v[n++];
-                row->seq = sqlite3_column_int64(s, 0);
-                row->t_host = col_real(s, 1);
-                row->t_guest = col_real(s, 2);
-                row->first = sqlite3_column_int(s, 3);
-                for (int k = 0; k < DB_VM_NCOLS; k++)
-                        row->v[k] = col_real(s, 4 + k);
-        }
-        if (rc != SQLITE_DONE) {
-                free(v);
-                return db_error(db, rc, err, "reading vmstat");
-        }
-        *ret = v;
-        *ret_n = n;
-        return 0;
+        return rows_read(db, s, sizeof(**ret), vmstat_read, NULL, "vmstat", (void **)ret, ret_n, err);
 }
 
 void query_points_free(struct query_point *p, size_t n) {
@@ -396,38 +381,29 @@ void query_points_free(struct query_point *p, size_t n) {
         free(p);
 }
 
+static void points_free(void *v, size_t n) {
+        query_points_free(v, n);
+}
+
+static void point_read(sqlite3_stmt *s, void *row, int *oom) {
+        struct query_point *p = row;
+
+        p->kind = col_dup(s, 0, oom);
+        p->t = col_real(s, 1);
+        p->value = col_real(s, 2);
+}
+
 int query_cell_points(struct db *db, int64_t cell_id, struct query_point **ret, size_t *ret_n,
                       struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        struct query_point *v = NULL;
-        size_t n = 0, cap = 0;
-        int r, rc, oom = 0;
+        int r;
 
         r = q_prepare(db, "SELECT kind, t, value FROM timeline WHERE cell_id = ?1 ORDER BY kind, t",
                       &s, err);
         if (r < 0)
                 return r;
         sqlite3_bind_int64(s, 1, cell_id);
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-                        oom = 1;
-                        break;
-                }
-                v[n].kind = col_dup(s, 0, &oom);
-                v[n].t = col_real(s, 1);
-                v[n].value = col_real(s, 2);
-                n++;
-                if (oom)
-                        break;
-        }
-        if (oom || rc != SQLITE_DONE) {
-                query_points_free(v, n);
-                return oom ? error_setf(err, -ENOMEM, "out of memory")
-                           : db_error(db, rc, err, "reading timeline");
-        }
-        *ret = v;
-        *ret_n = n;
-        return 0;
+        return rows_read(db, s, sizeof(**ret), point_read, points_free, "timeline", (void **)ret, ret_n, err);
 }
 
 void query_log_infos_free(struct query_log_info *l, size_t n) {
@@ -438,37 +414,28 @@ void query_log_infos_free(struct query_log_info *l, size_t n) {
         free(l);
 }
 
+static void log_infos_free(void *v, size_t n) {
+        query_log_infos_free(v, n);
+}
+
+static void log_info_read(sqlite3_stmt *s, void *row, int *oom) {
+        struct query_log_info *l = row;
+
+        l->stream = col_dup(s, 0, oom);
+        l->bytes = sqlite3_column_int64(s, 1);
+}
+
 int query_cell_logs(struct db *db, int64_t cell_id, struct query_log_info **ret, size_t *ret_n,
                     struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        struct query_log_info *v = NULL;
-        size_t n = 0, cap = 0;
-        int r, rc, oom = 0;
+        int r;
 
         r = q_prepare(db, "SELECT stream, length(CAST(text AS BLOB)) FROM logs WHERE cell_id = ?1 "
                           "ORDER BY stream", &s, err);
         if (r < 0)
                 return r;
         sqlite3_bind_int64(s, 1, cell_id);
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-                        oom = 1;
-                        break;
-                }
-                v[n].stream = col_dup(s, 0, &oom);
-                v[n].bytes = sqlite3_column_int64(s, 1);
-                n++;
-                if (oom)
-                        break;
-        }
-        if (oom || rc != SQLITE_DONE) {
-                query_log_infos_free(v, n);
-                return oom ? error_setf(err, -ENOMEM, "out of memory")
-                           : db_error(db, rc, err, "reading logs");
-        }
-        *ret = v;
-        *ret_n = n;
-        return 0;
+        return rows_read(db, s, sizeof(**ret), log_info_read, log_infos_free, "logs", (void **)ret, ret_n, err);
 }
 
 int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **ret_text,
@@ -591,30 +558,20 @@ void query_kernels_free(struct query_kernel *k, size_t n) {
         free(k);
 }
 
+static void kernels_free(void *v, size_t n) {
+        query_kernels_free(v, n);
+}
+
+static void kernel_read(sqlite3_stmt *s, void *row, int *oom) {
+        struct query_kernel *k = row;
+
+        k->id = col_dup(s, 0, oom);
+        k->name = col_dup(s, 1, oom);
+}
+
 static int kernels_select(struct db *db, sqlite3_stmt *s, struct query_kernel **ret, size_t *ret_n,
                           struct kb_error *err) {
-        struct query_kernel *v = NULL;
-        size_t n = 0, cap = 0;
-        int rc, oom = 0;
-
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-                        oom = 1;
-                        break;
-                }
-                v[n].id = col_dup(s, 0, &oom);
-                v[n].name = col_dup(s, 1, &oom);
-                n++;
-                if (oom)
-                        break;
-        }
-        if (oom || rc != SQLITE_DONE) {
-                query_kernels_free(v, n);
-                return oom ? error_setf(err, -ENOMEM, "out of memory") : db_error(db, rc, err, "reading kernels");
-        }
-        *ret = v;
-        *ret_n = n;
-        return 0;
+        return rows_read(db, s, sizeof(**ret), kernel_read, kernels_free, "kernels", (void **)ret, ret_n, err);
 }
 
 int query_kernel_by_name(struct db *db, const char *name, struct query_kernel **ret, struct kb_error *err) {
@@ -651,25 +608,13 @@ int query_run_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, 
         return kernels_select(db, s, ret, ret_n, err);
 }
 
-static int ids_select(struct db *db, sqlite3_stmt *s, int64_t **ret_ids, size_t *ret_n, struct kb_error *err) {
-        int64_t *v = NULL;
-        size_t n = 0, cap = 0;
-        int rc;
+static void id_read(sqlite3_stmt *s, void *row, int *oom) {
+        (void)oom;
+        *(int64_t *)row = sqlite3_column_int64(s, 0);
+}
 
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-                        free(v);
-                        return error_setf(err, -ENOMEM, "out of memory");
-                }
-                v[n++] = sqlite3_column_int64(s, 0);
-        }
-        if (rc != SQLITE_DONE) {
-                free(v);
-                return db_error(db, rc, err, "reading runs");
-        }
-        *ret_ids = v;
-        *ret_n = n;
-        return 0;
+static int ids_select(struct db *db, sqlite3_stmt *s, int64_t **ret_ids, size_t *ret_n, struct kb_error *err) {
+        return rows_read(db, s, sizeof(**ret_ids), id_read, NULL, "runs", (void **)ret_ids, ret_n, err);
 }
 
 int query_kernel_runs(struct db *db, const char *kernel_id, int64_t **ret_ids, size_t *ret_n,

@@ -40,12 +40,7 @@ static void metrics_table(struct html *h, const struct view_cell *v) {
                                   : "A failed cell has no metrics: failures never enter statistics.");
                 return;
         }
-        sitehtml_scroll_begin(h);
-        html_start(h, "table");
-        html_start(h, "thead");
-        page_header_row(h, head, G_N_ELEMENTS(head));
-        html_end(h);
-        html_start(h, "tbody");
+        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         for (size_t i = 0; i < v->n_metrics; i++) {
                 const struct query_metric *m = &v->metrics[i];
 
@@ -57,15 +52,10 @@ static void metrics_table(struct html *h, const struct view_cell *v) {
                         page_td_text(h, "n/a");
                 page_td_text(h, m->unit);
                 sitehtml_td_direction(h, m->name);
-                html_start(h, "td");
-                html_attr(h, "class", "wrap");
-                html_text(h, m->note ? m->note : "");
-                html_end(h);
+                page_td_wrap(h, m->note);
                 html_end(h);
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
 }
 
 static const char *log_title(const char *stream) {

@@ -13,7 +13,9 @@
 
 #include "report/compare.h"
 #include "report/html.h"
+#include "report/stats.h"
 #include "report/svg.h"
+#include "report/text.h"
 #include "web/charts.h"
 #include "web/page.h"
 #include "web/site.h"
@@ -54,22 +56,22 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         html_end(h);
         page_format_num(m->sa.mean, b, sizeof(b));
         td(h, "num", b);
-        page_format_pct(m->sa.cov, 0, b, sizeof(b));
+        text_format_pct(m->sa.cov, 0, b, sizeof(b));
         td(h, "num muted", b);
         page_format_num(m->sb.mean, b, sizeof(b));
         td(h, "num", b);
-        page_format_pct(m->sb.cov, 0, b, sizeof(b));
+        text_format_pct(m->sb.cov, 0, b, sizeof(b));
         td(h, "num muted", b);
         switch (m->verdict) {
         case COMPARE_WORSE: cls = "num worse"; break;
         case COMPARE_BETTER: cls = "num better"; break;
         default: cls = "num"; break;
         }
-        page_format_pct(m->change, 1, b, sizeof(b));
+        text_format_pct(m->change, 1, b, sizeof(b));
         td(h, cls, b);
         if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
-                page_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
-                page_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
                 snprintf(b, sizeof(b), "[%s, %s]", lo, hi);
         } else
                 snprintf(b, sizeof(b), "n/a");
@@ -81,15 +83,15 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         case COMPARE_INFO: td(h, "none", ""); break;
         default: td(h, "none", compare_verdict_name(m->verdict)); break;
         }
-        page_format_p(m->welch.p, b, sizeof(b));
+        text_format_p(m->welch.p, b, sizeof(b));
         td(h, "num", b);
-        page_format_p(m->mw.p, b, sizeof(b));
+        text_format_p(m->mw.p, b, sizeof(b));
         td(h, "num", b);
-        page_format_p(m->q, b, sizeof(b));
+        text_format_p(m->q, b, sizeof(b));
         td(h, "num", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
         td(h, "num", b);
-        page_format_pct(m->mde, 0, b, sizeof(b));
+        text_format_pct(m->mde, 0, b, sizeof(b));
         td(h, "num", b);
         td_n(h, m->n_for_2, 1000);
         td_n(h, m->n_for_5, 1000);
@@ -100,19 +102,11 @@ static void metric_table(struct html *h, const struct compare_group *g, int main
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "95% CI", "verdict",
                                             "p (Welch)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
 
-        sitehtml_scroll_begin(h);
-        html_start(h, "table");
-        html_attr(h, "class", "cmp");
-        html_start(h, "thead");
-        page_header_row(h, head, G_N_ELEMENTS(head));
-        html_end(h);
-        html_start(h, "tbody");
+        sitehtml_table_begin(h, "cmp", head, G_N_ELEMENTS(head));
         for (size_t i = 0; i < g->n_m; i++)
-                if (sitehtml_main_metric(g->m[i].name) == main_rows)
+                if (text_main_metric(g->m[i].name) == main_rows)
                         metric_row(h, &g->m[i]);
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
 }
 
 static void side_line(struct html *h, const char *label, const struct compare_side *s) {
@@ -180,8 +174,8 @@ static void bars(struct html *h, const struct site_compare *c, const struct comp
                         continue;
                 b[0] = (struct svg_bar){ .label = "A", .mean = m->sa.mean, .color = 0 };
                 b[1] = (struct svg_bar){ .label = "B", .mean = m->sb.mean, .color = 1 };
-                site_mean_ci(&m->sa, &b[0].lo, &b[0].hi);
-                site_mean_ci(&m->sb, &b[1].lo, &b[1].hi);
+                stats_mean_ci(&m->sa, 0.95, &b[0].lo, &b[0].hi);
+                stats_mean_ci(&m->sb, 0.95, &b[1].lo, &b[1].hi);
                 if (!drawn++) {
                         html_start(h, "div");
                         html_attr(h, "class", "charts");
@@ -239,7 +233,7 @@ static void group(struct html *h, const struct site *s, const struct site_compar
         html_end(h);
         metric_table(h, g, 1);
         for (size_t i = 0; i < g->n_m; i++)
-                others += !sitehtml_main_metric(g->m[i].name);
+                others += !text_main_metric(g->m[i].name);
         if (others) {
                 html_start(h, "details");
                 html_start(h, "summary");

@@ -14,12 +14,7 @@
 static void runs_table(struct html *h, const struct site *s) {
         static const char *const head[] = { "run", "tag", "started", "status", "kernels", "workloads", "cells" };
 
-        sitehtml_scroll_begin(h);
-        html_start(h, "table");
-        html_start(h, "thead");
-        page_header_row(h, head, G_N_ELEMENTS(head));
-        html_end(h);
-        html_start(h, "tbody");
+        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         for (size_t i = s->n_runs; i-- > 0;) {
                 const struct site_run *r = &s->runs[i];
                 const struct query_run *run = r->v->run;
@@ -50,9 +45,7 @@ static void runs_table(struct html *h, const struct site *s) {
                 g_string_free(kernels, TRUE);
                 g_string_free(workloads, TRUE);
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
 }
 
 static void kernels_list(struct html *h, const struct site *s) {
@@ -75,47 +68,27 @@ static void failed_table(struct html *h, const struct site *s, size_t total) {
         static const char *const head[] = { "run", "cell", "kernel", "workload", "state", "detail" };
         size_t shown = 0;
 
-        sitehtml_scroll_begin(h);
-        html_start(h, "table");
-        html_start(h, "thead");
-        page_header_row(h, head, G_N_ELEMENTS(head));
-        html_end(h);
-        html_start(h, "tbody");
+        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         for (size_t i = s->n_runs; i-- > 0 && shown < FAILED_SHOWN_MAX;) {
                 const struct site_run *r = &s->runs[i];
 
                 for (size_t k = 0; k < r->n_latest && shown < FAILED_SHOWN_MAX; k++) {
                         const struct query_cell *c = &r->v->cells[r->latest[k]];
-                        g_autofree char *file = NULL;
 
                         if (strcmp(c->state, "ok") == 0)
                                 continue;
                         shown++;
-                        file = page_cell_file(c->run_id, c->cell_key);
                         html_start(h, "tr");
                         html_start(h, "td");
                         sitehtml_run_link(h, r);
                         html_end(h);
-                        html_start(h, "td");
-                        html_link(h, file, c->cell_key);
-                        html_end(h);
-                        html_start(h, "td");
-                        sitehtml_kernel_link(h, s, c->kernel_name);
-                        html_end(h);
-                        page_td_text(h, c->workload);
-                        html_start(h, "td");
-                        page_state(h, c->state);
-                        html_end(h);
-                        html_start(h, "td");
-                        html_attr(h, "class", "wrap");
-                        html_text(h, c->detail ? c->detail : "");
-                        html_end(h);
+                        sitehtml_cell_tds(h, s, c);
+                        page_td_state(h, c->state);
+                        page_td_wrap(h, c->detail);
                         html_end(h);
                 }
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
         if (total > shown)
                 html_elemf(h, "p", "The newest %zu of %zu failed cells are listed; each run's page lists all of its own.",
                            shown, total);

@@ -210,9 +210,7 @@ static void history(struct html *h, const struct site *s, const char *kernel, co
                         sitehtml_td_summary(h, site_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
                 html_end(h);
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
 }
 
 void kernelpage_render(struct html *h, const struct site *s, const struct site_kernel *k) {

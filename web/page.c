@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "common/crc32.h"
+#include "report/text.h"
 #include "web/page.h"
 
 /* A macro, not a variable: html_literal takes string literals only. */
@@ -151,8 +152,6 @@ char *page_kernel_file(const char *kernel_name) {
         return g_strdup_printf("kernel-%s.html", k);
 }
 
-/* The number formats of report/text.c, so a figure reads the same in
- * `kbench show`, `kbench compare` and on the site. */
 char *page_compare_file(const char *sel_a, const char *sel_b) {
         g_autofree char *a = page_slug(sel_a), *b = page_slug(sel_b);
 
@@ -160,36 +159,10 @@ char *page_compare_file(const char *sel_a, const char *sel_b) {
 }
 
 void page_format_num(double v, char *buf, size_t size) {
-        double a = fabs(v);
-
         if (!isfinite(v))
                 snprintf(buf, size, "-");
-        else if (a >= 1e9)
-                snprintf(buf, size, "%.4g", v);
-        else if (a >= 1000)
-                snprintf(buf, size, "%.0f", v);
-        else if (a >= 100)
-                snprintf(buf, size, "%.1f", v);
-        else if (a >= 1 || a == 0)
-                snprintf(buf, size, "%.2f", v);
         else
-                snprintf(buf, size, "%.3g", v);
-}
-
-void page_format_pct(double frac, int sign, char *buf, size_t size) {
-        if (!isfinite(frac))
-                snprintf(buf, size, "n/a");
-        else
-                snprintf(buf, size, sign ? "%+.1f%%" : "%.1f%%", frac * 100);
-}
-
-void page_format_p(double p, char *buf, size_t size) {
-        if (!isfinite(p))
-                snprintf(buf, size, "n/a");
-        else if (p < 0.0001)
-                snprintf(buf, size, "<0.0001");
-        else
-                snprintf(buf, size, "%.4f", p);
+                text_format_num(v, buf, size);
 }
 
 void page_format_time(double unix_time, char *buf, size_t size) {
@@ -230,6 +203,19 @@ void page_state(struct html *h, const char *state) {
         html_start(h, "span");
         html_attr(h, "class", state && strcmp(state, "ok") == 0 ? "state ok" : "state bad");
         html_text(h, state ? state : "?");
+        html_end(h);
+}
+
+void page_td_wrap(struct html *h, const char *text) {
+        html_start(h, "td");
+        html_attr(h, "class", "wrap");
+        html_text(h, text ? text : "");
+        html_end(h);
+}
+
+void page_td_state(struct html *h, const char *state) {
+        html_start(h, "td");
+        page_state(h, state);
         html_end(h);
 }
 

@@ -30,13 +30,10 @@ char *page_cell_file(int64_t run_id, const char *cell_key);
 char *page_kernel_file(const char *kernel_name);
 char *page_compare_file(const char *sel_a, const char *sel_b);
 
-/* Numbers as `kbench show` and `kbench compare` print them (report/text.c):
- * 84389, 352.2, 3.31, 0.0273; NAN as "-". buf >= 32. */
+/* Numbers as `kbench compare` prints them (text_format_num): 84389,
+ * 352.2, 3.31, 0.0273; but NAN as "-". buf >= 32. Percentages and
+ * p-values: text_format_pct and text_format_p. */
 void page_format_num(double v, char *buf, size_t size);
-/* A fraction as a percentage, "+8.2%" with sign; "n/a" when NAN. */
-void page_format_pct(double frac, int sign, char *buf, size_t size);
-/* A p-value, "0.0049", "<0.0001", "n/a". */
-void page_format_p(double p, char *buf, size_t size);
 /* UTC, "2026-12-01 07:49" ("-" when unknown). */
 void page_format_time(double unix_time, char *buf, size_t size);
 
@@ -46,5 +43,10 @@ void page_td_text(struct html *h, const char *text);
 void page_td_int(struct html *h, long long v);
 /* A state as a coloured label: ok green, failures red. */
 void page_state(struct html *h, const char *state);
+/* <td class="wrap">text</td>, a cell that wraps (free text: a detail, a
+ * note); NULL as empty. */
+void page_td_wrap(struct html *h, const char *text);
+/* <td> holding page_state's label. */
+void page_td_state(struct html *h, const char *state);
 /* <th> cells of a header row. */
 void page_header_row(struct html *h, const char *const *names, size_t n);

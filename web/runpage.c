@@ -9,7 +9,9 @@
 
 #include "report/html.h"
 #include "report/metrics.h"
+#include "report/stats.h"
 #include "report/svg.h"
+#include "report/text.h"
 #include "web/page.h"
 #include "web/site.h"
 #include "web/sitehtml.h"
@@ -79,7 +81,7 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
         for (size_t m = 0; m < n_metrics; m++) {
                 const struct view_series *first = NULL;
 
-                if (sitehtml_main_metric(metrics[m]) != main_rows)
+                if (text_main_metric(metrics[m]) != main_rows)
                         continue;
                 for (size_t k = 0; k < r->n_kernels && !first; k++)
                         first = site_series(v, r->kernels[k], workload, metrics[m]);
@@ -91,9 +93,7 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
                         sitehtml_td_summary(h, site_series(v, r->kernels[k], workload, metrics[m]));
                 html_end(h);
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
 }
 
 /* One bar chart per verdict metric of the workload's own namespace (the
@@ -120,7 +120,7 @@ static void bars(struct html *h, const struct site_run *r, const char *workload)
                                 continue;
                         b[nb] = (struct svg_bar){ .label = r->kernels[k], .mean = vs->sum.mean, .color = (int)k };
                         nonzero |= vs->sum.mean != 0;
-                        site_mean_ci(&vs->sum, &b[nb].lo, &b[nb].hi);
+                        stats_mean_ci(&vs->sum, 0.95, &b[nb].lo, &b[nb].hi);
                         c.unit = vs->s->unit;
                         nb++;
                 }
@@ -145,45 +145,25 @@ static void cells_table(struct html *h, const struct site *s, const struct site_
         static const char *const head[] = { "cell", "kernel", "workload", "iteration", "attempt", "state",
                                             "accel", "boot s", "workload s", "total s", "detail" };
 
-        sitehtml_scroll_begin(h);
-        html_start(h, "table");
-        html_start(h, "thead");
-        page_header_row(h, head, G_N_ELEMENTS(head));
-        html_end(h);
-        html_start(h, "tbody");
+        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         for (size_t k = 0; k < r->n_latest; k++) {
                 const struct query_cell *c = &r->v->cells[r->latest[k]];
-                g_autofree char *file = NULL;
 
                 if (failed_only && strcmp(c->state, "ok") == 0)
                         continue;
-                file = page_cell_file(c->run_id, c->cell_key);
                 html_start(h, "tr");
-                html_start(h, "td");
-                html_link(h, file, c->cell_key);
-                html_end(h);
-                html_start(h, "td");
-                sitehtml_kernel_link(h, s, c->kernel_name);
-                html_end(h);
-                page_td_text(h, c->workload);
+                sitehtml_cell_tds(h, s, c);
                 page_td_int(h, c->iteration + 1);
                 page_td_int(h, c->attempt);
-                html_start(h, "td");
-                page_state(h, c->state);
-                html_end(h);
+                page_td_state(h, c->state);
                 page_td_text(h, c->accel);
                 page_td_num(h, c->boot_s);
                 page_td_num(h, c->workload_s);
                 page_td_num(h, c->total_s);
-                html_start(h, "td");
-                html_attr(h, "class", "wrap");
-                html_text(h, c->detail ? c->detail : "");
-                html_end(h);
+                page_td_wrap(h, c->detail);
                 html_end(h);
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
 }
 
 void runpage_render(struct html *h, const struct site *s, const struct site_run *r) {

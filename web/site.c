@@ -34,18 +34,6 @@ const struct view_series *site_series(const struct view_run *v, const char *kern
         return NULL;
 }
 
-void site_mean_ci(const struct stats_summary *s, double *ret_lo, double *ret_hi) {
-        double half;
-
-        if (s->n < 2 || !isfinite(s->sd)) {
-                *ret_lo = *ret_hi = NAN;
-                return;
-        }
-        half = stats_t_quantile(0.975, (double)(s->n - 1)) * s->sd / sqrt((double)s->n);
-        *ret_lo = s->mean - half;
-        *ret_hi = s->mean + half;
-}
-
 static int str_index(char **v, size_t n, const char *s) {
         for (size_t i = 0; i < n; i++)
                 if (strcmp(v[i], s) == 0)

@@ -92,10 +92,6 @@ const struct site_kernel *site_kernel_find(const struct site *s, const char *nam
 /* The summary of (kernel, workload, metric) in a run view, or NULL. */
 const struct view_series *site_series(const struct view_run *v, const char *kernel, const char *workload,
                                       const char *metric);
-/* 95 % confidence interval of the mean of a summary (Student t); NAN, NAN
- * when n < 2. */
-void site_mean_ci(const struct stats_summary *s, double *ret_lo, double *ret_hi);
-
 struct html;
 struct cell_charts;
 

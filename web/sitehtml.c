@@ -7,26 +7,26 @@
 #include "web/page.h"
 #include "web/sitehtml.h"
 
-int sitehtml_main_metric(const char *name) {
-        static const char *const vmstat_rows[] = { "vmstat.bo_mean", "vmstat.bi_mean", "vmstat.so_mean",
-                                                   "vmstat.si_mean", "vmstat.stall_count",
-                                                   "vmstat.stall_longest_s" };
-
-        if (strncmp(name, "vmstat.", 7) != 0)
-                return 1;
-        for (size_t i = 0; i < G_N_ELEMENTS(vmstat_rows); i++)
-                if (strcmp(name, vmstat_rows[i]) == 0)
-                        return 1;
-        return 0;
-}
-
 void sitehtml_scroll_begin(struct html *h) {
         html_start(h, "div");
         html_attr(h, "class", "scroll");
 }
 
-void sitehtml_scroll_end(struct html *h) {
+void sitehtml_table_begin(struct html *h, const char *cls, const char *const *head, size_t n) {
+        sitehtml_scroll_begin(h);
+        html_start(h, "table");
+        if (cls)
+                html_attr(h, "class", cls);
+        html_start(h, "thead");
+        page_header_row(h, head, n);
         html_end(h);
+        html_start(h, "tbody");
+}
+
+void sitehtml_table_end(struct html *h) {
+        html_end(h); /* tbody */
+        html_end(h); /* table */
+        html_end(h); /* the scrolling div */
 }
 
 void sitehtml_run_link(struct html *h, const struct site_run *r) {
@@ -42,6 +42,18 @@ void sitehtml_kernel_link(struct html *h, const struct site *s, const char *kern
                 html_link(h, k->file, kernel);
         else
                 html_text(h, kernel);
+}
+
+void sitehtml_cell_tds(struct html *h, const struct site *s, const struct query_cell *c) {
+        g_autofree char *file = page_cell_file(c->run_id, c->cell_key);
+
+        html_start(h, "td");
+        html_link(h, file, c->cell_key);
+        html_end(h);
+        html_start(h, "td");
+        sitehtml_kernel_link(h, s, c->kernel_name);
+        html_end(h);
+        page_td_text(h, c->workload);
 }
 
 void sitehtml_state_counts(struct html *h, const struct site_run *r, const char *kernel, const char *workload) {
@@ -239,12 +251,7 @@ void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id
                 html_elem(h, "p", "No comparisons: a comparison needs two kernels (or kbench publish --compare A:B).");
                 return;
         }
-        sitehtml_scroll_begin(h);
-        html_start(h, "table");
-        html_start(h, "thead");
-        page_header_row(h, head, G_N_ELEMENTS(head));
-        html_end(h);
-        html_start(h, "tbody");
+        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         /* newest first, as the runs */
         for (size_t i = s->n_compares; i-- > 0 && shown < max;) {
                 const struct site_compare *c = &s->compares[i];
@@ -281,9 +288,7 @@ void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id
                 page_td_int(h, (long long)c->v->n_groups);
                 html_end(h);
         }
-        html_end(h);
-        html_end(h);
-        sitehtml_scroll_end(h);
+        sitehtml_table_end(h);
         if (total > shown)
                 html_elemf(h, "p", "The newest %zu of %zu comparisons are listed; each run's page lists its own.",
                            shown, total);

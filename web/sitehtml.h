@@ -9,20 +9,23 @@
 #include "report/view.h"
 #include "web/site.h"
 
-/* 1 for the rows a reader needs first, those `kbench compare` prints
- * (report/text.c): the workload's own metrics, the cell timings and the
- * vmstat summary rows (bo/bi, si/so, stalls); 0 for the other vmstat.*,
- * which the pages put behind a disclosure. */
-int sitehtml_main_metric(const char *name);
-
-/* A table that scrolls sideways on a narrow screen. */
+/* A table that scrolls sideways on a narrow screen. sitehtml_scroll_begin
+ * opens the scrolling div only, for a table that writes its own <table>,
+ * header row and <tbody>; sitehtml_table_begin opens the div, <table> (of
+ * class cls, may be NULL), the header row of n names in <thead>, and
+ * <tbody>. */
 void sitehtml_scroll_begin(struct html *h);
-void sitehtml_scroll_end(struct html *h);
+void sitehtml_table_begin(struct html *h, const char *cls, const char *const *head, size_t n);
+/* Close <tbody>, <table> and the scrolling div. */
+void sitehtml_table_end(struct html *h);
 
 /* A link to the run's page, "run 3". */
 void sitehtml_run_link(struct html *h, const struct site_run *r);
 /* A link to the kernel's page (plain text when it has none). */
 void sitehtml_kernel_link(struct html *h, const struct site *s, const char *kernel);
+/* The <td>s that name a cell in a table row: its key linked to its page,
+ * its kernel (sitehtml_kernel_link) and its workload. */
+void sitehtml_cell_tds(struct html *h, const struct site *s, const struct query_cell *c);
 /* "3 ok" / "2 ok, 1 hang" over the run's latest attempts of (kernel,
  * workload); either may be NULL for all. */
 void sitehtml_state_counts(struct html *h, const struct site_run *r, const char *kernel, const char *workload);

@@ -60,14 +60,6 @@ static char *read_page(struct fx *f, const char *name) {
         return text;
 }
 
-static size_t count(const char *hay, const char *needle) {
-        size_t n = 0;
-
-        for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-                n++;
-        return n;
-}
-
 static GPtrArray *pages(struct fx *f) {
         GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
         DIR *d = opendir(f->site);
@@ -153,8 +145,8 @@ TEST(hostile_text_is_text) {
                 ASSERT_TRUE(strstr(page, "onerror=alert") == NULL ||
                             strstr(page, "&lt;img src=x onerror=alert(1)&gt;") != NULL);
                 /* Nothing outside the page: no URL with a scheme but SVG's namespace. */
-                ASSERT_EQ(count(page, "http://") + count(page, "https://"),
-                          count(page, "xmlns=\"http://www.w3.org/2000/svg\""));
+                ASSERT_EQ(test_occurrences(page, "http://") + test_occurrences(page, "https://"),
+                          test_occurrences(page, "xmlns=\"http://www.w3.org/2000/svg\""));
                 ASSERT_TRUE(strstr(page, "src=\"") == NULL);
                 ASSERT_TRUE(strncmp(page, "<!DOCTYPE html>", 15) == 0);
                 ASSERT_TRUE(strstr(page, "name=\"viewport\"") != NULL);
@@ -185,21 +177,21 @@ TEST(cell_charts) {
         dd = read_page(&f, "cell-1-c000.html");
         ftp = read_page(&f, "cell-1-c002.html");
         failed = read_page(&f, "cell-1-c005.html");
-        ASSERT_EQ(count(dd, "<svg "), 4);
+        ASSERT_EQ(test_occurrences(dd, "<svg "), 4);
         ASSERT_TRUE(strstr(dd, "1 writeout stall run shaded") != NULL);
         {
                 g_autofree char *dd4 = read_page(&f, "cell-1-c004.html");
                 ASSERT_TRUE(strstr(dd4, "0 writeout stall runs shaded") != NULL);
         }
         /* the stall band is drawn on each of the four charts */
-        ASSERT_EQ(count(dd, "fill-opacity=\"0.2\""), 4);
+        ASSERT_EQ(test_occurrences(dd, "fill-opacity=\"0.2\""), 4);
         ASSERT_TRUE(strstr(dd, ">write</text>") != NULL && strstr(dd, ">read</text>") != NULL);
         ASSERT_TRUE(strstr(dd, ">bogus</text>") == NULL); /* bad CRC: no mark */
         ASSERT_TRUE(strstr(dd, ">mounted<") == NULL);    /* the agent's, not the workload's */
         ASSERT_TRUE(strstr(dd, "NUL:\xe2\x90\x80:after") != NULL);
         ASSERT_TRUE(strstr(dd, "\xe2\x90\x9b[31mcolour") != NULL);
 
-        ASSERT_EQ(count(ftp, "<svg "), 5);
+        ASSERT_EQ(test_occurrences(ftp, "<svg "), 5);
         ASSERT_TRUE(strstr(ftp, "1 halt of at least 1 s shaded") != NULL);
         ASSERT_TRUE(strstr(ftp, "0 writeout stall runs shaded") != NULL);
         ASSERT_TRUE(strstr(ftp, ">sync-start") != NULL);
@@ -221,7 +213,7 @@ TEST(run_page) {
         /* kernel x workload matrix, with bar charts for dd and ftp metrics */
         ASSERT_TRUE(strstr(run, "<h3>dd</h3>") != NULL && strstr(run, "<h3>ftp</h3>") != NULL);
         ASSERT_TRUE(strstr(run, ">dd.write_MBps<") != NULL);
-        ASSERT_TRUE(count(run, "<svg ") >= 3);
+        ASSERT_TRUE(test_occurrences(run, "<svg ") >= 3);
         ASSERT_TRUE(strstr(run, "Failed cells (1)") != NULL);
         ASSERT_TRUE(strstr(run, "href=\"cell-1-c008.html\"") != NULL);
         ASSERT_TRUE(strstr(index, "href=\"run-1.html\"") != NULL);
@@ -246,13 +238,13 @@ TEST(compare_page) {
         index = read_page(&f, "index.html");
         run = read_page(&f, "run-1.html");
         /* one table per paired workload, with the statistics columns */
-        ASSERT_EQ(count(page, "<table class=\"cmp\">"), 2 * 2);    /* main rows + the vmstat disclosure, dd and ftp */
+        ASSERT_EQ(test_occurrences(page, "<table class=\"cmp\">"), 2 * 2);    /* main rows + the vmstat disclosure, dd and ftp */
         ASSERT_TRUE(strstr(page, "<th>p (Welch)</th>") != NULL && strstr(page, "<th>mde</th>") != NULL);
         ASSERT_TRUE(strstr(page, "<th>n for 2%</th>") != NULL);
         ASSERT_TRUE(strstr(page, ">dd.write_MBps<") != NULL && strstr(page, ">ftp.MBps<") != NULL);
         /* overlaid vmstat of one representative cell per side, and bars */
         ASSERT_TRUE(strstr(page, "nearest the side&#39;s median") != NULL);
-        ASSERT_TRUE(count(page, "<svg ") >= 2 * 4 + 1 + 2);
+        ASSERT_TRUE(test_occurrences(page, "<svg ") >= 2 * 4 + 1 + 2);
         ASSERT_TRUE(strstr(page, "stroke-dasharray=\"5 3\"") != NULL);
         /* no verdict colours without a verdict */
         ASSERT_TRUE(strstr(page, "class=\"worse\">worse<") == NULL || strstr(page, " worse,") != NULL);

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""`kbench nightly` without a guest: a second night on a store in use names
+the holder's pid and exits 1; a configuration asking for sysctls (which the
+guest agent cannot set yet) is refused with one line naming the key; a
+configuration error names the file and key; a missing baseline is said;
+usage errors exit 2."""
+import fcntl
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from kbtest import expect, kb, temp_store  # noqa: E402
+
+
+def write(path, obj):
+    with open(path, "w") as f:
+        f.write(obj if isinstance(obj, str) else json.dumps(obj))
+    return path
+
+
+def main():
+    with temp_store("kbench-cli-nightly-") as home:
+        drop = os.path.join(home, "drop")
+        os.mkdir(drop)
+        good = {"sources": [{"type": "dir", "path": drop}], "baseline": "6.1.0-47-amd64", "workloads": ["dd"]}
+        cfg = write(os.path.join(home, "night.json"), good)
+
+        p = kb(home, "nightly", check=False)
+        expect(p.returncode == 2, f"no configuration is a usage error: {p.returncode}")
+        p = kb(home, "nightly", "--dry-run", "--json", cfg, check=False)
+        expect(p.returncode == 2, f"--dry-run --json is a usage error: {p.returncode}")
+
+        with open(os.path.join(home, "lock"), "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            f.truncate(0)
+            f.write(f"{os.getpid()} nightly {int(time.time())}\n")
+            f.flush()
+            p = kb(home, "nightly", cfg, check=False)
+            line = p.stderr.strip()
+            expect(p.returncode == 1 and f"pid {os.getpid()}" in line and "kbench nightly" in line
+                   and "\n" not in line, f"a second night names the holder, exit 1: {p.returncode} {line!r}")
+
+        bad = dict(good, sources=[{"type": "dir", "path": drop, "name": "dirty-",
+                                   "overrides": {"sysctls": {"vm.dirty_ratio": 5}}}])
+        p = kb(home, "nightly", "--dry-run", write(os.path.join(home, "sysctl.json"), bad), check=False)
+        line = p.stderr.strip()
+        expect(p.returncode == 1 and "sources[0].overrides.sysctls" in line and "not supported" in line
+               and "\n" not in line, f"sysctls are refused, not ignored: {p.returncode} {line!r}")
+
+        p = kb(home, "nightly", "--dry-run", write(os.path.join(home, "typo.json"), dict(good, repeat=3)),
+               check=False)
+        expect(p.returncode == 1 and "typo.json: repeat: unknown key" in p.stderr,
+               f"an unknown key names the file and key: {p.stderr.strip()!r}")
+
+        p = kb(home, "nightly", "--dry-run", cfg, check=False)
+        expect(p.returncode == 1 and "baseline '6.1.0-47-amd64' is not in the store" in p.stderr,
+               f"a missing baseline is said: {p.stderr.strip()!r}")
+
+
+main()

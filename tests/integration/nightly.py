@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""End-to-end test of `kbench nightly` on real kernels, as a new user would
+try it: a directory source holding the baseline package (6.1.0-47) and a
+second kernel package dropped in (6.1.0-57), -w dd:size=64M, n = 3.
+
+Night 1 measures both kernels in one run and exits 0 or 4; its report must
+agree with `kbench compare` given the same selectors (the report names
+them) and the same alpha: the same exit status, the same worse metrics.
+Night 2, with nothing new, measures nothing (no run is added) and exits 0.
+Night 3 adds a source holding 6.1.0-57 again with a disk throttle at about
+40 % of the write rate night 1 measured: only that variant is measured,
+paired across disk_mbps with the baseline, and the report carries a
+one-line regression verdict for dd.write_MBps, reaches the notify command
+on its stdin, and the night exits 4.
+
+alpha is 0.2 because 3 + 3 samples cannot reach 0.05 with the exact rank
+test that decides "n too small" (kbench compare --help); every cell costs
+about 8 s of guest time, so the test keeps to 9 cells."""
+import json
+import os
+import re
+import shutil
+import sqlite3
+import sys
+
+from kbtest import debs, expect, kb, temp_store
+
+ALPHA = 0.2
+
+
+def config(path, sources, site, **extra):
+    cfg = {"sources": sources, "baseline": "6.1.0-47-amd64", "workloads": ["dd:size=64M"], "repeats": 3,
+           "alpha": ALPHA, "deadline": "1h", "publish_dir": site, **extra}
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    return path
+
+
+def drop(pkg, into):
+    os.makedirs(into, exist_ok=True)
+    dst = os.path.join(into, os.path.basename(pkg))
+    shutil.copyfile(pkg, dst)
+    # A file modified in the last seconds may still be being copied in:
+    # the dir source leaves it for the next night.
+    os.utime(dst, (os.path.getmtime(dst) - 120,) * 2)
+
+
+def runs(home):
+    with sqlite3.connect(os.path.join(home, "results.db")) as db:
+        return db.execute("SELECT id, status FROM runs ORDER BY id").fetchall()
+
+
+def main():
+    base, new = debs("linux-image-6.1.0-47-*"), debs("linux-image-6.1.0-57-*")
+    with temp_store("kb-nightly-") as home:
+        drop1, drop2, site = (os.path.join(home, d) for d in ("drop", "drop-throttled", "site"))
+        drop(base[0], drop1)
+        drop(new[0], drop1)
+        cfg1 = config(os.path.join(home, "night.json"), [{"type": "dir", "path": drop1}], site)
+
+        p = kb(home, "nightly", "--dry-run", cfg1)
+        expect("run 1:" in p.stdout and "6.1.0-57-amd64 (0 of 3 stored)" in p.stdout
+               and "6.1.0-47-amd64 (0 of 3 stored)" in p.stdout, "dry run plans both kernels in one run")
+        expect(runs(home) == [], "dry run measures nothing")
+
+        p = kb(home, "nightly", "--json", cfg1, check=False)
+        expect(p.returncode in (0, 4), f"night 1 exits 0 or 4 (got {p.returncode}; stderr: {p.stderr[-2000:]})")
+        rep = json.loads(p.stdout)
+        expect(sorted(rep["measured"]) == ["6.1.0-47-amd64", "6.1.0-57-amd64"], "night 1 measured both kernels")
+        expect(len(runs(home)) == 1 and runs(home)[0][1] == "complete", "night 1 made one complete run")
+        expect(rep["failures"] == [] and rep["errors"] == [], "night 1: no failed kernel, no error")
+        expect(len(rep["compared"]) == 1, "night 1 compared one new kernel with the baseline")
+        a, b = rep["compared"][0].split()
+        c = kb(home, "compare", "--json", "--alpha", str(ALPHA), a, b, check=False)
+        expect(c.returncode == p.returncode, f"kbench compare {a} {b} exits as night 1 did ({c.returncode})")
+        cv = json.loads(c.stdout)
+        cworse = sorted(m["name"] for g in cv["groups"] for m in g["metrics"] if m["verdict"] == "worse")
+        nworse = sorted(f["metric"] for f in rep["findings"] if f["verdict"] == "worse")
+        expect(cworse == nworse, f"night 1's worse metrics are compare's ({nworse})")
+        expect(os.path.exists(os.path.join(site, "index.html")), "night 1 published the site")
+        write = [m for g in cv["groups"] for m in g["metrics"] if m["name"] == "dd.write_MBps"][0]
+        rate = write["b"]["mean"]
+
+        p = kb(home, "nightly", cfg1)
+        expect("nothing new to measure" in p.stdout and len(runs(home)) == 1, "night 2 measures nothing new")
+
+        drop(new[0], drop2)
+        mbps = max(1, int(0.4 * rate))
+        cfg3 = config(os.path.join(home, "night3.json"),
+                      [{"type": "dir", "path": drop1},
+                       {"type": "dir", "path": drop2, "overrides": {"disk_mbps": mbps}}], site,
+                      notify=f"cat > {os.path.join(home, 'notified.txt')}")
+        p = kb(home, "nightly", cfg3, check=False)
+        print(p.stdout)
+        expect(p.returncode == 4, f"night 3 (disk at {mbps} MB/s) exits 4 (got {p.returncode}; "
+                                  f"stderr: {p.stderr[-2000:]})")
+        expect(len(runs(home)) == 2, "night 3 measured the throttled variant only, in one run")
+        line = re.search(r"^6\.1\.0-57-amd64: dd\.write_MBps -\d+\.\d % vs 6\.1\.0-47-amd64 "
+                         r"\(p=[0-9.e-]+, n=3\+3\) \[across disk_mbps\]$", p.stdout, re.M)
+        expect(line is not None, "night 3 prints the one-line dd regression verdict")
+        expect("verdict: REGRESSION" in p.stdout, "night 3's summary says REGRESSION")
+        with open(os.path.join(home, "notified.txt")) as f:
+            expect(line.group(0) in f.read(), "night 3's notify command got the report on stdin")
+        sel = re.search(r"^compared: kbench compare (\S+) (\S+)$", p.stdout, re.M)
+        expect(sel is not None and sel.group(2).endswith(":6.1.0-57-amd64"), "night 3 names its comparison")
+        c = kb(home, "compare", "--json", "--alpha", str(ALPHA), sel.group(1), sel.group(2), check=False)
+        cv = json.loads(c.stdout)
+        cworse = sorted(m["name"] for g in cv["groups"] for m in g["metrics"] if m["verdict"] == "worse")
+        nworse = sorted(re.findall(r"^6\.1\.0-57-amd64: (\S+) -", p.stdout, re.M))
+        expect(c.returncode == 4 and cworse == nworse and cv["ignore_settings"] == ["disk_mbps"],
+               f"kbench compare {sel.group(1)} {sel.group(2)} agrees: exit {c.returncode}, worse {cworse}, "
+               f"paired across {cv.get('ignore_settings')}")
+
+
+main()
