@@ -97,6 +97,23 @@ TEST(delta_row) {
         ASSERT_EQ(r.v[KB_VM_in], 368);    /* 552 / 1.5 */
 }
 
+/* --vmstat-interval 0.25: the same readings 250 ms apart are four times the
+ * rate per second, so a stall threshold in blocks/s means the same at any
+ * interval; shares of CPU time do not depend on the interval. */
+TEST(quarter_second_interval) {
+        struct sampler_snapshot a = load("t0"), b = load("t1");
+        struct sampler_row r;
+
+        sampler_delta_row(&a, &b, 250, 4, &r);
+        ASSERT_EQ(r.v[KB_VM_bi], 12144);  /* 3036 / 0.25 */
+        ASSERT_EQ(r.v[KB_VM_bo], 819344); /* 204836 / 0.25 */
+        ASSERT_EQ(r.v[KB_VM_in], 2208);   /* 552 / 0.25 */
+        ASSERT_EQ(r.v[KB_VM_cs], 2096);   /* 524 / 0.25 */
+        ASSERT_EQ(r.v[KB_VM_us], 3);
+        ASSERT_EQ(r.v[KB_VM_sy], 26);
+        ASSERT_EQ(r.v[KB_VM_free], 22980288);
+}
+
 TEST(swap_and_guest_columns) {
         struct sampler_snapshot a = load("t0"), b = load("t1");
         struct sampler_row r;

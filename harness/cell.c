@@ -364,7 +364,6 @@ static int send_job(struct cell *c, const struct workload_env *env) {
                 r |= send_line(c, s->agent_lines[i], "");
         r |= send_line(c, "set swap ", s->swap_bytes ? "scsi:0:0:1:0" : "");
         r |= send_line(c, "set net ", env->nports > 0 ? "1" : "0");
-        r |= send_line(c, "set vmstat_interval_ms ", "1000");
         for (size_t i = 0; lines[i] && r == 0; i++) {
                 char esc[PROTO_LINE_MAX];
                 if (proto_escape(esc, sizeof(esc), lines[i], strlen(lines[i])) < 0)
@@ -429,8 +428,10 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                 g_ptr_array_add(c->out_lines, g_strndup(rec->payload, rec->payload_len));
         } else if (strcmp(type, "event") == 0) {
                 double t = (double)rec->t_ms / 1000.0;
+                struct cell_event ev = { g_strndup(rec->payload, rec->payload_len), m->t, t };
                 g_ptr_array_add(c->events, g_strndup(rec->payload, rec->payload_len));
                 g_array_append_val(c->event_t, t);
+                g_array_append_val(c->res->events, ev);
                 if (strcmp(rec->payload, "host-start") == 0 && c->spec->workload->ops->host && !c->host_thread) {
                         c->host = (struct workload_host){
                                 .spec = c->spec->workload, .env = env, .now = host_now, .say = host_say,
@@ -850,6 +851,7 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
                                      .workload_s = NAN, .total_s = NAN };
         res->vmstat = g_array_new(FALSE, TRUE, sizeof(struct cell_vmstat_line));
         res->points = g_array_new(FALSE, TRUE, sizeof(struct cell_point));
+        res->events = g_array_new(FALSE, TRUE, sizeof(struct cell_event));
         res->console = g_string_new(NULL);
         res->data = g_string_new(NULL);
 
@@ -960,6 +962,11 @@ void cell_result_clear(struct cell_result *r) {
         }
         if (r->points)
                 g_array_free(r->points, TRUE);
+        if (r->events) {
+                for (guint i = 0; i < r->events->len; i++)
+                        g_free(g_array_index(r->events, struct cell_event, i).name);
+                g_array_free(r->events, TRUE);
+        }
         if (r->console)
                 g_string_free(r->console, TRUE);
         if (r->data)

@@ -56,6 +56,14 @@ struct cell_vmstat_line {
         double t_guest;                    /* guest monotonic s */
 };
 
+/* One fd-3 event of the job ("phase write", "sync-start"), on both clocks,
+ * so the vmstat rows (host arrival times) can be cut at the job's phases. */
+struct cell_event {
+        char *name;
+        double t_host;                     /* s since QEMU start, arrival of the record */
+        double t_guest;                    /* guest monotonic s */
+};
+
 struct cell_point {
         const char *kind;                  /* interned */
         double t;                          /* s since QEMU start */
@@ -80,6 +88,7 @@ struct cell_result {
         struct metric_list metrics;        /* the workload's, and CELL_METRIC_WARM */
         GArray *vmstat;                    /* struct cell_vmstat_line */
         GArray *points;                    /* struct cell_point */
+        GArray *events;                    /* struct cell_event, in arrival order */
         GString *console;                  /* ttyS0, whole */
         GString *data;                     /* raw ttyS1 */
         char *script;                      /* the job script sent */

@@ -1,6 +1,7 @@
 /* cellrows.c: a finished cell as database rows, and pending cells on disk
  * (see cellrows.h). */
 #include <errno.h>
+#include <fnmatch.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -25,10 +26,87 @@ static void series_span(const struct cell_result *res, const char *kind, double 
         *ret_to = to;
 }
 
-/* Turn the agent's vmstat records into rows and vmstat.* metrics (over the
- * workload's window, when it names one). */
-static void vmstat_rows(const struct cell_result *res, const char *window, GArray *rows,
-                        struct metric_list *metrics) {
+/* ops' row for the phase named name, or NULL: not stored on its own. */
+static const struct workload_phase *phase_wanted(const struct workload_ops *ops, const char *name) {
+        for (size_t i = 0; ops->vmstat_phases && ops->vmstat_phases[i].pattern; i++)
+                if (fnmatch(ops->vmstat_phases[i].pattern, name, 0) == 0)
+                        return &ops->vmstat_phases[i];
+        return NULL;
+}
+
+/* The job's phases on the host clock of the vmstat rows: its fd-3 events
+ * and the window series. OUT: ret (up to VMSTAT_PHASES_MAX); returns the
+ * number. */
+static size_t cell_phases(const struct workload_ops *ops, const struct cell_result *res, struct vmstat_phase *ret) {
+        size_t n_ev = res->events ? res->events->len : 0, n;
+        g_autofree const char **names = g_new0(const char *, n_ev + 1);
+        g_autofree double *t = g_new0(double, n_ev + 1);
+
+        for (size_t i = 0; i < n_ev; i++) {
+                const struct cell_event *e = &g_array_index(res->events, struct cell_event, i);
+                names[i] = e->name;
+                t[i] = e->t_host;
+        }
+        n = vmstat_phases_from_events(names, t, n_ev, ret, VMSTAT_PHASES_MAX);
+        if (ops->vmstat_window && ops->vmstat_window_phase && n < VMSTAT_PHASES_MAX) {
+                double from, to;
+                series_span(res, ops->vmstat_window, &from, &to);
+                if (!isnan(from)) {
+                        ret[n] = (struct vmstat_phase){ .from = from, .to = to };
+                        g_strlcpy(ret[n].name, ops->vmstat_window_phase, sizeof(ret[n].name));
+                        n++;
+                }
+        }
+        return n;
+}
+
+/* The cell's vmstat.* metrics: the plain names over the main phase (or the
+ * whole capture), then vmstat.<phase>.* for each phase the workload keeps. */
+static void phase_metrics(const struct workload_ops *ops, const struct vmstat_phase *ph, size_t n,
+                          const struct vmstat_table *t, double interval, struct metric_list *metrics) {
+        const struct vmstat_phase *main_ph = NULL;
+
+        for (size_t i = 0; ops->vmstat_main && i < n; i++)
+                if (strcmp(ph[i].name, ops->vmstat_main) == 0)
+                        main_ph = &ph[i];
+        vmstat_phase_metrics(t, NULL, 1, VMSTAT_BO_THRESHOLD, interval, main_ph ? main_ph->from : NAN,
+                             main_ph ? main_ph->to : NAN, metrics);
+        for (size_t i = 0; i < n; i++) {
+                const struct workload_phase *w = phase_wanted(ops, ph[i].name);
+                if (w)
+                        vmstat_phase_metrics(t, ph[i].name, w->writes, VMSTAT_BO_THRESHOLD, interval, ph[i].from,
+                                             ph[i].to, metrics);
+        }
+}
+
+/* The phases the workload keeps (and its main one) as timeline points
+ * "phase.<name>" at their start (value 0) and end (value 1), so that a
+ * reader of the store (the site's charts) sees the windows the figures
+ * describe. A phase still open at the end ends at the last vmstat row. */
+static void phase_points(const struct workload_ops *ops, const struct cell_result *res,
+                         const struct vmstat_phase *ph, size_t n, GArray *points) {
+        double last = NAN;
+
+        for (guint i = 0; i < res->vmstat->len; i++)
+                last = g_array_index(res->vmstat, struct cell_vmstat_line, i).t_host;
+        for (size_t i = 0; i < n; i++) {
+                g_autofree char *kind = NULL;
+                const char *k;
+                double to = isinf(ph[i].to) ? last : ph[i].to;
+
+                if (!phase_wanted(ops, ph[i].name) && g_strcmp0(ops->vmstat_main, ph[i].name) != 0)
+                        continue;
+                kind = g_strconcat("phase.", ph[i].name, NULL);
+                k = g_intern_string(kind);
+                g_array_append_val(points, ((struct db_point){ k, ph[i].from, 0 }));
+                if (isfinite(to) && to >= ph[i].from)
+                        g_array_append_val(points, ((struct db_point){ k, to, 1 }));
+        }
+}
+
+/* Turn the agent's vmstat records into rows and vmstat.* metrics. */
+static void vmstat_rows(const struct cell_result *res, const struct workload_ops *ops, const struct vmstat_phase *ph,
+                        size_t n_ph, double interval, GArray *rows, struct metric_list *metrics) {
         struct vmstat_parser *p = vmstat_parser_new();
         g_autoptr(GArray) used = g_array_new(FALSE, FALSE, sizeof(guint));
         struct vmstat_table *t;
@@ -57,14 +135,8 @@ static void vmstat_rows(const struct cell_result *res, const char *window, GArra
                         row.v[c] = cols[c] >= 0 ? vmstat_table_value(t, s, cols[c]) : NAN;
                 g_array_append_val(rows, row);
         }
-        if (metrics) {
-                double from, to;
-                /* A row arriving at t describes the second before it: take
-                 * the rows whose second lies at least half in the window. */
-                series_span(res, window, &from, &to);
-                vmstat_metrics(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, from + VMSTAT_INTERVAL / 2,
-                               to + VMSTAT_INTERVAL / 2, metrics);
-        }
+        if (metrics)
+                phase_metrics(ops, ph, n_ph, t, interval, metrics);
         vmstat_table_free(t);
 }
 
@@ -87,13 +159,17 @@ static void point_arrays(struct cellrows *r) {
 void cellrows_build(const struct cellrows_ctx *ctx, struct cell_result *res, struct cellrows *ret) {
         struct cellrows r = { 0 };
         int ok = strcmp(res->state, CELL_OK) == 0;
-        size_t n_logs = 0;
+        struct vmstat_phase ph[VMSTAT_PHASES_MAX];
+        size_t n_logs = 0, n_ph;
 
         arrays_new(&r);
         r.params_json = g_strdup(ctx->params_json);
         /* vmstat is kept for every cell (a failed cell's samples are evidence
          * too); metrics only for ok cells, so failures never enter statistics. */
-        vmstat_rows(res, ctx->workload->ops->vmstat_window, r.vmstat, ok ? &res->metrics : NULL);
+        n_ph = cell_phases(ctx->workload->ops, res, ph);
+        vmstat_rows(res, ctx->workload->ops, ph, n_ph,
+                    ctx->vmstat_interval_s > 0 ? ctx->vmstat_interval_s : VMSTAT_INTERVAL, r.vmstat,
+                    ok ? &res->metrics : NULL);
         if (ok)
                 for (size_t i = 0; i < res->metrics.n; i++) {
                         const struct metric *m = &res->metrics.v[i];
@@ -105,6 +181,7 @@ void cellrows_build(const struct cellrows_ctx *ctx, struct cell_result *res, str
                 struct db_point dp = { p->kind, p->t, p->value };
                 g_array_append_val(r.points, dp);
         }
+        phase_points(ctx->workload->ops, res, ph, n_ph, r.points);
         r.logs[n_logs++] = (struct db_log){ "console", res->console->str, res->console->len };
         r.logs[n_logs++] = (struct db_log){ "data", res->data->str, res->data->len };
         if (res->output)

@@ -1,8 +1,8 @@
 /* harness/cellrows: a finished cell as database rows. The cell (cell.c)
  * knows nothing of the database and the runner only orders cells; this is
  * where a cell_result becomes one struct db_cell (the vmstat records parsed
- * into rows and, for an ok cell, the vmstat metrics over the workload's
- * window), and where a cell whose commit failed (a full host disk) is kept
+ * into rows and, for an ok cell, the vmstat metrics of the workload's
+ * main phase and of each phase it keeps), and where a cell whose commit failed (a full host disk) is kept
  * as a JSON file in the store until `kbench run --resume` stores it. */
 #pragma once
 
@@ -33,6 +33,7 @@ struct cellrows_ctx {
         int attempt;
         const char *accel;
         const char *params_json;           /* the cell's resolved settings (copied) */
+        double vmstat_interval_s;          /* the agent's sampling interval; 0: VMSTAT_INTERVAL */
 };
 
 /* Build the rows of res. For an ok cell the vmstat metrics are added to

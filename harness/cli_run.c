@@ -60,6 +60,12 @@ int cli_run(int argc, char **argv, const struct cli_global *g) {
                 cli_errorf("run: %s", err.msg);
                 goto out;
         }
+        /* The vmstat rows are what keeps a running job from looking hung. */
+        if (o.hang_timeout_s < 2 * o.vmstat_interval_s) {
+                cli_errorf("run: --hang-timeout %g is less than twice --vmstat-interval %g: every job would look hung",
+                           o.hang_timeout_s, o.vmstat_interval_s);
+                goto out;
+        }
         if (o.resume_run > 0) {
                 if (o.kernels || o.workloads) {
                         cli_errorf("run: --resume takes the kernels and workloads of the stored run; drop -k and -w");

@@ -342,7 +342,7 @@ static int store_cell(struct run *r, const struct plan_cell *pc, int attempt, st
         struct cellrows_ctx ctx = { .run_id = r->row.id, .cell_key = pc->key,
                                     .kernel_id = r->kernels[pc->kernel]->id, .workload = r->specs[pc->workload],
                                     .iteration = pc->iteration, .attempt = attempt, .accel = r->accel,
-                                    .params_json = params };
+                                    .params_json = params, .vmstat_interval_s = r->o->vmstat_interval_s };
         struct kb_error perr = { { 0 } };
         struct cellrows rows;
         int ret;

@@ -28,6 +28,7 @@ struct runner_opts {
         const char *append;                /* extra kernel command line, may be NULL */
         double cell_timeout_s;
         double hang_timeout_s;             /* longest silence on ttyS1 while the job runs */
+        double vmstat_interval_s;          /* the agent's vmstat sampling interval, seconds */
         int retries;                       /* extra attempts after an infra error (or contention) */
         double max_contention_pct;         /* > 0: re-run cells whose host had more foreign CPU, %; 0 never */
         int warm;                          /* restore cells from snapshots (harness/warm.h) */

@@ -58,8 +58,11 @@ const struct runopt runopt_table[] = {
         { "timeout", 0, RUNOPT_SECONDS, OFF(cell_timeout_s), 10, 7 * 86400, "1800", "cell_timeout_s",
           .help = "Whole-cell deadline in seconds (default 1800)", .arg = "S" },
         { "hang-timeout", 0, RUNOPT_SECONDS, OFF(hang_timeout_s), 5, 86400, "60", "hang_timeout_s",
-          .help = "A running job silent on ttyS1 this long is a hang (default 60; vmstat speaks every second)",
+          .help = "A running job silent on ttyS1 this long is a hang (default 60; vmstat speaks every --vmstat-interval)",
           .arg = "S" },
+        { "vmstat-interval", 0, RUNOPT_SECONDS, OFF(vmstat_interval_s), 0.1, 10, "1", "vmstat_interval_s",
+          .agent = "vmstat_interval_ms", .agent_scale = 1000,
+          .help = "Seconds between the guest's vmstat samples; rates stay per second (default 1)", .arg = "S" },
         { "retries", 0, RUNOPT_INT, OFF(retries), 0, 10, "2", "retries",
           .help = "Extra attempts after an infra error or contention (default 2)", .arg = "N" },
         { "max-contention", 0, RUNOPT_PERCENT, OFF(max_contention_pct), 0, 100, "0", "max_contention_pct",
@@ -310,8 +313,13 @@ void runopts_agent_lines(const struct runner_opts *o, GPtrArray *lines) {
                                                                *FIELD(o, opt, const uint64_t)));
                         break;
                 case RUNOPT_SECONDS:
-                        g_ptr_array_add(lines, g_strdup_printf("set %s %.17g", opt->agent,
-                                                               *FIELD(o, opt, const double)));
+                        if (opt->agent_scale > 0)
+                                g_ptr_array_add(lines, g_strdup_printf("set %s %.0f", opt->agent,
+                                                                       round(*FIELD(o, opt, const double) *
+                                                                             opt->agent_scale)));
+                        else
+                                g_ptr_array_add(lines, g_strdup_printf("set %s %.17g", opt->agent,
+                                                                       *FIELD(o, opt, const double)));
                         break;
                 default:
                         break;

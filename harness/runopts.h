@@ -37,6 +37,8 @@ struct runopt {
         const char *key;                   /* settings JSON key; NULL: not saved, not resumed */
         int zero_ok;                       /* 0 is allowed below min ("--swap 0": none) */
         const char *agent;                 /* sent to the guest agent as "set <agent> <value>"; NULL: not */
+        double agent_scale;                /* RUNOPT_SECONDS: sent times this, as a whole number
+                                              (1000: milliseconds); 0: as it is */
         /* Extra check of a string value; returns 0 or -EINVAL with err. */
         int (*check)(const char *value, struct kb_error *err);
         const char *help;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/test.h"
+#include "guest/proto.h"
 #include "harness/cellrows.h"
 
 TEST_MAIN();
@@ -196,6 +197,151 @@ TEST(since_boot_row_is_marked_first) {
         ASSERT_STREQ(rows.cell.params_json, "{}");
         ASSERT_STREQ(rows.cell.logs[0].stream, "console");
         ASSERT_EQ(rows.cell.logs[0].len, strlen("Linux version 6.1\n"));
+        cellrows_clear(&rows);
+        cell_result_clear(&res);
+        workload_spec_free(spec);
+}
+
+/* A finished cell from recorded facts (the .facts files in tests/data/cells): the
+ * cell's raw ttyS1 log as `kbench show RUN --cell KEY --log data` prints
+ * it, "# host-offset S" (host arrival minus guest time, taken from the
+ * stored rows) and "# point KIND T VALUE" timeline points as stored. */
+static void facts_read(const char *name, struct cell_result *res) {
+        g_autofree char *path = g_build_filename(KB_TESTDATA_DIR, "cells", name, NULL);
+        g_autofree char *text = NULL;
+        g_auto(GStrv) lines = NULL;
+        double offset = 0;
+
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                TEST_FAIL("cannot read %s", path);
+        *res = (struct cell_result){ .state = CELL_OK, .exit_code = 0 };
+        res->vmstat = g_array_new(FALSE, TRUE, sizeof(struct cell_vmstat_line));
+        res->points = g_array_new(FALSE, TRUE, sizeof(struct cell_point));
+        res->events = g_array_new(FALSE, TRUE, sizeof(struct cell_event));
+        res->console = g_string_new("");
+        res->data = g_string_new(text);
+        lines = g_strsplit(text, "\n", -1);
+        for (size_t i = 0; lines[i]; i++) {
+                struct proto_record rec;
+                double t;
+
+                if (g_str_has_prefix(lines[i], "# host-offset ")) {
+                        offset = g_ascii_strtod(lines[i] + 14, NULL);
+                } else if (g_str_has_prefix(lines[i], "# point ")) {
+                        g_auto(GStrv) f = g_strsplit(lines[i] + 8, " ", 3);
+                        struct cell_point p;
+                        ASSERT_TRUE(f[0] && f[1] && f[2]);
+                        p = (struct cell_point){ g_intern_string(f[0]), g_ascii_strtod(f[1], NULL),
+                                                 g_ascii_strtod(f[2], NULL) };
+                        g_array_append_val(res->points, p);
+                }
+                if (proto_parse(lines[i], strlen(lines[i]), &rec) != PROTO_OK)
+                        continue;
+                t = (double)rec.t_ms / 1000.0;
+                if (g_str_has_prefix(rec.type, "vmstat")) {
+                        struct cell_vmstat_line v = { g_strdup(rec.type), g_strdup(rec.payload), (int64_t)rec.seq,
+                                                      t + offset, t };
+                        g_array_append_val(res->vmstat, v);
+                } else if (strcmp(rec.type, "event") == 0) {
+                        struct cell_event e = { g_strdup(rec.payload), t + offset, t };
+                        g_array_append_val(res->events, e);
+                }
+        }
+}
+
+static const struct db_metric *row_metric(const struct cellrows *r, const char *name) {
+        for (size_t i = 0; i < r->cell.n_metrics; i++)
+                if (strcmp(r->cell.metrics[i].name, name) == 0)
+                        return &r->cell.metrics[i];
+        return NULL;
+}
+
+static double row_value(const struct cellrows *r, const char *name) {
+        const struct db_metric *m = row_metric(r, name);
+
+        if (!m)
+                TEST_FAIL("no metric %s", name);
+        return m->has_value ? m->value : NAN;
+}
+
+static void facts_rows(const char *file, const char *workload, double interval, struct cell_result *res,
+                       struct workload_spec **ret_spec, struct cellrows *ret) {
+        struct kb_error err = { { 0 } };
+        struct cellrows_ctx ctx = { .run_id = 1, .cell_key = "c000", .kernel_id = "k", .iteration = 0,
+                                    .attempt = 1, .accel = "tcg", .params_json = "{}",
+                                    .vmstat_interval_s = interval };
+
+        ASSERT_EQ(workload_spec_parse(workload, ret_spec, &err), 0);
+        ctx.workload = *ret_spec;
+        facts_read(file, res);
+        cellrows_build(&ctx, res, ret);
+}
+
+/* A real dd cell on a disk throttled to 40 MB/s: the read phase's bo of 0
+ * was a 14 s stall when the window was the whole cell; now the cell's
+ * stall figures come from the write phase, and the read phase stores
+ * none. */
+TEST(dd_cell_stalls_come_from_the_write_phase) {
+        struct cell_result res;
+        struct workload_spec *spec = NULL;
+        struct cellrows rows;
+
+        facts_rows("dd-disk40.facts", "dd", 0, &res, &spec, &rows);
+        ASSERT_NEAR(row_value(&rows, "vmstat.stall_longest_s"), 0, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.stall_count"), 0, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.samples"), 14, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.write.samples"), 14, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.write.stall_total_s"), 0, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.read.samples"), 14, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.read.bo_mean"), 12.0 / 14, 1e-9);
+        ASSERT_TRUE(row_metric(&rows, "vmstat.read.stall_longest_s") == NULL);
+        /* drop-caches is a phase the workload does not keep. */
+        ASSERT_TRUE(row_metric(&rows, "vmstat.drop_caches.samples") == NULL);
+        /* The windows are stored as timeline points, start (0) and end (1). */
+        {
+                int write = 0, read = 0, other = 0;
+                for (size_t i = 0; i < rows.cell.n_points; i++) {
+                        const struct db_point *p = &rows.cell.points[i];
+                        if (strcmp(p->kind, "phase.write") == 0) {
+                                ASSERT_NEAR(p->t, write ? 17.675 : 4.033, 1e-9);
+                                ASSERT_NEAR(p->value, write, 1e-12);
+                                write++;
+                        } else if (strcmp(p->kind, "phase.read") == 0) {
+                                read++;
+                        } else {
+                                other++;
+                        }
+                }
+                ASSERT_EQ(write, 2);
+                ASSERT_EQ(read, 2);
+                ASSERT_EQ(other, 0);
+        }
+        cellrows_clear(&rows);
+        cell_result_clear(&res);
+        workload_spec_free(spec);
+}
+
+/* A real ftp cell (64 MiB, unthrottled): the upload is the ftp.bytes
+ * series' span on the host clock; the sync (20 ms) holds no row, so its
+ * stall figures have no value rather than a claim of none. */
+TEST(ftp_cell_upload_and_sync) {
+        struct cell_result res;
+        struct workload_spec *spec = NULL;
+        struct cellrows rows;
+        const struct db_metric *m;
+
+        facts_rows("ftp-64M.facts", "ftp:size=64M", 0, &res, &spec, &rows);
+        /* Upload 10.615..12.393; rows arriving at 11.331, 12.331, 12.445 describe
+         * seconds at least half inside it. */
+        ASSERT_NEAR(row_value(&rows, "vmstat.samples"), 3, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.upload.samples"), 3, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.upload.bo_mean"), (24588.0 + 36827 + 37614) / 3, 1e-6);
+        ASSERT_NEAR(row_value(&rows, "vmstat.stall_count"), 0, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.sync.samples"), 0, 1e-9);
+        m = row_metric(&rows, "vmstat.sync.stall_longest_s");
+        ASSERT_TRUE(m && !m->has_value && m->note);
+        /* host-start opens a phase ftp does not keep. */
+        ASSERT_TRUE(row_metric(&rows, "vmstat.host.samples") == NULL);
         cellrows_clear(&rows);
         cell_result_clear(&res);
         workload_spec_free(spec);

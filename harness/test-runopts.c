@@ -28,6 +28,7 @@ TEST(defaults) {
         ASSERT_STREQ(o.accel, "auto");
         ASSERT_NEAR(o.cell_timeout_s, 1800, 1e-9);
         ASSERT_NEAR(o.hang_timeout_s, 60, 1e-9);
+        ASSERT_NEAR(o.vmstat_interval_s, 1, 1e-9);
         ASSERT_EQ(o.retries, 2);
         ASSERT_TRUE(o.append == NULL);
 }
@@ -194,8 +195,17 @@ TEST(agent_lines_from_the_table) {
         ASSERT_EQ(set(&o, "fs", "ext3", &err), 0);
         ASSERT_EQ(set(&o, "mount-opts", "data=ordered", &err), 0);
         runopts_agent_lines(&o, lines);
-        ASSERT_EQ(lines->len, 2);
+        ASSERT_EQ(lines->len, 3);
         ASSERT_STREQ(lines->pdata[0], "set fs ext3");
         ASSERT_STREQ(lines->pdata[1], "set mount_opts data=ordered");
+        /* The agent counts its interval in milliseconds. */
+        ASSERT_STREQ(lines->pdata[2], "set vmstat_interval_ms 1000");
+        g_ptr_array_set_size(lines, 0);
+        ASSERT_EQ(set(&o, "vmstat-interval", "0.25", &err), 0);
+        runopts_agent_lines(&o, lines);
+        ASSERT_STREQ(lines->pdata[2], "set vmstat_interval_ms 250");
+        /* 0.1..10 s: faster than the agent's timer is useful, slower than a hang is not. */
+        ASSERT_TRUE(set(&o, "vmstat-interval", "0.05", &err) < 0);
+        ASSERT_TRUE(set(&o, "vmstat-interval", "11", &err) < 0);
         g_ptr_array_unref(lines);
 }

@@ -283,6 +283,11 @@ int compare_pairing_key(const char *settings_json, const char *params_json, cons
         }
         for (size_t i = 0; ignored && ignored[i]; i++)
                 json_object_del(o, ignored[i]);
+        /* Runs stored before --vmstat-interval existed sampled once a
+         * second and saved no key: the default pairs with them. */
+        if (json_is_number(json_object_get(o, "vmstat_interval_s")) &&
+            json_number_value(json_object_get(o, "vmstat_interval_s")) == 1.0)
+                json_object_del(o, "vmstat_interval_s");
         spec = json_object_get(o, "workload");
         spec_text = strdup(json_is_string(spec) ? json_string_value(spec) : workload);
         key = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17));

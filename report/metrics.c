@@ -14,6 +14,19 @@
 static const struct metrics_info report_rows[] = {
         { "dd.*_s", "s", METRICS_LOWER, 0, "the same measurement as dd.*_MBps" },
         { "ftp.upload_s", "s", METRICS_LOWER, 0, "the same measurement as ftp.MBps" },
+        /* One phase's figures (vmstat.write.stall_longest_s, vmstat.seq_read.t2.bo_mean): the
+         * cell's plain vmstat.* already speak for its main phase. */
+        { "vmstat.*.samples", "samples", METRICS_NONE, 0, "how long the phase was" },
+        { "vmstat.*.stall_count", "runs", METRICS_LOWER, 0, "one phase's stalls are context" },
+        { "vmstat.*.stall_*_s", "s", METRICS_LOWER, 0, "one phase's stalls are context" },
+        { "vmstat.*.stall_fraction", "ratio", METRICS_LOWER, 0, "one phase's stalls are context" },
+        { "vmstat.*.pause_count", "pauses", METRICS_LOWER, 0, "output pauses measure the host as much as the guest" },
+        { "vmstat.*.pause_*_s", "s", METRICS_LOWER, 0, "output pauses measure the host as much as the guest" },
+        { "vmstat.*.b[io]_mean", "blocks/s", METRICS_NONE, 0, "follows the workload's own rate" },
+        { "vmstat.*.s[io]_mean", "kB/s", METRICS_NONE, 0, "swap traffic is context" },
+        { "vmstat.*.us_mean", "%", METRICS_NONE, 0, "CPU split is context" },
+        { "vmstat.*.sy_mean", "%", METRICS_NONE, 0, "CPU split is context" },
+        { "vmstat.*.wa_mean", "%", METRICS_NONE, 0, "CPU split is context" },
         { "vmstat.samples", "samples", METRICS_NONE, 0, "how long the capture was" },
         { "vmstat.stall_count", "runs", METRICS_LOWER, 0, "stalls are context: small counts, often all 0" },
         { "vmstat.stall_longest_s", "s", METRICS_LOWER, 0, "stalls are context: small counts, often all 0" },

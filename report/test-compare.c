@@ -169,6 +169,18 @@ TEST(pairing_key) {
         ASSERT_STREQ(k1, k2);
         free(k1);
         free(k2);
+        /* The default vmstat interval pairs with runs that saved none; another does not. */
+        ASSERT_EQ(compare_pairing_key(settings, "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,"
+                                      "\"disk_mbps\":0,\"fs\":\"ext4\",\"accel\":\"tcg\",\"vmstat_interval_s\":1.0}",
+                                      "dd", NULL, &k1, &spec, &err), 0);
+        free(spec);
+        ASSERT_STREQ(k1, "{\"accel\":\"tcg\",\"append\":null,\"cpus\":1,\"disk_mbps\":0,\"fs\":\"ext4\",\"mem_mb\":256,"
+                         "\"workload\":\"dd:size=,bs=1M\"}");
+        free(k1);
+        ASSERT_EQ(compare_pairing_key(settings, "{\"vmstat_interval_s\":0.25}", "dd", NULL, &k1, &spec, &err), 0);
+        free(spec);
+        ASSERT_TRUE(strstr(k1, "\"vmstat_interval_s\":0.25") != NULL);
+        free(k1);
         /* Unreadable params pair only with the same bytes. */
         ASSERT_EQ(compare_pairing_key(settings, "{oops", "dd", NULL, &k1, &spec, &err), 0);
         ASSERT_TRUE(strstr(k1, "\"params_raw\":\"{oops\"") != NULL);

@@ -164,6 +164,10 @@ TEST(vmstat_fixtures) {
                 fclose(f);
                 ASSERT_EQ(vmstat_parse_text(buf, len, 1, &t), 0);
                 ASSERT_EQ(vmstat_metrics(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, NAN, NAN, &m), 0);
+                /* Per-phase names, as the cells of dd, tiobench and ftp store them. */
+                ASSERT_EQ(vmstat_phase_metrics(t, "write", 1, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, NAN, NAN, &m), 0);
+                ASSERT_EQ(vmstat_phase_metrics(t, "seq_read.t2", 0, VMSTAT_BO_THRESHOLD, 0.25, NAN, NAN, &m), 0);
+                ASSERT_EQ(vmstat_phase_metrics(t, "upload", 1, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, 0, 1e9, &m), 0);
                 check_list(&m, names[i]);
                 with_stalls += metric_find(&m, "vmstat.bo_cov") != NULL;
                 metric_list_clear(&m);
@@ -242,6 +246,11 @@ TEST(registry_rows) {
         ASSERT_EQ(metrics_verdict("vmstat.stall_longest_s"), 0);
         ASSERT_EQ(metrics_direction("vmstat.stall_longest_s"), METRICS_LOWER);
         ASSERT_EQ(metrics_direction("vmstat.bo_mean"), METRICS_NONE);
+        /* One phase's figures are informational; its stalls still say which way is better. */
+        ASSERT_EQ(metrics_direction("vmstat.write.stall_longest_s"), METRICS_LOWER);
+        ASSERT_EQ(metrics_verdict("vmstat.write.stall_longest_s"), 0);
+        ASSERT_EQ(metrics_verdict("vmstat.seq_write.t2.stall_count"), 0);
+        ASSERT_EQ(metrics_direction("vmstat.read.bi_mean"), METRICS_NONE);
         ASSERT_EQ(metrics_lookup("boot_s", &info), 0);
         ASSERT_STREQ(info.unit, "s");
         ASSERT_EQ(metrics_lookup("workload_s", &info), 0);

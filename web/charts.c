@@ -130,7 +130,9 @@ static void load_marks(const char *log, size_t len, double offset, double boot_s
 
 /* Writeout stall runs by the rule of vmstat_stalls() in workloads/vmstat.c
  * with the runner's arguments (VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, the
- * workload's window shifted by half an interval): maximal runs of counted
+ * window of the workload's main phase, stored as the timeline points
+ * "phase.<main>", or for older cells the workload's window series, shifted
+ * by half an interval): maximal runs of counted
  * rows (not the since-boot row, inside the window, with a bo value) whose
  * bo <= 100 blocks/s. A stored cell is one capture. */
 #define STALL_BO_THRESHOLD 100.0
@@ -140,10 +142,15 @@ static void load_stalls(const struct query_cell *cell, const struct db_vmstat_ro
                         const struct query_point *pts, size_t n_pts, GArray *out) {
         const struct workload_ops *ops = workload_find(cell->workload);
         double from = NAN, to = NAN, run_t0 = NAN, run_t1 = NAN;
+        g_autofree char *main_kind = ops && ops->vmstat_main ? g_strconcat("phase.", ops->vmstat_main, NULL) : NULL;
+        const char *kind = ops ? ops->vmstat_window : NULL;
         size_t run_len = 0;
 
-        for (size_t i = 0; ops && ops->vmstat_window && i < n_pts; i++) {
-                if (strcmp(pts[i].kind, ops->vmstat_window) != 0)
+        for (size_t i = 0; main_kind && i < n_pts; i++)
+                if (strcmp(pts[i].kind, main_kind) == 0)
+                        kind = main_kind;
+        for (size_t i = 0; kind && i < n_pts; i++) {
+                if (strcmp(pts[i].kind, kind) != 0)
                         continue;
                 from = isnan(from) || pts[i].t < from ? pts[i].t : from;
                 to = isnan(to) || pts[i].t > to ? pts[i].t : to;

@@ -57,6 +57,12 @@ static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int
         if (!ftp)
                 for (int i = 10; i < 13; i++)
                         rows[i].v[DB_VM_bo] = 20;   /* the planted stall: one run of 3 rows */
+        if (!ftp && idx == 4) {
+                /* A write phase that ends before the stall (rows at 14..16 s):
+                 * the shading follows the main phase, so nothing is shaded. */
+                pts[np++] = (struct db_point){ "phase.write", 3.5, 0 };
+                pts[np++] = (struct db_point){ "phase.write", 12.0, 1 };
+        }
         rows[ROWS - 1].v[DB_VM_gu] = NAN;
 
         if (ftp) {

@@ -179,6 +179,10 @@ TEST(cell_charts) {
         failed = read_page(&f, "cell-1-c005.html");
         ASSERT_EQ(test_occurrences(dd, "<svg "), 4);
         ASSERT_TRUE(strstr(dd, "1 writeout stall run shaded") != NULL);
+        {
+                g_autofree char *dd4 = read_page(&f, "cell-1-c004.html");
+                ASSERT_TRUE(strstr(dd4, "0 writeout stall runs shaded") != NULL);
+        }
         /* the stall band is drawn on each of the four charts */
         ASSERT_EQ(test_occurrences(dd, "fill-opacity=\"0.2\""), 4);
         ASSERT_TRUE(strstr(dd, ">write</text>") != NULL && strstr(dd, ">read</text>") != NULL);

@@ -208,6 +208,9 @@ static int dd_parse(const struct workload_spec *spec, const struct workload_outp
         return 0;
 }
 
+/* The read phase writes nothing by design: its bo of 0 is no stall. */
+static const struct workload_phase dd_vmstat_phases[] = { { "write", 1 }, { "read", 0 }, { NULL } };
+
 const struct workload_ops dd_ops = {
         .name = "dd",
         .summary = "GNU dd: sequential write with fsync, drop caches, sequential read",
@@ -217,4 +220,6 @@ const struct workload_ops dd_ops = {
         .script = dd_script,
         .parse = dd_parse,
         .metrics = dd_metrics,
+        .vmstat_phases = dd_vmstat_phases,
+        .vmstat_main = "write",
 };

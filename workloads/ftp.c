@@ -910,6 +910,8 @@ static const struct metric_def ftp_metrics[] = {
         { NULL }
 };
 
+static const struct workload_phase ftp_vmstat_phases[] = { { "upload", 1 }, { "sync", 1 }, { NULL } };
+
 const struct workload_ops ftp_ops = {
         .name = "ftp",
         .summary = "inbound FTP upload of SIZE bytes into vsftpd on the disk under test, then sync",
@@ -925,4 +927,7 @@ const struct workload_ops ftp_ops = {
         .host = ftp_host,
         .metrics = ftp_metrics,
         .vmstat_window = "ftp.bytes",
+        .vmstat_window_phase = "upload",
+        .vmstat_phases = ftp_vmstat_phases,
+        .vmstat_main = "upload",
 };

@@ -201,14 +201,16 @@ TEST(script) {
 
         ASSERT_EQ(workload_spec_parse("tiobench", &s, &err), 0);
         ASSERT_EQ(tiobench_ops.script(s, &env, &script, &err), 0);
-        ASSERT_STREQ(script, "set -e\n/bin/tiotest -d . -s 536870912 -b 4096 -t 1/2/4/8 -r 4000 -c -x 99 -e 3\n");
+        ASSERT_STREQ(script, "set -e\n/bin/tiotest -d . -s 536870912 -b 4096 -t 1/2/4/8 -r 4000 -c -x 99 -e 3\n"
+                              "echo phase end >&3\n");
         free(script);
         workload_spec_free(s);
 
         ASSERT_EQ(workload_spec_parse("tiobench:threads=1/2,size=64M,block=16k,direct=yes,sync=yes,drop_caches=no,random=100",
                                       &s, &err), 0);
         ASSERT_EQ(tiobench_ops.script(s, &env, &script, &err), 0);
-        ASSERT_STREQ(script, "set -e\n/bin/tiotest -d . -s 67108864 -b 16384 -t 1/2 -r 100 -D -S -x 99 -e 3\n");
+        ASSERT_STREQ(script, "set -e\n/bin/tiotest -d . -s 67108864 -b 16384 -t 1/2 -r 100 -D -S -x 99 -e 3\n"
+                              "echo phase end >&3\n");
         free(script);
         workload_spec_free(s);
 

@@ -818,3 +818,200 @@ TEST(json_dumpf_equals_tree) {
 }
 
 TEST_MAIN();
+
+/* ---- phases ------------------------------------------------------------ */
+
+/* A cell's raw ttyS1 log (tests/data/cells/, `kbench show RUN --cell KEY
+ * --log data`) as the cell gives it to the analysis: vmstat lines into a
+ * table at their guest times (t_ms / 1000), each as expand rows (1: as
+ * recorded), rows after until (NAN: none) left out; events into
+ * names/times. Returns the table. */
+struct cell_log {
+        char *names[64];
+        double t[64];
+        size_t n;
+};
+
+static struct vmstat_table *cell_log_read(const char *name, int expand, double until, struct cell_log *ret) {
+        char path[4096], src[4096];
+        struct vmstat_parser *p = vmstat_parser_new();
+        char line[2048];
+        FILE *f;
+
+        snprintf(src, sizeof(src), "%s", __FILE__);
+        snprintf(path, sizeof(path), "%s/../tests/data/cells/%s", dirname(src), name);
+        f = fopen(path, "r");
+        if (!f)
+                TEST_FAIL("cannot open %s", path);
+        *ret = (struct cell_log){ .n = 0 };
+        while (fgets(line, sizeof(line), f)) {
+                char *save = NULL, *at = strtok_r(line, " ", &save), *cell = strtok_r(NULL, " ", &save);
+                char *seq = strtok_r(NULL, " ", &save), *ms = strtok_r(NULL, " ", &save);
+                char *type = strtok_r(NULL, " ", &save), *payload = strtok_r(NULL, "\n", &save), *crc;
+                double t;
+
+                if (!at || strcmp(at, "@kb") != 0 || !cell || !seq || !ms || !type || !payload)
+                        continue;
+                crc = strrchr(payload, '*');
+                if (crc && crc > payload)
+                        crc[-1] = '\0';
+                t = strtod(ms, NULL) / 1000.0;
+                if (strcmp(type, "event") == 0 && ret->n < 64) {
+                        ret->names[ret->n] = strdup(payload);
+                        ret->t[ret->n++] = t;
+                } else if (strcmp(type, "vmstat-header") == 0) {
+                        ASSERT_EQ(vmstat_parser_feed(p, payload, strlen(payload), NAN, 0), 0);
+                } else if (strcmp(type, "vmstat-boot") == 0) {
+                        ASSERT_EQ(vmstat_parser_feed(p, payload, strlen(payload), t, 1), 1);
+                } else if (strcmp(type, "vmstat") == 0 && !(t > until)) {
+                        /* expand > 1: the row as that many samples of 1/expand s each
+                         * (what the agent at --vmstat-interval 1/expand reports for a
+                         * second of even rates: the same rates per second). */
+                        for (int k = expand - 1; k >= 0; k--)
+                                ASSERT_EQ(vmstat_parser_feed(p, payload, strlen(payload), t - (double)k / expand, 0),
+                                          1);
+                }
+        }
+        fclose(f);
+        return vmstat_parser_finish(p);
+}
+
+static void cell_log_clear(struct cell_log *l) {
+        for (size_t i = 0; i < l->n; i++)
+                free(l->names[i]);
+}
+
+static double value_of(const struct metric_list *m, const char *name) {
+        const struct metric *x = metric_find(m, name);
+
+        if (!x)
+                TEST_FAIL("no metric %s", name);
+        return x->has_value ? x->value : NAN;
+}
+
+TEST(phases_from_events) {
+        static const char *const ev[] = {
+                "mounted", "phase write", "phase drop-caches", "phase read", "phase end",
+        };
+        static const double t[] = { 1, 2, 10, 11, 20 };
+        struct vmstat_phase ph[8];
+
+        ASSERT_EQ(vmstat_phases_from_events(ev, t, 5, ph, 8), 3);
+        ASSERT_STREQ(ph[0].name, "write");
+        ASSERT_NEAR(ph[0].from, 2, 1e-12);
+        ASSERT_NEAR(ph[0].to, 10, 1e-12);
+        ASSERT_STREQ(ph[1].name, "drop_caches");
+        ASSERT_STREQ(ph[2].name, "read");
+        ASSERT_NEAR(ph[2].to, 20, 1e-12);
+        /* Without "phase end" the last phase runs to the end of the capture. */
+        ASSERT_EQ(vmstat_phases_from_events(ev, t, 4, ph, 8), 3);
+        ASSERT_TRUE(isinf(ph[2].to));
+}
+
+TEST(phases_tiotest_and_ftp) {
+        static const char *const tio[] = { "phase seq_write t1", "phase rand_write t1", "phase seq_read t1",
+                                           "phase rand_read t1", "phase seq_write t2", "phase rand_write t2",
+                                           "phase seq_read t2", "phase rand_read t2", "phase end" };
+        static const double tt[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+        static const char *const ftp[] = { "mounted", "host-start", "upload-seen", "sync-start", "sync-end" };
+        static const double ft[] = { 3.0, 3.1, 15.75, 16.0, 19.5 };
+        struct vmstat_phase ph[16];
+
+        ASSERT_EQ(vmstat_phases_from_events(tio, tt, 9, ph, 16), 8);
+        ASSERT_STREQ(ph[0].name, "seq_write.t1");
+        ASSERT_STREQ(ph[7].name, "rand_read.t2");
+        ASSERT_NEAR(ph[7].from, 8, 1e-12);
+        ASSERT_NEAR(ph[7].to, 9, 1e-12);
+        ASSERT_NEAR(ph[4].to, 6, 1e-12);
+        /* host-start opens "host" (never ended: to the end); sync-start..sync-end is "sync". */
+        ASSERT_EQ(vmstat_phases_from_events(ftp, ft, 5, ph, 16), 2);
+        ASSERT_STREQ(ph[0].name, "host");
+        ASSERT_STREQ(ph[1].name, "sync");
+        ASSERT_NEAR(ph[1].from, 16.0, 1e-12);
+        ASSERT_NEAR(ph[1].to, 19.5, 1e-12);
+}
+
+TEST(phases_refuse_hostile_events) {
+        static const char *const ev[] = {
+                "phase Write", "phase a/b", "phase write", "phase write", "phase x y z",
+                "phase aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "phase a t1", "-start", "x\x01-start",
+        };
+        static const double t[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+        struct vmstat_phase ph[2];
+
+        /* Upper case, a slash, a repeat, three words, too long, "-start": ignored;
+         * then only max = 2 phases are kept. */
+        ASSERT_EQ(vmstat_phases_from_events(ev, t, 9, ph, 2), 2);
+        ASSERT_STREQ(ph[0].name, "write");
+        ASSERT_NEAR(ph[0].from, 3, 1e-12);
+        ASSERT_STREQ(ph[1].name, "a.t1");
+        ASSERT_EQ(vmstat_phase_name_ok("a.t1"), 1);
+        ASSERT_EQ(vmstat_phase_name_ok("a..b"), 0);
+        ASSERT_EQ(vmstat_phase_name_ok(".a"), 0);
+        ASSERT_EQ(vmstat_phase_name_ok("A"), 0);
+}
+
+/* A real dd cell with --disk-mbps 40 (6.1.0-57, TCG): over the whole
+ * capture the read phase (bo 0 by design) is a 14 s "stall"; per phase
+ * the write phase has none and the read phase reports none at all. */
+TEST(dd_throttled_read_phase_is_no_stall) {
+        struct cell_log log;
+        struct vmstat_table *t = cell_log_read("dd-disk40.facts", 1, NAN, &log);
+        struct vmstat_phase ph[8];
+        struct metric_list m = { 0 };
+        size_t n = vmstat_phases_from_events((const char *const *)log.names, log.t, log.n, ph, 8);
+
+        ASSERT_EQ(n, 3);
+        ASSERT_EQ(vmstat_phase_metrics(t, NULL, 1, 100, 1, NAN, NAN, &m), 0);
+        ASSERT_NEAR(value_of(&m, "vmstat.stall_longest_s"), 14, 1e-9);
+        metric_list_clear(&m);
+
+        ASSERT_STREQ(ph[0].name, "write");
+        ASSERT_EQ(vmstat_phase_metrics(t, NULL, 1, 100, 1, ph[0].from, ph[0].to, &m), 0);
+        ASSERT_EQ(vmstat_phase_metrics(t, "write", 1, 100, 1, ph[0].from, ph[0].to, &m), 0);
+        ASSERT_STREQ(ph[2].name, "read");
+        ASSERT_EQ(vmstat_phase_metrics(t, "read", 0, 100, 1, ph[2].from, ph[2].to, &m), 0);
+        ASSERT_NEAR(value_of(&m, "vmstat.stall_longest_s"), 0, 1e-9);
+        ASSERT_NEAR(value_of(&m, "vmstat.stall_count"), 0, 1e-9);
+        ASSERT_NEAR(value_of(&m, "vmstat.write.stall_longest_s"), 0, 1e-9);
+        /* 4.997 .. 17.997: the row at 17.997 describes 16.997..17.997, 0.68 s of it writing. */
+        ASSERT_NEAR(value_of(&m, "vmstat.write.samples"), 14, 1e-9);
+        ASSERT_NEAR(value_of(&m, "vmstat.write.bo_mean"), 524383.0 / 14, 1e-6);
+        ASSERT_NEAR(value_of(&m, "vmstat.read.samples"), 14, 1e-9);
+        ASSERT_NEAR(value_of(&m, "vmstat.read.bi_mean"), 528756.0 / 14, 1e-6);
+        ASSERT_TRUE(metric_find(&m, "vmstat.read.stall_longest_s") == NULL);
+        ASSERT_TRUE(metric_find(&m, "vmstat.read.stall_count") == NULL);
+        ASSERT_TRUE(metric_find(&m, "vmstat.read.pause_count") != NULL);
+        metric_list_clear(&m);
+        vmstat_table_free(t);
+        cell_log_clear(&log);
+}
+
+/* The same cell sampled every 0.25 s (each real row as four quarter-second
+ * rows with its rates per second): stalls are the same seconds, four
+ * times the rows. The last row (0.44 s after the one before) is left out
+ * of both, since a quarter-second agent would report it as two rows. */
+TEST(quarter_second_stalls_are_the_same_seconds) {
+        struct cell_log l1, l4;
+        struct vmstat_table *t1 = cell_log_read("dd-disk40.facts", 1, 31.0, &l1);
+        struct vmstat_table *t4 = cell_log_read("dd-disk40.facts", 4, 31.0, &l4);
+        struct vmstat_stalls *s1 = NULL, *s4 = NULL;
+
+        ASSERT_EQ(vmstat_stalls(t1, 100, 1, NAN, NAN, &s1), 0);
+        ASSERT_EQ(vmstat_stalls(t4, 100, 0.25, NAN, NAN, &s4), 0);
+        ASSERT_EQ(s1->count, 1);
+        ASSERT_EQ(s4->count, 1);
+        ASSERT_EQ(s4->runs[0].length, 4 * s1->runs[0].length);
+        ASSERT_NEAR(s1->longest_s, 13, 1e-9);
+        ASSERT_NEAR(s4->longest_s, s1->longest_s, 1e-9);
+        ASSERT_NEAR(s4->total_s, s1->total_s, 1e-9);
+        ASSERT_NEAR(s4->fraction, s1->fraction, 1e-9);
+        /* Quarter-second rows 0.25 s apart are no pauses. */
+        ASSERT_EQ(s4->pause_count, 0);
+        vmstat_stalls_free(s1);
+        vmstat_stalls_free(s4);
+        vmstat_table_free(t1);
+        vmstat_table_free(t4);
+        cell_log_clear(&l1);
+        cell_log_clear(&l4);
+}

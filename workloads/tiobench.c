@@ -100,7 +100,8 @@ static int tiobench_script(const struct workload_spec *spec, const struct worklo
 
         if (asprintf(&script,
                      "set -e\n"
-                     "/bin/tiotest -d . -s %" PRIu64 " -b %" PRIu64 " -t %s -r %" PRIu64 "%s%s%s -x %" PRIu64 " -e 3\n",
+                     "/bin/tiotest -d . -s %" PRIu64 " -b %" PRIu64 " -t %s -r %" PRIu64 "%s%s%s -x %" PRIu64 " -e 3\n"
+                     "echo phase end >&3\n",
                      size, block, list, random, direct ? " -D" : "", p->sync ? " -S" : "",
                      p->drop_caches ? " -c" : "", env->seed) < 0)
                 return -ENOMEM;
@@ -362,6 +363,13 @@ static void tiobench_print(const struct metric_list *m, FILE *out) {
         }
 }
 
+/* Every (phase, thread count): seq_write.t1 ... rand_read.t8. */
+static const struct workload_phase tiobench_vmstat_phases[] = {
+        { "*_write.*", 1 },
+        { "*_read.*", 0 },
+        { NULL },
+};
+
 const struct workload_ops tiobench_ops = {
         .name = "tiobench",
         .summary = "threaded sequential/random write and read (kbench's tiotest, tiobench's method)",
@@ -371,5 +379,6 @@ const struct workload_ops tiobench_ops = {
         .script = tiobench_script,
         .parse = tiobench_parse,
         .metrics = tiobench_metrics,
+        .vmstat_phases = tiobench_vmstat_phases,
         .print = tiobench_print,
 };

@@ -977,9 +977,25 @@ static const struct {
         { "us", "%" },        { "sy", "%" },        { "wa", "%" },
 };
 
-int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double interval, double t_from,
-                   double t_to, struct metric_list *out) {
+/* metric_add/metric_add_none under the phase's name: "vmstat.stall_count"
+ * becomes "vmstat.<phase>.stall_count"; phase NULL keeps the name. */
+static int phase_metric_add(struct metric_list *out, const char *name, const char *phase, int has_value,
+                            double value, const char *unit, const char *note) {
+        char buf[128];
+
+        if (phase) {
+                const char *rest = name + strlen("vmstat.");
+                if (snprintf(buf, sizeof(buf), "vmstat.%s.%s", phase, rest) >= (int)sizeof(buf))
+                        return -EINVAL;
+                name = buf;
+        }
+        return has_value ? metric_add(out, name, value, unit) : metric_add_none(out, name, unit, note);
+}
+
+static int metrics_named(const struct vmstat_table *t, const char *phase, int writes, double bo_threshold,
+                         double interval, double t_from, double t_to, struct metric_list *out) {
         struct vmstat_stalls *s = NULL;
+        const char *why_none = NULL;
         size_t n = 0;
         int r;
 
@@ -987,40 +1003,50 @@ int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double int
                 return -EINVAL;
         for (size_t i = 0; i < t->nsamples; i++)
                 n += vmstat_counted(t, i, t_from, t_to);
-        r = metric_add(out, "vmstat.samples", (double)n, "samples");
+        r = phase_metric_add(out, "vmstat.samples", phase, 1, (double)n, "samples", NULL);
         if (r < 0)
                 return r;
         r = vmstat_stalls(t, bo_threshold, interval, t_from, t_to, &s);
-        if (r == 0 && !vmstat_table_has_values(t, vmstat_table_col(t, "bo"))) {
-                /* A bo column the kernel never filled is no column: "no
-                 * stall" would be a claim the samples cannot make. */
+        if (r == 0 && (!vmstat_table_has_values(t, vmstat_table_col(t, "bo")) || s->n == 0)) {
+                /* A bo column the kernel never filled is no column, and a
+                 * window no row falls in (a phase shorter than half an
+                 * interval) has no samples: "no stall" would be a claim
+                 * the samples cannot make. */
+                why_none = s->n == 0 && vmstat_table_has_values(t, vmstat_table_col(t, "bo"))
+                                   ? "no vmstat sample with a bo value in the window"
+                                   : NULL;
                 s = vmstat_stalls_free(s);
                 r = -ENOENT;
         }
-        if (r == -ENOENT) {
+        if (r == -ENOENT && !writes) {
+                r = 0;
+        } else if (r == -ENOENT) {
                 static const char *const names[][2] = {
                         { "vmstat.stall_count", "runs" }, { "vmstat.stall_longest_s", "s" },
                         { "vmstat.stall_total_s", "s" }, { "vmstat.stall_fraction", "ratio" },
                 };
-                const char *why = vmstat_table_absent_note(t, "bo");
+                const char *why = why_none ? why_none : vmstat_table_absent_note(t, "bo");
                 for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                        r = metric_add_none(out, names[i][0], names[i][1],
-                                            why ? why : "no bo column in the vmstat capture");
+                        r = phase_metric_add(out, names[i][0], phase, 0, NAN, names[i][1],
+                                             why ? why : "no bo column in the vmstat capture");
                         if (r < 0)
                                 return r;
                 }
         } else if (r < 0) {
                 return r;
         } else {
-                if ((r = metric_add(out, "vmstat.stall_count", (double)s->count, "runs")) < 0 ||
-                    (r = metric_add(out, "vmstat.stall_longest_s", s->longest_s, "s")) < 0 ||
-                    (r = metric_add(out, "vmstat.stall_total_s", s->total_s, "s")) < 0 ||
-                    (r = metric_add(out, "vmstat.stall_fraction", s->fraction, "ratio")) < 0)
+                if (writes &&
+                    ((r = phase_metric_add(out, "vmstat.stall_count", phase, 1, (double)s->count, "runs", NULL)) < 0 ||
+                    (r = phase_metric_add(out, "vmstat.stall_longest_s", phase, 1, s->longest_s, "s", NULL)) < 0 ||
+                    (r = phase_metric_add(out, "vmstat.stall_total_s", phase, 1, s->total_s, "s", NULL)) < 0 ||
+                     (r = phase_metric_add(out, "vmstat.stall_fraction", phase, 1, s->fraction, "ratio", NULL)) < 0))
                         goto out;
                 if (s->have_times &&
-                    ((r = metric_add(out, "vmstat.pause_count", (double)s->pause_count, "pauses")) < 0 ||
-                     (r = metric_add(out, "vmstat.pause_longest_s", s->pause_longest_s, "s")) < 0 ||
-                     (r = metric_add(out, "vmstat.pause_total_s", s->pause_total_s, "s")) < 0))
+                    ((r = phase_metric_add(out, "vmstat.pause_count", phase, 1, (double)s->pause_count, "pauses",
+                                           NULL)) < 0 ||
+                     (r = phase_metric_add(out, "vmstat.pause_longest_s", phase, 1, s->pause_longest_s, "s",
+                                           NULL)) < 0 ||
+                     (r = phase_metric_add(out, "vmstat.pause_total_s", phase, 1, s->pause_total_s, "s", NULL)) < 0))
                         goto out;
         }
         for (size_t i = 0; i < ELEMENTSOF(metric_cols); i++) {
@@ -1032,21 +1058,26 @@ int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double int
                 if (why && !vmstat_table_has_values(t, col)) {
                         /* Absent, and the agent said why: say so, with no number. */
                         snprintf(name, sizeof(name), "vmstat.%s_mean", metric_cols[i].col);
-                        if ((r = metric_add_none(out, name, metric_cols[i].unit, why)) < 0)
+                        if ((r = phase_metric_add(out, name, phase, 0, NAN, metric_cols[i].unit, why)) < 0)
                                 goto out;
+                        if (phase)
+                                continue;
                         snprintf(name, sizeof(name), "vmstat.%s_cov", metric_cols[i].col);
-                        if ((r = metric_add_none(out, name, "ratio", why)) < 0)
+                        if ((r = phase_metric_add(out, name, phase, 0, NAN, "ratio", why)) < 0)
                                 goto out;
                         continue;
                 }
                 if (col < 0 || vmstat_summary(t, col, t_from, t_to, &sm) < 0 || sm.n == 0)
                         continue;
                 snprintf(name, sizeof(name), "vmstat.%s_mean", metric_cols[i].col);
-                if ((r = metric_add(out, name, sm.mean, metric_cols[i].unit)) < 0)
+                if ((r = phase_metric_add(out, name, phase, 1, sm.mean, metric_cols[i].unit, NULL)) < 0)
                         goto out;
+                /* A phase keeps levels, not spreads: seven covs per phase
+                 * would bury a tiobench cell's figures. */
+                if (phase)
+                        continue;
                 snprintf(name, sizeof(name), "vmstat.%s_cov", metric_cols[i].col);
-                r = isnan(sm.cov) ? metric_add_none(out, name, "ratio", "mean is 0")
-                                  : metric_add(out, name, sm.cov, "ratio");
+                r = phase_metric_add(out, name, phase, !isnan(sm.cov), sm.cov, "ratio", "mean is 0");
                 if (r < 0)
                         goto out;
         }
@@ -1054,6 +1085,115 @@ int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double int
 out:
         vmstat_stalls_free(s);
         return r;
+}
+
+int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double interval, double t_from,
+                   double t_to, struct metric_list *out) {
+        return metrics_named(t, NULL, 1, bo_threshold, interval, t_from, t_to, out);
+}
+
+int vmstat_phase_metrics(const struct vmstat_table *t, const char *phase, int writes, double bo_threshold,
+                         double interval, double from, double to, struct metric_list *out) {
+        if (!isfinite(interval) || interval <= 0 || (phase && !vmstat_phase_name_ok(phase)))
+                return -EINVAL;
+        /* A row arriving at t describes the interval before it: take the
+         * rows whose interval lies at least half inside [from, to]. */
+        return metrics_named(t, phase, writes, bo_threshold, interval, isnan(from) ? NAN : from + interval / 2,
+                             isnan(to) ? NAN : to + interval / 2, out);
+}
+
+/* ---- phases ----------------------------------------------------------- */
+
+int vmstat_phase_name_ok(const char *name) {
+        size_t len = strlen(name);
+
+        if (len == 0 || len >= VMSTAT_PHASE_NAME_MAX || name[0] == '.' || name[len - 1] == '.')
+                return 0;
+        for (size_t i = 0; i < len; i++)
+                if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '_' ||
+                      (name[i] == '.' && name[i + 1] != '.')))
+                        return 0;
+        return 1;
+}
+
+/* Copy a word of an event into buf as a phase name part ('-' becomes '_').
+ * Returns 0, or -EINVAL when it is empty, too long or holds other bytes. */
+static int phase_word(const char *p, size_t len, char *buf, size_t size) {
+        if (len == 0 || len >= size)
+                return -EINVAL;
+        for (size_t i = 0; i < len; i++) {
+                char c = p[i] == '-' ? '_' : p[i];
+                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+                        return -EINVAL;
+                buf[i] = c;
+        }
+        buf[len] = '\0';
+        return 0;
+}
+
+static struct vmstat_phase *phase_find(struct vmstat_phase *v, size_t n, const char *name) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(v[i].name, name) == 0)
+                        return &v[i];
+        return NULL;
+}
+
+size_t vmstat_phases_from_events(const char *const *events, const double *t, size_t n, struct vmstat_phase *ret,
+                                 size_t max) {
+        size_t np = 0;
+        struct vmstat_phase *open = NULL;      /* the phase a "phase NAME" event opened */
+
+        for (size_t i = 0; i < n; i++) {
+                const char *e = events[i];
+                char name[VMSTAT_PHASE_NAME_MAX], arg[VMSTAT_PHASE_NAME_MAX];
+                size_t len = strnlen(e, VMSTAT_PHASE_NAME_MAX * 2);
+
+                if (!isfinite(t[i]) || len >= VMSTAT_PHASE_NAME_MAX * 2)
+                        continue;
+                if (strncmp(e, "phase ", 6) == 0) {
+                        const char *w = e + 6, *sp = strchr(w, ' ');
+                        size_t wl = sp ? (size_t)(sp - w) : strlen(w);
+                        if (phase_word(w, wl, name, sizeof(name)) < 0 ||
+                            (sp && (strchr(sp + 1, ' ') || phase_word(sp + 1, strlen(sp + 1), arg, sizeof(arg)) < 0)))
+                                continue;
+                        if (open && open->to > t[i])
+                                open->to = t[i];
+                        open = NULL;
+                        if (strcmp(name, "end") == 0)
+                                continue;
+                        if (sp) {
+                                size_t nl = strlen(name);
+                                if (nl + 1 + strlen(arg) >= sizeof(name))
+                                        continue;
+                                name[nl] = '.';
+                                strcpy(name + nl + 1, arg);
+                        }
+                        if (np == max || phase_find(ret, np, name))
+                                continue;
+                        ret[np] = (struct vmstat_phase){ .from = t[i], .to = INFINITY };
+                        strcpy(ret[np].name, name);
+                        open = &ret[np++];
+                        continue;
+                }
+                /* "NAME-start" ... "NAME-end" */
+                const char *dash = strrchr(e, '-');
+                if (!dash || dash == e || strchr(e, ' '))
+                        continue;
+                if (phase_word(e, (size_t)(dash - e), name, sizeof(name)) < 0)
+                        continue;
+                if (strcmp(dash + 1, "start") == 0) {
+                        if (np == max || phase_find(ret, np, name))
+                                continue;
+                        ret[np] = (struct vmstat_phase){ .from = t[i], .to = INFINITY };
+                        strcpy(ret[np].name, name);
+                        np++;
+                } else if (strcmp(dash + 1, "end") == 0) {
+                        struct vmstat_phase *ph = phase_find(ret, np, name);
+                        if (ph && ph != open && isinf(ph->to) && t[i] >= ph->from)
+                                ph->to = t[i];
+                }
+        }
+        return np;
 }
 
 /* A statistic, or "n/a" where there is none (no samples, a mean of 0). */

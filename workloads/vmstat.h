@@ -157,6 +157,44 @@ int vmstat_json_dumpf(const struct vmstat_table *t, double threshold, double int
 int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double interval, double t_from,
                    double t_to, struct metric_list *out);
 
+/* vmstat_metrics over one phase of a job, named "vmstat.<phase>.<metric>"
+ * (phase NULL: the plain "vmstat.<metric>" names). [from, to] is the
+ * phase on the rows' clock (NAN: open); a row arriving at t describes the
+ * interval before it, so the rows counted are those whose interval lies
+ * at least half inside: from + interval/2 <= t <= to + interval/2.
+ * A phase gets the means, not the covs. writes 0: the phase writes nothing by design (a read phase), so its bo
+ * of 0 is no writeout stall: no stall_* metrics (pause_* stay).
+ * Returns 0, -EINVAL (a bad phase name or interval), -ENOMEM. */
+int vmstat_phase_metrics(const struct vmstat_table *t, const char *phase, int writes, double bo_threshold,
+                         double interval, double from, double to, struct metric_list *out);
+
+/* ---- phases -------------------------------------------------------------
+ * A job marks its phases on fd 3 (workloads/dd.c, tiotest.c, ftp.c). */
+
+#define VMSTAT_PHASE_NAME_MAX 32      /* with the NUL */
+#define VMSTAT_PHASES_MAX 64          /* phases kept from one job's events */
+
+struct vmstat_phase {
+        char name[VMSTAT_PHASE_NAME_MAX];  /* [a-z0-9_] words joined by '.' */
+        double from, to;                   /* seconds on the events' clock; to INFINITY: the phase
+                                              was still open when the events ended */
+};
+
+/* 1 if name can stand between "vmstat." and a metric: words of [a-z0-9_]
+ * joined by single dots, shorter than VMSTAT_PHASE_NAME_MAX. */
+int vmstat_phase_name_ok(const char *name);
+
+/* The phases marked by a job's events (names[i] at time t[i], in order):
+ *   "phase NAME" or "phase NAME ARG" opens NAME (or NAME.ARG: tiotest's
+ *   "phase seq_write t2" is seq_write.t2) and ends the phase the previous
+ *   such event opened; "phase end" only ends it;
+ *   "NAME-start" opens NAME, "NAME-end" ends it (ftp's sync-start/-end).
+ * '-' in a name becomes '_'. The events come from the guest: an event with
+ * other bytes, a name too long, a repeated name, or phases past max are
+ * ignored. Writes at most max phases to ret and returns their number. */
+size_t vmstat_phases_from_events(const char *const *names, const double *t, size_t n, struct vmstat_phase *ret,
+                                 size_t max);
+
 /* Human report (columns, per-column summary, stall and pause runs) on f.
  * Returns 0 or a negative errno from vmstat_stalls(). */
 int vmstat_print(const struct vmstat_table *t, double threshold, double interval, FILE *f);

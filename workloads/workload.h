@@ -123,6 +123,14 @@ struct metric_def {
         int higher_is_better;      /* 1, 0 (lower is better), -1 (neither) */
 };
 
+/* Phases of a job whose vmstat figures are kept on their own. */
+struct workload_phase {
+        const char *pattern;               /* fnmatch pattern over phase names */
+        int writes;                        /* 1: writeout stalls mean something here; 0: the phase
+                                              writes nothing by design (a read), so bo = 0 is no
+                                              stall and no vmstat.<phase>.stall_* is stored */
+};
+
 struct workload_ops {
         const char *name;
         const char *summary;                     /* one line for --help */
@@ -153,6 +161,17 @@ struct workload_ops {
          * the stall report then covers the upload, not the boot before it.
          * NULL: the whole capture. */
         const char *vmstat_window;
+        /* Optional: the phase name that window gets ("upload"). */
+        const char *vmstat_window_phase;
+        /* Optional, terminated by { NULL }: the phases (see
+         * vmstat_phases_from_events() in workloads/vmstat.h, plus the
+         * window above) whose vmstat figures are stored on their own, as
+         * vmstat.<phase>.<metric>. */
+        const struct workload_phase *vmstat_phases;
+        /* Optional: the phase whose figures are the cell's plain vmstat.*
+         * (where writeback matters: dd's write, ftp's upload). NULL, or a
+         * job that never marked it: the whole capture. */
+        const char *vmstat_main;
         /* Optional: print one cell's metrics in the workload's classic layout
          * (tiobench's four sections) for `kbench show`. */
         void (*print)(const struct metric_list *metrics, FILE *out);

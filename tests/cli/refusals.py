@@ -31,6 +31,8 @@ def main():
             (["--timeout", "inf"], "--timeout"),
             (["--timeout", "nan"], "--timeout"),
             (["--hang-timeout", "1e999"], "--hang-timeout"),
+            (["--vmstat-interval", "0.05"], "--vmstat-interval"),
+            (["--vmstat-interval", "10", "--hang-timeout", "15"], "--vmstat-interval"),
             (["--mem", "4294967424"], "--mem"),
             (["--disk-size", "16000T"], "--disk-size"),
             (["--cpus", "99999999999"], "--cpus"),
