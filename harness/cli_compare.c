@@ -10,7 +10,7 @@
 
 #include "common/parse.h"
 #include "harness/cli.h"
-#include "harness/pairing.h"
+#include "report/pairing.h"
 #include "report/compare.h"
 #include "report/json.h"
 #include "report/text.h"

@@ -20,7 +20,7 @@
 #include "harness/nightly_plan.h"
 #include "harness/nightly_report.h"
 #include "harness/nightly_sources.h"
-#include "harness/pairing.h"
+#include "report/pairing.h"
 #include "harness/runner.h"
 #include "harness/runopts.h"
 #include "kernels/kstore.h"

@@ -9,6 +9,7 @@
 
 #include "common/util.h"
 #include "report/html.h"
+#include "report/pairing.h"
 #include "report/stats.h"
 #include "web/charts.h"
 #include "web/output.h"
@@ -278,11 +279,15 @@ static int compares_load(struct site *s, const struct site_options *opt, struct 
                 struct site_compare *c = &s->compares[i];
                 struct compare_options o = compare_defaults;
                 struct kb_error e = { { 0 } };
+                g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
                 int r;
 
                 o.a = c->sel_a;
                 o.b = c->sel_b;
-                r = view_compare_load(s->db, &o, &c->v, &e);
+                g_ptr_array_add(ignored, NULL);
+                /* Paired as `kbench compare A B` pairs them, so the page and
+                 * the command agree on every verdict. */
+                r = pairing_compare_load(s->db, &o, ignored, &c->v, &e);
                 if (r < 0 && opt->n_compares)
                         return error_setf(err, r, "--compare %s:%s: %s", c->sel_a, c->sel_b, e.msg);
                 if (r < 0)

@@ -1,11 +1,11 @@
-/* harness/pairing.c: loading a comparison the way `kbench compare` pairs it,
- * shared by compare and nightly so both judge the same cells alike. */
+/* report/pairing.c: loading a comparison the way `kbench compare` pairs it,
+ * shared by compare, nightly and the site so all judge the same cells alike. */
 #include <glib.h>
 #include <jansson.h>
 #include <limits.h>
 #include <string.h>
 
-#include "harness/pairing.h"
+#include "report/pairing.h"
 
 /* Settings never paired across unasked: the workload's own parameters
  * (dd:size=512M against dd:size=1G is another measurement, not a setting

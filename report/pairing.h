@@ -1,11 +1,12 @@
-/* harness/pairing: the comparison of `kbench compare`, loaded through
- * report/'s view (view_compare_load) with one rule on top: when nothing
+/* report/pairing: a comparison as `kbench compare` loads it: the view
+ * (view_compare_load) with one rule on top: when nothing
  * pairs like with like but A and B ran the same workloads under settings
  * that differ (the same kernel with a throttled disk, a kernel command line
  * variant), that difference is what was selected for comparison, so the
  * cells are paired across exactly those settings, which every output names
- * ("paired across differing settings"). kbench nightly compares through the
- * same function, so its verdicts are compare's. */
+ * ("paired across differing settings"). kbench nightly and the site's
+ * comparison pages load through the same function, so their verdicts are
+ * compare's. */
 #pragma once
 
 #include <glib.h>
