@@ -1,7 +1,8 @@
-/* test-vmstat.c: the vmstat parser and stall analysis on real captures of
- * every dialect (tests/data/vmstat/: procps-ng 4.0.2 on this machine, the
- * seed posts' tables, procps 2.x/3.x format excerpts, kbench's agent format,
- * garbage-mixed streams). Expected figures were counted independently of the
+/* test-vmstat.c: the vmstat parser and stall analysis on captures of every
+ * dialect (tests/data/vmstat/: procps-ng 4.0.2 on this machine, the seed
+ * posts' tables, procps 2.x/3.x format excerpts, kbench's agent format) and
+ * on constructed texts (garbage-mixed streams, procps4-1-5.txt; the
+ * folder's README lists which are which). Expected figures were counted independently of the
  * parser (by hand and with a separate script over the fixture text). */
 #include <errno.h>
 #include <libgen.h>
