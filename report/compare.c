@@ -258,6 +258,10 @@ const char *compare_verdict_name(enum compare_verdict v) {
 static const char *const unshaping_keys[] = {
         "kernels", "workloads", "repeats", "planned_cells", "accel_requested", "accel_why",
         "cell_timeout_s", "hang_timeout_s", "retries", "max_contention_pct",
+        /* A cell restored from a snapshot measures what a cold boot does
+         * (each cell records boot_warm); how the guest was started does not
+         * split groups. */
+        "warm", "cold",
 };
 
 int compare_pairing_key(const char *settings_json, const char *params_json, const char *workload,

@@ -82,7 +82,8 @@ def main():
         rate = write["b"]["mean"]
 
         p = kb(home, "nightly", cfg1)
-        expect("nothing new to measure" in p.stdout and len(runs(home)) == 1, "night 2 measures nothing new")
+        expect("nothing new to measure" in p.stdout and len(runs(home)) == 1,
+               f"night 2 measures nothing new ({len(runs(home))} runs; stdout: {p.stdout[-600:]})")
 
         drop(new[0], drop2)
         mbps = max(1, int(0.4 * rate))
