@@ -8,64 +8,20 @@
  * KBENCH_DEBS is set but holds fewer than two packages; skips only when it
  * is unset and the default directory does not exist. */
 #include <errno.h>
-#include <ftw.h>
 #include <glib.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
-#include <poll.h>
-#include <signal.h>
+#include <jansson.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <unistd.h>
 
+#include "common/test-scratch.h"
 #include "common/test.h"
 #include "harness/nightly_sources.h"
 #include "kernels/kstore.h"
+#include "kernels/test-http.h"
 
 TEST_MAIN();
-
-static char *tmpdir;
-static GPid server = -1;
-static int server_out = -1, port;
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f) {
-        return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void cleanup(void) {
-        if (server > 0) {
-                kill(server, SIGTERM);
-                waitpid(server, NULL, 0);
-        }
-        if (server_out >= 0)
-                close(server_out);
-        if (tmpdir && !getenv("KBENCH_KEEP_STORE"))
-                nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void start_server(const char *root, const char *log) {
-        g_autofree char *script = g_build_filename(getenv("KBENCH_SOURCE_ROOT"), "tests", "nightly",
-                                                   "http_server.py", NULL);
-        char *argv[] = { "python3", script, (char *)root, (char *)log, NULL };
-        char buf[32] = { 0 };
-        size_t got = 0;
-        GError *e = NULL;
-
-        if (!g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                      &server, NULL, &server_out, NULL, &e))
-                TEST_FAIL("cannot start %s: %s", script, e->message);
-        while (!memchr(buf, '\n', got)) {
-                struct pollfd pfd = { .fd = server_out, .events = POLLIN };
-                ssize_t n;
-                if (got + 1 >= sizeof(buf) || poll(&pfd, 1, 20000) != 1)
-                        TEST_FAIL("the test server printed no port within 20 s");
-                n = read(server_out, buf + got, sizeof(buf) - 1 - got);
-                if (n <= 0)
-                        TEST_FAIL("the test server exited before printing its port");
-                got += (size_t)n;
-        }
-        port = atoi(buf);
-        ASSERT_TRUE(port > 0);
-}
 
 /* dst as a copy of src (a hard link when on one filesystem), old mtime kept. */
 static void place(const char *src, const char *dst) {
@@ -87,14 +43,13 @@ static char *sha256_file(const char *path) {
                                            g_mapped_file_get_length(m));
 }
 
-static int count_304(const char *log, const char *path) {
-        g_autofree char *text = NULL, *needle = g_strdup_printf("\"path\": \"%s\", \"status\": 304", path);
-        int n = 0;
+/* The 304s the server sent for path. */
+static size_t count_304(const char *log, const char *path) {
+        json_auto_t *reqs = test_http_requests(log, path);
+        size_t n = 0;
 
-        if (!g_file_get_contents(log, &text, NULL, NULL))
-                return 0;
-        for (const char *p = text; (p = strstr(p, needle)); p++)
-                n++;
+        for (size_t i = 0; i < json_array_size(reqs); i++)
+                n += test_http_status(reqs, i) == 304;
         return n;
 }
 
@@ -114,6 +69,7 @@ TEST(real_packages_through_url_and_dir_sources) {
         struct nightly_found *f = NULL;
         char **errors = NULL;
         size_t n;
+        int port;
         GDir *d = g_dir_open(debs_dir, 0, NULL);
         const char *e;
 
@@ -130,14 +86,13 @@ TEST(real_packages_through_url_and_dir_sources) {
                 TEST_FAIL("fewer than two linux-image-*.deb in %s", debs_dir);
         g_ptr_array_sort(debs, (GCompareFunc)g_strcmp0);
 
-        tmpdir = g_dir_make_tmp("nightly-sources-real-XXXXXX", NULL);
-        ASSERT_TRUE(tmpdir != NULL);
-        atexit(cleanup);
-        www = g_build_filename(tmpdir, "www", NULL);
-        drop = g_build_filename(tmpdir, "drop", NULL);
-        store = g_build_filename(tmpdir, "store", NULL);
+        test_scratch_keep_if("KBENCH_KEEP_STORE");
+        test_scratch("nightly-sources-real-XXXXXX");
+        www = test_scratch_path("www");
+        drop = test_scratch_path("drop");
+        store = test_scratch_path("store");
         kernels = g_build_filename(store, "kernels", NULL);
-        log = g_build_filename(tmpdir, "requests.log", NULL);
+        log = test_scratch_path("requests.log");
         {
                 g_autofree char *src_a = g_build_filename(debs_dir, debs->pdata[0], NULL);
                 g_autofree char *src_b = g_build_filename(debs_dir, debs->pdata[1], NULL);
@@ -147,7 +102,7 @@ TEST(real_packages_through_url_and_dir_sources) {
                 place(src_b, dropped);
                 sha = sha256_file(src_a);
         }
-        start_server(www, log);
+        port = test_http_start(www, log);
         url_path = g_strdup_printf("/pool/%s", (char *)debs->pdata[0]);
         url_base = g_strdup_printf("http://127.0.0.1:%d%s", port, url_path);
         text = g_strdup_printf("{\"sources\": [{\"type\": \"url\", \"url\": \"%s\", \"sha256\": \"%s\"},"

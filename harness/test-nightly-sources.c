@@ -6,44 +6,21 @@
  * reported both times and never stops the others. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <glib.h>
 #include <glib/gstdio.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
+#include "common/test-scratch.h"
 #include "common/test.h"
 #include "harness/nightly_sources.h"
+#include "kernels/test-http.h"
 
 TEST_MAIN();
 
-static char *tmpdir;
-static GPid server = -1;
-static int server_out = -1, port;
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f) {
-        return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void cleanup(void) {
-        if (server > 0) {
-                kill(server, SIGTERM);
-                waitpid(server, NULL, 0);
-        }
-        if (server_out >= 0)
-                close(server_out);
-        if (tmpdir)
-                nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *tpath(const char *rel) {
-        return g_build_filename(tmpdir, rel, NULL);
-}
+static int port;
 
 static void put(const char *rel, const char *data, size_t len, int old) {
-        g_autofree char *p = tpath(rel), *dir = g_path_get_dirname(p);
+        g_autofree char *p = test_scratch_path(rel), *dir = g_path_get_dirname(p);
         struct timespec ts[2];
 
         g_mkdir_with_parents(dir, 0755);
@@ -59,32 +36,6 @@ static void put(const char *rel, const char *data, size_t len, int old) {
 /* What the scan recognises as a package: the ar header, then debian-binary. */
 static char *fake_deb(const char *tag) {
         return g_strdup_printf("!<arch>\ndebian-binary   %s\n", tag);
-}
-
-static void start_server(const char *root) {
-        g_autofree char *script = g_build_filename(getenv("KBENCH_SOURCE_ROOT"), "tests", "nightly",
-                                                   "http_server.py", NULL);
-        g_autofree char *log = tpath("requests.log");
-        char *argv[] = { "python3", script, (char *)root, log, NULL };
-        char buf[32] = { 0 };
-        size_t got = 0;
-        GError *e = NULL;
-
-        if (!g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                      &server, NULL, &server_out, NULL, &e))
-                TEST_FAIL("cannot start %s: %s", script, e->message);
-        while (!memchr(buf, '\n', got)) {
-                struct pollfd pfd = { .fd = server_out, .events = POLLIN };
-                ssize_t n;
-                if (got + 1 >= sizeof(buf) || poll(&pfd, 1, 20000) != 1)
-                        TEST_FAIL("the test server printed no port within 20 s");
-                n = read(server_out, buf + got, sizeof(buf) - 1 - got);
-                if (n <= 0)
-                        TEST_FAIL("the test server exited before printing its port");
-                got += (size_t)n;
-        }
-        port = atoi(buf);
-        ASSERT_TRUE(port > 0);
 }
 
 /* Stand-in APT: two kernel packages, each "downloaded" as a fake deb. */
@@ -104,8 +55,8 @@ static void write_fake_apt(char **ret_cache, char **ret_get) {
                 "  echo \"'http://deb.example.org/${p}_${v}_amd64.deb' ${p}_${v}_amd64.deb 42 SHA256:$s\"; done; exit 0; fi\n"
                 "p=${1%%=*}; v=${1#*=}\n"
                 "printf '!<arch>\\ndebian-binary   %s\\n' \"$1\" > \"${p}_${v}_amd64.deb\"\n";
-        *ret_cache = tpath("bin/apt-cache");
-        *ret_get = tpath("bin/apt-get");
+        *ret_cache = test_scratch_path("bin/apt-cache");
+        *ret_get = test_scratch_path("bin/apt-get");
         put("bin/apt-cache", cache, sizeof(cache) - 1, 0);
         put("bin/apt-get", get, sizeof(get) - 1, 0);
         ASSERT_EQ(chmod(*ret_cache, 0755), 0);
@@ -127,7 +78,7 @@ static const char *base(const char *path) {
 }
 
 TEST(every_kind_of_source_then_a_quiet_night) {
-        g_autofree char *d1 = fake_deb("drop"), *d2 = fake_deb("a"), *d3 = fake_deb("b"), *www = NULL;
+        g_autofree char *d1 = fake_deb("drop"), *d2 = fake_deb("a"), *d3 = fake_deb("b"), *www = NULL, *log = NULL;
         g_autofree char *drop = NULL, *store = NULL, *text = NULL, *apt_cache = NULL, *apt_get = NULL;
         static const char page[] = "<a href=\"linux-image-a_amd64.deb\">a</a> <a href=\"linux-image-b_amd64.deb\">b</a>";
         struct source_url_opts url_opts = { .connect_timeout_s = 5, .stall_s = 5, .timeout_s = 20, .retries = 0 };
@@ -147,21 +98,20 @@ TEST(every_kind_of_source_then_a_quiet_night) {
         };
         static const size_t want_source[] = { 0, 1, 2, 2, 3, 3 };
 
-        tmpdir = g_dir_make_tmp("nightly-sources-XXXXXX", NULL);
-        ASSERT_TRUE(tmpdir != NULL);
-        atexit(cleanup);
+        test_scratch("nightly-sources-XXXXXX");
         put("drop/linux-image-drop_amd64.deb", d1, strlen(d1), 1);
         put("drop/notes.txt", "hello\n", 6, 1);
         put("www/nightly/index.html", page, sizeof(page) - 1, 0);
         put("www/nightly/linux-image-a_amd64.deb", d2, strlen(d2), 0);
         put("www/nightly/linux-image-b_amd64.deb", d3, strlen(d3), 0);
-        www = tpath("www");
-        start_server(www);
+        www = test_scratch_path("www");
+        log = test_scratch_path("requests.log");
+        port = test_http_start(www, log);
         write_fake_apt(&apt_cache, &apt_get);
         apt_opts = (struct source_apt_opts){ .apt_cache = apt_cache, .apt_get = apt_get };
         o = (struct nightly_sources_opts){ .url = &url_opts, .apt = &apt_opts, .dir = &dir_opts };
-        drop = tpath("drop");
-        store = tpath("store");
+        drop = test_scratch_path("drop");
+        store = test_scratch_path("store");
         text = g_strdup_printf(
                 "{\"sources\": [{\"type\": \"dir\", \"path\": \"%s\"},"
                 " {\"type\": \"dir\", \"path\": \"%s\", \"name\": \"noop-\", \"overrides\": {\"append\": \"elevator=none\"}},"

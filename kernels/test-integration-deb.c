@@ -13,13 +13,10 @@
 
 #include "kernels/kimage.h"
 #include "kernels/kstore.h"
+#include "common/test-scratch.h"
 #include "common/test.h"
 
 TEST_MAIN();
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f) {
-        return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
 
 static int compressed_ko;
 static int count_compressed(const char *p, const struct stat *st, int flag, struct FTW *f) {
@@ -125,7 +122,7 @@ TEST(import_real_debs) {
         kstore_kernel_list_free(v, n);
         kstore_free(s);
         if (!getenv("KBENCH_KEEP_STORE"))
-                nftw(root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+                test_rm_tree(root);
         else
                 fprintf(stderr, "  store kept at %s\n", root);
 }

@@ -5,7 +5,6 @@
  * really runs. Then re-import, names, lookups, removal and the failure paths
  * that must leave the store unchanged. */
 #include <errno.h>
-#include <ftw.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
@@ -13,28 +12,13 @@
 #include "common/util.h"
 #include "kernels/deb.h"
 #include "kernels/kstore.h"
+#include "common/test-scratch.h"
 #include "kernels/test-fixtures.h"
 
 TEST_MAIN();
 
-static char *tmpdir;
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f) {
-        return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void cleanup(void) {
-        if (tmpdir)
-                nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static const char *tmp(void) {
-        if (!tmpdir) {
-                tmpdir = g_dir_make_tmp("kstore-XXXXXX", NULL);
-                ASSERT_TRUE(tmpdir != NULL);
-                atexit(cleanup);
-        }
-        return tmpdir;
+        return test_scratch("kstore-XXXXXX");
 }
 
 static GByteArray *bytes(const char *s) {

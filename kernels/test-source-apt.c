@@ -5,35 +5,19 @@
  * the missing versions, the scratch directory, the SHA256 check and the
  * second night's nothing-to-do are checked without the network. */
 #include <errno.h>
-#include <ftw.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
 
 #include "common/util.h"
 #include "kernels/source_apt.h"
+#include "common/test-scratch.h"
 #include "common/test.h"
 
 TEST_MAIN();
 
-static char *tmpdir;
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f) {
-        return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void cleanup(void) {
-        if (tmpdir)
-                nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static char *tpath(const char *rel) {
-        if (!tmpdir) {
-                tmpdir = g_dir_make_tmp("source-apt-XXXXXX", NULL);
-                ASSERT_TRUE(tmpdir != NULL);
-                atexit(cleanup);
-        }
-        return g_build_filename(tmpdir, rel, NULL);
+        return g_build_filename(test_scratch("source-apt-XXXXXX"), rel, NULL);
 }
 
 static char *fixture_path(const char *name) {

@@ -6,7 +6,6 @@
  * until one of them changes. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -17,28 +16,13 @@
 #include "kernels/kstore.h"
 #include "kernels/source_dir.h"
 #include "kernels/source_state.h"
+#include "common/test-scratch.h"
 #include "kernels/test-fixtures.h"
 
 TEST_MAIN();
 
-static char *tmpdir;
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f) {
-        return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void cleanup(void) {
-        if (tmpdir)
-                nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static char *path_in(const char *sub, const char *name) {
-        if (!tmpdir) {
-                tmpdir = g_dir_make_tmp("source-dir-XXXXXX", NULL);
-                ASSERT_TRUE(tmpdir != NULL);
-                atexit(cleanup);
-        }
-        return g_build_filename(tmpdir, sub, name, NULL);
+        return g_build_filename(test_scratch("source-dir-XXXXXX"), sub, name, NULL);
 }
 
 /* Write data to sub/name with an mtime age_s seconds in the past. */

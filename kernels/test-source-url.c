@@ -7,44 +7,22 @@
  * result, the files left in the directory and the requests the server saw.
  * Every transfer is bounded by short timeouts. */
 #include <errno.h>
-#include <ftw.h>
 #include <glib.h>
 #include <jansson.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "common/util.h"
 #include "kernels/source_state.h"
 #include "kernels/source_url.h"
+#include "common/test-scratch.h"
 #include "common/test.h"
+#include "kernels/test-http.h"
 
 TEST_MAIN();
 
-static char *tmpdir, *base;
-static GPid server = -1;
-static int port, server_out = -1;   /* kept open: the server must never write into a closed pipe */
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f) {
-        return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void cleanup(void) {
-        if (server > 0) {
-                kill(server, SIGTERM);
-                waitpid(server, NULL, 0);
-        }
-        if (server_out >= 0)
-                close(server_out);
-        if (tmpdir)
-                nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *tpath(const char *rel) {
-        return g_build_filename(tmpdir, rel, NULL);
-}
+static char *base;
+static int port;
 
 /* Deterministic content of n bytes. */
 static GByteArray *content(size_t n, unsigned seed) {
@@ -60,7 +38,7 @@ static GByteArray *content(size_t n, unsigned seed) {
 }
 
 static void serve(const char *rel, const GByteArray *data) {
-        g_autofree char *p = tpath(rel), *dir = g_path_get_dirname(p);
+        g_autofree char *p = test_scratch_path(rel), *dir = g_path_get_dirname(p);
 
         g_mkdir_with_parents(dir, 0755);
         if (!g_file_set_contents(p, (const char *)data->data, data->len, NULL))
@@ -71,69 +49,26 @@ static char *sha256_hex(const GByteArray *b) {
         return g_compute_checksum_for_data(G_CHECKSUM_SHA256, b->data, b->len);
 }
 
+/* The server over www/ of the scratch directory, started by the first case
+ * that needs it. */
 static void start_server(void) {
-        const char *src = getenv("KBENCH_SOURCE_ROOT");
-        g_autofree char *script = NULL, *root = NULL, *log = NULL;
-        char buf[32] = { 0 };
-        size_t got = 0;
-        GError *e = NULL;
+        g_autofree char *root = NULL, *log = NULL;
 
-        if (server > 0)
+        if (port > 0)
                 return;
-        if (!src)
-                TEST_FAIL("KBENCH_SOURCE_ROOT is not set (meson sets it)");
-        tmpdir = g_dir_make_tmp("source-url-XXXXXX", NULL);
-        ASSERT_TRUE(tmpdir != NULL);
-        atexit(cleanup);
-        script = g_build_filename(src, "tests", "nightly", "http_server.py", NULL);
-        root = tpath("www");
-        log = tpath("requests.log");
+        test_scratch("source-url-XXXXXX");
+        root = test_scratch_path("www");
+        log = test_scratch_path("requests.log");
         g_mkdir_with_parents(root, 0755);
-        char *argv[] = { "python3", script, root, log, NULL };
-        if (!g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                      &server, NULL, &server_out, NULL, &e))
-                TEST_FAIL("cannot start %s: %s", script, e->message);
-        /* The port, one line, within 20 s. */
-        while (!memchr(buf, '\n', got)) {
-                struct pollfd pfd = { .fd = server_out, .events = POLLIN };
-                ssize_t n;
-                if (got + 1 >= sizeof(buf) || poll(&pfd, 1, 20000) != 1)
-                        TEST_FAIL("the test server printed no port within 20 s");
-                n = read(server_out, buf + got, sizeof(buf) - 1 - got);
-                if (n <= 0)
-                        TEST_FAIL("the test server exited before printing its port");
-                got += (size_t)n;
-        }
-        port = atoi(buf);
-        ASSERT_TRUE(port > 0 && port < 65536);
+        port = test_http_start(root, log);
         base = g_strdup_printf("http://127.0.0.1:%d", port);
 }
 
 /* The requests the server saw for path, as JSON objects, in order. */
 static json_t *requests(const char *path) {
-        g_autofree char *log = tpath("requests.log"), *text = NULL;
-        g_auto(GStrv) lines = NULL;
-        json_t *a = json_array();
+        g_autofree char *log = test_scratch_path("requests.log");
 
-        if (!g_file_get_contents(log, &text, NULL, NULL))
-                return a;
-        lines = g_strsplit(text, "\n", -1);
-        for (char **l = lines; *l; l++) {
-                json_t *j = json_loads(*l, 0, NULL);
-                if (j && g_strcmp0(json_string_value(json_object_get(j, "path")), path) == 0)
-                        json_array_append_new(a, j);
-                else
-                        json_decref(j);
-        }
-        return a;
-}
-
-static long req_status(json_t *reqs, size_t i) {
-        return (long)json_integer_value(json_object_get(json_array_get(reqs, i), "status"));
-}
-
-static const char *req_header(json_t *reqs, size_t i, const char *h) {
-        return json_string_value(json_object_get(json_array_get(reqs, i), h));
+        return test_http_requests(log, path);
 }
 
 static const struct source_url_opts quick = {
@@ -142,7 +77,7 @@ static const struct source_url_opts quick = {
 
 static int sync_url(const char *url, const char *sha, const char *dest, const struct source_url_opts *o,
                     struct source_url_stats *st, struct kb_error *err) {
-        g_autofree char *state_path = tpath("state.json");
+        g_autofree char *state_path = test_scratch_path("state.json");
         struct source_state *state = NULL;
         int r;
 
@@ -209,9 +144,9 @@ TEST(verified_download_then_304) {
         start_server();
         serve("www/pool/linux-image-1_amd64.deb", data);
         url = g_strdup_printf("%s/pool/linux-image-1_amd64.deb", base);
-        dest = tpath("mirror1");
-        file = tpath("mirror1/linux-image-1_amd64.deb");
-        part = tpath("mirror1/linux-image-1_amd64.deb.part");
+        dest = test_scratch_path("mirror1");
+        file = test_scratch_path("mirror1/linux-image-1_amd64.deb");
+        part = test_scratch_path("mirror1/linux-image-1_amd64.deb.part");
         if (sync_url(url, sha, dest, &quick, &st, &err) < 0)
                 TEST_FAIL("%s", err.msg);
         ASSERT_EQ(st.fetched, 1);
@@ -225,10 +160,10 @@ TEST(verified_download_then_304) {
         ASSERT_EQ(st.not_modified, 1);
         reqs = requests("/pool/linux-image-1_amd64.deb");
         ASSERT_EQ(json_array_size(reqs), 2);
-        ASSERT_EQ(req_status(reqs, 0), 200);
-        ASSERT_TRUE(req_header(reqs, 0, "If-None-Match") == NULL);
-        ASSERT_EQ(req_status(reqs, 1), 304);
-        ASSERT_TRUE(req_header(reqs, 1, "If-None-Match") != NULL);
+        ASSERT_EQ(test_http_status(reqs, 0), 200);
+        ASSERT_TRUE(test_http_header(reqs, 0, "If-None-Match") == NULL);
+        ASSERT_EQ(test_http_status(reqs, 1), 304);
+        ASSERT_TRUE(test_http_header(reqs, 1, "If-None-Match") != NULL);
         assert_file(file, data);
         ASSERT_TRUE(!exists(part));
 }
@@ -246,9 +181,9 @@ TEST(cut_download_resumes_the_next_time) {
         start_server();
         serve("www/pool/linux-image-2_amd64.deb", data);
         url = g_strdup_printf("%s/cut/pool/linux-image-2_amd64.deb", base);
-        dest = tpath("mirror2");
-        file = tpath("mirror2/linux-image-2_amd64.deb");
-        part = tpath("mirror2/linux-image-2_amd64.deb.part");
+        dest = test_scratch_path("mirror2");
+        file = test_scratch_path("mirror2/linux-image-2_amd64.deb");
+        part = test_scratch_path("mirror2/linux-image-2_amd64.deb.part");
         /* No retry: the night ends with half a file, kept only as .part. */
         once.retries = 0;
         ASSERT_EQ(sync_url(url, sha, dest, &once, &st, &err), -EIO);
@@ -265,10 +200,10 @@ TEST(cut_download_resumes_the_next_time) {
         ASSERT_TRUE(!exists(part));
         reqs = requests("/cut/pool/linux-image-2_amd64.deb");
         ASSERT_EQ(json_array_size(reqs), 2);
-        ASSERT_EQ(req_status(reqs, 1), 206);
+        ASSERT_EQ(test_http_status(reqs, 1), 206);
         range = g_strdup_printf("bytes=%u-", data->len / 2);
-        ASSERT_STREQ(req_header(reqs, 1, "Range"), range);
-        ASSERT_TRUE(req_header(reqs, 1, "If-Range") != NULL);
+        ASSERT_STREQ(test_http_header(reqs, 1, "Range"), range);
+        ASSERT_TRUE(test_http_header(reqs, 1, "If-Range") != NULL);
 }
 
 TEST(cut_download_retried_within_one_sync) {
@@ -280,8 +215,8 @@ TEST(cut_download_retried_within_one_sync) {
         start_server();
         serve("www/pool/linux-image-3_amd64.deb", data);
         url = g_strdup_printf("%s/cut/pool/linux-image-3_amd64.deb", base);
-        dest = tpath("mirror3");
-        file = tpath("mirror3/linux-image-3_amd64.deb");
+        dest = test_scratch_path("mirror3");
+        file = test_scratch_path("mirror3/linux-image-3_amd64.deb");
         if (sync_url(url, sha, dest, &quick, &st, &err) < 0)
                 TEST_FAIL("%s", err.msg);
         ASSERT_EQ(st.fetched, 1);
@@ -302,8 +237,8 @@ TEST(partial_file_of_an_old_version_restarts) {
         start_server();
         serve("www/pool/linux-image-4_amd64.deb", old);
         url = g_strdup_printf("%s/cut/pool/linux-image-4_amd64.deb", base);
-        dest = tpath("mirror4");
-        file = tpath("mirror4/linux-image-4_amd64.deb");
+        dest = test_scratch_path("mirror4");
+        file = test_scratch_path("mirror4/linux-image-4_amd64.deb");
         once.retries = 0;
         ASSERT_EQ(sync_url(url, NULL, dest, &once, &st, &err), -EIO);
         serve("www/pool/linux-image-4_amd64.deb", now);
@@ -313,8 +248,8 @@ TEST(partial_file_of_an_old_version_restarts) {
         ASSERT_EQ(st.resumed, 0);
         reqs = requests("/cut/pool/linux-image-4_amd64.deb");
         ASSERT_EQ(json_array_size(reqs), 2);
-        ASSERT_TRUE(req_header(reqs, 1, "If-Range") != NULL);
-        ASSERT_EQ(req_status(reqs, 1), 200);
+        ASSERT_TRUE(test_http_header(reqs, 1, "If-Range") != NULL);
+        ASSERT_EQ(test_http_status(reqs, 1), 200);
 }
 
 /* A redirect's own body is not part of the file. */
@@ -327,8 +262,8 @@ TEST(redirect_is_followed) {
         start_server();
         serve("www/pool/linux-image-10_amd64.deb", data);
         url = g_strdup_printf("%s/redirect/pool/linux-image-10_amd64.deb", base);
-        dest = tpath("mirror8");
-        file = tpath("mirror8/linux-image-10_amd64.deb");
+        dest = test_scratch_path("mirror8");
+        file = test_scratch_path("mirror8/linux-image-10_amd64.deb");
         if (sync_url(url, sha, dest, &quick, &st, &err) < 0)
                 TEST_FAIL("%s", err.msg);
         ASSERT_EQ(st.fetched, 1);
@@ -351,9 +286,9 @@ TEST(index_page_then_304s) {
         serve("www/nightly/linux-image-a_amd64.deb", a);
         serve("www/pool/linux-image-b_amd64.deb", b);
         url = g_strdup_printf("%s/nightly/", base);
-        dest = tpath("mirror5");
-        fa = tpath("mirror5/linux-image-a_amd64.deb");
-        fb = tpath("mirror5/linux-image-b_amd64.deb");
+        dest = test_scratch_path("mirror5");
+        fa = test_scratch_path("mirror5/linux-image-a_amd64.deb");
+        fb = test_scratch_path("mirror5/linux-image-b_amd64.deb");
         if (sync_url(url, NULL, dest, &quick, &st, &err) < 0)
                 TEST_FAIL("%s", err.msg);
         ASSERT_EQ(st.fetched, 2);
@@ -365,7 +300,7 @@ TEST(index_page_then_304s) {
         ASSERT_EQ(st.not_modified, 2);
         reqs = requests("/nightly/");
         ASSERT_EQ(json_array_size(reqs), 2);
-        ASSERT_EQ(req_status(reqs, 1), 304);
+        ASSERT_EQ(test_http_status(reqs, 1), 304);
         ASSERT_EQ(sync_url(url, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", dest, &quick,
                            &st, &err), -EINVAL);
 }
@@ -379,20 +314,20 @@ TEST(transient_errors_are_retried) {
 
         start_server();
         serve("www/pool/linux-image-8_amd64.deb", data);
-        dest = tpath("mirror6");
+        dest = test_scratch_path("mirror6");
         url = g_strdup_printf("%s/flaky/2/pool/linux-image-8_amd64.deb", base);
         if (sync_url(url, NULL, dest, &quick, &st, &err) < 0)
                 TEST_FAIL("%s", err.msg);
         ASSERT_EQ(st.fetched, 1);
         {
                 /* The 503 pages were not written into the file. */
-                g_autofree char *f = tpath("mirror6/linux-image-8_amd64.deb");
+                g_autofree char *f = test_scratch_path("mirror6/linux-image-8_amd64.deb");
                 assert_file(f, data);
         }
         reqs = requests("/flaky/2/pool/linux-image-8_amd64.deb");
         ASSERT_EQ(json_array_size(reqs), 3);
-        ASSERT_EQ(req_status(reqs, 0), 503);
-        ASSERT_EQ(req_status(reqs, 2), 200);
+        ASSERT_EQ(test_http_status(reqs, 0), 503);
+        ASSERT_EQ(test_http_status(reqs, 2), 200);
         /* More failures than retries: one line, with the count. */
         g_free(url);
         url = g_strdup_printf("%s/flaky/9/pool/linux-image-8_amd64.deb", base);
@@ -414,7 +349,7 @@ TEST(permanent_errors_are_one_line) {
 
         start_server();
         serve("www/pool/linux-image-9_amd64.deb", data);
-        dest = tpath("mirror7");
+        dest = test_scratch_path("mirror7");
 
         url = g_strdup_printf("%s/missing/linux-image-9_amd64.deb", base);
         ASSERT_EQ(sync_url(url, NULL, dest, &quick, &st, &err), -ENOENT);
@@ -423,7 +358,7 @@ TEST(permanent_errors_are_one_line) {
         reqs = requests("/missing/linux-image-9_amd64.deb");
         ASSERT_EQ(json_array_size(reqs), 1);   /* not retried */
         {
-                g_autofree char *f = tpath("mirror7/linux-image-9_amd64.deb"), *p = g_strconcat(f, ".part", NULL);
+                g_autofree char *f = test_scratch_path("mirror7/linux-image-9_amd64.deb"), *p = g_strconcat(f, ".part", NULL);
                 ASSERT_TRUE(!exists(f) && !exists(p));
         }
 
@@ -435,7 +370,7 @@ TEST(permanent_errors_are_one_line) {
         ASSERT_TRUE(g_str_has_prefix(err.msg, url));
         ASSERT_TRUE(strstr(err.msg, "does not match the expected aaaa") != NULL);
         {
-                g_autofree char *f = tpath("mirror7/linux-image-9_amd64.deb"), *p = g_strconcat(f, ".part", NULL);
+                g_autofree char *f = test_scratch_path("mirror7/linux-image-9_amd64.deb"), *p = g_strconcat(f, ".part", NULL);
                 ASSERT_TRUE(!exists(f) && !exists(p));
         }
 
