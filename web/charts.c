@@ -1,10 +1,10 @@
 /* web/charts: chart data of a cell and the chart layout (see charts.h).
- * This floor may not use the vmstat analysis or the record parser (they
- * sit beside the workloads), so the stall rule of vmstat_stalls(), the
- * halt rule of ftp_halts() and the record framing of guest/proto.h are
- * restated here over the stored rows; the site's end-to-end test checks
- * that the shaded runs and halts count what the cell's vmstat.stall_count
- * and ftp.halt_count say. */
+ * The stall runs and halts shaded are found by the rules the cell's
+ * vmstat.stall_count and ftp.halt_count were counted with
+ * (vmstat_stall_feed(), ftp_halt_next() of workloads/workload.h), over the
+ * stored rows; the site's end-to-end test checks that the counts agree.
+ * This floor may not use the record parser (it sits beside the guest), so
+ * the record framing of guest/proto.h is restated here over the raw log. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +13,6 @@
 #include "common/crc32.h"
 #include "web/charts.h"
 #include "workloads/workload.h"
-
-#define FTP_HALT_MIN_S 1.0         /* as workloads/ftp.c: halts >= 1 s are counted */
 
 static int cmp_double(const void *a, const void *b) {
         double x = *(const double *)a, y = *(const double *)b;
@@ -128,23 +126,19 @@ static void load_marks(const char *log, size_t len, double offset, double boot_s
         }
 }
 
-/* Writeout stall runs by the rule of vmstat_stalls() in workloads/vmstat.c
- * with the runner's arguments (VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, the
- * window of the workload's main phase, stored as the timeline points
- * "phase.<main>", or for older cells the workload's window series, shifted
- * by half an interval): maximal runs of counted
- * rows (not the since-boot row, inside the window, with a bo value) whose
- * bo <= 100 blocks/s. A stored cell is one capture. */
-#define STALL_BO_THRESHOLD 100.0
-#define STALL_INTERVAL 1.0
-
+/* Writeout stall runs by the rule of vmstat_stalls() with the runner's
+ * arguments (VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, the window of the
+ * workload's main phase, stored as the timeline points "phase.<main>", or
+ * for older cells the workload's window series, shifted by half an
+ * interval), over the counted rows that have a bo value. A stored cell is
+ * one capture. */
 static void load_stalls(const struct query_cell *cell, const struct db_vmstat_row *rows, size_t n,
                         const struct query_point *pts, size_t n_pts, GArray *out) {
         const struct workload_ops *ops = workload_find(cell->workload);
-        double from = NAN, to = NAN, run_t0 = NAN, run_t1 = NAN;
+        double from = NAN, to = NAN;
         g_autofree char *main_kind = ops && ops->vmstat_main ? g_strconcat("phase.", ops->vmstat_main, NULL) : NULL;
         const char *kind = ops ? ops->vmstat_window : NULL;
-        size_t run_len = 0;
+        struct vmstat_stall_scan scan = { 0 };
 
         for (size_t i = 0; main_kind && i < n_pts; i++)
                 if (strcmp(pts[i].kind, main_kind) == 0)
@@ -155,48 +149,31 @@ static void load_stalls(const struct query_cell *cell, const struct db_vmstat_ro
                 from = isnan(from) || pts[i].t < from ? pts[i].t : from;
                 to = isnan(to) || pts[i].t > to ? pts[i].t : to;
         }
-        from += STALL_INTERVAL / 2;
-        to += STALL_INTERVAL / 2;
+        from += VMSTAT_INTERVAL / 2;
+        to += VMSTAT_INTERVAL / 2;
         for (size_t i = 0; i <= n; i++) {
                 int end = i == n;
-                double bo = end ? NAN : rows[i].v[DB_VM_bo], t = end ? NAN : rows[i].t_host;
-                int use = !end && !isnan(bo) && !rows[i].first && (isnan(from) || t >= from) &&
-                          (isnan(to) || t <= to);
+                double bo = end ? NAN : rows[i].v[DB_VM_bo];
+                struct vmstat_stall_run run;
 
-                if (!end && !use)
+                if (!end && (isnan(bo) || !vmstat_sample_counted(rows[i].first, rows[i].t_host, from, to)))
                         continue;
-                if (run_len > 0 && (end || bo > STALL_BO_THRESHOLD)) {
+                if (vmstat_stall_feed(&scan, end, i, bo, 0, VMSTAT_BO_THRESHOLD, &run)) {
                         /* A row stamped t describes the second before t. */
-                        struct svg_band b = { run_t0 - STALL_INTERVAL, run_t1 };
+                        struct svg_band b = { rows[run.first].t_host - VMSTAT_INTERVAL, rows[run.last].t_host };
 
                         if (isfinite(b.t0) && isfinite(b.t1))
                                 g_array_append_val(out, b);
-                        run_len = 0;
-                }
-                if (end)
-                        break;
-                if (bo <= STALL_BO_THRESHOLD) {
-                        if (run_len++ == 0)
-                                run_t0 = t;
-                        run_t1 = t;
                 }
         }
 }
 
-/* Halts of the transfer, by the rule of ftp_halts(): a flat run that began
- * with an increase and ended with one, lasting >= FTP_HALT_MIN_S. */
+/* Halts of the transfer, by the rule of ftp_halts(). */
 static void load_halts(const double *t, const double *b, size_t n, GArray *out) {
-        size_t start = 0;
+        for (size_t pos = 0, first, last; ftp_halt_next(t, b, n, FTP_HALT_MIN_S, &pos, &first, &last);) {
+                struct svg_band h = { t[first], t[last] };
 
-        for (size_t i = 1; i < n; i++) {
-                if (b[i] == b[start])
-                        continue;
-                if (start > 0 && t[i - 1] - t[start] >= FTP_HALT_MIN_S) {
-                        struct svg_band h = { t[start], t[i - 1] };
-
-                        g_array_append_val(out, h);
-                }
-                start = i;
+                g_array_append_val(out, h);
         }
 }
 

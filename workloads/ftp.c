@@ -29,7 +29,6 @@
 #include "workloads/ftp.h"
 
 #define FTP_POINT_PERIOD_S 0.1         /* timeline resolution the issue asks for */
-#define FTP_HALT_MIN_S 1.0             /* "intervals >= 1 s with no bytes accepted" */
 #define FTP_UPLOAD_BUFFER_MAX (256 * 1024)  /* curl's upload buffer, bytes */
 #define FTP_UPLOAD_BUFFER_MIN (16 * 1024)   /* CURLOPT_UPLOAD_BUFFERSIZE's minimum */
 #define FTP_RATE_MIN (FTP_UPLOAD_BUFFER_MIN * 20)  /* below: bursts >= 50 ms apart */
@@ -84,7 +83,6 @@ void ftp_gen_fill(struct ftp_gen *g, void *buf, size_t len) {
 int ftp_halts(const double *t, const double *bytes, size_t n, double min_s,
               struct ftp_halts *ret) {
         struct ftp_halts h = { 0 };
-        size_t start = 0;          /* first sample of the current flat run */
 
         for (size_t i = 0; i < n; i++) {
                 if (isnan(t[i]) || isnan(bytes[i]))
@@ -92,23 +90,36 @@ int ftp_halts(const double *t, const double *bytes, size_t n, double min_s,
                 if (i > 0 && (t[i] < t[i - 1] || bytes[i] < bytes[i - 1]))
                         return -EINVAL;
         }
-        for (size_t i = 1; i < n; i++) {
+        for (size_t pos = 0, first, last; ftp_halt_next(t, bytes, n, min_s, &pos, &first, &last);) {
+                double d = t[last] - t[first];
+
+                h.count++;
+                h.total_s += d;
+                if (d > h.longest_s)
+                        h.longest_s = d;
+        }
+        *ret = h;
+        return 0;
+}
+
+int ftp_halt_next(const double *t, const double *bytes, size_t n, double min_s, size_t *pos,
+                  size_t *ret_first, size_t *ret_last) {
+        size_t start = *pos;       /* first sample of the current flat run */
+
+        for (size_t i = start + 1; i < n; i++) {
                 if (bytes[i] == bytes[start])
                         continue;
                 /* Run [start, i-1] ended with an increase; it counts only if it
                  * also began with one (start > 0). */
-                if (start > 0) {
-                        double d = t[i - 1] - t[start];
-                        if (d >= min_s) {
-                                h.count++;
-                                h.total_s += d;
-                                if (d > h.longest_s)
-                                        h.longest_s = d;
-                        }
+                if (start > 0 && t[i - 1] - t[start] >= min_s) {
+                        *ret_first = start;
+                        *ret_last = i - 1;
+                        *pos = i;
+                        return 1;
                 }
                 start = i;
         }
-        *ret = h;
+        *pos = n;
         return 0;
 }
 

@@ -639,16 +639,18 @@ int vmstat_parse_text(const void *buf, size_t len, int skip_first, struct vmstat
 
 /* ---- analysis --------------------------------------------------------- */
 
-static int vmstat_counted(const struct vmstat_table *t, size_t i, double t_from, double t_to) {
-        const struct vmstat_sample *s = &t->samples[i];
-
-        if (s->first)
+int vmstat_sample_counted(int first, double t, double t_from, double t_to) {
+        if (first)
                 return 0;
-        if (!isnan(t_from) && !(s->t >= t_from))
+        if (!isnan(t_from) && !(t >= t_from))
                 return 0;
-        if (!isnan(t_to) && !(s->t <= t_to))
+        if (!isnan(t_to) && !(t <= t_to))
                 return 0;
         return 1;
+}
+
+static int vmstat_counted(const struct vmstat_table *t, size_t i, double t_from, double t_to) {
+        return vmstat_sample_counted(t->samples[i].first, t->samples[i].t, t_from, t_to);
 }
 
 int vmstat_summary(const struct vmstat_table *t, int col, double t_from, double t_to,
@@ -704,11 +706,34 @@ static int run_push(struct vmstat_run **v, size_t *n, size_t *cap, struct vmstat
         return 0;
 }
 
+int vmstat_stall_feed(struct vmstat_stall_scan *s, int end, size_t i, double bo, unsigned capture, double threshold,
+                      struct vmstat_stall_run *ret_run) {
+        int closed = 0;
+
+        /* A run ends at a non-stall sample, a new capture, or the end. */
+        if (s->len > 0 && (end || capture != s->capture || bo > threshold)) {
+                *ret_run = (struct vmstat_stall_run){ s->first, s->last, s->len };
+                s->len = 0;
+                closed = 1;
+        }
+        if (end)
+                return closed;
+        if (bo <= threshold) {
+                if (s->len++ == 0)
+                        s->first = i;
+                s->last = i;
+        }
+        s->capture = capture;
+        return closed;
+}
+
 int vmstat_stalls(const struct vmstat_table *t, double threshold, double interval, double t_from,
                   double t_to, struct vmstat_stalls **ret) {
         struct vmstat_stalls *s;
+        struct vmstat_stall_scan scan = { 0 };
+        struct vmstat_stall_run run;
         size_t cap = 0, pcap = 0, stalled = 0, ntimes = 0;
-        size_t run_start = 0, run_len = 0, prev = SIZE_MAX, prev_t = SIZE_MAX;
+        size_t prev_t = SIZE_MAX;
         double t_min = NAN, t_max = NAN;
         int bo, r = -ENOMEM;
 
@@ -729,24 +754,15 @@ int vmstat_stalls(const struct vmstat_table *t, double threshold, double interva
 
                 if (!end && !use)
                         continue;
-                /* A run ends at a non-stall sample, a new capture, or the end. */
-                int same = !end && prev != SIZE_MAX && t->samples[prev].capture == t->samples[i].capture;
-                if (run_len > 0 && (end || !same || v > threshold)) {
-                        if (run_push(&s->runs, &s->count, &cap,
-                                     (struct vmstat_run){ run_start, run_len, (double)run_len * interval }) < 0)
-                                goto fail;
-                        run_len = 0;
-                }
+                if (vmstat_stall_feed(&scan, end, i, v, end ? 0 : t->samples[i].capture, threshold, &run) &&
+                    run_push(&s->runs, &s->count, &cap,
+                             (struct vmstat_run){ run.first, run.len, (double)run.len * interval }) < 0)
+                        goto fail;
                 if (end)
                         break;
                 s->n++;
-                if (v <= threshold) {
-                        if (run_len == 0)
-                                run_start = i;
-                        run_len++;
+                if (v <= threshold)
                         stalled++;
-                }
-                prev = i;
                 double ti = t->samples[i].t;
                 if (isnan(ti))
                         continue;

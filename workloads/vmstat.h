@@ -17,8 +17,7 @@
 #define VMSTAT_LINE_MAX 1024          /* longer lines are rejected */
 #define VMSTAT_COLS_MAX 64            /* columns over all headers of one stream */
 #define VMSTAT_VALUES_MAX (1u << 24)  /* samples x columns kept; further rows rejected */
-#define VMSTAT_BO_THRESHOLD 100.0     /* default stall threshold, blocks/s */
-#define VMSTAT_INTERVAL 1.0           /* default sampling interval, seconds */
+/* VMSTAT_BO_THRESHOLD and VMSTAT_INTERVAL are in workloads/workload.h. */
 
 struct vmstat_sample {
         double t;                  /* seconds: host arrival time, or the -t timestamp

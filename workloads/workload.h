@@ -177,6 +177,48 @@ struct workload_ops {
         void (*print)(const struct metric_list *metrics, FILE *out);
 };
 
+/* ---- the stall and halt rules ------------------------------------------
+ * What a cell's vmstat.stall_* and ftp.halt_* metrics count, as small pure
+ * functions over plain values, so the site's charts (web/charts.c, which
+ * may include only this header of workloads/) shade exactly those runs
+ * instead of restating the rules. Defined in vmstat.c and ftp.c. */
+
+#define VMSTAT_BO_THRESHOLD 100.0     /* default stall threshold, blocks/s */
+#define VMSTAT_INTERVAL 1.0           /* default sampling interval, seconds */
+#define FTP_HALT_MIN_S 1.0            /* "intervals >= 1 s with no bytes accepted" */
+
+/* 1 if a sample counts in the vmstat figures of the window [t_from, t_to]
+ * (NAN: open): not the since-boot row (first), and t inside the window. */
+int vmstat_sample_counted(int first, double t, double t_from, double t_to);
+
+/* The writeout stall rule: a stall run is a maximal run of consecutive
+ * counted samples of one capture whose bo <= threshold. Zero the scan,
+ * then feed it every counted sample that has a bo value, in order, and
+ * once more with end = 1. */
+struct vmstat_stall_scan {
+        size_t len;                /* samples in the open run; 0: none open */
+        size_t first, last;        /* indexes of its first and last sample */
+        unsigned capture;          /* capture of the previous sample fed */
+};
+struct vmstat_stall_run {
+        size_t first, last;        /* indexes of its first and last sample, as fed */
+        size_t len;                /* samples in it */
+};
+/* Feed sample i (bo in blocks/s, its capture), or end the scan (end = 1;
+ * the other arguments unused). Returns 1 when this closes a run, written
+ * to *ret_run, else 0. */
+int vmstat_stall_feed(struct vmstat_stall_scan *s, int end, size_t i, double bo, unsigned capture, double threshold,
+                      struct vmstat_stall_run *ret_run);
+
+/* The halt rule over a transfer timeline (t[i] seconds, bytes[i] accepted
+ * so far, both non-decreasing; ftp_halts() checks that): a halt is a run of
+ * samples with one byte count that begins with an increase and ends before
+ * one, lasting t[last] - t[first] >= min_s. Start with *pos = 0; each call
+ * returns 1 with the next halt's first and last sample, or 0 when there is
+ * none left. */
+int ftp_halt_next(const double *t, const double *bytes, size_t n, double min_s, size_t *pos,
+                  size_t *ret_first, size_t *ret_last);
+
 /* ---- registry (registry.c) -------------------------------------------- */
 
 /* The workloads, one per file (dd.c, tiobench.c, bonnie.c, ftp.c). */
