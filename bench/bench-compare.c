@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "common/util.h"
 #include "report/compare.h"
 #include "report/text.h"
@@ -31,17 +32,6 @@
 #define BENCH_CELLS_PER_KERNEL 10
 #define BENCH_METRICS 40
 #define BENCH_LIMIT_S 0.2
-
-static double bench_now(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
 
 static int exec(sqlite3 *h, const char *sql) {
         char *msg = NULL;
@@ -167,7 +157,7 @@ static double time_compare(struct db *db, const char *a, const char *b, int all_
                 compare_view_free(v);
         }
         fclose(null);
-        qsort(secs, BENCH_ROUNDS, sizeof(secs[0]), cmp_double);
+        qsort(secs, BENCH_ROUNDS, sizeof(secs[0]), bench_cmp_double);
         return secs[BENCH_ROUNDS / 2];
 }
 
@@ -185,7 +175,7 @@ static double time_metric(void) {
                 compare_metric_stats(&m, 0.05);
                 secs[i] = bench_now() - t0;
         }
-        qsort(secs, BENCH_ROUNDS, sizeof(secs[0]), cmp_double);
+        qsort(secs, BENCH_ROUNDS, sizeof(secs[0]), bench_cmp_double);
         return secs[BENCH_ROUNDS / 2];
 }
 

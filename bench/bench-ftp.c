@@ -5,13 +5,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "workloads/ftp.h"
-
-static double bench_now(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int main(void) {
         static char buf[256 * 1024];

@@ -13,6 +13,7 @@
 
 #include <glib.h>
 
+#include "bench/bench.h"
 #include "results/db.h"
 #include "web/site.h"
 #include "web/sitefixture.h"
@@ -20,13 +21,6 @@
 #define BENCH_RUNS 10
 #define BENCH_CELLS_PER_RUN 100
 #define BENCH_LIMIT_S 5.0
-
-static double bench_now(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int publish(struct db *db, const char *site, struct site_result *res, double *ret_s) {
         struct site_options o = { .dir = site };

@@ -7,21 +7,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "workloads/vmstat.h"
 
 #define BENCH_ROUNDS 7
 #define BENCH_ROWS 200000
-
-static double bench_now(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
 
 int main(void) {
         static const char head[] =
@@ -61,7 +51,7 @@ int main(void) {
                 rows = t->nsamples;
                 vmstat_table_free(t);
         }
-        qsort(secs, BENCH_ROUNDS, sizeof(secs[0]), cmp_double);
+        qsort(secs, BENCH_ROUNDS, sizeof(secs[0]), bench_cmp_double);
         printf("vmstat parse: %.1f MB/s, %.0f rows/s (median of %d, %zu rows, %.1f MB)\n",
                (double)len / 1e6 / secs[BENCH_ROUNDS / 2], (double)rows / secs[BENCH_ROUNDS / 2], BENCH_ROUNDS, rows,
                (double)len / 1e6);
