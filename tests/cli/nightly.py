@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`kbench nightly` without a guest: a second night on a store in use names
-the holder's pid and exits 1; a configuration asking for sysctls (which the
-guest agent cannot set yet) is refused with one line naming the key; a
+the holder's pid and exits 1; a configuration asking for a sysctl the guest
+agent cannot take (a name outside [a-z0-9_.]) is refused with one line naming it; a
 configuration error names the file and key; a missing baseline is said;
 usage errors exit 2."""
 import fcntl
