@@ -468,6 +468,66 @@ static void agent_hello(char *args) {
         agent_ready();
 }
 
+/* The host's "sysctl KEY VALUE" lines, applied in order before the job. */
+static struct {
+        char key[PROTO_SYSCTL_MAX][PROTO_SYSCTL_KEY_MAX + 1];
+        char value[PROTO_SYSCTL_MAX][PROTO_SYSCTL_VALUE_MAX + 1];
+        size_t n;
+        char error[PROTO_SYSCTL_KEY_MAX + 64];   /* a line refused: the job must not run without it */
+} sysctls;
+
+static void agent_sysctl(const char *arg) {
+        const char *sp = strchr(arg, ' '), *why = NULL;
+        size_t klen = sp ? (size_t)(sp - arg) : strlen(arg);
+        char key[PROTO_SYSCTL_KEY_MAX + 1];
+
+        if (sysctls.error[0])
+                return;
+        snprintf(key, sizeof(key), "%.*s", (int)(klen < sizeof(key) ? klen : sizeof(key) - 1), arg);
+        if (!sp || klen > PROTO_SYSCTL_KEY_MAX || proto_sysctl_check(key, sp + 1, &why) < 0)
+                snprintf(sysctls.error, sizeof(sysctls.error), "sysctl %s: %s", key, why ? why : "no value");
+        else if (sysctls.n == PROTO_SYSCTL_MAX)
+                snprintf(sysctls.error, sizeof(sysctls.error), "sysctl %s: more than %d sysctls", key,
+                         PROTO_SYSCTL_MAX);
+        else {
+                strcpy(sysctls.key[sysctls.n], key);
+                strcpy(sysctls.value[sysctls.n], sp + 1);
+                sysctls.n++;
+        }
+}
+
+/* Write each sysctl, read it back and record what the kernel holds. A
+ * sysctl this kernel lacks, or a value it refuses, ends the cell before
+ * the job: the job would measure other settings than the cell says. */
+static void agent_apply_sysctls(void) {
+        if (sysctls.error[0])
+                agent_fail("%s", sysctls.error);
+        for (size_t i = 0; i < sysctls.n; i++) {
+                const char *key = sysctls.key[i];
+                char path[PROTO_SYSCTL_KEY_MAX + 16], line[PROTO_SYSCTL_VALUE_MAX + 2], back[1024];
+                int fd, n, w;
+                ssize_t len;
+
+                if (proto_sysctl_path(key, path, sizeof(path)) < 0)
+                        agent_fail("sysctl %s: not a sysctl name", key);
+                fd = open(path, O_WRONLY | O_CLOEXEC);
+                if (fd < 0)
+                        agent_fail("sysctl %s: %s", key,
+                                   errno == ENOENT ? "this kernel has no such sysctl" : strerror(errno));
+                n = snprintf(line, sizeof(line), "%s\n", sysctls.value[i]);
+                w = agent_write_all(fd, line, (size_t)n);
+                close(fd);
+                if (w < 0)
+                        agent_fail("sysctl %s: writing '%s': %s", key, sysctls.value[i], strerror(-w));
+                len = agent_read_small(path, back, sizeof(back));
+                if (len < 0)
+                        agent_fail("sysctl %s: reading it back: %s", key, strerror((int)-len));
+                while (len > 0 && (back[len - 1] == '\n' || back[len - 1] == ' '))
+                        back[--len] = '\0';
+                agent_recordf("sysctl", "%s=%s", key, back);
+        }
+}
+
 /* One complete line from the host. */
 static void agent_host_line(char *l) {
         size_t n = strlen(l);
@@ -478,6 +538,8 @@ static void agent_host_line(char *l) {
                 return;
         if (strncmp(l, "set ", 4) == 0 && !A.go)
                 agent_set(l + 4);
+        else if (strncmp(l, "sysctl ", 7) == 0 && !A.go)
+                agent_sysctl(l + 7);
         else if (strncmp(l, "script ", 7) == 0 && !A.go)
                 agent_script_line(l + 7);
         else if (strcmp(l, "script") == 0 && !A.go)
@@ -1013,6 +1075,7 @@ int main(void) {
         }
 
         agent_prepare_disk();
+        agent_apply_sysctls();
         agent_start_sampler();
         r = agent_run_job();
         agent_sample(false);

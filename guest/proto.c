@@ -203,3 +203,40 @@ const char *proto_status_str(int status) {
         default: return "unknown";
         }
 }
+
+int proto_sysctl_check(const char *key, const char *value, const char **ret_why) {
+        size_t n = strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_.");
+        const char *why = NULL;
+
+        if (!*key || key[n] || n > PROTO_SYSCTL_KEY_MAX || key[0] == '.' || key[n - 1] == '.' || strstr(key, ".."))
+                why = "not a sysctl name";
+        else if (value && !*value)
+                why = "empty value";
+        else if (value && strlen(value) > PROTO_SYSCTL_VALUE_MAX)
+                why = "value longer than 256 bytes";
+        else
+                for (const char *p = value; p && *p && !why; p++)
+                        if (*p < 0x20 || *p > 0x7e)
+                                why = "value holds a control character";
+        if (why) {
+                if (ret_why)
+                        *ret_why = why;
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int proto_sysctl_path(const char *key, char *buf, size_t size) {
+        static const char root[] = "/proc/sys/";
+        size_t n;
+
+        if (proto_sysctl_check(key, NULL, NULL) < 0)
+                return -EINVAL;
+        n = strlen(key);
+        if (sizeof(root) - 1 + n >= size)
+                return -ENOSPC;
+        memcpy(buf, root, sizeof(root) - 1);
+        for (size_t i = 0; i <= n; i++)
+                buf[sizeof(root) - 1 + i] = key[i] == '.' ? '/' : key[i];
+        return (int)(sizeof(root) - 1 + n);
+}

@@ -10,7 +10,7 @@
  *            a lost record
  *   t_ms     guest CLOCK_MONOTONIC in milliseconds when the record was made
  *   type     [a-z-]{1,15}: ready, vmstat-header, vmstat-boot, vmstat, vmstat-note, out, err,
- *            event, metric, done, log, disk-head (CRC-32 of the disk's first 4 KiB as the
+ *            event, metric, done, log, sysctl, disk-head (CRC-32 of the disk's first 4 KiB as the
  *            guest reads them before mounting, 8 hex digits). vmstat rows hold the columns of
  *            common/vmstat-columns.h, "-" where the guest's kernel does not
  *            provide a value (stored NULL, never 0); one vmstat-note
@@ -25,6 +25,12 @@
  *                       the cell's id and the wall clock, restarts seq at 0 and
  *                       answers with a new ready record
  *   set <key> <value>   agent setting before the job starts
+ *   sysctl <key> <value>  a sysctl the agent writes (/proc/sys/<key, '.' -> '/'>)
+ *                       after the disk is ready and before the job; it reads
+ *                       each back and records it as a `sysctl` record
+ *                       "<key>=<value as read>", or gives up (done 255, a log
+ *                       naming the key) when the kernel has no such sysctl or
+ *                       refuses the value. key and value pass proto_sysctl_check.
  *   script <line>       one line of the job's shell script (escaped as above)
  *   go                  start: the agent mounts, runs the script, samples vmstat
  *   say <text>          during the job, written as a line to /run/kbench/host
@@ -39,6 +45,9 @@
 #define PROTO_TYPE_MAX 15
 #define PROTO_PAYLOAD_MAX 2048     /* unescaped bytes */
 #define PROTO_LINE_MAX 8400        /* longest valid framed line, escapes included */
+#define PROTO_SYSCTL_KEY_MAX 128   /* bytes of a sysctl name */
+#define PROTO_SYSCTL_VALUE_MAX 256 /* bytes of a sysctl value */
+#define PROTO_SYSCTL_MAX 32        /* sysctls one cell may set */
 
 struct proto_record {
         char cell[PROTO_CELL_MAX + 1];
@@ -74,6 +83,19 @@ int proto_escape(char *dst, size_t size, const void *src, size_t len);
 /* Undo proto_escape. Returns the unescaped length, -EINVAL on a bad escape, or
  * -ENOSPC. dst is NUL-terminated. */
 int proto_unescape(char *dst, size_t size, const char *src, size_t len);
+
+/* Whether key and value may travel in a "sysctl" host line: key is 1 to
+ * PROTO_SYSCTL_KEY_MAX bytes of [a-z0-9_.], neither starting nor ending
+ * with '.' nor holding "..", so that it names a file below /proc/sys and
+ * nothing else; value is at most PROTO_SYSCTL_VALUE_MAX bytes of printable
+ * ASCII (no newline, no tab) and not empty. Returns 0, or -EINVAL with
+ * *ret_why (a static string: "not a sysctl name", ...) saying which. */
+int proto_sysctl_check(const char *key, const char *value, const char **ret_why);
+
+/* The /proc/sys path of a sysctl key ("vm.dirty_ratio" ->
+ * "/proc/sys/vm/dirty_ratio") into buf. Returns its length, -EINVAL for a
+ * key proto_sysctl_check refuses, or -ENOSPC. */
+int proto_sysctl_path(const char *key, char *buf, size_t size);
 
 /* Human name of a proto_status for error messages. */
 const char *proto_status_str(int status);

@@ -85,3 +85,33 @@ TEST(unescape_errors) {
         ASSERT_EQ(proto_unescape(out, sizeof(out), "a\\x41", 5), 2);
         ASSERT_STREQ(out, "aA");
 }
+
+TEST(sysctl_names_and_values) {
+        char big[PROTO_SYSCTL_VALUE_MAX + 2], path[64];
+        const char *why = NULL;
+
+        ASSERT_EQ(proto_sysctl_check("vm.dirty_ratio", "7", &why), 0);
+        ASSERT_EQ(proto_sysctl_check("net.ipv4.tcp_rmem", "4096 87380 6291456", &why), 0);
+        static const char *const bad_keys[] = { "", ".vm", "vm.", "vm..x", "vm/dirty", "../etc", "VM.x",
+                                                "vm dirty", "vm.dirty-ratio", NULL };
+        for (size_t i = 0; bad_keys[i]; i++) {
+                why = NULL;
+                ASSERT_EQ(proto_sysctl_check(bad_keys[i], "1", &why), -EINVAL);
+                ASSERT_STREQ(why, "not a sysctl name");
+        }
+        ASSERT_EQ(proto_sysctl_check("vm.x", "", &why), -EINVAL);
+        ASSERT_EQ(proto_sysctl_check("vm.x", "1\n2", &why), -EINVAL);
+        ASSERT_STREQ(why, "value holds a control character");
+        ASSERT_EQ(proto_sysctl_check("vm.x", "1\t2", &why), -EINVAL);
+        memset(big, '1', sizeof(big) - 1);
+        big[sizeof(big) - 1] = '\0';
+        ASSERT_EQ(proto_sysctl_check("vm.x", big, &why), -EINVAL);
+        big[PROTO_SYSCTL_VALUE_MAX] = '\0';
+        ASSERT_EQ(proto_sysctl_check("vm.x", big, &why), 0);
+
+        ASSERT_EQ(proto_sysctl_path("vm.dirty_ratio", path, sizeof(path)), 24);
+        ASSERT_STREQ(path, "/proc/sys/vm/dirty_ratio");
+        ASSERT_EQ(proto_sysctl_path("../etc", path, sizeof(path)), -EINVAL);
+        ASSERT_EQ(proto_sysctl_path("vm.dirty_ratio", path, 24), -ENOSPC);
+        ASSERT_EQ(proto_sysctl_path("vm.dirty_ratio", path, 25), 24);
+}

@@ -390,6 +390,37 @@ static int parse_crc(const char *p, size_t len, uint32_t *ret) {
         return 0;
 }
 
+/* A "sysctl" record, "key=value as read back": kept when it names a
+ * sysctl the cell sent and has not reported yet, its value printable
+ * (the kernel separates the fields of some with tabs: spaces here). */
+static void record_sysctl(struct cell *c, const struct proto_record *rec) {
+        const char *eq = memchr(rec->payload, '=', rec->payload_len);
+        g_autofree char *key = NULL, *sent = NULL, *value = NULL;
+        int asked = 0;
+
+        if (!eq || memchr(rec->payload, '\0', rec->payload_len) || c->res->sysctls->len >= PROTO_SYSCTL_MAX)
+                return;
+        key = g_strndup(rec->payload, (size_t)(eq - rec->payload));
+        if (proto_sysctl_check(key, NULL, NULL) < 0)
+                return;
+        sent = g_strdup_printf("sysctl %s ", key);
+        for (size_t i = 0; c->spec->agent_lines && c->spec->agent_lines[i] && !asked; i++)
+                asked = g_str_has_prefix(c->spec->agent_lines[i], sent);
+        for (guint i = 0; i < c->res->sysctls->len && asked; i++)
+                if (g_str_has_prefix(c->res->sysctls->pdata[i], key) &&
+                    ((char *)c->res->sysctls->pdata[i])[strlen(key)] == '=')
+                        asked = 0;
+        if (!asked)
+                return;
+        value = g_strdup(eq + 1);
+        for (char *p = value; *p; p++)
+                if (*p == '\t')
+                        *p = ' ';
+                else if (*p < 0x20 || *p > 0x7e)
+                        return;
+        g_ptr_array_add(c->res->sysctls, g_strdup_printf("%s=%s", key, value));
+}
+
 static void handle_record(struct cell *c, const struct msg *m, const struct proto_record *rec,
                           const struct workload_env *env) {
         const char *type = rec->type;
@@ -452,6 +483,9 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                 }
                 g_ptr_array_add(c->host_notes, g_strdup_printf("disk head as the guest reads it matches the "
                                                                "image (crc32 %08x)", c->disk_head));
+        } else if (strcmp(type, "sysctl") == 0) {
+                if (c->stage == STAGE_RUN)
+                        record_sysctl(c, rec);
         } else if (strcmp(type, "log") == 0) {
                 /* The agent's own notes are evidence, not workload output. */
                 g_ptr_array_add(c->agent_logs, g_strndup(rec->payload, rec->payload_len));
@@ -852,6 +886,7 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         res->vmstat = g_array_new(FALSE, TRUE, sizeof(struct cell_vmstat_line));
         res->points = g_array_new(FALSE, TRUE, sizeof(struct cell_point));
         res->events = g_array_new(FALSE, TRUE, sizeof(struct cell_event));
+        res->sysctls = g_ptr_array_new_with_free_func(g_free);
         res->console = g_string_new(NULL);
         res->data = g_string_new(NULL);
 
@@ -973,6 +1008,8 @@ void cell_result_clear(struct cell_result *r) {
                 g_string_free(r->data, TRUE);
         if (r->output)
                 g_string_free(r->output, TRUE);
+        if (r->sysctls)
+                g_ptr_array_unref(r->sysctls);
         g_free(r->release);
         g_free(r->script);
         metric_list_clear(&r->metrics);

@@ -92,6 +92,8 @@ struct cell_result {
         GString *console;                  /* ttyS0, whole */
         GString *data;                     /* raw ttyS1 */
         char *script;                      /* the job script sent */
+        GPtrArray *sysctls;                /* char*: "key=value" of each sysctl the agent was sent, as it
+                                              read the value back after writing it */
         GString *output;                   /* the job's stdout/stderr lines and agent logs */
 };
 

@@ -37,7 +37,8 @@
  * to be compared with the baseline. */
 struct subject {
         int64_t run;
-        char *name;
+        char *name;                        /* as reported: a variant's label + the store name */
+        char *store_name;                  /* the kernel's name in the run, for compare's selector */
         char *kernel_id;
 };
 
@@ -78,7 +79,8 @@ static int is_tonight(const struct night *n, int64_t run) {
         return 0;
 }
 
-static void add_subject(struct night *n, int64_t run, const char *name, const char *kernel_id) {
+static void add_subject(struct night *n, int64_t run, const char *name, const char *store_name,
+                        const char *kernel_id) {
         struct subject s;
         gboolean seen = FALSE;
 
@@ -94,19 +96,21 @@ static void add_subject(struct night *n, int64_t run, const char *name, const ch
                 if (x->run == run && strcmp(x->kernel_id, kernel_id) == 0)
                         return;
         }
-        s = (struct subject){ run, g_strdup(name), g_strdup(kernel_id) };
+        s = (struct subject){ run, g_strdup(name), g_strdup(store_name), g_strdup(kernel_id) };
         g_array_append_val(n->subjects, s);
 }
 
 /* ---- configuration ---------------------------------------------------- */
 
-/* The agent applies no sysctls yet: a configuration asking for them would
- * measure something else than it says, so it is refused. */
-static int check_supported(const struct nightly_config *cfg, const char *path, struct kb_error *err) {
+/* The sources' sysctls pass the checks of `kbench run --sysctl` (what the
+ * agent takes), which are stricter than the file's syntax. */
+static int check_sysctls(const struct nightly_config *cfg, const char *path, struct kb_error *err) {
         for (size_t i = 0; i < cfg->n_sources; i++)
-                if (cfg->sources[i].overrides.sysctls && cfg->sources[i].overrides.sysctls[0])
-                        return error_setf(err, -ENOTSUP, "%s: sources[%zu].overrides.sysctls: not supported yet "
-                                          "(the guest agent cannot set sysctls); remove the key", path, i);
+                for (char **p = cfg->sources[i].overrides.sysctls; p && *p; p++) {
+                        int r = runopts_check_sysctl(*p, err);
+                        if (r < 0)
+                                return error_prefix(err, r, "%s: sources[%zu].overrides.sysctls", path, i);
+                }
         return 0;
 }
 
@@ -115,7 +119,7 @@ static int step_config(struct night *n, struct kb_error *err) {
 
         if (r < 0)
                 return r;
-        r = check_supported(n->cfg, n->o->config_path, err);
+        r = check_sysctls(n->cfg, n->o->config_path, err);
         if (r < 0)
                 return r;
         if (n->cfg->connect) {
@@ -183,8 +187,10 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
         r = query_run_kernels(n->db, id, &ks, &nk, err);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < nk; i++)
-                add_subject(n, id, ks[i].name, ks[i].id);
+        for (size_t i = 0; i < nk; i++) {
+                g_autofree char *label = g_strconcat(o.variant ? o.variant : "", ks[i].name, NULL);
+                add_subject(n, id, label, ks[i].name, ks[i].id);
+        }
         query_kernels_free(ks, nk);
         return 0;
 }
@@ -251,7 +257,9 @@ static int import_one(struct night *n, const struct nightly_found *f, struct kst
         int existed = 0, r;
 
         r = kstore_add(n->ks, f->path, NULL, &k, &existed, err);
-        if (r < 0 || !src->name) {
+        /* A variant's kernel is the image under its own name: its label
+         * goes into the run's settings, not into the store. */
+        if (r < 0 || !src->name || nightly_source_variant(src)) {
                 if (r >= 0)
                         *ret = k;
                 return r;
@@ -264,28 +272,44 @@ static int import_one(struct night *n, const struct nightly_found *f, struct kst
         return r;
 }
 
-/* How many ok cells the results hold for kernel_id with the settings of
- * workload w and the given overrides, the fewest over the workloads. */
-static int count_measured(struct night *n, const char *kernel_id, const char *append, uint64_t mbps,
-                          size_t *ret, struct kb_error *err);
+/* The runner options of a run of the night measuring variant v. */
+static void night_opts(const struct night *n, const struct nightly_variant *v, struct runner_opts *o) {
+        const struct nightly_config *cfg = n->cfg;
 
-static char *fingerprint_for(const struct night *n, size_t w, const char *append, uint64_t mbps) {
-        const struct nightly_config *c = n->cfg;
-        struct nightly_settings s = {
-                .workload = c->workload_specs[w], .mem_mb = (unsigned)(c->mem_bytes >> 20), .cpus = (unsigned)c->cpus,
-                .disk_bytes = c->disk_bytes, .disk_mbps = mbps, .fs = c->fs, .mount_opts = c->mount_opts,
-                .swap_bytes = c->swap_bytes, .accel = n->accel, .append = append,
-        };
-
-        return nightly_fingerprint(&s);
+        runner_base(n, o);
+        o->workloads = cfg->workloads;
+        o->repeats = cfg->repeats;
+        o->mem_mb = (unsigned)(cfg->mem_bytes >> 20);
+        o->cpus = (unsigned)cfg->cpus;
+        o->disk_bytes = cfg->disk_bytes;
+        o->disk_mbps = v->disk_mbps;
+        o->fs = cfg->fs;
+        o->mount_opts = cfg->mount_opts;
+        o->swap_bytes = cfg->swap_bytes;
+        o->tag = NIGHTLY_TAG;
+        o->accel = n->accel;
+        o->append = v->append;
+        o->sysctls = (char **)v->sysctls;
+        o->variant = v->label;
 }
 
-static int count_measured(struct night *n, const char *kernel_id, const char *append, uint64_t mbps,
-                          size_t *ret, struct kb_error *err) {
+/* The fingerprint of workload w measured as variant v: from the very
+ * options the night's run would be given. */
+static char *fingerprint_for(const struct night *n, size_t w, const struct nightly_variant *v) {
+        struct runner_opts o;
+
+        night_opts(n, v, &o);
+        return nightly_fingerprint(&o, n->accel, n->cfg->workload_specs[w]);
+}
+
+/* How many ok cells the results hold for kernel_id measured as variant v,
+ * the fewest over the workloads. */
+static int count_measured(struct night *n, const char *kernel_id, const struct nightly_variant *v, size_t *ret,
+                          struct kb_error *err) {
         size_t least = SIZE_MAX;
 
         for (size_t w = 0; n->cfg->workload_specs[w]; w++) {
-                g_autofree char *fp = fingerprint_for(n, w, append, mbps);
+                g_autofree char *fp = fingerprint_for(n, w, v);
                 size_t ok = 0;
                 int r = nightly_measured(n->db, kernel_id, fp, &ok, err);
 
@@ -300,16 +324,17 @@ static int count_measured(struct night *n, const char *kernel_id, const char *ap
 static int add_candidate(struct night *n, const struct kstore_kernel *k, size_t source, int is_baseline,
                          struct kb_error *err) {
         struct nightly_candidate c = { .source = source, .is_baseline = is_baseline };
-        const char *append;
-        uint64_t mbps;
+        struct nightly_variant v;
         int r;
 
-        c.name = g_strdup(k->name);
+        nightly_candidate_variant(n->cfg, &c, &v);
+        c.name = g_strconcat(v.label ? v.label : "", k->name, NULL);
+        c.store_name = g_strdup(k->name);
         c.kernel_id = g_strdup(k->id);
         g_ptr_array_add(n->keep, (char *)c.name);
+        g_ptr_array_add(n->keep, (char *)c.store_name);
         g_ptr_array_add(n->keep, (char *)c.kernel_id);
-        nightly_candidate_overrides(n->cfg, &c, &append, &mbps);
-        r = count_measured(n, c.kernel_id, append, mbps, &c.n_ok, err);
+        r = count_measured(n, c.kernel_id, &v, &c.n_ok, err);
         if (r < 0)
                 return r;
         g_array_append_val(n->cands, c);
@@ -337,7 +362,8 @@ static int step_import(struct night *n, struct kb_error *err) {
                         continue;
                 }
                 /* The baseline from a source without overrides is the store's baseline, below. */
-                if (strcmp(k->name, n->cfg->baseline) != 0 || src->overrides.disk_mbps || src->overrides.append) {
+                if (strcmp(k->name, n->cfg->baseline) != 0 || src->overrides.disk_mbps || src->overrides.append ||
+                    (src->overrides.sysctls && src->overrides.sysctls[0])) {
                         r = add_candidate(n, k, n->found[i].source, 0, err);
                         if (r < 0) {
                                 kstore_kernel_free(k);
@@ -368,8 +394,10 @@ static void print_plan(const struct night *n) {
         for (size_t i = 0; i < n->plan->n_groups; i++) {
                 const struct nightly_group *gr = &n->plan->groups[i];
 
-                printf("run %zu: disk_mbps=%" G_GUINT64_FORMAT " append=%s:", i + 1, gr->disk_mbps,
-                       gr->append ? gr->append : "-");
+                g_autofree char *sys = gr->sysctls ? g_strjoinv(",", (char **)gr->sysctls) : NULL;
+
+                printf("run %zu: disk_mbps=%" G_GUINT64_FORMAT " append=%s sysctls=%s variant=%s:", i + 1,
+                       gr->disk_mbps, gr->append ? gr->append : "-", sys ? sys : "-", gr->label ? gr->label : "-");
                 for (size_t m = 0; m < gr->n_members; m++)
                         printf(" %s (%zu of %d stored)", c[gr->members[m]].name, c[gr->members[m]].n_ok,
                                n->cfg->repeats);
@@ -385,7 +413,7 @@ static void print_plan(const struct night *n) {
 static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_error *err) {
         const struct nightly_group *gr = &n->plan->groups[gi];
         const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
-        const struct nightly_config *cfg = n->cfg;
+        const struct nightly_variant v = { gr->label, gr->append, gr->sysctls, gr->disk_mbps };
         g_autofree char **kernels = g_new0(char *, gr->n_members + 1);
         struct runner_opts o;
         int64_t id = 0;
@@ -393,20 +421,8 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
 
         for (size_t m = 0; m < gr->n_members; m++)
                 kernels[m] = (char *)c[gr->members[m]].kernel_id;
-        runner_base(n, &o);
+        night_opts(n, &v, &o);
         o.kernels = kernels;
-        o.workloads = cfg->workloads;
-        o.repeats = cfg->repeats;
-        o.mem_mb = (unsigned)(cfg->mem_bytes >> 20);
-        o.cpus = (unsigned)cfg->cpus;
-        o.disk_bytes = cfg->disk_bytes;
-        o.disk_mbps = gr->disk_mbps;
-        o.fs = cfg->fs;
-        o.mount_opts = cfg->mount_opts;
-        o.swap_bytes = cfg->swap_bytes;
-        o.tag = NIGHTLY_TAG;
-        o.accel = n->accel;
-        o.append = gr->append;
         /* A signal during an earlier run of the night ends the night too. */
         if ((double)g_get_real_time() / 1e6 >= n->deadline_at || cell_interrupted) {
                 n->rep.incomplete = 1;
@@ -421,9 +437,10 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         note_left(n, id, code);
         add_run(n, id);
         for (size_t m = 0; m < gr->n_members; m++) {
-                if (c[gr->members[m]].is_baseline && gr->disk_mbps == 0 && !gr->append)
+                const struct nightly_candidate *cm = &c[gr->members[m]];
+                if (cm->is_baseline && gr->disk_mbps == 0 && !gr->append && !gr->sysctls && !gr->label)
                         n->baseline_run = id;
-                add_subject(n, id, c[gr->members[m]].name, c[gr->members[m]].kernel_id);
+                add_subject(n, id, cm->name, cm->store_name ? cm->store_name : cm->name, cm->kernel_id);
         }
         *ret_run = id;
         return 0;
@@ -501,7 +518,7 @@ static int find_baseline_run(struct night *n, struct kb_error *err) {
         if (n->baseline_run > 0)
                 return 0;
         for (size_t w = 0; n->cfg->workload_specs[w]; w++)
-                fps[w] = fingerprint_for(n, w, NULL, 0);
+                fps[w] = fingerprint_for(n, w, &(struct nightly_variant){ 0 });
         r = query_kernel_by_name(n->db, n->cfg->baseline, &base, err);
         if (r == -ENOENT)
                 return 0;
@@ -532,7 +549,7 @@ static void add_finding(struct night *n, const struct subject *s, const struct c
 
 static int compare_subject(struct night *n, const struct subject *s, GPtrArray *compared, struct kb_error *err) {
         g_autofree char *a = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", n->baseline_run, n->cfg->baseline);
-        g_autofree char *b = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", s->run, s->name);
+        g_autofree char *b = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", s->run, s->store_name);
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
         struct compare_options o = { .a = a, .b = b, .alpha = n->cfg->alpha, .noise = n->cfg->noise };
         struct compare_view *v = NULL;
@@ -726,10 +743,13 @@ static void detect_series(struct night *n, const char *workload, const char *met
         free(cps);
 }
 
-/* One workload's history at the base settings: every (run, kernel) with
- * ok cells of that fingerprint is a point, in run order. */
-static int history_of(struct night *n, size_t w, const struct query_run *runs, size_t nr, struct kb_error *err) {
-        g_autofree char *fp = fingerprint_for(n, w, NULL, 0);
+/* One workload's history as one variant (the base settings, or a
+ * source's overrides): every (run, kernel) with ok cells of that
+ * fingerprint is a point, in run order; a variant's points are named
+ * with its label (results/query.c). */
+static int history_of(struct night *n, size_t w, const struct nightly_variant *v, const struct query_run *runs,
+                      size_t nr, struct kb_error *err) {
+        g_autofree char *fp = fingerprint_for(n, w, v);
         g_autoptr(GHashTable) series = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_points);
         g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
         int r = 0;
@@ -755,15 +775,31 @@ static int history_of(struct night *n, size_t w, const struct query_run *runs, s
 }
 
 static int step_changepoints(struct night *n, struct kb_error *err) {
+        g_autoptr(GArray) variants = g_array_new(FALSE, TRUE, sizeof(struct nightly_variant));
+        const struct nightly_variant base = { 0 };
         struct query_run *runs = NULL;
         size_t nr = 0;
         int r;
 
         if (n->runs->len == 0)
                 return 0;
+        /* The base settings first, then each source's variant once. */
+        g_array_append_val(variants, base);
+        for (size_t si = 0; si < n->cfg->n_sources; si++) {
+                struct nightly_candidate c = { .source = si };
+                struct nightly_variant v;
+                int seen = 0;
+
+                nightly_candidate_variant(n->cfg, &c, &v);
+                for (guint i = 0; i < variants->len && !seen; i++)
+                        seen = nightly_variant_equal(&g_array_index(variants, struct nightly_variant, i), &v);
+                if (!seen)
+                        g_array_append_val(variants, v);
+        }
         r = query_runs(n->db, &runs, &nr, err);
         for (size_t w = 0; r >= 0 && n->cfg->workload_specs[w]; w++)
-                r = history_of(n, w, runs, nr, err);
+                for (guint i = 0; r >= 0 && i < variants->len; i++)
+                        r = history_of(n, w, &g_array_index(variants, struct nightly_variant, i), runs, nr, err);
         query_runs_free(runs, nr);
         return r;
 }
@@ -829,6 +865,7 @@ static int step_report(struct night *n, struct kb_error *err) {
 static void night_free(struct night *n) {
         for (guint i = 0; n->subjects && i < n->subjects->len; i++) {
                 g_free(g_array_index(n->subjects, struct subject, i).name);
+                g_free(g_array_index(n->subjects, struct subject, i).store_name);
                 g_free(g_array_index(n->subjects, struct subject, i).kernel_id);
         }
         if (n->subjects)

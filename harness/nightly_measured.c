@@ -3,9 +3,9 @@
  * what `kbench compare` pairs cells by (compare_pairing_key: the run's
  * settings less those that do not shape a measurement, overlaid with the
  * cell's params), so nightly and compare cannot disagree on it. A plan is
- * written in the shape runs store their settings in and keyed the same
- * way; absent and empty options, and the order of sysctls, are spelled one
- * way first. */
+ * the runner options the night would run with, saved as the runner saves
+ * them and keyed the same way: the option table, not this file, says which
+ * settings count. */
 #include <errno.h>
 #include <glib.h>
 #include <jansson.h>
@@ -13,12 +13,9 @@
 
 #include "common/util.h"
 #include "harness/nightly_measured.h"
+#include "harness/runopts.h"
 #include "report/compare.h"
 #include "results/query.h"
-
-static int strcmp_p(gconstpointer a, gconstpointer b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* sha256 hex of the pairing key of (settings, params). */
 static int key_digest(const char *settings_json, const char *params_json, char **ret, struct kb_error *err) {
@@ -31,36 +28,20 @@ static int key_digest(const char *settings_json, const char *params_json, char *
         return 0;
 }
 
-char *nightly_fingerprint(const struct nightly_settings *s) {
-        json_auto_t *j = json_object();
-        g_autoptr(GPtrArray) sorted = g_ptr_array_new();
-        _cleanup_free_ char *text = NULL;
+char *nightly_fingerprint(const struct runner_opts *o, const char *accel, const char *workload) {
+        json_auto_t *j = json_object(), *params = json_object();
+        _cleanup_free_ char *settings = NULL, *ptext = NULL;
         char *fp = NULL;
 
-        /* The keys and types harness/runner.c stores (settings_json and
-         * params_json); sysctls only when there are some, as runs without
-         * them carry no such key. */
-        json_object_set_new(j, "workload", json_string(s->workload ? s->workload : ""));
-        json_object_set_new(j, "mem_mb", json_integer(s->mem_mb));
-        json_object_set_new(j, "cpus", json_integer(s->cpus));
-        json_object_set_new(j, "disk_bytes", json_integer((json_int_t)s->disk_bytes));
-        json_object_set_new(j, "disk_mbps", json_integer((json_int_t)s->disk_mbps));
-        json_object_set_new(j, "fs", json_string(s->fs ? s->fs : ""));
-        json_object_set_new(j, "mount_opts", json_string(s->mount_opts ? s->mount_opts : ""));
-        json_object_set_new(j, "swap_bytes", json_integer((json_int_t)s->swap_bytes));
-        json_object_set_new(j, "accel", json_string(s->accel ? s->accel : ""));
-        json_object_set_new(j, "append", s->append && *s->append ? json_string(s->append) : json_null());
-        for (char *const *p = s->sysctls; p && *p; p++)
-                g_ptr_array_add(sorted, *p);
-        if (sorted->len) {
-                json_t *sys = json_array();
-                g_ptr_array_sort(sorted, strcmp_p);
-                for (guint i = 0; i < sorted->len; i++)
-                        json_array_append_new(sys, json_string(sorted->pdata[i]));
-                json_object_set_new(j, "sysctls", sys);
-        }
-        text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-        if (key_digest(text, NULL, &fp, NULL) < 0)
+        /* What harness/runner.c stores: the saved options, the accelerator
+         * the cells run with, and the list of keys that are how it ran. */
+        runopts_save(o, j);
+        json_object_set_new(j, "accel", json_string(accel ? accel : ""));
+        json_object_set_new(j, RUNOPTS_HOW_KEYS, runopts_how_keys());
+        json_object_set_new(params, "workload", json_string(workload ? workload : ""));
+        settings = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        ptext = json_dumps(params, JSON_COMPACT);
+        if (key_digest(settings, ptext, &fp, NULL) < 0)
                 abort();   /* an object we just built */
         return fp;
 }
@@ -69,37 +50,12 @@ int nightly_fingerprint_stored(const char *run_settings_json, const char *cell_p
                                struct kb_error *err) {
         json_auto_t *run = json_loads(run_settings_json ? run_settings_json : "", 0, NULL);
         json_auto_t *cell = json_loads(cell_params_json ? cell_params_json : "", 0, NULL);
-        json_t *sys;
 
         if (!json_is_object(run))
                 return error_setf(err, -EINVAL, "run settings: not a JSON object");
         if (!json_is_object(cell) || !json_is_string(json_object_get(cell, "workload")))
                 return error_setf(err, -EINVAL, "cell params: not the object runs store (no workload)");
-        /* Spell the sysctls as a plan does: sorted, and no key when none. */
-        sys = json_object_get(run, "sysctls");
-        if (json_is_array(sys)) {
-                g_autoptr(GPtrArray) sorted = g_ptr_array_new();
-                json_t *v, *out = json_array();
-                size_t i;
-                json_array_foreach(sys, i, v)
-                        if (json_is_string(v))
-                                g_ptr_array_add(sorted, (char *)json_string_value(v));
-                g_ptr_array_sort(sorted, strcmp_p);
-                for (guint k = 0; k < sorted->len; k++)
-                        json_array_append_new(out, json_string(sorted->pdata[k]));
-                if (sorted->len)
-                        json_object_set_new(run, "sysctls", out);
-                else {
-                        json_decref(out);
-                        json_object_del(run, "sysctls");
-                }
-        }
-        if (json_is_string(json_object_get(run, "append")) && !*json_string_value(json_object_get(run, "append")))
-                json_object_set_new(run, "append", json_null());
-        {
-                _cleanup_free_ char *settings = json_dumps(run, JSON_COMPACT | JSON_SORT_KEYS);
-                return key_digest(settings, cell_params_json, ret, err);
-        }
+        return key_digest(run_settings_json, cell_params_json, ret, err);
 }
 
 int nightly_measured(struct db *db, const char *kernel_id, const char *fingerprint, size_t *ret_n_ok,

@@ -16,24 +16,15 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "harness/runner.h"
 #include "results/db.h"
 
-struct nightly_settings {
-        const char *workload;      /* canonical spec ("dd:size=,bs=1M"), as runs store it */
-        unsigned mem_mb;
-        unsigned cpus;
-        uint64_t disk_bytes;
-        uint64_t disk_mbps;        /* 0 = unthrottled */
-        const char *fs;
-        const char *mount_opts;    /* "" or NULL: none */
-        uint64_t swap_bytes;
-        const char *accel;         /* "tcg" or "kvm": never "auto" */
-        const char *append;        /* "" or NULL: none */
-        char *const *sysctls;      /* "key=value", NULL-terminated, any order; NULL: none */
-};
-
-/* The fingerprint of s: 64 lowercase hex digits (caller frees, g_free). */
-char *nightly_fingerprint(const struct nightly_settings *s);
+/* The fingerprint of the cells of workload (its canonical spec, as runs
+ * store it) that a run with options o measures with accelerator accel
+ * ("tcg" or "kvm", never "auto"): o saved as the runner saves a run's
+ * settings (runopts_save), less what the option table classifies as how
+ * kbench ran. 64 lowercase hex digits (caller frees, g_free). */
+char *nightly_fingerprint(const struct runner_opts *o, const char *accel, const char *workload);
 
 /* The fingerprint of a stored cell, from its run's settings_json and its
  * params_json. Settings that are not a JSON object, or params without a

@@ -5,26 +5,47 @@
 
 #include "harness/nightly_plan.h"
 
-void nightly_candidate_overrides(const struct nightly_config *cfg, const struct nightly_candidate *c,
-                                 const char **ret_append, uint64_t *ret_disk_mbps) {
-        const struct nightly_overrides *ov;
+const char *nightly_source_variant(const struct nightly_source *src) {
+        const struct nightly_overrides *ov = &src->overrides;
 
-        if (c->is_baseline || c->source >= cfg->n_sources) {
-                *ret_append = NULL;
-                *ret_disk_mbps = 0;
-                return;
-        }
-        ov = &cfg->sources[c->source].overrides;
-        *ret_append = ov->append && *ov->append ? ov->append : NULL;
-        *ret_disk_mbps = ov->disk_mbps;
+        if (!src->name)
+                return NULL;
+        return (ov->append && *ov->append) || (ov->sysctls && ov->sysctls[0]) || ov->disk_mbps ? src->name : NULL;
 }
 
-static struct nightly_group *group_for(GArray *groups, const char *append, uint64_t disk_mbps) {
-        struct nightly_group g = { .append = append, .disk_mbps = disk_mbps };
+void nightly_candidate_variant(const struct nightly_config *cfg, const struct nightly_candidate *c,
+                               struct nightly_variant *ret) {
+        const struct nightly_source *src;
+
+        *ret = (struct nightly_variant){ 0 };
+        if (c->is_baseline || c->source >= cfg->n_sources)
+                return;
+        src = &cfg->sources[c->source];
+        ret->label = nightly_source_variant(src);
+        ret->append = src->overrides.append && *src->overrides.append ? src->overrides.append : NULL;
+        ret->sysctls = src->overrides.sysctls && src->overrides.sysctls[0] ? src->overrides.sysctls : NULL;
+        ret->disk_mbps = src->overrides.disk_mbps;
+}
+
+int nightly_variant_equal(const struct nightly_variant *a, const struct nightly_variant *b) {
+        size_t i = 0;
+
+        if (a->disk_mbps != b->disk_mbps || g_strcmp0(a->append, b->append) || g_strcmp0(a->label, b->label))
+                return 0;
+        for (; a->sysctls && b->sysctls && a->sysctls[i] && b->sysctls[i]; i++)
+                if (strcmp(a->sysctls[i], b->sysctls[i]) != 0)
+                        return 0;
+        return (!a->sysctls || !a->sysctls[i]) && (!b->sysctls || !b->sysctls[i]);
+}
+
+static struct nightly_group *group_for(GArray *groups, const struct nightly_variant *v) {
+        struct nightly_group g = { .append = v->append, .disk_mbps = v->disk_mbps, .sysctls = v->sysctls,
+                                   .label = v->label };
 
         for (guint i = 0; i < groups->len; i++) {
                 struct nightly_group *x = &g_array_index(groups, struct nightly_group, i);
-                if (x->disk_mbps == disk_mbps && g_strcmp0(x->append, append) == 0)
+                struct nightly_variant xv = { x->label, x->append, x->sysctls, x->disk_mbps };
+                if (nightly_variant_equal(&xv, v))
                         return x;
         }
         g_array_append_val(groups, g);
@@ -45,17 +66,16 @@ void nightly_plan_build(const struct nightly_config *cfg, const struct nightly_c
 
         /* The base group exists first so that the baseline leads its run
          * and the groups come out in a stable order. */
-        group_for(groups, NULL, 0);
+        group_for(groups, &(struct nightly_variant){ 0 });
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < n; i++) {
                         struct nightly_group *g;
-                        const char *append;
-                        uint64_t mbps;
+                        struct nightly_variant v;
 
                         if (!!c[i].is_baseline != (pass == 0) || c[i].n_ok >= (size_t)cfg->repeats)
                                 continue;
-                        nightly_candidate_overrides(cfg, &c[i], &append, &mbps);
-                        g = group_for(groups, append, mbps);
+                        nightly_candidate_variant(cfg, &c[i], &v);
+                        g = group_for(groups, &v);
                         if (already_member(g, c, i))
                                 continue;
                         g->members = g_renew(size_t, g->members, g->n_members + 1);

@@ -289,19 +289,35 @@ static char *settings_json(const struct run *r) {
         json_object_set_new(j, "planned_cells", json_integer((json_int_t)(r->n_kernels * r->n_specs) * o->repeats));
         json_object_set_new(j, "accel", json_string(r->accel));
         json_object_set_new(j, "accel_why", json_string(r->accel_why));
+        /* Which of these keys compare and nightly leave out of "the same
+         * settings", as the option table classified them for this run. */
+        json_object_set_new(j, RUNOPTS_HOW_KEYS, runopts_how_keys());
         s = json_dumps(j, JSON_COMPACT);
         json_decref(j);
         return s;
 }
 
-static char *cell_params_json(const struct run *r, const struct plan_cell *pc) {
+/* A cell's params; with the sysctls its guest read back after writing
+ * them (res may be NULL: none known). */
+static char *cell_params_json(const struct run *r, const struct plan_cell *pc, const struct cell_result *res) {
         const struct runner_opts *o = r->o;
         json_t *j = json_pack("{s:s, s:i, s:i, s:I, s:I, s:s, s:s, s:I, s:s}",
                               "workload", r->specs[pc->workload]->text, "mem_mb", (int)o->mem_mb,
                               "cpus", (int)o->cpus, "disk_bytes", (json_int_t)o->disk_bytes,
                               "disk_mbps", (json_int_t)o->disk_mbps, "fs", o->fs, "mount_opts", o->mount_opts,
                               "swap_bytes", (json_int_t)o->swap_bytes, "accel", r->accel);
-        char *s = json_dumps(j, JSON_COMPACT);
+        char *s;
+
+        if (res && res->sysctls && res->sysctls->len) {
+                json_t *applied = json_object();
+                for (guint i = 0; i < res->sysctls->len; i++) {
+                        const char *kv = res->sysctls->pdata[i], *eq = strchr(kv, '=');
+                        g_autofree char *k = g_strndup(kv, (size_t)(eq - kv));
+                        json_object_set_new(applied, k, json_string(eq + 1));
+                }
+                json_object_set_new(j, "sysctls_applied", applied);
+        }
+        s = json_dumps(j, JSON_COMPACT);
 
         json_decref(j);
         return s;
@@ -336,7 +352,7 @@ static int reserve_release(struct run *r) {
  * or pending), or the error (the run must stop). */
 static int store_cell(struct run *r, const struct plan_cell *pc, int attempt, struct cell_result *res,
                       int *ret_pending, struct kb_error *err) {
-        g_autofree char *params = cell_params_json(r, pc);
+        g_autofree char *params = cell_params_json(r, pc, res);
         g_autofree char *dir = g_build_filename(r->g->home, "pending", NULL);
         g_autofree char *path = NULL;
         struct cellrows_ctx ctx = { .run_id = r->row.id, .cell_key = pc->key,

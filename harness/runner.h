@@ -26,6 +26,10 @@ struct runner_opts {
         const char *tag;                   /* may be NULL */
         const char *accel;                 /* auto, kvm, tcg */
         const char *append;                /* extra kernel command line, may be NULL */
+        char **sysctls;                    /* "key=value" the agent writes before the job, NULL-terminated,
+                                              or NULL: none */
+        const char *variant;               /* label of a variant of the kernels (a nightly source's name),
+                                              shown before their names; NULL: none */
         double cell_timeout_s;
         double hang_timeout_s;             /* longest silence on ttyS1 while the job runs */
         double vmstat_interval_s;          /* the agent's vmstat sampling interval, seconds */

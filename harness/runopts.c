@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/parse.h"
+#include "guest/proto.h"
 #include "harness/runopts.h"
 
 #define OFF(f) offsetof(struct runner_opts, f)
@@ -29,55 +30,107 @@ static int check_accel(const char *v, struct kb_error *err) {
         return 0;
 }
 
+static int check_variant(const char *v, struct kb_error *err) {
+        if (!g_regex_match_simple("^[A-Za-z0-9._+~-]{1,64}$", v, 0, 0))
+                return error_setf(err, -EINVAL, "'%s' is not 1-64 of A-Za-z0-9._+~-", v);
+        return 0;
+}
+
+int runopts_check_sysctl(const char *kv, struct kb_error *err) {
+        const char *eq = strchr(kv, '='), *why = "no '='";
+        g_autofree char *key = eq ? g_strndup(kv, (size_t)(eq - kv)) : NULL;
+
+        if (eq && proto_sysctl_check(key, eq + 1, &why) == 0)
+                return 0;
+        return error_setf(err, -EINVAL, "'%.300s' is not KEY=VALUE: %s", kv, why);
+}
+
+/* Kernels and workloads are the axes of a run's matrix, not settings: a
+ * cell's kernel is what a comparison varies, and its workload enters the
+ * pairing through the cell's params. */
 const struct runopt runopt_table[] = {
         { "kernel", 'k', RUNOPT_STRV, OFF(kernels), .help = "Kernel to run (repeatable; see 'kbench kernel list')",
-          .arg = "NAME" },
+          .arg = "NAME", .class = RUNOPT_HOW },
         { "workload", 'w', RUNOPT_STRV, OFF(workloads), .help = "Workload to run (repeatable)",
-          .arg = "NAME[:k=v,...]" },
+          .arg = "NAME[:k=v,...]", .class = RUNOPT_HOW },
         { "repeat", 'n', RUNOPT_INT, OFF(repeats), 1, 10000, "1", "repeats",
-          .help = "Repeats of every (kernel, workload) pair (default 1)", .arg = "N" },
+          .help = "Repeats of every (kernel, workload) pair (default 1)", .arg = "N", .class = RUNOPT_HOW },
         { "mem", 0, RUNOPT_MIB, OFF(mem_mb), 128, 65536, "256", "mem_mb",
-          .help = "Guest RAM in MiB, or with a unit: 160, 1G (default 256)", .arg = "SIZE" },
-        { "cpus", 0, RUNOPT_UINT, OFF(cpus), 1, 64, "1", "cpus", .help = "Guest vCPUs (default 1)", .arg = "N" },
+          .help = "Guest RAM in MiB, or with a unit: 160, 1G (default 256)", .arg = "SIZE", .class = RUNOPT_MEASURED },
+        { "cpus", 0, RUNOPT_UINT, OFF(cpus), 1, 64, "1", "cpus", .help = "Guest vCPUs (default 1)", .arg = "N", .class = RUNOPT_MEASURED },
         { "disk-size", 0, RUNOPT_SIZE, OFF(disk_bytes), 64 * MiB, 16.0 * 1024 * 1024 * MiB, "2G", "disk_bytes",
-          .help = "Size of the disk under test (default 2G)", .arg = "SIZE" },
+          .help = "Size of the disk under test (default 2G)", .arg = "SIZE", .class = RUNOPT_MEASURED },
         { "disk-mbps", 0, RUNOPT_U64, OFF(disk_mbps), 0, 100000, "0", "disk_mbps",
-          .help = "Throttle the disk to MB/s, emulating a slower drive (default 0: unlimited)", .arg = "N" },
+          .help = "Throttle the disk to MB/s, emulating a slower drive (default 0: unlimited)", .arg = "N", .class = RUNOPT_MEASURED },
         { "fs", 0, RUNOPT_STRING, OFF(fs), 0, 0, "ext4", "fs", .check = check_fs, .agent = "fs",
-          .help = "Filesystem made on the host with mkfs.FS (default ext4)", .arg = "FS" },
+          .help = "Filesystem made on the host with mkfs.FS (default ext4)", .arg = "FS", .class = RUNOPT_MEASURED },
         { "mount-opts", 0, RUNOPT_STRING, OFF(mount_opts), 0, 0, "", "mount_opts", .check = check_mount_opts,
           .agent = "mount_opts",
-          .help = "Mount options, e.g. data=ordered", .arg = "OPTS" },
+          .help = "Mount options, e.g. data=ordered", .arg = "OPTS", .class = RUNOPT_MEASURED },
         { "swap", 0, RUNOPT_SIZE, OFF(swap_bytes), MiB, 1024 * 1024 * MiB, "0", "swap_bytes", .zero_ok = 1,
-          .help = "Swap disk of this size (default 0: none)", .arg = "SIZE" },
-        { "tag", 0, RUNOPT_STRING, OFF(tag), .help = "Label the run", .arg = "NAME" },
+          .help = "Swap disk of this size (default 0: none)", .arg = "SIZE", .class = RUNOPT_MEASURED },
+        { "tag", 0, RUNOPT_STRING, OFF(tag), .help = "Label the run", .arg = "NAME", .class = RUNOPT_HOW },
         { "accel", 0, RUNOPT_STRING, OFF(accel), 0, 0, "auto", "accel_requested", .check = check_accel,
-          .help = "auto (probe KVM, fall back to TCG), kvm or tcg (default auto)", .arg = "ACCEL" },
+          .help = "auto (probe KVM, fall back to TCG), kvm or tcg (default auto)", .arg = "ACCEL", .class = RUNOPT_HOW },
+        { "sysctl", 0, RUNOPT_STRV, OFF(sysctls), 0, 0, NULL, "sysctls", .agent = "sysctl",
+          .check = runopts_check_sysctl, .class = RUNOPT_MEASURED,
+          .help = "Sysctl the guest agent writes (/proc/sys/KEY, '.' for '/') before the job, and reads back "
+                  "into the cell (repeatable); a kernel without it fails the cell", .arg = "KEY=VALUE" },
+        { "variant", 0, RUNOPT_STRING, OFF(variant), 0, 0, NULL, "variant", .check = check_variant,
+          .class = RUNOPT_MEASURED,
+          .help = "Label the kernels as a variant (shown as LABELkernel), kept apart from their other runs",
+          .arg = "LABEL" },
         { "append", 0, RUNOPT_STRING, OFF(append), 0, 0, NULL, "append", .help = "Extra kernel command line",
-          .arg = "ARGS" },
+          .arg = "ARGS", .class = RUNOPT_MEASURED },
         { "timeout", 0, RUNOPT_SECONDS, OFF(cell_timeout_s), 10, 7 * 86400, "1800", "cell_timeout_s",
-          .help = "Whole-cell deadline in seconds (default 1800)", .arg = "S" },
+          .help = "Whole-cell deadline in seconds (default 1800)", .arg = "S", .class = RUNOPT_HOW },
         { "hang-timeout", 0, RUNOPT_SECONDS, OFF(hang_timeout_s), 5, 86400, "60", "hang_timeout_s",
           .help = "A running job silent on ttyS1 this long is a hang (default 60; vmstat speaks every --vmstat-interval)",
-          .arg = "S" },
+          .arg = "S", .class = RUNOPT_HOW },
         { "vmstat-interval", 0, RUNOPT_SECONDS, OFF(vmstat_interval_s), 0.1, 10, "1", "vmstat_interval_s",
           .agent = "vmstat_interval_ms", .agent_scale = 1000,
-          .help = "Seconds between the guest's vmstat samples; rates stay per second (default 1)", .arg = "S" },
+          .help = "Seconds between the guest's vmstat samples; rates stay per second (default 1)", .arg = "S", .class = RUNOPT_MEASURED },
         { "retries", 0, RUNOPT_INT, OFF(retries), 0, 10, "2", "retries",
-          .help = "Extra attempts after an infra error or contention (default 2)", .arg = "N" },
+          .help = "Extra attempts after an infra error or contention (default 2)", .arg = "N", .class = RUNOPT_HOW },
         { "max-contention", 0, RUNOPT_PERCENT, OFF(max_contention_pct), 0, 100, "0", "max_contention_pct",
           .help = "Re-run (within --retries) a cell whose host spent over P % of its CPU on other processes "
                   "during the workload; such cells are marked contended (over 10 % when P is 0, the default)",
-          .arg = "P" },
+          .arg = "P", .class = RUNOPT_HOW },
         { "resume", 0, RUNOPT_I64, OFF(resume_run), 1, 9e15, NULL, NULL,
-          .help = "Continue an interrupted run: rerun only its missing cells", .arg = "RUN" },
+          .help = "Continue an interrupted run: rerun only its missing cells", .arg = "RUN", .class = RUNOPT_HOW },
         { "warm", 0, RUNOPT_FLAG, OFF(warm), 0, 0, NULL, "warm",
-          .help = "Restore each cell from its kernel's snapshot instead of booting (made by the first cell)" },
+          .help = "Restore each cell from its kernel's snapshot instead of booting (made by the first cell)", .class = RUNOPT_HOW },
         { "cold", 0, RUNOPT_FLAG, OFF(cold), 0, 0, NULL, "cold",
-          .help = "Boot every cell fresh, even with --warm (the default until warm start is verified)" },
-        { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON" },
+          .help = "Boot every cell fresh, even with --warm (the default until warm start is verified)", .class = RUNOPT_HOW },
+        { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON", .class = RUNOPT_HOW },
         { NULL },
 };
+
+const struct runopt_extra_key runopt_extra_keys[] = {
+        { "kernels", RUNOPT_HOW },
+        { "workloads", RUNOPT_HOW },
+        { "planned_cells", RUNOPT_HOW },
+        { "accel", RUNOPT_MEASURED },             /* the accelerator the cells ran with */
+        { "accel_why", RUNOPT_HOW },
+        /* A cell's params: what the guest read back of its sysctls is a
+         * record of the cell, not a setting (the settings hold what was
+         * asked for). */
+        { "sysctls_applied", RUNOPT_HOW },
+        { RUNOPTS_HOW_KEYS, RUNOPT_HOW },
+        { NULL },
+};
+
+json_t *runopts_how_keys(void) {
+        json_t *a = json_array();
+
+        for (const struct runopt *opt = runopt_table; opt->name; opt++)
+                if (opt->key && opt->class == RUNOPT_HOW)
+                        json_array_append_new(a, json_string(opt->key));
+        for (const struct runopt_extra_key *x = runopt_extra_keys; x->key; x++)
+                if (x->class == RUNOPT_HOW)
+                        json_array_append_new(a, json_string(x->key));
+        return a;
+}
 
 #define FIELD(o, opt, type) ((type *)(void *)((char *)(o) + (opt)->offset))
 
@@ -203,6 +256,29 @@ GOptionEntry *runopts_entries(char **texts, int *flags) {
         return e;
 }
 
+static int strcmp_p(gconstpointer a, gconstpointer b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every item of a repeatable option passes its check, and "key=value"
+ * items name each key once (two values for one sysctl is no setting). */
+static int check_strv(const struct runopt *opt, char *const *v, struct kb_error *err) {
+        for (size_t i = 0; v && v[i]; i++) {
+                int r = opt->check ? opt->check(v[i], err) : 0;
+                if (r < 0)
+                        return error_prefix(err, r, "--%s", opt->name);
+                if (!opt->agent)
+                        continue;
+                for (size_t j = 0; j < i; j++) {
+                        size_t k = strcspn(v[j], "=");
+                        if (strncmp(v[i], v[j], k) == 0 && v[i][k] == '=')
+                                return error_setf(err, -EINVAL, "--%s: %.*s is given twice", opt->name, (int)k,
+                                                  v[j]);
+                }
+        }
+        return 0;
+}
+
 int runopts_apply(struct runner_opts *o, char **texts, const int *flags, struct kb_error *err) {
         for (size_t i = 0; runopt_table[i].name; i++) {
                 const struct runopt *opt = &runopt_table[i];
@@ -210,8 +286,12 @@ int runopts_apply(struct runner_opts *o, char **texts, const int *flags, struct 
 
                 if (opt->type == RUNOPT_FLAG)
                         *FIELD(o, opt, int) = flags[i];
-                else if (opt->type == RUNOPT_STRV)
-                        *FIELD(o, opt, char **) = (char **)(void *)texts[i];
+                else if (opt->type == RUNOPT_STRV) {
+                        char **v = (char **)(void *)texts[i];
+                        if ((r = check_strv(opt, v, err)) < 0)
+                                return r;
+                        *FIELD(o, opt, char **) = v;
+                }
                 else if (texts[i] && (r = runopt_set(o, opt, texts[i], err)) < 0)
                         return r;
         }
@@ -251,12 +331,49 @@ void runopts_save(const struct runner_opts *o, json_t *j) {
                 case RUNOPT_FLAG:
                         v = json_boolean(*FIELD(o, opt, const int));
                         break;
+                case RUNOPT_STRV: {
+                        char *const *items = *FIELD(o, opt, char **const);
+                        g_autoptr(GPtrArray) sorted = g_ptr_array_new();
+                        for (size_t i = 0; items && items[i]; i++)
+                                g_ptr_array_add(sorted, items[i]);
+                        if (sorted->len == 0)
+                                break;
+                        g_ptr_array_sort(sorted, strcmp_p);
+                        v = json_array();
+                        for (guint i = 0; i < sorted->len; i++)
+                                json_array_append_new(v, json_string(sorted->pdata[i]));
+                        break;
+                }
                 default:
                         break;
                 }
                 if (v)
                         json_object_set_new(j, opt->key, v);
         }
+}
+
+static int load_strv(struct runner_opts *o, const struct runopt *opt, const json_t *v, GPtrArray *keep,
+                     struct kb_error *err) {
+        char **items;
+        size_t i;
+        json_t *el;
+        int r;
+
+        if (!json_is_array(v))
+                return error_setf(err, -EINVAL, "stored settings: %s has the wrong type", opt->key);
+        items = g_new0(char *, json_array_size(v) + 1);
+        g_ptr_array_add(keep, items);
+        json_array_foreach(v, i, el) {
+                if (!json_is_string(el))
+                        return error_setf(err, -EINVAL, "stored settings: %s[%zu] has the wrong type", opt->key, i);
+                items[i] = g_strdup(json_string_value(el));
+                g_ptr_array_add(keep, items[i]);
+        }
+        r = check_strv(opt, items, err);
+        if (r < 0)
+                return error_prefix(err, r, "stored settings: %s", opt->key);
+        *FIELD(o, opt, char **) = items;
+        return 0;
 }
 
 int runopts_load(struct runner_opts *o, const json_t *j, GPtrArray *keep, struct kb_error *err) {
@@ -267,6 +384,12 @@ int runopts_load(struct runner_opts *o, const json_t *j, GPtrArray *keep, struct
 
                 if (!opt->key || !(v = json_object_get(j, opt->key)) || json_is_null(v))
                         continue;
+                if (opt->type == RUNOPT_STRV) {
+                        r = load_strv(o, opt, v, keep, err);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (opt->type == RUNOPT_FLAG) {
                         if (!json_is_boolean(v))
                                 return error_setf(err, -EINVAL, "stored settings: %s has the wrong type", opt->key);
@@ -297,6 +420,15 @@ void runopts_agent_lines(const struct runner_opts *o, GPtrArray *lines) {
                 case RUNOPT_STRING: {
                         const char *v = *FIELD(o, opt, const char *const);
                         g_ptr_array_add(lines, g_strdup_printf("set %s %s", opt->agent, v ? v : ""));
+                        break;
+                }
+                case RUNOPT_STRV: {
+                        char *const *items = *FIELD(o, opt, char **const);
+                        for (size_t i = 0; items && items[i]; i++) {
+                                size_t k = strcspn(items[i], "=");
+                                g_ptr_array_add(lines, g_strdup_printf("%s %.*s %s", opt->agent, (int)k, items[i],
+                                                                       items[i][k] ? items[i] + k + 1 : ""));
+                        }
                         break;
                 }
                 case RUNOPT_INT:

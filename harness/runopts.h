@@ -2,7 +2,10 @@
  * the option, its type and range, the runner_opts field it fills and the
  * key it is saved under in the run's settings JSON, so that one row drives
  * command-line parsing, the range check (through parse_number), the saved
- * settings, `--resume` and the `set` lines the guest agent receives alike. A new run option is one row here plus its
+ * settings, `--resume` and the `set` lines the guest agent receives alike,
+ * and declares whether the option is part of what a run measures (its
+ * class), which is what compare pairs cells by and what nightly's "measured
+ * already" fingerprint covers. A new run option is one row here plus its
  * field in struct runner_opts. */
 #pragma once
 
@@ -27,6 +30,17 @@ enum runopt_type {
         RUNOPT_FLAG,                       /* int field, no argument */
 };
 
+/* Whether an option is part of what a run measures. Two runs whose
+ * MEASURED settings agree measured the same thing and are compared, paired
+ * and counted as "measured already" together; HOW options only say how
+ * kbench went about it (retries, timeouts, warm or cold start). Every row
+ * says which: 0 is no answer, and test-runopts.c refuses it. */
+enum runopt_class {
+        RUNOPT_UNCLASSIFIED = 0,
+        RUNOPT_MEASURED,
+        RUNOPT_HOW,
+};
+
 struct runopt {
         const char *name;                  /* long option, without "--" */
         char short_name;                   /* 0: none */
@@ -43,7 +57,30 @@ struct runopt {
         int (*check)(const char *value, struct kb_error *err);
         const char *help;
         const char *arg;                   /* metavariable in --help */
+        enum runopt_class class;
 };
+
+/* A key the runner saves in a run's settings beside the options' own. */
+struct runopt_extra_key {
+        const char *key;
+        enum runopt_class class;
+};
+
+/* The keys the runner saves besides the table's (kernels, accel, ...),
+ * terminated by a NULL key. */
+extern const struct runopt_extra_key runopt_extra_keys[];
+
+/* The settings key under which a run lists the keys of its settings (and
+ * of its cells' params) that are HOW: compare_pairing_key drops them. */
+#define RUNOPTS_HOW_KEYS "how_keys"
+
+/* A JSON array of every HOW key, of the table and of runopt_extra_keys,
+ * and RUNOPTS_HOW_KEYS itself (new reference). */
+json_t *runopts_how_keys(void);
+
+/* Check "key=value" as a --sysctl argument (proto_sysctl_check). Returns 0
+ * or -EINVAL with err ("'vm dirty=1' is not KEY=VALUE: not a sysctl name"). */
+int runopts_check_sysctl(const char *kv, struct kb_error *err);
 
 /* The table, terminated by a row with name == NULL. */
 extern const struct runopt runopt_table[];
@@ -69,7 +106,9 @@ GOptionEntry *runopts_entries(char **texts, int *flags);
  * Returns 0 or the first option's error. */
 int runopts_apply(struct runner_opts *o, char **texts, const int *flags, struct kb_error *err);
 
-/* Add every saved option of o to the settings object j. */
+/* Add every saved option of o to the settings object j (a repeatable
+ * option as a sorted array, omitted when empty, so that the order of
+ * --sysctl does not split runs apart). */
 void runopts_save(const struct runner_opts *o, json_t *j);
 
 /* Fill o's saved options from stored settings j: a missing key keeps the
@@ -80,5 +119,7 @@ void runopts_save(const struct runner_opts *o, json_t *j);
 int runopts_load(struct runner_opts *o, const json_t *j, GPtrArray *keep, struct kb_error *err);
 
 /* The "set NAME VALUE" lines (without newline) of every option the agent
- * takes, in table order, appended to lines (g_free each). */
+ * takes, in table order, appended to lines (g_free each); a repeatable
+ * option of "key=value" items is one "<agent> key value" line per item
+ * ("sysctl vm.dirty_ratio 7"). */
 void runopts_agent_lines(const struct runner_opts *o, GPtrArray *lines);

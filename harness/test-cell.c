@@ -197,6 +197,8 @@ struct outcome {
 
 /* The cell's hostload_root: NULL (QEMU elsewhere) unless a test sets it. */
 static const char *hostload_root;
+/* The run options' agent lines: the fs ones unless a test sets others. */
+static const char *const *test_agent_lines;
 static void run_spec(const struct script *sc, double silence_s, const char *snapshot, struct outcome *out);
 
 static void run(const struct script *sc, double silence_s, struct outcome *out) {
@@ -214,7 +216,8 @@ static void run_spec(const struct script *sc, double silence_s, const char *snap
         struct cell_spec spec = {
                 .key = "c007", .domain_prefix = "kb1-r1", .kernel = &k, .iteration = 0, .accel = "tcg",
                 .mem_mb = 160, .cpus = 1, .disk_bytes = 64 << 20, .fs = "ext4", .mount_opts = "",
-                .initrd = "/nonexistent/initrd", .work_dir = work, .agent_lines = agent_lines,
+                .initrd = "/nonexistent/initrd", .work_dir = work,
+                .agent_lines = test_agent_lines ? test_agent_lines : agent_lines,
                 .deadline_s = 20, .boot_timeout_s = 6, .silence_timeout_s = silence_s,
                 .hostload_root = hostload_root, .contended_pct = 10,
         };
@@ -279,6 +282,25 @@ TEST(ok_cell_end_to_end) {
         ASSERT_STREQ(metric_find(&o.res.metrics, "host.foreign_cpu_pct")->note, "remote host: unknown");
         ASSERT_STREQ(metric_find(&o.res.metrics, "host.loadavg1")->note, "remote host: unknown");
         ASSERT_EQ(o.res.contended, 0);
+        outcome_clear(&o);
+}
+
+TEST(sysctls_read_back_are_kept_when_asked_for) {
+        static const char *const lines[] = { "set fs ext4", "sysctl vm.dirty_ratio 7", NULL };
+        static const char *const job[] = { "sysctl vm.dirty_ratio=7", "sysctl vm.swappiness=60",
+                                           "sysctl vm.dirty_ratio=8", "sysctl ../etc=1",
+                                           VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job };
+        struct outcome o;
+
+        test_agent_lines = lines;
+        run(&sc, 5, &o);
+        test_agent_lines = NULL;
+        expect(&o, CELL_OK, "");
+        ASSERT_TRUE(strstr(o.sent, "sysctl vm.dirty_ratio 7\n") != NULL);
+        /* Only what the cell sent, once: the guest's word on others is not a setting. */
+        ASSERT_EQ(o.res.sysctls->len, 1);
+        ASSERT_STREQ(o.res.sysctls->pdata[0], "vm.dirty_ratio=7");
         outcome_clear(&o);
 }
 

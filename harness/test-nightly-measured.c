@@ -11,6 +11,8 @@
 
 #include "common/test.h"
 #include "harness/nightly_measured.h"
+#include "harness/runopts.h"
+#include "report/compare.h"
 #include "results/db.h"
 
 TEST_MAIN();
@@ -18,51 +20,89 @@ TEST_MAIN();
 #define KA "aaaa000000000000000000000000000000000000000000000000000000000001"
 #define KB "bbbb000000000000000000000000000000000000000000000000000000000002"
 
-static const struct nightly_settings dd256 = {
-        .workload = "dd:size=,bs=1M", .mem_mb = 256, .cpus = 1, .disk_bytes = 2ull << 30, .disk_mbps = 0,
-        .fs = "ext4", .mount_opts = "", .swap_bytes = 0, .accel = "tcg", .append = NULL, .sysctls = NULL,
+/* A plan: the runner options, the accelerator and the workload spec. */
+struct plan {
+        struct runner_opts o;
+        const char *accel;
+        const char *workload;
 };
+
+static struct plan dd256(void) {
+        struct plan p = { .accel = "tcg", .workload = "dd:size=,bs=1M" };
+
+        runopts_defaults(&p.o);
+        return p;
+}
+
+static char *fingerprint(const struct plan *p) {
+        return nightly_fingerprint(&p->o, p->accel, p->workload);
+}
 
 TEST(fingerprint_ignores_spelling_not_settings) {
         char *s1[] = { "vm.dirty_ratio=5", "vm.swappiness=10", NULL };
         char *s2[] = { "vm.swappiness=10", "vm.dirty_ratio=5", NULL };
-        struct nightly_settings a = dd256, b = dd256;
+        struct plan a = dd256(), b = dd256(), base_plan = dd256();
         g_autofree char *fa = NULL, *fb = NULL;
 
-        b.mount_opts = NULL;
-        b.append = "";
-        fa = nightly_fingerprint(&a);
-        fb = nightly_fingerprint(&b);
+        b.o.append = "";
+        /* How kbench runs is not what it measures. */
+        b.o.retries = 0;
+        b.o.repeats = 7;
+        b.o.cell_timeout_s = 600;
+        b.o.warm = 1;
+        b.o.accel = "tcg";
+        fa = fingerprint(&a);
+        fb = fingerprint(&b);
         ASSERT_EQ(strlen(fa), 64);
         ASSERT_STREQ(fa, fb);
         g_free(fa);
         g_free(fb);
-        a.sysctls = s1;
-        b.sysctls = s2;
-        fa = nightly_fingerprint(&a);
-        fb = nightly_fingerprint(&b);
+        a.o.sysctls = s1;
+        b.o.sysctls = s2;
+        fa = fingerprint(&a);
+        fb = fingerprint(&b);
         ASSERT_STREQ(fa, fb);
 
         /* Each setting on its own changes the fingerprint. */
-        struct nightly_settings v[11];
-        for (int i = 0; i < 11; i++)
-                v[i] = dd256;
+        struct plan v[13];
+        for (int i = 0; i < 13; i++)
+                v[i] = dd256();
         v[0].workload = "dd:size=,bs=4K";
-        v[1].mem_mb = 160;
-        v[2].cpus = 2;
-        v[3].disk_bytes = 4ull << 30;
-        v[4].disk_mbps = 70;
-        v[5].fs = "ext3";
-        v[6].mount_opts = "data=ordered";
-        v[7].swap_bytes = 1 << 20;
+        v[1].o.mem_mb = 160;
+        v[2].o.cpus = 2;
+        v[3].o.disk_bytes = 4ull << 30;
+        v[4].o.disk_mbps = 70;
+        v[5].o.fs = "ext3";
+        v[6].o.mount_opts = "data=ordered";
+        v[7].o.swap_bytes = 1 << 20;
         v[8].accel = "kvm";
-        v[9].append = "elevator=none";
-        v[10].sysctls = s1;
-        g_autofree char *base = nightly_fingerprint(&dd256);
-        for (int i = 0; i < 11; i++) {
-                g_autofree char *f = nightly_fingerprint(&v[i]);
+        v[9].o.append = "elevator=none";
+        v[10].o.sysctls = s1;
+        v[11].o.variant = "noop-";
+        v[12].o.vmstat_interval_s = 0.5;
+        g_autofree char *base = fingerprint(&base_plan);
+        for (int i = 0; i < 13; i++) {
+                g_autofree char *f = fingerprint(&v[i]);
                 if (strcmp(f, base) == 0)
                         TEST_FAIL("setting %d does not change the fingerprint", i);
+        }
+}
+
+/* Runs stored before they listed their own how_keys are read with the
+ * list compare kept for them: each of its keys must still be how kbench
+ * ran in the option table, or old and new runs would stop pairing. */
+TEST(legacy_how_keys_agree_with_the_table) {
+        json_auto_t *how = runopts_how_keys();
+        const char *const *legacy = compare_legacy_how_keys();
+
+        for (size_t i = 0; legacy[i]; i++) {
+                size_t k;
+                json_t *v;
+                int found = 0;
+                json_array_foreach(how, k, v)
+                        found |= strcmp(json_string_value(v), legacy[i]) == 0;
+                if (!found)
+                        TEST_FAIL("%s: compare's legacy list drops it, the option table measures it", legacy[i]);
         }
 }
 
@@ -74,7 +114,8 @@ TEST(how_kbench_ran_does_not_matter) {
         static const char b[] = "{\"kernels\":[],\"repeats\":3,\"retries\":0,\"cell_timeout_s\":600.0,"
                                 "\"append\":null,\"accel_requested\":\"tcg\",\"accel_why\":\"asked\",\"planned_cells\":3,"
                                 "\"max_contention_pct\":20.0}";
-        g_autofree char *fa = NULL, *fb = NULL, *want = nightly_fingerprint(&dd256);
+        struct plan p = dd256();
+        g_autofree char *fa = NULL, *fb = NULL, *want = fingerprint(&p);
         struct kb_error err = { { 0 } };
 
         ASSERT_EQ(nightly_fingerprint_stored(a, cell, &fa, &err), 0);
@@ -87,19 +128,33 @@ TEST(stored_rows_give_the_same_fingerprint) {
         static const char run[] = "{\"kernels\":[],\"workloads\":[\"dd:size=,bs=1M\"],\"repeats\":5,\"append\":null}";
         static const char cell[] = "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_bytes\":2147483648,"
                                    "\"disk_mbps\":0,\"fs\":\"ext4\",\"mount_opts\":\"\",\"swap_bytes\":0,\"accel\":\"tcg\"}";
-        static const char run_sys[] = "{\"append\":\"elevator=none\",\"sysctls\":[\"vm.swappiness=10\",\"vm.dirty_ratio=5\"]}";
+        static const char run_sys[] = "{\"append\":\"elevator=none\",\"sysctls\":[\"vm.dirty_ratio=5\",\"vm.swappiness=10\"]}";
+        /* What the guest read back is a record of the cell, not a setting. */
+        static const char cell_sys[] = "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,"
+                                       "\"disk_bytes\":2147483648,\"disk_mbps\":0,\"fs\":\"ext4\",\"mount_opts\":\"\","
+                                       "\"swap_bytes\":0,\"accel\":\"tcg\",\"sysctls_applied\":{\"vm.dirty_ratio\":\"5\"}}";
         char *sys[] = { "vm.dirty_ratio=5", "vm.swappiness=10", NULL };
-        struct nightly_settings s = dd256;
+        struct plan s = dd256(), p = dd256();
         struct kb_error err = { { 0 } };
-        g_autofree char *want = nightly_fingerprint(&dd256), *got = NULL, *want2 = NULL, *got2 = NULL;
+        g_autofree char *want = fingerprint(&p), *got = NULL, *want2 = NULL, *got2 = NULL;
 
         ASSERT_EQ(nightly_fingerprint_stored(run, cell, &got, &err), 0);
         ASSERT_STREQ(got, want);
-        s.append = "elevator=none";
-        s.sysctls = sys;
-        want2 = nightly_fingerprint(&s);
+        s.o.append = "elevator=none";
+        s.o.sysctls = sys;
+        want2 = fingerprint(&s);
         ASSERT_EQ(nightly_fingerprint_stored(run_sys, cell, &got2, &err), 0);
         ASSERT_STREQ(got2, want2);
+        /* A run of this build lists its how_keys; its cells carry the read-back. */
+        {
+                json_auto_t *j = json_loads(run_sys, 0, NULL);
+                g_autofree char *with_how = NULL, *got3 = NULL;
+                json_object_set_new(j, "how_keys", runopts_how_keys());
+                json_object_set_new(j, "retries", json_integer(0));
+                with_how = json_dumps(j, JSON_COMPACT);
+                ASSERT_EQ(nightly_fingerprint_stored(with_how, cell_sys, &got3, &err), 0);
+                ASSERT_STREQ(got3, want2);
+        }
         /* Params from a layout with fewer keys: readable, but not these settings. */
         g_free(got);
         ASSERT_EQ(nightly_fingerprint_stored(run, "{\"workload\":\"dd:size=,bs=1M\"}", &got, &err), 0);
@@ -125,8 +180,8 @@ static void add_cell(struct db *db, int64_t run, const char *key, const char *ki
 #define P160 "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":160,\"cpus\":1,\"disk_bytes\":2147483648," \
         "\"disk_mbps\":0,\"fs\":\"ext4\",\"mount_opts\":\"\",\"swap_bytes\":0,\"accel\":\"tcg\"}"
 
-static size_t measured(struct db *db, const char *kid, const struct nightly_settings *s) {
-        g_autofree char *fp = nightly_fingerprint(s);
+static size_t measured(struct db *db, const char *kid, const struct plan *s) {
+        g_autofree char *fp = fingerprint(s);
         struct kb_error err = { { 0 } };
         size_t n = 999;
 
@@ -141,7 +196,7 @@ TEST(counts_ok_cells_of_one_kernel_and_fingerprint) {
         struct db_kernel kb = { .id = KB, .name = "6.1.0-58-amd64", .source = "b.deb", .added_at = 2 };
         struct db_run r1 = { .settings_json = "{\"append\":null}", .host = "h", .started_at = 1700000000 };
         struct db_run r2 = { .settings_json = "{\"append\":\"elevator=none\"}", .host = "h", .started_at = 1700000100 };
-        struct nightly_settings noop = dd256, small = dd256;
+        struct plan d = dd256(), noop = dd256(), small = dd256();
         struct kb_error err = { { 0 } };
         struct db *db = NULL;
 
@@ -149,7 +204,7 @@ TEST(counts_ok_cells_of_one_kernel_and_fingerprint) {
         ASSERT_EQ(db_open(path, &db, &err), 0);
         ASSERT_EQ(db_kernel_upsert(db, &ka, &err), 0);
         ASSERT_EQ(db_kernel_upsert(db, &kb, &err), 0);
-        ASSERT_EQ(measured(db, KA, &dd256), 0);   /* no runs at all */
+        ASSERT_EQ(measured(db, KA, &d), 0);   /* no runs at all */
         ASSERT_EQ(db_run_create(db, &r1, &err), 0);
         ASSERT_EQ(db_run_create(db, &r2, &err), 0);
         add_cell(db, r1.id, "c000", KA, 1, "ok", P256);
@@ -161,14 +216,14 @@ TEST(counts_ok_cells_of_one_kernel_and_fingerprint) {
         add_cell(db, r2.id, "c000", KA, 1, "ok", P256);            /* other command line */
         add_cell(db, r2.id, "c001", KA, 1, "ok", P256);
 
-        ASSERT_EQ(measured(db, KA, &dd256), 2);
-        ASSERT_EQ(measured(db, KB, &dd256), 1);
-        noop.append = "elevator=none";
+        ASSERT_EQ(measured(db, KA, &d), 2);
+        ASSERT_EQ(measured(db, KB, &d), 1);
+        noop.o.append = "elevator=none";
         ASSERT_EQ(measured(db, KA, &noop), 2);
         ASSERT_EQ(measured(db, KB, &noop), 0);
-        small.mem_mb = 160;
+        small.o.mem_mb = 160;
         ASSERT_EQ(measured(db, KA, &small), 1);
-        ASSERT_EQ(measured(db, "cccc", &dd256), 0);
+        ASSERT_EQ(measured(db, "cccc", &d), 0);
         db_close(db);
         g_unlink(path);
         {
@@ -185,7 +240,7 @@ TEST(counts_ok_cells_of_one_kernel_and_fingerprint) {
 TEST(real_store_copy) {
         const char *src = "/work/data/store1/results.db";
         g_autofree char *dir = NULL, *path = NULL, *data = NULL;
-        struct nightly_settings mixed = dd256;
+        struct plan d = dd256(), mixed = dd256();
         struct kb_error err = { { 0 } };
         struct db *db = NULL;
         gsize len;
@@ -198,14 +253,14 @@ TEST(real_store_copy) {
         path = g_build_filename(dir, "results.db", NULL);
         ASSERT_TRUE(g_file_set_contents(path, data, (gssize)len, NULL));
         ASSERT_EQ(db_open_existing(path, &db, &err), 0);
-        ASSERT_EQ(measured(db, "f61faf3cfe3e3d28ddefdd60ad12360e2433f430de0273422767ca9390795d92", &dd256), 10);
-        mixed.mem_mb = 160;
-        mixed.cpus = 2;
-        mixed.fs = "ext3";
-        mixed.mount_opts = "data=ordered";
+        ASSERT_EQ(measured(db, "f61faf3cfe3e3d28ddefdd60ad12360e2433f430de0273422767ca9390795d92", &d), 10);
+        mixed.o.mem_mb = 160;
+        mixed.o.cpus = 2;
+        mixed.o.fs = "ext3";
+        mixed.o.mount_opts = "data=ordered";
         ASSERT_EQ(measured(db, "f61faf3cfe3e3d28ddefdd60ad12360e2433f430de0273422767ca9390795d92", &mixed), 3);
         ASSERT_EQ(measured(db, "aae27b9d21ab3114347e05ac1439b1f4cccd819c4384831d79ba377642f4b8cb", &mixed), 3);
-        ASSERT_EQ(measured(db, "aae27b9d21ab3114347e05ac1439b1f4cccd819c4384831d79ba377642f4b8cb", &dd256), 0);
+        ASSERT_EQ(measured(db, "aae27b9d21ab3114347e05ac1439b1f4cccd819c4384831d79ba377642f4b8cb", &d), 0);
         mixed.workload = "ftp:size=64M,verify=no,seed=";
         ASSERT_EQ(measured(db, "aae27b9d21ab3114347e05ac1439b1f4cccd819c4384831d79ba377642f4b8cb", &mixed), 3);
         db_close(db);

@@ -20,8 +20,8 @@ static void setup(void) {
 
 TEST(new_kernel_and_stale_baseline_share_one_run) {
         const struct nightly_candidate c[] = {
-                { "k57", "id57", 0, 0, 0 },
-                { "k47", "id47", 0, 1, 0 },
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "k47", "id47", 0, 1, 0, NULL },
         };
         struct nightly_plan *p;
 
@@ -40,8 +40,8 @@ TEST(new_kernel_and_stale_baseline_share_one_run) {
 
 TEST(nothing_new_measures_nothing) {
         const struct nightly_candidate c[] = {
-                { "k57", "id57", 0, 0, 3 },
-                { "k47", "id47", 0, 1, 5 },
+                { "k57", "id57", 0, 0, 3, NULL },
+                { "k47", "id47", 0, 1, 5, NULL },
         };
         struct nightly_plan *p;
 
@@ -55,8 +55,8 @@ TEST(nothing_new_measures_nothing) {
 
 TEST(partly_measured_is_measured_again) {
         const struct nightly_candidate c[] = {
-                { "k57", "id57", 0, 0, 2 },
-                { "k47", "id47", 0, 1, 3 },
+                { "k57", "id57", 0, 0, 2, NULL },
+                { "k47", "id47", 0, 1, 3, NULL },
         };
         struct nightly_plan *p;
 
@@ -73,10 +73,10 @@ TEST(overrides_get_runs_of_their_own) {
         /* The same image from the plain and the throttled source, a
          * variant with a command line, the baseline up to date. */
         const struct nightly_candidate c[] = {
-                { "k57", "id57", 0, 0, 0 },
-                { "k57", "id57", 1, 0, 0 },
-                { "k58", "id58", 2, 0, 1 },
-                { "k47", "id47", 1, 1, 3 },
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "k57", "id57", 1, 0, 0, NULL },
+                { "k58", "id58", 2, 0, 1, NULL },
+                { "k47", "id47", 1, 1, 3, NULL },
         };
         struct nightly_plan *p;
 
@@ -97,9 +97,9 @@ TEST(overrides_get_runs_of_their_own) {
 TEST(one_kernel_twice_with_one_setting_is_measured_once) {
         /* Two plain sources yielding the same package. */
         const struct nightly_candidate c[] = {
-                { "k57", "id57", 0, 0, 0 },
-                { "k57", "id57", 0, 0, 0 },
-                { "k47", "id47", 0, 1, 3 },
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "k47", "id47", 0, 1, 3, NULL },
         };
         struct nightly_plan *p;
 
@@ -112,12 +112,57 @@ TEST(one_kernel_twice_with_one_setting_is_measured_once) {
 }
 
 TEST(baseline_is_measured_without_overrides) {
-        const char *append = "x";
-        uint64_t mbps = 7;
-        const struct nightly_candidate base = { "k47", "id47", 1, 1, 0 };
+        struct nightly_variant v = { "x", "x", NULL, 7 };
+        const struct nightly_candidate base = { "k47", "id47", 1, 1, 0, NULL };
 
         setup();
-        nightly_candidate_overrides(&cfg, &base, &append, &mbps);
-        ASSERT_TRUE(append == NULL);
-        ASSERT_EQ(mbps, 0);
+        nightly_candidate_variant(&cfg, &base, &v);
+        ASSERT_TRUE(v.append == NULL);
+        ASSERT_TRUE(v.label == NULL);
+        ASSERT_EQ(v.disk_mbps, 0);
+}
+
+/* One image from two sources: the plain one and a named one with sysctls.
+ * The named source's kernel is a variant, measured in a run of its own;
+ * a name without overrides labels nothing. */
+TEST(sysctl_variant_is_a_group_of_its_own) {
+        static char *sys[] = { "vm.dirty_ratio=7", NULL };
+        static char *none[] = { NULL };
+        struct nightly_source src[3] = { { 0 } };
+        struct nightly_config c3 = { .sources = src, .n_sources = 3, .repeats = 2 };
+        const struct nightly_candidate c[] = {
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "dirty7-k57", "id57", 1, 0, 0, "k57" },
+                { "k47", "id47", 0, 1, 5, NULL },
+        };
+        struct nightly_variant a, b;
+        struct nightly_plan *p;
+
+        src[0].overrides.sysctls = none;
+        src[1].name = (char *)"dirty7-";
+        src[1].overrides.sysctls = sys;
+        src[2].name = (char *)"plain-";
+        src[2].overrides.sysctls = none;
+        ASSERT_TRUE(nightly_source_variant(&src[0]) == NULL);
+        ASSERT_STREQ(nightly_source_variant(&src[1]), "dirty7-");
+        ASSERT_TRUE(nightly_source_variant(&src[2]) == NULL);
+        nightly_plan_build(&c3, c, 3, &p);
+        ASSERT_EQ(p->n_groups, 2);
+        ASSERT_EQ(p->n_new, 2);
+        ASSERT_EQ(p->groups[0].n_members, 1);
+        ASSERT_TRUE(p->groups[0].label == NULL && p->groups[0].sysctls == NULL);
+        ASSERT_EQ(p->groups[1].n_members, 1);
+        ASSERT_EQ(p->groups[1].members[0], 1);
+        ASSERT_STREQ(p->groups[1].label, "dirty7-");
+        ASSERT_STREQ(p->groups[1].sysctls[0], "vm.dirty_ratio=7");
+        nightly_plan_free(p);
+
+        nightly_candidate_variant(&c3, &c[1], &a);
+        nightly_candidate_variant(&c3, &c[1], &b);
+        ASSERT_TRUE(nightly_variant_equal(&a, &b));
+        b.sysctls = NULL;
+        ASSERT_TRUE(!nightly_variant_equal(&a, &b));
+        b = a;
+        b.label = NULL;
+        ASSERT_TRUE(!nightly_variant_equal(&a, &b));
 }

@@ -209,3 +209,106 @@ TEST(agent_lines_from_the_table) {
         ASSERT_TRUE(set(&o, "vmstat-interval", "11", &err) < 0);
         g_ptr_array_unref(lines);
 }
+
+/* Every option says whether it is part of what a run measures: a new row
+ * left unclassified fails here, before it splits (or merges) comparisons. */
+TEST(every_option_is_classified) {
+        for (const struct runopt *opt = runopt_table; opt->name; opt++)
+                if (opt->class != RUNOPT_MEASURED && opt->class != RUNOPT_HOW)
+                        TEST_FAIL("--%s: no class (RUNOPT_MEASURED or RUNOPT_HOW)", opt->name);
+        for (const struct runopt_extra_key *x = runopt_extra_keys; x->key; x++)
+                if (x->class != RUNOPT_MEASURED && x->class != RUNOPT_HOW)
+                        TEST_FAIL("settings key %s: no class", x->key);
+}
+
+static int has_key(const json_t *a, const char *k) {
+        size_t i;
+        json_t *v;
+
+        json_array_foreach(a, i, v)
+                if (strcmp(json_string_value(v), k) == 0)
+                        return 1;
+        return 0;
+}
+
+TEST(how_keys_follow_the_classes) {
+        json_t *how = runopts_how_keys();
+
+        ASSERT_TRUE(has_key(how, "retries"));
+        ASSERT_TRUE(has_key(how, "warm"));
+        ASSERT_TRUE(has_key(how, "cold"));
+        ASSERT_TRUE(has_key(how, "accel_requested"));
+        ASSERT_TRUE(has_key(how, "how_keys"));
+        ASSERT_TRUE(has_key(how, "sysctls_applied"));
+        ASSERT_TRUE(!has_key(how, "mem_mb"));
+        ASSERT_TRUE(!has_key(how, "sysctls"));
+        ASSERT_TRUE(!has_key(how, "variant"));
+        ASSERT_TRUE(!has_key(how, "accel"));
+        ASSERT_TRUE(!has_key(how, "vmstat_interval_s"));
+        json_decref(how);
+}
+
+static int apply_sysctls(struct runner_opts *o, char **items, struct kb_error *err) {
+        char *texts[64] = { 0 };
+        int flags[64] = { 0 };
+        size_t i = 0;
+
+        while (strcmp(runopt_table[i].name, "sysctl") != 0)
+                i++;
+        texts[i] = (char *)(void *)items;
+        return runopts_apply(o, texts, flags, err);
+}
+
+TEST(sysctls_checked_saved_and_sent) {
+        static char *ok[] = { "vm.swappiness=10", "vm.dirty_ratio=7", "net.ipv4.tcp_rmem=4096 87380 6291456", NULL };
+        static char *bad_name[] = { "vm.dirty-ratio=5", NULL }, *no_eq[] = { "vm.dirty_ratio", NULL };
+        static char *twice[] = { "vm.dirty_ratio=5", "vm.dirty_ratio=6", NULL };
+        static char *newline[] = { "vm.dirty_ratio=5\n6", NULL }, *empty[] = { "vm.dirty_ratio=", NULL };
+        struct runner_opts o, back;
+        struct kb_error err = { { 0 } };
+        GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+        GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+        json_t *j = json_object(), *a;
+
+        runopts_defaults(&o);
+        ASSERT_EQ(apply_sysctls(&o, bad_name, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "--sysctl: 'vm.dirty-ratio=5' is not KEY=VALUE: not a sysctl name");
+        ASSERT_EQ(apply_sysctls(&o, no_eq, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "--sysctl: 'vm.dirty_ratio' is not KEY=VALUE: no '='");
+        ASSERT_EQ(apply_sysctls(&o, twice, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "--sysctl: vm.dirty_ratio is given twice");
+        ASSERT_EQ(apply_sysctls(&o, newline, &err), -EINVAL);
+        ASSERT_EQ(apply_sysctls(&o, empty, &err), -EINVAL);
+        ASSERT_TRUE(o.sysctls == NULL);
+
+        ASSERT_EQ(apply_sysctls(&o, ok, &err), 0);
+        /* Saved sorted, so the order they were given in is no setting. */
+        runopts_save(&o, j);
+        a = json_object_get(j, "sysctls");
+        ASSERT_EQ(json_array_size(a), 3);
+        ASSERT_STREQ(json_string_value(json_array_get(a, 0)), "net.ipv4.tcp_rmem=4096 87380 6291456");
+        ASSERT_STREQ(json_string_value(json_array_get(a, 1)), "vm.dirty_ratio=7");
+        runopts_defaults(&back);
+        ASSERT_EQ(runopts_load(&back, j, keep, &err), 0);
+        ASSERT_EQ(g_strv_length(back.sysctls), 3);
+        ASSERT_STREQ(back.sysctls[2], "vm.swappiness=10");
+        /* One "sysctl KEY VALUE" line each, in the order given. */
+        runopts_agent_lines(&o, lines);
+        ASSERT_STREQ(lines->pdata[2], "sysctl vm.swappiness 10");
+        ASSERT_STREQ(lines->pdata[3], "sysctl vm.dirty_ratio 7");
+        ASSERT_STREQ(lines->pdata[4], "sysctl net.ipv4.tcp_rmem 4096 87380 6291456");
+        json_decref(j);
+
+        /* None: no key at all, as runs stored before --sysctl existed. */
+        j = json_object();
+        runopts_defaults(&o);
+        runopts_save(&o, j);
+        ASSERT_TRUE(json_object_get(j, "sysctls") == NULL);
+        json_decref(j);
+        j = json_pack("{s:[s]}", "sysctls", "vm.x=1\n");
+        ASSERT_EQ(runopts_load(&back, j, keep, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "stored settings: sysctls") == err.msg);
+        json_decref(j);
+        g_ptr_array_unref(lines);
+        g_ptr_array_unref(keep);
+}

@@ -253,28 +253,46 @@ const char *compare_verdict_name(enum compare_verdict v) {
         return "?";
 }
 
-/* Run settings that say how kbench ran, not what the guest was: two runs
- * differing only in these measure the same thing. */
-static const char *const unshaping_keys[] = {
+/* The settings keys that say how kbench ran, not what the guest was, as
+ * runs stored them before each run listed its own (RUNOPTS_HOW_KEYS in
+ * harness/runopts.h, where every option declares its class): two runs
+ * differing only in these measure the same thing. harness/test-nightly-measured.c
+ * checks that the option table still classifies each of them so. */
+static const char *const legacy_how_keys[] = {
         "kernels", "workloads", "repeats", "planned_cells", "accel_requested", "accel_why",
-        "cell_timeout_s", "hang_timeout_s", "retries", "max_contention_pct",
-        /* A cell restored from a snapshot measures what a cold boot does
-         * (each cell records boot_warm); how the guest was started does not
-         * split groups. */
-        "warm", "cold",
+        "cell_timeout_s", "hang_timeout_s", "retries", "max_contention_pct", "warm", "cold", NULL,
 };
+
+const char *const *compare_legacy_how_keys(void) {
+        return legacy_how_keys;
+}
+
+/* Drop the keys of o that the run declared (or, for older runs, are known)
+ * not to shape a measurement. */
+static void drop_how_keys(json_t *o, const json_t *declared) {
+        size_t i;
+        json_t *k;
+
+        if (json_is_array(declared)) {
+                json_array_foreach(declared, i, k)
+                        if (json_is_string(k))
+                                json_object_del(o, json_string_value(k));
+        } else
+                for (i = 0; legacy_how_keys[i]; i++)
+                        json_object_del(o, legacy_how_keys[i]);
+        json_object_del(o, "how_keys");
+}
 
 int compare_pairing_key(const char *settings_json, const char *params_json, const char *workload,
                         const char *const *ignored, char **ret_key, char **ret_spec, struct kb_error *err) {
-        json_t *o = json_loads(settings_json ? settings_json : "{}", 0, NULL), *params = NULL, *spec;
+        json_t *o = json_loads(settings_json ? settings_json : "{}", 0, NULL), *params = NULL, *spec, *how;
         char *key, *spec_text;
 
         if (!json_is_object(o)) {
                 json_decref(o);
                 return error_setf(err, -EINVAL, "run settings are not a JSON object");
         }
-        for (size_t i = 0; i < ELEMENTSOF(unshaping_keys); i++)
-                json_object_del(o, unshaping_keys[i]);
+        how = json_incref(json_object_get(o, "how_keys"));
         if (params_json) {
                 params = json_loads(params_json, 0, NULL);
                 /* A cell whose params are unreadable pairs only with the
@@ -284,6 +302,20 @@ int compare_pairing_key(const char *settings_json, const char *params_json, cons
                 else
                         json_object_set_new(o, "params_raw", json_string(params_json));
                 json_decref(params);
+        }
+        drop_how_keys(o, how);
+        json_decref(how);
+        /* An unset option is null, or absent in runs stored before it
+         * existed; no extra command line is null from the runner, "" by hand. */
+        if (json_is_string(json_object_get(o, "append")) && !*json_string_value(json_object_get(o, "append")))
+                json_object_del(o, "append");
+        {
+                const char *k;
+                json_t *val;
+                void *tmp;
+                json_object_foreach_safe(o, tmp, k, val)
+                        if (json_is_null(val))
+                                json_object_del(o, k);
         }
         for (size_t i = 0; ignored && ignored[i]; i++)
                 json_object_del(o, ignored[i]);

@@ -165,12 +165,17 @@ int compare_judge(struct compare_view *v);
 const char *compare_verdict_name(enum compare_verdict v);
 
 /* The pairing key of a cell: params_json (may be NULL) over settings_json,
- * less the keys that do not shape the measurement and the ignored ones,
+ * less the keys that do not shape the measurement (those the settings list
+ * under "how_keys", the legacy list for runs without one) and the ignored ones,
  * as canonical JSON (sorted keys, compact). OUT: *ret_key (caller frees),
  * *ret_spec (the "workload" value, caller frees; the workload name when
  * absent). Errors: -EINVAL "run N: settings are not a JSON object". */
 int compare_pairing_key(const char *settings_json, const char *params_json, const char *workload,
                         const char *const *ignored, char **ret_key, char **ret_spec, struct kb_error *err);
+
+/* The keys dropped from the settings of runs that do not list their own
+ * "how_keys" (runs stored before they did), NULL-terminated. */
+const char *const *compare_legacy_how_keys(void);
 
 /* The keys whose values differ between two pairing keys, "k1 a | b, k2 ..."
  * (caller frees), or NULL when they are equal or unreadable. */

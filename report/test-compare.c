@@ -149,11 +149,21 @@ TEST(pairing_key) {
         char *k1 = NULL, *k2 = NULL, *spec = NULL, *d;
 
         ASSERT_EQ(compare_pairing_key(settings, params, "dd", NULL, &k1, &spec, &err), 0);
-        /* Repeats, the run's size, retries and the accelerator probe do not shape a measurement. */
-        ASSERT_STREQ(k1, "{\"accel\":\"tcg\",\"append\":null,\"cpus\":1,\"disk_mbps\":0,\"fs\":\"ext4\",\"mem_mb\":256,"
+        /* Repeats, the run's size, retries and the accelerator probe do not
+         * shape a measurement; an unset option (null) is an absent one. */
+        ASSERT_STREQ(k1, "{\"accel\":\"tcg\",\"cpus\":1,\"disk_mbps\":0,\"fs\":\"ext4\",\"mem_mb\":256,"
                          "\"workload\":\"dd:size=,bs=1M\"}");
         ASSERT_STREQ(spec, "dd:size=,bs=1M");
         free(spec);
+        /* A run that lists its own how_keys is read by its list, not the
+         * legacy one, in its settings and its cells' params alike. */
+        ASSERT_EQ(compare_pairing_key("{\"how_keys\":[\"retries\",\"sysctls_applied\",\"how_keys\"],\"retries\":2,"
+                                      "\"repeats\":5,\"append\":\"\",\"sysctls\":[\"vm.dirty_ratio=7\"]}",
+                                      "{\"workload\":\"dd\",\"sysctls_applied\":{\"vm.dirty_ratio\":\"7\"}}", "dd", NULL,
+                                      &k2, &spec, &err), 0);
+        ASSERT_STREQ(k2, "{\"repeats\":5,\"sysctls\":[\"vm.dirty_ratio=7\"],\"workload\":\"dd\"}");
+        free(spec);
+        free(k2);
         ASSERT_EQ(compare_pairing_key(settings, params_slow, "dd", NULL, &k2, &spec, &err), 0);
         free(spec);
         d = compare_key_diff(k1, k2);
@@ -174,7 +184,7 @@ TEST(pairing_key) {
                                       "\"disk_mbps\":0,\"fs\":\"ext4\",\"accel\":\"tcg\",\"vmstat_interval_s\":1.0}",
                                       "dd", NULL, &k1, &spec, &err), 0);
         free(spec);
-        ASSERT_STREQ(k1, "{\"accel\":\"tcg\",\"append\":null,\"cpus\":1,\"disk_mbps\":0,\"fs\":\"ext4\",\"mem_mb\":256,"
+        ASSERT_STREQ(k1, "{\"accel\":\"tcg\",\"cpus\":1,\"disk_mbps\":0,\"fs\":\"ext4\",\"mem_mb\":256,"
                          "\"workload\":\"dd:size=,bs=1M\"}");
         free(k1);
         ASSERT_EQ(compare_pairing_key(settings, "{\"vmstat_interval_s\":0.25}", "dd", NULL, &k1, &spec, &err), 0);

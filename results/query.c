@@ -210,12 +210,22 @@ int query_last_run_id(struct db *db, int64_t *ret_id, struct kb_error *err) {
 
 /* ---- cells ------------------------------------------------------------- */
 
+/* The name a kernel is shown under in a run: the run's variant label
+ * (settings "variant", `kbench run --variant`, a nightly source's name)
+ * before the store's name, so that variants of one image measured with
+ * other settings are told apart wherever results are shown, while the
+ * kernels table holds the image once. Unreadable settings label nothing. */
+#define KERNEL_LABEL(runs, kname)                                                                          \
+        "(CASE WHEN json_valid(" runs ".settings_json) AND "                                             \
+        "json_type(" runs ".settings_json, '$.variant') = 'text' "                                       \
+        "THEN json_extract(" runs ".settings_json, '$.variant') ELSE '' END || " kname ")"
+
 #define CELL_SELECT                                                                      \
-        "SELECT c.id, c.run_id, c.cell_key, c.kernel_id, k.name, c.workload, c.params_json, " \
+        "SELECT c.id, c.run_id, c.cell_key, c.kernel_id, " KERNEL_LABEL("vr", "k.name") ", c.workload, c.params_json, " \
         "c.iteration, c.attempt, c.state, c.detail, c.accel, c.started_at, c.boot_s, "     \
         "c.workload_s, c.total_s, c.exit_code, c.rejected_records, "                        \
         "(SELECT count(*) FROM vmstat v WHERE v.cell_id = c.id AND v.first = 0) "          \
-        "FROM cells c JOIN kernels k ON k.id = c.kernel_id "
+        "FROM cells c JOIN kernels k ON k.id = c.kernel_id JOIN runs vr ON vr.id = c.run_id "
 
 void query_cells_free(struct query_cell *cells, size_t n) {
         if (!cells)
@@ -498,10 +508,10 @@ int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, 
 
         /* Only ok cells: a failed cell's partial metrics never enter statistics.
          * A cell run again counts by its latest attempt, as in compare. */
-        r = q_prepare(db, "SELECT c.kernel_id, k.name, c.workload, m.name, m.unit, m.value, "
+        r = q_prepare(db, "SELECT c.kernel_id, " KERNEL_LABEL("vr", "k.name") ", c.workload, m.name, m.unit, m.value, "
                           "(SELECT min(id) FROM cells f WHERE f.run_id = c.run_id AND f.kernel_id = c.kernel_id) AS kfirst "
                           "FROM metrics m JOIN cells c ON c.id = m.cell_id "
-                          "JOIN kernels k ON k.id = c.kernel_id "
+                          "JOIN kernels k ON k.id = c.kernel_id JOIN runs vr ON vr.id = c.run_id "
                           "WHERE c.run_id = ?1 AND c.state = 'ok' "
                           "AND c.attempt = (SELECT max(attempt) FROM cells l "
                           "                 WHERE l.run_id = c.run_id AND l.cell_key = c.cell_key) "
@@ -772,7 +782,8 @@ int query_selection(struct db *db, int64_t run_id, const char *kernel_id, const 
         if (!v)
                 return error_setf(err, -ENOMEM, "out of memory");
         v->run_id = run_id;
-        r = q_prepare(db, "SELECT r.tag, r.settings_json, (SELECT name FROM kernels WHERE id = ?2) "
+        r = q_prepare(db, "SELECT r.tag, r.settings_json, "
+                          "(SELECT " KERNEL_LABEL("r", "name") " FROM kernels WHERE id = ?2) "
                           "FROM runs r WHERE r.id = ?1", &s, err);
         if (r < 0)
                 goto fail;

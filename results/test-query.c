@@ -299,3 +299,41 @@ TEST(numbers_that_are_not) {
         sel = query_selection_free(sel);
         fixture_done(&f);
 }
+
+/* A run's variant label (settings "variant") names its kernels wherever
+ * cells are read; the kernels table keeps one name per image, and
+ * settings that are not JSON, or a label that is not text, label nothing. */
+TEST(variant_label_names_the_kernel) {
+        static const char *const settings[] = { "{\"variant\":\"dirty7-\"}", "{oops", "{\"variant\":5}" };
+        static const char *const want[] = { "dirty7-6.1.0-57-amd64", "6.1.0-57-amd64", "6.1.0-57-amd64" };
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+
+        fixture_init(&f);
+        for (size_t i = 0; i < 3; i++) {
+                struct db_run r = { .settings_json = settings[i], .host = "h", .started_at = 1700000000 };
+                struct db_cell c = { .cell_key = "c000", .kernel_id = KID_B, .workload = "dd",
+                                     .params_json = "{}", .attempt = 1, .state = "ok", .accel = "tcg",
+                                     .started_at = 1700000001, .boot_s = 2, .workload_s = 5, .total_s = 8 };
+                struct query_cell *cells = NULL;
+                struct query_selection *sel = NULL;
+                struct query_kernel *k = NULL;
+                size_t n = 0;
+
+                ASSERT_EQ(db_run_create(f.db, &r, &err), 0);
+                c.run_id = r.id;
+                ASSERT_EQ(db_cell_insert(f.db, &c, NULL, &err), 0);
+                ASSERT_EQ(query_cells(f.db, r.id, &cells, &n, &err), 0);
+                ASSERT_EQ(n, 1);
+                ASSERT_STREQ(cells[0].kernel_name, want[i]);
+                query_cells_free(cells, n);
+                ASSERT_EQ(query_selection(f.db, r.id, KID_B, NULL, &sel, &err), 0);
+                ASSERT_STREQ(sel->kernel_name, want[i]);
+                sel = query_selection_free(sel);
+                /* Selectors name the stored kernel, as before. */
+                ASSERT_EQ(query_run_kernels(f.db, r.id, &k, &n, &err), 0);
+                ASSERT_STREQ(k[0].name, "6.1.0-57-amd64");
+                query_kernels_free(k, n);
+        }
+        fixture_done(&f);
+}

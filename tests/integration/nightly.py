@@ -12,10 +12,19 @@ Night 3 adds a source holding 6.1.0-57 again with a disk throttle at about
 paired across disk_mbps with the baseline, and the report carries a
 one-line regression verdict for dd.write_MBps, reaches the notify command
 on its stdin, and the night exits 4.
+Night 4 adds a source named "dirty7-" yielding 6.1.0-57 again with the
+sysctl vm.dirty_ratio=7: a variant, measured in a run of its own under the
+name dirty7-6.1.0-57-amd64 while the kernels table holds the image once
+under its own name; its cells record 7 as read back from the guest's
+/proc/sys/vm/dirty_ratio, and the site has a page under the variant's name.
+Night 5, with nothing new, measures nothing: the fingerprint with sysctls
+and the variant matches what the runs stored.
+Last, `kbench run --sysctl vm.no_such_sysctl=1` ends its one cell as a
+workload-failure whose note names the key.
 
 alpha is 0.2 because 3 + 3 samples cannot reach 0.05 with the exact rank
 test that decides "n too small" (kbench compare --help); every cell costs
-about 8 s of guest time, so the test keeps to 9 cells."""
+about 8 s of guest time, so the test keeps to 13 cells."""
 import json
 import os
 import re
@@ -111,6 +120,47 @@ def main():
         expect(c.returncode == 4 and cworse == nworse and cv["ignore_settings"] == ["disk_mbps"],
                f"kbench compare {sel.group(1)} {sel.group(2)} agrees: exit {c.returncode}, worse {cworse}, "
                f"paired across {cv.get('ignore_settings')}")
+
+        drop3 = os.path.join(home, "drop-dirty7")
+        drop(new[0], drop3)
+        cfg4 = config(os.path.join(home, "night4.json"),
+                      [{"type": "dir", "path": drop1},
+                       {"type": "dir", "path": drop2, "overrides": {"disk_mbps": mbps}},
+                       {"type": "dir", "path": drop3, "name": "dirty7-",
+                        "overrides": {"sysctls": {"vm.dirty_ratio": 7}}}], site)
+        p = kb(home, "nightly", "--json", cfg4, check=False)
+        expect(p.returncode in (0, 4), f"night 4 exits 0 or 4 (got {p.returncode}; stderr: {p.stderr[-2000:]})")
+        rep = json.loads(p.stdout)
+        expect(rep["measured"] == ["dirty7-6.1.0-57-amd64"] and len(runs(home)) == 3,
+               f"night 4 measured the sysctl variant only, under its own name ({rep['measured']}, "
+               f"{len(runs(home))} runs)")
+        expect(rep["failures"] == [], f"night 4: no failed cell ({rep['failures']})")
+        with sqlite3.connect(os.path.join(home, "results.db")) as db:
+            kernels = db.execute("SELECT name FROM kernels ORDER BY name").fetchall()
+            settings = json.loads(db.execute("SELECT settings_json FROM runs ORDER BY id DESC").fetchone()[0])
+            params = [json.loads(r[0]) for r in db.execute(
+                "SELECT params_json FROM cells WHERE run_id = (SELECT max(id) FROM runs) AND state = 'ok'")]
+        expect(kernels == [("6.1.0-47-amd64",), ("6.1.0-57-amd64",)],
+               f"the variant's image is stored once, under its own name ({kernels})")
+        expect(settings.get("variant") == "dirty7-" and settings.get("sysctls") == ["vm.dirty_ratio=7"],
+               f"night 4's run carries the variant and its sysctls ({settings.get('variant')}, "
+               f"{settings.get('sysctls')})")
+        expect(len(params) == 3 and all(c.get("sysctls_applied") == {"vm.dirty_ratio": "7"} for c in params),
+               f"each cell recorded vm.dirty_ratio as the guest read it back: {[c.get('sysctls_applied') for c in params]}")
+        pages = [f for _, _, files in os.walk(site) for f in files if "dirty7" in f]
+        expect(pages, "the site has a page under the variant's name")
+
+        p = kb(home, "nightly", cfg4)
+        expect("nothing new to measure" in p.stdout and len(runs(home)) == 3,
+               f"night 5 measures nothing new ({len(runs(home))} runs; stdout: {p.stdout[-600:]})")
+
+        p = kb(home, "run", "-k", "6.1.0-57-amd64", "-w", "dd:size=16M", "--retries", "0",
+               "--sysctl", "vm.no_such_sysctl=1", "--json", check=False)
+        with sqlite3.connect(os.path.join(home, "results.db")) as db:
+            state, detail = db.execute("SELECT state, detail FROM cells ORDER BY id DESC").fetchone()
+        expect(p.returncode == 3 and state == "workload-failure" and "vm.no_such_sysctl" in detail
+               and "\n" not in detail,
+               f"a sysctl the kernel lacks fails the cell naming it: exit {p.returncode}, {state}: {detail!r}")
 
 
 main()
