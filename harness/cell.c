@@ -84,6 +84,10 @@ struct cell {
         struct hostload_snap load_start;
         struct hostload_figures load;
         char load_note[256];               /* why the figures are unknown */
+
+        /* host block statistics of the disk under test over the same window */
+        int blk_on;                        /* sampling: between go and done, until a read fails */
+        double blk_next;                   /* s since QEMU start of the next reading */
 };
 
 static double now_s(const struct cell *c) {
@@ -235,6 +239,49 @@ static void load_metrics(struct cell *c) {
                 g_strlcpy(res->detail, d, sizeof(res->detail));
                 res->contended = 1;
         }
+}
+
+/* ---- host block statistics --------------------------------------------- */
+
+/* Read libvirt's block statistics of the disk under test once. A failure
+ * ends the sampling: the figures become unknown with libvirt's message,
+ * and the cell carries on (the statistics describe the cell, they are not
+ * part of it). */
+static void blk_sample(struct cell *c) {
+        struct kb_error e = { { 0 } };
+        struct cell_hostblk b;
+
+        if (!c->blk_on)
+                return;
+        if (c->ops->block_stats(c->vm, VM_DISK_TARGET, &b.s, &e) < 0) {
+                g_snprintf(c->res->hostblk_note, sizeof(c->res->hostblk_note), "%s", e.msg);
+                c->blk_on = 0;
+                return;
+        }
+        b.t = now_s(c);
+        g_array_append_val(c->res->hostblk, b);
+        /* On a schedule, so the readings stay a second apart on average; a
+         * pump that fell behind (a slow libvirt call) starts afresh. */
+        c->blk_next += CELL_HOSTBLK_INTERVAL_S;
+        if (c->blk_next < b.t)
+                c->blk_next = b.t + CELL_HOSTBLK_INTERVAL_S;
+}
+
+static void blk_window_start(struct cell *c) {
+        if (!c->ops->block_stats) {
+                g_strlcpy(c->res->hostblk_note, "host block statistics not read", sizeof(c->res->hostblk_note));
+                return;
+        }
+        c->res->hostblk_note[0] = '\0';
+        c->blk_on = 1;
+        c->blk_next = now_s(c);
+        blk_sample(c);
+}
+
+/* The last reading, at the done, closes the window. */
+static void blk_window_end(struct cell *c) {
+        blk_sample(c);
+        c->blk_on = 0;
 }
 
 /* ---- preparation -------------------------------------------------------- */
@@ -450,6 +497,7 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                 }
                 c->go_t = now_s(c);
                 load_window_start(c);
+                blk_window_start(c);
                 c->stage = STAGE_RUN;
         } else if (g_str_has_prefix(type, "vmstat")) {
                 struct cell_vmstat_line v = { g_strdup(type), g_strndup(rec->payload, rec->payload_len),
@@ -497,6 +545,7 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                 c->done_t = m->t;
                 c->res->workload_s = m->t - c->go_t;
                 load_window_end(c);
+                blk_window_end(c);
                 stop(c, STOP_DONE, NULL);
         }
 }
@@ -648,8 +697,15 @@ static void cell_pump(struct cell *c, const struct workload_env *env,
         struct proto_record rec;
 
         while (c->stage != STAGE_DONE) {
-                struct msg *m = g_async_queue_timeout_pop(c->q, 100 * 1000);
-                double t = now_s(c);
+                struct msg *m;
+                double t;
+
+                /* Before the queue: a guest that floods ttyS1 must not
+                 * starve the host's readings. */
+                if (c->blk_on && c->stage == STAGE_RUN && now_s(c) >= c->blk_next)
+                        blk_sample(c);
+                m = g_async_queue_timeout_pop(c->q, 100 * 1000);
+                t = now_s(c);
 
                 if (m) {
                         switch (m->kind) {
@@ -725,7 +781,8 @@ static int real_restore(void *ctx, const char *path, const struct vm_config *con
 }
 
 static const struct cell_vm_ops real_vm_ops = {
-        .start = real_start, .restore = real_restore, .send = vm_send, .taints = vm_taints, .stop = vm_stop,
+        .start = real_start, .restore = real_restore, .send = vm_send, .taints = vm_taints,
+        .block_stats = vm_block_stats, .stop = vm_stop,
 };
 
 int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result *res,
@@ -845,6 +902,8 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
         }
         g_array_set_size(res->vmstat, 0);
         g_array_set_size(res->points, 0);
+        g_array_set_size(res->hostblk, 0);
+        c->blk_on = 0;
         g_ptr_array_set_size(c->out_lines, 0);
         g_ptr_array_set_size(c->events, 0);
         g_array_set_size(c->event_t, 0);
@@ -887,6 +946,8 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         res->points = g_array_new(FALSE, TRUE, sizeof(struct cell_point));
         res->events = g_array_new(FALSE, TRUE, sizeof(struct cell_event));
         res->sysctls = g_ptr_array_new_with_free_func(g_free);
+        res->hostblk = g_array_new(FALSE, TRUE, sizeof(struct cell_hostblk));
+        g_strlcpy(res->hostblk_note, "the workload never started", sizeof(res->hostblk_note));
         res->console = g_string_new(NULL);
         res->data = g_string_new(NULL);
 
@@ -997,6 +1058,8 @@ void cell_result_clear(struct cell_result *r) {
         }
         if (r->points)
                 g_array_free(r->points, TRUE);
+        if (r->hostblk)
+                g_array_free(r->hostblk, TRUE);
         if (r->events) {
                 for (guint i = 0; i < r->events->len; i++)
                         g_free(g_array_index(r->events, struct cell_event, i).name);

@@ -64,6 +64,15 @@ struct cell_event {
         double t_guest;                    /* guest monotonic s */
 };
 
+/* One reading of libvirt's block statistics of the disk under test. */
+struct cell_hostblk {
+        double t;                          /* s since QEMU start, when the call returned */
+        struct vm_block_stats s;
+};
+
+/* How often the host reads the block statistics over the workload window. */
+#define CELL_HOSTBLK_INTERVAL_S 1.0
+
 struct cell_point {
         const char *kind;                  /* interned */
         double t;                          /* s since QEMU start */
@@ -89,6 +98,8 @@ struct cell_result {
         GArray *vmstat;                    /* struct cell_vmstat_line */
         GArray *points;                    /* struct cell_point */
         GArray *events;                    /* struct cell_event, in arrival order */
+        GArray *hostblk;                   /* struct cell_hostblk: go, every second, done */
+        char hostblk_note[256];            /* why the host block figures are unknown, "" if known */
         GString *console;                  /* ttyS0, whole */
         GString *data;                     /* raw ttyS1 */
         char *script;                      /* the job script sent */
@@ -100,7 +111,7 @@ struct cell_result {
 /* How a cell reaches its VM: harness/vm.c for real cells, a scripted fake
  * in the unit tests (test-cell.c), so the pump and the end-state rule run
  * without booting. Same contracts as vm_start, vm_restore, vm_send,
- * vm_taints, vm_stop. */
+ * vm_taints, vm_block_stats, vm_stop. */
 struct cell_vm_ops {
         int (*start)(void *ctx, const struct vm_config *config, vm_event_fn fn, void *userdata,
                      struct vm **ret, struct kb_error *err);
@@ -108,6 +119,8 @@ struct cell_vm_ops {
                        void *userdata, struct vm **ret, struct kb_error *err);
         int (*send)(struct vm *vm, const char *data, size_t len, struct kb_error *err);
         int (*taints)(struct vm *vm, char ***ret, struct kb_error *err);
+        /* NULL: the host's block statistics are not read (host.disk_* unknown). */
+        int (*block_stats)(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err);
         void (*stop)(struct vm *vm, int background);
 };
 

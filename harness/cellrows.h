@@ -2,7 +2,8 @@
  * knows nothing of the database and the runner only orders cells; this is
  * where a cell_result becomes one struct db_cell (the vmstat records parsed
  * into rows and, for an ok cell, the vmstat metrics of the workload's
- * main phase and of each phase it keeps), and where a cell whose commit failed (a full host disk) is kept
+ * main phase and of each phase it keeps, and the host.disk_* figures of
+ * the host's block statistics beside them), and where a cell whose commit failed (a full host disk) is kept
  * as a JSON file in the store until `kbench run --resume` stores it. */
 #pragma once
 
@@ -17,6 +18,7 @@ struct cellrows {
         GArray *metrics;                   /* struct db_metric */
         GArray *vmstat;                    /* struct db_vmstat_row */
         GArray *points;                    /* struct db_point */
+        GArray *hostblk;                   /* struct db_hostblk_row */
         struct db_log logs[4];
         char *log_bufs[4];                 /* decoded log texts of a cell read back */
         char *params_json;

@@ -19,13 +19,14 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
         struct kb_error err = { { 0 } };
         struct db *db = NULL;
         int64_t run_id;
-        int r, rc = 1;
+        int r, rc = 1, vmstat_view;
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of tables", NULL },
                 { "cell", 'c', 0, G_OPTION_ARG_STRING, &cell, "Show one cell of the run in full", "KEY" },
                 { "log", 'l', 0, G_OPTION_ARG_STRING, &log,
                   "With --cell: print one log of the cell raw (console, data, ...); on a terminal, control "
-                  "characters show as '?'", "STREAM" },
+                  "characters show as '?'. 'vmstat': the guest's vmstat beside the host's block statistics "
+                  "of the disk (with --json too)", "STREAM" },
                 { NULL },
         };
 
@@ -52,7 +53,9 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
                 cli_errorf("show: --log needs --cell KEY");
                 return 2;
         }
-        if (log && json) {
+        /* vmstat is not stored as a log: it is the rows, rendered. */
+        vmstat_view = log && strcmp(log, "vmstat") == 0;
+        if (log && json && !vmstat_view) {
                 cli_errorf("show: --log prints the log raw; it cannot be combined with --json");
                 return 2;
         }
@@ -69,7 +72,9 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
                         db_close(db);
                         return 2;
                 }
-                if (r >= 0 && log)
+                if (r >= 0 && vmstat_view)
+                        r = show_cell_vmstat(db, run_id, cell, json, stdout, &err);
+                else if (r >= 0 && log)
                         r = show_cell_log(db, run_id, cell, log, isatty(STDOUT_FILENO), stdout, &err);
                 else if (r >= 0 && cell)
                         r = show_cell(db, run_id, cell, json, stdout, &err);

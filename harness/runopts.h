@@ -55,6 +55,8 @@ struct runopt {
                                               (1000: milliseconds); 0: as it is */
         /* Extra check of a string value; returns 0 or -EINVAL with err. */
         int (*check)(const char *value, struct kb_error *err);
+        const char *unit;                  /* what a bare number means ("MiB", "bytes", "MB/s"), named
+                                              in help; every size and rate row has one (test-runopts) */
         const char *help;
         const char *arg;                   /* metavariable in --help */
         enum runopt_class class;

@@ -67,6 +67,24 @@ int show_cell(struct db *db, int64_t run_id, const char *cell_key, int json, FIL
         return r;
 }
 
+int show_cell_vmstat(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
+                     struct kb_error *err) {
+        struct view_cell *v = NULL;
+        int r;
+
+        r = view_cell_load(db, run_id, cell_key, &v, err);
+        if (r < 0)
+                return r;
+        if (json) {
+                json_t *j = json_view_cell_vmstat(v);
+                r = j ? json_view_print(j, out, err) : error_setf(err, -ENOMEM, "out of memory");
+                json_decref(j);
+        } else
+                text_cell_vmstat(v, out);
+        view_cell_free(v);
+        return r;
+}
+
 int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream, int terminal,
                   FILE *out, struct kb_error *err) {
         _cleanup_free_ char *text = NULL;

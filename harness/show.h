@@ -26,6 +26,11 @@ int show_run(struct db *db, int64_t run_id, int json, FILE *out, struct kb_error
 int show_cell(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
               struct kb_error *err);
 
+/* The cell's vmstat seconds beside the host's block statistics of its
+ * disk, as text or JSON (`kbench show RUN --cell KEY --log vmstat`). */
+int show_cell_vmstat(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
+                     struct kb_error *err);
+
 /* Write one log of a cell to out: raw (bytes as stored, NULs included),
  * or with control characters masked when terminal is set (report/text.h,
  * text_log). */

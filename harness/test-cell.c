@@ -169,6 +169,20 @@ static int fake_taints(struct vm *vm, char ***ret, struct kb_error *err) {
         return 0;
 }
 
+/* The host's block statistics: 1 MiB more written at each reading, reads
+ * not reported; or, with blk_fail set, libvirt's refusal. */
+static int blk_fail, blk_calls;
+
+static int fake_block_stats(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err) {
+        ASSERT_STREQ(dev, "hda");
+        if (blk_fail)
+                return error_setf(err, -EIO, "kb1-r1-c007: cannot read block statistics of hda: fake refusal");
+        blk_calls++;
+        *ret = (struct vm_block_stats){ .rd_bytes = -1, .wr_bytes = (int64_t)blk_calls << 20, .rd_reqs = -1,
+                                        .wr_reqs = blk_calls };
+        return 0;
+}
+
 static void fake_stop(struct vm *vm, int background) {
         struct fake *f = (struct fake *)(void *)vm;
 
@@ -180,7 +194,8 @@ static void fake_stop(struct vm *vm, int background) {
 }
 
 static const struct cell_vm_ops fake_ops = {
-        .start = fake_start, .restore = fake_restore, .send = fake_send, .taints = fake_taints, .stop = fake_stop,
+        .start = fake_start, .restore = fake_restore, .send = fake_send, .taints = fake_taints,
+        .block_stats = fake_block_stats, .stop = fake_stop,
 };
 
 /* dd's output from tests/data/dd/run-64M-1M.txt, as the agent sends it. */
@@ -301,6 +316,45 @@ TEST(sysctls_read_back_are_kept_when_asked_for) {
         /* Only what the cell sent, once: the guest's word on others is not a setting. */
         ASSERT_EQ(o.res.sysctls->len, 1);
         ASSERT_STREQ(o.res.sysctls->pdata[0], "vm.dirty_ratio=7");
+        outcome_clear(&o);
+}
+
+/* The host reads the disk's statistics at the go and at the done (and once
+ * a second between, which a job that ends at once never reaches), on the
+ * clock of the vmstat rows. */
+TEST(host_block_readings_span_the_workload) {
+        static const char *const job[] = { VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job };
+        const struct cell_hostblk *a, *b;
+        struct outcome o;
+
+        blk_calls = 0;
+        run(&sc, 5, &o);
+        expect(&o, CELL_OK, "");
+        ASSERT_EQ(o.res.hostblk->len, 2);
+        ASSERT_STREQ(o.res.hostblk_note, "");
+        a = &g_array_index(o.res.hostblk, struct cell_hostblk, 0);
+        b = &g_array_index(o.res.hostblk, struct cell_hostblk, 1);
+        ASSERT_EQ(a->s.wr_bytes, 1 << 20);
+        ASSERT_EQ(b->s.wr_bytes, 2 << 20);
+        ASSERT_EQ(a->s.rd_bytes, -1);
+        ASSERT_TRUE(a->t >= o.res.boot_s && b->t >= a->t && b->t <= o.res.total_s);
+        outcome_clear(&o);
+}
+
+/* A refused read leaves the figures unknown with libvirt's words, and the
+ * cell ok. */
+TEST(host_block_refused_is_unknown_not_an_error) {
+        static const char *const job[] = { VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job };
+        struct outcome o;
+
+        blk_fail = 1;
+        run(&sc, 5, &o);
+        blk_fail = 0;
+        expect(&o, CELL_OK, "");
+        ASSERT_EQ(o.res.hostblk->len, 0);
+        ASSERT_STREQ(o.res.hostblk_note, "kb1-r1-c007: cannot read block statistics of hda: fake refusal");
         outcome_clear(&o);
 }
 

@@ -44,6 +44,8 @@ TEST(json_round_trip) {
                 v[1].v[k] = k == 3 ? NAN : k;
         }
         c = sample(m, 2, v, 2, p, 1, l, 2);
+        c.n_hostblk = 2;
+        c.hostblk = (const struct db_hostblk_row[]){ { 2.0, 0, 4096, 0, 1 }, { 3.0, -1, 1 << 20, -1, 9 } };
         j = cellrows_to_json(&c);
         text = json_dumps(j, JSON_COMPACT);
         json_decref(j);
@@ -73,6 +75,11 @@ TEST(json_round_trip) {
         ASSERT_TRUE(isnan(back.cell.vmstat[1].v[3]));
         ASSERT_EQ(back.cell.n_points, 1);
         ASSERT_STREQ(back.cell.points[0].kind, "ftp.bytes");
+        ASSERT_EQ(back.cell.n_hostblk, 2);
+        ASSERT_NEAR(back.cell.hostblk[1].t_host, 3.0, 1e-12);
+        ASSERT_EQ(back.cell.hostblk[1].rd_bytes, -1);
+        ASSERT_EQ(back.cell.hostblk[1].wr_bytes, 1 << 20);
+        ASSERT_EQ(back.cell.hostblk[0].wr_reqs, 1);
         ASSERT_EQ(back.cell.n_logs, 2);
         ASSERT_EQ(back.cell.logs[0].len, sizeof(console_bytes) - 1);
         ASSERT_TRUE(memcmp(back.cell.logs[0].text, console_bytes, sizeof(console_bytes) - 1) == 0);
@@ -182,7 +189,18 @@ TEST(since_boot_row_is_marked_first) {
                "0   4096         0", 4, 3.1);
         add_vm(&res, "vmstat", " 1  1      0  98000   2000  32000    0    0     0  6000  310  410 11 21 48 20  0  "
                "0   8192      1024", 5, 4.1);
+        /* The host saw the same writes: 5000 KiB in the second to 3.1, 6000 in the next. */
+        res.hostblk = g_array_new(FALSE, TRUE, sizeof(struct cell_hostblk));
+        g_array_append_val(res.hostblk, ((struct cell_hostblk){ 2.1, { 0, 0, 0, 0 } }));
+        g_array_append_val(res.hostblk, ((struct cell_hostblk){ 3.1, { 0, 5000 * 1024, 0, 40 } }));
+        g_array_append_val(res.hostblk, ((struct cell_hostblk){ 4.1, { 0, 11000 * 1024, 0, 88 } }));
         cellrows_build(&ctx, &res, &rows);
+        ASSERT_EQ(rows.cell.n_hostblk, 3);
+        ASSERT_EQ(rows.cell.hostblk[2].wr_reqs, 88);
+        ASSERT_NEAR(metric_find(&res.metrics, "host.disk_write_MBps")->value, 11000 * 1024 / 2.0 / 1e6, 1e-9);
+        ASSERT_NEAR(metric_find(&res.metrics, "host.disk_written_MB")->value, 11000 * 1024 / 1e6, 1e-9);
+        ASSERT_NEAR(metric_find(&res.metrics, "host.disk_read_MBps")->value, 0, 1e-12);
+        ASSERT_NEAR(metric_find(&res.metrics, "host.write_disagree_s")->value, 0, 1e-12);
         ASSERT_EQ(rows.cell.n_vmstat, 3);
         ASSERT_EQ(rows.cell.vmstat[0].first, 1);
         ASSERT_EQ(rows.cell.vmstat[0].seq, 3);

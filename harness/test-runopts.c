@@ -1,6 +1,8 @@
 /* Unit tests for the run option table: range checks through parse_number,
  * the saved settings and what --resume reads back. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/test.h"
@@ -311,4 +313,88 @@ TEST(sysctls_checked_saved_and_sent) {
         json_decref(j);
         g_ptr_array_unref(lines);
         g_ptr_array_unref(keep);
+}
+
+/* The bytes a bare number of unit means, or 0 for a unit that is not a
+ * size (a rate such as MB/s takes no size suffix). */
+static uint64_t unit_bytes(const char *unit) {
+        if (strcmp(unit, "bytes") == 0)
+                return 1;
+        if (strcmp(unit, "KiB") == 0)
+                return 1 << 10;
+        if (strcmp(unit, "MiB") == 0)
+                return 1 << 20;
+        if (strcmp(unit, "GiB") == 0)
+                return 1ull << 30;
+        return 0;
+}
+
+/* The option's field as bytes (size rows) or as stored (rate rows). */
+static uint64_t field_value(const struct runner_opts *o, const struct runopt *opt) {
+        const char *p = (const char *)o + opt->offset;
+
+        if (opt->type == RUNOPT_MIB)
+                return (uint64_t)*(const unsigned *)(const void *)p << 20;
+        return *(const uint64_t *)(const void *)p;
+}
+
+/* Every size and rate row of the table, bare and with a suffix: a bare
+ * number is the unit the row declares, and its --help says so; a size with
+ * a suffix means the same bytes whatever the row's unit; a rate refuses a
+ * size suffix (what would "25M" MB/s be?). Rows are found by their type,
+ * so a new size or rate option is covered without touching this test. */
+TEST(every_size_and_rate_option_in_its_unit) {
+        size_t covered = 0;
+
+        for (const struct runopt *opt = runopt_table; opt->name; opt++) {
+                double min_field = opt->min > 0 ? opt->min : 1;
+                struct kb_error err = { { 0 } };
+                struct runner_opts o;
+                char text[64];
+                uint64_t ub, want;
+
+                if (opt->type != RUNOPT_MIB && opt->type != RUNOPT_SIZE && opt->type != RUNOPT_U64)
+                        continue;
+                covered++;
+                if (!opt->unit)
+                        TEST_FAIL("--%s: a size or rate option without a unit", opt->name);
+                if (!strstr(opt->help, opt->unit))
+                        TEST_FAIL("--%s: help \"%s\" does not name its unit %s", opt->name, opt->help, opt->unit);
+                ub = unit_bytes(opt->unit);
+                runopts_defaults(&o);
+                if (ub == 0) {
+                        /* A rate: the bare number is stored as it is. */
+                        uint64_t n = (uint64_t)min_field + 24;
+                        snprintf(text, sizeof(text), "%" PRIu64, n);
+                        ASSERT_EQ(runopt_set(&o, opt, text, &err), 0);
+                        ASSERT_EQ(field_value(&o, opt), n);
+                        snprintf(text, sizeof(text), "%" PRIu64 "M", n);
+                        if (runopt_set(&o, opt, text, &err) == 0)
+                                TEST_FAIL("--%s %s: a rate took a size suffix", opt->name, text);
+                        ASSERT_TRUE(strncmp(err.msg, "--", 2) == 0 && strstr(err.msg, opt->name));
+                        continue;
+                }
+                /* The smallest whole MiB the row takes (min is in the field's unit). */
+                want = (uint64_t)(opt->type == RUNOPT_MIB ? min_field * 1048576.0 : min_field);
+                want = (want + (1u << 20) - 1) >> 20 << 20;
+                if (want == 0)
+                        want = 1 << 20;
+                if (want % ub)
+                        TEST_FAIL("--%s: %" PRIu64 " bytes is no whole %s", opt->name, want, opt->unit);
+                snprintf(text, sizeof(text), "%" PRIu64, want / ub);
+                ASSERT_EQ(runopt_set(&o, opt, text, &err), 0);
+                if (field_value(&o, opt) != want)
+                        TEST_FAIL("--%s %s: %" PRIu64 " bytes, want %s %s = %" PRIu64, opt->name, text,
+                                  field_value(&o, opt), text, opt->unit, want);
+                for (int s = 0; s < 2; s++) {
+                        runopts_defaults(&o);
+                        snprintf(text, sizeof(text), "%" PRIu64 "%s", want >> (s ? 10 : 20), s ? "K" : "M");
+                        ASSERT_EQ(runopt_set(&o, opt, text, &err), 0);
+                        if (field_value(&o, opt) != want)
+                                TEST_FAIL("--%s %s: %" PRIu64 " bytes, want %" PRIu64, opt->name, text,
+                                          field_value(&o, opt), want);
+                }
+        }
+        /* mem, disk-size, disk-mbps, swap at least. */
+        ASSERT_TRUE(covered >= 4);
 }

@@ -457,6 +457,22 @@ int vm_taints(struct vm *vm, char ***ret, struct kb_error *err) {
         return 0;
 }
 
+int vm_block_stats(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err) {
+        virDomainBlockStatsStruct st;
+
+        if (!vm || !vm->dom)
+                return error_setf(err, -EIO, "no domain to read block statistics of");
+        if (virDomainBlockStats(vm->dom, dev, &st, sizeof(st)) < 0)
+                return error_setf(err, -EIO, "%s: cannot read block statistics of %s: %s", vm->name, dev,
+                                  last_error());
+        /* libvirt says -1 for a field the hypervisor does not report. */
+        *ret = (struct vm_block_stats){
+                .rd_bytes = st.rd_bytes < 0 ? -1 : st.rd_bytes, .wr_bytes = st.wr_bytes < 0 ? -1 : st.wr_bytes,
+                .rd_reqs = st.rd_req < 0 ? -1 : st.rd_req, .wr_reqs = st.wr_req < 0 ? -1 : st.wr_req,
+        };
+        return 0;
+}
+
 int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err) {
         int64_t deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
 

@@ -84,6 +84,22 @@ int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *conf
  * OUT: *ret, a NULL-terminated string vector (g_strfreev), possibly empty. */
 int vm_taints(struct vm *vm, char ***ret, struct kb_error *err);
 
+/* libvirt's block statistics of one disk of the running domain. */
+struct vm_block_stats {
+        int64_t rd_bytes;          /* cumulative since the domain started; -1: not reported */
+        int64_t wr_bytes;
+        int64_t rd_reqs;
+        int64_t wr_reqs;
+};
+
+/* The disk under test (vm_config.disk) as libvirt names it in the domain. */
+#define VM_DISK_TARGET "hda"
+
+/* Read the block statistics of disk target dev (virDomainBlockStats: the
+ * hypervisor's counters, so it works over a remote URI too). Returns 0, or
+ * -EIO with err quoting libvirt. Thread-safe. OUT: *ret. */
+int vm_block_stats(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err);
+
 /* Send bytes to ttyS1. Returns 0 or -errno. Thread-safe. */
 int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/hostdisk.h"
 #include "report/json.h"
 #include "report/utf8.h"
 
@@ -195,6 +196,72 @@ json_t *json_view_run(const struct view_run *v) {
         return j;
 }
 
+/* A counter libvirt did not report is null. */
+static json_t *json_counter(int64_t c) {
+        return c < 0 ? json_null() : json_integer((json_int_t)c);
+}
+
+static json_t *hostblk_json(const struct db_hostblk_row *hb, size_t n) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; a && i < n; i++)
+                json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:o}", "t_host", json_num(hb[i].t_host),
+                                                   "rd_bytes", json_counter(hb[i].rd_bytes), "wr_bytes",
+                                                   json_counter(hb[i].wr_bytes), "rd_reqs",
+                                                   json_counter(hb[i].rd_reqs), "wr_reqs",
+                                                   json_counter(hb[i].wr_reqs)));
+        return a ? a : json_null();
+}
+
+static const char *verdict_name(enum hostdisk_verdict d) {
+        switch (d) {
+        case HOSTDISK_AGREE: return "agree";
+        case HOSTDISK_GUEST_ONLY: return "guest-only";
+        case HOSTDISK_HOST_ONLY: return "host-only";
+        default: return "unknown";
+        }
+}
+
+json_t *json_view_cell_vmstat(const struct view_cell *v) {
+        struct hostdisk_second *sec = calloc(v->n_vmstat ? v->n_vmstat : 1, sizeof(*sec));
+        struct hostdisk_summary sum;
+        json_t *j, *a;
+        size_t n;
+
+        if (!sec)
+                return NULL;
+        n = hostdisk_align(v->vmstat, v->n_vmstat, v->hostblk, v->n_hostblk, v->vmstat_interval_s, sec);
+        j = json_pack("{s:o, s:f, s:f, s:f}", "cell", json_str(v->cell->cell_key), "interval_s",
+                      v->vmstat_interval_s, "writing_Bps", HOSTDISK_WRITING_BPS, "idle_Bps", HOSTDISK_IDLE_BPS);
+        a = json_array();
+        if (!j || !a) {
+                free(sec);
+                json_decref(j);
+                json_decref(a);
+                return NULL;
+        }
+        for (size_t i = 0; i < n; i++)
+                json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:s}", "t_host", json_num(sec[i].t_host),
+                                                   "guest_bo_Bps", json_num(sec[i].guest_bo_Bps), "host_wr_Bps",
+                                                   json_num(sec[i].host_wr_Bps), "host_rd_Bps",
+                                                   json_num(sec[i].host_rd_Bps), "verdict",
+                                                   verdict_name(sec[i].verdict)));
+        free(sec);
+        json_object_set_new(j, "seconds", a);
+        json_object_set_new(j, "host_block", hostblk_json(v->hostblk, v->n_hostblk));
+        if (hostdisk_summarize(v->vmstat, v->n_vmstat, v->hostblk, v->n_hostblk, v->vmstat_interval_s, &sum) == 0)
+                json_object_set_new(j, "summary",
+                                    json_pack("{s:f, s:f, s:o, s:o, s:o, s:o, s:I, s:I, s:f}", "from", sum.from,
+                                              "to", sum.to, "written_bytes", json_num(sum.written_bytes),
+                                              "read_bytes", json_num(sum.read_bytes), "write_MBps",
+                                              json_num(sum.write_MBps), "read_MBps", json_num(sum.read_MBps),
+                                              "compared", (json_int_t)sum.compared, "disagree",
+                                              (json_int_t)sum.disagree, "disagree_s", sum.disagree_s));
+        else
+                json_object_set_new(j, "summary", json_null());
+        return j;
+}
+
 json_t *json_view_cell(const struct view_cell *v) {
         json_t *j = cell_json(v->cell, v->contended);
         json_t *vm = json_array(), *pts = json_array(), *logs = json_object(), *params = NULL;
@@ -233,6 +300,7 @@ json_t *json_view_cell(const struct view_cell *v) {
                                                      "t", json_num(v->points[i].t),
                                                      "value", json_num(v->points[i].value)));
         json_object_set_new(j, "timeline", pts);
+        json_object_set_new(j, "host_block", hostblk_json(v->hostblk, v->n_hostblk));
         for (size_t i = 0; i < v->n_logs; i++)
                 json_set(logs, v->logs[i].stream ? v->logs[i].stream : "", json_integer(v->logs[i].bytes));
         json_object_set_new(j, "log_bytes", logs);

@@ -13,6 +13,10 @@
 json_t *json_view_runs(const struct view_runs *v);
 json_t *json_view_run(const struct view_run *v);      /* {run, cells, summary} */
 json_t *json_view_cell(const struct view_cell *v);
+/* The side-by-side view of text_cell_vmstat as JSON: seconds (guest bo and
+ * host rates in bytes/s, verdict), the raw host_block readings, summary
+ * (null without enough readings). NULL when out of memory. */
+json_t *json_view_cell_vmstat(const struct view_cell *v);
 /* {a, b, alpha, noise_pct, verdict_test, groups[{workload, spec, settings,
  * a, b, metrics[{name, unit, direction, judged, a, b, change_pct,
  * ci95_change_pct, welch, mann_whitney, q_bh, mde_pct, n_for_2pct,

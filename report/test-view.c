@@ -257,6 +257,60 @@ TEST(cell_views) {
         fixture_done(&f);
 }
 
+/* `show --cell KEY --log vmstat`: the fixture's vmstat seconds (bo 1000 at
+ * t 4, 2000 at t 5) beside host readings at t 3, 4, 5 that wrote 1 024 000
+ * bytes in the first second and nothing in the second: the second ending at
+ * 5 is the guest writing alone. */
+TEST(cell_vmstat_beside_host) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct view_cell *v = NULL;
+        json_t *j, *sec;
+        char *text = NULL;
+
+        fixture_init(&f);
+        ASSERT_EQ(sqlite3_exec(db_handle(f.db),
+                               "INSERT INTO host_block(cell_id, seq, t_host, rd_bytes, wr_bytes, rd_reqs, wr_reqs) "
+                               "SELECT id, 0, 3.0, 0, 0, 0, 0 FROM cells WHERE cell_key = 'c008';"
+                               "INSERT INTO host_block SELECT id, 1, 4.0, 4096, 1024000, 1, 250 FROM cells "
+                               "WHERE cell_key = 'c008';"
+                               "INSERT INTO host_block SELECT id, 2, 5.0, NULL, 1024000, NULL, 250 FROM cells "
+                               "WHERE cell_key = 'c008'", NULL, NULL, NULL), SQLITE_OK);
+        ASSERT_EQ(view_cell_load(f.db, f.run, "c008", &v, &err), 0);
+        ASSERT_EQ(v->n_hostblk, 3);
+        CAPTURE(text, text_cell_vmstat(v, out));
+        fputs(text, stderr);
+        ASSERT_TRUE(strstr(text, "2 vmstat seconds beside 3 host block readings") != NULL);
+        ASSERT_TRUE(strstr(text, "    4.00       1000        1.02         1.02         0.00  \n") != NULL);
+        ASSERT_TRUE(strstr(text, "    5.00       2000        2.05         0.00          n/a  guest writes, host idle\n") != NULL);
+        ASSERT_TRUE(strstr(text, "wrote 1.0 MB (0.51 MB/s), read n/a MB") != NULL);
+        ASSERT_TRUE(strstr(text, "2 seconds compared, 1 disagree (1 s)") != NULL);
+        free(text);
+
+        j = roundtrip(json_view_cell_vmstat(v));
+        sec = json_object_get(j, "seconds");
+        ASSERT_EQ(json_array_size(sec), 2);
+        ASSERT_STREQ(json_string_value(json_object_get(json_array_get(sec, 0), "verdict")), "agree");
+        ASSERT_STREQ(json_string_value(json_object_get(json_array_get(sec, 1), "verdict")), "guest-only");
+        ASSERT_NEAR(json_number_value(json_object_get(json_array_get(sec, 1), "guest_bo_Bps")), 2048000, 1e-6);
+        ASSERT_TRUE(json_is_null(json_object_get(json_array_get(sec, 1), "host_rd_Bps")));
+        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j, "summary"), "disagree")), 1);
+        ASSERT_TRUE(json_is_null(json_object_get(json_array_get(json_object_get(j, "host_block"), 2), "rd_bytes")));
+        json_decref(j);
+        j = roundtrip(json_view_cell(v));
+        ASSERT_EQ(json_array_size(json_object_get(j, "host_block")), 3);
+        json_decref(j);
+        v = view_cell_free(v);
+
+        /* A cell without readings: the seconds are there, the host's unknown. */
+        ASSERT_EQ(view_cell_load(f.db, f.run, "c007", &v, &err), 0);
+        CAPTURE(text, text_cell_vmstat(v, out));
+        v = view_cell_free(v);
+        ASSERT_TRUE(strstr(text, "host: no figures") != NULL);
+        free(text);
+        fixture_done(&f);
+}
+
 /* Text a terminal can print without being driven: valid UTF-8 (a stray
  * 0x9b is CSI on an 8-bit terminal) with no C0 control but the newline, no
  * DEL and no C1 control. */

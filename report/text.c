@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/util.h"
+#include "report/hostdisk.h"
 #include "report/text.h"
 #include "report/utf8.h"
 #include "workloads/workload.h"
@@ -391,6 +392,9 @@ void text_cell(const struct view_cell *v, FILE *out) {
                 }
         }
 
+        fprintf(out, "\nhost block statistics of the disk: %zu readings (kbench show --cell KEY --log vmstat)\n",
+                v->n_hostblk);
+
         fprintf(out, "\ntimeline: %zu points\n", v->n_points);
         for (size_t i = 0; i < v->n_points;) {
                 size_t j = i;
@@ -670,4 +674,60 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
         if (v->worse)
                 fprintf(out, " (exit status %d)", v->exit_status);
         fputc('\n', out);
+}
+
+static const char *verdict_word(enum hostdisk_verdict d) {
+        switch (d) {
+        case HOSTDISK_GUEST_ONLY: return "guest writes, host idle";
+        case HOSTDISK_HOST_ONLY: return "host writes, guest idle";
+        default: return "";
+        }
+}
+
+void text_cell_vmstat(const struct view_cell *v, FILE *out) {
+        struct hostdisk_second *sec = calloc(v->n_vmstat ? v->n_vmstat : 1, sizeof(*sec));
+        struct hostdisk_summary sum;
+        size_t n, gaps = 0;
+        double gap_max = 0;
+
+        if (!sec) {
+                fputs("out of memory\n", out);
+                return;
+        }
+        n = hostdisk_align(v->vmstat, v->n_vmstat, v->hostblk, v->n_hostblk, v->vmstat_interval_s, sec);
+        fputs("cell ", out);
+        put_text(out, v->cell->cell_key, 0);
+        fprintf(out, ": %zu vmstat seconds beside %zu host block readings, on the host's clock (s since QEMU "
+                "start)\n", n, v->n_hostblk);
+        fprintf(out, "guest bo in KiB/s; host rates over the same second [t - %g, t]; writing >= %.0f KiB/s, "
+                "idle < %.0f KiB/s\n", v->vmstat_interval_s, HOSTDISK_WRITING_BPS / 1024, HOSTDISK_IDLE_BPS / 1024);
+        fprintf(out, "%8s %10s %11s %12s %12s  %s\n", "T_HOST", "GUEST_BO", "GUEST_MB/s", "HOST_WR_MB/s",
+                "HOST_RD_MB/s", "DISAGREE");
+        for (size_t i = 0; i < n; i++) {
+                put_num(out, sec[i].t_host, 'f', 2, 8);
+                fputc(' ', out);
+                put_num(out, sec[i].guest_bo_Bps / 1024, 'f', 0, 10);
+                fputc(' ', out);
+                put_num(out, sec[i].guest_bo_Bps / 1e6, 'f', 2, 11);
+                fputc(' ', out);
+                put_num(out, sec[i].host_wr_Bps / 1e6, 'f', 2, 12);
+                fputc(' ', out);
+                put_num(out, sec[i].host_rd_Bps / 1e6, 'f', 2, 12);
+                fprintf(out, "  %s\n", verdict_word(sec[i].verdict));
+        }
+        free(sec);
+        for (size_t i = 1; i < v->n_hostblk; i++) {
+                double g = v->hostblk[i].t_host - v->hostblk[i - 1].t_host;
+                gap_max = g > gap_max ? g : gap_max;
+                gaps++;
+        }
+        if (hostdisk_summarize(v->vmstat, v->n_vmstat, v->hostblk, v->n_hostblk, v->vmstat_interval_s, &sum) < 0) {
+                fputs("host: no figures (fewer than two readings with a write counter)\n", out);
+                return;
+        }
+        fprintf(out, "host: %zu readings over %.2f..%.2f s (largest gap %.2f s); wrote %.1f MB (%.2f MB/s), read ",
+                v->n_hostblk, sum.from, sum.to, gaps ? gap_max : 0, sum.written_bytes / 1e6, sum.write_MBps);
+        put_num(out, sum.read_bytes / 1e6, 'f', 1, 0);
+        fputs(" MB\n", out);
+        fprintf(out, "%zu seconds compared, %zu disagree (%.0f s)\n", sum.compared, sum.disagree, sum.disagree_s);
 }

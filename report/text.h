@@ -20,6 +20,11 @@ void text_run(const struct view_run *v, FILE *out);
 /* One cell in full: fields, metrics, print hook, vmstat rows, timeline
  * summary, logs. */
 void text_cell(const struct view_cell *v, FILE *out);
+/* The cell's vmstat seconds beside the host's block statistics of its disk
+ * (report/hostdisk.h): guest bo, host write and read rates over the same
+ * second, the seconds where one writes and the other is idle, and the
+ * window's summary. */
+void text_cell_vmstat(const struct view_cell *v, FILE *out);
 
 /* The comparison: per paired group (workload and settings) a benchstat-like
  * table, metric  A ± sd%  A median  B ± sd%  B median  change  CI  verdict

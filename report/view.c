@@ -128,6 +128,7 @@ struct view_cell *view_cell_free(struct view_cell *v) {
         query_metrics_free(v->metrics, v->n_metrics);
         free(v->vmstat);
         query_points_free(v->points, v->n_points);
+        free(v->hostblk);
         query_log_infos_free(v->logs, v->n_logs);
         free(v);
         return NULL;
@@ -149,6 +150,8 @@ int view_cell_load(struct db *db, int64_t run_id, const char *cell_key, struct v
         if (r >= 0)
                 r = query_cell_points(db, v->cell->id, &v->points, &v->n_points, err);
         if (r >= 0)
+                r = query_cell_hostblk(db, v->cell->id, &v->hostblk, &v->n_hostblk, err);
+        if (r >= 0)
                 r = query_cell_logs(db, v->cell->id, &v->logs, &v->n_logs, err);
         if (r >= 0)
                 r = query_run(db, run_id, &run, err);
@@ -157,6 +160,15 @@ int view_cell_load(struct db *db, int64_t run_id, const char *cell_key, struct v
                 return r;
         }
         v->contended = view_contended(run, v->metrics, v->n_metrics);
+        v->vmstat_interval_s = 1.0;
+        {
+                /* The settings are data: anything but a sane positive number is the default. */
+                json_t *settings = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+                json_t *iv = json_object_get(settings, "vmstat_interval_s");
+                if (json_is_number(iv) && json_number_value(iv) > 0 && json_number_value(iv) <= 3600)
+                        v->vmstat_interval_s = json_number_value(iv);
+                json_decref(settings);
+        }
         query_runs_free(run, 1);
         *ret = v;
         return 0;

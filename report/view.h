@@ -53,6 +53,9 @@ struct view_cell {
         size_t n_vmstat;
         struct query_point *points;
         size_t n_points;
+        struct db_hostblk_row *hostblk;    /* the host's block statistics of the disk, read order */
+        size_t n_hostblk;
+        double vmstat_interval_s;          /* the run's vmstat interval (1 if it did not say) */
         struct query_log_info *logs;
         size_t n_logs;
 };

@@ -29,12 +29,32 @@ const char *const db_vmstat_column_names[DB_VM_NCOLS] = {
 #undef X
 };
 
+/* Version 2: the host's view of the disk under test. libvirt's block
+ * statistics of the guest's disk (virDomainBlockStats), read about once a
+ * second over the workload window, on the same clock as vmstat.t_host so the
+ * two can be put side by side. The counters are cumulative since the domain
+ * started, as libvirt gives them; NULL where the hypervisor did not report
+ * the field. A cell stored before version 2, or whose statistics could not be
+ * read, has no rows (its host.disk_* metrics say why). */
+static const char db_schema_v2[] =
+        "CREATE TABLE host_block (\n"
+        "        cell_id   INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,\n"
+        "        seq       INTEGER NOT NULL,\n"
+        "        t_host    REAL NOT NULL,\n"
+        "        rd_bytes  INTEGER,\n"
+        "        wr_bytes  INTEGER,\n"
+        "        rd_reqs   INTEGER,\n"
+        "        wr_reqs   INTEGER,\n"
+        "        PRIMARY KEY (cell_id, seq)\n"
+        ") WITHOUT ROWID;\n";
+
 /* Migration steps in order; step i brings user_version from i to i + 1. */
 static const struct db_migration {
         int version;
         const char *sql;
 } db_migrations[] = {
         { 1, db_schema_v1 },
+        { 2, db_schema_v2 },
 };
 _Static_assert(ELEMENTSOF(db_migrations) == DB_SCHEMA_VERSION,
                "one migration step per schema version");
@@ -607,6 +627,40 @@ static int cell_insert_points(struct db *db, const struct db_cell *c, int64_t id
         return 0;
 }
 
+/* A counter libvirt did not report (-1) is stored as NULL. */
+static int bind_counter(sqlite3_stmt *s, int i, int64_t v) {
+        return v < 0 ? sqlite3_bind_null(s, i) : sqlite3_bind_int64(s, i, v);
+}
+
+static int cell_insert_hostblk(struct db *db, const struct db_cell *c, int64_t id, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        if (c->n_hostblk == 0)
+                return 0;
+        r = db_prepare(db, "INSERT INTO host_block(cell_id, seq, t_host, rd_bytes, wr_bytes, rd_reqs, wr_reqs) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &s, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c->n_hostblk; i++) {
+                const struct db_hostblk_row *b = &c->hostblk[i];
+
+                if (!isfinite(b->t_host))
+                        return error_setf(err, -EINVAL, "cell %s: host block sample %zu without a time",
+                                          c->cell_key, i);
+                sqlite3_reset(s);
+                if (sqlite3_bind_int64(s, 1, id) || sqlite3_bind_int64(s, 2, (int64_t)i) ||
+                    sqlite3_bind_double(s, 3, b->t_host) || bind_counter(s, 4, b->rd_bytes) ||
+                    bind_counter(s, 5, b->wr_bytes) || bind_counter(s, 6, b->rd_reqs) ||
+                    bind_counter(s, 7, b->wr_reqs))
+                        return db_error(db, sqlite3_errcode(db->h), err, "binding host block sample");
+                r = db_step_done(db, s, "storing host block sample", err);
+                if (r < 0)
+                        return error_prefix(err, r, "cell %s", c->cell_key);
+        }
+        return 0;
+}
+
 static int cell_insert_logs(struct db *db, const struct db_cell *c, int64_t id,
                             struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
@@ -652,6 +706,8 @@ int db_cell_insert(struct db *db, const struct db_cell *cell, int64_t *ret_cell_
                 r = cell_insert_vmstat(db, cell, id, err);
         if (r >= 0)
                 r = cell_insert_points(db, cell, id, err);
+        if (r >= 0)
+                r = cell_insert_hostblk(db, cell, id, err);
         if (r >= 0)
                 r = cell_insert_logs(db, cell, id, err);
         if (r >= 0)

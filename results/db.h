@@ -16,7 +16,7 @@
 struct db;
 
 /* The schema version this build writes (PRAGMA user_version after migration). */
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 /* Columns of the agent's vmstat rows, in this order: the one list in
  * common/vmstat-columns.h (results/test-vmstat-schema.c checks schema.sql
@@ -72,6 +72,15 @@ struct db_point {
         double value;
 };
 
+/* One reading of libvirt's block statistics of the disk under test. */
+struct db_hostblk_row {
+        double t_host;             /* seconds since the cell's QEMU start (vmstat rows' clock) */
+        int64_t rd_bytes;          /* cumulative since the domain started; -1: not reported */
+        int64_t wr_bytes;          /* same */
+        int64_t rd_reqs;           /* read requests, cumulative; -1: not reported */
+        int64_t wr_reqs;           /* write requests, cumulative; -1: not reported */
+};
+
 struct db_log {
         const char *stream;        /* "console" (ttyS0), "data" (raw ttyS1), "script", ... */
         const char *text;          /* may be large */
@@ -99,6 +108,7 @@ struct db_cell {
         size_t n_metrics;   const struct db_metric *metrics;
         size_t n_vmstat;    const struct db_vmstat_row *vmstat;
         size_t n_points;    const struct db_point *points;
+        size_t n_hostblk;   const struct db_hostblk_row *hostblk;   /* in time order */
         size_t n_logs;      const struct db_log *logs;
 };
 

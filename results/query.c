@@ -383,6 +383,41 @@ int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret
         return rows_read(db, s, sizeof(**ret), vmstat_read, NULL, "vmstat", (void **)ret, ret_n, err);
 }
 
+/* A stored counter, or -1 for NULL (not reported) and for anything that is
+ * not a non-negative integer (the file is data). */
+static int64_t col_counter(sqlite3_stmt *s, int i) {
+        int64_t v;
+
+        if (sqlite3_column_type(s, i) != SQLITE_INTEGER)
+                return -1;
+        v = sqlite3_column_int64(s, i);
+        return v < 0 ? -1 : v;
+}
+
+static void hostblk_read(sqlite3_stmt *s, void *p, int *oom) {
+        struct db_hostblk_row *row = p;
+
+        (void)oom;
+        row->t_host = col_real(s, 0);
+        row->rd_bytes = col_counter(s, 1);
+        row->wr_bytes = col_counter(s, 2);
+        row->rd_reqs = col_counter(s, 3);
+        row->wr_reqs = col_counter(s, 4);
+}
+
+int query_cell_hostblk(struct db *db, int64_t cell_id, struct db_hostblk_row **ret, size_t *ret_n,
+                       struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = q_prepare(db, "SELECT t_host, rd_bytes, wr_bytes, rd_reqs, wr_reqs FROM host_block "
+                          "WHERE cell_id = ?1 ORDER BY seq", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, cell_id);
+        return rows_read(db, s, sizeof(**ret), hostblk_read, NULL, "host_block", (void **)ret, ret_n, err);
+}
+
 void query_points_free(struct query_point *p, size_t n) {
         if (!p)
                 return;

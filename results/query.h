@@ -113,6 +113,13 @@ void query_metrics_free(struct query_metric *m, size_t n);
 int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret, size_t *ret_n,
                       struct kb_error *err);
 
+/* A cell's host block samples (libvirt's statistics of the disk under
+ * test) in the order they were read; counters not reported come back as
+ * -1. A cell without any (stored before schema version 2, a failed read)
+ * gives none. OUT: *ret (caller frees with free()), *ret_n. */
+int query_cell_hostblk(struct db *db, int64_t cell_id, struct db_hostblk_row **ret, size_t *ret_n,
+                       struct kb_error *err);
+
 /* A cell's timeline points by kind, then time. OUT: *ret (query_points_free). */
 int query_cell_points(struct db *db, int64_t cell_id, struct query_point **ret, size_t *ret_n,
                       struct kb_error *err);

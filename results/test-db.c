@@ -11,6 +11,8 @@
 #include "common/test.h"
 #include "common/util.h"
 #include "results/db.h"
+#include "results/query.h"
+#include "results/schema-sql.h"
 
 TEST_MAIN();
 
@@ -160,6 +162,81 @@ TEST(migrate_from_empty_file) {
         tmpdb_done(&t);
 }
 
+/* A store written by a kbench of schema version 1 (the schema.sql tables,
+ * user_version 1, a cell) opens: it gains host_block and keeps its cell,
+ * which reads back with no host samples. */
+TEST(migrates_a_version_1_store) {
+        struct kb_error err = { { 0 } };
+        struct db_hostblk_row *hb = NULL;
+        size_t n = 99;
+        struct tmpdb t;
+        struct db *db = NULL;
+        sqlite3 *h;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, db_schema_v1, NULL, NULL, NULL), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "INSERT INTO kernels VALUES ('k1', 'old', '6.1', 'x.deb', 1);"
+                                  "INSERT INTO runs(id, settings_json, started_at) VALUES (1, '{}', 1);"
+                                  "INSERT INTO cells(id, run_id, cell_key, kernel_id, workload, iteration, state) "
+                                  "VALUES (7, 1, 'c000', 'k1', 'dd', 0, 'ok');"
+                                  "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        ASSERT_EQ(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'host_block'"), 1);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM cells WHERE id = 7 AND cell_key = 'c000'"), 1);
+        ASSERT_EQ(query_cell_hostblk(db, 7, &hb, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        free(hb);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+/* Host block samples go in with the cell and come back in order, a counter
+ * libvirt did not report (-1) as NULL and back as -1. */
+TEST(host_block_round_trip) {
+        struct kb_error err = { { 0 } };
+        struct db_hostblk_row in[] = {
+                { .t_host = 2.0, .rd_bytes = 0, .wr_bytes = 4096, .rd_reqs = 0, .wr_reqs = 1 },
+                { .t_host = 3.01, .rd_bytes = -1, .wr_bytes = 8192000, .rd_reqs = -1, .wr_reqs = 250 },
+        };
+        struct db_hostblk_row *out = NULL;
+        size_t n = 0;
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct db_cell c;
+        int64_t run, id = 0;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_kernel(db, KID_A, "6.1.0-47-amd64");
+        run = add_run(db, NULL);
+        c = simple_cell(run, "c000", "ok", 1);
+        c.n_hostblk = ELEMENTSOF(in);
+        c.hostblk = in;
+        ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM host_block WHERE rd_bytes IS NULL"), 1);
+        ASSERT_EQ(query_cell_hostblk(db, id, &out, &n, &err), 0);
+        ASSERT_EQ(n, 2);
+        ASSERT_NEAR(out[1].t_host, 3.01, 1e-12);
+        ASSERT_EQ(out[0].wr_bytes, 4096);
+        ASSERT_EQ(out[1].wr_bytes, 8192000);
+        ASSERT_EQ(out[1].rd_bytes, -1);
+        ASSERT_EQ(out[1].wr_reqs, 250);
+        free(out);
+        /* A sample without a time is refused with the cell. */
+        in[0].t_host = NAN;
+        c = simple_cell(run, "c001", "ok", 1);
+        c.n_hostblk = ELEMENTSOF(in);
+        c.hostblk = in;
+        ASSERT_EQ(db_cell_insert(db, &c, &id, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "c001") != NULL);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
 TEST(runs_interrupt_marks_running_only) {
         struct kb_error err = { { 0 } };
         struct tmpdb t;
@@ -270,13 +347,22 @@ TEST(refuses_newer_schema) {
         ASSERT_EQ(db_open(t.path, &db, &err), 0);
         db = db_close(db);
         ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
-        ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+        {
+                char sql[64];
+                snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION + 1);
+                ASSERT_EQ(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+        }
         sqlite3_close(h);
 
         ASSERT_EQ(db_open(t.path, &db, &err), -EPROTONOSUPPORT);
         ASSERT_TRUE(db == NULL);
         ASSERT_TRUE(strstr(err.msg, t.path) != NULL);
-        ASSERT_TRUE(strstr(err.msg, "schema version 2 is newer than this kbench understands (1)") != NULL);
+        {
+                char want[128];
+                snprintf(want, sizeof(want), "schema version %d is newer than this kbench understands (%d)",
+                         DB_SCHEMA_VERSION + 1, DB_SCHEMA_VERSION);
+                ASSERT_TRUE(strstr(err.msg, want) != NULL);
+        }
         tmpdb_done(&t);
 }
 

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/test.h"
@@ -335,4 +337,75 @@ TEST(quote) {
         workload_quote(line, buf, sizeof(buf));
         ASSERT_EQ(strlen(buf), 203);
         ASSERT_STREQ(buf + 200, "...");
+}
+
+/* Every key of every workload's table, bare and with a suffix. A size key's
+ * bare number is the unit its row declares (workload_key_unit), and its
+ * help says "a bare number is <unit>"; a size with a suffix means the same
+ * bytes whatever the key's unit; a count or a list takes no size suffix.
+ * The tables are walked, so a new workload or key is covered as it is
+ * added. */
+TEST(every_key_bare_and_suffixed_in_its_unit) {
+        size_t sizes = 0;
+
+        for (size_t w = 0; workload_all[w]; w++) {
+                const struct workload_ops *ops = workload_all[w];
+
+                for (const struct workload_key *k = ops->keys; k && k->name; k++) {
+                        struct kb_error err = { { 0 } };
+                        char text[64], phrase[64];
+                        void *params = calloc(1, ops->params_size ? ops->params_size : 1);
+                        uint64_t got, unit = k->unit ? k->unit : 1, g, want, n;
+
+                        ASSERT_TRUE(params != NULL);
+                        if (k->type == WKEY_SIZE) {
+                                sizes++;
+                                snprintf(phrase, sizeof(phrase), "a bare number is %s", workload_key_unit(k));
+                                if (!k->help || !strstr(k->help, phrase))
+                                        TEST_FAIL("%s:%s: help \"%s\" does not say \"%s\"", ops->name, k->name,
+                                                  k->help ? k->help : "", phrase);
+                                /* The smallest size the key takes that is a whole number of
+                                 * its unit and of KiB, so every spelling below is exact. */
+                                g = unit > 1024 ? unit : 1024;
+                                want = ((k->min > 1 ? k->min : 1) + g - 1) / g * g;
+                                if (k->max && want > k->max)
+                                        TEST_FAIL("%s:%s: no whole %s in its range", ops->name, k->name,
+                                                  workload_key_unit(k));
+                                snprintf(text, sizeof(text), "%" PRIu64, want / unit);
+                                ASSERT_EQ(workload_key_parse(ops, k, text, params, &err), 0);
+                                memcpy(&got, (char *)params + k->off, sizeof(got));
+                                if (got != want)
+                                        TEST_FAIL("%s:%s=%s: %" PRIu64 " bytes, want %s %s", ops->name, k->name,
+                                                  text, got, text, workload_key_unit(k));
+                                for (int s = 0; s < 2; s++) {
+                                        if (s == 1 && want % (1 << 20))
+                                                continue;
+                                        snprintf(text, sizeof(text), "%" PRIu64 "%s", want >> (s ? 20 : 10),
+                                                 s ? "M" : "K");
+                                        memset(params, 0, ops->params_size);
+                                        ASSERT_EQ(workload_key_parse(ops, k, text, params, &err), 0);
+                                        memcpy(&got, (char *)params + k->off, sizeof(got));
+                                        if (got != want)
+                                                TEST_FAIL("%s:%s=%s: %" PRIu64 " bytes, want %" PRIu64, ops->name,
+                                                          k->name, text, got, want);
+                                }
+                        } else if (k->type == WKEY_COUNT || k->type == WKEY_LIST) {
+                                ASSERT_TRUE(workload_key_unit(k) == NULL);
+                                n = k->min > 1 ? k->min : 1;
+                                snprintf(text, sizeof(text), "%" PRIu64, n);
+                                ASSERT_EQ(workload_key_parse(ops, k, text, params, &err), 0);
+                                if (k->type == WKEY_COUNT) {
+                                        memcpy(&got, (char *)params + k->off, sizeof(got));
+                                        ASSERT_EQ(got, n);
+                                }
+                                snprintf(text, sizeof(text), "%" PRIu64 "K", n);
+                                if (workload_key_parse(ops, k, text, params, &err) == 0)
+                                        TEST_FAIL("%s:%s=%s: a count took a size suffix", ops->name, k->name, text);
+                                ASSERT_TRUE(strstr(err.msg, k->name) != NULL);
+                        }
+                        free(params);
+                }
+        }
+        /* dd size and bs, tiobench size and block, bonnie size and ram, ftp size and rate. */
+        ASSERT_TRUE(sizes >= 8);
 }

@@ -6,7 +6,9 @@ ok, the ftp.* and vmstat.* metrics exist, the ftp.bytes timeline keeps its
 10 Hz schedule, is monotonic and ends at exactly the file size, and the metrics agree with the
 timeline and the vmstat rows they were computed from (upload time = span of
 the timeline, setup time ends at its first byte, halts recomputed from it,
-vmstat.samples = the rows inside the upload window). Needs the 6.1.0-47 .deb in $KBENCH_DEBS (tools/setup.sh)."""
+vmstat.samples = the rows inside the upload window), and the host's block
+statistics of the disk: read once a second over the workload, they saw at
+least the file written. Needs the 6.1.0-47 .deb in $KBENCH_DEBS (tools/setup.sh)."""
 import json
 
 from kbtest import debs, expect, expect_vmstat_per_second, kb, temp_store
@@ -89,6 +91,31 @@ def main():
         stalled = sum(1 for r in inside if r["bo"] is not None and r["bo"] <= 100)
         expect(abs(m["vmstat.stall_fraction"] - (stalled / len(inside) if inside else 0)) < 1e-9,
                f"vmstat.stall_fraction {m['vmstat.stall_fraction']:.3f} = {stalled}/{len(inside)} rows with bo <= 100")
+
+        # The host's view of the same disk: libvirt's block statistics, read
+        # once a second from the go to the done, wrote what the guest
+        # synced (the file, plus ext3's metadata and journal on top).
+        hb = cell["host_block"]
+        expect(len(hb) >= 2, f"{len(hb)} host block readings")
+        gaps = [b["t_host"] - a["t_host"] for a, b in zip(hb, hb[1:])]
+        span = hb[-1]["t_host"] - hb[0]["t_host"]
+        expect(max(gaps) <= 1.5 and abs(len(hb) - 1 - span) <= 2,
+               f"{len(hb)} host block readings over {span:.2f} s: largest gap {max(gaps):.2f} s (one a second)")
+        expect(abs(span - cell["workload_s"]) <= 1.0,
+               f"the readings span the workload window: {span:.2f} s against workload_s {cell['workload_s']:.2f} s")
+        written = hb[-1]["wr_bytes"] - hb[0]["wr_bytes"]
+        expect(SIZE <= written <= SIZE * 1.25 + (4 << 20),
+               f"host wrote {written} bytes over the cell for a {SIZE}-byte upload")
+        expect(abs(m["host.disk_written_MB"] - written / 1e6) < 1e-6,
+               f"host.disk_written_MB {m['host.disk_written_MB']:.3f} = the readings' {written / 1e6:.3f} MB")
+        expect(abs(m["host.disk_write_MBps"] - written / 1e6 / span) < 1e-6,
+               f"host.disk_write_MBps {m['host.disk_write_MBps']:.3f} over the readings' span")
+        side = json.loads(kb(home, "show", str(run["run"]["id"]), "--cell", "c000", "--log", "vmstat",
+                             "--json").stdout)
+        expect(side["summary"] is not None and side["summary"]["compared"] >= span - 3,
+               f"vmstat seconds compared with the host: {side['summary'] and side['summary']['compared']}")
+        expect(abs(m["host.write_disagree_s"] - side["summary"]["disagree_s"]) < 1e-9,
+               f"host.write_disagree_s {m['host.write_disagree_s']} = the side-by-side view's")
 
         out = kb(home, "show", str(run["run"]["id"]), "--cell", "c000", "--log", "output").stdout
         expect(f"ftp-size {SIZE}" in out and f"ftp-expected {SIZE}" in out,
