@@ -107,6 +107,7 @@ struct cell_vm_ops {
         int (*send)(struct vm *vm, const char *data, size_t len, struct kb_error *err);
         int (*taints)(struct vm *vm, char ***ret, struct kb_error *err);
         void (*stop)(struct vm *vm, int background);
+        void (*times)(const struct vm *vm, struct vm_times *ret);  /* optional: vm_get_times */
 };
 
 /* cell_run through ops, ctx being what ops->start gets (the vm_conn for the
