@@ -71,10 +71,11 @@ const struct runopt runopt_table[] = {
           .arg = "P" },
         { "resume", 0, RUNOPT_I64, OFF(resume_run), 1, 9e15, NULL, NULL,
           .help = "Continue an interrupted run: rerun only its missing cells", .arg = "RUN" },
-        { "warm", 0, RUNOPT_FLAG, OFF(warm), 0, 0, "1", "warm",
-          .help = "Restore each cell from a snapshot of its booted guest, made once per guest shape (the default)" },
+        { "warm", 0, RUNOPT_FLAG, OFF(warm), 0, 0, NULL, "warm",
+          .help = "Restore each cell from a snapshot of its booted guest, made once per guest shape (opt-in: "
+                  "small TCG workloads measure differently warm, docs/design.md)" },
         { "cold", 0, RUNOPT_FLAG, OFF(cold), 0, 0, NULL, "cold",
-          .help = "Boot every cell fresh instead of restoring a snapshot (wins over --warm)" },
+          .help = "Boot every cell fresh (the default; wins over --warm)" },
         { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON" },
         { NULL },
 };

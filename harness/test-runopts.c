@@ -31,8 +31,8 @@ TEST(defaults) {
         ASSERT_NEAR(o.vmstat_interval_s, 1, 1e-9);
         ASSERT_EQ(o.retries, 2);
         ASSERT_TRUE(o.append == NULL);
-        /* Cells restore a snapshot unless --cold is given. */
-        ASSERT_EQ(o.warm, 1);
+        /* Cells boot cold unless --warm is given. */
+        ASSERT_EQ(o.warm, 0);
         ASSERT_EQ(o.cold, 0);
 }
 
@@ -53,6 +53,7 @@ TEST(flags_keep_defaults) {
         struct kb_error err = { { 0 } };
 
         runopts_defaults(&o);
+        o.warm = 1;                        /* as a table default of "1" would set it */
         ASSERT_EQ(runopts_apply(&o, texts, flags, &err), 0);
         ASSERT_EQ(o.warm, 1);
         ASSERT_EQ(o.cold, 0);
