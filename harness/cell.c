@@ -61,6 +61,7 @@ struct cell {
         struct console_stream stream;      /* ttyS1 accounting */
         double last_record_t;
         double go_t, ready_t, done_t;
+        double restored_t, hello_t;        /* a warm start: restore returned, hello sent (cell clock, s) */
         double ready_timeout_s;            /* boot timeout, or CELL_WARM_READY_S after a restore */
         off_t console_head;                /* bytes of the snapshot's boot log before this cell's console */
         uint32_t disk_head;                /* CRC-32 of the first DISK_HEAD_BYTES of the cell's image */
@@ -468,6 +469,20 @@ static void record_sysctl(struct cell *c, const struct proto_record *rec) {
         g_ptr_array_add(c->res->sysctls, g_strdup_printf("%s=%s", key, value));
 }
 
+/* Where a warm cell's boot_s went, in its log: restore -> resume ->
+ * hello -> ready, each step's end on the cell's clock. */
+static void note_warm_times(struct cell *c, double ready_t) {
+        struct vm_times vt = { 0 };
+
+        if (c->ops->times && c->vm)
+                c->ops->times(c->vm, &vt);
+        g_ptr_array_add(c->host_notes,
+                        g_strdup_printf("warm start: libvirt restore %.3f s, serial1 open %.3f s, resume %.3f s "
+                                        "(restore returned at %.3f s), hello sent at %.3f s, ready at %.3f s",
+                                        vt.create_s, vt.serial_s, vt.resume_s, c->restored_t, c->hello_t,
+                                        ready_t));
+}
+
 static void handle_record(struct cell *c, const struct msg *m, const struct proto_record *rec,
                           const struct workload_env *env) {
         const char *type = rec->type;
@@ -479,6 +494,8 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                         return;
                 c->ready_t = m->t;
                 c->res->boot_s = m->t;
+                if (c->hello_t > 0)
+                        note_warm_times(c, m->t);
                 {
                         const char *rel = strstr(rec->payload, "release=");
                         if (rel)
@@ -782,7 +799,7 @@ static int real_restore(void *ctx, const char *path, const struct vm_config *con
 
 static const struct cell_vm_ops real_vm_ops = {
         .start = real_start, .restore = real_restore, .send = vm_send, .taints = vm_taints,
-        .block_stats = vm_block_stats, .stop = vm_stop,
+        .block_stats = vm_block_stats, .stop = vm_stop, .times = vm_get_times,
 };
 
 int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result *res,
@@ -840,6 +857,7 @@ static int cell_start_warm(struct cell *c, struct cell_files *f, void *ctx,
                 stop(c, STOP_VM_START_FAILED, c->ops->restore ? verr.msg : "no restore operation");
                 return -1;
         }
+        c->restored_t = now_s(c);
         now_ms = g_get_real_time() / 1000;
         {
                 g_autofree char *hello = g_strdup_printf("hello %s %" G_GINT64_FORMAT "\n", s->key, now_ms);
@@ -847,6 +865,7 @@ static int cell_start_warm(struct cell *c, struct cell_files *f, void *ctx,
                         stop(c, STOP_SEND_FAILED, verr.msg);
                         return -1;
                 }
+                c->hello_t = now_s(c);
         }
         load_find_qemu(c, f->vc.name);
         note_taints(c);
@@ -916,6 +935,7 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
         c->stop = STOP_DONE;
         c->stage = STAGE_BOOT;
         c->ready_t = c->go_t = c->done_t = c->last_record_t = 0;
+        c->restored_t = c->hello_t = 0;
         c->ready_console_len = 0;
         c->console_head = 0;
         c->ready_timeout_s = s->boot_timeout_s;

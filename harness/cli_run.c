@@ -60,6 +60,9 @@ int cli_run(int argc, char **argv, const struct cli_global *g) {
                 cli_errorf("run: %s", err.msg);
                 goto out;
         }
+        /* --cold wins; the stored settings then say how the cells started. */
+        if (o.cold)
+                o.warm = 0;
         /* The vmstat rows are what keeps a running job from looking hung. */
         if (o.hang_timeout_s < 2 * o.vmstat_interval_s) {
                 cli_errorf("run: --hang-timeout %g is less than twice --vmstat-interval %g: every job would look hung",

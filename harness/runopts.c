@@ -104,9 +104,10 @@ const struct runopt runopt_table[] = {
         { "resume", 0, RUNOPT_I64, OFF(resume_run), 1, 9e15, NULL, NULL,
           .help = "Continue an interrupted run: rerun only its missing cells", .arg = "RUN", .class = RUNOPT_HOW },
         { "warm", 0, RUNOPT_FLAG, OFF(warm), 0, 0, NULL, "warm",
-          .help = "Restore each cell from its kernel's snapshot instead of booting (made by the first cell)", .class = RUNOPT_HOW },
+          .help = "Restore each cell from a snapshot of its booted guest, made once per guest shape (opt-in: "
+                  "small TCG workloads measure differently warm, docs/design.md)", .class = RUNOPT_HOW },
         { "cold", 0, RUNOPT_FLAG, OFF(cold), 0, 0, NULL, "cold",
-          .help = "Boot every cell fresh, even with --warm (the default until warm start is verified)", .class = RUNOPT_HOW },
+          .help = "Boot every cell fresh (the default; wins over --warm)", .class = RUNOPT_HOW },
         { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON", .class = RUNOPT_HOW },
         { NULL },
 };
@@ -233,7 +234,9 @@ int runopt_set(struct runner_opts *o, const struct runopt *opt, const char *text
 void runopts_defaults(struct runner_opts *o) {
         *o = (struct runner_opts){ 0 };
         for (const struct runopt *opt = runopt_table; opt->name; opt++)
-                if (opt->def) {
+                if (opt->def && opt->type == RUNOPT_FLAG)
+                        *FIELD(o, opt, int) = strcmp(opt->def, "1") == 0;
+                else if (opt->def) {
                         int r = runopt_set(o, opt, opt->def, NULL);
                         g_assert(r == 0);      /* the table's own defaults pass its checks */
                 }
@@ -289,8 +292,12 @@ int runopts_apply(struct runner_opts *o, char **texts, const int *flags, struct 
                 const struct runopt *opt = &runopt_table[i];
                 int r;
 
-                if (opt->type == RUNOPT_FLAG)
-                        *FIELD(o, opt, int) = flags[i];
+                /* A flag given turns its setting on; one not given keeps
+                 * its default. */
+                if (opt->type == RUNOPT_FLAG && flags[i])
+                        *FIELD(o, opt, int) = 1;
+                else if (opt->type == RUNOPT_FLAG)
+                        continue;
                 else if (opt->type == RUNOPT_STRV) {
                         char **v = (char **)(void *)texts[i];
                         if ((r = check_strv(opt, v, err)) < 0)

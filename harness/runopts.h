@@ -27,7 +27,7 @@ enum runopt_type {
         RUNOPT_I64,                        /* int64_t field, decimal */
         RUNOPT_STRING,                     /* const char * field */
         RUNOPT_STRV,                       /* char ** field, repeatable */
-        RUNOPT_FLAG,                       /* int field, no argument */
+        RUNOPT_FLAG,                       /* int field, no argument; def "1": on by default */
 };
 
 /* Whether an option is part of what a run measures. Two runs whose

@@ -33,6 +33,39 @@ TEST(defaults) {
         ASSERT_NEAR(o.vmstat_interval_s, 1, 1e-9);
         ASSERT_EQ(o.retries, 2);
         ASSERT_TRUE(o.append == NULL);
+        /* Cells boot cold unless --warm is given. */
+        ASSERT_EQ(o.warm, 0);
+        ASSERT_EQ(o.cold, 0);
+}
+
+static size_t opt_index(const char *name) {
+        size_t i = 0;
+
+        while (runopt_table[i].name && strcmp(runopt_table[i].name, name) != 0)
+                i++;
+        ASSERT_TRUE(runopt_table[i].name != NULL);
+        return i;
+}
+
+/* A flag not given keeps its default; one given turns it on. */
+TEST(flags_keep_defaults) {
+        struct runner_opts o;
+        char *texts[64] = { 0 };
+        int flags[64] = { 0 };
+        struct kb_error err = { { 0 } };
+
+        runopts_defaults(&o);
+        o.warm = 1;                        /* as a table default of "1" would set it */
+        ASSERT_EQ(runopts_apply(&o, texts, flags, &err), 0);
+        ASSERT_EQ(o.warm, 1);
+        ASSERT_EQ(o.cold, 0);
+        ASSERT_EQ(o.json, 0);
+        flags[opt_index("cold")] = 1;
+        flags[opt_index("json")] = 1;
+        ASSERT_EQ(runopts_apply(&o, texts, flags, &err), 0);
+        ASSERT_EQ(o.warm, 1);
+        ASSERT_EQ(o.cold, 1);
+        ASSERT_EQ(o.json, 1);
 }
 
 TEST(numbers_refused) {

@@ -35,6 +35,7 @@ struct vm {
         int closing;
         vm_event_fn fn;
         void *userdata;
+        struct vm_times times;     /* written by vm_start/vm_restore before they return */
 };
 
 static struct vm *vm_ref(struct vm *vm) {
@@ -358,7 +359,10 @@ static struct vm *vm_new(struct vm_conn *c, const struct vm_config *cfg, vm_even
 }
 
 /* The paused domain exists: open serial1 as our stream, then let it run. */
-static int vm_attach_and_resume(struct vm *vm, struct kb_error *err) {
+static int vm_attach_and_resume(struct vm *vm, int64_t t0, struct kb_error *err) {
+        int64_t t1 = g_get_monotonic_time();
+
+        vm->times.create_s = (double)(t1 - t0) / 1e6;
         vm->st = virStreamNew(vm->c->conn, VIR_STREAM_NONBLOCK);
         if (!vm->st || virDomainOpenConsole(vm->dom, "serial1", vm->st, VIR_DOMAIN_CONSOLE_FORCE) < 0)
                 return error_setf(err, -EIO, "libvirt: cannot open serial1 of %s: %s", vm->name, last_error());
@@ -367,15 +371,23 @@ static int vm_attach_and_resume(struct vm *vm, struct kb_error *err) {
                 vm_unref(vm);
                 return error_setf(err, -EIO, "libvirt: cannot watch serial1 of %s: %s", vm->name, last_error());
         }
+        vm->times.serial_s = (double)(g_get_monotonic_time() - t1) / 1e6;
+        t1 = g_get_monotonic_time();
         if (virDomainResume(vm->dom) < 0)
                 return error_setf(err, -EIO, "libvirt: cannot resume %s: %s", vm->name, last_error());
+        vm->times.resume_s = (double)(g_get_monotonic_time() - t1) / 1e6;
         return 0;
+}
+
+void vm_get_times(const struct vm *vm, struct vm_times *ret) {
+        *ret = vm->times;
 }
 
 int vm_start(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, void *userdata,
              struct vm **ret, struct kb_error *err) {
         g_autofree char *xml = vm_domain_xml(cfg);
         struct vm *vm = vm_new(c, cfg, fn, userdata);
+        int64_t t0 = g_get_monotonic_time();
         int r;
 
         vm->dom = virDomainCreateXML(c->conn, xml, VIR_DOMAIN_START_PAUSED);
@@ -383,7 +395,7 @@ int vm_start(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, voi
                 r = error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", cfg->name, last_error());
                 goto fail;
         }
-        r = vm_attach_and_resume(vm, err);
+        r = vm_attach_and_resume(vm, t0, err);
         if (r < 0)
                 goto fail;
         *ret = vm;
@@ -397,6 +409,7 @@ int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *cfg,
                void *userdata, struct vm **ret, struct kb_error *err) {
         g_autofree char *xml = vm_domain_xml(cfg);
         struct vm *vm = vm_new(c, cfg, fn, userdata);
+        int64_t t0 = g_get_monotonic_time();
         int r;
 
         if (virDomainRestoreFlags(c->conn, path, xml, VIR_DOMAIN_SAVE_PAUSED) < 0) {
@@ -408,7 +421,7 @@ int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *cfg,
                 r = error_setf(err, -EIO, "libvirt: restored %s but cannot find it: %s", cfg->name, last_error());
                 goto fail;
         }
-        r = vm_attach_and_resume(vm, err);
+        r = vm_attach_and_resume(vm, t0, err);
         if (r < 0)
                 goto fail;
         *ret = vm;

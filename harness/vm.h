@@ -66,6 +66,17 @@ char *vm_domain_xml(const struct vm_config *config);
 int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
              struct vm **ret, struct kb_error *err);
 
+/* Where vm_start or vm_restore spent its time, for the cell's log: a warm
+ * cell's boot_s is mostly these. */
+struct vm_times {
+        double create_s;                   /* virDomainCreateXML or virDomainRestoreFlags (+ lookup), seconds */
+        double serial_s;                   /* opening and watching serial1, seconds */
+        double resume_s;                   /* virDomainResume, seconds */
+};
+
+/* OUT: *ret, the times of the call that made vm. */
+void vm_get_times(const struct vm *vm, struct vm_times *ret);
+
 /* Save the running guest to path (libvirt's save image; with the embedded
  * driver path must be inside its root's reach, the store) and end the
  * domain: events stop first, so the cell sees no EOF or stop. The image

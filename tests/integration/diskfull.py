@@ -58,8 +58,11 @@ def main():
     try:
         os.symlink(os.path.join(top, "kernels"), os.path.join(home, "kernels"))
         name = json.loads(kb(home, "kernel", "add", "--json", found[0]).stdout)["name"]
+        # Cold: the test waits for the cell's own domain (kb<pid>-r<run>-c...)
+        # and its booting console, and a snapshot (tens of MB) would take
+        # the small tmpfs's room before the ballast does. --resume keeps it.
         p = subprocess.Popen([KBENCH, "--store", home, "run", "-k", name, "-w", "dd:size=64M", "-n", "2",
-                              "--mem", "160", "--disk-size", "96M", "--json", "--retries", "0"],
+                              "--mem", "160", "--disk-size", "96M", "--json", "--retries", "0", "--cold"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         end = time.time() + 120
         while not qemu_running(home) and time.time() < end and p.poll() is None:

@@ -92,8 +92,10 @@ def main():
         # A kernel that panics at boot (no init in the initramfs -> VFS panic),
         # and a guest that outlives its deadline (dd throttled to 1 MB/s):
         # each is classified, and the run continues to the next cell.
+        # Boot failures are a cold boot's (--cold): without it the snapshot
+        # boot would fail first and the cell boot cold after it, twice the wait.
         p = kb(home, "run", "-k", names[0], "-w", "dd:size=16M", "--append", "rdinit=/nonexistent",
-               "--json", check=False)
+               "--cold", "--json", check=False)
         expect(p.returncode == 3, f"run with a panicking kernel ends with exit 3 (got {p.returncode})")
         cells = json.loads(p.stdout)["cells"]
         expect(cells[0]["state"] == "boot-crash" and "panic" in (cells[0]["detail"] or "").lower(),
@@ -102,7 +104,9 @@ def main():
 
         # Kernel messages interleaved on the data channel (an early console on
         # ttyS1's port, kept after boot): the cell is corrupt-output, never parsed.
-        p = kb(home, "run", "-k", names[0], "-w", "dd:size=16M", "--retries", "0", "--json",
+        # Cold: the kernel's boot messages on ttyS1 are what is tested, and a
+        # restored guest's boot happened in the snapshot.
+        p = kb(home, "run", "-k", names[0], "-w", "dd:size=16M", "--retries", "0", "--json", "--cold",
                "--append", "earlycon=uart8250,io,0x2f8,115200 keep_bootcon", check=False)
         cells = json.loads(p.stdout)["cells"]
         expect(p.returncode == 3 and cells[0]["state"] == "corrupt-output"
@@ -112,8 +116,10 @@ def main():
         # A guest that stops mid-workload: silence on ttyS1 past --hang-timeout.
         # The disk is throttled so that the job outlasts the poll for its mount
         # on any host (64 MiB at 2 MB/s: half a minute of writing).
+        # Cold: run_and_freeze finds the QEMU by the cell's domain name
+        # (a restored guest keeps the snapshot's, kbsnap-...).
         qemu, code, out, err = run_and_freeze(home, "run", "-k", names[0], "-w", "dd:size=64M", "--disk-mbps", "2",
-                                              "--hang-timeout", "10", "--retries", "0", "--json")
+                                              "--hang-timeout", "10", "--retries", "0", "--cold", "--json")
         expect(qemu is not None, f"found the running guest's QEMU (pid {qemu}) and stopped it")
         cells = json.loads(out)["cells"]
         expect(code == 3 and cells[0]["state"] == "hang" and "no ttyS1 record" in cells[0]["detail"],
