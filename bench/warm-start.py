@@ -60,6 +60,8 @@ def main():
     tmp = os.environ.get("KBENCH_TEST_TMP", "/var/tmp")
     a = tempfile.mkdtemp(prefix="kbench-bench-warm-", dir=tmp)
     b = tempfile.mkdtemp(prefix="kbench-bench-quick-", dir=tmp)
+    for d in (a, b):
+        os.chmod(d, 0o711)  # QEMU runs as libvirt-qemu under root: it must enter the store
     try:
         kb(a, "kernel", "add", deb("6.1.0-57"))
         cold, cold_wall = timed_run(a, "-k", "6.1.0-57-amd64", "-w", "dd", "-n", str(N), "--tag", "cold")
