@@ -116,3 +116,18 @@ TEST(qemu_can_reach) {
         g_rmdir(store);
         g_rmdir(top);
 }
+
+TEST(qemu_user_lookup) {
+        struct vm_qemu_user u = { .set = 7 };
+        struct kb_error err = { "" };
+
+        /* A missing user is one line naming it and the fix. */
+        ASSERT_EQ(vm_qemu_user_lookup("kbench-no-such-user", &u, &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, "the user kbench-no-such-user does not exist") != NULL);
+        ASSERT_TRUE(strstr(err.msg, "tools/setup.sh") != NULL && !strchr(err.msg, '\n'));
+        ASSERT_EQ(u.set, 7);
+        /* root is refused: QEMU would run as uid 0. */
+        ASSERT_EQ(vm_qemu_user_lookup("root", &u, &err), -EPERM);
+        ASSERT_TRUE(strstr(err.msg, "uid 0") != NULL);
+        ASSERT_EQ(u.set, 7);
+}

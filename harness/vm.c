@@ -135,24 +135,20 @@ static void ioerror_cb(virConnectPtr conn, virDomainPtr dom, const char *src, co
 
 /* ---- who QEMU runs as ------------------------------------------------- */
 
-int vm_qemu_user_get(struct vm_qemu_user *ret, struct kb_error *err) {
+int vm_qemu_user_lookup(const char *name, struct vm_qemu_user *ret, struct kb_error *err) {
         struct vm_qemu_user u = { 0 };
         struct passwd *pw;
         struct group *gr;
         struct stat st;
 
-        if (geteuid() != 0) {
-                *ret = u;
-                return 0;
-        }
-        pw = getpwnam(VM_QEMU_USER);
+        pw = getpwnam(name);
         if (!pw)
                 return error_setf(err, -ENOENT, "the user %s does not exist: kbench runs QEMU as it, never as "
                                   "root (run tools/setup.sh, or: useradd --system --no-create-home "
-                                  "--shell /usr/sbin/nologin %s)", VM_QEMU_USER, VM_QEMU_USER);
+                                  "--shell /usr/sbin/nologin %s)", name, name);
         if (pw->pw_uid == 0)
                 return error_setf(err, -EPERM, "the user %s has uid 0: QEMU would run as root (give it a "
-                                  "uid of its own: tools/setup.sh)", VM_QEMU_USER);
+                                  "uid of its own: tools/setup.sh)", name);
         u.set = 1;
         u.uid = pw->pw_uid;
         /* The group is /dev/kvm's own. libvirt probes QEMU with
@@ -172,13 +168,21 @@ int vm_qemu_user_get(struct vm_qemu_user *ret, struct kb_error *err) {
                         g_snprintf(u.gid_why, sizeof(u.gid_why), "/dev/kvm's group %u", (unsigned)st.st_gid);
         } else {
                 u.gid = pw->pw_gid;
-                g_snprintf(u.gid_why, sizeof(u.gid_why), "%s's group", VM_QEMU_USER);
+                g_snprintf(u.gid_why, sizeof(u.gid_why), "%s's group", name);
         }
         if (u.gid == 0)
                 return error_setf(err, -EPERM, "/dev/kvm belongs to group root: QEMU would run in group root "
                                   "(give /dev/kvm its kvm group: udevadm trigger, or tools/setup.sh)");
         *ret = u;
         return 0;
+}
+
+int vm_qemu_user_get(struct vm_qemu_user *ret, struct kb_error *err) {
+        if (geteuid() != 0) {
+                *ret = (struct vm_qemu_user){ 0 };
+                return 0;
+        }
+        return vm_qemu_user_lookup(VM_QEMU_USER, ret, err);
 }
 
 /* May u (its uid, group and supplementary groups) do what mask asks of st,

@@ -33,6 +33,9 @@ struct vm_qemu_user {
  * one-line err naming the missing user and tools/setup.sh. OUT: *ret. */
 int vm_qemu_user_get(struct vm_qemu_user *ret, struct kb_error *err);
 
+/* The same for the user called name, whoever kbench runs as (for tests). */
+int vm_qemu_user_lookup(const char *name, struct vm_qemu_user *ret, struct kb_error *err);
+
 /* Whether user u may search every directory on the way to path (symlinks
  * resolved) and, with need_file, read path itself. Returns 0, or -EACCES
  * with err naming the first directory in the way, its mode and owner, and
