@@ -115,6 +115,8 @@ def main():
     tmp = os.environ.get("KBENCH_TEST_TMP", "/var/tmp")
     a = tempfile.mkdtemp(prefix="kbench-bench-warm-", dir=tmp)
     b = tempfile.mkdtemp(prefix="kbench-bench-quick-", dir=tmp)
+    for d in (a, b):
+        os.chmod(d, 0o711)  # QEMU runs as libvirt-qemu under root: it must enter the store
     rows = []  # (what, cold, warm, target)
     try:
         kb(a, "kernel", "add", deb("6.1.0-57"))

@@ -39,6 +39,14 @@ static int probe(struct vm_conn *c, const char *home, const char *kernel, int *r
 
         g_mkdir_with_parents(dir, 0755);
         g_unlink(console);
+        /* QEMU may run as another user (vm.c): the log is made for it. */
+        if (!g_file_set_contents(console, "", 0, NULL) ||
+            vm_qemu_hand_over(vm_conn_qemu_user(c), console, &err) < 0) {
+                g_snprintf(failure, failure_size, "%s: %s", console, err.msg[0] ? err.msg : "cannot create");
+                *ret_s = 0;
+                *ret_ok = 0;
+                return 0;
+        }
         t0 = g_get_monotonic_time();
         if (vm_start(c, &vc, ignore_event, NULL, &vm, &err) < 0) {
                 /* A KVM that cannot even start a guest (e.g. "failed to set

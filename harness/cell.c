@@ -8,6 +8,7 @@
  * same queue. All cell state is owned by the caller's thread. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -175,6 +176,21 @@ static gpointer host_thread(gpointer data) {
 
 /* ---- host load ---------------------------------------------------------- */
 
+/* Who the cell's QEMU runs as, read from the process itself: a guest's
+ * kernel is untrusted code, so the cell's output says it was not root. */
+static void note_qemu_uids(struct cell *c) {
+        struct kb_error e = { { 0 } };
+        uint64_t u[4];
+
+        if (hostload_read_uids(c->spec->hostload_root, c->qemu_pid, u, &e) < 0)
+                g_ptr_array_add(c->host_notes, g_strdup_printf("qemu uid unknown: %s", e.msg));
+        else
+                g_ptr_array_add(c->host_notes, g_strdup_printf("qemu pid %d uid %" PRIu64 " %" PRIu64 " %" PRIu64
+                                                               " %" PRIu64 " (real effective saved fs)%s",
+                                                               c->qemu_pid, u[0], u[1], u[2], u[3],
+                                                               u[0] && u[1] && u[2] && u[3] ? "" : ": root"));
+}
+
 /* Once, right after QEMU started: which process is this cell's QEMU. */
 static void load_find_qemu(struct cell *c, const char *domain) {
         struct kb_error e = { { 0 } };
@@ -183,6 +199,8 @@ static void load_find_qemu(struct cell *c, const char *domain) {
                 g_strlcpy(c->load_note, "remote host: unknown", sizeof(c->load_note));
         else if (hostload_find_qemu(c->spec->hostload_root, domain, &c->qemu_pid, &e) < 0)
                 g_strlcpy(c->load_note, e.msg, sizeof(c->load_note));
+        else
+                note_qemu_uids(c);
 }
 
 /* A snapshot of the host beside this cell's QEMU and kbench itself (whose
@@ -680,14 +698,26 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         if (make_disk(f->disk, s->disk_bytes, &verr) < 0 || format_disk(s, f->disk, &verr) < 0 ||
             disk_head_crc(f->disk, &f->disk_head, &verr) < 0 ||
             (s->swap_bytes && make_disk(f->swap, s->swap_bytes, &verr) < 0) ||
-            (s->swap_bytes && run_tool((char *[]){ "mkswap", "-q", f->swap, NULL }, &verr) < 0)) {
+            (s->swap_bytes && run_tool((char *[]){ "mkswap", "-q", f->swap, NULL }, &verr) < 0) ||
+            vm_qemu_hand_over(s->qemu_user, f->disk, &verr) < 0 ||
+            (s->swap_bytes && vm_qemu_hand_over(s->qemu_user, f->swap, &verr) < 0)) {
                 /* Not retried: the same settings would fail the same way. */
                 g_snprintf(res->detail, sizeof(res->detail), "disk: %s", verr.msg);
                 g_unlink(f->disk);
                 g_unlink(f->swap);
                 return 0;
         }
+        /* An empty console log of QEMU's, in a directory that stays
+         * kbench's: QEMU may write the file but cannot swap it for a link
+         * to something kbench would then read as root. */
         g_unlink(f->console);
+        if (!g_file_set_contents(f->console, "", 0, NULL) || vm_qemu_hand_over(s->qemu_user, f->console, &verr) < 0) {
+                g_snprintf(res->detail, sizeof(res->detail), "console: %s", verr.msg[0] ? verr.msg : f->console);
+                res->retryable = 1;
+                g_unlink(f->disk);
+                g_unlink(f->swap);
+                return 0;
+        }
 
         /* A restored guest keeps the command line it booted with; the
          * cell's id reaches it in the hello. */

@@ -31,6 +31,8 @@ struct cell_spec {
         const char *mount_opts;            /* may be "" */
         const char *initrd;
         const char *work_dir;              /* scratch directory for this cell's files */
+        const struct vm_qemu_user *qemu_user; /* the cell's disks and console log are handed to it
+                                              (vm_qemu_hand_over); NULL: QEMU runs as kbench */
         const char *append;                /* extra kernel command line, may be NULL */
         const char *const *agent_lines;    /* "set NAME VALUE" lines of the run options (runopts_agent_lines) */
         double deadline_s;                 /* whole-cell limit */

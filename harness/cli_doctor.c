@@ -41,6 +41,44 @@ static void check_program(struct checks *c, const char *name, const char *hint) 
         check(c, name, p != NULL, "%s", p ? p : hint);
 }
 
+/* Who QEMU runs as under the embedded driver, whether it can reach the
+ * store, and whether libvirt will keep its capability cache (vm.c: it
+ * throws it away when that user cannot open /dev/kvm). */
+static void check_qemu_user(struct checks *c, const struct cli_global *g) {
+        g_autofree char *scratch = g_build_filename(g->home, "scratch", NULL);
+        struct kb_error err = { { 0 } };
+        struct vm_qemu_user u;
+        struct passwd *pw;
+        int kvm;
+
+        if (!g->connect || !strstr(g->connect, "/embed")) {
+                check(c, "qemu-user", 1, "decided by the libvirt daemon behind %s (its qemu.conf)", g->connect);
+                return;
+        }
+        if (vm_qemu_user_get(&u, &err) < 0) {
+                check(c, "qemu-user", 0, "%s", err.msg);
+                return;
+        }
+        if (!u.set) {
+                pw = getpwuid(geteuid());
+                check(c, "qemu-user", geteuid() != 0, "QEMU runs as %s (uid %u), kbench's own user",
+                      pw ? pw->pw_name : "?", (unsigned)geteuid());
+                return;
+        }
+        kvm = vm_qemu_kvm_usable(&u);
+        check(c, "qemu-user", 1, "QEMU runs as %s (uid %u, gid %u: %s), not root; %s", VM_QEMU_USER,
+              (unsigned)u.uid, (unsigned)u.gid, u.gid_why,
+              kvm < 0 ? "no /dev/kvm" : kvm ? "it can open /dev/kvm" : "it cannot open /dev/kvm");
+        check(c, "caps-cache", kvm != 0, "%s", kvm != 0 ? "libvirt's QEMU capability cache is kept between runs"
+              : "libvirt will probe QEMU again in every process (~4 s a probe): give /dev/kvm's group rw "
+                "(ls -l /dev/kvm)");
+        g_mkdir_with_parents(scratch, 0755);
+        if (vm_qemu_can_reach(&u, scratch, 0, &err) < 0)
+                check(c, "qemu-reach", 0, "%s", err.msg);
+        else
+                check(c, "qemu-reach", 1, "%s can reach %s", VM_QEMU_USER, scratch);
+}
+
 int cli_doctor(int argc, char **argv, const struct cli_global *g) {
         int json = 0;
         GOptionEntry entries[] = {
@@ -73,11 +111,8 @@ int cli_doctor(int argc, char **argv, const struct cli_global *g) {
         check(&c, "busybox", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE),
               "%s", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE) ? "/bin/busybox"
                                                                             : "missing: apt-get install -y busybox-static");
-        if (geteuid() == 0)
-                check(&c, "qemu-user", getpwnam("libvirt-qemu") != NULL, "%s",
-                      getpwnam("libvirt-qemu") ? "libvirt-qemu exists (libvirt's QEMU driver insists on it)"
-                                               : "missing: useradd --system --no-create-home libvirt-qemu");
         check(&c, "store", g_mkdir_with_parents(g->home, 0755) == 0 && access(g->home, W_OK) == 0, "%s", g->home);
+        check_qemu_user(&c, g);
         if (kstore_open(kdir, &ks, &err) == 0 && kstore_list(ks, &kernels, &nk, &err) == 0)
                 check(&c, "kernels", 1, "%zu kernel(s) in %s", nk, kdir);
         else

@@ -397,6 +397,60 @@ static int cmdline_names(const char *buf, size_t len, const char *name) {
         return 0;
 }
 
+int hostload_parse_status_uids(const char *buf, size_t len, const char *name, uint64_t ret_uids[4],
+                               struct kb_error *err) {
+        size_t pos = 0, n;
+        const char *l;
+
+        while (next_line(buf, len, &pos, &l, &n)) {
+                char line[256], *p, *end;
+                uint64_t uids[4];
+
+                if (n < 4 || memcmp(l, "Uid:", 4) != 0)
+                        continue;
+                if (n >= sizeof(line))
+                        return error_setf(err, -EBADMSG, "%s: Uid line longer than %zu bytes", name, sizeof(line) - 1);
+                memcpy(line, l, n);
+                line[n] = '\0';
+                p = line + 4;
+                for (int i = 0; i < 4; i++) {
+                        while (*p == ' ' || *p == '\t')
+                                p++;
+                        if (!isdigit((unsigned char)*p))
+                                return error_setf(err, -EBADMSG, "%s: Uid field %d is not a number", name, i + 1);
+                        errno = 0;
+                        uids[i] = strtoull(p, &end, 10);
+                        if (errno || end == p || (*end && *end != ' ' && *end != '\t') || uids[i] > UINT32_MAX)
+                                return error_setf(err, -EBADMSG, "%s: Uid field %d is not a uid", name, i + 1);
+                        p = end;
+                }
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                if (*p)
+                        return error_setf(err, -EBADMSG, "%s: Uid line has more than four fields", name);
+                memcpy(ret_uids, uids, sizeof(uids));
+                return 0;
+        }
+        return error_setf(err, -EBADMSG, "%s: no Uid line", name);
+}
+
+int hostload_read_uids(const char *root, int pid, uint64_t ret_uids[4], struct kb_error *err) {
+        _cleanup_free_ char *buf = NULL;
+        char path[4200];
+        size_t len = 0;
+        int r;
+
+        r = snprintf(path, sizeof(path), "%s/proc/%d/status", root, pid);
+        if (r < 0 || (size_t)r >= sizeof(path))
+                return error_setf(err, -ENAMETOOLONG, "%s: path too long", root);
+        r = read_proc_file(path, &buf, &len, err);
+        if (r == -ESRCH)
+                return error_setf(err, -ESRCH, "%s: the process is gone", path);
+        if (r < 0)
+                return r;
+        return hostload_parse_status_uids(buf, len, path, ret_uids, err);
+}
+
 int hostload_find_qemu(const char *root, const char *name, int *ret_pid, struct kb_error *err) {
         char dir[4096], path[4200];
         struct dirent *de;

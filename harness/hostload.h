@@ -99,6 +99,17 @@ int hostload_uri_local(const char *uri);
  * err), or -errno with err naming the directory. OUT: *ret_pid. */
 int hostload_find_qemu(const char *root, const char *name, int *ret_pid, struct kb_error *err);
 
+/* Parse /proc/<pid>/status for its "Uid:" line: real, effective, saved and
+ * filesystem uid. Returns 0, or -EBADMSG with err naming the file (no such
+ * line, or not four numbers). OUT: ret_uids[4] written only on success. */
+int hostload_parse_status_uids(const char *buf, size_t len, const char *name, uint64_t ret_uids[4],
+                               struct kb_error *err);
+
+/* Read <root>/proc/<pid>/status and parse it as above: who a process runs
+ * as, taken from the process itself. Returns 0, -ESRCH (gone), or another
+ * -errno with err. OUT: ret_uids[4]. */
+int hostload_read_uids(const char *root, int pid, uint64_t ret_uids[4], struct kb_error *err);
+
 /* The figures for the window start -> end, clk_tck ticks per second
  * (sysconf(_SC_CLK_TCK)). Busy time is everything but idle and iowait;
  * steal counts as foreign (a hypervisor giving the CPU to someone else is

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/cli.h"
 
@@ -75,7 +76,8 @@ static void usage(FILE *f) {
         for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++)
                 fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].help);
         fprintf(f, "\nGlobal options:\n"
-                   "  --store DIR     kernel store and results (default $KBENCH_HOME or $XDG_DATA_HOME/kbench)\n"
+                   "  --store DIR     kernel store and results (default $KBENCH_HOME, as root /var/lib/kbench,\n"
+                   "                  else $XDG_DATA_HOME/kbench)\n"
                    "  --db FILE       results database (default <store>/results.db)\n"
                    "  --connect URI   libvirt URI (default qemu:///embed?root=<store>/libvirt)\n"
                    "\n'kbench VERB --help' describes a verb.\n");
@@ -119,8 +121,12 @@ int main(int argc, char **argv) {
         g.connect = take_option(&argc, argv, "--connect");
 
         if (!g.home) {
+                /* As root, QEMU runs as libvirt-qemu (harness/vm.c), which
+                 * cannot enter /root (mode 0700): root's store is a system one. */
                 env = getenv("KBENCH_HOME");
-                g.home = env && *env ? g_strdup(env) : g_build_filename(g_get_user_data_dir(), "kbench", NULL);
+                g.home = env && *env ? g_strdup(env)
+                         : geteuid() == 0 ? g_strdup("/var/lib/kbench")
+                                          : g_build_filename(g_get_user_data_dir(), "kbench", NULL);
         }
         if (!g_path_is_absolute(g.home)) {
                 char *cwd = g_get_current_dir(), *abs = g_build_filename(cwd, g.home, NULL);

@@ -419,6 +419,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes,
                         .disk_bytes_per_s = r->o->disk_mbps * 1000000, .fs = r->o->fs,
                         .mount_opts = r->o->mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
+                        .qemu_user = vm_conn_qemu_user(r->conn),
                         .append = r->o->append, .agent_lines = (const char *const *)agent_lines->pdata,
                         .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
                         .silence_timeout_s = r->o->hang_timeout_s,
@@ -517,6 +518,23 @@ static int check_host(struct run *r, struct kb_error *err) {
                                   avail >> 20, scratch);
         r->usage = 0;
         return 0;
+}
+
+/* QEMU runs as another user than kbench (vm.c): refuse, before any run row
+ * exists, files it could not open; every cell would fail at its start. */
+static int check_qemu_reach(struct run *r, struct kb_error *err) {
+        const struct vm_qemu_user *u = vm_conn_qemu_user(r->conn);
+        g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
+        int ret = vm_qemu_can_reach(u, scratch, 0, err);
+
+        for (size_t k = 0; ret == 0 && k < r->n_kernels; k++) {
+                const struct kstore_kernel *kk = r->kernels[k];
+
+                ret = vm_qemu_can_reach(u, kk->vmlinux_path ? kk->vmlinux_path : kk->image_path, 1, err);
+                if (ret == 0 && r->initrds && r->initrds[k])
+                        ret = vm_qemu_can_reach(u, r->initrds[k], 1, err);
+        }
+        return ret;
 }
 
 /* For --resume: store the run's pending cells, then count the planned
@@ -719,6 +737,12 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t 
         ret = vm_conn_versions(r.conn, &r.qemu_version, &r.libvirt_version, &err);
         if (ret < 0)
                 goto out;
+        /* The kernels before the KVM probe boots one (the initramfs
+         * images once they are built): a verdict from a QEMU that could
+         * not open its kernel would be cached as KVM's. */
+        ret = check_qemu_reach(&r, &err);
+        if (ret < 0)
+                goto out;
         ret = accel_resolve(r.conn, o->accel, g->home,
                             r.kernels[0]->vmlinux_path ? r.kernels[0]->vmlinux_path : r.kernels[0]->image_path,
                             &r.accel, &r.accel_why, &err);
@@ -726,6 +750,9 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t 
                 goto out;
         progress_note(&r.progress, "accelerator: %s", r.accel_why);
         ret = build_images(&r, &err);
+        if (ret < 0)
+                goto out;
+        ret = check_qemu_reach(&r, &err);
         if (ret < 0)
                 goto out;
 

@@ -373,6 +373,40 @@ TEST(this_host) {
         ASSERT_TRUE(f.foreign_pct >= 0 && f.foreign_pct <= 100);
 }
 
+TEST(status_uids) {
+        const char ok[] = "Name:\tqemu-system-x86\nUmask:\t0022\nState:\tS (sleeping)\n"
+                          "Uid:\t999\t998\t997\t996\nGid:\t109\t109\t109\t109\n";
+        const char *bad[] = {
+                "Name:\tx\nGid:\t0\t0\t0\t0\n",            /* no Uid line */
+                "Uid:\t0\t0\t0\n",                          /* three fields */
+                "Uid:\t0\t0\t0\t0\t0\n",                    /* five */
+                "Uid:\t0\t-1\t0\t0\n",                       /* not a number */
+                "Uid:\t0\t0x1\t0\t0\n",
+                "Uid:\t0\t4294967296\t0\t0\n",               /* above 32 bits */
+        };
+        uint64_t uids[4] = { 7, 7, 7, 7 };
+        struct kb_error err = { "" };
+        uint64_t self[4];
+
+        ASSERT_EQ(hostload_parse_status_uids(ok, strlen(ok), "status", uids, &err), 0);
+        ASSERT_EQ(uids[0], 999);
+        ASSERT_EQ(uids[1], 998);
+        ASSERT_EQ(uids[2], 997);
+        ASSERT_EQ(uids[3], 996);
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                uint64_t left[4] = { 7, 7, 7, 7 };
+
+                ASSERT_EQ(hostload_parse_status_uids(bad[i], strlen(bad[i]), "st", left, &err), -EBADMSG);
+                ASSERT_TRUE(strncmp(err.msg, "st: ", 4) == 0);
+                ASSERT_EQ(left[1], 7);
+        }
+        /* This process, from the real /proc. */
+        ASSERT_EQ(hostload_read_uids("", (int)getpid(), self, &err), 0);
+        ASSERT_EQ(self[0], (uint64_t)getuid());
+        ASSERT_EQ(self[1], (uint64_t)geteuid());
+        ASSERT_EQ(hostload_read_uids("", 0, self, &err), -ESRCH);
+}
+
 TEST(uri_local) {
         ASSERT_TRUE(hostload_uri_local("qemu:///embed?root=/home/u/.kbench/libvirt"));
         ASSERT_TRUE(hostload_uri_local("qemu:///system"));

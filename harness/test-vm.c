@@ -1,9 +1,14 @@
 /* Unit tests for vm.c's domain XML: the settings that matter for the
  * measurement (IDE on PIIX, cache=none, ACPI, destroy on crash/reboot, two
  * serial ports, iotune) and 127.0.0.1-only forwards; well-formed XML with
- * hostile names escaped. */
+ * hostile names escaped. And whether QEMU's user can reach a store: a
+ * closed directory on the way is named, whoever owns it. */
+#include <errno.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/test.h"
 #include "harness/vm.h"
@@ -73,4 +78,56 @@ TEST(domain_xml_network_loopback_only) {
         ASSERT_TRUE(strstr(x, "e1000,netdev=kbnet"));
         ASSERT_TRUE(!strstr(x, "<disk"));
         ASSERT_TRUE(!strstr(x, "<initrd>"));
+}
+
+TEST(qemu_can_reach) {
+        /* A uid and gid no account has: only the "other" bits apply to it. */
+        struct vm_qemu_user u = { .set = 1, .uid = 4000123, .gid = 4000123 };
+        struct vm_qemu_user none = { 0 };
+        g_autofree char *top = g_dir_make_tmp("kbench-test-vm-XXXXXX", NULL);
+        g_autofree char *store = g_build_filename(top, "store", NULL);
+        g_autofree char *kernel = g_build_filename(store, "vmlinux", NULL);
+        struct kb_error err = { "" };
+
+        ASSERT_TRUE(top != NULL);
+        ASSERT_EQ(g_mkdir(store, 0755), 0);
+        ASSERT_TRUE(g_file_set_contents(kernel, "k", 1, NULL));
+        ASSERT_EQ(chmod(kernel, 0644), 0);
+        ASSERT_EQ(chmod(top, 0700), 0);
+        ASSERT_EQ(vm_qemu_can_reach(&u, kernel, 1, &err), -EACCES);
+        ASSERT_TRUE(strstr(err.msg, "cannot enter") && strstr(err.msg, top) && strstr(err.msg, "mode 0700"));
+        ASSERT_EQ(vm_qemu_can_reach(&none, kernel, 1, &err), 0);
+        ASSERT_EQ(chmod(top, 0711), 0);
+        ASSERT_EQ(vm_qemu_can_reach(&u, kernel, 1, &err), 0);
+        ASSERT_EQ(vm_qemu_can_reach(&u, store, 0, &err), 0);
+        ASSERT_EQ(chmod(kernel, 0600), 0);
+        ASSERT_EQ(vm_qemu_can_reach(&u, kernel, 1, &err), -EACCES);
+        ASSERT_TRUE(strstr(err.msg, "cannot read") != NULL);
+        ASSERT_EQ(vm_qemu_can_reach(&u, kernel, 0, &err), 0);
+        /* Its own directory is open to the user whatever the other bits. */
+        ASSERT_EQ(chmod(store, 0700), 0);
+        ASSERT_EQ(vm_qemu_can_reach(&u, store, 0, &err), -EACCES);
+        if (geteuid() == 0) {
+                ASSERT_EQ(chown(store, u.uid, u.gid), 0);
+                ASSERT_EQ(vm_qemu_can_reach(&u, store, 0, &err), 0);
+        }
+        ASSERT_EQ(vm_qemu_can_reach(&u, "/nonexistent/kbench", 0, &err), -ENOENT);
+        g_unlink(kernel);
+        g_rmdir(store);
+        g_rmdir(top);
+}
+
+TEST(qemu_user_lookup) {
+        struct vm_qemu_user u = { .set = 7 };
+        struct kb_error err = { "" };
+
+        /* A missing user is one line naming it and the fix. */
+        ASSERT_EQ(vm_qemu_user_lookup("kbench-no-such-user", &u, &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, "the user kbench-no-such-user does not exist") != NULL);
+        ASSERT_TRUE(strstr(err.msg, "tools/setup.sh") != NULL && !strchr(err.msg, '\n'));
+        ASSERT_EQ(u.set, 7);
+        /* root is refused: QEMU would run as uid 0. */
+        ASSERT_EQ(vm_qemu_user_lookup("root", &u, &err), -EPERM);
+        ASSERT_TRUE(strstr(err.msg, "uid 0") != NULL);
+        ASSERT_EQ(u.set, 7);
 }

@@ -6,16 +6,21 @@
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <grp.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/vm.h"
 
 struct vm_conn {
         virConnectPtr conn;
+        struct vm_qemu_user qemu_user;
         GThread *loop;
         volatile gint quit;
         int lifecycle_id;
@@ -129,10 +134,146 @@ static void ioerror_cb(virConnectPtr conn, virDomainPtr dom, const char *src, co
                 deliver(opaque, virDomainGetName(dom), VM_EVENT_IO_ERROR, what);
 }
 
-/* The embedded driver runs QEMU from this process; as root it would switch
- * to the libvirt-qemu user, relabel files and probe QEMU again on every
- * create unless told not to. */
-static int prepare_embed_root(const char *uri, struct kb_error *err) {
+/* ---- who QEMU runs as ------------------------------------------------- */
+
+int vm_qemu_user_lookup(const char *name, struct vm_qemu_user *ret, struct kb_error *err) {
+        struct vm_qemu_user u = { 0 };
+        struct passwd *pw;
+        struct group *gr;
+        struct stat st;
+
+        pw = getpwnam(name);
+        if (!pw)
+                return error_setf(err, -ENOENT, "the user %s does not exist: kbench runs QEMU as it, never as "
+                                  "root (run tools/setup.sh, or: useradd --system --no-create-home "
+                                  "--shell /usr/sbin/nologin %s)", name, name);
+        if (pw->pw_uid == 0)
+                return error_setf(err, -EPERM, "the user %s has uid 0: QEMU would run as root (give it a "
+                                  "uid of its own: tools/setup.sh)", name);
+        u.set = 1;
+        u.uid = pw->pw_uid;
+        /* The group is /dev/kvm's own. libvirt probes QEMU with
+         * CAP_DAC_OVERRIDE, so the probe always finds KVM; its cache check
+         * (virQEMUCapsIsValid) then asks whether user:group may open
+         * /dev/kvm and, when not, throws the cache away and probes again,
+         * in every process and on every domain start (~4 s a probe). Taking
+         * the device's group here makes the two agree whatever the host
+         * calls that group and whether or not setup.sh added the user to
+         * it (usermod -aG kvm would depend on both). */
+        if (stat("/dev/kvm", &st) == 0) {
+                u.gid = st.st_gid;
+                gr = getgrgid(st.st_gid);
+                if (gr)
+                        g_snprintf(u.gid_why, sizeof(u.gid_why), "/dev/kvm's group %s", gr->gr_name);
+                else
+                        g_snprintf(u.gid_why, sizeof(u.gid_why), "/dev/kvm's group %u", (unsigned)st.st_gid);
+        } else {
+                u.gid = pw->pw_gid;
+                g_snprintf(u.gid_why, sizeof(u.gid_why), "%s's group", name);
+        }
+        if (u.gid == 0)
+                return error_setf(err, -EPERM, "/dev/kvm belongs to group root: QEMU would run in group root "
+                                  "(give /dev/kvm its kvm group: udevadm trigger, or tools/setup.sh)");
+        *ret = u;
+        return 0;
+}
+
+int vm_qemu_user_get(struct vm_qemu_user *ret, struct kb_error *err) {
+        if (geteuid() != 0) {
+                *ret = (struct vm_qemu_user){ 0 };
+                return 0;
+        }
+        return vm_qemu_user_lookup(VM_QEMU_USER, ret, err);
+}
+
+/* May u (its uid, group and supplementary groups) do what mask asks of st,
+ * by the mode bits (ACLs are not read: a refusal names the directory). */
+static int mode_allows(const struct vm_qemu_user *u, const struct stat *st, mode_t mask) {
+        struct passwd *pw = getpwuid(u->uid);
+        gid_t groups[256];
+        int n = G_N_ELEMENTS(groups), in_group = st->st_gid == u->gid;
+
+        if (st->st_uid == u->uid)
+                return (st->st_mode & (mask << 6)) == (mask << 6);
+        if (!in_group && pw && getgrouplist(pw->pw_name, u->gid, groups, &n) >= 0)
+                for (int i = 0; i < n && !in_group; i++)
+                        in_group = groups[i] == st->st_gid;
+        if (in_group)
+                return (st->st_mode & (mask << 3)) == (mask << 3);
+        return (st->st_mode & mask) == mask;
+}
+
+static int deny(const struct vm_qemu_user *u, const char *path, const char *what, const char *dir,
+                const struct stat *st, struct kb_error *err) {
+        struct passwd *pw = getpwuid(st->st_uid);
+
+        return error_setf(err, -EACCES, "%s: QEMU runs as %s, which cannot %s %s (mode %04o, owner %s); "
+                          "keep the store where %s can reach it (--store DIR or KBENCH_HOME; as root the "
+                          "default is /var/lib/kbench)", path, VM_QEMU_USER, what, dir,
+                          (unsigned)(st->st_mode & 07777), pw ? pw->pw_name : "?", VM_QEMU_USER);
+}
+
+int vm_qemu_can_reach(const struct vm_qemu_user *u, const char *path, int need_file, struct kb_error *err) {
+        char real[PATH_MAX];
+        struct stat st;
+        char *p;
+
+        if (!u || !u->set)
+                return 0;
+        if (!realpath(path, real))
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        /* Every directory from / down, the path itself when it is one. */
+        for (p = real;; p++) {
+                if (*p == '/' || *p == '\0') {
+                        char c = *p;
+
+                        *p = '\0';
+                        if (stat(*real ? real : "/", &st) < 0)
+                                return error_setf(err, -errno, "%s: %s", *real ? real : "/", g_strerror(errno));
+                        if (S_ISDIR(st.st_mode) && !mode_allows(u, &st, S_IXOTH))
+                                return deny(u, path, "enter", *real ? real : "/", &st, err);
+                        if (!S_ISDIR(st.st_mode) && need_file && !mode_allows(u, &st, S_IROTH))
+                                return deny(u, path, "read", real, &st, err);
+                        *p = c;
+                        if (c == '\0')
+                                break;
+                }
+        }
+        return 0;
+}
+
+int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_error *err) {
+        if (!u || !u->set)
+                return 0;
+        if (chown(path, u->uid, u->gid) < 0)
+                return error_setf(err, -errno, "%s: cannot hand it to %s: %s", path, VM_QEMU_USER, g_strerror(errno));
+        return 0;
+}
+
+int vm_qemu_kvm_usable(const struct vm_qemu_user *u) {
+        struct stat st;
+
+        if (stat("/dev/kvm", &st) < 0)
+                return -1;
+        if (!u || !u->set)
+                return access("/dev/kvm", R_OK | W_OK) == 0;
+        return mode_allows(u, &st, S_IROTH | S_IWOTH);
+}
+
+/* The embedded driver runs QEMU from this process. As root, QEMU runs as
+ * VM_QEMU_USER in the group chosen by vm_qemu_user_get: the kernels it
+ * boots come from the network, so they must not get a root QEMU.
+ * dynamic_ownership = 0: libvirt would otherwise chown every file of the
+ * domain to that user for the domain's life, the store's kernel and
+ * initramfs too, handing a broken-out guest write access to what the next
+ * cells boot. Instead kbench hands over only a cell's own files (its
+ * directory, disks and console log; vm_qemu_hand_over), kernels and
+ * initramfs stay root's and world-readable, and the store must be
+ * reachable by the user (vm_qemu_can_reach; /root is not, so root's default
+ * store is /var/lib/kbench). libvirt still gives its own per-domain
+ * directory (the master key QEMU reads) to the user, and opens save
+ * images itself, so warm-start snapshots stay root's. */
+static int prepare_embed_root(const char *uri, const struct vm_qemu_user *u, struct kb_error *err) {
         g_autofree char *root = NULL, *etc = NULL, *conf = NULL;
         const char *q = strstr(uri, "root="), *end;
         GString *s;
@@ -146,13 +287,19 @@ static int prepare_embed_root(const char *uri, struct kb_error *err) {
         etc = g_build_filename(root, "etc", NULL);
         if (g_mkdir_with_parents(etc, 0755) < 0)
                 return error_setf(err, -errno, "%s: %s", etc, g_strerror(errno));
+        /* QEMU reads its master key under <root>/lib and the capability
+         * probe's QEMU makes its socket there. */
+        r = vm_qemu_can_reach(u, root, 0, err);
+        if (r < 0)
+                return r;
         s = g_string_new("# written by kbench for its embedded libvirt QEMU driver\n"
                          "stdio_handler = \"file\"\n"
                          "security_driver = \"none\"\n"
                          "namespaces = [ ]\n"
                          "cgroup_controllers = [ ]\n");
-        if (geteuid() == 0)
-                g_string_append(s, "user = \"root\"\ngroup = \"root\"\ndynamic_ownership = 0\n");
+        if (u->set)
+                g_string_append_printf(s, "user = \"+%u\"\ngroup = \"+%u\"\ndynamic_ownership = 0\n",
+                                       (unsigned)u->uid, (unsigned)u->gid);
         conf = g_build_filename(etc, "qemu.conf", NULL);
         if (!g_file_set_contents(conf, s->str, (gssize)s->len, NULL))
                 r = error_setf(err, -EIO, "%s: cannot write", conf);
@@ -170,11 +317,15 @@ static void reap(gpointer data, gpointer user_data) {
 
 int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
         static gsize once;
+        struct vm_qemu_user u = { 0 };
         struct vm_conn *c;
         int r;
 
         if (strstr(uri, "/embed")) {
-                r = prepare_embed_root(uri, err);
+                r = vm_qemu_user_get(&u, err);
+                if (r < 0)
+                        return r;
+                r = prepare_embed_root(uri, &u, err);
                 if (r < 0)
                         return r;
         }
@@ -185,6 +336,7 @@ int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
                 g_once_init_leave(&once, 1);
         }
         c = g_new0(struct vm_conn, 1);
+        c->qemu_user = u;
         g_mutex_init(&c->lock);
         c->domains = g_hash_table_new(g_str_hash, g_str_equal);
         c->lifecycle_id = c->ioerror_id = -1;
@@ -192,9 +344,7 @@ int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
         c->conn = virConnectOpen(uri);
         if (!c->conn) {
                 const char *why = last_error();
-                r = error_setf(err, -EIO, "libvirt: cannot connect to %s: %s%s", uri, why,
-                               strstr(why, "libvirt-qemu") ? " (the user libvirt-qemu must exist: "
-                                                             "useradd --system --no-create-home libvirt-qemu)" : "");
+                r = error_setf(err, -EIO, "libvirt: cannot connect to %s: %s", uri, why);
                 vm_conn_free(c);
                 return r;
         }
@@ -235,6 +385,10 @@ struct vm_conn *vm_conn_free(struct vm_conn *c) {
         g_mutex_clear(&c->lock);
         g_free(c);
         return NULL;
+}
+
+const struct vm_qemu_user *vm_conn_qemu_user(const struct vm_conn *c) {
+        return &c->qemu_user;
 }
 
 static char *version_str(unsigned long v) {

@@ -8,11 +8,49 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/error.h"
 
 struct vm_conn;
 struct vm;
+
+/* The user kbench's embedded driver runs QEMU as when kbench is root. */
+#define VM_QEMU_USER "libvirt-qemu"
+
+/* Who QEMU runs as. set = 0: kbench is not root, so the embedded driver
+ * runs QEMU as kbench's own user (or the URI is not embedded and the
+ * daemon's qemu.conf decides); nothing is handed over then. */
+struct vm_qemu_user {
+        int set;
+        uid_t uid;
+        gid_t gid;                 /* the group owning /dev/kvm, else the user's own (see vm.c) */
+        char gid_why[64];          /* "/dev/kvm's group kvm", "libvirt-qemu's group" */
+};
+
+/* Who QEMU will run as under kbench's embedded driver: VM_QEMU_USER when
+ * kbench runs as root, else no one else. Returns 0, or -ENOENT with a
+ * one-line err naming the missing user and tools/setup.sh. OUT: *ret. */
+int vm_qemu_user_get(struct vm_qemu_user *ret, struct kb_error *err);
+
+/* The same for the user called name, whoever kbench runs as (for tests). */
+int vm_qemu_user_lookup(const char *name, struct vm_qemu_user *ret, struct kb_error *err);
+
+/* Whether user u may search every directory on the way to path (symlinks
+ * resolved) and, with need_file, read path itself. Returns 0, or -EACCES
+ * with err naming the first directory in the way, its mode and owner, and
+ * what the store needs. A no-op (0) when u is not set. */
+int vm_qemu_can_reach(const struct vm_qemu_user *u, const char *path, int need_file, struct kb_error *err);
+
+/* Hand path (a cell's own disk, swap image, console log or directory) to
+ * the QEMU user: chown to u's uid and gid. A no-op (0) when u is not set.
+ * Returns 0 or -errno with err naming path. */
+int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_error *err);
+
+/* Whether u can open /dev/kvm read-write (1), cannot (0), or there is no
+ * /dev/kvm (-1). libvirt throws its capability cache away whenever this
+ * differs from what its probe saw (vm.c). */
+int vm_qemu_kvm_usable(const struct vm_qemu_user *u);
 
 struct vm_forward {
         uint16_t host;             /* host port, bound to 127.0.0.1 only */
@@ -49,10 +87,15 @@ enum vm_event {
 typedef void (*vm_event_fn)(void *userdata, enum vm_event ev, const char *data, size_t len);
 
 /* Connect to uri; for an embedded URI (qemu:///embed?root=DIR) the root is
- * prepared first (etc/qemu.conf for running as root, see vm.c). Starts the
- * event-loop thread. OUT: *ret, free with vm_conn_free. */
+ * prepared first (etc/qemu.conf: as root, QEMU runs as VM_QEMU_USER, see
+ * vm.c; the root must be reachable by that user). Starts the event-loop
+ * thread. OUT: *ret, free with vm_conn_free. */
 int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err);
 struct vm_conn *vm_conn_free(struct vm_conn *c);
+
+/* Who the connection's QEMU runs as (set only for an embedded URI with
+ * kbench as root); valid as long as c. */
+const struct vm_qemu_user *vm_conn_qemu_user(const struct vm_conn *c);
 
 /* Hypervisor versions as "9.0.0" strings (caller frees with g_free). */
 int vm_conn_versions(struct vm_conn *c, char **ret_qemu, char **ret_libvirt, struct kb_error *err);

@@ -111,6 +111,7 @@ static int wait_ready(struct boot *b, double timeout_s, double *ret_ready_s, int
 
 int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made *ret, struct kb_error *err) {
         const struct snapshot_shape *sh = wb->shape;
+        const struct vm_qemu_user *qu = vm_conn_qemu_user(conn);
         g_autofree char *dir = g_build_filename(wb->store, "snapshots", NULL);
         g_autofree char *save = snapshot_path(wb->store, wb->key, ".save");
         g_autofree char *tmp = g_strconcat(save, ".tmp", NULL);
@@ -132,9 +133,19 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
         r = write_marker_disk(disk, sh->disk_bytes, err);
         if (r == 0 && sh->swap_bytes)
                 r = write_marker_disk(swap, sh->swap_bytes, err);
+        /* QEMU runs as another user (vm.c): it gets the marker disks and an
+         * empty console log, nothing else of the snapshots directory. */
+        if (r == 0)
+                r = vm_qemu_hand_over(qu, disk, err);
+        if (r == 0 && sh->swap_bytes)
+                r = vm_qemu_hand_over(qu, swap, err);
+        g_unlink(console);
+        if (r == 0 && !g_file_set_contents(console, "", 0, NULL))
+                r = error_setf(err, -EIO, "%s: cannot create", console);
+        if (r == 0)
+                r = vm_qemu_hand_over(qu, console, err);
         if (r < 0)
                 goto out;
-        g_unlink(console);
         vc = (struct vm_config){
                 .name = wb->domain_name, .uuid = uuid, .accel = sh->accel, .mem_mb = sh->mem_mb, .cpus = sh->cpus,
                 .kernel = wb->kernel_path, .initrd = wb->initrd, .cmdline = sh->cmdline, .disk = disk,
@@ -163,6 +174,13 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
         r = vm_save(vm, tmp, err);
         if (r < 0)
                 goto out;
+        /* The console log is kept as every warm cell's head: QEMU is done
+         * with it, it goes back to kbench before later QEMUs run. */
+        if (qu->set && chown(console, geteuid(), getegid()) < 0) {
+                r = error_setf(err, -errno, "%s: cannot take it back from %s: %s", console, VM_QEMU_USER,
+                               g_strerror(errno));
+                goto out;
+        }
         made.save_s = (double)(g_get_monotonic_time() - t1) / 1e6;
         if (g_rename(tmp, save) < 0) {
                 r = error_setf(err, -errno, "%s: %s", save, g_strerror(errno));

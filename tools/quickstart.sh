@@ -2,8 +2,8 @@
 # The main job on a fresh machine: import two Debian kernels into the store,
 # run dd on both (3 repeats, 256 MiB guests) under QEMU through libvirt's
 # embedded driver (no daemon), compare them, and publish the results as a
-# static site. Results land in $KBENCH_HOME (default ~/.local/share/kbench),
-# the site in its site/ folder.
+# static site. Results land in $KBENCH_HOME (default /var/lib/kbench as
+# root, else ~/.local/share/kbench), the site in its site/ folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 debs=${KBENCH_DEBS:-/var/cache/kbench-debs}

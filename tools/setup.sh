@@ -25,9 +25,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-# libvirt's QEMU driver refuses to start without this user, even when told to
-# run QEMU as root (as kbench's embedded configuration does).
+# kbench run as root has its embedded libvirt driver run QEMU as this user,
+# never as root: the kernels it boots are fetched from the network.
+# (libvirt-daemon-system creates it too; kbench does not need the daemon.)
+# Its access to /dev/kvm comes from kbench's qemu.conf, which takes
+# /dev/kvm's group (harness/vm.c), so no group membership is set up here.
 getent passwd libvirt-qemu >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin libvirt-qemu
+if [ "$(id -u libvirt-qemu)" -eq 0 ]; then
+  echo "setup.sh: the user libvirt-qemu has uid 0; give it a uid of its own" >&2
+  exit 1
+fi
 
 if [ ! -f build/build.ninja ]; then
   meson setup build --werror

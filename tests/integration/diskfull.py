@@ -51,6 +51,7 @@ def main():
         sys.exit(77)
     found = debs("linux-image-6.1.0-57-amd64-unsigned_*.deb", 1)
     top = tempfile.mkdtemp(prefix="kbench-it-full-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp"))
+    os.chmod(top, 0o711)  # QEMU runs as libvirt-qemu: it must reach the store and the kernels
     home = os.path.join(top, "store")
     os.makedirs(home)
     os.makedirs(os.path.join(top, "kernels"))

@@ -48,6 +48,9 @@ def debs(pattern, count=1):
 def temp_store(prefix):
     """A fresh kbench store under $KBENCH_TEST_TMP (default /var/tmp), removed afterwards."""
     home = tempfile.mkdtemp(prefix=prefix, dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp"))
+    # mkdtemp makes it 0700; as root kbench runs QEMU as libvirt-qemu, which
+    # must be able to enter the store (searchable, not listable).
+    os.chmod(home, 0o711)
     try:
         yield home
     finally:

@@ -6,9 +6,14 @@ kernel printed (its console log names the release that was imported). Then
 the failure paths: a file that is not a kernel, a kernel that panics at boot,
 kernel messages interleaved on the data channel, a guest frozen mid-workload
 and guests that run past their deadline are each classified and the run goes
-on. Needs the .debs in $KBENCH_DEBS (tools/setup.sh fetches them)."""
+on. Run as root, every cell's QEMU runs as libvirt-qemu (read from the
+process by the cell, said in its output), and a second kbench process
+reuses libvirt's QEMU capability cache instead of probing QEMU again.
+Needs the .debs in $KBENCH_DEBS (tools/setup.sh fetches them)."""
 import glob
 import json
+import pwd
+import re
 import signal
 import subprocess
 import time
@@ -48,6 +53,21 @@ def run_and_freeze(home, *args):
     return qemu, p.returncode, out, err
 
 
+def caps_cache(home):
+    """libvirt's QEMU capability cache under the embedded root: each file's
+    inode, mtime and size (a re-probe rewrites the file)."""
+    d = os.path.join(home, "libvirt", "cache", "qemu", "capabilities")
+    files = sorted(glob.glob(os.path.join(d, "*.xml")))
+    return {f: (os.stat(f).st_ino, os.stat(f).st_mtime_ns, os.stat(f).st_size) for f in files}
+
+
+def qemu_uids(home, run_id, key):
+    """The uids of the cell's QEMU as the cell read them from /proc/PID/status."""
+    out = kb(home, "show", str(run_id), "--cell", key, "--log", "output").stdout
+    m = re.search(r"^\[host\] qemu pid (\d+) uid (\d+) (\d+) (\d+) (\d+) ", out, re.M)
+    return [int(x) for x in m.groups()[1:]] if m else None
+
+
 def main():
     found = debs("linux-image-6.1.0-*-amd64-unsigned_*.deb", 2)
     with temp_store("kbench-it-spine-") as home:
@@ -82,6 +102,15 @@ def main():
                 expect(k in m and m[k]["value"] > 0, f"cell {c['key']} has {k} = {m.get(k, {}).get('value')}")
             expect_vmstat_per_second(c)
             expect(c["boot_s"] > 0, f"cell {c['key']} boot_s = {c['boot_s']:.2f}")
+        # Who QEMU ran as: as root, libvirt-qemu and never uid 0 (real,
+        # effective, saved and filesystem uid), else kbench's own user.
+        want = pwd.getpwnam("libvirt-qemu").pw_uid if os.geteuid() == 0 else os.geteuid()
+        for c in cells:
+            uids = qemu_uids(home, run["run"]["id"], c["key"])
+            expect(uids is not None and all(u == want for u in uids) and (os.geteuid() != 0 or 0 not in uids),
+                   f"cell {c['key']}: QEMU ran as uid {uids} (want {want}, never 0)")
+        caps = caps_cache(home)
+        expect(len(caps) >= 1, f"libvirt cached QEMU's capabilities: {sorted(map(os.path.basename, caps))}")
         # Interleaved: A B A B.
         expect([c["kernel"] for c in cells] == [names[0], names[1]] * 2, "cells alternate kernels")
         # What the kernel printed.
@@ -101,6 +130,9 @@ def main():
         expect(cells[0]["state"] == "boot-crash" and "panic" in (cells[0]["detail"] or "").lower(),
                f"panicking kernel is boot-crash: {cells[0]['detail']}")
         expect(not cells[0]["metrics"], "a failed cell has no metrics")
+        # A second kbench process found the cache valid: libvirt would
+        # rewrite the file had it probed QEMU again (~50 s on this host).
+        expect(caps_cache(home) == caps, "the second kbench run reused libvirt's capability cache (file unchanged)")
 
         # Kernel messages interleaved on the data channel (an early console on
         # ttyS1's port, kept after boot): the cell is corrupt-output, never parsed.
