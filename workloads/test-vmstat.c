@@ -482,6 +482,24 @@ TEST(kbench_vm_disk_columns) {
         metric_list_clear(&half);
         vmstat_table_free(t);
 
+        /* The agent's last row comes when the job ends, less than an
+         * interval after the one before: it counts for that long. */
+        {
+                static const char *const lines[] = { " r  b  free wsect", " 1  0  5000  2048", " 1  0  5000  2048",
+                                                     " 1  0  5000  2048" };
+                static const double when[] = { 0, 1.0, 2.0, 2.5 };
+                struct vmstat_parser *q = vmstat_parser_new();
+                for (size_t i = 0; i < ELEMENTSOF(lines); i++)
+                        ASSERT_TRUE(vmstat_parser_feed(q, lines[i], strlen(lines[i]), when[i], 0) >= 0);
+                t = vmstat_parser_finish(q);
+                memset(&m, 0, sizeof(m));
+                ASSERT_EQ(vmstat_phase_metrics(t, NULL, 1, 100, 1, NAN, NAN, &m), 0);
+                ASSERT_TRUE((x = metric_find(&m, "vmstat.disk_written_MiB")) && x->has_value);
+                ASSERT_NEAR(x->value, 2.5, 1e-9);   /* 1 MiB/s for 1 + 1 + 0.5 s */
+                metric_list_clear(&m);
+                vmstat_table_free(t);
+        }
+
         /* Absent with a note (no event counters): no number, the note instead;
          * a capture without the columns at all (older agent) has none of them. */
         {

@@ -983,7 +983,8 @@ static const struct {
 /* The figures of the agent's vm and disk columns (common/vmstat-columns.h):
  * a level (the mean of the rows), a peak (their max), or a total: rows hold
  * rates per second over their interval, so the count over the window is
- * mean x rows x interval, times scale (sectors to MiB). */
+ * the sum of rate x the row's interval (vmstat_total), times scale (sectors
+ * to MiB). */
 enum deep_kind { DEEP_MEAN, DEEP_MAX, DEEP_TOTAL };
 static const struct {
         const char *col, *metric, *unit;
@@ -1004,6 +1005,29 @@ static const struct {
         { "pgsteal", "vmstat.pgsteal_per_s", "pages/s", DEEP_MEAN, 1 },
         { "allocstall", "vmstat.allocstall_total", "stalls", DEEP_TOTAL, 1 },
 };
+
+/* Sum over the counted rows of col of value x the row's interval: the time
+ * since the previous row of its capture when both times are known and the
+ * gap is within 1.5 x interval (the agent's last row, sent when the job
+ * ends, covers less than an interval), else interval (a pause, or no
+ * times). */
+static double vmstat_total(const struct vmstat_table *t, int col, double interval, double t_from, double t_to) {
+        double sum = 0;
+
+        for (size_t i = 0; i < t->nsamples; i++) {
+                double v = vmstat_table_value(t, i, col), dt = interval;
+
+                if (isnan(v) || !vmstat_counted(t, i, t_from, t_to))
+                        continue;
+                if (i > 0 && t->samples[i - 1].capture == t->samples[i].capture) {
+                        double gap = t->samples[i].t - t->samples[i - 1].t;
+                        if (isfinite(gap) && gap > 0 && gap <= 1.5 * interval)
+                                dt = gap;
+                }
+                sum += v * dt;
+        }
+        return sum;
+}
 
 /* metric_add/metric_add_none under the phase's name: "vmstat.stall_count"
  * becomes "vmstat.<phase>.stall_count"; phase NULL keeps the name. */
@@ -1126,7 +1150,7 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                         continue;
                 v = deep_cols[i].kind == DEEP_MEAN ? sm.mean
                     : deep_cols[i].kind == DEEP_MAX ? sm.max
-                    : sm.mean * (double)sm.n * interval * deep_cols[i].scale;
+                    : vmstat_total(t, col, interval, t_from, t_to) * deep_cols[i].scale;
                 if ((r = phase_metric_add(out, deep_cols[i].metric, phase, 1, v, deep_cols[i].unit, NULL)) < 0)
                         goto out;
         }
