@@ -310,7 +310,11 @@ TEST(refuses_newer_schema) {
         ASSERT_EQ(db_open(t.path, &db, &err), 0);
         db = db_close(db);
         ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
-        ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
+        {
+                char sql[64];
+                snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION + 1);
+                ASSERT_EQ(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+        }
         sqlite3_close(h);
 
         ASSERT_EQ(db_open(t.path, &db, &err), -EPROTONOSUPPORT);
@@ -318,8 +322,8 @@ TEST(refuses_newer_schema) {
         ASSERT_TRUE(strstr(err.msg, t.path) != NULL);
         {
                 char want[128];
-                snprintf(want, sizeof(want), "schema version 3 is newer than this kbench understands (%d)",
-                         DB_SCHEMA_VERSION);
+                snprintf(want, sizeof(want), "schema version %d is newer than this kbench understands (%d)",
+                         DB_SCHEMA_VERSION + 1, DB_SCHEMA_VERSION);
                 ASSERT_TRUE(strstr(err.msg, want) != NULL);
         }
         tmpdb_done(&t);
