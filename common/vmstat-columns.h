@@ -9,7 +9,15 @@
  *
  * X(name, width, group): name as procps prints it (and as the SQL column is
  * called), the printed width (procps alignment), and the group it sits under
- * in the first header line. The order is procps order, then kbench's own. */
+ * in the first header line. The order is procps order, then kbench's own:
+ * Dirty and Writeback from /proc/meminfo (kB); then /proc/vmstat's writeback
+ * and reclaim figures (group vm: nr_dirty, nr_writeback and the two dirty
+ * thresholds in pages as the kernel prints them; pgscan, pgsteal and
+ * allocstall per second, each the sum of the kernel's per-source counters);
+ * then the disk under test from /proc/diskstats (group disk: rd and wr
+ * requests completed per second, rsect and wsect 512-byte sectors per
+ * second, inflight requests now, util the % of the interval the disk was
+ * busy, from io_ticks). */
 #pragma once
 
 #define KB_VMSTAT_COLUMNS(X) \
@@ -19,9 +27,12 @@
         X(bi, 5, io) X(bo, 5, io) \
         X(in, 4, system) X(cs, 4, system) \
         X(us, 2, cpu) X(sy, 2, cpu) X(id, 2, cpu) X(wa, 2, cpu) X(st, 2, cpu) X(gu, 2, cpu) \
-        X(dirty, 6, kbench) X(writeback, 9, kbench)
+        X(dirty, 6, kbench) X(writeback, 9, kbench) \
+        X(nr_dirty, 8, vm) X(nr_writeback, 12, vm) X(dirty_thresh, 12, vm) X(bg_thresh, 9, vm) \
+        X(pgscan, 6, vm) X(pgsteal, 7, vm) X(allocstall, 10, vm) \
+        X(rd, 4, disk) X(wr, 4, disk) X(rsect, 6, disk) X(wsect, 6, disk) X(inflight, 8, disk) X(util, 4, disk)
 
-/* KB_VM_r ... KB_VM_writeback: a column's index in the list. */
+/* KB_VM_r ... KB_VM_util: a column's index in the list. */
 enum {
 #define KB_VM_INDEX_(name, width, group) KB_VM_##name,
         KB_VMSTAT_COLUMNS(KB_VM_INDEX_)

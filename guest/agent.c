@@ -105,6 +105,7 @@ static struct {
         int fifo;                       /* /run/kbench/host, O_RDWR */
         int timer;                      /* timerfd driving the sampler */
         struct sampler_snapshot last;   /* previous vmstat reading */
+        char disk_name[SAMPLER_DISK_NAME_MAX + 1]; /* the disk under test in /proc/diskstats */
         uint64_t last_ms;               /* CLOCK_MONOTONIC of that reading */
         bool sampling;
         unsigned page_kb;
@@ -440,7 +441,7 @@ static void agent_ready(void) {
         struct sampler_snapshot s;
         int r;
 
-        if ((r = sampler_read("", &s)) < 0)
+        if ((r = sampler_read("", NULL, &s)) < 0)
                 agent_fail("reading /proc for vmstat: %s", strerror(-r));
         agent_recordf("ready", "release=%s cpus=%ld mem_kb=%llu", A.release, sysconf(_SC_NPROCESSORS_ONLN),
                       (unsigned long long)s.mem_total);
@@ -771,6 +772,13 @@ static void agent_prepare_disk(void) {
         if ((r = agent_resolve_dev(A.set.disk, disk, sizeof(disk))) < 0)
                 agent_fail("disk %s did not appear within %d ms: %s", A.set.disk, AGENT_DEV_WAIT_MS, strerror(-r));
         agent_forget_disk(disk);
+        /* The sampler finds the disk's line of /proc/diskstats by the node's
+         * name ("/dev/sda" is "sda"); a longer name leaves its columns absent. */
+        {
+                const char *base = strrchr(disk, '/') ? strrchr(disk, '/') + 1 : disk;
+                if (strlen(base) <= SAMPLER_DISK_NAME_MAX)
+                        strcpy(A.disk_name, base);
+        }
         if (mount(disk, A.set.mnt, A.set.fs, 0, A.set.mount_opts[0] ? A.set.mount_opts : NULL) < 0)
                 agent_fail("mount %s (%s) on %s (%s, '%s'): %s", disk, A.set.disk, A.set.mnt, A.set.fs,
                            A.set.mount_opts, strerror(errno));
@@ -792,7 +800,7 @@ static void agent_sample(bool first) {
         uint64_t now;
         int r, n;
 
-        r = sampler_read("", &s);
+        r = sampler_read("", A.disk_name, &s);
         now = agent_now_ms();
         if (r < 0) {
                 agent_recordf("log", "vmstat: reading /proc: %s", strerror(-r));
@@ -821,7 +829,7 @@ static void agent_vmstat_header(void) {
                 agent_record("vmstat-header", line, (size_t)n);
         if ((n = sampler_format_names(line, sizeof(line))) > 0)
                 agent_record("vmstat-header", line, (size_t)n);
-        if (sampler_read("", &s) == 0 && (n = sampler_absent_note(&s, line, sizeof(line))) > 0)
+        if (sampler_read("", A.disk_name, &s) == 0 && (n = sampler_absent_note(&s, line, sizeof(line))) > 0)
                 agent_record("vmstat-note", line, (size_t)n);
 }
 

@@ -142,18 +142,123 @@ int sampler_parse_stat(const char *buf, size_t len, struct sampler_snapshot *sna
         return 0;
 }
 
+/* The counters /proc/vmstat splits by source, summed into one field: the
+ * lines starting with prefix, but not those named in skip (NULL-ended). */
+struct sum_field {
+        const char *prefix;
+        const char *const *skip;
+        size_t off;
+        uint32_t bit;
+};
+
+static uint64_t add_sat(uint64_t a, uint64_t b) {
+        return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Add each line of buf that starts with one of the table's prefixes to its
+ * field (each field restarts at 0). Returns 0 or -EBADMSG. */
+static int parse_sums(const char *buf, size_t len, const struct sum_field *table, size_t n,
+                      struct sampler_snapshot *t) {
+        const char *s, *e;
+        size_t pos = 0;
+
+        for (size_t i = 0; i < n; i++)
+                *(uint64_t *)((char *)t + table[i].off) = 0;
+        while (next_line(buf, len, &pos, &s, &e)) {
+                const char *name_end = s;
+
+                while (name_end < e && *name_end != ' ' && *name_end != '\t')
+                        name_end++;
+                for (size_t i = 0; i < n; i++) {
+                        size_t pl = strlen(table[i].prefix), nl = (size_t)(name_end - s);
+                        const char *p = name_end;
+                        uint64_t v, *sum;
+                        int skipped = 0;
+
+                        if (nl < pl || memcmp(s, table[i].prefix, pl) != 0 || name_end == e)
+                                continue;
+                        for (const char *const *k = table[i].skip; k && *k; k++)
+                                skipped |= strlen(*k) == nl && memcmp(s, *k, nl) == 0;
+                        if (skipped)
+                                break;
+                        if (read_u64(&p, e, &v) < 0)
+                                return -EBADMSG;
+                        sum = (uint64_t *)((char *)t + table[i].off);
+                        *sum = add_sat(*sum, v);
+                        t->have |= table[i].bit;
+                        break;
+                }
+        }
+        return 0;
+}
+
 int sampler_parse_vmstat(const char *buf, size_t len, struct sampler_snapshot *snap) {
         static const struct field keys[] = {
                 F("pgpgin", pgpgin, SAMPLER_HAVE_PGPGIN),
                 F("pgpgout", pgpgout, SAMPLER_HAVE_PGPGOUT),
                 F("pswpin", pswpin, SAMPLER_HAVE_PSWPIN),
                 F("pswpout", pswpout, SAMPLER_HAVE_PSWPOUT),
+                F("nr_dirty", nr_dirty, SAMPLER_HAVE_NR_DIRTY),
+                F("nr_writeback", nr_writeback, SAMPLER_HAVE_NR_WRITEBACK),
+                F("nr_dirty_threshold", dirty_thresh, SAMPLER_HAVE_DIRTY_THRESH),
+                F("nr_dirty_background_threshold", bg_thresh, SAMPLER_HAVE_BG_THRESH),
+        };
+        /* pgscan_direct_throttle counts throttling events, not pages; the
+         * _anon/_file lines (5.8+) split the same pages a second time. */
+        static const char *const scan_skip[] = { "pgscan_direct_throttle", "pgscan_anon", "pgscan_file", NULL };
+        static const char *const steal_skip[] = { "pgsteal_anon", "pgsteal_file", NULL };
+        static const struct sum_field sums[] = {
+                { "pgscan_", scan_skip, offsetof(struct sampler_snapshot, pgscan), SAMPLER_HAVE_PGSCAN },
+                { "pgsteal_", steal_skip, offsetof(struct sampler_snapshot, pgsteal), SAMPLER_HAVE_PGSTEAL },
+                /* "allocstall" before 4.10, "allocstall_<zone>" since */
+                { "allocstall", NULL, offsetof(struct sampler_snapshot, allocstall), SAMPLER_HAVE_ALLOCSTALL },
         };
         struct sampler_snapshot t = *snap;
         int r = parse_fields(buf, len, keys, ELEMENTSOF(keys), 0, &t);
 
         if (r < 0)
                 return r;
+        r = parse_sums(buf, len, sums, ELEMENTSOF(sums), &t);
+        if (r < 0)
+                return r;
+        *snap = t;
+        return 0;
+}
+
+int sampler_parse_diskstats(const char *buf, size_t len, const char *disk, struct sampler_snapshot *snap) {
+        struct sampler_snapshot t = *snap;
+        size_t dl = strlen(disk), pos = 0;
+        const char *s, *e;
+
+        if (dl > SAMPLER_DISK_NAME_MAX)
+                return -EINVAL;
+        memcpy(t.disk, disk, dl + 1);
+        while (next_line(buf, len, &pos, &s, &e)) {
+                /* "MAJOR MINOR NAME" then the counters; other lines are not ours */
+                const char *p = s, *name;
+                uint64_t major, minor, f[11];
+
+                if (read_u64(&p, e, &major) < 0 || read_u64(&p, e, &minor) < 0)
+                        continue;
+                while (p < e && (*p == ' ' || *p == '\t'))
+                        p++;
+                name = p;
+                while (p < e && *p != ' ' && *p != '\t')
+                        p++;
+                if ((size_t)(p - name) != dl || dl == 0 || memcmp(name, disk, dl) != 0)
+                        continue;
+                for (size_t i = 0; i < ELEMENTSOF(f); i++)
+                        if (read_u64(&p, e, &f[i]) < 0)
+                                return -EBADMSG;
+                /* reads, reads merged, sectors read, ms reading, writes,
+                 * writes merged, sectors written, ms writing, in flight,
+                 * io_ticks, weighted ms; later kernels append discards and
+                 * flushes, which the columns do not use. */
+                t.dk = (struct sampler_disk){ .rd_ios = f[0], .rd_sectors = f[2], .wr_ios = f[4],
+                                              .wr_sectors = f[6], .inflight = f[8], .io_ticks = f[9] };
+                t.have |= SAMPLER_HAVE_DISK;
+                break;
+        }
         *snap = t;
         return 0;
 }
@@ -224,7 +329,7 @@ static int read_file(const char *path, char **ret_buf, size_t *ret_len) {
         return 0;
 }
 
-int sampler_read(const char *root, struct sampler_snapshot *ret_snap) {
+int sampler_read(const char *root, const char *disk, struct sampler_snapshot *ret_snap) {
         static const struct {
                 const char *name;
                 int (*parse)(const char *, size_t, struct sampler_snapshot *);
@@ -257,6 +362,30 @@ int sampler_read(const char *root, struct sampler_snapshot *ret_snap) {
                 if (r < 0)
                         return r;
         }
+        if (disk && disk[0]) {
+                _cleanup_free_ char *buf = NULL;
+                char path[4096];
+                size_t len = 0;
+                int r;
+
+                if (strlen(disk) > SAMPLER_DISK_NAME_MAX)
+                        return -EINVAL;
+                r = snprintf(path, sizeof(path), "%s/proc/diskstats", root);
+                if (r < 0 || (size_t)r >= sizeof(path))
+                        return -ENAMETOOLONG;
+                r = read_file(path, &buf, &len);
+                if (r == -ENOENT) {
+                        /* 2.4: the disk's figures are in /proc/partitions */
+                        memcpy(t.disk, disk, strlen(disk) + 1);
+                } else if (r < 0) {
+                        return r;
+                } else {
+                        t.have |= SAMPLER_HAVE_DISKSTATS_FILE;
+                        r = sampler_parse_diskstats(buf, len, disk, &t);
+                        if (r < 0)
+                                return r;
+                }
+        }
         *ret_snap = t;
         return 0;
 }
@@ -274,6 +403,18 @@ static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c) {
 
 static uint64_t sub0(uint64_t a, uint64_t b) {
         return a > b ? a - b : 0;
+}
+
+/* cur - prev of a counter the kernel keeps in an unsigned long (32 bits on
+ * a 32-bit kernel) or unsigned int (diskstats' io_ticks): one that went
+ * backwards from at most UINT32_MAX wrapped at 32 bits; one that went
+ * backwards from higher was reset, and counts as 0. */
+static uint64_t counter_delta(uint64_t prev, uint64_t cur) {
+        if (cur >= prev)
+                return cur - prev;
+        if (prev <= UINT32_MAX && cur <= UINT32_MAX)
+                return (uint64_t)UINT32_MAX - prev + cur + 1;
+        return 0;
 }
 
 
@@ -299,8 +440,21 @@ static const uint32_t col_needs[KB_VM_NCOLS] = {
         [KB_VM_gu] = SAMPLER_HAVE_CPU | SAMPLER_HAVE_GUEST,
         [KB_VM_dirty] = SAMPLER_HAVE_DIRTY,
         [KB_VM_writeback] = SAMPLER_HAVE_WRITEBACK,
+        [KB_VM_nr_dirty] = SAMPLER_HAVE_NR_DIRTY,
+        [KB_VM_nr_writeback] = SAMPLER_HAVE_NR_WRITEBACK,
+        [KB_VM_dirty_thresh] = SAMPLER_HAVE_DIRTY_THRESH,
+        [KB_VM_bg_thresh] = SAMPLER_HAVE_BG_THRESH,
+        [KB_VM_pgscan] = SAMPLER_HAVE_PGSCAN,
+        [KB_VM_pgsteal] = SAMPLER_HAVE_PGSTEAL,
+        [KB_VM_allocstall] = SAMPLER_HAVE_ALLOCSTALL,
+        [KB_VM_rd] = SAMPLER_HAVE_DISK,
+        [KB_VM_wr] = SAMPLER_HAVE_DISK,
+        [KB_VM_rsect] = SAMPLER_HAVE_DISK,
+        [KB_VM_wsect] = SAMPLER_HAVE_DISK,
+        [KB_VM_inflight] = SAMPLER_HAVE_DISK,
+        [KB_VM_util] = SAMPLER_HAVE_DISK,
 };
-_Static_assert(KB_VM_NCOLS <= 32, "sampler_row.have holds one bit per column");
+_Static_assert(KB_VM_NCOLS <= 64, "sampler_row.have holds one bit per column");
 
 static const char *const col_names[KB_VM_NCOLS] = {
 #define X(name, width, group) #name,
@@ -318,21 +472,23 @@ static const char *const col_groups[KB_VM_NCOLS] = {
 #undef X
 };
 
+#define BIT(c) (1ull << (c))
 /* Columns whose value is a rate over time (need an elapsed time or uptime). */
-#define RATE_COLS ((1u << KB_VM_si) | (1u << KB_VM_so) | (1u << KB_VM_bi) | (1u << KB_VM_bo) | \
-                   (1u << KB_VM_in) | (1u << KB_VM_cs))
+#define RATE_COLS (BIT(KB_VM_si) | BIT(KB_VM_so) | BIT(KB_VM_bi) | BIT(KB_VM_bo) | BIT(KB_VM_in) | \
+                   BIT(KB_VM_cs) | BIT(KB_VM_pgscan) | BIT(KB_VM_pgsteal) | BIT(KB_VM_allocstall) | \
+                   BIT(KB_VM_rd) | BIT(KB_VM_wr) | BIT(KB_VM_rsect) | BIT(KB_VM_wsect) | BIT(KB_VM_util))
 
-uint32_t sampler_columns(const struct sampler_snapshot *s) {
-        uint32_t m = 0;
+uint64_t sampler_columns(const struct sampler_snapshot *s) {
+        uint64_t m = 0;
 
         for (int c = 0; c < KB_VM_NCOLS; c++)
                 if ((s->have & col_needs[c]) == col_needs[c])
-                        m |= 1u << c;
+                        m |= BIT(c);
         return m;
 }
 
 /* Where each field comes from, to say why a column is absent. */
-enum { SRC_STAT, SRC_CPU_LINE, SRC_COUNTERS, SRC_MEMINFO, SRC_N };
+enum { SRC_STAT, SRC_CPU_LINE, SRC_COUNTERS, SRC_MEMINFO, SRC_DISK, SRC_N };
 static const struct {
         uint32_t bit;
         int src;
@@ -351,6 +507,13 @@ static const struct {
         { SAMPLER_HAVE_PGPGOUT, SRC_COUNTERS, "pgpgout", NULL },
         { SAMPLER_HAVE_PSWPIN, SRC_COUNTERS, "pswpin", "swap" },
         { SAMPLER_HAVE_PSWPOUT, SRC_COUNTERS, "pswpout", NULL },
+        { SAMPLER_HAVE_NR_DIRTY, SRC_COUNTERS, "nr_dirty", NULL },
+        { SAMPLER_HAVE_NR_WRITEBACK, SRC_COUNTERS, "nr_writeback", NULL },
+        { SAMPLER_HAVE_DIRTY_THRESH, SRC_COUNTERS, "nr_dirty_threshold", NULL },
+        { SAMPLER_HAVE_BG_THRESH, SRC_COUNTERS, "nr_dirty_background_threshold", NULL },
+        { SAMPLER_HAVE_PGSCAN, SRC_COUNTERS, "pgscan_*", NULL },
+        { SAMPLER_HAVE_PGSTEAL, SRC_COUNTERS, "pgsteal_*", NULL },
+        { SAMPLER_HAVE_ALLOCSTALL, SRC_COUNTERS, "allocstall*", NULL },
         { SAMPLER_HAVE_MEMFREE, SRC_MEMINFO, "MemFree", NULL },
         { SAMPLER_HAVE_BUFFERS, SRC_MEMINFO, "Buffers", NULL },
         { SAMPLER_HAVE_CACHED, SRC_MEMINFO, "Cached", NULL },
@@ -358,6 +521,7 @@ static const struct {
         { SAMPLER_HAVE_SWAPFREE, SRC_MEMINFO, "SwapFree", NULL },
         { SAMPLER_HAVE_DIRTY, SRC_MEMINFO, "Dirty", NULL },
         { SAMPLER_HAVE_WRITEBACK, SRC_MEMINFO, "Writeback", NULL },
+        { SAMPLER_HAVE_DISK, SRC_DISK, "disk", NULL },
 };
 
 /* Append sep and word at *len; sets *len to size on overflow. */
@@ -373,7 +537,8 @@ static void note_add(char *buf, size_t size, size_t *len, const char *sep, const
 int sampler_absent_note(const struct sampler_snapshot *s, char *buf, size_t size) {
         static const uint32_t counters = SAMPLER_HAVE_PGPGIN | SAMPLER_HAVE_PGPGOUT |
                                          SAMPLER_HAVE_PSWPIN | SAMPLER_HAVE_PSWPOUT;
-        uint32_t cols = sampler_columns(s), used = 0;
+        uint64_t cols = sampler_columns(s);
+        uint32_t used = 0;
         size_t len = 0;
         int clauses = 0;
 
@@ -381,7 +546,7 @@ int sampler_absent_note(const struct sampler_snapshot *s, char *buf, size_t size
                 return -ENOSPC;
         buf[0] = '\0';
         for (int c = 0; c < KB_VM_NCOLS; c++)
-                if (!(cols & (1u << c)))
+                if (!(cols & BIT(c)))
                         used |= col_needs[c];
         used &= ~s->have;
         /* Without a cpu line, its missing values need no clause of their own. */
@@ -391,15 +556,15 @@ int sampler_absent_note(const struct sampler_snapshot *s, char *buf, size_t size
                 return 0;
         note_add(buf, size, &len, "", "# absent");
         for (int c = 0; c < KB_VM_NCOLS; c++)
-                if (!(cols & (1u << c)))
+                if (!(cols & BIT(c)))
                         note_add(buf, size, &len, " ", col_names[c]);
         note_add(buf, size, &len, "", ":");
         for (int src = 0; src < SRC_N; src++) {
                 static const char *const intro[SRC_N] = {
                         " /proc/stat has no", " the cpu line of /proc/stat has no",
-                        " /proc/vmstat has no", " /proc/meminfo has no",
+                        " /proc/vmstat has no", " /proc/meminfo has no", NULL,
                 };
-                int any = 0;
+                int any = 0, old = 0;
 
                 for (size_t i = 0; i < ELEMENTSOF(sources); i++)
                         any |= sources[i].src == src && (used & sources[i].bit);
@@ -407,12 +572,25 @@ int sampler_absent_note(const struct sampler_snapshot *s, char *buf, size_t size
                         continue;
                 note_add(buf, size, &len, "", clauses++ ? ";" : "");
                 if (src == SRC_COUNTERS && !(s->have & SAMPLER_HAVE_VMSTAT_FILE)) {
-                        /* Kernels before /proc/vmstat kept the counters in /proc/stat. */
-                        note_add(buf, size, &len, "", " there is no /proc/vmstat and /proc/stat has no");
+                        /* Kernels before /proc/vmstat kept some counters in /proc/stat. */
+                        note_add(buf, size, &len, "", " there is no /proc/vmstat");
                         for (size_t i = 0; i < ELEMENTSOF(sources); i++)
                                 if (sources[i].old_name && (used & sources[i].bit))
-                                        note_add(buf, size, &len, " ", sources[i].old_name);
-                        note_add(buf, size, &len, "", " line");
+                                        note_add(buf, size, &len, old++ ? " " : " and /proc/stat has no ",
+                                                 sources[i].old_name);
+                        if (old)
+                                note_add(buf, size, &len, "", " line");
+                        continue;
+                }
+                if (src == SRC_DISK) {
+                        if (!s->disk[0])
+                                note_add(buf, size, &len, "", " no disk under test was named");
+                        else if (!(s->have & SAMPLER_HAVE_DISKSTATS_FILE))
+                                note_add(buf, size, &len, "", " there is no /proc/diskstats");
+                        else {
+                                note_add(buf, size, &len, "", " /proc/diskstats has no ");
+                                note_add(buf, size, &len, "", s->disk);
+                        }
                         continue;
                 }
                 note_add(buf, size, &len, "", intro[src]);
@@ -439,6 +617,11 @@ static void fill_instant(const struct sampler_snapshot *s, struct sampler_row *r
         r->v[KB_VM_cache] = s->cached + s->sreclaimable;
         r->v[KB_VM_dirty] = s->dirty;
         r->v[KB_VM_writeback] = s->writeback;
+        r->v[KB_VM_nr_dirty] = s->nr_dirty;
+        r->v[KB_VM_nr_writeback] = s->nr_writeback;
+        r->v[KB_VM_dirty_thresh] = s->dirty_thresh;
+        r->v[KB_VM_bg_thresh] = s->bg_thresh;
+        r->v[KB_VM_inflight] = s->dk.inflight;
 }
 
 /* cpu percentages from jiffy counts (deltas or totals). /proc/stat counts
@@ -466,17 +649,17 @@ static void fill_cpu(const uint64_t *c, struct sampler_row *r) {
 }
 
 /* Zero the columns outside have, so an absent column never carries a number. */
-static void keep_only(struct sampler_row *r, uint32_t have) {
+static void keep_only(struct sampler_row *r, uint64_t have) {
         r->have = have;
         for (int c = 0; c < KB_VM_NCOLS; c++)
-                if (!(have & (1u << c)))
+                if (!(have & BIT(c)))
                         r->v[c] = 0;
 }
 
 void sampler_boot_row(const struct sampler_snapshot *s, unsigned hz, unsigned page_kb,
                       struct sampler_row *ret_row) {
         struct sampler_row r;
-        uint32_t have = sampler_columns(s);
+        uint64_t have = sampler_columns(s);
         uint64_t jiffies = 0;
 
         memset(&r, 0, sizeof(r));
@@ -494,6 +677,17 @@ void sampler_boot_row(const struct sampler_snapshot *s, unsigned hz, unsigned pa
                 r.v[KB_VM_bo] = muldiv(s->pgpgout, scale, jiffies);
                 r.v[KB_VM_in] = muldiv(s->intr, scale, jiffies);
                 r.v[KB_VM_cs] = muldiv(s->ctxt, scale, jiffies);
+                r.v[KB_VM_pgscan] = muldiv(s->pgscan, scale, jiffies);
+                r.v[KB_VM_pgsteal] = muldiv(s->pgsteal, scale, jiffies);
+                r.v[KB_VM_allocstall] = muldiv(s->allocstall, scale, jiffies);
+                r.v[KB_VM_rd] = muldiv(s->dk.rd_ios, scale, jiffies);
+                r.v[KB_VM_wr] = muldiv(s->dk.wr_ios, scale, jiffies);
+                r.v[KB_VM_rsect] = muldiv(s->dk.rd_sectors, scale, jiffies);
+                r.v[KB_VM_wsect] = muldiv(s->dk.wr_sectors, scale, jiffies);
+                /* io_ticks ms over the uptime: ms * scale / jiffies / 1000 * 100 */
+                r.v[KB_VM_util] = muldiv(muldiv(s->dk.io_ticks, scale, jiffies), 1, 10);
+                if (r.v[KB_VM_util] > 100)
+                        r.v[KB_VM_util] = 100;
         }
         if (!(s->have & SAMPLER_HAVE_CPU))
                 have &= ~RATE_COLS;
@@ -519,6 +713,18 @@ void sampler_delta_row(const struct sampler_snapshot *prev, const struct sampler
         r.v[KB_VM_bo] = muldiv(sub0(cur->pgpgout, prev->pgpgout), 1000, elapsed_ms);
         r.v[KB_VM_in] = muldiv(sub0(cur->intr, prev->intr), 1000, elapsed_ms);
         r.v[KB_VM_cs] = muldiv(sub0(cur->ctxt, prev->ctxt), 1000, elapsed_ms);
+        r.v[KB_VM_pgscan] = muldiv(counter_delta(prev->pgscan, cur->pgscan), 1000, elapsed_ms);
+        r.v[KB_VM_pgsteal] = muldiv(counter_delta(prev->pgsteal, cur->pgsteal), 1000, elapsed_ms);
+        r.v[KB_VM_allocstall] = muldiv(counter_delta(prev->allocstall, cur->allocstall), 1000, elapsed_ms);
+        r.v[KB_VM_rd] = muldiv(counter_delta(prev->dk.rd_ios, cur->dk.rd_ios), 1000, elapsed_ms);
+        r.v[KB_VM_wr] = muldiv(counter_delta(prev->dk.wr_ios, cur->dk.wr_ios), 1000, elapsed_ms);
+        r.v[KB_VM_rsect] = muldiv(counter_delta(prev->dk.rd_sectors, cur->dk.rd_sectors), 1000, elapsed_ms);
+        r.v[KB_VM_wsect] = muldiv(counter_delta(prev->dk.wr_sectors, cur->dk.wr_sectors), 1000, elapsed_ms);
+        /* io_ticks and the elapsed time are both ms; timer jitter can make
+         * the busy time a little longer than the interval. */
+        r.v[KB_VM_util] = muldiv(counter_delta(prev->dk.io_ticks, cur->dk.io_ticks), 100, elapsed_ms);
+        if (r.v[KB_VM_util] > 100)
+                r.v[KB_VM_util] = 100;
         keep_only(&r, sampler_columns(prev) & sampler_columns(cur));
         *ret_row = r;
 }
@@ -528,7 +734,7 @@ int sampler_format_row(char *buf, size_t size, const struct sampler_row *r) {
 
         for (int c = 0; c < KB_VM_NCOLS; c++) {
                 int n;
-                if (r->have & (1u << c))
+                if (r->have & BIT(c))
                         n = snprintf(buf + len, size - len, "%s%*llu", c ? " " : "", (int)col_widths[c],
                                      (unsigned long long)r->v[c]);
                 else
@@ -564,8 +770,8 @@ int sampler_format_groups(char *buf, size_t size) {
                         span += col_widths[c++] + (span ? 1 : 0);
                 dashes = span > name ? span - name : 0;
                 n = snprintf(buf + len, size - len, "%s%.*s%s%.*s", g ? " " : "", (int)((dashes + 1) / 2),
-                             "--------------------------------", col_groups[g], (int)(dashes / 2),
-                             "--------------------------------");
+                             "----------------------------------------------------------------", col_groups[g], (int)(dashes / 2),
+                             "----------------------------------------------------------------");
                 if (n < 0 || (size_t)n >= size - len)
                         return -ENOSPC;
                 len += (size_t)n;

@@ -17,7 +17,7 @@ static struct sampler_snapshot load(const char *which) {
         char root[4096];
 
         snprintf(root, sizeof(root), "%s/%s", PROC_FIXTURES, which);
-        ASSERT_EQ(sampler_read(root, &s), 0);
+        ASSERT_EQ(sampler_read(root, "vda", &s), 0);
         return s;
 }
 
@@ -142,22 +142,24 @@ TEST(swap_and_guest_columns) {
 TEST(format) {
         struct sampler_snapshot a = load("t0"), b = load("t1");
         struct sampler_row r;
-        char line[256], small[20];
+        char line[SAMPLER_ROW_MAX], small[20];
         int n;
 
         sampler_delta_row(&a, &b, 2000, 4, &r);
         n = sampler_format_row(line, sizeof(line), &r);
         ASSERT_TRUE(n > 0);
         ASSERT_STREQ(line, " 1  0      0 22980288  13280 1460508    0    0  1518 102418  276  262"
-                           "  3 26 69  2  0  0 833624         0");
+                           "  3 26 69  2  0  0 833624         0"
+                           "   208406            0      1210318    604420      0       0          0    -    -      -      -        -    -");
         ASSERT_EQ(sampler_format_row(small, sizeof(small), &r), -ENOSPC);
 
         /* An absent column prints as "-" in its own width, never as 0. */
-        r.have &= ~((1u << KB_VM_bi) | (1u << KB_VM_bo));
+        r.have &= ~((1ull << KB_VM_bi) | (1ull << KB_VM_bo));
         n = sampler_format_row(line, sizeof(line), &r);
         ASSERT_TRUE(n > 0);
         ASSERT_STREQ(line, " 1  0      0 22980288  13280 1460508    0    0     -     -  276  262"
-                           "  3 26 69  2  0  0 833624         0");
+                           "  3 26 69  2  0  0 833624         0"
+                           "   208406            0      1210318    604420      0       0          0    -    -      -      -        -    -");
         ASSERT_EQ(sampler_format_row(small, sizeof(small), &r), -ENOSPC);
 }
 
@@ -169,10 +171,14 @@ TEST(header) {
 
         ASSERT_TRUE(sampler_format_names(names, sizeof(names)) > 0);
         ASSERT_STREQ(names, " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs"
-                            " us sy id wa st gu  dirty writeback");
+                            " us sy id wa st gu  dirty writeback"
+                            " nr_dirty nr_writeback dirty_thresh bg_thresh pgscan pgsteal allocstall"
+                            "   rd   wr  rsect  wsect inflight util");
         ASSERT_TRUE(sampler_format_groups(groups, sizeof(groups)) > 0);
         ASSERT_STREQ(groups, "procs -----------memory---------- ---swap-- -----io---- --system- "
-                             "-------cpu------- -----kbench-----");
+                             "-------cpu------- -----kbench----- "
+                             "----------------------------------vm----------------------------------"
+                             " -----------------disk----------------");
         /* Same length: every group sits over its columns. */
         ASSERT_EQ(strlen(groups), strlen(names));
         for (const char *p = names; *p; p++) {
@@ -224,11 +230,14 @@ TEST(no_event_counters) {
         struct sampler_snapshot a = load("noevents-t0"), b = load("noevents-t1");
         struct sampler_row r;
         char note[SAMPLER_NOTE_MAX], line[SAMPLER_ROW_MAX];
-        const uint32_t io = (1u << KB_VM_si) | (1u << KB_VM_so) | (1u << KB_VM_bi) | (1u << KB_VM_bo);
+        const uint64_t io = (1ull << KB_VM_si) | (1ull << KB_VM_so) | (1ull << KB_VM_bi) | (1ull << KB_VM_bo);
+        const uint64_t reclaim = (1ull << KB_VM_pgscan) | (1ull << KB_VM_pgsteal) | (1ull << KB_VM_allocstall);
+        const uint64_t disk = (1ull << KB_VM_rd) | (1ull << KB_VM_wr) | (1ull << KB_VM_rsect) |
+                              (1ull << KB_VM_wsect) | (1ull << KB_VM_inflight) | (1ull << KB_VM_util);
 
         ASSERT_TRUE(a.have & SAMPLER_HAVE_VMSTAT_FILE);
         ASSERT_TRUE(!(a.have & (SAMPLER_HAVE_PGPGIN | SAMPLER_HAVE_PGPGOUT | SAMPLER_HAVE_PSWPIN)));
-        ASSERT_EQ(sampler_columns(&a), ((1u << KB_VM_NCOLS) - 1) & ~io);
+        ASSERT_EQ(sampler_columns(&a), ((1ull << KB_VM_NCOLS) - 1) & ~io & ~reclaim & ~disk);
         sampler_delta_row(&a, &b, 2000, 4, &r);
         ASSERT_EQ(r.have & io, 0);
         ASSERT_EQ(r.v[KB_VM_bo], 0);
@@ -237,18 +246,21 @@ TEST(no_event_counters) {
         ASSERT_EQ(r.v[KB_VM_dirty], 833624);
         ASSERT_TRUE(sampler_format_row(line, sizeof(line), &r) > 0);
         ASSERT_STREQ(line, " 1  0      0 22980288  13280 1460508    -    -     -     -  276  262"
-                           "  3 26 69  2  0  0 833624         0");
+                           "  3 26 69  2  0  0 833624         0"
+                           "   208406            0      1210318    604420      -       -          -"
+                           "    -    -      -      -        -    -");
         sampler_boot_row(&a, 100, 4, &r);
         ASSERT_EQ(r.have & io, 0);
         ASSERT_EQ(r.v[KB_VM_in], 487);
         ASSERT_TRUE(sampler_absent_note(&a, note, sizeof(note)) > 0);
-        ASSERT_STREQ(note, "# absent si so bi bo: /proc/vmstat has no pgpgin pgpgout pswpin pswpout"
-                           " (a kernel without CONFIG_VM_EVENT_COUNTERS)");
+        ASSERT_STREQ(note, "# absent si so bi bo pgscan pgsteal allocstall rd wr rsect wsect inflight util:"
+                           " /proc/vmstat has no pgpgin pgpgout pswpin pswpout pgscan_* pgsteal_* allocstall*"
+                           " (a kernel without CONFIG_VM_EVENT_COUNTERS); there is no /proc/diskstats");
         ASSERT_EQ(sampler_absent_note(&a, note, 20), -ENOSPC);
         ASSERT_STREQ(note, "");
 
         /* The full kernel has nothing to say. */
-        a = load("t0");
+        a = load("dd61-t0");
         ASSERT_EQ(sampler_absent_note(&a, note, sizeof(note)), 0);
         ASSERT_STREQ(note, "");
 }
@@ -264,19 +276,26 @@ TEST(captured_tinyconfig_kernel) {
         ASSERT_TRUE(a.have & SAMPLER_HAVE_VMSTAT_FILE);
         ASSERT_EQ(a.ncpus, 1);
         ASSERT_EQ(sampler_absent_note(&a, note, sizeof(note)) > 0, 1);
-        ASSERT_STREQ(note, "# absent si so bi bo: /proc/vmstat has no pgpgin pgpgout pswpin pswpout"
-                           " (a kernel without CONFIG_VM_EVENT_COUNTERS)");
+        ASSERT_STREQ(note, "# absent si so bi bo pgscan pgsteal allocstall rd wr rsect wsect inflight util:"
+                           " /proc/vmstat has no pgpgin pgpgout pswpin pswpout pgscan_* pgsteal_* allocstall*"
+                           " (a kernel without CONFIG_VM_EVENT_COUNTERS); there is no /proc/diskstats");
         /* 207 jiffies at 100 Hz on one cpu: 2.07 s. */
         sampler_delta_row(&a, &b, 2070, 4, &r);
-        ASSERT_EQ(r.have & ((1u << KB_VM_si) | (1u << KB_VM_so) | (1u << KB_VM_bi) | (1u << KB_VM_bo)), 0);
+        ASSERT_EQ(r.have & ((1ull << KB_VM_si) | (1ull << KB_VM_so) | (1ull << KB_VM_bi) | (1ull << KB_VM_bo)), 0);
+        /* The writeback gauges are zone/node figures: there without event counters. */
+        ASSERT_EQ(r.v[KB_VM_nr_dirty], 0);
+        ASSERT_TRUE(r.have & (1ull << KB_VM_nr_dirty));
+        ASSERT_EQ(r.v[KB_VM_dirty_thresh], 4722);
+        ASSERT_EQ(r.v[KB_VM_bg_thresh], 2358);
+        ASSERT_TRUE(!(r.have & (1ull << KB_VM_pgscan)));
         ASSERT_EQ(r.v[KB_VM_in], 474);    /* (1342 - 361) / 2.07 */
         ASSERT_EQ(r.v[KB_VM_cs], 19);     /* (1426 - 1387) / 2.07 */
         ASSERT_EQ(r.v[KB_VM_sy], 2);      /* 5 of 207 jiffies */
         ASSERT_EQ(r.v[KB_VM_id], 97);
         ASSERT_EQ(r.v[KB_VM_free], 96492);
         ASSERT_EQ(r.v[KB_VM_cache], 18324);
-        ASSERT_TRUE(r.have & (1u << KB_VM_dirty));
-        ASSERT_TRUE(r.have & (1u << KB_VM_gu));
+        ASSERT_TRUE(r.have & (1ull << KB_VM_dirty));
+        ASSERT_TRUE(r.have & (1ull << KB_VM_gu));
 }
 
 /* A 2.4 kernel (tests/data/proc/linux24-*): no /proc/vmstat, so bi bo si so
@@ -307,11 +326,16 @@ TEST(no_proc_vmstat) {
         ASSERT_EQ(r.v[KB_VM_id], 65);
         ASSERT_TRUE(sampler_format_row(line, sizeof(line), &r) > 0);
         ASSERT_STREQ(line, " -  -  31496   8000  14600 135700    0    8    30  5000  300  400"
-                           "  5 30 65  -  -  -      -         -");
+                           "  5 30 65  -  -  -      -         -"
+                           "        -            -            -         -      -       -          -"
+                           "    -    -      -      -        -    -");
         ASSERT_TRUE(sampler_absent_note(&a, note, sizeof(note)) > 0);
-        ASSERT_STREQ(note, "# absent r b wa st gu dirty writeback: /proc/stat has no procs_running"
+        ASSERT_STREQ(note, "# absent r b wa st gu dirty writeback nr_dirty nr_writeback dirty_thresh"
+                           " bg_thresh pgscan pgsteal allocstall rd wr rsect wsect inflight util:"
+                           " /proc/stat has no procs_running"
                            " procs_blocked; the cpu line of /proc/stat has no iowait steal guest;"
-                           " /proc/meminfo has no Dirty Writeback");
+                           " there is no /proc/vmstat; /proc/meminfo has no Dirty Writeback;"
+                           " there is no /proc/diskstats");
 
         /* Without the page and swap lines as well, the note names both places. */
         a.have &= ~(SAMPLER_HAVE_PGPGIN | SAMPLER_HAVE_PGPGOUT | SAMPLER_HAVE_PSWPIN | SAMPLER_HAVE_PSWPOUT);
@@ -326,8 +350,8 @@ TEST(columns_of_both_readings) {
         struct sampler_row r;
 
         sampler_delta_row(&a, &b, 2000, 4, &r);
-        ASSERT_TRUE(!(r.have & (1u << KB_VM_bo)));
-        ASSERT_TRUE(r.have & (1u << KB_VM_cs));
+        ASSERT_TRUE(!(r.have & (1ull << KB_VM_bo)));
+        ASSERT_TRUE(r.have & (1ull << KB_VM_cs));
         /* /proc/vmstat's counters win over a page line in /proc/stat. */
         {
                 static const char stat[] = "cpu  1 2 3 4\npage 5 6\n";
@@ -341,10 +365,202 @@ TEST(columns_of_both_readings) {
         }
 }
 
+/* Captured around a 128 MiB dd conv=fsync (tests/data/proc/dd61-*, 639 ms
+ * apart): the disk under test's line of /proc/diskstats and /proc/vmstat's
+ * writeback figures. Expected values worked out from the files by hand. */
+TEST(disk_and_writeback_columns) {
+        struct sampler_snapshot a = load("dd61-t0"), b = load("dd61-t1");
+        struct sampler_row r;
+        char note[SAMPLER_NOTE_MAX];
+
+        ASSERT_TRUE(b.have & SAMPLER_HAVE_DISK);
+        ASSERT_EQ(a.dk.wr_ios, 994702);
+        ASSERT_EQ(a.dk.wr_sectors, 393732138);
+        ASSERT_EQ(b.dk.wr_sectors, 393994330);
+        ASSERT_EQ(b.dk.rd_ios, 1437614);
+        ASSERT_EQ(b.dk.rd_sectors, 191422637);
+        ASSERT_EQ(b.dk.io_ticks, 349228);
+        ASSERT_EQ(b.dk.inflight, 0);
+        ASSERT_EQ(b.nr_dirty, 56);
+        ASSERT_EQ(b.dirty_thresh, 1180858);
+        ASSERT_EQ(b.bg_thresh, 589708);
+        ASSERT_TRUE(b.have & SAMPLER_HAVE_PGSCAN);
+        ASSERT_EQ(b.pgscan, 0);
+        sampler_delta_row(&a, &b, 639, 4, &r);
+        ASSERT_EQ(r.v[KB_VM_wsect], 410316);  /* 262192 sectors (128 MiB + 24 KiB) / 0.639 s */
+        ASSERT_EQ(r.v[KB_VM_wr], 61);         /* 39 / 0.639 */
+        ASSERT_EQ(r.v[KB_VM_rd], 0);
+        ASSERT_EQ(r.v[KB_VM_rsect], 0);
+        ASSERT_EQ(r.v[KB_VM_util], 8);        /* io_ticks 52 ms of 639 */
+        ASSERT_EQ(r.v[KB_VM_nr_dirty], 56);
+        ASSERT_EQ(r.v[KB_VM_nr_writeback], 0);
+        ASSERT_EQ(r.v[KB_VM_allocstall], 0);
+        ASSERT_TRUE(r.have & (1ull << KB_VM_util));
+        ASSERT_TRUE(r.have & (1ull << KB_VM_inflight));
+        ASSERT_EQ(sampler_absent_note(&a, note, sizeof(note)), 0);
+
+        /* A tree without that disk: its columns are absent, and the note says which. */
+        {
+                char root[4096];
+                snprintf(root, sizeof(root), "%s/dd61-t0", PROC_FIXTURES);
+                ASSERT_EQ(sampler_read(root, "sda", &a), 0);
+        }
+        ASSERT_TRUE(a.have & SAMPLER_HAVE_DISKSTATS_FILE);
+        ASSERT_TRUE(!(a.have & SAMPLER_HAVE_DISK));
+        ASSERT_EQ(sampler_columns(&a) & (1ull << KB_VM_wsect), 0);
+        ASSERT_TRUE(sampler_absent_note(&a, note, sizeof(note)) > 0);
+        ASSERT_STREQ(note, "# absent rd wr rsect wsect inflight util: /proc/diskstats has no sda");
+        sampler_delta_row(&a, &b, 639, 4, &r);
+        ASSERT_EQ(r.have & (1ull << KB_VM_wsect), 0);
+        ASSERT_EQ(r.v[KB_VM_wsect], 0);
+        ASSERT_TRUE(r.have & (1ull << KB_VM_nr_dirty));
+
+        /* No disk named (the agent before it mounted one). */
+        {
+                char root[4096];
+                snprintf(root, sizeof(root), "%s/dd61-t0", PROC_FIXTURES);
+                ASSERT_EQ(sampler_read(root, NULL, &a), 0);
+                ASSERT_TRUE(!(a.have & SAMPLER_HAVE_DISKSTATS_FILE));
+                ASSERT_TRUE(sampler_absent_note(&a, note, sizeof(note)) > 0);
+                ASSERT_STREQ(note, "# absent rd wr rsect wsect inflight util: no disk under test was named");
+                ASSERT_EQ(sampler_read(root, "a-disk-name-longer-than-32-bytes-x", &a), -EINVAL);
+        }
+}
+
+TEST(diskstats_lines) {
+        struct sampler_snapshot s, before;
+        /* 6.1 prints 17 fields after the name, 2.6 eleven; a partition shares the prefix. */
+        static const char ok[] =
+                "   8       0 sdaa 9 9 9 9 9 9 9 9 9 9 9\n"
+                "garbage without numbers\n"
+                "\n"
+                "   8       1 sda1 7 7 7 7 7 7 7 7 7 7 7\n"
+                "   8       0 sda 10 1 2000 5 20 2 4000 6 3 700 800\n"
+                "   8       0 sda 99 99 99 99 99 99 99 99 99 99 99\n";
+        static const char v61[] = " 8 0 sda 1 0 8 0 2 0 16 0 0 30 0 0 0 0 0 4 5\n";
+        static const char short_line[] = "   8       0 sda 10 1 2000 5 20 2 4000 6 3 700\n";
+        static const char bad_value[] = "   8       0 sda 10 1 2000 5 20 2 4000 6 x 700 800\n";
+        static const char overflow[] = "   8       0 sda 10 1 99999999999999999999 5 20 2 4000 6 3 700 800\n";
+        static const char without[] = "   8       0 sdb 10 1 2000 5 20 2 4000 6 3 700 800\nsda 1 2 3 4 5 6 7 8 9 10 11\n";
+
+        memset(&s, 0, sizeof(s));
+        ASSERT_EQ(sampler_parse_diskstats(ok, strlen(ok), "sda", &s), 0);
+        ASSERT_TRUE(s.have & SAMPLER_HAVE_DISK);
+        ASSERT_EQ(s.dk.rd_ios, 10);           /* the first sda line, not sdaa, sda1 or the repeat */
+        ASSERT_EQ(s.dk.rd_sectors, 2000);
+        ASSERT_EQ(s.dk.wr_ios, 20);
+        ASSERT_EQ(s.dk.wr_sectors, 4000);
+        ASSERT_EQ(s.dk.inflight, 3);
+        ASSERT_EQ(s.dk.io_ticks, 700);
+        ASSERT_STREQ(s.disk, "sda");
+        memset(&s, 0, sizeof(s));
+        ASSERT_EQ(sampler_parse_diskstats(v61, strlen(v61), "sda", &s), 0);
+        ASSERT_EQ(s.dk.wr_sectors, 16);
+        ASSERT_EQ(s.dk.io_ticks, 30);
+        /* Bounded by len: cut inside the line, the fields are too few. */
+        memset(&s, 0, sizeof(s));
+        ASSERT_EQ(sampler_parse_diskstats(v61, 20, "sda", &s), -EBADMSG);
+
+        memset(&s, 0x5a, sizeof(s));
+        before = s;
+        ASSERT_EQ(sampler_parse_diskstats(short_line, strlen(short_line), "sda", &s), -EBADMSG);
+        ASSERT_EQ(sampler_parse_diskstats(bad_value, strlen(bad_value), "sda", &s), -EBADMSG);
+        ASSERT_EQ(sampler_parse_diskstats(overflow, strlen(overflow), "sda", &s), -EBADMSG);
+        ASSERT_EQ(sampler_parse_diskstats(ok, strlen(ok), "a-disk-name-longer-than-32-bytes-x", &s), -EINVAL);
+        ASSERT_TRUE(memcmp(&s, &before, sizeof(s)) == 0);   /* untouched on failure */
+
+        memset(&s, 0, sizeof(s));
+        ASSERT_EQ(sampler_parse_diskstats(without, strlen(without), "sda", &s), 0);
+        ASSERT_TRUE(!(s.have & SAMPLER_HAVE_DISK));
+        ASSERT_EQ(sampler_parse_diskstats("", 0, "sda", &s), 0);
+        ASSERT_TRUE(!(s.have & SAMPLER_HAVE_DISK));
+}
+
+/* The reclaim counters are sums over their sources; 6.1 splits them by
+ * kswapd/direct/khugepaged and again by anon/file, 2.6 by zone. */
+TEST(reclaim_sums) {
+        struct sampler_snapshot s;
+        static const char v61[] =
+                "nr_dirty 12\nnr_writeback 3\nnr_writeback_temp 99\nnr_dirty_threshold 5000\n"
+                "nr_dirty_background_threshold 2500\n"
+                "allocstall_dma 0\nallocstall_dma32 2\nallocstall_normal 5\nallocstall_movable 0\n"
+                "pgsteal_kswapd 100\npgsteal_direct 40\npgsteal_khugepaged 1\n"
+                "pgscan_kswapd 300\npgscan_direct 90\npgscan_khugepaged 2\npgscan_direct_throttle 7\n"
+                "pgscan_anon 100\npgscan_file 292\npgsteal_anon 41\npgsteal_file 100\n";
+        static const char v26[] =
+                "pgsteal_dma 1\npgsteal_normal 20\npgscan_kswapd_dma 3\npgscan_kswapd_normal 30\n"
+                "pgscan_direct_dma 0\npgscan_direct_normal 6\nallocstall 4\n";
+        static const char huge[] = "pgscan_kswapd 18446744073709551615\npgscan_direct 18446744073709551615\n";
+        static const char bad[] = "pgscan_kswapd 1\npgscan_direct x\n";
+
+        memset(&s, 0, sizeof(s));
+        ASSERT_EQ(sampler_parse_vmstat(v61, strlen(v61), &s), 0);
+        ASSERT_EQ(s.nr_dirty, 12);
+        ASSERT_EQ(s.nr_writeback, 3);         /* not nr_writeback_temp */
+        ASSERT_EQ(s.dirty_thresh, 5000);
+        ASSERT_EQ(s.bg_thresh, 2500);
+        ASSERT_EQ(s.allocstall, 7);
+        ASSERT_EQ(s.pgsteal, 141);            /* kswapd + direct + khugepaged, not anon/file again */
+        ASSERT_EQ(s.pgscan, 392);             /* without the throttle events */
+        memset(&s, 0, sizeof(s));
+        ASSERT_EQ(sampler_parse_vmstat(v26, strlen(v26), &s), 0);
+        ASSERT_EQ(s.pgsteal, 21);
+        ASSERT_EQ(s.pgscan, 39);
+        ASSERT_EQ(s.allocstall, 4);
+        ASSERT_TRUE(!(s.have & SAMPLER_HAVE_NR_DIRTY));
+        memset(&s, 0, sizeof(s));
+        ASSERT_EQ(sampler_parse_vmstat(huge, strlen(huge), &s), 0);
+        ASSERT_EQ(s.pgscan, UINT64_MAX);      /* saturates, does not wrap */
+        ASSERT_EQ(sampler_parse_vmstat(bad, strlen(bad), &s), -EBADMSG);
+}
+
+/* Counters that wrapped at 32 bits count the wrapped difference; one that
+ * went back from above 2^32 was reset and counts 0; util never passes 100. */
+TEST(counter_wrap) {
+        struct sampler_snapshot a, b;
+        struct sampler_row r;
+
+        memset(&a, 0, sizeof(a));
+        a.have = SAMPLER_HAVE_DISK | SAMPLER_HAVE_PGSCAN | SAMPLER_HAVE_ALLOCSTALL;
+        b = a;
+        a.dk.wr_sectors = 4294967295u - 999;  /* 1000 sectors before the wrap */
+        b.dk.wr_sectors = 1000;               /* 1000 after */
+        a.dk.io_ticks = 4294967000u;
+        b.dk.io_ticks = 704;                  /* 296 + 704 = 1000 ms busy */
+        a.pgscan = 5000000000ull;             /* above 32 bits: a reset */
+        b.pgscan = 10;
+        a.allocstall = 3;
+        b.allocstall = 3;
+        sampler_delta_row(&a, &b, 1000, 4, &r);
+        ASSERT_EQ(r.v[KB_VM_wsect], 2000);
+        ASSERT_EQ(r.v[KB_VM_util], 100);
+        ASSERT_EQ(r.v[KB_VM_pgscan], 0);
+        ASSERT_EQ(r.v[KB_VM_allocstall], 0);
+        ASSERT_TRUE(r.have & (1ull << KB_VM_allocstall));
+        /* Busier than the interval (timer jitter): capped. */
+        b.dk.io_ticks = a.dk.io_ticks + 1100;
+        sampler_delta_row(&a, &b, 1000, 4, &r);
+        ASSERT_EQ(r.v[KB_VM_util], 100);
+        b.dk.io_ticks = a.dk.io_ticks + 250;
+        sampler_delta_row(&a, &b, 500, 4, &r);
+        ASSERT_EQ(r.v[KB_VM_util], 50);
+        /* Huge values stay within the row's bound. */
+        {
+                char line[SAMPLER_ROW_MAX];
+                memset(&b, 0xff, sizeof(b));
+                b.disk[0] = '\0';
+                memset(&a, 0, sizeof(a));
+                a.have = b.have;
+                sampler_delta_row(&a, &b, 1, 4, &r);
+                ASSERT_TRUE(sampler_format_row(line, sizeof(line), &r) > 0);
+                ASSERT_EQ(r.v[KB_VM_util], 100);
+        }
+}
+
 TEST(read_missing_root) {
         struct sampler_snapshot s;
 
-        ASSERT_EQ(sampler_read("/nonexistent-kbench-root", &s), -ENOENT);
+        ASSERT_EQ(sampler_read("/nonexistent-kbench-root", "vda", &s), -ENOENT);
 }
 
 TEST_MAIN();

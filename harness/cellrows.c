@@ -411,8 +411,11 @@ int cellrows_from_json(json_t *j, struct cellrows *ret, struct kb_error *err) {
                 a = json_object_get(e, "v");
                 if (get_int(e, "seq", 0, INT64_MAX, &row.seq, err) < 0)
                         goto fail;
-                if (json_array_size(a) != DB_VM_NCOLS) {
-                        error_setf(err, -EINVAL, "vmstat[%zu]: not %d values", i, DB_VM_NCOLS);
+                /* A pending file from before the vm and disk columns holds
+                 * the first DB_VM_writeback + 1; the rest were not measured. */
+                if (json_array_size(a) > DB_VM_NCOLS || json_array_size(a) < DB_VM_writeback + 1) {
+                        error_setf(err, -EINVAL, "vmstat[%zu]: not %d to %d values", i, DB_VM_writeback + 1,
+                                   DB_VM_NCOLS);
                         goto fail;
                 }
                 for (int k = 0; k < DB_VM_NCOLS; k++) {

@@ -85,6 +85,40 @@ TEST(json_round_trip) {
         ASSERT_TRUE(memcmp(back.cell.logs[0].text, console_bytes, sizeof(console_bytes) - 1) == 0);
         ASSERT_EQ(back.cell.logs[1].len, 0);
         cellrows_clear(&back);
+
+        /* A pending file of an older kbench: 20 vmstat values, the columns
+         * after writeback not measured (NAN); fewer than 20, or more than
+         * the columns, is not a pending file. */
+        {
+                static const char *const bad[] = { "[1,2,3]", NULL };
+                char doc[1024];
+                size_t n = 0;
+
+                n += (size_t)snprintf(doc + n, sizeof(doc) - n,
+                                      "{\"run_id\":7,\"cell_key\":\"c003\",\"kernel_id\":\"k\",\"workload\":\"dd\","
+                                      "\"iteration\":0,\"attempt\":1,\"state\":\"ok\",\"exit_code\":0,"
+                                      "\"rejected_records\":0,\"vmstat\":[{\"seq\":1,\"v\":[");
+                for (int k = 0; k <= DB_VM_writeback; k++)
+                        n += (size_t)snprintf(doc + n, sizeof(doc) - n, "%s%d", k ? "," : "", k);
+                snprintf(doc + n, sizeof(doc) - n, "]}]}");
+                j = json_loads(doc, 0, NULL);
+                ASSERT_TRUE(j != NULL);
+                ASSERT_EQ(cellrows_from_json(j, &back, &err), 0);
+                json_decref(j);
+                ASSERT_EQ(back.cell.n_vmstat, 1);
+                ASSERT_NEAR(back.cell.vmstat[0].v[DB_VM_writeback], DB_VM_writeback, 1e-12);
+                ASSERT_TRUE(isnan(back.cell.vmstat[0].v[DB_VM_util]));
+                cellrows_clear(&back);
+                for (const char *const *b = bad; *b; b++) {
+                        char *e = strstr(doc, "\"v\":[");
+                        snprintf(e, sizeof(doc) - (size_t)(e - doc), "\"v\":%s}]}", *b);
+                        j = json_loads(doc, 0, NULL);
+                        ASSERT_TRUE(j != NULL);
+                        ASSERT_EQ(cellrows_from_json(j, &back, &err), -EINVAL);
+                        ASSERT_TRUE(strstr(err.msg, "vmstat[0]") != NULL);
+                        json_decref(j);
+                }
+        }
 }
 
 TEST(json_refuses_bad_fields) {

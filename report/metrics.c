@@ -16,6 +16,22 @@ static const struct metrics_info report_rows[] = {
         { "ftp.upload_s", "s", METRICS_LOWER, 0, "the same measurement as ftp.MBps" },
         /* One phase's figures (vmstat.write.stall_longest_s, vmstat.seq_read.t2.bo_mean): the
          * cell's plain vmstat.* already speak for its main phase. */
+        /* The agent's vm and disk columns, per phase and over the main phase
+         * (vmstat.write.util_pct_mean, vmstat.allocstall_total). */
+        { "vmstat.*util_pct_mean", "%", METRICS_NONE, 0, "how busy the disk was follows the workload's own rate" },
+        { "vmstat.*util_pct_max", "%", METRICS_NONE, 0, "how busy the disk was follows the workload's own rate" },
+        { "vmstat.*disk_reads_per_s", "/s", METRICS_NONE, 0, "follows the workload's own rate" },
+        { "vmstat.*disk_writes_per_s", "/s", METRICS_NONE, 0, "follows the workload's own rate" },
+        { "vmstat.*disk_read_MiB", "MiB", METRICS_NONE, 0, "what reached the disk: follows the workload" },
+        { "vmstat.*disk_written_MiB", "MiB", METRICS_NONE, 0, "what reached the disk: follows the workload" },
+        { "vmstat.*inflight_max", "requests", METRICS_NONE, 0, "queue depth is context" },
+        { "vmstat.*nr_dirty_max", "pages", METRICS_NONE, 0, "writeback state is context" },
+        { "vmstat.*nr_writeback_max", "pages", METRICS_NONE, 0, "writeback state is context" },
+        { "vmstat.*dirty_thresh_mean", "pages", METRICS_NONE, 0, "the kernel's limit follows free memory" },
+        { "vmstat.*pgscan_per_s", "pages/s", METRICS_LOWER, 0, "reclaim is context" },
+        { "vmstat.*pgsteal_per_s", "pages/s", METRICS_LOWER, 0, "reclaim is context" },
+        { "vmstat.*allocstall_total", "stalls", METRICS_LOWER, 0,
+          "direct reclaim stalls are context: small counts, often all 0" },
         { "vmstat.*.samples", "samples", METRICS_NONE, 0, "how long the phase was" },
         { "vmstat.*.stall_count", "runs", METRICS_LOWER, 0, "one phase's stalls are context" },
         { "vmstat.*.stall_*_s", "s", METRICS_LOWER, 0, "one phase's stalls are context" },

@@ -184,11 +184,14 @@ TEST(literal_names_in_sources) {
         static const char *const files[] = { "workloads/dd.c", "workloads/tiobench.c", "workloads/bonnie.c",
                                              "workloads/ftp.c", "workloads/vmstat.c", "harness/cell.c",
                                              "harness/cellrows.c" };
-        regex_t add, row;
-        size_t found = 0;
+        regex_t add, row, deep;
+        size_t found = 0, deep_found = 0;
 
         ASSERT_EQ(regcomp(&add, "metric_add(_none)?\\([^,;]+,[[:space:]]*\"([^\"]+)\"", REG_EXTENDED), 0);
         ASSERT_EQ(regcomp(&row, "\\{ \"(vmstat\\.[a-z_]+)\", \"([^\"]*)\" \\}", REG_EXTENDED), 0);
+        /* vmstat.c's deep_cols rows: { "col", "vmstat.name", "unit", DEEP_... } */
+        ASSERT_EQ(regcomp(&deep, "\\{ \"[a-z_]+\", \"(vmstat\\.[A-Za-z_]+)\", \"([^\"]*)\", DEEP_",
+                          REG_EXTENDED), 0);
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 char path[1024];
                 char *text;
@@ -205,8 +208,8 @@ TEST(literal_names_in_sources) {
                 text = calloc(1, (size_t)size + 1);
                 ASSERT_TRUE(text && fread(text, 1, (size_t)size, f) == (size_t)size);
                 fclose(f);
-                for (int pass = 0; pass < 2; pass++) {
-                        regex_t *re = pass ? &row : &add;
+                for (int pass = 0; pass < 3; pass++) {
+                        regex_t *re = pass == 2 ? &deep : pass ? &row : &add;
                         regmatch_t mt[3];
                         int g = pass ? 1 : 2;
 
@@ -219,6 +222,15 @@ TEST(literal_names_in_sources) {
                                 if (metrics_lookup(name, &info) < 0)
                                         TEST_FAIL("%s stores %s, which report/metrics.c does not know",
                                                   files[i], name);
+                                if (pass == 2) {
+                                        char unit[64];
+                                        snprintf(unit, sizeof(unit), "%.*s", (int)(mt[2].rm_eo - mt[2].rm_so),
+                                                 p + mt[2].rm_so);
+                                        if (strcmp(unit, info.unit) != 0)
+                                                TEST_FAIL("%s stores %s in '%s', the registry says '%s'",
+                                                          files[i], name, unit, info.unit);
+                                        deep_found++;
+                                }
                                 found++;
                         }
                 }
@@ -226,6 +238,9 @@ TEST(literal_names_in_sources) {
         }
         regfree(&add);
         regfree(&row);
+        regfree(&deep);
+        /* vmstat.c's thirteen figures of the vm and disk columns. */
+        ASSERT_EQ(deep_found, 13);
         /* ftp.c alone has seven literal names; cell.c and cellrows.c six. */
         ASSERT_TRUE(found >= 21);
 }

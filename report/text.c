@@ -101,6 +101,12 @@ static void put_num(FILE *out, double v, char style, int prec, int width) {
         fprintf(out, "%*s", width, buf);
 }
 
+static int vm_col_width(int k) {
+        size_t n = strlen(db_vmstat_column_names[k]);
+
+        return n > 7 ? (int)n : 7;
+}
+
 static void fmt_time(double t, char *buf, size_t size) {
         struct tm tm;
         time_t s;
@@ -374,8 +380,9 @@ void text_cell(const struct view_cell *v, FILE *out) {
         fprintf(out, "\nvmstat: %zu rows\n", v->n_vmstat);
         if (v->n_vmstat) {
                 fprintf(out, "%6s %8s %8s", "SEQ", "T_HOST", "T_GUEST");
+                /* A column is as wide as its name (nr_writeback), at least 7. */
                 for (int k = 0; k < DB_VM_NCOLS; k++)
-                        fprintf(out, " %7s", db_vmstat_column_names[k]);
+                        fprintf(out, " %*s", vm_col_width(k), db_vmstat_column_names[k]);
                 fputc('\n', out);
                 for (size_t i = 0; i < v->n_vmstat; i++) {
                         const struct db_vmstat_row *row = &v->vmstat[i];
@@ -386,7 +393,7 @@ void text_cell(const struct view_cell *v, FILE *out) {
                         put_num(out, row->t_guest, 'f', 2, 8);
                         for (int k = 0; k < DB_VM_NCOLS; k++) {
                                 fputc(' ', out);
-                                put_num(out, row->v[k], 'f', 0, 7);
+                                put_num(out, row->v[k], 'f', 0, vm_col_width(k));
                         }
                         fputs(row->first ? "  (since boot)\n" : "\n", out);
                 }

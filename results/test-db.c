@@ -337,6 +337,44 @@ TEST(vmstat_columns_match_schema) {
         tmpdb_done(&t);
 }
 
+/* A store written at version 1 (before the vm and disk columns) opens,
+ * gains them, and keeps its rows: the old samples read back with NULL
+ * (NAN) there, never 0, and new cells store every column. */
+TEST(migrates_version_1_store) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct db_vmstat_row *rows = NULL;
+        size_t n = 0;
+        sqlite3 *h;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, db_schema_v1, NULL, NULL, NULL), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = 1;"
+                               "INSERT INTO kernels VALUES ('k', 'k', NULL, NULL, 0);"
+                               "INSERT INTO runs(id, settings_json, started_at) VALUES (1, '{}', 0);"
+                               "INSERT INTO cells(id, run_id, cell_key, kernel_id, workload, iteration, state) "
+                               "VALUES (1, 1, 'c000', 'k', 'dd', 0, 'ok');"
+                               "INSERT INTO vmstat(cell_id, seq, t_host, bo, dirty, writeback) "
+                               "VALUES (1, 3, 1.5, 2048, 100, 4);",
+                               NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), 0);
+        ASSERT_EQ(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+        ASSERT_EQ(query_cell_vmstat(db, 1, &rows, &n, &err), 0);
+        ASSERT_EQ(n, 1);
+        ASSERT_NEAR(rows[0].v[DB_VM_bo], 2048, 0);
+        ASSERT_NEAR(rows[0].v[DB_VM_writeback], 4, 0);
+        for (int k = DB_VM_writeback + 1; k < DB_VM_NCOLS; k++)
+                ASSERT_TRUE(isnan(rows[0].v[k]));
+        free(rows);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM vmstat WHERE util IS NULL AND nr_dirty IS NULL"), 1);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
 TEST(refuses_newer_schema) {
         struct kb_error err = { { 0 } };
         struct tmpdb t;

@@ -423,6 +423,110 @@ TEST(json) {
         vmstat_table_free(t);
 }
 
+/* The agent's vm and disk columns (tests/data/vmstat/kbench-agent-vm-disk.txt,
+ * first row the since-boot one): per-phase levels, peaks and totals. Rows
+ * are rates per second, so at a 0.5 s interval the same rows are half the
+ * sectors and stalls. */
+TEST(kbench_vm_disk_columns) {
+        size_t len, row = 0;
+        char *buf = fixture_read("kbench-agent-vm-disk.txt", &len);
+        struct vmstat_parser *p = vmstat_parser_new();
+        struct metric_list m = { 0 }, half = { 0 };
+        struct vmstat_table *t;
+        const struct metric *x;
+        char *save = NULL;
+
+        for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                int r = vmstat_parser_feed(p, l, strlen(l), 10.0 + (double)row, row == 0);
+                ASSERT_TRUE(r >= 0);
+                row += (size_t)r;
+        }
+        free(buf);
+        t = vmstat_parser_finish(p);
+        ASSERT_EQ(t->nsamples, 5);
+        ASSERT_EQ(t->rejected, 0);   /* the group line with vm and disk is a header */
+        ASSERT_TRUE(vmstat_table_col(t, "util") >= 0);
+        ASSERT_TRUE(vmstat_table_col(t, "allocstall") >= 0);
+        ASSERT_EQ(vmstat_phase_metrics(t, "write", 1, 100, 1, NAN, NAN, &m), 0);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.disk_written_MiB")) && x->has_value);
+        ASSERT_NEAR(x->value, 40, 1e-9);          /* 4 rows x 20480 sectors/s x 1 s x 512 B */
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.util_pct_mean")) && x->has_value);
+        ASSERT_NEAR(x->value, 90, 1e-9);          /* (70 + 95 + 100 + 95) / 4, the first row left out */
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.util_pct_max")) && x->has_value);
+        ASSERT_NEAR(x->value, 100, 1e-9);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.allocstall_total")) && x->has_value);
+        ASSERT_NEAR(x->value, 4, 1e-9);           /* 2 + 1 + 0 + 1 */
+        ASSERT_STREQ(x->unit, "stalls");
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.pgscan_per_s")) && x->has_value);
+        ASSERT_NEAR(x->value, 200, 1e-9);         /* (300 + 500 + 0 + 0) / 4 */
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.pgsteal_per_s")) && x->has_value);
+        ASSERT_NEAR(x->value, 162.5, 1e-9);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.nr_dirty_max")) && x->has_value);
+        ASSERT_NEAR(x->value, 5120, 1e-9);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.nr_writeback_max")) && x->has_value);
+        ASSERT_NEAR(x->value, 1024, 1e-9);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.inflight_max")) && x->has_value);
+        ASSERT_NEAR(x->value, 31, 1e-9);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.disk_writes_per_s")) && x->has_value);
+        ASSERT_NEAR(x->value, 80, 1e-9);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.disk_read_MiB")) && x->has_value);
+        ASSERT_NEAR(x->value, 0, 1e-9);
+        ASSERT_TRUE((x = metric_find(&m, "vmstat.write.dirty_thresh_mean")) && x->has_value);
+        ASSERT_NEAR(x->value, 19625, 1e-9);
+        ASSERT_EQ(vmstat_phase_metrics(t, NULL, 1, 100, 0.5, NAN, NAN, &half), 0);
+        ASSERT_TRUE((x = metric_find(&half, "vmstat.disk_written_MiB")) && x->has_value);
+        ASSERT_NEAR(x->value, 20, 1e-9);
+        ASSERT_TRUE((x = metric_find(&half, "vmstat.allocstall_total")) && x->has_value);
+        ASSERT_NEAR(x->value, 2, 1e-9);
+        metric_list_clear(&m);
+        metric_list_clear(&half);
+        vmstat_table_free(t);
+
+        /* The agent's last row comes when the job ends, less than an
+         * interval after the one before: it counts for that long. */
+        {
+                static const char *const lines[] = { " r  b  free wsect", " 1  0  5000  2048", " 1  0  5000  2048",
+                                                     " 1  0  5000  2048" };
+                static const double when[] = { 0, 1.0, 2.0, 2.5 };
+                struct vmstat_parser *q = vmstat_parser_new();
+                for (size_t i = 0; i < ELEMENTSOF(lines); i++)
+                        ASSERT_TRUE(vmstat_parser_feed(q, lines[i], strlen(lines[i]), when[i], 0) >= 0);
+                t = vmstat_parser_finish(q);
+                memset(&m, 0, sizeof(m));
+                ASSERT_EQ(vmstat_phase_metrics(t, NULL, 1, 100, 1, NAN, NAN, &m), 0);
+                ASSERT_TRUE((x = metric_find(&m, "vmstat.disk_written_MiB")) && x->has_value);
+                ASSERT_NEAR(x->value, 2.5, 1e-9);   /* 1 MiB/s for 1 + 1 + 0.5 s */
+                metric_list_clear(&m);
+                vmstat_table_free(t);
+        }
+
+        /* Absent with a note (no event counters): no number, the note instead;
+         * a capture without the columns at all (older agent) has none of them. */
+        {
+                static const char *const lines[] = {
+                        " r  b  free  bo nr_dirty pgscan pgsteal allocstall rsect wsect util",
+                        "# absent pgscan pgsteal allocstall: /proc/vmstat has no pgscan_* pgsteal_* allocstall*",
+                        " 1  0  5000 100      10      -       -          -     0    64   10",
+                        " 1  0  5000 100      20      -       -          -     0    64   20",
+                };
+                struct vmstat_parser *q = vmstat_parser_new();
+                for (size_t i = 0; i < ELEMENTSOF(lines); i++)
+                        ASSERT_TRUE(vmstat_parser_feed(q, lines[i], strlen(lines[i]), 1.0 + (double)i, 0) >= 0);
+                t = vmstat_parser_finish(q);
+                ASSERT_EQ(t->nsamples, 2);
+                memset(&m, 0, sizeof(m));
+                ASSERT_EQ(vmstat_phase_metrics(t, "write", 1, 100, 1, NAN, NAN, &m), 0);
+                ASSERT_TRUE((x = metric_find(&m, "vmstat.write.allocstall_total")) && !x->has_value);
+                ASSERT_STREQ(x->note, t->note);
+                ASSERT_TRUE((x = metric_find(&m, "vmstat.write.pgscan_per_s")) && !x->has_value);
+                ASSERT_TRUE((x = metric_find(&m, "vmstat.write.util_pct_mean")) && x->has_value);
+                ASSERT_NEAR(x->value, 15, 1e-9);
+                ASSERT_TRUE(metric_find(&m, "vmstat.write.inflight_max") == NULL);
+                metric_list_clear(&m);
+                vmstat_table_free(t);
+        }
+}
+
 /* A kernel without event counters: the agent prints "-" for bi bo si so and
  * says why in a "# absent" note. The columns stay NAN, the analysis skips
  * them and the metrics carry the note instead of a number. */

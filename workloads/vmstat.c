@@ -21,6 +21,9 @@
 static const char *const known_cols[] = {
         "r", "b", "w", "swpd", "free", "buff", "cache", "inact", "active", "si", "so",
         "bi", "bo", "in", "cs", "us", "sy", "id", "wa", "st", "gu", "dirty", "writeback",
+        /* kbench's agent: /proc/vmstat's writeback and reclaim figures, the disk under test */
+        "nr_dirty", "nr_writeback", "dirty_thresh", "bg_thresh", "pgscan", "pgsteal", "allocstall",
+        "rd", "wr", "rsect", "wsect", "inflight", "util",
 };
 /* A names line holds at least one of these adjacent pairs, as every vmstat
  * (or a hand cut of one) prints them, so prose made of words like "so in us"
@@ -29,10 +32,10 @@ static const char *const anchor_pairs[][2] = {
         { "r", "b" },       { "swpd", "free" }, { "free", "buff" },    { "buff", "cache" },
         { "free", "inact" }, { "inact", "active" }, { "si", "so" },  { "bi", "bo" },
         { "in", "cs" },     { "us", "sy" },     { "sy", "id" },        { "id", "wa" },
-        { "wa", "st" },     { "dirty", "writeback" },
+        { "wa", "st" },     { "dirty", "writeback" }, { "pgscan", "pgsteal" }, { "rsect", "wsect" },
 };
 static const char *const group_words[] = {
-        "procs", "memory", "swap", "io", "system", "cpu", "timestamp", "kbench",
+        "procs", "memory", "swap", "io", "system", "cpu", "timestamp", "kbench", "vm", "disk",
 };
 
 struct header {
@@ -993,6 +996,55 @@ static const struct {
         { "us", "%" },        { "sy", "%" },        { "wa", "%" },
 };
 
+/* The figures of the agent's vm and disk columns (common/vmstat-columns.h):
+ * a level (the mean of the rows), a peak (their max), or a total: rows hold
+ * rates per second over their interval, so the count over the window is
+ * the sum of rate x the row's interval (vmstat_total), times scale (sectors
+ * to MiB). */
+enum deep_kind { DEEP_MEAN, DEEP_MAX, DEEP_TOTAL };
+static const struct {
+        const char *col, *metric, *unit;
+        enum deep_kind kind;
+        double scale;
+} deep_cols[] = {
+        { "util", "vmstat.util_pct_mean", "%", DEEP_MEAN, 1 },
+        { "util", "vmstat.util_pct_max", "%", DEEP_MAX, 1 },
+        { "rd", "vmstat.disk_reads_per_s", "/s", DEEP_MEAN, 1 },
+        { "wr", "vmstat.disk_writes_per_s", "/s", DEEP_MEAN, 1 },
+        { "rsect", "vmstat.disk_read_MiB", "MiB", DEEP_TOTAL, 512.0 / (1024 * 1024) },
+        { "wsect", "vmstat.disk_written_MiB", "MiB", DEEP_TOTAL, 512.0 / (1024 * 1024) },
+        { "inflight", "vmstat.inflight_max", "requests", DEEP_MAX, 1 },
+        { "nr_dirty", "vmstat.nr_dirty_max", "pages", DEEP_MAX, 1 },
+        { "nr_writeback", "vmstat.nr_writeback_max", "pages", DEEP_MAX, 1 },
+        { "dirty_thresh", "vmstat.dirty_thresh_mean", "pages", DEEP_MEAN, 1 },
+        { "pgscan", "vmstat.pgscan_per_s", "pages/s", DEEP_MEAN, 1 },
+        { "pgsteal", "vmstat.pgsteal_per_s", "pages/s", DEEP_MEAN, 1 },
+        { "allocstall", "vmstat.allocstall_total", "stalls", DEEP_TOTAL, 1 },
+};
+
+/* Sum over the counted rows of col of value x the row's interval: the time
+ * since the previous row of its capture when both times are known and the
+ * gap is within 1.5 x interval (the agent's last row, sent when the job
+ * ends, covers less than an interval), else interval (a pause, or no
+ * times). */
+static double vmstat_total(const struct vmstat_table *t, int col, double interval, double t_from, double t_to) {
+        double sum = 0;
+
+        for (size_t i = 0; i < t->nsamples; i++) {
+                double v = vmstat_table_value(t, i, col), dt = interval;
+
+                if (isnan(v) || !vmstat_counted(t, i, t_from, t_to))
+                        continue;
+                if (i > 0 && t->samples[i - 1].capture == t->samples[i].capture) {
+                        double gap = t->samples[i].t - t->samples[i - 1].t;
+                        if (isfinite(gap) && gap > 0 && gap <= 1.5 * interval)
+                                dt = gap;
+                }
+                sum += v * dt;
+        }
+        return sum;
+}
+
 /* metric_add/metric_add_none under the phase's name: "vmstat.stall_count"
  * becomes "vmstat.<phase>.stall_count"; phase NULL keeps the name. */
 static int phase_metric_add(struct metric_list *out, const char *name, const char *phase, int has_value,
@@ -1095,6 +1147,27 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                 snprintf(name, sizeof(name), "vmstat.%s_cov", metric_cols[i].col);
                 r = phase_metric_add(out, name, phase, !isnan(sm.cov), sm.cov, "ratio", "mean is 0");
                 if (r < 0)
+                        goto out;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(deep_cols); i++) {
+                struct vmstat_summary sm;
+                int col = vmstat_table_col(t, deep_cols[i].col);
+                const char *why = vmstat_table_absent_note(t, deep_cols[i].col);
+                double v;
+
+                if (why && !vmstat_table_has_values(t, col)) {
+                        if ((r = phase_metric_add(out, deep_cols[i].metric, phase, 0, NAN, deep_cols[i].unit,
+                                                  why)) < 0)
+                                goto out;
+                        continue;
+                }
+                /* A capture from before these columns has none: no claim. */
+                if (col < 0 || vmstat_summary(t, col, t_from, t_to, &sm) < 0 || sm.n == 0)
+                        continue;
+                v = deep_cols[i].kind == DEEP_MEAN ? sm.mean
+                    : deep_cols[i].kind == DEEP_MAX ? sm.max
+                    : vmstat_total(t, col, interval, t_from, t_to) * deep_cols[i].scale;
+                if ((r = phase_metric_add(out, deep_cols[i].metric, phase, 1, v, deep_cols[i].unit, NULL)) < 0)
                         goto out;
         }
         r = 0;

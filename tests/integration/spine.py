@@ -68,6 +68,35 @@ def qemu_uids(home, run_id, key):
     return [int(x) for x in m.groups()[1:]] if m else None
 
 
+def expect_disk_and_writeback(home, run_id, cell):
+    """The Debian kernel reports /proc/vmstat's writeback figures and the
+    disk under test's /proc/diskstats: during dd's write phase the disk was
+    busy and Dirty pages were counted, and the sectors written over the cell
+    add up to dd's bytes (plus file system metadata and the journal; the read
+    phase writes next to nothing)."""
+    m = cell["metrics"]
+    util = m.get("vmstat.write.util_pct_mean", {}).get("value")
+    expect(util is not None and util > 0, f"cell {cell['key']}: vmstat.write.util_pct_mean = {util}")
+    dirty = m.get("vmstat.write.nr_dirty_max", {}).get("value")
+    expect(dirty is not None, f"cell {cell['key']}: vmstat.write.nr_dirty_max = {dirty} (not null)")
+    for k in ("vmstat.write.allocstall_total", "vmstat.write.pgscan_per_s", "vmstat.write.dirty_thresh_mean"):
+        expect(m.get(k, {}).get("value") is not None, f"cell {cell['key']}: {k} = {m.get(k, {}).get('value')}")
+    shown = json.loads(kb(home, "show", str(run_id), "--cell", cell["key"], "--json").stdout)
+    rows = [r for r in shown["vmstat"] if not r["first"]]
+    # Each row's rate over its own interval: the agent's last row, sent when
+    # the job ends, covers less than the 1 s period.
+    times = [r["t_host"] for r in shown["vmstat"]]
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    written = sum(r["wsect"] * (g if 0 < g <= 1.5 else 1.0)
+                  for r, g in zip(shown["vmstat"][1:], gaps) if not r["first"] and r["wsect"] is not None) * 512
+    dd_bytes = m["dd.write_MBps"]["value"] * m["dd.write_s"]["value"] * 1e6
+    expect(all(r["wsect"] is not None and r["util"] is not None and r["nr_dirty"] is not None for r in rows),
+           f"cell {cell['key']}: every row has wsect, util and nr_dirty")
+    expect(0.9 * dd_bytes <= written <= 1.3 * dd_bytes,
+           f"cell {cell['key']}: {written / 2**20:.1f} MiB written to the disk over the cell, "
+           f"dd wrote {dd_bytes / 2**20:.1f} MiB")
+
+
 def main():
     found = debs("linux-image-6.1.0-*-amd64-unsigned_*.deb", 2)
     with temp_store("kbench-it-spine-") as home:
@@ -101,6 +130,7 @@ def main():
             for k in ("dd.write_MBps", "dd.read_MBps", "dd.write_s", "dd.read_s"):
                 expect(k in m and m[k]["value"] > 0, f"cell {c['key']} has {k} = {m.get(k, {}).get('value')}")
             expect_vmstat_per_second(c)
+            expect_disk_and_writeback(home, run["run"]["id"], c)
             expect(c["boot_s"] > 0, f"cell {c['key']} boot_s = {c['boot_s']:.2f}")
         # Who QEMU ran as: as root, libvirt-qemu and never uid 0 (real,
         # effective, saved and filesystem uid), else kbench's own user.
