@@ -53,7 +53,6 @@
 #define AGENT_SCRIPT_MAX (120 * 1024)                /* below MAX_ARG_STRLEN (128 KiB) */
 #define AGENT_DEV_WAIT_MS 10000 /* how long a disk may take to show up */
 #define AGENT_DRAIN_MS 5000     /* how long a finished job's pipes may stay open */
-#define AGENT_TICK_MS 10        /* empty lines on ttyS1 while waiting for the host (see main) */
 #define AGENT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* Settings the host may `set` before `go`, as a table: name -> buffer. */
@@ -1075,20 +1074,11 @@ int main(void) {
          * before the host's go: the kernel holds none of its blocks. */
         tcdrain(A.tty);
 
-        /* While it waits, the agent writes an empty line every
-         * AGENT_TICK_MS (the host skips empty lines). QEMU notices that
-         * the host opened ttyS1's pty only when the guest writes to it or
-         * once a second: a guest restored from a snapshot, idle in this
-         * loop, would leave the host's hello unread for up to a second
-         * (0.5 s of a warm cell's 1.1 s boot_s before this tick). */
         while (!A.go) {
                 struct pollfd pfd = { .fd = A.tty, .events = POLLIN };
-                int n = poll(&pfd, 1, AGENT_TICK_MS);
-                if (n < 0 && errno != EINTR)
+                if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
                         agent_fail("poll: %s", strerror(errno));
-                if (n == 0 && write(A.tty, "\n", 1) < 0 && errno != EAGAIN && errno != EINTR)
-                        agent_fail("write %s: %s", AGENT_TTY, strerror(errno));
-                if (n > 0 && pfd.revents)
+                if (pfd.revents)
                         agent_read_tty();
         }
 

@@ -33,12 +33,6 @@ static void on_line(void *userdata, const char *line, size_t len) {
         struct boot *b = userdata;
         struct proto_record rec;
 
-        /* The waiting agent's ticks (guest/agent.c): not output, so they
-         * do not break the quiet before the save. */
-        if (len > 0 && line[len - 1] == '\r')
-                len--;
-        if (len == 0)
-                return;
         if (proto_parse(line, len, &rec) == PROTO_OK && strcmp(rec.cell, WARM_CELL_ID) == 0 &&
             strcmp(rec.type, "ready") == 0)
                 g_async_queue_push(b->q, GINT_TO_POINTER(EV_READY));
