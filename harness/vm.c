@@ -624,20 +624,96 @@ int vm_taints(struct vm *vm, char ***ret, struct kb_error *err) {
         return 0;
 }
 
-int vm_block_stats(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err) {
+/* One virDomainBlockStats call, made on a thread of its own. The call waits
+ * for QEMU's monitor, and a frozen QEMU (SIGSTOP, a wedged device model)
+ * never answers: the caller's thread is the cell's event pump, whose hang
+ * watchdog is what ends such a cell, so the caller gives up after
+ * VM_BLOCK_STATS_WAIT_S and leaves the call behind. The call holds a
+ * reference to the vm and returns (failing) once the cell stops QEMU; the
+ * last of caller and call frees the record. */
+#define VM_BLOCK_STATS_WAIT_S 5
+
+struct blk_call {
+        struct vm *vm; /* a reference */
+        char *dev;
+        GMutex lock;
+        GCond cond;
+        int refs, done, rc;
         virDomainBlockStatsStruct st;
+        char why[256];
+};
+
+static void blk_call_unref(struct blk_call *bc) {
+        int last;
+
+        g_mutex_lock(&bc->lock);
+        last = --bc->refs == 0;
+        g_mutex_unlock(&bc->lock);
+        if (!last)
+                return;
+        vm_unref(bc->vm);
+        g_free(bc->dev);
+        g_mutex_clear(&bc->lock);
+        g_cond_clear(&bc->cond);
+        g_free(bc);
+}
+
+static gpointer blk_call_main(gpointer data) {
+        struct blk_call *bc = data;
+        int rc = virDomainBlockStats(bc->vm->dom, bc->dev, &bc->st, sizeof(bc->st));
+
+        g_mutex_lock(&bc->lock);
+        bc->rc = rc;
+        if (rc < 0)
+                g_strlcpy(bc->why, last_error(), sizeof(bc->why)); /* libvirt's errors are per thread */
+        bc->done = 1;
+        g_cond_signal(&bc->cond);
+        g_mutex_unlock(&bc->lock);
+        blk_call_unref(bc);
+        return NULL;
+}
+
+int vm_block_stats(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err) {
+        int64_t deadline = g_get_monotonic_time() + VM_BLOCK_STATS_WAIT_S * G_USEC_PER_SEC;
+        struct blk_call *bc;
+        GThread *t;
+        int r = 0;
 
         if (!vm || !vm->dom)
                 return error_setf(err, -EIO, "no domain to read block statistics of");
-        if (virDomainBlockStats(vm->dom, dev, &st, sizeof(st)) < 0)
-                return error_setf(err, -EIO, "%s: cannot read block statistics of %s: %s", vm->name, dev,
-                                  last_error());
-        /* libvirt says -1 for a field the hypervisor does not report. */
-        *ret = (struct vm_block_stats){
-                .rd_bytes = st.rd_bytes < 0 ? -1 : st.rd_bytes, .wr_bytes = st.wr_bytes < 0 ? -1 : st.wr_bytes,
-                .rd_reqs = st.rd_req < 0 ? -1 : st.rd_req, .wr_reqs = st.wr_req < 0 ? -1 : st.wr_req,
-        };
-        return 0;
+        bc = g_new0(struct blk_call, 1);
+        bc->vm = vm_ref(vm);
+        bc->dev = g_strdup(dev);
+        bc->refs = 2;
+        g_mutex_init(&bc->lock);
+        g_cond_init(&bc->cond);
+        t = g_thread_try_new("vm-blockstats", blk_call_main, bc, NULL);
+        if (!t) {
+                bc->refs = 1;
+                blk_call_unref(bc);
+                return error_setf(err, -EAGAIN, "%s: cannot start a thread to read block statistics", vm->name);
+        }
+        g_thread_unref(t);
+        g_mutex_lock(&bc->lock);
+        while (!bc->done)
+                if (!g_cond_wait_until(&bc->cond, &bc->lock, deadline))
+                        break;
+        if (!bc->done)
+                r = error_setf(err, -ETIMEDOUT, "%s: QEMU did not answer for the block statistics of %s within %d s",
+                               vm->name, dev, VM_BLOCK_STATS_WAIT_S);
+        else if (bc->rc < 0)
+                r = error_setf(err, -EIO, "%s: cannot read block statistics of %s: %s", vm->name, dev, bc->why);
+        else
+                /* libvirt says -1 for a field the hypervisor does not report. */
+                *ret = (struct vm_block_stats){
+                        .rd_bytes = bc->st.rd_bytes < 0 ? -1 : bc->st.rd_bytes,
+                        .wr_bytes = bc->st.wr_bytes < 0 ? -1 : bc->st.wr_bytes,
+                        .rd_reqs = bc->st.rd_req < 0 ? -1 : bc->st.rd_req,
+                        .wr_reqs = bc->st.wr_req < 0 ? -1 : bc->st.wr_req,
+                };
+        g_mutex_unlock(&bc->lock);
+        blk_call_unref(bc);
+        return r;
 }
 
 int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err) {

@@ -150,8 +150,10 @@ struct vm_block_stats {
 #define VM_DISK_TARGET "hda"
 
 /* Read the block statistics of disk target dev (virDomainBlockStats: the
- * hypervisor's counters, so it works over a remote URI too). Returns 0, or
- * -EIO with err quoting libvirt. Thread-safe. OUT: *ret. */
+ * hypervisor's counters, so it works over a remote URI too). Returns 0,
+ * -EIO with err quoting libvirt, or -ETIMEDOUT when QEMU does not answer
+ * within a few seconds (a frozen QEMU: the call is left to fail when the
+ * domain stops, it never blocks the caller longer). Thread-safe. OUT: *ret. */
 int vm_block_stats(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err);
 
 /* Send bytes to ttyS1. Returns 0 or -errno. Thread-safe. */
