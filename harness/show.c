@@ -49,8 +49,10 @@ int show_run(struct db *db, int64_t run_id, int json, FILE *out, struct kb_error
         return r;
 }
 
-int show_cell(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
-              struct kb_error *err) {
+/* One cell, through one of its renderings (JSON or text). */
+static int show_cell_as(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
+                        json_t *(*to_json)(const struct view_cell *), void (*to_text)(const struct view_cell *, FILE *),
+                        struct kb_error *err) {
         struct view_cell *v = NULL;
         int r;
 
@@ -58,31 +60,23 @@ int show_cell(struct db *db, int64_t run_id, const char *cell_key, int json, FIL
         if (r < 0)
                 return r;
         if (json) {
-                json_t *j = json_view_cell(v);
-                r = json_view_print(j, out, err);
+                json_t *j = to_json(v);
+                r = j ? json_view_print(j, out, err) : error_setf(err, -ENOMEM, "out of memory");
                 json_decref(j);
         } else
-                text_cell(v, out);
+                to_text(v, out);
         view_cell_free(v);
         return r;
 }
 
+int show_cell(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
+              struct kb_error *err) {
+        return show_cell_as(db, run_id, cell_key, json, out, json_view_cell, text_cell, err);
+}
+
 int show_cell_vmstat(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
                      struct kb_error *err) {
-        struct view_cell *v = NULL;
-        int r;
-
-        r = view_cell_load(db, run_id, cell_key, &v, err);
-        if (r < 0)
-                return r;
-        if (json) {
-                json_t *j = json_view_cell_vmstat(v);
-                r = j ? json_view_print(j, out, err) : error_setf(err, -ENOMEM, "out of memory");
-                json_decref(j);
-        } else
-                text_cell_vmstat(v, out);
-        view_cell_free(v);
-        return r;
+        return show_cell_as(db, run_id, cell_key, json, out, json_view_cell_vmstat, text_cell_vmstat, err);
 }
 
 int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream, int terminal,
