@@ -495,10 +495,10 @@ static void note_warm_times(struct cell *c, double ready_t) {
         if (c->ops->times && c->vm)
                 c->ops->times(c->vm, &vt);
         g_ptr_array_add(c->host_notes,
-                        g_strdup_printf("warm start: libvirt restore %.3f s, serial1 open %.3f s, resume %.3f s "
+                        g_strdup_printf("warm start: libvirt restore %.3f s, serial1 (%s) open %.3f s, resume %.3f s "
                                         "(restore returned at %.3f s), hello sent at %.3f s, ready at %.3f s",
-                                        vt.create_s, vt.serial_s, vt.resume_s, c->restored_t, c->hello_t,
-                                        ready_t));
+                                        vt.create_s, vt.serial_socket ? "socket" : "pty", vt.serial_s, vt.resume_s,
+                                        c->restored_t, c->hello_t, ready_t));
 }
 
 static void handle_record(struct cell *c, const struct msg *m, const struct proto_record *rec,
@@ -636,7 +636,7 @@ static off_t console_head(const struct cell_spec *s, GString *into) {
 
 /* Paths and the domain's configuration, owned by one cell_run. */
 struct cell_files {
-        char *disk, *swap, *console, *name, *cmdline;
+        char *disk, *swap, *console, *serial, *name, *cmdline;
         uint32_t disk_head;                /* see disk_head_crc */
         struct workload_env env;
         struct vm_config vc;
@@ -646,6 +646,7 @@ static void cell_files_clear(struct cell_files *f) {
         g_free(f->disk);
         g_free(f->swap);
         g_free(f->console);
+        g_free(f->serial);
         g_free(f->name);
         g_free(f->cmdline);
 }
@@ -667,6 +668,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         f->disk = g_build_filename(s->work_dir, "disk.img", NULL);
         f->swap = g_build_filename(s->work_dir, "swap.img", NULL);
         f->console = g_build_filename(s->work_dir, "console.log", NULL);
+        f->serial = g_build_filename(s->work_dir, "ttyS1.sock", NULL);
         /* The previous attempt's domain may still be being destroyed in the
          * background (vm_stop): a retry must not ask for the same name. */
         f->name = s->attempt > 1 ? g_strdup_printf("%s-%s-a%d", s->domain_prefix, s->key, s->attempt)
@@ -727,7 +729,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
                 .kernel = s->kernel->vmlinux_path ? s->kernel->vmlinux_path : s->kernel->image_path,
                 .initrd = s->initrd, .cmdline = f->cmdline, .disk = f->disk,
                 .swap_disk = s->swap_bytes ? f->swap : NULL, .disk_bytes_per_s = s->disk_bytes_per_s,
-                .console_path = f->console,
+                .console_path = f->console, .serial_socket = f->serial,
         };
         for (int i = 0; i < f->env.nports; i++)
                 f->vc.forwards[i] = (struct vm_forward){ f->env.ports[i],
@@ -972,6 +974,7 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
         memset(&c->lines, 0, sizeof(c->lines));
         console_stream_init(&c->stream, s->key);
         g_unlink(f->console);
+        g_unlink(f->serial);
         g_free(f->cmdline);
         f->cmdline = cell_cmdline(s->key, s->append);
         f->vc.cmdline = f->cmdline;
@@ -1084,6 +1087,7 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         /* The console is in res->console now; the scratch directory must be
          * empty for the runner to remove it. */
         g_unlink(f.console);
+        g_unlink(f.serial);
         g_async_queue_unref(c.q);
         g_ptr_array_free(c.out_lines, TRUE);
         g_ptr_array_free(c.agent_logs, TRUE);

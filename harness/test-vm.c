@@ -63,6 +63,22 @@ TEST(domain_xml_tcg_ide_serial) {
         ASSERT_TRUE(!strstr(x, "host-passthrough"));
 }
 
+/* The agent's channel as a socket kbench connects to (a local connection):
+ * libvirt listens at the path, escaped like every other text. */
+TEST(domain_xml_serial_socket) {
+        struct vm_config c = {
+                .name = "s", .accel = "tcg", .mem_mb = 256, .cpus = 1, .kernel = "/k", .cmdline = "x",
+                .console_path = "/c", .serial_socket = "/run/k&b/ttyS1.sock",
+        };
+        g_autofree char *x = vm_domain_xml(&c);
+
+        well_formed(x);
+        ASSERT_TRUE(strstr(x, "<serial type='unix'>\n      <source mode='bind' path='/run/k&amp;b/ttyS1.sock'/>\n"
+                              "      <target port='1'/>"));
+        ASSERT_TRUE(!strstr(x, "<serial type='pty'>"));
+        ASSERT_TRUE(strstr(x, "<serial type='file'>"));
+}
+
 TEST(domain_xml_network_loopback_only) {
         struct vm_config c = {
                 .name = "a<b>&'c", .accel = "kvm", .mem_mb = 256, .cpus = 1, .kernel = "/k",

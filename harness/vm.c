@@ -1,8 +1,15 @@
 /* vm.c: the libvirt layer (see vm.h). One event-loop thread per connection
- * runs libvirt's default event implementation; ttyS1 stream data and domain
+ * runs libvirt's default event implementation; ttyS1 data and domain
  * lifecycle events are delivered from it to the per-domain callback. A struct
  * vm is reference-counted because the event loop may still hold it while the
- * cell that owns it lets go. */
+ * cell that owns it lets go.
+ *
+ * ttyS1 is a unix socket that libvirt creates and kbench connects to, on a
+ * local connection; a pty opened with virDomainOpenConsole over a remote
+ * one. The pty costs a restored guest most of a second: QEMU reads a pty
+ * the host opened only after its once-a-second poll for the other end
+ * (chardev/char-pty.c), and a restored guest's first input is the hello. A
+ * socket is accepted at once. */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -13,13 +20,17 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include "harness/hostload.h"
 #include "harness/vm.h"
 
 struct vm_conn {
         virConnectPtr conn;
+        int local;                 /* QEMU runs on this host: ttyS1 can be a socket */
         struct vm_qemu_user qemu_user;
         GThread *loop;
         volatile gint quit;
@@ -35,8 +46,10 @@ struct vm {
         struct vm_conn *c;
         char *name;
         virDomainPtr dom;
-        virStreamPtr st;
-        GMutex lock;               /* guards st and closing */
+        virStreamPtr st;           /* ttyS1 as a pty, or NULL */
+        int sock;                  /* ttyS1 as a socket, or -1 */
+        int sock_watch;            /* its event-loop handle, or -1 */
+        GMutex lock;               /* guards st, sock, sock_watch and closing */
         int closing;
         vm_event_fn fn;
         void *userdata;
@@ -337,6 +350,7 @@ int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
         }
         c = g_new0(struct vm_conn, 1);
         c->qemu_user = u;
+        c->local = hostload_uri_local(uri);
         g_mutex_init(&c->lock);
         c->domains = g_hash_table_new(g_str_hash, g_str_equal);
         c->lifecycle_id = c->ioerror_id = -1;
@@ -456,9 +470,14 @@ char *vm_domain_xml(const struct vm_config *cfg) {
         }
         g_string_append(s, "    <serial type='file'>\n      <source path='");
         xml_text(s, cfg->console_path);
-        g_string_append(s, "'/>\n      <target port='0'/>\n    </serial>\n"
-                           "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n"
-                           "    <controller type='usb' model='none'/>\n"
+        g_string_append(s, "'/>\n      <target port='0'/>\n    </serial>\n");
+        if (cfg->serial_socket) {
+                g_string_append(s, "    <serial type='unix'>\n      <source mode='bind' path='");
+                xml_text(s, cfg->serial_socket);
+                g_string_append(s, "'/>\n      <target port='1'/>\n    </serial>\n");
+        } else
+                g_string_append(s, "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n");
+        g_string_append(s, "    <controller type='usb' model='none'/>\n"
                            "    <memballoon model='none'/>\n  </devices>\n");
         if (cfg->n_forwards > 0) {
                 /* Debian's libvirt ignores <portForward> on user interfaces, so
@@ -496,11 +515,101 @@ static void stream_cb(virStreamPtr st, int events, void *opaque) {
         g_mutex_unlock(&vm->lock);
 }
 
+/* ttyS1's socket is readable (or hung up): hand what it holds to the owner. */
+static void sock_cb(int watch, int fd, int events, void *opaque) {
+        struct vm *vm = opaque;
+        char buf[16384];
+
+        g_mutex_lock(&vm->lock);
+        while (!vm->closing && vm->sock >= 0) {
+                ssize_t n = read(vm->sock, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN)
+                        break;
+                if (n <= 0) {
+                        /* EOF or error: stop watching, tell the owner once. */
+                        virEventRemoveHandle(watch);
+                        vm->sock_watch = -1;
+                        vm->fn(vm->userdata, VM_EVENT_EOF, NULL, 0);
+                        break;
+                }
+                vm->fn(vm->userdata, VM_EVENT_DATA, buf, (size_t)n);
+        }
+        g_mutex_unlock(&vm->lock);
+}
+
+/* Connect to the socket libvirt made for ttyS1 (it listens before QEMU
+ * runs) and watch it on the event loop. */
+static int sock_open(struct vm *vm, const char *path, struct kb_error *err) {
+        struct sockaddr_un a = { .sun_family = AF_UNIX };
+        int fd;
+
+        if (strlen(path) >= sizeof(a.sun_path))
+                return error_setf(err, -ENAMETOOLONG, "%s: longer than a unix socket's path may be", path);
+        memcpy(a.sun_path, path, strlen(path) + 1);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+                int e = errno;
+                if (fd >= 0)
+                        close(fd);
+                return error_setf(err, -e, "cannot connect to ttyS1 of %s at %s: %s", vm->name, path, g_strerror(e));
+        }
+        g_mutex_lock(&vm->lock);
+        vm->sock = fd;
+        vm->sock_watch = virEventAddHandle(fd, VIR_EVENT_HANDLE_READABLE | VIR_EVENT_HANDLE_ERROR |
+                                           VIR_EVENT_HANDLE_HANGUP, sock_cb, vm_ref(vm), vm_unref);
+        g_mutex_unlock(&vm->lock);
+        if (vm->sock_watch < 0) {
+                vm_unref(vm);
+                return error_setf(err, -EIO, "libvirt: cannot watch ttyS1 of %s: %s", vm->name, last_error());
+        }
+        return 0;
+}
+
+/* Open ttyS1 of the pty domain as a libvirt stream watched on the event loop. */
+static int pty_open(struct vm *vm, struct kb_error *err) {
+        vm->st = virStreamNew(vm->c->conn, VIR_STREAM_NONBLOCK);
+        if (!vm->st || virDomainOpenConsole(vm->dom, "serial1", vm->st, VIR_DOMAIN_CONSOLE_FORCE) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot open serial1 of %s: %s", vm->name, last_error());
+        if (virStreamEventAddCallback(vm->st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
+                                      VIR_STREAM_EVENT_HANGUP, stream_cb, vm_ref(vm), vm_unref) < 0) {
+                vm_unref(vm);
+                return error_setf(err, -EIO, "libvirt: cannot watch serial1 of %s: %s", vm->name, last_error());
+        }
+        return 0;
+}
+
+/* Stop delivering ttyS1: no callback runs for vm once this returns. */
+static void serial_close(struct vm *vm) {
+        virStreamPtr st;
+        int fd, watch;
+
+        g_mutex_lock(&vm->lock);
+        vm->closing = 1;
+        st = vm->st;
+        vm->st = NULL;
+        fd = vm->sock;
+        watch = vm->sock_watch;
+        vm->sock = vm->sock_watch = -1;
+        g_mutex_unlock(&vm->lock);
+        if (st) {
+                virStreamEventRemoveCallback(st);
+                virStreamAbort(st);
+                virStreamFree(st);
+        }
+        if (watch >= 0)
+                virEventRemoveHandle(watch);
+        if (fd >= 0)
+                close(fd);
+}
+
 /* A struct vm for config, registered so events reach fn. */
 static struct vm *vm_new(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, void *userdata) {
         struct vm *vm = g_new0(struct vm, 1);
 
         vm->ref = 1;
+        vm->sock = vm->sock_watch = -1;
         vm->c = c;
         vm->name = g_strdup(cfg->name);
         vm->fn = fn;
@@ -512,19 +621,16 @@ static struct vm *vm_new(struct vm_conn *c, const struct vm_config *cfg, vm_even
         return vm;
 }
 
-/* The paused domain exists: open serial1 as our stream, then let it run. */
-static int vm_attach_and_resume(struct vm *vm, int64_t t0, struct kb_error *err) {
+/* The paused domain exists: open serial1, then let it run. */
+static int vm_attach_and_resume(struct vm *vm, const struct vm_config *cfg, int64_t t0, struct kb_error *err) {
         int64_t t1 = g_get_monotonic_time();
+        int r;
 
         vm->times.create_s = (double)(t1 - t0) / 1e6;
-        vm->st = virStreamNew(vm->c->conn, VIR_STREAM_NONBLOCK);
-        if (!vm->st || virDomainOpenConsole(vm->dom, "serial1", vm->st, VIR_DOMAIN_CONSOLE_FORCE) < 0)
-                return error_setf(err, -EIO, "libvirt: cannot open serial1 of %s: %s", vm->name, last_error());
-        if (virStreamEventAddCallback(vm->st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
-                                      VIR_STREAM_EVENT_HANGUP, stream_cb, vm_ref(vm), vm_unref) < 0) {
-                vm_unref(vm);
-                return error_setf(err, -EIO, "libvirt: cannot watch serial1 of %s: %s", vm->name, last_error());
-        }
+        vm->times.serial_socket = cfg->serial_socket != NULL;
+        r = cfg->serial_socket ? sock_open(vm, cfg->serial_socket, err) : pty_open(vm, err);
+        if (r < 0)
+                return r;
         vm->times.serial_s = (double)(g_get_monotonic_time() - t1) / 1e6;
         t1 = g_get_monotonic_time();
         if (virDomainResume(vm->dom) < 0)
@@ -537,8 +643,20 @@ void vm_get_times(const struct vm *vm, struct vm_times *ret) {
         *ret = vm->times;
 }
 
-int vm_start(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, void *userdata,
+/* cfg as this connection runs it: ttyS1 is a socket only where kbench can
+ * reach one, on this host, and where its path fits a unix socket's (a
+ * deep store: then a pty, slower to answer a restored guest, see above). */
+static struct vm_config conn_config(const struct vm_conn *c, const struct vm_config *cfg) {
+        struct vm_config r = *cfg;
+
+        if (!c->local || (r.serial_socket && strlen(r.serial_socket) >= sizeof(((struct sockaddr_un *)0)->sun_path)))
+                r.serial_socket = NULL;
+        return r;
+}
+
+int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
              struct vm **ret, struct kb_error *err) {
+        const struct vm_config conf = conn_config(c, config), *cfg = &conf;
         g_autofree char *xml = vm_domain_xml(cfg);
         struct vm *vm = vm_new(c, cfg, fn, userdata);
         int64_t t0 = g_get_monotonic_time();
@@ -549,7 +667,7 @@ int vm_start(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, voi
                 r = error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", cfg->name, last_error());
                 goto fail;
         }
-        r = vm_attach_and_resume(vm, t0, err);
+        r = vm_attach_and_resume(vm, cfg, t0, err);
         if (r < 0)
                 goto fail;
         *ret = vm;
@@ -559,8 +677,9 @@ fail:
         return r;
 }
 
-int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *cfg, vm_event_fn fn,
+int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *config, vm_event_fn fn,
                void *userdata, struct vm **ret, struct kb_error *err) {
+        const struct vm_config conf = conn_config(c, config), *cfg = &conf;
         g_autofree char *xml = vm_domain_xml(cfg);
         struct vm *vm = vm_new(c, cfg, fn, userdata);
         int64_t t0 = g_get_monotonic_time();
@@ -575,7 +694,7 @@ int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *cfg,
                 r = error_setf(err, -EIO, "libvirt: restored %s but cannot find it: %s", cfg->name, last_error());
                 goto fail;
         }
-        r = vm_attach_and_resume(vm, t0, err);
+        r = vm_attach_and_resume(vm, cfg, t0, err);
         if (r < 0)
                 goto fail;
         *ret = vm;
@@ -586,21 +705,11 @@ fail:
 }
 
 int vm_save(struct vm *vm, const char *path, struct kb_error *err) {
-        virStreamPtr st;
         int r = 0;
 
         /* The save ends the domain: the owner must not take that for the
          * guest's death, so events stop before it. */
-        g_mutex_lock(&vm->lock);
-        vm->closing = 1;
-        st = vm->st;
-        vm->st = NULL;
-        g_mutex_unlock(&vm->lock);
-        if (st) {
-                virStreamEventRemoveCallback(st);
-                virStreamAbort(st);
-                virStreamFree(st);
-        }
+        serial_close(vm);
         if (virDomainSaveFlags(vm->dom, path, NULL, VIR_DOMAIN_SAVE_PAUSED) < 0)
                 r = error_setf(err, -EIO, "libvirt: cannot save %s to %s: %s", vm->name, path, last_error());
         vm_stop(vm, 0);
@@ -716,14 +825,30 @@ int vm_block_stats(struct vm *vm, const char *dev, struct vm_block_stats *ret, s
         return r;
 }
 
+/* One write to ttyS1's socket, with virStreamSend's results: bytes taken,
+ * -2 when it would block, -1 on an error (errno). */
+static int sock_send(int fd, const char *data, size_t len) {
+        ssize_t n = send(fd, data, MIN(len, (size_t)INT_MAX), MSG_NOSIGNAL);
+
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? -2 : -1;
+        return (int)n;
+}
+
 int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err) {
         int64_t deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
 
         while (len > 0) {
-                int n;
+                int n, e = 0;
 
                 g_mutex_lock(&vm->lock);
-                n = vm->st && !vm->closing ? virStreamSend(vm->st, data, len) : -1;
+                if (vm->closing)
+                        n = -1;
+                else if (vm->sock >= 0) {
+                        n = sock_send(vm->sock, data, len);
+                        e = n == -1 ? errno : 0;
+                } else
+                        n = vm->st ? virStreamSend(vm->st, data, len) : -1;
                 g_mutex_unlock(&vm->lock);
                 if (n == -2) {
                         if (g_get_monotonic_time() > deadline)
@@ -732,7 +857,8 @@ int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err) {
                         continue;
                 }
                 if (n < 0)
-                        return error_setf(err, -EIO, "%s: cannot write to ttyS1: %s", vm->name, last_error());
+                        return error_setf(err, -EIO, "%s: cannot write to ttyS1: %s", vm->name,
+                                          e ? g_strerror(e) : last_error());
                 data += n;
                 len -= (size_t)n;
         }
@@ -740,20 +866,9 @@ int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err) {
 }
 
 void vm_stop(struct vm *vm, int background) {
-        virStreamPtr st;
-
         if (!vm)
                 return;
-        g_mutex_lock(&vm->lock);
-        vm->closing = 1;
-        st = vm->st;
-        vm->st = NULL;
-        g_mutex_unlock(&vm->lock);
-        if (st) {
-                virStreamEventRemoveCallback(st);
-                virStreamAbort(st);
-                virStreamFree(st);
-        }
+        serial_close(vm);
         g_mutex_lock(&vm->c->lock);
         if (g_hash_table_lookup(vm->c->domains, vm->name) == vm)
                 g_hash_table_remove(vm->c->domains, vm->name);

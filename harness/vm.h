@@ -72,6 +72,9 @@ struct vm_config {
         const char *swap_disk;     /* second IDE disk (hdb), NULL = none */
         uint64_t disk_bytes_per_s; /* <iotune> total_bytes_sec on hda; 0 = unlimited */
         const char *console_path;  /* ttyS0 is written to this file */
+        const char *serial_socket; /* ttyS1 as a unix socket at this path (libvirt makes it),
+                                      kbench's channel to the agent; on a remote connection,
+                                      or when NULL, ttyS1 is a pty opened through libvirt */
         size_t n_forwards;         /* > 0 adds user-mode networking with an e1000 NIC */
         struct vm_forward forwards[8];
 };
@@ -103,8 +106,9 @@ int vm_conn_versions(struct vm_conn *c, char **ret_qemu, char **ret_libvirt, str
 /* The domain XML for config (pure; caller frees with g_free). */
 char *vm_domain_xml(const struct vm_config *config);
 
-/* Create the transient domain paused, open serial1 as a stream delivering
- * to fn on the event-loop thread, then resume. OUT: *ret. On failure nothing
+/* Create the transient domain paused, open serial1 (config->serial_socket,
+ * or a libvirt stream) delivering to fn on the event-loop thread, then
+ * resume. OUT: *ret. On failure nothing
  * is left running. */
 int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
              struct vm **ret, struct kb_error *err);
@@ -114,6 +118,7 @@ int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, 
 struct vm_times {
         double create_s;                   /* virDomainCreateXML or virDomainRestoreFlags (+ lookup), seconds */
         double serial_s;                   /* opening and watching serial1, seconds */
+        int serial_socket;                 /* serial1 was a socket (else a pty) */
         double resume_s;                   /* virDomainResume, seconds */
 };
 

@@ -112,6 +112,8 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
         g_autofree char *console = snapshot_path(wb->store, wb->key, ".console");
         g_autofree char *disk = snapshot_path(wb->store, wb->key, ".disk");
         g_autofree char *swap = snapshot_path(wb->store, wb->key, ".swap");
+        /* A short name: a unix socket's path must fit in 108 bytes. */
+        g_autofree char *serial = g_strdup_printf("%s/%s.sock", dir, wb->domain_name);
         char uuid[37];
         struct boot b = { 0 };
         struct vm_config vc;
@@ -143,7 +145,7 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
         vc = (struct vm_config){
                 .name = wb->domain_name, .uuid = uuid, .accel = sh->accel, .mem_mb = sh->mem_mb, .cpus = sh->cpus,
                 .kernel = wb->kernel_path, .initrd = wb->initrd, .cmdline = sh->cmdline, .disk = disk,
-                .swap_disk = sh->swap_bytes ? swap : NULL, .console_path = console,
+                .swap_disk = sh->swap_bytes ? swap : NULL, .console_path = console, .serial_socket = serial,
         };
         if (sh->nic) {
                 r = free_port(&vc.forwards[0].host, err);
@@ -187,6 +189,7 @@ out:
                 g_async_queue_unref(b.q);
         g_unlink(disk);
         g_unlink(swap);
+        g_unlink(serial);
         g_unlink(tmp);
         if (r < 0) {
                 snapshot_remove(wb->store, wb->key, NULL);
