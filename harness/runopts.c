@@ -105,7 +105,7 @@ const struct runopt runopt_table[] = {
           .help = "Continue an interrupted run: rerun only its missing cells", .arg = "RUN", .class = RUNOPT_HOW },
         { "warm", 0, RUNOPT_FLAG, OFF(warm), 0, 0, NULL, "warm",
           .help = "Restore each cell from a snapshot of its booted guest, made once per guest shape (opt-in: "
-                  "small TCG workloads measure differently warm, docs/design.md)", .class = RUNOPT_HOW },
+                  "that warm and cold cells measure the same is shown only to +-10 %, docs/design.md)", .class = RUNOPT_HOW },
         { "cold", 0, RUNOPT_FLAG, OFF(cold), 0, 0, NULL, "cold",
           .help = "Boot every cell fresh (the default; wins over --warm)", .class = RUNOPT_HOW },
         { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON", .class = RUNOPT_HOW },
