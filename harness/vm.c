@@ -18,11 +18,14 @@
 #include <libvirt/virterror.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/hostload.h"
@@ -328,6 +331,67 @@ static void reap(gpointer data, gpointer user_data) {
         vm_stop(data, 0);
 }
 
+/* The embedded driver daemonizes QEMU from this process, so QEMU's parent
+ * becomes init, and a destroy returns only once init has reaped it:
+ * libvirt polls kill(pid, 0) every 200 ms, and a zombie still answers.
+ * Some inits reap late (1-2 s on a Firecracker guest's), which a warm
+ * cell pays every time, since the next restore must wait for the domain to
+ * be gone. So kbench is the subreaper of the QEMUs it starts and reaps
+ * them itself. Not every QEMU zombie is an orphan: libvirt waits for the
+ * QEMUs it runs in the foreground (the capability probe's, which
+ * daemonizes itself), and reaping one of those first would fail libvirt's
+ * wait. Those are reaped at once by a waiting thread, so a QEMU zombie is
+ * taken only after QEMU_REAP_GRACE_US unreaped; WNOWAIT only looks. */
+#define QEMU_REAP_GRACE_US 50000
+
+static int is_qemu(pid_t pid) {
+        char path[64], comm[32] = "";
+        FILE *f;
+
+        g_snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+        f = fopen(path, "re");
+        if (!f)
+                return 0;
+        if (!fgets(comm, sizeof(comm), f))
+                comm[0] = '\0';
+        fclose(f);
+        return g_str_has_prefix(comm, "qemu-system-");
+}
+
+static gpointer qemu_reaper(gpointer unused) {
+        pid_t seen = 0;
+        int64_t since = 0;
+
+        for (;;) {
+                siginfo_t si = { 0 };
+
+                if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
+                        g_usleep(errno == ECHILD ? 50000 : 1000);
+                        continue;
+                }
+                if (si.si_pid != seen) {
+                        seen = si.si_pid;
+                        since = g_get_monotonic_time();
+                }
+                if (g_get_monotonic_time() - since >= QEMU_REAP_GRACE_US && is_qemu(si.si_pid)) {
+                        waitpid(si.si_pid, NULL, WNOHANG);
+                        seen = 0;
+                } else
+                        g_usleep(5000); /* its spawner's wait, or the grace */
+        }
+        return NULL;
+}
+
+static void reap_own_qemus(void) {
+        static gsize once;
+
+        if (g_once_init_enter(&once)) {
+                if (prctl(PR_SET_CHILD_SUBREAPER, 1) == 0)
+                        g_thread_unref(g_thread_new("kbench-qemu-reaper", qemu_reaper, NULL));
+                g_once_init_leave(&once, 1);
+        }
+}
+
 int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
         static gsize once;
         struct vm_qemu_user u = { 0 };
@@ -341,6 +405,7 @@ int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
                 r = prepare_embed_root(uri, &u, err);
                 if (r < 0)
                         return r;
+                reap_own_qemus();
         }
         if (g_once_init_enter(&once)) {
                 virSetErrorFunc(NULL, silent_error);
