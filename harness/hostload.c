@@ -203,7 +203,7 @@ int hostload_parse_pid_stat(const char *buf, size_t len, const char *name, struc
                         return error_setf(err, -EBADMSG, "%s: field %d missing or not a number", name, field);
                 if (field == PID_STARTTIME)
                         starttime = v;
-                else if (field >= PID_UTIME && field <= PID_CSTIME) {
+                else if (field == PID_UTIME || field == PID_STIME) {
                         if (v > UINT64_MAX - ticks)
                                 return error_setf(err, -EBADMSG, "%s: cpu times out of range", name);
                         ticks += v;

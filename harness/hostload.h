@@ -36,7 +36,10 @@ enum {
 struct hostload_proc {
         int pid;
         uint64_t starttime;                /* clock ticks after boot; tells a reused pid apart */
-        uint64_t ticks;                    /* utime + stime + cutime + cstime, clock ticks */
+        uint64_t ticks;                    /* utime + stime, clock ticks: not its children's
+                                              (cutime, cstime), reaped whenever, by kbench the QEMUs
+                                              of earlier cells (vm.c), whose whole lives would land
+                                              in one window */
 };
 
 /* One reading of the host. Counters are cumulative since boot. */
