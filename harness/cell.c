@@ -668,7 +668,10 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         f->disk = g_build_filename(s->work_dir, "disk.img", NULL);
         f->swap = g_build_filename(s->work_dir, "swap.img", NULL);
         f->console = g_build_filename(s->work_dir, "console.log", NULL);
-        f->serial = g_build_filename(s->work_dir, "ttyS1.sock", NULL);
+        /* One per attempt: libvirt removes a domain's socket when it ends,
+         * and the previous attempt's may end in the background (vm_stop)
+         * after this one's listens. */
+        f->serial = g_strdup_printf("%s/ttyS1-a%d.sock", s->work_dir, s->attempt);
         /* The previous attempt's domain may still be being destroyed in the
          * background (vm_stop): a retry must not ask for the same name. */
         f->name = s->attempt > 1 ? g_strdup_printf("%s-%s-a%d", s->domain_prefix, s->key, s->attempt)
