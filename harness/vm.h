@@ -108,8 +108,7 @@ char *vm_domain_xml(const struct vm_config *config);
 
 /* Create the transient domain paused, open serial1 (config->serial_socket,
  * or a libvirt stream) delivering to fn on the event-loop thread, then
- * resume. OUT: *ret. On failure nothing
- * is left running. */
+ * resume. OUT: *ret. On failure nothing is left running. */
 int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
              struct vm **ret, struct kb_error *err);
 
