@@ -604,15 +604,20 @@ static void sock_cb(int watch, int fd, int events, void *opaque) {
         g_mutex_unlock(&vm->lock);
 }
 
+/* Whether path fits a unix socket's address (108 bytes with its NUL). */
+static int sock_path_fits(const char *path) {
+        return strlen(path) < sizeof(((struct sockaddr_un *)0)->sun_path);
+}
+
 /* Connect to the socket libvirt made for ttyS1 (it listens before QEMU
  * runs) and watch it on the event loop. */
 static int sock_open(struct vm *vm, const char *path, struct kb_error *err) {
         struct sockaddr_un a = { .sun_family = AF_UNIX };
         int fd;
 
-        if (strlen(path) >= sizeof(a.sun_path))
+        if (!sock_path_fits(path))
                 return error_setf(err, -ENAMETOOLONG, "%s: longer than a unix socket's path may be", path);
-        memcpy(a.sun_path, path, strlen(path) + 1);
+        g_strlcpy(a.sun_path, path, sizeof(a.sun_path));
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
                 int e = errno;
@@ -714,7 +719,7 @@ void vm_get_times(const struct vm *vm, struct vm_times *ret) {
 static struct vm_config conn_config(const struct vm_conn *c, const struct vm_config *cfg) {
         struct vm_config r = *cfg;
 
-        if (!c->local || (r.serial_socket && strlen(r.serial_socket) >= sizeof(((struct sockaddr_un *)0)->sun_path)))
+        if (!c->local || (r.serial_socket && !sock_path_fits(r.serial_socket)))
                 r.serial_socket = NULL;
         return r;
 }
