@@ -842,8 +842,9 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
         return cell_run_ops(&real_vm_ops, conn, s, res, progress, userdata, err);
 }
 
-/* libvirt's taint flags; custom-argv is expected when the user-mode NIC
- * and its forwards go in as QEMU arguments. */
+/* libvirt's taint flags. Expected: custom-argv when the user-mode NIC and
+ * its forwards go in as QEMU arguments, and under TCG "hypervisor feature
+ * autodetection override" (harness/vm.c, the guest CPU read). */
 static void note_taints(struct cell *c) {
         g_auto(GStrv) taints = NULL;
 

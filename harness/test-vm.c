@@ -61,6 +61,9 @@ TEST(domain_xml_tcg_ide_serial) {
         ASSERT_TRUE(strstr(x, "<target port='1'/>"));
         ASSERT_TRUE(!strstr(x, "qemu:commandline"));
         ASSERT_TRUE(!strstr(x, "host-passthrough"));
+        /* libvirt's read of the guest CPU, three QMP commands under TCG. */
+        ASSERT_TRUE(strstr(x, "<qemu:capabilities>\n    <qemu:del capability='cpu-unavailable-features'/>\n"
+                              "  </qemu:capabilities>\n</domain>"));
 }
 
 /* The agent's channel as a socket kbench connects to (a local connection):
@@ -94,6 +97,8 @@ TEST(domain_xml_network_loopback_only) {
         ASSERT_TRUE(strstr(x, "e1000,netdev=kbnet"));
         ASSERT_TRUE(!strstr(x, "<disk"));
         ASSERT_TRUE(!strstr(x, "<initrd>"));
+        ASSERT_TRUE(strstr(x, "<cpu mode='host-passthrough'/>"));
+        ASSERT_TRUE(!strstr(x, "qemu:capabilities"));
 }
 
 TEST(qemu_can_reach) {

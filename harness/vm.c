@@ -544,6 +544,21 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                 g_string_append(s, "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n");
         g_string_append(s, "    <controller type='usb' model='none'/>\n"
                            "    <memballoon model='none'/>\n  </devices>\n");
+        /* Once QEMU is up, libvirt 9.0 reads the guest CPU back one QOM
+         * property per QMP command (qom-get, about 400 of them), and QEMU 7.2
+         * reads QMP one byte per poll: 0.23 s of every start and every
+         * restore on this project's host, most of a restore. Without this
+         * capability libvirt reads the two CPUID word lists instead (three
+         * commands). Under TCG the domain asks for no CPU model or feature
+         * (libvirt fills in qemu64), so the read has nothing to find missing,
+         * and QEMU's -cpu and the CPU a save records come out the same either
+         * way (docs/design.md, "Where a restore's time goes"). libvirt taints
+         * the domain "hypervisor feature autodetection override". KVM keeps
+         * the full read: its host-passthrough CPU is what that read updates. */
+        if (strcmp(cfg->accel, "kvm") != 0)
+                g_string_append(s, "  <qemu:capabilities>\n"
+                                   "    <qemu:del capability='cpu-unavailable-features'/>\n"
+                                   "  </qemu:capabilities>\n");
         if (cfg->n_forwards > 0) {
                 /* Debian's libvirt ignores <portForward> on user interfaces, so
                  * the NIC goes in as QEMU arguments (the domain is tainted
