@@ -505,7 +505,8 @@ static void agent_apply_sysctls(void) {
                 agent_fail("%s", sysctls.error);
         for (size_t i = 0; i < sysctls.n; i++) {
                 const char *key = sysctls.key[i];
-                char path[PROTO_SYSCTL_KEY_MAX + 16], line[PROTO_SYSCTL_VALUE_MAX + 2], back[1024];
+                char path[PROTO_SYSCTL_KEY_MAX + 16], line[PROTO_SYSCTL_VALUE_MAX + 2],
+                        back[PROTO_SYSCTL_READBACK_MAX + 1];
                 int fd, n, w;
                 ssize_t len;
 

@@ -226,6 +226,33 @@ int proto_sysctl_check(const char *key, const char *value, const char **ret_why)
         return 0;
 }
 
+int proto_sysctl_record_parse(const char *payload, size_t len, char *key, char *value) {
+        const char *eq = memchr(payload, '=', len);
+        size_t klen, vlen;
+
+        if (!eq || memchr(payload, '\0', len))
+                return -EINVAL;
+        klen = (size_t)(eq - payload);
+        vlen = len - klen - 1;
+        if (klen > PROTO_SYSCTL_KEY_MAX || vlen > PROTO_SYSCTL_READBACK_MAX)
+                return -EINVAL;
+        memcpy(key, payload, klen);
+        key[klen] = '\0';
+        if (proto_sysctl_check(key, NULL, NULL) < 0)
+                return -EINVAL;
+        for (size_t i = 0; i < vlen; i++) {
+                unsigned char c = (unsigned char)eq[1 + i];
+
+                if (c == '\t')
+                        c = ' ';
+                else if (c < 0x20 || c > 0x7e)
+                        return -EINVAL;
+                value[i] = (char)c;
+        }
+        value[vlen] = '\0';
+        return 0;
+}
+
 int proto_sysctl_path(const char *key, char *buf, size_t size) {
         static const char root[] = "/proc/sys/";
         size_t n;

@@ -48,6 +48,7 @@
 #define PROTO_SYSCTL_KEY_MAX 128   /* bytes of a sysctl name */
 #define PROTO_SYSCTL_VALUE_MAX 256 /* bytes of a sysctl value */
 #define PROTO_SYSCTL_MAX 32        /* sysctls one cell may set */
+#define PROTO_SYSCTL_READBACK_MAX 1023 /* bytes of a value the agent reads back */
 
 struct proto_record {
         char cell[PROTO_CELL_MAX + 1];
@@ -91,6 +92,16 @@ int proto_unescape(char *dst, size_t size, const char *src, size_t len);
  * ASCII (no newline, no tab) and not empty. Returns 0, or -EINVAL with
  * *ret_why (a static string: "not a sysctl name", ...) saying which. */
 int proto_sysctl_check(const char *key, const char *value, const char **ret_why);
+
+/* The payload of a `sysctl` record, "key=value" as the agent read it back:
+ * key passes proto_sysctl_check, value is at most PROTO_SYSCTL_READBACK_MAX
+ * bytes of printable ASCII, possibly empty, where a tab (the kernel puts
+ * them between the fields of some sysctls) becomes a space. key has room
+ * for PROTO_SYSCTL_KEY_MAX + 1 bytes, value for PROTO_SYSCTL_READBACK_MAX
+ * + 1; both come out NUL-terminated. Returns 0, or -EINVAL for a payload
+ * that is not such a record (no '=', a NUL byte, a bad key, a control or
+ * non-ASCII byte in the value, a value too long). */
+int proto_sysctl_record_parse(const char *payload, size_t len, char *key, char *value);
 
 /* The /proc/sys path of a sysctl key ("vm.dirty_ratio" ->
  * "/proc/sys/vm/dirty_ratio") into buf. Returns its length, -EINVAL for a

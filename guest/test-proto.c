@@ -115,3 +115,51 @@ TEST(sysctl_names_and_values) {
         ASSERT_EQ(proto_sysctl_path("vm.dirty_ratio", path, 24), -ENOSPC);
         ASSERT_EQ(proto_sysctl_path("vm.dirty_ratio", path, 25), 24);
 }
+
+/* The host's reading of a `sysctl` record's payload. */
+static int record(const char *payload, size_t len, char *key, char *value) {
+        return proto_sysctl_record_parse(payload, len, key, value);
+}
+
+TEST(sysctl_records) {
+        char key[PROTO_SYSCTL_KEY_MAX + 1], value[PROTO_SYSCTL_READBACK_MAX + 1];
+        char big[PROTO_SYSCTL_READBACK_MAX + 16];
+        size_t n;
+
+        ASSERT_EQ(record("vm.dirty_ratio=7", 16, key, value), 0);
+        ASSERT_STREQ(key, "vm.dirty_ratio");
+        ASSERT_STREQ(value, "7");
+        /* kernel.printk reads back as tab-separated fields. */
+        ASSERT_EQ(record("kernel.printk=4\t4\t1\t7", 21, key, value), 0);
+        ASSERT_STREQ(value, "4 4 1 7");
+        /* An empty value is what the kernel said; the first '=' ends the key. */
+        ASSERT_EQ(record("kernel.core_pattern=", 20, key, value), 0);
+        ASSERT_STREQ(value, "");
+        ASSERT_EQ(record("vm.x=a=b", 8, key, value), 0);
+        ASSERT_STREQ(value, "a=b");
+        /* The length is the payload's, not up to a NUL. */
+        ASSERT_EQ(record("vm.x=12", 6, key, value), 0);
+        ASSERT_STREQ(value, "1");
+
+        static const char *const bad[] = { "vm.dirty_ratio", "=7", "../etc=1", "VM.x=1", "vm..x=1", "vm.x=1\n",
+                                           "vm.x=\x01", "vm.x=\x7f", "vm.x=\xc3\xa9", NULL };
+        for (size_t i = 0; bad[i]; i++)
+                ASSERT_EQ(record(bad[i], strlen(bad[i]), key, value), -EINVAL);
+        ASSERT_EQ(record("vm.x=1\0002", 8, key, value), -EINVAL);
+
+        /* The longest key and value fit their buffers; one byte more does not. */
+        memset(big, 'k', PROTO_SYSCTL_KEY_MAX + 1);
+        big[PROTO_SYSCTL_KEY_MAX] = '=';
+        big[PROTO_SYSCTL_KEY_MAX + 1] = '1';
+        ASSERT_EQ(record(big, PROTO_SYSCTL_KEY_MAX + 2, key, value), 0);
+        ASSERT_EQ(strlen(key), (size_t)PROTO_SYSCTL_KEY_MAX);
+        memset(big, 'k', PROTO_SYSCTL_KEY_MAX + 1);
+        big[PROTO_SYSCTL_KEY_MAX + 1] = '=';
+        ASSERT_EQ(record(big, PROTO_SYSCTL_KEY_MAX + 2, key, value), -EINVAL);
+        memcpy(big, "vm.x=", 5);
+        n = 5 + PROTO_SYSCTL_READBACK_MAX;
+        memset(big + 5, '9', PROTO_SYSCTL_READBACK_MAX + 1);
+        ASSERT_EQ(record(big, n, key, value), 0);
+        ASSERT_EQ(strlen(value), (size_t)PROTO_SYSCTL_READBACK_MAX);
+        ASSERT_EQ(record(big, n + 1, key, value), -EINVAL);
+}

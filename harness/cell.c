@@ -456,35 +456,27 @@ static int parse_crc(const char *p, size_t len, uint32_t *ret) {
         return 0;
 }
 
-/* A "sysctl" record, "key=value as read back": kept when it names a
- * sysctl the cell sent and has not reported yet, its value printable
- * (the kernel separates the fields of some with tabs: spaces here). */
+/* A "sysctl" record (proto_sysctl_record_parse): kept when it names a
+ * sysctl the cell sent and has not reported yet. */
 static void record_sysctl(struct cell *c, const struct proto_record *rec) {
-        const char *eq = memchr(rec->payload, '=', rec->payload_len);
-        g_autofree char *key = NULL, *sent = NULL, *value = NULL;
+        char key[PROTO_SYSCTL_KEY_MAX + 1], value[PROTO_SYSCTL_READBACK_MAX + 1];
+        g_autofree char *sent = NULL;
+        size_t klen;
         int asked = 0;
 
-        if (!eq || memchr(rec->payload, '\0', rec->payload_len) || c->res->sysctls->len >= PROTO_SYSCTL_MAX)
+        if (c->res->sysctls->len >= PROTO_SYSCTL_MAX ||
+            proto_sysctl_record_parse(rec->payload, rec->payload_len, key, value) < 0)
                 return;
-        key = g_strndup(rec->payload, (size_t)(eq - rec->payload));
-        if (proto_sysctl_check(key, NULL, NULL) < 0)
-                return;
+        klen = strlen(key);
         sent = g_strdup_printf("sysctl %s ", key);
         for (size_t i = 0; c->spec->agent_lines && c->spec->agent_lines[i] && !asked; i++)
                 asked = g_str_has_prefix(c->spec->agent_lines[i], sent);
         for (guint i = 0; i < c->res->sysctls->len && asked; i++)
-                if (g_str_has_prefix(c->res->sysctls->pdata[i], key) &&
-                    ((char *)c->res->sysctls->pdata[i])[strlen(key)] == '=')
+                if (strncmp(c->res->sysctls->pdata[i], key, klen) == 0 &&
+                    ((char *)c->res->sysctls->pdata[i])[klen] == '=')
                         asked = 0;
-        if (!asked)
-                return;
-        value = g_strdup(eq + 1);
-        for (char *p = value; *p; p++)
-                if (*p == '\t')
-                        *p = ' ';
-                else if (*p < 0x20 || *p > 0x7e)
-                        return;
-        g_ptr_array_add(c->res->sysctls, g_strdup_printf("%s=%s", key, value));
+        if (asked)
+                g_ptr_array_add(c->res->sysctls, g_strdup_printf("%s=%s", key, value));
 }
 
 /* Where a warm cell's boot_s went, in its log: restore -> resume ->
