@@ -151,3 +151,16 @@ int parse_number(const char *s, enum parse_kind kind, double min, double max, un
         *ret = v;
         return 0;
 }
+
+int parse_next_line(const char *buf, size_t len, size_t *pos, const char **ret_s, size_t *ret_n) {
+        const char *s, *nl;
+
+        if (*pos >= len)
+                return 0;
+        s = buf + *pos;
+        nl = memchr(s, '\n', len - *pos);
+        *ret_s = s;
+        *ret_n = nl ? (size_t)(nl - s) : len - *pos;
+        *pos += *ret_n + (nl ? 1 : 0);
+        return 1;
+}

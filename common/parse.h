@@ -2,6 +2,7 @@
  * whole-string conversions with range checks, never sscanf. */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Parse a decimal unsigned integer; the whole string must be consumed.
@@ -34,3 +35,9 @@ union parse_value {
         double d;
 };
 int parse_number(const char *s, enum parse_kind kind, double min, double max, union parse_value *ret);
+
+/* The next line of buf[0..len) from *pos, for parsers of /proc-style text:
+ * its start in *ret_s and its length without the newline in *ret_n (the
+ * last line may lack one). Advances *pos past the newline. Returns 1, or 0
+ * at the end of the buffer. */
+int parse_next_line(const char *buf, size_t len, size_t *pos, const char **ret_s, size_t *ret_n);

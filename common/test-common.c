@@ -1,7 +1,7 @@
-/* Unit tests for common/: number parsing and the CRC. */
+/* Unit tests for common/: number and line parsing, file reads, the CRC. */
 #include <errno.h>
 #include <stdint.h>
-
+#include <string.h>
 #include <unistd.h>
 
 #include "common/crc32.h"
@@ -92,6 +92,26 @@ TEST(parse_number_checks) {
         ASSERT_EQ(parse_number("11", PARSE_UINT, 0, 10, &v), -ERANGE);
         ASSERT_EQ(parse_number("10", PARSE_UINT, 0, 10, &v), 0);
         ASSERT_EQ(v.u, 10);
+}
+
+/* Lines of /proc-style text: the last may lack its newline, an empty line
+ * is a line, and nothing is read past len. */
+TEST(parse_lines) {
+        static const char text[] = "cpu 1 2\n\nlast|hidden";
+        const size_t len = sizeof(text) - 1 - strlen("|hidden");
+        const char *s;
+        size_t pos = 0, n;
+
+        ASSERT_EQ(parse_next_line(text, len, &pos, &s, &n), 1);
+        ASSERT_TRUE(s == text && n == 7);
+        ASSERT_EQ(parse_next_line(text, len, &pos, &s, &n), 1);
+        ASSERT_TRUE(s == text + 8 && n == 0);
+        ASSERT_EQ(parse_next_line(text, len, &pos, &s, &n), 1);
+        ASSERT_TRUE(s == text + 9 && n == 4);
+        ASSERT_EQ(pos, len);
+        ASSERT_EQ(parse_next_line(text, len, &pos, &s, &n), 0);
+        pos = 0;
+        ASSERT_EQ(parse_next_line(text, 0, &pos, &s, &n), 0);
 }
 
 TEST(fileio_bounds) {

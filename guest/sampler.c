@@ -8,22 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/parse.h"
 #include "common/util.h"
 #include "guest/sampler.h"
-
-/* One line [*s, *e) of buf at a time; returns 0 at the end. */
-static int next_line(const char *buf, size_t len, size_t *pos, const char **ret_s, const char **ret_e) {
-        const char *s, *nl;
-
-        if (*pos >= len)
-                return 0;
-        s = buf + *pos;
-        nl = memchr(s, '\n', len - *pos);
-        *ret_s = s;
-        *ret_e = nl ? nl : buf + len;
-        *pos = (size_t)(*ret_e - buf) + (nl ? 1 : 0);
-        return 1;
-}
 
 /* Skip blanks, then read a decimal u64 that must end at a blank, the end, or
  * (for meminfo) anything non-digit. Returns 0 and advances *p, or -1. */
@@ -73,9 +60,10 @@ struct field {
 static int parse_fields(const char *buf, size_t len, const struct field *table, size_t n, int colon,
                         struct sampler_snapshot *t) {
         const char *s, *e, *p;
-        size_t pos = 0;
+        size_t pos = 0, ln;
 
-        while (next_line(buf, len, &pos, &s, &e)) {
+        while (parse_next_line(buf, len, &pos, &s, &ln)) {
+                e = s + ln;
                 for (size_t i = 0; i < n; i++) {
                         if (!word_is(s, e, table[i].key, colon, &p))
                                 continue;
@@ -96,11 +84,12 @@ int sampler_parse_stat(const char *buf, size_t len, struct sampler_snapshot *sna
         };
         struct sampler_snapshot t = *snap;
         const char *s, *e, *p;
-        size_t pos = 0;
+        size_t pos = 0, ln;
         unsigned ncpus = 0;
         int r;
 
-        while (next_line(buf, len, &pos, &s, &e)) {
+        while (parse_next_line(buf, len, &pos, &s, &ln)) {
+                e = s + ln;
                 if (word_is(s, e, "cpu", 0, &p)) {
                         int n = 0;
                         memset(t.cpu, 0, sizeof(t.cpu));
@@ -160,11 +149,12 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
 static int parse_sums(const char *buf, size_t len, const struct sum_field *table, size_t n,
                       struct sampler_snapshot *t) {
         const char *s, *e;
-        size_t pos = 0;
+        size_t pos = 0, ln;
 
         for (size_t i = 0; i < n; i++)
                 *(uint64_t *)((char *)t + table[i].off) = 0;
-        while (next_line(buf, len, &pos, &s, &e)) {
+        while (parse_next_line(buf, len, &pos, &s, &ln)) {
+                e = s + ln;
                 const char *name_end = s;
 
                 while (name_end < e && *name_end != ' ' && *name_end != '\t')
@@ -227,13 +217,14 @@ int sampler_parse_vmstat(const char *buf, size_t len, struct sampler_snapshot *s
 
 int sampler_parse_diskstats(const char *buf, size_t len, const char *disk, struct sampler_snapshot *snap) {
         struct sampler_snapshot t = *snap;
-        size_t dl = strlen(disk), pos = 0;
+        size_t dl = strlen(disk), pos = 0, ln;
         const char *s, *e;
 
         if (dl > SAMPLER_DISK_NAME_MAX)
                 return -EINVAL;
         memcpy(t.disk, disk, dl + 1);
-        while (next_line(buf, len, &pos, &s, &e)) {
+        while (parse_next_line(buf, len, &pos, &s, &ln)) {
+                e = s + ln;
                 /* "MAJOR MINOR NAME" then the counters; other lines are not ours */
                 const char *p = s, *name;
                 uint64_t major, minor, f[11];

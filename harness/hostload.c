@@ -22,21 +22,6 @@ static const char *const cpu_field_names[HOSTLOAD_CPU_FIELDS] = {
         "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal",
 };
 
-/* The next line of buf[0..len) from *pos, without its newline. Returns 0 at
- * the end of the buffer. */
-static int next_line(const char *buf, size_t len, size_t *pos, const char **ret_s, size_t *ret_n) {
-        const char *s, *nl;
-
-        if (*pos >= len)
-                return 0;
-        s = buf + *pos;
-        nl = memchr(s, '\n', len - *pos);
-        *ret_s = s;
-        *ret_n = nl ? (size_t)(nl - s) : len - *pos;
-        *pos += *ret_n + (nl ? 1 : 0);
-        return 1;
-}
-
 /* Copy a line into line[HOSTLOAD_LINE_MAX + 1], NUL-terminated. A NUL byte
  * inside the line would hide the rest of it from the conversions, so it is
  * malformed too. Returns 0 or -EBADMSG. */
@@ -106,7 +91,7 @@ int hostload_parse_stat(const char *buf, size_t len, const char *name, struct ho
         size_t pos = 0, n;
         const char *s;
 
-        while (next_line(buf, len, &pos, &s, &n)) {
+        while (parse_next_line(buf, len, &pos, &s, &n)) {
                 char line[HOSTLOAD_LINE_MAX + 1];
                 const char *p;
                 int r;
@@ -165,7 +150,7 @@ int hostload_parse_pid_stat(const char *buf, size_t len, const char *name, struc
         const char *s;
         int r;
 
-        if (!next_line(buf, len, &pos, &s, &n))
+        if (!parse_next_line(buf, len, &pos, &s, &n))
                 return error_setf(err, -EBADMSG, "%s: empty", name);
         r = copy_line(s, n, line, name, "stat", err);
         if (r < 0)
@@ -222,7 +207,7 @@ int hostload_parse_loadavg(const char *buf, size_t len, const char *name, double
         double v;
         int r;
 
-        if (!next_line(buf, len, &pos, &s, &n))
+        if (!parse_next_line(buf, len, &pos, &s, &n))
                 return error_setf(err, -EBADMSG, "%s: empty", name);
         r = copy_line(s, n, line, name, "loadavg", err);
         if (r < 0)
@@ -402,7 +387,7 @@ int hostload_parse_status_uids(const char *buf, size_t len, const char *name, ui
         size_t pos = 0, n;
         const char *l;
 
-        while (next_line(buf, len, &pos, &l, &n)) {
+        while (parse_next_line(buf, len, &pos, &l, &n)) {
                 char line[256], *p, *end;
                 uint64_t uids[4];
 
