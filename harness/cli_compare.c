@@ -70,7 +70,10 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
         g_option_context_set_summary(ctx,
                 "Is B better or worse than A? A and B each select cells: a kernel name (its cells\n"
                 "in the latest run that has it; --all-runs: every run), run:ID, run:ID:KERNEL,\n"
-                "tag:NAME or tag:NAME:KERNEL. Both may be the same kernel (an A/A comparison).\n\n"
+                "tag:NAME or tag:NAME:KERNEL. Both may be the same kernel (an A/A comparison).\n"
+                "A kernel is named as results show it: a run with a variant label (kbench run\n"
+                "--variant, a nightly source's name) shows dirty7-6.1.0-57-amd64, and the bare\n"
+                "6.1.0-57-amd64 means the runs without a label.\n\n"
                 "Only cells with identical workload parameters and VM settings are paired (one\n"
                 "table per workload and settings); groups on one side only are listed, never\n"
                 "mixed in. When nothing pairs like with like but both sides ran the same\n"

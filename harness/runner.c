@@ -408,8 +408,10 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         for (size_t i = 0; i < n && !cell_interrupted && !r->stopped; i++) {
                 const struct plan_cell *pc = &plan[i];
                 const struct kstore_kernel *k = r->kernels[pc->kernel];
-                g_autofree char *label = g_strdup_printf("%s %s %s #%d", pc->key, k->name,
-                                                         r->specs[pc->workload]->ops->name, pc->iteration + 1);
+                /* The name results will show: a variant's label first. */
+                g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->o->variant ? r->o->variant : "",
+                                                         k->name, r->specs[pc->workload]->ops->name,
+                                                         pc->iteration + 1);
                 g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
                 double boot_to = strcmp(r->accel, "kvm") == 0 ? 60 : 120;
                 int first_attempt = 1;

@@ -606,6 +606,73 @@ TEST(selector_resolution) {
         store_done(&s);
 }
 
+/* A run with a variant label (kbench run --variant, a nightly source's
+ * name) shows its kernel as label + name. Selectors take that name; a bare
+ * name means the kernel's runs without a label; run:ID:K takes either the
+ * shown or the stored name (nightly names the stored one). */
+TEST(variant_label_selectors) {
+        static const char *const across[] = { "variant", NULL };
+        struct store s;
+        struct kb_error err = { { 0 } };
+        struct compare_options o;
+        struct compare_view *v = NULL;
+        char settings[512], key[8], sel[64], want[96];
+        struct db_run run = { .tag = "dirty", .settings_json = settings, .started_at = 1700000000 };
+
+        store_init(&s);
+        snprintf(settings, sizeof(settings), "{\"variant\":\"dirty7-\",%s", settings_json + 1);
+        ASSERT_EQ(db_run_create(s.db, &run, &err), 0);
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                add_cell(&s, run.id, KID, key, 1, "ok", 120 + i, 400 + i, 0);
+        }
+        snprintf(want, sizeof(want), "dirty7-6.1.0-57-amd64 in run %lld", (long long)run.id);
+
+        /* The bare name skips the newer labelled run. */
+        v = load(&s, "6.1.0-57-amd64", "dirty7-6.1.0-57-amd64", across, 0);
+        ASSERT_EQ(v->n_groups, 1);
+        ASSERT_EQ(v->groups[0].a.runs[0], s.mixed);
+        ASSERT_EQ(v->groups[0].b.runs[0], run.id);
+        ASSERT_EQ(v->groups[0].b.ok, 6);
+        ASSERT_STREQ(v->desc_b, want);
+        v = compare_view_free(v);
+        snprintf(sel, sizeof(sel), "run:%lld:dirty7-6.1.0-57-amd64", (long long)run.id);
+        v = load(&s, "tag:base", sel, across, 0);
+        ASSERT_EQ(v->groups[0].b.ok, 6);
+        ASSERT_STREQ(v->desc_b, want);
+        v = compare_view_free(v);
+        snprintf(sel, sizeof(sel), "run:%lld:6.1.0-57-amd64", (long long)run.id);
+        v = load(&s, "tag:base", sel, across, 0);
+        ASSERT_EQ(v->groups[0].b.ok, 6);
+        v = compare_view_free(v);
+        snprintf(sel, sizeof(sel), "run:%lld", (long long)run.id);
+        v = load(&s, "tag:base", sel, across, 0);
+        ASSERT_STREQ(v->desc_b, want);
+        v = compare_view_free(v);
+        v = load(&s, "tag:base", "tag:dirty:dirty7-6.1.0-57-amd64", across, 0);
+        ASSERT_EQ(v->groups[0].b.ok, 6);
+        v = compare_view_free(v);
+
+        /* A label the run does not carry names no kernel there. */
+        o = (struct compare_options){ .a = "tag:base", .b = "run:1:dirty7-6.1.0-57-amd64", .alpha = 0.05,
+                                      .noise = 0.02 };
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, "B 'run:1:dirty7-6.1.0-57-amd64': no kernel 'dirty7-6.1.0-57-amd64' in ") ==
+                    err.msg);
+        /* Every run of 6.1.0-47 labelled: its bare name says so. */
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db), "UPDATE runs SET settings_json = json_set(settings_json, "
+                               "'$.variant', 'x-') WHERE id IN (SELECT run_id FROM cells WHERE kernel_id = '" KID2 "')",
+                               NULL, NULL, NULL), SQLITE_OK);
+        o.b = "6.1.0-47-amd64";
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, "B '6.1.0-47-amd64': kernel 6.1.0-47-amd64 has no runs of its own in ") == err.msg);
+        ASSERT_TRUE(strstr(err.msg, "labels it as a variant"));
+        v = load(&s, "tag:base", "x-6.1.0-47-amd64", across, 0);
+        ASSERT_EQ(v->groups[0].b.runs[0], s.mixed);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
 /* A value near DBL_MAX (a broken writer, a hand edit) must print as a
  * number of its own size: "%.0f" into a 64-byte cell cut 4e307 to 63
  * digits, which reads as 4e62. */

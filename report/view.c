@@ -440,6 +440,17 @@ static int side_sel_push(struct side_sel *s, int64_t run, const char *kernel_id)
         return 0;
 }
 
+static int kernel_dup(const char *id, const char *name, struct query_kernel **ret, struct kb_error *err) {
+        struct query_kernel *k = calloc(1, sizeof(*k));
+
+        if (!k || !(k->id = strdup(id)) || !(k->name = strdup(name))) {
+                query_kernels_free(k, 1);
+                return error_setf(err, -ENOMEM, "out of memory");
+        }
+        *ret = k;
+        return 0;
+}
+
 /* The one kernel of runs[0..n), or an error naming them when there are
  * several (a side must be one kernel). OUT: *ret (query_kernels_free(k, 1)). */
 static int only_kernel(struct db *db, const char *what, const int64_t *runs, size_t n, struct query_kernel **ret,
@@ -452,18 +463,17 @@ static int only_kernel(struct db *db, const char *what, const int64_t *runs, siz
                 struct query_kernel *k = NULL;
                 size_t nk = 0;
 
-                r = query_run_kernels(db, runs[i], &k, &nk, err);
+                r = query_run_shown_kernels(db, runs[i], &k, &nk, err);
                 if (r < 0) {
                         query_kernels_free(one, 1);
                         return r;
                 }
                 for (size_t j = 0; j < nk; j++) {
                         if (!one) {
-                                one = calloc(1, sizeof(*one));
-                                if (!one || !(one->id = strdup(k[j].id)) || !(one->name = strdup(k[j].name))) {
+                                r = kernel_dup(k[j].id, k[j].name, &one, err);
+                                if (r < 0) {
                                         query_kernels_free(k, nk);
-                                        query_kernels_free(one, 1);
-                                        return error_setf(err, -ENOMEM, "out of memory");
+                                        return r;
                                 }
                                 snprintf(names, sizeof(names), "%s", k[j].name);
                         } else if (strcmp(one->id, k[j].id) != 0 && !strstr(names, k[j].name)) {
@@ -482,6 +492,80 @@ static int only_kernel(struct db *db, const char *what, const int64_t *runs, siz
                                   what);
         }
         *ret = one;
+        return 0;
+}
+
+static int has_run(const int64_t *runs, size_t n, int64_t id) {
+        for (size_t i = 0; i < n; i++)
+                if (runs[i] == id)
+                        return 1;
+        return 0;
+}
+
+/* The kernel a bare selector names that no run shows by that name. */
+static int unshown_kernel(struct db *db, const char *name, struct kb_error *err) {
+        struct query_kernel *k = NULL;
+        _cleanup_free_ int64_t *ids = NULL;
+        size_t n = 0;
+        int r = query_kernel_by_name(db, name, &k, err);
+
+        if (r < 0)
+                return r;
+        r = query_kernel_runs(db, k->id, &ids, &n, err);
+        query_kernels_free(k, 1);
+        if (r < 0)
+                return r;
+        if (n > 0)
+                return error_setf(err, -ENOENT, "kernel %s has no runs of its own in %s: each of its runs labels "
+                                  "it as a variant (name it so, or as run:ID:%s)", name, db_path(db), name);
+        return error_setf(err, -ENOENT, "kernel %s has no cells in %s", name, db_path(db));
+}
+
+/* The kernel a selector names as `name`, the way results show it: a run
+ * with a variant label shows its kernels under it ("dirty7-" +
+ * "6.1.0-57-amd64"), so a bare name is a kernel's runs without a label,
+ * and a labelled name its runs with that label. With runs already picked
+ * (run:ID:K, tag:T:K) the name is looked for in those, and failing that
+ * taken as the kernel's store name, which names the same cells in a
+ * labelled run. Narrows *runs (NULL for a bare selector: then set) to the
+ * runs showing the kernel so. */
+static int pick_kernel(struct db *db, const char *name, int64_t **runs, size_t *n, struct query_kernel **ret,
+                       struct kb_error *err) {
+        struct query_kernel *shown = NULL;
+        _cleanup_free_ int64_t *keep = NULL;
+        size_t ns = 0, nkeep = 0, found = 0, which = 0;
+        int r = query_kernels_shown_as(db, name, &shown, &ns, err);
+
+        for (size_t i = 0; r >= 0 && i < ns; i++) {
+                _cleanup_free_ int64_t *ids = NULL;
+                size_t nids = 0, m = 0;
+
+                r = query_shown_kernel_runs(db, shown[i].id, name, &ids, &nids, err);
+                for (size_t j = 0; r >= 0 && j < nids; j++)
+                        if (!*runs || has_run(*runs, *n, ids[j]))
+                                ids[m++] = ids[j];
+                if (r < 0 || m == 0)
+                        continue;
+                if (found++) {
+                        r = error_setf(err, -EINVAL, "%s names two kernels here (a variant label and a kernel name "
+                                       "meet): select it by run, as run:ID:%s", name, name);
+                        break;
+                }
+                free(keep);
+                keep = TAKE_PTR(ids);
+                nkeep = m;
+                which = i;
+        }
+        if (r >= 0 && found)
+                r = kernel_dup(shown[which].id, name, ret, err);
+        query_kernels_free(shown, ns);
+        if (r < 0)
+                return r;
+        if (!found)
+                return *runs ? query_kernel_by_name(db, name, ret, err) : unshown_kernel(db, name, err);
+        free(*runs);
+        *runs = TAKE_PTR(keep);
+        *n = nkeep;
         return 0;
 }
 
@@ -532,22 +616,14 @@ static int side_resolve(struct db *db, const char *text, int all_runs, struct si
                 snprintf(what, sizeof(what), "tag:%s", sel.tag);
         }
         if (sel.kernel[0]) {
-                r = query_kernel_by_name(db, sel.kernel, &k, err);
+                r = pick_kernel(db, sel.kernel, &runs, &n, &k, err);
                 if (r < 0)
                         return r;
-        }
-        if (sel.kind == COMPARE_SEL_KERNEL) {
-                r = query_kernel_runs(db, k->id, &runs, &n, err);
-                if (r < 0 || n == 0) {
-                        query_kernels_free(k, 1);
-                        return r < 0 ? r : error_setf(err, -ENOENT, "kernel %s has no cells in %s", sel.kernel,
-                                                      db_path(db));
-                }
-                if (!all_runs) {
+                if (sel.kind == COMPARE_SEL_KERNEL && !all_runs) {
                         runs[0] = runs[n - 1];
                         n = 1;
                 }
-        } else if (!k) {
+        } else {
                 r = only_kernel(db, what, runs, n, &k, err);
                 if (r < 0)
                         return r;

@@ -653,6 +653,37 @@ int query_run_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, 
         return kernels_select(db, s, ret, ret_n, err);
 }
 
+int query_run_shown_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, size_t *ret_n,
+                            struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = q_prepare(db, "SELECT c.kernel_id, " KERNEL_LABEL("vr", "k.name") " FROM cells c "
+                          "JOIN kernels k ON k.id = c.kernel_id JOIN runs vr ON vr.id = c.run_id "
+                          "WHERE c.run_id = ?1 GROUP BY c.kernel_id ORDER BY min(c.id)", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, run_id);
+        return kernels_select(db, s, ret, ret_n, err);
+}
+
+/* Kernels by the name runs show them under: cells joined to their runs'
+ * labels, a scan of cells (a name is not an index key; compare resolves
+ * two selectors a call, nightly one per subject). */
+int query_kernels_shown_as(struct db *db, const char *shown, struct query_kernel **ret, size_t *ret_n,
+                           struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = q_prepare(db, "SELECT DISTINCT c.kernel_id, ?1 FROM cells c JOIN kernels k ON k.id = c.kernel_id "
+                          "JOIN runs vr ON vr.id = c.run_id WHERE " KERNEL_LABEL("vr", "k.name") " = ?1 "
+                          "ORDER BY c.kernel_id", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(s, 1, shown, -1, SQLITE_TRANSIENT);
+        return kernels_select(db, s, ret, ret_n, err);
+}
+
 static void id_read(sqlite3_stmt *s, void *row, int *oom) {
         (void)oom;
         *(int64_t *)row = sqlite3_column_int64(s, 0);
@@ -672,6 +703,21 @@ int query_kernel_runs(struct db *db, const char *kernel_id, int64_t **ret_ids, s
         if (r < 0)
                 return r;
         sqlite3_bind_text(s, 1, kernel_id, -1, SQLITE_TRANSIENT);
+        return ids_select(db, s, ret_ids, ret_n, err);
+}
+
+int query_shown_kernel_runs(struct db *db, const char *kernel_id, const char *shown, int64_t **ret_ids,
+                            size_t *ret_n, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = q_prepare(db, "SELECT DISTINCT c.run_id FROM cells c JOIN kernels k ON k.id = c.kernel_id "
+                          "JOIN runs vr ON vr.id = c.run_id WHERE c.kernel_id = ?1 AND "
+                          KERNEL_LABEL("vr", "k.name") " = ?2 ORDER BY c.run_id", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(s, 1, kernel_id, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, shown, -1, SQLITE_TRANSIENT);
         return ids_select(db, s, ret_ids, ret_n, err);
 }
 

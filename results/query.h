@@ -157,12 +157,26 @@ int query_kernel_by_name(struct db *db, const char *name, struct query_kernel **
 /* The distinct kernels of a run, by first cell. OUT: *ret (query_kernels_free), *ret_n. */
 int query_run_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, size_t *ret_n,
                       struct kb_error *err);
+/* The same, each kernel under the name the run shows it by (its variant
+ * label, then the store name, as query_cells names cells). */
+int query_run_shown_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, size_t *ret_n,
+                            struct kb_error *err);
+/* The kernels some run shows as `shown` (label, then store name), their
+ * names being `shown`: usually one; none when no run shows that name; two
+ * when a label and a name collide (label "a-" on kernel "b", and a kernel
+ * named "a-b"). OUT: *ret (query_kernels_free), *ret_n. */
+int query_kernels_shown_as(struct db *db, const char *shown, struct query_kernel **ret, size_t *ret_n,
+                           struct kb_error *err);
 void query_kernels_free(struct query_kernel *k, size_t n);
 
 /* Ids of the runs that have a cell of kernel_id, ascending.
  * OUT: *ret_ids (caller frees with free()), *ret_n (0 when none). */
 int query_kernel_runs(struct db *db, const char *kernel_id, int64_t **ret_ids, size_t *ret_n,
                       struct kb_error *err);
+/* Ids of the runs that show kernel_id as `shown`, ascending. OUT: as
+ * query_kernel_runs. */
+int query_shown_kernel_runs(struct db *db, const char *kernel_id, const char *shown, int64_t **ret_ids,
+                            size_t *ret_n, struct kb_error *err);
 /* Ids of the runs tagged tag, ascending. OUT: as query_kernel_runs. */
 int query_tag_runs(struct db *db, const char *tag, int64_t **ret_ids, size_t *ret_n, struct kb_error *err);
 

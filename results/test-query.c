@@ -308,6 +308,9 @@ TEST(variant_label_names_the_kernel) {
         static const char *const want[] = { "dirty7-6.1.0-57-amd64", "6.1.0-57-amd64", "6.1.0-57-amd64" };
         struct kb_error err = { { 0 } };
         struct fixture f;
+        struct query_kernel *k = NULL;
+        int64_t runs[3], *ids = NULL;
+        size_t n = 0;
 
         fixture_init(&f);
         for (size_t i = 0; i < 3; i++) {
@@ -317,8 +320,6 @@ TEST(variant_label_names_the_kernel) {
                                      .started_at = 1700000001, .boot_s = 2, .workload_s = 5, .total_s = 8 };
                 struct query_cell *cells = NULL;
                 struct query_selection *sel = NULL;
-                struct query_kernel *k = NULL;
-                size_t n = 0;
 
                 ASSERT_EQ(db_run_create(f.db, &r, &err), 0);
                 c.run_id = r.id;
@@ -330,10 +331,37 @@ TEST(variant_label_names_the_kernel) {
                 ASSERT_EQ(query_selection(f.db, r.id, KID_B, NULL, &sel, &err), 0);
                 ASSERT_STREQ(sel->kernel_name, want[i]);
                 sel = query_selection_free(sel);
-                /* Selectors name the stored kernel, as before. */
+                /* A run's kernels by their stored names, and as shown. */
                 ASSERT_EQ(query_run_kernels(f.db, r.id, &k, &n, &err), 0);
                 ASSERT_STREQ(k[0].name, "6.1.0-57-amd64");
                 query_kernels_free(k, n);
+                ASSERT_EQ(query_run_shown_kernels(f.db, r.id, &k, &n, &err), 0);
+                ASSERT_EQ(n, 1);
+                ASSERT_STREQ(k[0].id, KID_B);
+                ASSERT_STREQ(k[0].name, want[i]);
+                query_kernels_free(k, n);
+                runs[i] = r.id;
         }
+        /* By the name shown: the labelled run alone, and the plain name
+         * in the runs without a label (the fixture's and the two whose
+         * label is not one). */
+        ASSERT_EQ(query_kernels_shown_as(f.db, "dirty7-6.1.0-57-amd64", &k, &n, &err), 0);
+        ASSERT_EQ(n, 1);
+        ASSERT_STREQ(k[0].id, KID_B);
+        ASSERT_STREQ(k[0].name, "dirty7-6.1.0-57-amd64");
+        query_kernels_free(k, n);
+        ASSERT_EQ(query_shown_kernel_runs(f.db, KID_B, "dirty7-6.1.0-57-amd64", &ids, &n, &err), 0);
+        ASSERT_EQ(n, 1);
+        ASSERT_EQ(ids[0], runs[0]);
+        free(ids);
+        ASSERT_EQ(query_shown_kernel_runs(f.db, KID_B, "6.1.0-57-amd64", &ids, &n, &err), 0);
+        ASSERT_EQ(n, 3);
+        ASSERT_EQ(ids[0], f.run);
+        ASSERT_EQ(ids[1], runs[1]);
+        ASSERT_EQ(ids[2], runs[2]);
+        free(ids);
+        ASSERT_EQ(query_kernels_shown_as(f.db, "dirty8-6.1.0-57-amd64", &k, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        free(k);
         fixture_done(&f);
 }

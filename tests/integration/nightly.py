@@ -149,6 +149,16 @@ def main():
                f"each cell recorded vm.dirty_ratio as the guest read it back: {[c.get('sysctls_applied') for c in params]}")
         pages = [f for _, _, files in os.walk(site) for f in files if "dirty7" in f]
         expect(pages, "the site has a page under the variant's name")
+        expect("dirty7-6.1.0-57-amd64 dd" in p.stderr, "night 4's progress names the cells by the variant's name")
+        # compare takes the variant by the name it is shown under; the bare
+        # name is the kernel's runs without the label (night 1's).
+        c = kb(home, "compare", "--json", "6.1.0-57-amd64", "dirty7-6.1.0-57-amd64", check=False)
+        cv = json.loads(c.stdout) if c.returncode in (0, 4) else {}
+        last = runs(home)[-1][0]
+        expect(c.returncode in (0, 4) and cv["b"]["resolved"] == f"dirty7-6.1.0-57-amd64 in run {last}" and
+               cv["a"]["resolved"] != cv["b"]["resolved"] and cv["groups"],
+               f"kbench compare 6.1.0-57-amd64 dirty7-6.1.0-57-amd64 pairs the base with the variant "
+               f"(exit {c.returncode}: {cv.get('a')}, {cv.get('b')}; {c.stderr.strip()})")
 
         p = kb(home, "nightly", cfg4)
         expect("nothing new to measure" in p.stdout and len(runs(home)) == 3,
