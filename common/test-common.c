@@ -97,8 +97,9 @@ TEST(parse_number_checks) {
 /* Lines of /proc-style text: the last may lack its newline, an empty line
  * is a line, and nothing is read past len. */
 TEST(parse_lines) {
-        static const char text[] = "cpu 1 2\n\nlast|hidden";
-        const size_t len = sizeof(text) - 1 - strlen("|hidden");
+        /* The newline past len must not end the last line. */
+        static const char text[] = "cpu 1 2\n\nlast\nhidden";
+        const size_t len = sizeof(text) - 1 - strlen("\nhidden");
         const char *s;
         size_t pos = 0, n;
 

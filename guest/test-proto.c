@@ -122,9 +122,18 @@ static int record(const char *payload, size_t len, char *key, char *value) {
 }
 
 TEST(sysctl_records) {
-        char key[PROTO_SYSCTL_KEY_MAX + 1], value[PROTO_SYSCTL_READBACK_MAX + 1];
+        /* Guards after each buffer: a longest key or value must not write past it. */
+        struct {
+                char key[PROTO_SYSCTL_KEY_MAX + 1], guard1[8];
+                char value[PROTO_SYSCTL_READBACK_MAX + 1], guard2[8];
+        } b;
+        char *key = b.key, *value = b.value;
         char big[PROTO_SYSCTL_READBACK_MAX + 16];
+        static const char untouched[8] = "GGGGGGG";
         size_t n;
+
+        memcpy(b.guard1, untouched, sizeof(untouched));
+        memcpy(b.guard2, untouched, sizeof(untouched));
 
         ASSERT_EQ(record("vm.dirty_ratio=7", 16, key, value), 0);
         ASSERT_STREQ(key, "vm.dirty_ratio");
@@ -162,4 +171,6 @@ TEST(sysctl_records) {
         ASSERT_EQ(record(big, n, key, value), 0);
         ASSERT_EQ(strlen(value), (size_t)PROTO_SYSCTL_READBACK_MAX);
         ASSERT_EQ(record(big, n + 1, key, value), -EINVAL);
+        ASSERT_TRUE(memcmp(b.guard1, untouched, sizeof(untouched)) == 0);
+        ASSERT_TRUE(memcmp(b.guard2, untouched, sizeof(untouched)) == 0);
 }

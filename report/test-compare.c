@@ -204,6 +204,7 @@ TEST(pairing_key) {
 
 #define KID "5757575757575757575757575757575757575757575757575757575757575757"
 #define KID2 "4747474747474747474747474747474747474747474747474747474747474747"
+#define KID3 "3737373737373737373737373737373737373737373737373737373737373737"
 
 struct store {
         char dir[64], path[128];
@@ -644,6 +645,7 @@ TEST(variant_label_selectors) {
         snprintf(sel, sizeof(sel), "run:%lld:6.1.0-57-amd64", (long long)run.id);
         v = load(&s, "tag:base", sel, across, 0);
         ASSERT_EQ(v->groups[0].b.ok, 6);
+        ASSERT_STREQ(v->desc_b, want);
         v = compare_view_free(v);
         snprintf(sel, sizeof(sel), "run:%lld", (long long)run.id);
         v = load(&s, "tag:base", sel, across, 0);
@@ -652,6 +654,21 @@ TEST(variant_label_selectors) {
         v = load(&s, "tag:base", "tag:dirty:dirty7-6.1.0-57-amd64", across, 0);
         ASSERT_EQ(v->groups[0].b.ok, 6);
         v = compare_view_free(v);
+        /* A tag over labelled and unlabelled runs: the name picks. */
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db), "UPDATE runs SET tag = 'dirty' WHERE tag = 'thr'", NULL, NULL, NULL),
+                  SQLITE_OK);
+        v = load(&s, "tag:base", "tag:dirty:6.1.0-57-amd64", across, 0);
+        ASSERT_EQ(v->groups[0].b.n_runs, 1);
+        ASSERT_EQ(v->groups[0].b.runs[0], s.thr);
+        v = compare_view_free(v);
+        v = load(&s, "tag:base", "tag:dirty:dirty7-6.1.0-57-amd64", across, 0);
+        ASSERT_EQ(v->groups[0].b.n_runs, 1);
+        ASSERT_EQ(v->groups[0].b.runs[0], run.id);
+        v = compare_view_free(v);
+        o = (struct compare_options){ .a = "tag:base", .b = "tag:dirty", .alpha = 0.05, .noise = 0.02 };
+        ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "B 'tag:dirty': tag:dirty has several kernels (6.1.0-57-amd64, dirty7-6.1.0-57-amd64): "
+                              "name one, as tag:dirty:KERNEL");
 
         /* A label the run does not carry names no kernel there. */
         o = (struct compare_options){ .a = "tag:base", .b = "run:1:dirty7-6.1.0-57-amd64", .alpha = 0.05,
@@ -670,6 +687,31 @@ TEST(variant_label_selectors) {
         v = load(&s, "tag:base", "x-6.1.0-47-amd64", across, 0);
         ASSERT_EQ(v->groups[0].b.runs[0], s.mixed);
         v = compare_view_free(v);
+        /* A kernel stored under the name the label shows: two kernels
+         * answer it, until a run says which. */
+        {
+                struct db_kernel k3 = { .id = KID3, .name = "dirty7-6.1.0-57-amd64", .release = "6.1.0-57-amd64",
+                                        .added_at = 2 };
+                int64_t own = add_run(&s, "own");
+
+                ASSERT_EQ(db_kernel_upsert(s.db, &k3, &err), 0);
+                add_cell(&s, own, KID3, "c000", 1, "ok", 150, 400, 0);
+                o = (struct compare_options){ .a = "tag:base", .b = "dirty7-6.1.0-57-amd64", .alpha = 0.05,
+                                              .noise = 0.02 };
+                ASSERT_EQ(view_compare_load(s.db, &o, &v, &err), -EINVAL);
+                ASSERT_STREQ(err.msg, "B 'dirty7-6.1.0-57-amd64': dirty7-6.1.0-57-amd64 names two kernels here (a "
+                                      "variant label and a kernel name meet): select it by run, as "
+                                      "run:ID:dirty7-6.1.0-57-amd64");
+                snprintf(sel, sizeof(sel), "run:%lld:dirty7-6.1.0-57-amd64", (long long)own);
+                v = load(&s, "tag:base", sel, across, 0);
+                ASSERT_EQ(v->groups[0].b.ok, 1);
+                v = compare_view_free(v);
+                snprintf(sel, sizeof(sel), "run:%lld:dirty7-6.1.0-57-amd64", (long long)run.id);
+                v = load(&s, "tag:base", sel, across, 0);
+                ASSERT_EQ(v->groups[0].b.ok, 6);
+                v = compare_view_free(v);
+        }
+
         store_done(&s);
 }
 

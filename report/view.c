@@ -476,10 +476,15 @@ static int only_kernel(struct db *db, const char *what, const int64_t *runs, siz
                                         return r;
                                 }
                                 snprintf(names, sizeof(names), "%s", k[j].name);
-                        } else if (strcmp(one->id, k[j].id) != 0 && !strstr(names, k[j].name)) {
+                        } else if (strcmp(one->id, k[j].id) != 0 || strcmp(one->name, k[j].name) != 0) {
                                 size_t len = strlen(names);
+
+                                /* A kernel with and without a label is two
+                                 * to show; two kernels may show one name
+                                 * (a label and a name that meet). */
                                 several = 1;
-                                snprintf(names + len, sizeof(names) - len, ", %s", k[j].name);
+                                if (!strstr(names, k[j].name))
+                                        snprintf(names + len, sizeof(names) - len, ", %s", k[j].name);
                         }
                 }
                 query_kernels_free(k, nk);
@@ -519,6 +524,31 @@ static int unshown_kernel(struct db *db, const char *name, struct kb_error *err)
                 return error_setf(err, -ENOENT, "kernel %s has no runs of its own in %s: each of its runs labels "
                                   "it as a variant (name it so, or as run:ID:%s)", name, db_path(db), name);
         return error_setf(err, -ENOENT, "kernel %s has no cells in %s", name, db_path(db));
+}
+
+/* The kernel stored as `name`, selected within runs[0..n); one run names
+ * it the way that run shows it (a variant label first). */
+static int stored_kernel(struct db *db, const char *name, const int64_t *runs, size_t n, struct query_kernel **ret,
+                         struct kb_error *err) {
+        struct query_kernel *k = NULL, *shown = NULL;
+        size_t ns = 0;
+        int r = query_kernel_by_name(db, name, &k, err);
+
+        if (r >= 0 && n == 1)
+                r = query_run_shown_kernels(db, runs[0], &shown, &ns, err);
+        for (size_t i = 0; r >= 0 && i < ns; i++)
+                if (strcmp(shown[i].id, k->id) == 0) {
+                        free(k->name);
+                        k->name = TAKE_PTR(shown[i].name);
+                        break;
+                }
+        query_kernels_free(shown, ns);
+        if (r < 0) {
+                query_kernels_free(k, 1);
+                return r;
+        }
+        *ret = k;
+        return 0;
 }
 
 /* The kernel a selector names as `name`, the way results show it: a run
@@ -562,7 +592,7 @@ static int pick_kernel(struct db *db, const char *name, int64_t **runs, size_t *
         if (r < 0)
                 return r;
         if (!found)
-                return *runs ? query_kernel_by_name(db, name, ret, err) : unshown_kernel(db, name, err);
+                return *runs ? stored_kernel(db, name, *runs, *n, ret, err) : unshown_kernel(db, name, err);
         free(*runs);
         *runs = TAKE_PTR(keep);
         *n = nkeep;
