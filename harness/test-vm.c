@@ -4,6 +4,8 @@
  * hostile names escaped. And whether QEMU's user can reach a store: a
  * closed directory on the way is named, whoever owns it. */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -143,12 +145,55 @@ TEST(qemu_user_lookup) {
         struct kb_error err = { "" };
 
         /* A missing user is one line naming it and the fix. */
-        ASSERT_EQ(vm_qemu_user_lookup("kbench-no-such-user", &u, &err), -ENOENT);
+        ASSERT_EQ(vm_qemu_user_lookup("kbench-no-such-user", VM_KVM_DEV, &u, &err), -ENOENT);
         ASSERT_TRUE(strstr(err.msg, "the user kbench-no-such-user does not exist") != NULL);
         ASSERT_TRUE(strstr(err.msg, "tools/setup.sh") != NULL && !strchr(err.msg, '\n'));
         ASSERT_EQ(u.set, 7);
         /* root is refused: QEMU would run as uid 0. */
-        ASSERT_EQ(vm_qemu_user_lookup("root", &u, &err), -EPERM);
+        ASSERT_EQ(vm_qemu_user_lookup("root", VM_KVM_DEV, &u, &err), -EPERM);
         ASSERT_TRUE(strstr(err.msg, "uid 0") != NULL);
         ASSERT_EQ(u.set, 7);
+}
+
+/* A host without udev leaves /dev/kvm root:root 0600. QEMU must not run in
+ * group root, and the refusal names a step that fixes it; once the device
+ * has a group of its own, QEMU runs in that group and can open it. */
+TEST(qemu_user_kvm_group_root) {
+        g_autofree char *dir = g_dir_make_tmp("kbench-kvm-XXXXXX", NULL);
+        g_autofree char *dev = g_build_filename(dir, "kvm", NULL);
+        struct vm_qemu_user u = { .set = 7 };
+        struct kb_error err = { "" };
+        struct passwd *pw = getpwnam(VM_QEMU_USER);
+        struct group *gr;
+
+        if (geteuid() != 0 || !pw)
+                TEST_SKIP("needs root and the user " VM_QEMU_USER " (tools/setup.sh)");
+        ASSERT_TRUE(g_file_set_contents(dev, "", 0, NULL));
+        ASSERT_EQ(chown(dev, 0, 0), 0);
+        ASSERT_EQ(chmod(dev, 0600), 0);
+        ASSERT_EQ(vm_qemu_user_lookup(VM_QEMU_USER, dev, &u, &err), -EPERM);
+        ASSERT_TRUE(strstr(err.msg, dev) != NULL && strstr(err.msg, "group root") != NULL);
+        ASSERT_TRUE(strstr(err.msg, "bash tools/setup.sh") != NULL);
+        ASSERT_TRUE(strstr(err.msg, "chgrp kvm") != NULL && !strchr(err.msg, '\n'));
+        ASSERT_EQ(u.set, 7);
+
+        /* What tools/setup.sh does: the device in the user's own group
+         * stands in for the kvm group here, so the test needs no group. */
+        ASSERT_EQ(chown(dev, 0, pw->pw_gid), 0);
+        ASSERT_EQ(chmod(dev, 0660), 0);
+        ASSERT_EQ(vm_qemu_user_lookup(VM_QEMU_USER, dev, &u, &err), 0);
+        ASSERT_EQ(u.set, 1);
+        ASSERT_EQ(u.gid, pw->pw_gid);
+        gr = getgrgid(pw->pw_gid);
+        ASSERT_TRUE(gr && strstr(u.gid_why, gr->gr_name) != NULL);
+        ASSERT_EQ(vm_qemu_kvm_usable(&u, dev), 1);
+        /* A group that may not open it: libvirt would probe again. */
+        ASSERT_EQ(chmod(dev, 0600), 0);
+        ASSERT_EQ(vm_qemu_kvm_usable(&u, dev), 0);
+        /* No device at all: QEMU runs in the user's own group. */
+        g_unlink(dev);
+        ASSERT_EQ(vm_qemu_kvm_usable(&u, dev), -1);
+        ASSERT_EQ(vm_qemu_user_lookup(VM_QEMU_USER, dev, &u, &err), 0);
+        ASSERT_EQ(u.gid, pw->pw_gid);
+        g_rmdir(dir);
 }

@@ -152,7 +152,7 @@ static void ioerror_cb(virConnectPtr conn, virDomainPtr dom, const char *src, co
 
 /* ---- who QEMU runs as ------------------------------------------------- */
 
-int vm_qemu_user_lookup(const char *name, struct vm_qemu_user *ret, struct kb_error *err) {
+int vm_qemu_user_lookup(const char *name, const char *kvm_dev, struct vm_qemu_user *ret, struct kb_error *err) {
         struct vm_qemu_user u = { 0 };
         struct passwd *pw;
         struct group *gr;
@@ -175,21 +175,27 @@ int vm_qemu_user_lookup(const char *name, struct vm_qemu_user *ret, struct kb_er
          * in every process and on every domain start (~4 s a probe). Taking
          * the device's group here makes the two agree whatever the host
          * calls that group and whether or not setup.sh added the user to
-         * it (usermod -aG kvm would depend on both). */
-        if (stat("/dev/kvm", &st) == 0) {
+         * it (usermod -aG kvm would depend on both).
+         * A /dev/kvm of group root (a host without udev leaves it
+         * root:root 0600) is refused rather than worked around: QEMU in
+         * its own group could not open it, and libvirt would then probe
+         * again in every process (docs/design.md, "Who QEMU runs as"). */
+        if (stat(kvm_dev, &st) == 0) {
                 u.gid = st.st_gid;
                 gr = getgrgid(st.st_gid);
                 if (gr)
-                        g_snprintf(u.gid_why, sizeof(u.gid_why), "/dev/kvm's group %s", gr->gr_name);
+                        g_snprintf(u.gid_why, sizeof(u.gid_why), "%s's group %s", kvm_dev, gr->gr_name);
                 else
-                        g_snprintf(u.gid_why, sizeof(u.gid_why), "/dev/kvm's group %u", (unsigned)st.st_gid);
+                        g_snprintf(u.gid_why, sizeof(u.gid_why), "%s's group %u", kvm_dev, (unsigned)st.st_gid);
         } else {
                 u.gid = pw->pw_gid;
                 g_snprintf(u.gid_why, sizeof(u.gid_why), "%s's group", name);
         }
         if (u.gid == 0)
-                return error_setf(err, -EPERM, "/dev/kvm belongs to group root: QEMU would run in group root "
-                                  "(give /dev/kvm its kvm group: udevadm trigger, or tools/setup.sh)");
+                return error_setf(err, -EPERM, "%s belongs to group root (mode %04o): QEMU would run in group "
+                                  "root; give it the kvm group as Debian's udev rule does: bash tools/setup.sh "
+                                  "(or: groupadd --system kvm; chgrp kvm %s; chmod 0660 %s)", kvm_dev,
+                                  (unsigned)(st.st_mode & 07777), kvm_dev, kvm_dev);
         *ret = u;
         return 0;
 }
@@ -199,7 +205,7 @@ int vm_qemu_user_get(struct vm_qemu_user *ret, struct kb_error *err) {
                 *ret = (struct vm_qemu_user){ 0 };
                 return 0;
         }
-        return vm_qemu_user_lookup(VM_QEMU_USER, ret, err);
+        return vm_qemu_user_lookup(VM_QEMU_USER, VM_KVM_DEV, ret, err);
 }
 
 /* May u (its uid, group and supplementary groups) do what mask asks of st,
@@ -266,13 +272,13 @@ int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_
         return 0;
 }
 
-int vm_qemu_kvm_usable(const struct vm_qemu_user *u) {
+int vm_qemu_kvm_usable(const struct vm_qemu_user *u, const char *kvm_dev) {
         struct stat st;
 
-        if (stat("/dev/kvm", &st) < 0)
+        if (stat(kvm_dev, &st) < 0)
                 return -1;
         if (!u || !u->set)
-                return access("/dev/kvm", R_OK | W_OK) == 0;
+                return access(kvm_dev, R_OK | W_OK) == 0;
         return mode_allows(u, &st, S_IROTH | S_IWOTH);
 }
 

@@ -17,6 +17,8 @@ struct vm;
 
 /* The user kbench's embedded driver runs QEMU as when kbench is root. */
 #define VM_QEMU_USER "libvirt-qemu"
+/* The KVM device whose group QEMU runs in (tests pass another path). */
+#define VM_KVM_DEV "/dev/kvm"
 
 /* Who QEMU runs as. set = 0: kbench is not root, so the embedded driver
  * runs QEMU as kbench's own user (or the URI is not embedded and the
@@ -30,11 +32,14 @@ struct vm_qemu_user {
 
 /* Who QEMU will run as under kbench's embedded driver: VM_QEMU_USER when
  * kbench runs as root, else no one else. Returns 0, or -ENOENT with a
- * one-line err naming the missing user and tools/setup.sh. OUT: *ret. */
+ * one-line err naming the missing user and tools/setup.sh, or -EPERM when
+ * VM_KVM_DEV belongs to group root (err names the commands that give it
+ * its kvm group). OUT: *ret. */
 int vm_qemu_user_get(struct vm_qemu_user *ret, struct kb_error *err);
 
-/* The same for the user called name, whoever kbench runs as (for tests). */
-int vm_qemu_user_lookup(const char *name, struct vm_qemu_user *ret, struct kb_error *err);
+/* The same for the user called name and the KVM device kvm_dev, whoever
+ * kbench runs as (for tests). */
+int vm_qemu_user_lookup(const char *name, const char *kvm_dev, struct vm_qemu_user *ret, struct kb_error *err);
 
 /* Whether user u may search every directory on the way to path (symlinks
  * resolved) and, with need_file, read path itself. Returns 0, or -EACCES
@@ -47,10 +52,10 @@ int vm_qemu_can_reach(const struct vm_qemu_user *u, const char *path, int need_f
  * Returns 0 or -errno with err naming path. */
 int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_error *err);
 
-/* Whether u can open /dev/kvm read-write (1), cannot (0), or there is no
- * /dev/kvm (-1). libvirt throws its capability cache away whenever this
- * differs from what its probe saw (vm.c). */
-int vm_qemu_kvm_usable(const struct vm_qemu_user *u);
+/* Whether u can open kvm_dev (VM_KVM_DEV) read-write (1), cannot (0), or
+ * there is no such device (-1). libvirt throws its capability cache away
+ * whenever this differs from what its probe saw (vm.c). */
+int vm_qemu_kvm_usable(const struct vm_qemu_user *u, const char *kvm_dev);
 
 struct vm_forward {
         uint16_t host;             /* host port, bound to 127.0.0.1 only */

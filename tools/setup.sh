@@ -35,6 +35,18 @@ if [ "$(id -u libvirt-qemu)" -eq 0 ]; then
   echo "setup.sh: the user libvirt-qemu has uid 0; give it a uid of its own" >&2
   exit 1
 fi
+# /dev/kvm as Debian's udev rule leaves it (KERNEL=="kvm", GROUP="kvm",
+# MODE="0660"). A machine without a running udev keeps the kernel's
+# root:root 0600, and devtmpfs brings that back at every boot, so this runs
+# each time rather than once. A device whose group the host chose (not
+# root) is left as it is. docs/design.md, "Who QEMU runs as", says why kbench
+# does not run QEMU in a group of its own instead.
+getent group kvm >/dev/null || groupadd --system kvm
+if [ -c /dev/kvm ]; then
+  case "$(stat -c %G /dev/kvm)" in
+    root|kvm) chgrp kvm /dev/kvm && chmod 0660 /dev/kvm ;;
+  esac
+fi
 
 if [ ! -f build/build.ninja ]; then
   meson setup build --werror
