@@ -68,7 +68,7 @@ static void check_qemu_user(struct checks *c, const struct cli_global *g) {
         kvm = vm_qemu_kvm_usable(&u, VM_KVM_DEV);
         check(c, "qemu-user", 1, "QEMU runs as %s (uid %u, gid %u: %s), not root; %s", VM_QEMU_USER,
               (unsigned)u.uid, (unsigned)u.gid, u.gid_why,
-              kvm < 0 ? "no /dev/kvm" : kvm ? "it can open /dev/kvm" : "it cannot open /dev/kvm");
+              kvm < 0 ? "no working /dev/kvm" : kvm ? "it can open /dev/kvm" : "it cannot open /dev/kvm");
         check(c, "caps-cache", kvm != 0, "%s", kvm != 0 ? "libvirt's QEMU capability cache is kept between runs"
               : "libvirt will probe QEMU again in every process (~4 s a probe): give /dev/kvm its group's rw "
                 "as Debian's udev rule does: bash tools/setup.sh (or: chmod 0660 /dev/kvm)");

@@ -11,6 +11,7 @@
  * (chardev/char-pty.c), and a restored guest's first input is the hello. A
  * socket is accepted at once. */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <grp.h>
@@ -152,6 +153,23 @@ static void ioerror_cb(virConnectPtr conn, virDomainPtr dom, const char *src, co
 
 /* ---- who QEMU runs as ------------------------------------------------- */
 
+/* A device node with no driver behind it (a container's /dev/kvm on a host
+ * without the kvm module) opens with ENODEV or ENXIO even for root. libvirt's
+ * probe then finds no KVM, so QEMU must run in a group that cannot open the
+ * node either, or the cache check would disagree with the probe. */
+static int kvm_dev_dead(const char *kvm_dev) {
+        int fd;
+
+        if (geteuid() != 0)
+                return 0;
+        fd = open(kvm_dev, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+        if (fd >= 0) {
+                close(fd);
+                return 0;
+        }
+        return errno == ENODEV || errno == ENXIO;
+}
+
 int vm_qemu_user_lookup(const char *name, const char *kvm_dev, struct vm_qemu_user *ret, struct kb_error *err) {
         struct vm_qemu_user u = { 0 };
         struct passwd *pw;
@@ -180,7 +198,7 @@ int vm_qemu_user_lookup(const char *name, const char *kvm_dev, struct vm_qemu_us
          * root:root 0600) is refused rather than worked around: QEMU in
          * its own group could not open it, and libvirt would then probe
          * again in every process (docs/design.md, "Who QEMU runs as"). */
-        if (stat(kvm_dev, &st) == 0) {
+        if (stat(kvm_dev, &st) == 0 && !kvm_dev_dead(kvm_dev)) {
                 u.gid = st.st_gid;
                 gr = getgrgid(st.st_gid);
                 if (gr)
@@ -275,7 +293,7 @@ int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_
 int vm_qemu_kvm_usable(const struct vm_qemu_user *u, const char *kvm_dev) {
         struct stat st;
 
-        if (stat(kvm_dev, &st) < 0)
+        if (stat(kvm_dev, &st) < 0 || kvm_dev_dead(kvm_dev))
                 return -1;
         if (!u || !u->set)
                 return access(kvm_dev, R_OK | W_OK) == 0;

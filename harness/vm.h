@@ -53,7 +53,7 @@ int vm_qemu_can_reach(const struct vm_qemu_user *u, const char *path, int need_f
 int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_error *err);
 
 /* Whether u can open kvm_dev (VM_KVM_DEV) read-write (1), cannot (0), or
- * there is no such device (-1). libvirt throws its capability cache away
+ * there is no such device or no driver behind it (-1). libvirt throws its capability cache away
  * whenever this differs from what its probe saw (vm.c). */
 int vm_qemu_kvm_usable(const struct vm_qemu_user *u, const char *kvm_dev);
 
