@@ -29,6 +29,7 @@
 #include "harness/cell.h"
 #include "harness/console.h"
 #include "harness/hostload.h"
+#include "harness/insncount.h"
 
 volatile int cell_interrupted;
 
@@ -86,6 +87,11 @@ struct cell {
         struct hostload_snap load_start;
         struct hostload_figures load;
         char load_note[256];               /* why the figures are unknown */
+
+        /* guest instructions at the job's phase marks (insncount.h) */
+        int insn_fd;                       /* the plugin's counter file, -1: no counts */
+        int insn_loaded;                   /* a read found the plugin's magic */
+        struct insncount_marks insn_marks;
 
         /* host block statistics of the disk under test over the same window */
         int blk_on;                        /* sampling: between go and done, until a read fails */
@@ -493,6 +499,19 @@ static void note_warm_times(struct cell *c, double ready_t) {
                                         c->restored_t, c->hello_t, ready_t));
 }
 
+/* The instruction totals at a phase mark of the job, read as the mark
+ * arrives: the guest runs on meanwhile, for the few hundred microseconds
+ * the record takes to reach the pump, a few hundred thousand instructions
+ * against the billions of a phase. */
+static void insn_mark(struct cell *c, const char *payload, size_t len) {
+        struct insncount_totals t;
+
+        if (c->insn_fd < 0 || insncount_read(c->insn_fd, &t) < 0)
+                return;
+        c->insn_loaded = 1;
+        insncount_mark(&c->insn_marks, payload, len, &t);
+}
+
 static void handle_record(struct cell *c, const struct msg *m, const struct proto_record *rec,
                           const struct workload_env *env) {
         const char *type = rec->type;
@@ -537,6 +556,7 @@ static void handle_record(struct cell *c, const struct msg *m, const struct prot
                 struct cell_event ev = { g_strndup(rec->payload, rec->payload_len), m->t, t };
                 g_ptr_array_add(c->events, g_strndup(rec->payload, rec->payload_len));
                 g_array_append_val(c->event_t, t);
+                insn_mark(c, rec->payload, rec->payload_len);
                 g_array_append_val(c->res->events, ev);
                 if (strcmp(rec->payload, "host-start") == 0 && c->spec->workload->ops->host && !c->host_thread) {
                         c->host = (struct workload_host){
@@ -599,6 +619,7 @@ static void parse_outputs(struct cell *c) {
                 else
                         metric_add_none(&c->res->metrics, m->name, m->unit, m->note);
         }
+        insncount_metrics(&c->insn_marks, &c->res->metrics);
 }
 
 static void read_console(const char *path, GString *into) {
@@ -629,6 +650,7 @@ static off_t console_head(const struct cell_spec *s, GString *into) {
 /* Paths and the domain's configuration, owned by one cell_run. */
 struct cell_files {
         char *disk, *swap, *console, *serial, *name, *cmdline;
+        char *insns;                       /* the plugin's counter file, NULL: no counts */
         uint32_t disk_head;                /* see disk_head_crc */
         struct workload_env env;
         struct vm_config vc;
@@ -641,6 +663,7 @@ static void cell_files_clear(struct cell_files *f) {
         g_free(f->serial);
         g_free(f->name);
         g_free(f->cmdline);
+        g_free(f->insns);
 }
 
 char *cell_cmdline(const char *cell_id, const char *append) {
@@ -716,6 +739,21 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
                 return 0;
         }
 
+        /* The instruction counter: without it the cell still measures
+         * everything else, and says why it has no counts. */
+        if (s->insn_plugin && strcmp(s->accel, "kvm") != 0) {
+                f->insns = g_build_filename(s->work_dir, "insns.bin", NULL);
+                if (!vm_plugin_path_ok(s->insn_plugin) || !vm_plugin_path_ok(f->insns) ||
+                    insncount_file_create(f->insns, s->qemu_user, &verr) < 0) {
+                        g_snprintf(res->detail, sizeof(res->detail), "instruction counter: %s",
+                                   verr.msg[0] ? verr.msg : "a path holds a comma");
+                        g_unlink(f->disk);
+                        g_unlink(f->swap);
+                        g_unlink(f->console);
+                        return 0;
+                }
+        }
+
         /* A restored guest keeps the command line it booted with; the
          * cell's id reaches it in the hello. */
         f->cmdline = s->snapshot ? g_strdup(s->snapshot_cmdline) : cell_cmdline(s->key, s->append);
@@ -725,6 +763,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
                 .initrd = s->initrd, .cmdline = f->cmdline, .disk = f->disk,
                 .swap_disk = s->swap_bytes ? f->swap : NULL, .disk_bytes_per_s = s->disk_bytes_per_s,
                 .console_path = f->console, .serial_socket = f->serial,
+                .plugin = f->insns ? s->insn_plugin : NULL, .plugin_out = f->insns,
         };
         for (int i = 0; i < f->env.nports; i++)
                 f->vc.forwards[i] = (struct vm_forward){ f->env.ports[i],
@@ -1004,6 +1043,8 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         if (r <= 0) {
                 if (f.console)
                         g_unlink(f.console);
+                if (f.insns)
+                        g_unlink(f.insns);
                 cell_files_clear(&f);
                 return r;
         }
@@ -1022,6 +1063,7 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         c.stage = STAGE_BOOT;
         c.ready_timeout_s = s->boot_timeout_s;
         c.disk_head = f.disk_head;
+        c.insn_fd = f.insns ? open(f.insns, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
         console_stream_init(&c.stream, s->key);
 
         if (s->snapshot && cell_start_warm(&c, &f, ctx, progress, userdata) < 0)
@@ -1065,6 +1107,9 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         }
         if (c.done_t > 0 && strcmp(res->state, CELL_OK) == 0)
                 load_metrics(&c);
+        if (c.insn_fd >= 0 && !c.insn_loaded && c.done_t > 0)
+                g_ptr_array_add(c.host_notes, g_strdup("no instruction counts: QEMU ran without kbench's "
+                                                       "plugin (its counter file stayed empty)"));
 
         /* How the guest started, for every cell (show's START column):
          * warm and cold cells are told apart by this alone. */
@@ -1084,6 +1129,10 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
          * empty for the runner to remove it. */
         g_unlink(f.console);
         g_unlink(f.serial);
+        if (c.insn_fd >= 0)
+                close(c.insn_fd);
+        if (f.insns)
+                g_unlink(f.insns);
         g_async_queue_unref(c.q);
         g_ptr_array_free(c.out_lines, TRUE);
         g_ptr_array_free(c.agent_logs, TRUE);

@@ -41,6 +41,8 @@ struct cell_spec {
         const char *hostload_root;         /* this host's /proc is under it ("" = /proc); NULL: QEMU
                                               runs elsewhere (remote URI), host load unknown */
         double contended_pct;              /* foreign CPU above this marks the cell contended, % */
+        const char *insn_plugin;           /* under TCG, QEMU loads this plugin and the cell gets
+                                              guest.*_Minsn counts (harness/insncount.h); NULL: none */
         /* Warm start (harness/warm.c): the guest is restored from this
          * snapshot instead of booted; NULL boots cold. */
         const char *snapshot;              /* libvirt save image */

@@ -67,6 +67,7 @@ struct run {
         char *reserve;                     /* <store>/reserve, released when a commit fails */
         char **initrd_sha;                 /* per kernel, for snapshot keys; filled when first needed */
         GHashTable *warm_failed;           /* snapshot keys that failed this run: their cells boot cold */
+        char *insn_plugin;                 /* the instruction counter in the store's cache, or NULL */
 };
 
 /* A cell's warm start: the snapshot it restores, owned here. */
@@ -244,6 +245,39 @@ static int build_images(struct run *r, struct kb_error *err) {
                                       (double)(g_get_monotonic_time() - t0) / 1e6);
         }
         return 0;
+}
+
+/* The instruction-count plugin (plugin/kbinsn.c) as a file QEMU can open:
+ * a copy in the store's cache named by its content, since QEMU runs as
+ * VM_QEMU_USER and the build tree need not be reachable by it. Under KVM,
+ * or without a built plugin, cells carry no counts and the run says why
+ * once. */
+static void stage_plugin(struct run *r) {
+        g_autofree char *src = helper_path("KBENCH_INSN_PLUGIN", "plugin/libkbinsn.so", "libkbinsn.so");
+        g_autofree char *cache = cli_cache_dir(r->g), *bytes = NULL, *sum = NULL, *name = NULL, *dst = NULL;
+        gsize len = 0;
+
+        if (strcmp(r->accel, "kvm") == 0)
+                return;
+        if (!g_file_get_contents(src, &bytes, &len, NULL)) {
+                progress_note(&r->progress, "no instruction counts: the plugin is not built (%s; tools/setup.sh "
+                              "builds it)", src);
+                return;
+        }
+        sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)bytes, len);
+        name = g_strdup_printf("kbinsn-%.16s.so", sum);
+        dst = g_build_filename(cache, name, NULL);
+        g_mkdir_with_parents(cache, 0755);
+        if (!g_file_test(dst, G_FILE_TEST_EXISTS)) {
+                g_autofree char *tmp = g_strconcat(dst, ".tmp", NULL);
+                if (!g_file_set_contents_full(tmp, bytes, (gssize)len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, NULL) ||
+                    rename(tmp, dst) < 0) {
+                        g_unlink(tmp);
+                        progress_note(&r->progress, "no instruction counts: cannot write %s", dst);
+                        return;
+                }
+        }
+        r->insn_plugin = g_steal_pointer(&dst);
 }
 
 static char *host_info_json(void) {
@@ -429,6 +463,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
                         .contended_pct = r->o->max_contention_pct > 0 ? r->o->max_contention_pct
                                                                       : METRICS_CONTENDED_PCT,
+                        .insn_plugin = r->insn_plugin,
                 };
 
                 if (plan_is_done(pc, (const char *const *)done))
@@ -536,6 +571,8 @@ static int check_qemu_reach(struct run *r, struct kb_error *err) {
                 if (ret == 0 && r->initrds && r->initrds[k])
                         ret = vm_qemu_can_reach(u, r->initrds[k], 1, err);
         }
+        if (ret == 0 && r->insn_plugin)
+                ret = vm_qemu_can_reach(u, r->insn_plugin, 1, err);
         return ret;
 }
 
@@ -641,6 +678,7 @@ static void run_free(struct run *r) {
         vm_conn_free(r->conn);
         db_close(r->db);
         g_free(r->accel_why);
+        g_free(r->insn_plugin);
         g_free(r->reserve);
         g_free(r->qemu_version);
         g_free(r->libvirt_version);
@@ -754,6 +792,7 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t 
         ret = build_images(&r, &err);
         if (ret < 0)
                 goto out;
+        stage_plugin(&r);
         ret = check_qemu_reach(&r, &err);
         if (ret < 0)
                 goto out;

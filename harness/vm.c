@@ -513,6 +513,16 @@ static void xml_text(GString *s, const char *text) {
         g_string_append(s, e);
 }
 
+int vm_plugin_path_ok(const char *path) {
+        return path && *path == '/' && !strchr(path, ',');
+}
+
+/* Plugins are a TCG feature: under KVM the guest runs on the host's CPU. */
+static int plugin_on(const struct vm_config *cfg) {
+        return cfg->plugin && cfg->plugin_out && strcmp(cfg->accel, "kvm") != 0 &&
+               vm_plugin_path_ok(cfg->plugin) && vm_plugin_path_ok(cfg->plugin_out);
+}
+
 char *vm_domain_xml(const struct vm_config *cfg) {
         GString *s = g_string_new(NULL);
 
@@ -583,18 +593,31 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                 g_string_append(s, "  <qemu:capabilities>\n"
                                    "    <qemu:del capability='cpu-unavailable-features'/>\n"
                                    "  </qemu:capabilities>\n");
+        if (cfg->n_forwards > 0 || plugin_on(cfg))
+                g_string_append(s, "  <qemu:commandline>\n");
         if (cfg->n_forwards > 0) {
                 /* Debian's libvirt ignores <portForward> on user interfaces, so
                  * the NIC goes in as QEMU arguments (the domain is tainted
                  * custom-argv, as expected). Forwards bind to 127.0.0.1 only. */
-                g_string_append(s, "  <qemu:commandline>\n    <qemu:arg value='-netdev'/>\n"
+                g_string_append(s, "    <qemu:arg value='-netdev'/>\n"
                                    "    <qemu:arg value='user,id=kbnet");
                 for (size_t i = 0; i < cfg->n_forwards && i < G_N_ELEMENTS(cfg->forwards); i++)
                         g_string_append_printf(s, ",hostfwd=tcp:127.0.0.1:%u-:%u",
                                                cfg->forwards[i].host, cfg->forwards[i].guest);
                 g_string_append(s, "'/>\n    <qemu:arg value='-device'/>\n"
-                                   "    <qemu:arg value='e1000,netdev=kbnet'/>\n  </qemu:commandline>\n");
+                                   "    <qemu:arg value='e1000,netdev=kbnet'/>\n");
         }
+        /* The instruction counter (plugin/kbinsn.c). QEMU splits -plugin's
+         * value at commas, so neither path may hold one (vm_plugin_path_ok). */
+        if (plugin_on(cfg)) {
+                g_string_append(s, "    <qemu:arg value='-plugin'/>\n    <qemu:arg value='file=");
+                xml_text(s, cfg->plugin);
+                g_string_append(s, ",out=");
+                xml_text(s, cfg->plugin_out);
+                g_string_append(s, "'/>\n");
+        }
+        if (cfg->n_forwards > 0 || plugin_on(cfg))
+                g_string_append(s, "  </qemu:commandline>\n");
         g_string_append(s, "</domain>\n");
         return g_string_free(s, FALSE);
 }

@@ -82,7 +82,14 @@ struct vm_config {
                                       or when NULL, ttyS1 is a pty opened through libvirt */
         size_t n_forwards;         /* > 0 adds user-mode networking with an e1000 NIC */
         struct vm_forward forwards[8];
+        const char *plugin;        /* TCG only: QEMU loads this plugin (plugin/kbinsn.c) with
+                                      out=plugin_out; NULL = none */
+        const char *plugin_out;    /* the plugin's counter file (harness/insncount.h) */
 };
+
+/* Whether path can be handed to QEMU's -plugin option: absolute, and
+ * without the comma that QEMU splits its value at. */
+int vm_plugin_path_ok(const char *path);
 
 /* What the event loop reports for a running domain. */
 enum vm_event {

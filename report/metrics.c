@@ -57,6 +57,10 @@ static const struct metrics_info report_rows[] = {
         { "vmstat.sy_mean", "%", METRICS_NONE, 0, "CPU split is context" },
         { "vmstat.wa_mean", "%", METRICS_NONE, 0, "CPU split is context" },
         { "vmstat.*_cov", "ratio", METRICS_NONE, 0, "a spread, not a level" },
+        /* What the guest executed per phase (harness/insncount.h): work
+         * done, which the host's speed does not move. */
+        { "guest.*.kernel_Minsn", "Minsn", METRICS_LOWER, 1, NULL },
+        { "guest.*.user_Minsn", "Minsn", METRICS_LOWER, 1, NULL },
         { "host.foreign_cpu_pct", "%", METRICS_NONE, 0, "how busy the host was beside the cell, not the kernel" },
         { "host.loadavg1", "", METRICS_NONE, 0, "how busy the host was beside the cell, not the kernel" },
         { "host.disk_write_MBps", "MB/s", METRICS_NONE, 0, "the host's view of the guest's writes: a cross-check" },

@@ -48,6 +48,34 @@ if [ -c /dev/kvm ]; then
   esac
 fi
 
+# QEMU's TCG plugin API header (plugin/kbinsn.c counts guest instructions
+# with it) ships in no Debian binary package, only in QEMU's source package,
+# and it must be the installed QEMU's own. So: a deb-src entry beside the
+# machine's own Debian sources, the source of exactly the installed version,
+# and from its tarball the one header. Kept by version, so this runs once.
+plugin_api=/var/cache/kbench/qemu-plugin-api
+qemu_version=$(dpkg-query -W -f='${source:Version}' qemu-system-x86)
+if [ "$(cat "$plugin_api/VERSION" 2>/dev/null)" != "$qemu_version" ]; then
+  src_list=/etc/apt/sources.list.d/kbench-deb-src.sources
+  if [ ! -f "$src_list" ]; then
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources > "$src_list"
+    else
+      grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' > "${src_list%.sources}.list"
+    fi
+    apt-get update -q
+  fi
+  work=$(mktemp -d)
+  (cd "$work" && apt-get source --download-only -q "qemu=$qemu_version" 2>&1 |
+     grep -v '^W: Download is performed unsandboxed' || true)
+  header=$(tar -tJf "$work"/qemu_*.orig.tar.xz | grep '/include/qemu/qemu-plugin.h$')
+  tar -xJf "$work"/qemu_*.orig.tar.xz -C "$work" "$header"
+  mkdir -p "$plugin_api"
+  cp "$work/$header" "$plugin_api/qemu-plugin.h"
+  echo "$qemu_version" > "$plugin_api/VERSION"
+  rm -rf "$work"
+fi
+
 if [ ! -f build/build.ninja ]; then
   meson setup build --werror
 fi

@@ -1,0 +1,42 @@
+/* fuzz-insncount.c: the counter file QEMU writes is untrusted. Its parser
+ * never reads past the bytes it is given, and what it accepts re-parses the
+ * same; a phase mark built from the same bytes never makes a metric name
+ * the registry's patterns would not expect. */
+#include <assert.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "harness/insncount.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        static struct insncount_marks marks;
+        struct insncount_totals t, t2;
+        struct metric_list ml = { 0 };
+        int r = insncount_parse(data, size, &t);
+
+        assert(r == 0 || r == -EAGAIN || r == -EBADMSG);
+        if (r == 0) {
+                assert(insncount_parse(data, size, &t2) == 0);
+                assert(memcmp(&t, &t2, sizeof(t)) == 0);
+        } else
+                memset(&t, 0, sizeof(t));
+        /* The same bytes as a phase mark's payload, twice, then an end. */
+        marks.n = 0;
+        insncount_mark(&marks, (const char *)data, size, &t);
+        t.insns[0]++;
+        insncount_mark(&marks, (const char *)data, size, &t);
+        insncount_mark(&marks, "phase end", 9, &t);
+        assert(insncount_metrics(&marks, &ml) == 0);
+        for (size_t i = 0; i < ml.n; i++) {
+                const char *name = ml.v[i].name;
+                assert(strncmp(name, "guest.", 6) == 0);
+                for (const char *p = name; *p; p++)
+                        assert((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' ||
+                               *p == '.' || *p == 'M');
+        }
+        metric_list_clear(&ml);
+        return 0;
+}

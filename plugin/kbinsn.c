@@ -1,0 +1,85 @@
+/* plugin/kbinsn.c: a QEMU TCG plugin that counts the guest instructions
+ * every vCPU executes, kernel and user apart. Under TCG every timed figure
+ * is the emulator's speed as much as the kernel's, and the host's speed
+ * drifts by tens of percent from one day, or one minute, to the next; the
+ * number of instructions the guest's kernel executes to write a file does
+ * not. QEMU loads it with
+ *
+ *   -plugin file=libkbinsn.so,out=FILE
+ *
+ * FILE is common/insncount-format.h's, made by kbench beforehand; the
+ * counters live in a shared mapping of it, so counting costs no system call
+ * and the host reads running totals at the guest's phase marks. A
+ * translation block is kernel code when its first address lies in x86-64's
+ * upper half: a block never crosses from one half to the other. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <qemu-plugin.h>
+
+#include "common/insncount-format.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+static struct insncount_file *counts;
+static int one_vcpu;                       /* a single vCPU: inline adds, no callback */
+
+/* udata: the block's instruction count << 1 | its mode. */
+static void tb_exec(unsigned int vcpu, void *udata) {
+        uintptr_t v = (uintptr_t)udata;
+
+        if (vcpu < INSNCOUNT_VCPUS_MAX)
+                counts->vcpu[vcpu].insns[v & 1] += v >> 1;
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
+        uint64_t n = qemu_plugin_tb_n_insns(tb);
+        int mode = qemu_plugin_tb_vaddr(tb) >> 63 ? INSNCOUNT_KERNEL : INSNCOUNT_USER;
+
+        /* One vCPU thread: a plain add in the generated code, the cheapest
+         * way to count. Several: a callback that knows which vCPU runs. */
+        if (one_vcpu)
+                qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                         &counts->vcpu[0].insns[mode], n);
+        else
+                qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
+                                                     (void *)(uintptr_t)(n << 1 | (uint64_t)mode));
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv) {
+        const char *out = NULL;
+        struct stat st;
+        void *p;
+        int fd;
+
+        for (int i = 0; i < argc; i++)
+                if (strncmp(argv[i], "out=", 4) == 0)
+                        out = argv[i] + 4;
+        if (!out || !info->system_emulation || info->system.max_vcpus < 1 ||
+            info->system.max_vcpus > INSNCOUNT_VCPUS_MAX)
+                return -1;
+        /* kbench made the file: never create one, never follow a link. */
+        fd = open(out, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -1;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != INSNCOUNT_FILE_SIZE) {
+                close(fd);
+                return -1;
+        }
+        p = mmap(NULL, INSNCOUNT_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED)
+                return -1;
+        counts = p;
+        counts->version = INSNCOUNT_VERSION;
+        counts->n_vcpus = (uint32_t)info->system.max_vcpus;
+        memcpy(counts->magic, INSNCOUNT_MAGIC, sizeof(counts->magic));
+        one_vcpu = info->system.max_vcpus == 1;
+        qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+        return 0;
+}
