@@ -37,6 +37,8 @@ struct compare_view *compare_view_free(struct compare_view *v) {
                 free(g->key);
                 free(g->workload);
                 free(g->spec);
+                for (size_t k = 0; k < ELEMENTSOF(g->notes); k++)
+                        free(g->notes[k]);
                 side_free(&g->a);
                 side_free(&g->b);
         }
@@ -117,17 +119,44 @@ bad:
                           "tag:NAME[:KERNEL])", text);
 }
 
+/* x's values moved away from their mean by sqrt(n + 1): the same mean,
+ * and a variance of the mean of sd^2 (1/n + 1) for a test that divides by
+ * n. Welch's test and Fieller's interval depend on the values only through
+ * mean, variance and n, so this is exact for both. Caller frees. */
+static double *with_run_offset(const double *x, size_t n, double mean) {
+        double *y = malloc((n + 1) * sizeof(*y)), k = sqrt((double)n + 1);
+
+        for (size_t i = 0; y && i < n; i++)
+                y[i] = mean + (x[i] - mean) * k;
+        return y;
+}
+
 void compare_metric_stats(struct compare_metric *m, double alpha) {
         static const struct stats_test undefined = { NAN, NAN, NAN, 0 };
+        _cleanup_free_ double *ia = NULL, *ib = NULL;
+        const double *ta = m->a, *tb = m->b;
+        struct stats_summary isa, isb;
         double cov = NAN;
 
         stats_summarize(m->a, m->na, &m->sa);
         stats_summarize(m->b, m->nb, &m->sb);
+        isa = m->sa;
+        isb = m->sb;
+        if (m->run_offset && m->na && m->nb) {
+                ia = with_run_offset(m->a, m->na, m->sa.mean);
+                ib = with_run_offset(m->b, m->nb, m->sb.mean);
+                if (ia && ib) {
+                        ta = ia;
+                        tb = ib;
+                        stats_summarize(ia, m->na, &isa);
+                        stats_summarize(ib, m->nb, &isb);
+                }
+        }
         m->change = m->na && m->nb && m->sa.mean != 0 ? m->sb.mean / m->sa.mean - 1 : NAN;
         m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
-        if (stats_ratio_ci(m->a, m->na, m->b, m->nb, COMPARE_LEVEL, &m->ratio) < 0)
+        if (stats_ratio_ci(ta, m->na, tb, m->nb, COMPARE_LEVEL, &m->ratio) < 0)
                 m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
-        if (stats_welch(m->a, m->na, m->b, m->nb, &m->welch) < 0)
+        if (stats_welch(ta, m->na, tb, m->nb, &m->welch) < 0)
                 m->welch = undefined;
         if (stats_mann_whitney(m->a, m->na, m->b, m->nb, &m->mw) < 0)
                 m->mw = undefined;
@@ -138,7 +167,7 @@ void compare_metric_stats(struct compare_metric *m, double alpha) {
         m->n_for_2 = m->n_for_5 = 0;
         if (!m->judged)
                 goto done;
-        m->mde = m->na > 1 && m->nb > 1 ? stats_mde(&m->sa, &m->sb, alpha, COMPARE_POWER) : NAN;
+        m->mde = m->na > 1 && m->nb > 1 ? stats_mde(&isa, &isb, alpha, COMPARE_POWER) : NAN;
         /* The spread both sides share: the root mean square of their CoVs. */
         if (isfinite(m->sa.cov) && isfinite(m->sb.cov))
                 cov = sqrt((m->sa.cov * m->sa.cov + m->sb.cov * m->sb.cov) / 2);
@@ -154,7 +183,7 @@ done:
 /* Judged, with values on both sides, and sizes at which a rank test can
  * reach alpha: the metrics whose Welch p enters the BH family. */
 static int in_family(const struct compare_metric *m, double alpha) {
-        return m->judged && m->na && m->nb && m->mw_min_p <= alpha && isfinite(m->welch.p);
+        return m->judged && !m->withheld && m->na && m->nb && m->mw_min_p <= alpha && isfinite(m->welch.p);
 }
 
 enum compare_verdict compare_decide(const struct compare_metric *m, double q, double alpha, double noise) {
@@ -165,6 +194,8 @@ enum compare_verdict compare_decide(const struct compare_metric *m, double q, do
                 return COMPARE_INFO;
         if (m->na == 0 || m->nb == 0)
                 return COMPARE_ONE_SIDE;
+        if (m->withheld)
+                return COMPARE_WITHHELD;
         if (m->mw_min_p > alpha)
                 return COMPARE_N_SMALL;
         if (!isfinite(m->welch.p) || !isfinite(q))
@@ -249,6 +280,8 @@ const char *compare_verdict_name(enum compare_verdict v) {
                 return "undefined";
         case COMPARE_ONE_SIDE:
                 return "one side";
+        case COMPARE_WITHHELD:
+                return "withheld";
         }
         return "?";
 }

@@ -43,6 +43,7 @@ enum compare_verdict {
         COMPARE_N_SMALL,           /* the rank test cannot reach alpha at these sizes */
         COMPARE_UNDEFINED,         /* a side has < 2 values, or no spread at all */
         COMPARE_ONE_SIDE,          /* the metric has values on one side only */
+        COMPARE_WITHHELD,          /* judged, but the host was busy beside the cells: no verdict */
 };
 
 /* One metric of one paired group. */
@@ -64,6 +65,10 @@ struct compare_metric {
                                       at alpha; judged metrics only, else NAN */
         size_t n_for_2, n_for_5;   /* repeats per side for 2 % / 5 % at 80 % power (from the RMS
                                       of both sides' CoV); judged metrics only; 0 unknown */
+        int run_offset;            /* set before compare_metric_stats: the sides come from
+                                      different runs, so each side's mean also carries that run's
+                                      offset (see compare_metric_stats) */
+        const char *withheld;      /* why a judged metric gets no verdict (static), or NULL */
         enum compare_verdict verdict;
 };
 
@@ -88,6 +93,9 @@ struct compare_group {
                                       contribute mean(a)/mean(b)); NAN when none */
         size_t n_geomean;
         size_t worse, better;
+        char *notes[4];            /* what limits the group's verdicts, one line each, NULL-
+                                      terminated (owned): contended cells, different runs, timed
+                                      metrics paced by the emulator */
 };
 
 /* A group found on one side only. */
@@ -147,9 +155,13 @@ struct compare_selector {
 int compare_selector_parse(const char *text, struct compare_selector *ret, struct kb_error *err);
 
 /* The statistics of one metric from its values (m->a, m->b, na, nb, judged
- * set): summaries, change, Fieller CI, both tests, and for judged metrics
- * the MDE and the repeats for 2 %/5 %.
- * Leaves q and verdict to compare_judge(). */
+ * and run_offset set): summaries, change, Fieller CI, both tests, and for
+ * judged metrics the MDE and the repeats for 2 %/5 %.
+ * With run_offset, Welch's test, the CI and the MDE take each side's mean
+ * to vary by sd^2 (1/n + 1) instead of sd^2 / n: one run is one draw of the
+ * host's drift, assumed as wide as the scatter of the cells inside a run
+ * (docs/design.md, "Comparisons across runs"). The shown summaries stay the
+ * cells' own. Leaves q and verdict to compare_judge(). */
 void compare_metric_stats(struct compare_metric *m, double alpha);
 
 /* The verdict of one metric from its statistics and its BH q (pure; the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "report/hostdisk.h"
 #include "report/json.h"
 #include "report/utf8.h"
@@ -346,7 +347,7 @@ static json_t *nfor_json(size_t n) {
 
 static json_t *metric_cmp_json(const struct compare_metric *m) {
         return json_pack("{s:o, s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:b}, "
-                         "s:o, s:o, s:o, s:o, s:o, s:s}",
+                         "s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b}",
                          "name", json_str(m->name), "unit", json_str(m->unit ? m->unit : ""), "direction",
                          metrics_direction_name(m->info.direction), "judged", m->judged, "why_not_judged",
                          m->judged ? json_null() : json_str(m->info.why), "a",
@@ -360,7 +361,8 @@ static json_t *metric_cmp_json(const struct compare_metric *m) {
                          json_num(m->mw.p), "exact", m->mw.exact, "mann_whitney_min_p", json_num(m->mw_min_p),
                          "q_bh", json_num(m->q), "mde_pct", json_num(m->mde * 100), "n_for_2pct",
                          nfor_json(m->n_for_2), "n_for_5pct", nfor_json(m->n_for_5), "verdict",
-                         compare_verdict_name(m->verdict));
+                         compare_verdict_name(m->verdict), "withheld_why", json_str(m->withheld), "run_offset",
+                         m->run_offset);
 }
 
 json_t *json_view_compare(const struct compare_view *v) {
@@ -376,18 +378,21 @@ json_t *json_view_compare(const struct compare_view *v) {
                 json_array_append_new(ignored, json_str(v->ignored[i]));
         for (size_t i = 0; i < v->n_groups; i++) {
                 const struct compare_group *g = &v->groups[i];
-                json_t *ms = json_array();
+                json_t *ms = json_array(), *notes = json_array();
 
                 for (size_t k = 0; ms && k < g->n_m; k++)
                         json_array_append_new(ms, metric_cmp_json(&g->m[k]));
+                for (size_t k = 0; notes && k < ELEMENTSOF(g->notes) && g->notes[k]; k++)
+                        json_array_append_new(notes, json_str(g->notes[k]));
                 json_array_append_new(groups,
-                                      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}", "workload",
+                                      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o}", "workload",
                                                 json_str(g->workload), "spec", json_str(g->spec), "settings", settings_json(g->key),
                                                 "a", side_json(&g->a), "b", side_json(&g->b), "metrics",
                                                 ms ? ms : json_null(), "geomean_change_pct",
                                                 json_num((g->geomean - 1) * 100), "geomean_metrics",
                                                 (json_int_t)g->n_geomean, "worse", (json_int_t)g->worse,
-                                                "better", (json_int_t)g->better));
+                                                "better", (json_int_t)g->better, "notes",
+                                                notes ? notes : json_null()));
         }
         for (size_t i = 0; i < v->n_lonely; i++) {
                 const struct compare_lonely *l = &v->lonely[i];

@@ -22,6 +22,8 @@ struct metrics_info {
         enum metrics_direction direction;
         int verdict;               /* 1: enters better/worse verdicts; 0: shown only */
         const char *why;           /* for informational rows: why no verdict, else NULL */
+        int host_timed;            /* 1: a time or rate, which the host's CPU speed moves (under
+                                      TCG, the emulator's speed); 0: a count of work done */
 };
 
 /* Foreign CPU (host.foreign_cpu_pct) above which a cell is contended

@@ -212,9 +212,11 @@ struct store {
         int64_t base, again, thr, small, slowdisk, mixed;
 };
 
+/* KVM: under TCG an unthrottled dd's rates are not judged (see the tcg_*
+ * tests), and most tests here are about how judged rates pair and decide. */
 static const char settings_json[] =
         "{\"workloads\":[\"dd:size=,bs=1M\"],\"repeats\":6,\"mem_mb\":256,\"cpus\":1,\"disk_bytes\":2147483648,"
-        "\"disk_mbps\":0,\"fs\":\"ext4\",\"accel\":\"tcg\",\"append\":null}";
+        "\"disk_mbps\":0,\"fs\":\"ext4\",\"accel\":\"kvm\",\"append\":null}";
 
 static int64_t add_run(struct store *s, const char *tag) {
         struct kb_error err = { { 0 } };
@@ -237,13 +239,13 @@ static void add_cell(struct store *s, int64_t run, const char *kid, const char *
                 { .name = "vmstat.bo_mean", .value = w * 1000, .has_value = 1, .unit = "blocks/s" },
         };
         struct db_cell c = { .run_id = run, .cell_key = key, .kernel_id = kid, .workload = "dd",
-                             .params_json = params, .attempt = attempt, .state = state, .accel = "tcg",
+                             .params_json = params, .attempt = attempt, .state = state, .accel = "kvm",
                              .started_at = 1700000100, .boot_s = 3.0 + w / 1000, .workload_s = 10,
                              .total_s = 14, .exit_code = 0, .n_metrics = 4, .metrics = m };
 
         snprintf(params, sizeof(params),
                  "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_bytes\":2147483648,"
-                 "\"disk_mbps\":%d,\"fs\":\"ext4\",\"mount_opts\":\"\",\"swap_bytes\":0,\"accel\":\"tcg\"}",
+                 "\"disk_mbps\":%d,\"fs\":\"ext4\",\"mount_opts\":\"\",\"swap_bytes\":0,\"accel\":\"kvm\"}",
                  disk_mbps);
         ASSERT_EQ(db_cell_insert(s->db, &c, NULL, &err), 0);
 }
@@ -789,6 +791,190 @@ TEST(markdown_masks_controls) {
         text = render(v, 0);
         ASSERT_TRUE(strstr(text, "\ndd.x?31m?|y ") != NULL);
         free(text);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+/* ---- what the host allows a verdict on ------------------------------------ */
+
+/* A run under TCG, disk throttled to disk_mbps (0: not). */
+static int64_t add_tcg_run(struct store *s, const char *tag, int disk_mbps) {
+        struct kb_error err = { { 0 } };
+        char settings[256];
+        struct db_run run = { .tag = tag, .settings_json = settings, .started_at = 1700000000 };
+
+        snprintf(settings, sizeof(settings),
+                 "{\"workloads\":[\"dd:size=,bs=1M\"],\"repeats\":6,\"mem_mb\":256,\"cpus\":1,"
+                 "\"disk_bytes\":2147483648,\"disk_mbps\":%d,\"fs\":\"ext4\",\"accel\":\"tcg\"}", disk_mbps);
+        ASSERT_EQ(db_run_create(s->db, &run, &err), 0);
+        return run.id;
+}
+
+/* One TCG dd cell: its write rate, the kernel instructions of its write
+ * phase (millions), and the foreign CPU beside it. */
+static void add_tcg_cell(struct store *s, int64_t run, const char *kid, const char *key, double w, double kinsn,
+                         double foreign, int disk_mbps) {
+        struct kb_error err = { { 0 } };
+        char params[256];
+        struct db_metric m[] = {
+                { .name = "dd.write_MBps", .value = w, .has_value = 1, .unit = "MB/s" },
+                { .name = "guest.write.kernel_Minsn", .value = kinsn, .has_value = 1, .unit = "Minsn" },
+                { .name = "host.foreign_cpu_pct", .value = foreign, .has_value = 1, .unit = "%" },
+        };
+        struct db_cell c = { .run_id = run, .cell_key = key, .kernel_id = kid, .workload = "dd",
+                             .params_json = params, .attempt = 1, .state = "ok", .accel = "tcg",
+                             .started_at = 1700000100, .boot_s = 3.0, .workload_s = 10,
+                             .total_s = 14, .exit_code = 0, .n_metrics = 3, .metrics = m };
+
+        snprintf(params, sizeof(params),
+                 "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_bytes\":2147483648,"
+                 "\"disk_mbps\":%d,\"fs\":\"ext4\",\"mount_opts\":\"\",\"swap_bytes\":0,\"accel\":\"tcg\"}",
+                 disk_mbps);
+        ASSERT_EQ(db_cell_insert(s->db, &c, NULL, &err), 0);
+}
+
+static int has_note(const struct compare_group *g, const char *what) {
+        for (size_t i = 0; i < ELEMENTSOF(g->notes) && g->notes[i]; i++)
+                if (strstr(g->notes[i], what))
+                        return 1;
+        return 0;
+}
+
+/* Under TCG with an unthrottled disk, dd's rate is the emulator's speed:
+ * shown, not judged, and the instruction count decides. A 20 % faster
+ * write rate with 10 % more kernel instructions is "worse", not "better". */
+TEST(tcg_rates_not_judged) {
+        static const double jitter[] = { 0, 0.4, -0.3, 0.2, -0.2, 0.1 };
+        struct store s;
+        struct compare_view *v;
+        const struct compare_metric *m;
+        int64_t run;
+        char key[8], sa[48], sb[48], *text;
+        json_t *j;
+
+        store_init(&s);
+        run = add_tcg_run(&s, "tcg", 0);
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", 2 * i);
+                add_tcg_cell(&s, run, KID2, key, 100 + 10 * jitter[i], 2000 * (1 + jitter[i] / 100), 1, 0);
+                snprintf(key, sizeof(key), "c%03d", 2 * i + 1);
+                add_tcg_cell(&s, run, KID, key, 120 + 10 * jitter[i], 2200 * (1 + jitter[i] / 100), 1, 0);
+        }
+        snprintf(sa, sizeof(sa), "run:%lld:6.1.0-47-amd64", (long long)run);
+        snprintf(sb, sizeof(sb), "run:%lld:6.1.0-57-amd64", (long long)run);
+        v = load(&s, sa, sb, NULL, 0);
+        ASSERT_EQ(v->groups[0].b.runs[0], run);
+        m = metric(v, "dd.write_MBps");
+        ASSERT_EQ(m->judged, 0);
+        ASSERT_EQ(m->verdict, COMPARE_INFO);
+        ASSERT_TRUE(strstr(m->info.why, "emulator") != NULL);
+        m = metric(v, "guest.write.kernel_Minsn");
+        ASSERT_EQ(m->judged, 1);
+        ASSERT_EQ(m->run_offset, 0);
+        ASSERT_EQ(m->verdict, COMPARE_WORSE);
+        ASSERT_EQ(v->worse, 1);
+        ASSERT_EQ(v->better, 0);
+        ASSERT_TRUE(has_note(&v->groups[0], "rates and times are not judged"));
+        ASSERT_TRUE(!has_note(&v->groups[0], "different runs"));
+        text = render(v, 0);
+        ASSERT_TRUE(strstr(text, "  note: rates and times are not judged: under TCG") != NULL);
+        free(text);
+        j = render_json(v);
+        ASSERT_TRUE(json_is_array(json_object_get(json_array_get(json_object_get(j, "groups"), 0), "notes")));
+        json_decref(j);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+/* With the disk throttled the disk sets the pace and rates are judged,
+ * unless a side's cells were contended: then only the counts get a
+ * verdict. */
+TEST(contended_rates_withheld) {
+        struct store s;
+        struct compare_view *v;
+        const struct compare_metric *m;
+        int64_t run;
+        char key[8], sa[48], sb[48];
+
+        store_init(&s);
+        run = add_tcg_run(&s, "thr", 40);
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", 2 * i);
+                add_tcg_cell(&s, run, KID2, key, 40 + 0.01 * i, 2000 + i, 1, 40);
+                snprintf(key, sizeof(key), "c%03d", 2 * i + 1);
+                add_tcg_cell(&s, run, KID, key, 37.6 + 0.01 * i, 2000 + i, i == 4 ? 35 : 1, 40);
+        }
+        snprintf(sa, sizeof(sa), "run:%lld:6.1.0-47-amd64", (long long)run);
+        snprintf(sb, sizeof(sb), "run:%lld:6.1.0-57-amd64", (long long)run);
+        v = load(&s, sa, sb, NULL, 0);
+        m = metric(v, "dd.write_MBps");
+        ASSERT_EQ(m->judged, 1);
+        ASSERT_EQ(m->verdict, COMPARE_WITHHELD);
+        ASSERT_TRUE(isnan(m->q));
+        ASSERT_TRUE(strstr(m->withheld, "contended") != NULL);
+        ASSERT_STREQ(compare_verdict_name(m->verdict), "withheld");
+        ASSERT_EQ(metric(v, "guest.write.kernel_Minsn")->verdict, COMPARE_SAME);
+        ASSERT_EQ(v->worse, 0);
+        ASSERT_TRUE(has_note(&v->groups[0], "contended cells, A 0 of 6, B 1 of 6"));
+        v = compare_view_free(v);
+        /* The same cells without the busy one: -6 % is worse. */
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db), "UPDATE metrics SET value = 1 WHERE name = 'host.foreign_cpu_pct'",
+                               NULL, NULL, NULL), SQLITE_OK);
+        snprintf(sa, sizeof(sa), "run:%lld:6.1.0-47-amd64", (long long)run);
+        snprintf(sb, sizeof(sb), "run:%lld:6.1.0-57-amd64", (long long)run);
+        v = load(&s, sa, sb, NULL, 0);
+        ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_WORSE);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+/* Two runs of one kernel whose means differ by 4 % while the cells inside
+ * each scatter by 1 %: the host's drift between runs, not a change. Taken
+ * as cells of one population the difference is "worse"; with each run
+ * carrying an offset as wide as its scatter it is "~". The same 4 % between
+ * two kernels interleaved in one run stays "worse". */
+TEST(runs_carry_an_offset) {
+        static const double d[] = { -1, 1, -0.5, 0.5, 0, 0.2 };
+        struct store s;
+        struct compare_view *v;
+        const struct compare_metric *m;
+        int64_t r3;
+        char key[8], sa[48], sb[48];
+
+        store_init(&s);
+        int64_t r1 = add_tcg_run(&s, "aa1", 40), r2 = add_tcg_run(&s, "aa2", 40);
+
+        r3 = add_tcg_run(&s, "ab", 40);
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                add_tcg_cell(&s, r1, KID2, key, 40 * (1 + d[i] / 100), 2000 * (1 + d[i] / 100), 1, 40);
+                add_tcg_cell(&s, r2, KID2, key, 38.4 * (1 + d[(i + 2) % 6] / 100), 2080 * (1 + d[i] / 100), 1,
+                             40);
+                snprintf(key, sizeof(key), "c%03d", 2 * i);
+                add_tcg_cell(&s, r3, KID2, key, 40 * (1 + d[i] / 100), 2000 * (1 + d[i] / 100), 1, 40);
+                snprintf(key, sizeof(key), "c%03d", 2 * i + 1);
+                add_tcg_cell(&s, r3, KID, key, 38.4 * (1 + d[(i + 2) % 6] / 100), 2080 * (1 + d[i] / 100), 1, 40);
+        }
+        v = load(&s, "tag:aa1", "tag:aa2", NULL, 0);
+        m = metric(v, "dd.write_MBps");
+        ASSERT_EQ(m->run_offset, 1);
+        ASSERT_NEAR(m->change, -0.04, 0.001);
+        ASSERT_EQ(m->verdict, COMPARE_SAME);
+        ASSERT_EQ(metric(v, "guest.write.kernel_Minsn")->verdict, COMPARE_SAME);
+        /* The shown spread is the cells' own, the MDE the offset's. */
+        ASSERT_TRUE(m->sa.cov < 0.01);
+        ASSERT_TRUE(m->mde > 0.03);
+        ASSERT_TRUE(has_note(&v->groups[0], "different runs"));
+        v = compare_view_free(v);
+        snprintf(sa, sizeof(sa), "run:%lld:6.1.0-47-amd64", (long long)r3);
+        snprintf(sb, sizeof(sb), "run:%lld:6.1.0-57-amd64", (long long)r3);
+        v = load(&s, sa, sb, NULL, 0);
+        ASSERT_EQ(v->groups[0].a.runs[0], r3);
+        m = metric(v, "dd.write_MBps");
+        ASSERT_EQ(m->run_offset, 0);
+        ASSERT_EQ(m->verdict, COMPARE_WORSE);
+        ASSERT_EQ(metric(v, "guest.write.kernel_Minsn")->verdict, COMPARE_WORSE);
+        ASSERT_TRUE(m->mde < 0.02);
         v = compare_view_free(v);
         store_done(&s);
 }

@@ -597,7 +597,16 @@ static void group_table(const struct compare_view *v, const struct compare_group
         side_line("B:", &g->b, out);
         fputs(md ? "\n- settings: `" : "\n  settings: ", out);
         settings_line(g->key, out);
-        fputs(md ? "`\n\n" : "\n\n", out);
+        fputs(md ? "`\n" : "\n", out);
+        for (size_t i = 0; i < ELEMENTSOF(g->notes) && g->notes[i]; i++) {
+                fputs(md ? "- note: " : "  note: ", out);
+                if (md)
+                        put_masked(out, g->notes[i], 0, 0);
+                else
+                        put_text(out, g->notes[i], 0);
+                fputc('\n', out);
+        }
+        fputc('\n', out);
         for (int c = 0; c < C_COUNT; c++) {
                 if (md)
                         fprintf(out, "| %s ", col_title[c]);

@@ -59,18 +59,26 @@ struct view_run *view_run_free(struct view_run *v) {
         return NULL;
 }
 
-int view_contended(const struct query_run *run, const struct query_metric *m, size_t n) {
-        double limit = METRICS_CONTENDED_PCT;
-        json_t *settings = run && run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+/* The foreign CPU above which a run's cells are contended. */
+static double contention_limit(const json_t *settings) {
         json_t *p = json_object_get(settings, "max_contention_pct");
 
-        if (json_is_number(p) && json_number_value(p) > 0)
-                limit = json_number_value(p);
-        json_decref(settings);
+        return json_is_number(p) && json_number_value(p) > 0 ? json_number_value(p) : METRICS_CONTENDED_PCT;
+}
+
+static int contended_over(double limit, const struct query_metric *m, size_t n) {
         for (size_t i = 0; i < n; i++)
                 if (strcmp(m[i].name, "host.foreign_cpu_pct") == 0)
                         return m[i].has_value ? m[i].value > limit : -1;
         return -1;
+}
+
+int view_contended(const struct query_run *run, const struct query_metric *m, size_t n) {
+        json_t *settings = run && run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+        double limit = contention_limit(settings);
+
+        json_decref(settings);
+        return contended_over(limit, m, n);
 }
 
 static int view_run_fill(struct db *db, int64_t run_id, struct view_run *v, struct kb_error *err) {
@@ -225,6 +233,9 @@ struct side_group {
         size_t n_fails;
         int64_t *runs;             /* the runs its cells come from */
         size_t n_runs, cap_runs;
+        size_t contended;          /* ok cells the host was busy beside (host.foreign_cpu_pct) */
+        size_t cpu_paced;          /* ok cells whose rates the emulator's CPU set: TCG, no disk
+                                      throttle */
         struct side_metric *m;
         size_t n_m, cap_m;
         int paired;
@@ -370,9 +381,45 @@ static void mark_ignored(const struct query_selection *sel, const struct query_s
                         found[k] = 1;
 }
 
+/* Under TCG the guest runs on the emulator, and with the disk unthrottled
+ * a dd or tiobench cell is CPU-bound (sy ~98 %): its rates and times are
+ * then the emulator's speed as much as the kernel's, and even their sign
+ * can be the emulator's (docs/design.md, "What a verdict judges"). With a
+ * throttled disk the disk sets the pace. A cell's own params win over its
+ * run's settings. */
+static int cpu_paced(const json_t *settings, const char *params_json) {
+        json_t *params = params_json ? json_loads(params_json, 0, NULL) : NULL;
+        json_t *accel = json_object_get(params, "accel"), *mbps = json_object_get(params, "disk_mbps");
+        int paced;
+
+        if (!accel)
+                accel = json_object_get(settings, "accel");
+        if (!mbps)
+                mbps = json_object_get(settings, "disk_mbps");
+        paced = json_is_string(accel) && strcmp(json_string_value(accel), "tcg") == 0 &&
+                !(json_is_number(mbps) && json_number_value(mbps) > 0);
+        json_decref(params);
+        return paced;
+}
+
+static int side_add_cells(struct side *s, const struct query_selection *sel, const struct compare_options *o,
+                          const json_t *settings, double limit, unsigned char *ignored_found,
+                          struct kb_error *err);
+
 /* Add one (run, kernel) selection's cells to side s. */
 static int side_add(struct side *s, const struct query_selection *sel, const struct compare_options *o,
                     unsigned char *ignored_found, struct kb_error *err) {
+        json_t *settings = sel->settings_json ? json_loads(sel->settings_json, 0, NULL) : NULL;
+        double limit = contention_limit(settings);
+        int r = side_add_cells(s, sel, o, settings, limit, ignored_found, err);
+
+        json_decref(settings);
+        return r;
+}
+
+static int side_add_cells(struct side *s, const struct query_selection *sel, const struct compare_options *o,
+                          const json_t *settings, double limit, unsigned char *ignored_found,
+                          struct kb_error *err) {
         for (size_t i = 0; i < sel->n_cells; i++) {
                 const struct query_sel_cell *c = &sel->cells[i];
                 _cleanup_free_ char *key = NULL, *spec = NULL;
@@ -394,6 +441,8 @@ static int side_add(struct side *s, const struct query_selection *sel, const str
                         continue;
                 }
                 g->ok++;
+                g->contended += contended_over(limit, c->metrics, c->n_metrics) == 1;
+                g->cpu_paced += cpu_paced(settings, c->params_json);
                 for (size_t k = 0; k < c->n_metrics; k++) {
                         m = side_metric(g, c->metrics[k].name, c->metrics[k].unit, k, o->metric_glob);
                         if (!m || side_add_value(m, c->metrics[k].has_value, c->metrics[k].value) < 0)
@@ -761,6 +810,59 @@ static double *take_values(struct side_metric *sm, size_t *ret_n, size_t *ret_mi
         return sm ? TAKE_PTR(sm->v) : NULL;
 }
 
+static int same_runs(const struct compare_side *a, const struct compare_side *b) {
+        if (a->n_runs != b->n_runs)
+                return 0;
+        for (size_t i = 0; i < a->n_runs; i++)          /* both sorted by copy_side */
+                if (a->runs[i] != b->runs[i])
+                        return 0;
+        return 1;
+}
+
+static const char why_cpu_paced[] =
+        "under TCG with an unthrottled disk a rate or time is the emulator's speed as much as the kernel's; "
+        "the guest.*_Minsn counts are judged instead";
+static const char why_contended[] = "the host was busy beside some cells (contended)";
+
+/* What the group's cells allow a verdict on, per metric: rates and times
+ * paced by the emulator are shown, not judged; with contended cells on
+ * either side they are judged but get no verdict; counts of work done
+ * keep theirs, since a busy host slows QEMU, not what the guest executes.
+ * Sides from different runs carry each run's offset (compare_metric_stats). */
+static void judge_rules(const struct side_group *ga, const struct side_group *gb, struct compare_group *g,
+                        struct compare_metric *m) {
+        m->run_offset = !same_runs(&g->a, &g->b);
+        if (!m->judged || !m->info.host_timed)
+                return;
+        if (ga->cpu_paced || gb->cpu_paced) {
+                m->judged = 0;
+                m->info.why = why_cpu_paced;
+        } else if (ga->contended || gb->contended)
+                m->withheld = why_contended;
+}
+
+/* One line per limit that judge_rules applied, for every renderer. */
+static int group_notes(const struct side_group *ga, const struct side_group *gb, struct compare_group *g) {
+        size_t k = 0;
+        int timed = 0;
+
+        for (size_t i = 0; i < g->n_m; i++)
+                timed |= g->m[i].info.host_timed && g->m[i].info.direction != METRICS_NONE;
+        if (!same_runs(&g->a, &g->b) &&
+            asprintf(&g->notes[k++], "A and B come from different runs: the host's speed drifts between runs, so "
+                     "each side's mean carries one run's offset, taken as wide as the cells' own scatter") < 0)
+                return -ENOMEM;
+        if (timed && (ga->cpu_paced || gb->cpu_paced) &&
+            asprintf(&g->notes[k++], "rates and times are not judged: %s", why_cpu_paced) < 0)
+                return -ENOMEM;
+        else if (timed && !(ga->cpu_paced || gb->cpu_paced) && (ga->contended || gb->contended) &&
+                 asprintf(&g->notes[k++], "rates and times get no verdict: contended cells, A %zu of %zu, B %zu of "
+                          "%zu (host.foreign_cpu_pct over the run's limit); rerun on a quiet host",
+                          ga->contended, ga->ok, gb->contended, gb->ok) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 static int pair_group(struct side_group *ga, struct side_group *gb, double alpha, struct compare_group *g) {
         size_t cap = ga->n_m + gb->n_m;
 
@@ -801,11 +903,12 @@ static int pair_group(struct side_group *ga, struct side_group *gb, double alpha
                                 free(sy->name);
                                 sy->name = NULL;
                         }
+                        judge_rules(ga, gb, g, m);
                         compare_metric_stats(m, alpha);
                 }
         }
         qsort_r(g->m, g->n_m, sizeof(*g->m), metric_cmp, g->workload);
-        return 0;
+        return group_notes(ga, gb, g);
 }
 
 static int add_lonely(struct compare_view *v, char side, struct side_group *g, const struct side *other) {

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "report/compare.h"
 #include "report/html.h"
 #include "report/stats.h"
@@ -224,6 +225,8 @@ static void group(struct html *h, const struct site *s, const struct site_compar
         side_line(h, "A:", &g->a);
         side_line(h, "B:", &g->b);
         settings_line(h, g->key);
+        for (size_t i = 0; i < ELEMENTSOF(g->notes) && g->notes[i]; i++)
+                html_elem(h, "li", g->notes[i]);
         html_start(h, "li");
         html_textf(h, "%zu worse, %zu better", g->worse, g->better);
         if (isfinite(g->geomean))
