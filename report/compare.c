@@ -119,15 +119,36 @@ bad:
                           "tag:NAME[:KERNEL])", text);
 }
 
-/* x's values moved away from their mean by sqrt(n + 1): the same mean,
- * and a variance of the mean of sd^2 (1/n + 1) for a test that divides by
- * n. Welch's test and Fieller's interval depend on the values only through
- * mean, variance and n, so this is exact for both. Caller frees. */
-static double *with_run_offset(const double *x, size_t n, double mean) {
-        double *y = malloc((n + 1) * sizeof(*y)), k = sqrt((double)n + 1);
+/* The variance one run's offset adds to its side's mean. The host's speed
+ * is taken as a random walk plus independent noise: within a run of n
+ * cells the walk's steps (variance w) show in the mean squared successive
+ * difference d2 = w + 2 c and in the variance s2 = c + w (n + 1) / 6, so
+ * w = (2 s2 - d2) / ((n + 1) / 3 - 1), and two runs one run apart drift by
+ * n w. The offset is never taken narrower than the cells' own scatter s2,
+ * since runs may lie days apart. x in run order (the cells' order). */
+static double run_offset_var(const double *x, size_t n, double s2) {
+        double d2 = 0, w;
 
+        if (n < 3)
+                return s2;
+        for (size_t i = 1; i < n; i++)
+                d2 += (x[i] - x[i - 1]) * (x[i] - x[i - 1]);
+        d2 /= (double)(n - 1);
+        w = (2 * s2 - d2) / (((double)n + 1) / 3 - 1);
+        return fmax(s2, (double)n * fmax(w, 0));
+}
+
+/* x's values moved away from their mean so that a test dividing their
+ * variance by n sees s2 / n + the run's offset (run_offset_var). Welch's
+ * test and Fieller's interval depend on the values only through mean,
+ * variance and n, so this is exact for both. Caller frees. */
+static double *with_run_offset(const double *x, size_t n, const struct stats_summary *sm) {
+        double *y = malloc((n + 1) * sizeof(*y)), s2 = sm->sd * sm->sd, k = 1;
+
+        if (s2 > 0)
+                k = sqrt(1 + (double)n * run_offset_var(x, n, s2) / s2);
         for (size_t i = 0; y && i < n; i++)
-                y[i] = mean + (x[i] - mean) * k;
+                y[i] = sm->mean + (x[i] - sm->mean) * k;
         return y;
 }
 
@@ -143,8 +164,8 @@ void compare_metric_stats(struct compare_metric *m, double alpha) {
         isa = m->sa;
         isb = m->sb;
         if (m->run_offset && m->na && m->nb) {
-                ia = with_run_offset(m->a, m->na, m->sa.mean);
-                ib = with_run_offset(m->b, m->nb, m->sb.mean);
+                ia = with_run_offset(m->a, m->na, &m->sa);
+                ib = with_run_offset(m->b, m->nb, &m->sb);
                 if (ia && ib) {
                         ta = ia;
                         tb = ib;

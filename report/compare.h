@@ -158,10 +158,11 @@ int compare_selector_parse(const char *text, struct compare_selector *ret, struc
  * and run_offset set): summaries, change, Fieller CI, both tests, and for
  * judged metrics the MDE and the repeats for 2 %/5 %.
  * With run_offset, Welch's test, the CI and the MDE take each side's mean
- * to vary by sd^2 (1/n + 1) instead of sd^2 / n: one run is one draw of the
- * host's drift, assumed as wide as the scatter of the cells inside a run
- * (docs/design.md, "Comparisons across runs"). The shown summaries stay the
- * cells' own. Leaves q and verdict to compare_judge(). */
+ * to vary by sd^2 / n plus one run's offset: the host's drift between runs,
+ * estimated from the drift the side's cells show in their order, and never
+ * narrower than their scatter sd^2 (docs/design.md, "Comparisons across
+ * runs"). The shown summaries stay the cells' own. Leaves q and verdict to
+ * compare_judge(). */
 void compare_metric_stats(struct compare_metric *m, double alpha);
 
 /* The verdict of one metric from its statistics and its BH q (pure; the
