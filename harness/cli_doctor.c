@@ -10,6 +10,7 @@
 #include "harness/cli.h"
 #include "harness/lock.h"
 #include "harness/reap.h"
+#include "harness/runner.h"
 #include "harness/vm.h"
 #include "kernels/kstore.h"
 #include "results/db.h"
@@ -39,6 +40,18 @@ static void check_program(struct checks *c, const char *name, const char *hint) 
         g_autofree char *p = g_find_program_in_path(name);
 
         check(c, name, p != NULL, "%s", p ? p : hint);
+}
+
+/* The TCG plugin that gives cells their guest.*_Minsn counts. A missing
+ * one is no failure: the cells measure all else, and say so. */
+static void check_insn_plugin(struct checks *c) {
+        g_autofree char *p = runner_helper_path(RUNNER_INSN_PLUGIN);
+
+        if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
+                check(c, "insn-plugin", 1, "%s (under TCG, cells count guest instructions)", p);
+        else
+                check(c, "insn-plugin", 1, "not built (%s): cells under TCG carry no guest.*_Minsn counts; "
+                      "bash tools/setup.sh builds it", p);
 }
 
 /* Who QEMU runs as under the embedded driver, whether it can reach the
@@ -108,6 +121,7 @@ int cli_doctor(int argc, char **argv, const struct cli_global *g) {
         check_program(&c, "qemu-system-x86_64", "not found: apt-get install -y qemu-system-x86");
         check_program(&c, "mkfs.ext4", "not found: apt-get install -y e2fsprogs");
         check_program(&c, "depmod", "not found: apt-get install -y kmod");
+        check_insn_plugin(&c);
         check(&c, "busybox", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE),
               "%s", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE) ? "/bin/busybox"
                                                                             : "missing: apt-get install -y busybox-static");

@@ -155,9 +155,7 @@ static void on_sigint(int sig) {
         cell_interrupted = 1;
 }
 
-/* A kbench-built guest helper: $KBENCH_<NAME> overrides, then the build tree
- * next to this executable, then the install location. Caller g_frees. */
-static char *helper_path(const char *env, const char *build_rel, const char *name) {
+char *runner_helper_path(const char *env, const char *build_rel, const char *name) {
         const char *e = getenv(env);
         g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
         g_autofree char *dir = exe ? g_path_get_dirname(exe) : NULL;
@@ -182,7 +180,7 @@ static void strv_add_unique(GPtrArray *a, const char *s) {
 }
 
 static int build_images(struct run *r, struct kb_error *err) {
-        g_autofree char *agent = helper_path("KBENCH_AGENT", "guest/kbench-agent", "kbench-agent");
+        g_autofree char *agent = runner_helper_path("KBENCH_AGENT", "guest/kbench-agent", "kbench-agent");
         g_autofree char *cache = cli_cache_dir(r->g);
         g_autoptr(GPtrArray) modules = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) binaries = g_ptr_array_new_with_free_func(g_free);
@@ -211,7 +209,7 @@ static int build_images(struct run *r, struct kb_error *err) {
                         env = g_ascii_strup(f + 7, -1);
                         env = g_strconcat("KBENCH_", (char *)g_steal_pointer(&env), NULL);
                         rel = g_strdup_printf("workloads/%s", f + 7);
-                        path = helper_path(env, rel, f + 7);
+                        path = runner_helper_path(env, rel, f + 7);
                         if (!g_file_test(path, G_FILE_TEST_IS_EXECUTABLE))
                                 return error_setf(err, -ENOENT, "guest helper %s not found at %s (set %s)",
                                                   f + 7, path, env);
@@ -253,7 +251,7 @@ static int build_images(struct run *r, struct kb_error *err) {
  * or without a built plugin, cells carry no counts and the run says why
  * once. */
 static void stage_plugin(struct run *r) {
-        g_autofree char *src = helper_path("KBENCH_INSN_PLUGIN", "plugin/libkbinsn.so", "libkbinsn.so");
+        g_autofree char *src = runner_helper_path(RUNNER_INSN_PLUGIN);
         g_autofree char *cache = cli_cache_dir(r->g), *bytes = NULL, *sum = NULL, *name = NULL, *dst = NULL;
         gsize len = 0;
 

@@ -58,3 +58,11 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t 
  * name the run. */
 int runner_load_resume(struct runner_opts *o, const struct cli_global *g, GPtrArray *kern, GPtrArray *work,
                        GPtrArray *keep, struct kb_error *err);
+
+/* A kbench-built helper (the guest agent, a workload's guest binary, the
+ * TCG plugin): $ENV overrides, then build_rel in the build tree next to
+ * this executable, then name in the install location. Caller g_frees. */
+char *runner_helper_path(const char *env, const char *build_rel, const char *name);
+
+/* runner_helper_path's arguments for the instruction-count plugin. */
+#define RUNNER_INSN_PLUGIN "KBENCH_INSN_PLUGIN", "plugin/libkbinsn.so", "libkbinsn.so"

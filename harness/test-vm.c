@@ -96,11 +96,44 @@ TEST(domain_xml_network_loopback_only) {
         ASSERT_TRUE(strstr(x, "<domain type='kvm'"));
         ASSERT_TRUE(strstr(x, "a&lt;b&gt;&amp;&apos;c"));
         ASSERT_TRUE(strstr(x, "hostfwd=tcp:127.0.0.1:40021-:21,hostfwd=tcp:127.0.0.1:40022-:40022"));
-        ASSERT_TRUE(strstr(x, "e1000,netdev=kbnet"));
+        /* The link is up at once, not after QEMU's 0.5 s autonegotiation
+         * and the driver's next 2 s watchdog run. */
+        ASSERT_TRUE(strstr(x, "e1000,netdev=kbnet,autonegotiation=off"));
         ASSERT_TRUE(!strstr(x, "<disk"));
         ASSERT_TRUE(!strstr(x, "<initrd>"));
         ASSERT_TRUE(strstr(x, "<cpu mode='host-passthrough'/>"));
         ASSERT_TRUE(!strstr(x, "qemu:capabilities"));
+}
+
+/* The instruction counter rides on QEMU's command line under TCG only,
+ * beside the NIC in the one qemu:commandline; a path with the comma that
+ * QEMU splits -plugin's value at is left out. */
+TEST(domain_xml_plugin) {
+        struct vm_config c = {
+                .name = "p", .accel = "tcg", .mem_mb = 256, .cpus = 1, .kernel = "/k", .cmdline = "x",
+                .console_path = "/c", .plugin = "/store/cache/kbinsn-ab.so", .plugin_out = "/s/insns&.bin",
+        };
+        g_autofree char *x = vm_domain_xml(&c), *y = NULL, *z = NULL, *k = NULL;
+
+        well_formed(x);
+        ASSERT_TRUE(strstr(x, "<qemu:arg value='-plugin'/>\n    <qemu:arg value='file=/store/cache/kbinsn-ab.so,"
+                              "out=/s/insns&amp;.bin'/>"));
+        c.n_forwards = 1;
+        c.forwards[0] = (struct vm_forward){ 40021, 21 };
+        y = vm_domain_xml(&c);
+        well_formed(y);
+        ASSERT_TRUE(strstr(y, "-netdev") && strstr(y, "-plugin"));
+        ASSERT_TRUE(strstr(strstr(y, "<qemu:commandline>") + 1, "<qemu:commandline>") == NULL);
+        c.plugin_out = "/s/a,b";
+        z = vm_domain_xml(&c);
+        ASSERT_TRUE(!strstr(z, "-plugin"));
+        ASSERT_EQ(vm_plugin_path_ok("/s/a,b"), 0);
+        ASSERT_EQ(vm_plugin_path_ok("rel/path"), 0);
+        ASSERT_EQ(vm_plugin_path_ok("/ok/path"), 1);
+        c.plugin_out = "/s/insns.bin";
+        c.accel = "kvm";
+        k = vm_domain_xml(&c);
+        ASSERT_TRUE(!strstr(k, "-plugin"));
 }
 
 TEST(qemu_can_reach) {
