@@ -62,8 +62,7 @@ def main():
         idle = json.loads(kb(home, "run", "--json", *args, "-n", N, "--tag", "idle", ok=(0, 3)).stdout)
         hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(2)]
         try:
-            busy = json.loads(kb(home, "run", "--json", *args, "-n", N, "--tag", "busy",
-                                 "--max-contention", "100", ok=(0, 3)).stdout)
+            busy = json.loads(kb(home, "run", "--json", *args, "-n", N, "--tag", "busy", ok=(0, 3)).stdout)
         finally:
             for h in hogs:
                 h.kill()
