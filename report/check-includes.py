@@ -3,7 +3,7 @@
 
 Each folder may include project headers only from the floors below it:
 
-    harness -> web -> report -> results -> workloads, guest, kernels -> common
+    harness -> web -> report -> results -> workloads, guest, kernels, plugin -> common
 
 report/ and web/ learn what a metric means from the public metric tables
 of workloads/workload.h, the one workloads/ header they may include; the
@@ -19,6 +19,7 @@ BASE = {
     "common": {"common"},
     "kernels": {"common", "kernels"},
     "guest": {"common", "guest"},
+    "plugin": {"common", "plugin"},
     "workloads": {"common", "workloads"},
     "results": {"common", "results"},
     "report": {"common", "results", "report"},
