@@ -277,4 +277,14 @@ TEST(registry_rows) {
         ASSERT_EQ(metrics_lookup("dd", &info), -ENOENT);
         ASSERT_EQ(metrics_verdict("frobnicate.rate"), 0);
         ASSERT_STREQ(metrics_direction_name(METRICS_LOWER), "lower");
+        /* Rates are timed; what the guest executed is a count of work. */
+        ASSERT_EQ(metrics_lookup("dd.write_MBps", &info), 0);
+        ASSERT_EQ(info.host_timed, 1);
+        ASSERT_EQ(metrics_lookup("guest.write.kernel_Minsn", &info), 0);
+        ASSERT_EQ(info.host_timed, 0);
+        ASSERT_EQ(info.direction, METRICS_LOWER);
+        ASSERT_EQ(metrics_verdict("guest.seq_read.t2.kernel_Minsn"), 1);
+        ASSERT_EQ(metrics_verdict("guest.write.user_Minsn"), 0);
+        ASSERT_EQ(metrics_lookup("guest.write.user_Minsn", &info), 0);
+        ASSERT_TRUE(strstr(info.why, "sampler") != NULL);
 }
