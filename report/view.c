@@ -829,42 +829,48 @@ static const char why_contended[] = "the host was busy beside some cells (conten
  * either side they are judged but get no verdict; counts of work done
  * keep theirs, since a busy host slows QEMU, not what the guest executes.
  * Sides from different runs carry each run's offset (compare_metric_stats). */
-static void judge_rules(const struct side_group *ga, const struct side_group *gb, struct compare_group *g,
-                        struct compare_metric *m) {
+enum judge_rule { RULE_NONE, RULE_PACED, RULE_WITHHELD };
+
+static enum judge_rule judge_rules(const struct side_group *ga, const struct side_group *gb,
+                                   struct compare_group *g, struct compare_metric *m) {
         m->run_offset = !same_runs(&g->a, &g->b);
         if (!m->judged || !m->info.host_timed)
-                return;
+                return RULE_NONE;
         if (ga->cpu_paced || gb->cpu_paced) {
                 m->judged = 0;
                 m->info.why = why_cpu_paced;
-        } else if (ga->contended || gb->contended)
+                return RULE_PACED;
+        }
+        if (ga->contended || gb->contended) {
                 m->withheld = why_contended;
+                return RULE_WITHHELD;
+        }
+        return RULE_NONE;
 }
 
-/* One line per limit that judge_rules applied, for every renderer. */
-static int group_notes(const struct side_group *ga, const struct side_group *gb, struct compare_group *g) {
+/* One line per rule that judge_rules applied to a metric of the group
+ * (ruled[RULE_*]: how many), for every renderer. */
+static int group_notes(const struct side_group *ga, const struct side_group *gb, struct compare_group *g,
+                       const size_t ruled[3]) {
         size_t k = 0;
-        int timed = 0;
 
-        for (size_t i = 0; i < g->n_m; i++)
-                timed |= g->m[i].info.host_timed && g->m[i].info.direction != METRICS_NONE;
         if (!same_runs(&g->a, &g->b) &&
             asprintf(&g->notes[k++], "A and B come from different runs: the host's speed drifts between runs, so "
-                     "each side's mean carries one run's offset, taken as wide as the cells' own scatter") < 0)
+                     "each side's mean also carries its run's offset, estimated from the drift its cells show "
+                     "and never narrower than their scatter") < 0)
                 return -ENOMEM;
-        if (timed && (ga->cpu_paced || gb->cpu_paced) &&
-            asprintf(&g->notes[k++], "rates and times are not judged: %s", why_cpu_paced) < 0)
+        if (ruled[RULE_PACED] && asprintf(&g->notes[k++], "rates and times are not judged: %s", why_cpu_paced) < 0)
                 return -ENOMEM;
-        else if (timed && !(ga->cpu_paced || gb->cpu_paced) && (ga->contended || gb->contended) &&
-                 asprintf(&g->notes[k++], "rates and times get no verdict: contended cells, A %zu of %zu, B %zu of "
-                          "%zu (host.foreign_cpu_pct over the run's limit); rerun on a quiet host",
-                          ga->contended, ga->ok, gb->contended, gb->ok) < 0)
+        if (ruled[RULE_WITHHELD] &&
+            asprintf(&g->notes[k++], "rates and times get no verdict: contended cells, A %zu of %zu, B %zu of %zu "
+                     "(host.foreign_cpu_pct over the run's limit); rerun on a quiet host", ga->contended, ga->ok,
+                     gb->contended, gb->ok) < 0)
                 return -ENOMEM;
         return 0;
 }
 
 static int pair_group(struct side_group *ga, struct side_group *gb, double alpha, struct compare_group *g) {
-        size_t cap = ga->n_m + gb->n_m;
+        size_t cap = ga->n_m + gb->n_m, ruled[3] = { 0 };
 
         *g = (struct compare_group){ .key = strdup(ga->key), .workload = strdup(ga->workload),
                                      .spec = strdup(ga->spec), .geomean = NAN };
@@ -903,12 +909,12 @@ static int pair_group(struct side_group *ga, struct side_group *gb, double alpha
                                 free(sy->name);
                                 sy->name = NULL;
                         }
-                        judge_rules(ga, gb, g, m);
+                        ruled[judge_rules(ga, gb, g, m)]++;
                         compare_metric_stats(m, alpha);
                 }
         }
         qsort_r(g->m, g->n_m, sizeof(*g->m), metric_cmp, g->workload);
-        return group_notes(ga, gb, g);
+        return group_notes(ga, gb, g, ruled);
 }
 
 static int add_lonely(struct compare_view *v, char side, struct side_group *g, const struct side *other) {
