@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness/snapshot.h"
+#include "harness/vm.h"
 
 static const char *const suffixes[] = { ".save", ".json", ".console" };
 
@@ -46,6 +47,10 @@ void snapshot_key(const struct snapshot_shape *s, char *ret) {
         put_u64(ck, "swap_bytes", s->swap_bytes);
         put(ck, "bus", s->bus);
         put_u64(ck, "nic", (uint64_t)(s->nic != 0));
+        /* The NIC's device arguments are part of the saved machine: an
+         * image saved with another model or options must not restore. */
+        if (s->nic)
+                put(ck, "nic_device", VM_NIC_DEVICE);
         put(ck, "cmdline", s->cmdline);
         put(ck, "accel", s->accel);
         put(ck, "qemu", s->qemu_version);

@@ -605,7 +605,7 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                         g_string_append_printf(s, ",hostfwd=tcp:127.0.0.1:%u-:%u",
                                                cfg->forwards[i].host, cfg->forwards[i].guest);
                 g_string_append(s, "'/>\n    <qemu:arg value='-device'/>\n"
-                                   "    <qemu:arg value='e1000,netdev=kbnet,autonegotiation=off'/>\n");
+                                   "    <qemu:arg value='" VM_NIC_DEVICE "'/>\n");
         }
         /* The instruction counter (plugin/kbinsn.c). QEMU splits -plugin's
          * value at commas, so neither path may hold one (vm_plugin_path_ok). */

@@ -17,6 +17,11 @@ struct vm;
 
 /* The user kbench's embedded driver runs QEMU as when kbench is root. */
 #define VM_QEMU_USER "libvirt-qemu"
+/* The NIC of a cell with port forwards. autonegotiation=off: QEMU's e1000
+ * otherwise reports link 0.5 s after the driver opens it, and Linux's
+ * driver looks again only at its next 2 s watchdog run. */
+#define VM_NIC_DEVICE "e1000,netdev=kbnet,autonegotiation=off"
+
 /* The KVM device whose group QEMU runs in (tests pass another path). */
 #define VM_KVM_DEV "/dev/kvm"
 
