@@ -978,3 +978,31 @@ TEST(runs_carry_an_offset) {
         v = compare_view_free(v);
         store_done(&s);
 }
+
+/* An unthrottled TCG side against a throttled one compares the throttle:
+ * the rate is judged, and -60 % is worse even with the unthrottled side's
+ * run offset. */
+TEST(tcg_against_throttle_judged) {
+        static const double d[] = { -4, 3, -1, 2, 0, 1 };
+        const char *const ignore[] = { "disk_mbps", NULL };
+        struct store s;
+        struct compare_view *v;
+        const struct compare_metric *m;
+        char key[8];
+
+        store_init(&s);
+        int64_t free_run = add_tcg_run(&s, "free", 0), thr = add_tcg_run(&s, "throttled", 40);
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                add_tcg_cell(&s, free_run, KID, key, 100 * (1 + d[i] / 100), 2000 + i, 1, 0);
+                add_tcg_cell(&s, thr, KID, key, 40 + 0.01 * i, 2000 + i, 1, 40);
+        }
+        v = load(&s, "tag:free", "tag:throttled", ignore, 0);
+        m = metric(v, "dd.write_MBps");
+        ASSERT_EQ(m->judged, 1);
+        ASSERT_EQ(m->run_offset, 1);
+        ASSERT_EQ(m->verdict, COMPARE_WORSE);
+        ASSERT_TRUE(!has_note(&v->groups[0], "not judged"));
+        v = compare_view_free(v);
+        store_done(&s);
+}

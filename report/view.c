@@ -825,7 +825,10 @@ static const char why_cpu_paced[] =
 static const char why_contended[] = "the host was busy beside some cells (contended)";
 
 /* What the group's cells allow a verdict on, per metric: rates and times
- * paced by the emulator are shown, not judged; with contended cells on
+ * paced by the emulator on both sides are shown, not judged (against a
+ * throttled side, as when a nightly source throttles the disk, the
+ * comparison is of the throttle, and the throttled side's rate does not
+ * drift; the paced side's drift is in its run offset); with contended cells on
  * either side they are judged but get no verdict; counts of work done
  * keep theirs, since a busy host slows QEMU, not what the guest executes.
  * Sides from different runs carry each run's offset (compare_metric_stats). */
@@ -836,7 +839,7 @@ static enum judge_rule judge_rules(const struct side_group *ga, const struct sid
         m->run_offset = !same_runs(&g->a, &g->b);
         if (!m->judged || !m->info.host_timed)
                 return RULE_NONE;
-        if (ga->cpu_paced || gb->cpu_paced) {
+        if (ga->cpu_paced && gb->cpu_paced) {
                 m->judged = 0;
                 m->info.why = why_cpu_paced;
                 return RULE_PACED;
