@@ -146,20 +146,14 @@ int seqrule_decide(const struct seqrule_params *p, const struct seqrule_metric *
         return 0;
 }
 
-int seqrule_verdict(const struct seqrule_params *p, const struct seqrule_metric *m, const int *dirs, size_t n_m,
-                    size_t rounds, double noise, enum seqrule_verdict *ret, struct seqrule_decision *ret_decision) {
+int seqrule_judge(const struct seqrule_params *p, const struct seqrule_metric *m, const int *dirs, size_t n_m,
+                  const struct seqrule_decision *d, double noise, enum seqrule_verdict *ret) {
         struct compare_metric *cm;
-        struct seqrule_decision d;
         double *q;
-        int r, different = 0;
+        int r = 0, different = 0;
 
-        r = seqrule_decide(p, m, n_m, rounds, &d);
-        if (r < 0)
-                return r;
-        if (d.answer == SEQRULE_MORE) {
+        if (d->answer == SEQRULE_MORE) {
                 *ret = SEQRULE_NOT_YET;
-                if (ret_decision)
-                        *ret_decision = d;
                 return 0;
         }
         cm = calloc(n_m + 1, sizeof(*cm));
@@ -171,13 +165,13 @@ int seqrule_verdict(const struct seqrule_params *p, const struct seqrule_metric 
         for (size_t i = 0; i < n_m; i++) {
                 struct compare_metric *c = &cm[i];
 
-                c->a = malloc(d.look * sizeof(double));
-                c->b = malloc(d.look * sizeof(double));
+                c->a = malloc((d->look + 1) * sizeof(double));
+                c->b = malloc((d->look + 1) * sizeof(double));
                 if (!c->a || !c->b) {
                         r = -ENOMEM;
                         goto out;
                 }
-                for (size_t k = 0; k < d.look; k++) {
+                for (size_t k = 0; k < d->look; k++) {
                         if (!isnan(m[i].a[k]))
                                 c->a[c->na++] = m[i].a[k];
                         if (!isnan(m[i].b[k]))
@@ -186,19 +180,24 @@ int seqrule_verdict(const struct seqrule_params *p, const struct seqrule_metric 
                 c->judged = 1;
                 c->info.direction = dirs[i];
                 c->info.verdict = 1;
-                compare_metric_stats(c, p->alpha);
+                /* What compare_decide reads, computed as compare_metric_stats
+                 * does; not its MDE and n@x%, which cost a power search each
+                 * and decide nothing (the simulation runs this 10^5 times). */
+                if (stats_welch(c->a, c->na, c->b, c->nb, &c->welch) < 0)
+                        c->welch.p = NAN;
+                if (stats_ratio_ci(c->a, c->na, c->b, c->nb, 0.95, &c->ratio) < 0)
+                        c->ratio.lo = c->ratio.hi = NAN;
+                c->mw_min_p = c->na && c->nb ? stats_mann_whitney_min_p(c->na, c->nb) : 1;
+                /* compare_judge's family: the judged metrics with a defined test. */
                 q[i] = c->na && c->nb && c->mw_min_p <= p->alpha && isfinite(c->welch.p) ? c->welch.p : NAN;
         }
-        /* compare_judge's family: the judged metrics with a defined test. */
         stats_bh_adjust(q, n_m, q);
         for (size_t i = 0; i < n_m; i++) {
                 enum compare_verdict v = compare_decide(&cm[i], q[i], p->alpha, noise);
 
                 different |= v == COMPARE_BETTER || v == COMPARE_WORSE;
         }
-        *ret = different ? SEQRULE_DIFFERENT : d.answer == SEQRULE_ENOUGH ? SEQRULE_SAME : SEQRULE_NOT_YET;
-        if (ret_decision)
-                *ret_decision = d;
+        *ret = different ? SEQRULE_DIFFERENT : d->answer == SEQRULE_ENOUGH ? SEQRULE_SAME : SEQRULE_NOT_YET;
 out:
         for (size_t i = 0; cm && i < n_m; i++) {
                 free(cm[i].a);
@@ -207,6 +206,22 @@ out:
         free(cm);
         free(q);
         return r;
+}
+
+int seqrule_verdict(const struct seqrule_params *p, const struct seqrule_metric *m, const int *dirs, size_t n_m,
+                    size_t rounds, double noise, enum seqrule_verdict *ret, struct seqrule_decision *ret_decision) {
+        struct seqrule_decision d;
+        enum seqrule_verdict v;
+        int r = seqrule_decide(p, m, n_m, rounds, &d);
+
+        if (r >= 0)
+                r = seqrule_judge(p, m, dirs, n_m, &d, noise, &v);
+        if (r < 0)
+                return r;
+        *ret = v;
+        if (ret_decision)
+                *ret_decision = d;
+        return 0;
 }
 
 const char *seqrule_answer_name(enum seqrule_answer a) {

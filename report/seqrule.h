@@ -22,7 +22,9 @@
  *
  * Values come per round: a[i] is round i's value (NAN: that round's cell
  * failed or stored no value). The look schedule is replayed from round 0 on
- * every call, so the rule needs no state of its own. */
+ * every call, so the rule needs no state of its own; and since each look
+ * reads only the rounds before it, asking once with more rounds than the
+ * stopping look gives the answer the driver would have got at that look. */
 #pragma once
 
 #include <stddef.h>
@@ -89,6 +91,11 @@ int seqrule_decide(const struct seqrule_params *p, const struct seqrule_metric *
  * NULL). */
 int seqrule_verdict(const struct seqrule_params *p, const struct seqrule_metric *m, const int *dirs, size_t n_m,
                     size_t rounds, double noise, enum seqrule_verdict *ret, struct seqrule_decision *ret_decision);
+
+/* seqrule_verdict's second half, for a decision d already made over m:
+ * the verdict over d->look rounds. Returns 0 or -ENOMEM. OUT: *ret. */
+int seqrule_judge(const struct seqrule_params *p, const struct seqrule_metric *m, const int *dirs, size_t n_m,
+                  const struct seqrule_decision *d, double noise, enum seqrule_verdict *ret);
 
 /* "more", "enough", "budget"; "not yet", "same", "different". */
 const char *seqrule_answer_name(enum seqrule_answer a);
