@@ -107,7 +107,7 @@ const struct runopt runopt_table[] = {
           .help = "Add interleaved rounds until every judged metric's minimum detectable effect (compare's "
                   "mde) is at most P % (5%), or the budget is spent; -n is then the pilot (default 0: off)",
           .arg = "P", .class = RUNOPT_HOW },
-        { "budget-cells", 0, RUNOPT_INT, OFF(budget_cells), 0, 1000000, "0", "budget_cells",
+        { "budget-cells", 0, RUNOPT_INT, OFF(budget_cells), 0, 100000, "0", "budget_cells",
           .help = "With --until-mde: run at most N cells in all (default 0: no cell budget)", .arg = "N",
           .class = RUNOPT_HOW },
         { "budget-time", 0, RUNOPT_SECONDS, OFF(budget_time_s), 0, 30 * 86400, "0", "budget_time_s", .suffix = 1,
