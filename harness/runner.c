@@ -708,8 +708,12 @@ static int resume_todo(struct run *r, int *ret_todo, struct kb_error *err) {
                 ret = query_run(r->db, r->row.id, &run, err);
                 if (ret < 0)
                         return ret;
-                if (run->settings_json && strstr(run->settings_json, "\"" RUNOPTS_UNTIL_MDE_OUTCOME "\""))
+                json_t *settings = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+
+                /* The key itself, not its name in how_keys. */
+                if (json_is_object(json_object_get(settings, RUNOPTS_UNTIL_MDE_OUTCOME)))
                         *ret_todo = 0;
+                json_decref(settings);
                 query_runs_free(run, 1);
         }
         return 0;
