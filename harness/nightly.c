@@ -122,6 +122,9 @@ static int step_config(struct night *n, struct kb_error *err) {
         r = check_sysctls(n->cfg, n->o->config_path, err);
         if (r < 0)
                 return r;
+        if (n->cfg->until_mde_pct > 0 && n->cfg->budget_cells <= 0 && n->cfg->budget_time_s <= 0)
+                return error_setf(err, -EINVAL, "%s: until_mde needs a budget: budget_cells or budget_time",
+                                  n->o->config_path);
         if (n->cfg->connect) {
                 g_free(n->g.connect);
                 n->g.connect = g_strdup(n->cfg->connect);
@@ -279,6 +282,9 @@ static void night_opts(const struct night *n, const struct nightly_variant *v, s
         runner_base(n, o);
         o->workloads = cfg->workloads;
         o->repeats = cfg->repeats;
+        o->until_mde_pct = cfg->until_mde_pct;
+        o->budget_cells = cfg->budget_cells;
+        o->budget_time_s = cfg->budget_time_s;
         o->mem_mb = (unsigned)(cfg->mem_bytes >> 20);
         o->cpus = (unsigned)cfg->cpus;
         o->disk_bytes = cfg->disk_bytes;

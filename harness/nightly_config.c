@@ -30,6 +30,7 @@ enum cfg_type {
         CFG_INT,                   /* int */
         CFG_U64,                   /* uint64_t, non-negative integer */
         CFG_NUMBER,                /* double */
+        CFG_PERCENT,               /* double percent: a number, or a string "5%" */
         CFG_SIZE,                  /* uint64_t bytes: "256M" or an integer of bytes */
         CFG_DURATION,              /* double seconds: "6h", "90m", "30s", "2d" or an integer of seconds */
         CFG_STRV,                  /* char **, NULL-terminated, from an array of strings */
@@ -142,6 +143,13 @@ static const struct cfg_row rows[] = {
         { "workloads", CFG_STRV, C(workloads), CFG_REQUIRED | CFG_NONEMPTY,
           .help = "workload specs as given to kbench run -w, e.g. \"dd:bs=1M\"" },
         { "repeats", CFG_INT, C(repeats), 0, 1, 1000, "5", .help = "repeats of every (kernel, workload)" },
+        { "until_mde", CFG_PERCENT, C(until_mde_pct), 0, 0, 100, "0",
+          .help = "repeats chosen by the tool: rounds are added to repeats (the pilot) until every judged "
+                  "metric's minimum detectable effect is at most this, \"5%\" (0: off; needs a budget)" },
+        { "budget_cells", CFG_INT, C(budget_cells), 0, 0, 100000, "0",
+          .help = "with until_mde: cells per run of the night, at most (0: no cell budget)" },
+        { "budget_time", CFG_DURATION, C(budget_time_s), 0, 0, 7 * 86400, "0",
+          .help = "with until_mde: no round of a run starts after this long (0: none; the deadline holds anyway)" },
         { "vm", CFG_OBJECT, 0, 0, .help = "the guest" },
         { "vm.mem", CFG_SIZE, C(mem_bytes), 0, 128.0 * (1 << 20), 64.0 * (1 << 30), "\"256M\"", .help = "guest RAM" },
         { "vm.cpus", CFG_INT, C(cpus), 0, 1, 64, "1", .help = "guest vCPUs" },
@@ -309,6 +317,30 @@ static int check_range(const struct cfg_row *r, const json_t *v, double x, const
         format_bound(r, r->min, lo, sizeof(lo));
         format_bound(r, r->max, hi, sizeof(hi));
         return error_setf(err, -EINVAL, "%s: %s is out of range (%s..%s)", dpath, given, lo, hi);
+}
+
+/* 5, 2.5, "5%" or "5". */
+static int parse_percent(const json_t *v, double *ret) {
+        g_autofree char *num = NULL;
+        const char *s;
+        size_t len;
+        double d;
+
+        if (json_is_number(v)) {
+                *ret = json_number_value(v);
+                return 0;
+        }
+        if (!json_is_string(v))
+                return -EINVAL;
+        s = json_string_value(v);
+        len = strlen(s);
+        if (len && s[len - 1] == '%')
+                len--;
+        num = g_strndup(s, len);
+        if (parse_double(num, &d) < 0 || !isfinite(d))
+                return -EINVAL;
+        *ret = d;
+        return 0;
 }
 
 /* "6h", "90m", "30s", "2d", "45" (seconds), or an integer. */
@@ -509,6 +541,15 @@ static int set_value(const struct cfg_row *r, const json_t *v, const char *dpath
                         return ret;
                 *(double *)dst = json_number_value(v);
                 return 0;
+        case CFG_PERCENT:
+                ret = parse_percent(v, &d);
+                if (ret < 0)
+                        return error_setf(err, -EINVAL, "%s: expected a percentage such as \"5%%\" or a number", dpath);
+                ret = check_range(r, v, d, dpath, err);
+                if (ret < 0)
+                        return ret;
+                *(double *)dst = d;
+                return 0;
         case CFG_SIZE:
                 ret = parse_size_value(v, &u);
                 if (ret == -EINVAL)
@@ -670,7 +711,7 @@ int nightly_config_load(const char *path, struct nightly_config **ret, struct kb
 
 static const char *const type_names[] = {
         [CFG_OBJECT] = "object", [CFG_SOURCES] = "array of objects", [CFG_SOURCE_TYPE] = "string",
-        [CFG_STRING] = "string", [CFG_INT] = "integer", [CFG_U64] = "integer", [CFG_NUMBER] = "number",
+        [CFG_STRING] = "string", [CFG_INT] = "integer", [CFG_U64] = "integer", [CFG_NUMBER] = "number", [CFG_PERCENT] = "percentage",
         [CFG_SIZE] = "size", [CFG_DURATION] = "duration", [CFG_STRV] = "array of strings",
         [CFG_SYSCTLS] = "object",
 };

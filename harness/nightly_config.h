@@ -48,6 +48,10 @@ struct nightly_config {
         char **workloads;                  /* "-w" texts as written, NULL-terminated, >= 1 */
         char **workload_specs;             /* the same, canonical ("dd:size=,bs=1M"), as stored in results */
         int repeats;                       /* per (kernel, workload) */
+        double until_mde_pct;              /* > 0: repeats chosen by the tool, this MDE target, %; repeats
+                                              is the pilot */
+        int budget_cells;                  /* with until_mde_pct: cells per run, at most; 0 none */
+        double budget_time_s;              /* with until_mde_pct: seconds per run; 0 none */
         uint64_t mem_bytes;                /* guest RAM */
         int cpus;                          /* guest vCPUs */
         uint64_t disk_bytes;               /* disk under test */

@@ -28,6 +28,7 @@
 #include "harness/reap.h"
 #include "harness/runner.h"
 #include "harness/runopts.h"
+#include "harness/seqrun.h"
 #include "harness/show.h"
 #include "harness/vm.h"
 #include "harness/watchdog.h"
@@ -304,6 +305,24 @@ static char *host_info_json(void) {
         return s;
 }
 
+/* With --until-mde no round starts without a time budget beyond this. */
+#define UNTIL_MDE_MAX_ROUNDS 1000
+/* The level and power --until-mde's MDE is defined at: compare's defaults. */
+#define SEQ_ALPHA 0.05
+#define SEQ_POWER 0.8
+
+/* The rounds the plan holds: -n, or with --until-mde as many as the budget
+ * allows (the rule decides how many of them run). */
+static int plan_rounds(const struct run *r) {
+        size_t per = r->n_kernels * r->n_specs;
+
+        if (r->o->until_mde_pct <= 0)
+                return r->o->repeats;
+        if (r->o->budget_cells > 0)
+                return (int)MIN((size_t)r->o->budget_cells / MAX(per, 1), UNTIL_MDE_MAX_ROUNDS);
+        return UNTIL_MDE_MAX_ROUNDS;
+}
+
 static char *settings_json(const struct run *r) {
         const struct runner_opts *o = r->o;
         json_t *j = json_object(), *ks = json_array(), *ws = json_array();
@@ -318,7 +337,8 @@ static char *settings_json(const struct run *r) {
         json_object_set_new(j, "workloads", ws);
         runopts_save(o, j);
         /* What the run's header counts against, also while it is unfinished. */
-        json_object_set_new(j, "planned_cells", json_integer((json_int_t)(r->n_kernels * r->n_specs) * o->repeats));
+        json_object_set_new(j, "planned_cells", json_integer((json_int_t)(r->n_kernels * r->n_specs) *
+                                                             plan_rounds(r)));
         json_object_set_new(j, "accel", json_string(r->accel));
         json_object_set_new(j, "accel_why", json_string(r->accel_why));
         /* Which of these keys compare and nightly leave out of "the same
@@ -418,18 +438,120 @@ static void on_stage(void *userdata, const char *stage) {
         progress_stage(userdata, stage);
 }
 
+/* --until-mde: what the run loop keeps between rounds. The rule itself is
+ * stateless (report/seqrule.h): a resumed run asks it about the stored
+ * cells and hears what the interrupted run would have heard. */
+struct seq {
+        int on;
+        int asked;                         /* the rounds last asked about; -1 none */
+        int done;                          /* the outcome is recorded */
+        int ran_here;                      /* a cell started in this invocation's current round */
+        size_t rounds_here;                /* rounds this invocation ran a cell in */
+        int64_t t0_us;                     /* this invocation's start, monotonic */
+        struct seqrun_ctx ctx;
+        const char **kernel_ids, **kernel_names, **spec_names;
+};
+
+static void seq_init(struct run *r, const struct plan_cell *plan, size_t n, struct seq *s) {
+        const struct runner_opts *o = r->o;
+
+        *s = (struct seq){ .on = o->until_mde_pct > 0, .asked = -1, .t0_us = g_get_monotonic_time() };
+        if (!s->on)
+                return;
+        s->kernel_ids = g_new0(const char *, r->n_kernels + 1);
+        s->kernel_names = g_new0(const char *, r->n_kernels + 1);
+        s->spec_names = g_new0(const char *, r->n_specs + 1);
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                s->kernel_ids[k] = r->kernels[k]->id;
+                s->kernel_names[k] = r->kernels[k]->name;
+        }
+        for (size_t w = 0; w < r->n_specs; w++)
+                s->spec_names[w] = r->specs[w]->text;
+        s->ctx = (struct seqrun_ctx){
+                .db = r->db, .run_id = r->row.id, .plan = plan, .n_plan = n, .n_kernels = r->n_kernels,
+                .n_specs = r->n_specs, .kernel_ids = s->kernel_ids, .kernel_names = s->kernel_names,
+                .spec_names = s->spec_names,
+                .params = { .target = o->until_mde_pct / 100, .alpha = SEQ_ALPHA, .power = SEQ_POWER,
+                            .pilot = (size_t)MAX(o->repeats, 2), .max_rounds = n / MAX(r->n_kernels * r->n_specs, 1) },
+        };
+}
+
+static void seq_clear(struct seq *s) {
+        g_free(s->kernel_ids);
+        g_free(s->kernel_names);
+        g_free(s->spec_names);
+}
+
+/* Record why the run stopped: the outcome, and the cells it planned now
+ * that the rule has chosen them. */
+static int seq_record(struct run *r, struct seq *s, const struct seqrun_answer *a, const char *why, size_t rounds,
+                      struct kb_error *err) {
+        g_autofree char *outcome = seqrun_outcome_json(&s->ctx, a, why, rounds);
+        g_autofree char *planned = g_strdup_printf("%zu", rounds * r->n_kernels * r->n_specs);
+        int ret;
+
+        if (!outcome)
+                return error_setf(err, -ENOMEM, "out of memory");
+        ret = db_run_set_setting(r->db, r->row.id, RUNOPTS_UNTIL_MDE_OUTCOME, outcome, err);
+        if (ret >= 0)
+                ret = db_run_set_setting(r->db, r->row.id, "planned_cells", planned, err);
+        s->done = ret >= 0;
+        return ret;
+}
+
+/* After `rounds` complete rounds: the rule's answer as a progress line, and
+ * whether the run stops here (the rule's answer, or --budget-time: no
+ * round starts that the time left would not finish, judged by this
+ * invocation's mean round). OUT: *ret_stop. */
+static int seq_round_done(struct run *r, struct seq *s, size_t rounds, int *ret_stop, struct kb_error *err) {
+        struct seqrun_answer a;
+        double elapsed = (double)(g_get_monotonic_time() - s->t0_us) / 1e6, mean;
+        const char *why = NULL;
+        int ret;
+
+        s->asked = (int)rounds;
+        s->rounds_here += s->ran_here;
+        s->ran_here = 0;
+        ret = seqrun_ask(&s->ctx, rounds, &a, err);
+        if (ret < 0)
+                return ret;
+        mean = s->rounds_here ? elapsed / (double)s->rounds_here : 0;
+        if (a.d.answer == SEQRULE_ENOUGH)
+                why = "enough";
+        else if (a.d.answer == SEQRULE_BUDGET)
+                why = "budget";
+        else if (r->o->budget_time_s > 0 && elapsed + mean > r->o->budget_time_s)
+                why = "time";
+        if (a.d.answer == SEQRULE_MORE)
+                progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s, next look at %zu rounds", rounds,
+                              a.n_metrics ? a.mdes : "(no judged metric yet)", r->o->until_mde_pct,
+                              why ? "time budget spent" : "more", a.d.next);
+        else
+                progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s at %zu rounds%s%s", rounds,
+                              a.n_metrics ? a.mdes : "(no judged metric)", r->o->until_mde_pct,
+                              a.d.answer == SEQRULE_ENOUGH ? "enough" : "budget spent", a.d.look,
+                              a.worst ? ", worst " : "", a.worst ? a.worst : "");
+        *ret_stop = why != NULL;
+        if (why)
+                ret = seq_record(r, s, &a, why, rounds, err);
+        seqrun_answer_clear(&a);
+        return ret;
+}
+
 static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         g_autofree struct plan_cell *plan = NULL;
         g_autofree char *prefix = g_strdup_printf("kb%d-r%" G_GINT64_FORMAT, (int)getpid(), r->row.id);
         g_auto(GStrv) done = NULL;
         size_t n, todo = 0;
         int failed = 0, ret;
+        struct seq seq __attribute__((cleanup(seq_clear))) = { 0 };
 
         g_autoptr(GPtrArray) agent_lines = g_ptr_array_new_with_free_func(g_free);
 
         runopts_agent_lines(r->o, agent_lines);
         g_ptr_array_add(agent_lines, NULL);
-        plan_build(r->n_kernels, r->n_specs, r->o->repeats, &plan, &n);
+        plan_build(r->n_kernels, r->n_specs, plan_rounds(r), &plan, &n);
+        seq_init(r, plan, n, &seq);
         if (r->o->resume_run > 0) {
                 ret = db_run_done_keys(r->db, r->row.id, &done, err);
                 if (ret < 0)
@@ -439,6 +561,17 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         progress_init(&r->progress, todo);
         for (size_t i = 0; i < n && !cell_interrupted && !r->stopped; i++) {
                 const struct plan_cell *pc = &plan[i];
+
+                /* --until-mde: a round is over; ask whether it was the last. */
+                if (seq.on && pc->iteration > 0 && pc->iteration != seq.asked) {
+                        int stop = 0;
+
+                        ret = seq_round_done(r, &seq, (size_t)pc->iteration, &stop, err);
+                        if (ret < 0)
+                                return ret;
+                        if (stop)
+                                break;
+                }
                 const struct kstore_kernel *k = r->kernels[pc->kernel];
                 /* The name results will show: a variant's label first. */
                 g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->o->variant ? r->o->variant : "",
@@ -476,6 +609,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 if (ret < 0)
                         return ret;
                 progress_begin(&r->progress, r->progress.finished, label);
+                seq.ran_here = 1;
                 for (int attempt = first_attempt;; attempt++) {
                         struct cell_result res;
                         int again, pending;
@@ -517,6 +651,14 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         if (!again)
                                 break;
                 }
+        }
+        /* The budget's last round: the rule's last word. */
+        if (seq.on && !seq.done && !cell_interrupted && !r->stopped && !r->past_deadline) {
+                int stop = 0;
+
+                ret = seq_round_done(r, &seq, seq.ctx.params.max_rounds, &stop, err);
+                if (ret < 0)
+                        return ret;
         }
         *ret_failed = failed;
         return 0;
@@ -591,8 +733,24 @@ static int resume_todo(struct run *r, int *ret_todo, struct kb_error *err) {
         ret = db_run_done_keys(r->db, r->row.id, &done, err);
         if (ret < 0)
                 return ret;
-        plan_build(r->n_kernels, r->n_specs, r->o->repeats, &plan, &n);
+        plan_build(r->n_kernels, r->n_specs, plan_rounds(r), &plan, &n);
         *ret_todo = (int)plan_todo(plan, n, (const char *const *)done);
+        /* A run that chose its repeats ran fewer than its plan: it is done
+         * when it recorded why it stopped. */
+        if (r->o->until_mde_pct > 0 && *ret_todo > 0) {
+                struct query_run *run = NULL;
+
+                ret = query_run(r->db, r->row.id, &run, err);
+                if (ret < 0)
+                        return ret;
+                json_t *settings = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+
+                /* The key itself, not its name in how_keys. */
+                if (json_is_object(json_object_get(settings, RUNOPTS_UNTIL_MDE_OUTCOME)))
+                        *ret_todo = 0;
+                json_decref(settings);
+                query_runs_free(run, 1);
+        }
         return 0;
 }
 
@@ -607,6 +765,28 @@ static int resume_finish_idle(struct run *r, struct kb_error *err) {
                 ret = db_run_finish(r->db, r->row.id, "complete", err);
         query_runs_free(run, 1);
         return ret;
+}
+
+/* --until-mde needs a budget, a budget needs --until-mde, and the budget
+ * must hold the pilot. */
+static int check_until_mde(struct run *r, struct kb_error *err) {
+        const struct runner_opts *o = r->o;
+        size_t per = r->n_kernels * r->n_specs;
+
+        r->usage = 1;
+        if (o->until_mde_pct <= 0 && (o->budget_cells > 0 || o->budget_time_s > 0))
+                return error_setf(err, -EINVAL, "--budget-cells and --budget-time are budgets of --until-mde");
+        if (o->until_mde_pct <= 0) {
+                r->usage = 0;
+                return 0;
+        }
+        if (o->budget_cells <= 0 && o->budget_time_s <= 0)
+                return error_setf(err, -EINVAL, "--until-mde needs a budget: --budget-cells N or --budget-time S");
+        if (o->budget_cells > 0 && (size_t)o->budget_cells < per * (size_t)MAX(o->repeats, 2))
+                return error_setf(err, -EINVAL, "--budget-cells %d is less than the pilot: %d round(s) of %zu cell(s) "
+                                  "(-n, at least 2)", o->budget_cells, MAX(o->repeats, 2), per);
+        r->usage = 0;
+        return 0;
 }
 
 static int resolve_inputs(struct run *r, struct kb_error *err) {
@@ -656,6 +836,9 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                         return ret;
                 r->usage = 0;
         }
+        ret = check_until_mde(r, err);
+        if (ret < 0)
+                return ret;
         return check_host(r, err);
 }
 

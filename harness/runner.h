@@ -39,6 +39,11 @@ struct runner_opts {
         int cold;                          /* boot every cell fresh, whatever else says */
         int json;
         int64_t resume_run;                /* > 0: continue this run */
+        double until_mde_pct;              /* > 0: add rounds until every judged metric's MDE is at most
+                                              this, % (report/seqrule.h); repeats is then the pilot */
+        int budget_cells;                  /* with until_mde_pct: cells in all, at most; 0: no such cap */
+        double budget_time_s;              /* with until_mde_pct: no round starts later than this after
+                                              the run (or its resumption) began, seconds; 0: none */
         /* Set by callers that drive the runner (kbench nightly), never by an option: */
         int lock_held;                     /* the caller holds the store lock (lock_store) */
         double deadline_at;                /* unix time after which no cell is started; 0: none */

@@ -54,7 +54,7 @@ const struct runopt runopt_table[] = {
         { "workload", 'w', RUNOPT_STRV, OFF(workloads), .help = "Workload to run (repeatable)",
           .arg = "NAME[:k=v,...]", .class = RUNOPT_HOW },
         { "repeat", 'n', RUNOPT_INT, OFF(repeats), 1, 10000, "1", "repeats",
-          .help = "Repeats of every (kernel, workload) pair (default 1)", .arg = "N", .class = RUNOPT_HOW },
+          .help = "Repeats of every (kernel, workload) pair; with --until-mde the pilot's (default 1)", .arg = "N", .class = RUNOPT_HOW },
         { "mem", 0, RUNOPT_MIB, OFF(mem_mb), 128, 65536, "256", "mem_mb",
           .unit = "MiB", .help = "Guest RAM; a bare number is MiB, or with a unit: 160, 1G (default 256)",
           .arg = "SIZE", .class = RUNOPT_MEASURED },
@@ -101,6 +101,18 @@ const struct runopt runopt_table[] = {
           .help = "Re-run (within --retries) a cell whose host spent over P % of its CPU on other processes "
                   "during the workload; such cells are marked contended (over 10 % when P is 0, the default)",
           .arg = "P", .class = RUNOPT_HOW },
+        /* Repeats chosen by the tool (report/seqrule.h): how a run went about
+         * its measurement, not what it measured, so HOW. */
+        { "until-mde", 0, RUNOPT_PERCENT, OFF(until_mde_pct), 0, 100, "0", "until_mde_pct", .suffix = 1,
+          .help = "Add interleaved rounds until every judged metric's minimum detectable effect (compare's "
+                  "mde) is at most P % (5%), or the budget is spent; -n is then the pilot (default 0: off)",
+          .arg = "P", .class = RUNOPT_HOW },
+        { "budget-cells", 0, RUNOPT_INT, OFF(budget_cells), 0, 100000, "0", "budget_cells",
+          .help = "With --until-mde: run at most N cells in all (default 0: no cell budget)", .arg = "N",
+          .class = RUNOPT_HOW },
+        { "budget-time", 0, RUNOPT_SECONDS, OFF(budget_time_s), 0, 30 * 86400, "0", "budget_time_s", .suffix = 1,
+          .help = "With --until-mde: start no round after this long: seconds, or with a unit s, m, h, d (30m) "
+                  "(default 0: no time budget)", .arg = "S", .class = RUNOPT_HOW },
         { "resume", 0, RUNOPT_I64, OFF(resume_run), 1, 9e15, NULL, NULL,
           .help = "Continue an interrupted run: rerun only its missing cells", .arg = "RUN", .class = RUNOPT_HOW },
         { "warm", 0, RUNOPT_FLAG, OFF(warm), 0, 0, NULL, "warm",
@@ -122,6 +134,8 @@ const struct runopt_extra_key runopt_extra_keys[] = {
          * record of the cell, not a setting (the settings hold what was
          * asked for). */
         { "sysctls_applied", RUNOPT_HOW },
+        /* Why an --until-mde run stopped, written when it does. */
+        { RUNOPTS_UNTIL_MDE_OUTCOME, RUNOPT_HOW },
         { RUNOPTS_HOW_KEYS, RUNOPT_HOW },
         { NULL },
 };
@@ -169,6 +183,30 @@ static const char *describe(const struct runopt *opt, char *buf, size_t size) {
         return buf;
 }
 
+/* With the row's suffix flag, a percentage may end in '%' ("5%"), a
+ * number of seconds in a unit s, m, h or d ("30m"). Returns the number's text (text itself, or num holding
+ * it) and *ret_scale, what the number is multiplied by. */
+static const char *unit_free(const struct runopt *opt, const char *text, char *num, size_t size, double *ret_scale) {
+        static const struct { char c; double scale; } units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 },
+                                                                 { 'd', 86400 } };
+        size_t len = strlen(text);
+
+        *ret_scale = 1;
+        if (!opt->suffix || len < 2 || len >= size)
+                return text;
+        if (opt->type == RUNOPT_PERCENT && text[len - 1] == '%') {
+                snprintf(num, size, "%.*s", (int)(len - 1), text);
+                return num;
+        }
+        for (size_t i = 0; opt->type == RUNOPT_SECONDS && i < sizeof(units) / sizeof(units[0]); i++)
+                if (text[len - 1] == units[i].c) {
+                        snprintf(num, size, "%.*s", (int)(len - 1), text);
+                        *ret_scale = units[i].scale;
+                        return num;
+                }
+        return text;
+}
+
 int runopt_set(struct runner_opts *o, const struct runopt *opt, const char *text, struct kb_error *err) {
         static const enum parse_kind kinds[] = {
                 [RUNOPT_INT] = PARSE_UINT, [RUNOPT_UINT] = PARSE_UINT, [RUNOPT_MIB] = PARSE_MIB,
@@ -176,9 +214,10 @@ int runopt_set(struct runner_opts *o, const struct runopt *opt, const char *text
                 [RUNOPT_PERCENT] = PARSE_REAL,
                 [RUNOPT_I64] = PARSE_UINT,
         };
-        double min = opt->min, max = opt->max;
+        double min = opt->min, max = opt->max, scale = 1;
         union parse_value v;
-        char what[96];
+        char what[96], num[64];
+        const char *text_num;
         int r;
 
         switch (opt->type) {
@@ -199,7 +238,10 @@ int runopt_set(struct runner_opts *o, const struct runopt *opt, const char *text
         }
         if (opt->zero_ok)
                 min = 0;
-        r = parse_number(text, kinds[opt->type], min, max, &v);
+        text_num = unit_free(opt, text, num, sizeof(num), &scale);
+        r = parse_number(text_num, kinds[opt->type], min / scale, max / scale, &v);
+        if (r == 0 && scale != 1)
+                v.d *= scale;
         if (r == 0 && opt->zero_ok && opt->type != RUNOPT_SECONDS && v.u > 0 && (double)v.u < opt->min)
                 r = -ERANGE;
         if (r < 0)

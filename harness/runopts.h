@@ -55,6 +55,8 @@ struct runopt {
                                               (1000: milliseconds); 0: as it is */
         /* Extra check of a string value; returns 0 or -EINVAL with err. */
         int (*check)(const char *value, struct kb_error *err);
+        int suffix;                        /* 1: RUNOPT_PERCENT takes a trailing '%' ("5%"), RUNOPT_SECONDS
+                                              a unit s, m, h or d ("30m") */
         const char *unit;                  /* what a bare number means ("MiB", "bytes", "MB/s"), named
                                               in help; every size and rate row has one (test-runopts) */
         const char *help;
@@ -75,6 +77,11 @@ extern const struct runopt_extra_key runopt_extra_keys[];
 /* The settings key under which a run lists the keys of its settings (and
  * of its cells' params) that are HOW: compare_pairing_key drops them. */
 #define RUNOPTS_HOW_KEYS "how_keys"
+
+/* The settings key under which an --until-mde run records why it stopped:
+ * {"answer": "enough"|"budget"|"time", "rounds": N, "cells": N, ...}
+ * (harness/runner.c writes it, `kbench show` prints it). */
+#define RUNOPTS_UNTIL_MDE_OUTCOME "until_mde_outcome"
 
 /* A JSON array of every HOW key, of the table and of runopt_extra_keys,
  * and RUNOPTS_HOW_KEYS itself (new reference). */

@@ -252,6 +252,38 @@ TEST(durations_and_sizes) {
         }
 }
 
+TEST(until_mde_and_budgets) {
+        static const struct { const char *json; double pct; int cells; double time_s; } ok[] = {
+                { WITH("\"until_mde\": \"5%\", \"budget_cells\": 40"), 5, 40, 0 },
+                { WITH("\"until_mde\": 2.5, \"budget_time\": \"30m\""), 2.5, 0, 1800 },
+                { WITH("\"until_mde\": \"10\""), 10, 0, 0 },
+                { WITH("\"budget_cells\": 8"), 0, 8, 0 },
+        };
+        static const struct { const char *json, *msg; } no[] = {
+                { WITH("\"until_mde\": \"101%\""), "until_mde: 101% is out of range (0..100)" },
+                { WITH("\"until_mde\": \"5 %\""), "until_mde: expected a percentage such as \"5%\" or a number" },
+                { WITH("\"until_mde\": true"), "until_mde: expected a percentage such as \"5%\" or a number" },
+                { WITH("\"budget_cells\": -1"), "budget_cells: -1 is out of range (0..100000)" },
+        };
+
+        for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+                struct nightly_config *c = NULL;
+                struct kb_error err = { { 0 } };
+                if (nightly_config_parse(ok[i].json, strlen(ok[i].json), &c, &err) < 0)
+                        TEST_FAIL("case %zu: %s", i, err.msg);
+                ASSERT_NEAR(c->until_mde_pct, ok[i].pct, 1e-12);
+                ASSERT_EQ(c->budget_cells, ok[i].cells);
+                ASSERT_NEAR(c->budget_time_s, ok[i].time_s, 1e-9);
+                nightly_config_free(c);
+        }
+        for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+                struct nightly_config *c = NULL;
+                struct kb_error err = { { 0 } };
+                ASSERT_EQ(nightly_config_parse(no[i].json, strlen(no[i].json), &c, &err), -EINVAL);
+                ASSERT_STREQ(err.msg, no[i].msg);
+        }
+}
+
 TEST(load_prefixes_the_file) {
         char path[] = "/tmp/test-nightly-config-XXXXXX";
         struct nightly_config *c = NULL;

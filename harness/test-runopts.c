@@ -431,3 +431,46 @@ TEST(every_size_and_rate_option_in_its_unit) {
         /* mem, disk-size, disk-mbps, swap at least. */
         ASSERT_TRUE(covered >= 4);
 }
+
+TEST(until_mde_and_budgets) {
+        static const char *const bad_mde[] = { "101", "-1", "nan", "5%%", "%", "5 %", "" };
+        static const char *const bad_time[] = { "30x", "-1m", "31d", "m", "1e999s", "nan" };
+        struct runner_opts o, back;
+        struct kb_error err = { { 0 } };
+        GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+        json_t *j = json_object();
+
+        runopts_defaults(&o);
+        ASSERT_NEAR(o.until_mde_pct, 0, 0);                    /* off unless asked */
+        ASSERT_EQ(o.budget_cells, 0);
+        ASSERT_NEAR(o.budget_time_s, 0, 0);
+        ASSERT_EQ(set(&o, "until-mde", "5%", &err), 0);
+        ASSERT_NEAR(o.until_mde_pct, 5, 1e-12);
+        ASSERT_EQ(set(&o, "until-mde", "2.5", &err), 0);
+        ASSERT_NEAR(o.until_mde_pct, 2.5, 1e-12);
+        for (size_t i = 0; i < sizeof(bad_mde) / sizeof(bad_mde[0]); i++)
+                if (set(&o, "until-mde", bad_mde[i], &err) == 0)
+                        TEST_FAIL("--until-mde %s accepted", bad_mde[i]);
+        ASSERT_EQ(set(&o, "budget-time", "30m", &err), 0);
+        ASSERT_NEAR(o.budget_time_s, 1800, 1e-9);
+        ASSERT_EQ(set(&o, "budget-time", "1.5h", &err), 0);
+        ASSERT_NEAR(o.budget_time_s, 5400, 1e-9);
+        ASSERT_EQ(set(&o, "budget-time", "90", &err), 0);
+        ASSERT_NEAR(o.budget_time_s, 90, 1e-9);
+        for (size_t i = 0; i < sizeof(bad_time) / sizeof(bad_time[0]); i++)
+                if (set(&o, "budget-time", bad_time[i], &err) == 0)
+                        TEST_FAIL("--budget-time %s accepted", bad_time[i]);
+        /* Only the rows that say so take a suffix. */
+        ASSERT_TRUE(set(&o, "timeout", "30m", &err) < 0);
+        ASSERT_EQ(set(&o, "budget-cells", "40", &err), 0);
+        ASSERT_EQ(set(&o, "until-mde", "5%", &err), 0);
+        /* --resume goes on choosing as the run did. */
+        runopts_save(&o, j);
+        runopts_defaults(&back);
+        ASSERT_EQ(runopts_load(&back, j, keep, &err), 0);
+        ASSERT_NEAR(back.until_mde_pct, 5, 1e-12);
+        ASSERT_EQ(back.budget_cells, 40);
+        ASSERT_NEAR(back.budget_time_s, 90, 1e-9);
+        json_decref(j);
+        g_ptr_array_unref(keep);
+}

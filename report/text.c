@@ -167,6 +167,37 @@ void text_runs(const struct view_runs *v, FILE *out) {
         }
 }
 
+/* Why a run that chose its repeats (kbench run --until-mde) stopped, from
+ * the outcome the runner wrote into its settings ("until_mde_outcome"). */
+static void until_mde_line(const struct query_run *r, FILE *out) {
+        json_t *settings = r->settings_json ? json_loads(r->settings_json, 0, NULL) : NULL;
+        json_t *o = json_object_get(settings, "until_mde_outcome"), *target = json_object_get(settings, "until_mde_pct");
+        const char *answer = json_string_value(json_object_get(o, "answer"));
+        const char *worst = json_string_value(json_object_get(o, "worst_metric"));
+        json_t *worst_mde = json_object_get(o, "worst_mde");
+
+        if (json_is_number(target) && json_number_value(target) > 0 && !answer)
+                fprintf(out, "repeats chosen by the tool: mde target %g%%, not stopped yet\n", json_number_value(target));
+        if (!answer || !json_is_number(target))
+                goto out;
+        fprintf(out, "repeats chosen by the tool: %s after %lld round(s), %lld cell(s): ",
+                strcmp(answer, "enough") == 0 ? "enough" : strcmp(answer, "time") == 0 ? "time budget spent" :
+                "cell budget spent", (long long)json_integer_value(json_object_get(o, "rounds")),
+                (long long)json_integer_value(json_object_get(o, "cells")));
+        if (strcmp(answer, "enough") == 0)
+                fprintf(out, "every judged metric's mde <= %g%%", json_number_value(target));
+        else
+                fprintf(out, "mde target %g%% not met", json_number_value(target));
+        if (worst && json_is_number(worst_mde)) {
+                fputs(" (worst ", out);
+                put_text(out, worst, 0);
+                fprintf(out, " %.1f%%)", json_number_value(worst_mde) * 100);
+        }
+        fputc('\n', out);
+out:
+        json_decref(settings);
+}
+
 static void run_header(const struct query_run *r, FILE *out) {
         char started[32], finished[32];
 
@@ -190,6 +221,7 @@ static void run_header(const struct query_run *r, FILE *out) {
         fputs("  kbench ", out);
         put_text(out, r->kbench_version, 0);
         fputc('\n', out);
+        until_mde_line(r, out);
 }
 
 static void run_summary(const struct view_series *sum, size_t n, FILE *out) {

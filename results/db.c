@@ -489,6 +489,26 @@ int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_e
         return 0;
 }
 
+int db_run_set_setting(struct db *db, int64_t run_id, const char *key, const char *json_value,
+                       struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        /* json_set with a '$."key"' path: a key is never read as a path. */
+        r = db_prepare(db, "UPDATE runs SET settings_json = json_set(settings_json, '$.\"' || ?1 || '\"', "
+                           "json(?2)) WHERE id = ?3", &s, err);
+        if (r < 0)
+                return r;
+        if (bind_text(s, 1, key) || bind_text(s, 2, json_value) || sqlite3_bind_int64(s, 3, run_id))
+                return db_error(db, sqlite3_errcode(db->h), err, "binding run");
+        r = db_step_done(db, s, "updating the run's settings", err);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(db->h) == 0)
+                return error_setf(err, -ENOENT, "no run %lld in %s", (long long)run_id, db->path);
+        return 0;
+}
+
 int db_runs_interrupt(struct db *db, int *ret_n, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r;
