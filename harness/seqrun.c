@@ -8,6 +8,7 @@
 
 #include "harness/seqrun.h"
 #include "report/metrics.h"
+#include "report/view.h"
 #include "results/query.h"
 
 /* One judged metric of one workload: its values per kernel and round. */
@@ -59,6 +60,7 @@ static int load(const struct seqrun_ctx *c, size_t rounds, GHashTable *by_name, 
                         return r;
                 for (size_t i = 0; i < sel->n_cells; i++) {
                         const struct query_sel_cell *cell = &sel->cells[i];
+                        int paced;
                         ssize_t pi = plan_index(c, cell->cell_key);
                         const struct plan_cell *pc;
 
@@ -67,12 +69,15 @@ static int load(const struct seqrun_ctx *c, size_t rounds, GHashTable *by_name, 
                         pc = &c->plan[pi];
                         if (pc->kernel != k || (size_t)pc->iteration >= rounds)
                                 continue;
+                        /* What compare will judge: under TCG with an
+                         * unthrottled disk, the counts, not the rates. */
+                        paced = view_cpu_paced(sel->settings_json, cell->params_json);
                         for (size_t m = 0; m < cell->n_metrics; m++) {
                                 const struct query_metric *qm = &cell->metrics[m];
                                 g_autofree char *key = NULL;
                                 struct series *s;
 
-                                if (!qm->has_value || !isfinite(qm->value) || !metrics_verdict(qm->name))
+                                if (!qm->has_value || !isfinite(qm->value) || !view_metric_judged(qm->name, paced))
                                         continue;
                                 key = g_strdup_printf("%zu\t%s", pc->workload, qm->name);
                                 s = g_hash_table_lookup(by_name, key);

@@ -879,6 +879,14 @@ TEST(tcg_rates_not_judged) {
         text = render(v, 0);
         ASSERT_TRUE(strstr(text, "  note: rates and times are not judged: under TCG") != NULL);
         free(text);
+        /* The same rule, asked by a driver that chooses repeats. */
+        ASSERT_EQ(view_cpu_paced("{\"accel\":\"tcg\",\"disk_mbps\":0}", NULL), 1);
+        ASSERT_EQ(view_cpu_paced("{\"accel\":\"tcg\",\"disk_mbps\":0}", "{\"disk_mbps\":40}"), 0);
+        ASSERT_EQ(view_cpu_paced("{\"accel\":\"kvm\"}", NULL), 0);
+        ASSERT_EQ(view_metric_judged("dd.write_MBps", 1), 0);
+        ASSERT_EQ(view_metric_judged("dd.write_MBps", 0), 1);
+        ASSERT_EQ(view_metric_judged("guest.write.kernel_Minsn", 1), 1);
+        ASSERT_EQ(view_metric_judged("dd.write_s", 0), 0);
         j = render_json(v);
         ASSERT_TRUE(json_is_array(json_object_get(json_array_get(json_object_get(j, "groups"), 0), "notes")));
         json_decref(j);

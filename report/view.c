@@ -406,6 +406,22 @@ static int side_add_cells(struct side *s, const struct query_selection *sel, con
                           const json_t *settings, double limit, unsigned char *ignored_found,
                           struct kb_error *err);
 
+int view_cpu_paced(const char *settings_json, const char *params_json) {
+        json_t *settings = settings_json ? json_loads(settings_json, 0, NULL) : NULL;
+        int paced = cpu_paced(settings, params_json);
+
+        json_decref(settings);
+        return paced;
+}
+
+int view_metric_judged(const char *name, int paced) {
+        struct metrics_info info;
+
+        if (!metrics_verdict(name) || metrics_lookup(name, &info) < 0)
+                return 0;
+        return !(paced && info.host_timed);
+}
+
 /* Add one (run, kernel) selection's cells to side s. */
 static int side_add(struct side *s, const struct query_selection *sel, const struct compare_options *o,
                     unsigned char *ignored_found, struct kb_error *err) {

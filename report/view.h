@@ -66,6 +66,18 @@ struct view_cell {
  * figure is unknown (a remote host, or a cell older than the metric). */
 int view_contended(const struct query_run *run, const struct query_metric *m, size_t n);
 
+/* Whether a cell run with these settings (its run's settings_json, its own
+ * params_json; either may be NULL) had its rates and times set by the
+ * emulator's speed: TCG and an unthrottled disk (docs/design.md, "What a
+ * verdict judges"). */
+int view_cpu_paced(const char *settings_json, const char *params_json);
+
+/* Whether compare would judge metric name between two sides whose cells
+ * are all cpu_paced (view_cpu_paced) or all not: the registry's verdict
+ * flag, less rates and times paced by the emulator. For a driver that
+ * asks how precisely a run measured what compare will judge. */
+int view_metric_judged(const char *name, int cpu_paced);
+
 /* All runs. OUT: *ret (free with view_runs_free). */
 int view_runs_load(struct db *db, struct view_runs **ret, struct kb_error *err);
 struct view_runs *view_runs_free(struct view_runs *v);
