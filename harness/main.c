@@ -4,7 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/cli.h"
@@ -58,6 +60,25 @@ int cli_errorf(const char *fmt, ...) {
         va_end(ap);
         put_error(msg);
         return 1;
+}
+
+int cli_store_prepare(const struct cli_global *g, int create, struct kb_error *err) {
+        struct stat st;
+
+        if (stat(g->home, &st) == 0) {
+                if (!S_ISDIR(st.st_mode))
+                        return error_setf(err, -ENOTDIR, "store %s is not a directory", g->home);
+                return 0;
+        }
+        if (errno != ENOENT)
+                return error_setf(err, -errno, "store %s: %s", g->home, g_strerror(errno));
+        if (!create)
+                return error_setf(err, -ENOENT, "no kbench store at %s (kbench kernel add or kbench run "
+                                  "creates one; check --store and $KBENCH_HOME)", g->home);
+        if (g_mkdir_with_parents(g->home, 0755) < 0)
+                return error_setf(err, -errno, "store %s: cannot create it: %s", g->home, g_strerror(errno));
+        fprintf(stderr, "kbench: creating the store %s\n", g->home);
+        return 0;
 }
 
 char *cli_kernels_dir(const struct cli_global *g) {

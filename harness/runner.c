@@ -696,7 +696,9 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t 
         int failed = 0, ret, code = 1;
 
         progress_init(&r.progress, 0);
-        ret = o->lock_held ? 0 : lock_store(g->home, "run", &lock, &err);
+        ret = o->lock_held ? 0 : cli_store_prepare(g, 1, &err);
+        if (ret >= 0 && !o->lock_held)
+                ret = lock_store(g->home, "run", &lock, &err);
         if (ret < 0)
                 goto out;
         ret = resolve_inputs(&r, &err);
