@@ -599,6 +599,16 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                         r->usage = ret == -ENOENT;
                         return ret;
                 }
+                /* The same image twice (a name and its id prefix, two names)
+                 * would be one kernel's cells planned as two kernels' and
+                 * compared with themselves. */
+                for (size_t j = 0; j < k; j++)
+                        if (strcmp(r->kernels[j]->id, r->kernels[k]->id) == 0) {
+                                r->usage = 1;
+                                return error_setf(err, -EINVAL, "-k '%.128s' is the same kernel as -k '%.128s' "
+                                                  "(%.12s); give each kernel once", o->kernels[k], o->kernels[j],
+                                                  r->kernels[k]->id);
+                        }
         }
         r->specs = g_new0(struct workload_spec *, r->n_specs);
         for (size_t w = 0; w < r->n_specs; w++) {
@@ -613,6 +623,13 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                 ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
                 if (ret < 0)
                         return ret;
+                /* Compared by the canonical text (every key resolved): dd
+                 * and dd:bs=1M are the same workload; more repeats are -n. */
+                for (size_t j = 0; j < w; j++)
+                        if (strcmp(r->specs[j]->text, r->specs[w]->text) == 0)
+                                return error_setf(err, -EINVAL, "-w '%.128s' is the same workload as -w '%.128s' "
+                                                  "(%.200s); give each once, and repeats with -n", o->workloads[w],
+                                                  o->workloads[j], r->specs[w]->text);
                 env.nports = MIN(r->specs[w]->ops->n_ports, (int)G_N_ELEMENTS(env.ports));
                 for (int i = 0; i < env.nports; i++)
                         env.ports[i] = (uint16_t)(40000 + i);
