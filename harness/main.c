@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "report/utf8.h"
 
 static const struct {
         const char *name;
@@ -28,7 +29,7 @@ static const struct {
 
 /* One error line on stderr. Messages quote the store (kernel names, tags,
  * settings) and the guest: invalid UTF-8 becomes U+FFFD and every control
- * character (C0 with the newline, DEL, C1) a '?', so no message can drive
+ * character (C0 with the newline, DEL, C1, the bidirectional ones) a '?', so no message can drive
  * the terminal or forge a second line. */
 static void put_error(const char *msg) {
         g_autofree char *valid = g_utf8_make_valid(msg, -1);
@@ -37,7 +38,7 @@ static void put_error(const char *msg) {
         for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
                 gunichar c = g_utf8_get_char(p);
 
-                if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+                if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || utf8_is_bidi_control(c))
                         g_string_append_c(line, '?');
                 else
                         g_string_append_unichar(line, c);
