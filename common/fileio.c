@@ -9,20 +9,52 @@
 #include "common/fileio.h"
 #include "common/util.h"
 
+static const char *file_kind(mode_t m) {
+        return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device"
+               : S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : "a special file";
+}
+
+int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        int fl;
+
+        /* O_NONBLOCK: opening a FIFO for reading waits for a writer, a tty
+         * or a device may wait for its carrier; the check comes after the
+         * open (no race with a rename), so the open itself must not wait. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+                int e = errno;
+
+                /* A socket cannot be opened at all (ENXIO): say what it is. */
+                if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+                        return error_setf(err, -EINVAL, "%s: %s, not a regular file", path, file_kind(st.st_mode));
+                return error_setf(err, -e, "%s: %s", path, strerror(e));
+        }
+        if (fstat(fd, &st) < 0)
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+                return error_setf(err, -EINVAL, "%s: %s, not a regular file", path, file_kind(st.st_mode));
+        fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
 int fileio_read(const char *path, size_t max, char **ret_buf, size_t *ret_len, unsigned *ret_mode,
                 struct kb_error *err) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *buf = NULL;
         struct stat st;
         size_t got = 0;
+        int r;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        r = fileio_open_regular(path, &fd, err);
+        if (r < 0)
+                return r;
         if (fstat(fd, &st) < 0)
                 return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode))
-                return error_setf(err, -EINVAL, "%s: not a regular file", path);
         if ((unsigned long long)st.st_size > max)
                 return error_setf(err, -EFBIG, "%s: larger than %zu bytes", path, max);
         buf = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);

@@ -6,6 +6,12 @@
 
 #include "common/error.h"
 
+/* Open the regular file at path (links followed) for reading, refusing a
+ * FIFO, socket, device or directory without blocking on it. OUT: *ret_fd
+ * (caller closes). Returns 0, or -errno with err naming the file and what
+ * it is (-EINVAL: a directory, FIFO, socket or device). */
+int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err);
+
 /* Read the regular file at path (links followed), at most max bytes.
  * OUT: *ret_buf (malloc'd, caller frees; never NULL on success, even for an
  * empty file), *ret_len, *ret_mode (permission bits; may be NULL).

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/crc32.h"
@@ -134,7 +135,23 @@ TEST(fileio_bounds) {
         ASSERT_EQ(fileio_read(path, 4, &buf, &len, NULL, &err), -EFBIG);
         ASSERT_TRUE(strstr(err.msg, path) && strstr(err.msg, "larger than 4 bytes"));
         ASSERT_EQ(fileio_read("/tmp", 4096, &buf, &len, NULL, &err), -EINVAL);
-        ASSERT_STREQ(err.msg, "/tmp: not a regular file");
+        ASSERT_STREQ(err.msg, "/tmp: a directory, not a regular file");
+        /* A FIFO without a writer: refused at once, never waited on. */
+        {
+                char fifo[] = "/tmp/kbench-test-fifo-XXXXXX";
+                int fd2 = mkstemp(fifo);
+
+                ASSERT_TRUE(fd2 >= 0);
+                close(fd2);
+                unlink(fifo);
+                ASSERT_EQ(mkfifo(fifo, 0600), 0);
+                ASSERT_EQ(fileio_read(fifo, 4096, &buf, &len, NULL, &err), -EINVAL);
+                ASSERT_TRUE(strstr(err.msg, "a FIFO, not a regular file") != NULL);
+                ASSERT_EQ(fileio_open_regular(fifo, &fd2, &err), -EINVAL);
+                unlink(fifo);
+        }
+        ASSERT_EQ(fileio_read("/dev/null", 4096, &buf, &len, NULL, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "/dev/null: a character device, not a regular file");
         unlink(path);
         ASSERT_EQ(fileio_read(path, 4096, &buf, &len, NULL, &err), -ENOENT);
 }

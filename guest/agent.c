@@ -102,7 +102,9 @@ static struct {
         bool go;
         /* during the job */
         int fifo;                       /* /run/kbench/host, O_RDWR */
-        int timer;                      /* timerfd driving the sampler */
+        int timer;                      /* timerfd driving the sampler; -1: paced by poll (sampler_pace) */
+        uint64_t tick_ms;               /* the sampling interval */
+        uint64_t next_tick_ms;          /* without a timerfd: CLOCK_MONOTONIC of the next sample */
         struct sampler_snapshot last;   /* previous vmstat reading */
         char disk_name[SAMPLER_DISK_NAME_MAX + 1]; /* the disk under test in /proc/diskstats */
         uint64_t last_ms;               /* CLOCK_MONOTONIC of that reading */
@@ -839,16 +841,24 @@ static void agent_start_sampler(void) {
 
         if (parse_u64(A.set.vmstat_interval_ms, &ms) < 0 || ms < 10 || ms > 3600000)
                 agent_fail("set vmstat_interval_ms: '%s' is not 10..3600000", A.set.vmstat_interval_ms);
+        A.tick_ms = ms;
         A.timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-        if (A.timer < 0)
+        /* A kernel without CONFIG_TIMERFD (a tinyconfig without EXPERT)
+         * answers ENOSYS: poll()'s own timeout paces the samples instead,
+         * and the cell says so. */
+        if (A.timer < 0 && errno != ENOSYS)
                 agent_fail("timerfd_create: %s", strerror(errno));
+        if (A.timer < 0)
+                agent_recordf("log", "timerfd_create: %s: this kernel lacks CONFIG_TIMERFD; vmstat is paced by "
+                              "poll() timeouts instead", strerror(ENOSYS));
         agent_vmstat_header();
         agent_sample(true);
         its.it_interval.tv_sec = (time_t)(ms / 1000);
         its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000;
         its.it_value = its.it_interval;
-        if (timerfd_settime(A.timer, 0, &its, NULL) < 0)
+        if (A.timer >= 0 && timerfd_settime(A.timer, 0, &its, NULL) < 0)
                 agent_fail("timerfd_settime: %s", strerror(errno));
+        A.next_tick_ms = agent_now_ms() + ms;
         A.sampling = true;
 }
 
@@ -947,6 +957,34 @@ static int agent_make_fifo(void) {
         return fd < 0 ? -errno : fd;
 }
 
+static int agent_sigchld_wr = -1;
+
+static void agent_on_sigchld(int sig) {
+        int saved = errno;
+        char b = 0;
+
+        (void)sig;
+        if (write(agent_sigchld_wr, &b, 1) < 0) {
+                /* full pipe: a wake-up is pending anyway */
+        }
+        errno = saved;
+}
+
+/* The self-pipe for SIGCHLD where signalfd is missing. Returns its read end
+ * or -errno. */
+static int agent_sigchld_pipe(void) {
+        struct sigaction sa = { .sa_handler = agent_on_sigchld, .sa_flags = SA_RESTART | SA_NOCLDSTOP };
+        int p[2];
+
+        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+                return -errno;
+        agent_sigchld_wr = p[1];
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGCHLD, &sa, NULL) < 0)
+                return -errno;
+        return p[0];
+}
+
 /* Run the job to completion while serving the host, the sampler and the
  * job's pipes. Returns the job's exit code (128 + signal if killed). */
 static int agent_run_job(void) {
@@ -954,6 +992,7 @@ static int agent_run_job(void) {
                 { .type = "out", .fd = -1 }, { .type = "err", .fd = -1 }, { .type = "event", .fd = -1 },
         };
         sigset_t chld;
+        bool self_pipe = false;
         int sfd, r, code = -1;
         pid_t pid;
         uint64_t exited_at = 0;
@@ -970,6 +1009,17 @@ static int agent_run_job(void) {
         sigaddset(&chld, SIGCHLD);
         sigprocmask(SIG_BLOCK, &chld, NULL);
         sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+        /* Without CONFIG_SIGNALFD, SIGCHLD reaches the loop through a
+         * self-pipe its handler writes to; poll() sees the pipe. */
+        if (sfd < 0 && errno == ENOSYS) {
+                sfd = agent_sigchld_pipe();
+                if (sfd < 0)
+                        agent_fail("signalfd: %s, and its fallback: %s", strerror(ENOSYS), strerror(-sfd));
+                self_pipe = true;
+                agent_recordf("log", "signalfd: %s: this kernel lacks CONFIG_SIGNALFD; SIGCHLD through "
+                              "sigaction and a self-pipe instead", strerror(ENOSYS));
+                sigprocmask(SIG_UNBLOCK, &chld, NULL);
+        }
         if (sfd < 0)
                 agent_fail("signalfd: %s", strerror(errno));
 
@@ -1002,6 +1052,14 @@ static int agent_run_job(void) {
                         }
                         timeout = (int)(AGENT_DRAIN_MS - waited);
                 }
+                if (A.timer < 0) {
+                        int until_tick;
+
+                        if (sampler_pace(agent_now_ms(), A.tick_ms, &A.next_tick_ms, &until_tick))
+                                agent_sample(false);
+                        if (timeout < 0 || until_tick < timeout)
+                                timeout = until_tick;
+                }
                 if (poll(pfd, (nfds_t)nfd, timeout) < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -1020,7 +1078,9 @@ static int agent_run_job(void) {
                                 agent_stream_read(&streams[i]);
                 if (pfd[1].revents) {
                         struct signalfd_siginfo si;
-                        while (read(sfd, &si, sizeof(si)) == sizeof(si))
+                        /* A signalfd gives whole records, the self-pipe bytes:
+                         * both are drained until they would block. */
+                        while (read(sfd, &si, sizeof(si)) > 0)
                                 ;
                         /* PID 1 reaps every orphan, not only the job. */
                         for (;;) {
@@ -1034,6 +1094,11 @@ static int agent_run_job(void) {
                                 exited_at = agent_now_ms();
                         }
                 }
+        }
+        if (self_pipe) {
+                signal(SIGCHLD, SIG_DFL);
+                close(agent_sigchld_wr);
+                agent_sigchld_wr = -1;
         }
         close(sfd);
         return code;

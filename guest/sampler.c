@@ -769,3 +769,16 @@ int sampler_format_groups(char *buf, size_t size) {
         }
         return (int)len;
 }
+
+int sampler_pace(uint64_t now_ms, uint64_t interval_ms, uint64_t *next_ms, int *ret_timeout_ms) {
+        int due = 0;
+
+        if (interval_ms == 0)
+                interval_ms = 1;
+        if (now_ms >= *next_ms) {
+                due = 1;
+                *next_ms += interval_ms * ((now_ms - *next_ms) / interval_ms + 1);
+        }
+        *ret_timeout_ms = (int)(*next_ms - now_ms > (uint64_t)INT32_MAX ? INT32_MAX : *next_ms - now_ms);
+        return due;
+}

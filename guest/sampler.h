@@ -207,3 +207,11 @@ int sampler_format_row(char *buf, size_t size, const struct sampler_row *row);
  * blanks. Return the length or -ENOSPC; SAMPLER_HEADER_MAX is enough. */
 int sampler_format_groups(char *buf, size_t size);
 int sampler_format_names(char *buf, size_t size);
+
+/* Pacing the sampler without a timerfd (a kernel built without
+ * CONFIG_TIMERFD): the agent's poll() waits at most *ret_timeout_ms, and a
+ * sample is taken when this returns 1. *next_ms is the time of the next
+ * sample (CLOCK_MONOTONIC, ms); when it is due it advances by whole
+ * intervals past now, so a late wake-up skips samples instead of taking a
+ * burst of them, as an overrun timerfd would count one read. Pure. */
+int sampler_pace(uint64_t now_ms, uint64_t interval_ms, uint64_t *next_ms, int *ret_timeout_ms);

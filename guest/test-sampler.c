@@ -564,3 +564,30 @@ TEST(read_missing_root) {
 }
 
 TEST_MAIN();
+
+/* Without a timerfd the agent paces samples itself: due on time, never a
+ * burst after a stall, the poll timeout is what is left of the interval. */
+TEST(pace_without_timerfd) {
+        uint64_t next = 1000;
+        int timeout = -1;
+
+        ASSERT_EQ(sampler_pace(400, 1000, &next, &timeout), 0);
+        ASSERT_EQ(timeout, 600);
+        ASSERT_EQ(next, 1000);
+        ASSERT_EQ(sampler_pace(1000, 1000, &next, &timeout), 1);
+        ASSERT_EQ(next, 2000);
+        ASSERT_EQ(timeout, 1000);
+        ASSERT_EQ(sampler_pace(2003, 1000, &next, &timeout), 1);
+        ASSERT_EQ(next, 3000);
+        ASSERT_EQ(timeout, 997);
+        /* 4.5 intervals late: one sample, and the cadence resumes */
+        ASSERT_EQ(sampler_pace(7500, 1000, &next, &timeout), 1);
+        ASSERT_EQ(next, 8000);
+        ASSERT_EQ(timeout, 500);
+        ASSERT_EQ(sampler_pace(7600, 1000, &next, &timeout), 0);
+        ASSERT_EQ(timeout, 400);
+        /* a quarter-second interval */
+        next = 250;
+        ASSERT_EQ(sampler_pace(250, 250, &next, &timeout), 1);
+        ASSERT_EQ(next, 500);
+}

@@ -667,8 +667,7 @@ static void cell_files_clear(struct cell_files *f) {
 }
 
 char *cell_cmdline(const char *cell_id, const char *append) {
-        return g_strdup_printf("console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell=%s%s%s", cell_id,
-                               append ? " " : "", append ? append : "");
+        return g_strdup_printf(CELL_CMDLINE_BASE "%s%s%s", cell_id, append ? " " : "", append ? append : "");
 }
 
 /* Preparation: the guest's environment and ports, the job script, fresh

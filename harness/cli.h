@@ -26,6 +26,13 @@ int cli_nightly(int argc, char **argv, const struct cli_global *g);
 int cli_error(const struct kb_error *err);
 int cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Which verbs may create a store (README, "The store"): run, nightly and
+ * kernel add, which say so on stderr ("kbench: creating the store DIR");
+ * every other verb, doctor included, refuses a store directory that does
+ * not exist, so a mistyped --store creates nothing. Returns 0 when g->home
+ * is a directory (made now when create), else -errno with err naming it. */
+int cli_store_prepare(const struct cli_global *g, int create, struct kb_error *err);
+
 /* Paths under the store. Caller frees (g_free). */
 char *cli_kernels_dir(const struct cli_global *g);   /* <home>/kernels */
 char *cli_cache_dir(const struct cli_global *g);     /* <home>/cache */

@@ -1,5 +1,6 @@
 /* cli_doctor.c: `kbench doctor`, one line per thing kbench needs, with what
  * to do about each failure; --json for scripts. Exit 0 when all pass. */
+#include <errno.h>
 #include <glib.h>
 #include <jansson.h>
 #include <pwd.h>
@@ -125,13 +126,23 @@ int cli_doctor(int argc, char **argv, const struct cli_global *g) {
         check(&c, "busybox", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE),
               "%s", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE) ? "/bin/busybox"
                                                                             : "missing: apt-get install -y busybox-static");
-        check(&c, "store", g_mkdir_with_parents(g->home, 0755) == 0 && access(g->home, W_OK) == 0, "%s", g->home);
+        /* doctor looks and never creates: a mistyped --store must not
+         * become a store that then reports ok. Without a store, nothing of
+         * it can be checked, and libvirt's embedded root would be made in it. */
+        if (cli_store_prepare(g, 0, &err) < 0) {
+                check(&c, "store", 0, "%s", err.msg);
+                goto report;
+        }
+        check(&c, "store", access(g->home, W_OK) == 0, "%s%s", g->home,
+              access(g->home, W_OK) == 0 ? "" : " (not writable: run cannot use it)");
         check_qemu_user(&c, g);
-        if (kstore_open(kdir, &ks, &err) == 0 && kstore_list(ks, &kernels, &nk, &err) == 0)
+        if (kstore_open_existing(kdir, &ks, &err) == 0 && kstore_list(ks, &kernels, &nk, &err) == 0)
                 check(&c, "kernels", 1, "%zu kernel(s) in %s", nk, kdir);
         else
                 check(&c, "kernels", 0, "%s", err.msg);
-        if (db_open(g->db_path, &db, &err) < 0)
+        if (access(g->db_path, F_OK) < 0 && errno == ENOENT)
+                check(&c, "database", 1, "none yet at %s (the first kbench run creates it)", g->db_path);
+        else if (db_open_existing(g->db_path, &db, &err) < 0)
                 check(&c, "database", 0, "%s", err.msg);
         else if (db_check(db, 1, &err) < 0)
                 check(&c, "database", 0, "%s (restore a backup, or copy the runs still readable with "

@@ -9,11 +9,13 @@
 
 #include "common/util.h"
 #include "harness/cli.h"
+#include "harness/lock.h"
 #include "harness/snapshot.h"
 #include "kernels/kstore.h"
 
 static void kstore_freep(struct kstore **s) { kstore_free(*s); }
 #define _cleanup_kstore_ _cleanup_(kstore_freep)
+static void lock_releasep(struct store_lock **l) { lock_release(*l); }
 
 /* Parse a subcommand's options; 0 = go on, else the exit code to return. */
 static int parse_options(GOptionContext *ctx, int *argc, char ***argv) {
@@ -24,11 +26,15 @@ static int parse_options(GOptionContext *ctx, int *argc, char ***argv) {
         return 0;
 }
 
-static int open_store(const struct cli_global *g, struct kstore **ret) {
+/* Only add may create the store (cli_store_prepare); list and remove
+ * refuse a store directory that is not there. */
+static int open_store(const struct cli_global *g, int create, struct kstore **ret) {
         g_autofree char *dir = cli_kernels_dir(g);
         struct kb_error err = { "" };
 
-        if (kstore_open(dir, ret, &err) < 0)
+        if (cli_store_prepare(g, create, &err) < 0)
+                return cli_error(&err);
+        if ((create ? kstore_open(dir, ret, &err) : kstore_open_existing(dir, ret, &err)) < 0)
                 return cli_error(&err);
         return 0;
 }
@@ -78,7 +84,10 @@ static int kernel_add(int argc, char **argv, const struct cli_global *g) {
                 return r;
         if (argc != 2)
                 return cli_errorf("kernel add: expected one FILE (try --help)") + 1;
-        if ((r = open_store(g, &s)))
+        if (name && !kstore_name_valid(name))
+                return cli_errorf("kernel add: --name '%.128s' is not a kernel name (1-%d of letters, digits and "
+                                  ". + - _ ~, not starting with . or -)", name, KSTORE_NAME_MAX) + 1;
+        if ((r = open_store(g, 1, &s)))
                 return r;
         clock_gettime(CLOCK_MONOTONIC, &t);
         ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
@@ -117,7 +126,7 @@ static int kernel_list(int argc, char **argv, const struct cli_global *g) {
                 return r;
         if (argc != 1)
                 return cli_errorf("kernel list: unexpected argument '%s'", argv[1]) + 1;
-        if ((r = open_store(g, &s)))
+        if ((r = open_store(g, 0, &s)))
                 return r;
         if (kstore_list(s, &v, &n, &err) < 0)
                 return cli_error(&err);
@@ -178,6 +187,7 @@ static int kernel_remove(int argc, char **argv, const struct cli_global *g) {
                                                              "snapshots when unused)");
         _cleanup_kstore_ struct kstore *s = NULL;
         struct kstore_kernel *k = NULL, **v = NULL;
+        _cleanup_(lock_releasep) struct store_lock *lock = NULL;
         g_autofree char *id = NULL;
         struct kb_error err = { "" };
         size_t n = 0;
@@ -188,8 +198,13 @@ static int kernel_remove(int argc, char **argv, const struct cli_global *g) {
                 return r;
         if (argc != 2)
                 return cli_errorf("kernel remove: expected one NAME (try --help)") + 1;
-        if ((r = open_store(g, &s)))
+        if ((r = open_store(g, 0, &s)))
                 return r;
+        /* A run resolves its kernels at its start and boots them for hours:
+         * removing one under it would fail its cells, so remove takes the
+         * store's lock as run does, and says who holds it. */
+        if (lock_store(g->home, "kernel", &lock, &err) < 0)
+                return cli_error(&err);
         if (kstore_find(s, argv[1], &k, &err) < 0)
                 return cli_error(&err);
         id = g_strdup(k->id);

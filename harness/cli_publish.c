@@ -17,12 +17,15 @@ int cli_publish(int argc, char **argv, const struct cli_global *g) {
         struct site_options opt = { 0 };
         struct site_result res = { 0 };
         struct db *db = NULL;
+        gboolean force = FALSE;
         int r;
         GOptionEntry entries[] = {
                 { "output", 'o', 0, G_OPTION_ARG_FILENAME, &dir, "Write the site into DIR (default <store>/site)",
                   "DIR" },
                 { "compare", 0, 0, G_OPTION_ARG_STRING_ARRAY, &compares,
                   "Add a comparison page of B against A (selectors as in kbench compare); repeatable", "A:B" },
+                { "force", 0, 0, G_OPTION_ARG_NONE, &force,
+                  "Write into DIR even if it is not empty and not a kbench site (no .kbench-site)", NULL },
                 { NULL },
         };
 
@@ -37,7 +40,10 @@ int cli_publish(int argc, char **argv, const struct cli_global *g) {
                 "run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL.\n\n"
                 "Pages are plain HTML with inline CSS and SVG charts: no script, no\n"
                 "external request; they work from file:// and any web server. Only pages\n"
-                "whose bytes changed are written.");
+                "whose bytes changed are written.\n\n"
+                "DIR is a kbench site when it holds .kbench-site, the list of the pages\n"
+                "kbench wrote there; only those are ever replaced or removed. A missing or\n"
+                "empty DIR becomes a site; any other DIR is refused unless --force.");
         g_option_context_add_main_entries(ctx, entries, NULL);
         if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
                 cli_errorf("publish: %s", gerr->message);
@@ -47,9 +53,14 @@ int cli_publish(int argc, char **argv, const struct cli_global *g) {
                 cli_errorf("publish: unexpected argument '%s' (try 'kbench publish --help')", argv[1]);
                 return 2;
         }
+        if (dir && !*dir) {
+                cli_errorf("publish: -o needs a directory, not an empty string");
+                return 2;
+        }
         if (!dir)
                 dir = g_build_filename(g->home, "site", NULL);
         opt.dir = dir;
+        opt.force = force;
         opt.compares = (const char *const *)compares;
         opt.n_compares = compares ? g_strv_length(compares) : 0;
         for (size_t i = 0; i < opt.n_compares; i++)

@@ -53,7 +53,20 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
                 cli_errorf("show: --log needs --cell KEY");
                 return 2;
         }
-        /* vmstat is not stored as a log: it is the rows, rendered. */
+        /* The streams harness/cellrows.c stores; vmstat is not stored as
+         * a log: it is the rows, rendered. Any other name is a usage error,
+         * whatever the cell holds. */
+        if (log) {
+                static const char *const streams[] = { "console", "data", "output", "script", "vmstat" };
+                int known = 0;
+
+                for (size_t i = 0; i < G_N_ELEMENTS(streams); i++)
+                        known |= strcmp(log, streams[i]) == 0;
+                if (!known) {
+                        cli_errorf("show: --log '%.64s' is not a log: console, data, output, script or vmstat", log);
+                        return 2;
+                }
+        }
         vmstat_view = log && strcmp(log, "vmstat") == 0;
         if (log && json && !vmstat_view) {
                 cli_errorf("show: --log prints the log raw; it cannot be combined with --json");

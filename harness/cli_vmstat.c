@@ -7,7 +7,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "common/util.h"
 #include "guest/proto.h"
@@ -50,14 +52,28 @@ static int cli_vmstat_line(struct vmstat_parser *p, const char *line, size_t n) 
  * bounded on any input, a 100 MB file without a newline included.
  * Returns 0 or -errno with err. */
 static int cli_vmstat_read(const char *path, struct vmstat_parser *p, struct kb_error *err) {
-        FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+        FILE *f = NULL;
         static char buf[65536], line[PROTO_LINE_MAX + 2];
         size_t n, len = 0;
         int passthrough = 0;      /* the current line outgrew line[]: stream it */
         int r = 0, read_errno;
 
-        if (!f)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        /* A pipe comes in as "-": a FIFO, device or socket by name could
+         * block or never end, so FILE must be a regular file. */
+        if (strcmp(path, "-") == 0) {
+                f = stdin;
+        } else {
+                int fd;
+
+                r = fileio_open_regular(path, &fd, err);
+                if (r < 0)
+                        return r;
+                f = fdopen(fd, "rb");
+                if (!f) {
+                        close(fd);
+                        return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+                }
+        }
         while (r >= 0 && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
                 for (size_t i = 0; r >= 0 && i < n;) {
                         const char *nl = memchr(buf + i, '\n', n - i);
@@ -132,12 +148,22 @@ int cli_vmstat(int argc, char **argv, const struct cli_global *g) {
                 cli_errorf("vmstat: expected one FILE (or - for stdin), see kbench vmstat --help");
                 return 2;
         }
-        if (o.interval && (parse_double(o.interval, &interval) < 0 || !(interval > 0))) {
-                cli_errorf("vmstat: --interval '%s': expected seconds > 0", o.interval);
-                return 2;
+        /* A value is echoed cut at 64 bytes: a pasted file must not become
+         * a 100 KB error line. vmstat's delay is whole seconds, at most a
+         * day is any capture's; above that a stall length means nothing. */
+        if (o.interval) {
+                union parse_value v;
+
+                if (parse_number(o.interval, PARSE_REAL, VMSTAT_INTERVAL_MIN, VMSTAT_INTERVAL_MAX, &v) < 0) {
+                        cli_errorf("vmstat: --interval '%.64s%s': expected seconds in %g..%g", o.interval,
+                                   strlen(o.interval) > 64 ? "..." : "", VMSTAT_INTERVAL_MIN, VMSTAT_INTERVAL_MAX);
+                        return 2;
+                }
+                interval = v.d;
         }
         if (o.threshold && (parse_double(o.threshold, &threshold) < 0 || !isfinite(threshold))) {
-                cli_errorf("vmstat: --bo-threshold '%s': expected a number", o.threshold);
+                cli_errorf("vmstat: --bo-threshold '%.64s%s': expected a number", o.threshold,
+                           strlen(o.threshold) > 64 ? "..." : "");
                 return 2;
         }
 
@@ -153,9 +179,13 @@ int cli_vmstat(int argc, char **argv, const struct cli_global *g) {
         t = vmstat_parser_finish(p);
         if (!t)
                 return cli_errorf("vmstat: out of memory");
-        if (t->nsamples == 0 && t->skipped == 0)
-                fprintf(stderr, "kbench: vmstat: %s: no vmstat rows found (%zu lines rejected)\n", argv[1],
-                        t->rejected);
+        /* Nothing to analyse is a failure: a script piping the wrong file
+         * must not read "0 stalls" as a result. */
+        if (t->nsamples == 0 && t->skipped == 0) {
+                ret = cli_errorf("vmstat: %s: no vmstat rows found (%zu lines rejected)", argv[1], t->rejected);
+                vmstat_table_free(t);
+                return ret;
+        }
 
         if (o.json) {
                 /* Streamed sample by sample: a tree of every sample would

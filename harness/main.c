@@ -4,10 +4,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "report/utf8.h"
 
 static const struct {
         const char *name;
@@ -26,7 +29,7 @@ static const struct {
 
 /* One error line on stderr. Messages quote the store (kernel names, tags,
  * settings) and the guest: invalid UTF-8 becomes U+FFFD and every control
- * character (C0 with the newline, DEL, C1) a '?', so no message can drive
+ * character (C0 with the newline, DEL, C1, the bidirectional ones) a '?', so no message can drive
  * the terminal or forge a second line. */
 static void put_error(const char *msg) {
         g_autofree char *valid = g_utf8_make_valid(msg, -1);
@@ -35,7 +38,7 @@ static void put_error(const char *msg) {
         for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
                 gunichar c = g_utf8_get_char(p);
 
-                if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+                if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || utf8_is_bidi_control(c))
                         g_string_append_c(line, '?');
                 else
                         g_string_append_unichar(line, c);
@@ -58,6 +61,25 @@ int cli_errorf(const char *fmt, ...) {
         va_end(ap);
         put_error(msg);
         return 1;
+}
+
+int cli_store_prepare(const struct cli_global *g, int create, struct kb_error *err) {
+        struct stat st;
+
+        if (stat(g->home, &st) == 0) {
+                if (!S_ISDIR(st.st_mode))
+                        return error_setf(err, -ENOTDIR, "store %s is not a directory", g->home);
+                return 0;
+        }
+        if (errno != ENOENT)
+                return error_setf(err, -errno, "store %s: %s", g->home, g_strerror(errno));
+        if (!create)
+                return error_setf(err, -ENOENT, "no kbench store at %s (kbench kernel add or kbench run "
+                                  "creates one; check --store and $KBENCH_HOME)", g->home);
+        if (g_mkdir_with_parents(g->home, 0755) < 0)
+                return error_setf(err, -errno, "store %s: cannot create it: %s", g->home, g_strerror(errno));
+        fprintf(stderr, "kbench: creating the store %s\n", g->home);
+        return 0;
 }
 
 char *cli_kernels_dir(const struct cli_global *g) {

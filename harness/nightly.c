@@ -910,9 +910,16 @@ int nightly_run(const struct nightly_opts *o, const struct cli_global *g) {
         n.errors = g_ptr_array_new_with_free_func(g_free);
         n.measured = g_ptr_array_new_with_free_func(g_free);
 
-        r = lock_store(g->home, "nightly", &n.lock, &err);
+        /* The configuration is the user's input: its errors are usage
+         * errors (exit 2), found before the store is touched. */
+        r = step_config(&n, &err);
+        if (r < 0) {
+                code = 2;
+                goto out;
+        }
+        r = cli_store_prepare(g, 1, &err);
         if (r >= 0)
-                r = step_config(&n, &err);
+                r = lock_store(g->home, "nightly", &n.lock, &err);
         if (r >= 0)
                 r = db_open(g->db_path, &n.db, &err);
         if (r >= 0)

@@ -814,6 +814,16 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                         r->usage = ret == -ENOENT;
                         return ret;
                 }
+                /* The same image twice (a name and its id prefix, two names)
+                 * would be one kernel's cells planned as two kernels' and
+                 * compared with themselves. */
+                for (size_t j = 0; j < k; j++)
+                        if (strcmp(r->kernels[j]->id, r->kernels[k]->id) == 0) {
+                                r->usage = 1;
+                                return error_setf(err, -EINVAL, "-k '%.128s' is the same kernel as -k '%.128s' "
+                                                  "(%.12s); give each kernel once", o->kernels[k], o->kernels[j],
+                                                  r->kernels[k]->id);
+                        }
         }
         r->specs = g_new0(struct workload_spec *, r->n_specs);
         for (size_t w = 0; w < r->n_specs; w++) {
@@ -828,6 +838,13 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                 ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
                 if (ret < 0)
                         return ret;
+                /* Compared by the canonical text (every key resolved): dd
+                 * and dd:bs=1M are the same workload; more repeats are -n. */
+                for (size_t j = 0; j < w; j++)
+                        if (strcmp(r->specs[j]->text, r->specs[w]->text) == 0)
+                                return error_setf(err, -EINVAL, "-w '%.128s' is the same workload as -w '%.128s' "
+                                                  "(%.200s); give each once, and repeats with -n", o->workloads[w],
+                                                  o->workloads[j], r->specs[w]->text);
                 env.nports = MIN(r->specs[w]->ops->n_ports, (int)G_N_ELEMENTS(env.ports));
                 for (int i = 0; i < env.nports; i++)
                         env.ports[i] = (uint16_t)(40000 + i);
@@ -915,7 +932,9 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t 
         int failed = 0, ret, code = 1;
 
         progress_init(&r.progress, 0);
-        ret = o->lock_held ? 0 : lock_store(g->home, "run", &lock, &err);
+        ret = o->lock_held ? 0 : cli_store_prepare(g, 1, &err);
+        if (ret >= 0 && !o->lock_held)
+                ret = lock_store(g->home, "run", &lock, &err);
         if (ret < 0)
                 goto out;
         ret = resolve_inputs(&r, &err);

@@ -7,7 +7,9 @@
 
 #include "common/parse.h"
 #include "guest/proto.h"
+#include "harness/cell.h"
 #include "harness/runopts.h"
+#include "harness/warm.h"
 
 #define OFF(f) offsetof(struct runner_opts, f)
 #define MiB (1024.0 * 1024.0)
@@ -33,6 +35,47 @@ static int check_accel(const char *v, struct kb_error *err) {
 static int check_variant(const char *v, struct kb_error *err) {
         if (!g_regex_match_simple("^[A-Za-z0-9._+~-]{1,64}$", v, 0, 0))
                 return error_setf(err, -EINVAL, "'%s' is not 1-64 of A-Za-z0-9._+~-", v);
+        return 0;
+}
+
+/* Control characters in a label or a command line would forge lines in
+ * show's output and the kernel's parsing; the check names the first. */
+static const char *first_control(const char *v) {
+        for (const char *p = v; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        return p;
+        return NULL;
+}
+
+/* A tag is what tag:NAME selects: an empty one could never be named. */
+static int check_tag(const char *v, struct kb_error *err) {
+        const char *c = first_control(v);
+
+        if (!*v)
+                return error_setf(err, -EINVAL, "an empty tag cannot be selected with tag:NAME");
+        if (c)
+                return error_setf(err, -EINVAL, "a tag must not hold control characters (byte 0x%02x at %zu)",
+                                  (unsigned char)*c, (size_t)(c - v));
+        if (strlen(v) > RUNOPTS_TAG_MAX)
+                return error_setf(err, -EINVAL, "a tag is at most %d bytes", RUNOPTS_TAG_MAX);
+        return 0;
+}
+
+/* The kernel keeps COMMAND_LINE_SIZE bytes of its command line (2048 on
+ * x86, with the NUL) and cuts the rest silently, kbench's own kbench.cell=
+ * included; a newline would end it early in the bootloader protocol. */
+static int check_append(const char *v, struct kb_error *err) {
+        const char *c = first_control(v);
+        /* cell_cmdline's: the base, the longest id (a 5-digit key or the
+         * snapshot's), a blank, the user's arguments. */
+        size_t n = strlen(CELL_CMDLINE_BASE) + MAX(strlen("c99999"), strlen(WARM_CELL_ID)) + 1 + strlen(v);
+
+        if (c)
+                return error_setf(err, -EINVAL, "the kernel command line must not hold control characters "
+                                  "(byte 0x%02x at %zu)", (unsigned char)*c, (size_t)(c - v));
+        if (n >= CELL_CMDLINE_SIZE)
+                return error_setf(err, -E2BIG, "%zu bytes with kbench's own arguments; the kernel keeps %d",
+                                  n, CELL_CMDLINE_SIZE - 1);
         return 0;
 }
 
@@ -74,7 +117,9 @@ const struct runopt runopt_table[] = {
         { "swap", 0, RUNOPT_SIZE, OFF(swap_bytes), MiB, 1024 * 1024 * MiB, "0", "swap_bytes", .zero_ok = 1,
           .unit = "bytes", .help = "Swap disk of this size, with a unit: 256M; a bare number is bytes "
           "(default 0: none)", .arg = "SIZE", .class = RUNOPT_MEASURED },
-        { "tag", 0, RUNOPT_STRING, OFF(tag), .help = "Label the run", .arg = "NAME", .class = RUNOPT_HOW },
+        { "tag", 0, RUNOPT_STRING, OFF(tag), .check = check_tag,
+          .help = "Label the run (not empty, no control characters, at most 256 bytes)", .arg = "NAME",
+          .class = RUNOPT_HOW },
         { "accel", 0, RUNOPT_STRING, OFF(accel), 0, 0, "auto", "accel_requested", .check = check_accel,
           .help = "auto (probe KVM, fall back to TCG), kvm or tcg (default auto)", .arg = "ACCEL", .class = RUNOPT_HOW },
         { "sysctl", 0, RUNOPT_STRV, OFF(sysctls), 0, 0, NULL, "sysctls", .agent = "sysctl",
@@ -85,7 +130,8 @@ const struct runopt runopt_table[] = {
           .class = RUNOPT_MEASURED,
           .help = "Label the kernels as a variant (shown as LABELkernel), kept apart from their other runs",
           .arg = "LABEL" },
-        { "append", 0, RUNOPT_STRING, OFF(append), 0, 0, NULL, "append", .help = "Extra kernel command line",
+        { "append", 0, RUNOPT_STRING, OFF(append), 0, 0, NULL, "append", .check = check_append,
+          .help = "Extra kernel command line (one line; with kbench's own, under the kernel's 2048 bytes)",
           .arg = "ARGS", .class = RUNOPT_MEASURED },
         { "timeout", 0, RUNOPT_SECONDS, OFF(cell_timeout_s), 10, 7 * 86400, "1800", "cell_timeout_s",
           .help = "Whole-cell deadline in seconds (default 1800)", .arg = "S", .class = RUNOPT_HOW },

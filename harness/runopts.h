@@ -77,6 +77,7 @@ extern const struct runopt_extra_key runopt_extra_keys[];
 /* The settings key under which a run lists the keys of its settings (and
  * of its cells' params) that are HOW: compare_pairing_key drops them. */
 #define RUNOPTS_HOW_KEYS "how_keys"
+#define RUNOPTS_TAG_MAX 256       /* bytes of a --tag */
 
 /* The settings key under which an --until-mde run records why it stopped:
  * {"answer": "enough"|"budget"|"time", "rounds": N, "cells": N, ...}

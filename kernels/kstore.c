@@ -13,13 +13,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "kernels/deb.h"
 #include "kernels/kimage.h"
 #include "kernels/kstore.h"
 
 #define ID_LEN 64                  /* sha256 hex digits */
-#define NAME_MAX_LEN 128
+#define NAME_MAX_LEN KSTORE_NAME_MAX
 
 struct kstore {
         char *root;
@@ -90,6 +91,12 @@ static int valid_id(const char *s) {
 
 /* Names become file names under names/: no separators, no leading dot or
  * dash, only the characters kernel releases and simple labels use. */
+static int valid_name(const char *s);
+
+int kstore_name_valid(const char *s) {
+        return valid_name(s);
+}
+
 static int valid_name(const char *s) {
         size_t n = strlen(s);
 
@@ -104,6 +111,16 @@ int kstore_open(const char *root, struct kstore **ret, struct kb_error *err) {
 
         if (g_mkdir_with_parents(names, 0755) < 0)
                 return error_setf(err, -errno, "kernel store %s: %s", names, strerror(errno));
+        s = g_new0(struct kstore, 1);
+        s->root = g_canonicalize_filename(root, NULL);
+        *ret = s;
+        return 0;
+}
+
+int kstore_open_existing(const char *root, struct kstore **ret, struct kb_error *err) {
+        struct kstore *s;
+
+        (void)err;
         s = g_new0(struct kstore, 1);
         s->root = g_canonicalize_filename(root, NULL);
         *ret = s;
@@ -274,6 +291,13 @@ int kstore_list(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, st
         struct dirent *de;
         size_t n;
 
+        if (!d && errno == ENOENT) {
+                /* A store that has never held a kernel (opened with
+                 * kstore_open_existing): nothing to list. */
+                *ret = g_new0(struct kstore_kernel *, 1);
+                *ret_n = 0;
+                return 0;
+        }
         if (!d)
                 return error_setf(err, -errno, "%s: %s", names, strerror(errno));
         while ((de = readdir(d))) {
@@ -450,11 +474,12 @@ int kstore_add(struct kstore *s, const char *path, const char *name,
         if (name && !valid_name(name))
                 return error_setf(err, -EINVAL, "bad kernel name '%.128s' (use letters, digits and . + - _ ~)", name);
         {
-                _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
+                _cleanup_close_ int fd = -1;
+                r = fileio_open_regular(path, &fd, err);
+                if (r < 0)
+                        return r;
+                if (fstat(fd, &st) < 0)
                         return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-                if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-                        return error_setf(err, -EINVAL, "%s: not a kernel image (not a regular file)", path);
                 hn = read(fd, head, sizeof(head));
                 if (hn < 0)
                         return error_setf(err, -errno, "%s: %s", path, strerror(errno));

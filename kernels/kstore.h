@@ -37,8 +37,17 @@ struct kstore_kernel {
         int pvh;                   /* vmlinux carries XEN_ELFNOTE_PHYS32_ENTRY */
 };
 
+#define KSTORE_NAME_MAX 128     /* bytes of a kernel name */
+
+/* Whether s may name a kernel: 1..KSTORE_NAME_MAX of letters, digits and
+ * . + - _ ~, not starting with '.' or '-' (a name is a file in names/). */
+int kstore_name_valid(const char *s);
+
 /* Open the store at root (created if missing). OUT: *ret, free with kstore_free. */
 int kstore_open(const char *root, struct kstore **ret, struct kb_error *err);
+/* Open the store at root for reading and removing: nothing is created, and
+ * a store without kernels/names lists no kernel. Returns 0. OUT: *ret. */
+int kstore_open_existing(const char *root, struct kstore **ret, struct kb_error *err);
 struct kstore *kstore_free(struct kstore *s);
 
 /* Import a Debian linux-image .deb or a bare kernel image (bzImage or ELF

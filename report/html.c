@@ -60,7 +60,7 @@ static void escape(GString *out, const char *str, size_t len, int attr) {
 
                 if (c >= 0x80) {
                         n = utf8_decode(s + i, len - i, &cp);
-                        if (n > 0 && cp >= 0xa0) {
+                        if (n > 0 && cp >= 0xa0 && !utf8_is_bidi_control(cp)) {
                                 i += n;
                                 continue;
                         }
@@ -77,7 +77,8 @@ static void escape(GString *out, const char *str, size_t len, int attr) {
                 }
                 g_string_append_len(out, str + run, (gssize)(i - run));
                 if (c >= 0x80) {
-                        /* invalid UTF-8 (n == 0) or a C1 control (n == 2) */
+                        /* invalid UTF-8 (n == 0), a C1 control (n == 2) or a
+                         * bidirectional control (n == 2 or 3) */
                         append_cp(out, REPLACEMENT);
                         i += n ? n : 1;
                 } else {

@@ -1011,6 +1011,34 @@ TEST(tcg_against_throttle_judged) {
         ASSERT_EQ(m->run_offset, 1);
         ASSERT_EQ(m->verdict, COMPARE_WORSE);
         ASSERT_TRUE(!has_note(&v->groups[0], "not judged"));
+
+/* Markup from the store: a kernel name, a metric name and a workload spec
+ * holding HTML, and a right-to-left override (U+202E). Markdown is read as
+ * HTML by mail clients and forges: outside code spans the text is escaped
+ * as report/html.c escapes it, a backtick cannot end a code span, and the
+ * override is masked in markdown and text alike. */
+TEST(markdown_escapes_markup_and_bidi) {
+        struct store s;
+        struct compare_view *v;
+        char *text;
+
+        store_init(&s);
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db),
+                               "UPDATE metrics SET name = 'dd.<script>alert(1)</script>*x*' "
+                               "WHERE name = 'dd.read_MBps';"
+                               "UPDATE metrics SET name = 'dd.' || x'e280ae' || 'w' WHERE name = 'dd.write_MBps';",
+                               NULL, NULL, NULL), SQLITE_OK);
+        v = load(&s, "tag:base", "tag:again", NULL, 0);
+        text = render(v, 1);
+        ASSERT_TRUE(strstr(text, "| dd.&lt;script&gt;alert(1)&lt;/script&gt;\\*x\\* ") != NULL);
+        ASSERT_TRUE(strstr(text, "<script") == NULL);
+        ASSERT_TRUE(strstr(text, "\xe2\x80\xae") == NULL);
+        ASSERT_TRUE(strstr(text, "| dd.?w ") != NULL);
+        free(text);
+        text = render(v, 0);
+        ASSERT_TRUE(strstr(text, "\xe2\x80\xae") == NULL);
+        ASSERT_TRUE(strstr(text, "\ndd.?w ") != NULL);
+        free(text);
         v = compare_view_free(v);
         store_done(&s);
 }

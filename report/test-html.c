@@ -69,6 +69,12 @@ TEST(invalid_utf8) {
         CHECK_TEXT("\xc2\x85", "\xef\xbf\xbd");
         /* the escaper replaces, the rest of the string continues */
         CHECK_TEXT("\xc3<", "\xef\xbf\xbd&lt;");
+        /* bidirectional controls: U+202E (RLO) would reverse what follows,
+         * U+2066 (LRI), U+200F (RLM), U+061C (ALM); U+2070 next to them stays */
+        CHECK_TEXT("a\xe2\x80\xaegnp.exe", "a\xef\xbf\xbdgnp.exe");
+        CHECK_ATTR("\xe2\x81\xa6x\xe2\x80\x8f", "\xef\xbf\xbdx\xef\xbf\xbd");
+        CHECK_TEXT("\xd8\x9c", "\xef\xbf\xbd");
+        CHECK_TEXT("\xe2\x81\xb0", "\xe2\x81\xb0");
 }
 
 TEST(nul_and_controls) {

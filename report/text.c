@@ -19,11 +19,22 @@
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
 
+/* How put_masked writes a string: for a terminal, as markdown text
+ * (mail clients and forges render markdown as HTML), or inside a markdown
+ * code span. */
+enum put_mode { PUT_TEXT, PUT_MD, PUT_MD_CODE };
+
 /* Print s (NULL as "-") padded to width characters, with control
  * characters masked: C0, DEL and C1 (U+0080..U+009F, which a terminal may
- * take for CSI and friends), and every byte that starts no valid UTF-8
- * sequence (a raw 0x9b is CSI on an 8-bit terminal), each as '?'. */
-static void put_masked(FILE *out, const char *s, int width, int md_cell) {
+ * take for CSI and friends), the bidirectional controls (utf8.h), and every
+ * byte that starts no valid UTF-8 sequence (a raw 0x9b is CSI on an 8-bit
+ * terminal), each as '?'. As markdown text, & < > " ' become the entities
+ * report/html.c writes and \ ` * [ ] | get a backslash, so no string from
+ * the store becomes a tag, a link, a code span or a table cell (an
+ * intraword '_', as in every metric name, is left: CommonMark gives it no
+ * emphasis); in a code span, where markup is literal
+ * already, a backtick (which would end the span) is masked too. */
+static void put_masked(FILE *out, const char *s, int width, enum put_mode mode) {
         size_t len;
         int n = 0;
 
@@ -33,24 +44,43 @@ static void put_masked(FILE *out, const char *s, int width, int md_cell) {
         for (size_t i = 0; i < len; n++) {
                 uint32_t cp;
                 size_t k = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+                const char *ent = NULL;
 
-                if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+                if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || utf8_is_bidi_control(cp) ||
+                    (mode == PUT_MD_CODE && cp == '`')) {
                         fputc('?', out);
                         i += k ? k : 1;
-                } else {
-                        /* A '|' from the store would end a markdown cell. */
-                        if (md_cell && cp == '|')
-                                fputc('\\', out);
-                        fwrite(s + i, 1, k, out);
-                        i += k;
+                        continue;
                 }
+                if (mode == PUT_MD) {
+                        switch (cp) {
+                        case '&': ent = "&amp;"; break;
+                        case '<': ent = "&lt;"; break;
+                        case '>': ent = "&gt;"; break;
+                        case '"': ent = "&quot;"; break;
+                        case '\'': ent = "&#39;"; break;
+                        default: break;
+                        }
+                        if (!ent && cp < 0x80 && strchr("\\`*[]|", (int)cp))
+                                fputc('\\', out);
+                }
+                if (ent)
+                        fputs(ent, out);
+                else
+                        fwrite(s + i, 1, k, out);
+                i += k;
         }
         for (; n < width; n++)
                 fputc(' ', out);
 }
 
 static void put_text(FILE *out, const char *s, int width) {
-        put_masked(out, s, width, 0);
+        put_masked(out, s, width, PUT_TEXT);
+}
+
+/* s as markdown text when md, else as put_text without padding. */
+static void put_md(FILE *out, const char *s, int md) {
+        put_masked(out, s, 0, md ? PUT_MD : PUT_TEXT);
 }
 
 int text_log(const char *text, size_t len, int terminal, FILE *out) {
@@ -62,7 +92,7 @@ int text_log(const char *text, size_t len, int terminal, FILE *out) {
 
                 if (k && (cp == '\n' || cp == '\t'))
                         fputc((int)cp, out);
-                else if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+                else if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || utf8_is_bidi_control(cp))
                         fputc('?', out);
                 else
                         fwrite(text + i, 1, k, out);
@@ -564,11 +594,11 @@ static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]
         fmt_n(m->n_for_5, 1000, cells[C_N5], 64);
 }
 
-static void side_line(const char *label, const struct compare_side *s, FILE *out) {
+static void side_line(const char *label, const struct compare_side *s, int md, FILE *out) {
         fprintf(out, "%s %zu ok", label, s->ok);
         if (s->failed) {
                 fprintf(out, ", %zu failed (", s->failed);
-                put_text(out, s->failed_states, 0);
+                put_md(out, s->failed_states, md);
                 fputc(')', out);
         }
         fputs(s->n_runs > 1 ? " in runs" : " in run", out);
@@ -576,14 +606,16 @@ static void side_line(const char *label, const struct compare_side *s, FILE *out
                 fprintf(out, "%s%lld", i ? ", " : " ", (long long)s->runs[i]);
 }
 
-/* The pairing key as "k=v k=v", without the workload spec (shown apart). */
-static void settings_line(const char *key, FILE *out) {
+/* The pairing key as "k=v k=v", without the workload spec (shown apart);
+ * in markdown, inside a code span. */
+static void settings_line(const char *key, int md, FILE *out) {
         json_t *o = json_loads(key, 0, NULL), *val;
+        enum put_mode mode = md ? PUT_MD_CODE : PUT_TEXT;
         const char *k;
         int first = 1;
 
         if (!json_is_object(o)) {
-                put_text(out, key, 0);
+                put_masked(out, key, 0, mode);
                 json_decref(o);
                 return;
         }
@@ -594,9 +626,9 @@ static void settings_line(const char *key, FILE *out) {
                         continue;
                 s = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
                 fputs(first ? "" : " ", out);
-                put_text(out, k, 0);
+                put_masked(out, k, 0, mode);
                 fputc('=', out);
-                put_text(out, s ? s : "?", 0);
+                put_masked(out, s ? s : "?", 0, mode);
                 free(s);
                 first = 0;
         }
@@ -621,21 +653,18 @@ static void group_table(const struct compare_view *v, const struct compare_group
                 rows++;
         }
         fputs(md ? "\n### " : "\n", out);
-        put_text(out, g->spec, 0);
+        put_md(out, g->spec, md);
         fputs(md ? "\n\n" : "\n", out);
         fputs(md ? "- " : "  ", out);
-        side_line("A:", &g->a, out);
+        side_line("A:", &g->a, md, out);
         fputs(md ? "\n- " : ";  ", out);
-        side_line("B:", &g->b, out);
+        side_line("B:", &g->b, md, out);
         fputs(md ? "\n- settings: `" : "\n  settings: ", out);
-        settings_line(g->key, out);
+        settings_line(g->key, md, out);
         fputs(md ? "`\n" : "\n", out);
         for (size_t i = 0; i < ELEMENTSOF(g->notes) && g->notes[i]; i++) {
                 fputs(md ? "- note: " : "  note: ", out);
-                if (md)
-                        put_masked(out, g->notes[i], 0, 0);
-                else
-                        put_text(out, g->notes[i], 0);
+                put_md(out, g->notes[i], md);
                 fputc('\n', out);
         }
         fputc('\n', out);
@@ -655,7 +684,7 @@ static void group_table(const struct compare_view *v, const struct compare_group
                 for (int c = 0; c < C_COUNT; c++) {
                         if (md) {
                                 fputs("| ", out);
-                                put_masked(out, cells[r][c], 0, 1);
+                                put_masked(out, cells[r][c], 0, PUT_MD);
                                 fputc(' ', out);
                         } else if (c == C_METRIC) {
                                 put_text(out, cells[r][c], w[c]);
@@ -674,14 +703,16 @@ static void group_table(const struct compare_view *v, const struct compare_group
 }
 
 void text_compare(const struct compare_view *v, int markdown, FILE *out) {
+        enum put_mode code = markdown ? PUT_MD_CODE : PUT_TEXT;
+
         fputs(markdown ? "**A**: `" : "A: ", out);
-        put_text(out, v->sel_a, 0);
+        put_masked(out, v->sel_a, 0, code);
         fputs(markdown ? "` = " : " = ", out);
-        put_text(out, v->desc_a, 0);
+        put_md(out, v->desc_a, markdown);
         fputs(markdown ? "  \n**B**: `" : "\nB: ", out);
-        put_text(out, v->sel_b, 0);
+        put_masked(out, v->sel_b, 0, code);
         fputs(markdown ? "` = " : " = ", out);
-        put_text(out, v->desc_b, 0);
+        put_md(out, v->desc_b, markdown);
         fprintf(out, "%sverdict: Welch's p survives Benjamini-Hochberg at q = %g over the judged metrics, and the\n"
                      "whole 95%% CI (Fieller) of the change lies beyond ±%g%%; \"n too small\": the exact\n"
                      "Mann-Whitney test cannot reach %g at these sizes%s\n",
@@ -693,7 +724,7 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
                 fputs("paired across differing settings:", out);
                 for (size_t i = 0; v->ignored[i]; i++) {
                         fputc(' ', out);
-                        put_text(out, v->ignored[i], 0);
+                        put_md(out, v->ignored[i], markdown);
                 }
                 fputs(markdown ? "  \n" : "\n", out);
         }
@@ -706,14 +737,14 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
                 const struct compare_lonely *l = &v->lonely[i];
 
                 fprintf(out, "%sonly %c: ", markdown ? "- " : "  ", l->side);
-                put_text(out, l->spec, 0);
+                put_md(out, l->spec, markdown);
                 fputs(", ", out);
-                side_line("", &l->s, out);
+                side_line("", &l->s, markdown, out);
                 if (l->differs) {
                         fprintf(out, "; differs from %c's ", l->side == 'A' ? 'B' : 'A');
-                        put_text(out, l->workload, 0);
+                        put_md(out, l->workload, markdown);
                         fputs(" cells in: ", out);
-                        put_text(out, l->differs, 0);
+                        put_md(out, l->differs, markdown);
                 }
                 fputc('\n', out);
         }

@@ -44,3 +44,12 @@ static inline size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *c
         *cp = c;
         return n;
 }
+
+/* Unicode's bidirectional formatting characters (UAX #9): embeddings,
+ * overrides, isolates and the marks. A kernel name holding U+202E reads
+ * backwards in every line after it, so they are replaced wherever the other
+ * format controls are (terminal tables, error lines, HTML). */
+static inline int utf8_is_bidi_control(uint32_t cp) {
+        return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+               (cp >= 0x2066 && cp <= 0x2069);
+}

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,6 +206,40 @@ fail:
         return r;
 }
 
+/* The tables a database of schema version v has (results/schema.sql and
+ * the migration steps): a file with kbench's user_version but without one
+ * of them is not a kbench database, however it came to be. */
+static const struct {
+        int since;                 /* schema version that added it */
+        const char *name;
+} db_tables[] = {
+        { 1, "kernels" }, { 1, "runs" }, { 1, "cells" }, { 1, "metrics" },
+        { 1, "vmstat" }, { 1, "timeline" }, { 1, "logs" }, { 2, "host_block" },
+};
+
+static int db_check_tables(struct db *db, int v, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r, rc;
+
+        r = db_prepare(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1", &s, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(db_tables); i++) {
+                if (db_tables[i].since > v)
+                        continue;
+                sqlite3_reset(s);
+                if (bind_text(s, 1, db_tables[i].name) != SQLITE_OK)
+                        return db_error(db, sqlite3_errcode(db->h), err, "reading the schema");
+                rc = sqlite3_step(s);
+                if (rc == SQLITE_DONE)
+                        return error_setf(err, -EBADMSG, "%s: not a kbench results database (schema version %d "
+                                          "but no table '%s')", db->path, v, db_tables[i].name);
+                if (rc != SQLITE_ROW)
+                        return db_error(db, rc, err, "reading the schema");
+        }
+        return 0;
+}
+
 static int db_setup(struct db *db, int create, struct kb_error *err) {
         int64_t objects = 0;
         int r, v;
@@ -234,9 +269,14 @@ static int db_setup(struct db *db, int create, struct kb_error *err) {
                         return error_setf(err, -EBADMSG,
                                           "%s: not a kbench results database (tables but no schema version)",
                                           db->path);
-                /* A reader never turns a file it was pointed at into a database. */
+                /* No verb turns a file it was pointed at into a database:
+                 * create is set only where there was no file. */
                 if (!create)
                         return error_setf(err, -ENODATA, "%s: empty, not a kbench results database", db->path);
+        } else {
+                r = db_check_tables(db, v, err);
+                if (r < 0)
+                        return r;
         }
         if (db->readonly) {
                 if (v < DB_SCHEMA_VERSION)
@@ -302,12 +342,22 @@ static char *db_immutable_uri(const char *path) {
 
 static int db_open_flags(const char *path, int create, struct db **ret, struct kb_error *err) {
         struct db *db;
+        struct stat st;
         int r, rc;
 
-        if (!create && access(path, F_OK) < 0) {
-                if (errno == ENOENT)
+        /* Only a path where no file is may become a new database: a file
+         * that is there (0 bytes, someone else's SQLite file) must already
+         * be a kbench database, whichever verb opens it. */
+        if (stat(path, &st) < 0) {
+                if (errno != ENOENT)
+                        return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+                if (!create)
                         return error_setf(err, -ENOENT, "no results database at %s", path);
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        } else {
+                if (!S_ISREG(st.st_mode))
+                        return error_setf(err, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL,
+                                          "%s: not a regular file, not a kbench results database", path);
+                create = 0;
         }
         db = calloc(1, sizeof(*db));
         if (!db)
@@ -359,6 +409,33 @@ int db_open_existing(const char *path, struct db **ret, struct kb_error *err) {
         return db_open_flags(path, 0, ret, err);
 }
 
+size_t db_check_row(const char *row, char *first, size_t size) {
+        size_t n = 0;
+
+        /* One row may hold several problems, one a line (SQLite puts the
+         * first under a "*** in database main ***" line): count each, keep
+         * the first, so the error stays one line naming one problem. */
+        static const char header[] = "*** in database ";
+
+        for (const char *p = row; *p;) {
+                size_t len = strcspn(p, "\n");
+
+                /* "*** in database main ***" heads the problems of a
+                 * schema; it is not one itself. */
+                if (len > 0 && strncmp(p, header, strlen(header)) != 0) {
+                        if (n == 0 && !first[0])
+                                snprintf(first, size, "%.*s", (int)len, p);
+                        n++;
+                }
+                p += len;
+                if (*p == '\n')
+                        p++;
+        }
+        if (n == 0 && !first[0])
+                snprintf(first, size, "(empty row)");
+        return n > 0 ? n : 1;
+}
+
 int db_check(struct db *db, int full, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         const char *pragma = full ? "integrity_check" : "quick_check";
@@ -374,8 +451,7 @@ int db_check(struct db *db, int full, struct kb_error *err) {
                 const char *t = (const char *)sqlite3_column_text(s, 0);
                 if (t && strcmp(t, "ok") == 0)
                         continue;
-                if (problems++ == 0)
-                        snprintf(first, sizeof(first), "%s", t ? t : "(null)");
+                problems += db_check_row(t ? t : "(null)", first, sizeof(first));
         }
         if (rc != SQLITE_DONE)
                 return db_error(db, rc, err, "PRAGMA %s", pragma);

@@ -114,7 +114,14 @@ struct db_cell {
 
 /* Open (creating and migrating as needed) the database at path. Returns 0 and
  * *ret (caller frees with db_close), or -errno with err naming the file. A
- * database whose user_version is newer than this build is refused. */
+ * database whose user_version is newer than this build is refused.
+ *
+ * What a kbench database is, for every verb (docs/schema.md): a regular
+ * SQLite file whose user_version is 1..DB_SCHEMA_VERSION and which has
+ * every table of that version. Only a path where no file exists becomes a
+ * new database (db_open); an existing file that is empty (0 bytes, or
+ * SQLite with no schema) is -ENODATA "empty, not a kbench results
+ * database", anything else not so is -EBADMSG, and neither is changed. */
 int db_open(const char *path, struct db **ret, struct kb_error *err);
 /* Like db_open, but a missing file is -ENOENT ("no results database at
  * PATH") instead of being created: for readers (show, compare, publish). */
@@ -124,6 +131,11 @@ int db_open_existing(const char *path, struct db **ret, struct kb_error *err);
  * answers "ok", -EBADMSG with err naming the file, the number of problems
  * and the first one, or another -errno. */
 int db_check(struct db *db, int full, struct kb_error *err);
+/* One row of PRAGMA integrity_check/quick_check: the number of problems it
+ * holds (one a line, at least 1), and into first (size bytes), if first is
+ * still empty, the first of them without its newline. For db_check and its
+ * tests. */
+size_t db_check_row(const char *row, char *first, size_t size);
 struct db *db_close(struct db *db);   /* accepts NULL, returns NULL */
 /* The path db was opened with (owned by db), for messages. */
 const char *db_path(const struct db *db);

@@ -129,7 +129,7 @@ TEST(open_existing_refuses_missing_file) {
         ASSERT_TRUE(strstr(err.msg, "/tmp/kbench-no-such-dir/results.db") != NULL);
 }
 
-TEST(migrate_from_empty_file) {
+TEST(empty_file_is_no_database) {
         struct kb_error err = { { 0 } };
         struct tmpdb t;
         struct db *db = NULL;
@@ -148,6 +148,17 @@ TEST(migrate_from_empty_file) {
                 ASSERT_EQ(stat(t.path, &st), 0);
                 ASSERT_EQ(st.st_size, 0);
         }
+        /* Nor does a writer (run): only a path without a file becomes a
+         * new database. */
+        ASSERT_EQ(db_open(t.path, &db, &err), -ENODATA);
+        ASSERT_TRUE(db == NULL);
+        ASSERT_TRUE(strstr(err.msg, "empty, not a kbench results database") != NULL);
+        {
+                struct stat st;
+                ASSERT_EQ(stat(t.path, &st), 0);
+                ASSERT_EQ(st.st_size, 0);
+        }
+        ASSERT_EQ(unlink(t.path), 0);
         ASSERT_EQ(db_open(t.path, &db, &err), 0);
         ASSERT_EQ(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
         ASSERT_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
@@ -304,6 +315,44 @@ TEST(check_finds_garbage_in_the_middle) {
         ASSERT_EQ(db_check(db, 1, &err), -EBADMSG);
         ASSERT_TRUE(strstr(err.msg, "integrity_check") != NULL);
         db = db_close(db);
+        tmpdb_done(&t);
+}
+
+/* Rows as SQLite's integrity_check writes them for a damaged page. */
+TEST(check_row_counts_one_problem_a_line) {
+        char first[256] = "";
+
+        ASSERT_EQ(db_check_row("*** in database main ***\nPage 4: btreeInitPage() returns error code 11",
+                               first, sizeof(first)), 1);
+        ASSERT_STREQ(first, "Page 4: btreeInitPage() returns error code 11");
+        first[0] = '\0';
+        ASSERT_EQ(db_check_row("*** in database main ***\nOn tree page 4 cell 0: Offset 65535 out of range\n"
+                               "Page 9 is never used\nPage 10 is never used", first, sizeof(first)), 3);
+        ASSERT_STREQ(first, "On tree page 4 cell 0: Offset 65535 out of range");
+        /* A later row keeps the first problem of the first. */
+        ASSERT_EQ(db_check_row("row 7 missing from index cells_by_run", first, sizeof(first)), 1);
+        ASSERT_STREQ(first, "On tree page 4 cell 0: Offset 65535 out of range");
+        first[0] = '\0';
+        ASSERT_EQ(db_check_row("", first, sizeof(first)), 1);
+        ASSERT_STREQ(first, "(empty row)");
+}
+
+/* kbench's user_version without kbench's tables is not a kbench database,
+ * for readers and writers alike. */
+TEST(refuses_a_version_without_tables) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        sqlite3 *h = NULL;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "no table 'kernels'") != NULL);
+        ASSERT_EQ(db_open(t.path, &db, &err), -EBADMSG);
+        ASSERT_TRUE(db == NULL);
         tmpdb_done(&t);
 }
 

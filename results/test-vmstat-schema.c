@@ -33,6 +33,8 @@ TEST(vmstat_columns_match_the_list) {
 
         ASSERT_TRUE(fd >= 0);
         close(fd);
+        /* A unique name; only a path without a file becomes a database. */
+        ASSERT_EQ(unlink(path), 0);
         ASSERT_EQ(db_open(path, &db, &err), 0);
         h = db_handle(db);
         ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT name, type, \"notnull\" FROM pragma_table_info('vmstat') ORDER BY cid",

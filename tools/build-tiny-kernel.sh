@@ -6,6 +6,9 @@
 # pswpin/pswpout: kbench's vmstat shows bi/bo/si/so as n/a (docs/vmstat.md).
 #
 # Usage: tools/build-tiny-kernel.sh [OUTDIR]     (default: ./tiny-kernel)
+# KBENCH_TINY_WITHOUT="TIMERFD SIGNALFD" leaves those agent facilities out,
+# to check that the agent falls back (docs/tiny-kernel.md); EPOLL, EVENTFD,
+# FUTEX and POSIX_TIMERS may be named too (the agent does not use them).
 # Needs: linux-source-6.1 flex bison bc libelf-dev gcc make xz-utils.
 # Writes OUTDIR/bzImage and OUTDIR/config; the tree stays in OUTDIR/src.
 # Takes about 4 minutes on 2 cores; run it under `nice -n 19` on a shared host.
@@ -53,13 +56,27 @@ scripts/config \
         -e BLOCK -e SCSI -e BLK_DEV_SD -e ATA -e ATA_SFF -e ATA_BMDMA -e ATA_PIIX \
         -e EXT4_FS -e EXT4_USE_FOR_EXT2 -e SWAP \
         -d VM_EVENT_COUNTERS -d MODULES
+without=${KBENCH_TINY_WITHOUT:-}
+for o in $without; do
+        case $o in
+        TIMERFD|SIGNALFD|EPOLL|EVENTFD|FUTEX|POSIX_TIMERS) scripts/config -d "$o" ;;
+        *) echo "build-tiny-kernel: KBENCH_TINY_WITHOUT: $o is not an agent facility" >&2; exit 2 ;;
+        esac
+done
 make ARCH=x86_64 olddefconfig >/dev/null
 
 # olddefconfig drops what a dependency forbids: say so instead of building
 # a kernel that cannot boot a cell.
 for o in 64BIT ACPI SERIAL_8250_CONSOLE BLK_DEV_INITRD RD_GZIP BINFMT_ELF PROC_FS SYSFS DEVTMPFS \
          TMPFS SIGNALFD TIMERFD BLK_DEV_SD ATA_PIIX EXT4_FS; do
+        case " $without " in *" $o "*) continue ;; esac
         grep -q "^CONFIG_$o=y" .config || { echo "build-tiny-kernel: CONFIG_$o did not stick" >&2; exit 1; }
+done
+for o in $without; do
+        if grep -q "^CONFIG_$o=y" .config; then
+                echo "build-tiny-kernel: CONFIG_$o stayed on although KBENCH_TINY_WITHOUT names it" >&2
+                exit 1
+        fi
 done
 if grep -q '^CONFIG_VM_EVENT_COUNTERS=y' .config; then
         echo "build-tiny-kernel: CONFIG_VM_EVENT_COUNTERS is on; this kernel would not test the n/a path" >&2

@@ -9,42 +9,159 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "web/output.h"
 
-int output_open(struct output *o, const char *dir, struct kb_error *err) {
-        if (g_mkdir_with_parents(dir, 0755) < 0)
-                return error_setf(err, -errno, "%s: cannot create the site directory: %s", dir,
-                                  g_strerror(errno));
-        *o = (struct output){ .dir = g_strdup(dir), .names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+#define MANIFEST_HEADER "kbench site v1\n"
+/* A manifest names every page of a store: 1 000 cells is about 50 KiB. */
+#define MANIFEST_MAX (64u << 20)
+
+/* A name the site may have written: no directory part, no hidden file (the
+ * manifest and the temporary files are hidden), not empty. */
+static int page_name_ok(const char *name) {
+        return *name && !strchr(name, '/') && name[0] != '.' && strlen(name) < 256;
+}
+
+/* Read DIR/.kbench-site into o->owned. Returns 1 when the manifest exists,
+ * 0 when it does not, -errno with err when it cannot be read or is not
+ * kbench's. */
+static int manifest_load(struct output *o, struct kb_error *err) {
+        _cleanup_free_ char *buf = NULL;
+        g_auto(GStrv) lines = NULL;
+        size_t len;
+        int r;
+
+        if (access(o->manifest, F_OK) < 0 && errno == ENOENT)
+                return 0;
+        r = fileio_read(o->manifest, MANIFEST_MAX, &buf, &len, NULL, err);
+        if (r < 0)
+                return r;
+        if (len < strlen(MANIFEST_HEADER) || memcmp(buf, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) != 0 ||
+            memchr(buf, '\0', len))
+                return error_setf(err, -EBADMSG, "%s: not a kbench site manifest (first line is not '%s')",
+                                  o->manifest, "kbench site v1");
+        lines = g_strsplit(buf + strlen(MANIFEST_HEADER), "\n", -1);
+        for (size_t i = 0; lines[i]; i++)
+                if (page_name_ok(lines[i]))
+                        g_hash_table_add(o->owned, g_strdup(lines[i]));
+        return 1;
+}
+
+/* Whether dir holds anything at all. Returns 1, 0, or -errno. */
+static int dir_has_entries(const char *dir) {
+        g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+
+        if (!d)
+                return -EACCES;
+        return g_dir_read_name(d) != NULL;
+}
+
+/* Append one name to the manifest before the page it names appears, so a
+ * publish killed between the two never leaves a page the next one would
+ * not own. */
+static int manifest_add(struct output *o, const char *name, struct kb_error *err) {
+        _cleanup_close_ int fd = open(o->manifest, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+        g_autofree char *line = g_strdup_printf("%s\n", name);
+        size_t n = strlen(line);
+
+        if (fd < 0 || write(fd, line, n) != (ssize_t)n)
+                return error_setf(err, -errno, "%s: cannot record a page: %s", o->manifest, g_strerror(errno));
+        g_hash_table_add(o->owned, g_strdup(name));
         return 0;
+}
+
+static int cmp_names(const void *a, const void *b) {
+        return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Replace the manifest by one naming exactly the pages of this pass. */
+static int manifest_rewrite(struct output *o, struct kb_error *err) {
+        g_autoptr(GString) s = g_string_new(MANIFEST_HEADER);
+        g_autoptr(GError) gerr = NULL;
+        g_autofree const char **names = (const char **)g_hash_table_get_keys_as_array(o->names, NULL);
+        guint n = g_hash_table_size(o->names);
+
+        qsort(names, n, sizeof(*names), cmp_names);
+        for (guint i = 0; i < n; i++)
+                g_string_append_printf(s, "%s\n", names[i]);
+        if (!g_file_set_contents(o->manifest, s->str, (gssize)s->len, &gerr))
+                return error_setf(err, -EIO, "%s: cannot write the site manifest: %s", o->manifest, gerr->message);
+        return 0;
+}
+
+int output_open(struct output *o, const char *dir, int force, struct kb_error *err) {
+        struct stat st;
+        int r, fresh = 0;
+
+        if (!*dir)
+                return error_setf(err, -EINVAL, "the site directory is an empty path");
+        if (stat(dir, &st) < 0) {
+                if (errno != ENOENT)
+                        return error_setf(err, -errno, "%s: %s", dir, g_strerror(errno));
+                if (g_mkdir_with_parents(dir, 0755) < 0)
+                        return error_setf(err, -errno, "%s: cannot create the site directory: %s", dir,
+                                          g_strerror(errno));
+                fresh = 1;
+        } else if (!S_ISDIR(st.st_mode)) {
+                return error_setf(err, -ENOTDIR, "%s: not a directory", dir);
+        }
+        *o = (struct output){ .dir = g_strdup(dir), .force = force,
+                              .manifest = g_build_filename(dir, OUTPUT_MANIFEST, NULL),
+                              .names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+                              .owned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+        r = manifest_load(o, err);
+        if (r > 0)
+                return 0;
+        if (r == 0 && !fresh && !force) {
+                r = dir_has_entries(dir);
+                if (r < 0)
+                        r = error_setf(err, r, "%s: cannot list the site directory", dir);
+                else if (r > 0)
+                        r = error_setf(err, -EEXIST, "%s: not empty and not a kbench site (no %s); refusing to "
+                                       "write into it (use an empty directory, or --force)", dir, OUTPUT_MANIFEST);
+        }
+        if (r == 0 && !g_file_set_contents(o->manifest, MANIFEST_HEADER, -1, NULL))
+                r = error_setf(err, -errno, "%s: cannot create the site manifest: %s", o->manifest,
+                               g_strerror(errno));
+        if (r < 0)
+                output_close(o);
+        return r < 0 ? r : 0;
 }
 
 void output_close(struct output *o) {
         g_free(o->dir);
         o->dir = NULL;
+        g_free(o->manifest);
+        o->manifest = NULL;
         if (o->names)
                 g_hash_table_destroy(o->names);
         o->names = NULL;
+        if (o->owned)
+                g_hash_table_destroy(o->owned);
+        o->owned = NULL;
 }
 
-int output_prune(struct output *o, int (*is_page)(const char *name), struct kb_error *err) {
-        g_autoptr(GDir) d = g_dir_open(o->dir, 0, NULL);
-        const char *name;
+int output_prune(struct output *o, struct kb_error *err) {
+        GHashTableIter it;
+        gpointer key;
 
-        if (!d)
-                return error_setf(err, -errno, "%s: cannot list the site directory", o->dir);
-        while ((name = g_dir_read_name(d))) {
+        /* Only what the manifest says kbench wrote: a file someone else put
+         * in the site, whatever its name, stays. */
+        g_hash_table_iter_init(&it, o->owned);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+                const char *name = key;
                 g_autofree char *path = NULL;
 
-                if (!is_page(name) || g_hash_table_contains(o->names, name))
+                if (g_hash_table_contains(o->names, name))
                         continue;
                 path = g_build_filename(o->dir, name, NULL);
-                if (unlink(path) < 0 && errno != ENOENT)
+                if (unlink(path) == 0)
+                        o->removed++;
+                else if (errno != ENOENT)
                         return error_setf(err, -errno, "%s: cannot remove a stale page: %s", path, g_strerror(errno));
-                o->removed++;
         }
-        return 0;
+        return manifest_rewrite(o, err);
 }
 
 /* 1 when path holds exactly buf[0..len), 0 otherwise (missing, other size,
@@ -88,10 +205,20 @@ int output_write(struct output *o, const char *name, const char *buf, size_t len
         _cleanup_close_ int fd = -1;
         int r;
 
-        if (!*name || strchr(name, '/') || name[0] == '.')
+        if (!page_name_ok(name))
                 return error_setf(err, -EINVAL, "%s: bad page name '%s'", o->dir, name);
-        g_hash_table_add(o->names, g_strdup(name));
         path = g_build_filename(o->dir, name, NULL);
+        if (!g_hash_table_contains(o->owned, name)) {
+                struct stat st;
+
+                if (lstat(path, &st) == 0 && !o->force)
+                        return error_setf(err, -EEXIST, "%s: exists and kbench did not write it (not in %s); "
+                                          "refusing to replace it (move it, or --force)", path, OUTPUT_MANIFEST);
+                r = manifest_add(o, name, err);
+                if (r < 0)
+                        return r;
+        }
+        g_hash_table_add(o->names, g_strdup(name));
         if (same_bytes(path, buf, len)) {
                 o->unchanged++;
                 return 0;

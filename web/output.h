@@ -4,8 +4,15 @@
  * bytes differ from the file on disk, through a temporary file in the same
  * directory renamed over the old one. Pages of an earlier pass that this
  * pass did not produce (a comparison no longer asked for) are removed, so
- * the site never links to or serves stale results; only files the site
- * names itself are touched. */
+ * the site never links to or serves stale results.
+ *
+ * A directory is a kbench site when it holds OUTPUT_MANIFEST: its first line
+ * "kbench site v1", then one line per page kbench wrote there. Only files
+ * the manifest names are ever replaced or removed; a name is added before
+ * its page first appears, so a publish killed half-way still owns what it
+ * wrote. A missing or empty directory becomes a site; a non-empty one
+ * without the manifest is refused unless forced, and a file the manifest
+ * does not name is never replaced unless forced (then it is taken over). */
 #pragma once
 
 #include <stddef.h>
@@ -14,26 +21,33 @@
 
 #include "common/error.h"
 
+#define OUTPUT_MANIFEST ".kbench-site"
+
 struct output {
         char *dir;                 /* the site's directory (owned) */
+        char *manifest;            /* dir/OUTPUT_MANIFEST (owned) */
+        int force;                 /* write into a directory that is not a site, replace files not in the manifest */
         size_t written;            /* pages whose bytes changed (or were new) */
         size_t unchanged;          /* pages left as they were */
         size_t removed;            /* stale pages of an earlier pass removed */
         GHashTable *names;         /* pages of this pass (owned) */
+        GHashTable *owned;         /* pages the manifest says kbench wrote (owned) */
 };
 
-/* Start writing into dir, creating it (and its parents) if needed.
- * Returns 0 or -errno with err naming dir. */
-int output_open(struct output *o, const char *dir, struct kb_error *err);
+/* Start writing into dir, creating it (and its parents) if needed. Returns
+ * 0, or -errno with err naming dir: -EEXIST a non-empty directory that is
+ * not a kbench site (unless force), -ENOTDIR, -EBADMSG a manifest that is
+ * not kbench's. */
+int output_open(struct output *o, const char *dir, int force, struct kb_error *err);
 void output_close(struct output *o);
 
 /* Write buf (len bytes) as dir/name unless the file already holds exactly
  * these bytes. name is a file name the site built (no '/', no leading
  * '.'). Counts the page as written or unchanged. Returns 0 or -errno with
- * err naming the file. */
+ * err naming the file (-EEXIST: a file kbench did not write, not forced). */
 int output_write(struct output *o, const char *name, const char *buf, size_t len, struct kb_error *err);
 
-/* Remove the files in dir that look like the site's pages (is_page(name)
- * is true) and were not written or kept by this pass. Returns 0 or -errno
+/* Remove the pages the manifest names that this pass did not write or
+ * keep, and rewrite the manifest as this pass's pages. Returns 0 or -errno
  * with err naming the file. */
-int output_prune(struct output *o, int (*is_page)(const char *name), struct kb_error *err);
+int output_prune(struct output *o, struct kb_error *err);

@@ -373,27 +373,13 @@ static int publish_compare(struct output *o, const struct site *s, const struct 
         return r;
 }
 
-/* The names the site gives its pages (web/page.c), for pruning. */
-static int is_site_page(const char *name) {
-        static const char *const prefixes[] = { "run-", "cell-", "kernel-", "compare-" };
-
-        if (strcmp(name, "index.html") == 0)
-                return 1;
-        if (!g_str_has_suffix(name, ".html"))
-                return 0;
-        for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++)
-                if (g_str_has_prefix(name, prefixes[i]))
-                        return 1;
-        return 0;
-}
-
 int site_publish(struct db *db, const struct site_options *opt, struct site_result *ret, struct kb_error *err) {
         struct output o;
         struct site s;
         struct html *h;
         int r;
 
-        r = output_open(&o, opt->dir, err);
+        r = output_open(&o, opt->dir, opt->force, err);
         if (r < 0)
                 return r;
         r = site_load(db, &s, err);
@@ -420,7 +406,7 @@ int site_publish(struct db *db, const struct site_options *opt, struct site_resu
                 r = emit(&o, "index.html", h, err);
         }
         if (r >= 0)
-                r = output_prune(&o, is_site_page, err);
+                r = output_prune(&o, err);
         if (r >= 0)
                 *ret = (struct site_result){ o.written, o.unchanged, o.removed };
         site_free(&s);

@@ -185,6 +185,8 @@ struct workload_ops {
 
 #define VMSTAT_BO_THRESHOLD 100.0     /* default stall threshold, blocks/s */
 #define VMSTAT_INTERVAL 1.0           /* default sampling interval, seconds */
+#define VMSTAT_INTERVAL_MIN 0.001     /* kbench vmstat --interval range, seconds */
+#define VMSTAT_INTERVAL_MAX 86400.0
 #define FTP_HALT_MIN_S 1.0            /* "intervals >= 1 s with no bytes accepted" */
 
 /* 1 if a sample counts in the vmstat figures of the window [t_from, t_to]

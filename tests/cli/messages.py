@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Messages a user can act on, for stores and files that are not what they
-should be; boots no guest: `kbench vmstat DIR` names the reason, `show`
+should be; boots no guest: `kbench vmstat DIR` names the reason (a directory, not a regular file), `show`
 leaves an empty --db file empty and shows a read-only store, and a database with garbage in its middle
 is reported by `doctor` (integrity_check; that `run` refuses such a file
-is checked by results/test-db.c's db_check test and by hand)."""
+is checked by results/test-db.c's db_check test and by tests/cli/hostile.py).
+Usage: messages.py KBENCH SCHEMA_SQL"""
 import json
 import os
 import sqlite3
@@ -14,10 +15,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from kbtest import expect, kb, temp_store  # noqa: E402
 
 
+def new_db(home):
+    """A kbench database in home: results/schema.sql (version 1), which
+    kbench migrates when it opens it (doctor and the read verbs never
+    create one)."""
+    db = os.path.join(home, "results.db")
+    with sqlite3.connect(db) as c:
+        with open(sys.argv[2], encoding="utf-8") as f:
+            c.executescript(f.read())
+        c.execute("PRAGMA user_version = 1")
+    c.close()
+    kb(home, "show", check=False)
+
+
 def main():
     with temp_store("kbench-cli-messages-") as home:
         p = kb(home, "vmstat", home, check=False)
-        expect(p.returncode == 1 and "Is a directory" in p.stderr, f"vmstat DIR names the reason: {p.stderr!r}")
+        expect(p.returncode == 1 and "a directory, not a regular file" in p.stderr,
+               f"vmstat DIR names the reason: {p.stderr!r}")
 
         data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "vmstat")
         p = kb(home, "vmstat", os.path.join(data, "seed-2002-stalls.txt"), check=False)
@@ -39,7 +54,7 @@ def main():
         # read-only bind mount makes it read-only for root too).
         ro = os.path.join(home, "ro")
         os.makedirs(ro)
-        kb(ro, "doctor", check=False)
+        new_db(ro)
         if os.geteuid() == 0 and subprocess.run(["mount", "--bind", ro, ro]).returncode == 0:
             try:
                 subprocess.run(["mount", "-o", "remount,ro,bind", ro], check=True)
@@ -48,8 +63,9 @@ def main():
                        f"a read-only store is shown: exit {p.returncode} {p.stderr.strip()!r}")
             finally:
                 subprocess.run(["umount", ro])
-        # A real kbench database, made by kbench, then filled and damaged.
-        kb(home, "doctor", check=False)
+        # A real kbench database, brought to the current schema by kbench,
+        # then filled and damaged.
+        new_db(home)
         with sqlite3.connect(db) as c:
             c.execute("INSERT INTO runs(settings_json, started_at, status) VALUES ('{}', 0, 'complete')")
             c.execute("INSERT INTO kernels VALUES ('k', 'k', 'r', 's', 0)")

@@ -47,14 +47,14 @@ def main():
                                    "overrides": {"sysctls": {"vm.Dirty_ratio": 5}}}])
         p = kb(home, "nightly", "--dry-run", write(os.path.join(home, "sysctl.json"), bad), check=False)
         line = p.stderr.strip()
-        expect(p.returncode == 1 and "sources[0].overrides.sysctls" in line and "not a sysctl name" in line
+        expect(p.returncode == 2 and "sources[0].overrides.sysctls" in line and "not a sysctl name" in line
                and "vm.Dirty_ratio=5" in line and "\n" not in line,
                f"a sysctl the agent cannot take is refused up front: {p.returncode} {line!r}")
 
         p = kb(home, "nightly", "--dry-run", write(os.path.join(home, "typo.json"), dict(good, repeat=3)),
                check=False)
-        expect(p.returncode == 1 and "typo.json: repeat: unknown key" in p.stderr,
-               f"an unknown key names the file and key: {p.stderr.strip()!r}")
+        expect(p.returncode == 2 and "typo.json: repeat: unknown key" in p.stderr,
+               f"an unknown key names the file and key, exit 2 (usage): {p.returncode} {p.stderr.strip()!r}")
 
         p = kb(home, "nightly", "--dry-run", cfg, check=False)
         expect(p.returncode == 1 and "baseline '6.1.0-47-amd64' is not in the store" in p.stderr,
