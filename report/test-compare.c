@@ -1011,6 +1011,9 @@ TEST(tcg_against_throttle_judged) {
         ASSERT_EQ(m->run_offset, 1);
         ASSERT_EQ(m->verdict, COMPARE_WORSE);
         ASSERT_TRUE(!has_note(&v->groups[0], "not judged"));
+        v = compare_view_free(v);
+        store_done(&s);
+}
 
 /* Markup from the store: a kernel name, a metric name and a workload spec
  * holding HTML, and a right-to-left override (U+202E). Markdown is read as
