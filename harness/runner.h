@@ -38,6 +38,7 @@ struct runner_opts {
         int warm;                          /* restore cells from snapshots (harness/warm.h) */
         int cold;                          /* boot every cell fresh, whatever else says */
         int json;
+        int all;                           /* end with the full run table, not the judged summary */
         int64_t resume_run;                /* > 0: continue this run */
         /* Set by callers that drive the runner (kbench nightly), never by an option: */
         int lock_held;                     /* the caller holds the store lock (lock_store) */

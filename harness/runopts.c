@@ -109,6 +109,8 @@ const struct runopt runopt_table[] = {
         { "cold", 0, RUNOPT_FLAG, OFF(cold), 0, 0, NULL, "cold",
           .help = "Boot every cell fresh (the default; wins over --warm)", .class = RUNOPT_HOW },
         { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON", .class = RUNOPT_HOW },
+        { "all", 0, RUNOPT_FLAG, OFF(all), .help = "End with every cell and every metric's summary (as kbench "
+          "show RUN), not only the judged metrics", .class = RUNOPT_HOW },
         { NULL },
 };
 
