@@ -19,6 +19,7 @@ struct site_options {
         const char *dir;                   /* where the pages go */
         const char *const *compares;       /* "A:B" selections (kbench compare's syntax) */
         size_t n_compares;                 /* 0: each kernel against the one before it in each run */
+        int with_defaults;                 /* those default ones besides the compares asked for */
 };
 
 struct site_result {
