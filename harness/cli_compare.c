@@ -40,7 +40,7 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
         g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format = NULL;
         g_auto(GStrv) ignore = NULL;
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
-        gboolean json = FALSE, all_runs = FALSE;
+        gboolean json = FALSE, all_runs = FALSE, all = FALSE;
         struct compare_options o = { .alpha = 0.05, .noise = 0.02 };
         struct compare_view *v = NULL;
         struct compare_selector sel;
@@ -61,6 +61,8 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                   "A kernel name selects its cells in every run, not only the latest", NULL },
                 { "ignore-setting", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ignore,
                   "Pair cells even though these settings differ (disk_mbps,...); repeatable", "KEY[,KEY]" },
+                { "all", 0, 0, G_OPTION_ARG_NONE, &all,
+                  "List the informational metrics too, in their own section (the text and markdown)", NULL },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON: every number, the pairing, the verdicts", NULL },
                 { "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or markdown", "FORMAT" },
                 { NULL },
@@ -91,8 +93,11 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                 "only if its Welch p survives Benjamini-Hochberg at q = --alpha over all judged\n"
                 "metrics of the comparison AND the whole CI lies beyond --noise; else '~'.\n"
                 "'n too small': the exact Mann-Whitney test cannot reach alpha at these sizes\n"
-                "(3+3 cannot reach 0.05), so no verdict is possible. Informational metrics\n"
-                "(dd.*_s, vmstat.*, boot_s) are shown, never judged.\n\n"
+                "(3+3 cannot reach 0.05), so no verdict is possible. Only metrics the registry\n"
+                "judges get a verdict; the informational ones (dd.*_s, vmstat.*, boot_s, host.*)\n"
+                "are counted below the table, and listed in their own section, without tests\n"
+                "or verdict, with --all or --metric. Their change is shown only where the\n"
+                "metric has a direction and both means stand clear of zero.\n\n"
                 "Exit status: 0 no metric worse; 4 at least one metric worse; 1 error (also:\n"
                 "no workload in common, or no metric matching --metric); 2 usage error (also:\n"
                 "an --ignore-setting no selected cell has).");
@@ -177,7 +182,7 @@ int cli_compare(int argc, char **argv, const struct cli_global *g) {
                 r = json_view_print(j, stdout, &err);
                 json_decref(j);
         } else
-                text_compare(v, markdown, stdout);
+                text_compare(v, markdown, all, stdout);
         rc = v->exit_status;
         if (r >= 0 && fflush(stdout) != 0)
                 r = error_setf(&err, -EIO, "compare: cannot write the output");

@@ -62,10 +62,12 @@ static void print_kernel(const struct kstore_kernel *k) {
 
 static int kernel_add(int argc, char **argv, const struct cli_global *g) {
         g_autofree char *name = NULL;
-        gboolean json = FALSE;
+        gboolean json = FALSE, quiet = FALSE;
         GOptionEntry entries[] = {
                 { "name", 0, 0, G_OPTION_ARG_STRING, &name, "Store under NAME (default: the kernel release)", "NAME" },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the stored kernel as JSON", NULL },
+                { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+                  "No progress lines; one line naming the stored kernel (errors still print)", NULL },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("FILE - import a kernel");
@@ -91,7 +93,8 @@ static int kernel_add(int argc, char **argv, const struct cli_global *g) {
                 return r;
         clock_gettime(CLOCK_MONOTONIC, &t);
         ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-        kstore_set_progress(s, print_progress, &ps);
+        if (!quiet)
+                kstore_set_progress(s, print_progress, &ps);
         if (kstore_add(s, argv[1], name, &k, &existed, &err) < 0)
                 return cli_error(&err);
         if (json) {
@@ -100,8 +103,13 @@ static int kernel_add(int argc, char **argv, const struct cli_global *g) {
                 json_dumpf(o, stdout, JSON_INDENT(2));
                 putchar('\n');
         } else {
-                printf("%s %s\n", existed ? "already stored:" : "added:", k->name);
-                print_kernel(k);
+                printf("%s %s", existed ? "already stored:" : "added:", k->name);
+                if (quiet)
+                        printf(" (%d modules, id %.12s)\n", k->n_modules, k->id);
+                else {
+                        putchar('\n');
+                        print_kernel(k);
+                }
         }
         kstore_kernel_free(k);
         return 0;

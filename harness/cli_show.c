@@ -15,7 +15,7 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
         g_autoptr(GOptionContext) ctx = NULL;
         g_autoptr(GError) gerr = NULL;
         g_autofree char *cell = NULL, *log = NULL;
-        gboolean json = FALSE;
+        gboolean json = FALSE, tags = FALSE;
         struct kb_error err = { { 0 } };
         struct db *db = NULL;
         int64_t run_id;
@@ -27,6 +27,8 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
                   "With --cell: print one log of the cell raw (console, data, ...); on a terminal, control "
                   "characters show as '?'. 'vmstat': the guest's vmstat beside the host's block statistics "
                   "of the disk (with --json too)", "STREAM" },
+                { "tags", 0, 0, G_OPTION_ARG_NONE, &tags, "List the runs' tags, one a line (for scripts and "
+                  "shell completion)", NULL },
                 { NULL },
         };
 
@@ -43,6 +45,10 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
         }
         if (argc > 2) {
                 cli_errorf("show: unexpected argument '%s' (try 'kbench show --help')", argv[2]);
+                return 2;
+        }
+        if (tags && (argc > 1 || json || cell || log)) {
+                cli_errorf("show: --tags takes no RUN and no other option");
                 return 2;
         }
         if ((cell || log) && argc < 2) {
@@ -76,7 +82,9 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
         r = db_open_existing(g->db_path, &db, &err);
         if (r < 0)
                 return cli_error(&err);
-        if (argc < 2)
+        if (tags)
+                r = show_tags(db, stdout, &err);
+        else if (argc < 2)
                 r = show_runs(db, json, stdout, &err);
         else {
                 r = show_resolve_run(db, argv[1], &run_id, &err);
@@ -92,7 +100,7 @@ int cli_show(int argc, char **argv, const struct cli_global *g) {
                 else if (r >= 0 && cell)
                         r = show_cell(db, run_id, cell, json, stdout, &err);
                 else if (r >= 0)
-                        r = show_run(db, run_id, json, stdout, &err);
+                        r = show_run(db, run_id, json, 0, stdout, &err);
         }
         if (r >= 0 && fflush(stdout) != 0) {
                 r = -1;

@@ -29,6 +29,8 @@
 #include "report/view.h"
 #include "results/db.h"
 #include "results/query.h"
+#include "report/text.h"
+#include "web/page.h"
 #include "web/site.h"
 
 #define NIGHTLY_TAG "nightly"
@@ -553,6 +555,72 @@ static void add_finding(struct night *n, const struct subject *s, const struct c
         n->rep.findings[n->rep.n_findings++] = f;
 }
 
+/* A stored run's settings (new reference), host and versions. OUT: *ret
+ * (free with query_runs_free(*ret, 1)); NULL when the run is gone. */
+static json_t *run_settings(struct night *n, int64_t run_id, struct query_run **ret) {
+        struct kb_error err = { { 0 } };
+
+        *ret = NULL;
+        if (query_run(n->db, run_id, ret, &err) < 0)
+                return NULL;
+        return json_loads((*ret)->settings_json, 0, NULL);
+}
+
+/* What a kernel developer needs to act on a comparison that found a metric
+ * worse: the host and versions it ran on, the commands that measure both
+ * sides again and compare them (each side as its own run, with its run's
+ * measured settings, so a variant keeps its overrides), the rows as
+ * kbench compare prints them, and the site's page. */
+static int add_regression(struct night *n, const struct subject *s, const struct compare_view *v) {
+        struct nightly_regression g = { .kernel = g_strdup(s->name), .baseline = g_strdup(n->cfg->baseline),
+                                        .sel_a = g_strdup(v->sel_a), .sel_b = g_strdup(v->sel_b) };
+        struct query_run *ra = NULL, *rb = NULL;
+        json_t *sa = run_settings(n, n->baseline_run, &ra), *sb = run_settings(n, s->run, &rb);
+        g_autofree char *ta = g_strdup_printf("repro-%" G_GINT64_FORMAT "-base", s->run);
+        g_autofree char *tb = g_strdup_printf("repro-%" G_GINT64_FORMAT "-new", s->run);
+        GPtrArray *cmds = g_ptr_array_new();
+        char *rows = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        if (rb) {
+                g.host = g_strdup(rb->host);
+                g.qemu = g_strdup(rb->qemu_version);
+                g.libvirt = g_strdup(rb->libvirt_version);
+        }
+        if (sa && sb) {
+                g_ptr_array_add(cmds, runopts_command(sa, n->cfg->baseline, ta));
+                g_ptr_array_add(cmds, runopts_command(sb, s->store_name, tb));
+                g_ptr_array_add(cmds, g_strdup_printf("kbench compare --alpha %g --noise %g%% tag:%s tag:%s",
+                                                      n->cfg->alpha, 100 * n->cfg->noise, ta, tb));
+        }
+        g_ptr_array_add(cmds, NULL);
+        g.reproduce = (char **)g_ptr_array_free(cmds, FALSE);
+        json_decref(sa);
+        json_decref(sb);
+        query_runs_free(ra, ra ? 1 : 0);
+        query_runs_free(rb, rb ? 1 : 0);
+        f = open_memstream(&rows, &len);
+        if (!f) {
+                g.rows = NULL;
+        } else {
+                text_compare(v, 0, 0, f);
+                fclose(f);
+                g.rows = g_strdup(rows);
+                free(rows);
+        }
+        if (n->cfg->base_url && n->cfg->publish_dir) {
+                g_autofree char *page = page_compare_file(v->sel_a, v->sel_b);
+                size_t bl = strlen(n->cfg->base_url);
+
+                g.link = g_strdup_printf("%s%s%s", n->cfg->base_url,
+                                         bl && n->cfg->base_url[bl - 1] == '/' ? "" : "/", page);
+        }
+        n->rep.regressions = g_renew(struct nightly_regression, n->rep.regressions, n->rep.n_regressions + 1);
+        n->rep.regressions[n->rep.n_regressions++] = g;
+        return 0;
+}
+
 static int compare_subject(struct night *n, const struct subject *s, GPtrArray *compared, struct kb_error *err) {
         g_autofree char *a = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", n->baseline_run, n->cfg->baseline);
         g_autofree char *b = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", s->run, s->store_name);
@@ -566,6 +634,12 @@ static int compare_subject(struct night *n, const struct subject *s, GPtrArray *
         if (r < 0)
                 return r;
         g_ptr_array_add(compared, g_strdup_printf("%s %s", a, b));
+        if (v->worse)
+                r = add_regression(n, s, v);
+        if (r < 0) {
+                compare_view_free(v);
+                return error_setf(err, r, "nightly: out of memory");
+        }
         for (size_t gi = 0; gi < v->n_groups; gi++)
                 for (size_t i = 0; i < v->groups[gi].n_m; i++) {
                         const struct compare_metric *m = &v->groups[gi].m[i];
@@ -815,10 +889,25 @@ static int step_changepoints(struct night *n, struct kb_error *err) {
 static int step_publish(struct night *n, struct kb_error *err) {
         struct site_options opt = { .dir = n->cfg->publish_dir };
         struct site_result res = { 0 };
+        g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(g_free);
         int r;
 
         if (!n->cfg->publish_dir)
                 return 0;
+        /* Tonight's comparisons get their pages, which the regression
+         * report links (base_url). */
+        for (size_t i = 0; n->rep.compared && n->rep.compared[i]; i++) {
+                g_autofree char *pair = g_strdup(n->rep.compared[i]);
+                char *sp = strchr(pair, ' ');
+
+                if (sp) {
+                        *sp = ':';
+                        g_ptr_array_add(pairs, g_steal_pointer(&pair));
+                }
+        }
+        opt.compares = (const char **)pairs->pdata;
+        opt.n_compares = pairs->len;
+        opt.with_defaults = 1;
         r = site_publish(n->db, &opt, &res, err);
         if (r < 0)
                 return error_prefix(err, r, "publishing into %s", n->cfg->publish_dir);
@@ -840,7 +929,7 @@ static void step_notify(struct night *n) {
                 fprintf(stderr, "kbench: nightly: notify: %s\n", g_strerror(errno));
                 return;
         }
-        nightly_report_text(&n->rep, p);
+        nightly_report_notify(&n->rep, p);
         status = pclose(p);
         if (status != 0)
                 fprintf(stderr, "kbench: nightly: notify command exited with status %d\n",

@@ -172,6 +172,9 @@ static const struct cfg_row rows[] = {
           .help = "later points needed before a change point is no longer provisional" },
         { "publish_dir", CFG_STRING, C(publish_dir), 0, .check = check_text,
           .help = "directory of the published site (absent: no publishing)" },
+        { "base_url", CFG_STRING, C(base_url), 0, .check = check_text,
+          .help = "URL under which publish_dir is served (https://host/kbench): the regression report links "
+                  "the comparison's page" },
         { "connect", CFG_STRING, C(connect), 0, .check = check_text,
           .help = "libvirt URI (absent: the store's embedded driver)" },
         { "deadline", CFG_DURATION, C(deadline_s), 0, 60, 7 * 86400, "\"6h\"",
@@ -213,6 +216,7 @@ struct nightly_config *nightly_config_free(struct nightly_config *c) {
         g_free(c->fs);
         g_free(c->mount_opts);
         g_free(c->publish_dir);
+        g_free(c->base_url);
         g_free(c->connect);
         g_free(c->notify);
         g_free(c);

@@ -65,6 +65,7 @@ struct nightly_config {
         int cp_window;                     /* change points: points of history examined */
         int cp_confirm;                    /* change points: later points before one is confirmed */
         char *publish_dir;                 /* site directory, or NULL (no publishing) */
+        char *base_url;                    /* where publish_dir is served, for links; or NULL */
         char *connect;                     /* libvirt URI, or NULL (the store's embedded driver) */
         double deadline_s;                 /* whole-run deadline, seconds */
         char *notify;                      /* sh command fed the report on regressions, or NULL */

@@ -25,6 +25,21 @@ void nightly_report_clear(struct nightly_report *r) {
                 g_free(r->changes[i].kernel);
                 g_free(r->changes[i].before);
         }
+        for (size_t i = 0; i < r->n_regressions; i++) {
+                struct nightly_regression *g = &r->regressions[i];
+
+                g_free(g->kernel);
+                g_free(g->baseline);
+                g_free(g->sel_a);
+                g_free(g->sel_b);
+                g_free(g->host);
+                g_free(g->qemu);
+                g_free(g->libvirt);
+                g_strfreev(g->reproduce);
+                g_free(g->rows);
+                g_free(g->link);
+        }
+        g_free(r->regressions);
         g_free(r->findings);
         g_free(r->failures);
         g_free(r->changes);
@@ -185,4 +200,64 @@ json_t *nightly_report_json(const struct nightly_report *r) {
         json_object_set_new(j, "site", r->site ? json_string(r->site) : json_null());
         json_object_set_new(j, "exit_status", json_integer(nightly_report_exit(r)));
         return j;
+}
+
+char *nightly_report_subject(const struct nightly_report *r) {
+        const struct nightly_finding *worst = NULL;
+        size_t n_worse = 0;
+
+        for (size_t i = 0; i < r->n_findings; i++) {
+                const struct nightly_finding *f = &r->findings[i];
+
+                if (f->verdict != COMPARE_WORSE)
+                        continue;
+                n_worse++;
+                if (!worst || fabs(f->change) > fabs(worst->change))
+                        worst = f;
+        }
+        if (worst) {
+                g_autofree char *more = n_worse > 1 ? g_strdup_printf(" (+%zu more)", n_worse - 1) : g_strdup("");
+
+                return g_strdup_printf("[kbench] %s: %s %+.1f%% regression vs %s%s", worst->kernel, worst->metric,
+                                       100 * worst->change, worst->baseline, more);
+        }
+        if (r->n_failures)
+                return g_strdup_printf("[kbench] %s: failed at %s (%s)%s", r->failures[0].kernel,
+                                       r->failures[0].stage, r->failures[0].state,
+                                       r->n_failures > 1 ? " and more" : "");
+        return NULL;
+}
+
+void nightly_report_notify(const struct nightly_report *r, FILE *out) {
+        g_autofree char *subject = nightly_report_subject(r);
+        g_autofree char *subj = printable(subject ? subject : "[kbench] nightly report", 200);
+
+        fprintf(out, "Subject: %s\n\n", subj);
+        for (size_t i = 0; i < r->n_regressions; i++) {
+                const struct nightly_regression *g = &r->regressions[i];
+                g_autofree char *host = printable(g->host, 120), *qemu = printable(g->qemu, 60),
+                                *libvirt = printable(g->libvirt, 60);
+
+                g_autofree char *kernel = printable(g->kernel, 200), *base = printable(g->baseline, 200),
+                                *sa = printable(g->sel_a, 300), *sb = printable(g->sel_b, 300);
+
+                fprintf(out, "%s against %s\n", kernel, base);
+                fprintf(out, "  compared: kbench compare %s %s\n", sa, sb);
+                fprintf(out, "  host %s, QEMU %s, libvirt %s\n", *host ? host : "?", *qemu ? qemu : "?",
+                        *libvirt ? libvirt : "?");
+                if (g->link)
+                        fprintf(out, "  page: %s\n", g->link);
+                fputs("\nreproduce (each run on its own, then the comparison of the two):\n", out);
+                for (size_t k = 0; g->reproduce && g->reproduce[k]; k++) {
+                        g_autofree char *cmd = printable(g->reproduce[k], 2000);
+
+                        fprintf(out, "  %s\n", cmd);
+                }
+                fputc('\n', out);
+                if (g->rows)
+                        fputs(g->rows, out);
+                fputs("\n", out);
+        }
+        fputs("-- the night --\n", out);
+        nightly_report_text(r, out);
 }

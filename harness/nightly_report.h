@@ -53,6 +53,17 @@ struct nightly_change {
         int worse;                         /* the step goes the metric's bad way */
 };
 
+/* One comparison that found a metric worse: what a kernel developer needs
+ * to act on it, filled by harness/nightly.c. */
+struct nightly_regression {
+        char *kernel, *baseline;           /* as the findings name them (owned) */
+        char *sel_a, *sel_b;               /* compare's selectors (owned) */
+        char *host, *qemu, *libvirt;       /* of the new kernel's run (owned; may be NULL) */
+        char **reproduce;                  /* commands, NULL-terminated (owned) */
+        char *rows;                        /* the comparison as kbench compare prints it (owned) */
+        char *link;                        /* the site's page of it, or NULL (owned) */
+};
+
 struct nightly_report {
         char **measured;                   /* kernels measured tonight, NULL-terminated (owned) */
         char **compared;                   /* "A B" selector pairs compare was given, NULL-terminated (owned) */
@@ -65,6 +76,8 @@ struct nightly_report {
         char **errors;                     /* sources that failed, imports that failed (owned) */
         int incomplete;                    /* cells were left for the next night */
         char *site;                        /* published index.html, or NULL (owned) */
+        struct nightly_regression *regressions;
+        size_t n_regressions;
 };
 
 void nightly_report_clear(struct nightly_report *r);
@@ -92,4 +105,17 @@ int nightly_change_is_news(size_t index, size_t len_before, int provisional, siz
 int nightly_report_exit(const struct nightly_report *r);
 
 void nightly_report_text(const struct nightly_report *r, FILE *out);
+
+/* The subject of the regression report: "[kbench] NEW: METRIC -13.1% regression
+ * vs BASE" for the worse finding with the largest change ("(+N more)" when
+ * there are others), "[kbench] NEW: failed at STAGE (STATE)" when only cells
+ * failed, NULL when nothing regressed. Caller g_frees. */
+char *nightly_report_subject(const struct nightly_report *r);
+
+/* The report the notify command reads when something regressed, as a mail
+ * message: "Subject: ..." and a blank line, then per regressed comparison
+ * what was compared (kernels, runs, host, QEMU and libvirt), the kbench
+ * commands that reproduce it, its rows as kbench compare prints them and
+ * the site's page; then the night's text report (nightly_report_text). */
+void nightly_report_notify(const struct nightly_report *r, FILE *out);
 json_t *nightly_report_json(const struct nightly_report *r);   /* new reference */

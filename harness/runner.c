@@ -1018,7 +1018,7 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t 
                         ret = resume_finish_idle(&r, &err);
                         if (ret < 0)
                                 goto out;
-                        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, stdout, &err);
+                        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, &err);
                         code = ret < 0 ? 1 : 0;
                         goto out;
                 }
@@ -1050,7 +1050,7 @@ int runner_run(const struct runner_opts *o, const struct cli_global *g, int64_t 
         else if (cell_interrupted || r.past_deadline)
                 progress_note(&r.progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
                               r.row.id);
-        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, stdout, &err);
+        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, &err);
         if (ret < 0)
                 goto out;
         code = failed > 0 || cell_interrupted || r.stopped || r.past_deadline ? 3 : 0;

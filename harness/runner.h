@@ -38,6 +38,7 @@ struct runner_opts {
         int warm;                          /* restore cells from snapshots (harness/warm.h) */
         int cold;                          /* boot every cell fresh, whatever else says */
         int json;
+        int all;                           /* end with the full run table, not the judged summary */
         int64_t resume_run;                /* > 0: continue this run */
         double until_mde_pct;              /* > 0: add rounds until every judged metric's MDE is at most
                                               this, % (report/seqrule.h); repeats is then the pilot */

@@ -167,6 +167,8 @@ const struct runopt runopt_table[] = {
         { "cold", 0, RUNOPT_FLAG, OFF(cold), 0, 0, NULL, "cold",
           .help = "Boot every cell fresh (the default; wins over --warm)", .class = RUNOPT_HOW },
         { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON", .class = RUNOPT_HOW },
+        { "all", 0, RUNOPT_FLAG, OFF(all), .help = "End with every cell and every metric's summary (as kbench "
+          "show RUN), not only the judged metrics", .class = RUNOPT_HOW },
         { NULL },
 };
 
@@ -396,6 +398,80 @@ int runopts_apply(struct runner_opts *o, char **texts, const int *flags, struct 
                         return r;
         }
         return 0;
+}
+
+static void append_arg(GString *s, const char *arg) {
+        g_autofree char *q = g_shell_quote(arg);
+
+        g_string_append_c(s, ' ');
+        /* A plain word needs no quotes: the command reads as typed. */
+        g_string_append(s, strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:=/+%") ==
+                                   strlen(arg) && *arg ? arg : q);
+}
+
+char *runopts_command(const json_t *settings, const char *kernel, const char *tag) {
+        GString *s = g_string_new("kbench run -k");
+        json_t *defaults = json_object(), *v;
+        struct runner_opts d;
+        size_t i;
+
+        append_arg(s, kernel);
+        json_array_foreach(json_object_get(settings, "workloads"), i, v)
+                if (json_is_string(v)) {
+                        g_string_append(s, " -w");
+                        append_arg(s, json_string_value(v));
+                }
+        if (json_is_integer(json_object_get(settings, "repeats")))
+                g_string_append_printf(s, " -n %" JSON_INTEGER_FORMAT,
+                                       json_integer_value(json_object_get(settings, "repeats")));
+        if (json_is_string(json_object_get(settings, "accel"))) {
+                g_string_append(s, " --accel");
+                append_arg(s, json_string_value(json_object_get(settings, "accel")));
+        }
+        runopts_defaults(&d);
+        runopts_save(&d, defaults);
+        for (const struct runopt *opt = runopt_table; opt->name; opt++) {
+                char num[64];
+
+                if (!opt->key || opt->class != RUNOPT_MEASURED)
+                        continue;
+                v = json_object_get(settings, opt->key);
+                if (!v || json_is_null(v) || json_equal(v, json_object_get(defaults, opt->key)))
+                        continue;
+                if (json_is_array(v)) {
+                        json_t *el;
+                        size_t k;
+
+                        json_array_foreach(v, k, el)
+                                if (json_is_string(el)) {
+                                        g_string_append_printf(s, " --%s", opt->name);
+                                        append_arg(s, json_string_value(el));
+                                }
+                        continue;
+                }
+                if (json_is_true(v)) {
+                        g_string_append_printf(s, " --%s", opt->name);
+                        continue;
+                }
+                if (json_is_false(v))
+                        continue;
+                g_string_append_printf(s, " --%s", opt->name);
+                if (json_is_string(v))
+                        append_arg(s, json_string_value(v));
+                else if (json_is_integer(v)) {
+                        snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+                        append_arg(s, num);
+                } else {
+                        snprintf(num, sizeof(num), "%.17g", json_number_value(v));
+                        append_arg(s, num);
+                }
+        }
+        if (tag) {
+                g_string_append(s, " --tag");
+                append_arg(s, tag);
+        }
+        json_decref(defaults);
+        return g_string_free(s, FALSE);
 }
 
 void runopts_save(const struct runner_opts *o, json_t *j) {

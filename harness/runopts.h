@@ -84,6 +84,14 @@ extern const struct runopt_extra_key runopt_extra_keys[];
  * (harness/runner.c writes it, `kbench show` prints it). */
 #define RUNOPTS_UNTIL_MDE_OUTCOME "until_mde_outcome"
 
+/* The kbench run command that measures kernel as a stored run did:
+ * "kbench run -k KERNEL -w SPEC... -n N --accel ACCEL" and every MEASURED
+ * option whose saved value in settings differs from its default, each
+ * argument shell-quoted, then " --tag TAG" when tag is not NULL. kernel is
+ * the name in the kernel store (a variant's label is its --variant). Caller
+ * g_frees. */
+char *runopts_command(const json_t *settings, const char *kernel, const char *tag);
+
 /* A JSON array of every HOW key, of the table and of runopt_extra_keys,
  * and RUNOPTS_HOW_KEYS itself (new reference). */
 json_t *runopts_how_keys(void);

@@ -2,6 +2,7 @@
  * glue between the CLI and the read side: load a view (report/view.c),
  * hand it to the text or JSON renderer (report/text.c, report/json.c). */
 #include <errno.h>
+#include <glib.h>
 #include <jansson.h>
 #include <stdlib.h>
 
@@ -28,11 +29,36 @@ int show_runs(struct db *db, int json, FILE *out, struct kb_error *err) {
         return r;
 }
 
+int show_tags(struct db *db, FILE *out, struct kb_error *err) {
+        struct view_runs *v = NULL;
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+        int r;
+
+        r = view_runs_load(db, &v, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < v->n; i++) {
+                const char *t = v->runs[i].tag;
+                int clean = t && *t && g_utf8_validate(t, -1, NULL);
+
+                /* One tag a line for the shell: a tag with a control
+                 * character (a newline would forge a second tag) is left
+                 * out rather than masked into a tag no run has. */
+                for (const char *p = t; clean && *p; p++)
+                        clean = (unsigned char)*p >= 0x20 && *p != 0x7f;
+                if (!clean || !g_hash_table_add(seen, (gpointer)t))
+                        continue;
+                fprintf(out, "%s\n", t);
+        }
+        view_runs_free(v);
+        return 0;
+}
+
 int show_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb_error *err) {
         return view_resolve_run(db, text, ret_id, err);
 }
 
-int show_run(struct db *db, int64_t run_id, int json, FILE *out, struct kb_error *err) {
+int show_run(struct db *db, int64_t run_id, int json, int brief, FILE *out, struct kb_error *err) {
         struct view_run *v = NULL;
         int r;
 
@@ -43,7 +69,9 @@ int show_run(struct db *db, int64_t run_id, int json, FILE *out, struct kb_error
                 json_t *j = json_view_run(v);
                 r = json_view_print(j, out, err);
                 json_decref(j);
-        } else
+        } else if (brief)
+                text_run_brief(v, out);
+        else
                 text_run(v, out);
         view_run_free(v);
         return r;

@@ -17,9 +17,11 @@ int show_runs(struct db *db, int json, FILE *out, struct kb_error *err);
 /* One run: its cells (key, kernel, workload, iteration, state, accel,
  * timings, metrics; a failed cell shows its detail instead), workload print
  * hooks for ok cells, then per (kernel, workload, metric) n and
- * mean ± stddev over ok cells only. Returns 0, -ENOENT ("no run N in PATH"),
+ * mean ± stddev over ok cells only. brief (the end of `kbench run`): the
+ * header, the cells that did not end ok and the judged metrics' summary
+ * only; JSON is always complete. Returns 0, -ENOENT ("no run N in PATH"),
  * or another -errno with err. */
-int show_run(struct db *db, int64_t run_id, int json, FILE *out, struct kb_error *err);
+int show_run(struct db *db, int64_t run_id, int json, int brief, FILE *out, struct kb_error *err);
 
 /* One cell (latest attempt of cell_key) in full: fields, metrics, print
  * hook, vmstat rows, timeline summary, logs. */
@@ -36,6 +38,10 @@ int show_cell_vmstat(struct db *db, int64_t run_id, const char *cell_key, int js
  * text_log). */
 int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream, int terminal,
                   FILE *out, struct kb_error *err);
+
+/* Every distinct run tag, oldest first, one a line (for shell completion);
+ * tags holding a control character or invalid UTF-8 are left out. */
+int show_tags(struct db *db, FILE *out, struct kb_error *err);
 
 /* Resolve "RUN" (a positive decimal id) or "last". The run must exist.
  * OUT: *ret_id. Errors: "bad run 'x' (a run id or 'last')", "no run N in PATH". */

@@ -133,3 +133,55 @@ TEST(change_point_is_news_once) {
                     table[i].want)
                         TEST_FAIL("row %zu", i);
 }
+
+/* The regression report's subject names the kernel, the metric and the
+ * change of the worst finding, as 0-day's do; the text cannot forge a
+ * header line. */
+TEST(notify_subject_and_body) {
+        struct nightly_finding fs[] = { finding(COMPARE_WORSE, -0.05), finding(COMPARE_BETTER, 0.3),
+                                        finding(COMPARE_WORSE, -0.131) };
+        char *cmds[] = { (char *)"kbench run -k 6.1.0-57-amd64 -w dd:size=64M -n 6 --accel tcg --tag repro-4-base",
+                         (char *)"kbench run -k 6.1.0-58-amd64 -w dd:size=64M -n 6 --accel tcg --tag repro-4-new",
+                         (char *)"kbench compare tag:repro-4-base tag:repro-4-new", NULL };
+        struct nightly_regression g = { (char *)"6.1.0-58-amd64", (char *)"6.1.0-57-amd64",
+                                        (char *)"run:1:6.1.0-57-amd64", (char *)"run:4:6.1.0-58-amd64",
+                                        (char *)"vm\nSubject: forged", (char *)"7.2.22", (char *)"9.0.0", cmds,
+                                        (char *)"dd:size=64M,bs=\nmetric  A  B\n",
+                                        (char *)"https://ci.example/kbench/compare-x.html" };
+        struct nightly_report r = { .findings = fs, .n_findings = 3, .regressions = &g, .n_regressions = 1 };
+        g_autofree char *subject = nightly_report_subject(&r), *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        fs[2].metric = (char *)"dd.read_MBps";
+        g_free(subject);
+        subject = nightly_report_subject(&r);
+        ASSERT_STREQ(subject, "[kbench] 6.1.0-58-amd64: dd.read_MBps -13.1% regression vs 6.1.0-57-amd64 (+1 more)");
+        f = open_memstream(&text, &len);
+        ASSERT_TRUE(f);
+        nightly_report_notify(&r, f);
+        fclose(f);
+        fputs(text, stderr);
+        ASSERT_TRUE(g_str_has_prefix(text, "Subject: [kbench] 6.1.0-58-amd64: dd.read_MBps -13.1% regression vs "
+                                           "6.1.0-57-amd64 (+1 more)\n\n"));
+        ASSERT_TRUE(strstr(text, "\nSubject:") == NULL);
+        ASSERT_TRUE(strstr(text, "  host vm?Subject: forged, QEMU 7.2.22, libvirt 9.0.0\n") != NULL);
+        ASSERT_TRUE(strstr(text, "  compared: kbench compare run:1:6.1.0-57-amd64 run:4:6.1.0-58-amd64\n") != NULL);
+        ASSERT_TRUE(strstr(text, "  page: https://ci.example/kbench/compare-x.html\n") != NULL);
+        ASSERT_TRUE(strstr(text, "\n  kbench compare tag:repro-4-base tag:repro-4-new\n") != NULL);
+        ASSERT_TRUE(strstr(text, "\ndd:size=64M,bs=\nmetric  A  B\n") != NULL);
+        ASSERT_TRUE(strstr(text, "-- the night --\n") != NULL && strstr(text, "verdict: REGRESSION\n") != NULL);
+
+        /* Only failures: the subject says where the kernel failed. */
+        {
+                struct nightly_failure fl = { (char *)"k58", (char *)"boot-timeout", (char *)"boot", NULL, 3, 3 };
+                struct nightly_report r2 = { .failures = &fl, .n_failures = 1 };
+                g_autofree char *s2 = nightly_report_subject(&r2);
+
+                ASSERT_STREQ(s2, "[kbench] k58: failed at boot (boot-timeout)");
+        }
+        {
+                struct nightly_report r3 = { .findings = &fs[1], .n_findings = 1 };
+                ASSERT_TRUE(nightly_report_subject(&r3) == NULL);
+        }
+}

@@ -474,3 +474,69 @@ TEST(until_mde_and_budgets) {
         json_decref(j);
         g_ptr_array_unref(keep);
 }
+
+/* The command a regression report prints to measure a stored run again:
+ * read back through the option table, it gives the same measured settings
+ * (so its cells pair with the stored ones), and it names no default. */
+TEST(command_reproduces_the_measured_settings) {
+        static const char *const settings_text =
+                "{\"workloads\":[\"dd:size=64M\"],\"repeats\":6,\"accel\":\"tcg\",\"mem_mb\":160,\"cpus\":1,"
+                "\"disk_mbps\":40,\"fs\":\"ext4\",\"mount_opts\":\"data=ordered,noatime\",\"swap_bytes\":0,"
+                "\"disk_bytes\":1073741824,\"sysctls\":[\"vm.dirty_ratio=7\",\"vm.swappiness=1\"],"
+                "\"variant\":\"thr-\",\"append\":\"elevator=none quiet\",\"vmstat_interval_s\":0.5,\"cell_timeout_s\":99,"
+                "\"accel_requested\":\"auto\"}";
+        json_t *settings = json_loads(settings_text, 0, NULL), *saved = json_object(), *v;
+        g_autofree char *cmd = runopts_command(settings, "6.1.0-57-amd64", "repro-4-new");
+        g_auto(GStrv) argv = NULL;
+        g_autofree char **texts = NULL;
+        g_autofree int *flags = NULL;
+        g_autofree GOptionEntry *entries = NULL;
+        g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+        struct runner_opts o;
+        struct kb_error err = { { 0 } };
+        const char *key;
+        int argc;
+        size_t n = 0;
+
+        ASSERT_TRUE(settings != NULL);
+        fprintf(stderr, "%s\n", cmd);
+        ASSERT_STREQ(cmd, "kbench run -k 6.1.0-57-amd64 -w dd:size=64M -n 6 --accel tcg --mem 160 --disk-size "
+                          "1073741824 --disk-mbps 40 --mount-opts data=ordered,noatime --sysctl vm.dirty_ratio=7 "
+                          "--sysctl vm.swappiness=1 --variant thr- --append 'elevator=none quiet' --vmstat-interval 0.5 "
+                          "--tag repro-4-new");
+        ASSERT_TRUE(g_shell_parse_argv(cmd, &argc, &argv, NULL));
+        while (runopt_table[n].name)
+                n++;
+        texts = g_new0(char *, n);
+        flags = g_new0(int, n);
+        entries = runopts_entries(texts, flags);
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        argc--;                            /* "kbench": "run" is the program name GOption skips */
+        {
+                char **args = argv + 1;
+
+                ASSERT_TRUE(g_option_context_parse(ctx, &argc, &args, NULL));
+                ASSERT_EQ(argc, 1);
+        }
+        runopts_defaults(&o);
+        if (runopts_apply(&o, texts, flags, &err) < 0)
+                TEST_FAIL("the command does not parse: %s", err.msg);
+        runopts_save(&o, saved);
+        json_object_foreach(settings, key, v) {
+                const struct runopt *opt = NULL;
+
+                for (size_t i = 0; i < n; i++)
+                        if (runopt_table[i].key && strcmp(runopt_table[i].key, key) == 0)
+                                opt = &runopt_table[i];
+                if (!opt || opt->class != RUNOPT_MEASURED)
+                        continue;
+                if (!json_equal(v, json_object_get(saved, key)) && !(json_is_null(v) && !json_object_get(saved, key)))
+                        TEST_FAIL("%s: saved %s, the command gives %s", key, json_dumps(v, JSON_ENCODE_ANY),
+                                  json_dumps(json_object_get(saved, key), JSON_ENCODE_ANY));
+        }
+        ASSERT_STREQ(o.tag, "repro-4-new");
+        ASSERT_EQ(o.repeats, 6);
+        ASSERT_STREQ(o.accel, "tcg");
+        json_decref(settings);
+        json_decref(saved);
+}

@@ -33,6 +33,38 @@ struct decide_case {
         enum compare_verdict want;
 };
 
+/* When an informational row's change is printed: a near-zero level or a
+ * metric without a direction gets none (the rows that read like findings:
+ * vmstat.bi_mean -98.8 %). */
+TEST(change_shown_table) {
+        static const struct {
+                int judged;
+                enum metrics_direction dir;
+                double ma, sda, mb, sdb, change;
+                int want;
+        } cases[] = {
+                { 1, METRICS_HIGHER, 0.1, 0.5, 0.2, 0.5, 1.0, 1 },     /* judged: always */
+                { 1, METRICS_HIGHER, 100, 1, 90, 1, NAN, 0 },          /* no change at all */
+                { 0, METRICS_NONE, 100, 1, 90, 1, -0.1, 0 },           /* no direction */
+                { 0, METRICS_LOWER, 4.2, 0.3, 4.9, 0.4, 0.167, 1 },    /* dd.read_s-like */
+                { 0, METRICS_LOWER, 1.2, 2.0, 0.01, 0.02, -0.988, 0 }, /* noise around 0 */
+                { 0, METRICS_LOWER, 5, 1, 0.2, 0.3, -0.96, 0 },        /* one side at 0 */
+                { 0, METRICS_LOWER, 0, 0, 0, 0, NAN, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct compare_metric m = { .judged = cases[i].judged, .change = cases[i].change };
+
+                m.info.direction = cases[i].dir;
+                m.sa.mean = cases[i].ma;
+                m.sa.sd = cases[i].sda;
+                m.sb.mean = cases[i].mb;
+                m.sb.sd = cases[i].sdb;
+                if (text_change_shown(&m) != cases[i].want)
+                        TEST_FAIL("case %zu: text_change_shown %d, want %d", i, text_change_shown(&m), cases[i].want);
+        }
+}
+
 TEST(decide_table) {
         static const struct decide_case cases[] = {
                 { "informational", 0, METRICS_NONE, 5, 5, 0.001, 0.001, 0.5, 0.6, COMPARE_INFO },
@@ -338,15 +370,31 @@ static const struct compare_metric *metric(const struct compare_view *v, const c
         TEST_FAIL("no metric %s in the view", name);
 }
 
-static char *render(const struct compare_view *v, int markdown) {
+/* The line of text that starts with prefix (caller frees). */
+static char *line_of(const char *text, const char *prefix) {
+        const char *p = text;
+        size_t n = strlen(prefix);
+
+        while (p && strncmp(p, prefix, n) != 0)
+                p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+        if (!p)
+                TEST_FAIL("no line starting '%s'", prefix);
+        return strndup(p, strcspn(p, "\n"));
+}
+
+static char *render_all(const struct compare_view *v, int markdown, int all) {
         char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
 
         ASSERT_TRUE(f);
-        text_compare(v, markdown, f);
+        text_compare(v, markdown, all, f);
         fclose(f);
         return text;
+}
+
+static char *render(const struct compare_view *v, int markdown) {
+        return render_all(v, markdown, 0);
 }
 
 static json_t *render_json(const struct compare_view *v) {
@@ -382,7 +430,7 @@ TEST(a_a_no_verdict) {
         struct compare_view *v;
         const struct compare_metric *m;
         json_t *j;
-        char *text;
+        char *text, *line;
 
         store_init(&s);
         v = load(&s, "tag:base", "tag:again", NULL, 0);
@@ -410,8 +458,37 @@ TEST(a_a_no_verdict) {
         ASSERT_EQ(metric(v, "vmstat.bo_mean")->verdict, COMPARE_INFO);
         ASSERT_EQ(metric(v, "boot_s")->verdict, COMPARE_INFO);
 
+        text = render_all(v, 0, 1);
+        fputs(text, stderr);
+        free(text);
+        text = render_all(v, 1, 1);
+        fputs(text, stderr);
+        free(text);
+        /* --all: the informational rows in their own section, with no
+         * verdict, and no change for a metric without a direction. */
+        text = render_all(v, 0, 1);
+        ASSERT_TRUE(strstr(text, "\ninformational (3 metrics, no verdict):\nmetric ") != NULL);
+        ASSERT_TRUE(strstr(text, "informational") < strstr(text, "\nvmstat.bo_mean "));
+        ASSERT_TRUE(strstr(text, "\ndd.write_MBps ") < strstr(text, "informational"));
+        line = line_of(text, "vmstat.bo_mean ");
+        ASSERT_TRUE(strchr(line, '+') == strrchr(line, '+'));   /* only n's "6+7" */
+        ASSERT_TRUE(strstr(line, "1.7%  ") != NULL && strstr(line, "follows the workload's own rate") != NULL);
+        free(line);
+        line = line_of(text, "dd.write_s ");
+        ASSERT_TRUE(strstr(line, "-0.4%") != NULL && strstr(line, "~") == NULL);
+        free(line);
+        free(text);
+        text = render_all(v, 1, 1);
+        ASSERT_TRUE(strstr(text, "\n#### Informational (3 metrics, no verdict)\n\n| metric | A | ± | B | ± | change | n "
+                                 "| why no verdict |\n") != NULL);
+        ASSERT_TRUE(strstr(text, "| vmstat.bo_mean | 161833 | 1.8% | 162408 | 1.7% |  | 6+7 |") != NULL);
+        free(text);
+        /* By default the judged rows only, and a count of the others. */
         text = render(v, 0);
         fputs(text, stderr);
+        ASSERT_TRUE(strstr(text, "\nvmstat.bo_mean") == NULL && strstr(text, "\ndd.write_s") == NULL);
+        ASSERT_TRUE(strstr(text, "\n3 informational metrics without a verdict (kbench compare --all lists them)\n") !=
+                    NULL);
         ASSERT_TRUE(strstr(text, "A: tag:base = 6.1.0-57-amd64 in run 1") != NULL);
         ASSERT_TRUE(strstr(text, "A: 6 ok, 1 failed (hang 1) in run 1") != NULL);
         ASSERT_TRUE(strstr(text, "0 worse, 0 better, of 2 judged metrics in 1 paired group\n") != NULL);
@@ -731,7 +808,7 @@ TEST(huge_values_print_whole) {
                                "UPDATE metrics SET value = 4e307 WHERE name = 'vmstat.bo_mean' AND cell_id IN "
                                "(SELECT id FROM cells WHERE run_id = 1)", NULL, NULL, NULL), SQLITE_OK);
         v = load(&s, "tag:base", "tag:again", NULL, 0);
-        text = render(v, 0);
+        text = render_all(v, 0, 1);
         row = strstr(text, "\nvmstat.bo_mean");
         ASSERT_TRUE(row != NULL);
         for (const char *p = row + 1; *p && *p != '\n'; p++) {
@@ -784,11 +861,11 @@ TEST(markdown_masks_controls) {
                                "UPDATE metrics SET name = 'dd.x' || x'c29b' || '31m' || x'9b' || '|y' "
                                "WHERE name = 'dd.read_MBps'", NULL, NULL, NULL), SQLITE_OK);
         v = load(&s, "tag:base", "tag:again", NULL, 0);
-        text = render(v, 1);
+        text = render_all(v, 1, 1);
         ASSERT_TRUE(strstr(text, "| dd.x?31m?\\|y ") != NULL);
         ASSERT_TRUE(strstr(text, "\x9b") == NULL);
         free(text);
-        text = render(v, 0);
+        text = render_all(v, 0, 1);
         ASSERT_TRUE(strstr(text, "\ndd.x?31m?|y ") != NULL);
         free(text);
         v = compare_view_free(v);
@@ -1032,13 +1109,13 @@ TEST(markdown_escapes_markup_and_bidi) {
                                "UPDATE metrics SET name = 'dd.' || x'e280ae' || 'w' WHERE name = 'dd.write_MBps';",
                                NULL, NULL, NULL), SQLITE_OK);
         v = load(&s, "tag:base", "tag:again", NULL, 0);
-        text = render(v, 1);
+        text = render_all(v, 1, 1);
         ASSERT_TRUE(strstr(text, "| dd.&lt;script&gt;alert(1)&lt;/script&gt;\\*x\\* ") != NULL);
         ASSERT_TRUE(strstr(text, "<script") == NULL);
         ASSERT_TRUE(strstr(text, "\xe2\x80\xae") == NULL);
         ASSERT_TRUE(strstr(text, "| dd.?w ") != NULL);
         free(text);
-        text = render(v, 0);
+        text = render_all(v, 0, 1);
         ASSERT_TRUE(strstr(text, "\xe2\x80\xae") == NULL);
         ASSERT_TRUE(strstr(text, "\ndd.?w ") != NULL);
         free(text);

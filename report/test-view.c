@@ -95,6 +95,44 @@ TEST(run_text) {
         fixture_done(&f);
 }
 
+/* The end of kbench run: the judged metrics only (the registry's
+ * verdict metrics), the cells that did not end ok, and where the rest is. */
+TEST(run_text_brief) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct view_run *v = NULL;
+        char *text = NULL;
+
+        fixture_init(&f);
+        /* Informational metrics beside the judged ones, as every dd cell has. */
+        ASSERT_EQ(sqlite3_exec(db_handle(f.db),
+                               "INSERT INTO metrics (cell_id, name, value, unit) SELECT id, 'vmstat.bo_mean', 4000, "
+                               "'blocks/s' FROM cells WHERE workload = 'dd';"
+                               "INSERT INTO metrics (cell_id, name, value, unit) SELECT id, 'dd.write_s', 12, 's' "
+                               "FROM cells WHERE workload = 'dd';",
+                               NULL, NULL, NULL), SQLITE_OK);
+        ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
+        CAPTURE(text, text_run_brief(v, out));
+        fputs(text, stderr);
+        ASSERT_TRUE(strstr(text, "run 1  tag nightly  complete") != NULL);
+        ASSERT_TRUE(strstr(text, "\nJudged metrics over ok cells (mean ± stddev):\n") != NULL);
+        ASSERT_TRUE(strstr(text, "6.1.0-47-amd64  dd        dd.write_MBps") != NULL);
+        ASSERT_TRUE(strstr(text, "tiobench.seq_write.t1.lat_avg_ms") != NULL);
+        ASSERT_TRUE(strstr(text, "vmstat.bo_mean") == NULL && strstr(text, "dd.write_s") == NULL);
+        /* The failed attempts only, with their detail masked; no ok cell row. */
+        ASSERT_TRUE(strstr(text, "2 cell attempts did not end ok:\n") != NULL);
+        ASSERT_TRUE(strstr(text, "c006  6.1.0-47-amd64  dd        try 1  dd exited 1: ?[31mNo space") != NULL);
+        ASSERT_TRUE(strstr(text, "c000  ") == NULL && strchr(text, '\x1b') == NULL);
+        ASSERT_TRUE(strstr(text, "\n(every cell and metric: kbench show 1)\n") != NULL);
+        free(text);
+        /* The full table still has them all. */
+        CAPTURE(text, text_run(v, out));
+        ASSERT_TRUE(strstr(text, "vmstat.bo_mean") != NULL && strstr(text, "c000  ") != NULL);
+        free(text);
+        v = view_run_free(v);
+        fixture_done(&f);
+}
+
 TEST(run_json) {
         struct kb_error err = { { 0 } };
         struct fixture f;

@@ -11,6 +11,7 @@
 
 #include "common/util.h"
 #include "report/hostdisk.h"
+#include "report/metrics.h"
 #include "report/text.h"
 #include "report/utf8.h"
 #include "workloads/workload.h"
@@ -254,25 +255,38 @@ static void run_header(const struct query_run *r, FILE *out) {
         until_mde_line(r, out);
 }
 
-static void run_summary(const struct view_series *sum, size_t n, FILE *out) {
+/* The per (kernel, workload, metric) summary; judged_only keeps the metrics
+ * the registry judges (report/metrics.h), the answer a run is for. */
+static void run_summary(const struct view_series *sum, size_t n, int judged_only, FILE *out) {
         int wk = 6, ww = 8, wm = 6;
+        size_t rows = 0;
 
         if (n == 0) {
                 fputs("\nno ok cells: nothing to summarise\n", out);
                 return;
         }
         for (size_t i = 0; i < n; i++) {
+                if (judged_only && !metrics_verdict(sum[i].s->metric))
+                        continue;
                 wk = MAX(wk, text_width(sum[i].s->kernel_name));
                 ww = MAX(ww, text_width(sum[i].s->workload));
                 wm = MAX(wm, text_width(sum[i].s->metric));
+                rows++;
         }
-        fputs("\nSummary over ok cells (mean ± stddev):\n", out);
+        if (rows == 0) {
+                fputs("\nno judged metric in the ok cells\n", out);
+                return;
+        }
+        fputs(judged_only ? "\nJudged metrics over ok cells (mean ± stddev):\n"
+                          : "\nSummary over ok cells (mean ± stddev):\n", out);
         fprintf(out, "%-*s  %-*s  %-*s  %3s  %12s   %-10s  %s\n", wk, "KERNEL", ww, "WORKLOAD", wm, "METRIC",
                 "N", "MEAN", "STDDEV", "UNIT");
         for (size_t i = 0; i < n; i++) {
                 const struct query_series *s = sum[i].s;
                 double mean = sum[i].sum.mean, sd = sum[i].sum.sd;
 
+                if (judged_only && !metrics_verdict(s->metric))
+                        continue;
                 put_text(out, s->kernel_name, wk);
                 fputs("  ", out);
                 put_text(out, s->workload, ww);
@@ -288,6 +302,46 @@ static void run_summary(const struct view_series *sum, size_t n, FILE *out) {
                         fprintf(out, "  (%zu without value)", s->n_missing);
                 fputc('\n', out);
         }
+}
+
+void text_run_brief(const struct view_run *v, FILE *out) {
+        int wkey = 3, wk = 6, ww = 8;
+        size_t failed = 0;
+
+        run_header(v->run, out);
+        if (v->n_cells == 0) {
+                fputs("\nno cells stored yet\n", out);
+                return;
+        }
+        /* Only the cells that did not end ok: each one is a finding, and
+         * an ok cell's figures are in the summary. */
+        for (size_t i = 0; i < v->n_cells; i++) {
+                if (strcmp(v->cells[i].state, "ok") == 0)
+                        continue;
+                wkey = MAX(wkey, text_width(v->cells[i].cell_key));
+                wk = MAX(wk, text_width(v->cells[i].kernel_name));
+                ww = MAX(ww, text_width(v->cells[i].workload));
+                failed++;
+        }
+        if (failed) {
+                fprintf(out, "\n%zu cell attempt%s did not end ok:\n", failed, failed == 1 ? "" : "s");
+                for (size_t i = 0; i < v->n_cells; i++) {
+                        const struct query_cell *c = &v->cells[i];
+
+                        if (strcmp(c->state, "ok") == 0)
+                                continue;
+                        put_text(out, c->cell_key, wkey);
+                        fputs("  ", out);
+                        put_text(out, c->kernel_name, wk);
+                        fputs("  ", out);
+                        put_text(out, c->workload, ww);
+                        fprintf(out, "  try %d  ", c->attempt);
+                        put_text(out, c->detail ? c->detail : c->state, 0);
+                        fputc('\n', out);
+                }
+        }
+        run_summary(v->summary, v->n_series, 1, out);
+        fprintf(out, "(every cell and metric: kbench show %lld)\n", (long long)v->run->id);
 }
 
 void text_run(const struct view_run *v, FILE *out) {
@@ -377,7 +431,7 @@ void text_run(const struct view_run *v, FILE *out) {
                         fprintf(out, " iteration %d --\n", c->iteration);
                         print_hook(c->workload, v->metrics[i], v->n_metrics[i], out);
                 }
-        run_summary(v->summary, v->n_series, out);
+        run_summary(v->summary, v->n_series, 0, out);
 }
 
 void text_cell(const struct view_cell *v, FILE *out) {
@@ -542,23 +596,17 @@ static void fmt_n(size_t n, size_t max, char *buf, size_t size) {
                 snprintf(buf, size, "%zu", n);
 }
 
-int text_main_metric(const char *name) {
-        static const char *const vmstat_rows[] = { "vmstat.bo_mean", "vmstat.bi_mean", "vmstat.so_mean",
-                                                   "vmstat.si_mean", "vmstat.stall_count",
-                                                   "vmstat.stall_longest_s" };
-
-        if (strncmp(name, "vmstat.", 7) != 0)
+int text_change_shown(const struct compare_metric *m) {
+        if (!isfinite(m->change))
+                return 0;
+        if (m->judged)
                 return 1;
-        for (size_t i = 0; i < ELEMENTSOF(vmstat_rows); i++)
-                if (strcmp(name, vmstat_rows[i]) == 0)
-                        return 1;
-        return 0;
-}
-
-/* Metrics the text shows: the main rows (text_main_metric); the JSON
- * carries them all. With --metric, every metric that matched. */
-static int shown(const struct compare_view *v, const struct compare_metric *m) {
-        return v->metric_glob || text_main_metric(m->name);
+        if (m->info.direction == METRICS_NONE)
+                return 0;
+        /* A level within its own spread of zero (a read rate of a write
+         * job, a stall count that is mostly 0): its ratio is noise over
+         * noise, and "-98.8%" would read like a finding. */
+        return fabs(m->sa.mean) > m->sa.sd && fabs(m->sb.mean) > m->sb.sd;
 }
 
 enum { C_METRIC, C_A, C_ASD, C_AMED, C_B, C_BSD, C_BMED, C_CHANGE, C_CI, C_VERDICT, C_PW, C_PMW, C_N, C_MDE, C_N2, C_N5, C_COUNT };
@@ -635,23 +683,89 @@ static void settings_line(const char *key, int md, FILE *out) {
         json_decref(o);
 }
 
-static void group_table(const struct compare_view *v, const struct compare_group *g, int md, FILE *out) {
-        char (*cells)[C_COUNT][64] = calloc(g->n_m + 1, sizeof(*cells));
+/* Rows of cells as an aligned text table or a markdown table; left[c]:
+ * column c is text, left-aligned (the others are numbers). */
+static void print_table(FILE *out, int md, int ncols, const char *const *title, const int *left,
+                        char (*cells)[C_COUNT][64], size_t rows) {
         int w[C_COUNT];
-        size_t rows = 0;
+
+        for (int c = 0; c < ncols; c++) {
+                w[c] = text_width(title[c]);
+                for (size_t r = 0; r < rows; r++)
+                        w[c] = MAX(w[c], text_width(cells[r][c]));
+        }
+        for (int c = 0; c < ncols; c++) {
+                int last = c == ncols - 1 && left[c];
+
+                if (md) {
+                        fprintf(out, "| %s ", title[c]);
+                        continue;
+                }
+                if (c)
+                        fputs("  ", out);
+                if (left[c])
+                        put_text(out, title[c], last ? 0 : w[c]);
+                else
+                        fprintf(out, "%*s", w[c] + (int)strlen(title[c]) - text_width(title[c]), title[c]);
+        }
+        fputs(md ? "|\n" : "\n", out);
+        if (md) {
+                for (int c = 0; c < ncols; c++)
+                        fputs(left[c] ? "|:--" : "|--:", out);
+                fputs("|\n", out);
+        }
+        for (size_t r = 0; r < rows; r++) {
+                for (int c = 0; c < ncols; c++) {
+                        int last = c == ncols - 1 && left[c];
+
+                        if (md) {
+                                fputs("| ", out);
+                                put_masked(out, cells[r][c], 0, PUT_MD);
+                                fputc(' ', out);
+                                continue;
+                        }
+                        if (c)
+                                fputs("  ", out);
+                        if (left[c])
+                                put_text(out, cells[r][c], last ? 0 : w[c]);
+                        else
+                                fprintf(out, "%*s", w[c] + (int)strlen(cells[r][c]) - text_width(cells[r][c]),
+                                        cells[r][c]);
+                }
+                fputs(md ? "|\n" : "\n", out);
+        }
+}
+
+/* The informational columns: no verdict, no tests, and a change only where
+ * text_change_shown() says it means something. */
+enum { I_METRIC, I_A, I_ASD, I_B, I_BSD, I_CHANGE, I_N, I_WHY, I_COUNT };
+
+static const char *const info_title[I_COUNT] = { "metric", "A", "±", "B", "±", "change", "n", "why no verdict" };
+
+static void info_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
+        snprintf(cells[I_METRIC], 64, "%.63s", m->name);
+        text_format_num(m->sa.mean, cells[I_A], 64);
+        text_format_pct(m->sa.cov, 0, cells[I_ASD], 64);
+        text_format_num(m->sb.mean, cells[I_B], 64);
+        text_format_pct(m->sb.cov, 0, cells[I_BSD], 64);
+        if (text_change_shown(m))
+                text_format_pct(m->change, 1, cells[I_CHANGE], 64);
+        else
+                snprintf(cells[I_CHANGE], 64, "%s",
+                         isfinite(m->change) && m->info.direction != METRICS_NONE ? "near 0" : "");
+        snprintf(cells[I_N], 64, "%zu+%zu", m->na, m->nb);
+        snprintf(cells[I_WHY], 64, "%.63s", m->info.why ? m->info.why : "not in this kbench's registry");
+}
+
+static void group_table(const struct compare_view *v, const struct compare_group *g, int md, int all,
+                        FILE *out) {
+        static const int judged_left[C_COUNT] = { [C_METRIC] = 1, [C_VERDICT] = 1 };
+        static const int info_left[I_COUNT] = { [I_METRIC] = 1, [I_WHY] = 1 };
+        char (*cells)[C_COUNT][64] = calloc(g->n_m + 1, sizeof(*cells));
+        size_t rows = 0, n_info = 0;
 
         if (!cells)
                 return;
-        for (int c = 0; c < C_COUNT; c++)
-                w[c] = (int)strlen(col_title[c]);
-        for (size_t i = 0; i < g->n_m; i++) {
-                if (!shown(v, &g->m[i]))
-                        continue;
-                metric_cells(&g->m[i], cells[rows]);
-                for (int c = 0; c < C_COUNT; c++)
-                        w[c] = MAX(w[c], (int)strlen(cells[rows][c]));
-                rows++;
-        }
         fputs(md ? "\n### " : "\n", out);
         put_md(out, g->spec, md);
         fputs(md ? "\n\n" : "\n", out);
@@ -668,41 +782,37 @@ static void group_table(const struct compare_view *v, const struct compare_group
                 fputc('\n', out);
         }
         fputc('\n', out);
-        for (int c = 0; c < C_COUNT; c++) {
-                if (md)
-                        fprintf(out, "| %s ", col_title[c]);
-                else
-                        fprintf(out, c == C_METRIC ? "%-*s" : "  %*s", w[c], col_title[c]);
-        }
-        fputs(md ? "|\n" : "\n", out);
-        if (md) {
-                for (int c = 0; c < C_COUNT; c++)
-                        fputs(c == C_METRIC || c == C_VERDICT ? "|:--" : "|--:", out);
-                fputs("|\n", out);
-        }
-        for (size_t r = 0; r < rows; r++) {
-                for (int c = 0; c < C_COUNT; c++) {
-                        if (md) {
-                                fputs("| ", out);
-                                put_masked(out, cells[r][c], 0, PUT_MD);
-                                fputc(' ', out);
-                        } else if (c == C_METRIC) {
-                                put_text(out, cells[r][c], w[c]);
-                        } else if (c == C_VERDICT) {
-                                fputs("  ", out);
-                                put_text(out, cells[r][c], w[c]);
-                        } else
-                                fprintf(out, "  %*s", w[c], cells[r][c]);
+        for (size_t i = 0; i < g->n_m; i++) {
+                if (!g->m[i].judged) {
+                        n_info++;
+                        continue;
                 }
-                fputs(md ? "|\n" : "\n", out);
+                metric_cells(&g->m[i], cells[rows++]);
         }
-        free(cells);
+        if (rows)
+                print_table(out, md, C_COUNT, col_title, judged_left, cells, rows);
+        else
+                fputs(md ? "No judged metric in this group.\n" : "no judged metric in this group\n", out);
         if (isfinite(g->geomean))
                 fprintf(out, "%sgeomean of B vs A over %zu judged metrics (lower-is-better ones inverted, + is "
                              "better): %+.1f%%\n", md ? "\n" : "", g->n_geomean, (g->geomean - 1) * 100);
+        /* Informational rows in their own section, without the tests and
+         * verdict columns, so none reads like a finding. */
+        if (n_info && (all || v->metric_glob)) {
+                rows = 0;
+                for (size_t i = 0; i < g->n_m; i++)
+                        if (!g->m[i].judged)
+                                info_cells(&g->m[i], cells[rows++]);
+                fprintf(out, md ? "\n#### Informational (%zu metrics, no verdict)\n\n"
+                                : "\ninformational (%zu metrics, no verdict):\n", n_info);
+                print_table(out, md, I_COUNT, info_title, info_left, cells, rows);
+        } else if (n_info)
+                fprintf(out, "%s%zu informational metric%s without a verdict (kbench compare --all lists them)\n",
+                        md ? "\n" : "", n_info, n_info == 1 ? "" : "s");
+        free(cells);
 }
 
-void text_compare(const struct compare_view *v, int markdown, FILE *out) {
+void text_compare(const struct compare_view *v, int markdown, int all, FILE *out) {
         enum put_mode code = markdown ? PUT_MD_CODE : PUT_TEXT;
 
         fputs(markdown ? "**A**: `" : "A: ", out);
@@ -729,7 +839,7 @@ void text_compare(const struct compare_view *v, int markdown, FILE *out) {
                 fputs(markdown ? "  \n" : "\n", out);
         }
         for (size_t i = 0; i < v->n_groups; i++)
-                group_table(v, &v->groups[i], markdown, out);
+                group_table(v, &v->groups[i], markdown, all, out);
         if (v->n_lonely)
                 fputs(markdown ? "\n**Not compared** (on one side only):\n\n" : "\nnot compared (on one side only):\n",
                       out);

@@ -11,6 +11,11 @@
 /* All runs: id, tag, started, status, kernels, cells ok/total. */
 void text_runs(const struct view_runs *v, FILE *out);
 
+/* The end of `kbench run`: the run's header, the cells that did not end
+ * ok, and per (kernel, workload) the judged metrics only (metrics_verdict):
+ * n and mean ± stddev over ok cells; text_run() is the full table. */
+void text_run_brief(const struct view_run *v, FILE *out);
+
 /* One run: its cells (key, kernel, workload, iteration, state, accel,
  * timings, metrics; a failed cell shows its detail instead), the workload's
  * own layout for ok cells (print hooks), then per (kernel, workload,
@@ -26,12 +31,22 @@ void text_cell(const struct view_cell *v, FILE *out);
  * window's summary. */
 void text_cell_vmstat(const struct view_cell *v, FILE *out);
 
-/* The comparison: per paired group (workload and settings) a benchstat-like
- * table, metric  A ± sd%  A median  B ± sd%  B median  change  CI  verdict
- * p(Welch)  p(MW)  n  mde  n@2%  n@5%, the geometric mean of the judged metrics, then the
- * groups found on one side only and the verdict count. markdown: the same
- * tables as GitHub-style markdown. */
-void text_compare(const struct compare_view *v, int markdown, FILE *out);
+/* The comparison: per paired group a benchstat-like table of the judged
+ * metrics (compare_metric.judged, from the registry), metric  A ± sd%
+ * A median  B ± sd%  B median  change  CI  verdict  p(Welch)  p(MW)  n  mde
+ * n@2%  n@5%, and the geometric mean of the judged metrics; then the
+ * informational metrics in their own section (A, B, their spread, n, why
+ * they have no verdict, and a change only where text_change_shown()) when
+ * all is set or the view has a --metric glob, else a line counting them;
+ * then the groups found on one side only and the verdict count. markdown:
+ * the same tables as GitHub-style markdown. */
+void text_compare(const struct compare_view *v, int markdown, int all, FILE *out);
+
+/* Whether a row's change means something: always for a judged metric;
+ * for an informational one only when the metric has a direction and both
+ * means lie beyond their own standard deviation from zero (-98.8 % of a
+ * rate that is noise around 0 is no finding). Shared with the site. */
+int text_change_shown(const struct compare_metric *m);
 
 /* The number formats of the comparison tables, shared with the site so a
  * figure reads the same in `kbench compare` and on a page. buf >= 32.
@@ -43,12 +58,6 @@ void text_format_num(double v, char *buf, size_t size);
 void text_format_pct(double frac, int sign, char *buf, size_t size);
 /* A p-value, "0.0049", "<0.0001", "n/a". */
 void text_format_p(double p, char *buf, size_t size);
-
-/* 1 for a metric of the main rows: the workload's own metrics, the cell
- * timings and the vmstat summary rows (bo/bi, si/so, stalls); 0 for the
- * other vmstat.*, which the text leaves to the JSON and the site puts
- * behind a disclosure. */
-int text_main_metric(const char *name);
 
 /* A log as kbench show --log prints it: the bytes as stored (NULs
  * included) when terminal is 0; for a terminal, newlines and tabs kept and

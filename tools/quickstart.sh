@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 debs=${KBENCH_DEBS:-/var/cache/kbench-debs}
 kbench=./build/harness/kbench
 for d in "$debs"/linux-image-6.1.0-47-amd64-unsigned_*.deb "$debs"/linux-image-6.1.0-57-amd64-unsigned_*.deb; do
-  $kbench kernel add "$d"
+  $kbench kernel add -q "$d"
 done
 # --warm: each kernel boots once, is saved at its agent's ready, and every
 # cell restores that snapshot (kept in the store: a second quickstart

@@ -10,7 +10,7 @@ packages=(
   libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu qemu-system-x86
   libcurl4-openssl-dev libsqlite3-dev libjansson-dev libglib2.0-dev libarchive-dev libkmod-dev
   kmod e2fsprogs busybox-static vsftpd bonnie++ coreutils xz-utils zstd procps
-  gcovr chromium fonts-dejavu-core
+  gcovr chromium fonts-dejavu-core bash-completion
 )
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh: run as root (it installs packages)" >&2

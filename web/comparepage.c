@@ -99,14 +99,58 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         html_end(h);
 }
 
-static void metric_table(struct html *h, const struct compare_group *g, int main_rows) {
+static void metric_table(struct html *h, const struct compare_group *g) {
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "95% CI", "verdict",
                                             "p (Welch)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
 
         sitehtml_table_begin(h, "cmp", head, G_N_ELEMENTS(head));
         for (size_t i = 0; i < g->n_m; i++)
-                if (text_main_metric(g->m[i].name) == main_rows)
+                if (g->m[i].judged)
                         metric_row(h, &g->m[i]);
+        sitehtml_table_end(h);
+}
+
+/* One informational row: the two sides and why there is no verdict; the
+ * change only where text_change_shown() (as kbench compare --all). */
+static void info_row(struct html *h, const struct compare_metric *m) {
+        char b[80];
+
+        html_start(h, "tr");
+        html_start(h, "td");
+        html_text(h, m->name);
+        if (m->unit && *m->unit) {
+                html_start(h, "span");
+                html_attr(h, "class", "muted");
+                html_textf(h, " %s", m->unit);
+                html_end(h);
+        }
+        html_end(h);
+        page_format_num(m->sa.mean, b, sizeof(b));
+        td(h, "num", b);
+        text_format_pct(m->sa.cov, 0, b, sizeof(b));
+        td(h, "num muted", b);
+        page_format_num(m->sb.mean, b, sizeof(b));
+        td(h, "num", b);
+        text_format_pct(m->sb.cov, 0, b, sizeof(b));
+        td(h, "num muted", b);
+        if (text_change_shown(m))
+                text_format_pct(m->change, 1, b, sizeof(b));
+        else
+                snprintf(b, sizeof(b), "%s", isfinite(m->change) && m->info.direction != METRICS_NONE ? "near 0" : "");
+        td(h, "num", b);
+        snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
+        td(h, "num", b);
+        td(h, "muted", m->info.why ? m->info.why : "not in this kbench's registry");
+        html_end(h);
+}
+
+static void info_table(struct html *h, const struct compare_group *g) {
+        static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "n", "why no verdict" };
+
+        sitehtml_table_begin(h, "info", head, G_N_ELEMENTS(head));
+        for (size_t i = 0; i < g->n_m; i++)
+                if (!g->m[i].judged)
+                        info_row(h, &g->m[i]);
         sitehtml_table_end(h);
 }
 
@@ -234,18 +278,16 @@ static void group(struct html *h, const struct site *s, const struct site_compar
                            g->n_geomean, (g->geomean - 1) * 100);
         html_end(h);
         html_end(h);
-        metric_table(h, g, 1);
-        for (size_t i = 0; i < g->n_m; i++)
-                others += !text_main_metric(g->m[i].name);
-        if (others) {
-                html_start(h, "details");
-                html_start(h, "summary");
-                html_textf(h, "%zu more vmstat metrics (informational)", others);
-                html_end(h);
-                metric_table(h, g, 0);
-                html_end(h);
-        }
+        metric_table(h, g);
         bars(h, c, g);
+        for (size_t i = 0; i < g->n_m; i++)
+                others += !g->m[i].judged;
+        /* In a section of their own, open, after the judged rows and their
+         * charts: context, not findings. */
+        if (others) {
+                html_elemf(h, "h3", "Informational metrics (%zu, no verdict)", others);
+                info_table(h, g);
+        }
         if (charts[0] || charts[1]) {
                 const struct cell_charts *sides[2];
                 const char *labels[2] = { "A", "B" };

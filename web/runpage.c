@@ -41,8 +41,10 @@ static const char **workload_metrics(const struct view_run *v, const char *workl
         return names;
 }
 
+/* The matrix of one workload's judged metrics (judged set) or of its
+ * informational ones, as the metric registry (report/metrics.h) says. */
 static void matrix(struct html *h, const struct site *s, const struct site_run *r, const char *workload,
-                   int main_rows) {
+                   int judged) {
         const struct view_run *v = r->v;
         size_t n_metrics;
         g_autofree const char **metrics = workload_metrics(v, workload, &n_metrics);
@@ -64,7 +66,7 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
         html_end(h);
         html_start(h, "tbody");
         /* state counts of the workload's cells per kernel */
-        if (main_rows) {
+        if (judged) {
                 html_start(h, "tr");
                 html_start(h, "td");
                 html_attr(h, "colspan", "3");
@@ -81,7 +83,7 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
         for (size_t m = 0; m < n_metrics; m++) {
                 const struct view_series *first = NULL;
 
-                if (text_main_metric(metrics[m]) != main_rows)
+                if (metrics_verdict(metrics[m]) != judged)
                         continue;
                 for (size_t k = 0; k < r->n_kernels && !first; k++)
                         first = site_series(v, r->kernels[k], workload, metrics[m]);
@@ -181,7 +183,7 @@ void runpage_render(struct html *h, const struct site *s, const struct site_run 
                 html_elemf(h, "h3", "%s", r->workloads[w]);
                 matrix(h, s, r, r->workloads[w], 1);
                 html_start(h, "details");
-                html_elem(h, "summary", "more vmstat metrics (informational)");
+                html_elem(h, "summary", "Informational metrics (no verdict: vmstat, host, timings)");
                 matrix(h, s, r, r->workloads[w], 0);
                 html_end(h);
                 bars(h, r, r->workloads[w]);

@@ -264,7 +264,7 @@ static int compares_load(struct site *s, const struct site_options *opt, struct 
                         return r;
                 compare_add(s, a, b, 0);
         }
-        if (opt->n_compares == 0)
+        if (opt->n_compares == 0 || opt->with_defaults)
                 for (size_t i = 0; i < s->n_runs; i++)
                         for (size_t k = 1; k < s->runs[i].n_kernels; k++) {
                                 int64_t id = s->runs[i].v->run->id;

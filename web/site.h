@@ -20,6 +20,7 @@ struct site_options {
         const char *const *compares;       /* "A:B" selections (kbench compare's syntax) */
         size_t n_compares;                 /* 0: each kernel against the one before it in each run */
         int force;                         /* write into a directory that is not a kbench site (web/output.h) */
+        int with_defaults;                 /* those default ones besides the compares asked for */
 };
 
 struct site_result {

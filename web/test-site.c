@@ -239,7 +239,24 @@ TEST(compare_page) {
         index = read_page(&f, "index.html");
         run = read_page(&f, "run-1.html");
         /* one table per paired workload, with the statistics columns */
-        ASSERT_EQ(test_occurrences(page, "<table class=\"cmp\">"), 2 * 2);    /* main rows + the vmstat disclosure, dd and ftp */
+        /* judged rows and informational ones in tables of their own, dd and ftp */
+        ASSERT_EQ(test_occurrences(page, "<table class=\"cmp\">"), 2);
+        ASSERT_EQ(test_occurrences(page, "<table class=\"info\">"), 2);
+        ASSERT_EQ(test_occurrences(page, "<h3>Informational metrics ("), 2);
+        ASSERT_TRUE(strstr(page, "<details") == NULL);
+        {
+                const char *t = page;
+
+                while ((t = strstr(t, "<table class=\"cmp\">"))) {
+                        g_autofree char *table = g_strndup(t, (gsize)(strstr(t, "</table>") - t));
+
+                        ASSERT_TRUE(strstr(table, ">vmstat.") == NULL && strstr(table, ">dd.write_s<") == NULL);
+                        ASSERT_TRUE(strstr(table, ">ftp.upload_s<") == NULL);
+                        t++;
+                }
+                t = strstr(page, "<table class=\"info\">");
+                ASSERT_TRUE(t && strstr(t, ">dd.write_s<") && strstr(t, "the same measurement as dd.*_MBps"));
+        }
         ASSERT_TRUE(strstr(page, "<th>p (Welch)</th>") != NULL && strstr(page, "<th>mde</th>") != NULL);
         ASSERT_TRUE(strstr(page, "<th>n for 2%</th>") != NULL);
         ASSERT_TRUE(strstr(page, ">dd.write_MBps<") != NULL && strstr(page, ">ftp.MBps<") != NULL);

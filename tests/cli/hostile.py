@@ -252,7 +252,7 @@ def markdown_and_bidi(d):
     evil = "<img src=x onerror=alert(1)>"
     fill(db, kernel=evil + RLO + "k", tag1="a1", tag2="a2" + RLO, metric="dd.<script>alert(1)</script>",
          detail="ok " + RLO + "gnp.exe", spec="dd:size=<b>x</b>")
-    p = kb(home, "compare", "run:1", "run:2", "--format", "markdown")
+    p = kb(home, "compare", "run:1", "run:2", "--all", "--format", "markdown")
     out = p.stdout
     expect(p.returncode in (0, 4) and "| dd.&lt;script&gt;" in out,
            f"markdown escapes a metric name as the HTML writer does: {p.returncode} {p.stderr.strip()!r}")

@@ -110,7 +110,17 @@ def main():
         expect(line is not None, "night 3 prints the one-line dd regression verdict")
         expect("verdict: REGRESSION" in p.stdout, "night 3's summary says REGRESSION")
         with open(os.path.join(home, "notified.txt")) as f:
-            expect(line.group(0) in f.read(), "night 3's notify command got the report on stdin")
+            notified = f.read()
+        expect(line.group(0) in notified, "night 3's notify command got the report on stdin")
+        expect(re.match(r"Subject: \[kbench\] 6\.1\.0-57-amd64: dd\.\S+ -\d+\.\d% regression vs 6\.1\.0-47-amd64"
+                        r"( \(\+\d+ more\))?\n\n", notified) is not None,
+               f"the regression report's subject names kernel, metric and change: {notified[:200]!r}")
+        repro = re.findall(r"^  (kbench (?:run|compare) .*)$", notified, re.M)
+        expect(len(repro) == 3 and f"--disk-mbps {mbps}" in repro[1] and "--disk-mbps" not in repro[0]
+               and repro[2].startswith("kbench compare"),
+               f"it gives the commands that measure both sides again and compare them: {repro}")
+        expect(re.search(r"^  host .*, QEMU \S+, libvirt \S+$", notified, re.M) is not None,
+               "it names the host, QEMU and libvirt")
         sel = re.search(r"^compared: kbench compare (\S+) (\S+)$", p.stdout, re.M)
         expect(sel is not None and sel.group(2).endswith(":6.1.0-57-amd64"), "night 3 names its comparison")
         c = kb(home, "compare", "--json", "--alpha", str(ALPHA), sel.group(1), sel.group(2), check=False)
