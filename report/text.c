@@ -256,8 +256,10 @@ static void run_header(const struct query_run *r, FILE *out) {
 }
 
 /* The per (kernel, workload, metric) summary; judged_only keeps the metrics
- * the registry judges (report/metrics.h), the answer a run is for. */
-static void run_summary(const struct view_series *sum, size_t n, int judged_only, FILE *out) {
+ * a comparison of these cells would judge (view_metric_judged: under TCG
+ * with an unthrottled disk, the instruction counts, not the rates), the
+ * answer a run is for; paced says whether the run's cells were. */
+static void run_summary(const struct view_series *sum, size_t n, int judged_only, int paced, FILE *out) {
         int wk = 6, ww = 8, wm = 6;
         size_t rows = 0;
 
@@ -266,7 +268,7 @@ static void run_summary(const struct view_series *sum, size_t n, int judged_only
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                if (judged_only && !metrics_verdict(sum[i].s->metric))
+                if (judged_only && !view_metric_judged(sum[i].s->metric, paced))
                         continue;
                 wk = MAX(wk, text_width(sum[i].s->kernel_name));
                 ww = MAX(ww, text_width(sum[i].s->workload));
@@ -285,7 +287,7 @@ static void run_summary(const struct view_series *sum, size_t n, int judged_only
                 const struct query_series *s = sum[i].s;
                 double mean = sum[i].sum.mean, sd = sum[i].sum.sd;
 
-                if (judged_only && !metrics_verdict(s->metric))
+                if (judged_only && !view_metric_judged(s->metric, paced))
                         continue;
                 put_text(out, s->kernel_name, wk);
                 fputs("  ", out);
@@ -340,7 +342,7 @@ void text_run_brief(const struct view_run *v, FILE *out) {
                         fputc('\n', out);
                 }
         }
-        run_summary(v->summary, v->n_series, 1, out);
+        run_summary(v->summary, v->n_series, 1, view_cpu_paced(v->run->settings_json, NULL), out);
         fprintf(out, "(every cell and metric: kbench show %lld)\n", (long long)v->run->id);
 }
 
@@ -431,7 +433,7 @@ void text_run(const struct view_run *v, FILE *out) {
                         fprintf(out, " iteration %d --\n", c->iteration);
                         print_hook(c->workload, v->metrics[i], v->n_metrics[i], out);
                 }
-        run_summary(v->summary, v->n_series, 0, out);
+        run_summary(v->summary, v->n_series, 0, 0, out);
 }
 
 void text_cell(const struct view_cell *v, FILE *out) {
