@@ -43,7 +43,8 @@ int cli_publish(int argc, char **argv, const struct cli_global *g) {
                 "whose bytes changed are written.\n\n"
                 "DIR is a kbench site when it holds .kbench-site, the list of the pages\n"
                 "kbench wrote there; only those are ever replaced or removed. A missing or\n"
-                "empty DIR becomes a site; any other DIR is refused unless --force.");
+                "empty DIR becomes a site; any other DIR is refused unless --force. The\n"
+                "store's own site/ (no -o) is kbench's, and taken over as it is.");
         g_option_context_add_main_entries(ctx, entries, NULL);
         if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
                 cli_errorf("publish: %s", gerr->message);
@@ -57,10 +58,12 @@ int cli_publish(int argc, char **argv, const struct cli_global *g) {
                 cli_errorf("publish: -o needs a directory, not an empty string");
                 return 2;
         }
+        /* The store's own site/ is kbench's as the store is: one written
+         * before sites carried a manifest is taken over, not refused. */
+        opt.force = force || !dir;
         if (!dir)
                 dir = g_build_filename(g->home, "site", NULL);
         opt.dir = dir;
-        opt.force = force;
         opt.compares = (const char *const *)compares;
         opt.n_compares = compares ? g_strv_length(compares) : 0;
         for (size_t i = 0; i < opt.n_compares; i++)
