@@ -129,7 +129,9 @@ bad:
 static double run_offset_var(const double *x, size_t n, double s2) {
         double d2 = 0, w;
 
-        if (n < 3)
+        /* Below six cells the walk's estimate is mostly noise (at n = 3 it
+         * is 9 (2 s2 - d2)): the floor alone. */
+        if (n < 6)
                 return s2;
         for (size_t i = 1; i < n; i++)
                 d2 += (x[i] - x[i - 1]) * (x[i] - x[i - 1]);

@@ -38,7 +38,7 @@ ALPHA = 0.2
 
 
 def config(path, sources, site, **extra):
-    cfg = {"sources": sources, "baseline": "6.1.0-47-amd64", "workloads": ["dd:size=64M"], "repeats": 3,
+    cfg = {"sources": sources, "baseline": "6.1.0-47-amd64", "workloads": ["dd:size=64M"], "repeats": 5,
            "alpha": ALPHA, "deadline": "1h", "publish_dir": site, **extra}
     with open(path, "w") as f:
         json.dump(cfg, f)
@@ -106,7 +106,7 @@ def main():
                                   f"stderr: {p.stderr[-2000:]})")
         expect(len(runs(home)) == 2, "night 3 measured the throttled variant only, in one run")
         line = re.search(r"^6\.1\.0-57-amd64: dd\.write_MBps -\d+\.\d % vs 6\.1\.0-47-amd64 "
-                         r"\(p=[0-9.e-]+, n=3\+3\) \[across disk_mbps\]$", p.stdout, re.M)
+                         r"\(p=[0-9.e-]+, n=5\+5\) \[across disk_mbps\]$", p.stdout, re.M)
         expect(line is not None, "night 3 prints the one-line dd regression verdict")
         expect("verdict: REGRESSION" in p.stdout, "night 3's summary says REGRESSION")
         with open(os.path.join(home, "notified.txt")) as f:
