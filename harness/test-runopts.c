@@ -513,9 +513,13 @@ TEST(command_reproduces_the_measured_settings) {
         g_option_context_add_main_entries(ctx, entries, NULL);
         argc--;                            /* "kbench": "run" is the program name GOption skips */
         {
-                char **args = argv + 1;
+                /* GOption drops what it parses from the array it is given
+                 * without freeing it: parse a shallow copy, so argv still
+                 * holds (and frees) every string. */
+                g_autofree char **args = g_memdup2(argv + 1, sizeof(char *) * ((size_t)argc + 1));
+                char **view = args;
 
-                ASSERT_TRUE(g_option_context_parse(ctx, &argc, &args, NULL));
+                ASSERT_TRUE(g_option_context_parse(ctx, &argc, &view, NULL));
                 ASSERT_EQ(argc, 1);
         }
         runopts_defaults(&o);
@@ -539,4 +543,10 @@ TEST(command_reproduces_the_measured_settings) {
         ASSERT_STREQ(o.accel, "tcg");
         json_decref(settings);
         json_decref(saved);
+        /* What GOption parsed into texts, as cli_run frees it. */
+        for (size_t i = 0; i < n; i++)
+                if (runopt_table[i].type == RUNOPT_STRV)
+                        g_strfreev((char **)(void *)texts[i]);
+                else
+                        g_free(texts[i]);
 }

@@ -41,7 +41,11 @@ static int manifest_load(struct output *o, struct kb_error *err) {
             memchr(buf, '\0', len))
                 return error_setf(err, -EBADMSG, "%s: not a kbench site manifest (first line is not '%s')",
                                   o->manifest, "kbench site v1");
-        lines = g_strsplit(buf + strlen(MANIFEST_HEADER), "\n", -1);
+        {
+                /* fileio_read's buffer holds len bytes, no terminator. */
+                g_autofree char *text = g_strndup(buf + strlen(MANIFEST_HEADER), len - strlen(MANIFEST_HEADER));
+                lines = g_strsplit(text, "\n", -1);
+        }
         for (size_t i = 0; lines[i]; i++)
                 if (page_name_ok(lines[i]))
                         g_hash_table_add(o->owned, g_strdup(lines[i]));
