@@ -128,7 +128,7 @@ def main():
         c = kb(home, "compare", "--json", "--alpha", str(ALPHA), sel.group(1), sel.group(2), check=False)
         cv = json.loads(c.stdout)
         cworse = sorted(m["name"] for g in cv["groups"] for m in g["metrics"] if m["verdict"] == "worse")
-        nworse = sorted(re.findall(r"^6\.1\.0-57-amd64: (\S+) -", p.stdout, re.M))
+        nworse = sorted(re.findall(r"^6\.1\.0-57-amd64: (\S+) [-+]", p.stdout, re.M))
         expect(c.returncode == 4 and cworse == nworse and cv["ignore_settings"] == ["disk_mbps"],
                f"kbench compare {sel.group(1)} {sel.group(2)} agrees: exit {c.returncode}, worse {cworse}, "
                f"paired across {cv.get('ignore_settings')}")
