@@ -93,7 +93,7 @@ struct compare_group {
                                       contribute mean(a)/mean(b)); NAN when none */
         size_t n_geomean;
         size_t worse, better;
-        char *notes[4];            /* what limits the group's verdicts, one line each, NULL-
+        char *notes[5];            /* what limits the group's verdicts, one line each, NULL-
                                       terminated (owned): contended cells, different runs, timed
                                       metrics paced by the emulator */
 };

@@ -224,6 +224,9 @@ struct side_metric {
         int skip;                  /* filtered out by --metric */
         double *v;
         size_t n, cap, missing;
+        double *busy;              /* a host-timed metric's values from contended cells */
+        size_t n_busy, cap_busy;
+        int host_timed;            /* the registry's host_timed: a busy host moves it */
 };
 
 struct side_group {
@@ -252,6 +255,7 @@ static void side_clear(struct side *s) {
                         free(s->g[i].m[k].name);
                         free(s->g[i].m[k].unit);
                         free(s->g[i].m[k].v);
+                        free(s->g[i].m[k].busy);
                 }
                 free(s->g[i].m);
                 free(s->g[i].runs);
@@ -282,6 +286,7 @@ static int grow_array(void **v, size_t *cap, size_t n, size_t elem) {
  * order), so the common case is one strcmp. */
 static struct side_metric *side_metric(struct side_group *g, const char *name, const char *unit, size_t hint,
                                        const char *glob) {
+        struct metrics_info info;
         struct side_metric *m;
 
         if (hint < g->n_m && strcmp(g->m[hint].name, name) == 0)
@@ -293,6 +298,7 @@ static struct side_metric *side_metric(struct side_group *g, const char *name, c
                 return NULL;
         m = &g->m[g->n_m];
         *m = (struct side_metric){ .name = strdup(name), .unit = strdup(unit ? unit : "") };
+        m->host_timed = metrics_lookup(name, &info) == 0 && info.host_timed;
         if (!m->name || !m->unit) {
                 free(m->name);
                 free(m->unit);
@@ -303,11 +309,19 @@ static struct side_metric *side_metric(struct side_group *g, const char *name, c
         return m;
 }
 
-static int side_add_value(struct side_metric *m, int has_value, double value) {
+/* busy: the cell was contended; a host-timed value is then kept apart,
+ * for pair_group to leave out (judge_rules). */
+static int side_add_value(struct side_metric *m, int has_value, double value, int busy) {
         if (m->skip)
                 return 0;
         if (!has_value || !isfinite(value)) {
                 m->missing++;
+                return 0;
+        }
+        if (busy && m->host_timed) {
+                if (grow_array((void **)&m->busy, &m->cap_busy, m->n_busy, sizeof(double)) < 0)
+                        return -ENOMEM;
+                m->busy[m->n_busy++] = value;
                 return 0;
         }
         if (grow_array((void **)&m->v, &m->cap, m->n, sizeof(double)) < 0)
@@ -441,7 +455,7 @@ static int side_add_cells(struct side *s, const struct query_selection *sel, con
                 _cleanup_free_ char *key = NULL, *spec = NULL;
                 struct side_group *g;
                 struct side_metric *m;
-                int r;
+                int r, busy;
 
                 mark_ignored(sel, c, o->ignore_settings, ignored_found);
 
@@ -456,16 +470,17 @@ static int side_add_cells(struct side *s, const struct query_selection *sel, con
                         side_group_fail(g, c->state);
                         continue;
                 }
+                busy = contended_over(limit, c->metrics, c->n_metrics) == 1;
                 g->ok++;
-                g->contended += contended_over(limit, c->metrics, c->n_metrics) == 1;
+                g->contended += busy;
                 g->cpu_paced += cpu_paced(settings, c->params_json);
                 for (size_t k = 0; k < c->n_metrics; k++) {
                         m = side_metric(g, c->metrics[k].name, c->metrics[k].unit, k, o->metric_glob);
-                        if (!m || side_add_value(m, c->metrics[k].has_value, c->metrics[k].value) < 0)
+                        if (!m || side_add_value(m, c->metrics[k].has_value, c->metrics[k].value, busy) < 0)
                                 return error_setf(err, -ENOMEM, "out of memory");
                 }
                 m = side_metric(g, "boot_s", "s", c->n_metrics, o->metric_glob);
-                if (!m || side_add_value(m, isfinite(c->boot_s), c->boot_s) < 0)
+                if (!m || side_add_value(m, isfinite(c->boot_s), c->boot_s, busy) < 0)
                         return error_setf(err, -ENOMEM, "out of memory");
         }
         return 0;
@@ -819,11 +834,23 @@ static int group_cmp(const void *x, const void *y) {
         return c ? c : strcmp(a->key, b->key);
 }
 
-/* Move one side's values of a metric into m. */
-static double *take_values(struct side_metric *sm, size_t *ret_n, size_t *ret_missing) {
+/* Move one side's values of a metric into m; with_busy: the contended
+ * cells' too. */
+static double *take_values(struct side_metric *sm, int with_busy, size_t *ret_n, size_t *ret_missing) {
         *ret_n = sm ? sm->n : 0;
         *ret_missing = sm ? sm->missing : 0;
-        return sm ? TAKE_PTR(sm->v) : NULL;
+        if (!sm)
+                return NULL;
+        if (with_busy && sm->n_busy) {
+                double *v = realloc(sm->v, (sm->n + sm->n_busy) * sizeof(*v));
+
+                if (!v)         /* out of memory: the quiet cells alone */
+                        return TAKE_PTR(sm->v);
+                memcpy(v + sm->n, sm->busy, sm->n_busy * sizeof(*v));
+                sm->v = v;
+                *ret_n = sm->n + sm->n_busy;
+        }
+        return TAKE_PTR(sm->v);
 }
 
 static int same_runs(const struct compare_side *a, const struct compare_side *b) {
@@ -838,39 +865,57 @@ static int same_runs(const struct compare_side *a, const struct compare_side *b)
 static const char why_cpu_paced[] =
         "under TCG with an unthrottled disk a rate or time is the emulator's speed as much as the kernel's; "
         "the guest.*_Minsn counts are judged instead";
-static const char why_contended[] = "the host was busy beside some cells (contended)";
+static const char why_contended[] = "the host was busy beside too many cells (contended)";
+
+/* The fewest quiet cells a side keeps for a rate or time to be judged
+ * without its contended cells: below that the quiet ones are too few to
+ * say anything, and the metric is withheld instead. */
+#define QUIET_MIN 3
 
 /* What the group's cells allow a verdict on, per metric: rates and times
  * paced by the emulator on both sides are shown, not judged (against a
  * throttled side, as when a nightly source throttles the disk, the
  * comparison is of the throttle, and the throttled side's rate does not
- * drift; the paced side's drift is in its run offset); with contended cells on
- * either side they are judged but get no verdict; counts of work done
- * keep theirs, since a busy host slows QEMU, not what the guest executes.
- * Sides from different runs carry each run's offset (compare_metric_stats). */
-enum judge_rule { RULE_NONE, RULE_PACED, RULE_WITHHELD };
+ * drift; the paced side's drift is in its run offset). A contended cell's
+ * rates and times are left out, since a busy host slows QEMU; which cells
+ * were contended is measured beside them, not read from the values, so
+ * leaving them out does not bias what is left. With fewer than QUIET_MIN
+ * quiet cells on a side, a judged rate gets no verdict. Counts of work
+ * done keep every cell: a busy host slows QEMU, not what the guest
+ * executes. Sides from different runs carry each run's offset
+ * (compare_metric_stats). OUT: *with_busy, whether m takes the contended
+ * cells' values; ruled[RULE_*] counts each rule applied. */
+enum judge_rule { RULE_PACED, RULE_LEFT_OUT, RULE_WITHHELD, RULE_N };
 
-static enum judge_rule judge_rules(const struct side_group *ga, const struct side_group *gb,
-                                   struct compare_group *g, struct compare_metric *m) {
+static void judge_rules(const struct side_group *ga, const struct side_group *gb, const struct side_metric *sa,
+                        const struct side_metric *sb, struct compare_group *g, struct compare_metric *m,
+                        int *with_busy, size_t ruled[RULE_N]) {
+        size_t qa = sa ? sa->n : 0, qb = sb ? sb->n : 0;
+
+        *with_busy = 1;
         m->run_offset = !same_runs(&g->a, &g->b);
-        if (!m->judged || !m->info.host_timed)
-                return RULE_NONE;
-        if (ga->cpu_paced && gb->cpu_paced) {
+        if (!m->info.host_timed)
+                return;
+        if (m->judged && ga->cpu_paced && gb->cpu_paced) {
                 m->judged = 0;
                 m->info.why = why_cpu_paced;
-                return RULE_PACED;
+                ruled[RULE_PACED]++;
         }
-        if (ga->contended || gb->contended) {
+        if (!(sa && sa->n_busy) && !(sb && sb->n_busy))
+                return;
+        if (qa >= QUIET_MIN && qb >= QUIET_MIN) {
+                *with_busy = 0;
+                ruled[RULE_LEFT_OUT]++;
+        } else if (m->judged) {
                 m->withheld = why_contended;
-                return RULE_WITHHELD;
+                ruled[RULE_WITHHELD]++;
         }
-        return RULE_NONE;
 }
 
 /* One line per rule that judge_rules applied to a metric of the group
  * (ruled[RULE_*]: how many), for every renderer. */
 static int group_notes(const struct side_group *ga, const struct side_group *gb, struct compare_group *g,
-                       const size_t ruled[3]) {
+                       const size_t ruled[RULE_N]) {
         size_t k = 0;
 
         if (!same_runs(&g->a, &g->b) &&
@@ -880,16 +925,21 @@ static int group_notes(const struct side_group *ga, const struct side_group *gb,
                 return -ENOMEM;
         if (ruled[RULE_PACED] && asprintf(&g->notes[k++], "rates and times are not judged: %s", why_cpu_paced) < 0)
                 return -ENOMEM;
+        if (ruled[RULE_LEFT_OUT] &&
+            asprintf(&g->notes[k++], "contended cells are left out of rates and times: A %zu of %zu, B %zu of %zu "
+                     "(host.foreign_cpu_pct over the run's limit)", ga->contended, ga->ok, gb->contended,
+                     gb->ok) < 0)
+                return -ENOMEM;
         if (ruled[RULE_WITHHELD] &&
             asprintf(&g->notes[k++], "rates and times get no verdict: contended cells, A %zu of %zu, B %zu of %zu "
-                     "(host.foreign_cpu_pct over the run's limit); rerun on a quiet host", ga->contended, ga->ok,
-                     gb->contended, gb->ok) < 0)
+                     "(host.foreign_cpu_pct over the run's limit), fewer than %d quiet on a side; rerun on a "
+                     "quiet host", ga->contended, ga->ok, gb->contended, gb->ok, QUIET_MIN) < 0)
                 return -ENOMEM;
         return 0;
 }
 
 static int pair_group(struct side_group *ga, struct side_group *gb, double alpha, struct compare_group *g) {
-        size_t cap = ga->n_m + gb->n_m, ruled[3] = { 0 };
+        size_t cap = ga->n_m + gb->n_m, ruled[RULE_N] = { 0 };
 
         *g = (struct compare_group){ .key = strdup(ga->key), .workload = strdup(ga->workload),
                                      .spec = strdup(ga->spec), .geomean = NAN };
@@ -902,8 +952,9 @@ static int pair_group(struct side_group *ga, struct side_group *gb, double alpha
                 struct side_group *x = pass ? gb : ga, *y = pass ? ga : gb;
 
                 for (size_t i = 0; i < x->n_m; i++) {
-                        struct side_metric *sx = &x->m[i], *sy = NULL;
+                        struct side_metric *sx = &x->m[i], *sy = NULL, *sa, *sb;
                         struct compare_metric *m;
+                        int with_busy;
 
                         if (sx->skip || !sx->name)
                                 continue;
@@ -917,18 +968,15 @@ static int pair_group(struct side_group *ga, struct side_group *gb, double alpha
                                 m->info = (struct metrics_info){ .pattern = NULL, .unit = "", .direction = METRICS_NONE,
                                                                  .why = "not in kbench's metric registry" };
                         m->judged = metrics_verdict(m->name);
-                        if (pass == 0) {
-                                m->a = take_values(sx, &m->na, &m->a_missing);
-                                m->b = take_values(sy, &m->nb, &m->b_missing);
-                        } else {
-                                m->b = take_values(sx, &m->nb, &m->b_missing);
-                                m->a = take_values(sy, &m->na, &m->a_missing);
-                        }
+                        sa = pass ? sy : sx;
+                        sb = pass ? sx : sy;
+                        judge_rules(ga, gb, sa, sb, g, m, &with_busy, ruled);
+                        m->a = take_values(sa, with_busy, &m->na, &m->a_missing);
+                        m->b = take_values(sb, with_busy, &m->nb, &m->b_missing);
                         if (sy) {
                                 free(sy->name);
                                 sy->name = NULL;
                         }
-                        ruled[judge_rules(ga, gb, g, m)]++;
                         compare_metric_stats(m, alpha);
                 }
         }
