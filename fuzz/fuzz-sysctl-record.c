@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "guest/proto.h"
+#include "common/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

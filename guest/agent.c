@@ -2,7 +2,7 @@
  * systems, loads the modules the initramfs lists, greets the host on ttyS1
  * with a `ready` record, takes its settings and job script from the host,
  * mounts the disk under test, runs the script while sampling vmstat once per
- * interval, forwards everything as framed records (guest/proto.h) and powers
+ * interval, forwards everything as framed records (common/proto.h) and powers
  * the machine off. It is statically linked against libc only and runs one
  * single-threaded poll() loop. PID 1 must never exit (the kernel would
  * panic), so every failure path ends in a `log` record, `done 255` and a
@@ -42,7 +42,7 @@
 #include "common/parse.h"
 #include "common/util.h"
 #include "common/guest-paths.h"
-#include "guest/proto.h"
+#include "common/proto.h"
 #include "guest/sampler.h"
 
 #define AGENT_TTY "/dev/ttyS1"

@@ -25,7 +25,7 @@
 #include "common/parse.h"
 #include "common/util.h"
 #include "common/guest-paths.h"
-#include "guest/proto.h"
+#include "common/proto.h"
 #include "harness/cell.h"
 #include "harness/console.h"
 #include "harness/hostload.h"

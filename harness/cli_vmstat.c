@@ -12,7 +12,7 @@
 #include "common/fileio.h"
 #include "common/parse.h"
 #include "common/util.h"
-#include "guest/proto.h"
+#include "common/proto.h"
 #include "harness/cli.h"
 #include "workloads/vmstat.h"
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "guest/proto.h"
+#include "common/proto.h"
 
 struct console_lines {
         char buf[PROTO_LINE_MAX + 2];

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/parse.h"
-#include "guest/proto.h"
+#include "common/proto.h"
 #include "harness/cell.h"
 #include "harness/runopts.h"
 #include "harness/warm.h"

@@ -11,7 +11,7 @@
 
 #include "common/crc32.h"
 #include "common/test.h"
-#include "guest/proto.h"
+#include "common/proto.h"
 #include "harness/cell.h"
 
 TEST_MAIN();

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/test.h"
-#include "guest/proto.h"
+#include "common/proto.h"
 #include "harness/cellrows.h"
 
 TEST_MAIN();

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "guest/proto.h"
+#include "common/proto.h"
 #include "harness/cell.h"
 #include "harness/console.h"
 #include "harness/warm.h"

@@ -4,7 +4,7 @@
  * (vmstat_stall_feed(), ftp_halt_next() of workloads/workload.h), over the
  * stored rows; the site's end-to-end test checks that the counts agree.
  * This floor may not use the record parser (it sits beside the guest), so
- * the record framing of guest/proto.h is restated here over the raw log. */
+ * the record framing of common/proto.h is restated here over the raw log. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +37,7 @@ static double clock_offset(const struct db_vmstat_row *rows, size_t n) {
 
 /* One ttyS1 record's fields, enough for event records: "@kb CELL SEQ T_MS
  * TYPE PAYLOAD *CRC" with the CRC-32 of everything before " *" checked
- * (guest/proto.h is the format; this floor reads only the stored log).
+ * (common/proto.h is the format; this floor reads only the stored log).
  * Returns 1 with the type, t_ms and payload (still escaped) pointed into
  * line, 0 for anything else. */
 static int parse_record(const char *line, size_t len, const char **ret_type, size_t *ret_type_len,

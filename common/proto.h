@@ -1,5 +1,7 @@
 /* The ttyS1 record format shared by the guest agent (writer) and the host
- * (reader). ttyS0 carries the kernel console; everything the host must parse
+ * (reader: the cell as records arrive, the store when it migrates cells
+ * stored before their marks were rows). It sits in common/ because it uses
+ * nothing beyond libc and both floors need the one parser. ttyS0 carries the kernel console; everything the host must parse
  * travels on ttyS1 as one framed record per line:
  *
  *   @kb <cell> <seq> <t_ms> <type> <payload> *<crc>\n

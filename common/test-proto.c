@@ -1,9 +1,9 @@
-/* Unit tests for the ttyS1 record format (guest/proto.c). */
+/* Unit tests for the ttyS1 record format (common/proto.c). */
 #include <errno.h>
 #include <string.h>
 
 #include "common/test.h"
-#include "guest/proto.h"
+#include "common/proto.h"
 
 TEST_MAIN();
 

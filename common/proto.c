@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/crc32.h"
-#include "guest/proto.h"
+#include "common/proto.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
