@@ -9,7 +9,17 @@ report/ and web/ learn what a metric means from the public metric tables
 of workloads/workload.h, the one workloads/ header they may include; the
 report/ tests may include any workloads/ header (they run the parsers to
 check the registry), never harness/. fuzz/, bench/ and tests/ sit above
-everything. Prints every upward include and exits 1 if there is one.
+everything.
+
+Inside web/ the modules have floors of their own (WEB_LAYERS), so the
+site's model cannot again call into the pass that renders it: the leaves
+(page frame, output, charts, the test fixture) use no other web/ module;
+the model (what the pages read) only the leaves; the shared page pieces
+the model; the page renderers those; the publishing pass (site) sits on
+top. A web/ file may include a web/ header of its own module or of a
+lower layer; every web/ file must be in the table, so a new one is placed
+on purpose. web/test-*.c sit above the folder. Prints every upward include
+and exits 1 if there is one.
 Usage: check-includes.py SOURCE_ROOT"""
 import os
 import re
@@ -28,6 +38,17 @@ BASE = {
 PUBLIC = {"workloads/workload.h"}       # allowed in report/ and web/ beyond BASE
 TEST_EXTRA = {"report": {"workloads"}}  # test-*.c may use these folders too
 
+# web/ modules by layer, lowest first (see the docstring).
+WEB_LAYERS = [
+    {"page", "output", "charts", "sitefixture"},
+    {"model"},
+    {"sitehtml"},
+    {"pages"},
+    {"indexpage", "runpage", "cellpage", "kernelpage", "comparepage"},
+    {"site"},
+]
+WEB_LAYER = {mod: i for i, mods in enumerate(WEB_LAYERS) for mod in mods}
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -40,6 +61,21 @@ def allowed(folder, filename, header):
     if filename.startswith("test-") and top in TEST_EXTRA.get(folder, ()):
         return True
     return False
+
+
+def web_allowed(filename, header):
+    """None when the include is fine, else why not."""
+    if filename.startswith("test-"):
+        return None
+    mod = filename.rsplit(".", 1)[0]
+    dep = os.path.basename(header).rsplit(".", 1)[0]
+    if mod not in WEB_LAYER:
+        return "is not placed in WEB_LAYERS of report/check-includes.py"
+    if dep not in WEB_LAYER:
+        return f"includes \"{header}\", not placed in WEB_LAYERS"
+    if dep != mod and WEB_LAYER[dep] >= WEB_LAYER[mod]:
+        return f"includes \"{header}\", not below it in web/"
+    return None
 
 
 def main():
@@ -60,6 +96,11 @@ def main():
                 if not allowed(folder, name, header):
                     print(f"{folder}/{name}: includes \"{header}\", above its floor")
                     bad += 1
+                elif folder == "web" and header.startswith("web/"):
+                    why = web_allowed(name, header)
+                    if why:
+                        print(f"web/{name}: {why}")
+                        bad += 1
     print(f"{checked} project includes checked, {bad} upward")
     return 1 if bad or checked == 0 else 0
 

@@ -10,8 +10,9 @@
 
 #include "report/html.h"
 #include "web/charts.h"
+#include "web/model.h"
 #include "web/page.h"
-#include "web/site.h"
+#include "web/pages.h"
 #include "web/sitehtml.h"
 
 #define LOG_SHOWN_MAX (256 * 1024)   /* bytes of one log on the page */
@@ -72,7 +73,7 @@ static const char *log_title(const char *stream) {
         return NULL;
 }
 
-static void logs(struct html *h, const struct site *s, const struct view_cell *v) {
+static void logs(struct html *h, const struct model *s, const struct view_cell *v) {
         if (v->n_logs == 0) {
                 html_elem(h, "p", "No logs stored.");
                 return;
@@ -108,7 +109,7 @@ static void logs(struct html *h, const struct site *s, const struct view_cell *v
         }
 }
 
-void cellpage_render(struct html *h, const struct site *s, const struct site_run *r, const struct view_cell *v,
+void cellpage_render(struct html *h, const struct model *s, const struct model_run *r, const struct view_cell *v,
                      const struct cell_charts *charts) {
         const struct query_cell *c = v->cell;
         g_autofree char *title = g_strdup_printf("Cell %s: %s %s #%d", c->cell_key, c->kernel_name, c->workload,

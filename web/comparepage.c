@@ -18,8 +18,9 @@
 #include "report/svg.h"
 #include "report/text.h"
 #include "web/charts.h"
+#include "web/model.h"
 #include "web/page.h"
-#include "web/site.h"
+#include "web/pages.h"
 #include "web/sitehtml.h"
 
 static void td(struct html *h, const char *cls, const char *text) {
@@ -205,7 +206,7 @@ static void settings_line(struct html *h, const char *key) {
 }
 
 /* Bar charts of the two sides' means with 95 % whiskers, judged metrics. */
-static void bars(struct html *h, const struct site_compare *c, const struct compare_group *g) {
+static void bars(struct html *h, const struct model_compare *c, const struct compare_group *g) {
         int drawn = 0;
 
         for (size_t i = 0; i < g->n_m; i++) {
@@ -237,7 +238,7 @@ static void bars(struct html *h, const struct site_compare *c, const struct comp
                 html_end(h);
 }
 
-static void rep_line(struct html *h, const char *side, const struct site_rep *r) {
+static void rep_line(struct html *h, const char *side, const struct model_rep *r) {
         g_autofree char *file = NULL;
         char b[32];
 
@@ -258,9 +259,9 @@ static void rep_line(struct html *h, const char *side, const struct site_rep *r)
         html_end(h);
 }
 
-static void group(struct html *h, const struct site *s, const struct site_compare *c, const struct compare_group *g,
-                  const struct site_group_cells *gc) {
-        const struct site_rep *rep = gc->rep;
+static void group(struct html *h, const struct model *s, const struct model_compare *c, const struct compare_group *g,
+                  const struct model_group_cells *gc) {
+        const struct model_rep *rep = gc->rep;
         struct cell_charts *const *charts = gc->charts;
         size_t others = 0;
 
@@ -316,8 +317,8 @@ static void group(struct html *h, const struct site *s, const struct site_compar
         (void)s;
 }
 
-void comparepage_render(struct html *h, const struct site *s, const struct site_compare *c,
-                        const struct site_group_cells *groups) {
+void comparepage_render(struct html *h, const struct model *s, const struct model_compare *c,
+                        const struct model_group_cells *groups) {
         const struct compare_view *v = c->v;
         g_autofree char *title = g_strdup_printf("%s vs %s", c->sel_b, c->sel_a);
 

@@ -4,19 +4,20 @@
 #include <string.h>
 
 #include "report/html.h"
+#include "web/model.h"
 #include "web/page.h"
-#include "web/site.h"
+#include "web/pages.h"
 #include "web/sitehtml.h"
 
 #define FAILED_SHOWN_MAX 200         /* newest failed cells listed */
 #define COMPARES_SHOWN_MAX 50        /* newest comparisons listed */
 
-static void runs_table(struct html *h, const struct site *s) {
+static void runs_table(struct html *h, const struct model *s) {
         static const char *const head[] = { "run", "tag", "started", "status", "kernels", "workloads", "cells" };
 
         sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         for (size_t i = s->n_runs; i-- > 0;) {
-                const struct site_run *r = &s->runs[i];
+                const struct model_run *r = &s->runs[i];
                 const struct query_run *run = r->v->run;
                 char started[40];
                 GString *kernels = g_string_new(NULL), *workloads = g_string_new(NULL);
@@ -48,7 +49,7 @@ static void runs_table(struct html *h, const struct site *s) {
         sitehtml_table_end(h);
 }
 
-static void kernels_list(struct html *h, const struct site *s) {
+static void kernels_list(struct html *h, const struct model *s) {
         html_start(h, "ul");
         for (size_t i = 0; i < s->n_kernels; i++) {
                 size_t runs = 0;
@@ -64,13 +65,13 @@ static void kernels_list(struct html *h, const struct site *s) {
         html_end(h);
 }
 
-static void failed_table(struct html *h, const struct site *s, size_t total) {
+static void failed_table(struct html *h, const struct model *s, size_t total) {
         static const char *const head[] = { "run", "cell", "kernel", "workload", "state", "detail" };
         size_t shown = 0;
 
         sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         for (size_t i = s->n_runs; i-- > 0 && shown < FAILED_SHOWN_MAX;) {
-                const struct site_run *r = &s->runs[i];
+                const struct model_run *r = &s->runs[i];
 
                 for (size_t k = 0; k < r->n_latest && shown < FAILED_SHOWN_MAX; k++) {
                         const struct query_cell *c = &r->v->cells[r->latest[k]];
@@ -94,7 +95,7 @@ static void failed_table(struct html *h, const struct site *s, size_t total) {
                            shown, total);
 }
 
-void indexpage_render(struct html *h, const struct site *s) {
+void indexpage_render(struct html *h, const struct model *s) {
         size_t failed = 0;
 
         for (size_t i = 0; i < s->n_runs; i++)

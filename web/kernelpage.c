@@ -9,13 +9,14 @@
 #include "report/html.h"
 #include "report/metrics.h"
 #include "report/svg.h"
+#include "web/model.h"
 #include "web/page.h"
-#include "web/site.h"
+#include "web/pages.h"
 #include "web/sitehtml.h"
 
 /* Metric names of (kernel, workload) over all runs, own metrics first,
  * vmstat.* (own = 0) in a second list. Borrowed strings. */
-static GPtrArray *metric_names(const struct site *s, const char *kernel, const char *workload, int own) {
+static GPtrArray *metric_names(const struct model *s, const char *kernel, const char *workload, int own) {
         GPtrArray *names = g_ptr_array_new();
         size_t wl = strlen(workload);
 
@@ -40,7 +41,7 @@ static GPtrArray *metric_names(const struct site *s, const char *kernel, const c
 }
 
 /* The first (latest-attempt) cell of (kernel, workload) in a run, or NULL. */
-static const struct query_cell *run_cell(const struct site_run *r, const char *kernel, const char *workload) {
+static const struct query_cell *run_cell(const struct model_run *r, const char *kernel, const char *workload) {
         for (size_t k = 0; k < r->n_latest; k++) {
                 const struct query_cell *c = &r->v->cells[r->latest[k]];
 
@@ -50,7 +51,7 @@ static const struct query_cell *run_cell(const struct site_run *r, const char *k
         return NULL;
 }
 
-static int run_has(const struct site_run *r, const char *kernel, const char *workload) {
+static int run_has(const struct model_run *r, const char *kernel, const char *workload) {
         return run_cell(r, kernel, workload) != NULL;
 }
 
@@ -95,7 +96,7 @@ static void td_settings(struct html *h, const struct query_cell *c) {
 /* One line per set of guest settings (compare's pairing key, so only
  * comparable runs share a line): a verdict metric's mean by run. Drawn when
  * some line has two runs or more. */
-static void trends(struct html *h, const struct site *s, const char *kernel, const char *workload,
+static void trends(struct html *h, const struct model *s, const char *kernel, const char *workload,
                    GPtrArray *names) {
         g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
@@ -144,7 +145,7 @@ static void trends(struct html *h, const struct site *s, const char *kernel, con
                                                          .v = v + off, .color = (int)k };
                         for (size_t i = 0; i < s->n_runs; i++) {
                                 const struct view_series *vs = group[i] == (int)k ?
-                                        site_series(s->runs[i].v, kernel, workload, metric) : NULL;
+                                        model_series(s->runs[i].v, kernel, workload, metric) : NULL;
 
                                 if (!vs || vs->sum.n == 0)
                                         continue;
@@ -169,7 +170,7 @@ static void trends(struct html *h, const struct site *s, const char *kernel, con
                 html_end(h);
 }
 
-static void history(struct html *h, const struct site *s, const char *kernel, const char *workload,
+static void history(struct html *h, const struct model *s, const char *kernel, const char *workload,
                     GPtrArray *names) {
         sitehtml_scroll_begin(h);
         html_start(h, "table");
@@ -190,7 +191,7 @@ static void history(struct html *h, const struct site *s, const char *kernel, co
         html_end(h);
         html_start(h, "tbody");
         for (size_t i = 0; i < s->n_runs; i++) {
-                const struct site_run *r = &s->runs[i];
+                const struct model_run *r = &s->runs[i];
                 char started[40];
 
                 if (!run_has(r, kernel, workload))
@@ -207,13 +208,13 @@ static void history(struct html *h, const struct site *s, const char *kernel, co
                 html_end(h);
                 td_settings(h, run_cell(r, kernel, workload));
                 for (guint k = 0; k < names->len; k++)
-                        sitehtml_td_summary(h, site_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
+                        sitehtml_td_summary(h, model_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
                 html_end(h);
         }
         sitehtml_table_end(h);
 }
 
-void kernelpage_render(struct html *h, const struct site *s, const struct site_kernel *k) {
+void kernelpage_render(struct html *h, const struct model *s, const struct model_kernel *k) {
         g_autofree char *title = g_strdup_printf("Kernel %s", k->name);
         g_autoptr(GPtrArray) workloads = g_ptr_array_new();
 

@@ -12,8 +12,9 @@
 #include "report/stats.h"
 #include "report/svg.h"
 #include "report/text.h"
+#include "web/model.h"
 #include "web/page.h"
-#include "web/site.h"
+#include "web/pages.h"
 #include "web/sitehtml.h"
 
 /* The metric names of one workload in a run: the workload's own first
@@ -43,7 +44,7 @@ static const char **workload_metrics(const struct view_run *v, const char *workl
 
 /* The matrix of one workload's judged metrics (judged set) or of its
  * informational ones, as the metric registry (report/metrics.h) says. */
-static void matrix(struct html *h, const struct site *s, const struct site_run *r, const char *workload,
+static void matrix(struct html *h, const struct model *s, const struct model_run *r, const char *workload,
                    int judged) {
         const struct view_run *v = r->v;
         size_t n_metrics;
@@ -86,13 +87,13 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
                 if (metrics_verdict(metrics[m]) != judged)
                         continue;
                 for (size_t k = 0; k < r->n_kernels && !first; k++)
-                        first = site_series(v, r->kernels[k], workload, metrics[m]);
+                        first = model_series(v, r->kernels[k], workload, metrics[m]);
                 html_start(h, "tr");
                 html_elem(h, "td", metrics[m]);
                 page_td_text(h, first ? first->s->unit : NULL);
                 sitehtml_td_direction(h, metrics[m]);
                 for (size_t k = 0; k < r->n_kernels; k++)
-                        sitehtml_td_summary(h, site_series(v, r->kernels[k], workload, metrics[m]));
+                        sitehtml_td_summary(h, model_series(v, r->kernels[k], workload, metrics[m]));
                 html_end(h);
         }
         sitehtml_table_end(h);
@@ -101,7 +102,7 @@ static void matrix(struct html *h, const struct site *s, const struct site_run *
 /* One bar chart per verdict metric of the workload's own namespace (the
  * metrics a comparison judges): the per-kernel means with their 95 %
  * intervals. A metric that is 0 for every kernel (no halts) is left out. */
-static void bars(struct html *h, const struct site_run *r, const char *workload) {
+static void bars(struct html *h, const struct model_run *r, const char *workload) {
         const struct view_run *v = r->v;
         size_t n_metrics, wl = strlen(workload), drawn = 0;
         g_autofree const char **metrics = workload_metrics(v, workload, &n_metrics);
@@ -116,7 +117,7 @@ static void bars(struct html *h, const struct site_run *r, const char *workload)
                 if (strncmp(metrics[m], workload, wl) != 0 || !metrics_verdict(metrics[m]))
                         continue;
                 for (size_t k = 0; k < r->n_kernels; k++) {
-                        const struct view_series *vs = site_series(v, r->kernels[k], workload, metrics[m]);
+                        const struct view_series *vs = model_series(v, r->kernels[k], workload, metrics[m]);
 
                         if (!vs || vs->sum.n == 0)
                                 continue;
@@ -143,7 +144,7 @@ static void bars(struct html *h, const struct site_run *r, const char *workload)
                 html_end(h);
 }
 
-static void cells_table(struct html *h, const struct site *s, const struct site_run *r, int failed_only) {
+static void cells_table(struct html *h, const struct model *s, const struct model_run *r, int failed_only) {
         static const char *const head[] = { "cell", "kernel", "workload", "iteration", "attempt", "state",
                                             "accel", "boot s", "workload s", "total s", "detail" };
 
@@ -168,7 +169,7 @@ static void cells_table(struct html *h, const struct site *s, const struct site_
         sitehtml_table_end(h);
 }
 
-void runpage_render(struct html *h, const struct site *s, const struct site_run *r) {
+void runpage_render(struct html *h, const struct model *s, const struct model_run *r) {
         const struct query_run *run = r->v->run;
         g_autofree char *title = run->tag ? g_strdup_printf("Run %lld: %s", (long long)run->id, run->tag)
                                           : g_strdup_printf("Run %lld", (long long)run->id);

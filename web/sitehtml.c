@@ -29,14 +29,14 @@ void sitehtml_table_end(struct html *h) {
         html_end(h); /* the scrolling div */
 }
 
-void sitehtml_run_link(struct html *h, const struct site_run *r) {
+void sitehtml_run_link(struct html *h, const struct model_run *r) {
         g_autofree char *text = g_strdup_printf("run %lld", (long long)r->v->run->id);
 
         html_link(h, r->file, text);
 }
 
-void sitehtml_kernel_link(struct html *h, const struct site *s, const char *kernel) {
-        const struct site_kernel *k = site_kernel_find(s, kernel);
+void sitehtml_kernel_link(struct html *h, const struct model *s, const char *kernel) {
+        const struct model_kernel *k = model_kernel_find(s, kernel);
 
         if (k)
                 html_link(h, k->file, kernel);
@@ -44,7 +44,7 @@ void sitehtml_kernel_link(struct html *h, const struct site *s, const char *kern
                 html_text(h, kernel);
 }
 
-void sitehtml_cell_tds(struct html *h, const struct site *s, const struct query_cell *c) {
+void sitehtml_cell_tds(struct html *h, const struct model *s, const struct query_cell *c) {
         g_autofree char *file = page_cell_file(c->run_id, c->cell_key);
 
         html_start(h, "td");
@@ -56,7 +56,7 @@ void sitehtml_cell_tds(struct html *h, const struct site *s, const struct query_
         page_td_text(h, c->workload);
 }
 
-void sitehtml_state_counts(struct html *h, const struct site_run *r, const char *kernel, const char *workload) {
+void sitehtml_state_counts(struct html *h, const struct model_run *r, const char *kernel, const char *workload) {
         int first = 1;
 
         for (size_t j = 0; j < r->n_states; j++) {
@@ -134,7 +134,7 @@ static void fact(struct html *h, const char *name, const char *value) {
         html_elem(h, "dd", value ? value : "-");
 }
 
-void sitehtml_run_facts(struct html *h, const struct site_run *r) {
+void sitehtml_run_facts(struct html *h, const struct model_run *r) {
         const struct query_run *run = r->v->run;
         char started[40], finished[40];
 
@@ -241,7 +241,7 @@ void sitehtml_json_kv(struct html *h, const char *json) {
         json_decref(j);
 }
 
-void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id, size_t max) {
+void sitehtml_compare_table(struct html *h, const struct model *s, int64_t run_id, size_t max) {
         static const char *const head[] = { "B", "vs A", "worse", "better", "judged", "groups" };
         size_t shown = 0, total = 0;
 
@@ -254,7 +254,7 @@ void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id
         sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
         /* newest first, as the runs */
         for (size_t i = s->n_compares; i-- > 0 && shown < max;) {
-                const struct site_compare *c = &s->compares[i];
+                const struct model_compare *c = &s->compares[i];
 
                 if (run_id && c->run_id != run_id)
                         continue;

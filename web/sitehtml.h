@@ -7,7 +7,7 @@
 
 #include "report/html.h"
 #include "report/view.h"
-#include "web/site.h"
+#include "web/model.h"
 
 /* A table that scrolls sideways on a narrow screen. sitehtml_scroll_begin
  * opens the scrolling div only, for a table that writes its own <table>,
@@ -20,25 +20,25 @@ void sitehtml_table_begin(struct html *h, const char *cls, const char *const *he
 void sitehtml_table_end(struct html *h);
 
 /* A link to the run's page, "run 3". */
-void sitehtml_run_link(struct html *h, const struct site_run *r);
+void sitehtml_run_link(struct html *h, const struct model_run *r);
 /* A link to the kernel's page (plain text when it has none). */
-void sitehtml_kernel_link(struct html *h, const struct site *s, const char *kernel);
+void sitehtml_kernel_link(struct html *h, const struct model *s, const char *kernel);
 /* The <td>s that name a cell in a table row: its key linked to its page,
  * its kernel (sitehtml_kernel_link) and its workload. */
-void sitehtml_cell_tds(struct html *h, const struct site *s, const struct query_cell *c);
+void sitehtml_cell_tds(struct html *h, const struct model *s, const struct query_cell *c);
 /* "3 ok" / "2 ok, 1 hang" over the run's latest attempts of (kernel,
  * workload); either may be NULL for all. */
-void sitehtml_state_counts(struct html *h, const struct site_run *r, const char *kernel, const char *workload);
+void sitehtml_state_counts(struct html *h, const struct model_run *r, const char *kernel, const char *workload);
 /* <td> "163.4 ± 2.1 % (5)"; "-" when vs is NULL or has no values. */
 void sitehtml_td_summary(struct html *h, const struct view_series *vs);
 /* <td> "higher" / "lower" / "-" from the metric registry. */
 void sitehtml_td_direction(struct html *h, const char *metric);
 /* The facts line of a run: status, times, cells, versions, host. */
-void sitehtml_run_facts(struct html *h, const struct site_run *r);
+void sitehtml_run_facts(struct html *h, const struct model_run *r);
 /* The comparisons of run_id (0: all), newest first, at most max, as a
  * table: B vs A, worse and better counts, judged metrics, a link to each
  * page. */
-void sitehtml_compare_table(struct html *h, const struct site *s, int64_t run_id, size_t max);
+void sitehtml_compare_table(struct html *h, const struct model *s, int64_t run_id, size_t max);
 /* A JSON object (settings, host info, cell parameters) as <dl>; text that
  * is not a JSON object is shown as it is. NULL: nothing. */
 void sitehtml_json_kv(struct html *h, const char *json);
