@@ -291,21 +291,35 @@ static double legend(struct html *h, const struct legend_item *items, size_t n, 
         return n ? y - y0 + FONT + 5 : 0;
 }
 
-void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
-        const int W = c->width > 0 ? c->width : 640;
-        const int H0 = c->height > 0 ? c->height : 260;
-        const double left = 58, right = 14, bottom = 36;
-        double top, H, pw, ph, x0, x1, y0, y1, xstep, ystep;
-        double xt[32], yt[32];
-        size_t nxt, nyt, n_points = 0;
-        struct legend_item *items;
-        size_t n_items = 0;
-        int any = 0;
-        char b[64];
+/* The plot area of a line chart and its axis ranges, in viewBox units:
+ * every step of svg_line_chart draws through it. */
+struct frame {
+        int W;                     /* viewBox width */
+        double H;                  /* viewBox height */
+        double left, top, pw, ph;  /* the plot area */
+        double legend_w;           /* the legend's width, wrapping there */
+        double x0, x1, y0, y1;     /* axis ranges after the ticks widened them */
+        double xt[32], yt[32];     /* tick values */
+        size_t nxt, nyt;
+        double xstep, ystep;
+};
 
-        /* Domain: every finite point, band and mark. */
-        x0 = y0 = INFINITY;
-        x1 = y1 = -INFINITY;
+static double fx(const struct frame *f, double t) {
+        return f->left + (t - f->x0) / (f->x1 - f->x0) * f->pw;
+}
+
+static double fy(const struct frame *f, double v) {
+        return f->top + f->ph - (v - f->y0) / (f->y1 - f->y0) * f->ph;
+}
+
+/* The data's extent: every finite point, band and mark; [0, 1] where
+ * there is none. y starts at zero or below: rates, memory and CPU shares
+ * are read against zero. */
+static void line_domain(const struct svg_line_chart *c, struct frame *f) {
+        int any = 0;
+
+        f->x0 = f->y0 = INFINITY;
+        f->x1 = f->y1 = -INFINITY;
         for (size_t s = 0; s < c->n_series; s++)
                 for (size_t i = 0; i < c->series[s].n; i++) {
                         double t = c->series[s].t[i], v = c->series[s].v[i];
@@ -313,200 +327,225 @@ void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
                         if (!isfinite(t) || !isfinite(v))
                                 continue;
                         any = 1;
-                        x0 = fmin(x0, t);
-                        x1 = fmax(x1, t);
-                        y0 = fmin(y0, v);
-                        y1 = fmax(y1, v);
+                        f->x0 = fmin(f->x0, t);
+                        f->x1 = fmax(f->x1, t);
+                        f->y0 = fmin(f->y0, v);
+                        f->y1 = fmax(f->y1, v);
                 }
         for (size_t i = 0; i < c->n_bands; i++) {
-                x0 = fmin(x0, c->bands[i].t0);
-                x1 = fmax(x1, c->bands[i].t1);
+                f->x0 = fmin(f->x0, c->bands[i].t0);
+                f->x1 = fmax(f->x1, c->bands[i].t1);
         }
         for (size_t i = 0; i < c->n_marks; i++) {
-                x0 = fmin(x0, c->marks[i].t);
-                x1 = fmax(x1, c->marks[i].t);
+                f->x0 = fmin(f->x0, c->marks[i].t);
+                f->x1 = fmax(f->x1, c->marks[i].t);
         }
-        if (!isfinite(x0)) {
-                x0 = 0;
-                x1 = 1;
+        if (!isfinite(f->x0)) {
+                f->x0 = 0;
+                f->x1 = 1;
         }
         if (!any) {
-                y0 = 0;
-                y1 = 1;
+                f->y0 = 0;
+                f->y1 = 1;
         }
-        /* Rates, memory and CPU shares are read against zero. */
-        if (y0 > 0)
-                y0 = 0;
+        if (f->y0 > 0)
+                f->y0 = 0;
+}
 
-        items = g_new0(struct legend_item, c->n_series + 1);
+/* The legend's items: one per series, then the bands'. OUT: *ret_n.
+ * Caller g_free()s. */
+static struct legend_item *line_legend_items(const struct svg_line_chart *c, size_t *ret_n) {
+        struct legend_item *items = g_new0(struct legend_item, c->n_series + 1);
+        size_t n = 0;
+
         for (size_t s = 0; s < c->n_series; s++)
-                items[n_items++] = (struct legend_item){ c->series[s].label, colour(c->series[s].color),
-                                                         c->series[s].dashed, 0 };
+                items[n++] = (struct legend_item){ c->series[s].label, colour(c->series[s].color),
+                                                   c->series[s].dashed, 0 };
         if (c->n_bands > 0 && c->band_label)
-                items[n_items++] = (struct legend_item){ c->band_label, BAND_FILL, 0, 1 };
-        top = 24 + legend(h, items, n_items, left, 0, W - left - right, 0) + (c->n_marks ? 14 : 4);
-        H = H0 + top - 40;
-        pw = W - left - right;
-        ph = H - top - bottom;
+                items[n++] = (struct legend_item){ c->band_label, BAND_FILL, 0, 1 };
+        *ret_n = n;
+        return items;
+}
 
-        nxt = svg_ticks(&x0, &x1, 8, xt, G_N_ELEMENTS(xt), &xstep);
+/* The plot area below the title and the legend (measured, not drawn),
+ * and the ticks of both axes. */
+static void line_layout(const struct svg_line_chart *c, const struct legend_item *items, size_t n_items,
+                        struct frame *f) {
+        const double right = 14, bottom = 36;
+        const int H0 = c->height > 0 ? c->height : 260;
+
+        f->W = c->width > 0 ? c->width : 640;
+        f->left = 58;
+        f->legend_w = f->W - f->left - right;
+        f->top = 24 + legend(NULL, items, n_items, f->left, 0, f->legend_w, 0) + (c->n_marks ? 14 : 4);
+        f->H = H0 + f->top - 40;
+        f->pw = f->W - f->left - right;
+        f->ph = f->H - f->top - bottom;
+        f->nxt = svg_ticks(&f->x0, &f->x1, 8, f->xt, G_N_ELEMENTS(f->xt), &f->xstep);
         /* Counts (run ids) have no ticks between integers. */
-        if (c->x_integer && xstep < 1) {
-                xstep = 1;
-                x0 = floor(x0);
-                x1 = ceil(x1);
-                nxt = 0;
-                for (double v = x0; v <= x1 + 1e-9 && nxt < G_N_ELEMENTS(xt); v += 1)
-                        xt[nxt++] = v;
+        if (c->x_integer && f->xstep < 1) {
+                f->xstep = 1;
+                f->x0 = floor(f->x0);
+                f->x1 = ceil(f->x1);
+                f->nxt = 0;
+                for (double v = f->x0; v <= f->x1 + 1e-9 && f->nxt < G_N_ELEMENTS(f->xt); v += 1)
+                        f->xt[f->nxt++] = v;
         }
-        nyt = svg_ticks(&y0, &y1, 5, yt, G_N_ELEMENTS(yt), &ystep);
-#define X(t) (left + ((t) - x0) / (x1 - x0) * pw)
-#define Y(v) (top + ph - ((v) - y0) / (y1 - y0) * ph)
+        f->nyt = svg_ticks(&f->y0, &f->y1, 5, f->yt, G_N_ELEMENTS(f->yt), &f->ystep);
+}
 
-        svg_open(h, W, (int)ceil(H), c->title);
-        if (c->title)
-                text_at(h, 4, 15, NULL, FONT + 1, "#111", c->title);
-        legend(h, items, n_items, left, 34, W - left - right, 1);
-        g_free(items);
+/* Grid lines, tick labels and the axis captions. */
+static void line_grid(struct html *h, const struct svg_line_chart *c, const struct frame *f) {
+        char b[64];
 
-        /* grid and tick labels */
-        for (size_t i = 0; i < nyt; i++) {
-                double y = Y(yt[i]);
+        for (size_t i = 0; i < f->nyt; i++) {
+                double y = fy(f, f->yt[i]);
 
-                line(h, left, y, left + pw, y, GRID, 1, NULL);
-                svg_format_tick(yt[i], ystep, b, sizeof(b));
-                text_at(h, left - 5, y + 4, "end", FONT - 1, AXIS, b);
+                line(h, f->left, y, f->left + f->pw, y, GRID, 1, NULL);
+                svg_format_tick(f->yt[i], f->ystep, b, sizeof(b));
+                text_at(h, f->left - 5, y + 4, "end", FONT - 1, AXIS, b);
         }
-        for (size_t i = 0; i < nxt; i++) {
-                double x = X(xt[i]);
+        for (size_t i = 0; i < f->nxt; i++) {
+                double x = fx(f, f->xt[i]);
 
-                line(h, x, top + ph, x, top + ph + 4, AXIS, 1, NULL);
-                svg_format_tick(xt[i], xstep, b, sizeof(b));
-                text_at(h, x, top + ph + 16, "middle", FONT - 1, AXIS, b);
+                line(h, x, f->top + f->ph, x, f->top + f->ph + 4, AXIS, 1, NULL);
+                svg_format_tick(f->xt[i], f->xstep, b, sizeof(b));
+                text_at(h, x, f->top + f->ph + 16, "middle", FONT - 1, AXIS, b);
         }
         if (c->y_unit)
-                text_at(h, 4, top - 6, NULL, FONT - 1, AXIS, c->y_unit);
+                text_at(h, 4, f->top - 6, NULL, FONT - 1, AXIS, c->y_unit);
         if (c->x_label)
-                text_at(h, left + pw, top + ph + 31, "end", FONT - 1, AXIS, c->x_label);
+                text_at(h, f->left + f->pw, f->top + f->ph + 31, "end", FONT - 1, AXIS, c->x_label);
         else if (c->x_unit) {
                 g_autofree char *xl = g_strdup_printf("time (%s)", c->x_unit);
 
-                text_at(h, left + pw, top + ph + 31, "end", FONT - 1, AXIS, xl);
+                text_at(h, f->left + f->pw, f->top + f->ph + 31, "end", FONT - 1, AXIS, xl);
         }
+}
 
-        /* Bands under the lines; at least 2 units wide so a one-second stall
-         * in a ten-minute chart is still seen. */
+/* Bands under the lines; at least 2 units wide so a one-second stall in a
+ * ten-minute chart is still seen. */
+static void line_bands(struct html *h, const struct svg_line_chart *c, const struct frame *f) {
         for (size_t i = 0; i < c->n_bands; i++) {
-                double a = X(c->bands[i].t0), z = X(c->bands[i].t1);
+                double a = fx(f, c->bands[i].t0), z = fx(f, c->bands[i].t1);
 
                 if (z - a < 2) {
                         a = (a + z) / 2 - 1;
                         z = a + 2;
                 }
                 html_start(h, "g");
-                rect(h, a, top, z - a, ph, BAND_FILL, 0.2);
+                rect(h, a, f->top, z - a, f->ph, BAND_FILL, 0.2);
                 html_elemf(h, "title", "%s %.1f-%.1f %s", c->band_label ? c->band_label : "interval",
                            c->bands[i].t0, c->bands[i].t1, c->x_unit ? c->x_unit : "");
                 html_end(h);
         }
+}
 
-        /* series */
-        for (size_t s = 0; s < c->n_series; s++) {
-                const struct svg_series *se = &c->series[s];
-                g_autofree struct svg_point *p = NULL;
-                size_t np = svg_downsample(se->t, se->v, se->n, x0, x1, (size_t)pw, &p);
-                GString *d = g_string_sized_new(np * 14 + 16);
-                size_t seg = 0;
+static void dot(struct html *h, const struct frame *f, const struct svg_point *p, const char *fill) {
+        html_start(h, "circle");
+        html_attr_num(h, "cx", fx(f, p->t));
+        html_attr_num(h, "cy", fy(f, p->v));
+        html_attr(h, "r", "2.5");
+        html_attr(h, "fill", fill);
+        html_end_void(h);
+}
 
-                n_points += np;
-                for (size_t i = 0; i <= np; i++) {
-                        /* A lone point between breaks gets a dot: a path of
-                         * one vertex draws nothing. */
-                        if (i == np || !isfinite(p[i].v)) {
-                                if (seg == 1) {
-                                        html_start(h, "circle");
-                                        html_attr_num(h, "cx", X(p[i - 1].t));
-                                        html_attr_num(h, "cy", Y(p[i - 1].v));
-                                        html_attr(h, "r", "2.5");
-                                        html_attr(h, "fill", colour(se->color));
-                                        html_end_void(h);
-                                }
-                                seg = 0;
-                                continue;
-                        }
-                        g_string_append_printf(d, "%c%.1f %.1f", seg ? 'L' : 'M', X(p[i].t), Y(p[i].v));
-                        seg++;
-                        if (c->markers && seg > 1) {
-                                html_start(h, "circle");
-                                html_attr_num(h, "cx", X(p[i].t));
-                                html_attr_num(h, "cy", Y(p[i].v));
-                                html_attr(h, "r", "2.5");
-                                html_attr(h, "fill", colour(se->color));
-                                html_end_void(h);
-                        }
-                        if (c->markers && seg == 2) {
-                                html_start(h, "circle");
-                                html_attr_num(h, "cx", X(p[i - 1].t));
-                                html_attr_num(h, "cy", Y(p[i - 1].v));
-                                html_attr(h, "r", "2.5");
-                                html_attr(h, "fill", colour(se->color));
-                                html_end_void(h);
-                        }
+/* One series, reduced to the plot's pixel columns: its path, a dot for a
+ * lone point between breaks (a path of one vertex draws nothing), and with
+ * markers a dot on every point. Returns the points drawn. */
+static size_t line_series(struct html *h, const struct svg_line_chart *c, const struct svg_series *se,
+                          const struct frame *f) {
+        g_autofree struct svg_point *p = NULL;
+        size_t np = svg_downsample(se->t, se->v, se->n, f->x0, f->x1, (size_t)f->pw, &p);
+        GString *d = g_string_sized_new(np * 14 + 16);
+        const char *fill = colour(se->color);
+        size_t seg = 0;
+
+        for (size_t i = 0; i <= np; i++) {
+                if (i == np || !isfinite(p[i].v)) {
+                        if (seg == 1)
+                                dot(h, f, &p[i - 1], fill);
+                        seg = 0;
+                        continue;
                 }
-                if (d->len > 0) {
-                        html_start(h, "path");
-                        html_attr(h, "d", d->str);
-                        html_attr(h, "fill", "none");
-                        html_attr(h, "stroke", colour(se->color));
-                        html_attr(h, "stroke-width", "1.6");
-                        html_attr(h, "stroke-linejoin", "round");
-                        html_attr(h, "stroke-dasharray", se->dashed ? "5 3" : NULL);
-                        html_start(h, "title");
-                        html_text(h, se->label);
-                        html_end(h);
-                        html_end(h);
-                }
-                g_string_free(d, TRUE);
+                g_string_append_printf(d, "%c%.1f %.1f", seg ? 'L' : 'M', fx(f, p[i].t), fy(f, p[i].v));
+                seg++;
+                if (c->markers && seg > 1)
+                        dot(h, f, &p[i], fill);
+                if (c->markers && seg == 2)
+                        dot(h, f, &p[i - 1], fill);
         }
-
-        /* Phase marks over the lines. Marks closer than a label's width
-         * share one label ("upload-seen, sync-start, sync-end" within a
-         * few ms); labels of neighbouring groups alternate two rows. */
-        {
-                double last_label_x = -1e9;
-                int row = 0;
-
-                for (size_t i = 0; i < c->n_marks; i++)
-                        line(h, X(c->marks[i].t), top, X(c->marks[i].t), top + ph, "#333", 1, "3 3");
-                for (size_t i = 0; i < c->n_marks;) {
-                        double x = X(c->marks[i].t);
-                        GString *label = g_string_new(NULL);
-                        size_t j = i;
-
-                        for (; j < c->n_marks && X(c->marks[j].t) - x < 30; j++)
-                                if (c->marks[j].label)
-                                        g_string_append_printf(label, "%s%s", label->len ? ", " : "",
-                                                               c->marks[j].label);
-                        row = x - last_label_x < 90 ? !row : 0;
-                        last_label_x = x;
-                        /* near the right edge the label reads leftwards */
-                        if (label->len && x + 3 + text_width(label->str, FONT - 2) > W - 2)
-                                text_at(h, x - 3, top - 2 + (row ? 11 : 0), "end", FONT - 2, "#333", label->str);
-                        else if (label->len)
-                                text_at(h, x + 3, top - 2 + (row ? 11 : 0), NULL, FONT - 2, "#333", label->str);
-                        g_string_free(label, TRUE);
-                        i = j;
-                }
+        if (d->len > 0) {
+                html_start(h, "path");
+                html_attr(h, "d", d->str);
+                html_attr(h, "fill", "none");
+                html_attr(h, "stroke", fill);
+                html_attr(h, "stroke-width", "1.6");
+                html_attr(h, "stroke-linejoin", "round");
+                html_attr(h, "stroke-dasharray", se->dashed ? "5 3" : NULL);
+                html_start(h, "title");
+                html_text(h, se->label);
+                html_end(h);
+                html_end(h);
         }
+        g_string_free(d, TRUE);
+        return np;
+}
 
+/* Phase marks over the lines. Marks closer than a label's width share one
+ * label ("upload-seen, sync-start, sync-end" within a few ms); labels of
+ * neighbouring groups alternate two rows. */
+static void line_marks(struct html *h, const struct svg_line_chart *c, const struct frame *f) {
+        double last_label_x = -1e9;
+        int row = 0;
+
+        for (size_t i = 0; i < c->n_marks; i++)
+                line(h, fx(f, c->marks[i].t), f->top, fx(f, c->marks[i].t), f->top + f->ph, "#333", 1, "3 3");
+        for (size_t i = 0; i < c->n_marks;) {
+                double x = fx(f, c->marks[i].t), y;
+                GString *label = g_string_new(NULL);
+                size_t j = i;
+
+                for (; j < c->n_marks && fx(f, c->marks[j].t) - x < 30; j++)
+                        if (c->marks[j].label)
+                                g_string_append_printf(label, "%s%s", label->len ? ", " : "", c->marks[j].label);
+                row = x - last_label_x < 90 ? !row : 0;
+                last_label_x = x;
+                y = f->top - 2 + (row ? 11 : 0);
+                /* near the right edge the label reads leftwards */
+                if (label->len && x + 3 + text_width(label->str, FONT - 2) > f->W - 2)
+                        text_at(h, x - 3, y, "end", FONT - 2, "#333", label->str);
+                else if (label->len)
+                        text_at(h, x + 3, y, NULL, FONT - 2, "#333", label->str);
+                g_string_free(label, TRUE);
+                i = j;
+        }
+}
+
+void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
+        struct frame f;
+        struct legend_item *items;
+        size_t n_items, n_points = 0;
+
+        line_domain(c, &f);
+        items = line_legend_items(c, &n_items);
+        line_layout(c, items, n_items, &f);
+        svg_open(h, f.W, (int)ceil(f.H), c->title);
+        if (c->title)
+                text_at(h, 4, 15, NULL, FONT + 1, "#111", c->title);
+        legend(h, items, n_items, f.left, 34, f.legend_w, 1);
+        g_free(items);
+        line_grid(h, c, &f);
+        line_bands(h, c, &f);
+        for (size_t s = 0; s < c->n_series; s++)
+                n_points += line_series(h, c, &c->series[s], &f);
+        line_marks(h, c, &f);
         /* axes */
-        line(h, left, top, left, top + ph, AXIS, 1, NULL);
-        line(h, left, top + ph, left + pw, top + ph, AXIS, 1, NULL);
+        line(h, f.left, f.top, f.left, f.top + f.ph, AXIS, 1, NULL);
+        line(h, f.left, f.top + f.ph, f.left + f.pw, f.top + f.ph, AXIS, 1, NULL);
         if (n_points == 0)
-                text_at(h, left + pw / 2, top + ph / 2, "middle", FONT, AXIS, "no data");
+                text_at(h, f.left + f.pw / 2, f.top + f.ph / 2, "middle", FONT, AXIS, "no data");
         html_end(h);
-#undef X
-#undef Y
 }
 
 void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
