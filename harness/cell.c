@@ -986,6 +986,11 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
                 g_free(v->text);
         }
         g_array_set_size(res->vmstat, 0);
+        /* The restored guest's events would be stored as the cold boot's
+         * phase marks, as its raw log would have been before it is cut. */
+        for (guint i = 0; i < res->events->len; i++)
+                g_free(g_array_index(res->events, struct cell_event, i).name);
+        g_array_set_size(res->events, 0);
         g_array_set_size(res->points, 0);
         g_array_set_size(res->hostblk, 0);
         c->blk_on = 0;

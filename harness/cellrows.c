@@ -184,6 +184,7 @@ static void arrays_new(struct cellrows *r) {
         r->vmstat = g_array_new(FALSE, FALSE, sizeof(struct db_vmstat_row));
         r->points = g_array_new(FALSE, FALSE, sizeof(struct db_point));
         r->hostblk = g_array_new(FALSE, FALSE, sizeof(struct db_hostblk_row));
+        r->marks = g_array_new(FALSE, FALSE, sizeof(struct db_mark));
 }
 
 static void point_arrays(struct cellrows *r) {
@@ -195,6 +196,8 @@ static void point_arrays(struct cellrows *r) {
         r->cell.points = (const struct db_point *)(void *)r->points->data;
         r->cell.n_hostblk = r->hostblk->len;
         r->cell.hostblk = (const struct db_hostblk_row *)(void *)r->hostblk->data;
+        r->cell.n_marks = r->marks->len;
+        r->cell.marks = (const struct db_mark *)(void *)r->marks->data;
         r->cell.logs = r->logs;
 }
 
@@ -226,6 +229,14 @@ void cellrows_build(const struct cellrows_ctx *ctx, struct cell_result *res, str
                 g_array_append_val(r.points, dp);
         }
         phase_points(ctx->workload->ops, res, ph, n_ph, r.points);
+        /* Every event is kept as the cell saw it, so the charts place the
+         * marks from rows; which of them a chart labels is the chart's
+         * choice. */
+        for (guint i = 0; res->events && i < res->events->len; i++) {
+                const struct cell_event *e = &g_array_index(res->events, struct cell_event, i);
+                struct db_mark m = { e->name, e->t_guest, e->t_host };
+                g_array_append_val(r.marks, m);
+        }
         r.logs[n_logs++] = (struct db_log){ "console", res->console->str, res->console->len };
         r.logs[n_logs++] = (struct db_log){ "data", res->data->str, res->data->len };
         if (res->output)
@@ -253,6 +264,8 @@ void cellrows_clear(struct cellrows *r) {
                 g_array_free(r->points, TRUE);
         if (r->hostblk)
                 g_array_free(r->hostblk, TRUE);
+        if (r->marks)
+                g_array_free(r->marks, TRUE);
         g_free(r->params_json);
         for (size_t i = 0; i < G_N_ELEMENTS(r->log_bufs); i++)
                 g_free(r->log_bufs[i]);
@@ -322,6 +335,11 @@ json_t *cellrows_to_json(const struct db_cell *c) {
                                                    "wr_reqs", (json_int_t)b->wr_reqs));
         }
         json_object_set_new(j, "host_block", a);
+        a = json_array();
+        for (size_t i = 0; i < c->n_marks; i++)
+                json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "name", c->marks[i].name, "t_guest",
+                                                   num(c->marks[i].t_guest), "t_host", num(c->marks[i].t_host)));
+        json_object_set_new(j, "marks", a);
         a = json_array();
         for (size_t i = 0; i < c->n_logs; i++)
         {
@@ -441,6 +459,15 @@ int cellrows_from_json(json_t *j, struct cellrows *ret, struct kb_error *err) {
                         goto fail;
                 }
                 g_array_append_val(r.hostblk, b);
+        }
+        /* Absent in a file written before marks were rows. */
+        json_array_foreach(json_object_get(j, "marks"), i, e) {
+                struct db_mark m = { .t_guest = get_num(e, "t_guest"), .t_host = get_num(e, "t_host") };
+                if (get_str(e, "name", 0, &m.name, err) < 0 || !isfinite(m.t_guest)) {
+                        error_setf(err, -EINVAL, "marks[%zu]: no name or guest time", i);
+                        goto fail;
+                }
+                g_array_append_val(r.marks, m);
         }
         a = json_object_get(j, "logs");
         if (json_array_size(a) > G_N_ELEMENTS(r.logs)) {

@@ -19,6 +19,7 @@ struct cellrows {
         GArray *vmstat;                    /* struct db_vmstat_row */
         GArray *points;                    /* struct db_point */
         GArray *hostblk;                   /* struct db_hostblk_row */
+        GArray *marks;                     /* struct db_mark: the guest's events */
         struct db_log logs[4];
         char *log_bufs[4];                 /* decoded log texts of a cell read back */
         char *params_json;

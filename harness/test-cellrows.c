@@ -46,6 +46,8 @@ TEST(json_round_trip) {
         c = sample(m, 2, v, 2, p, 1, l, 2);
         c.n_hostblk = 2;
         c.hostblk = (const struct db_hostblk_row[]){ { 2.0, 0, 4096, 0, 1 }, { 3.0, -1, 1 << 20, -1, 9 } };
+        c.n_marks = 2;
+        c.marks = (const struct db_mark[]){ { "phase write", 1.25, 1.5 }, { "sync-end", 2.0, NAN } };
         j = cellrows_to_json(&c);
         text = json_dumps(j, JSON_COMPACT);
         json_decref(j);
@@ -80,6 +82,11 @@ TEST(json_round_trip) {
         ASSERT_EQ(back.cell.hostblk[1].rd_bytes, -1);
         ASSERT_EQ(back.cell.hostblk[1].wr_bytes, 1 << 20);
         ASSERT_EQ(back.cell.hostblk[0].wr_reqs, 1);
+        ASSERT_EQ(back.cell.n_marks, 2);
+        ASSERT_STREQ(back.cell.marks[0].name, "phase write");
+        ASSERT_NEAR(back.cell.marks[0].t_guest, 1.25, 1e-12);
+        ASSERT_NEAR(back.cell.marks[0].t_host, 1.5, 1e-12);
+        ASSERT_TRUE(isnan(back.cell.marks[1].t_host));
         ASSERT_EQ(back.cell.n_logs, 2);
         ASSERT_EQ(back.cell.logs[0].len, sizeof(console_bytes) - 1);
         ASSERT_TRUE(memcmp(back.cell.logs[0].text, console_bytes, sizeof(console_bytes) - 1) == 0);
@@ -367,6 +374,15 @@ TEST(dd_cell_stalls_come_from_the_write_phase) {
                 ASSERT_EQ(write, 2);
                 ASSERT_EQ(read, 2);
                 ASSERT_EQ(other, 0);
+        }
+        /* Every event the cell saw is a mark row, in arrival order. */
+        ASSERT_EQ(rows.cell.n_marks, res.events->len);
+        ASSERT_TRUE(rows.cell.n_marks > 0);
+        for (size_t i = 0; i < rows.cell.n_marks; i++) {
+                const struct cell_event *e = &g_array_index(res.events, struct cell_event, i);
+                ASSERT_STREQ(rows.cell.marks[i].name, e->name);
+                ASSERT_NEAR(rows.cell.marks[i].t_guest, e->t_guest, 1e-12);
+                ASSERT_NEAR(rows.cell.marks[i].t_host, e->t_host, 1e-12);
         }
         cellrows_clear(&rows);
         cell_result_clear(&res);

@@ -137,6 +137,7 @@ struct view_cell *view_cell_free(struct view_cell *v) {
         free(v->vmstat);
         query_points_free(v->points, v->n_points);
         free(v->hostblk);
+        query_marks_free(v->marks, v->n_marks);
         query_log_infos_free(v->logs, v->n_logs);
         free(v);
         return NULL;
@@ -159,6 +160,8 @@ int view_cell_load(struct db *db, int64_t run_id, const char *cell_key, struct v
                 r = query_cell_points(db, v->cell->id, &v->points, &v->n_points, err);
         if (r >= 0)
                 r = query_cell_hostblk(db, v->cell->id, &v->hostblk, &v->n_hostblk, err);
+        if (r >= 0)
+                r = query_cell_marks(db, v->cell->id, &v->marks, &v->n_marks, err);
         if (r >= 0)
                 r = query_cell_logs(db, v->cell->id, &v->logs, &v->n_logs, err);
         if (r >= 0)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/proto.h"
 #include "common/util.h"
 #include "results/db.h"
 #include "results/schema-sql.h"
@@ -68,14 +69,34 @@ static const char db_schema_v3[] =
         "ALTER TABLE vmstat ADD COLUMN inflight REAL;\n"
         "ALTER TABLE vmstat ADD COLUMN util REAL;\n";
 
-/* Migration steps in order; step i brings user_version from i to i + 1. */
+/* Version 4: the events the guest sent (the job's fd-3 phase marks, the
+ * agent's "mounted"), one row each, so that a reader (the site's charts)
+ * places them from rows instead of parsing the raw ttyS1 log again. t_host
+ * is the record's arrival on the host; NULL where that is unknown. */
+static const char db_schema_v4[] =
+        "CREATE TABLE marks (\n"
+        "        cell_id   INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,\n"
+        "        seq       INTEGER NOT NULL,\n"
+        "        t_guest   REAL NOT NULL,\n"
+        "        t_host    REAL,\n"
+        "        name      TEXT NOT NULL,\n"
+        "        PRIMARY KEY (cell_id, seq)\n"
+        ") WITHOUT ROWID;\n";
+
+static int db_fill_marks(struct db *db, struct kb_error *err);
+
+/* Migration steps in order; step i brings user_version from i to i + 1.
+ * fill, when set, runs after sql in the same transaction: it fills a new
+ * table from what older versions stored. */
 static const struct db_migration {
         int version;
         const char *sql;
+        int (*fill)(struct db *db, struct kb_error *err);
 } db_migrations[] = {
-        { 1, db_schema_v1 },
-        { 2, db_schema_v2 },
-        { 3, db_schema_v3 },
+        { 1, db_schema_v1, NULL },
+        { 2, db_schema_v2, NULL },
+        { 3, db_schema_v3, NULL },
+        { 4, db_schema_v4, db_fill_marks },
 };
 _Static_assert(ELEMENTSOF(db_migrations) == DB_SCHEMA_VERSION,
                "one migration step per schema version");
@@ -193,6 +214,13 @@ static int db_migrate_step(struct db *db, const struct db_migration *m, struct k
                              m->version);
                 goto fail;
         }
+        if (m->fill) {
+                r = m->fill(db, err);
+                if (r < 0) {
+                        r = error_prefix(err, r, "migrating to schema version %d", m->version);
+                        goto fail;
+                }
+        }
         snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", m->version);
         r = db_exec(db, sql, err);
         if (r < 0)
@@ -215,6 +243,7 @@ static const struct {
 } db_tables[] = {
         { 1, "kernels" }, { 1, "runs" }, { 1, "cells" }, { 1, "metrics" },
         { 1, "vmstat" }, { 1, "timeline" }, { 1, "logs" }, { 2, "host_block" },
+        { 4, "marks" },
 };
 
 static int db_check_tables(struct db *db, int v, struct kb_error *err) {
@@ -777,6 +806,114 @@ static int cell_insert_hostblk(struct db *db, const struct db_cell *c, int64_t i
         return 0;
 }
 
+static int marks_prepare(struct db *db, sqlite3_stmt **ret, struct kb_error *err) {
+        return db_prepare(db, "INSERT INTO marks(cell_id, seq, t_guest, t_host, name) VALUES (?1, ?2, ?3, ?4, ?5)",
+                          ret, err);
+}
+
+/* One row of marks through s (marks_prepare). name is len bytes. */
+static int mark_insert(struct db *db, sqlite3_stmt *s, int64_t cell_id, int64_t seq, const char *name, size_t len,
+                       double t_guest, double t_host, struct kb_error *err) {
+        if (!isfinite(t_guest) || len > PROTO_PAYLOAD_MAX)
+                return error_setf(err, -EINVAL, "%s: mark %lld of cell %lld without a guest time or too long",
+                                  db->path, (long long)seq, (long long)cell_id);
+        sqlite3_reset(s);
+        if (sqlite3_bind_int64(s, 1, cell_id) || sqlite3_bind_int64(s, 2, seq) || sqlite3_bind_double(s, 3, t_guest) ||
+            bind_real(s, 4, t_host) || sqlite3_bind_text(s, 5, name, (int)len, SQLITE_TRANSIENT))
+                return db_error(db, sqlite3_errcode(db->h), err, "binding mark");
+        return db_step_done(db, s, "storing mark", err);
+}
+
+static int cell_insert_marks(struct db *db, const struct db_cell *c, int64_t id, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        if (c->n_marks == 0)
+                return 0;
+        r = marks_prepare(db, &s, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c->n_marks; i++) {
+                const struct db_mark *m = &c->marks[i];
+
+                if (!m->name)
+                        return error_setf(err, -EINVAL, "cell %s: mark without a name", c->cell_key);
+                r = mark_insert(db, s, id, (int64_t)i, m->name, strlen(m->name), m->t_guest, m->t_host, err);
+                if (r < 0)
+                        return error_prefix(err, r, "cell %s", c->cell_key);
+        }
+        return 0;
+}
+
+/* The marks of a cell stored before version 4, from its raw ttyS1 log
+ * (text, len bytes: untrusted, stored as the guest sent it) with the one
+ * record parser (common/proto.h); lines that are not good records are
+ * skipped, as the cell skipped them. The log has no arrival times, so
+ * t_host is placed the way the charts placed marks of such cells before:
+ * boot_s (the host time of the first ready record) plus the guest time
+ * since that record; NULL before any ready record or without boot_s.
+ * Backfilled here, once, rather than by a fallback in every reader: the
+ * readers then have one source of marks, and the raw log is parsed by
+ * nothing but the cell and this step. A name is cut at a NUL byte, as the
+ * cell cuts it. */
+static int marks_from_log(struct db *db, sqlite3_stmt *ins, int64_t cell_id, double boot_s, const char *text,
+                          size_t len, struct kb_error *err) {
+        double offset = NAN;
+        int64_t seq = 0;
+        size_t i = 0;
+
+        while (i < len) {
+                const char *nl = memchr(text + i, '\n', len - i);
+                size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
+                struct proto_record rec;
+                double t;
+                int r;
+
+                if (proto_parse(text + i, l, &rec) == PROTO_OK) {
+                        t = (double)rec.t_ms / 1000;
+                        if (strcmp(rec.type, "ready") == 0 && isnan(offset) && isfinite(boot_s))
+                                offset = boot_s - t;
+                        if (strcmp(rec.type, "event") == 0) {
+                                r = mark_insert(db, ins, cell_id, seq++, rec.payload, strlen(rec.payload), t,
+                                                t + offset, err);
+                                if (r < 0)
+                                        return r;
+                        }
+                }
+                i += l + 1;
+        }
+        return 0;
+}
+
+/* Migration step 4's fill: the marks of every stored cell from its data
+ * log. */
+static int db_fill_marks(struct db *db, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *q = NULL, *ins = NULL;
+        int r, rc;
+
+        r = db_prepare(db, "SELECT c.id, c.boot_s, l.text FROM cells c JOIN logs l ON l.cell_id = c.id "
+                           "AND l.stream = 'data' ORDER BY c.id", &q, err);
+        if (r >= 0)
+                r = marks_prepare(db, &ins, err);
+        if (r < 0)
+                return r;
+        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+                int64_t id = sqlite3_column_int64(q, 0);
+                double boot_s = sqlite3_column_type(q, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(q, 1);
+                const char *text = sqlite3_column_blob(q, 2);
+                int n = sqlite3_column_bytes(q, 2);
+
+                if (!text || n <= 0)
+                        continue;
+                r = marks_from_log(db, ins, id, boot_s, text, (size_t)n, err);
+                if (r < 0)
+                        return r;
+        }
+        if (rc != SQLITE_DONE)
+                return db_error(db, rc, err, "reading the data logs");
+        return 0;
+}
+
 static int cell_insert_logs(struct db *db, const struct db_cell *c, int64_t id,
                             struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
@@ -824,6 +961,8 @@ int db_cell_insert(struct db *db, const struct db_cell *cell, int64_t *ret_cell_
                 r = cell_insert_points(db, cell, id, err);
         if (r >= 0)
                 r = cell_insert_hostblk(db, cell, id, err);
+        if (r >= 0)
+                r = cell_insert_marks(db, cell, id, err);
         if (r >= 0)
                 r = cell_insert_logs(db, cell, id, err);
         if (r >= 0)

@@ -16,7 +16,7 @@
 struct db;
 
 /* The schema version this build writes (PRAGMA user_version after migration). */
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 /* Columns of the agent's vmstat rows, in this order: the one list in
  * common/vmstat-columns.h (results/test-vmstat-schema.c checks schema.sql
@@ -81,6 +81,14 @@ struct db_hostblk_row {
         int64_t wr_reqs;           /* write requests, cumulative; -1: not reported */
 };
 
+/* One event the guest sent on ttyS1: a phase mark the job wrote to fd 3
+ * ("phase write", "sync-start"), or the agent's own ("mounted"). */
+struct db_mark {
+        const char *name;          /* the event's text */
+        double t_guest;            /* guest monotonic when it was made, s */
+        double t_host;             /* arrival, s since the cell's QEMU start; NAN: unknown */
+};
+
 struct db_log {
         const char *stream;        /* "console" (ttyS0), "data" (raw ttyS1), "script", ... */
         const char *text;          /* may be large */
@@ -109,6 +117,7 @@ struct db_cell {
         size_t n_vmstat;    const struct db_vmstat_row *vmstat;
         size_t n_points;    const struct db_point *points;
         size_t n_hostblk;   const struct db_hostblk_row *hostblk;   /* in time order */
+        size_t n_marks;     const struct db_mark *marks;            /* in arrival order */
         size_t n_logs;      const struct db_log *logs;
 };
 

@@ -451,6 +451,38 @@ int query_cell_points(struct db *db, int64_t cell_id, struct query_point **ret, 
         return rows_read(db, s, sizeof(**ret), point_read, points_free, "timeline", (void **)ret, ret_n, err);
 }
 
+void query_marks_free(struct query_mark *m, size_t n) {
+        if (!m)
+                return;
+        for (size_t i = 0; i < n; i++)
+                free(m[i].name);
+        free(m);
+}
+
+static void marks_free(void *v, size_t n) {
+        query_marks_free(v, n);
+}
+
+static void mark_read(sqlite3_stmt *s, void *row, int *oom) {
+        struct query_mark *m = row;
+
+        m->name = col_dup(s, 0, oom);
+        m->t_guest = col_real(s, 1);
+        m->t_host = col_real(s, 2);
+}
+
+int query_cell_marks(struct db *db, int64_t cell_id, struct query_mark **ret, size_t *ret_n, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = q_prepare(db, "SELECT name, t_guest, t_host FROM marks WHERE cell_id = ?1 AND name IS NOT NULL "
+                          "AND typeof(t_guest) IN ('integer', 'real') ORDER BY seq", &s, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(s, 1, cell_id);
+        return rows_read(db, s, sizeof(**ret), mark_read, marks_free, "marks", (void **)ret, ret_n, err);
+}
+
 void query_log_infos_free(struct query_log_info *l, size_t n) {
         if (!l)
                 return;

@@ -66,6 +66,12 @@ struct query_point {
         double value;              /* NAN if stored NULL or not a finite number */
 };
 
+struct query_mark {
+        char *name;                /* the event's text (guest data: untrusted) */
+        double t_guest;            /* guest monotonic, s */
+        double t_host;             /* arrival, s since QEMU start; NAN: unknown */
+};
+
 struct query_log_info {
         char *stream;
         int64_t bytes;
@@ -124,6 +130,12 @@ int query_cell_hostblk(struct db *db, int64_t cell_id, struct db_hostblk_row **r
 int query_cell_points(struct db *db, int64_t cell_id, struct query_point **ret, size_t *ret_n,
                       struct kb_error *err);
 void query_points_free(struct query_point *p, size_t n);
+
+/* A cell's marks (the events the guest sent) in arrival order. A row whose
+ * name is NULL or whose guest time is not a number is left out (a store
+ * written by hand). OUT: *ret (query_marks_free), *ret_n. */
+int query_cell_marks(struct db *db, int64_t cell_id, struct query_mark **ret, size_t *ret_n, struct kb_error *err);
+void query_marks_free(struct query_mark *m, size_t n);
 
 /* The log streams a cell has, with sizes. OUT: *ret (query_log_infos_free). */
 int query_cell_logs(struct db *db, int64_t cell_id, struct query_log_info **ret, size_t *ret_n,

@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib.h>
+
+#include "common/proto.h"
 #include "common/test.h"
 #include "common/util.h"
 #include "results/db.h"
@@ -201,6 +204,124 @@ TEST(migrates_a_version_1_store) {
         ASSERT_EQ(query_cell_hostblk(db, 7, &hb, &n, &err), 0);
         ASSERT_EQ(n, 0);
         free(hb);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+/* One framed record appended to log, as the agent writes it. */
+static void log_record(GString *log, uint64_t seq, uint64_t t_ms, const char *type, const char *payload) {
+        char buf[PROTO_LINE_MAX + 1];
+        int n = proto_format(buf, sizeof(buf), "c000", seq, t_ms, type, payload, strlen(payload));
+
+        ASSERT_TRUE(n > 0);
+        g_string_append_len(log, buf, n);
+}
+
+/* A store of schema version 3 gains the marks table, filled from each
+ * cell's raw ttyS1 log by the record parser: every good event record, in
+ * order, on the host clock by the first ready record (boot_s); nothing
+ * from a bad CRC, stray text or a cut record; no host time before a ready
+ * record or without boot_s. */
+TEST(migration_fills_marks_from_the_data_log) {
+        struct kb_error err = { { 0 } };
+        struct query_mark *m = NULL;
+        size_t n = 0;
+        struct tmpdb t;
+        struct db *db = NULL;
+        sqlite3 *h;
+        sqlite3_stmt *s;
+        GString *log = g_string_new(NULL);
+
+        log_record(log, 0, 500, "event", "early");
+        log_record(log, 1, 3000, "ready", "release=6.1");
+        log_record(log, 2, 3100, "event", "mounted");
+        g_string_append(log, "@kb c000 3 3200 event phase bogus *00000000\n");
+        g_string_append(log, "stray text from the console\n");
+        log_record(log, 4, 3300, "event", "phase write");
+        log_record(log, 5, 3900, "ready", "release=6.1");       /* only the first ties the clocks */
+        log_record(log, 6, 4000, "event", "a\\b");
+        log_record(log, 7, 5000, "vmstat", "1 2 3");
+        g_string_append(log, "@kb c000 8 6000 event phase cut");   /* no CRC, no newline */
+
+        tmpdb_init(&t);
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, db_schema_v1, NULL, NULL, NULL), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "INSERT INTO kernels VALUES ('k1', 'old', '6.1', 'x.deb', 1);"
+                                  "INSERT INTO runs(id, settings_json, started_at) VALUES (1, '{}', 1);"
+                                  "INSERT INTO cells(id, run_id, cell_key, kernel_id, workload, iteration, state, "
+                                  "boot_s) VALUES (7, 1, 'c000', 'k1', 'dd', 0, 'ok', 4.0);"
+                                  "INSERT INTO cells(id, run_id, cell_key, kernel_id, workload, iteration, state) "
+                                  "VALUES (8, 1, 'c001', 'k1', 'dd', 0, 'hang');"
+                                  "INSERT INTO cells(id, run_id, cell_key, kernel_id, workload, iteration, state) "
+                                  "VALUES (9, 1, 'c002', 'k1', 'dd', 0, 'hang');"
+                                  "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+        ASSERT_EQ(sqlite3_prepare_v2(h, "INSERT INTO logs VALUES (?1, 'data', ?2)", -1, &s, NULL), SQLITE_OK);
+        for (int id = 7; id <= 8; id++) {
+                sqlite3_reset(s);
+                sqlite3_bind_int(s, 1, id);
+                sqlite3_bind_blob(s, 2, log->str, (int)log->len, SQLITE_STATIC);
+                ASSERT_EQ(sqlite3_step(s), SQLITE_DONE);
+        }
+        sqlite3_finalize(s);
+        sqlite3_close(h);
+
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        ASSERT_EQ(q_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+        ASSERT_EQ(query_cell_marks(db, 7, &m, &n, &err), 0);
+        ASSERT_EQ(n, 4);
+        ASSERT_STREQ(m[0].name, "early");
+        ASSERT_NEAR(m[0].t_guest, 0.5, 1e-12);
+        ASSERT_TRUE(isnan(m[0].t_host));
+        ASSERT_STREQ(m[1].name, "mounted");
+        ASSERT_NEAR(m[1].t_host, 4.1, 1e-12);
+        ASSERT_STREQ(m[2].name, "phase write");
+        ASSERT_NEAR(m[2].t_guest, 3.3, 1e-12);
+        ASSERT_NEAR(m[2].t_host, 4.3, 1e-12);
+        ASSERT_STREQ(m[3].name, "a\\b");        /* unescaped */
+        ASSERT_NEAR(m[3].t_host, 5.0, 1e-12);
+        query_marks_free(m, n);
+        /* no boot_s: the guest times only */
+        ASSERT_EQ(query_cell_marks(db, 8, &m, &n, &err), 0);
+        ASSERT_EQ(n, 4);
+        for (size_t i = 0; i < n; i++)
+                ASSERT_TRUE(isnan(m[i].t_host) && isfinite(m[i].t_guest));
+        query_marks_free(m, n);
+        /* no data log: no marks */
+        ASSERT_EQ(query_cell_marks(db, 9, &m, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        query_marks_free(m, n);
+        db = db_close(db);
+        tmpdb_done(&t);
+        g_string_free(log, TRUE);
+}
+
+/* Marks go in with the cell and come back in arrival order; an unknown
+ * host time as NULL and back as NAN. */
+TEST(marks_round_trip) {
+        struct kb_error err = { { 0 } };
+        const struct db_mark marks[] = { { "phase write", 3.25, 4.0 }, { "sync-start", 9.5, NAN } };
+        struct db_cell c;
+        struct query_mark *m = NULL;
+        size_t n = 0;
+        int64_t id = 0;
+        struct tmpdb t;
+        struct db *db = NULL;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_kernel(db, KID_A, "k-a");
+        c = simple_cell(add_run(db, NULL), "c000", "ok", 1);
+        c.marks = marks;
+        c.n_marks = ELEMENTSOF(marks);
+        ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
+        ASSERT_EQ(query_cell_marks(db, id, &m, &n, &err), 0);
+        ASSERT_EQ(n, 2);
+        ASSERT_STREQ(m[0].name, "phase write");
+        ASSERT_NEAR(m[0].t_guest, 3.25, 1e-12);
+        ASSERT_NEAR(m[0].t_host, 4.0, 1e-12);
+        ASSERT_STREQ(m[1].name, "sync-start");
+        ASSERT_TRUE(isnan(m[1].t_host));
+        query_marks_free(m, n);
         db = db_close(db);
         tmpdb_done(&t);
 }

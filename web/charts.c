@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/crc32.h"
 #include "web/charts.h"
 #include "workloads/workload.h"
 
@@ -35,94 +34,25 @@ static double clock_offset(const struct db_vmstat_row *rows, size_t n) {
         return k % 2 ? d[k / 2] : (d[k / 2 - 1] + d[k / 2]) / 2;
 }
 
-/* One ttyS1 record's fields, enough for event records: "@kb CELL SEQ T_MS
- * TYPE PAYLOAD *CRC" with the CRC-32 of everything before " *" checked
- * (common/proto.h is the format; this floor reads only the stored log).
- * Returns 1 with the type, t_ms and payload (still escaped) pointed into
- * line, 0 for anything else. */
-static int parse_record(const char *line, size_t len, const char **ret_type, size_t *ret_type_len,
-                        double *ret_t_ms, const char **ret_payload, size_t *ret_payload_len) {
-        const char *f[5], *end = line + len, *star, *p = line + 4;
-        size_t fl[5];
-        char hex[9], *e;
-
-        if (len > 0 && line[len - 1] == '\r')
-                end--;
-        if (end - line < 16 || memcmp(line, "@kb ", 4) != 0 || end - line > 9000)
-                return 0;
-        star = end - 10;
-        if (memcmp(star, " *", 2) != 0)
-                return 0;
-        /* the writer's exact spelling: 8 lower-case hex digits */
-        snprintf(hex, sizeof(hex), "%08x", crc32_update(0, line, (size_t)(star - line)));
-        if (memcmp(hex, star + 2, 8) != 0)
-                return 0;
-        for (int i = 0; i < 5; i++) {
-                const char *sp = i < 4 ? memchr(p, ' ', (size_t)(star - p)) : star;
-
-                if (!sp)
-                        return 0;
-                f[i] = p;
-                fl[i] = (size_t)(sp - p);
-                p = sp + 1;
-                if (i < 4 && p > star)
-                        return 0;
-        }
-        {
-                char num[24];
-
-                if (fl[2] == 0 || fl[2] >= sizeof(num))
-                        return 0;
-                memcpy(num, f[2], fl[2]);
-                num[fl[2]] = '\0';
-                *ret_t_ms = strtod(num, &e);
-                if (*e || !isfinite(*ret_t_ms))
-                        return 0;
-        }
-        *ret_type = f[3];
-        *ret_type_len = fl[3];
-        *ret_payload = f[4];
-        *ret_payload_len = fl[4];
-        return 1;
-}
-
-static int field_is(const char *f, size_t len, const char *word) {
-        return strlen(word) == len && memcmp(f, word, len) == 0;
-}
-
-/* Phase marks: the job's event records in the raw ttyS1 log. Records that
- * do not parse or fail their CRC are skipped (the cell's state already
- * says so); "phase X" is labelled X; the agent's "mounted" is not a phase
+/* Phase marks: the guest's events as stored (results marks), moved to the
+ * host clock by the vmstat rows' offset (the arrival of one record is
+ * later than its making by the serial line's lag; the median over every
+ * row cancels it), or at their own host time where no row ties the
+ * clocks. "phase X" is labelled X; the agent's "mounted" is not a phase
  * of the workload. */
-static void load_marks(const char *log, size_t len, double offset, double boot_s, GArray *marks) {
-        size_t i = 0;
+static void load_marks(const struct query_mark *m, size_t n, double offset, GArray *marks) {
+        for (size_t i = 0; i < n; i++) {
+                const char *label = m[i].name;
+                double t = isfinite(offset) ? m[i].t_guest + offset : m[i].t_host;
+                struct svg_mark mark;
 
-        while (i < len) {
-                const char *nl = memchr(log + i, '\n', len - i);
-                size_t l = nl ? (size_t)(nl - (log + i)) : len - i;
-                const char *type, *payload;
-                size_t type_len, payload_len;
-                double t_ms;
-
-                if (parse_record(log + i, l, &type, &type_len, &t_ms, &payload, &payload_len)) {
-                        /* Without vmstat rows, the agent's ready record
-                         * (made at boot_s on the host clock) ties the clocks. */
-                        if (field_is(type, type_len, "ready") && !isfinite(offset) && isfinite(boot_s))
-                                offset = boot_s - t_ms / 1000;
-                        if (field_is(type, type_len, "event") && !field_is(payload, payload_len, "mounted") &&
-                            isfinite(offset)) {
-                                struct svg_mark m;
-
-                                if (payload_len > 6 && memcmp(payload, "phase ", 6) == 0) {
-                                        payload += 6;
-                                        payload_len -= 6;
-                                }
-                                m.t = t_ms / 1000 + offset;
-                                m.label = g_strndup(payload, payload_len < 40 ? payload_len : 40);
-                                g_array_append_val(marks, m);
-                        }
-                }
-                i += l + 1;
+                if (strcmp(label, "mounted") == 0 || !isfinite(t))
+                        continue;
+                if (strncmp(label, "phase ", 6) == 0 && label[6])
+                        label += 6;
+                mark.t = t;
+                mark.label = g_strndup(label, 40);
+                g_array_append_val(marks, mark);
         }
 }
 
@@ -177,22 +107,13 @@ static void load_halts(const double *t, const double *b, size_t n, GArray *out) 
         }
 }
 
-int charts_load(struct db *db, const struct view_cell *v, struct cell_charts *ret, struct kb_error *err) {
+void charts_load(const struct view_cell *v, struct cell_charts *ret) {
         const struct query_cell *cell = v->cell;
         const struct db_vmstat_row *rows = v->vmstat;
         const struct query_point *pts = v->points;
-        size_t n_rows = v->n_vmstat, n_pts = v->n_points, data_len = 0, k = 0;
+        size_t n_rows = v->n_vmstat, n_pts = v->n_points, k = 0;
         struct cell_charts c = { 0 };
-        g_autofree char *data = NULL;
         GArray *stalls, *marks, *halts;
-        int r;
-
-        for (size_t i = 0; i < v->n_logs; i++)
-                if (strcmp(v->logs[i].stream, "data") == 0) {
-                        r = query_cell_log(db, cell->id, "data", &data, &data_len, err);
-                        if (r < 0)
-                                return r;
-                }
 
         c.t = g_new(double, n_rows ? n_rows : 1);
         for (int j = 0; j < DB_VM_NCOLS; j++)
@@ -210,8 +131,7 @@ int charts_load(struct db *db, const struct view_cell *v, struct cell_charts *re
         stalls = g_array_new(FALSE, FALSE, sizeof(struct svg_band));
         load_stalls(cell, rows, n_rows, pts, n_pts, stalls);
         marks = g_array_new(FALSE, FALSE, sizeof(struct svg_mark));
-        if (data)
-                load_marks(data, data_len, clock_offset(rows, n_rows), cell->boot_s, marks);
+        load_marks(v->marks, v->n_marks, clock_offset(rows, n_rows), marks);
 
         c.ftp_t = g_new(double, n_pts ? n_pts : 1);
         c.ftp_mib = g_new(double, n_pts ? n_pts : 1);
@@ -230,7 +150,6 @@ int charts_load(struct db *db, const struct view_cell *v, struct cell_charts *re
         c.n_halts = halts->len;
         c.halts = (struct svg_band *)(void *)g_array_free(halts, FALSE);
         *ret = c;
-        return 0;
 }
 
 void charts_free(struct cell_charts *c) {

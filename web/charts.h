@@ -1,5 +1,5 @@
 /* web/charts: what a cell's charts are drawn from, and the drawing. From
- * the stored vmstat rows, timeline points and the raw ttyS1 log it gathers
+ * the stored vmstat rows, timeline points and marks it gathers
  * the series (on the host clock: seconds since the cell's QEMU start), the
  * writeout stall runs (the same vmstat analysis, threshold, interval and
  * window that produced the cell's vmstat.stall_* metrics), the FTP
@@ -28,10 +28,9 @@ struct cell_charts {
         size_t n_halts;
 };
 
-/* Gather the chart data of the cell view v (its vmstat rows and timeline,
- * and its raw ttyS1 log for the phase marks). OUT: *ret (charts_free).
- * Returns 0 or -errno with err (a database error). */
-int charts_load(struct db *db, const struct view_cell *v, struct cell_charts *ret, struct kb_error *err);
+/* Gather the chart data of the cell view v (its vmstat rows, timeline and
+ * marks; nothing else is read). OUT: *ret (charts_free). */
+void charts_load(const struct view_cell *v, struct cell_charts *ret);
 void charts_free(struct cell_charts *c);   /* accepts a zeroed struct */
 
 /* The four vmstat charts (bi/bo; si/so; us/sy/id/wa; free/cache/dirty/

@@ -1,5 +1,7 @@
 /* web/sitefixture: the generated store (see sitefixture.h). Records in the
- * data log carry real CRCs so the site's record reader accepts them. */
+ * data log carry real CRCs, as a cell's would; the marks the charts draw
+ * are the rows the cell would have stored beside it (one per good event
+ * record, never the one with a bad CRC). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +24,14 @@ static void record(GString *log, const char *key, unsigned seq, unsigned t_ms, c
         g_string_append_printf(log, " *%08x\n", crc32_update(0, log->str + start, log->len - start));
 }
 
+/* An event record in the log and its row among the marks (vmstat rows
+ * arrive 0.8 s after they are made). */
+static void event(GString *log, struct db_mark *marks, size_t *n, const char *key, unsigned seq, unsigned t_ms,
+                  const char *name) {
+        record(log, key, seq, t_ms, "event", name);
+        marks[(*n)++] = (struct db_mark){ name, t_ms / 1000.0, t_ms / 1000.0 + 0.8 };
+}
+
 static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int ftp, int failed, int hostile,
                     unsigned *seed, struct kb_error *err) {
         char key[16];
@@ -33,6 +43,8 @@ static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int
         static const char output[] = "[agent] module crc32c-intel.ko: No such device\nftp-size 33554432\n";
         static const char script[] = "#!/bin/sh\ndd if=/dev/zero of=/mnt/f bs=1M count=32 conv=fsync\n";
         struct db_log logs[4];
+        struct db_mark marks[8];
+        size_t n_marks = 0;
         struct db_cell c;
         double jitter;
         int r;
@@ -79,15 +91,15 @@ static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int
         }
 
         record(data, key, 0, 3000, "ready", "release=6.1 cpus=2 mem_kb=112216");
-        record(data, key, 1, 3100, "event", "mounted");
+        event(data, marks, &n_marks, key, 1, 3100, "mounted");
         if (ftp) {
-                record(data, key, 2, 4000, "event", "host-start");
-                record(data, key, 3, 14000, "event", "sync-start");
-                record(data, key, 4, 14500, "event", "sync-end");
+                event(data, marks, &n_marks, key, 2, 4000, "host-start");
+                event(data, marks, &n_marks, key, 3, 14000, "sync-start");
+                event(data, marks, &n_marks, key, 4, 14500, "sync-end");
         } else {
-                record(data, key, 2, 3300, "event", "phase write");
-                record(data, key, 3, 20000, "event", "phase read");
-                record(data, key, 4, 30000, "event", "phase end");
+                event(data, marks, &n_marks, key, 2, 3300, "phase write");
+                event(data, marks, &n_marks, key, 3, 20000, "phase read");
+                event(data, marks, &n_marks, key, 4, 30000, "phase end");
         }
         /* a record with a wrong CRC: never a phase mark */
         g_string_append_printf(data, "@kb %s 5 25000 event phase bogus *00000000\n", key);
@@ -132,7 +144,7 @@ static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int
                 .accel = "tcg", .started_at = 1764575000.0 + idx * 20, .boot_s = 4.1 + jitter / 10,
                 .workload_s = 25, .total_s = 31, .exit_code = failed ? -1 : 0,
                 .n_metrics = nm, .metrics = m, .n_vmstat = ROWS, .vmstat = rows, .n_points = np, .points = pts,
-                .n_logs = 4, .logs = logs,
+                .n_marks = n_marks, .marks = marks, .n_logs = 4, .logs = logs,
         };
         r = db_cell_insert(db, &c, NULL, err);
         g_string_free(data, TRUE);

@@ -187,7 +187,7 @@ TEST(cell_charts) {
         /* the stall band is drawn on each of the four charts */
         ASSERT_EQ(test_occurrences(dd, "fill-opacity=\"0.2\""), 4);
         ASSERT_TRUE(strstr(dd, ">write</text>") != NULL && strstr(dd, ">read</text>") != NULL);
-        ASSERT_TRUE(strstr(dd, ">bogus</text>") == NULL); /* bad CRC: no mark */
+        ASSERT_TRUE(strstr(dd, ">bogus</text>") == NULL); /* only in the log (bad CRC) */
         ASSERT_TRUE(strstr(dd, ">mounted<") == NULL);    /* the agent's, not the workload's */
         ASSERT_TRUE(strstr(dd, "NUL:\xe2\x90\x80:after") != NULL);
         ASSERT_TRUE(strstr(dd, "\xe2\x90\x9b[31mcolour") != NULL);
