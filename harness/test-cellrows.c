@@ -10,6 +10,8 @@
 #include "common/test.h"
 #include "common/proto.h"
 #include "harness/cellrows.h"
+#include "report/view.h"
+#include "web/charts.h"
 
 TEST_MAIN();
 
@@ -384,6 +386,64 @@ TEST(dd_cell_stalls_come_from_the_write_phase) {
                 ASSERT_NEAR(rows.cell.marks[i].t_guest, e->t_guest, 1e-12);
                 ASSERT_NEAR(rows.cell.marks[i].t_host, e->t_host, 1e-12);
         }
+        cellrows_clear(&rows);
+        cell_result_clear(&res);
+        workload_spec_free(spec);
+}
+
+/* A cell sampled every 0.5 s (--vmstat-interval 0.5) with planted stalls
+ * (tests/data/cells/dd-half-planted.facts), stored and read back as the
+ * site reads it: the writeout stall bands its charts shade are the runs
+ * its vmstat.stall_* metrics count, of the same durations. A second
+ * computation with a 1 s interval would shade two bands (it would count a
+ * row after the write phase) and make the first 1.5 s wide. */
+TEST(half_second_cell_shades_the_stalls_its_metrics_count) {
+        struct cell_result res;
+        struct workload_spec *spec = NULL;
+        struct cellrows rows;
+        struct kb_error err = { { 0 } };
+        g_autofree char *dir = g_dir_make_tmp("kbench-test-cellrows-XXXXXX", NULL);
+        g_autofree char *path = g_build_filename(dir, "results.db", NULL);
+        g_autofree char *wal = g_strconcat(path, "-wal", NULL), *shm = g_strconcat(path, "-shm", NULL);
+        struct db_kernel k = { "k", "6.1.0-57-amd64", "6.1.0-57-amd64", "k.deb", 1 };
+        struct db_run run = { .settings_json = "{\"vmstat_interval_s\":0.5}", .started_at = 1 };
+        struct view_cell *v = NULL;
+        struct cell_charts charts = { 0 };
+        struct db *db = NULL;
+        double longest = 0, total = 0;
+
+        facts_rows("dd-half-planted.facts", "dd", 0.5, &res, &spec, &rows);
+        ASSERT_NEAR(row_value(&rows, "vmstat.stall_count"), 1, 1e-9);
+        ASSERT_NEAR(row_value(&rows, "vmstat.stall_longest_s"), 1.0, 1e-9);
+        ASSERT_TRUE(dir != NULL);
+        ASSERT_EQ(db_open(path, &db, &err), 0);
+        ASSERT_EQ(db_kernel_upsert(db, &k, &err), 0);
+        ASSERT_EQ(db_run_create(db, &run, &err), 0);
+        rows.cell.run_id = run.id;
+        ASSERT_EQ(db_cell_insert(db, &rows.cell, NULL, &err), 0);
+        ASSERT_EQ(view_cell_load(db, run.id, "c000", &v, &err), 0);
+        ASSERT_NEAR(v->vmstat_interval_s, 0.5, 1e-12);
+        charts_load(v, &charts);
+        ASSERT_EQ(charts.n_stalls, (size_t)row_value(&rows, "vmstat.stall_count"));
+        for (size_t i = 0; i < charts.n_stalls; i++) {
+                double w = charts.stalls[i].t1 - charts.stalls[i].t0;
+                longest = fmax(longest, w);
+                total += w;
+        }
+        ASSERT_NEAR(longest, row_value(&rows, "vmstat.stall_longest_s"), 1e-9);
+        ASSERT_NEAR(total, row_value(&rows, "vmstat.stall_total_s"), 1e-9);
+        /* the band ends at the last stalled row (seq 9, at 1.908 s) */
+        ASSERT_NEAR(charts.stalls[0].t1, 5.372 - 3.464, 1e-9);
+        /* the marks are the cell's events from rows: write, drop-caches, read, end */
+        ASSERT_EQ(charts.n_marks, 4);
+        ASSERT_STREQ(charts.marks[0].label, "write");
+        charts_free(&charts);
+        view_cell_free(v);
+        db = db_close(db);
+        ASSERT_EQ(g_unlink(path), 0);
+        g_unlink(wal);
+        g_unlink(shm);
+        ASSERT_EQ(g_rmdir(dir), 0);
         cellrows_clear(&rows);
         cell_result_clear(&res);
         workload_spec_free(spec);

@@ -170,7 +170,11 @@ void cellpage_render(struct html *h, const struct model *s, const struct model_r
         html_elem(h, "h2", "vmstat");
         html_start(h, "p");
         html_attr(h, "class", "lead");
-        html_textf(h, "%zu samples, one a second, on the host clock (seconds since QEMU start). ", charts->n);
+        if (charts->interval_s == 1)
+                html_textf(h, "%zu samples, one a second, on the host clock (seconds since QEMU start). ", charts->n);
+        else
+                html_textf(h, "%zu samples, one every %g s, on the host clock (seconds since QEMU start). ", charts->n,
+                           charts->interval_s);
         html_textf(h, "%zu writeout stall run%s shaded (bo <= 100 blocks/s over the workload's window); ",
                    charts->n_stalls, charts->n_stalls == 1 ? "" : "s");
         html_text(h, "dashed lines: the job's phase marks.");

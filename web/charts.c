@@ -1,8 +1,8 @@
 /* web/charts: chart data of a cell and the chart layout (see charts.h).
- * The stall runs and halts shaded are found by the rules the cell's
- * vmstat.stall_count and ftp.halt_count were counted with
- * (vmstat_stall_feed(), ftp_halt_next() of workloads/workload.h), over the
- * stored rows; the site's end-to-end test checks that the counts agree.
+ * The stall runs and halts shaded are found by the functions the cell's
+ * vmstat.stall_* and ftp.halt_* were computed with (vmstat_stall_spans(),
+ * ftp_halt_next() of workloads/workload.h) with the same arguments, over
+ * the stored rows; harness/test-cellrows.c checks that they agree.
  * This floor may not use the record parser (it sits beside the guest), so
  * the record framing of common/proto.h is restated here over the raw log. */
 #include <math.h>
@@ -56,19 +56,14 @@ static void load_marks(const struct query_mark *m, size_t n, double offset, GArr
         }
 }
 
-/* Writeout stall runs by the rule of vmstat_stalls() with the runner's
- * arguments (VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, the window of the
- * workload's main phase, stored as the timeline points "phase.<main>", or
- * for older cells the workload's window series, shifted by half an
- * interval), over the counted rows that have a bo value. A stored cell is
- * one capture. */
-static void load_stalls(const struct query_cell *cell, const struct db_vmstat_row *rows, size_t n,
-                        const struct query_point *pts, size_t n_pts, GArray *out) {
-        const struct workload_ops *ops = workload_find(cell->workload);
-        double from = NAN, to = NAN;
+/* The window of the workload's main phase on the rows' clock: its stored
+ * timeline points "phase.<main>", or for older cells the workload's
+ * window series; NANs (the whole capture) when there is neither. */
+static void main_window(const struct workload_ops *ops, const struct query_point *pts, size_t n_pts,
+                        double *ret_from, double *ret_to) {
         g_autofree char *main_kind = ops && ops->vmstat_main ? g_strconcat("phase.", ops->vmstat_main, NULL) : NULL;
         const char *kind = ops ? ops->vmstat_window : NULL;
-        struct vmstat_stall_scan scan = { 0 };
+        double from = NAN, to = NAN;
 
         for (size_t i = 0; main_kind && i < n_pts; i++)
                 if (strcmp(pts[i].kind, main_kind) == 0)
@@ -79,23 +74,38 @@ static void load_stalls(const struct query_cell *cell, const struct db_vmstat_ro
                 from = isnan(from) || pts[i].t < from ? pts[i].t : from;
                 to = isnan(to) || pts[i].t > to ? pts[i].t : to;
         }
-        from += VMSTAT_INTERVAL / 2;
-        to += VMSTAT_INTERVAL / 2;
-        for (size_t i = 0; i <= n; i++) {
-                int end = i == n;
-                double bo = end ? NAN : rows[i].v[DB_VM_bo];
-                struct vmstat_stall_run run;
+        *ret_from = from;
+        *ret_to = to;
+}
 
-                if (!end && (isnan(bo) || !vmstat_sample_counted(rows[i].first, rows[i].t_host, from, to)))
-                        continue;
-                if (vmstat_stall_feed(&scan, end, i, bo, 0, VMSTAT_BO_THRESHOLD, &run)) {
-                        /* A row stamped t describes the second before t. */
-                        struct svg_band b = { rows[run.first].t_host - VMSTAT_INTERVAL, rows[run.last].t_host };
+/* Writeout stall runs: the spans vmstat_stall_spans() finds, the function
+ * behind the cell's vmstat.stall_* metrics, with the runner's arguments
+ * (VMSTAT_BO_THRESHOLD, the run's own vmstat interval, the main phase's
+ * window as vmstat_phase_window() counts it). A stored cell is one
+ * capture. Each band ends at its last row (a row stamped t describes the
+ * interval before t) and lasts the run's seconds, so its width is the
+ * duration the metrics add up. */
+static void load_stalls(const struct view_cell *v, GArray *out) {
+        const struct db_vmstat_row *rows = v->vmstat;
+        size_t n = v->n_vmstat, n_spans = 0;
+        g_autofree struct vmstat_stall_sample *in = g_new(struct vmstat_stall_sample, n ? n : 1);
+        struct vmstat_stall_span *spans = NULL;
+        double from, to;
 
-                        if (isfinite(b.t0) && isfinite(b.t1))
-                                g_array_append_val(out, b);
-                }
+        main_window(workload_find(v->cell->workload), v->points, v->n_points, &from, &to);
+        vmstat_phase_window(from, to, v->vmstat_interval_s, &from, &to);
+        for (size_t i = 0; i < n; i++)
+                in[i] = (struct vmstat_stall_sample){ rows[i].t_host, rows[i].v[DB_VM_bo], rows[i].first, 0 };
+        if (vmstat_stall_spans(in, n, VMSTAT_BO_THRESHOLD, v->vmstat_interval_s, from, to, &spans, &n_spans) < 0)
+                return;
+        for (size_t i = 0; i < n_spans; i++) {
+                double end = rows[spans[i].last].t_host;
+                struct svg_band b = { end - spans[i].seconds, end };
+
+                if (isfinite(b.t0) && isfinite(b.t1))
+                        g_array_append_val(out, b);
         }
+        free(spans);
 }
 
 /* Halts of the transfer, by the rule of ftp_halts(). */
@@ -108,7 +118,6 @@ static void load_halts(const double *t, const double *b, size_t n, GArray *out) 
 }
 
 void charts_load(const struct view_cell *v, struct cell_charts *ret) {
-        const struct query_cell *cell = v->cell;
         const struct db_vmstat_row *rows = v->vmstat;
         const struct query_point *pts = v->points;
         size_t n_rows = v->n_vmstat, n_pts = v->n_points, k = 0;
@@ -127,9 +136,10 @@ void charts_load(const struct view_cell *v, struct cell_charts *ret) {
                 k++;
         }
         c.n = k;
+        c.interval_s = v->vmstat_interval_s;
 
         stalls = g_array_new(FALSE, FALSE, sizeof(struct svg_band));
-        load_stalls(cell, rows, n_rows, pts, n_pts, stalls);
+        load_stalls(v, stalls);
         marks = g_array_new(FALSE, FALSE, sizeof(struct svg_mark));
         load_marks(v->marks, v->n_marks, clock_offset(rows, n_rows), marks);
 

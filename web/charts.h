@@ -16,6 +16,7 @@
 
 struct cell_charts {
         size_t n;                  /* counted vmstat rows (the since-boot row left out) */
+        double interval_s;         /* the run's vmstat interval, s: what a row covers */
         double *t;                 /* n host times, s */
         double *col[DB_VM_NCOLS];  /* n values per column, NAN where not reported */
         struct svg_band *stalls;   /* writeout stall runs, s */

@@ -730,15 +730,124 @@ int vmstat_stall_feed(struct vmstat_stall_scan *s, int end, size_t i, double bo,
         return closed;
 }
 
+void vmstat_phase_window(double from, double to, double interval, double *ret_from, double *ret_to) {
+        *ret_from = isnan(from) ? NAN : from + interval / 2;
+        *ret_to = isnan(to) ? NAN : to + interval / 2;
+}
+
+int vmstat_stall_spans(const struct vmstat_stall_sample *s, size_t n, double threshold, double interval,
+                       double t_from, double t_to, struct vmstat_stall_span **ret_spans, size_t *ret_n) {
+        struct vmstat_stall_scan scan = { 0 };
+        struct vmstat_stall_span *v = NULL;
+        size_t nv = 0, cap = 0;
+
+        if (!isfinite(threshold) || !isfinite(interval) || interval <= 0)
+                return -EINVAL;
+        for (size_t i = 0; i <= n; i++) {
+                int end = i == n;
+                struct vmstat_stall_run run;
+
+                if (!end && (isnan(s[i].bo) || !vmstat_sample_counted(s[i].first, s[i].t, t_from, t_to)))
+                        continue;
+                if (!vmstat_stall_feed(&scan, end, i, end ? NAN : s[i].bo, end ? 0 : s[i].capture, threshold, &run))
+                        continue;
+                if (nv == cap) {
+                        size_t c = cap ? cap * 2 : 16;
+                        struct vmstat_stall_span *nvp = realloc(v, c * sizeof(*nvp));
+                        if (!nvp) {
+                                free(v);
+                                return -ENOMEM;
+                        }
+                        v = nvp;
+                        cap = c;
+                }
+                v[nv++] = (struct vmstat_stall_span){ run.first, run.last, run.len, (double)run.len * interval };
+        }
+        *ret_spans = v;
+        *ret_n = nv;
+        return 0;
+}
+
+/* The stall runs of t's bo column in [t_from, t_to] into s->runs. */
+static int stalls_runs(const struct vmstat_table *t, int bo, double t_from, double t_to, struct vmstat_stalls *s) {
+        struct vmstat_stall_sample *in = malloc((t->nsamples ? t->nsamples : 1) * sizeof(*in));
+        struct vmstat_stall_span *spans = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!in)
+                return -ENOMEM;
+        for (size_t i = 0; i < t->nsamples; i++)
+                in[i] = (struct vmstat_stall_sample){ t->samples[i].t, vmstat_table_value(t, i, bo),
+                                                      t->samples[i].first, t->samples[i].capture };
+        r = vmstat_stall_spans(in, t->nsamples, s->threshold, s->interval, t_from, t_to, &spans, &n);
+        free(in);
+        if (r < 0)
+                return r;
+        s->runs = n ? calloc(n, sizeof(*s->runs)) : NULL;
+        if (n && !s->runs) {
+                free(spans);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                s->runs[i] = (struct vmstat_run){ spans[i].first, spans[i].len, spans[i].seconds };
+                s->total_s += spans[i].seconds;
+                if (spans[i].seconds > s->longest_s)
+                        s->longest_s = spans[i].seconds;
+        }
+        s->count = n;
+        free(spans);
+        return 0;
+}
+
+/* The output pauses of t's counted samples with a bo value in [t_from,
+ * t_to], and the counts behind the fractions, into s. */
+static int stalls_pauses(const struct vmstat_table *t, int bo, double t_from, double t_to, struct vmstat_stalls *s) {
+        size_t pcap = 0, stalled = 0, ntimes = 0, prev_t = SIZE_MAX;
+        double t_min = NAN, t_max = NAN;
+
+        for (size_t i = 0; i < t->nsamples; i++) {
+                double v = vmstat_table_value(t, i, bo), ti;
+
+                if (isnan(v) || !vmstat_counted(t, i, t_from, t_to))
+                        continue;
+                s->n++;
+                if (v <= s->threshold)
+                        stalled++;
+                ti = t->samples[i].t;
+                if (isnan(ti))
+                        continue;
+                ntimes++;
+                if (isnan(t_min) || ti < t_min)
+                        t_min = ti;
+                if (isnan(t_max) || ti > t_max)
+                        t_max = ti;
+                if (prev_t != SIZE_MAX && t->samples[prev_t].capture == t->samples[i].capture) {
+                        double gap = ti - t->samples[prev_t].t;
+                        if (gap > 1.5 * s->interval) {
+                                double missing = floor(gap / s->interval + 0.5) - 1;
+                                struct vmstat_run pr = { prev_t, missing >= 1 ? (size_t)missing : 1, gap };
+                                if (run_push(&s->pauses, &s->pause_count, &pcap, pr) < 0)
+                                        return -ENOMEM;
+                        }
+                }
+                prev_t = i;
+        }
+        s->fraction = s->n ? (double)stalled / (double)s->n : 0;
+        s->have_times = ntimes >= 2;
+        for (size_t i = 0; i < s->pause_count; i++) {
+                s->pause_total_s += s->pauses[i].seconds;
+                if (s->pauses[i].seconds > s->pause_longest_s)
+                        s->pause_longest_s = s->pauses[i].seconds;
+        }
+        s->pause_fraction = s->have_times && t_max > t_min ? s->pause_total_s / (t_max - t_min) : 0;
+        return 0;
+}
+
 int vmstat_stalls(const struct vmstat_table *t, double threshold, double interval, double t_from,
                   double t_to, struct vmstat_stalls **ret) {
         struct vmstat_stalls *s;
-        struct vmstat_stall_scan scan = { 0 };
-        struct vmstat_stall_run run;
-        size_t cap = 0, pcap = 0, stalled = 0, ntimes = 0;
-        size_t prev_t = SIZE_MAX;
-        double t_min = NAN, t_max = NAN;
-        int bo, r = -ENOMEM;
+        int bo, r;
 
         if (!t || !isfinite(threshold) || !isfinite(interval) || interval <= 0)
                 return -EINVAL;
@@ -750,59 +859,15 @@ int vmstat_stalls(const struct vmstat_table *t, double threshold, double interva
                 return -ENOMEM;
         s->threshold = threshold;
         s->interval = interval;
-        for (size_t i = 0; i <= t->nsamples; i++) {
-                int end = i == t->nsamples;
-                double v = end ? NAN : vmstat_table_value(t, i, bo);
-                int use = !end && !isnan(v) && vmstat_counted(t, i, t_from, t_to);
-
-                if (!end && !use)
-                        continue;
-                if (vmstat_stall_feed(&scan, end, i, v, end ? 0 : t->samples[i].capture, threshold, &run) &&
-                    run_push(&s->runs, &s->count, &cap,
-                             (struct vmstat_run){ run.first, run.len, (double)run.len * interval }) < 0)
-                        goto fail;
-                if (end)
-                        break;
-                s->n++;
-                if (v <= threshold)
-                        stalled++;
-                double ti = t->samples[i].t;
-                if (isnan(ti))
-                        continue;
-                ntimes++;
-                if (isnan(t_min) || ti < t_min)
-                        t_min = ti;
-                if (isnan(t_max) || ti > t_max)
-                        t_max = ti;
-                if (prev_t != SIZE_MAX && t->samples[prev_t].capture == t->samples[i].capture) {
-                        double gap = ti - t->samples[prev_t].t;
-                        if (gap > 1.5 * interval) {
-                                double missing = floor(gap / interval + 0.5) - 1;
-                                struct vmstat_run pr = { prev_t, missing >= 1 ? (size_t)missing : 1, gap };
-                                if (run_push(&s->pauses, &s->pause_count, &pcap, pr) < 0)
-                                        goto fail;
-                        }
-                }
-                prev_t = i;
+        r = stalls_runs(t, bo, t_from, t_to, s);
+        if (r >= 0)
+                r = stalls_pauses(t, bo, t_from, t_to, s);
+        if (r < 0) {
+                vmstat_stalls_free(s);
+                return r;
         }
-        for (size_t i = 0; i < s->count; i++) {
-                s->total_s += s->runs[i].seconds;
-                if (s->runs[i].seconds > s->longest_s)
-                        s->longest_s = s->runs[i].seconds;
-        }
-        s->fraction = s->n ? (double)stalled / (double)s->n : 0;
-        s->have_times = ntimes >= 2;
-        for (size_t i = 0; i < s->pause_count; i++) {
-                s->pause_total_s += s->pauses[i].seconds;
-                if (s->pauses[i].seconds > s->pause_longest_s)
-                        s->pause_longest_s = s->pauses[i].seconds;
-        }
-        s->pause_fraction = s->have_times && t_max > t_min ? s->pause_total_s / (t_max - t_min) : 0;
         *ret = s;
         return 0;
-fail:
-        vmstat_stalls_free(s);
-        return r;
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -1185,10 +1250,8 @@ int vmstat_phase_metrics(const struct vmstat_table *t, const char *phase, int wr
                          double interval, double from, double to, struct metric_list *out) {
         if (!isfinite(interval) || interval <= 0 || (phase && !vmstat_phase_name_ok(phase)))
                 return -EINVAL;
-        /* A row arriving at t describes the interval before it: take the
-         * rows whose interval lies at least half inside [from, to]. */
-        return metrics_named(t, phase, writes, bo_threshold, interval, isnan(from) ? NAN : from + interval / 2,
-                             isnan(to) ? NAN : to + interval / 2, out);
+        vmstat_phase_window(from, to, interval, &from, &to);
+        return metrics_named(t, phase, writes, bo_threshold, interval, from, to, out);
 }
 
 /* ---- phases ----------------------------------------------------------- */

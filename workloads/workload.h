@@ -212,6 +212,36 @@ struct vmstat_stall_run {
 int vmstat_stall_feed(struct vmstat_stall_scan *s, int end, size_t i, double bo, unsigned capture, double threshold,
                       struct vmstat_stall_run *ret_run);
 
+/* The rows a phase's vmstat figures count: a row arriving at t describes
+ * the interval before it, so the rows counted are those whose interval
+ * lies at least half inside the phase [from, to]: from + interval/2 <= t
+ * <= to + interval/2 (an open end, NAN, stays open). OUT: *ret_from,
+ * *ret_to: the window for vmstat_sample_counted(). */
+void vmstat_phase_window(double from, double to, double interval, double *ret_from, double *ret_to);
+
+/* One sample as the stall rule sees it. */
+struct vmstat_stall_sample {
+        double t;                  /* s on the window's clock; NAN: unknown */
+        double bo;                 /* blocks/s; NAN: no value (the sample is skipped) */
+        int first;                 /* the since-boot row (never counted) */
+        unsigned capture;          /* runs never span two captures */
+};
+/* A stall run with its length in time. */
+struct vmstat_stall_span {
+        size_t first, last;        /* indexes into the samples given */
+        size_t len;                /* samples in the run */
+        double seconds;            /* len x interval: what vmstat.stall_longest_s and _total_s add up */
+};
+/* The writeout stall runs behind a cell's vmstat.stall_* metrics: the
+ * samples counted in [t_from, t_to] (vmstat_sample_counted) that have a bo
+ * value, scanned by vmstat_stall_feed(). The metrics (vmstat_stalls()) and
+ * the site's shading (web/charts.c) both call this, so they cannot
+ * disagree. OUT: *ret_spans (caller free()s; NULL when none), *ret_n.
+ * Returns 0, -EINVAL (threshold or interval not finite, interval <= 0),
+ * -ENOMEM. */
+int vmstat_stall_spans(const struct vmstat_stall_sample *s, size_t n, double threshold, double interval,
+                       double t_from, double t_to, struct vmstat_stall_span **ret_spans, size_t *ret_n);
+
 /* The halt rule over a transfer timeline (t[i] seconds, bytes[i] accepted
  * so far, both non-decreasing; ftp_halts() checks that): a halt is a run of
  * samples with one byte count that begins with an increase and ends before
