@@ -105,35 +105,34 @@ static void phase_points(const struct workload_ops *ops, const struct cell_resul
         }
 }
 
-/* Turn the agent's vmstat records into rows and vmstat.* metrics. */
+/* Turn the agent's vmstat records into rows and vmstat.* metrics. The
+ * agent prints the columns of common/vmstat-columns.h, so the reader maps
+ * them by index: column c of its table is DB_VM c of the row (a record
+ * that is not what the agent writes is left out, as it always was). */
 static void vmstat_rows(const struct cell_result *res, const struct workload_ops *ops, const struct vmstat_phase *ph,
                         size_t n_ph, double interval, GArray *rows, struct metric_list *metrics) {
-        struct vmstat_parser *p = vmstat_parser_new();
+        struct vmstat_agent *a = vmstat_agent_new();
         g_autoptr(GArray) used = g_array_new(FALSE, FALSE, sizeof(guint));
         struct vmstat_table *t;
-        int cols[DB_VM_NCOLS];
 
-        if (!p)
+        if (!a)
                 return;
         for (guint i = 0; i < res->vmstat->len; i++) {
                 const struct cell_vmstat_line *v = &g_array_index(res->vmstat, struct cell_vmstat_line, i);
                 int header = strcmp(v->type, "vmstat-header") == 0;
-                int first = strcmp(v->type, "vmstat-boot") == 0;
-                if (vmstat_parser_feed(p, v->text, strlen(v->text), header ? NAN : v->t_host, first) == 1)
+                if (vmstat_agent_feed(a, v->type, v->text, strlen(v->text), header ? NAN : v->t_host) == 1)
                         g_array_append_val(used, i);
         }
-        t = vmstat_parser_finish(p);
+        t = vmstat_agent_finish(a);
         if (!t)
                 return;
-        for (int c = 0; c < DB_VM_NCOLS; c++)
-                cols[c] = vmstat_table_col(t, db_vmstat_column_names[c]);
         for (size_t s = 0; s < t->nsamples && s < used->len; s++) {
                 const struct cell_vmstat_line *v = &g_array_index(res->vmstat, struct cell_vmstat_line,
                                                                   g_array_index(used, guint, s));
                 struct db_vmstat_row row = { .seq = v->seq, .t_host = v->t_host, .t_guest = v->t_guest,
                                              .first = t->samples[s].first };
                 for (int c = 0; c < DB_VM_NCOLS; c++)
-                        row.v[c] = cols[c] >= 0 ? vmstat_table_value(t, s, cols[c]) : NAN;
+                        row.v[c] = vmstat_table_value(t, s, c);   /* NAN past the agent's columns */
                 g_array_append_val(rows, row);
         }
         if (metrics)

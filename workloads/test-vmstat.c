@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/proto.h"
 #include "common/test.h"
 #include "common/util.h"
 #include "workloads/vmstat.h"
@@ -1119,4 +1120,105 @@ TEST(quarter_second_stalls_are_the_same_seconds) {
         vmstat_table_free(t4);
         cell_log_clear(&l1);
         cell_log_clear(&l4);
+}
+
+/* The agent's records of real cells (the .facts files of tests/data/cells: 20
+ * columns from an older agent, 33 from the current one at 0.5 s) read by
+ * index give the table the text parser gives matching the header by
+ * name: the same columns in the same order, samples, captures, values
+ * and note. */
+static void agent_equals_text_parser(const char *facts) {
+        size_t len;
+        char *buf = fixture_read(facts, &len);
+        struct vmstat_parser *p = vmstat_parser_new();
+        struct vmstat_agent *a = vmstat_agent_new();
+        struct vmstat_table *tp, *ta;
+        size_t rows = 0;
+
+        ASSERT_TRUE(p && a);
+        for (char *line = buf, *nl; line < buf + len; line = nl + 1) {
+                struct proto_record rec;
+                int header, first;
+                double t;
+
+                nl = memchr(line, '\n', (size_t)(buf + len - line));
+                if (!nl)
+                        nl = buf + len;
+                if (proto_parse(line, (size_t)(nl - line), &rec) != PROTO_OK || strncmp(rec.type, "vmstat", 6) != 0)
+                        continue;
+                header = strcmp(rec.type, "vmstat-header") == 0;
+                first = strcmp(rec.type, "vmstat-boot") == 0;
+                t = header ? NAN : (double)rec.t_ms / 1000;
+                ASSERT_TRUE(vmstat_parser_feed(p, rec.payload, rec.payload_len, t, first) >= 0);
+                ASSERT_EQ(vmstat_agent_feed(a, rec.type, rec.payload, rec.payload_len, t) >= 0, 1);
+        }
+        ASSERT_TRUE(vmstat_agent_why(a) == NULL);
+        tp = vmstat_parser_finish(p);
+        ta = vmstat_agent_finish(a);
+        ASSERT_EQ(ta->ncols, tp->ncols);
+        for (size_t c = 0; c < ta->ncols; c++)
+                ASSERT_STREQ(ta->cols[c], tp->cols[c]);
+        ASSERT_EQ(ta->nsamples, tp->nsamples);
+        ASSERT_EQ(ta->ncaptures, tp->ncaptures);
+        ASSERT_EQ(ta->rejected, 0);
+        ASSERT_EQ(tp->rejected, 0);
+        ASSERT_EQ(!ta->note, !tp->note);
+        if (ta->note)
+                ASSERT_STREQ(ta->note, tp->note);
+        for (size_t i = 0; i < ta->nsamples; i++) {
+                ASSERT_EQ(ta->samples[i].first, tp->samples[i].first);
+                ASSERT_EQ(ta->samples[i].capture, tp->samples[i].capture);
+                ASSERT_NEAR(ta->samples[i].t, tp->samples[i].t, 0);
+                for (size_t c = 0; c < ta->ncols; c++) {
+                        double x = vmstat_table_value(ta, i, (int)c), y = vmstat_table_value(tp, i, (int)c);
+                        ASSERT_TRUE(isnan(x) ? isnan(y) : x == y);
+                        rows += !isnan(x);
+                }
+        }
+        ASSERT_TRUE(ta->nsamples > 5 && rows > 0);
+        vmstat_table_free(ta);
+        vmstat_table_free(tp);
+        free(buf);
+}
+
+TEST(agent_reads_by_index_as_the_text_parser_by_name) {
+        agent_equals_text_parser("../cells/dd-disk40.facts");
+        agent_equals_text_parser("../cells/ftp-64M.facts");
+        agent_equals_text_parser("../cells/dd-half-planted.facts");
+}
+
+/* What the agent never writes is rejected whole with the reason, and the
+ * rows around it are read as before. */
+TEST(agent_rejects_what_it_does_not_write) {
+        static const char names[] = " r  b   swpd   free   buff  cache   si   so    bi    bo";
+        struct vmstat_agent *a = vmstat_agent_new();
+        struct vmstat_table *t;
+
+        ASSERT_TRUE(a != NULL);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat", "1 2 3", 5, 1.0), -EINVAL);
+        ASSERT_TRUE(strstr(vmstat_agent_why(a), "before any header") != NULL);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat-header", "procs -----memory---------- ---swap-- -----io----", 48, NAN),
+                  0);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat-header", names, strlen(names), NAN), 0);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat", "1 0 0 5 6 7 0 0 10 20", 21, 1.0), 1);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat", "1 0 0 5 6 7 0 0 10", 18, 2.0), -EINVAL);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat", "1 0 0 5 6 7 0 0 10 2x", 21, 2.0), -EINVAL);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat", "1 0 0 5 6 7 0 0 10 \x01", 21, 2.0), -EINVAL);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat-boot", "1 0 0 5 6 7 - 0 10 20", 21, 3.0), 1);
+        /* names out of the shared list's order: a header of some other vmstat */
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat-header", " r  b  swpd  buff free", 22, NAN), -EINVAL);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat-header", " r  b", 5, NAN), -EINVAL);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat-note", "absent bi", 9, NAN), -EINVAL);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat-cat", "1", 1, NAN), -EINVAL);
+        ASSERT_EQ(vmstat_agent_feed(a, "vmstat", "1 0 0 5 6 7 0 0 11 21", 21, 4.0), 1);
+        ASSERT_TRUE(strstr(vmstat_agent_why(a), "before any header") != NULL);  /* the first reason */
+        t = vmstat_agent_finish(a);
+        ASSERT_EQ(t->ncols, 10);
+        ASSERT_EQ(t->nsamples, 3);
+        ASSERT_EQ(t->rejected, 8);
+        ASSERT_EQ(t->ncaptures, 1);
+        ASSERT_TRUE(t->samples[1].first);
+        ASSERT_TRUE(isnan(vmstat_table_value(t, 1, 6)));
+        ASSERT_NEAR(vmstat_table_value(t, 2, 9), 21, 0);
+        vmstat_table_free(t);
 }

@@ -5,12 +5,15 @@
  * is rejected and counted, never partly used. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/util.h"
+#include "common/vmstat-columns.h"
 #include "workloads/vmstat.h"
 
 #define TOKEN_MAX 40              /* longest token considered; longer ones fail every rule */
@@ -334,11 +337,10 @@ double vmstat_table_value(const struct vmstat_table *t, size_t i, int col) {
         return t->values[i * t->ncols + (size_t)col];
 }
 
-/* Widen the value matrix to ncols_new columns, filling NAN; the allocation
- * stays within VMSTAT_VALUES_MAX values. */
-static int vmstat_restride(struct vmstat_parser *p, size_t ncols_new) {
-        struct vmstat_table *t = p->t;
-        size_t cap = p->cap;
+/* Widen t's value matrix to ncols_new columns, filling NAN; the allocation
+ * (*cap samples) stays within VMSTAT_VALUES_MAX values. */
+static int table_restride(struct vmstat_table *t, size_t *cap_io, size_t ncols_new) {
+        size_t cap = *cap_io;
         double *v;
 
         if (t->nsamples * ncols_new > VMSTAT_VALUES_MAX)
@@ -356,7 +358,7 @@ static int vmstat_restride(struct vmstat_parser *p, size_t ncols_new) {
         }
         free(t->values);
         t->values = v;
-        p->cap = cap;
+        *cap_io = cap;
         return 0;
 }
 
@@ -395,7 +397,7 @@ static int vmstat_set_header(struct vmstat_parser *p, const struct tokens *tk, s
                         goto fail;
                 }
                 t->cols = cols;
-                r = vmstat_restride(p, ncols + added);
+                r = table_restride(t, &p->cap, ncols + added);
                 if (r < 0)
                         goto fail;
                 for (size_t i = 0; i < added; i++)
@@ -425,14 +427,17 @@ fail:
         return r;
 }
 
-static int vmstat_add_row(struct vmstat_parser *p, const double *vals, double t_s, int first) {
-        struct vmstat_table *t = p->t;
+/* Append a sample to t (room for *cap samples, grown as needed) with
+ * every value NAN, in capture t->ncaptures - 1. OUT: *ret_row, its
+ * t->ncols values to fill. Returns 0, -E2BIG (past VMSTAT_VALUES_MAX),
+ * -ENOMEM. */
+static int table_new_row(struct vmstat_table *t, size_t *cap_io, double t_s, int first, double **ret_row) {
         size_t nc = t->ncols ? t->ncols : 1;
 
         if ((t->nsamples + 1) * nc > VMSTAT_VALUES_MAX)
                 return -E2BIG;
-        if (t->nsamples == p->cap) {
-                size_t cap = p->cap ? p->cap * 2 : 64;
+        if (t->nsamples == *cap_io) {
+                size_t cap = *cap_io ? *cap_io * 2 : 64;
                 struct vmstat_sample *s;
                 double *v;
 
@@ -446,24 +451,33 @@ static int vmstat_add_row(struct vmstat_parser *p, const double *vals, double t_
                 if (!v)
                         return -ENOMEM;
                 t->values = v;
-                p->cap = cap;
+                *cap_io = cap;
         }
         for (size_t c = 0; c < t->ncols; c++)
                 t->values[t->nsamples * t->ncols + c] = NAN;
-        for (size_t i = 0; i < p->h.n; i++)
-                t->values[t->nsamples * t->ncols + (size_t)p->h.idx[i]] = vals[i];
         t->samples[t->nsamples] = (struct vmstat_sample){
                 .t = t_s, .first = !!first, .capture = t->ncaptures ? t->ncaptures - 1 : 0,
         };
+        *ret_row = t->values + t->nsamples * t->ncols;
         t->nsamples++;
+        return 0;
+}
+
+static int vmstat_add_row(struct vmstat_parser *p, const double *vals, double t_s, int first) {
+        double *row;
+        int r = table_new_row(p->t, &p->cap, t_s, first, &row);
+
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < p->h.n; i++)
+                row[p->h.idx[i]] = vals[i];
         return 0;
 }
 
 /* Keep an "absent COL...: why" note. It ends up in JSON and on terminals,
  * so only printable ASCII is kept; other notes, and notes past NOTE_MAX,
  * are counted as rejected. */
-static int vmstat_add_note(struct vmstat_parser *p, const char *s, size_t len) {
-        struct vmstat_table *t = p->t;
+static int table_add_note(struct vmstat_table *t, const char *s, size_t len) {
         size_t have = t->note ? strlen(t->note) : 0, need = have + (have ? 2 : 0) + len + 1;
         char *n;
 
@@ -489,26 +503,30 @@ static int vmstat_add_note(struct vmstat_parser *p, const char *s, size_t len) {
         return 0;
 }
 
+/* Line ends and serial padding are not content. */
+static void line_trim(const char **line, size_t *len) {
+        while (*len > 0 && ((*line)[*len - 1] == '\n' || (*line)[*len - 1] == '\r' || (*line)[*len - 1] == '\0'))
+                (*len)--;
+        while (*len > 0 && (*line)[0] == '\0') {
+                (*line)++;
+                (*len)--;
+        }
+}
+
 int vmstat_parser_feed(struct vmstat_parser *p, const char *line, size_t len, double t, int first) {
         struct tokens tk;
         double vals[VMSTAT_COLS_MAX];
         size_t n;
         int tz = 0, r;
 
-        /* Line ends and serial padding are not content. */
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == '\0'))
-                len--;
-        while (len > 0 && line[0] == '\0') {
-                line++;
-                len--;
-        }
+        line_trim(&line, &len);
         if (len > VMSTAT_LINE_MAX || vmstat_tokenize(line, len, &tk) < 0)
                 goto reject;
         if (tk.n == 0)
                 return 0;
         if (len > 2 + strlen(NOTE_PREFIX) && memcmp(line, "# " NOTE_PREFIX, 2 + strlen(NOTE_PREFIX)) == 0 &&
             memchr(line, ':', len))
-                return vmstat_add_note(p, line + 2, len - 2);
+                return table_add_note(p->t, line + 2, len - 2);
         n = header_columns(&tk, &tz);
         if (n > 0) {
                 r = vmstat_set_header(p, &tk, n, tz);
@@ -638,6 +656,163 @@ int vmstat_parse_text(const void *buf, size_t len, int skip_first, struct vmstat
                 return -ENOMEM;
         *ret_table = t;
         return 0;
+}
+
+/* ---- the kbench agent's records ---------------------------------------- */
+
+static const char *const agent_cols[KB_VM_NCOLS] = {
+#define X(name, width, group) #name,
+        KB_VMSTAT_COLUMNS(X)
+#undef X
+};
+
+struct vmstat_agent {
+        struct vmstat_table *t;    /* column c is agent_cols[c], c < t->ncols */
+        size_t cap;                /* allocated samples */
+        size_t ncols;              /* the current header's columns; 0: none yet */
+        int last_was_row;          /* the previous record was a row of the current header */
+        char why[160];             /* the first rejected record's reason, "" if none */
+};
+
+struct vmstat_agent *vmstat_agent_new(void) {
+        struct vmstat_agent *a = calloc(1, sizeof(*a));
+
+        if (!a)
+                return NULL;
+        a->t = calloc(1, sizeof(*a->t));
+        if (!a->t) {
+                free(a);
+                return NULL;
+        }
+        return a;
+}
+
+struct vmstat_agent *vmstat_agent_free(struct vmstat_agent *a) {
+        if (!a)
+                return NULL;
+        vmstat_table_free(a->t);
+        free(a);
+        return NULL;
+}
+
+/* Count a rejected record and keep the first reason. Returns -EINVAL. */
+static int agent_reject(struct vmstat_agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int agent_reject(struct vmstat_agent *a, const char *fmt, ...) {
+        va_list ap;
+
+        a->t->rejected++;
+        a->last_was_row = 0;
+        if (a->why[0])
+                return -EINVAL;
+        va_start(ap, fmt);
+        vsnprintf(a->why, sizeof(a->why), fmt, ap);
+        va_end(ap);
+        return -EINVAL;
+}
+
+/* The names header: the first n >= 3 columns of common/vmstat-columns.h in
+ * their order (an older agent printed fewer; the list only grows at its
+ * end). Widens the table to n columns when it had fewer, and starts a new
+ * capture unless it repeats the current header right after its rows. */
+static int agent_header(struct vmstat_agent *a, const struct tokens *tk) {
+        struct vmstat_table *t = a->t;
+        size_t n = tk->n;
+        int r;
+
+        if (n < 3 || n > KB_VM_NCOLS)
+                return agent_reject(a, "vmstat header of %zu columns, not 3 to %d", n, KB_VM_NCOLS);
+        for (size_t i = 0; i < n; i++)
+                if (strlen(agent_cols[i]) != tk->len[i] || memcmp(agent_cols[i], tk->s[i], tk->len[i]) != 0)
+                        return agent_reject(a, "vmstat header column %zu is '%.*s', not '%s' of "
+                                            "common/vmstat-columns.h", i + 1, (int)(tk->len[i] < 32 ? tk->len[i] : 32),
+                                            tk->s[i], agent_cols[i]);
+        if (n > t->ncols) {
+                char **cols = realloc(t->cols, n * sizeof(*cols));
+                if (!cols)
+                        return -ENOMEM;
+                t->cols = cols;
+                r = table_restride(t, &a->cap, n);
+                if (r < 0)
+                        return r == -E2BIG ? agent_reject(a, "vmstat header past the bound of %u values",
+                                                          VMSTAT_VALUES_MAX) : r;
+                for (size_t c = t->ncols; c < n; c++) {
+                        t->cols[c] = strdup(agent_cols[c]);
+                        if (!t->cols[c])
+                                return -ENOMEM;
+                        t->ncols = c + 1;
+                }
+        }
+        if (!(a->ncols == n && a->last_was_row))
+                t->ncaptures++;
+        a->ncols = n;
+        a->last_was_row = 0;
+        return 0;
+}
+
+/* A row of the current header: exactly its columns, each a number or "-"
+ * (a value the guest's kernel does not provide: NAN); value i is column
+ * i of common/vmstat-columns.h. */
+static int agent_row(struct vmstat_agent *a, const struct tokens *tk, double t_s, int first) {
+        double *row, v[KB_VM_NCOLS];
+        int r;
+
+        if (a->ncols == 0)
+                return agent_reject(a, "vmstat row before any header");
+        if (tk->n != a->ncols)
+                return agent_reject(a, "vmstat row of %zu fields under a header of %zu columns", tk->n, a->ncols);
+        for (size_t i = 0; i < tk->n; i++)
+                if (parse_number(tk->s[i], tk->len[i], &v[i]) < 0)
+                        return agent_reject(a, "vmstat row field %zu ('%s') is not a number",
+                                            i + 1, agent_cols[i]);
+        r = table_new_row(a->t, &a->cap, t_s, first, &row);
+        if (r == -E2BIG) {
+                /* A good row past the memory bound is not garbage: count it apart. */
+                a->t->dropped++;
+                a->last_was_row = 0;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        memcpy(row, v, tk->n * sizeof(*v));
+        a->last_was_row = 1;
+        return 1;
+}
+
+int vmstat_agent_feed(struct vmstat_agent *a, const char *type, const char *text, size_t len, double t) {
+        struct tokens tk;
+
+        line_trim(&text, &len);
+        if (strcmp(type, "vmstat-note") == 0) {
+                /* "# absent COL...: why": as the text parser keeps it */
+                if (len > 2 + strlen(NOTE_PREFIX) && memcmp(text, "# " NOTE_PREFIX, 2 + strlen(NOTE_PREFIX)) == 0 &&
+                    memchr(text, ':', len))
+                        return table_add_note(a->t, text + 2, len - 2) < 0 ? -ENOMEM : 0;
+                return agent_reject(a, "vmstat-note that is not \"# absent COL...: why\"");
+        }
+        if (len > VMSTAT_LINE_MAX || vmstat_tokenize(text, len, &tk) < 0)
+                return agent_reject(a, "%s record longer than %u bytes or with control bytes", type,
+                                    VMSTAT_LINE_MAX);
+        if (tk.n == 0)
+                return 0;
+        if (strcmp(type, "vmstat-header") == 0)
+                return is_group_line(&tk) ? 0 : agent_header(a, &tk);
+        if (strcmp(type, "vmstat") == 0 || strcmp(type, "vmstat-boot") == 0)
+                return agent_row(a, &tk, t, strcmp(type, "vmstat-boot") == 0);
+        return agent_reject(a, "record type '%.16s' is not a vmstat record", type);
+}
+
+const char *vmstat_agent_why(const struct vmstat_agent *a) {
+        return a->why[0] ? a->why : NULL;
+}
+
+struct vmstat_table *vmstat_agent_finish(struct vmstat_agent *a) {
+        struct vmstat_table *t;
+
+        if (!a)
+                return NULL;
+        t = a->t;
+        free(a);
+        return t;
 }
 
 /* ---- analysis --------------------------------------------------------- */

@@ -91,6 +91,39 @@ int vmstat_table_has_values(const struct vmstat_table *t, int col);
 /* Value of column col in sample i; NAN if absent or out of range. */
 double vmstat_table_value(const struct vmstat_table *t, size_t i, int col);
 
+/* ---- the kbench agent's records ----------------------------------------
+ * The agent prints its vmstat header and rows from common/vmstat-columns.h,
+ * so the host reads them by index in that list, not by header name: the
+ * names header must be the list's first n columns in order (n >= 3; an
+ * older agent printed fewer, the list only grows at its end), and field i
+ * of a row is column i. The table it builds has those columns, in that
+ * order, so column c of the table is KB_VM index c. Anything else from the
+ * guest is rejected whole, counted in the table's rejected and the first
+ * reason kept; text from any other vmstat goes through vmstat_parser. */
+
+struct vmstat_agent;
+
+/* A new reader. Returns NULL on -ENOMEM. vmstat_agent_free() or
+ * vmstat_agent_finish(). */
+struct vmstat_agent *vmstat_agent_new(void);
+struct vmstat_agent *vmstat_agent_free(struct vmstat_agent *a);
+
+/* One agent record: type "vmstat-header" (the group line, ignored, or the
+ * names line), "vmstat" or "vmstat-boot" (a row; the boot row is flagged
+ * first), "vmstat-note" ("# absent COL...: why"). text is the unescaped
+ * payload (len bytes, untrusted; trailing CR/LF and NULs at either end are
+ * not content). t: the row's host arrival, s, or NAN. Returns 1 for a row
+ * kept, 0 for a header, group line, note, blank payload or a row past
+ * VMSTAT_VALUES_MAX (counted in dropped), -EINVAL for a record that is
+ * not what the agent writes (counted; vmstat_agent_why() says why),
+ * -ENOMEM. */
+int vmstat_agent_feed(struct vmstat_agent *a, const char *type, const char *text, size_t len, double t);
+/* The first rejected record's reason, or NULL. Borrowed from a. */
+const char *vmstat_agent_why(const struct vmstat_agent *a);
+/* Free the reader and hand out its table (vmstat_table_free); NULL for a
+ * NULL reader. */
+struct vmstat_table *vmstat_agent_finish(struct vmstat_agent *a);
+
 /* ---- analysis ----------------------------------------------------------
  * All analyses use the "counted" samples: not flagged first, and, when a
  * window is given (t_from/t_to not NAN), with a known t inside [t_from, t_to]. */
