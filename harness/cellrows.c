@@ -380,12 +380,92 @@ static double get_num(json_t *j, const char *key) {
         return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* The row arrays of a pending cell (metrics, vmstat, points, host_block,
+ * marks, logs) into r, whose arrays are new. Strings stay borrowed from j;
+ * decoded logs are owned by r. Returns 0, or -EINVAL with err naming the
+ * field. */
+static int arrays_from_json(json_t *j, struct cellrows *r, struct kb_error *err) {
+        json_t *a, *e;
+        size_t i;
+
+        json_array_foreach(json_object_get(j, "metrics"), i, e) {
+                struct db_metric m = { .value = get_num(e, "value"),
+                                       .has_value = json_is_true(json_object_get(e, "has_value")) };
+                if (get_str(e, "name", 0, &m.name, err) < 0 || get_str(e, "unit", 0, &m.unit, err) < 0 ||
+                    get_str(e, "note", 1, &m.note, err) < 0)
+                        return -EINVAL;
+                g_array_append_val(r->metrics, m);
+        }
+        json_array_foreach(json_object_get(j, "vmstat"), i, e) {
+                struct db_vmstat_row row = { .t_host = get_num(e, "t_host"), .t_guest = get_num(e, "t_guest"),
+                                             .first = json_is_true(json_object_get(e, "first")) };
+                a = json_object_get(e, "v");
+                if (get_int(e, "seq", 0, INT64_MAX, &row.seq, err) < 0)
+                        return -EINVAL;
+                /* A pending file from before the vm and disk columns holds
+                 * the first DB_VM_writeback + 1; the rest were not measured. */
+                if (json_array_size(a) > DB_VM_NCOLS || json_array_size(a) < DB_VM_writeback + 1) {
+                        error_setf(err, -EINVAL, "vmstat[%zu]: not %d to %d values", i, DB_VM_writeback + 1,
+                                   DB_VM_NCOLS);
+                        return -EINVAL;
+                }
+                for (int k = 0; k < DB_VM_NCOLS; k++) {
+                        json_t *x = json_array_get(a, (size_t)k);
+                        row.v[k] = json_is_number(x) ? json_number_value(x) : NAN;
+                }
+                g_array_append_val(r->vmstat, row);
+        }
+        json_array_foreach(json_object_get(j, "points"), i, e) {
+                struct db_point p = { .t = get_num(e, "t"), .value = get_num(e, "value") };
+                if (get_str(e, "kind", 0, &p.kind, err) < 0)
+                        return -EINVAL;
+                g_array_append_val(r->points, p);
+        }
+        /* Absent in a file written before host block samples existed. */
+        json_array_foreach(json_object_get(j, "host_block"), i, e) {
+                struct db_hostblk_row b = { .t_host = get_num(e, "t_host") };
+                if (get_int(e, "rd_bytes", -1, INT64_MAX, &b.rd_bytes, err) < 0 ||
+                    get_int(e, "wr_bytes", -1, INT64_MAX, &b.wr_bytes, err) < 0 ||
+                    get_int(e, "rd_reqs", -1, INT64_MAX, &b.rd_reqs, err) < 0 ||
+                    get_int(e, "wr_reqs", -1, INT64_MAX, &b.wr_reqs, err) < 0) {
+                        error_prefix(err, -EINVAL, "host_block[%zu]", i);
+                        return -EINVAL;
+                }
+                g_array_append_val(r->hostblk, b);
+        }
+        /* Absent in a file written before marks were rows. */
+        json_array_foreach(json_object_get(j, "marks"), i, e) {
+                struct db_mark m = { .t_guest = get_num(e, "t_guest"), .t_host = get_num(e, "t_host") };
+                if (get_str(e, "name", 0, &m.name, err) < 0 || !isfinite(m.t_guest)) {
+                        error_setf(err, -EINVAL, "marks[%zu]: no name or guest time", i);
+                        return -EINVAL;
+                }
+                g_array_append_val(r->marks, m);
+        }
+        a = json_object_get(j, "logs");
+        if (json_array_size(a) > G_N_ELEMENTS(r->logs)) {
+                error_setf(err, -EINVAL, "logs: more than %zu", G_N_ELEMENTS(r->logs));
+                return -EINVAL;
+        }
+        json_array_foreach(a, i, e) {
+                json_t *t = json_object_get(e, "base64");
+                gsize len = 0;
+                if (get_str(e, "stream", 0, &r->logs[i].stream, err) < 0 || !json_is_string(t)) {
+                        error_setf(err, -EINVAL, "logs[%zu]: no stream or base64 text", i);
+                        return -EINVAL;
+                }
+                r->log_bufs[i] = (char *)g_base64_decode(json_string_value(t), &len);
+                r->logs[i].text = r->log_bufs[i] ? r->log_bufs[i] : "";
+                r->logs[i].len = r->log_bufs[i] ? len : 0;
+                r->cell.n_logs = i + 1;
+        }
+        return 0;
+}
+
 int cellrows_from_json(json_t *j, struct cellrows *ret, struct kb_error *err) {
         struct cellrows r = { 0 };
         struct db_cell *c = &r.cell;
-        json_t *a, *e;
         int64_t v;
-        size_t i;
         int rc = -EINVAL;
 
         if (!json_is_object(j))
@@ -414,77 +494,8 @@ int cellrows_from_json(json_t *j, struct cellrows *ret, struct kb_error *err) {
         c->boot_s = get_num(j, "boot_s");
         c->workload_s = get_num(j, "workload_s");
         c->total_s = get_num(j, "total_s");
-        json_array_foreach(json_object_get(j, "metrics"), i, e) {
-                struct db_metric m = { .value = get_num(e, "value"),
-                                       .has_value = json_is_true(json_object_get(e, "has_value")) };
-                if (get_str(e, "name", 0, &m.name, err) < 0 || get_str(e, "unit", 0, &m.unit, err) < 0 ||
-                    get_str(e, "note", 1, &m.note, err) < 0)
-                        goto fail;
-                g_array_append_val(r.metrics, m);
-        }
-        json_array_foreach(json_object_get(j, "vmstat"), i, e) {
-                struct db_vmstat_row row = { .t_host = get_num(e, "t_host"), .t_guest = get_num(e, "t_guest"),
-                                             .first = json_is_true(json_object_get(e, "first")) };
-                a = json_object_get(e, "v");
-                if (get_int(e, "seq", 0, INT64_MAX, &row.seq, err) < 0)
-                        goto fail;
-                /* A pending file from before the vm and disk columns holds
-                 * the first DB_VM_writeback + 1; the rest were not measured. */
-                if (json_array_size(a) > DB_VM_NCOLS || json_array_size(a) < DB_VM_writeback + 1) {
-                        error_setf(err, -EINVAL, "vmstat[%zu]: not %d to %d values", i, DB_VM_writeback + 1,
-                                   DB_VM_NCOLS);
-                        goto fail;
-                }
-                for (int k = 0; k < DB_VM_NCOLS; k++) {
-                        json_t *x = json_array_get(a, (size_t)k);
-                        row.v[k] = json_is_number(x) ? json_number_value(x) : NAN;
-                }
-                g_array_append_val(r.vmstat, row);
-        }
-        json_array_foreach(json_object_get(j, "points"), i, e) {
-                struct db_point p = { .t = get_num(e, "t"), .value = get_num(e, "value") };
-                if (get_str(e, "kind", 0, &p.kind, err) < 0)
-                        goto fail;
-                g_array_append_val(r.points, p);
-        }
-        /* Absent in a file written before host block samples existed. */
-        json_array_foreach(json_object_get(j, "host_block"), i, e) {
-                struct db_hostblk_row b = { .t_host = get_num(e, "t_host") };
-                if (get_int(e, "rd_bytes", -1, INT64_MAX, &b.rd_bytes, err) < 0 ||
-                    get_int(e, "wr_bytes", -1, INT64_MAX, &b.wr_bytes, err) < 0 ||
-                    get_int(e, "rd_reqs", -1, INT64_MAX, &b.rd_reqs, err) < 0 ||
-                    get_int(e, "wr_reqs", -1, INT64_MAX, &b.wr_reqs, err) < 0) {
-                        error_prefix(err, -EINVAL, "host_block[%zu]", i);
-                        goto fail;
-                }
-                g_array_append_val(r.hostblk, b);
-        }
-        /* Absent in a file written before marks were rows. */
-        json_array_foreach(json_object_get(j, "marks"), i, e) {
-                struct db_mark m = { .t_guest = get_num(e, "t_guest"), .t_host = get_num(e, "t_host") };
-                if (get_str(e, "name", 0, &m.name, err) < 0 || !isfinite(m.t_guest)) {
-                        error_setf(err, -EINVAL, "marks[%zu]: no name or guest time", i);
-                        goto fail;
-                }
-                g_array_append_val(r.marks, m);
-        }
-        a = json_object_get(j, "logs");
-        if (json_array_size(a) > G_N_ELEMENTS(r.logs)) {
-                error_setf(err, -EINVAL, "logs: more than %zu", G_N_ELEMENTS(r.logs));
+        if (arrays_from_json(j, &r, err) < 0)
                 goto fail;
-        }
-        json_array_foreach(a, i, e) {
-                json_t *t = json_object_get(e, "base64");
-                gsize len = 0;
-                if (get_str(e, "stream", 0, &r.logs[i].stream, err) < 0 || !json_is_string(t)) {
-                        error_setf(err, -EINVAL, "logs[%zu]: no stream or base64 text", i);
-                        goto fail;
-                }
-                r.log_bufs[i] = (char *)g_base64_decode(json_string_value(t), &len);
-                r.logs[i].text = r.log_bufs[i] ? r.log_bufs[i] : "";
-                r.logs[i].len = r.log_bufs[i] ? len : 0;
-                c->n_logs = i + 1;
-        }
         *ret = r;
         point_arrays(ret);
         return 0;

@@ -1,7 +1,9 @@
 /* cli_vmstat.c: `kbench vmstat FILE|- [--json] [--interval S]
  * [--bo-threshold N] [--skip-first]`: analyse vmstat text a user already has
- * (a capture, a mailing-list post, a serial log) with the same parser and
- * stall analysis that kbench runs on its own captures. */
+ * (a capture, a mailing-list post, a serial log) with the dialect parser
+ * and the stall analysis kbench runs on its own captures (which it reads
+ * by column index instead, vmstat_agent_feed(); on the agent's records the
+ * two give the same table, workloads/test-vmstat.c). */
 #include <errno.h>
 #include <glib.h>
 #include <math.h>

@@ -32,26 +32,11 @@ static void event(GString *log, struct db_mark *marks, size_t *n, const char *ke
         marks[(*n)++] = (struct db_mark){ name, t_ms / 1000.0, t_ms / 1000.0 + 0.8 };
 }
 
-static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int ftp, int failed, int hostile,
-                    unsigned *seed, struct kb_error *err) {
-        char key[16];
-        struct db_vmstat_row rows[ROWS];
-        struct db_point pts[200];
-        struct db_metric m[24];
-        size_t nm = 0, np = 0;
-        GString *data = g_string_new(NULL), *console = g_string_new(NULL);
-        static const char output[] = "[agent] module crc32c-intel.ko: No such device\nftp-size 33554432\n";
-        static const char script[] = "#!/bin/sh\ndd if=/dev/zero of=/mnt/f bs=1M count=32 conv=fsync\n";
-        struct db_log logs[4];
-        struct db_mark marks[8];
-        size_t n_marks = 0;
-        struct db_cell c;
-        double jitter;
-        int r;
-
-        snprintf(key, sizeof(key), "c%03d", idx);
-        *seed = *seed * 1103515245u + 12345u;
-        jitter = (double)(*seed % 1000) / 1000.0;
+/* The cell's vmstat rows (one a second from 4 s, the since-boot row first)
+ * and, for dd, the planted stall; cell 4 gets a write phase that ends
+ * before it. OUT: rows[ROWS], pts (*np points appended). */
+static void fixture_vmstat(int idx, int ftp, double jitter, struct db_vmstat_row *rows, struct db_point *pts,
+                           size_t *np) {
         for (int i = 0; i < ROWS; i++) {
                 rows[i] = (struct db_vmstat_row){ .seq = (int64_t)i + 5, .t_host = 4.0 + i, .t_guest = 3.2 + i,
                                                   .first = i == 0 };
@@ -72,11 +57,33 @@ static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int
         if (!ftp && idx == 4) {
                 /* A write phase that ends before the stall (rows at 14..16 s):
                  * the shading follows the main phase, so nothing is shaded. */
-                pts[np++] = (struct db_point){ "phase.write", 3.5, 0 };
-                pts[np++] = (struct db_point){ "phase.write", 12.0, 1 };
+                pts[(*np)++] = (struct db_point){ "phase.write", 3.5, 0 };
+                pts[(*np)++] = (struct db_point){ "phase.write", 12.0, 1 };
         }
         rows[ROWS - 1].v[DB_VM_gu] = NAN;
+}
 
+static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int ftp, int failed, int hostile,
+                    unsigned *seed, struct kb_error *err) {
+        char key[16];
+        struct db_vmstat_row rows[ROWS];
+        struct db_point pts[200];
+        struct db_metric m[24];
+        size_t nm = 0, np = 0;
+        GString *data = g_string_new(NULL), *console = g_string_new(NULL);
+        static const char output[] = "[agent] module crc32c-intel.ko: No such device\nftp-size 33554432\n";
+        static const char script[] = "#!/bin/sh\ndd if=/dev/zero of=/mnt/f bs=1M count=32 conv=fsync\n";
+        struct db_log logs[4];
+        struct db_mark marks[8];
+        size_t n_marks = 0;
+        struct db_cell c;
+        double jitter;
+        int r;
+
+        snprintf(key, sizeof(key), "c%03d", idx);
+        *seed = *seed * 1103515245u + 12345u;
+        jitter = (double)(*seed % 1000) / 1000.0;
+        fixture_vmstat(idx, ftp, jitter, rows, pts, &np);
         if (ftp) {
                 /* 0.1 s samples; flat from 8.0 to 9.5 s: one halt of 1.5 s */
                 double bytes = 0;
