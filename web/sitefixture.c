@@ -1,14 +1,15 @@
 /* web/sitefixture: the generated store (see sitefixture.h). Records in the
- * data log carry real CRCs, as a cell's would; the marks the charts draw
- * are the rows the cell would have stored beside it (one per good event
- * record, never the one with a bad CRC). */
+ * data log are framed by the agent's writer (common/proto.h), as a cell's
+ * would be; the marks the charts draw are the rows the cell would have
+ * stored beside it (one per good event record, never the one with a bad
+ * CRC). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
 
-#include "common/crc32.h"
+#include "common/proto.h"
 #include "web/sitefixture.h"
 
 #define KID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -18,10 +19,11 @@
 
 static void record(GString *log, const char *key, unsigned seq, unsigned t_ms, const char *type,
                    const char *payload) {
-        size_t start = log->len;
+        char buf[PROTO_LINE_MAX + 1];
+        int n = proto_format(buf, sizeof(buf), key, seq, t_ms, type, payload, strlen(payload));
 
-        g_string_append_printf(log, "@kb %s %u %u %s %s", key, seq, t_ms, type, payload);
-        g_string_append_printf(log, " *%08x\n", crc32_update(0, log->str + start, log->len - start));
+        if (n > 0)
+                g_string_append_len(log, buf, n);
 }
 
 /* An event record in the log and its row among the marks (vmstat rows
