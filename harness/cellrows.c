@@ -265,6 +265,7 @@ void cellrows_clear(struct cellrows *r) {
                 g_array_free(r->hostblk, TRUE);
         if (r->marks)
                 g_array_free(r->marks, TRUE);
+        db_marks_free(r->log_marks, r->n_log_marks);
         g_free(r->params_json);
         for (size_t i = 0; i < G_N_ELEMENTS(r->log_bufs); i++)
                 g_free(r->log_bufs[i]);
@@ -459,6 +460,15 @@ static int arrays_from_json(json_t *j, struct cellrows *r, struct kb_error *err)
                 r->logs[i].len = r->log_bufs[i] ? len : 0;
                 r->cell.n_logs = i + 1;
         }
+        /* A file written before marks were rows: from its data log, as the
+         * store's migration fills those of a cell stored then. */
+        for (i = 0; !json_object_get(j, "marks") && i < r->cell.n_logs && !r->log_marks; i++)
+                if (strcmp(r->logs[i].stream, "data") == 0) {
+                        if (db_marks_from_log(r->logs[i].text, r->logs[i].len, r->cell.boot_s, &r->log_marks,
+                                              &r->n_log_marks) < 0)
+                                return error_setf(err, -ENOMEM, "out of memory");
+                        g_array_append_vals(r->marks, r->log_marks, (guint)r->n_log_marks);
+                }
         return 0;
 }
 

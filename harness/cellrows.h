@@ -20,6 +20,9 @@ struct cellrows {
         GArray *points;                    /* struct db_point */
         GArray *hostblk;                   /* struct db_hostblk_row */
         GArray *marks;                     /* struct db_mark: the guest's events */
+        struct db_mark *log_marks;         /* owned: the marks of a pending file from before marks
+                                              were rows, read from its data log */
+        size_t n_log_marks;
         struct db_log logs[4];
         char *log_bufs[4];                 /* decoded log texts of a cell read back */
         char *params_json;

@@ -130,6 +130,39 @@ TEST(json_round_trip) {
         }
 }
 
+/* A pending file written before marks were rows has none: they are read
+ * from its data log as the store's migration reads a stored cell's (the
+ * good event records, on the host clock by the first ready record). */
+TEST(json_without_marks_reads_them_from_the_data_log) {
+        char log[PROTO_LINE_MAX * 2], rec[PROTO_LINE_MAX + 1];
+        struct db_log l[1];
+        struct db_cell c;
+        struct cellrows back;
+        struct kb_error err = { { 0 } };
+        size_t n = 0;
+        json_t *j;
+        int k;
+
+        k = proto_format(rec, sizeof(rec), "c003", 0, 3000, "ready", "release=6.1", 11);
+        ASSERT_TRUE(k > 0);
+        memcpy(log + n, rec, (size_t)k), n += (size_t)k;
+        k = proto_format(rec, sizeof(rec), "c003", 1, 3500, "event", "phase write", 11);
+        ASSERT_TRUE(k > 0);
+        memcpy(log + n, rec, (size_t)k), n += (size_t)k;
+        memcpy(log + n, "@kb c003 2 3600 event phase bogus *00000000\n", 45), n += 45;
+        l[0] = (struct db_log){ "data", log, n };
+        c = sample(NULL, 0, NULL, 0, NULL, 0, l, 1);
+        j = cellrows_to_json(&c);
+        ASSERT_EQ(json_object_del(j, "marks"), 0);
+        ASSERT_EQ(cellrows_from_json(j, &back, &err), 0);
+        json_decref(j);
+        ASSERT_EQ(back.cell.n_marks, 1);
+        ASSERT_STREQ(back.cell.marks[0].name, "phase write");
+        ASSERT_NEAR(back.cell.marks[0].t_guest, 3.5, 1e-12);
+        ASSERT_NEAR(back.cell.marks[0].t_host, 2.5 + 0.5, 1e-12);   /* boot_s 2.5 at the ready record */
+        cellrows_clear(&back);
+}
+
 TEST(json_refuses_bad_fields) {
         static const char *const bad[] = {
                 "[]",

@@ -845,43 +845,49 @@ static int cell_insert_marks(struct db *db, const struct db_cell *c, int64_t id,
         return 0;
 }
 
-/* The marks of a cell stored before version 4, from its raw ttyS1 log
- * (text, len bytes: untrusted, stored as the guest sent it) with the one
- * record parser (common/proto.h); lines that are not good records are
- * skipped, as the cell skipped them. The log has no arrival times, so
- * t_host is placed the way the charts placed marks of such cells before:
- * boot_s (the host time of the first ready record) plus the guest time
- * since that record; NULL before any ready record or without boot_s.
- * Backfilled here, once, rather than by a fallback in every reader: the
- * readers then have one source of marks, and the raw log is parsed by
- * nothing but the cell and this step. A name is cut at a NUL byte, as the
- * cell cuts it. */
-static int marks_from_log(struct db *db, sqlite3_stmt *ins, int64_t cell_id, double boot_s, const char *text,
-                          size_t len, struct kb_error *err) {
+void db_marks_free(struct db_mark *m, size_t n) {
+        for (size_t i = 0; m && i < n; i++)
+                free((char *)m[i].name);
+        free(m);
+}
+
+/* Backfilled by the migration, once, rather than by a fallback in every
+ * reader: the readers then have one source of marks, and the raw log is
+ * parsed by nothing but the cell and this. */
+int db_marks_from_log(const char *text, size_t len, double boot_s, struct db_mark **ret, size_t *ret_n) {
+        struct db_mark *v = NULL;
+        size_t n = 0, cap = 0, i = 0;
         double offset = NAN;
-        int64_t seq = 0;
-        size_t i = 0;
 
         while (i < len) {
                 const char *nl = memchr(text + i, '\n', len - i);
                 size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
                 struct proto_record rec;
-                double t;
-                int r;
 
                 if (proto_parse(text + i, l, &rec) == PROTO_OK) {
-                        t = (double)rec.t_ms / 1000;
+                        double t = (double)rec.t_ms / 1000;
+
                         if (strcmp(rec.type, "ready") == 0 && isnan(offset) && isfinite(boot_s))
                                 offset = boot_s - t;
                         if (strcmp(rec.type, "event") == 0) {
-                                r = mark_insert(db, ins, cell_id, seq++, rec.payload, strlen(rec.payload), t,
-                                                t + offset, err);
-                                if (r < 0)
-                                        return r;
+                                char *name = strdup(rec.payload);   /* cut at a NUL, as the cell cuts it */
+                                struct db_mark *nv = n < cap ? v : realloc(v, (cap ? cap * 2 : 16) * sizeof(*nv));
+
+                                if (!name || !nv) {
+                                        free(name);
+                                        db_marks_free(nv ? nv : v, n);
+                                        return -ENOMEM;
+                                }
+                                if (n == cap)
+                                        cap = cap ? cap * 2 : 16;
+                                v = nv;
+                                v[n++] = (struct db_mark){ name, t, t + offset };
                         }
                 }
                 i += l + 1;
         }
+        *ret = v;
+        *ret_n = n;
         return 0;
 }
 
@@ -903,9 +909,17 @@ static int db_fill_marks(struct db *db, struct kb_error *err) {
                 const char *text = sqlite3_column_blob(q, 2);
                 int n = sqlite3_column_bytes(q, 2);
 
+                struct db_mark *m = NULL;
+                size_t nm = 0;
+
                 if (!text || n <= 0)
                         continue;
-                r = marks_from_log(db, ins, id, boot_s, text, (size_t)n, err);
+                if (db_marks_from_log(text, (size_t)n, boot_s, &m, &nm) < 0)
+                        return error_setf(err, -ENOMEM, "out of memory");
+                for (size_t i = 0; i < nm && r >= 0; i++)
+                        r = mark_insert(db, ins, id, (int64_t)i, m[i].name, strlen(m[i].name), m[i].t_guest,
+                                        m[i].t_host, err);
+                db_marks_free(m, nm);
                 if (r < 0)
                         return r;
         }

@@ -177,6 +177,20 @@ int db_run_set_setting(struct db *db, int64_t run_id, const char *key, const cha
 int db_cell_insert(struct db *db, const struct db_cell *cell, int64_t *ret_cell_id,
                    struct kb_error *err);
 
+/* The marks of a cell stored without them (before schema version 4, or a
+ * pending cell written by a kbench of then), from its raw ttyS1 log (text,
+ * len bytes: untrusted, as the guest sent it) with the one record parser
+ * (common/proto.h): every event record with a good CRC, in order; lines
+ * that are not good records are skipped, as the cell skipped them. The
+ * log has no arrival times, so t_host is placed the way the charts placed
+ * such marks before: boot_s (the host time of the first ready record) plus
+ * the guest time since that record; NAN before any ready record or when
+ * boot_s is not finite. A name is cut at a NUL byte, as the cell cuts it.
+ * OUT: *ret (db_marks_free; NULL when none), *ret_n. Returns 0 or -ENOMEM. */
+int db_marks_from_log(const char *text, size_t len, double boot_s, struct db_mark **ret, size_t *ret_n);
+/* Free what db_marks_from_log made (its names too); accepts NULL. */
+void db_marks_free(struct db_mark *m, size_t n);
+
 /* Cell keys already stored with state "ok" for a run (for --resume).
  * OUT: *ret_keys, a NULL-terminated array the caller frees (each string and
  * the array, with free()). */
