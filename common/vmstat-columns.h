@@ -1,6 +1,6 @@
 /* common/vmstat-columns.h: the one list of the columns of the agent's vmstat
  * rows. The agent prints its header and rows from it, the host maps parsed
- * rows onto it (harness/runner.c), and the result store names its vmstat
+ * rows onto it (run/runner.c), and the result store names its vmstat
  * table's columns after it (results/db.h; results/test-vmstat-schema.c
  * checks results/schema.sql against it). Adding a column is one row here
  * plus a migration step for the table. Plain C preprocessor, no includes:

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "harness/insncount.h"
+#include "host/insncount.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
