@@ -17,6 +17,7 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g);
 int cli_vmstat(int argc, char **argv, const struct store_ctx *g);
 int cli_publish(int argc, char **argv, const struct store_ctx *g);
 int cli_nightly(int argc, char **argv, const struct store_ctx *g);
+int cli_bisect(int argc, char **argv, const struct store_ctx *g);
 
 /* Print "kbench: <message>" on stderr; returns 1 (the failure exit code). */
 int cli_error(const struct kb_error *err);

@@ -1,4 +1,4 @@
-/* cli/cli_kernel.c: `kbench kernel add|list|remove`, the user's view of
+/* cli/cli_kernel.c: `kbench kernel add|build|list|remove`, the user's view of
  * the kernel store (kernels/kstore). Imports can take tens of seconds, so
  * their steps are reported on stderr; results go to stdout (or --json). */
 #include <glib.h>
@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "store/lock.h"
 #include "host/snapshot.h"
+#include "kernels/build.h"
 #include "kernels/kstore.h"
 
 static void kstore_freep(struct kstore **s) { kstore_free(*s); }
@@ -112,6 +113,87 @@ static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
                 }
         }
         kstore_kernel_free(k);
+        return 0;
+}
+
+/* `kernel build SRC`: kernels/build.c does the work; this checks the
+ * options, holds the store's lock (a build writes into the store) and
+ * prints the result. */
+static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
+        g_autofree char *name = NULL, *config = NULL;
+        g_auto(GStrv) fragments = NULL, patches = NULL;
+        gint jobs = 0;
+        gboolean json = FALSE;
+        GOptionEntry entries[] = {
+                { "config", 0, 0, G_OPTION_ARG_FILENAME, &config,
+                  "Base configuration: a .config file, defconfig or tinyconfig (default defconfig)", "FILE|defconfig|tinyconfig" },
+                { "fragment", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &fragments,
+                  "A config fragment merged over the base, then make olddefconfig (repeatable, in order)", "FILE" },
+                { "patch", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &patches,
+                  "A patch applied with patch -p1 to a private copy of the tree (repeatable, in order)", "FILE" },
+                { "name", 0, 0, G_OPTION_ARG_STRING, &name,
+                  "Store under NAME (default: the kernel release and -g<commit>, or a digest of the inputs)", "NAME" },
+                { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "make -j N (default: the host's CPUs)", "N" },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the stored kernel and the build as JSON", NULL },
+                { NULL, 0, 0, 0, NULL, NULL, NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("SRC - build a kernel from source into the store");
+        _cleanup_kstore_ struct kstore *s = NULL;
+        _cleanup_(lock_releasep) struct store_lock *lock = NULL;
+        g_autofree char *work = NULL;
+        struct kbuild_opts o = { 0 };
+        struct kbuild_result res = { 0 };
+        struct kb_error err = { "" };
+        struct progress_state ps;
+        struct timespec t;
+        int r;
+
+        g_option_context_set_summary(ctx, "SRC is a kernel source tree (a git checkout, Debian's linux-source unpacked)\n"
+                                          "or a linux-source .tar.xz. The build runs in a persistent O= tree per\n"
+                                          "source tree and configuration (<store>/build), with ccache when installed,\n"
+                                          "so the next build of a nearby commit is incremental; the same inputs again\n"
+                                          "are a cache hit. The stored kernel keeps its .config and build.json\n"
+                                          "(source, commit, configuration, compiler, build time).");
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if ((r = parse_options(ctx, &argc, &argv)))
+                return r;
+        if (argc != 2)
+                return cli_errorf("kernel build: expected one SRC (try --help)") + 1;
+        if (name && !kstore_name_valid(name))
+                return cli_errorf("kernel build: --name '%.128s' is not a kernel name (1-%d of letters, digits and "
+                                  ". + - _ ~, not starting with . or -)", name, KSTORE_NAME_MAX) + 1;
+        if (jobs < 0 || jobs > 1024)
+                return cli_errorf("kernel build: --jobs %d is out of range (1-1024)", jobs) + 1;
+        if ((r = open_store(g, 1, &s)))
+                return r;
+        if (lock_store(g->home, "kernel build", &lock, &err) < 0)
+                return cli_error(&err);
+        work = g_build_filename(g->home, "build", NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+        o = (struct kbuild_opts){ .source = argv[1], .config = config, .fragments = fragments, .patches = patches,
+                                  .name = name, .work_dir = work, .jobs = jobs, .progress = print_progress,
+                                  .userdata = &ps };
+        if (kbuild_run(s, &o, &res, &err) < 0)
+                return cli_error(&err);
+        if (json) {
+                json_auto_t *j = kstore_kernel_to_json(res.kernel);
+
+                json_object_set_new(j, "cache_hit", json_boolean(res.cache_hit));
+                json_object_set_new(j, "existed", json_boolean(res.existed));
+                json_object_set_new(j, "source_id", json_string(res.source_id));
+                json_object_set_new(j, "build_s", res.cache_hit ? json_null() : json_real(res.build_s));
+                json_object_set_new(j, "log", res.log_path ? json_string(res.log_path) : json_null());
+                json_dumpf(j, stdout, JSON_INDENT(2));
+                putchar('\n');
+        } else if (res.cache_hit)
+                printf("cache hit: %s (%s, id %.12s): built before from %s\n", res.kernel->name,
+                       res.kernel->release ? res.kernel->release : "-", res.kernel->id, res.source_id);
+        else
+                printf("built: %s (%s, id %.12s) from %s in %.0f s%s; log %s\n", res.kernel->name,
+                       res.kernel->release ? res.kernel->release : "-", res.kernel->id, res.source_id, res.build_s,
+                       res.existed ? " (the same image was stored already)" : "", res.log_path);
+        kbuild_result_clear(&res);
         return 0;
 }
 
@@ -244,6 +326,7 @@ static const struct {
         const char *help;
 } subcommands[] = {
         { "add", kernel_add, "import a .deb, bzImage or vmlinux: add FILE [--name NAME] [--json]" },
+        { "build", kernel_build, "build a kernel from source: build SRC [--config C] [--fragment F] [--patch P]" },
         { "list", kernel_list, "list stored kernels: list [--json]" },
         { "remove", kernel_remove, "remove a kernel by name: remove NAME" },
 };
@@ -264,5 +347,5 @@ int cli_kernel(int argc, char **argv, const struct store_ctx *g) {
                         g_set_prgname(prg);
                         return subcommands[i].fn(argc - 1, argv + 1, g);
                 }
-        return cli_errorf("kernel: unknown command '%s' (add, list, remove)", argv[1]) + 1;
+        return cli_errorf("kernel: unknown command '%s' (add, build, list, remove)", argv[1]) + 1;
 }

@@ -11,11 +11,19 @@
 #include "report/show.h"
 #include "results/db.h"
 
+static int parse_bisection_id(const char *text, gint64 *ret) {
+        char *end;
+
+        errno = 0;
+        *ret = g_ascii_strtoll(text, &end, 10);
+        return errno == 0 && *text && !*end && *ret > 0;
+}
+
 int cli_show(int argc, char **argv, const struct store_ctx *g) {
         g_autoptr(GOptionContext) ctx = NULL;
         g_autoptr(GError) gerr = NULL;
         g_autofree char *cell = NULL, *log = NULL;
-        gboolean json = FALSE, tags = FALSE;
+        gboolean json = FALSE, tags = FALSE, bisect = FALSE;
         struct kb_error err = { { 0 } };
         struct db *db = NULL;
         int64_t run_id;
@@ -29,6 +37,8 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                   "of the disk (with --json too)", "STREAM" },
                 { "tags", 0, 0, G_OPTION_ARG_NONE, &tags, "List the runs' tags, one a line (for scripts and "
                   "shell completion)", NULL },
+                { "bisect", 0, 0, G_OPTION_ARG_NONE, &bisect, "List the bisections; with an id, one with its steps",
+                  NULL },
                 { NULL },
         };
 
@@ -49,6 +59,10 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
         }
         if (tags && (argc > 1 || json || cell || log)) {
                 cli_errorf("show: --tags takes no RUN and no other option");
+                return 2;
+        }
+        if (bisect && (tags || cell || log)) {
+                cli_errorf("show: --bisect takes an id (or none) and --json, no other option");
                 return 2;
         }
         if ((cell || log) && argc < 2) {
@@ -84,6 +98,18 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 return cli_error(&err);
         if (tags)
                 r = show_tags(db, stdout, &err);
+        else if (bisect && argc < 2)
+                r = show_bisections(db, json, stdout, &err);
+        else if (bisect) {
+                gint64 id;
+
+                if (!parse_bisection_id(argv[1], &id)) {
+                        cli_errorf("show: --bisect '%.64s' is not a bisection id", argv[1]);
+                        db_close(db);
+                        return 2;
+                }
+                r = show_bisection(db, id, json, stdout, &err);
+        }
         else if (argc < 2)
                 r = show_runs(db, json, stdout, &err);
         else {

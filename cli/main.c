@@ -23,6 +23,7 @@ static const struct {
         { "compare", cli_compare, "is kernel B better or worse than A? (statistics, verdicts)" },
         { "vmstat", cli_vmstat, "analyse vmstat output: columns, summary, writeout stalls" },
         { "publish", cli_publish, "write a static HTML site of the results: tables and charts" },
+        { "bisect", cli_bisect, "find the kernel or commit that changed a metric (builds, sequential rule)" },
         { "nightly", cli_nightly, "one unattended night: fetch new kernels, measure, detect, report, publish" },
         { "doctor", cli_doctor, "check QEMU, libvirt, the accelerator and the store" },
 };

@@ -42,6 +42,7 @@ struct kstore_kernel *kstore_kernel_free(struct kstore_kernel *k) {
         g_free(k->vmlinux_path);
         g_free(k->modules_dir);
         g_free(k->config_path);
+        g_free(k->build_path);
         g_free(k->source);
         g_free(k->dir);
         g_free(k->version);
@@ -192,6 +193,7 @@ static int kstore_load(struct kstore *s, const char *id, const char *name, struc
         k->config_path = member_path(k->dir, o, "config");
         k->system_map_path = member_path(k->dir, o, "system_map");
         k->modules_dir = member_path(k->dir, o, "modules_dir");
+        k->build_path = member_path(k->dir, o, "build");
         k->added_at = json_number_value(json_object_get(o, "added_at"));
         k->n_modules = (int)json_integer_value(json_object_get(o, "n_modules"));
         k->pvh = json_is_true(json_object_get(o, "pvh"));
@@ -646,7 +648,7 @@ fail:
 
 json_t *kstore_kernel_to_json(const struct kstore_kernel *k) {
 #define STR_OR_NULL(v) ((v) ? json_string(v) : json_null())
-        return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:f}",
+        return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:f}",
                          "id", STR_OR_NULL(k->id),
                          "name", STR_OR_NULL(k->name),
                          "release", STR_OR_NULL(k->release),
@@ -657,8 +659,46 @@ json_t *kstore_kernel_to_json(const struct kstore_kernel *k) {
                          "config", STR_OR_NULL(k->config_path),
                          "system_map", STR_OR_NULL(k->system_map_path),
                          "source", STR_OR_NULL(k->source),
+                         "build", STR_OR_NULL(k->build_path),
                          "pvh", k->pvh,
                          "n_modules", k->n_modules,
                          "added_at", k->added_at);
 #undef STR_OR_NULL
+}
+
+int kstore_file_sha256(const char *path, char **ret, struct kb_error *err) {
+        return sha256_file(path, ret, err);
+}
+
+int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *key, const char *src,
+                  const char *dst, struct kb_error *err) {
+        g_autofree char *dir = g_build_filename(s->root, k->id, NULL);
+        g_autofree char *meta_path = g_build_filename(dir, "kernel.json", NULL);
+        g_autofree char *file = g_build_filename(dir, dst, NULL);
+        g_autofree char *file_tmp = g_strconcat(file, ".tmp", NULL);
+        g_autofree char *meta_tmp = g_strconcat(meta_path, ".tmp", NULL);
+        json_error_t jerr;
+        json_auto_t *meta = NULL;
+        int r;
+
+        if (!valid_id(k->id) || strchr(dst, '/') || dst[0] == '.' || strcmp(dst, "kernel.json") == 0)
+                return error_setf(err, -EINVAL, "kernel store: cannot attach %s as %s", src, dst);
+        meta = json_load_file(meta_path, JSON_REJECT_DUPLICATES, &jerr);
+        if (!json_is_object(meta))
+                return error_setf(err, -EBADMSG, "%s: %s", meta_path, meta ? "not a JSON object" : jerr.text);
+        unlink(file_tmp);
+        r = copy_file(src, file_tmp, err);
+        if (r >= 0 && (chmod(file_tmp, 0644) < 0 || rename(file_tmp, file) < 0))
+                r = error_setf(err, -errno, "%s: %s", file, strerror(errno));
+        if (r < 0) {
+                unlink(file_tmp);
+                return r;
+        }
+        json_object_set_new(meta, key, json_string(dst));
+        if (json_dump_file(meta, meta_tmp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || chmod(meta_tmp, 0644) < 0 ||
+            rename(meta_tmp, meta_path) < 0) {
+                unlink(meta_tmp);
+                return error_setf(err, -EIO, "%s: cannot write", meta_path);
+        }
+        return 0;
 }

@@ -3,7 +3,7 @@
 
 Each folder may include project headers only from the floors below it:
 
-    cli -> nightly -> run -> cell -> host -> workloads, guest, kernels -> common
+    cli -> nightly -> bisect -> run -> cell -> host -> workloads, guest, kernels -> common
                  \-> web -> report -> results -> common
            run -> store -> results
     plugin -> common
@@ -35,7 +35,8 @@ BASE = {
 }
 BASE["cell"] = BASE["host"] | {"kernels", "results", "report", "cell"}
 BASE["run"] = BASE["cell"] | {"store", "run"}
-BASE["nightly"] = BASE["run"] | {"web", "nightly"}
+BASE["bisect"] = BASE["run"] | {"bisect"}
+BASE["nightly"] = BASE["bisect"] | {"web", "nightly"}
 BASE["cli"] = BASE["nightly"] | {"cli"}
 PUBLIC = {"workloads/workload.h"}       # allowed in report/ and web/ beyond BASE
 TEST_EXTRA = {"report": {"workloads"}, "host": {"report"}}  # test-*.c may use these folders too

@@ -46,3 +46,8 @@ int show_tags(struct db *db, FILE *out, struct kb_error *err);
 /* Resolve "RUN" (a positive decimal id) or "last". The run must exist.
  * OUT: *ret_id. Errors: "bad run 'x' (a run id or 'last')", "no run N in PATH". */
 int show_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb_error *err);
+
+/* `kbench show --bisect`: every bisection (newest first), or with an id
+ * one with its steps; text or JSON. */
+int show_bisections(struct db *db, int json, FILE *out, struct kb_error *err);
+int show_bisection(struct db *db, int64_t id, int json, FILE *out, struct kb_error *err);

@@ -79,6 +79,10 @@ static void put_text(FILE *out, const char *s, int width) {
         put_masked(out, s, width, PUT_TEXT);
 }
 
+void text_put(FILE *out, const char *s, int width) {
+        put_text(out, s, width);
+}
+
 /* s as markdown text when md, else as put_text without padding. */
 static void put_md(FILE *out, const char *s, int md) {
         put_masked(out, s, 0, md ? PUT_MD : PUT_TEXT);

@@ -68,6 +68,41 @@ static const char db_schema_v3[] =
         "ALTER TABLE vmstat ADD COLUMN inflight REAL;\n"
         "ALTER TABLE vmstat ADD COLUMN util REAL;\n";
 
+/* A bisection (bisect/bisect.h) and its steps: one row per search, one per
+ * candidate measured or skipped. The cells of a step are ordinary runs
+ * (run_ids), so compare and the site read them like any other. */
+static const char db_schema_v4[] =
+        "CREATE TABLE bisections (\n"
+        "        id              INTEGER PRIMARY KEY,\n"
+        "        started_at      REAL NOT NULL,\n"
+        "        finished_at     REAL,\n"
+        "        status          TEXT NOT NULL,\n"          /* running, done, failed, interrupted */
+        "        workload        TEXT NOT NULL,\n"
+        "        metric          TEXT NOT NULL,\n"
+        "        source          TEXT NOT NULL,\n"          /* kernels, or git:<dir> */
+        "        good            TEXT NOT NULL,\n"
+        "        bad             TEXT NOT NULL,\n"
+        "        settings_json   TEXT NOT NULL,\n"          /* the cells' run options, the rule's parameters */
+        "        outcome         TEXT,\n"                   /* first-bad, no-change, cannot-tell */
+        "        first_bad       TEXT,\n"                   /* kernel name or full commit id */
+        "        summary_json    TEXT\n"
+        ");\n"
+        "CREATE TABLE bisect_steps (\n"
+        "        bisection_id    INTEGER NOT NULL REFERENCES bisections(id) ON DELETE CASCADE,\n"
+        "        step            INTEGER NOT NULL,\n"
+        "        role            TEXT NOT NULL,\n"          /* ends, probe, confirm */
+        "        candidate       TEXT NOT NULL,\n"          /* kernel name, or commit id */
+        "        kernel_id       TEXT,\n"                   /* NULL: it did not build */
+        "        run_ids         TEXT NOT NULL,\n"          /* JSON array of the step's runs */
+        "        rounds          INTEGER NOT NULL,\n"
+        "        vs_good         TEXT,\n"                   /* same, different, not yet (seqrule) */
+        "        vs_bad          TEXT,\n"
+        "        decision        TEXT NOT NULL,\n"          /* good, bad, skipped, different, same, unknown */
+        "        mean_good       REAL, mean_cand REAL, mean_bad REAL,\n"
+        "        note            TEXT,\n"
+        "        PRIMARY KEY (bisection_id, step)\n"
+        ") WITHOUT ROWID;\n";
+
 /* Migration steps in order; step i brings user_version from i to i + 1. */
 static const struct db_migration {
         int version;
@@ -76,6 +111,7 @@ static const struct db_migration {
         { 1, db_schema_v1 },
         { 2, db_schema_v2 },
         { 3, db_schema_v3 },
+        { 4, db_schema_v4 },
 };
 _Static_assert(ELEMENTSOF(db_migrations) == DB_SCHEMA_VERSION,
                "one migration step per schema version");
@@ -215,6 +251,7 @@ static const struct {
 } db_tables[] = {
         { 1, "kernels" }, { 1, "runs" }, { 1, "cells" }, { 1, "metrics" },
         { 1, "vmstat" }, { 1, "timeline" }, { 1, "logs" }, { 2, "host_block" },
+        { 4, "bisections" }, { 4, "bisect_steps" },
 };
 
 static int db_check_tables(struct db *db, int v, struct kb_error *err) {

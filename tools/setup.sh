@@ -11,6 +11,7 @@ packages=(
   libcurl4-openssl-dev libsqlite3-dev libjansson-dev libglib2.0-dev libarchive-dev libkmod-dev
   kmod e2fsprogs busybox-static vsftpd bonnie++ coreutils xz-utils zstd procps
   gcovr chromium fonts-dejavu-core bash-completion
+  linux-source-6.1 flex bison bc libelf-dev ccache git
 )
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh: run as root (it installs packages)" >&2
