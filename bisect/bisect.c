@@ -12,15 +12,15 @@
 #include "common/util.h"
 #include "kernels/build.h"
 #include "kernels/kstore.h"
+#include "report/bisectrule.h"
 #include "report/metrics.h"
-#include "report/seqrule.h"
 #include "results/bisect.h"
 #include "results/query.h"
 #include "store/lock.h"
 
-enum cand_state { CAND_UNTESTED, CAND_GOOD, CAND_BAD, CAND_SKIPPED };
-
-static const char *const state_names[] = { "untested", "good", "bad", "skipped" };
+/* A candidate's own state: built (kernel set) or not buildable. What the
+ * search decided of it is report/bisectrule.c's. */
+enum cand_state { CAND_UNTESTED, CAND_SKIPPED };
 
 struct cand {
         char *label;               /* kernel name, or full commit id */
@@ -40,9 +40,9 @@ struct bis {
         struct cand *c;
         size_t n;
         char *tree;                /* git: the private worktree candidates are built in */
-        enum metrics_direction dir;
-        double change;             /* mean(bad) / mean(good) - 1 at the ends */
+        struct kb_error *err;      /* where a callback's error goes */
         json_t *steps;             /* what --json prints */
+        json_t *step_runs;         /* the runs of the step under way */
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -187,72 +187,43 @@ static int cand_build(struct bis *b, struct cand *c, struct kb_error *err) {
         return 0;
 }
 
-/* One metric's values per kernel over the step's runs, cell by cell. */
-static int values(struct bis *b, GArray *runs, const char *kernel_id, GArray *out, size_t *failed,
+/* The metric's value of every cell of kernel_id in run, appended to out
+ * (NAN for a cell that failed or stored none). */
+static int values(struct bis *b, int64_t run, const char *kernel_id, struct bisect_series *out,
                   struct kb_error *err) {
-        for (guint i = 0; i < runs->len; i++) {
-                struct query_selection *sel = NULL;
-                int r = query_selection(b->db, g_array_index(runs, int64_t, i), kernel_id, NULL, &sel, err);
+        struct query_selection *sel = NULL;
+        int r = query_selection(b->db, run, kernel_id, NULL, &sel, err);
 
-                if (r < 0)
-                        return r;
-                for (size_t k = 0; k < sel->n_cells; k++) {
-                        const struct query_sel_cell *cell = &sel->cells[k];
-                        double v = NAN;
+        if (r < 0)
+                return r;
+        for (size_t k = 0; r >= 0 && k < sel->n_cells; k++) {
+                const struct query_sel_cell *cell = &sel->cells[k];
+                double v = NAN;
 
-                        if (strcmp(cell->state, "ok") != 0) {
-                                (*failed)++;
-                                continue;
-                        }
-                        for (size_t m = 0; m < cell->n_metrics; m++)
-                                if (strcmp(cell->metrics[m].name, b->o->metric) == 0 && cell->metrics[m].has_value)
-                                        v = cell->metrics[m].value;
-                        g_array_append_val(out, v);
-                }
-                query_selection_free(sel);
+                for (size_t m = 0; strcmp(cell->state, "ok") == 0 && m < cell->n_metrics; m++)
+                        if (strcmp(cell->metrics[m].name, b->o->metric) == 0 && cell->metrics[m].has_value)
+                                v = cell->metrics[m].value;
+                if (bisect_series_add(out, v) < 0)
+                        r = error_setf(err, -ENOMEM, "out of memory");
         }
-        return 0;
+        query_selection_free(sel);
+        return r;
 }
 
-static double mean_of(const GArray *v) {
-        double s = 0;
-        size_t n = 0;
-
-        for (guint i = 0; i < v->len; i++)
-                if (isfinite(g_array_index(v, double, i))) {
-                        s += g_array_index(v, double, i);
-                        n++;
-                }
-        return n ? s / (double)n : NAN;
-}
-
-/* One measured set: kernels interleaved in runs, values per kernel. */
-struct measured {
-        GArray *runs;              /* int64_t */
-        GArray *v[3];              /* double per kernel */
-        size_t failed[3];
-        size_t n, rounds;
-};
-
-static void measured_clear(struct measured *m) {
-        g_array_free(m->runs, TRUE);
-        for (size_t i = 0; i < m->n; i++)
-                g_array_free(m->v[i], TRUE);
-}
-
-/* `more` rounds of kernels[0..n) interleaved, as one run; then every
- * value of the step so far, per kernel. */
-static int measure_more(struct bis *b, const struct cand *const *k, struct measured *m, size_t more,
-                        const char *role, struct kb_error *err) {
+/* bisect_ops.measure: `more` rounds of the candidates, interleaved, as one
+ * run through the runner, with the bisection's cell settings. */
+static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const char *role, struct bisect_series *v) {
+        struct bis *b = ud;
         g_autofree char *tag = g_strdup_printf("bisect %lld step %d (%s)", (long long)b->id, b->step, role);
         char *names[4] = { NULL };
         char *workloads[2] = { (char *)b->o->workload, NULL };
         struct runner_opts o = b->o->run;
         int64_t run = 0;
-        int code;
+        int code, r = 0;
 
-        for (size_t i = 0; i < m->n; i++)
-                names[i] = k[i]->kernel;
+        for (size_t i = 0; i < n && i < 3; i++)
+                names[i] = b->c[idx[i]].kernel;
+        say("step %d (%s): %s, %zu round(s)", b->step, role, b->c[idx[n > 2 ? 1 : n - 1]].kernel, more);
         o.kernels = names;
         o.workloads = workloads;
         o.repeats = (int)more;
@@ -261,256 +232,93 @@ static int measure_more(struct bis *b, const struct cand *const *k, struct measu
         o.json = 0;
         o.lock_held = 1;
         o.until_mde_pct = 0;
-        code = runner_run(&o, b->g, &run, err);
+        code = runner_run(&o, b->g, &run, b->err);
         if (code != 0 && code != 3)
-                return error_prefix(err, -EIO, "step %d", b->step);
-        g_array_append_val(m->runs, run);
-        m->rounds += more;
-        for (size_t i = 0; i < m->n; i++) {
-                int r;
-
-                g_array_set_size(m->v[i], 0);
-                m->failed[i] = 0;
-                r = values(b, m->runs, k[i]->kernel_id, m->v[i], &m->failed[i], err);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-/* The rule's verdict of y against x over the rounds so far; *next: the
- * rounds it wants in all before it looks again (0: it will not). */
-static enum seqrule_verdict judge(const struct bis *b, const GArray *x, const GArray *y, double target,
-                                  size_t *next) {
-        size_t rounds = MIN(x->len, y->len);
-        struct seqrule_params p = { .target = target, .alpha = b->o->alpha, .power = 0.8,
-                                    .pilot = (size_t)b->o->pilot, .max_rounds = (size_t)b->o->max_rounds };
-        struct seqrule_metric m = { b->o->metric, (const double *)(void *)x->data, (const double *)(void *)y->data };
-        struct seqrule_decision d;
-        enum seqrule_verdict v = SEQRULE_NOT_YET;
-        int dirs[1] = { b->dir };
-
-        *next = 0;
-        if (seqrule_verdict(&p, &m, dirs, 1, rounds, b->o->noise, &v, &d) < 0)
-                return SEQRULE_NOT_YET;
-        if (v == SEQRULE_NOT_YET && d.answer == SEQRULE_MORE)
-                *next = MIN(d.next, (size_t)b->o->max_rounds);
-        return v;
-}
-
-static void put_step(struct bis *b, const char *role, const struct cand *c, const struct measured *m,
-                     const char *vs_good, const char *vs_bad, const char *decision, const char *note,
-                     struct kb_error *err) {
-        json_t *runs = json_array();
-        g_autofree char *runs_text = NULL;
-        double mg = m && m->n > 0 ? mean_of(m->v[0]) : NAN;
-        double mc = m && m->n == 3 ? mean_of(m->v[1]) : m && m->n == 2 ? mean_of(m->v[1]) : NAN;
-        double mb = m && m->n == 3 ? mean_of(m->v[2]) : NAN;
-        struct db_bisect_step st;
-        char *t;
-
-        for (guint i = 0; m && i < m->runs->len; i++)
-                json_array_append_new(runs, json_integer(g_array_index(m->runs, int64_t, i)));
-        t = json_dumps(runs, JSON_COMPACT);
-        runs_text = g_strdup(t);
-        free(t);
-        st = (struct db_bisect_step){ .bisection_id = b->id, .step = b->step, .role = role, .candidate = c->label,
-                                      .kernel_id = c->kernel_id, .run_ids_json = runs_text,
-                                      .rounds = m ? (int)m->rounds : 0, .vs_good = vs_good, .vs_bad = vs_bad,
-                                      .decision = decision, .mean_good = mg, .mean_cand = mc, .mean_bad = mb,
-                                      .note = note };
-        if (db_bisect_step_add(b->db, &st, err) < 0)
-                say("warning: step %d not stored: %s", b->step, err->msg);
-        json_array_append_new(b->steps, json_pack("{s:i, s:s, s:s, s:s?, s:o, s:i, s:s?, s:s?, s:s, s:o, s:o, s:o, "
-                                                  "s:s?}",
-                                                  "step", b->step, "role", role, "candidate", c->label,
-                                                  "kernel", c->kernel, "runs", runs, "rounds", st.rounds,
-                                                  "vs_good", vs_good, "vs_bad", vs_bad, "decision", decision,
-                                                  "mean_good", isfinite(mg) ? json_real(mg) : json_null(),
-                                                  "mean_candidate", isfinite(mc) ? json_real(mc) : json_null(),
-                                                  "mean_bad", isfinite(mb) ? json_real(mb) : json_null(),
-                                                  "note", note));
-        b->step++;
-}
-
-/* y against x, interleaved, until the rule answers or the budget is
- * spent: the ends, and the last check of the first bad against its parent. */
-static int measure_pair(struct bis *b, struct cand *x, struct cand *y, const char *role, double target,
-                        enum seqrule_verdict *ret, struct measured *m, struct kb_error *err) {
-        const struct cand *k[2] = { x, y };
-        size_t want = (size_t)b->o->pilot, next;
-        int r;
-
-        *m = (struct measured){ .runs = g_array_new(FALSE, FALSE, sizeof(int64_t)), .n = 2 };
-        for (size_t i = 0; i < 2; i++)
-                m->v[i] = g_array_new(FALSE, FALSE, sizeof(double));
-        for (;;) {
-                say("step %d (%s): %s against %s, rounds %zu to %zu", b->step, role, y->kernel, x->kernel,
-                    m->rounds + 1, want);
-                r = measure_more(b, k, m, want - m->rounds, role, err);
-                if (r < 0)
-                        return r;
-                *ret = judge(b, m->v[0], m->v[1], target, &next);
-                if (*ret != SEQRULE_NOT_YET || next <= m->rounds)
-                        return 0;
-                want = next;
-        }
-}
-
-/* The ends: is there a change to find? */
-static int step_ends(struct bis *b, int *ret_found, struct kb_error *err) {
-        struct cand *good = &b->c[0], *bad = &b->c[b->n - 1];
-        struct measured m;
-        enum seqrule_verdict v;
-        int r;
-
-        *ret_found = 0;
-        if (strcmp(good->kernel_id, bad->kernel_id) == 0) {
-                say("the ends are the same image (%.12s): no change between them", good->kernel_id);
-                put_step(b, "ends", bad, NULL, "same", NULL, "same", "the same image", err);
-                return 0;
-        }
-        r = measure_pair(b, good, bad, "ends", b->o->target, &v, &m, err);
-        if (r < 0) {
-                measured_clear(&m);
-                return r;
-        }
-        b->change = mean_of(m.v[1]) / mean_of(m.v[0]) - 1;
-        say("ends: %s %+.2f %% against %s over %zu rounds: %s", b->o->metric, 100 * b->change, good->kernel,
-            m.rounds, seqrule_verdict_name(v));
-        put_step(b, "ends", bad, &m, seqrule_verdict_name(v), NULL,
-                 v == SEQRULE_DIFFERENT ? "different" : v == SEQRULE_SAME ? "same" : "unknown", NULL, err);
-        measured_clear(&m);
-        good->state = CAND_GOOD;
-        bad->state = CAND_BAD;
-        *ret_found = v == SEQRULE_DIFFERENT ? 1 : v == SEQRULE_SAME ? 0 : -1;
-        return 0;
-}
-
-/* Candidate c interleaved with both ends until the two verdicts decide. */
-static int probe(struct bis *b, struct cand *c, struct kb_error *err) {
-        const struct cand *k[3] = { &b->c[0], c, &b->c[b->n - 1] };
-        double target = fmax(fabs(b->change) / 2, 1e-4);
-        size_t want = (size_t)b->o->pilot, ng, nb;
-        enum seqrule_verdict vg = SEQRULE_NOT_YET, vb = SEQRULE_NOT_YET;
-        struct measured m = { .runs = g_array_new(FALSE, FALSE, sizeof(int64_t)), .n = 3 };
-        const char *decision = "unknown", *note = NULL;
-        int r = 0;
-
-        for (size_t i = 0; i < 3; i++)
-                m.v[i] = g_array_new(FALSE, FALSE, sizeof(double));
-        for (;;) {
-                say("step %d: %s, rounds %zu to %zu", b->step, c->kernel, m.rounds + 1, want);
-                r = measure_more(b, k, &m, want - m.rounds, "probe", err);
-                if (r < 0)
-                        break;
-                if (m.failed[1] && isnan(mean_of(m.v[1]))) {
-                        c->state = CAND_SKIPPED;
-                        decision = "skipped";
-                        note = "no cell of it ended ok: it does not boot or run the workload";
-                        break;
-                }
-                vg = judge(b, m.v[0], m.v[1], target, &ng);
-                vb = judge(b, m.v[1], m.v[2], target, &nb);
-                if (vg == SEQRULE_SAME && vb == SEQRULE_DIFFERENT)
-                        c->state = CAND_GOOD;
-                else if (vg == SEQRULE_DIFFERENT && vb == SEQRULE_SAME)
-                        c->state = CAND_BAD;
-                else if (vg == SEQRULE_DIFFERENT && vb == SEQRULE_DIFFERENT) {
-                        c->state = CAND_BAD;
-                        note = "unlike both ends: the change has begun here";
-                }
-                if (c->state != CAND_UNTESTED || MAX(ng, nb) <= m.rounds)
-                        break;
-                want = MAX(ng, nb);
-        }
-        if (r >= 0) {
-                if (c->state == CAND_GOOD || c->state == CAND_BAD)
-                        decision = state_names[c->state];
-                say("step %d: %s is %s (against good: %s, against bad: %s)", b->step, c->kernel, decision,
-                    seqrule_verdict_name(vg), seqrule_verdict_name(vb));
-                put_step(b, "probe", c, &m, seqrule_verdict_name(vg), seqrule_verdict_name(vb), decision, note, err);
-        }
-        measured_clear(&m);
+                return error_prefix(b->err, -EIO, "step %d", b->step);
+        json_array_append_new(b->step_runs, json_integer(run));
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = values(b, run, b->c[idx[i]].kernel_id, &v[i], b->err);
         return r;
 }
 
-/* The next candidate between lo and hi: the untested one nearest the
- * middle, or SIZE_MAX when every one between is skipped. */
-static size_t pick(const struct bis *b, size_t lo, size_t hi) {
-        size_t mid = lo + (hi - lo) / 2, best = SIZE_MAX;
+static int op_prepare(void *ud, size_t i) {
+        struct bis *b = ud;
 
-        for (size_t i = lo + 1; i < hi; i++)
-                if (b->c[i].state != CAND_SKIPPED &&
-                    (best == SIZE_MAX || (i > mid ? i - mid : mid - i) < (best > mid ? best - mid : mid - best)))
-                        best = i;
-        return best;
+        if (!b->tree)
+                return 0;
+        if (cand_build(b, &b->c[i], b->err) < 0)
+                return -EIO;
+        return b->c[i].state == CAND_SKIPPED;
 }
 
-/* A candidate whose image equals one already decided takes its decision. */
-static int reuse(struct bis *b, struct cand *c, struct kb_error *err) {
-        for (size_t i = 0; i < b->n; i++)
-                if (&b->c[i] != c && b->c[i].kernel_id && c->kernel_id &&
-                    (b->c[i].state == CAND_GOOD || b->c[i].state == CAND_BAD) &&
-                    strcmp(b->c[i].kernel_id, c->kernel_id) == 0) {
-                        g_autofree char *note = g_strdup_printf("the same image as %s", b->c[i].label);
+static int op_same_image(void *ud, size_t i, size_t j) {
+        struct bis *b = ud;
 
-                        c->state = b->c[i].state;
-                        say("step %d: %s is %s: %s", b->step, c->kernel, state_names[c->state], note);
-                        put_step(b, "probe", c, NULL, NULL, NULL, state_names[c->state], note, err);
-                        return 1;
-                }
-        return 0;
+        return b->c[i].kernel_id && b->c[j].kernel_id && strcmp(b->c[i].kernel_id, b->c[j].kernel_id) == 0;
 }
 
-/* Halve [lo, hi] until the first bad is next to the last good. OUT: *lo,
- * *hi; returns 1 when a step could not tell. */
-static int search(struct bis *b, size_t *lo, size_t *hi, struct kb_error *err) {
-        *lo = 0;
-        *hi = b->n - 1;
-        for (;;) {
-                size_t i = pick(b, *lo, *hi);
-                struct cand *c;
-                int r;
+/* bisect_ops.step: store the step, keep it for --json, say it. */
+static void op_step(void *ud, const struct bisect_step *st) {
+        struct bis *b = ud;
+        struct cand *c = &b->c[st->cand];
+        const char *vg = st->has_vs_good ? seqrule_verdict_name(st->vs_good) : NULL;
+        const char *vb = st->has_vs_bad ? seqrule_verdict_name(st->vs_bad) : NULL;
+        g_autofree char *note = st->note && strcmp(st->note, "the same image") == 0
+                                        ? g_strdup_printf("the same image as %s", b->c[st->like].label)
+                                        : g_strdup(st->note);
+        char *runs = json_dumps(b->step_runs, JSON_COMPACT);
+        struct db_bisect_step row = { .bisection_id = b->id, .step = b->step, .role = st->role, .candidate = c->label,
+                                      .kernel_id = c->kernel_id, .run_ids_json = runs, .rounds = (int)st->rounds,
+                                      .vs_good = vg, .vs_bad = vb, .decision = st->decision,
+                                      .mean_good = st->mean_good, .mean_cand = st->mean_cand,
+                                      .mean_bad = st->mean_bad, .note = note };
+        struct kb_error err = { { 0 } };
 
-                if (i == SIZE_MAX)
-                        return 0;
-                c = &b->c[i];
-                r = b->tree ? cand_build(b, c, err) : 0;
-                if (r < 0)
-                        return r;
-                if (c->state == CAND_SKIPPED) {
-                        put_step(b, "probe", c, NULL, NULL, NULL, "skipped", "it does not build", err);
-                        continue;
-                }
-                if (!reuse(b, c, err)) {
-                        r = probe(b, c, err);
-                        if (r < 0)
-                                return r;
-                }
-                if (c->state == CAND_GOOD)
-                        *lo = i;
-                else if (c->state == CAND_BAD)
-                        *hi = i;
-                else if (c->state == CAND_UNTESTED)
-                        return 1;
-        }
+        if (st->rounds && strcmp(st->role, "ends") == 0)
+                say("ends: %s %+.2f %% against %s over %zu rounds: %s", b->o->metric,
+                    100 * (st->mean_cand / st->mean_good - 1), b->c[0].kernel, st->rounds, vg);
+        else
+                say("step %d: %s is %s%s%s", b->step, c->kernel ? c->kernel : c->label, st->decision,
+                    note ? ": " : "", note ? note : "");
+        if (db_bisect_step_add(b->db, &row, &err) < 0)
+                say("warning: step %d not stored: %s", b->step, err.msg);
+        json_array_append_new(b->steps, json_pack("{s:i, s:s, s:s, s:s?, s:O, s:I, s:s?, s:s?, s:s, s:o, s:o, s:o, "
+                                                  "s:s?}",
+                                                  "step", b->step, "role", st->role, "candidate", c->label,
+                                                  "kernel", c->kernel, "runs", b->step_runs,
+                                                  "rounds", (json_int_t)st->rounds, "vs_good", vg, "vs_bad", vb,
+                                                  "decision", st->decision,
+                                                  "mean_good", isfinite(st->mean_good) ? json_real(st->mean_good)
+                                                                                     : json_null(),
+                                                  "mean_candidate", isfinite(st->mean_cand) ? json_real(st->mean_cand)
+                                                                                          : json_null(),
+                                                  "mean_bad", isfinite(st->mean_bad) ? json_real(st->mean_bad)
+                                                                                   : json_null(),
+                                                  "note", note));
+        free(runs);
+        json_decref(b->step_runs);
+        b->step_runs = json_array();
+        b->step++;
 }
 
-static json_t *result_json(const struct bis *b, const char *outcome, const struct cand *first, int confirmed) {
+static json_t *result_json(const struct bis *b, const struct bisect_result *res) {
+        const struct cand *first = res->outcome == BISECT_FIRST_BAD ? &b->c[res->first_bad] : NULL;
+
         return json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:O}", "bisection", (json_int_t)b->id,
-                         "workload", b->o->workload, "metric", b->o->metric, "outcome", outcome,
-                         "first_bad", first ? first->label : NULL, "first_bad_kernel", first ? first->kernel : NULL,
-                         "confirmed", confirmed < 0 ? json_null() : json_boolean(confirmed),
-                         "change", isfinite(b->change) ? json_real(b->change) : json_null(), "steps", b->steps);
+                         "workload", b->o->workload, "metric", b->o->metric,
+                         "outcome", bisect_outcome_name(res->outcome), "first_bad", first ? first->label : NULL,
+                         "first_bad_kernel", first ? first->kernel : NULL,
+                         "confirmed", res->confirmed < 0 ? json_null() : json_boolean(res->confirmed),
+                         "change", isfinite(res->change) ? json_real(res->change) : json_null(), "steps", b->steps);
 }
 
-/* The last word: store it, print it. */
-static int finish(struct bis *b, const char *outcome, const struct cand *first, int confirmed, const char *why,
-                  struct kb_error *err) {
-        json_auto_t *j = result_json(b, outcome, first, confirmed);
+/* The last word: store it, print it; the last line is the answer. */
+static int finish(struct bis *b, const struct bisect_result *res, const char *why, struct kb_error *err) {
+        const struct cand *first = res->outcome == BISECT_FIRST_BAD ? &b->c[res->first_bad] : NULL;
+        json_auto_t *j = result_json(b, res);
         char *summary = json_dumps(j, JSON_COMPACT);
-        int r = db_bisection_finish(b->db, b->id, "done", outcome, first ? first->label : NULL, summary, err);
+        int r = db_bisection_finish(b->db, b->id, "done", bisect_outcome_name(res->outcome),
+                                    first ? first->label : NULL, summary, err);
 
         free(summary);
         if (r < 0)
@@ -525,42 +333,22 @@ static int finish(struct bis *b, const char *outcome, const struct cand *first, 
         for (size_t i = 0; i < json_array_size(b->steps); i++) {
                 json_t *s = json_array_get(b->steps, i);
                 const char *note = json_string_value(json_object_get(s, "note"));
+                const char *k = json_string_value(json_object_get(s, "kernel"));
 
-                printf("  %-7s %-28.28s %-8s rounds %-3lld%s%s\n", json_string_value(json_object_get(s, "role")),
-                       json_string_value(json_object_get(s, "kernel")) ? json_string_value(json_object_get(s, "kernel"))
-                                                                      : json_string_value(json_object_get(s, "candidate")),
+                printf("  %-7s %-28.28s %-9s rounds %-3lld%s%s\n", json_string_value(json_object_get(s, "role")),
+                       k ? k : json_string_value(json_object_get(s, "candidate")),
                        json_string_value(json_object_get(s, "decision")),
-                       (long long)json_integer_value(json_object_get(s, "rounds")), note ? ": " : "", note ? note : "");
+                       (long long)json_integer_value(json_object_get(s, "rounds")), note ? "  " : "", note ? note : "");
         }
         if (why)
                 printf("%s\n", why);
+        if (first && res->confirmed == 0)
+                printf("the first bad did not reproduce against the last good: treat it with care\n");
         if (first)
                 printf("first bad: %s\n", first->label);
         else
-                printf("%s\n", strcmp(outcome, "no-change") == 0 ? "no change between the ends" : "cannot tell");
+                printf("%s\n", res->outcome == BISECT_NO_CHANGE ? "no change between the ends" : "cannot tell");
         return 0;
-}
-
-/* The first bad against its parent, once more, as KernelCI asks a culprit
- * to reproduce. */
-static int confirm(struct bis *b, size_t lo, size_t hi, int *ret, struct kb_error *err) {
-        struct measured m;
-        enum seqrule_verdict v;
-        double target = fmax(fabs(b->change) / 2, 1e-4);
-        int r;
-
-        if (strcmp(b->c[lo].kernel_id, b->c[hi].kernel_id) == 0) {
-                *ret = 0;
-                return 0;
-        }
-        r = measure_pair(b, &b->c[lo], &b->c[hi], "confirm", target, &v, &m, err);
-        if (r >= 0) {
-                *ret = v == SEQRULE_DIFFERENT;
-                put_step(b, "confirm", &b->c[hi], &m, seqrule_verdict_name(v), NULL, *ret ? "different" : "unknown",
-                         *ret ? NULL : "not reproduced against its parent", err);
-        }
-        measured_clear(&m);
-        return r;
 }
 
 static int start(struct bis *b, struct kb_error *err) {
@@ -590,12 +378,6 @@ static int start(struct bis *b, struct kb_error *err) {
         free(text);
         b->id = row.id;
         say("bisection %lld: %s of %s over %zu candidates", (long long)b->id, b->o->metric, b->o->workload, b->n);
-        if (r >= 0 && b->tree)
-                r = cand_build(b, &b->c[0], err);
-        if (r >= 0 && b->tree)
-                r = cand_build(b, &b->c[b->n - 1], err);
-        if (r >= 0 && (b->c[0].state == CAND_SKIPPED || b->c[b->n - 1].state == CAND_SKIPPED))
-                r = error_setf(err, -EINVAL, "an end does not build: nothing to bisect");
         return r;
 }
 
@@ -608,45 +390,43 @@ static void bis_free(struct bis *b) {
         g_free(b->c);
         g_free(b->tree);
         json_decref(b->steps);
+        json_decref(b->step_runs);
         db_close(b->db);
         kstore_free(b->ks);
         lock_release(b->lock);
 }
 
+static const struct bisect_ops real_ops = { op_prepare, op_same_image, op_measure, op_step };
+
 int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb_error *err) {
-        struct bis b = { .o = o, .g = g, .steps = json_array(), .change = NAN };
-        size_t lo = 0, hi = 0;
-        int r, found = 0, undecided = 0, confirmed = -1, code = 1;
+        struct bis b = { .o = o, .g = g, .err = err, .steps = json_array(), .step_runs = json_array() };
+        struct bisect_params p = { .rule = { .target = o->target, .alpha = o->alpha, .power = 0.8,
+                                             .pilot = (size_t)o->pilot, .max_rounds = (size_t)o->max_rounds },
+                                   .noise = o->noise, .dir = metrics_direction(o->metric) };
+        struct bisect_result res = { 0 };
+        g_autofree enum bisect_state *state = NULL;
+        g_autofree char *why = NULL;
+        int r, code = 1;
 
-        b.dir = metrics_direction(o->metric);
         r = start(&b, err);
-        if (r >= 0)
-                r = step_ends(&b, &found, err);
-        if (r >= 0 && found == 0)
-                r = finish(&b, "no-change", NULL, -1, NULL, err);
-        else if (r >= 0 && found < 0)
-                r = finish(&b, "cannot-tell", NULL, -1, "the ends: the rule could not tell within the budget", err);
-        else if (r >= 0) {
-                r = search(&b, &lo, &hi, err);
-                undecided = r == 1;
-                if (r == 0)
-                        r = confirm(&b, lo, hi, &confirmed, err);
-                if (r >= 0 && undecided)
-                        r = finish(&b, "cannot-tell", NULL, -1, "a step could not tell within the budget", err);
-                else if (r >= 0) {
-                        g_autofree char *why = NULL;
-
-                        for (size_t i = lo + 1; i < hi; i++)
-                                if (b.c[i].state == CAND_SKIPPED) {
-                                        why = g_strdup_printf("%s lies between the last good and the first bad, "
-                                                              "skipped: the first bad may be it", b.c[i].label);
-                                        break;
-                                }
-                        r = finish(&b, "first-bad", &b.c[hi], confirmed, why, err);
-                }
+        if (r >= 0) {
+                state = g_new0(enum bisect_state, b.n);
+                r = bisect_search(&p, b.n, &real_ops, &b, state, &res);
+                if (r == -ENOEXEC)
+                        r = error_setf(err, -EINVAL, "an end does not build or boot: nothing to bisect");
+                else if (r < 0 && !err->msg[0])
+                        r = error_setf(err, r, "bisect: %s", g_strerror(-r));
         }
+        if (r >= 0 && res.outcome == BISECT_FIRST_BAD && res.skipped_between)
+                why = g_strdup_printf("%zu candidate(s) between the last good (%s) and the first bad were skipped: "
+                                      "the first bad may be one of them", res.skipped_between,
+                                      b.c[res.last_good].label);
+        if (r >= 0 && res.outcome == BISECT_CANNOT_TELL)
+                why = g_strdup("the rule could not tell within the budget (--max-rounds)");
         if (r >= 0)
-                code = found < 0 || undecided ? BISECT_EXIT_UNDECIDED : 0;
+                r = finish(&b, &res, why, err);
+        if (r >= 0)
+                code = res.outcome == BISECT_CANNOT_TELL ? BISECT_EXIT_UNDECIDED : 0;
         else if (b.db && b.id)
                 db_bisection_finish(b.db, b.id, "failed", NULL, NULL, NULL, &(struct kb_error){ { 0 } });
         bis_free(&b);
