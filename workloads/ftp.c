@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/parse.h"
+#include "common/splitmix64.h"
 #include "common/util.h"
 #include "common/guest-paths.h"
 #include "workloads/ftp.h"
@@ -42,13 +43,8 @@
 /* ---- data generator --------------------------------------------------- */
 
 uint64_t ftp_gen_word(uint64_t seed, uint64_t i) {
-        /* splitmix64 (Steele, Lea, Flood; Vigna's reference): the state after
-         * i + 1 steps is seed + (i + 1) * golden, so any word is one mix away. */
-        uint64_t z = seed + (i + 1) * UINT64_C(0x9e3779b97f4a7c15);
-
-        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-        return z ^ (z >> 31);
+        /* Position-addressable, so a read at any offset needs no walk. */
+        return splitmix64_at(seed, i);
 }
 
 void ftp_gen_init(struct ftp_gen *g, uint64_t seed) {

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "common/parse.h"
+#include "common/splitmix64.h"
 
 #define TIOTEST_THREADS_MAX 256
 #define TIOTEST_COUNTS_MAX 32
@@ -85,15 +86,6 @@ static double tiotest_now(void) {
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* splitmix64: small, good enough for choosing blocks, seedable per thread. */
-static uint64_t tiotest_rand(uint64_t *state) {
-        uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-}
-
 /* Whole-block pread/pwrite: short transfers continue, EINTR retries, and
  * end of file before the block is full is an error (EIO). */
 static int tiotest_io(int fd, unsigned char *buf, size_t len, uint64_t off, int is_write) {
@@ -123,7 +115,7 @@ static void *tiotest_worker(void *arg) {
         pthread_barrier_wait(t->ready);
         pthread_barrier_wait(t->go);
         for (uint64_t i = 0; i < t->nops; i++) {
-                uint64_t blk = is_random ? tiotest_rand(&state) % t->blocks : i;
+                uint64_t blk = is_random ? splitmix64(&state) % t->blocks : i;
                 double t0 = tiotest_now(), lat;
                 int r = tiotest_io(t->fd, t->buf, t->o->block, blk * t->o->block, is_write);
 
@@ -231,7 +223,7 @@ static int tiotest_phase(const struct tiotest_opts *o, unsigned n, enum tiotest_
                 }
                 /* Written data is not all zeros, so no layer can shortcut it. */
                 for (uint64_t b = 0, s = t[i].seed; b < o->block; b += 8) {
-                        uint64_t v = tiotest_rand(&s);
+                        uint64_t v = splitmix64(&s);
                         memcpy(t[i].buf + b, &v, o->block - b < 8 ? o->block - b : 8);
                 }
                 prepared++;
