@@ -232,26 +232,9 @@ int ftp_vsftpd_conf(const struct ftp_server_params *p, char **ret_text, struct k
         return 0;
 }
 
-int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, int verify,
-                     char **ret_script, struct kb_error *err) {
-        g_autofree char *conf = NULL;
-        GString *s;
-        int r;
-
-        if (!ftp_safe_word(host_fifo))
-                return error_setf(err, -EINVAL, "workload ftp: unsafe host fifo path");
-        if (p->link_dev && (!ftp_safe_word(p->link_dev) || strchr(p->link_dev, '/')))
-                return error_setf(err, -EINVAL, "workload ftp: bad link device name");
-        r = ftp_vsftpd_conf(p, &conf, err);
-        if (r < 0)
-                return r;
-        s = g_string_new(NULL);
-        /* Lines the parser reads start with "ftp-"; "ftp-error:" lines make
-         * the cell fail with that text. verify runs after sync-end so that
-         * reading the file back does not count towards ingest time. */
-        g_string_append(s,
-                "# kbench ftp job: vsftpd receives the host's upload on the disk under test\n"
-                "set -f\n");
+/* Start vsftpd with its configuration and wait until it listens: each
+ * line of the job's shell script is a line here. */
+static void script_server(GString *s, const struct ftp_server_params *p, const char *conf) {
         /* Nothing here uses IPv6, and its multicast joins when the link comes
          * up make the e1000 driver rewrite RCTL, after which QEMU's e1000
          * receives nothing for 1 s; so it goes before the link is up. A
@@ -288,6 +271,9 @@ int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, i
                 "done\n",
                 p->dir, p->run_dir, p->user, conf, p->port, FTP_LISTEN_WAIT_S * 10, p->port,
                 FTP_LISTEN_WAIT_S);
+}
+
+static void script_carrier(GString *s, const struct ftp_server_params *p) {
         /* QEMU's user-mode network reaches the guest only once its NIC has
          * link: e1000 comes up about 2 s after the agent configures it, well
          * after vsftpd listens. Before that, the forward's SYN to the guest
@@ -307,6 +293,10 @@ int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, i
                         "        sleep 0.1\n"
                         "done\n",
                         p->link_dev, FTP_LISTEN_WAIT_S * 10, p->link_dev, FTP_LISTEN_WAIT_S);
+}
+
+/* After the host's upload: report what arrived, sync, check its size. */
+static void script_after_upload(GString *s, const char *host_fifo) {
         g_string_append_printf(s,
                 "echo host-start >&3\n"
                 "read line < %s\n"
@@ -330,17 +320,47 @@ int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, i
                 "        rc=1\n"
                 "fi\n",
                 host_fifo);
+}
+
+/* Read the file back for its checksum, after sync-end, so that reading it
+ * does not count towards ingest time. */
+static void script_verify(GString *s) {
+        g_string_append(s,
+                "echo verify-start >&3\n"
+                "sum=$(sha256sum \"$d/in/data\")\n"
+                "sum=${sum%% *}\n"
+                "echo verify-end >&3\n"
+                "echo \"ftp-sha256 $sum\"\n"
+                "if [ \"$sum\" != \"$3\" ]; then\n"
+                "        echo \"ftp-error: checksum mismatch: file $sum, sent $3\"\n"
+                "        rc=1\n"
+                "fi\n");
+}
+
+int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, int verify,
+                     char **ret_script, struct kb_error *err) {
+        g_autofree char *conf = NULL;
+        GString *s;
+        int r;
+
+        if (!ftp_safe_word(host_fifo))
+                return error_setf(err, -EINVAL, "workload ftp: unsafe host fifo path");
+        if (p->link_dev && (!ftp_safe_word(p->link_dev) || strchr(p->link_dev, '/')))
+                return error_setf(err, -EINVAL, "workload ftp: bad link device name");
+        r = ftp_vsftpd_conf(p, &conf, err);
+        if (r < 0)
+                return r;
+        s = g_string_new(NULL);
+        /* Lines the parser reads start with "ftp-"; "ftp-error:" lines make
+         * the cell fail with that text. */
+        g_string_append(s,
+                "# kbench ftp job: vsftpd receives the host's upload on the disk under test\n"
+                "set -f\n");
+        script_server(s, p, conf);
+        script_carrier(s, p);
+        script_after_upload(s, host_fifo);
         if (verify)
-                g_string_append(s,
-                        "echo verify-start >&3\n"
-                        "sum=$(sha256sum \"$d/in/data\")\n"
-                        "sum=${sum%% *}\n"
-                        "echo verify-end >&3\n"
-                        "echo \"ftp-sha256 $sum\"\n"
-                        "if [ \"$sum\" != \"$3\" ]; then\n"
-                        "        echo \"ftp-error: checksum mismatch: file $sum, sent $3\"\n"
-                        "        rc=1\n"
-                        "fi\n");
+                script_verify(s);
         g_string_append(s, "exit $rc\n");
         *ret_script = g_string_free(s, FALSE);
         return 0;
