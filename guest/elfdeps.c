@@ -147,12 +147,28 @@ static int elfdeps_phdrs(const uint8_t *data, size_t size, const Elf64_Ehdr *eh,
         return 0;
 }
 
+/* One dynamic entry's value, and whether the file had the entry. */
+struct elfdeps_word {
+        uint64_t v;
+        int have;
+};
+
 /* The dynamic entries kbench reads: string table offsets, not yet strings. */
 struct elfdeps_dyn {
         GArray *needed;            /* uint64_t offsets of DT_NEEDED names (owned) */
-        uint64_t strtab, strsz, runpath, rpath;
-        int have_strtab, have_strsz, have_runpath, have_rpath;
+        struct elfdeps_word strtab, strsz, runpath, rpath;
 };
+
+/* Where an entry of one value goes (the last of a tag wins); NULL: not read. */
+static struct elfdeps_word *elfdeps_dyn_word(struct elfdeps_dyn *d, int64_t tag) {
+        switch (tag) {
+        case DT_STRTAB: return &d->strtab;
+        case DT_STRSZ: return &d->strsz;
+        case DT_RUNPATH: return &d->runpath;
+        case DT_RPATH: return &d->rpath;
+        default: return NULL;
+        }
+}
 
 static int elfdeps_dyn_scan(const uint8_t *data, const struct elfdeps_dyn_loc *loc, struct elfdeps_dyn *d,
                             struct kb_error *err) {
@@ -161,36 +177,20 @@ static int elfdeps_dyn_scan(const uint8_t *data, const struct elfdeps_dyn_loc *l
         if (n > ELFDEPS_DYN_MAX)
                 n = ELFDEPS_DYN_MAX;
         for (uint64_t i = 0; i < n; i++) {
+                struct elfdeps_word *w;
                 Elf64_Dyn e;
 
                 memcpy(&e, data + loc->off + i * sizeof(e), sizeof(e));
                 if (e.d_tag == DT_NULL)
                         break;
-                switch (e.d_tag) {
-                case DT_NEEDED:
+                if (e.d_tag == DT_NEEDED) {
                         if (d->needed->len >= ELFDEPS_NEEDED_MAX)
                                 return error_setf(err, -ENOEXEC, "more than %d DT_NEEDED entries",
                                                   ELFDEPS_NEEDED_MAX);
                         g_array_append_val(d->needed, e.d_un.d_val);
-                        break;
-                case DT_STRTAB:
-                        d->strtab = e.d_un.d_ptr;
-                        d->have_strtab = 1;
-                        break;
-                case DT_STRSZ:
-                        d->strsz = e.d_un.d_val;
-                        d->have_strsz = 1;
-                        break;
-                case DT_RUNPATH:
-                        d->runpath = e.d_un.d_val;
-                        d->have_runpath = 1;
-                        break;
-                case DT_RPATH:
-                        d->rpath = e.d_un.d_val;
-                        d->have_rpath = 1;
-                        break;
-                default:
-                        break;
+                } else if ((w = elfdeps_dyn_word(d, e.d_tag))) {
+                        /* d_ptr (DT_STRTAB) and d_val share the union's bits. */
+                        *w = (struct elfdeps_word){ e.d_un.d_val, 1 };
                 }
         }
         return 0;
@@ -212,12 +212,12 @@ static int elfdeps_dyn_path(const uint8_t *strtab, uint64_t strsz, uint64_t idx,
 static int elfdeps_dyn_strings(const uint8_t *data, size_t size, const Elf64_Ehdr *eh, struct elfdeps_dyn *d,
                                struct elfdeps_info *info, struct kb_error *err) {
         g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(free);
-        uint64_t off = 0, avail, strsz = d->strsz;
+        uint64_t off = 0, avail, strsz = d->strsz.v;
         int r = 0;
 
-        if (d->needed->len > 0 || d->have_runpath || d->have_rpath) {
-                if (!d->have_strtab || !d->have_strsz ||
-                    elfdeps_vaddr_to_off(data, size, eh, d->strtab, &off, &avail) < 0)
+        if (d->needed->len > 0 || d->runpath.have || d->rpath.have) {
+                if (!d->strtab.have || !d->strsz.have ||
+                    elfdeps_vaddr_to_off(data, size, eh, d->strtab.v, &off, &avail) < 0)
                         return error_setf(err, -ENOEXEC, "DT_STRTAB missing or not in a PT_LOAD segment");
                 if (strsz > avail)
                         strsz = avail; /* the segment's file part bounds the table */
@@ -229,10 +229,10 @@ static int elfdeps_dyn_strings(const uint8_t *data, size_t size, const Elf64_Ehd
                         }
                         g_ptr_array_add(names, s);
                 }
-                if (d->have_runpath)
-                        r = elfdeps_dyn_path(data + off, strsz, d->runpath, "DT_RUNPATH", &info->runpath, err);
-                if (r >= 0 && d->have_rpath)
-                        r = elfdeps_dyn_path(data + off, strsz, d->rpath, "DT_RPATH", &info->rpath, err);
+                if (d->runpath.have)
+                        r = elfdeps_dyn_path(data + off, strsz, d->runpath.v, "DT_RUNPATH", &info->runpath, err);
+                if (r >= 0 && d->rpath.have)
+                        r = elfdeps_dyn_path(data + off, strsz, d->rpath.v, "DT_RPATH", &info->rpath, err);
                 if (r < 0)
                         return r;
         }
