@@ -155,7 +155,7 @@ static int db_exec(struct db *db, const char *sql, struct kb_error *err) {
         return 0;
 }
 
-static int db_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err) {
+int db_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err) {
         int rc = sqlite3_prepare_v2(db->h, sql, -1, ret, NULL);
         if (rc != SQLITE_OK)
                 return db_error(db, rc, err, "prepare");

@@ -181,6 +181,11 @@ int db_cell_next_attempt(struct db *db, int64_t run_id, const char *cell_key, in
 /* The underlying handle, for results/query.c. */
 struct sqlite3 *db_handle(struct db *db);
 
+/* For results/query.c: prepare sql on db's connection; a failure is a
+ * db_error ("PATH: prepare: <sqlite message>"). OUT: *ret (caller
+ * finalizes, e.g. through _cleanup_stmt_). */
+int db_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err);
+
 /* For results/query.c: turn a failed sqlite3 result code rc into -errno and
  * fill err with "PATH: <what>: <sqlite message>". Returns the -errno. */
 int db_error(struct db *db, int rc, struct kb_error *err, const char *fmt, ...)
