@@ -16,12 +16,6 @@ static int bind_real(sqlite3_stmt *s, int i, double v) {
         return isfinite(v) ? sqlite3_bind_double(s, i, v) : sqlite3_bind_null(s, i);
 }
 
-static int prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err) {
-        int rc = sqlite3_prepare_v2(db_handle(db), sql, -1, ret, NULL);
-
-        return rc == SQLITE_OK ? 0 : db_error(db, rc, err, "prepare");
-}
-
 static int step_done(struct db *db, sqlite3_stmt *s, const char *what, struct kb_error *err) {
         int rc = sqlite3_step(s);
 
@@ -37,7 +31,7 @@ static double now(void) {
 
 int db_bisection_create(struct db *db, struct db_bisection *b, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r = prepare(db, "INSERT INTO bisections(started_at, status, workload, metric, source, good, bad, "
+        int r = db_prepare(db, "INSERT INTO bisections(started_at, status, workload, metric, source, good, bad, "
                             "settings_json) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7)", &s, err);
 
         if (r < 0)
@@ -54,7 +48,7 @@ int db_bisection_create(struct db *db, struct db_bisection *b, struct kb_error *
 
 int db_bisect_step_add(struct db *db, const struct db_bisect_step *st, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r = prepare(db, "INSERT INTO bisect_steps(bisection_id, step, role, candidate, kernel_id, run_ids, "
+        int r = db_prepare(db, "INSERT INTO bisect_steps(bisection_id, step, role, candidate, kernel_id, run_ids, "
                             "rounds, vs_good, vs_bad, decision, mean_good, mean_cand, mean_bad, note) VALUES "
                             "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", &s, err);
 
@@ -73,7 +67,7 @@ int db_bisect_step_add(struct db *db, const struct db_bisect_step *st, struct kb
 int db_bisection_finish(struct db *db, int64_t id, const char *status, const char *outcome, const char *first_bad,
                         const char *summary_json, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r = prepare(db, "UPDATE bisections SET finished_at = ?1, status = ?2, outcome = ?3, first_bad = ?4, "
+        int r = db_prepare(db, "UPDATE bisections SET finished_at = ?1, status = ?2, outcome = ?3, first_bad = ?4, "
                             "summary_json = ?5 WHERE id = ?6", &s, err);
 
         if (r < 0)
@@ -109,7 +103,7 @@ static void read_bisection(sqlite3_stmt *s, struct bisect_row *b) {
 int db_bisections_list(struct db *db, struct bisect_row **ret, size_t *ret_n, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(struct bisect_row));
-        int r = prepare(db, "SELECT " BISECT_COLUMNS " FROM bisections ORDER BY id DESC", &s, err), rc;
+        int r = db_prepare(db, "SELECT " BISECT_COLUMNS " FROM bisections ORDER BY id DESC", &s, err), rc;
 
         if (r < 0)
                 return r;
@@ -132,7 +126,7 @@ int db_bisections_list(struct db *db, struct bisect_row **ret, size_t *ret_n, st
 static int read_steps(struct db *db, struct bisect_row *b, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         GArray *steps = g_array_new(FALSE, TRUE, sizeof(struct bisect_step_row));
-        int r = prepare(db, "SELECT step, rounds, role, candidate, kernel_id, run_ids, vs_good, vs_bad, decision, "
+        int r = db_prepare(db, "SELECT step, rounds, role, candidate, kernel_id, run_ids, vs_good, vs_bad, decision, "
                             "note, mean_good, mean_cand, mean_bad FROM bisect_steps WHERE bisection_id = ?1 "
                             "ORDER BY step", &s, err), rc;
 
@@ -159,7 +153,7 @@ static int read_steps(struct db *db, struct bisect_row *b, struct kb_error *err)
 int db_bisection_get(struct db *db, int64_t id, struct bisect_row **ret, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         struct bisect_row *b;
-        int r = prepare(db, "SELECT " BISECT_COLUMNS " FROM bisections WHERE id = ?1", &s, err), rc;
+        int r = db_prepare(db, "SELECT " BISECT_COLUMNS " FROM bisections WHERE id = ?1", &s, err), rc;
 
         if (r < 0)
                 return r;
