@@ -45,6 +45,10 @@ static int check_source(char **kernels, const char *git, const char *good, const
                 return cli_errorf("bisect: --git needs --good REF and --bad REF") + 1;
         if (!git && (good || bad))
                 return cli_errorf("bisect: --good and --bad go with --git; --kernels lists good first, bad last") + 1;
+        if (kernels && (!strchr(*kernels, ',') || strstr(*kernels, ",,") || (*kernels)[0] == ',' ||
+                        (*kernels)[strlen(*kernels) - 1] == ','))
+                return cli_errorf("bisect: --kernels '%.128s': give two or more kernels, comma-separated, good "
+                                  "first, bad last", *kernels) + 1;
         return 0;
 }
 

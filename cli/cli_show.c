@@ -27,6 +27,7 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
         struct kb_error err = { { 0 } };
         struct db *db = NULL;
         int64_t run_id;
+        gint64 bisection = 0;
         int r, rc = 1, vmstat_view;
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of tables", NULL },
@@ -93,6 +94,10 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 return 2;
         }
 
+        if (bisect && argc > 1 && !parse_bisection_id(argv[1], &bisection)) {
+                cli_errorf("show: --bisect '%.64s' is not a bisection id", argv[1]);
+                return 2;
+        }
         r = db_open_existing(g->db_path, &db, &err);
         if (r < 0)
                 return cli_error(&err);
@@ -100,16 +105,8 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 r = show_tags(db, stdout, &err);
         else if (bisect && argc < 2)
                 r = show_bisections(db, json, stdout, &err);
-        else if (bisect) {
-                gint64 id;
-
-                if (!parse_bisection_id(argv[1], &id)) {
-                        cli_errorf("show: --bisect '%.64s' is not a bisection id", argv[1]);
-                        db_close(db);
-                        return 2;
-                }
-                r = show_bisection(db, id, json, stdout, &err);
-        }
+        else if (bisect)
+                r = show_bisection(db, bisection, json, stdout, &err);
         else if (argc < 2)
                 r = show_runs(db, json, stdout, &err);
         else {
