@@ -92,6 +92,7 @@ struct cell {
         int insn_fd;                       /* the plugin's counter file, -1: no counts */
         int insn_loaded;                   /* a read found the plugin's magic */
         struct insncount_marks insn_marks;
+        int insn_late_noted;               /* the note on phase marks without a marker is made */
 
         /* host block statistics of the disk under test over the same window */
         int blk_on;                        /* sampling: between go and done, until a read fails */
@@ -499,16 +500,24 @@ static void note_warm_times(struct cell *c, double ready_t) {
                                         c->restored_t, c->hello_t, ready_t));
 }
 
-/* The instruction totals at a phase mark of the job, read as the mark
- * arrives: the guest runs on meanwhile, for the few hundred microseconds
- * the record takes to reach the pump, a few hundred thousand instructions
- * against the billions of a phase. */
+/* The instruction totals at a phase mark of the job: those the plugin
+ * took when the agent executed the marker for it (the k-th phase record,
+ * the k-th marker), so a host slow to read the record moves no count; the
+ * running totals as the record arrives only from a guest that executed no
+ * marker, and then the cell says so. */
 static void insn_mark(struct cell *c, const char *payload, size_t len) {
         struct insncount_totals t;
+        int at_marker = 0;
 
-        if (c->insn_fd < 0 || insncount_read(c->insn_fd, &t) < 0)
+        if (c->insn_fd < 0 || len < 7 || memcmp(payload, "phase ", 6) != 0 ||
+            insncount_read(c->insn_fd, c->insn_marks.n, &t, &at_marker) < 0)
                 return;
         c->insn_loaded = 1;
+        if (!at_marker && !c->insn_late_noted) {
+                c->insn_late_noted = 1;
+                g_ptr_array_add(c->host_notes, g_strdup("instruction counts: the guest executed no marker; the "
+                                                        "totals are those when the host read each phase mark"));
+        }
         insncount_mark(&c->insn_marks, payload, len, &t);
 }
 

@@ -10,19 +10,41 @@
 #include "host/insncount.h"
 #include "host/vm.h"
 
-int insncount_parse(const void *buf, size_t len, struct insncount_totals *ret) {
-        struct insncount_file f;
-        struct insncount_totals t = { { 0, 0 } };
+/* The header checks every reader makes. */
+static int file_check(const void *buf, size_t len, struct insncount_file *f) {
         static const char zero[8];
 
         if (len < INSNCOUNT_FILE_SIZE)
                 return -EBADMSG;
-        memcpy(&f, buf, INSNCOUNT_FILE_SIZE);
-        if (memcmp(f.magic, zero, sizeof(zero)) == 0)
+        memcpy(f, buf, INSNCOUNT_FILE_SIZE);
+        if (memcmp(f->magic, zero, sizeof(zero)) == 0)
                 return -EAGAIN;
-        if (memcmp(f.magic, INSNCOUNT_MAGIC, sizeof(f.magic)) != 0 || f.version != INSNCOUNT_VERSION ||
-            f.n_vcpus < 1 || f.n_vcpus > INSNCOUNT_VCPUS_MAX)
+        if (memcmp(f->magic, INSNCOUNT_MAGIC, sizeof(f->magic)) != 0 || f->version != INSNCOUNT_VERSION ||
+            f->n_vcpus < 1 || f->n_vcpus > INSNCOUNT_VCPUS_MAX)
                 return -EBADMSG;
+        return 0;
+}
+
+int insncount_parse_mark(const void *buf, size_t len, size_t k, struct insncount_totals *ret) {
+        struct insncount_file f;
+        int r = file_check(buf, len, &f);
+
+        if (r < 0)
+                return r;
+        if (k >= INSNCOUNT_MARKS_MAX || f.n_marks <= k)
+                return -ENOENT;
+        ret->insns[INSNCOUNT_USER] = f.marks[k].insns[INSNCOUNT_USER];
+        ret->insns[INSNCOUNT_KERNEL] = f.marks[k].insns[INSNCOUNT_KERNEL];
+        return 0;
+}
+
+int insncount_parse(const void *buf, size_t len, struct insncount_totals *ret) {
+        struct insncount_file f;
+        struct insncount_totals t = { { 0, 0 } };
+        int r = file_check(buf, len, &f);
+
+        if (r < 0)
+                return r;
         /* Unsigned sums wrap rather than overflow; a wrapped total only
          * makes a nonsense metric of a QEMU that wrote nonsense. */
         for (uint32_t i = 0; i < f.n_vcpus; i++) {
@@ -51,13 +73,16 @@ int insncount_file_create(const char *path, const struct vm_qemu_user *u, struct
         return vm_qemu_hand_over(u, path, err);
 }
 
-int insncount_read(int fd, struct insncount_totals *ret) {
+int insncount_read(int fd, size_t k, struct insncount_totals *ret, int *ret_at_marker) {
         char buf[INSNCOUNT_FILE_SIZE];
         ssize_t n = pread(fd, buf, sizeof(buf), 0);
+        int r;
 
         if (n < 0)
                 return -errno;
-        return insncount_parse(buf, (size_t)n, ret);
+        r = insncount_parse_mark(buf, (size_t)n, k, ret);
+        *ret_at_marker = r == 0;
+        return r == 0 ? 0 : insncount_parse(buf, (size_t)n, ret);
 }
 
 /* "seq_read t2" -> "seq_read.t2"; 0 when the words are not [a-z0-9_-]

@@ -26,20 +26,27 @@ struct insncount_totals {
         uint64_t insns[2];                 /* [INSNCOUNT_USER], [INSNCOUNT_KERNEL] */
 };
 
-/* Parse a counter file's bytes (len of them). Returns 0 and fills *ret;
- * -EAGAIN while the plugin has not loaded (no magic yet: all zero);
- * -EBADMSG for anything else that is not a version-1 file (short, another
- * magic or version, more vCPUs than slots). OUT: *ret, only on success. */
+/* Parse a counter file's bytes (len of them): the running totals. Returns
+ * 0 and fills *ret; -EAGAIN while the plugin has not loaded (no magic yet:
+ * all zero); -EBADMSG for anything else that is not a file of
+ * INSNCOUNT_VERSION (short, another magic or version, more vCPUs than
+ * slots). OUT: *ret, only on success. */
 int insncount_parse(const void *buf, size_t len, struct insncount_totals *ret);
+
+/* The totals at the guest's k-th marker (0-based): as insncount_parse,
+ * and -ENOENT while the guest has not executed it k + 1 times. */
+int insncount_parse_mark(const void *buf, size_t len, size_t k, struct insncount_totals *ret);
 
 /* Make path a zero-filled counter file of INSNCOUNT_FILE_SIZE bytes, mode
  * 0600, handed to u (vm_qemu_hand_over; u may be NULL). Replaces what was
  * there. Returns 0 or -errno with err naming path. */
 int insncount_file_create(const char *path, const struct vm_qemu_user *u, struct kb_error *err);
 
-/* Read fd's current totals (pread from offset 0). Returns what
- * insncount_parse returns, or -errno when the read fails. OUT: *ret. */
-int insncount_read(int fd, struct insncount_totals *ret);
+/* Read fd (pread from offset 0): the totals at the k-th marker when the
+ * guest executed it, else the running totals. Returns what insncount_parse
+ * returns, or -errno when the read fails. OUT: *ret, *ret_at_marker (1:
+ * the marker's). */
+int insncount_read(int fd, size_t k, struct insncount_totals *ret, int *ret_at_marker);
 
 /* The phases a cell saw, each with the totals at its mark. */
 #define INSNCOUNT_PHASES_MAX 64            /* marks kept per cell; a guest sending more is ignored */

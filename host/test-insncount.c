@@ -43,7 +43,7 @@ TEST(parse_refuses) {
         ASSERT_EQ(insncount_parse(&f, sizeof(f), &t), -EAGAIN);
         file_with(&f, 1);
         ASSERT_EQ(insncount_parse(&f, sizeof(f) - 1, &t), -EBADMSG);
-        f.version = 2;
+        f.version = INSNCOUNT_VERSION - 1;
         ASSERT_EQ(insncount_parse(&f, sizeof(f), &t), -EBADMSG);
         file_with(&f, 0);
         ASSERT_EQ(insncount_parse(&f, sizeof(f), &t), -EBADMSG);
@@ -55,6 +55,28 @@ TEST(parse_refuses) {
         ASSERT_EQ(t.insns[0], 7);
 }
 
+/* Mark k is read only once the plugin has counted it, and never past the
+ * slots, whatever n_marks says. */
+TEST(parse_mark) {
+        struct insncount_file f;
+        struct insncount_totals t = { { 7, 7 } };
+
+        file_with(&f, 1);
+        ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 0, &t), -ENOENT);
+        f.marks[0].insns[INSNCOUNT_USER] = 3;
+        f.marks[1].insns[INSNCOUNT_KERNEL] = 9;
+        f.n_marks = 2;
+        ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 1, &t), 0);
+        ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 9);
+        ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 2, &t), -ENOENT);
+        f.n_marks = UINT64_MAX;
+        ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), INSNCOUNT_MARKS_MAX, &t), -ENOENT);
+        ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 0, &t), 0);
+        ASSERT_EQ(t.insns[INSNCOUNT_USER], 3);
+        f.version = 1;
+        ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 0, &t), -EBADMSG);
+}
+
 /* The file kbench makes is what the plugin expects: the size, and all
  * zero, so the host can tell that the plugin never loaded. */
 TEST(file_create_and_read) {
@@ -63,23 +85,34 @@ TEST(file_create_and_read) {
         struct kb_error err = { "" };
         struct insncount_totals t;
         struct insncount_file f;
-        int fd;
+        int fd, marker;
 
         ASSERT_EQ(insncount_file_create(path, NULL, &err), 0);
         fd = open(path, O_RDWR);
         ASSERT_TRUE(fd >= 0);
         ASSERT_EQ(lseek(fd, 0, SEEK_END), (long long)INSNCOUNT_FILE_SIZE);
-        ASSERT_EQ(insncount_read(fd, &t), -EAGAIN);
+        ASSERT_EQ(insncount_read(fd, 0, &t, &marker), -EAGAIN);
         file_with(&f, 1);
         f.vcpu[0].insns[INSNCOUNT_KERNEL] = 42;
         ASSERT_EQ(pwrite(fd, &f, sizeof(f), 0), (long long)sizeof(f));
-        ASSERT_EQ(insncount_read(fd, &t), 0);
+        ASSERT_EQ(insncount_read(fd, 0, &t, &marker), 0);
         ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 42);
+        ASSERT_EQ(marker, 0);
+        /* Once the guest executed the marker, mark 0 is its totals, not the running ones. */
+        f.marks[0].insns[INSNCOUNT_KERNEL] = 40;
+        f.n_marks = 1;
+        ASSERT_EQ(pwrite(fd, &f, sizeof(f), 0), (long long)sizeof(f));
+        ASSERT_EQ(insncount_read(fd, 0, &t, &marker), 0);
+        ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 40);
+        ASSERT_EQ(marker, 1);
+        ASSERT_EQ(insncount_read(fd, 1, &t, &marker), 0);
+        ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 42);
+        ASSERT_EQ(marker, 0);
         close(fd);
         /* Made again, it is zero again. */
         ASSERT_EQ(insncount_file_create(path, NULL, &err), 0);
         fd = open(path, O_RDONLY);
-        ASSERT_EQ(insncount_read(fd, &t), -EAGAIN);
+        ASSERT_EQ(insncount_read(fd, 0, &t, &marker), -EAGAIN);
         close(fd);
         g_unlink(path);
         ASSERT_EQ(insncount_file_create("/nonexistent/kbench/insns.bin", NULL, &err), -ENOENT);
