@@ -10,7 +10,9 @@
 # to check that the agent falls back (docs/tiny-kernel.md); EPOLL, EVENTFD,
 # FUTEX and POSIX_TIMERS may be named too (the agent does not use them).
 # Needs: linux-source-6.1 flex bison bc libelf-dev gcc make xz-utils.
-# Writes OUTDIR/bzImage and OUTDIR/config; the tree stays in OUTDIR/src.
+# Writes OUTDIR/bzImage and OUTDIR/config (with KBENCH_TINY_WITHOUT:
+# OUTDIR/bzImage-without-timerfd-signalfd and its config); the tree stays in
+# OUTDIR/src, so a variant after the default, or back, rebuilds what changed.
 # Takes about 4 minutes on 2 cores; run it under `nice -n 19` on a shared host.
 # Then: kbench kernel add OUTDIR/bzImage --name 6.1-tiny
 set -eu
@@ -67,7 +69,13 @@ if grep -q '^CONFIG_VM_EVENT_COUNTERS=y' .config; then
         exit 1
 fi
 
+suffix=
+for o in $without; do
+        suffix="$suffix-$(echo "$o" | tr 'A-Z' 'a-z')"
+done
+[ -z "$suffix" ] || suffix="-without$suffix"
 make ARCH=x86_64 -j"$jobs" bzImage >"$out/build.log" 2>&1 || { tail -20 "$out/build.log" >&2; exit 1; }
-cp arch/x86/boot/bzImage "$out/bzImage"
-cp .config "$out/config"
-echo "$out/bzImage ($(make -s ARCH=x86_64 kernelrelease))"
+cp arch/x86/boot/bzImage "$out/bzImage$suffix.tmp"
+cp .config "$out/config$suffix"
+mv "$out/bzImage$suffix.tmp" "$out/bzImage$suffix"
+echo "$out/bzImage$suffix ($(make -s ARCH=x86_64 kernelrelease))"
