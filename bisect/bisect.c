@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -109,6 +110,38 @@ static int cands_from_kernels(struct bis *b, struct kb_error *err) {
         return 0;
 }
 
+/* The private worktree of repository top, made (again) when git does not
+ * know it: its real path, since the O= tree of its builds is keyed by it
+ * and a store may reach its build directory through a link. */
+static int worktree(struct bis *b, const char *top, const char *digest, const char *good, struct kb_error *err) {
+        g_autofree char *build = g_build_filename(b->g->home, "build", NULL), *tree = NULL;
+        char *real, *probe[] = { "rev-parse", "--git-dir", NULL }, *prune[] = { "worktree", "prune", NULL };
+        struct kb_error ignored = { { 0 } };
+        int r;
+
+        if (g_mkdir_with_parents(build, 0755) < 0 || !(real = realpath(build, NULL)))
+                return error_setf(err, -errno, "%s: %s", build, strerror(errno));
+        tree = g_strdup_printf("%s/git-%.16s", real, digest);
+        free(real);
+        if (g_file_test(tree, G_FILE_TEST_IS_DIR) && git(tree, probe, NULL, &ignored) == 0) {
+                b->tree = TAKE_PTR(tree);
+                return 0;
+        }
+        {
+                char *rm[] = { "rm", "-rf", tree, NULL };
+                char *add[] = { "worktree", "add", "--detach", "--force", tree, (char *)good, NULL };
+
+                if (!g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL))
+                        return error_setf(err, -EIO, "%s: cannot remove", tree);
+                r = git(top, prune, NULL, err);
+                if (r >= 0)
+                        r = git(top, add, NULL, err);
+        }
+        if (r >= 0)
+                b->tree = TAKE_PTR(tree);
+        return r;
+}
+
 /* --git: good, then the first-parent commits up to bad, oldest first; the
  * candidates are built in a private worktree (the user's checkout is never
  * touched), one per repository, so its O= tree lives on across bisections. */
@@ -139,22 +172,14 @@ static int cands_from_git(struct bis *b, struct kb_error *err) {
         for (size_t i = 0; commits[i]; i++)
                 if (*commits[i])
                         cand_add(b, commits[i]);
+        /* Ends that are one commit: two candidates, one build, the same image. */
+        if (b->n == 1)
+                cand_add(b, bad);
         if (strcmp(b->c[b->n - 1].label, bad) != 0)
                 return error_setf(err, -EINVAL, "--git: %s is not a first-parent descendant of %s", b->o->bad,
                                   b->o->good);
         digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, top, -1);
-        b->tree = g_strdup_printf("%s/build/git-%.16s", b->g->home, digest);
-        if (!g_file_test(b->tree, G_FILE_TEST_IS_DIR)) {
-                char *prune[] = { "worktree", "prune", NULL };
-                char *add[] = { "worktree", "add", "--detach", "--force", b->tree, good, NULL };
-
-                r = git(top, prune, NULL, err);
-                if (r >= 0)
-                        r = git(top, add, NULL, err);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return worktree(b, top, digest, good, err);
 }
 
 /* A git candidate's kernel: checked out in the worktree and built; a
@@ -171,6 +196,12 @@ static int cand_build(struct bis *b, struct cand *c, struct kb_error *err) {
 
         if (c->kernel || c->state == CAND_SKIPPED)
                 return 0;
+        for (size_t i = 0; i < b->n; i++)
+                if (&b->c[i] != c && b->c[i].kernel && strcmp(b->c[i].label, c->label) == 0) {
+                        c->kernel = g_strdup(b->c[i].kernel);
+                        c->kernel_id = g_strdup(b->c[i].kernel_id);
+                        return 0;
+                }
         r = git(b->tree, checkout, NULL, err);
         if (r < 0)
                 return r;

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -289,8 +290,16 @@ static int step_source(struct build *b, struct kb_error *err) {
                 r = make_dir_once(b, b->tree, "unpacking the source (about a minute)", unpack_tarball, err);
                 if (r < 0)
                         return r;
-        } else
-                b->tree = g_canonicalize_filename(o->source, NULL);
+        } else {
+                /* The real path: the O= tree is keyed by it, and a store may
+                 * reach its build directory through a link. */
+                char *real = realpath(o->source, NULL);
+
+                if (!real)
+                        return error_setf(err, -errno, "source %s: %s", o->source, strerror(errno));
+                b->tree = g_strdup(real);
+                free(real);
+        }
         if (o->patches && o->patches[0]) {
                 g_autoptr(GString) ids = g_string_new(b->source_id);
                 g_autofree char *digest = NULL, *copy = NULL;
