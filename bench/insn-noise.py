@@ -3,7 +3,7 @@
 invocation (not a timed test: it boots real guests, so run it alone, under
 the guest lock, with nothing else running):
 
-    flock /tmp/kbench-guest.lock python3 bench/insn-noise.py build/harness/kbench
+    flock /tmp/kbench-guest.lock python3 bench/insn-noise.py build/cli/kbench
 
 Two runs of the same kernel on a fresh store (Debian 6.1.0-57, 256 MiB,
 the default dd, warm, n = KBENCH_BENCH_N cells, default 6): one on the idle

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/splitmix64.h"
 #include "report/metrics.h"
 #include "report/seqrule.h"
 #include "report/stats.h"
@@ -62,12 +63,8 @@ static uint64_t rng_next(void) {
 }
 
 static void rng_seed(uint64_t seed) {
-        for (int i = 0; i < 4; i++) {
-                uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-                z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-                z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-                rng_state[i] = z ^ (z >> 31);
-        }
+        for (int i = 0; i < 4; i++)
+                rng_state[i] = splitmix64(&seed);
 }
 
 static double uniform(void) {

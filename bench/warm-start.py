@@ -2,7 +2,7 @@
 """Benchmark of warm start against its targets (not a timed test: it boots
 real guests, so run it alone, on an idle host, under the guest lock):
 
-    flock /tmp/kbench-guest.lock python3 bench/warm-start.py build/harness/kbench
+    flock /tmp/kbench-guest.lock python3 bench/warm-start.py build/cli/kbench
 
 Everything is measured cold (`--cold`) and warm (`--warm`) side by side
 in one invocation, on fresh stores, with medians over the ok cells:

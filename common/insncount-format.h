@@ -1,8 +1,12 @@
 /* The file through which kbench's TCG plugin (plugin/kbinsn.c) hands the
  * host its instruction counts. kbench creates it zero-filled, sized
  * INSNCOUNT_FILE_SIZE, in the cell's scratch directory and gives it to the
- * QEMU user; the plugin maps it shared and counts into it, so the host reads
- * running totals with one pread() whenever the guest marks a phase. The
+ * QEMU user; the plugin maps it shared and counts into it. At each phase
+ * mark the guest's agent executes the marker instruction (below) before it
+ * sends the phase record, and the plugin copies the totals of that instant
+ * into marks[]: the host reads mark k when the k-th phase record arrives,
+ * so how late the host's thread gets to the record (tens of milliseconds,
+ * millions of guest instructions, on a busy host) moves no count. The
  * plugin writes the magic once it is loaded: a file still all zero at the
  * end of a cell means QEMU ran without it. Little-endian, as both ends run
  * on the same x86-64 host. Nothing here depends on QEMU or on the host's
@@ -12,8 +16,19 @@
 #include <stdint.h>
 
 #define INSNCOUNT_MAGIC "KBINSN1"          /* 8 bytes with its NUL */
-#define INSNCOUNT_VERSION 1
+#define INSNCOUNT_VERSION 2
 #define INSNCOUNT_VCPUS_MAX 64
+#define INSNCOUNT_MARKS_MAX 64
+
+/* The marker: `xchg %bx, %bx` (66 87 db), an x86 no-op no compiler emits
+ * (Bochs took it as its magic breakpoint for that reason). The plugin
+ * counts it only in user mode. */
+#define INSNCOUNT_MARKER_BYTES "\x66\x87\xdb"
+#define INSNCOUNT_MARKER_LEN 3
+
+static inline void insncount_marker(void) {
+        __asm__ volatile(".byte 0x66, 0x87, 0xdb" ::: "memory");
+}
 
 enum { INSNCOUNT_USER = 0, INSNCOUNT_KERNEL = 1 };
 
@@ -25,12 +40,20 @@ struct insncount_vcpu {
         uint64_t pad[6];
 };
 
+/* The totals over every vCPU at one execution of the marker. */
+struct insncount_mark_slot {
+        uint64_t insns[2];
+};
+
 struct insncount_file {
         char magic[8];                     /* INSNCOUNT_MAGIC once the plugin is loaded */
         uint32_t version;                  /* INSNCOUNT_VERSION */
         uint32_t n_vcpus;                  /* slots in use, <= INSNCOUNT_VCPUS_MAX */
-        uint64_t pad[7];
+        uint64_t n_marks;                  /* marker executions so far; marks[] holds the first
+                                              INSNCOUNT_MARKS_MAX, written before n_marks counts them */
+        uint64_t pad[6];
         struct insncount_vcpu vcpu[INSNCOUNT_VCPUS_MAX];
+        struct insncount_mark_slot marks[INSNCOUNT_MARKS_MAX];
 };
 
 #define INSNCOUNT_FILE_SIZE sizeof(struct insncount_file)

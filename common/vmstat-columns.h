@@ -1,12 +1,12 @@
 /* common/vmstat-columns.h: the one list of the columns of the agent's vmstat
  * rows. The agent prints its header and rows from it, the host reads a
  * row's field i as column i of it (vmstat_agent_feed() of workloads/vmstat.c,
- * called by harness/cellrows.c; a header must be its first columns in
+ * called by cell/cellrows.c; a header must be its first columns in
  * order), and the result store names its vmstat table's columns after it
  * (results/db.h; results/test-vmstat-schema.c checks results/schema.sql
- * against it). Adding a column is one row here,
- * at the end (an older agent's header is a prefix of the list), plus a
- * migration step for the table. Plain C preprocessor, no includes:
+ * against it). Adding a column is one row here, at the end (an older
+ * agent's header is a prefix of the list), plus a migration step for the
+ * table. Plain C preprocessor, no includes:
  * usable by the static agent and by every host module, which is why it
  * lives in common/ rather than guest/ (results/ may not include guest/).
  *

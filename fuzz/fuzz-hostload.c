@@ -1,4 +1,4 @@
-/* fuzz-hostload: the host /proc parsers of harness/hostload on arbitrary
+/* fuzz-hostload: the host /proc parsers of host/hostload on arbitrary
  * bytes (each parser sees the whole input, so one corpus file can serve
  * /proc/stat, /proc/<pid>/stat and /proc/loadavg), and, when the stat parser
  * accepts it, the window arithmetic between that snapshot and one built from
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "harness/hostload.h"
+#include "host/hostload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

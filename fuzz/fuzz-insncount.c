@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "harness/insncount.h"
+#include "host/insncount.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,6 +23,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 assert(memcmp(&t, &t2, sizeof(t)) == 0);
         } else
                 memset(&t, 0, sizeof(t));
+        /* A mark is read only from a file the totals' parser accepts. */
+        for (size_t k = 0; k < 3; k++) {
+                struct insncount_totals m;
+                int rm = insncount_parse_mark(data, size, size ? (data[0] + k) % (INSNCOUNT_MARKS_MAX + 2) : k, &m);
+
+                assert(rm == 0 || rm == -ENOENT || rm == r);
+                assert(rm != 0 || r == 0);
+        }
         /* The same bytes as a phase mark's payload, twice, then an end. */
         marks.n = 0;
         insncount_mark(&marks, (const char *)data, size, &t);

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "harness/nightly_config.h"
+#include "nightly/nightly_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

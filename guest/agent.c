@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "common/crc32.h"
+#include "common/insncount-format.h"
 #include "common/parse.h"
 #include "common/util.h"
 #include "common/guest-paths.h"
@@ -911,9 +912,18 @@ static pid_t agent_spawn(struct agent_stream streams[3]) {
         return pid;
 }
 
+/* One line of a job pipe as its record. A phase mark executes the
+ * instruction counter's marker first (common/insncount-format.h), so the
+ * counts are taken here, in the guest, however late the host reads them. */
+static void agent_stream_line(struct agent_stream *s) {
+        if (strcmp(s->type, "event") == 0 && s->len > 6 && memcmp(s->buf, "phase ", 6) == 0)
+                insncount_marker();
+        agent_record(s->type, s->buf, s->len);
+}
+
 static void agent_stream_flush(struct agent_stream *s) {
         if (s->len > 0)
-                agent_record(s->type, s->buf, s->len);
+                agent_stream_line(s);
         s->len = 0;
 }
 
@@ -935,7 +945,7 @@ static void agent_stream_read(struct agent_stream *s) {
         }
         for (ssize_t i = 0; i < n; i++) {
                 if (buf[i] == '\n') {
-                        agent_record(s->type, s->buf, s->len);
+                        agent_stream_line(s);
                         s->len = 0;
                         continue;
                 }
@@ -985,14 +995,84 @@ static int agent_sigchld_pipe(void) {
         return p[0];
 }
 
+/* A descriptor that becomes readable on SIGCHLD: a signalfd, or without
+ * CONFIG_SIGNALFD a self-pipe its handler writes to (poll() sees the pipe).
+ * OUT: *ret_self_pipe, true for the pipe. Fails the agent if neither works. */
+static int agent_child_signals(bool *ret_self_pipe) {
+        sigset_t chld;
+        int sfd;
+
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        sigprocmask(SIG_BLOCK, &chld, NULL);
+        sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+        *ret_self_pipe = false;
+        if (sfd < 0 && errno == ENOSYS) {
+                sfd = agent_sigchld_pipe();
+                if (sfd < 0)
+                        agent_fail("signalfd: %s, and its fallback: %s", strerror(ENOSYS), strerror(-sfd));
+                *ret_self_pipe = true;
+                agent_recordf("log", "signalfd: %s: this kernel lacks CONFIG_SIGNALFD; SIGCHLD through "
+                              "sigaction and a self-pipe instead", strerror(ENOSYS));
+                sigprocmask(SIG_UNBLOCK, &chld, NULL);
+        }
+        if (sfd < 0)
+                agent_fail("signalfd: %s", strerror(errno));
+        return sfd;
+}
+
+/* After the job exited: true when its streams are closed, or have stayed
+ * open AGENT_DRAIN_MS (then they are flushed and closed); else how long
+ * to wait for them. OUT: *ret_timeout, ms. */
+static bool agent_drained(struct agent_stream *streams, int open_streams, uint64_t exited_at, int *ret_timeout) {
+        uint64_t waited = agent_now_ms() - exited_at;
+
+        if (open_streams == 0)
+                return true;
+        if (waited >= AGENT_DRAIN_MS) {
+                agent_recordf("log", "job exited but its output stayed open %d ms (a background process?); not waiting",
+                              AGENT_DRAIN_MS);
+                for (int i = 0; i < 3; i++)
+                        if (streams[i].fd >= 0) {
+                                agent_stream_flush(&streams[i]);
+                                close(streams[i].fd);
+                                streams[i].fd = -1;
+                        }
+                return true;
+        }
+        *ret_timeout = (int)(AGENT_DRAIN_MS - waited);
+        return false;
+}
+
+/* Drain sfd and reap every exited child; the job's exit sets *code and
+ * *exited_at. */
+static void agent_reap(int sfd, pid_t pid, int *code, uint64_t *exited_at) {
+        struct signalfd_siginfo si;
+
+        /* A signalfd gives whole records, the self-pipe bytes:
+         * both are drained until they would block. */
+        while (read(sfd, &si, sizeof(si)) > 0)
+                ;
+        /* PID 1 reaps every orphan, not only the job. */
+        for (;;) {
+                int status;
+                pid_t w = waitpid(-1, &status, WNOHANG);
+                if (w <= 0)
+                        break;
+                if (w != pid)
+                        continue;
+                *code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                *exited_at = agent_now_ms();
+        }
+}
+
 /* Run the job to completion while serving the host, the sampler and the
  * job's pipes. Returns the job's exit code (128 + signal if killed). */
 static int agent_run_job(void) {
         struct agent_stream streams[3] = {
                 { .type = "out", .fd = -1 }, { .type = "err", .fd = -1 }, { .type = "event", .fd = -1 },
         };
-        sigset_t chld;
-        bool self_pipe = false;
+        bool self_pipe;
         int sfd, r, code = -1;
         pid_t pid;
         uint64_t exited_at = 0;
@@ -1004,24 +1084,7 @@ static int agent_run_job(void) {
         if ((r = agent_make_fifo()) < 0)
                 agent_fail("%s: %s", AGENT_FIFO, strerror(-r));
         A.fifo = r;
-
-        sigemptyset(&chld);
-        sigaddset(&chld, SIGCHLD);
-        sigprocmask(SIG_BLOCK, &chld, NULL);
-        sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-        /* Without CONFIG_SIGNALFD, SIGCHLD reaches the loop through a
-         * self-pipe its handler writes to; poll() sees the pipe. */
-        if (sfd < 0 && errno == ENOSYS) {
-                sfd = agent_sigchld_pipe();
-                if (sfd < 0)
-                        agent_fail("signalfd: %s, and its fallback: %s", strerror(ENOSYS), strerror(-sfd));
-                self_pipe = true;
-                agent_recordf("log", "signalfd: %s: this kernel lacks CONFIG_SIGNALFD; SIGCHLD through "
-                              "sigaction and a self-pipe instead", strerror(ENOSYS));
-                sigprocmask(SIG_UNBLOCK, &chld, NULL);
-        }
-        if (sfd < 0)
-                agent_fail("signalfd: %s", strerror(errno));
+        sfd = agent_child_signals(&self_pipe);
 
         pid = agent_spawn(streams);
         for (;;) {
@@ -1035,23 +1098,8 @@ static int agent_run_job(void) {
                         pfd[nfd++] = (struct pollfd){ .fd = streams[i].fd, .events = POLLIN };
                         open_streams += streams[i].fd >= 0;
                 }
-                if (code >= 0) {
-                        uint64_t waited = agent_now_ms() - exited_at;
-                        if (open_streams == 0)
-                                break;
-                        if (waited >= AGENT_DRAIN_MS) {
-                                agent_recordf("log", "job exited but its output stayed open %d ms (a background process?); not waiting",
-                                              AGENT_DRAIN_MS);
-                                for (int i = 0; i < 3; i++)
-                                        if (streams[i].fd >= 0) {
-                                                agent_stream_flush(&streams[i]);
-                                                close(streams[i].fd);
-                                                streams[i].fd = -1;
-                                        }
-                                break;
-                        }
-                        timeout = (int)(AGENT_DRAIN_MS - waited);
-                }
+                if (code >= 0 && agent_drained(streams, open_streams, exited_at, &timeout))
+                        break;
                 if (A.timer < 0) {
                         int until_tick;
 
@@ -1076,24 +1124,8 @@ static int agent_run_job(void) {
                 for (int i = 0; i < 3; i++)
                         if (streams[i].fd >= 0 && pfd[3 + i].revents)
                                 agent_stream_read(&streams[i]);
-                if (pfd[1].revents) {
-                        struct signalfd_siginfo si;
-                        /* A signalfd gives whole records, the self-pipe bytes:
-                         * both are drained until they would block. */
-                        while (read(sfd, &si, sizeof(si)) > 0)
-                                ;
-                        /* PID 1 reaps every orphan, not only the job. */
-                        for (;;) {
-                                int status;
-                                pid_t w = waitpid(-1, &status, WNOHANG);
-                                if (w <= 0)
-                                        break;
-                                if (w != pid)
-                                        continue;
-                                code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-                                exited_at = agent_now_ms();
-                        }
-                }
+                if (pfd[1].revents)
+                        agent_reap(sfd, pid, &code, &exited_at);
         }
         if (self_pipe) {
                 signal(SIGCHLD, SIG_DFL);

@@ -97,12 +97,9 @@ static char **elfdeps_split_path(const char *s) {
         return (char **)g_ptr_array_free(v, FALSE);
 }
 
-int elfdeps_parse(const uint8_t *data, size_t size, struct elfdeps_info **ret,
-                  struct kb_error *err) {
-        _cleanup_(elfdeps_info_freep) struct elfdeps_info *info = NULL;
+/* Check the ELF header and that its program headers lie inside the file. */
+static int elfdeps_header(const uint8_t *data, size_t size, Elf64_Ehdr *ret, struct kb_error *err) {
         Elf64_Ehdr eh;
-        uint64_t dyn_off = 0, dyn_size = 0;
-        int have_dyn = 0;
 
         if (size < EI_NIDENT || memcmp(data, ELFMAG, SELFMAG) != 0)
                 return error_setf(err, -ENOEXEC, "not an ELF file");
@@ -117,114 +114,164 @@ int elfdeps_parse(const uint8_t *data, size_t size, struct elfdeps_info **ret,
                 return error_setf(err, -ENOEXEC, "bad program header size %u", eh.e_phentsize);
         if (!elfdeps_range_ok(eh.e_phoff, (uint64_t)eh.e_phnum * eh.e_phentsize, size))
                 return error_setf(err, -ENOEXEC, "program headers outside the file");
+        *ret = eh;
+        return 0;
+}
 
-        info = calloc(1, sizeof(*info));
-        if (!info)
-                return error_setf(err, -ENOMEM, "out of memory");
-        info->machine = eh.e_machine;
-        info->type = eh.e_type;
+/* Where the dynamic section is, when there is one (the first PT_DYNAMIC). */
+struct elfdeps_dyn_loc {
+        int have;
+        uint64_t off, size;        /* bytes, inside the file */
+};
 
-        for (unsigned i = 0; i < eh.e_phnum; i++) {
+/* Walk the program headers: the interpreter (the first PT_INTERP) into
+ * info, the dynamic section into *ret_dyn. */
+static int elfdeps_phdrs(const uint8_t *data, size_t size, const Elf64_Ehdr *eh, struct elfdeps_info *info,
+                         struct elfdeps_dyn_loc *ret_dyn, struct kb_error *err) {
+        for (unsigned i = 0; i < eh->e_phnum; i++) {
                 Elf64_Phdr ph;
-                memcpy(&ph, data + eh.e_phoff + (uint64_t)i * eh.e_phentsize, sizeof(ph));
+
+                memcpy(&ph, data + eh->e_phoff + (uint64_t)i * eh->e_phentsize, sizeof(ph));
                 if (ph.p_type == PT_INTERP && !info->interp) {
                         if (!elfdeps_range_ok(ph.p_offset, ph.p_filesz, size))
                                 return error_setf(err, -ENOEXEC, "PT_INTERP outside the file");
                         info->interp = elfdeps_str(data + ph.p_offset, ph.p_filesz, 0);
                         if (!info->interp || info->interp[0] != '/')
                                 return error_setf(err, -ENOEXEC, "bad PT_INTERP string");
-                } else if (ph.p_type == PT_DYNAMIC && !have_dyn) {
+                } else if (ph.p_type == PT_DYNAMIC && !ret_dyn->have) {
                         if (!elfdeps_range_ok(ph.p_offset, ph.p_filesz, size))
                                 return error_setf(err, -ENOEXEC, "PT_DYNAMIC outside the file");
-                        dyn_off = ph.p_offset;
-                        dyn_size = ph.p_filesz;
-                        have_dyn = 1;
+                        *ret_dyn = (struct elfdeps_dyn_loc){ 1, ph.p_offset, ph.p_filesz };
                 }
         }
+        return 0;
+}
 
-        if (have_dyn) {
-                uint64_t n = dyn_size / sizeof(Elf64_Dyn), strtab = 0, strsz = 0;
-                uint64_t runpath = 0, rpath = 0;
-                int have_strtab = 0, have_strsz = 0, have_runpath = 0, have_rpath = 0;
+/* One dynamic entry's value, and whether the file had the entry. */
+struct elfdeps_word {
+        uint64_t v;
+        int have;
+};
+
+/* The dynamic entries kbench reads: string table offsets, not yet strings. */
+struct elfdeps_dyn {
+        GArray *needed;            /* uint64_t offsets of DT_NEEDED names (owned) */
+        struct elfdeps_word strtab, strsz, runpath, rpath;
+};
+
+/* Where an entry of one value goes (the last of a tag wins); NULL: not read. */
+static struct elfdeps_word *elfdeps_dyn_word(struct elfdeps_dyn *d, int64_t tag) {
+        switch (tag) {
+        case DT_STRTAB: return &d->strtab;
+        case DT_STRSZ: return &d->strsz;
+        case DT_RUNPATH: return &d->runpath;
+        case DT_RPATH: return &d->rpath;
+        default: return NULL;
+        }
+}
+
+static int elfdeps_dyn_scan(const uint8_t *data, const struct elfdeps_dyn_loc *loc, struct elfdeps_dyn *d,
+                            struct kb_error *err) {
+        uint64_t n = loc->size / sizeof(Elf64_Dyn);
+
+        if (n > ELFDEPS_DYN_MAX)
+                n = ELFDEPS_DYN_MAX;
+        for (uint64_t i = 0; i < n; i++) {
+                struct elfdeps_word *w;
+                Elf64_Dyn e;
+
+                memcpy(&e, data + loc->off + i * sizeof(e), sizeof(e));
+                if (e.d_tag == DT_NULL)
+                        break;
+                if (e.d_tag == DT_NEEDED) {
+                        if (d->needed->len >= ELFDEPS_NEEDED_MAX)
+                                return error_setf(err, -ENOEXEC, "more than %d DT_NEEDED entries",
+                                                  ELFDEPS_NEEDED_MAX);
+                        g_array_append_val(d->needed, e.d_un.d_val);
+                } else if ((w = elfdeps_dyn_word(d, e.d_tag))) {
+                        /* d_ptr (DT_STRTAB) and d_val share the union's bits. */
+                        *w = (struct elfdeps_word){ e.d_un.d_val, 1 };
+                }
+        }
+        return 0;
+}
+
+/* A search path from the string table, split; what names it in errors. */
+static int elfdeps_dyn_path(const uint8_t *strtab, uint64_t strsz, uint64_t idx, const char *what,
+                            char ***ret, struct kb_error *err) {
+        _cleanup_free_ char *s = elfdeps_str(strtab, strsz, idx);
+
+        if (!s)
+                return error_setf(err, -ENOEXEC, "bad %s string", what);
+        *ret = elfdeps_split_path(s);
+        return 0;
+}
+
+/* Resolve the dynamic entries' strings into info: the needed names (bare
+ * names or absolute paths), DT_RUNPATH and DT_RPATH. */
+static int elfdeps_dyn_strings(const uint8_t *data, size_t size, const Elf64_Ehdr *eh, struct elfdeps_dyn *d,
+                               struct elfdeps_info *info, struct kb_error *err) {
+        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(free);
+        uint64_t off = 0, avail, strsz = d->strsz.v;
+        int r = 0;
+
+        if (d->needed->len > 0 || d->runpath.have || d->rpath.have) {
+                if (!d->strtab.have || !d->strsz.have ||
+                    elfdeps_vaddr_to_off(data, size, eh, d->strtab.v, &off, &avail) < 0)
+                        return error_setf(err, -ENOEXEC, "DT_STRTAB missing or not in a PT_LOAD segment");
+                if (strsz > avail)
+                        strsz = avail; /* the segment's file part bounds the table */
+                for (guint i = 0; i < d->needed->len; i++) {
+                        char *s = elfdeps_str(data + off, strsz, g_array_index(d->needed, uint64_t, i));
+                        if (!s || (strchr(s, '/') && s[0] != '/')) {
+                                free(s);
+                                return error_setf(err, -ENOEXEC, "bad DT_NEEDED string");
+                        }
+                        g_ptr_array_add(names, s);
+                }
+                if (d->runpath.have)
+                        r = elfdeps_dyn_path(data + off, strsz, d->runpath.v, "DT_RUNPATH", &info->runpath, err);
+                if (r >= 0 && d->rpath.have)
+                        r = elfdeps_dyn_path(data + off, strsz, d->rpath.v, "DT_RPATH", &info->rpath, err);
+                if (r < 0)
+                        return r;
+        }
+        /* Hand the strings to a GStrv (g_strfreev frees with g_free,
+         * which is free() in GLib >= 2.46). */
+        g_ptr_array_set_free_func(names, NULL);
+        g_ptr_array_add(names, NULL);
+        info->needed = (char **)g_ptr_array_free(TAKE_PTR(names), FALSE);
+        return 0;
+}
+
+int elfdeps_parse(const uint8_t *data, size_t size, struct elfdeps_info **ret,
+                  struct kb_error *err) {
+        _cleanup_(elfdeps_info_freep) struct elfdeps_info *info = NULL;
+        struct elfdeps_dyn_loc loc = { 0 };
+        Elf64_Ehdr eh = { 0 };     /* set on success; zeroed for the compiler's flow check */
+        int r;
+
+        r = elfdeps_header(data, size, &eh, err);
+        if (r < 0)
+                return r;
+        info = calloc(1, sizeof(*info));
+        if (!info)
+                return error_setf(err, -ENOMEM, "out of memory");
+        info->machine = eh.e_machine;
+        info->type = eh.e_type;
+        r = elfdeps_phdrs(data, size, &eh, info, &loc, err);
+        if (r < 0)
+                return r;
+        if (loc.have) {
                 g_autoptr(GArray) needed = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+                struct elfdeps_dyn d = { .needed = needed };
 
                 info->dynamic = 1;
-                if (n > ELFDEPS_DYN_MAX)
-                        n = ELFDEPS_DYN_MAX;
-                for (uint64_t i = 0; i < n; i++) {
-                        Elf64_Dyn d;
-                        memcpy(&d, data + dyn_off + i * sizeof(d), sizeof(d));
-                        if (d.d_tag == DT_NULL)
-                                break;
-                        switch (d.d_tag) {
-                        case DT_NEEDED:
-                                if (needed->len >= ELFDEPS_NEEDED_MAX)
-                                        return error_setf(err, -ENOEXEC, "more than %d DT_NEEDED entries",
-                                                          ELFDEPS_NEEDED_MAX);
-                                g_array_append_val(needed, d.d_un.d_val);
-                                break;
-                        case DT_STRTAB:
-                                strtab = d.d_un.d_ptr;
-                                have_strtab = 1;
-                                break;
-                        case DT_STRSZ:
-                                strsz = d.d_un.d_val;
-                                have_strsz = 1;
-                                break;
-                        case DT_RUNPATH:
-                                runpath = d.d_un.d_val;
-                                have_runpath = 1;
-                                break;
-                        case DT_RPATH:
-                                rpath = d.d_un.d_val;
-                                have_rpath = 1;
-                                break;
-                        default:
-                                break;
-                        }
-                }
-
-                GPtrArray *names = g_ptr_array_new_with_free_func(free);
-                if (needed->len > 0 || have_runpath || have_rpath) {
-                        uint64_t off, avail;
-                        if (!have_strtab || !have_strsz ||
-                            elfdeps_vaddr_to_off(data, size, &eh, strtab, &off, &avail) < 0) {
-                                g_ptr_array_free(names, TRUE);
-                                return error_setf(err, -ENOEXEC, "DT_STRTAB missing or not in a PT_LOAD segment");
-                        }
-                        if (strsz > avail)
-                                strsz = avail; /* the segment's file part bounds the table */
-                        for (guint i = 0; i < needed->len; i++) {
-                                char *s = elfdeps_str(data + off, strsz, g_array_index(needed, uint64_t, i));
-                                if (!s || (strchr(s, '/') && s[0] != '/')) {
-                                        free(s);
-                                        g_ptr_array_free(names, TRUE);
-                                        return error_setf(err, -ENOEXEC, "bad DT_NEEDED string");
-                                }
-                                g_ptr_array_add(names, s);
-                        }
-                        if (have_runpath) {
-                                _cleanup_free_ char *s = elfdeps_str(data + off, strsz, runpath);
-                                if (!s) {
-                                        g_ptr_array_free(names, TRUE);
-                                        return error_setf(err, -ENOEXEC, "bad DT_RUNPATH string");
-                                }
-                                info->runpath = elfdeps_split_path(s);
-                        }
-                        if (have_rpath) {
-                                _cleanup_free_ char *s = elfdeps_str(data + off, strsz, rpath);
-                                if (!s) {
-                                        g_ptr_array_free(names, TRUE);
-                                        return error_setf(err, -ENOEXEC, "bad DT_RPATH string");
-                                }
-                                info->rpath = elfdeps_split_path(s);
-                        }
-                }
-                /* Hand the strings to a GStrv (g_strfreev frees with g_free,
-                 * which is free() in GLib >= 2.46). */
-                g_ptr_array_set_free_func(names, NULL);
-                g_ptr_array_add(names, NULL);
-                info->needed = (char **)g_ptr_array_free(names, FALSE);
+                r = elfdeps_dyn_scan(data, &loc, &d, err);
+                if (r >= 0)
+                        r = elfdeps_dyn_strings(data, size, &eh, &d, info, err);
+                if (r < 0)
+                        return r;
         } else {
                 info->needed = g_new0(char *, 1);
         }

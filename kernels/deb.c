@@ -5,6 +5,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <stdarg.h>
@@ -207,98 +208,119 @@ static int has_suffix(const char *s, const char *suffix) {
         return n > m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* One member of data.tar. */
-static int extract_member(struct extract *x, struct archive *a, struct archive_entry *e,
-                          struct kb_error *err) {
-        char rel[PATH_MAX_REL + 1];
-        const char *name = archive_entry_pathname(e), *mod;
-        mode_t type = archive_entry_filetype(e);
+/* The boot/ files kbench keeps, by name prefix, and where their paths go. */
+static const struct boot_file {
+        const char *prefix;
+        size_t slot;               /* offset of the char * in struct deb_result */
+        int is_image;
+} boot_files[] = {
+        { "vmlinuz-", offsetof(struct deb_result, image_path), 1 },
+        { "vmlinux-", offsetof(struct deb_result, image_path), 1 },
+        { "config-", offsetof(struct deb_result, config_path), 0 },
+        { "System.map-", offsetof(struct deb_result, system_map_path), 0 },
+};
+
+/* The kernel image is written: its name gives the release, and the
+ * caller's on_image may stop the import here (returns 1 then). */
+static int extract_image_seen(struct extract *x, struct archive_entry *e, const char *base, const char *path,
+                              struct kb_error *err) {
         struct deb_result *res = x->res;
+        const char *rel_s = strchr(base, '-') + 1;
         int r;
 
-        if (!name || normalize_member(name, rel) < 0)
-                return error_setf(err, -EINVAL, "%s: unsafe member name '%.200s'", x->deb_path, name ? name : "");
-        if (rel[0] == 0)
+        if (!res->release && valid_release(rel_s, strlen(rel_s)))
+                res->release = strdup(rel_s);
+        progress(x, "kernel image %s (%.1f MiB)", base, (double)archive_entry_size(e) / 1048576.0);
+        if (!x->opts || !x->opts->on_image)
                 return 0;
+        r = x->opts->on_image(path, x->opts->userdata, err);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                res->stopped = 1;
+                return 1;
+        }
+        return 0;
+}
 
-        if (strncmp(rel, "boot/", 5) == 0 && !strchr(rel + 5, '/')) {
-                const char *base = rel + 5;
-                char **slot = NULL;
-                int is_image = 0;
+/* A file directly in boot/: the image, its config or System.map (one of
+ * each); anything else is not ours. */
+static int extract_boot(struct extract *x, struct archive *a, struct archive_entry *e, const char *base,
+                        struct kb_error *err) {
+        const struct boot_file *f = NULL;
+        g_autofree char *path = NULL;
+        char **slot;
+        int r;
 
-                if (type != AE_IFREG)
-                        return 0;
-                if (g_str_has_prefix(base, "vmlinuz-") || g_str_has_prefix(base, "vmlinux-")) {
-                        slot = &res->image_path;
-                        is_image = 1;
-                } else if (g_str_has_prefix(base, "config-"))
-                        slot = &res->config_path;
-                else if (g_str_has_prefix(base, "System.map-"))
-                        slot = &res->system_map_path;
-                if (!slot)
-                        return 0;
-                if (*slot)
-                        return error_setf(err, -EINVAL, "%s: more than one boot/%.*s* member", x->deb_path,
-                                          (int)(strchr(base, '-') - base + 1), base);
-                g_autofree char *path = NULL;
-                r = copy_entry(x, a, x->boot_dir, base, &path, err);
-                if (r < 0)
-                        return r;
-                *slot = strdup(path);
-                if (!*slot)
-                        return error_setf(err, -ENOMEM, "out of memory");
-                if (is_image) {
-                        const char *rel_s = strchr(base, '-') + 1;
-                        if (!res->release && valid_release(rel_s, strlen(rel_s)))
-                                res->release = strdup(rel_s);
-                        progress(x, "kernel image %s (%.1f MiB)", base, (double)archive_entry_size(e) / 1048576.0);
-                        if (x->opts && x->opts->on_image) {
-                                r = x->opts->on_image(path, x->opts->userdata, err);
-                                if (r < 0)
-                                        return r;
-                                if (r > 0) {
-                                        res->stopped = 1;
-                                        return 1;
-                                }
-                        }
-                }
+        if (archive_entry_filetype(e) != AE_IFREG)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(boot_files) && !f; i++)
+                if (g_str_has_prefix(base, boot_files[i].prefix))
+                        f = &boot_files[i];
+        if (!f)
+                return 0;
+        slot = (char **)((char *)x->res + f->slot);
+        if (*slot)
+                return error_setf(err, -EINVAL, "%s: more than one boot/%.*s* member", x->deb_path,
+                                  (int)(strchr(base, '-') - base + 1), base);
+        r = copy_entry(x, a, x->boot_dir, base, &path, err);
+        if (r < 0)
+                return r;
+        *slot = strdup(path);
+        if (!*slot)
+                return error_setf(err, -ENOMEM, "out of memory");
+        return f->is_image ? extract_image_seen(x, e, base, path, err) : 0;
+}
+
+/* The first module sets the package's module release (and its directory);
+ * every later one must be of the same release. mod is the path under
+ * lib/modules/, rl the length of its release part. */
+static int extract_module_release(struct extract *x, const char *mod, size_t rl, struct kb_error *err) {
+        struct deb_result *res = x->res;
+
+        if (res->modules_dir) {
+                if (strncmp(res->release, mod, rl) != 0 || res->release[rl])
+                        return error_setf(err, -EINVAL, "%s: modules for two releases (%s, %.*s)", x->deb_path,
+                                          res->release, (int)rl, mod);
                 return 0;
         }
+        g_autofree char *d = g_strdup_printf("%s/lib/modules/%.*s", x->modules_root, (int)rl, mod);
+        res->modules_dir = strdup(d);
+        if (!res->modules_dir)
+                return error_setf(err, -ENOMEM, "out of memory");
+        if (!res->release || strncmp(res->release, mod, rl) != 0 || res->release[rl]) {
+                free(res->release);
+                res->release = strndup(mod, rl);
+        }
+        if (g_mkdir_with_parents(res->modules_dir, 0755) < 0)
+                return error_setf(err, -errno, "%s: %s", res->modules_dir, strerror(errno));
+        progress(x, "extracting modules for %s", res->release);
+        return 0;
+}
 
-        if (strncmp(rel, "lib/modules/", 12) == 0)
-                mod = rel + 12;
-        else if (strncmp(rel, "usr/lib/modules/", 16) == 0)
-                mod = rel + 16;
-        else
-                return 0;
-
+/* A member under lib/modules/ (mod: the path below it): compressed modules
+ * are stored inflated, other files copied, links skipped. */
+static int extract_module(struct extract *x, struct archive *a, struct archive_entry *e, const char *mod,
+                          struct kb_error *err) {
+        static const char *const suffixes[] = { ".ko.xz", ".ko.zst", ".ko.gz" };
+        struct deb_result *res = x->res;
+        mode_t type = archive_entry_filetype(e);
         size_t rl = strcspn(mod, "/");
+        const char *sub;
+        int r;
+
         if (!valid_release(mod, rl))
                 return error_setf(err, -EINVAL, "%s: bad module release directory '%.*s'", x->deb_path, (int)(rl > 64 ? 64 : rl), mod);
-        if (!res->modules_dir) {
-                g_autofree char *d = g_strdup_printf("%s/lib/modules/%.*s", x->modules_root, (int)rl, mod);
-                res->modules_dir = strdup(d);
-                if (!res->modules_dir)
-                        return error_setf(err, -ENOMEM, "out of memory");
-                if (!res->release || strncmp(res->release, mod, rl) != 0 || res->release[rl]) {
-                        free(res->release);
-                        res->release = strndup(mod, rl);
-                }
-                if (g_mkdir_with_parents(res->modules_dir, 0755) < 0)
-                        return error_setf(err, -errno, "%s: %s", res->modules_dir, strerror(errno));
-                progress(x, "extracting modules for %s", res->release);
-        } else if (strncmp(res->release, mod, rl) != 0 || res->release[rl])
-                return error_setf(err, -EINVAL, "%s: modules for two releases (%s, %.*s)", x->deb_path,
-                                  res->release, (int)rl, mod);
+        r = extract_module_release(x, mod, rl, err);
+        if (r < 0)
+                return r;
         if (mod[rl] == 0 || type == AE_IFDIR)
                 return 0;
         if (type != AE_IFREG) {
                 res->n_skipped++;        /* build/source links point outside the package */
                 return 0;
         }
-
-        const char *sub = mod + rl + 1;
-        static const char *const suffixes[] = { ".ko.xz", ".ko.zst", ".ko.gz" };
+        sub = mod + rl + 1;
         for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
                 if (has_suffix(sub, suffixes[i])) {
                         r = inflate_entry(x, a, e, res->modules_dir, sub, strlen(suffixes[i]) - 3, err);
@@ -312,6 +334,25 @@ static int extract_member(struct extract *x, struct archive *a, struct archive_e
                 return r;
         if (has_suffix(sub, ".ko"))
                 res->n_modules++;
+        return 0;
+}
+
+/* One member of data.tar. Returns 1 when on_image stopped the import. */
+static int extract_member(struct extract *x, struct archive *a, struct archive_entry *e,
+                          struct kb_error *err) {
+        char rel[PATH_MAX_REL + 1];
+        const char *name = archive_entry_pathname(e);
+
+        if (!name || normalize_member(name, rel) < 0)
+                return error_setf(err, -EINVAL, "%s: unsafe member name '%.200s'", x->deb_path, name ? name : "");
+        if (rel[0] == 0)
+                return 0;
+        if (strncmp(rel, "boot/", 5) == 0 && !strchr(rel + 5, '/'))
+                return extract_boot(x, a, e, rel + 5, err);
+        if (strncmp(rel, "lib/modules/", 12) == 0)
+                return extract_module(x, a, e, rel + 12, err);
+        if (strncmp(rel, "usr/lib/modules/", 16) == 0)
+                return extract_module(x, a, e, rel + 16, err);
         return 0;
 }
 

@@ -29,8 +29,6 @@ struct kstore {
 };
 
 static void kstore_kernel_freep(struct kstore_kernel **k) { kstore_kernel_free(*k); }
-static void deb_result_freep(struct deb_result **r) { deb_result_free(*r); }
-static void kimage_info_freep(struct kimage_info **i) { kimage_info_free(*i); }
 
 struct kstore_kernel *kstore_kernel_free(struct kstore_kernel *k) {
         if (!k)
@@ -42,6 +40,7 @@ struct kstore_kernel *kstore_kernel_free(struct kstore_kernel *k) {
         g_free(k->vmlinux_path);
         g_free(k->modules_dir);
         g_free(k->config_path);
+        g_free(k->build_path);
         g_free(k->source);
         g_free(k->dir);
         g_free(k->version);
@@ -138,13 +137,6 @@ static int rm_rf(const char *path) {
         return 0;
 }
 
-/* A staging directory removed on scope exit unless taken. */
-static void rm_rf_freep(char **p) {
-        if (*p) {
-                rm_rf(*p);
-                g_free(*p);
-        }
-}
 
 /* id of the kernel a names/ link points at, or NULL (g_free). */
 static char *name_target(struct kstore *s, const char *name) {
@@ -192,6 +184,7 @@ static int kstore_load(struct kstore *s, const char *id, const char *name, struc
         k->config_path = member_path(k->dir, o, "config");
         k->system_map_path = member_path(k->dir, o, "system_map");
         k->modules_dir = member_path(k->dir, o, "modules_dir");
+        k->build_path = member_path(k->dir, o, "build");
         k->added_at = json_number_value(json_object_get(o, "added_at"));
         k->n_modules = (int)json_integer_value(json_object_get(o, "n_modules"));
         k->pvh = json_is_true(json_object_get(o, "pvh"));
@@ -407,10 +400,34 @@ static int have_id(struct kstore *s, const char *id) {
         return g_file_test(dir, G_FILE_TEST_IS_DIR);
 }
 
+/* One import in progress: what kstore_add's steps share. */
 struct add_ctx {
         struct kstore *s;
-        char *id;                  /* sha256 of the image, once known */
+        char *id;                  /* sha256 of the image, once known (owned) */
+        const char *path;          /* the file the user gave */
+        const char *name;          /* --name, or NULL */
+        int is_deb;
+        char *source;              /* path, canonical (owned) */
+        char *staging;             /* <root>/.tmp-add-XXXXXX, removed unless renamed (owned) */
+        char *image;               /* <staging>/image (owned) */
+        struct deb_result *deb;    /* a .deb's files, else NULL (owned) */
+        struct kimage_info *info;  /* the inspected image (owned) */
+        char *rel;                 /* the kernel release, or NULL (owned) */
+        json_t *meta;              /* kernel.json being written (owned) */
 };
+
+static void add_ctx_done(struct add_ctx *c) {
+        if (c->staging)
+                rm_rf(c->staging);
+        g_free(c->staging);
+        g_free(c->id);
+        g_free(c->source);
+        g_free(c->image);
+        g_free(c->rel);
+        deb_result_free(c->deb);
+        kimage_info_free(c->info);
+        json_decref(c->meta);
+}
 
 static int on_deb_image(const char *image_path, void *userdata, struct kb_error *err) {
         struct add_ctx *c = userdata;
@@ -458,195 +475,266 @@ static int adopt(const char *staging, const char *src, const char *dst, json_t *
         return 0;
 }
 
-int kstore_add(struct kstore *s, const char *path, const char *name,
-               struct kstore_kernel **ret, int *ret_existed, struct kb_error *err) {
-        _cleanup_(rm_rf_freep) char *staging = NULL;
-        _cleanup_(deb_result_freep) struct deb_result *deb = NULL;
-        _cleanup_(kimage_info_freep) struct kimage_info *info = NULL;
-        g_autofree char *image = NULL, *source = NULL, *final = NULL, *rel = NULL;
-        struct add_ctx ctx = { s, NULL };
-        json_auto_t *meta = json_object();
+/* Open the file the user gave (a regular file only) and tell a .deb from
+ * an image by its first bytes. */
+static int add_sniff(struct add_ctx *c, struct kb_error *err) {
+        _cleanup_close_ int fd = -1;
         uint8_t head[64] = { 0 };
         struct stat st;
         ssize_t hn;
-        int r, existed = 0, is_deb;
+        int r;
+
+        r = fileio_open_regular(c->path, &fd, err);
+        if (r < 0)
+                return r;
+        if (fstat(fd, &st) < 0)
+                return error_setf(err, -errno, "%s: %s", c->path, strerror(errno));
+        hn = read(fd, head, sizeof(head));
+        if (hn < 0)
+                return error_setf(err, -errno, "%s: %s", c->path, strerror(errno));
+        c->is_deb = deb_sniff(head, (size_t)hn);
+        c->source = g_canonicalize_filename(c->path, NULL);
+        return 0;
+}
+
+/* A staging directory inside the store, so the final rename is atomic. */
+static int add_stage(struct add_ctx *c, struct kb_error *err) {
+        c->staging = g_build_filename(c->s->root, ".tmp-add-XXXXXX", NULL);
+        if (!g_mkdtemp(c->staging)) {
+                int r = -errno;
+
+                g_clear_pointer(&c->staging, g_free);
+                return error_setf(err, r, "%s: cannot create a staging directory: %s", c->s->root, strerror(-r));
+        }
+        c->image = g_build_filename(c->staging, "image", NULL);
+        return 0;
+}
+
+/* Put the image at c->image and learn its id: a .deb is unpacked (only up
+ * to the image when that is known already), anything else copied.
+ * OUT: *ret_existed, 1 when the store has the image. */
+static int add_unpack(struct add_ctx *c, int *ret_existed, struct kb_error *err) {
+        int r;
+
+        if (c->is_deb) {
+                g_autofree char *boot = g_build_filename(c->staging, "boot", NULL);
+                g_autofree char *mods = g_build_filename(c->staging, "modules", NULL);
+                struct deb_options opts = { on_deb_image, deb_progress, c };
+
+                r = deb_extract(c->path, boot, mods, &opts, &c->deb, err);
+                if (r < 0)
+                        return r;
+                if (rename(c->deb->image_path, c->image) < 0)
+                        return error_setf(err, -errno, "%s: %s", c->image, strerror(errno));
+                *ret_existed = c->deb->stopped;
+                return 0;
+        }
+        r = copy_file(c->path, c->image, err);
+        if (r >= 0)
+                r = sha256_file(c->image, &c->id, err);
+        if (r < 0)
+                return r;
+        *ret_existed = have_id(c->s, c->id);
+        return 0;
+}
+
+/* The image is in the store already: give it the new name, if any, and
+ * load it. */
+static int add_existing(struct add_ctx *c, struct kstore_kernel **ret, struct kb_error *err) {
+        g_autofree char *nm = c->name ? g_strdup(c->name) : first_name_of(c->s, c->id);
+        int r;
+
+        if (c->name) {
+                r = link_name(c->s, c->name, c->id, err);
+                if (r < 0)
+                        return r;
+        }
+        progress(c->s, "already in the store as %s (%.12s)", nm ? nm : c->id, c->id);
+        return kstore_load(c->s, c->id, nm ? nm : c->id, ret, err);
+}
+
+/* Inspect the image and settle its release (the image's own, else the
+ * .deb's), which names the kernel unless --name does. */
+static int add_inspect(struct add_ctx *c, struct kb_error *err) {
+        struct kb_error ierr = { "" };
+        size_t il = strlen(c->image);
+        int r;
+
+        progress(c->s, "inspecting the kernel image");
+        r = kimage_inspect(c->image, &c->info, &ierr);
+        if (r < 0) {
+                /* name the file the user gave, not our staging copy */
+                const char *m = strncmp(ierr.msg, c->image, il) == 0 && ierr.msg[il] == ':' ? ierr.msg + il + 2
+                                                                                           : ierr.msg;
+                return error_setf(err, r, "%s: %s", c->path, m);
+        }
+        c->rel = g_strdup(c->info->release ? c->info->release : c->deb ? c->deb->release : NULL);
+        if (!c->name && !c->rel)
+                return error_setf(err, -EINVAL, "%s: cannot tell the kernel release; give --name", c->path);
+        if (c->deb && c->deb->release && c->rel && strcmp(c->deb->release, c->rel) != 0 && c->deb->modules_dir)
+                progress(c->s, "warning: image says %s, modules are for %s", c->rel, c->deb->release);
+        return 0;
+}
+
+/* A PVH-bootable kernel is booted from its ELF vmlinux: the one a bzImage
+ * inflated to, or the image itself when it is one. */
+static int add_vmlinux(struct add_ctx *c, struct kb_error *err) {
+        g_autofree char *vml = NULL;
+        int r;
+
+        if (!c->info->pvh) {
+                json_object_set_new(c->meta, "vmlinux", json_null());
+                return 0;
+        }
+        vml = g_build_filename(c->staging, "vmlinux", NULL);
+        if (c->info->vmlinux)
+                r = write_file(vml, c->info->vmlinux, c->info->vmlinux_size, err);
+        else
+                r = link(c->image, vml) < 0 ? error_setf(err, -errno, "%s: %s", vml, strerror(errno)) : 0;
+        if (r < 0)
+                return r;
+        json_object_set_new(c->meta, "vmlinux", json_string("vmlinux"));
+        return 0;
+}
+
+/* A .deb's config, System.map and modules (depmod run on them); a bare
+ * image has none. */
+static int add_deb_files(struct add_ctx *c, struct kb_error *err) {
+        g_autofree char *bootdir = NULL, *mods = NULL, *md = NULL;
+        int r;
+
+        if (!c->deb) {
+                json_object_set_new(c->meta, "config", json_null());
+                json_object_set_new(c->meta, "system_map", json_null());
+                json_object_set_new(c->meta, "modules_dir", json_null());
+                return 0;
+        }
+        r = adopt(c->staging, c->deb->config_path, "config", c->meta, "config", err);
+        if (r >= 0)
+                r = adopt(c->staging, c->deb->system_map_path, "System.map", c->meta, "system_map", err);
+        if (r < 0)
+                return r;
+        bootdir = g_build_filename(c->staging, "boot", NULL);
+        rmdir(bootdir);
+        if (!c->deb->modules_dir) {
+                json_object_set_new(c->meta, "modules_dir", json_null());
+                return 0;
+        }
+        mods = g_build_filename(c->staging, "modules", NULL);
+        progress(c->s, "running depmod for %s", c->deb->release);
+        r = deb_depmod(mods, c->deb->release, err);
+        if (r < 0)
+                return r;
+        md = g_build_filename("modules", "lib", "modules", c->deb->release, NULL);
+        json_object_set_new(c->meta, "modules_dir", json_string(md));
+        return 0;
+}
+
+#define STR_OR_NULL(v) ((v) ? json_string(v) : json_null())
+
+/* The rest of kernel.json, written into the staging directory. */
+static int add_write_meta(struct add_ctx *c, struct kb_error *err) {
+        const struct kimage_info *info = c->info;
+        g_autofree char *mp = g_build_filename(c->staging, "kernel.json", NULL);
+
+        json_object_set_new(c->meta, "id", json_string(c->id));
+        json_object_set_new(c->meta, "release", STR_OR_NULL(c->rel));
+        json_object_set_new(c->meta, "version", STR_OR_NULL(info->version));
+        json_object_set_new(c->meta, "source", json_string(c->source));
+        json_object_set_new(c->meta, "format", json_string(c->is_deb ? "deb" : info->is_elf ? "elf" : "bzImage"));
+        json_object_set_new(c->meta, "compression", STR_OR_NULL(info->compression));
+        json_object_set_new(c->meta, "pvh", json_boolean(info->pvh));
+        json_object_set_new(c->meta, "pvh_entry", json_integer((json_int_t)info->pvh_entry));
+        json_object_set_new(c->meta, "n_modules", json_integer(c->deb ? c->deb->n_modules : 0));
+        json_object_set_new(c->meta, "added_at", json_real((double)g_get_real_time() / 1e6));
+        if (json_dump_file(c->meta, mp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
+                return error_setf(err, -EIO, "%s: cannot write", mp);
+        return 0;
+}
+
+/* Rename the staging directory to <root>/<id>, name it and load it. A
+ * concurrent import of the same image may have won the rename: then the
+ * entry is theirs, and only the name is added.
+ * OUT: *ret, *ret_existed (1 when that import won). */
+static int add_commit(struct add_ctx *c, struct kstore_kernel **ret, int *ret_existed, struct kb_error *err) {
+        g_autofree char *final = NULL;
+        const char *nm = c->name ? c->name : c->rel;
+        int r, existed = 0;
+
+        /* mkdtemp made it 0700; QEMU may run as another user */
+        if (chmod(c->staging, 0755) < 0)
+                return error_setf(err, -errno, "%s: %s", c->staging, strerror(errno));
+        final = g_build_filename(c->s->root, c->id, NULL);
+        if (rename(c->staging, final) < 0) {
+                if (errno != EEXIST && errno != ENOTEMPTY)
+                        return error_setf(err, -errno, "%s: %s", final, strerror(errno));
+                existed = 1;
+        } else
+                g_clear_pointer(&c->staging, g_free);
+
+        r = link_name(c->s, nm, c->id, err);
+        if (r < 0) {
+                g_autofree char *other = existed ? NULL : first_name_of(c->s, c->id);
+                if (!existed && !other)
+                        rm_rf(final);        /* nothing changes on a name clash */
+                return r;
+        }
+        r = kstore_load(c->s, c->id, nm, ret, err);
+        if (r < 0)
+                return r;
+        *ret_existed = existed;
+        return 0;
+}
+
+static int add_steps(struct add_ctx *c, struct kstore_kernel **ret, int *ret_existed, struct kb_error *err) {
+        int r, existed = 0;
+
+        r = add_sniff(c, err);
+        if (r >= 0)
+                r = add_stage(c, err);
+        if (r >= 0)
+                r = add_unpack(c, &existed, err);
+        if (r < 0)
+                return r;
+        if (existed) {
+                r = add_existing(c, ret, err);
+                if (r >= 0)
+                        *ret_existed = 1;
+                return r;
+        }
+        r = add_inspect(c, err);
+        if (r >= 0)
+                r = add_vmlinux(c, err);
+        if (r >= 0) {
+                json_object_set_new(c->meta, "image", json_string("image"));
+                r = add_deb_files(c, err);
+        }
+        if (r >= 0)
+                r = add_write_meta(c, err);
+        if (r >= 0)
+                r = add_commit(c, ret, ret_existed, err);
+        return r;
+}
+
+int kstore_add(struct kstore *s, const char *path, const char *name,
+               struct kstore_kernel **ret, int *ret_existed, struct kb_error *err) {
+        struct add_ctx c = { .s = s, .path = path, .name = name };
+        int existed = 0, r;
 
         if (name && !valid_name(name))
                 return error_setf(err, -EINVAL, "bad kernel name '%.128s' (use letters, digits and . + - _ ~)", name);
-        {
-                _cleanup_close_ int fd = -1;
-                r = fileio_open_regular(path, &fd, err);
-                if (r < 0)
-                        return r;
-                if (fstat(fd, &st) < 0)
-                        return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-                hn = read(fd, head, sizeof(head));
-                if (hn < 0)
-                        return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        }
-        is_deb = deb_sniff(head, (size_t)hn);
-        source = g_canonicalize_filename(path, NULL);
-
-        staging = g_build_filename(s->root, ".tmp-add-XXXXXX", NULL);
-        if (!g_mkdtemp(staging)) {
-                r = -errno;
-                g_clear_pointer(&staging, g_free);
-                return error_setf(err, r, "%s: cannot create a staging directory: %s", s->root, strerror(-r));
-        }
-        image = g_build_filename(staging, "image", NULL);
-
-        if (is_deb) {
-                g_autofree char *boot = g_build_filename(staging, "boot", NULL);
-                g_autofree char *mods = g_build_filename(staging, "modules", NULL);
-                struct deb_options opts = { on_deb_image, deb_progress, &ctx };
-
-                r = deb_extract(path, boot, mods, &opts, &deb, err);
-                if (r < 0)
-                        goto fail;
-                if (rename(deb->image_path, image) < 0) {
-                        r = error_setf(err, -errno, "%s: %s", image, strerror(errno));
-                        goto fail;
-                }
-                existed = deb->stopped;
-        } else {
-                r = copy_file(path, image, err);
-                if (r >= 0)
-                        r = sha256_file(image, &ctx.id, err);
-                if (r < 0)
-                        goto fail;
-                existed = have_id(s, ctx.id);
-        }
-
-        if (existed) {
-                g_autofree char *nm = name ? g_strdup(name) : first_name_of(s, ctx.id);
-
-                if (name) {
-                        r = link_name(s, name, ctx.id, err);
-                        if (r < 0)
-                                goto fail;
-                }
-                progress(s, "already in the store as %s (%.12s)", nm ? nm : ctx.id, ctx.id);
-                r = kstore_load(s, ctx.id, nm ? nm : ctx.id, ret, err);
-                if (r < 0)
-                        goto fail;
-                if (ret_existed)
-                        *ret_existed = 1;
-                goto out;
-        }
-
-        progress(s, "inspecting the kernel image");
-        {
-                struct kb_error ierr = { "" };
-                size_t il = strlen(image);
-
-                r = kimage_inspect(image, &info, &ierr);
-                if (r < 0) {
-                        /* name the file the user gave, not our staging copy */
-                        const char *m = strncmp(ierr.msg, image, il) == 0 && ierr.msg[il] == ':' ? ierr.msg + il + 2 : ierr.msg;
-                        r = error_setf(err, r, "%s: %s", path, m);
-                        goto fail;
-                }
-        }
-        rel = g_strdup(info->release ? info->release : deb ? deb->release : NULL);
-        if (!name && !rel) {
-                r = error_setf(err, -EINVAL, "%s: cannot tell the kernel release; give --name", path);
-                goto fail;
-        }
-        if (deb && deb->release && rel && strcmp(deb->release, rel) != 0 && deb->modules_dir)
-                progress(s, "warning: image says %s, modules are for %s", rel, deb->release);
-
-        if (info->pvh) {
-                g_autofree char *vml = g_build_filename(staging, "vmlinux", NULL);
-                if (info->vmlinux)
-                        r = write_file(vml, info->vmlinux, info->vmlinux_size, err);
-                else
-                        r = link(image, vml) < 0 ? error_setf(err, -errno, "%s: %s", vml, strerror(errno)) : 0;
-                if (r < 0)
-                        goto fail;
-                json_object_set_new(meta, "vmlinux", json_string("vmlinux"));
-        } else
-                json_object_set_new(meta, "vmlinux", json_null());
-
-        json_object_set_new(meta, "image", json_string("image"));
-        if (deb) {
-                g_autofree char *bootdir = g_build_filename(staging, "boot", NULL);
-                r = adopt(staging, deb->config_path, "config", meta, "config", err);
-                if (r >= 0)
-                        r = adopt(staging, deb->system_map_path, "System.map", meta, "system_map", err);
-                if (r < 0)
-                        goto fail;
-                rmdir(bootdir);
-                if (deb->modules_dir) {
-                        g_autofree char *mods = g_build_filename(staging, "modules", NULL);
-                        progress(s, "running depmod for %s", deb->release);
-                        r = deb_depmod(mods, deb->release, err);
-                        if (r < 0)
-                                goto fail;
-                        g_autofree char *md = g_build_filename("modules", "lib", "modules", deb->release, NULL);
-                        json_object_set_new(meta, "modules_dir", json_string(md));
-                } else
-                        json_object_set_new(meta, "modules_dir", json_null());
-        } else {
-                json_object_set_new(meta, "config", json_null());
-                json_object_set_new(meta, "system_map", json_null());
-                json_object_set_new(meta, "modules_dir", json_null());
-        }
-        json_object_set_new(meta, "id", json_string(ctx.id));
-        json_object_set_new(meta, "release", rel ? json_string(rel) : json_null());
-        json_object_set_new(meta, "version", info->version ? json_string(info->version) : json_null());
-        json_object_set_new(meta, "source", json_string(source));
-        json_object_set_new(meta, "format", json_string(is_deb ? "deb" : info->is_elf ? "elf" : "bzImage"));
-        json_object_set_new(meta, "compression", info->compression ? json_string(info->compression) : json_null());
-        json_object_set_new(meta, "pvh", json_boolean(info->pvh));
-        json_object_set_new(meta, "pvh_entry", json_integer((json_int_t)info->pvh_entry));
-        json_object_set_new(meta, "n_modules", json_integer(deb ? deb->n_modules : 0));
-        json_object_set_new(meta, "added_at", json_real((double)g_get_real_time() / 1e6));
-        {
-                g_autofree char *mp = g_build_filename(staging, "kernel.json", NULL);
-                if (json_dump_file(meta, mp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0) {
-                        r = error_setf(err, -EIO, "%s: cannot write", mp);
-                        goto fail;
-                }
-        }
-
-        /* mkdtemp made it 0700; QEMU may run as another user */
-        if (chmod(staging, 0755) < 0) {
-                r = error_setf(err, -errno, "%s: %s", staging, strerror(errno));
-                goto fail;
-        }
-        final = g_build_filename(s->root, ctx.id, NULL);
-        if (rename(staging, final) < 0) {
-                if (errno != EEXIST && errno != ENOTEMPTY) {
-                        r = error_setf(err, -errno, "%s: %s", final, strerror(errno));
-                        goto fail;
-                }
-                existed = 1;        /* a concurrent import of the same image won */
-        } else
-                g_clear_pointer(&staging, g_free);
-
-        const char *nm = name ? name : rel;
-        r = link_name(s, nm, ctx.id, err);
-        if (r < 0) {
-                g_autofree char *other = existed ? NULL : first_name_of(s, ctx.id);
-                if (!existed && !other)
-                        rm_rf(final);        /* nothing changes on a name clash */
-                goto fail;
-        }
-        r = kstore_load(s, ctx.id, nm, ret, err);
-        if (r < 0)
-                goto fail;
-        if (ret_existed)
+        c.meta = json_object();
+        if (!c.meta)
+                return error_setf(err, -ENOMEM, "out of memory");
+        r = add_steps(&c, ret, &existed, err);
+        add_ctx_done(&c);
+        if (r >= 0 && ret_existed)
                 *ret_existed = existed;
-        r = 0;
-out:
-fail:
-        g_free(ctx.id);
         return r;
 }
 
 json_t *kstore_kernel_to_json(const struct kstore_kernel *k) {
-#define STR_OR_NULL(v) ((v) ? json_string(v) : json_null())
-        return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:f}",
+        return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:f}",
                          "id", STR_OR_NULL(k->id),
                          "name", STR_OR_NULL(k->name),
                          "release", STR_OR_NULL(k->release),
@@ -657,8 +745,45 @@ json_t *kstore_kernel_to_json(const struct kstore_kernel *k) {
                          "config", STR_OR_NULL(k->config_path),
                          "system_map", STR_OR_NULL(k->system_map_path),
                          "source", STR_OR_NULL(k->source),
+                         "build", STR_OR_NULL(k->build_path),
                          "pvh", k->pvh,
                          "n_modules", k->n_modules,
                          "added_at", k->added_at);
-#undef STR_OR_NULL
+}
+
+int kstore_file_sha256(const char *path, char **ret, struct kb_error *err) {
+        return sha256_file(path, ret, err);
+}
+
+int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *key, const char *src,
+                  const char *dst, struct kb_error *err) {
+        g_autofree char *dir = g_build_filename(s->root, k->id, NULL);
+        g_autofree char *meta_path = g_build_filename(dir, "kernel.json", NULL);
+        g_autofree char *file = g_build_filename(dir, dst, NULL);
+        g_autofree char *file_tmp = g_strconcat(file, ".tmp", NULL);
+        g_autofree char *meta_tmp = g_strconcat(meta_path, ".tmp", NULL);
+        json_error_t jerr;
+        json_auto_t *meta = NULL;
+        int r;
+
+        if (!valid_id(k->id) || strchr(dst, '/') || dst[0] == '.' || strcmp(dst, "kernel.json") == 0)
+                return error_setf(err, -EINVAL, "kernel store: cannot attach %s as %s", src, dst);
+        meta = json_load_file(meta_path, JSON_REJECT_DUPLICATES, &jerr);
+        if (!json_is_object(meta))
+                return error_setf(err, -EBADMSG, "%s: %s", meta_path, meta ? "not a JSON object" : jerr.text);
+        unlink(file_tmp);
+        r = copy_file(src, file_tmp, err);
+        if (r >= 0 && (chmod(file_tmp, 0644) < 0 || rename(file_tmp, file) < 0))
+                r = error_setf(err, -errno, "%s: %s", file, strerror(errno));
+        if (r < 0) {
+                unlink(file_tmp);
+                return r;
+        }
+        json_object_set_new(meta, key, json_string(dst));
+        if (json_dump_file(meta, meta_tmp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || chmod(meta_tmp, 0644) < 0 ||
+            rename(meta_tmp, meta_path) < 0) {
+                unlink(meta_tmp);
+                return error_setf(err, -EIO, "%s: cannot write", meta_path);
+        }
+        return 0;
 }

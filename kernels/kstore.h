@@ -6,6 +6,7 @@
  *   config       the kernel's .config, when known
  *   System.map   when known
  *   modules/lib/modules/<release>/  modules (decompressed .ko), with modules.dep from depmod -b
+ *   build.json   how it was built, for a kernel built from source (kernels/build.h)
  *   kernel.json  metadata (name, release, source, pvh, added_at, module count)
  * Names are unique; <root>/names/<name> is a symlink to <sha256>. Imports are
  * built in a temporary directory and renamed into place, so a failed import
@@ -35,6 +36,7 @@ struct kstore_kernel {
         char *version;             /* whole kernel version string, or NULL */
         char *system_map_path;     /* or NULL */
         int pvh;                   /* vmlinux carries XEN_ELFNOTE_PHYS32_ENTRY */
+        char *build_path;          /* build.json of a kernel built from source (kernels/build.h), or NULL */
 };
 
 #define KSTORE_NAME_MAX 128     /* bytes of a kernel name */
@@ -77,6 +79,17 @@ void kstore_set_progress(struct kstore *s, void (*fn)(const char *line, void *us
 /* The kernel as a JSON object (id, name, release, version, paths, pvh,
  * n_modules, added_at, source); NULL paths are JSON null. New reference. */
 json_t *kstore_kernel_to_json(const struct kstore_kernel *k);
+
+/* Give stored kernel k the file src as its kernel.json member key, kept as
+ * dst in its directory (a plain name), replacing an earlier one; the file
+ * and kernel.json are each written to a temporary name and renamed, so a
+ * failure leaves the kernel as it was. For what a build knows beyond the
+ * image: its .config ("config") and its record ("build"). */
+int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *key, const char *src,
+                  const char *dst, struct kb_error *err);
+
+/* sha256 of a file's bytes as 64 hex digits. OUT: *ret (g_free). */
+int kstore_file_sha256(const char *path, char **ret, struct kb_error *err);
 
 struct kstore_kernel *kstore_kernel_free(struct kstore_kernel *k);
 void kstore_kernel_list_free(struct kstore_kernel **v, size_t n);

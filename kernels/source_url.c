@@ -504,119 +504,177 @@ static void state_put_str(json_t *o, const char *key, const char *v) {
                 json_object_del(o, key);
 }
 
+/* One file being fetched: what the steps of fetch_file share. */
+struct fetch {
+        const char *url, *sha256;  /* sha256: expected, or NULL */
+        const char *show;          /* url as messages show it */
+        const char *name;          /* the file's name in dir */
+        const char *final, *part;  /* dir/NAME and dir/NAME.part */
+        const char *key;           /* "url:<url>", the state's key */
+        json_t *st;                /* the state entry being updated */
+        struct source_state *state;
+        const struct source_url_opts *o;
+        struct source_url_stats *stats;
+        int resumed;               /* the bytes now in the part came from a 206 */
+};
+
+/* Open dir/NAME.part at the offset a resume would start from (0 when
+ * nothing says its bytes still belong to the server's file). OUT: *ret_fd,
+ * *ret_part_size, *ret_hdr (the request's conditional headers). */
+static int fetch_open_part(struct fetch *f, int have_final, int *ret_fd, int64_t *ret_part_size,
+                           struct curl_slist **ret_hdr, struct kb_error *err) {
+        _cleanup_close_ int fd = -1;
+        const char *if_range;
+        struct stat sb;
+        int64_t part_size;
+
+        fd = open(f->part, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0 || fstat(fd, &sb) < 0)
+                return error_setf(err, -errno, "%s: %s", f->part, strerror(errno));
+        part_size = sb.st_size;
+        *ret_hdr = request_headers(f->st, have_final, part_size, &if_range);
+        if (part_size > 0 && !if_range) {
+                /* Nothing says the partial bytes belong to the file the
+                 * server has now: start again. */
+                if (ftruncate(fd, 0) < 0)
+                        return error_setf(err, -errno, "%s: %s", f->part, strerror(errno));
+                part_size = 0;
+        }
+        if (lseek(fd, part_size, SEEK_SET) < 0)
+                return error_setf(err, -errno, "%s: %s", f->part, strerror(errno));
+        *ret_fd = TAKE_FD(fd);
+        *ret_part_size = part_size;
+        return 0;
+}
+
+static void fetch_forget_part(struct fetch *f) {
+        json_object_del(f->st, "part_etag");
+        json_object_del(f->st, "part_last_modified");
+}
+
+/* A complete body is in the part: check it and put it in place, or keep
+ * the old file when the bytes are the same. Returns 0 when done, 1 to try
+ * once more from the start (a resumed file that does not match may be
+ * spliced), or an error. */
+static int fetch_complete(struct fetch *f, int fd, const struct xfer *x, int have_final, int attempt,
+                          struct kb_error *err) {
+        g_autofree char *got = NULL;
+        int r;
+
+        f->resumed |= x->code == 206;
+        r = sha256_fd(fd, &got);
+        if (r < 0)
+                return error_setf(err, r, "%s: %s", f->part, strerror(-r));
+        if (f->sha256 && g_ascii_strcasecmp(got, f->sha256) != 0) {
+                unlink(f->part);
+                fetch_forget_part(f);
+                if (f->resumed && attempt < f->o->retries) {
+                        f->resumed = 0;
+                        return 1;
+                }
+                source_state_set(f->state, f->key, json_incref(f->st));
+                source_state_save(f->state, NULL);
+                return error_setf(err, -EBADMSG, "%s: sha256 %s does not match the expected %s", f->show, got,
+                                  f->sha256);
+        }
+        if (have_final && g_strcmp0(state_str(f->st, "sha256"), got) == 0) {
+                /* The same bytes again (a server without validators):
+                 * keep the old file, and its mtime, as it is. */
+                unlink(f->part);
+                f->stats->not_modified++;
+        } else {
+                if (fsync(fd) < 0 || rename(f->part, f->final) < 0)
+                        return error_setf(err, -errno, "%s: %s", f->final, strerror(errno));
+                f->stats->fetched++;
+                f->stats->resumed += f->resumed;
+        }
+        state_put_str(f->st, "etag", x->etag[0] ? x->etag : state_str(f->st, "part_etag"));
+        state_put_str(f->st, "last_modified",
+                      x->last_modified[0] ? x->last_modified : state_str(f->st, "part_last_modified"));
+        state_put_str(f->st, "sha256", got);
+        state_put_str(f->st, "file", f->name);
+        fetch_forget_part(f);
+        return 0;
+}
+
+/* One request. Returns 0 when the file is settled, 1 to try again, or an
+ * error (the state saved first, so a later run can resume). */
+static int fetch_attempt(struct fetch *f, int attempt, struct kb_error *err) {
+        _cleanup_(curl_slist_freep) struct curl_slist *hdr = NULL;
+        _cleanup_close_ int fd = -1;
+        g_autofree char *range = NULL;
+        struct xfer x = { .fd = -1 };
+        char errbuf[CURL_ERROR_SIZE];
+        struct stat sb;
+        enum outcome out;
+        int64_t part_size = 0;
+        int have_final = stat(f->final, &sb) == 0 && S_ISREG(sb.st_mode), e = 0, r;
+        CURLcode rc;
+
+        r = fetch_open_part(f, have_final, &fd, &part_size, &hdr, err);
+        if (r < 0)
+                return r;
+        if (part_size > 0)
+                range = g_strdup_printf("%lld-", (long long)part_size);
+        x.fd = fd;
+        x.offset = part_size;
+        rc = transfer(f->url, hdr, range, f->o, &x, errbuf);
+        out = classify(f->show, rc, &x, errbuf, f->o, &e, err);
+
+        /* A partial body is worth keeping only with a validator to
+         * resume it by; a fresh 200 defines the part's validators. */
+        if (x.written > 0 && x.code == 200) {
+                state_put_str(f->st, "part_etag", x.etag);
+                state_put_str(f->st, "part_last_modified", x.last_modified);
+        }
+        if (out == OUT_NOT_MODIFIED) {
+                unlink(f->part);
+                f->stats->not_modified++;
+                return 0;
+        }
+        if (out == OUT_DONE)
+                return fetch_complete(f, fd, &x, have_final, attempt, err);
+        if (out == OUT_RESTART) {
+                if (ftruncate(fd, 0) < 0)
+                        unlink(f->part);
+                fetch_forget_part(f);
+        }
+        source_state_set(f->state, f->key, json_incref(f->st));
+        source_state_save(f->state, NULL);
+        if (out == OUT_FAIL || attempt >= f->o->retries) {
+                if (out != OUT_FAIL)
+                        error_append_attempts(err, attempt + 1);
+                if (fstat(fd, &sb) == 0 && sb.st_size == 0)
+                        unlink(f->part);
+                return -e;
+        }
+        if (out == OUT_RETRY)
+                pause_before(f->o, attempt + 1);
+        return 1;
+}
+
 /* Fetch one file URL into dir/NAME. */
 static int fetch_file(const char *url, const char *sha256, const char *dir, struct source_state *state,
                       const struct source_url_opts *o, struct source_url_stats *stats, struct kb_error *err) {
         g_autofree char *show = url_show(url), *name = url_file_name(url), *final = NULL, *part = NULL;
         g_autofree char *key = g_strconcat("url:", url, NULL);
         json_auto_t *st = state_entry(state, key);
-        int resumed = 0;
+        struct fetch f = { .url = url, .sha256 = sha256, .show = show, .name = name, .key = key, .st = st,
+                           .state = state, .o = o, .stats = stats };
+        int r;
 
         if (!name)
                 return error_setf(err, -EINVAL, "%s: no safe file name at the end of the URL", show);
         final = g_build_filename(dir, name, NULL);
         part = g_strconcat(final, ".part", NULL);
-
+        f.final = final;
+        f.part = part;
         for (int attempt = 0;; attempt++) {
-                _cleanup_(curl_slist_freep) struct curl_slist *hdr = NULL;
-                _cleanup_close_ int fd = -1;
-                g_autofree char *range = NULL, *got = NULL;
-                struct xfer x = { .fd = -1 };
-                char errbuf[CURL_ERROR_SIZE];
-                const char *if_range;
-                struct stat sb;
-                enum outcome out;
-                int64_t part_size = 0;
-                int have_final = stat(final, &sb) == 0 && S_ISREG(sb.st_mode), e = 0, r;
-                CURLcode rc;
-
-                fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-                if (fd < 0 || fstat(fd, &sb) < 0)
-                        return error_setf(err, -errno, "%s: %s", part, strerror(errno));
-                part_size = sb.st_size;
-                hdr = request_headers(st, have_final, part_size, &if_range);
-                if (part_size > 0 && !if_range) {
-                        /* Nothing says the partial bytes belong to the file the
-                         * server has now: start again. */
-                        if (ftruncate(fd, 0) < 0)
-                                return error_setf(err, -errno, "%s: %s", part, strerror(errno));
-                        part_size = 0;
-                }
-                if (lseek(fd, part_size, SEEK_SET) < 0)
-                        return error_setf(err, -errno, "%s: %s", part, strerror(errno));
-                if (part_size > 0)
-                        range = g_strdup_printf("%lld-", (long long)part_size);
-                x.fd = fd;
-                x.offset = part_size;
-                rc = transfer(url, hdr, range, o, &x, errbuf);
-                out = classify(show, rc, &x, errbuf, o, &e, err);
-
-                /* A partial body is worth keeping only with a validator to
-                 * resume it by; a fresh 200 defines the part's validators. */
-                if (x.written > 0 && x.code == 200) {
-                        state_put_str(st, "part_etag", x.etag);
-                        state_put_str(st, "part_last_modified", x.last_modified);
-                }
-                if (out == OUT_NOT_MODIFIED) {
-                        unlink(part);
-                        stats->not_modified++;
+                r = fetch_attempt(&f, attempt, err);
+                if (r < 0)
+                        return r;
+                if (r == 0)
                         break;
-                }
-                if (out == OUT_DONE) {
-                        resumed |= x.code == 206;
-                        r = sha256_fd(fd, &got);
-                        if (r < 0)
-                                return error_setf(err, r, "%s: %s", part, strerror(-r));
-                        if (sha256 && g_ascii_strcasecmp(got, sha256) != 0) {
-                                unlink(part);
-                                json_object_del(st, "part_etag");
-                                json_object_del(st, "part_last_modified");
-                                if (resumed && attempt < o->retries) {
-                                        resumed = 0;   /* a spliced file? once more from the start */
-                                        continue;
-                                }
-                                source_state_set(state, key, json_incref(st));
-                                source_state_save(state, NULL);
-                                return error_setf(err, -EBADMSG, "%s: sha256 %s does not match the expected %s",
-                                                  show, got, sha256);
-                        }
-                        if (have_final && g_strcmp0(state_str(st, "sha256"), got) == 0) {
-                                /* The same bytes again (a server without validators):
-                                 * keep the old file, and its mtime, as it is. */
-                                unlink(part);
-                                stats->not_modified++;
-                        } else {
-                                if (fsync(fd) < 0 || rename(part, final) < 0)
-                                        return error_setf(err, -errno, "%s: %s", final, strerror(errno));
-                                stats->fetched++;
-                                stats->resumed += resumed;
-                        }
-                        state_put_str(st, "etag", x.etag[0] ? x.etag : state_str(st, "part_etag"));
-                        state_put_str(st, "last_modified",
-                                      x.last_modified[0] ? x.last_modified : state_str(st, "part_last_modified"));
-                        state_put_str(st, "sha256", got);
-                        state_put_str(st, "file", name);
-                        json_object_del(st, "part_etag");
-                        json_object_del(st, "part_last_modified");
-                        break;
-                }
-                if (out == OUT_RESTART) {
-                        if (ftruncate(fd, 0) < 0)
-                                unlink(part);
-                        json_object_del(st, "part_etag");
-                        json_object_del(st, "part_last_modified");
-                }
-                source_state_set(state, key, json_incref(st));
-                source_state_save(state, NULL);
-                if (out == OUT_FAIL || attempt >= o->retries) {
-                        if (out != OUT_FAIL)
-                                error_append_attempts(err, attempt + 1);
-                        if (fstat(fd, &sb) == 0 && sb.st_size == 0)
-                                unlink(part);
-                        return -e;
-                }
-                if (out == OUT_RETRY)
-                        pause_before(o, attempt + 1);
         }
         source_state_set(state, key, json_incref(st));
         return source_state_save(state, err);

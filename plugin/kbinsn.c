@@ -8,8 +8,9 @@
  *   -plugin file=libkbinsn.so,out=FILE
  *
  * FILE is common/insncount-format.h's, made by kbench beforehand; the
- * counters live in a shared mapping of it, so counting costs no system call
- * and the host reads running totals at the guest's phase marks. A
+ * counters live in a shared mapping of it, so counting costs no system call.
+ * When the guest's agent executes the marker instruction at a phase mark,
+ * the totals of that instant are copied into the file's marks[]. A
  * translation block is kernel code when its first address lies in x86-64's
  * upper half: a block never crosses from one half to the other. */
 #include <errno.h>
@@ -37,10 +38,42 @@ static void tb_exec(unsigned int vcpu, void *udata) {
                 counts->vcpu[vcpu].insns[v & 1] += v >> 1;
 }
 
+/* The marker ran: the totals now, over every vCPU (with several, the others
+ * count on meanwhile; with one, its block was counted on entry, a few
+ * instructions past the marker). marks[] is written before n_marks counts
+ * it, so a reader that sees n_marks > k finds mark k whole. */
+static void mark_exec(unsigned int vcpu, void *udata) {
+        uint64_t k = counts->n_marks;
+        struct insncount_mark_slot m = { { 0, 0 } };
+
+        (void)vcpu;
+        (void)udata;
+        if (k >= INSNCOUNT_MARKS_MAX)
+                return;
+        for (uint32_t i = 0; i < counts->n_vcpus && i < INSNCOUNT_VCPUS_MAX; i++) {
+                m.insns[INSNCOUNT_USER] += counts->vcpu[i].insns[INSNCOUNT_USER];
+                m.insns[INSNCOUNT_KERNEL] += counts->vcpu[i].insns[INSNCOUNT_KERNEL];
+        }
+        counts->marks[k] = m;
+        __atomic_store_n(&counts->n_marks, k + 1, __ATOMIC_RELEASE);
+}
+
+static void find_marker(struct qemu_plugin_tb *tb, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+                if (qemu_plugin_insn_size(insn) == INSNCOUNT_MARKER_LEN &&
+                    memcmp(qemu_plugin_insn_data(insn), INSNCOUNT_MARKER_BYTES, INSNCOUNT_MARKER_LEN) == 0)
+                        qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec, QEMU_PLUGIN_CB_NO_REGS, NULL);
+        }
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
         uint64_t n = qemu_plugin_tb_n_insns(tb);
         int mode = qemu_plugin_tb_vaddr(tb) >> 63 ? INSNCOUNT_KERNEL : INSNCOUNT_USER;
 
+        if (mode == INSNCOUNT_USER)
+                find_marker(tb, n);
         /* One vCPU thread: a plain add in the generated code, the cheapest
          * way to count. Several: a callback that knows which vCPU runs. */
         if (one_vcpu)

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/splitmix64.h"
 #include "report/changepoint.h"
 
 struct detector {
@@ -124,14 +125,6 @@ static double window_max_q(const struct detector *dt, size_t m, const size_t *pe
 }
 
 /* ---- the permutation test ---------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *state) {
-        uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-}
 
 /* Uniform in [0, bound), without the bias of a plain modulo. */
 static size_t uniform_below(uint64_t *state, size_t bound) {

@@ -3,13 +3,19 @@
 
 Each folder may include project headers only from the floors below it:
 
-    harness -> web -> report -> results -> workloads, guest, kernels, plugin -> common
+    cli -> nightly -> bisect -> run -> cell -> host -> workloads, guest, kernels -> common
+                 \-> web -> report -> results -> common
+           run -> store -> results
+    plugin -> common
 
-report/ and web/ learn what a metric means from the public metric tables
-of workloads/workload.h, the one workloads/ header they may include; the
+The orchestrating floors (host, cell, run, nightly, cli) may use the read
+side (report, results) and the data floors; store/ only results/. report/
+and web/ learn what a metric means from the public metric tables of
+workloads/workload.h, the one workloads/ header they may include; the
 report/ tests may include any workloads/ header (they run the parsers to
-check the registry), never harness/. fuzz/, bench/ and tests/ sit above
-everything.
+check the registry), the host/ tests report/'s metric registry, and the
+cell/ tests web/ (a cell stored and read back as the site draws it).
+Nothing includes cli/. fuzz/, bench/ and tests/ sit above everything.
 
 Inside web/ the modules have floors of their own (WEB_LAYERS), so the
 site's model cannot again call into the pass that renders it: the leaves
@@ -34,9 +40,17 @@ BASE = {
     "results": {"common", "results"},
     "report": {"common", "results", "report"},
     "web": {"common", "results", "report", "web"},
+    "store": {"common", "results", "store"},
+    "host": {"common", "guest", "workloads", "host"},
 }
+BASE["cell"] = BASE["host"] | {"kernels", "results", "report", "cell"}
+BASE["run"] = BASE["cell"] | {"store", "run"}
+BASE["bisect"] = BASE["run"] | {"bisect"}
+BASE["nightly"] = BASE["bisect"] | {"web", "nightly"}
+BASE["cli"] = BASE["nightly"] | {"cli"}
 PUBLIC = {"workloads/workload.h"}       # allowed in report/ and web/ beyond BASE
-TEST_EXTRA = {"report": {"workloads"}}  # test-*.c may use these folders too
+# test-*.c may use these folders too
+TEST_EXTRA = {"report": {"workloads"}, "host": {"report"}, "cell": {"web"}}
 
 # web/ modules by layer, lowest first (see the docstring).
 WEB_LAYERS = [

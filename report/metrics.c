@@ -59,7 +59,7 @@ static const struct metrics_info report_rows[] = {
         { "vmstat.sy_mean", "%", METRICS_NONE, 0, "CPU split is context", 1 },
         { "vmstat.wa_mean", "%", METRICS_NONE, 0, "CPU split is context", 1 },
         { "vmstat.*_cov", "ratio", METRICS_NONE, 0, "a spread, not a level", 1 },
-        /* What the guest executed per phase (harness/insncount.h): work
+        /* What the guest executed per phase (host/insncount.h): work
          * done, which the host's speed does not move. */
         { "guest.*.kernel_Minsn", "Minsn", METRICS_LOWER, 1, NULL, 0 },
         { "guest.*.user_Minsn", "Minsn", METRICS_LOWER, 0,

@@ -1,10 +1,11 @@
 /* Unit tests for report/changepoint.c on synthetic histories whose change
  * points are known by construction: levels plus Gaussian noise from a
- * fixed-seed generator (splitmix64 and Box-Muller, below), so every run of
+ * fixed-seed generator (common/splitmix64.h and Box-Muller, below), so every run of
  * the test sees the same series. */
 #include <errno.h>
 #include <stdint.h>
 
+#include "common/splitmix64.h"
 #include "common/test.h"
 #include "report/changepoint.h"
 
@@ -19,11 +20,8 @@ struct noise {
 };
 
 static double uniform01(struct noise *g) {
-        uint64_t z = (g->state += 0x9e3779b97f4a7c15ull);
+        uint64_t z = splitmix64(&g->state);
 
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
         return ((double)(z >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
 }
 

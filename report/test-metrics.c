@@ -182,8 +182,8 @@ TEST(vmstat_fixtures) {
  * metric_add/metric_add_none, and "vmstat.x" table rows. */
 TEST(literal_names_in_sources) {
         static const char *const files[] = { "workloads/dd.c", "workloads/tiobench.c", "workloads/bonnie.c",
-                                             "workloads/ftp.c", "workloads/vmstat.c", "harness/cell.c",
-                                             "harness/cellrows.c" };
+                                             "workloads/ftp.c", "workloads/vmstat.c", "cell/cell.c",
+                                             "cell/cellrows.c" };
         regex_t add, row, deep;
         size_t found = 0, deep_found = 0;
 

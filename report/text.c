@@ -79,6 +79,10 @@ static void put_text(FILE *out, const char *s, int width) {
         put_masked(out, s, width, PUT_TEXT);
 }
 
+void text_put(FILE *out, const char *s, int width) {
+        put_text(out, s, width);
+}
+
 /* s as markdown text when md, else as put_text without padding. */
 static void put_md(FILE *out, const char *s, int md) {
         put_masked(out, s, 0, md ? PUT_MD : PUT_TEXT);
@@ -436,10 +440,10 @@ void text_run(const struct view_run *v, FILE *out) {
         run_summary(v->summary, v->n_series, 0, 0, out);
 }
 
-void text_cell(const struct view_cell *v, FILE *out) {
+/* The cell's row: what ran, how it ended, and its times. */
+static void cell_header(const struct view_cell *v, FILE *out) {
         const struct query_cell *c = v->cell;
         char started[32];
-        int wm = 6, wu = 4;
 
         fmt_time(c->started_at, started, sizeof(started));
         fputs("cell ", out);
@@ -470,56 +474,63 @@ void text_cell(const struct view_cell *v, FILE *out) {
         put_num(out, c->total_s, 'f', 3, 0);
         fprintf(out, " s\nexit code   %d  rejected records %lld\n", c->exit_code,
                 (long long)c->rejected_records);
+}
 
-        if (v->n_metrics) {
-                for (size_t i = 0; i < v->n_metrics; i++) {
-                        wm = MAX(wm, text_width(v->metrics[i].name));
-                        wu = MAX(wu, text_width(v->metrics[i].unit));
-                }
-                fprintf(out, "\n%-*s  %12s  %-*s  %s\n", wm, "METRIC", "VALUE", wu, "UNIT", "NOTE");
-                for (size_t i = 0; i < v->n_metrics; i++) {
-                        const struct query_metric *m = &v->metrics[i];
+/* The metrics table, then the workload's own summary of an ok cell. */
+static void cell_metrics(const struct view_cell *v, FILE *out) {
+        int wm = 6, wu = 4;
 
-                        put_text(out, m->name, wm);
-                        fputs("  ", out);
-                        put_num(out, m->has_value ? m->value : NAN, 'g', 6, 12);
-                        fputs("  ", out);
-                        put_text(out, m->unit, wu);
-                        fputs("  ", out);
-                        put_text(out, m->note ? m->note : "", 0);
-                        fputc('\n', out);
-                }
-                if (strcmp(c->state, "ok") == 0) {
-                        fputc('\n', out);
-                        print_hook(c->workload, v->metrics, v->n_metrics, out);
-                }
+        if (!v->n_metrics)
+                return;
+        for (size_t i = 0; i < v->n_metrics; i++) {
+                wm = MAX(wm, text_width(v->metrics[i].name));
+                wu = MAX(wu, text_width(v->metrics[i].unit));
         }
+        fprintf(out, "\n%-*s  %12s  %-*s  %s\n", wm, "METRIC", "VALUE", wu, "UNIT", "NOTE");
+        for (size_t i = 0; i < v->n_metrics; i++) {
+                const struct query_metric *m = &v->metrics[i];
 
-        fprintf(out, "\nvmstat: %zu rows\n", v->n_vmstat);
-        if (v->n_vmstat) {
-                fprintf(out, "%6s %8s %8s", "SEQ", "T_HOST", "T_GUEST");
-                /* A column is as wide as its name (nr_writeback), at least 7. */
-                for (int k = 0; k < DB_VM_NCOLS; k++)
-                        fprintf(out, " %*s", vm_col_width(k), db_vmstat_column_names[k]);
+                put_text(out, m->name, wm);
+                fputs("  ", out);
+                put_num(out, m->has_value ? m->value : NAN, 'g', 6, 12);
+                fputs("  ", out);
+                put_text(out, m->unit, wu);
+                fputs("  ", out);
+                put_text(out, m->note ? m->note : "", 0);
                 fputc('\n', out);
-                for (size_t i = 0; i < v->n_vmstat; i++) {
-                        const struct db_vmstat_row *row = &v->vmstat[i];
-
-                        fprintf(out, "%6lld ", (long long)row->seq);
-                        put_num(out, row->t_host, 'f', 2, 8);
-                        fputc(' ', out);
-                        put_num(out, row->t_guest, 'f', 2, 8);
-                        for (int k = 0; k < DB_VM_NCOLS; k++) {
-                                fputc(' ', out);
-                                put_num(out, row->v[k], 'f', 0, vm_col_width(k));
-                        }
-                        fputs(row->first ? "  (since boot)\n" : "\n", out);
-                }
         }
+        if (strcmp(v->cell->state, "ok") == 0) {
+                fputc('\n', out);
+                print_hook(v->cell->workload, v->metrics, v->n_metrics, out);
+        }
+}
 
-        fprintf(out, "\nhost block statistics of the disk: %zu readings (kbench show --cell KEY --log vmstat)\n",
-                v->n_hostblk);
+static void cell_vmstat(const struct view_cell *v, FILE *out) {
+        fprintf(out, "\nvmstat: %zu rows\n", v->n_vmstat);
+        if (!v->n_vmstat)
+                return;
+        fprintf(out, "%6s %8s %8s", "SEQ", "T_HOST", "T_GUEST");
+        /* A column is as wide as its name (nr_writeback), at least 7. */
+        for (int k = 0; k < DB_VM_NCOLS; k++)
+                fprintf(out, " %*s", vm_col_width(k), db_vmstat_column_names[k]);
+        fputc('\n', out);
+        for (size_t i = 0; i < v->n_vmstat; i++) {
+                const struct db_vmstat_row *row = &v->vmstat[i];
 
+                fprintf(out, "%6lld ", (long long)row->seq);
+                put_num(out, row->t_host, 'f', 2, 8);
+                fputc(' ', out);
+                put_num(out, row->t_guest, 'f', 2, 8);
+                for (int k = 0; k < DB_VM_NCOLS; k++) {
+                        fputc(' ', out);
+                        put_num(out, row->v[k], 'f', 0, vm_col_width(k));
+                }
+                fputs(row->first ? "  (since boot)\n" : "\n", out);
+        }
+}
+
+/* One line per timeline kind: its points' count, time span and range. */
+static void cell_timeline(const struct view_cell *v, FILE *out) {
         fprintf(out, "\ntimeline: %zu points\n", v->n_points);
         for (size_t i = 0; i < v->n_points;) {
                 size_t j = i;
@@ -536,7 +547,9 @@ void text_cell(const struct view_cell *v, FILE *out) {
                         v->points[j - 1].t, lo, hi);
                 i = j;
         }
+}
 
+static void cell_logs(const struct view_cell *v, FILE *out) {
         fputs("\nlogs:", out);
         if (v->n_logs == 0)
                 fputs(" none", out);
@@ -547,10 +560,20 @@ void text_cell(const struct view_cell *v, FILE *out) {
         }
         fprintf(out, "\n");
         if (v->n_logs) {
-                fprintf(out, "  (kbench show %lld --cell ", (long long)c->run_id);
-                put_text(out, c->cell_key, 0);
+                fprintf(out, "  (kbench show %lld --cell ", (long long)v->cell->run_id);
+                put_text(out, v->cell->cell_key, 0);
                 fputs(" --log STREAM prints one)\n", out);
         }
+}
+
+void text_cell(const struct view_cell *v, FILE *out) {
+        cell_header(v, out);
+        cell_metrics(v, out);
+        cell_vmstat(v, out);
+        fprintf(out, "\nhost block statistics of the disk: %zu readings (kbench show --cell KEY --log vmstat)\n",
+                v->n_hostblk);
+        cell_timeline(v, out);
+        cell_logs(v, out);
 }
 
 

@@ -59,6 +59,11 @@ void text_format_pct(double frac, int sign, char *buf, size_t size);
 /* A p-value, "0.0049", "<0.0001", "n/a". */
 void text_format_p(double p, char *buf, size_t size);
 
+/* s (NULL: "-") on a terminal, padded to width characters: every control
+ * character, bidirectional control and invalid byte as '?', so no string
+ * of the store can drive the terminal or forge a line. */
+void text_put(FILE *out, const char *s, int width);
+
 /* A log as kbench show --log prints it: the bytes as stored (NULs
  * included) when terminal is 0; for a terminal, newlines and tabs kept and
  * every other control character (C0, DEL, C1) and every byte that starts

@@ -69,11 +69,46 @@ static const char db_schema_v3[] =
         "ALTER TABLE vmstat ADD COLUMN inflight REAL;\n"
         "ALTER TABLE vmstat ADD COLUMN util REAL;\n";
 
-/* Version 4: the events the guest sent (the job's fd-3 phase marks, the
+/* A bisection (bisect/bisect.h) and its steps: one row per search, one per
+ * candidate measured or skipped. The cells of a step are ordinary runs
+ * (run_ids), so compare and the site read them like any other. */
+static const char db_schema_v4[] =
+        "CREATE TABLE bisections (\n"
+        "        id              INTEGER PRIMARY KEY,\n"
+        "        started_at      REAL NOT NULL,\n"
+        "        finished_at     REAL,\n"
+        "        status          TEXT NOT NULL,\n"          /* running, done, failed, interrupted */
+        "        workload        TEXT NOT NULL,\n"
+        "        metric          TEXT NOT NULL,\n"
+        "        source          TEXT NOT NULL,\n"          /* kernels, or git:<dir> */
+        "        good            TEXT NOT NULL,\n"
+        "        bad             TEXT NOT NULL,\n"
+        "        settings_json   TEXT NOT NULL,\n"          /* the cells' run options, the rule's parameters */
+        "        outcome         TEXT,\n"                   /* first-bad, no-change, cannot-tell */
+        "        first_bad       TEXT,\n"                   /* kernel name or full commit id */
+        "        summary_json    TEXT\n"
+        ");\n"
+        "CREATE TABLE bisect_steps (\n"
+        "        bisection_id    INTEGER NOT NULL REFERENCES bisections(id) ON DELETE CASCADE,\n"
+        "        step            INTEGER NOT NULL,\n"
+        "        role            TEXT NOT NULL,\n"          /* ends, probe, confirm */
+        "        candidate       TEXT NOT NULL,\n"          /* kernel name, or commit id */
+        "        kernel_id       TEXT,\n"                   /* NULL: it did not build */
+        "        run_ids         TEXT NOT NULL,\n"          /* JSON array of the step's runs */
+        "        rounds          INTEGER NOT NULL,\n"
+        "        vs_good         TEXT,\n"                   /* same, different, not yet (seqrule) */
+        "        vs_bad          TEXT,\n"
+        "        decision        TEXT NOT NULL,\n"          /* good, bad, skipped, different, same, unknown */
+        "        mean_good       REAL, mean_cand REAL, mean_bad REAL,\n"
+        "        note            TEXT,\n"
+        "        PRIMARY KEY (bisection_id, step)\n"
+        ") WITHOUT ROWID;\n";
+
+/* Version 5: the events the guest sent (the job's fd-3 phase marks, the
  * agent's "mounted"), one row each, so that a reader (the site's charts)
  * places them from rows instead of parsing the raw ttyS1 log again. t_host
  * is the record's arrival on the host; NULL where that is unknown. */
-static const char db_schema_v4[] =
+static const char db_schema_v5[] =
         "CREATE TABLE marks (\n"
         "        cell_id   INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,\n"
         "        seq       INTEGER NOT NULL,\n"
@@ -96,7 +131,8 @@ static const struct db_migration {
         { 1, db_schema_v1, NULL },
         { 2, db_schema_v2, NULL },
         { 3, db_schema_v3, NULL },
-        { 4, db_schema_v4, db_fill_marks },
+        { 4, db_schema_v4, NULL },
+        { 5, db_schema_v5, db_fill_marks },
 };
 _Static_assert(ELEMENTSOF(db_migrations) == DB_SCHEMA_VERSION,
                "one migration step per schema version");
@@ -140,7 +176,7 @@ static int db_exec(struct db *db, const char *sql, struct kb_error *err) {
         return 0;
 }
 
-static int db_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err) {
+int db_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err) {
         int rc = sqlite3_prepare_v2(db->h, sql, -1, ret, NULL);
         if (rc != SQLITE_OK)
                 return db_error(db, rc, err, "prepare");
@@ -243,7 +279,7 @@ static const struct {
 } db_tables[] = {
         { 1, "kernels" }, { 1, "runs" }, { 1, "cells" }, { 1, "metrics" },
         { 1, "vmstat" }, { 1, "timeline" }, { 1, "logs" }, { 2, "host_block" },
-        { 4, "marks" },
+        { 4, "bisections" }, { 4, "bisect_steps" }, { 5, "marks" },
 };
 
 static int db_check_tables(struct db *db, int v, struct kb_error *err) {
@@ -891,7 +927,7 @@ int db_marks_from_log(const char *text, size_t len, double boot_s, struct db_mar
         return 0;
 }
 
-/* Migration step 4's fill: the marks of every stored cell from its data
+/* Migration step 5's fill: the marks of every stored cell from its data
  * log. */
 static int db_fill_marks(struct db *db, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *q = NULL, *ins = NULL;

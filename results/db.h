@@ -16,7 +16,7 @@
 struct db;
 
 /* The schema version this build writes (PRAGMA user_version after migration). */
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 /* Columns of the agent's vmstat rows, in this order: the one list in
  * common/vmstat-columns.h (results/test-vmstat-schema.c checks schema.sql
@@ -167,7 +167,7 @@ int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_e
 int db_run_reopen(struct db *db, int64_t run_id, struct kb_error *err);
 /* Set one key of a run's settings JSON to json_value (JSON text), for what
  * a run learns while it runs (the repeats an --until-mde run stopped at);
- * the key must be declared HOW (harness/runopts.c) so pairing ignores it.
+ * the key must be declared HOW (run/runopts.c) so pairing ignores it.
  * Keys must not contain '"'. -ENOENT when the run does not exist. */
 int db_run_set_setting(struct db *db, int64_t run_id, const char *key, const char *json_value,
                        struct kb_error *err);
@@ -177,7 +177,7 @@ int db_run_set_setting(struct db *db, int64_t run_id, const char *key, const cha
 int db_cell_insert(struct db *db, const struct db_cell *cell, int64_t *ret_cell_id,
                    struct kb_error *err);
 
-/* The marks of a cell stored without them (before schema version 4, or a
+/* The marks of a cell stored without them (before schema version 5, or a
  * pending cell written by a kbench of then), from its raw ttyS1 log (text,
  * len bytes: untrusted, as the guest sent it) with the one record parser
  * (common/proto.h): every event record with a good CRC, in order; lines
@@ -203,6 +203,11 @@ int db_cell_next_attempt(struct db *db, int64_t run_id, const char *cell_key, in
 
 /* The underlying handle, for results/query.c. */
 struct sqlite3 *db_handle(struct db *db);
+
+/* For results/query.c: prepare sql on db's connection; a failure is a
+ * db_error ("PATH: prepare: <sqlite message>"). OUT: *ret (caller
+ * finalizes, e.g. through _cleanup_stmt_). */
+int db_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err);
 
 /* For results/query.c: turn a failed sqlite3 result code rc into -errno and
  * fill err with "PATH: <what>: <sqlite message>". Returns the -errno. */

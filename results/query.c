@@ -1,8 +1,17 @@
 /* results/query.c: read-side selections over the result store (see query.h).
  * Each function runs one prepared statement and copies the rows into plain
- * owned structs, so callers never hold sqlite statements or see SQL. */
+ * owned structs, so callers never hold sqlite statements or see SQL.
+ *
+ * A record kind is written once, as a table: which field of its struct each
+ * result column fills, and how (struct q_kind). One reader prepares a
+ * statement, binds its parameters, steps it and maps every row through that
+ * table into a growing array (q_rows); the same table frees the rows. So a
+ * selection is its SQL, its parameters and its kind; the few that group
+ * rows (samples per series, metrics per cell) step through q_each with a
+ * callback of their own. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,48 +66,204 @@ static double col_real(sqlite3_stmt *s, int i) {
         return isfinite(v) ? v : NAN;
 }
 
-static int q_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_error *err) {
-        int rc = sqlite3_prepare_v2(db_handle(db), sql, -1, ret, NULL);
-        if (rc != SQLITE_OK)
-                return db_error(db, rc, err, "prepare");
+/* A stored counter, or -1 for NULL (not reported) and for anything that is
+ * not a non-negative integer (the file is data). */
+static int64_t col_counter(sqlite3_stmt *s, int i) {
+        int64_t v;
+
+        if (sqlite3_column_type(s, i) != SQLITE_INTEGER)
+                return -1;
+        v = sqlite3_column_int64(s, i);
+        return v < 0 ? -1 : v;
+}
+
+/* ---- statements -------------------------------------------------------- */
+
+/* One bound parameter: ?1 is the first of the list, ?2 the next. A NULL
+ * text binds SQL NULL. */
+struct q_param {
+        int is_text;
+        int64_t i;
+        const char *s;
+};
+
+#define Q_INT(v) { .i = (v) }
+#define Q_TEXT(v) { .is_text = 1, .s = (v) }
+/* A parameter list and its length, for the functions below. */
+#define Q_ARGS(...) (const struct q_param[]){ __VA_ARGS__ }, \
+        sizeof((const struct q_param[]){ __VA_ARGS__ }) / sizeof(struct q_param)
+#define Q_NO_ARGS NULL, 0
+
+/* Prepare sql and bind params to it. OUT: *ret (caller finalizes). */
+static int q_prepare(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
+                     sqlite3_stmt **ret, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        r = db_prepare(db, sql, &s, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n_params; i++) {
+                const struct q_param *p = &params[i];
+                int rc = !p->is_text ? sqlite3_bind_int64(s, (int)i + 1, p->i)
+                         : p->s ? sqlite3_bind_text(s, (int)i + 1, p->s, -1, SQLITE_TRANSIENT)
+                         : sqlite3_bind_null(s, (int)i + 1);
+
+                if (rc != SQLITE_OK)
+                        return db_error(db, rc, err, "binding parameter %zu", i + 1);
+        }
+        *ret = TAKE_PTR(s);
         return 0;
 }
 
-/* Fill row, zeroed, from the current row of s; set *oom when a copy fails
- * (the row counts as read either way, so the array's free sees it). */
-typedef void (*row_read_fn)(sqlite3_stmt *s, void *row, int *oom);
-/* Free n rows and their array; NULL: the rows own nothing, free() it. */
-typedef void (*rows_free_fn)(void *v, size_t n);
+/* Called on each row of a statement; returns < 0 (-ENOMEM) to stop. */
+typedef int (*q_row_fn)(sqlite3_stmt *s, void *ctx);
 
-/* Step s to its end, reading each row into a growing array of elem-byte
- * rows (read_row fills one). On failure frees what was read and returns
- * -ENOMEM or the database error "reading <what>". OUT: ret (caller frees
- * with the type's query_*_free), ret_n. */
-static int rows_read(struct db *db, sqlite3_stmt *s, size_t elem, row_read_fn read_row, rows_free_fn rows_free,
-                     const char *what, void **ret, size_t *ret_n, struct kb_error *err) {
-        void *v = NULL;
-        size_t n = 0, cap = 0;
-        int rc, oom = 0;
+/* Prepare sql with params and call row(s, ctx) on each of its rows. Errors:
+ * -ENOMEM ("out of memory") when row fails, or the database error
+ * "reading <what>". */
+static int q_each(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
+                  q_row_fn row, void *ctx, const char *what, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r, rc;
 
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                if (grow(&v, &cap, n, elem) < 0) {
-                        oom = 1;
+        r = q_prepare(db, sql, params, n_params, &s, err);
+        if (r < 0)
+                return r;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+                if (row(s, ctx) < 0)
+                        return error_setf(err, -ENOMEM, "out of memory");
+        if (rc != SQLITE_DONE)
+                return db_error(db, rc, err, "reading %s", what);
+        return 0;
+}
+
+/* ---- record kinds ------------------------------------------------------ */
+
+/* How one result column becomes one field of a row struct. */
+enum q_col_type {
+        Q_COL_TEXT,                /* char *, an owned copy; NULL stays NULL */
+        Q_COL_REAL,                /* double, finite or NAN (col_real) */
+        Q_COL_INT64,               /* int64_t */
+        Q_COL_INT,                 /* int */
+        Q_COL_INT_OR_NONE,         /* int, -1 for NULL */
+        Q_COL_COUNTER,             /* int64_t, -1 for NULL or not a count (col_counter) */
+};
+
+struct q_col {
+        enum q_col_type type;
+        size_t off;                /* offset of the field in the row struct, bytes */
+};
+
+#define Q_COL(type, st, field) { Q_COL_##type, offsetof(st, field) }
+
+/* A record kind: column i of its SELECT fills cols[i] of a size-byte row. */
+struct q_kind {
+        const char *what;          /* what the rows are, for "reading <what>" */
+        size_t size;               /* bytes per row */
+        const struct q_col *cols;
+        size_t n_cols;
+        void (*finish)(void *row); /* fields derived from the columns, or NULL */
+};
+
+#define Q_KIND(name, st, columns, fin) { name, sizeof(st), columns, ELEMENTSOF(columns), fin }
+
+/* Fill row, zeroed, from the current row of s, its columns from first on.
+ * Returns -ENOMEM when a copy fails; the copies made stay in row, so the
+ * kind's free sees them. */
+static int q_row_read(const struct q_kind *k, sqlite3_stmt *s, int first, void *row) {
+        int oom = 0;
+
+        for (size_t c = 0; c < k->n_cols; c++) {
+                void *f = (char *)row + k->cols[c].off;
+                int i = first + (int)c;
+
+                switch (k->cols[c].type) {
+                case Q_COL_TEXT:
+                        *(char **)f = col_dup(s, i, &oom);
+                        break;
+                case Q_COL_REAL:
+                        *(double *)f = col_real(s, i);
+                        break;
+                case Q_COL_INT64:
+                        *(int64_t *)f = sqlite3_column_int64(s, i);
+                        break;
+                case Q_COL_INT:
+                        *(int *)f = sqlite3_column_int(s, i);
+                        break;
+                case Q_COL_INT_OR_NONE:
+                        *(int *)f = sqlite3_column_type(s, i) == SQLITE_NULL ? -1 : sqlite3_column_int(s, i);
+                        break;
+                case Q_COL_COUNTER:
+                        *(int64_t *)f = col_counter(s, i);
                         break;
                 }
-                read_row(s, (char *)v + n++ * elem, &oom);
-                if (oom)
-                        break;
         }
-        if (oom || rc != SQLITE_DONE) {
-                if (rows_free)
-                        rows_free(v, n);
-                else
-                        free(v);
-                return oom ? error_setf(err, -ENOMEM, "out of memory")
-                           : db_error(db, rc, err, "reading %s", what);
+        if (k->finish)
+                k->finish(row);
+        return oom ? -ENOMEM : 0;
+}
+
+/* Free the text fields of n rows of kind k, and the array. Accepts NULL. */
+static void q_rows_free(const struct q_kind *k, void *v, size_t n) {
+        if (!v)
+                return;
+        for (size_t i = 0; i < n; i++)
+                for (size_t c = 0; c < k->n_cols; c++)
+                        if (k->cols[c].type == Q_COL_TEXT)
+                                free(*(char **)((char *)v + i * k->size + k->cols[c].off));
+        free(v);
+}
+
+struct q_rows_ctx {
+        const struct q_kind *kind;
+        void *v;
+        size_t n, cap;
+};
+
+static int q_rows_add(sqlite3_stmt *s, void *ctx) {
+        struct q_rows_ctx *a = ctx;
+
+        if (grow(&a->v, &a->cap, a->n, a->kind->size) < 0)
+                return -ENOMEM;
+        /* Counted before it is read: a row half copied is freed with the rest. */
+        return q_row_read(a->kind, s, 0, (char *)a->v + a->n++ * a->kind->size);
+}
+
+/* Every row of sql (with params) as an array of kind k; none is a NULL
+ * array and 0. On failure frees what was read (errors as q_each).
+ * OUT: *ret (caller frees with the kind's query_*_free), *ret_n. */
+static int q_rows(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
+                  const struct q_kind *k, void **ret, size_t *ret_n, struct kb_error *err) {
+        struct q_rows_ctx a = { .kind = k };
+        int r;
+
+        r = q_each(db, sql, params, n_params, q_rows_add, &a, k->what, err);
+        if (r < 0) {
+                q_rows_free(k, a.v, a.n);
+                return r;
+        }
+        *ret = a.v;
+        *ret_n = a.n;
+        return 0;
+}
+
+/* The first row of sql as a row of kind k, or *ret = NULL when there is
+ * none (the caller says what is missing). OUT: *ret, an array of one. */
+static int q_first(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
+                   const struct q_kind *k, void **ret, struct kb_error *err) {
+        void *v = NULL;
+        size_t n = 0;
+        int r;
+
+        r = q_rows(db, sql, params, n_params, k, &v, &n, err);
+        if (r < 0)
+                return r;
+        if (n == 0) {
+                free(v);
+                v = NULL;
         }
         *ret = v;
-        *ret_n = n;
         return 0;
 }
 
@@ -113,98 +278,71 @@ static int rows_read(struct db *db, sqlite3_stmt *s, size_t elem, row_read_fn re
         "CASE WHEN json_valid(r.settings_json) THEN json_extract(r.settings_json, '$.planned_cells') END " \
         "FROM runs r "
 
-void query_runs_free(struct query_run *runs, size_t n) {
-        if (!runs)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                free(runs[i].tag);
-                free(runs[i].settings_json);
-                free(runs[i].host);
-                free(runs[i].host_info_json);
-                free(runs[i].qemu_version);
-                free(runs[i].libvirt_version);
-                free(runs[i].kbench_version);
-                free(runs[i].status);
-        }
-        free(runs);
-}
+static const struct q_col run_cols[] = {
+        Q_COL(INT64, struct query_run, id),
+        Q_COL(TEXT, struct query_run, tag),
+        Q_COL(TEXT, struct query_run, settings_json),
+        Q_COL(TEXT, struct query_run, host),
+        Q_COL(TEXT, struct query_run, host_info_json),
+        Q_COL(TEXT, struct query_run, qemu_version),
+        Q_COL(TEXT, struct query_run, libvirt_version),
+        Q_COL(TEXT, struct query_run, kbench_version),
+        Q_COL(REAL, struct query_run, started_at),
+        Q_COL(REAL, struct query_run, finished_at),
+        Q_COL(TEXT, struct query_run, status),
+        Q_COL(INT64, struct query_run, n_kernels),
+        Q_COL(INT64, struct query_run, n_cells),
+        Q_COL(INT64, struct query_run, n_ok),
+        Q_COL(COUNTER, struct query_run, n_planned),
+};
 
-static void runs_free(void *v, size_t n) {
-        query_runs_free(v, n);
-}
-
-static void run_read(sqlite3_stmt *s, void *row, int *oom) {
+static void run_finish(void *row) {
         struct query_run *r = row;
 
-        r->id = sqlite3_column_int64(s, 0);
-        r->tag = col_dup(s, 1, oom);
-        r->settings_json = col_dup(s, 2, oom);
-        r->host = col_dup(s, 3, oom);
-        r->host_info_json = col_dup(s, 4, oom);
-        r->qemu_version = col_dup(s, 5, oom);
-        r->libvirt_version = col_dup(s, 6, oom);
-        r->kbench_version = col_dup(s, 7, oom);
-        r->started_at = col_real(s, 8);
-        r->finished_at = col_real(s, 9);
-        r->status = col_dup(s, 10, oom);
-        r->n_kernels = sqlite3_column_int64(s, 11);
-        r->n_cells = sqlite3_column_int64(s, 12);
-        r->n_ok = sqlite3_column_int64(s, 13);
-        /* Runs stored before the plan's size was saved, or whose
-         * settings are damaged, count the cells they have. */
-        r->n_planned = sqlite3_column_type(s, 14) == SQLITE_INTEGER && sqlite3_column_int64(s, 14) > 0
-                       ? sqlite3_column_int64(s, 14) : r->n_cells;
+        /* Runs stored before the plan's size was saved, or whose settings
+         * are damaged (no positive integer there), count the cells they have. */
+        if (r->n_planned <= 0)
+                r->n_planned = r->n_cells;
 }
 
-static int runs_select(struct db *db, sqlite3_stmt *s, struct query_run **ret, size_t *ret_n,
-                       struct kb_error *err) {
-        return rows_read(db, s, sizeof(**ret), run_read, runs_free, "runs", (void **)ret, ret_n, err);
+static const struct q_kind run_kind = Q_KIND("runs", struct query_run, run_cols, run_finish);
+
+void query_runs_free(struct query_run *runs, size_t n) {
+        q_rows_free(&run_kind, runs, n);
 }
 
 int query_runs(struct db *db, struct query_run **ret_runs, size_t *ret_n, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, RUN_SELECT "ORDER BY r.id", &s, err);
-        if (r < 0)
-                return r;
-        return runs_select(db, s, ret_runs, ret_n, err);
+        return q_rows(db, RUN_SELECT "ORDER BY r.id", Q_NO_ARGS, &run_kind, (void **)ret_runs, ret_n, err);
 }
 
 int query_run(struct db *db, int64_t run_id, struct query_run **ret_run, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        struct query_run *v = NULL;
-        size_t n = 0;
+        struct query_run *v;
         int r;
 
-        r = q_prepare(db, RUN_SELECT "WHERE r.id = ?1", &s, err);
+        r = q_first(db, RUN_SELECT "WHERE r.id = ?1", Q_ARGS(Q_INT(run_id)), &run_kind, (void **)&v, err);
         if (r < 0)
                 return r;
-        sqlite3_bind_int64(s, 1, run_id);
-        r = runs_select(db, s, &v, &n, err);
-        if (r < 0)
-                return r;
-        if (n == 0) {
-                free(v);
+        if (!v)
                 return error_setf(err, -ENOENT, "no run %lld in %s", (long long)run_id, db_path(db));
-        }
         *ret_run = v;
         return 0;
 }
 
-int query_last_run_id(struct db *db, int64_t *ret_id, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r, rc;
+/* Bare ids: the runs a selector names, the newest run. */
+static const struct q_col id_cols[] = { { Q_COL_INT64, 0 } };
+static const struct q_kind id_kind = Q_KIND("runs", int64_t, id_cols, NULL);
 
-        r = q_prepare(db, "SELECT max(id) FROM runs", &s, err);
+int query_last_run_id(struct db *db, int64_t *ret_id, struct kb_error *err) {
+        int64_t *v;
+        int r;
+
+        r = q_first(db, "SELECT id FROM runs ORDER BY id DESC LIMIT 1", Q_NO_ARGS, &id_kind, (void **)&v, err);
         if (r < 0)
                 return r;
-        rc = sqlite3_step(s);
-        if (rc != SQLITE_ROW)
-                return db_error(db, rc, err, "reading runs");
-        if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+        if (!v)
                 return error_setf(err, -ENOENT, "no runs in %s", db_path(db));
-        *ret_id = sqlite3_column_int64(s, 0);
+        *ret_id = *v;
+        free(v);
         return 0;
 }
 
@@ -227,294 +365,180 @@ int query_last_run_id(struct db *db, int64_t *ret_id, struct kb_error *err) {
         "(SELECT count(*) FROM vmstat v WHERE v.cell_id = c.id AND v.first = 0) "          \
         "FROM cells c JOIN kernels k ON k.id = c.kernel_id JOIN runs vr ON vr.id = c.run_id "
 
+static const struct q_col cell_cols[] = {
+        Q_COL(INT64, struct query_cell, id),
+        Q_COL(INT64, struct query_cell, run_id),
+        Q_COL(TEXT, struct query_cell, cell_key),
+        Q_COL(TEXT, struct query_cell, kernel_id),
+        Q_COL(TEXT, struct query_cell, kernel_name),
+        Q_COL(TEXT, struct query_cell, workload),
+        Q_COL(TEXT, struct query_cell, params_json),
+        Q_COL(INT, struct query_cell, iteration),
+        Q_COL(INT, struct query_cell, attempt),
+        Q_COL(TEXT, struct query_cell, state),
+        Q_COL(TEXT, struct query_cell, detail),
+        Q_COL(TEXT, struct query_cell, accel),
+        Q_COL(REAL, struct query_cell, started_at),
+        Q_COL(REAL, struct query_cell, boot_s),
+        Q_COL(REAL, struct query_cell, workload_s),
+        Q_COL(REAL, struct query_cell, total_s),
+        Q_COL(INT_OR_NONE, struct query_cell, exit_code),
+        Q_COL(INT64, struct query_cell, rejected_records),
+        Q_COL(INT64, struct query_cell, vmstat_samples),
+};
+
+static const struct q_kind cell_kind = Q_KIND("cells", struct query_cell, cell_cols, NULL);
+
 void query_cells_free(struct query_cell *cells, size_t n) {
-        if (!cells)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                free(cells[i].cell_key);
-                free(cells[i].kernel_id);
-                free(cells[i].kernel_name);
-                free(cells[i].workload);
-                free(cells[i].params_json);
-                free(cells[i].state);
-                free(cells[i].detail);
-                free(cells[i].accel);
-        }
-        free(cells);
-}
-
-static void cells_free(void *v, size_t n) {
-        query_cells_free(v, n);
-}
-
-static void cell_read(sqlite3_stmt *s, void *row, int *oom) {
-        struct query_cell *c = row;
-
-        c->id = sqlite3_column_int64(s, 0);
-        c->run_id = sqlite3_column_int64(s, 1);
-        c->cell_key = col_dup(s, 2, oom);
-        c->kernel_id = col_dup(s, 3, oom);
-        c->kernel_name = col_dup(s, 4, oom);
-        c->workload = col_dup(s, 5, oom);
-        c->params_json = col_dup(s, 6, oom);
-        c->iteration = sqlite3_column_int(s, 7);
-        c->attempt = sqlite3_column_int(s, 8);
-        c->state = col_dup(s, 9, oom);
-        c->detail = col_dup(s, 10, oom);
-        c->accel = col_dup(s, 11, oom);
-        c->started_at = col_real(s, 12);
-        c->boot_s = col_real(s, 13);
-        c->workload_s = col_real(s, 14);
-        c->total_s = col_real(s, 15);
-        c->exit_code = sqlite3_column_type(s, 16) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 16);
-        c->rejected_records = sqlite3_column_int64(s, 17);
-        c->vmstat_samples = sqlite3_column_int64(s, 18);
-}
-
-static int cells_select(struct db *db, sqlite3_stmt *s, struct query_cell **ret, size_t *ret_n,
-                        struct kb_error *err) {
-        return rows_read(db, s, sizeof(**ret), cell_read, cells_free, "cells", (void **)ret, ret_n, err);
+        q_rows_free(&cell_kind, cells, n);
 }
 
 int query_cells(struct db *db, int64_t run_id, struct query_cell **ret_cells, size_t *ret_n,
                 struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, CELL_SELECT "WHERE c.run_id = ?1 ORDER BY c.id", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, run_id);
-        return cells_select(db, s, ret_cells, ret_n, err);
+        return q_rows(db, CELL_SELECT "WHERE c.run_id = ?1 ORDER BY c.id", Q_ARGS(Q_INT(run_id)), &cell_kind,
+                      (void **)ret_cells, ret_n, err);
 }
 
 int query_cell(struct db *db, int64_t run_id, const char *cell_key, struct query_cell **ret_cell,
                struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        struct query_cell *v = NULL;
-        size_t n = 0;
+        struct query_cell *v;
         int r;
 
-        r = q_prepare(db, CELL_SELECT "WHERE c.run_id = ?1 AND c.cell_key = ?2 "
-                          "ORDER BY c.attempt DESC LIMIT 1", &s, err);
+        r = q_first(db, CELL_SELECT "WHERE c.run_id = ?1 AND c.cell_key = ?2 ORDER BY c.attempt DESC LIMIT 1",
+                    Q_ARGS(Q_INT(run_id), Q_TEXT(cell_key)), &cell_kind, (void **)&v, err);
         if (r < 0)
                 return r;
-        sqlite3_bind_int64(s, 1, run_id);
-        sqlite3_bind_text(s, 2, cell_key, -1, SQLITE_TRANSIENT);
-        r = cells_select(db, s, &v, &n, err);
-        if (r < 0)
-                return r;
-        if (n == 0) {
-                free(v);
+        if (!v)
                 return error_setf(err, -ENOENT, "no cell %s in run %lld", cell_key, (long long)run_id);
-        }
         *ret_cell = v;
         return 0;
 }
 
 /* ---- one cell's data ---------------------------------------------------- */
 
-void query_metrics_free(struct query_metric *m, size_t n) {
-        if (!m)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                free(m[i].name);
-                free(m[i].unit);
-                free(m[i].note);
-        }
-        free(m);
-}
+/* The columns of a metric; a selection reads the first three (no note). */
+static const struct q_col metric_cols[] = {
+        Q_COL(TEXT, struct query_metric, name),
+        Q_COL(REAL, struct query_metric, value),
+        Q_COL(TEXT, struct query_metric, unit),
+        Q_COL(TEXT, struct query_metric, note),
+};
 
-static void metrics_free(void *v, size_t n) {
-        query_metrics_free(v, n);
-}
-
-static void metric_read(sqlite3_stmt *s, void *row, int *oom) {
+static void metric_finish(void *row) {
         struct query_metric *m = row;
 
-        m->name = col_dup(s, 0, oom);
-        m->value = col_real(s, 1);
         m->has_value = !isnan(m->value);
-        m->unit = col_dup(s, 2, oom);
-        m->note = col_dup(s, 3, oom);
+}
+
+static const struct q_kind metric_kind = Q_KIND("metrics", struct query_metric, metric_cols, metric_finish);
+
+void query_metrics_free(struct query_metric *m, size_t n) {
+        q_rows_free(&metric_kind, m, n);
 }
 
 int query_cell_metrics(struct db *db, int64_t cell_id, struct query_metric **ret, size_t *ret_n,
                        struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT name, value, unit, note FROM metrics WHERE cell_id = ?1 ORDER BY name",
-                      &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, cell_id);
-        return rows_read(db, s, sizeof(**ret), metric_read, metrics_free, "metrics", (void **)ret, ret_n, err);
+        return q_rows(db, "SELECT name, value, unit, note FROM metrics WHERE cell_id = ?1 ORDER BY name",
+                      Q_ARGS(Q_INT(cell_id)), &metric_kind, (void **)ret, ret_n, err);
 }
 
-static void vmstat_read(sqlite3_stmt *s, void *ret_row, int *oom) {
-        struct db_vmstat_row *row = ret_row;
+static const struct q_col vmstat_cols[] = {
+        Q_COL(INT64, struct db_vmstat_row, seq),
+        Q_COL(REAL, struct db_vmstat_row, t_host),
+        Q_COL(REAL, struct db_vmstat_row, t_guest),
+        Q_COL(INT, struct db_vmstat_row, first),
+#define X(name, width, group) Q_COL(REAL, struct db_vmstat_row, v[DB_VM_##name]),
+        KB_VMSTAT_COLUMNS(X)
+#undef X
+};
+_Static_assert(ELEMENTSOF(vmstat_cols) == 4 + DB_VM_NCOLS, "a column per vmstat field");
 
-        (void)oom;      /* numbers only: nothing to copy */
-        row->seq = sqlite3_column_int64(s, 0);
-        row->t_host = col_real(s, 1);
-        row->t_guest = col_real(s, 2);
-        row->first = sqlite3_column_int(s, 3);
-        for (int k = 0; k < DB_VM_NCOLS; k++)
-                row->v[k] = col_real(s, 4 + k);
-}
+static const struct q_kind vmstat_kind = Q_KIND("vmstat", struct db_vmstat_row, vmstat_cols, NULL);
 
 int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret, size_t *ret_n,
                       struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
         char sql[1024];
         size_t len;
-        int r;
 
         /* Column names come from the compile-time list, never from data. */
         len = (size_t)snprintf(sql, sizeof(sql), "SELECT seq, t_host, t_guest, first");
         for (size_t k = 0; k < DB_VM_NCOLS; k++)
                 len += (size_t)snprintf(sql + len, sizeof(sql) - len, ", \"%s\"", db_vmstat_column_names[k]);
         snprintf(sql + len, sizeof(sql) - len, " FROM vmstat WHERE cell_id = ?1 ORDER BY seq");
-        r = q_prepare(db, sql, &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, cell_id);
-        return rows_read(db, s, sizeof(**ret), vmstat_read, NULL, "vmstat", (void **)ret, ret_n, err);
+        return q_rows(db, sql, Q_ARGS(Q_INT(cell_id)), &vmstat_kind, (void **)ret, ret_n, err);
 }
 
-/* A stored counter, or -1 for NULL (not reported) and for anything that is
- * not a non-negative integer (the file is data). */
-static int64_t col_counter(sqlite3_stmt *s, int i) {
-        int64_t v;
+static const struct q_col hostblk_cols[] = {
+        Q_COL(REAL, struct db_hostblk_row, t_host),
+        Q_COL(COUNTER, struct db_hostblk_row, rd_bytes),
+        Q_COL(COUNTER, struct db_hostblk_row, wr_bytes),
+        Q_COL(COUNTER, struct db_hostblk_row, rd_reqs),
+        Q_COL(COUNTER, struct db_hostblk_row, wr_reqs),
+};
 
-        if (sqlite3_column_type(s, i) != SQLITE_INTEGER)
-                return -1;
-        v = sqlite3_column_int64(s, i);
-        return v < 0 ? -1 : v;
-}
-
-static void hostblk_read(sqlite3_stmt *s, void *p, int *oom) {
-        struct db_hostblk_row *row = p;
-
-        (void)oom;
-        row->t_host = col_real(s, 0);
-        row->rd_bytes = col_counter(s, 1);
-        row->wr_bytes = col_counter(s, 2);
-        row->rd_reqs = col_counter(s, 3);
-        row->wr_reqs = col_counter(s, 4);
-}
+static const struct q_kind hostblk_kind = Q_KIND("host_block", struct db_hostblk_row, hostblk_cols, NULL);
 
 int query_cell_hostblk(struct db *db, int64_t cell_id, struct db_hostblk_row **ret, size_t *ret_n,
                        struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT t_host, rd_bytes, wr_bytes, rd_reqs, wr_reqs FROM host_block "
-                          "WHERE cell_id = ?1 ORDER BY seq", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, cell_id);
-        return rows_read(db, s, sizeof(**ret), hostblk_read, NULL, "host_block", (void **)ret, ret_n, err);
+        return q_rows(db, "SELECT t_host, rd_bytes, wr_bytes, rd_reqs, wr_reqs FROM host_block "
+                          "WHERE cell_id = ?1 ORDER BY seq",
+                      Q_ARGS(Q_INT(cell_id)), &hostblk_kind, (void **)ret, ret_n, err);
 }
+
+static const struct q_col point_cols[] = {
+        Q_COL(TEXT, struct query_point, kind),
+        Q_COL(REAL, struct query_point, t),
+        Q_COL(REAL, struct query_point, value),
+};
+
+static const struct q_kind point_kind = Q_KIND("timeline", struct query_point, point_cols, NULL);
 
 void query_points_free(struct query_point *p, size_t n) {
-        if (!p)
-                return;
-        for (size_t i = 0; i < n; i++)
-                free(p[i].kind);
-        free(p);
-}
-
-static void points_free(void *v, size_t n) {
-        query_points_free(v, n);
-}
-
-static void point_read(sqlite3_stmt *s, void *row, int *oom) {
-        struct query_point *p = row;
-
-        p->kind = col_dup(s, 0, oom);
-        p->t = col_real(s, 1);
-        p->value = col_real(s, 2);
+        q_rows_free(&point_kind, p, n);
 }
 
 int query_cell_points(struct db *db, int64_t cell_id, struct query_point **ret, size_t *ret_n,
                       struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT kind, t, value FROM timeline WHERE cell_id = ?1 ORDER BY kind, t",
-                      &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, cell_id);
-        return rows_read(db, s, sizeof(**ret), point_read, points_free, "timeline", (void **)ret, ret_n, err);
+        return q_rows(db, "SELECT kind, t, value FROM timeline WHERE cell_id = ?1 ORDER BY kind, t",
+                      Q_ARGS(Q_INT(cell_id)), &point_kind, (void **)ret, ret_n, err);
 }
+
+static const struct q_col mark_cols[] = {
+        Q_COL(TEXT, struct query_mark, name),
+        Q_COL(REAL, struct query_mark, t_guest),
+        Q_COL(REAL, struct query_mark, t_host),
+};
+
+static const struct q_kind mark_kind = Q_KIND("marks", struct query_mark, mark_cols, NULL);
 
 void query_marks_free(struct query_mark *m, size_t n) {
-        if (!m)
-                return;
-        for (size_t i = 0; i < n; i++)
-                free(m[i].name);
-        free(m);
-}
-
-static void marks_free(void *v, size_t n) {
-        query_marks_free(v, n);
-}
-
-static void mark_read(sqlite3_stmt *s, void *row, int *oom) {
-        struct query_mark *m = row;
-
-        m->name = col_dup(s, 0, oom);
-        m->t_guest = col_real(s, 1);
-        m->t_host = col_real(s, 2);
+        q_rows_free(&mark_kind, m, n);
 }
 
 int query_cell_marks(struct db *db, int64_t cell_id, struct query_mark **ret, size_t *ret_n, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT name, t_guest, t_host FROM marks WHERE cell_id = ?1 AND name IS NOT NULL "
-                          "AND typeof(t_guest) IN ('integer', 'real') ORDER BY seq", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, cell_id);
-        return rows_read(db, s, sizeof(**ret), mark_read, marks_free, "marks", (void **)ret, ret_n, err);
+        return q_rows(db, "SELECT name, t_guest, t_host FROM marks WHERE cell_id = ?1 AND name IS NOT NULL "
+                          "AND typeof(t_guest) IN ('integer', 'real') ORDER BY seq",
+                      Q_ARGS(Q_INT(cell_id)), &mark_kind, (void **)ret, ret_n, err);
 }
+
+static const struct q_col log_info_cols[] = {
+        Q_COL(TEXT, struct query_log_info, stream),
+        Q_COL(INT64, struct query_log_info, bytes),
+};
+
+static const struct q_kind log_info_kind = Q_KIND("logs", struct query_log_info, log_info_cols, NULL);
 
 void query_log_infos_free(struct query_log_info *l, size_t n) {
-        if (!l)
-                return;
-        for (size_t i = 0; i < n; i++)
-                free(l[i].stream);
-        free(l);
-}
-
-static void log_infos_free(void *v, size_t n) {
-        query_log_infos_free(v, n);
-}
-
-static void log_info_read(sqlite3_stmt *s, void *row, int *oom) {
-        struct query_log_info *l = row;
-
-        l->stream = col_dup(s, 0, oom);
-        l->bytes = sqlite3_column_int64(s, 1);
+        q_rows_free(&log_info_kind, l, n);
 }
 
 int query_cell_logs(struct db *db, int64_t cell_id, struct query_log_info **ret, size_t *ret_n,
                     struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT stream, length(CAST(text AS BLOB)) FROM logs WHERE cell_id = ?1 "
-                          "ORDER BY stream", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, cell_id);
-        return rows_read(db, s, sizeof(**ret), log_info_read, log_infos_free, "logs", (void **)ret, ret_n, err);
+        return q_rows(db, "SELECT stream, length(CAST(text AS BLOB)) FROM logs WHERE cell_id = ?1 ORDER BY stream",
+                      Q_ARGS(Q_INT(cell_id)), &log_info_kind, (void **)ret, ret_n, err);
 }
 
+/* A log is bytes, not a record: copied whole, NULs and all. */
 int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **ret_text,
                    size_t *ret_len, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
@@ -522,11 +546,10 @@ int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **re
         char *text;
         int r, rc, len;
 
-        r = q_prepare(db, "SELECT text FROM logs WHERE cell_id = ?1 AND stream = ?2", &s, err);
+        r = q_prepare(db, "SELECT text FROM logs WHERE cell_id = ?1 AND stream = ?2",
+                      Q_ARGS(Q_INT(cell_id), Q_TEXT(stream)), &s, err);
         if (r < 0)
                 return r;
-        sqlite3_bind_int64(s, 1, cell_id);
-        sqlite3_bind_text(s, 2, stream, -1, SQLITE_TRANSIENT);
         rc = sqlite3_step(s);
         if (rc == SQLITE_DONE)
                 return error_setf(err, -ENOENT, "cell has no %s log", stream);
@@ -547,18 +570,23 @@ int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **re
 
 /* ---- samples for statistics -------------------------------------------- */
 
+/* A series' heading: the first five columns of the samples' SELECT. */
+static const struct q_col series_cols[] = {
+        Q_COL(TEXT, struct query_series, kernel_id),
+        Q_COL(TEXT, struct query_series, kernel_name),
+        Q_COL(TEXT, struct query_series, workload),
+        Q_COL(TEXT, struct query_series, metric),
+        Q_COL(TEXT, struct query_series, unit),
+};
+
+static const struct q_kind series_kind = Q_KIND("samples", struct query_series, series_cols, NULL);
+
 void query_series_free(struct query_series *s, size_t n) {
         if (!s)
                 return;
-        for (size_t i = 0; i < n; i++) {
-                free(s[i].kernel_id);
-                free(s[i].kernel_name);
-                free(s[i].workload);
-                free(s[i].metric);
-                free(s[i].unit);
+        for (size_t i = 0; i < n; i++)
                 free(s[i].values);
-        }
-        free(s);
+        q_rows_free(&series_kind, s, n);
 }
 
 static int same_col(sqlite3_stmt *s, int i, const char *v) {
@@ -566,137 +594,101 @@ static int same_col(sqlite3_stmt *s, int i, const char *v) {
         return t && v && strcmp((const char *)t, v) == 0;
 }
 
+struct samples_ctx {
+        struct q_rows_ctx series;  /* of series_kind */
+        size_t vcap;               /* capacity of the last series' values */
+};
+
+/* One (kernel, workload, metric, value) row: a new series when the first
+ * three change (the rows come sorted by them), then its value. */
+static int samples_add(sqlite3_stmt *s, void *ctx) {
+        struct samples_ctx *a = ctx;
+        struct query_series *cur = a->series.n ? (struct query_series *)a->series.v + a->series.n - 1 : NULL;
+        double value;
+
+        if (!cur || !same_col(s, 0, cur->kernel_id) || !same_col(s, 2, cur->workload) ||
+            !same_col(s, 3, cur->metric)) {
+                if (q_rows_add(s, &a->series) < 0)
+                        return -ENOMEM;
+                cur = (struct query_series *)a->series.v + a->series.n - 1;
+                a->vcap = 0;
+        }
+        value = col_real(s, 5);
+        if (isnan(value)) {
+                cur->n_missing++;
+                return 0;
+        }
+        if (grow((void **)&cur->values, &a->vcap, cur->n, sizeof(double)) < 0)
+                return -ENOMEM;
+        cur->values[cur->n++] = value;
+        return 0;
+}
+
 int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, size_t *ret_n,
                       struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        struct query_series *v = NULL, *cur = NULL;
-        size_t n = 0, cap = 0, vcap = 0;
-        int r, rc, oom = 0;
+        struct samples_ctx a = { .series.kind = &series_kind };
+        int r;
 
         /* Only ok cells: a failed cell's partial metrics never enter statistics.
          * A cell run again counts by its latest attempt, as in compare. */
-        r = q_prepare(db, "SELECT c.kernel_id, " KERNEL_LABEL("vr", "k.name") ", c.workload, m.name, m.unit, m.value, "
-                          "(SELECT min(id) FROM cells f WHERE f.run_id = c.run_id AND f.kernel_id = c.kernel_id) AS kfirst "
-                          "FROM metrics m JOIN cells c ON c.id = m.cell_id "
-                          "JOIN kernels k ON k.id = c.kernel_id JOIN runs vr ON vr.id = c.run_id "
-                          "WHERE c.run_id = ?1 AND c.state = 'ok' "
-                          "AND c.attempt = (SELECT max(attempt) FROM cells l "
-                          "                 WHERE l.run_id = c.run_id AND l.cell_key = c.cell_key) "
-                          "ORDER BY kfirst, c.workload, m.name, c.id", &s, err);
-        if (r < 0)
+        r = q_each(db, "SELECT c.kernel_id, " KERNEL_LABEL("vr", "k.name") ", c.workload, m.name, m.unit, m.value, "
+                       "(SELECT min(id) FROM cells f WHERE f.run_id = c.run_id AND f.kernel_id = c.kernel_id) AS kfirst "
+                       "FROM metrics m JOIN cells c ON c.id = m.cell_id "
+                       "JOIN kernels k ON k.id = c.kernel_id JOIN runs vr ON vr.id = c.run_id "
+                       "WHERE c.run_id = ?1 AND c.state = 'ok' "
+                       "AND c.attempt = (SELECT max(attempt) FROM cells l "
+                       "                 WHERE l.run_id = c.run_id AND l.cell_key = c.cell_key) "
+                       "ORDER BY kfirst, c.workload, m.name, c.id",
+                   Q_ARGS(Q_INT(run_id)), samples_add, &a, "samples", err);
+        if (r < 0) {
+                query_series_free(a.series.v, a.series.n);
                 return r;
-        sqlite3_bind_int64(s, 1, run_id);
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                if (!cur || !same_col(s, 0, cur->kernel_id) || !same_col(s, 2, cur->workload) ||
-                    !same_col(s, 3, cur->metric)) {
-                        if (grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-                                oom = 1;
-                                break;
-                        }
-                        cur = &v[n++];
-                        vcap = 0;
-                        cur->kernel_id = col_dup(s, 0, &oom);
-                        cur->kernel_name = col_dup(s, 1, &oom);
-                        cur->workload = col_dup(s, 2, &oom);
-                        cur->metric = col_dup(s, 3, &oom);
-                        cur->unit = col_dup(s, 4, &oom);
-                        if (oom)
-                                break;
-                }
-                if (isnan(col_real(s, 5))) {
-                        cur->n_missing++;
-                        continue;
-                }
-                if (grow((void **)&cur->values, &vcap, cur->n, sizeof(double)) < 0) {
-                        oom = 1;
-                        break;
-                }
-                cur->values[cur->n++] = col_real(s, 5);
         }
-        if (oom || rc != SQLITE_DONE) {
-                query_series_free(v, n);
-                return oom ? error_setf(err, -ENOMEM, "out of memory")
-                           : db_error(db, rc, err, "reading samples");
-        }
-        *ret = v;
-        *ret_n = n;
+        *ret = a.series.v;
+        *ret_n = a.series.n;
         return 0;
 }
 
 /* ---- selections for compare -------------------------------------------- */
 
+static const struct q_col kernel_cols[] = {
+        Q_COL(TEXT, struct query_kernel, id),
+        Q_COL(TEXT, struct query_kernel, name),
+};
+
+static const struct q_kind kernel_kind = Q_KIND("kernels", struct query_kernel, kernel_cols, NULL);
+
 void query_kernels_free(struct query_kernel *k, size_t n) {
-        if (!k)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                free(k[i].id);
-                free(k[i].name);
-        }
-        free(k);
-}
-
-static void kernels_free(void *v, size_t n) {
-        query_kernels_free(v, n);
-}
-
-static void kernel_read(sqlite3_stmt *s, void *row, int *oom) {
-        struct query_kernel *k = row;
-
-        k->id = col_dup(s, 0, oom);
-        k->name = col_dup(s, 1, oom);
-}
-
-static int kernels_select(struct db *db, sqlite3_stmt *s, struct query_kernel **ret, size_t *ret_n,
-                          struct kb_error *err) {
-        return rows_read(db, s, sizeof(**ret), kernel_read, kernels_free, "kernels", (void **)ret, ret_n, err);
+        q_rows_free(&kernel_kind, k, n);
 }
 
 int query_kernel_by_name(struct db *db, const char *name, struct query_kernel **ret, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        struct query_kernel *v = NULL;
-        size_t n = 0;
+        struct query_kernel *v;
         int r;
 
-        r = q_prepare(db, "SELECT id, name FROM kernels WHERE name = ?1", &s, err);
+        r = q_first(db, "SELECT id, name FROM kernels WHERE name = ?1", Q_ARGS(Q_TEXT(name)), &kernel_kind,
+                    (void **)&v, err);
         if (r < 0)
                 return r;
-        sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
-        r = kernels_select(db, s, &v, &n, err);
-        if (r < 0)
-                return r;
-        if (n == 0) {
-                free(v);
+        if (!v)
                 return error_setf(err, -ENOENT, "no kernel '%.128s' in %s", name, db_path(db));
-        }
         *ret = v;
         return 0;
 }
 
 int query_run_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, size_t *ret_n,
                       struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT c.kernel_id, k.name FROM cells c JOIN kernels k ON k.id = c.kernel_id "
-                          "WHERE c.run_id = ?1 GROUP BY c.kernel_id ORDER BY min(c.id)", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, run_id);
-        return kernels_select(db, s, ret, ret_n, err);
+        return q_rows(db, "SELECT c.kernel_id, k.name FROM cells c JOIN kernels k ON k.id = c.kernel_id "
+                          "WHERE c.run_id = ?1 GROUP BY c.kernel_id ORDER BY min(c.id)",
+                      Q_ARGS(Q_INT(run_id)), &kernel_kind, (void **)ret, ret_n, err);
 }
 
 int query_run_shown_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, size_t *ret_n,
                             struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT c.kernel_id, " KERNEL_LABEL("vr", "k.name") " FROM cells c "
+        return q_rows(db, "SELECT c.kernel_id, " KERNEL_LABEL("vr", "k.name") " FROM cells c "
                           "JOIN kernels k ON k.id = c.kernel_id JOIN runs vr ON vr.id = c.run_id "
-                          "WHERE c.run_id = ?1 GROUP BY c.kernel_id ORDER BY min(c.id)", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, run_id);
-        return kernels_select(db, s, ret, ret_n, err);
+                          "WHERE c.run_id = ?1 GROUP BY c.kernel_id ORDER BY min(c.id)",
+                      Q_ARGS(Q_INT(run_id)), &kernel_kind, (void **)ret, ret_n, err);
 }
 
 /* Kernels by the name runs show them under: cells joined to their runs'
@@ -704,79 +696,56 @@ int query_run_shown_kernels(struct db *db, int64_t run_id, struct query_kernel *
  * two selectors a call, nightly one per subject). */
 int query_kernels_shown_as(struct db *db, const char *shown, struct query_kernel **ret, size_t *ret_n,
                            struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT DISTINCT c.kernel_id, ?1 FROM cells c JOIN kernels k ON k.id = c.kernel_id "
+        return q_rows(db, "SELECT DISTINCT c.kernel_id, ?1 FROM cells c JOIN kernels k ON k.id = c.kernel_id "
                           "JOIN runs vr ON vr.id = c.run_id WHERE " KERNEL_LABEL("vr", "k.name") " = ?1 "
-                          "ORDER BY c.kernel_id", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_text(s, 1, shown, -1, SQLITE_TRANSIENT);
-        return kernels_select(db, s, ret, ret_n, err);
-}
-
-static void id_read(sqlite3_stmt *s, void *row, int *oom) {
-        (void)oom;
-        *(int64_t *)row = sqlite3_column_int64(s, 0);
-}
-
-static int ids_select(struct db *db, sqlite3_stmt *s, int64_t **ret_ids, size_t *ret_n, struct kb_error *err) {
-        return rows_read(db, s, sizeof(**ret_ids), id_read, NULL, "runs", (void **)ret_ids, ret_n, err);
+                          "ORDER BY c.kernel_id",
+                      Q_ARGS(Q_TEXT(shown)), &kernel_kind, (void **)ret, ret_n, err);
 }
 
 int query_kernel_runs(struct db *db, const char *kernel_id, int64_t **ret_ids, size_t *ret_n,
                       struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
         /* cells_by_kernel leads with kernel_id; the run ids come off its rows. */
-        r = q_prepare(db, "SELECT DISTINCT run_id FROM cells WHERE kernel_id = ?1 ORDER BY run_id", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_text(s, 1, kernel_id, -1, SQLITE_TRANSIENT);
-        return ids_select(db, s, ret_ids, ret_n, err);
+        return q_rows(db, "SELECT DISTINCT run_id FROM cells WHERE kernel_id = ?1 ORDER BY run_id",
+                      Q_ARGS(Q_TEXT(kernel_id)), &id_kind, (void **)ret_ids, ret_n, err);
 }
 
 int query_shown_kernel_runs(struct db *db, const char *kernel_id, const char *shown, int64_t **ret_ids,
                             size_t *ret_n, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT DISTINCT c.run_id FROM cells c JOIN kernels k ON k.id = c.kernel_id "
+        return q_rows(db, "SELECT DISTINCT c.run_id FROM cells c JOIN kernels k ON k.id = c.kernel_id "
                           "JOIN runs vr ON vr.id = c.run_id WHERE c.kernel_id = ?1 AND "
-                          KERNEL_LABEL("vr", "k.name") " = ?2 ORDER BY c.run_id", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_text(s, 1, kernel_id, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, 2, shown, -1, SQLITE_TRANSIENT);
-        return ids_select(db, s, ret_ids, ret_n, err);
+                          KERNEL_LABEL("vr", "k.name") " = ?2 ORDER BY c.run_id",
+                      Q_ARGS(Q_TEXT(kernel_id), Q_TEXT(shown)), &id_kind, (void **)ret_ids, ret_n, err);
 }
 
 int query_tag_runs(struct db *db, const char *tag, int64_t **ret_ids, size_t *ret_n, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = q_prepare(db, "SELECT id FROM runs WHERE tag = ?1 ORDER BY id", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_text(s, 1, tag, -1, SQLITE_TRANSIENT);
-        return ids_select(db, s, ret_ids, ret_n, err);
+        return q_rows(db, "SELECT id FROM runs WHERE tag = ?1 ORDER BY id", Q_ARGS(Q_TEXT(tag)), &id_kind,
+                      (void **)ret_ids, ret_n, err);
 }
+
+static const struct q_col sel_cell_cols[] = {
+        Q_COL(INT64, struct query_sel_cell, id),
+        Q_COL(TEXT, struct query_sel_cell, cell_key),
+        Q_COL(TEXT, struct query_sel_cell, workload),
+        Q_COL(TEXT, struct query_sel_cell, params_json),
+        Q_COL(TEXT, struct query_sel_cell, state),
+        Q_COL(REAL, struct query_sel_cell, boot_s),
+        Q_COL(REAL, struct query_sel_cell, workload_s),
+        Q_COL(REAL, struct query_sel_cell, total_s),
+};
+
+static const struct q_kind sel_cell_kind = Q_KIND("cells", struct query_sel_cell, sel_cell_cols, NULL);
+
+/* A selection's metrics: name, value and unit; compare reads no notes. */
+static const struct q_kind sel_metric_kind = {
+        "metrics", sizeof(struct query_metric), metric_cols, 3, metric_finish,
+};
 
 struct query_selection *query_selection_free(struct query_selection *s) {
         if (!s)
                 return NULL;
-        for (size_t i = 0; i < s->n_cells; i++) {
-                struct query_sel_cell *c = &s->cells[i];
-
-                free(c->cell_key);
-                free(c->workload);
-                free(c->params_json);
-                free(c->state);
-                query_metrics_free(c->metrics, c->n_metrics);
-        }
-        free(s->cells);
+        for (size_t i = 0; i < s->n_cells; i++)
+                query_metrics_free(s->cells[i].metrics, s->cells[i].n_metrics);
+        q_rows_free(&sel_cell_kind, s->cells, s->n_cells);
         free(s->tag);
         free(s->settings_json);
         free(s->kernel_id);
@@ -793,43 +762,12 @@ struct query_selection *query_selection_free(struct query_selection *s) {
         "AND c.attempt = (SELECT max(c2.attempt) FROM cells c2 "                          \
         "WHERE c2.run_id = c.run_id AND c2.cell_key = c.cell_key) "
 
+#define SEL_ARGS(v, workload) Q_ARGS(Q_INT((v)->run_id), Q_TEXT((v)->kernel_id), Q_TEXT(workload))
+
 static int selection_cells(struct db *db, struct query_selection *v, const char *workload, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        size_t cap = 0;
-        int r, rc, oom = 0;
-
-        r = q_prepare(db, "SELECT c.id, c.cell_key, c.workload, c.params_json, c.state, c.boot_s, "
-                          "c.workload_s, c.total_s FROM cells c " SEL_WHERE "ORDER BY c.id", &s, err);
-        if (r < 0)
-                return r;
-        sqlite3_bind_int64(s, 1, v->run_id);
-        sqlite3_bind_text(s, 2, v->kernel_id, -1, SQLITE_TRANSIENT);
-        if (workload)
-                sqlite3_bind_text(s, 3, workload, -1, SQLITE_TRANSIENT);
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                struct query_sel_cell *c;
-
-                if (grow((void **)&v->cells, &cap, v->n_cells, sizeof(*v->cells)) < 0) {
-                        oom = 1;
-                        break;
-                }
-                c = &v->cells[v->n_cells++];
-                c->id = sqlite3_column_int64(s, 0);
-                c->cell_key = col_dup(s, 1, &oom);
-                c->workload = col_dup(s, 2, &oom);
-                c->params_json = col_dup(s, 3, &oom);
-                c->state = col_dup(s, 4, &oom);
-                c->boot_s = col_real(s, 5);
-                c->workload_s = col_real(s, 6);
-                c->total_s = col_real(s, 7);
-                if (oom)
-                        break;
-        }
-        if (oom)
-                return error_setf(err, -ENOMEM, "out of memory");
-        if (rc != SQLITE_DONE)
-                return db_error(db, rc, err, "reading cells");
-        return 0;
+        return q_rows(db, "SELECT c.id, c.cell_key, c.workload, c.params_json, c.state, c.boot_s, "
+                          "c.workload_s, c.total_s FROM cells c " SEL_WHERE "ORDER BY c.id",
+                      SEL_ARGS(v, workload), &sel_cell_kind, (void **)&v->cells, &v->n_cells, err);
 }
 
 static int sel_cell_cmp(const void *key, const void *elem) {
@@ -838,95 +776,96 @@ static int sel_cell_cmp(const void *key, const void *elem) {
         return (id > other) - (id < other);
 }
 
+struct sel_metrics_ctx {
+        struct query_selection *v;
+        struct query_sel_cell *c;  /* the cell of the last row */
+        size_t cap;                /* capacity of c->metrics */
+};
+
+/* One (cell_id, name, value, unit) row, into its cell's metrics. */
+static int sel_metric_add(sqlite3_stmt *s, void *ctx) {
+        struct sel_metrics_ctx *a = ctx;
+        int64_t cell_id = sqlite3_column_int64(s, 0);
+        struct query_sel_cell *c = a->c;
+
+        if (!c || c->id != cell_id) {
+                /* v->cells is sorted by id (selection_cells). */
+                c = a->c = bsearch(&cell_id, a->v->cells, a->v->n_cells, sizeof(*c), sel_cell_cmp);
+                if (!c)
+                        return 0;
+                a->cap = c->n_metrics;
+        }
+        if (grow((void **)&c->metrics, &a->cap, c->n_metrics, sizeof(*c->metrics)) < 0)
+                return -ENOMEM;
+        return q_row_read(&sel_metric_kind, s, 1, &c->metrics[c->n_metrics++]);
+}
+
 static int selection_metrics(struct db *db, struct query_selection *v, const char *workload,
                              struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        struct query_sel_cell *c = NULL;
-        size_t cap = 0;
-        int r, rc, oom = 0;
+        struct sel_metrics_ctx a = { .v = v };
 
         /* No ORDER BY: the join walks each cell's metrics by primary key
          * (cell_id, name), so they come grouped by cell and sorted by name;
          * a sorter over every row would cost more than the rows. */
-        r = q_prepare(db, "SELECT m.cell_id, m.name, m.value, m.unit FROM cells c "
-                          "JOIN metrics m ON m.cell_id = c.id " SEL_WHERE "AND c.state = 'ok'", &s, err);
+        return q_each(db, "SELECT m.cell_id, m.name, m.value, m.unit FROM cells c "
+                          "JOIN metrics m ON m.cell_id = c.id " SEL_WHERE "AND c.state = 'ok'",
+                      SEL_ARGS(v, workload), sel_metric_add, &a, "metrics", err);
+}
+
+/* The run's tag and settings, and the kernel's name as the run shows it. */
+struct sel_head {
+        char *tag, *settings_json, *kernel_name;
+};
+
+static const struct q_col sel_head_cols[] = {
+        Q_COL(TEXT, struct sel_head, tag),
+        Q_COL(TEXT, struct sel_head, settings_json),
+        Q_COL(TEXT, struct sel_head, kernel_name),
+};
+
+static const struct q_kind sel_head_kind = Q_KIND("runs", struct sel_head, sel_head_cols, NULL);
+
+static int selection_head(struct db *db, struct query_selection *v, struct kb_error *err) {
+        struct sel_head *h;
+        int r;
+
+        r = q_first(db, "SELECT r.tag, r.settings_json, "
+                        "(SELECT " KERNEL_LABEL("r", "name") " FROM kernels WHERE id = ?2) "
+                        "FROM runs r WHERE r.id = ?1",
+                    Q_ARGS(Q_INT(v->run_id), Q_TEXT(v->kernel_id)), &sel_head_kind, (void **)&h, err);
         if (r < 0)
                 return r;
-        sqlite3_bind_int64(s, 1, v->run_id);
-        sqlite3_bind_text(s, 2, v->kernel_id, -1, SQLITE_TRANSIENT);
-        if (workload)
-                sqlite3_bind_text(s, 3, workload, -1, SQLITE_TRANSIENT);
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                int64_t cell_id = sqlite3_column_int64(s, 0);
-                struct query_metric *m;
-
-                if (!c || c->id != cell_id) {
-                        /* v->cells is sorted by id (selection_cells). */
-                        c = bsearch(&cell_id, v->cells, v->n_cells, sizeof(*v->cells), sel_cell_cmp);
-                        if (!c)
-                                continue;
-                        cap = c->n_metrics;
-                }
-                if (grow((void **)&c->metrics, &cap, c->n_metrics, sizeof(*c->metrics)) < 0) {
-                        oom = 1;
-                        break;
-                }
-                m = &c->metrics[c->n_metrics++];
-                m->name = col_dup(s, 1, &oom);
-                m->value = col_real(s, 2);
-                m->has_value = !isnan(m->value);
-                m->unit = col_dup(s, 3, &oom);
-                if (oom)
-                        break;
-        }
-        if (oom)
-                return error_setf(err, -ENOMEM, "out of memory");
-        if (rc != SQLITE_DONE)
-                return db_error(db, rc, err, "reading metrics");
+        if (!h)
+                return error_setf(err, -ENOENT, "no run %lld in %s", (long long)v->run_id, db_path(db));
+        v->tag = h->tag;
+        v->settings_json = h->settings_json;
+        v->kernel_name = h->kernel_name;
+        free(h);
         return 0;
 }
 
 int query_selection(struct db *db, int64_t run_id, const char *kernel_id, const char *workload,
                     struct query_selection **ret, struct kb_error *err) {
         struct query_selection *v = calloc(1, sizeof(*v));
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r, rc, oom = 0;
+        int r;
 
         if (!v)
                 return error_setf(err, -ENOMEM, "out of memory");
         v->run_id = run_id;
-        r = q_prepare(db, "SELECT r.tag, r.settings_json, "
-                          "(SELECT " KERNEL_LABEL("r", "name") " FROM kernels WHERE id = ?2) "
-                          "FROM runs r WHERE r.id = ?1", &s, err);
-        if (r < 0)
-                goto fail;
-        sqlite3_bind_int64(s, 1, run_id);
-        sqlite3_bind_text(s, 2, kernel_id, -1, SQLITE_TRANSIENT);
-        rc = sqlite3_step(s);
-        if (rc == SQLITE_DONE) {
-                r = error_setf(err, -ENOENT, "no run %lld in %s", (long long)run_id, db_path(db));
-                goto fail;
-        }
-        if (rc != SQLITE_ROW) {
-                r = db_error(db, rc, err, "reading run %lld", (long long)run_id);
-                goto fail;
-        }
-        v->tag = col_dup(s, 0, &oom);
-        v->settings_json = col_dup(s, 1, &oom);
-        v->kernel_name = col_dup(s, 2, &oom);
         v->kernel_id = strdup(kernel_id);
-        if (oom || !v->kernel_id) {
-                r = error_setf(err, -ENOMEM, "out of memory");
-                goto fail;
+        if (!v->kernel_id) {
+                query_selection_free(v);
+                return error_setf(err, -ENOMEM, "out of memory");
         }
-        r = selection_cells(db, v, workload, err);
+        r = selection_head(db, v, err);
+        if (r >= 0)
+                r = selection_cells(db, v, workload, err);
         if (r >= 0)
                 r = selection_metrics(db, v, workload, err);
-        if (r < 0)
-                goto fail;
+        if (r < 0) {
+                query_selection_free(v);
+                return r;
+        }
         *ret = v;
         return 0;
-fail:
-        query_selection_free(v);
-        return r;
 }

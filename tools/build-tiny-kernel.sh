@@ -10,12 +10,15 @@
 # to check that the agent falls back (docs/tiny-kernel.md); EPOLL, EVENTFD,
 # FUTEX and POSIX_TIMERS may be named too (the agent does not use them).
 # Needs: linux-source-6.1 flex bison bc libelf-dev gcc make xz-utils.
-# Writes OUTDIR/bzImage and OUTDIR/config; the tree stays in OUTDIR/src.
+# Writes OUTDIR/bzImage and OUTDIR/config (with KBENCH_TINY_WITHOUT:
+# OUTDIR/bzImage-without-timerfd-signalfd and its config); the tree stays in
+# OUTDIR/src, so a variant after the default, or back, rebuilds what changed.
 # Takes about 4 minutes on 2 cores; run it under `nice -n 19` on a shared host.
 # Then: kbench kernel add OUTDIR/bzImage --name 6.1-tiny
 set -eu
 
 out=${1:-./tiny-kernel}
+fragment=$(cd "$(dirname "$0")" && pwd)/tiny-kernel.config
 tarball=${KBENCH_LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${JOBS:-$(nproc)}
 
@@ -36,26 +39,9 @@ cd "$out/src"
 # the agent is a static x86_64 binary.
 make ARCH=x86_64 tinyconfig >/dev/null
 
-# What a kbench cell needs, all built in (a bare image has no modules):
-#   boot:     64-bit, PVH entry, ACPI (power-off at the end of a cell), PCI
-#   console:  printk, TTY, 8250 serial with console (ttyS0 console, ttyS1 records)
-#   initramfs: BLK_DEV_INITRD with gzip (guest/initramfs.c writes newc+gzip)
-#   agent:    ELF binaries, /proc, sysfs, devtmpfs, tmpfs for /run and /tmp,
-#             signalfd, timerfd, eventfd, epoll, futex, POSIX timers
-#   disk:     PIIX IDE (machine 'pc') through libata + SCSI disk, ext4 (ext3 too)
-#   swap:     SWAP, so --swap cells can run (no event counters all the same)
-scripts/config \
-        -e 64BIT -e PVH -e HYPERVISOR_GUEST -e PARAVIRT \
-        -e ACPI -e PCI \
-        -e PRINTK -e TTY -e SERIAL_8250 -e SERIAL_8250_CONSOLE \
-        -e BLK_DEV_INITRD -e RD_GZIP \
-        -e BINFMT_ELF -e BINFMT_SCRIPT -e PROC_FS -e PROC_SYSCTL -e SYSFS \
-        -e DEVTMPFS -e DEVTMPFS_MOUNT -e TMPFS -e SHMEM \
-        -e MULTIUSER -e FUTEX -e EPOLL -e SIGNALFD -e TIMERFD -e EVENTFD -e POSIX_TIMERS \
-        -e FILE_LOCKING -e UNIX98_PTYS \
-        -e BLOCK -e SCSI -e BLK_DEV_SD -e ATA -e ATA_SFF -e ATA_BMDMA -e ATA_PIIX \
-        -e EXT4_FS -e EXT4_USE_FOR_EXT2 -e SWAP \
-        -d VM_EVENT_COUNTERS -d MODULES
+# What a kbench cell needs, all built in: tools/tiny-kernel.config, the
+# fragment `kbench kernel build --fragment` merges the same way.
+scripts/kconfig/merge_config.sh -m .config "$fragment" >/dev/null
 without=${KBENCH_TINY_WITHOUT:-}
 for o in $without; do
         case $o in
@@ -83,7 +69,13 @@ if grep -q '^CONFIG_VM_EVENT_COUNTERS=y' .config; then
         exit 1
 fi
 
+suffix=
+for o in $without; do
+        suffix="$suffix-$(echo "$o" | tr 'A-Z' 'a-z')"
+done
+[ -z "$suffix" ] || suffix="-without$suffix"
 make ARCH=x86_64 -j"$jobs" bzImage >"$out/build.log" 2>&1 || { tail -20 "$out/build.log" >&2; exit 1; }
-cp arch/x86/boot/bzImage "$out/bzImage"
-cp .config "$out/config"
-echo "$out/bzImage ($(make -s ARCH=x86_64 kernelrelease))"
+cp arch/x86/boot/bzImage "$out/bzImage$suffix.tmp"
+cp .config "$out/config$suffix"
+mv "$out/bzImage$suffix.tmp" "$out/bzImage$suffix"
+echo "$out/bzImage$suffix ($(make -s ARCH=x86_64 kernelrelease))"

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 debs=${KBENCH_DEBS:-/var/cache/kbench-debs}
-kbench=./build/harness/kbench
+kbench=./build/cli/kbench
 for d in "$debs"/linux-image-6.1.0-47-amd64-unsigned_*.deb "$debs"/linux-image-6.1.0-57-amd64-unsigned_*.deb; do
   $kbench kernel add -q "$d"
 done

@@ -11,6 +11,7 @@ packages=(
   libcurl4-openssl-dev libsqlite3-dev libjansson-dev libglib2.0-dev libarchive-dev libkmod-dev
   kmod e2fsprogs busybox-static vsftpd bonnie++ coreutils xz-utils zstd procps
   gcovr chromium fonts-dejavu-core bash-completion
+  linux-source-6.1 flex bison bc libelf-dev ccache git
 )
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh: run as root (it installs packages)" >&2
@@ -29,7 +30,7 @@ fi
 # never as root: the kernels it boots are fetched from the network.
 # (libvirt-daemon-system creates it too; kbench does not need the daemon.)
 # Its access to /dev/kvm comes from kbench's qemu.conf, which takes
-# /dev/kvm's group (harness/vm.c), so no group membership is set up here.
+# /dev/kvm's group (host/vm.c), so no group membership is set up here.
 getent passwd libvirt-qemu >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin libvirt-qemu
 if [ "$(id -u libvirt-qemu)" -eq 0 ]; then
   echo "setup.sh: the user libvirt-qemu has uid 0; give it a uid of its own" >&2

@@ -2,9 +2,10 @@
  * The stall runs and halts shaded are found by the functions the cell's
  * vmstat.stall_* and ftp.halt_* were computed with (vmstat_stall_spans(),
  * ftp_halt_next() of workloads/workload.h) with the same arguments, over
- * the stored rows; harness/test-cellrows.c checks that they agree.
- * This floor may not use the record parser (it sits beside the guest), so
- * the record framing of common/proto.h is restated here over the raw log. */
+ * the stored rows; cell/test-cellrows.c checks that they agree.
+ * Everything is read from stored rows (vmstat, timeline, marks), never from
+ * the raw ttyS1 log: the record parser's reader of stored logs is the
+ * store's (db_marks_from_log() of results/db.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/parse.h"
+#include "common/splitmix64.h"
 #include "common/util.h"
 #include "common/guest-paths.h"
 #include "workloads/ftp.h"
@@ -42,13 +43,8 @@
 /* ---- data generator --------------------------------------------------- */
 
 uint64_t ftp_gen_word(uint64_t seed, uint64_t i) {
-        /* splitmix64 (Steele, Lea, Flood; Vigna's reference): the state after
-         * i + 1 steps is seed + (i + 1) * golden, so any word is one mix away. */
-        uint64_t z = seed + (i + 1) * UINT64_C(0x9e3779b97f4a7c15);
-
-        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-        return z ^ (z >> 31);
+        /* Position-addressable, so a read at any offset needs no walk. */
+        return splitmix64_at(seed, i);
 }
 
 void ftp_gen_init(struct ftp_gen *g, uint64_t seed) {
@@ -236,26 +232,9 @@ int ftp_vsftpd_conf(const struct ftp_server_params *p, char **ret_text, struct k
         return 0;
 }
 
-int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, int verify,
-                     char **ret_script, struct kb_error *err) {
-        g_autofree char *conf = NULL;
-        GString *s;
-        int r;
-
-        if (!ftp_safe_word(host_fifo))
-                return error_setf(err, -EINVAL, "workload ftp: unsafe host fifo path");
-        if (p->link_dev && (!ftp_safe_word(p->link_dev) || strchr(p->link_dev, '/')))
-                return error_setf(err, -EINVAL, "workload ftp: bad link device name");
-        r = ftp_vsftpd_conf(p, &conf, err);
-        if (r < 0)
-                return r;
-        s = g_string_new(NULL);
-        /* Lines the parser reads start with "ftp-"; "ftp-error:" lines make
-         * the cell fail with that text. verify runs after sync-end so that
-         * reading the file back does not count towards ingest time. */
-        g_string_append(s,
-                "# kbench ftp job: vsftpd receives the host's upload on the disk under test\n"
-                "set -f\n");
+/* Start vsftpd with its configuration and wait until it listens: each
+ * line of the job's shell script is a line here. */
+static void script_server(GString *s, const struct ftp_server_params *p, const char *conf) {
         /* Nothing here uses IPv6, and its multicast joins when the link comes
          * up make the e1000 driver rewrite RCTL, after which QEMU's e1000
          * receives nothing for 1 s; so it goes before the link is up. A
@@ -292,6 +271,9 @@ int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, i
                 "done\n",
                 p->dir, p->run_dir, p->user, conf, p->port, FTP_LISTEN_WAIT_S * 10, p->port,
                 FTP_LISTEN_WAIT_S);
+}
+
+static void script_carrier(GString *s, const struct ftp_server_params *p) {
         /* QEMU's user-mode network reaches the guest only once its NIC has
          * link: e1000 comes up about 2 s after the agent configures it, well
          * after vsftpd listens. Before that, the forward's SYN to the guest
@@ -311,6 +293,10 @@ int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, i
                         "        sleep 0.1\n"
                         "done\n",
                         p->link_dev, FTP_LISTEN_WAIT_S * 10, p->link_dev, FTP_LISTEN_WAIT_S);
+}
+
+/* After the host's upload: report what arrived, sync, check its size. */
+static void script_after_upload(GString *s, const char *host_fifo) {
         g_string_append_printf(s,
                 "echo host-start >&3\n"
                 "read line < %s\n"
@@ -334,17 +320,47 @@ int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, i
                 "        rc=1\n"
                 "fi\n",
                 host_fifo);
+}
+
+/* Read the file back for its checksum, after sync-end, so that reading it
+ * does not count towards ingest time. */
+static void script_verify(GString *s) {
+        g_string_append(s,
+                "echo verify-start >&3\n"
+                "sum=$(sha256sum \"$d/in/data\")\n"
+                "sum=${sum%% *}\n"
+                "echo verify-end >&3\n"
+                "echo \"ftp-sha256 $sum\"\n"
+                "if [ \"$sum\" != \"$3\" ]; then\n"
+                "        echo \"ftp-error: checksum mismatch: file $sum, sent $3\"\n"
+                "        rc=1\n"
+                "fi\n");
+}
+
+int ftp_script_build(const struct ftp_server_params *p, const char *host_fifo, int verify,
+                     char **ret_script, struct kb_error *err) {
+        g_autofree char *conf = NULL;
+        GString *s;
+        int r;
+
+        if (!ftp_safe_word(host_fifo))
+                return error_setf(err, -EINVAL, "workload ftp: unsafe host fifo path");
+        if (p->link_dev && (!ftp_safe_word(p->link_dev) || strchr(p->link_dev, '/')))
+                return error_setf(err, -EINVAL, "workload ftp: bad link device name");
+        r = ftp_vsftpd_conf(p, &conf, err);
+        if (r < 0)
+                return r;
+        s = g_string_new(NULL);
+        /* Lines the parser reads start with "ftp-"; "ftp-error:" lines make
+         * the cell fail with that text. */
+        g_string_append(s,
+                "# kbench ftp job: vsftpd receives the host's upload on the disk under test\n"
+                "set -f\n");
+        script_server(s, p, conf);
+        script_carrier(s, p);
+        script_after_upload(s, host_fifo);
         if (verify)
-                g_string_append(s,
-                        "echo verify-start >&3\n"
-                        "sum=$(sha256sum \"$d/in/data\")\n"
-                        "sum=${sum%% *}\n"
-                        "echo verify-end >&3\n"
-                        "echo \"ftp-sha256 $sum\"\n"
-                        "if [ \"$sum\" != \"$3\" ]; then\n"
-                        "        echo \"ftp-error: checksum mismatch: file $sum, sent $3\"\n"
-                        "        rc=1\n"
-                        "fi\n");
+                script_verify(s);
         g_string_append(s, "exit $rc\n");
         *ret_script = g_string_free(s, FALSE);
         return 0;
@@ -715,27 +731,9 @@ static void ftp_curl_init(void) {
         curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-/* Run the transfer. Returns 0 or -errno with err; OUT: *ret_t0 (before the
- * first command), *ret_t1 (the 226 reply), *ret_data_s (seconds of the data
- * phase: from the end of login, PASV and STOR, which curl calls pretransfer,
- * to the 226 reply). */
-static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, double *ret_t1,
-                        double *ret_data_s, struct kb_error *err) {
-        char errbuf[CURL_ERROR_SIZE] = "", url[64];
-        CURL *e = NULL;
-        CURLM *m = NULL;
-        CURLcode res = CURLE_OK;
-        curl_off_t sent = 0, pre_us = 0;
-        int running = 1, r = 0;
-        double t0, t1;
-
-        snprintf(url, sizeof(url), "ftp://127.0.0.1:%u" FTP_REMOTE_PATH, port);
-        e = curl_easy_init();
-        m = curl_multi_init();
-        if (!e || !m) {
-                r = error_setf(err, -ENOMEM, "ftp: curl init failed");
-                goto out;
-        }
+/* The upload's options: passive, the size known, fed by the generator, its
+ * progress and the server's replies seen by the callbacks above. */
+static void ftp_easy_setup(CURL *e, struct ftp_xfer *x, const char *url, char *errbuf) {
         curl_easy_setopt(e, CURLOPT_URL, url);
         curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
         curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)x->size);
@@ -754,6 +752,90 @@ static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, doubl
         curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, (long)ftp_upload_buffer(x->rate));
         if (x->rate)
                 curl_easy_setopt(e, CURLOPT_MAX_SEND_SPEED_LARGE, (curl_off_t)x->rate);
+}
+
+/* Drive the transfer to its end, sampling the bytes sent at the timeline's
+ * period. Errors: -EIO (curl), -ECANCELED, the timeline's own error. */
+static int ftp_pump(struct ftp_xfer *x, CURLM *m, CURL *e, struct kb_error *err) {
+        curl_off_t sent = 0;
+        int running = 1;
+
+        while (running) {
+                CURLMcode mc = curl_multi_perform(m, &running);
+                double t = ftp_now(x->host);
+
+                if (mc != CURLM_OK)
+                        return error_setf(err, -EIO, "ftp: %s", curl_multi_strerror(mc));
+                /* The progress callback slows to ~1/s when nothing moves; a
+                 * halt is exactly when we need the points, so sample here too. */
+                if ((t >= x->next_due || ftp_xfer_no_bytes_yet(x)) &&
+                    curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &sent) == CURLE_OK)
+                        ftp_xfer_point(x, t, (double)sent, 0);
+                if (*x->host->cancel)
+                        return error_setf(err, -ECANCELED, "ftp: upload cancelled");
+                if (x->fail)
+                        return error_setf(err, x->fail, "ftp: could not record the timeline: %s",
+                                          strerror(-x->fail));
+                if (!running)
+                        break;
+                double wait = (x->next_due - t) * 1000;
+                curl_multi_poll(m, NULL, 0, wait < 1 ? 1 : wait > 100 ? 100 : (int)wait, NULL);
+        }
+        return 0;
+}
+
+/* Check how the finished transfer ended: curl's result, every byte sent,
+ * a pretransfer time inside it; record its last point.
+ * OUT: *ret_pre_s, seconds of login, PASV and STOR. */
+static int ftp_finish(struct ftp_xfer *x, CURLM *m, CURL *e, const char *url, const char *errbuf,
+                      double t0, double t1, double *ret_pre_s, struct kb_error *err) {
+        CURLcode res = CURLE_OK;
+        curl_off_t sent = 0, pre_us = 0;
+        int left;
+
+        for (CURLMsg *msg; (msg = curl_multi_info_read(m, &left));)
+                if (msg->msg == CURLMSG_DONE)
+                        res = msg->data.result;
+        if (res != CURLE_OK)
+                return error_setf(err, res == CURLE_ABORTED_BY_CALLBACK && *x->host->cancel ? -ECANCELED : -EIO,
+                                  "ftp: upload to %s failed: %s%s%s%s", url,
+                                  errbuf[0] ? errbuf : curl_easy_strerror(res),
+                                  x->reply[0] ? " (server: '" : "", x->reply, x->reply[0] ? "')" : "");
+        curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &sent);
+        if ((uint64_t)sent != x->size || x->gen.offset != x->size)
+                return error_setf(err, -EIO, "ftp: upload to %s ended after %" PRId64 " of %" PRIu64
+                                  " bytes", url, (int64_t)sent, x->size);
+        ftp_xfer_point(x, t1, (double)sent, 1);
+        if (x->fail)
+                return error_setf(err, x->fail, "ftp: could not record the timeline");
+        if (curl_easy_getinfo(e, CURLINFO_PRETRANSFER_TIME_T, &pre_us) != CURLE_OK || pre_us < 0 ||
+            (double)pre_us / 1e6 > t1 - t0)
+                return error_setf(err, -EIO, "ftp: curl reported no valid pretransfer time (%" PRId64 " us)",
+                                  (int64_t)pre_us);
+        *ret_pre_s = (double)pre_us / 1e6;
+        return 0;
+}
+
+/* Run the transfer. Returns 0 or -errno with err; OUT: *ret_t0 (before the
+ * first command), *ret_t1 (the 226 reply), *ret_data_s (seconds of the data
+ * phase: from the end of login, PASV and STOR, which curl calls pretransfer,
+ * to the 226 reply). */
+static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, double *ret_t1,
+                        double *ret_data_s, struct kb_error *err) {
+        char errbuf[CURL_ERROR_SIZE] = "", url[64];
+        CURL *e = NULL;
+        CURLM *m = NULL;
+        int r = 0;
+        double t0, t1, pre_s = 0;
+
+        snprintf(url, sizeof(url), "ftp://127.0.0.1:%u" FTP_REMOTE_PATH, port);
+        e = curl_easy_init();
+        m = curl_multi_init();
+        if (!e || !m) {
+                r = error_setf(err, -ENOMEM, "ftp: curl init failed");
+                goto out;
+        }
+        ftp_easy_setup(e, x, url, errbuf);
         curl_multi_add_handle(m, e);
 
         t0 = ftp_now(x->host);
@@ -766,64 +848,16 @@ static int ftp_transfer(struct ftp_xfer *x, uint16_t port, double *ret_t0, doubl
                 goto out;
         }
         ftp_xfer_point(x, t0, 0, 1);
-        while (running) {
-                CURLMcode mc = curl_multi_perform(m, &running);
-                double t = ftp_now(x->host);
-
-                if (mc != CURLM_OK) {
-                        r = error_setf(err, -EIO, "ftp: %s", curl_multi_strerror(mc));
-                        goto out;
-                }
-                /* The progress callback slows to ~1/s when nothing moves; a
-                 * halt is exactly when we need the points, so sample here too. */
-                if ((t >= x->next_due || ftp_xfer_no_bytes_yet(x)) &&
-                    curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &sent) == CURLE_OK)
-                        ftp_xfer_point(x, t, (double)sent, 0);
-                if (*x->host->cancel) {
-                        r = error_setf(err, -ECANCELED, "ftp: upload cancelled");
-                        goto out;
-                }
-                if (x->fail) {
-                        r = error_setf(err, x->fail, "ftp: could not record the timeline: %s",
-                                       strerror(-x->fail));
-                        goto out;
-                }
-                if (!running)
-                        break;
-                double wait = (x->next_due - t) * 1000;
-                curl_multi_poll(m, NULL, 0, wait < 1 ? 1 : wait > 100 ? 100 : (int)wait, NULL);
-        }
+        r = ftp_pump(x, m, e, err);
+        if (r < 0)
+                goto out;
         t1 = ftp_now(x->host);
-        for (CURLMsg *msg; (msg = curl_multi_info_read(m, &running));)
-                if (msg->msg == CURLMSG_DONE)
-                        res = msg->data.result;
-        if (res != CURLE_OK) {
-                r = error_setf(err, res == CURLE_ABORTED_BY_CALLBACK && *x->host->cancel ? -ECANCELED : -EIO,
-                               "ftp: upload to %s failed: %s%s%s%s", url,
-                               errbuf[0] ? errbuf : curl_easy_strerror(res),
-                               x->reply[0] ? " (server: '" : "", x->reply, x->reply[0] ? "')" : "");
+        r = ftp_finish(x, m, e, url, errbuf, t0, t1, &pre_s, err);
+        if (r < 0)
                 goto out;
-        }
-        curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &sent);
-        if ((uint64_t)sent != x->size || x->gen.offset != x->size) {
-                r = error_setf(err, -EIO, "ftp: upload to %s ended after %" PRId64 " of %" PRIu64
-                               " bytes", url, (int64_t)sent, x->size);
-                goto out;
-        }
-        ftp_xfer_point(x, t1, (double)sent, 1);
-        if (x->fail) {
-                r = error_setf(err, x->fail, "ftp: could not record the timeline");
-                goto out;
-        }
-        if (curl_easy_getinfo(e, CURLINFO_PRETRANSFER_TIME_T, &pre_us) != CURLE_OK || pre_us < 0 ||
-            (double)pre_us / 1e6 > t1 - t0) {
-                r = error_setf(err, -EIO, "ftp: curl reported no valid pretransfer time (%" PRId64 " us)",
-                               (int64_t)pre_us);
-                goto out;
-        }
         *ret_t0 = t0;
         *ret_t1 = t1;
-        *ret_data_s = t1 - t0 - (double)pre_us / 1e6;
+        *ret_data_s = t1 - t0 - pre_s;
 out:
         if (m && e)
                 curl_multi_remove_handle(m, e);

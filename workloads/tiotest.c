@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "common/parse.h"
+#include "common/splitmix64.h"
 
 #define TIOTEST_THREADS_MAX 256
 #define TIOTEST_COUNTS_MAX 32
@@ -85,15 +86,6 @@ static double tiotest_now(void) {
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* splitmix64: small, good enough for choosing blocks, seedable per thread. */
-static uint64_t tiotest_rand(uint64_t *state) {
-        uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-}
-
 /* Whole-block pread/pwrite: short transfers continue, EINTR retries, and
  * end of file before the block is full is an error (EIO). */
 static int tiotest_io(int fd, unsigned char *buf, size_t len, uint64_t off, int is_write) {
@@ -123,7 +115,7 @@ static void *tiotest_worker(void *arg) {
         pthread_barrier_wait(t->ready);
         pthread_barrier_wait(t->go);
         for (uint64_t i = 0; i < t->nops; i++) {
-                uint64_t blk = is_random ? tiotest_rand(&state) % t->blocks : i;
+                uint64_t blk = is_random ? splitmix64(&state) % t->blocks : i;
                 double t0 = tiotest_now(), lat;
                 int r = tiotest_io(t->fd, t->buf, t->o->block, blk * t->o->block, is_write);
 
@@ -179,15 +171,106 @@ static void tiotest_file(const struct tiotest_opts *o, unsigned threads, unsigne
         snprintf(buf, size, "%s/tiotest.%u.%u", o->dir, threads, i);
 }
 
+/* Open thread i's file and fill its block buffer. Returns 0, or 1 after
+ * printing why (nothing of it left open). */
+static int tiotest_prepare(const struct tiotest_opts *o, unsigned n, enum tiotest_phase phase,
+                           struct tiotest_thread *t, unsigned i) {
+        int is_write = phase == SEQ_WRITE || phase == RAND_WRITE;
+        char path[4096];
+        int flags = (is_write ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+
+        if (phase == SEQ_WRITE)
+                flags |= O_CREAT | O_TRUNC;
+        if (o->direct)
+                flags |= O_DIRECT;
+        if (o->sync && is_write)
+                flags |= O_SYNC;
+        tiotest_file(o, n, i, path, sizeof(path));
+        t->fd = open(path, flags, 0644);
+        if (t->fd < 0) {
+                fprintf(stderr, "tiotest: open %s: %s\n", path, strerror(errno));
+                return 1;
+        }
+        /* O_DIRECT wants an aligned buffer; 4096 covers every logical block size we meet. */
+        if (posix_memalign((void **)&t->buf, 4096, o->block) != 0) {
+                fprintf(stderr, "tiotest: out of memory\n");
+                close(t->fd);
+                t->buf = NULL;
+                return 1;
+        }
+        /* Written data is not all zeros, so no layer can shortcut it. */
+        for (uint64_t b = 0, s = t->seed; b < o->block; b += 8) {
+                uint64_t v = splitmix64(&s);
+                memcpy(t->buf + b, &v, o->block - b < 8 ? o->block - b : 8);
+        }
+        return 0;
+}
+
+/* What the threads of a phase measured, summed. */
+struct tiotest_sum {
+        double t_end, lat_sum, lat_max;  /* seconds */
+        uint64_t ops, gt2, gt10;
+};
+
+/* Sum the threads' results, close their files and free their buffers.
+ * Returns 0, or 1 after printing the first thread's error. */
+static int tiotest_gather(struct tiotest_thread *t, unsigned n, enum tiotest_phase phase,
+                          struct tiotest_sum *sum) {
+        int ret = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                if (t[i].err && !ret) {
+                        fprintf(stderr, "tiotest: %s %s thread %u: %s\n", tiotest_phase_names[phase],
+                                t[i].what ? t[i].what : "", i, strerror(t[i].err));
+                        ret = 1;
+                }
+                if (t[i].t_end > sum->t_end)
+                        sum->t_end = t[i].t_end;
+                sum->ops += t[i].ops_done;
+                sum->lat_sum += t[i].lat_sum;
+                if (t[i].lat_max > sum->lat_max)
+                        sum->lat_max = t[i].lat_max;
+                sum->gt2 += t[i].gt2;
+                sum->gt10 += t[i].gt10;
+                close(t[i].fd);
+                free(t[i].buf);
+        }
+        return ret;
+}
+
+static double tiotest_cpu_s(const struct timeval *a, const struct timeval *b) {
+        return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_usec - a->tv_usec) / 1e6;
+}
+
+/* Start the prepared threads together, wait for them, and measure the
+ * process's CPU time over the phase. */
+static void tiotest_start(struct tiotest_thread *t, unsigned n, pthread_barrier_t *ready, pthread_barrier_t *go,
+                          double *ret_t_start, struct rusage *ret_r0, struct rusage *ret_r1) {
+        for (unsigned i = 0; i < n; i++)
+                if (pthread_create(&t[i].tid, NULL, tiotest_worker, &t[i]) != 0) {
+                        /* The prepared threads wait on a barrier that can no
+                         * longer fill; leaving the process is the only way out. */
+                        fprintf(stderr, "tiotest: cannot create thread %u\n", i);
+                        exit(1);
+                }
+
+        pthread_barrier_wait(ready);
+        getrusage(RUSAGE_SELF, ret_r0);
+        *ret_t_start = tiotest_now();
+        pthread_barrier_wait(go);
+        for (unsigned i = 0; i < n; i++)
+                pthread_join(t[i].tid, NULL);
+        getrusage(RUSAGE_SELF, ret_r1);
+}
+
 /* Run one phase with n threads. Returns 0, or 1 after printing why. */
 static int tiotest_phase(const struct tiotest_opts *o, unsigned n, enum tiotest_phase phase) {
-        int is_write = phase == SEQ_WRITE || phase == RAND_WRITE;
         uint64_t file_bytes = o->size / n / o->block * o->block;
         struct tiotest_thread *t = calloc(n, sizeof(*t));
+        struct tiotest_sum sum = { 0 };
         pthread_barrier_t ready, go;
         struct rusage r0, r1;
-        double t_start, t_end = 0, lat_sum = 0, lat_max = 0, wall, user, sys;
-        uint64_t ops = 0, gt2 = 0, gt10 = 0;
+        double t_start;
         int ret = 0;
         unsigned prepared = 0;
 
@@ -197,17 +280,7 @@ static int tiotest_phase(const struct tiotest_opts *o, unsigned n, enum tiotest_
         }
         pthread_barrier_init(&ready, NULL, n + 1);
         pthread_barrier_init(&go, NULL, n + 1);
-        for (unsigned i = 0; i < n; i++) {
-                char path[4096];
-                int flags = (is_write ? O_RDWR : O_RDONLY) | O_CLOEXEC;
-
-                if (phase == SEQ_WRITE)
-                        flags |= O_CREAT | O_TRUNC;
-                if (o->direct)
-                        flags |= O_DIRECT;
-                if (o->sync && is_write)
-                        flags |= O_SYNC;
-                tiotest_file(o, n, i, path, sizeof(path));
+        for (unsigned i = 0; i < n && !ret; i++) {
                 t[i] = (struct tiotest_thread){
                         .o = o, .ready = &ready, .go = &go, .phase = phase, .index = i,
                         .blocks = file_bytes / o->block,
@@ -215,70 +288,19 @@ static int tiotest_phase(const struct tiotest_opts *o, unsigned n, enum tiotest_
                         .seed = o->seed ^ ((uint64_t)(i + 1) * 0x5851f42d4c957f2dULL) ^ ((uint64_t)phase << 56),
                 };
                 t[i].nops = (phase == RAND_WRITE || phase == RAND_READ) ? o->random / n : t[i].blocks;
-                t[i].fd = open(path, flags, 0644);
-                if (t[i].fd < 0) {
-                        fprintf(stderr, "tiotest: open %s: %s\n", path, strerror(errno));
-                        ret = 1;
-                        break;
-                }
-                /* O_DIRECT wants an aligned buffer; 4096 covers every logical block size we meet. */
-                if (posix_memalign((void **)&t[i].buf, 4096, o->block) != 0) {
-                        fprintf(stderr, "tiotest: out of memory\n");
-                        close(t[i].fd);
-                        t[i].buf = NULL;
-                        ret = 1;
-                        break;
-                }
-                /* Written data is not all zeros, so no layer can shortcut it. */
-                for (uint64_t b = 0, s = t[i].seed; b < o->block; b += 8) {
-                        uint64_t v = tiotest_rand(&s);
-                        memcpy(t[i].buf + b, &v, o->block - b < 8 ? o->block - b : 8);
-                }
-                prepared++;
+                ret = tiotest_prepare(o, n, phase, &t[i], i);
+                if (!ret)
+                        prepared++;
         }
         if (ret) {
-                /* Nothing was prepared yet: files and buffers are set up first. */
+                /* No thread runs yet: files and buffers are set up first. */
                 for (unsigned i = 0; i < prepared; i++) {
                         close(t[i].fd);
                         free(t[i].buf);
                 }
-                pthread_barrier_destroy(&ready);
-                pthread_barrier_destroy(&go);
-                free(t);
-                return ret;
-        }
-        for (unsigned i = 0; i < n; i++)
-                if (pthread_create(&t[i].tid, NULL, tiotest_worker, &t[i]) != 0) {
-                        /* The prepared threads wait on a barrier that can no
-                         * longer fill; leaving the process is the only way out. */
-                        fprintf(stderr, "tiotest: cannot create thread %u\n", i);
-                        exit(1);
-                }
-
-        pthread_barrier_wait(&ready);
-        getrusage(RUSAGE_SELF, &r0);
-        t_start = tiotest_now();
-        pthread_barrier_wait(&go);
-        for (unsigned i = 0; i < n; i++)
-                pthread_join(t[i].tid, NULL);
-        getrusage(RUSAGE_SELF, &r1);
-
-        for (unsigned i = 0; i < n; i++) {
-                if (t[i].err && !ret) {
-                        fprintf(stderr, "tiotest: %s %s thread %u: %s\n", tiotest_phase_names[phase],
-                                t[i].what ? t[i].what : "", i, strerror(t[i].err));
-                        ret = 1;
-                }
-                if (t[i].t_end > t_end)
-                        t_end = t[i].t_end;
-                ops += t[i].ops_done;
-                lat_sum += t[i].lat_sum;
-                if (t[i].lat_max > lat_max)
-                        lat_max = t[i].lat_max;
-                gt2 += t[i].gt2;
-                gt10 += t[i].gt10;
-                close(t[i].fd);
-                free(t[i].buf);
+        } else {
+                tiotest_start(t, n, &ready, &go, &t_start, &r0, &r1);
+                ret = tiotest_gather(t, n, phase, &sum);
         }
         pthread_barrier_destroy(&ready);
         pthread_barrier_destroy(&go);
@@ -286,16 +308,13 @@ static int tiotest_phase(const struct tiotest_opts *o, unsigned n, enum tiotest_
         if (ret)
                 return ret;
 
-        wall = t_end - t_start;
-        user = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
-               (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) / 1e6;
-        sys = (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-              (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6;
         printf("tiotest phase=%s threads=%u size=%" PRIu64 " block=%" PRIu64 " ops=%" PRIu64
                " bytes=%" PRIu64 " wall_s=%.6f lat_avg_ms=%.6f lat_max_ms=%.6f lat_gt2s=%" PRIu64
                " lat_gt10s=%" PRIu64 " cpu_user_s=%.6f cpu_sys_s=%.6f\n",
-               tiotest_phase_names[phase], n, file_bytes * n, o->block, ops, ops * o->block, wall,
-               ops ? lat_sum / (double)ops * 1e3 : 0.0, lat_max * 1e3, gt2, gt10, user, sys);
+               tiotest_phase_names[phase], n, file_bytes * n, o->block, sum.ops, sum.ops * o->block,
+               sum.t_end - t_start, sum.ops ? sum.lat_sum / (double)sum.ops * 1e3 : 0.0, sum.lat_max * 1e3,
+               sum.gt2, sum.gt10, tiotest_cpu_s(&r0.ru_utime, &r1.ru_utime),
+               tiotest_cpu_s(&r0.ru_stime, &r1.ru_stime));
         fflush(stdout);
         return 0;
 }

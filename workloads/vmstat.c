@@ -1300,20 +1300,49 @@ static int phase_metric_add(struct metric_list *out, const char *name, const cha
         return has_value ? metric_add(out, name, value, unit) : metric_add_none(out, name, unit, note);
 }
 
-static int metrics_named(const struct vmstat_table *t, const char *phase, int writes, double bo_threshold,
+/* A metric with a number, for a table of them. */
+struct named_value {
+        const char *name;
+        double value;
+        const char *unit;
+};
+
+static int phase_metrics_add(struct metric_list *out, const char *phase, const struct named_value *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                int r = phase_metric_add(out, v[i].name, phase, 1, v[i].value, v[i].unit, NULL);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The stall metrics of a window the samples cannot judge, each without a
+ * number and with why. */
+static int stall_metrics_none(const struct vmstat_table *t, const char *phase, const char *why_none,
+                              struct metric_list *out) {
+        static const char *const names[][2] = {
+                { "vmstat.stall_count", "runs" }, { "vmstat.stall_longest_s", "s" },
+                { "vmstat.stall_total_s", "s" }, { "vmstat.stall_fraction", "ratio" },
+        };
+        const char *why = why_none ? why_none : vmstat_table_absent_note(t, "bo");
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                int r = phase_metric_add(out, names[i][0], phase, 0, NAN, names[i][1],
+                                         why ? why : "no bo column in the vmstat capture");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The stall metrics (for a workload that writes) and the pauses (when the
+ * samples carry times). */
+static int stall_metrics(const struct vmstat_table *t, const char *phase, int writes, double bo_threshold,
                          double interval, double t_from, double t_to, struct metric_list *out) {
         struct vmstat_stalls *s = NULL;
         const char *why_none = NULL;
-        size_t n = 0;
         int r;
 
-        if (!t || !out)
-                return -EINVAL;
-        for (size_t i = 0; i < t->nsamples; i++)
-                n += vmstat_counted(t, i, t_from, t_to);
-        r = phase_metric_add(out, "vmstat.samples", phase, 1, (double)n, "samples", NULL);
-        if (r < 0)
-                return r;
         r = vmstat_stalls(t, bo_threshold, interval, t_from, t_to, &s);
         if (r == 0 && (!vmstat_table_has_values(t, vmstat_table_col(t, "bo")) || s->n == 0)) {
                 /* A bo column the kernel never filled is no column, and a
@@ -1326,37 +1355,37 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                 s = vmstat_stalls_free(s);
                 r = -ENOENT;
         }
-        if (r == -ENOENT && !writes) {
-                r = 0;
-        } else if (r == -ENOENT) {
-                static const char *const names[][2] = {
-                        { "vmstat.stall_count", "runs" }, { "vmstat.stall_longest_s", "s" },
-                        { "vmstat.stall_total_s", "s" }, { "vmstat.stall_fraction", "ratio" },
-                };
-                const char *why = why_none ? why_none : vmstat_table_absent_note(t, "bo");
-                for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                        r = phase_metric_add(out, names[i][0], phase, 0, NAN, names[i][1],
-                                             why ? why : "no bo column in the vmstat capture");
-                        if (r < 0)
-                                return r;
-                }
-        } else if (r < 0) {
+        if (r == -ENOENT)
+                return writes ? stall_metrics_none(t, phase, why_none, out) : 0;
+        if (r < 0)
                 return r;
-        } else {
-                if (writes &&
-                    ((r = phase_metric_add(out, "vmstat.stall_count", phase, 1, (double)s->count, "runs", NULL)) < 0 ||
-                    (r = phase_metric_add(out, "vmstat.stall_longest_s", phase, 1, s->longest_s, "s", NULL)) < 0 ||
-                    (r = phase_metric_add(out, "vmstat.stall_total_s", phase, 1, s->total_s, "s", NULL)) < 0 ||
-                     (r = phase_metric_add(out, "vmstat.stall_fraction", phase, 1, s->fraction, "ratio", NULL)) < 0))
-                        goto out;
-                if (s->have_times &&
-                    ((r = phase_metric_add(out, "vmstat.pause_count", phase, 1, (double)s->pause_count, "pauses",
-                                           NULL)) < 0 ||
-                     (r = phase_metric_add(out, "vmstat.pause_longest_s", phase, 1, s->pause_longest_s, "s",
-                                           NULL)) < 0 ||
-                     (r = phase_metric_add(out, "vmstat.pause_total_s", phase, 1, s->pause_total_s, "s", NULL)) < 0))
-                        goto out;
+        {
+                const struct named_value stalls[] = {
+                        { "vmstat.stall_count", (double)s->count, "runs" },
+                        { "vmstat.stall_longest_s", s->longest_s, "s" },
+                        { "vmstat.stall_total_s", s->total_s, "s" },
+                        { "vmstat.stall_fraction", s->fraction, "ratio" },
+                };
+                const struct named_value pauses[] = {
+                        { "vmstat.pause_count", (double)s->pause_count, "pauses" },
+                        { "vmstat.pause_longest_s", s->pause_longest_s, "s" },
+                        { "vmstat.pause_total_s", s->pause_total_s, "s" },
+                };
+
+                if (writes)
+                        r = phase_metrics_add(out, phase, stalls, ELEMENTSOF(stalls));
+                if (r >= 0 && s->have_times)
+                        r = phase_metrics_add(out, phase, pauses, ELEMENTSOF(pauses));
         }
+        vmstat_stalls_free(s);
+        return r;
+}
+
+/* The levels of metric_cols: a mean, and outside a phase its cov. */
+static int level_metrics(const struct vmstat_table *t, const char *phase, double t_from, double t_to,
+                         struct metric_list *out) {
+        int r;
+
         for (size_t i = 0; i < ELEMENTSOF(metric_cols); i++) {
                 struct vmstat_summary sm;
                 char name[64];
@@ -1367,19 +1396,19 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                         /* Absent, and the agent said why: say so, with no number. */
                         snprintf(name, sizeof(name), "vmstat.%s_mean", metric_cols[i].col);
                         if ((r = phase_metric_add(out, name, phase, 0, NAN, metric_cols[i].unit, why)) < 0)
-                                goto out;
+                                return r;
                         if (phase)
                                 continue;
                         snprintf(name, sizeof(name), "vmstat.%s_cov", metric_cols[i].col);
                         if ((r = phase_metric_add(out, name, phase, 0, NAN, "ratio", why)) < 0)
-                                goto out;
+                                return r;
                         continue;
                 }
                 if (col < 0 || vmstat_summary(t, col, t_from, t_to, &sm) < 0 || sm.n == 0)
                         continue;
                 snprintf(name, sizeof(name), "vmstat.%s_mean", metric_cols[i].col);
                 if ((r = phase_metric_add(out, name, phase, 1, sm.mean, metric_cols[i].unit, NULL)) < 0)
-                        goto out;
+                        return r;
                 /* A phase keeps levels, not spreads: seven covs per phase
                  * would bury a tiobench cell's figures. */
                 if (phase)
@@ -1387,8 +1416,17 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                 snprintf(name, sizeof(name), "vmstat.%s_cov", metric_cols[i].col);
                 r = phase_metric_add(out, name, phase, !isnan(sm.cov), sm.cov, "ratio", "mean is 0");
                 if (r < 0)
-                        goto out;
+                        return r;
         }
+        return 0;
+}
+
+/* The writeback, reclaim and disk columns of deep_cols: a mean, a peak or
+ * a total each. */
+static int deep_metrics(const struct vmstat_table *t, const char *phase, double interval, double t_from,
+                        double t_to, struct metric_list *out) {
+        int r;
+
         for (size_t i = 0; i < ELEMENTSOF(deep_cols); i++) {
                 struct vmstat_summary sm;
                 int col = vmstat_table_col(t, deep_cols[i].col);
@@ -1398,7 +1436,7 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                 if (why && !vmstat_table_has_values(t, col)) {
                         if ((r = phase_metric_add(out, deep_cols[i].metric, phase, 0, NAN, deep_cols[i].unit,
                                                   why)) < 0)
-                                goto out;
+                                return r;
                         continue;
                 }
                 /* A capture from before these columns has none: no claim. */
@@ -1408,12 +1446,28 @@ static int metrics_named(const struct vmstat_table *t, const char *phase, int wr
                     : deep_cols[i].kind == DEEP_MAX ? sm.max
                     : vmstat_total(t, col, interval, t_from, t_to) * deep_cols[i].scale;
                 if ((r = phase_metric_add(out, deep_cols[i].metric, phase, 1, v, deep_cols[i].unit, NULL)) < 0)
-                        goto out;
+                        return r;
         }
-        r = 0;
-out:
-        vmstat_stalls_free(s);
-        return r;
+        return 0;
+}
+
+static int metrics_named(const struct vmstat_table *t, const char *phase, int writes, double bo_threshold,
+                         double interval, double t_from, double t_to, struct metric_list *out) {
+        size_t n = 0;
+        int r;
+
+        if (!t || !out)
+                return -EINVAL;
+        for (size_t i = 0; i < t->nsamples; i++)
+                n += vmstat_counted(t, i, t_from, t_to);
+        r = phase_metric_add(out, "vmstat.samples", phase, 1, (double)n, "samples", NULL);
+        if (r >= 0)
+                r = stall_metrics(t, phase, writes, bo_threshold, interval, t_from, t_to, out);
+        if (r >= 0)
+                r = level_metrics(t, phase, t_from, t_to, out);
+        if (r >= 0)
+                r = deep_metrics(t, phase, interval, t_from, t_to, out);
+        return r < 0 ? r : 0;
 }
 
 int vmstat_metrics(const struct vmstat_table *t, double bo_threshold, double interval, double t_from,

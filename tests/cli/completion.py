@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bash completion as a user gets it: `meson install` puts harness/kbench.bash
+"""bash completion as a user gets it: `meson install` puts cli/kbench.bash
 where bash-completion's loader finds it (`complete -p kbench` answers once
 the loader ran, as on the first <TAB>), and completing `kbench run -k <TAB>`
 lists the store's kernels; tags, workload names and keys, verbs and options
@@ -66,7 +66,7 @@ def main():
         expect(len(installed) == 1 and installed[0].endswith("/kbench"),
                f"meson installs one completion, named kbench: {installed}")
         with open(installed[0]) as a, open(SCRIPT) as b:
-            expect(a.read() == b.read(), "the installed completion is harness/kbench.bash")
+            expect(a.read() == b.read(), "the installed completion is cli/kbench.bash")
         share = os.path.dirname(os.path.dirname(os.path.dirname(installed[0])))
 
         env = dict(os.environ, XDG_DATA_DIRS=share)

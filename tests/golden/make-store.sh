@@ -10,7 +10,7 @@
 # Usage: tests/golden/make-store.sh [KBENCH]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-kbench=${1:-./build/harness/kbench}
+kbench=${1:-./build/cli/kbench}
 debs=${KBENCH_DEBS:-/var/cache/kbench-debs}
 home=$(mktemp -d /var/tmp/kbench-golden-XXXXXX)
 chmod 0711 "$home"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Integration test of warm start: import a real Debian kernel and run dd
 cells with --warm. The first cell's snapshot boot uses a disk whose first
-MiB kbench fills with a marker pattern (harness/warm.h); every cell's agent
+MiB kbench fills with a marker pattern (cell/warm.h); every cell's agent
 reports the CRC-32 of its disk's first 4 KiB as the guest reads it, just
 before mounting. The test reads what the guest printed (the ttyS1 log) and
 checks that no warm cell ever read the marker and that each read its own,
@@ -25,7 +25,7 @@ import zlib
 
 from kbtest import debs, expect, kb, temp_store
 
-# As harness/warm.h writes it over the snapshot disk's first MiB.
+# As cell/warm.h writes it over the snapshot disk's first MiB.
 MARKER = b"KBENCH SNAPSHOT DISK: NO CELL MAY READ THIS BLOCK\n"
 HEAD = 4096
 RUN = ("-w", "dd:size=8M", "--disk-size", "128M", "--json")
@@ -129,7 +129,7 @@ def main():
             expect(re.search(r"warm start: .* serial1 \(socket\) open", output) is not None,
                    f"{c['key']}: the restored guest's ttyS1 was a socket")
             # libvirt took the domain's override of its guest CPU read
-            # (harness/vm.c): three QMP commands instead of about 400.
+            # (host/vm.c): three QMP commands instead of about 400.
             expect("libvirt: tainted: hypervisor feature autodetection override" in output,
                    f"{c['key']}: libvirt noted the CPU read override")
             heads.add(head)

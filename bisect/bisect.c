@@ -1,0 +1,465 @@
+/* bisect/bisect.c: the search (see bisect.h). One function per step of it;
+ * bisect_run calls them in order. */
+#include <errno.h>
+#include <glib.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bisect/bisect.h"
+#include "common/util.h"
+#include "kernels/build.h"
+#include "kernels/kstore.h"
+#include "report/bisectrule.h"
+#include "report/metrics.h"
+#include "results/bisect.h"
+#include "results/query.h"
+#include "store/lock.h"
+
+/* A candidate's own state: built (kernel set) or not buildable. What the
+ * search decided of it is report/bisectrule.c's. */
+enum cand_state { CAND_UNTESTED, CAND_SKIPPED };
+
+struct cand {
+        char *label;               /* kernel name, or full commit id */
+        char *kernel;              /* store name once it exists */
+        char *kernel_id;
+        enum cand_state state;
+};
+
+struct bis {
+        const struct bisect_opts *o;
+        const struct store_ctx *g;
+        struct db *db;
+        struct kstore *ks;
+        struct store_lock *lock;
+        int64_t id;
+        int step;
+        struct cand *c;
+        size_t n;
+        char *tree;                /* git: the private worktree candidates are built in */
+        struct kb_error *err;      /* where a callback's error goes */
+        json_t *steps;             /* what --json prints */
+        json_t *step_runs;         /* the runs of the step under way */
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        fputs("bisect: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+}
+
+static void build_progress(const char *line, void *userdata) {
+        (void)userdata;
+        say("  %s", line);
+}
+
+/* argv's standard output in dir (git), trailing newlines cut. */
+static int git(const char *dir, char **argv_tail, char **ret, struct kb_error *err) {
+        GPtrArray *a = g_ptr_array_new();
+        g_autoptr(GError) gerr = NULL;
+        g_autofree char *out = NULL, *errs = NULL;
+        int status, ok;
+
+        g_ptr_array_add(a, "git");
+        g_ptr_array_add(a, "-C");
+        g_ptr_array_add(a, (char *)dir);
+        for (size_t i = 0; argv_tail[i]; i++)
+                g_ptr_array_add(a, argv_tail[i]);
+        g_ptr_array_add(a, NULL);
+        ok = g_spawn_sync(NULL, (char **)a->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &errs, &status, &gerr);
+        g_ptr_array_free(a, TRUE);
+        if (!ok)
+                return error_setf(err, -ENOENT, "git: %s", gerr->message);
+        if (!g_spawn_check_wait_status(status, NULL))
+                return error_setf(err, -EINVAL, "git -C %s %s: %s", dir, argv_tail[0],
+                                  errs && *errs ? g_strchomp(errs) : "failed");
+        if (ret)
+                *ret = g_strchomp(TAKE_PTR(out));
+        return 0;
+}
+
+static void cand_add(struct bis *b, const char *label) {
+        b->c = g_renew(struct cand, b->c, b->n + 1);
+        b->c[b->n++] = (struct cand){ .label = g_strdup(label) };
+}
+
+/* --kernels: each must be stored already. */
+static int cands_from_kernels(struct bis *b, struct kb_error *err) {
+        for (size_t i = 0; b->o->kernels[i]; i++) {
+                struct kstore_kernel *k = NULL;
+                int r = kstore_find(b->ks, b->o->kernels[i], &k, err);
+
+                if (r < 0)
+                        return error_prefix(err, r, "--kernels");
+                cand_add(b, k->name);
+                b->c[b->n - 1].kernel = g_strdup(k->name);
+                b->c[b->n - 1].kernel_id = g_strdup(k->id);
+                kstore_kernel_free(k);
+        }
+        if (b->n < 2)
+                return error_setf(err, -EINVAL, "--kernels: give at least two kernels, good first, bad last");
+        return 0;
+}
+
+/* The private worktree of repository top, made (again) when git does not
+ * know it: its real path, since the O= tree of its builds is keyed by it
+ * and a store may reach its build directory through a link. */
+static int worktree(struct bis *b, const char *top, const char *digest, const char *good, struct kb_error *err) {
+        g_autofree char *build = g_build_filename(b->g->home, "build", NULL), *tree = NULL;
+        char *real, *probe[] = { "rev-parse", "--git-dir", NULL }, *prune[] = { "worktree", "prune", NULL };
+        struct kb_error ignored = { { 0 } };
+        int r;
+
+        if (g_mkdir_with_parents(build, 0755) < 0 || !(real = realpath(build, NULL)))
+                return error_setf(err, -errno, "%s: %s", build, strerror(errno));
+        tree = g_strdup_printf("%s/git-%.16s", real, digest);
+        free(real);
+        if (g_file_test(tree, G_FILE_TEST_IS_DIR) && git(tree, probe, NULL, &ignored) == 0) {
+                b->tree = TAKE_PTR(tree);
+                return 0;
+        }
+        {
+                char *rm[] = { "rm", "-rf", tree, NULL };
+                char *add[] = { "worktree", "add", "--detach", "--force", tree, (char *)good, NULL };
+
+                if (!g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL))
+                        return error_setf(err, -EIO, "%s: cannot remove", tree);
+                r = git(top, prune, NULL, err);
+                if (r >= 0)
+                        r = git(top, add, NULL, err);
+        }
+        if (r >= 0)
+                b->tree = TAKE_PTR(tree);
+        return r;
+}
+
+/* --git: good, then the first-parent commits up to bad, oldest first; the
+ * candidates are built in a private worktree (the user's checkout is never
+ * touched), one per repository, so its O= tree lives on across bisections. */
+static int cands_from_git(struct bis *b, struct kb_error *err) {
+        g_autofree char *good = NULL, *bad = NULL, *list = NULL, *range = NULL, *top = NULL, *digest = NULL;
+        g_autofree char *gref = g_strconcat(b->o->good, "^{commit}", NULL), *bref = g_strconcat(b->o->bad, "^{commit}", NULL);
+        char *rev_good[] = { "rev-parse", "--verify", gref, NULL }, *rev_bad[] = { "rev-parse", "--verify", bref, NULL };
+        char *toplevel[] = { "rev-parse", "--show-toplevel", NULL };
+        g_auto(GStrv) commits = NULL;
+        int r = git(b->o->git_dir, toplevel, &top, err);
+
+        if (r >= 0)
+                r = git(b->o->git_dir, rev_good, &good, err);
+        if (r >= 0)
+                r = git(b->o->git_dir, rev_bad, &bad, err);
+        if (r < 0)
+                return error_prefix(err, r, "--git %s", b->o->git_dir);
+        range = g_strdup_printf("%s..%s", good, bad);
+        {
+                char *revlist[] = { "rev-list", "--reverse", "--first-parent", range, NULL };
+
+                r = git(b->o->git_dir, revlist, &list, err);
+        }
+        if (r < 0)
+                return r;
+        cand_add(b, good);
+        commits = g_strsplit(list, "\n", -1);
+        for (size_t i = 0; commits[i]; i++)
+                if (*commits[i])
+                        cand_add(b, commits[i]);
+        /* Ends that are one commit: two candidates, one build, the same image. */
+        if (b->n == 1)
+                cand_add(b, bad);
+        if (strcmp(b->c[b->n - 1].label, bad) != 0)
+                return error_setf(err, -EINVAL, "--git: %s is not a first-parent descendant of %s", b->o->bad,
+                                  b->o->good);
+        digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, top, -1);
+        return worktree(b, top, digest, good, err);
+}
+
+/* A git candidate's kernel: checked out in the worktree and built; a
+ * commit that does not build is skipped, with the build's error line. */
+static int cand_build(struct bis *b, struct cand *c, struct kb_error *err) {
+        g_autofree char *work = g_build_filename(b->g->home, "build", NULL);
+        g_autofree char *name = g_strdup_printf("bisect%lld-%.12s", (long long)b->id, c->label);
+        char *checkout[] = { "checkout", "--detach", "--quiet", "--force", c->label, NULL };
+        struct kbuild_opts bo = { .source = b->tree, .config = b->o->config, .fragments = b->o->fragments,
+                                  .name = name, .work_dir = work, .jobs = b->o->jobs, .progress = build_progress };
+        struct kbuild_result res = { 0 };
+        struct kb_error berr = { { 0 } };
+        int r;
+
+        if (c->kernel || c->state == CAND_SKIPPED)
+                return 0;
+        for (size_t i = 0; i < b->n; i++)
+                if (&b->c[i] != c && b->c[i].kernel && strcmp(b->c[i].label, c->label) == 0) {
+                        c->kernel = g_strdup(b->c[i].kernel);
+                        c->kernel_id = g_strdup(b->c[i].kernel_id);
+                        return 0;
+                }
+        r = git(b->tree, checkout, NULL, err);
+        if (r < 0)
+                return r;
+        say("building %.12s", c->label);
+        if (kbuild_run(b->ks, &bo, &res, &berr) < 0) {
+                say("%.12s does not build, skipped: %s", c->label, berr.msg);
+                c->state = CAND_SKIPPED;
+                return 0;
+        }
+        c->kernel = g_strdup(res.kernel->name);
+        c->kernel_id = g_strdup(res.kernel->id);
+        say("%.12s: %s%s", c->label, res.cache_hit ? "cache hit, " : "", res.kernel->name);
+        kbuild_result_clear(&res);
+        return 0;
+}
+
+/* The metric's value of every cell of kernel_id in run, appended to out
+ * (NAN for a cell that failed or stored none). */
+static int values(struct bis *b, int64_t run, const char *kernel_id, struct bisect_series *out,
+                  struct kb_error *err) {
+        struct query_selection *sel = NULL;
+        int r = query_selection(b->db, run, kernel_id, NULL, &sel, err);
+
+        if (r < 0)
+                return r;
+        for (size_t k = 0; r >= 0 && k < sel->n_cells; k++) {
+                const struct query_sel_cell *cell = &sel->cells[k];
+                double v = NAN;
+
+                for (size_t m = 0; strcmp(cell->state, "ok") == 0 && m < cell->n_metrics; m++)
+                        if (strcmp(cell->metrics[m].name, b->o->metric) == 0 && cell->metrics[m].has_value)
+                                v = cell->metrics[m].value;
+                if (bisect_series_add(out, v) < 0)
+                        r = error_setf(err, -ENOMEM, "out of memory");
+        }
+        query_selection_free(sel);
+        return r;
+}
+
+/* bisect_ops.measure: `more` rounds of the candidates, interleaved, as one
+ * run through the runner, with the bisection's cell settings. */
+static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const char *role, struct bisect_series *v) {
+        struct bis *b = ud;
+        g_autofree char *tag = g_strdup_printf("bisect %lld step %d (%s)", (long long)b->id, b->step, role);
+        char *names[4] = { NULL };
+        char *workloads[2] = { (char *)b->o->workload, NULL };
+        struct runner_opts o = b->o->run;
+        int64_t run = 0;
+        int code, r = 0;
+
+        for (size_t i = 0; i < n && i < 3; i++)
+                names[i] = b->c[idx[i]].kernel;
+        say("step %d (%s): %s, %zu round(s)", b->step, role, b->c[idx[n > 2 ? 1 : n - 1]].kernel, more);
+        o.kernels = names;
+        o.workloads = workloads;
+        o.repeats = (int)more;
+        o.tag = tag;
+        o.quiet = 1;
+        o.json = 0;
+        o.lock_held = 1;
+        o.until_mde_pct = 0;
+        code = runner_run(&o, b->g, &run, b->err);
+        if (code != 0 && code != 3)
+                return error_prefix(b->err, -EIO, "step %d", b->step);
+        json_array_append_new(b->step_runs, json_integer(run));
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = values(b, run, b->c[idx[i]].kernel_id, &v[i], b->err);
+        return r;
+}
+
+static int op_prepare(void *ud, size_t i) {
+        struct bis *b = ud;
+
+        if (!b->tree)
+                return 0;
+        if (cand_build(b, &b->c[i], b->err) < 0)
+                return -EIO;
+        return b->c[i].state == CAND_SKIPPED;
+}
+
+static int op_same_image(void *ud, size_t i, size_t j) {
+        struct bis *b = ud;
+
+        return b->c[i].kernel_id && b->c[j].kernel_id && strcmp(b->c[i].kernel_id, b->c[j].kernel_id) == 0;
+}
+
+/* bisect_ops.step: store the step, keep it for --json, say it. */
+static void op_step(void *ud, const struct bisect_step *st) {
+        struct bis *b = ud;
+        struct cand *c = &b->c[st->cand];
+        const char *vg = st->has_vs_good ? seqrule_verdict_name(st->vs_good) : NULL;
+        const char *vb = st->has_vs_bad ? seqrule_verdict_name(st->vs_bad) : NULL;
+        g_autofree char *note = st->note && strcmp(st->note, "the same image") == 0
+                                        ? g_strdup_printf("the same image as %s", b->c[st->like].label)
+                                        : g_strdup(st->note);
+        char *runs = json_dumps(b->step_runs, JSON_COMPACT);
+        struct db_bisect_step row = { .bisection_id = b->id, .step = b->step, .role = st->role, .candidate = c->label,
+                                      .kernel_id = c->kernel_id, .run_ids_json = runs, .rounds = (int)st->rounds,
+                                      .vs_good = vg, .vs_bad = vb, .decision = st->decision,
+                                      .mean_good = st->mean_good, .mean_cand = st->mean_cand,
+                                      .mean_bad = st->mean_bad, .note = note };
+        struct kb_error err = { { 0 } };
+
+        if (st->rounds && strcmp(st->role, "ends") == 0)
+                say("ends: %s %+.2f %% against %s over %zu rounds: %s", b->o->metric,
+                    100 * (st->mean_cand / st->mean_good - 1), b->c[0].kernel, st->rounds, vg);
+        else
+                say("step %d: %s is %s%s%s", b->step, c->kernel ? c->kernel : c->label, st->decision,
+                    note ? ": " : "", note ? note : "");
+        if (db_bisect_step_add(b->db, &row, &err) < 0)
+                say("warning: step %d not stored: %s", b->step, err.msg);
+        json_array_append_new(b->steps, json_pack("{s:i, s:s, s:s, s:s?, s:O, s:I, s:s?, s:s?, s:s, s:o, s:o, s:o, "
+                                                  "s:s?}",
+                                                  "step", b->step, "role", st->role, "candidate", c->label,
+                                                  "kernel", c->kernel, "runs", b->step_runs,
+                                                  "rounds", (json_int_t)st->rounds, "vs_good", vg, "vs_bad", vb,
+                                                  "decision", st->decision,
+                                                  "mean_good", isfinite(st->mean_good) ? json_real(st->mean_good)
+                                                                                     : json_null(),
+                                                  "mean_candidate", isfinite(st->mean_cand) ? json_real(st->mean_cand)
+                                                                                          : json_null(),
+                                                  "mean_bad", isfinite(st->mean_bad) ? json_real(st->mean_bad)
+                                                                                   : json_null(),
+                                                  "note", note));
+        free(runs);
+        json_decref(b->step_runs);
+        b->step_runs = json_array();
+        b->step++;
+}
+
+static json_t *result_json(const struct bis *b, const struct bisect_result *res) {
+        const struct cand *first = res->outcome == BISECT_FIRST_BAD ? &b->c[res->first_bad] : NULL;
+
+        return json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:O}", "bisection", (json_int_t)b->id,
+                         "workload", b->o->workload, "metric", b->o->metric,
+                         "outcome", bisect_outcome_name(res->outcome), "first_bad", first ? first->label : NULL,
+                         "first_bad_kernel", first ? first->kernel : NULL,
+                         "confirmed", res->confirmed < 0 ? json_null() : json_boolean(res->confirmed),
+                         "change", isfinite(res->change) ? json_real(res->change) : json_null(), "steps", b->steps);
+}
+
+/* The last word: store it, print it; the last line is the answer. */
+static int finish(struct bis *b, const struct bisect_result *res, const char *why, struct kb_error *err) {
+        const struct cand *first = res->outcome == BISECT_FIRST_BAD ? &b->c[res->first_bad] : NULL;
+        json_auto_t *j = result_json(b, res);
+        char *summary = json_dumps(j, JSON_COMPACT);
+        int r = db_bisection_finish(b->db, b->id, "done", bisect_outcome_name(res->outcome),
+                                    first ? first->label : NULL, summary, err);
+
+        free(summary);
+        if (r < 0)
+                return r;
+        if (b->o->json) {
+                json_dumpf(j, stdout, JSON_INDENT(2));
+                putchar('\n');
+                return 0;
+        }
+        printf("bisection %lld: %s over %zu candidates, %d steps (kbench show --bisect %lld)\n", (long long)b->id,
+               b->o->metric, b->n, b->step, (long long)b->id);
+        for (size_t i = 0; i < json_array_size(b->steps); i++) {
+                json_t *s = json_array_get(b->steps, i);
+                const char *note = json_string_value(json_object_get(s, "note"));
+                const char *k = json_string_value(json_object_get(s, "kernel"));
+
+                printf("  %-7s %-28.28s %-9s rounds %-3lld%s%s\n", json_string_value(json_object_get(s, "role")),
+                       k ? k : json_string_value(json_object_get(s, "candidate")),
+                       json_string_value(json_object_get(s, "decision")),
+                       (long long)json_integer_value(json_object_get(s, "rounds")), note ? "  " : "", note ? note : "");
+        }
+        if (why)
+                printf("%s\n", why);
+        if (first && res->confirmed == 0)
+                printf("the first bad did not reproduce against the last good: treat it with care\n");
+        if (first)
+                printf("first bad: %s\n", first->label);
+        else
+                printf("%s\n", res->outcome == BISECT_NO_CHANGE ? "no change between the ends" : "cannot tell");
+        return 0;
+}
+
+static int start(struct bis *b, struct kb_error *err) {
+        g_autofree char *kdir = store_kernels_dir(b->g);
+        json_auto_t *settings = json_pack("{s:i, s:i, s:f, s:f, s:f}", "pilot", b->o->pilot, "max_rounds",
+                                          b->o->max_rounds, "target", b->o->target, "alpha", b->o->alpha, "noise",
+                                          b->o->noise);
+        g_autofree char *source = b->o->git_dir ? g_strconcat("git:", b->o->git_dir, NULL) : g_strdup("kernels");
+        char *text;
+        struct db_bisection row;
+        int r = store_prepare(b->g, 1, err);
+
+        if (r >= 0)
+                r = lock_store(b->g->home, "bisect", &b->lock, err);
+        if (r >= 0)
+                r = kstore_open(kdir, &b->ks, err);
+        if (r >= 0)
+                r = db_open(b->g->db_path, &b->db, err);
+        if (r >= 0)
+                r = b->o->git_dir ? cands_from_git(b, err) : cands_from_kernels(b, err);
+        if (r < 0)
+                return r;
+        text = json_dumps(settings, JSON_COMPACT);
+        row = (struct db_bisection){ .workload = b->o->workload, .metric = b->o->metric, .source = source,
+                                     .good = b->c[0].label, .bad = b->c[b->n - 1].label, .settings_json = text };
+        r = db_bisection_create(b->db, &row, err);
+        free(text);
+        b->id = row.id;
+        say("bisection %lld: %s of %s over %zu candidates", (long long)b->id, b->o->metric, b->o->workload, b->n);
+        return r;
+}
+
+static void bis_free(struct bis *b) {
+        for (size_t i = 0; i < b->n; i++) {
+                g_free(b->c[i].label);
+                g_free(b->c[i].kernel);
+                g_free(b->c[i].kernel_id);
+        }
+        g_free(b->c);
+        g_free(b->tree);
+        json_decref(b->steps);
+        json_decref(b->step_runs);
+        db_close(b->db);
+        kstore_free(b->ks);
+        lock_release(b->lock);
+}
+
+static const struct bisect_ops real_ops = { op_prepare, op_same_image, op_measure, op_step };
+
+int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb_error *err) {
+        struct bis b = { .o = o, .g = g, .err = err, .steps = json_array(), .step_runs = json_array() };
+        struct bisect_params p = { .rule = { .target = o->target, .alpha = o->alpha, .power = 0.8,
+                                             .pilot = (size_t)o->pilot, .max_rounds = (size_t)o->max_rounds },
+                                   .noise = o->noise, .dir = metrics_direction(o->metric) };
+        struct bisect_result res = { 0 };
+        g_autofree enum bisect_state *state = NULL;
+        g_autofree char *why = NULL;
+        int r, code = 1;
+
+        r = start(&b, err);
+        if (r >= 0) {
+                state = g_new0(enum bisect_state, b.n);
+                r = bisect_search(&p, b.n, &real_ops, &b, state, &res);
+                if (r == -ENOEXEC)
+                        r = error_setf(err, -EINVAL, "an end does not build or boot: nothing to bisect");
+                else if (r < 0 && !err->msg[0])
+                        r = error_setf(err, r, "bisect: %s", g_strerror(-r));
+        }
+        if (r >= 0 && res.outcome == BISECT_FIRST_BAD && res.skipped_between)
+                why = g_strdup_printf("%zu candidate(s) between the last good (%s) and the first bad were skipped: "
+                                      "the first bad may be one of them", res.skipped_between,
+                                      b.c[res.last_good].label);
+        if (r >= 0 && res.outcome == BISECT_CANNOT_TELL)
+                why = g_strdup("the rule could not tell within the budget (--max-rounds)");
+        if (r >= 0)
+                r = finish(&b, &res, why, err);
+        if (r >= 0)
+                code = res.outcome == BISECT_CANNOT_TELL ? BISECT_EXIT_UNDECIDED : 0;
+        else if (b.db && b.id)
+                db_bisection_finish(b.db, b.id, "failed", NULL, NULL, NULL, &(struct kb_error){ { 0 } });
+        bis_free(&b);
+        return code;
+}

@@ -1,0 +1,49 @@
+/* bisect/bisect: `kbench bisect`, from "this kernel regressed" to the
+ * change that did it, measured the way compare measures.
+ *
+ * The candidates are an ordered list: kernels of the store (the first good,
+ * the last bad), or the first-parent commits of a git history between a
+ * good and a bad ref, each built on demand (kernels/build.h: one O= tree,
+ * so a step's build is incremental). First the ends are measured against
+ * each other, interleaved, with report/seqrule.h's sequential rule (more
+ * rounds while the answer is "not yet", up to a maximum): when they are the
+ * same, there is nothing to find; when the rule cannot tell within the
+ * budget, the bisection says so. Otherwise each step measures one candidate
+ * interleaved with both ends and asks the rule twice, candidate against the
+ * good end and against the bad one: like good and unlike bad is good, the
+ * reverse is bad, unlike both is bad (the change has begun there), and
+ * anything else is "cannot tell". A candidate whose image equals one
+ * already decided takes its decision; one that does not build or boot is
+ * skipped. The first bad candidate is measured once more against its
+ * parent, and the bisection ends with one line, `first bad: <commit or
+ * kernel>`. Every step is kept in the store (results/bisect.h); its cells
+ * are ordinary runs. */
+#pragma once
+
+#include "common/error.h"
+#include "run/runner.h"
+#include "store/store.h"
+
+struct bisect_opts {
+        struct runner_opts run;    /* the cells' settings; kernels, workloads, repeats are set per step */
+        const char *workload;      /* one -w text */
+        const char *metric;        /* the metric searched (a name of the registry that enters verdicts) */
+        char **kernels;            /* --kernels: ordered, first good, last bad; or NULL */
+        const char *git_dir, *good, *bad;      /* --git DIR --good REF --bad REF */
+        const char *config;        /* builds: --config, NULL defconfig */
+        char **fragments;          /* builds: --fragment */
+        int jobs;                  /* builds: make -j */
+        int pilot;                 /* rounds before the rule's first look */
+        int max_rounds;            /* rounds a step may take */
+        double target;             /* the ends' minimum detectable effect, a fraction */
+        double alpha, noise;       /* compare's --alpha and --noise */
+        int json;
+};
+
+/* Exit codes beyond 0 (an answer: first bad, or no change between the
+ * ends), 1 (error) and 2 (usage). */
+#define BISECT_EXIT_UNDECIDED 3    /* the rule could not tell within the budget */
+
+/* Run the bisection; prints progress on stderr and the result on stdout.
+ * Returns an exit code; on 1 and 2 err says why. */
+int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb_error *err);

@@ -1,0 +1,351 @@
+/* cli/cli_kernel.c: `kbench kernel add|build|list|remove`, the user's view of
+ * the kernel store (kernels/kstore). Imports can take tens of seconds, so
+ * their steps are reported on stderr; results go to stdout (or --json). */
+#include <glib.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/util.h"
+#include "cli/cli.h"
+#include "store/lock.h"
+#include "host/snapshot.h"
+#include "kernels/build.h"
+#include "kernels/kstore.h"
+
+static void kstore_freep(struct kstore **s) { kstore_free(*s); }
+#define _cleanup_kstore_ _cleanup_(kstore_freep)
+static void lock_releasep(struct store_lock **l) { lock_release(*l); }
+
+/* Parse a subcommand's options; 0 = go on, else the exit code to return. */
+static int parse_options(GOptionContext *ctx, int *argc, char ***argv) {
+        g_autoptr(GError) gerr = NULL;
+
+        if (!g_option_context_parse(ctx, argc, argv, &gerr))
+                return cli_errorf("%s (try --help)", gerr->message) + 1;        /* usage error: 2 */
+        return 0;
+}
+
+/* Only add may create the store (cli_store_prepare); list and remove
+ * refuse a store directory that is not there. */
+static int open_store(const struct store_ctx *g, int create, struct kstore **ret) {
+        g_autofree char *dir = store_kernels_dir(g);
+        struct kb_error err = { "" };
+
+        if (store_prepare(g, create, &err) < 0)
+                return cli_error(&err);
+        if ((create ? kstore_open(dir, ret, &err) : kstore_open_existing(dir, ret, &err)) < 0)
+                return cli_error(&err);
+        return 0;
+}
+
+struct progress_state {
+        double t0;
+};
+
+static void print_progress(const char *line, void *userdata) {
+        struct progress_state *p = userdata;
+        struct timespec t;
+
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        fprintf(stderr, "[%6.1fs] %s\n", (double)t.tv_sec + (double)t.tv_nsec / 1e9 - p->t0, line);
+}
+
+static void print_kernel(const struct kstore_kernel *k) {
+        printf("name:     %s\n", k->name);
+        printf("id:       %s\n", k->id);
+        printf("release:  %s\n", k->release ? k->release : "-");
+        printf("image:    %s\n", k->image_path);
+        printf("vmlinux:  %s\n", k->vmlinux_path ? k->vmlinux_path : "- (no PVH note: boots the bzImage)");
+        printf("modules:  %s (%d)\n", k->modules_dir ? k->modules_dir : "- (none: drivers must be built in)", k->n_modules);
+}
+
+static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
+        g_autofree char *name = NULL;
+        gboolean json = FALSE, quiet = FALSE;
+        GOptionEntry entries[] = {
+                { "name", 0, 0, G_OPTION_ARG_STRING, &name, "Store under NAME (default: the kernel release)", "NAME" },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the stored kernel as JSON", NULL },
+                { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+                  "No progress lines; one line naming the stored kernel (errors still print)", NULL },
+                { NULL, 0, 0, 0, NULL, NULL, NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("FILE - import a kernel");
+        _cleanup_kstore_ struct kstore *s = NULL;
+        struct kstore_kernel *k = NULL;
+        struct kb_error err = { "" };
+        struct progress_state ps;
+        struct timespec t;
+        int r, existed = 0;
+
+        g_option_context_set_summary(ctx, "FILE is a Debian linux-image .deb (modules are extracted, depmod is run)\n"
+                                          "or a bare kernel image (bzImage or ELF vmlinux). Importing the same image\n"
+                                          "again changes nothing. The kernel's sha256 identifies it.");
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if ((r = parse_options(ctx, &argc, &argv)))
+                return r;
+        if (argc != 2)
+                return cli_errorf("kernel add: expected one FILE (try --help)") + 1;
+        if (name && !kstore_name_valid(name))
+                return cli_errorf("kernel add: --name '%.128s' is not a kernel name (1-%d of letters, digits and "
+                                  ". + - _ ~, not starting with . or -)", name, KSTORE_NAME_MAX) + 1;
+        if ((r = open_store(g, 1, &s)))
+                return r;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+        if (!quiet)
+                kstore_set_progress(s, print_progress, &ps);
+        if (kstore_add(s, argv[1], name, &k, &existed, &err) < 0)
+                return cli_error(&err);
+        if (json) {
+                json_auto_t *o = kstore_kernel_to_json(k);
+                json_object_set_new(o, "existed", json_boolean(existed));
+                json_dumpf(o, stdout, JSON_INDENT(2));
+                putchar('\n');
+        } else {
+                printf("%s %s", existed ? "already stored:" : "added:", k->name);
+                if (quiet)
+                        printf(" (%d modules, id %.12s)\n", k->n_modules, k->id);
+                else {
+                        putchar('\n');
+                        print_kernel(k);
+                }
+        }
+        kstore_kernel_free(k);
+        return 0;
+}
+
+/* `kernel build SRC`: kernels/build.c does the work; this checks the
+ * options, holds the store's lock (a build writes into the store) and
+ * prints the result. */
+static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
+        g_autofree char *name = NULL, *config = NULL;
+        g_auto(GStrv) fragments = NULL, patches = NULL;
+        gint jobs = 0;
+        gboolean json = FALSE;
+        GOptionEntry entries[] = {
+                { "config", 0, 0, G_OPTION_ARG_FILENAME, &config,
+                  "Base configuration: a .config file, defconfig or tinyconfig (default defconfig)", "FILE|defconfig|tinyconfig" },
+                { "fragment", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &fragments,
+                  "A config fragment merged over the base, then make olddefconfig (repeatable, in order)", "FILE" },
+                { "patch", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &patches,
+                  "A patch applied with patch -p1 to a private copy of the tree (repeatable, in order)", "FILE" },
+                { "name", 0, 0, G_OPTION_ARG_STRING, &name,
+                  "Store under NAME (default: the kernel release and -g<commit>, or a digest of the inputs)", "NAME" },
+                { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "make -j N (default: the host's CPUs)", "N" },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the stored kernel and the build as JSON", NULL },
+                { NULL, 0, 0, 0, NULL, NULL, NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("SRC - build a kernel from source into the store");
+        _cleanup_kstore_ struct kstore *s = NULL;
+        _cleanup_(lock_releasep) struct store_lock *lock = NULL;
+        g_autofree char *work = NULL;
+        struct kbuild_opts o = { 0 };
+        struct kbuild_result res = { 0 };
+        struct kb_error err = { "" };
+        struct progress_state ps;
+        struct timespec t;
+        int r;
+
+        g_option_context_set_summary(ctx, "SRC is a kernel source tree (a git checkout, Debian's linux-source unpacked)\n"
+                                          "or a linux-source .tar.xz. The build runs in a persistent O= tree per\n"
+                                          "source tree and configuration (<store>/build), with ccache when installed,\n"
+                                          "so the next build of a nearby commit is incremental; the same inputs again\n"
+                                          "are a cache hit. The stored kernel keeps its .config and build.json\n"
+                                          "(source, commit, configuration, compiler, build time).");
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if ((r = parse_options(ctx, &argc, &argv)))
+                return r;
+        if (argc != 2)
+                return cli_errorf("kernel build: expected one SRC (try --help)") + 1;
+        if (name && !kstore_name_valid(name))
+                return cli_errorf("kernel build: --name '%.128s' is not a kernel name (1-%d of letters, digits and "
+                                  ". + - _ ~, not starting with . or -)", name, KSTORE_NAME_MAX) + 1;
+        if (jobs < 0 || jobs > 1024)
+                return cli_errorf("kernel build: --jobs %d is out of range (1-1024)", jobs) + 1;
+        if ((r = open_store(g, 1, &s)))
+                return r;
+        if (lock_store(g->home, "kernel build", &lock, &err) < 0)
+                return cli_error(&err);
+        work = g_build_filename(g->home, "build", NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+        o = (struct kbuild_opts){ .source = argv[1], .config = config, .fragments = fragments, .patches = patches,
+                                  .name = name, .work_dir = work, .jobs = jobs, .progress = print_progress,
+                                  .userdata = &ps };
+        if (kbuild_run(s, &o, &res, &err) < 0)
+                return cli_error(&err);
+        if (json) {
+                json_auto_t *j = kstore_kernel_to_json(res.kernel);
+
+                json_object_set_new(j, "cache_hit", json_boolean(res.cache_hit));
+                json_object_set_new(j, "existed", json_boolean(res.existed));
+                json_object_set_new(j, "source_id", json_string(res.source_id));
+                json_object_set_new(j, "build_s", res.cache_hit ? json_null() : json_real(res.build_s));
+                json_object_set_new(j, "log", res.log_path ? json_string(res.log_path) : json_null());
+                json_dumpf(j, stdout, JSON_INDENT(2));
+                putchar('\n');
+        } else if (res.cache_hit)
+                printf("cache hit: %s (%s, id %.12s): built before from %s\n", res.kernel->name,
+                       res.kernel->release ? res.kernel->release : "-", res.kernel->id, res.source_id);
+        else
+                printf("built: %s (%s, id %.12s) from %s in %.0f s%s; log %s\n", res.kernel->name,
+                       res.kernel->release ? res.kernel->release : "-", res.kernel->id, res.source_id, res.build_s,
+                       res.existed ? " (the same image was stored already)" : "", res.log_path);
+        kbuild_result_clear(&res);
+        return 0;
+}
+
+static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
+        gboolean json = FALSE;
+        GOptionEntry entries[] = {
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON array", NULL },
+                { NULL, 0, 0, 0, NULL, NULL, NULL },
+        };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("- list stored kernels");
+        _cleanup_kstore_ struct kstore *s = NULL;
+        struct kstore_kernel **v = NULL;
+        struct snapshot_info *snaps = NULL;
+        struct kb_error err = { "" };
+        size_t n = 0, n_snaps = 0;
+        int r;
+
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if ((r = parse_options(ctx, &argc, &argv)))
+                return r;
+        if (argc != 1)
+                return cli_errorf("kernel list: unexpected argument '%s'", argv[1]) + 1;
+        if ((r = open_store(g, 0, &s)))
+                return r;
+        if (kstore_list(s, &v, &n, &err) < 0)
+                return cli_error(&err);
+        if (snapshot_list(g->home, &snaps, &n_snaps, &err) < 0) {
+                kstore_kernel_list_free(v, n);
+                return cli_error(&err);
+        }
+        if (json) {
+                json_auto_t *a = json_array();
+                for (size_t i = 0; i < n; i++) {
+                        json_t *k = kstore_kernel_to_json(v[i]), *sv = json_array();
+                        for (size_t j = 0; j < n_snaps; j++)
+                                if (strcmp(snaps[j].kernel_id, v[i]->id) == 0)
+                                        json_array_append_new(sv, json_pack("{s:s, s:I, s:i, s:i, s:f, s:f, s:b}",
+                                                "key", snaps[j].key, "bytes", (json_int_t)snaps[j].bytes,
+                                                "mem_mb", (int)snaps[j].mem_mb, "cpus", (int)snaps[j].cpus,
+                                                "created_at", snaps[j].created_at, "boot_s", snaps[j].boot_s,
+                                                "complete", snaps[j].complete));
+                        json_object_set_new(k, "snapshots", sv);
+                        json_array_append_new(a, k);
+                }
+                json_dumpf(a, stdout, JSON_INDENT(2));
+                putchar('\n');
+        } else if (n == 0) {
+                fprintf(stderr, "no kernels stored; add one with 'kbench kernel add FILE'\n");
+        } else {
+                printf("%-28s %-28s %-12s %-4s %7s  %-16s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED",
+                       "SNAPSHOTS");
+                for (size_t i = 0; i < n; i++) {
+                        char added[32] = "-";
+                        time_t at = (time_t)v[i]->added_at;
+                        struct tm tm;
+                        uint64_t bytes = 0;
+                        int count = 0;
+                        if (localtime_r(&at, &tm))
+                                strftime(added, sizeof(added), "%Y-%m-%d %H:%M", &tm);
+                        for (size_t j = 0; j < n_snaps; j++)
+                                if (strcmp(snaps[j].kernel_id, v[i]->id) == 0) {
+                                        count++;
+                                        bytes += snaps[j].bytes;
+                                }
+                        printf("%-28s %-28s %.12s %-4s %7d  %-16s  ", v[i]->name, v[i]->release ? v[i]->release : "-",
+                               v[i]->id, v[i]->vmlinux_path ? "yes" : "no", v[i]->n_modules, added);
+                        if (count)
+                                printf("%d (%.1f MiB)\n", count, (double)bytes / (1 << 20));
+                        else
+                                printf("-\n");
+                }
+        }
+        kstore_kernel_list_free(v, n);
+        snapshot_info_free(snaps, n_snaps);
+        return 0;
+}
+
+static int kernel_remove(int argc, char **argv, const struct store_ctx *g) {
+        GOptionEntry entries[] = { { NULL, 0, 0, 0, NULL, NULL, NULL } };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("NAME - remove a kernel name (and its files and "
+                                                             "snapshots when unused)");
+        _cleanup_kstore_ struct kstore *s = NULL;
+        struct kstore_kernel *k = NULL, **v = NULL;
+        _cleanup_(lock_releasep) struct store_lock *lock = NULL;
+        g_autofree char *id = NULL;
+        struct kb_error err = { "" };
+        size_t n = 0;
+        int r, still = 0;
+
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if ((r = parse_options(ctx, &argc, &argv)))
+                return r;
+        if (argc != 2)
+                return cli_errorf("kernel remove: expected one NAME (try --help)") + 1;
+        if ((r = open_store(g, 0, &s)))
+                return r;
+        /* A run resolves its kernels at its start and boots them for hours:
+         * removing one under it would fail its cells, so remove takes the
+         * store's lock as run does, and says who holds it. */
+        if (lock_store(g->home, "kernel", &lock, &err) < 0)
+                return cli_error(&err);
+        if (kstore_find(s, argv[1], &k, &err) < 0)
+                return cli_error(&err);
+        id = g_strdup(k->id);
+        kstore_kernel_free(k);
+        if (kstore_remove(s, argv[1], &err) < 0)
+                return cli_error(&err);
+        printf("removed: %s\n", argv[1]);
+        /* The warm-start snapshots go with the kernel's files (another name
+         * may still point at them, and then they stay useful). */
+        if (kstore_list(s, &v, &n, &err) < 0)
+                return cli_error(&err);
+        for (size_t i = 0; i < n; i++)
+                still |= strcmp(v[i]->id, id) == 0;
+        kstore_kernel_list_free(v, n);
+        if (!still) {
+                int removed = 0;
+                uint64_t bytes = 0;
+                if (snapshot_remove_kernel(g->home, id, &removed, &bytes, &err) < 0)
+                        return cli_error(&err);
+                if (removed)
+                        printf("removed %d snapshot(s), %.1f MiB\n", removed, (double)bytes / (1 << 20));
+        }
+        return 0;
+}
+
+static const struct {
+        const char *name;
+        int (*fn)(int argc, char **argv, const struct store_ctx *g);
+        const char *help;
+} subcommands[] = {
+        { "add", kernel_add, "import a .deb, bzImage or vmlinux: add FILE [--name NAME] [--json]" },
+        { "build", kernel_build, "build a kernel from source: build SRC [--config C] [--fragment F] [--patch P]" },
+        { "list", kernel_list, "list stored kernels: list [--json]" },
+        { "remove", kernel_remove, "remove a kernel by name: remove NAME" },
+};
+
+int cli_kernel(int argc, char **argv, const struct store_ctx *g) {
+        if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+                FILE *f = argc < 2 ? stderr : stdout;
+                fprintf(f, "Usage: kbench kernel COMMAND [OPTIONS]\n\nManage the kernel store (%s).\n\nCommands:\n",
+                        "content-addressed by the image's sha256");
+                for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
+                        fprintf(f, "  %-7s %s\n", subcommands[i].name, subcommands[i].help);
+                fprintf(f, "\n'kbench kernel COMMAND --help' describes a command.\n");
+                return argc < 2 ? 2 : 0;
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
+                if (strcmp(argv[1], subcommands[i].name) == 0) {
+                        g_autofree char *prg = g_strdup_printf("kbench kernel %s", subcommands[i].name);
+                        g_set_prgname(prg);
+                        return subcommands[i].fn(argc - 1, argv + 1, g);
+                }
+        return cli_errorf("kernel: unknown command '%s' (add, build, list, remove)", argv[1]) + 1;
+}

@@ -1,0 +1,89 @@
+/* cli_publish.c: `kbench publish`, the static HTML site of the result
+ * store. Option parsing only; web/site.c builds and writes the pages. */
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "results/db.h"
+#include "web/site.h"
+
+int cli_publish(int argc, char **argv, const struct store_ctx *g) {
+        g_autoptr(GOptionContext) ctx = NULL;
+        g_autoptr(GError) gerr = NULL;
+        g_autofree char *dir = NULL;
+        g_auto(GStrv) compares = NULL;
+        struct kb_error err = { { 0 } };
+        struct site_options opt = { 0 };
+        struct site_result res = { 0 };
+        struct db *db = NULL;
+        gboolean force = FALSE;
+        int r;
+        GOptionEntry entries[] = {
+                { "output", 'o', 0, G_OPTION_ARG_FILENAME, &dir, "Write the site into DIR (default <store>/site)",
+                  "DIR" },
+                { "compare", 0, 0, G_OPTION_ARG_STRING_ARRAY, &compares,
+                  "Add a comparison page of B against A (selectors as in kbench compare); repeatable", "A:B" },
+                { "force", 0, 0, G_OPTION_ARG_NONE, &force,
+                  "Write into DIR even if it is not empty and not a kbench site (no .kbench-site)", NULL },
+                { NULL },
+        };
+
+        ctx = g_option_context_new("");
+        g_option_context_set_summary(ctx,
+                "Write a static HTML site of the result store: an index, a page per run,\n"
+                "per cell (settings, metrics, charts, logs) and per kernel (its metrics\n"
+                "across runs) and per comparison (kbench compare's tables and verdicts,\n"
+                "with bar charts and vmstat of both sides overlaid). Without --compare,\n"
+                "each kernel of a run is compared with the one before it in that run.\n"
+                "A and B are selectors as in kbench compare: a kernel name, run:ID,\n"
+                "run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL.\n\n"
+                "Pages are plain HTML with inline CSS and SVG charts: no script, no\n"
+                "external request; they work from file:// and any web server. Only pages\n"
+                "whose bytes changed are written.\n\n"
+                "DIR is a kbench site when it holds .kbench-site, the list of the pages\n"
+                "kbench wrote there; only those are ever replaced or removed. A missing or\n"
+                "empty DIR becomes a site; any other DIR is refused unless --force. The\n"
+                "store's own site/ (no -o) is kbench's, and taken over as it is.");
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+                cli_errorf("publish: %s", gerr->message);
+                return 2;
+        }
+        if (argc > 1) {
+                cli_errorf("publish: unexpected argument '%s' (try 'kbench publish --help')", argv[1]);
+                return 2;
+        }
+        if (dir && !*dir) {
+                cli_errorf("publish: -o needs a directory, not an empty string");
+                return 2;
+        }
+        /* The store's own site/ is kbench's as the store is: one written
+         * before sites carried a manifest is taken over, not refused. */
+        opt.force = force || !dir;
+        if (!dir)
+                dir = g_build_filename(g->home, "site", NULL);
+        opt.dir = dir;
+        opt.compares = (const char *const *)compares;
+        opt.n_compares = compares ? g_strv_length(compares) : 0;
+        for (size_t i = 0; i < opt.n_compares; i++)
+                if (!strchr(compares[i], ':')) {
+                        cli_errorf("publish: --compare '%s' is not A:B", compares[i]);
+                        return 2;
+                }
+
+        r = db_open_existing(g->db_path, &db, &err);
+        if (r < 0)
+                return cli_error(&err);
+        r = site_publish(db, &opt, &res, &err);
+        db_close(db);
+        if (r < 0)
+                return cli_error(&err);
+        printf("publish: %zu page%s written, %zu unchanged", res.written, res.written == 1 ? "" : "s",
+               res.unchanged);
+        if (res.removed)
+                printf(", %zu stale removed", res.removed);
+        putchar('\n');
+        printf("site: %s/index.html\n", dir);
+        return fflush(stdout) == 0 ? 0 : cli_errorf("publish: cannot write the output");
+}

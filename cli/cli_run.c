@@ -1,0 +1,104 @@
+/* cli_run.c: `kbench run` option parsing; the work is in runner.c. */
+#include <errno.h>
+#include <glib.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "run/runner.h"
+#include "run/runopts.h"
+#include "workloads/workload.h"
+
+static char *workloads_help(void) {
+        GString *s = g_string_new("Workloads (-w NAME[:key=value,...], list values with '/'):\n");
+
+        for (size_t i = 0; workload_all[i]; i++) {
+                const struct workload_ops *ops = workload_all[i];
+                g_string_append_printf(s, "  %-9s %s\n", ops->name, ops->summary);
+                for (const struct workload_key *k = ops->keys; k && k->name; k++)
+                        g_string_append_printf(s, "      %-10s %s (default: %s)\n", k->name, k->help,
+                                               k->def && *k->def ? k->def : "computed");
+        }
+        g_string_append(s, "\nExit status: 0 every cell ok, 3 some cells failed (see 'kbench show'), "
+                           "1 error, 2 usage.");
+        return g_string_free(s, FALSE);
+}
+
+int cli_run(int argc, char **argv, const struct store_ctx *g) {
+        size_t n_opts = 0;
+        g_autofree char **texts = NULL;
+        g_autofree int *flags = NULL;
+        g_autofree GOptionEntry *entries = NULL;
+        g_autofree char *help = NULL;
+        g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+        struct runner_opts o;
+        struct kb_error err = { { 0 } };
+        g_autoptr(GOptionContext) ctx = g_option_context_new("- boot kernels under QEMU and run workloads");
+        g_autoptr(GError) gerr = NULL;
+        int code = 2;
+
+        while (runopt_table[n_opts].name)
+                n_opts++;
+        texts = g_new0(char *, n_opts);
+        flags = g_new0(int, n_opts);
+        entries = runopts_entries(texts, flags);
+        help = workloads_help();
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        g_option_context_set_description(ctx, help);
+        runopts_defaults(&o);
+        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+                cli_errorf("run: %s", gerr->message);
+                goto out;
+        }
+        if (argc > 1) {
+                cli_errorf("run: unexpected argument '%s' (kernels go with -k, workloads with -w)", argv[1]);
+                goto out;
+        }
+        if (runopts_apply(&o, texts, flags, &err) < 0) {
+                cli_errorf("run: %s", err.msg);
+                goto out;
+        }
+        /* --cold wins; the stored settings then say how the cells started. */
+        if (o.cold)
+                o.warm = 0;
+        /* The vmstat rows are what keeps a running job from looking hung. */
+        if (o.hang_timeout_s < 2 * o.vmstat_interval_s) {
+                cli_errorf("run: --hang-timeout %g is less than twice --vmstat-interval %g: every job would look hung",
+                           o.hang_timeout_s, o.vmstat_interval_s);
+                goto out;
+        }
+        if (o.resume_run > 0) {
+                if (o.kernels || o.workloads) {
+                        cli_errorf("run: --resume takes the kernels and workloads of the stored run; drop -k and -w");
+                        goto out;
+                }
+                /* The rest of a run is run as its start was: a saved
+                 * setting given again would make its cells incomparable. */
+                for (size_t i = 0; i < n_opts; i++)
+                        if (texts[i] && runopt_table[i].key) {
+                                cli_errorf("run: --%s: --resume runs with the stored run's settings",
+                                           runopt_table[i].name);
+                                goto out;
+                        }
+                if (runner_load_resume(&o, g, kern, work, keep, &err) < 0) {
+                        code = cli_error(&err);
+                        goto out;
+                }
+                g_ptr_array_add(kern, NULL);
+                g_ptr_array_add(work, NULL);
+                o.kernels = (char **)kern->pdata;
+                o.workloads = (char **)work->pdata;
+        }
+        code = runner_run(&o, g, NULL, &err);
+        if ((code == 1 || code == 2) && err.msg[0])
+                cli_error(&err);
+out:
+        for (size_t i = 0; i < n_opts; i++)
+                if (runopt_table[i].type == RUNOPT_STRV)
+                        g_strfreev((char **)(void *)texts[i]);
+                else
+                        g_free(texts[i]);
+        return code;
+}

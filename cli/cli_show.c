@@ -1,0 +1,135 @@
+/* cli_show.c: `kbench show`, the reader's view of the result store: the list
+ * of runs, one run's cells and summary, one cell in full, or one cell's log
+ * raw. Option parsing only; report/show.c lays the output out. */
+#include <errno.h>
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "report/show.h"
+#include "results/db.h"
+
+static int parse_bisection_id(const char *text, gint64 *ret) {
+        char *end;
+
+        errno = 0;
+        *ret = g_ascii_strtoll(text, &end, 10);
+        return errno == 0 && *text && !*end && *ret > 0;
+}
+
+int cli_show(int argc, char **argv, const struct store_ctx *g) {
+        g_autoptr(GOptionContext) ctx = NULL;
+        g_autoptr(GError) gerr = NULL;
+        g_autofree char *cell = NULL, *log = NULL;
+        gboolean json = FALSE, tags = FALSE, bisect = FALSE;
+        struct kb_error err = { { 0 } };
+        struct db *db = NULL;
+        int64_t run_id;
+        gint64 bisection = 0;
+        int r, rc = 1, vmstat_view;
+        GOptionEntry entries[] = {
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of tables", NULL },
+                { "cell", 'c', 0, G_OPTION_ARG_STRING, &cell, "Show one cell of the run in full", "KEY" },
+                { "log", 'l', 0, G_OPTION_ARG_STRING, &log,
+                  "With --cell: print one log of the cell raw (console, data, ...); on a terminal, control "
+                  "characters show as '?'. 'vmstat': the guest's vmstat beside the host's block statistics "
+                  "of the disk (with --json too)", "STREAM" },
+                { "tags", 0, 0, G_OPTION_ARG_NONE, &tags, "List the runs' tags, one a line (for scripts and "
+                  "shell completion)", NULL },
+                { "bisect", 0, 0, G_OPTION_ARG_NONE, &bisect, "List the bisections; with an id, one with its steps",
+                  NULL },
+                { NULL },
+        };
+
+        ctx = g_option_context_new("[RUN|last]");
+        g_option_context_set_summary(ctx,
+                "Without RUN: list the runs (id, tag, start, status, kernels, cells ok/total).\n"
+                "With RUN (an id, or 'last'): the run's cells with state, timings and metrics,\n"
+                "then per kernel and metric n and mean +/- stddev over the ok cells only.\n"
+                "With --cell KEY: one cell in full (metrics, vmstat rows, timeline, logs).");
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
+                cli_errorf("show: %s", gerr->message);
+                return 2;
+        }
+        if (argc > 2) {
+                cli_errorf("show: unexpected argument '%s' (try 'kbench show --help')", argv[2]);
+                return 2;
+        }
+        if (tags && (argc > 1 || json || cell || log)) {
+                cli_errorf("show: --tags takes no RUN and no other option");
+                return 2;
+        }
+        if (bisect && (tags || cell || log)) {
+                cli_errorf("show: --bisect takes an id (or none) and --json, no other option");
+                return 2;
+        }
+        if ((cell || log) && argc < 2) {
+                cli_errorf("show: --cell and --log need a RUN (an id or 'last')");
+                return 2;
+        }
+        if (log && !cell) {
+                cli_errorf("show: --log needs --cell KEY");
+                return 2;
+        }
+        /* The streams cell/cellrows.c stores; vmstat is not stored as
+         * a log: it is the rows, rendered. Any other name is a usage error,
+         * whatever the cell holds. */
+        if (log) {
+                static const char *const streams[] = { "console", "data", "output", "script", "vmstat" };
+                int known = 0;
+
+                for (size_t i = 0; i < G_N_ELEMENTS(streams); i++)
+                        known |= strcmp(log, streams[i]) == 0;
+                if (!known) {
+                        cli_errorf("show: --log '%.64s' is not a log: console, data, output, script or vmstat", log);
+                        return 2;
+                }
+        }
+        vmstat_view = log && strcmp(log, "vmstat") == 0;
+        if (log && json && !vmstat_view) {
+                cli_errorf("show: --log prints the log raw; it cannot be combined with --json");
+                return 2;
+        }
+
+        if (bisect && argc > 1 && !parse_bisection_id(argv[1], &bisection)) {
+                cli_errorf("show: --bisect '%.64s' is not a bisection id", argv[1]);
+                return 2;
+        }
+        r = db_open_existing(g->db_path, &db, &err);
+        if (r < 0)
+                return cli_error(&err);
+        if (tags)
+                r = show_tags(db, stdout, &err);
+        else if (bisect && argc < 2)
+                r = show_bisections(db, json, stdout, &err);
+        else if (bisect)
+                r = show_bisection(db, bisection, json, stdout, &err);
+        else if (argc < 2)
+                r = show_runs(db, json, stdout, &err);
+        else {
+                r = show_resolve_run(db, argv[1], &run_id, &err);
+                if (r == -EINVAL) {     /* RUN is neither an id nor 'last': a usage error */
+                        cli_error(&err);
+                        db_close(db);
+                        return 2;
+                }
+                if (r >= 0 && vmstat_view)
+                        r = show_cell_vmstat(db, run_id, cell, json, stdout, &err);
+                else if (r >= 0 && log)
+                        r = show_cell_log(db, run_id, cell, log, isatty(STDOUT_FILENO), stdout, &err);
+                else if (r >= 0 && cell)
+                        r = show_cell(db, run_id, cell, json, stdout, &err);
+                else if (r >= 0)
+                        r = show_run(db, run_id, json, 0, stdout, &err);
+        }
+        if (r >= 0 && fflush(stdout) != 0) {
+                r = -1;
+                snprintf(err.msg, sizeof(err.msg), "show: cannot write the output");
+        }
+        rc = r < 0 ? cli_error(&err) : 0;
+        db_close(db);
+        return rc;
+}

@@ -1,0 +1,158 @@
+/* host/insncount.c: instruction counts from the TCG plugin, read at the
+ * job's phase marks (see insncount.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host/insncount.h"
+#include "host/vm.h"
+
+/* The header checks every reader makes. */
+static int file_check(const void *buf, size_t len, struct insncount_file *f) {
+        static const char zero[8];
+
+        if (len < INSNCOUNT_FILE_SIZE)
+                return -EBADMSG;
+        memcpy(f, buf, INSNCOUNT_FILE_SIZE);
+        if (memcmp(f->magic, zero, sizeof(zero)) == 0)
+                return -EAGAIN;
+        if (memcmp(f->magic, INSNCOUNT_MAGIC, sizeof(f->magic)) != 0 || f->version != INSNCOUNT_VERSION ||
+            f->n_vcpus < 1 || f->n_vcpus > INSNCOUNT_VCPUS_MAX)
+                return -EBADMSG;
+        return 0;
+}
+
+int insncount_parse_mark(const void *buf, size_t len, size_t k, struct insncount_totals *ret) {
+        struct insncount_file f;
+        int r = file_check(buf, len, &f);
+
+        if (r < 0)
+                return r;
+        if (k >= INSNCOUNT_MARKS_MAX || f.n_marks <= k)
+                return -ENOENT;
+        ret->insns[INSNCOUNT_USER] = f.marks[k].insns[INSNCOUNT_USER];
+        ret->insns[INSNCOUNT_KERNEL] = f.marks[k].insns[INSNCOUNT_KERNEL];
+        return 0;
+}
+
+int insncount_parse(const void *buf, size_t len, struct insncount_totals *ret) {
+        struct insncount_file f;
+        struct insncount_totals t = { { 0, 0 } };
+        int r = file_check(buf, len, &f);
+
+        if (r < 0)
+                return r;
+        /* Unsigned sums wrap rather than overflow; a wrapped total only
+         * makes a nonsense metric of a QEMU that wrote nonsense. */
+        for (uint32_t i = 0; i < f.n_vcpus; i++) {
+                t.insns[INSNCOUNT_USER] += f.vcpu[i].insns[INSNCOUNT_USER];
+                t.insns[INSNCOUNT_KERNEL] += f.vcpu[i].insns[INSNCOUNT_KERNEL];
+        }
+        *ret = t;
+        return 0;
+}
+
+int insncount_file_create(const char *path, const struct vm_qemu_user *u, struct kb_error *err) {
+        int fd;
+
+        if (unlink(path) < 0 && errno != ENOENT)
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        if (ftruncate(fd, (off_t)INSNCOUNT_FILE_SIZE) < 0) {
+                int e = errno;
+                close(fd);
+                unlink(path);
+                return error_setf(err, -e, "%s: %s", path, g_strerror(e));
+        }
+        close(fd);
+        return vm_qemu_hand_over(u, path, err);
+}
+
+int insncount_read(int fd, size_t k, struct insncount_totals *ret, int *ret_at_marker) {
+        char buf[INSNCOUNT_FILE_SIZE];
+        ssize_t n = pread(fd, buf, sizeof(buf), 0);
+        int r;
+
+        if (n < 0)
+                return -errno;
+        r = insncount_parse_mark(buf, (size_t)n, k, ret);
+        *ret_at_marker = r == 0;
+        return r == 0 ? 0 : insncount_parse(buf, (size_t)n, ret);
+}
+
+/* "seq_read t2" -> "seq_read.t2"; 0 when the words are not [a-z0-9_-]
+ * or the name would be too long. */
+static int phase_name(const char *s, size_t len, char *out) {
+        size_t o = 0;
+        int word = 0;
+
+        for (size_t i = 0; i < len; i++) {
+                char ch = s[i];
+
+                if (ch == ' ') {
+                        if (!word)
+                                return 0;
+                        word = 0;
+                        continue;
+                }
+                if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-'))
+                        return 0;
+                if (!word && o > 0)
+                        out[o++] = '.';
+                if (o >= INSNCOUNT_PHASE_NAME_MAX)
+                        return 0;
+                out[o++] = ch;
+                word = 1;
+        }
+        out[o] = '\0';
+        return o > 0 && word;
+}
+
+int insncount_mark(struct insncount_marks *m, const char *text, size_t len, const struct insncount_totals *at) {
+        struct insncount_mark *k;
+
+        if (len < 7 || memcmp(text, "phase ", 6) != 0 || m->n >= INSNCOUNT_PHASES_MAX)
+                return 0;
+        k = &m->v[m->n++];
+        if (!phase_name(text + 6, len - 6, k->phase))
+                k->phase[0] = '\0';
+        k->at = *at;
+        return 1;
+}
+
+int insncount_metrics(const struct insncount_marks *m, struct metric_list *metrics) {
+        static const char *const mode_name[2] = { [INSNCOUNT_USER] = "user", [INSNCOUNT_KERNEL] = "kernel" };
+
+        for (size_t i = 0; i + 1 < m->n; i++) {
+                const struct insncount_mark *a = &m->v[i], *b = &m->v[i + 1];
+                int seen = 0;
+
+                if (!a->phase[0] || strcmp(a->phase, "end") == 0)
+                        continue;
+                for (size_t j = 0; j < i; j++)
+                        seen |= strcmp(m->v[j].phase, a->phase) == 0;
+                if (seen)
+                        continue;
+                for (int mode = 0; mode < 2; mode++) {
+                        char name[64];
+                        int r;
+
+                        snprintf(name, sizeof(name), "guest.%s.%s_Minsn", a->phase, mode_name[mode]);
+                        /* Totals only grow; a smaller one is a QEMU that
+                         * restarted or lied, and no count. */
+                        if (b->at.insns[mode] < a->at.insns[mode])
+                                r = metric_add_none(metrics, name, "Minsn", "the counter went backwards");
+                        else
+                                r = metric_add(metrics, name, (double)(b->at.insns[mode] - a->at.insns[mode]) / 1e6,
+                                               "Minsn");
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}

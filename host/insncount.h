@@ -1,0 +1,77 @@
+/* host/insncount: the host's side of the instruction counts that
+ * plugin/kbinsn.c keeps inside QEMU (common/insncount-format.h). A cell
+ * makes the counter file before QEMU starts, reads running totals whenever
+ * the guest marks a phase of its job ("phase write" on fd 3), and turns the
+ * differences between marks into metrics:
+ *
+ *   guest.<phase>.kernel_Minsn   guest.<phase>.user_Minsn
+ *
+ * millions of guest instructions executed between the phase's mark and the
+ * next one, summed over vCPUs. The host's speed moves every timed figure
+ * under TCG; it does not move these. The file is written by QEMU, so its
+ * contents are untrusted: insncount_parse is bounded and fuzzed. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "common/insncount-format.h"
+#include "workloads/workload.h"
+
+struct vm_qemu_user;
+
+/* Totals over every vCPU at one moment. */
+struct insncount_totals {
+        uint64_t insns[2];                 /* [INSNCOUNT_USER], [INSNCOUNT_KERNEL] */
+};
+
+/* Parse a counter file's bytes (len of them): the running totals. Returns
+ * 0 and fills *ret; -EAGAIN while the plugin has not loaded (no magic yet:
+ * all zero); -EBADMSG for anything else that is not a file of
+ * INSNCOUNT_VERSION (short, another magic or version, more vCPUs than
+ * slots). OUT: *ret, only on success. */
+int insncount_parse(const void *buf, size_t len, struct insncount_totals *ret);
+
+/* The totals at the guest's k-th marker (0-based): as insncount_parse,
+ * and -ENOENT while the guest has not executed it k + 1 times. */
+int insncount_parse_mark(const void *buf, size_t len, size_t k, struct insncount_totals *ret);
+
+/* Make path a zero-filled counter file of INSNCOUNT_FILE_SIZE bytes, mode
+ * 0600, handed to u (vm_qemu_hand_over; u may be NULL). Replaces what was
+ * there. Returns 0 or -errno with err naming path. */
+int insncount_file_create(const char *path, const struct vm_qemu_user *u, struct kb_error *err);
+
+/* Read fd (pread from offset 0): the totals at the k-th marker when the
+ * guest executed it, else the running totals. Returns what insncount_parse
+ * returns, or -errno when the read fails. OUT: *ret, *ret_at_marker (1:
+ * the marker's). */
+int insncount_read(int fd, size_t k, struct insncount_totals *ret, int *ret_at_marker);
+
+/* The phases a cell saw, each with the totals at its mark. */
+#define INSNCOUNT_PHASES_MAX 64            /* marks kept per cell; a guest sending more is ignored */
+#define INSNCOUNT_PHASE_NAME_MAX 40        /* bytes of a phase name in a metric */
+
+struct insncount_mark {
+        char phase[INSNCOUNT_PHASE_NAME_MAX + 1];   /* "write", "seq_read.t2"; "" for a mark
+                                                       whose name cannot be a metric's */
+        struct insncount_totals at;
+};
+
+struct insncount_marks {
+        struct insncount_mark v[INSNCOUNT_PHASES_MAX];
+        size_t n;
+};
+
+/* Record a phase mark: text is the event's payload ("phase seq_read t2"),
+ * from the guest, so untrusted; anything but "phase NAME" is ignored.
+ * NAME becomes [a-z0-9_-] words joined by '.', at most
+ * INSNCOUNT_PHASE_NAME_MAX bytes; another name is kept as a boundary with
+ * no metric of its own. Returns 1 when kept, 0 when ignored. */
+int insncount_mark(struct insncount_marks *m, const char *text, size_t len, const struct insncount_totals *at);
+
+/* Add the per-phase metrics (see above) to metrics: one pair for every
+ * mark followed by another, but the phase named "end" (what follows the
+ * job), and a phase named twice counted once, its first span. Returns 0 or
+ * -ENOMEM. */
+int insncount_metrics(const struct insncount_marks *m, struct metric_list *metrics);

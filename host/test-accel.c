@@ -1,0 +1,37 @@
+/* Unit tests for the KVM probe's cached verdict: used only for the host
+ * kernel and QEMU it was probed with, and only when it is a clear yes/no. */
+#include "common/test.h"
+#include "host/accel.h"
+
+TEST_MAIN();
+
+TEST(cache_applies_to_same_host_and_qemu) {
+        json_t *j = json_pack("{s:s, s:s, s:b, s:f}", "host_kernel", "6.1.0-57-amd64", "qemu", "7.2.22",
+                              "kvm_works", 0, "probe_s", 6.1);
+        int works = -1;
+
+        ASSERT_EQ(accel_cache_verdict(j, "6.1.0-57-amd64", "7.2.22", &works), 1);
+        ASSERT_EQ(works, 0);
+        json_object_set_new(j, "kvm_works", json_true());
+        ASSERT_EQ(accel_cache_verdict(j, "6.1.0-57-amd64", "7.2.22", &works), 1);
+        ASSERT_EQ(works, 1);
+        json_decref(j);
+}
+
+TEST(cache_ignored_when_anything_changed) {
+        json_t *j = json_pack("{s:s, s:s, s:b}", "host_kernel", "6.1.0-57-amd64", "qemu", "7.2.22", "kvm_works", 1);
+        int works = -1;
+
+        ASSERT_EQ(accel_cache_verdict(j, "6.1.0-58-amd64", "7.2.22", &works), 0);
+        ASSERT_EQ(accel_cache_verdict(j, "6.1.0-57-amd64", "8.0.0", &works), 0);
+        ASSERT_EQ(accel_cache_verdict(NULL, "6.1.0-57-amd64", "7.2.22", &works), 0);
+        json_object_set_new(j, "kvm_works", json_string("yes"));
+        ASSERT_EQ(accel_cache_verdict(j, "6.1.0-57-amd64", "7.2.22", &works), 0);
+        json_object_del(j, "kvm_works");
+        ASSERT_EQ(accel_cache_verdict(j, "6.1.0-57-amd64", "7.2.22", &works), 0);
+        ASSERT_EQ(works, -1);
+        json_decref(j);
+        j = json_array();
+        ASSERT_EQ(accel_cache_verdict(j, "6.1.0-57-amd64", "7.2.22", &works), 0);
+        json_decref(j);
+}

@@ -1,0 +1,1016 @@
+/* vm.c: the libvirt layer (see vm.h). One event-loop thread per connection
+ * runs libvirt's default event implementation; ttyS1 data and domain
+ * lifecycle events are delivered from it to the per-domain callback. A struct
+ * vm is reference-counted because the event loop may still hold it while the
+ * cell that owns it lets go.
+ *
+ * ttyS1 is a unix socket that libvirt creates and kbench connects to, on a
+ * local connection; a pty opened with virDomainOpenConsole over a remote
+ * one. The pty costs a restored guest most of a second: QEMU reads a pty
+ * the host opened only after its once-a-second poll for the other end
+ * (chardev/char-pty.c), and a restored guest's first input is the hello. A
+ * socket is accepted at once. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <grp.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host/hostload.h"
+#include "host/vm.h"
+
+struct vm_conn {
+        virConnectPtr conn;
+        int local;                 /* QEMU runs on this host: ttyS1 can be a socket */
+        struct vm_qemu_user qemu_user;
+        GThread *loop;
+        volatile gint quit;
+        int lifecycle_id;
+        int ioerror_id;
+        GMutex lock;               /* guards domains */
+        GHashTable *domains;       /* name -> struct vm * (borrowed; vm removes itself) */
+        GThreadPool *reaper;       /* background destroys */
+};
+
+struct vm {
+        gint ref;
+        struct vm_conn *c;
+        char *name;
+        virDomainPtr dom;
+        virStreamPtr st;           /* ttyS1 as a pty, or NULL */
+        int sock;                  /* ttyS1 as a socket, or -1 */
+        int sock_watch;            /* its event-loop handle, or -1 */
+        GMutex lock;               /* guards st, sock, sock_watch and closing */
+        int closing;
+        vm_event_fn fn;
+        void *userdata;
+        struct vm_times times;     /* written by vm_start/vm_restore before they return */
+};
+
+static struct vm *vm_ref(struct vm *vm) {
+        g_atomic_int_inc(&vm->ref);
+        return vm;
+}
+
+static void vm_unref(void *p) {
+        struct vm *vm = p;
+
+        if (!vm || !g_atomic_int_dec_and_test(&vm->ref))
+                return;
+        if (vm->dom)
+                virDomainFree(vm->dom);
+        g_mutex_clear(&vm->lock);
+        g_free(vm->name);
+        g_free(vm);
+}
+
+static const char *last_error(void) {
+        const char *m = virGetLastErrorMessage();
+        return m && *m ? m : "unknown libvirt error";
+}
+
+static void silent_error(void *userdata, virErrorPtr e) {
+        /* Errors are taken with virGetLastErrorMessage() where they matter;
+         * libvirt's default handler would print each one a second time. */
+}
+
+static gpointer loop_thread(gpointer data) {
+        struct vm_conn *c = data;
+
+        while (!g_atomic_int_get(&c->quit))
+                if (virEventRunDefaultImpl() < 0)
+                        break;
+        return NULL;
+}
+
+static void wake_noop(int timer, void *opaque) {
+}
+
+static const char *stopped_detail(int detail) {
+        switch (detail) {
+        case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN: return "shutdown";
+        case VIR_DOMAIN_EVENT_STOPPED_DESTROYED: return "destroyed";
+        case VIR_DOMAIN_EVENT_STOPPED_CRASHED: return "crashed";
+        case VIR_DOMAIN_EVENT_STOPPED_FAILED: return "failed";
+        case VIR_DOMAIN_EVENT_STOPPED_MIGRATED: return "migrated";
+        default: return "stopped";
+        }
+}
+
+/* Hand ev to the callback of the domain called name, if it is ours. */
+static void deliver(struct vm_conn *c, const char *name, enum vm_event ev, const char *what) {
+        struct vm *vm;
+
+        if (!name || !what)
+                return;
+        g_mutex_lock(&c->lock);
+        vm = g_hash_table_lookup(c->domains, name);
+        if (vm)
+                vm_ref(vm);
+        g_mutex_unlock(&c->lock);
+        if (!vm)
+                return;
+        g_mutex_lock(&vm->lock);
+        if (!vm->closing)
+                vm->fn(vm->userdata, ev, what, strlen(what));
+        g_mutex_unlock(&vm->lock);
+        vm_unref(vm);
+}
+
+static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail, void *opaque) {
+        if (event == VIR_DOMAIN_EVENT_STOPPED)
+                deliver(opaque, virDomainGetName(dom), VM_EVENT_STOPPED, stopped_detail(detail));
+        else if (event == VIR_DOMAIN_EVENT_CRASHED)
+                deliver(opaque, virDomainGetName(dom), VM_EVENT_STOPPED, "crashed");
+        else if (event == VIR_DOMAIN_EVENT_SUSPENDED && detail == VIR_DOMAIN_EVENT_SUSPENDED_IOERROR)
+                deliver(opaque, virDomainGetName(dom), VM_EVENT_IO_ERROR, "paused on an I/O error");
+        return 0;
+}
+
+/* error_policy='stop' pauses the guest on a host I/O error; this event says
+ * which file and why ("enospc" when the host filesystem is full). */
+static void ioerror_cb(virConnectPtr conn, virDomainPtr dom, const char *src, const char *alias, int action,
+                       const char *reason, void *opaque) {
+        g_autofree char *what = g_strdup_printf("%s on %s (%s)", reason && *reason ? reason : "I/O error",
+                                                src && *src ? src : "?", alias && *alias ? alias : "?");
+
+        if (action == VIR_DOMAIN_EVENT_IO_ERROR_PAUSE)
+                deliver(opaque, virDomainGetName(dom), VM_EVENT_IO_ERROR, what);
+}
+
+/* ---- who QEMU runs as ------------------------------------------------- */
+
+/* A device node with no driver behind it (a container's /dev/kvm on a host
+ * without the kvm module) opens with ENODEV or ENXIO even for root. libvirt's
+ * probe then finds no KVM, so QEMU must run in a group that cannot open the
+ * node either, or the cache check would disagree with the probe. */
+static int kvm_dev_dead(const char *kvm_dev) {
+        int fd;
+
+        if (geteuid() != 0)
+                return 0;
+        fd = open(kvm_dev, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+        if (fd >= 0) {
+                close(fd);
+                return 0;
+        }
+        return errno == ENODEV || errno == ENXIO;
+}
+
+int vm_qemu_user_lookup(const char *name, const char *kvm_dev, struct vm_qemu_user *ret, struct kb_error *err) {
+        struct vm_qemu_user u = { 0 };
+        struct passwd *pw;
+        struct group *gr;
+        struct stat st;
+
+        pw = getpwnam(name);
+        if (!pw)
+                return error_setf(err, -ENOENT, "the user %s does not exist: kbench runs QEMU as it, never as "
+                                  "root (run tools/setup.sh, or: useradd --system --no-create-home "
+                                  "--shell /usr/sbin/nologin %s)", name, name);
+        if (pw->pw_uid == 0)
+                return error_setf(err, -EPERM, "the user %s has uid 0: QEMU would run as root (give it a "
+                                  "uid of its own: tools/setup.sh)", name);
+        u.set = 1;
+        u.uid = pw->pw_uid;
+        /* The group is /dev/kvm's own. libvirt probes QEMU with
+         * CAP_DAC_OVERRIDE, so the probe always finds KVM; its cache check
+         * (virQEMUCapsIsValid) then asks whether user:group may open
+         * /dev/kvm and, when not, throws the cache away and probes again,
+         * in every process and on every domain start (~4 s a probe). Taking
+         * the device's group here makes the two agree whatever the host
+         * calls that group and whether or not setup.sh added the user to
+         * it (usermod -aG kvm would depend on both).
+         * A /dev/kvm of group root (a host without udev leaves it
+         * root:root 0600) is refused rather than worked around: QEMU in
+         * its own group could not open it, and libvirt would then probe
+         * again in every process (docs/design.md, "Who QEMU runs as"). */
+        if (stat(kvm_dev, &st) == 0 && !kvm_dev_dead(kvm_dev)) {
+                u.gid = st.st_gid;
+                gr = getgrgid(st.st_gid);
+                if (gr)
+                        g_snprintf(u.gid_why, sizeof(u.gid_why), "%s's group %s", kvm_dev, gr->gr_name);
+                else
+                        g_snprintf(u.gid_why, sizeof(u.gid_why), "%s's group %u", kvm_dev, (unsigned)st.st_gid);
+        } else {
+                u.gid = pw->pw_gid;
+                g_snprintf(u.gid_why, sizeof(u.gid_why), "%s's group", name);
+        }
+        if (u.gid == 0)
+                return error_setf(err, -EPERM, "%s belongs to group root (mode %04o): QEMU would run in group "
+                                  "root; give it the kvm group as Debian's udev rule does: bash tools/setup.sh "
+                                  "(or: groupadd --system kvm; chgrp kvm %s; chmod 0660 %s)", kvm_dev,
+                                  (unsigned)(st.st_mode & 07777), kvm_dev, kvm_dev);
+        *ret = u;
+        return 0;
+}
+
+int vm_qemu_user_get(struct vm_qemu_user *ret, struct kb_error *err) {
+        if (geteuid() != 0) {
+                *ret = (struct vm_qemu_user){ 0 };
+                return 0;
+        }
+        return vm_qemu_user_lookup(VM_QEMU_USER, VM_KVM_DEV, ret, err);
+}
+
+/* May u (its uid, group and supplementary groups) do what mask asks of st,
+ * by the mode bits (ACLs are not read: a refusal names the directory). */
+static int mode_allows(const struct vm_qemu_user *u, const struct stat *st, mode_t mask) {
+        struct passwd *pw = getpwuid(u->uid);
+        gid_t groups[256];
+        int n = G_N_ELEMENTS(groups), in_group = st->st_gid == u->gid;
+
+        if (st->st_uid == u->uid)
+                return (st->st_mode & (mask << 6)) == (mask << 6);
+        if (!in_group && pw && getgrouplist(pw->pw_name, u->gid, groups, &n) >= 0)
+                for (int i = 0; i < n && !in_group; i++)
+                        in_group = groups[i] == st->st_gid;
+        if (in_group)
+                return (st->st_mode & (mask << 3)) == (mask << 3);
+        return (st->st_mode & mask) == mask;
+}
+
+static int deny(const struct vm_qemu_user *u, const char *path, const char *what, const char *dir,
+                const struct stat *st, struct kb_error *err) {
+        struct passwd *pw = getpwuid(st->st_uid);
+
+        return error_setf(err, -EACCES, "%s: QEMU runs as %s, which cannot %s %s (mode %04o, owner %s); "
+                          "keep the store where %s can reach it (--store DIR or KBENCH_HOME; as root the "
+                          "default is /var/lib/kbench)", path, VM_QEMU_USER, what, dir,
+                          (unsigned)(st->st_mode & 07777), pw ? pw->pw_name : "?", VM_QEMU_USER);
+}
+
+int vm_qemu_can_reach(const struct vm_qemu_user *u, const char *path, int need_file, struct kb_error *err) {
+        char real[PATH_MAX];
+        struct stat st;
+        char *p;
+
+        if (!u || !u->set)
+                return 0;
+        if (!realpath(path, real))
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        /* Every directory from / down, the path itself when it is one. */
+        for (p = real;; p++) {
+                if (*p == '/' || *p == '\0') {
+                        char c = *p;
+
+                        *p = '\0';
+                        if (stat(*real ? real : "/", &st) < 0)
+                                return error_setf(err, -errno, "%s: %s", *real ? real : "/", g_strerror(errno));
+                        if (S_ISDIR(st.st_mode) && !mode_allows(u, &st, S_IXOTH))
+                                return deny(u, path, "enter", *real ? real : "/", &st, err);
+                        if (!S_ISDIR(st.st_mode) && need_file && !mode_allows(u, &st, S_IROTH))
+                                return deny(u, path, "read", real, &st, err);
+                        *p = c;
+                        if (c == '\0')
+                                break;
+                }
+        }
+        return 0;
+}
+
+int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_error *err) {
+        if (!u || !u->set)
+                return 0;
+        if (chown(path, u->uid, u->gid) < 0)
+                return error_setf(err, -errno, "%s: cannot hand it to %s: %s", path, VM_QEMU_USER, g_strerror(errno));
+        return 0;
+}
+
+int vm_qemu_kvm_usable(const struct vm_qemu_user *u, const char *kvm_dev) {
+        struct stat st;
+
+        if (stat(kvm_dev, &st) < 0 || kvm_dev_dead(kvm_dev))
+                return -1;
+        if (!u || !u->set)
+                return access(kvm_dev, R_OK | W_OK) == 0;
+        return mode_allows(u, &st, S_IROTH | S_IWOTH);
+}
+
+/* The embedded driver runs QEMU from this process. As root, QEMU runs as
+ * VM_QEMU_USER in the group chosen by vm_qemu_user_get: the kernels it
+ * boots come from the network, so they must not get a root QEMU.
+ * dynamic_ownership = 0: libvirt would otherwise chown every file of the
+ * domain to that user for the domain's life, the store's kernel and
+ * initramfs too, handing a broken-out guest write access to what the next
+ * cells boot. Instead kbench hands over only a cell's own files (its
+ * directory, disks and console log; vm_qemu_hand_over), kernels and
+ * initramfs stay root's and world-readable, and the store must be
+ * reachable by the user (vm_qemu_can_reach; /root is not, so root's default
+ * store is /var/lib/kbench). libvirt still gives its own per-domain
+ * directory (the master key QEMU reads) to the user, and opens save
+ * images itself, so warm-start snapshots stay root's. */
+static int prepare_embed_root(const char *uri, const struct vm_qemu_user *u, struct kb_error *err) {
+        g_autofree char *root = NULL, *etc = NULL, *conf = NULL;
+        const char *q = strstr(uri, "root="), *end;
+        GString *s;
+        int r = 0;
+
+        if (!q)
+                return error_setf(err, -EINVAL, "--connect %s: embedded URI without root=", uri);
+        q += 5;
+        end = q + strcspn(q, "&");
+        root = g_strndup(q, (gsize)(end - q));
+        etc = g_build_filename(root, "etc", NULL);
+        if (g_mkdir_with_parents(etc, 0755) < 0)
+                return error_setf(err, -errno, "%s: %s", etc, g_strerror(errno));
+        /* QEMU reads its master key under <root>/lib and the capability
+         * probe's QEMU makes its socket there. */
+        r = vm_qemu_can_reach(u, root, 0, err);
+        if (r < 0)
+                return r;
+        s = g_string_new("# written by kbench for its embedded libvirt QEMU driver\n"
+                         "stdio_handler = \"file\"\n"
+                         "security_driver = \"none\"\n"
+                         "namespaces = [ ]\n"
+                         "cgroup_controllers = [ ]\n");
+        if (u->set)
+                g_string_append_printf(s, "user = \"+%u\"\ngroup = \"+%u\"\ndynamic_ownership = 0\n",
+                                       (unsigned)u->uid, (unsigned)u->gid);
+        conf = g_build_filename(etc, "qemu.conf", NULL);
+        if (!g_file_set_contents(conf, s->str, (gssize)s->len, NULL))
+                r = error_setf(err, -EIO, "%s: cannot write", conf);
+        g_string_free(s, TRUE);
+        if (r == 0 && !getenv("LIBVIRT_LOG_OUTPUTS")) {
+                g_autofree char *log = g_strdup_printf("3:file:%s/libvirt.log", root);
+                setenv("LIBVIRT_LOG_OUTPUTS", log, 0);
+        }
+        return r;
+}
+
+static void reap(gpointer data, gpointer user_data) {
+        vm_stop(data, 0);
+}
+
+/* The embedded driver daemonizes QEMU from this process, so QEMU's parent
+ * becomes init, and a destroy returns only once init has reaped it:
+ * libvirt polls kill(pid, 0) every 200 ms, and a zombie still answers.
+ * Some inits reap late (1-2 s on a Firecracker guest's), which a warm
+ * cell pays every time, since the next restore must wait for the domain to
+ * be gone. So kbench is the subreaper of the QEMUs it starts and reaps
+ * them itself. Not every QEMU zombie is an orphan: libvirt waits for the
+ * QEMUs it runs in the foreground (the capability probe's, which
+ * daemonizes itself), and reaping one of those first would fail libvirt's
+ * wait. Those are reaped at once by a waiting thread, so a QEMU zombie is
+ * taken only after QEMU_REAP_GRACE_US unreaped; WNOWAIT only looks. */
+#define QEMU_REAP_GRACE_US 50000
+
+static int is_qemu(pid_t pid) {
+        char path[64], comm[32] = "";
+        FILE *f;
+
+        g_snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+        f = fopen(path, "re");
+        if (!f)
+                return 0;
+        if (!fgets(comm, sizeof(comm), f))
+                comm[0] = '\0';
+        fclose(f);
+        return g_str_has_prefix(comm, "qemu-system-");
+}
+
+static gpointer qemu_reaper(gpointer unused) {
+        pid_t seen = 0;
+        int64_t since = 0;
+
+        for (;;) {
+                siginfo_t si = { 0 };
+
+                if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
+                        g_usleep(errno == ECHILD ? 50000 : 1000);
+                        continue;
+                }
+                if (si.si_pid != seen) {
+                        seen = si.si_pid;
+                        since = g_get_monotonic_time();
+                }
+                if (g_get_monotonic_time() - since >= QEMU_REAP_GRACE_US && is_qemu(si.si_pid)) {
+                        waitpid(si.si_pid, NULL, WNOHANG);
+                        seen = 0;
+                } else
+                        g_usleep(5000); /* its spawner's wait, or the grace */
+        }
+        return NULL;
+}
+
+static void reap_own_qemus(void) {
+        static gsize once;
+
+        if (g_once_init_enter(&once)) {
+                if (prctl(PR_SET_CHILD_SUBREAPER, 1) == 0)
+                        g_thread_unref(g_thread_new("kbench-qemu-reaper", qemu_reaper, NULL));
+                g_once_init_leave(&once, 1);
+        }
+}
+
+int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
+        static gsize once;
+        struct vm_qemu_user u = { 0 };
+        struct vm_conn *c;
+        int r;
+
+        if (strstr(uri, "/embed")) {
+                r = vm_qemu_user_get(&u, err);
+                if (r < 0)
+                        return r;
+                r = prepare_embed_root(uri, &u, err);
+                if (r < 0)
+                        return r;
+                reap_own_qemus();
+        }
+        if (g_once_init_enter(&once)) {
+                virSetErrorFunc(NULL, silent_error);
+                if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
+                        return error_setf(err, -EIO, "libvirt: cannot initialize: %s", last_error());
+                g_once_init_leave(&once, 1);
+        }
+        c = g_new0(struct vm_conn, 1);
+        c->qemu_user = u;
+        c->local = hostload_uri_local(uri);
+        g_mutex_init(&c->lock);
+        c->domains = g_hash_table_new(g_str_hash, g_str_equal);
+        c->lifecycle_id = c->ioerror_id = -1;
+        c->loop = g_thread_new("kbench-virt-loop", loop_thread, c);
+        c->conn = virConnectOpen(uri);
+        if (!c->conn) {
+                const char *why = last_error();
+                r = error_setf(err, -EIO, "libvirt: cannot connect to %s: %s", uri, why);
+                vm_conn_free(c);
+                return r;
+        }
+        c->lifecycle_id = virConnectDomainEventRegisterAny(c->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+                                                           VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), c, NULL);
+        if (c->lifecycle_id < 0) {
+                r = error_setf(err, -EIO, "libvirt: cannot register for domain events: %s", last_error());
+                vm_conn_free(c);
+                return r;
+        }
+        c->ioerror_id = virConnectDomainEventRegisterAny(c->conn, NULL, VIR_DOMAIN_EVENT_ID_IO_ERROR_REASON,
+                                                         VIR_DOMAIN_EVENT_CALLBACK(ioerror_cb), c, NULL);
+        if (c->ioerror_id < 0) {
+                r = error_setf(err, -EIO, "libvirt: cannot register for I/O error events: %s", last_error());
+                vm_conn_free(c);
+                return r;
+        }
+        c->reaper = g_thread_pool_new(reap, NULL, 1, FALSE, NULL);
+        *ret = c;
+        return 0;
+}
+
+struct vm_conn *vm_conn_free(struct vm_conn *c) {
+        if (!c)
+                return NULL;
+        if (c->reaper)
+                g_thread_pool_free(c->reaper, FALSE, TRUE);
+        if (c->conn && c->lifecycle_id >= 0)
+                virConnectDomainEventDeregisterAny(c->conn, c->lifecycle_id);
+        if (c->conn && c->ioerror_id >= 0)
+                virConnectDomainEventDeregisterAny(c->conn, c->ioerror_id);
+        if (c->conn)
+                virConnectClose(c->conn);
+        g_atomic_int_set(&c->quit, 1);
+        virEventAddTimeout(0, wake_noop, NULL, NULL);
+        g_thread_join(c->loop);
+        g_hash_table_destroy(c->domains);
+        g_mutex_clear(&c->lock);
+        g_free(c);
+        return NULL;
+}
+
+const struct vm_qemu_user *vm_conn_qemu_user(const struct vm_conn *c) {
+        return &c->qemu_user;
+}
+
+static char *version_str(unsigned long v) {
+        return g_strdup_printf("%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+}
+
+int vm_conn_versions(struct vm_conn *c, char **ret_qemu, char **ret_libvirt, struct kb_error *err) {
+        unsigned long hv = 0, lv = 0;
+
+        if (virConnectGetVersion(c->conn, &hv) < 0 || virConnectGetLibVersion(c->conn, &lv) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot read versions: %s", last_error());
+        *ret_qemu = version_str(hv);
+        *ret_libvirt = version_str(lv);
+        return 0;
+}
+
+static void xml_text(GString *s, const char *text) {
+        g_autofree char *e = g_markup_escape_text(text, -1);
+        g_string_append(s, e);
+}
+
+int vm_plugin_path_ok(const char *path) {
+        return path && *path == '/' && !strchr(path, ',');
+}
+
+/* Plugins are a TCG feature: under KVM the guest runs on the host's CPU. */
+static int plugin_on(const struct vm_config *cfg) {
+        return cfg->plugin && cfg->plugin_out && strcmp(cfg->accel, "kvm") != 0 &&
+               vm_plugin_path_ok(cfg->plugin) && vm_plugin_path_ok(cfg->plugin_out);
+}
+
+char *vm_domain_xml(const struct vm_config *cfg) {
+        GString *s = g_string_new(NULL);
+
+        g_string_append_printf(s, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n",
+                               strcmp(cfg->accel, "kvm") == 0 ? "kvm" : "qemu");
+        g_string_append(s, "  <name>");
+        xml_text(s, cfg->name);
+        g_string_append(s, "</name>\n");
+        if (cfg->uuid) {
+                g_string_append(s, "  <uuid>");
+                xml_text(s, cfg->uuid);
+                g_string_append(s, "</uuid>\n");
+        }
+        g_string_append_printf(s, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n",
+                               cfg->mem_mb, cfg->cpus);
+        g_string_append(s, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
+        xml_text(s, cfg->kernel);
+        g_string_append(s, "</kernel>\n");
+        if (cfg->initrd) {
+                g_string_append(s, "    <initrd>");
+                xml_text(s, cfg->initrd);
+                g_string_append(s, "</initrd>\n");
+        }
+        g_string_append(s, "    <cmdline>");
+        xml_text(s, cfg->cmdline);
+        g_string_append(s, "</cmdline>\n  </os>\n  <features><acpi/></features>\n");
+        if (strcmp(cfg->accel, "kvm") == 0)
+                g_string_append(s, "  <cpu mode='host-passthrough'/>\n");
+        g_string_append(s, "  <clock offset='utc'/>\n"
+                           "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
+                           "  <on_crash>destroy</on_crash>\n  <devices>\n");
+        for (int i = 0; i < 2; i++) {
+                const char *path = i == 0 ? cfg->disk : cfg->swap_disk;
+                if (!path)
+                        continue;
+                g_string_append(s, "    <disk type='file' device='disk'>\n"
+                                   "      <driver name='qemu' type='raw' cache='none' error_policy='stop' rerror_policy='stop'/>\n      <source file='");
+                xml_text(s, path);
+                g_string_append_printf(s, "'/>\n      <target dev='hd%c' bus='ide'/>\n", 'a' + i);
+                if (i == 0 && cfg->disk_bytes_per_s)
+                        g_string_append_printf(s, "      <iotune><total_bytes_sec>%llu</total_bytes_sec></iotune>\n",
+                                               (unsigned long long)cfg->disk_bytes_per_s);
+                g_string_append(s, "    </disk>\n");
+        }
+        g_string_append(s, "    <serial type='file'>\n      <source path='");
+        xml_text(s, cfg->console_path);
+        g_string_append(s, "'/>\n      <target port='0'/>\n    </serial>\n");
+        if (cfg->serial_socket) {
+                g_string_append(s, "    <serial type='unix'>\n      <source mode='bind' path='");
+                xml_text(s, cfg->serial_socket);
+                g_string_append(s, "'/>\n      <target port='1'/>\n    </serial>\n");
+        } else
+                g_string_append(s, "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n");
+        g_string_append(s, "    <controller type='usb' model='none'/>\n"
+                           "    <memballoon model='none'/>\n  </devices>\n");
+        /* Once QEMU is up, libvirt 9.0 reads the guest CPU back one QOM
+         * property per QMP command (qom-get, about 400 of them), and QEMU 7.2
+         * reads QMP one byte per poll: 0.23 s of every start and every
+         * restore on this project's host, most of a restore. Without this
+         * capability libvirt reads the two CPUID word lists instead (three
+         * commands). Under TCG the domain asks for no CPU model or feature
+         * (libvirt fills in qemu64), so the read has nothing to find missing,
+         * and QEMU's -cpu and the CPU a save records come out the same either
+         * way (docs/design.md, "Where a restore's time goes"). libvirt taints
+         * the domain "hypervisor feature autodetection override". KVM keeps
+         * the full read: its host-passthrough CPU is what that read updates. */
+        if (strcmp(cfg->accel, "kvm") != 0)
+                g_string_append(s, "  <qemu:capabilities>\n"
+                                   "    <qemu:del capability='cpu-unavailable-features'/>\n"
+                                   "  </qemu:capabilities>\n");
+        if (cfg->n_forwards > 0 || plugin_on(cfg))
+                g_string_append(s, "  <qemu:commandline>\n");
+        if (cfg->n_forwards > 0) {
+                /* Debian's libvirt ignores <portForward> on user interfaces, so
+                 * the NIC goes in as QEMU arguments (the domain is tainted
+                 * custom-argv, as expected). Forwards bind to 127.0.0.1 only. */
+                g_string_append(s, "    <qemu:arg value='-netdev'/>\n"
+                                   "    <qemu:arg value='user,id=kbnet");
+                for (size_t i = 0; i < cfg->n_forwards && i < G_N_ELEMENTS(cfg->forwards); i++)
+                        g_string_append_printf(s, ",hostfwd=tcp:127.0.0.1:%u-:%u",
+                                               cfg->forwards[i].host, cfg->forwards[i].guest);
+                g_string_append(s, "'/>\n    <qemu:arg value='-device'/>\n"
+                                   "    <qemu:arg value='" VM_NIC_DEVICE "'/>\n");
+        }
+        /* The instruction counter (plugin/kbinsn.c). QEMU splits -plugin's
+         * value at commas, so neither path may hold one (vm_plugin_path_ok). */
+        if (plugin_on(cfg)) {
+                g_string_append(s, "    <qemu:arg value='-plugin'/>\n    <qemu:arg value='file=");
+                xml_text(s, cfg->plugin);
+                g_string_append(s, ",out=");
+                xml_text(s, cfg->plugin_out);
+                g_string_append(s, "'/>\n");
+        }
+        if (cfg->n_forwards > 0 || plugin_on(cfg))
+                g_string_append(s, "  </qemu:commandline>\n");
+        g_string_append(s, "</domain>\n");
+        return g_string_free(s, FALSE);
+}
+
+static void stream_cb(virStreamPtr st, int events, void *opaque) {
+        struct vm *vm = opaque;
+        char buf[16384];
+
+        g_mutex_lock(&vm->lock);
+        while (!vm->closing && vm->st) {
+                int n = virStreamRecv(vm->st, buf, sizeof(buf));
+                if (n == -2)
+                        break;
+                if (n <= 0) {
+                        /* EOF or error: stop watching, tell the owner once. */
+                        virStreamEventRemoveCallback(vm->st);
+                        vm->fn(vm->userdata, VM_EVENT_EOF, NULL, 0);
+                        break;
+                }
+                vm->fn(vm->userdata, VM_EVENT_DATA, buf, (size_t)n);
+        }
+        g_mutex_unlock(&vm->lock);
+}
+
+/* ttyS1's socket is readable (or hung up): hand what it holds to the owner. */
+static void sock_cb(int watch, int fd, int events, void *opaque) {
+        struct vm *vm = opaque;
+        char buf[16384];
+
+        g_mutex_lock(&vm->lock);
+        while (!vm->closing && vm->sock >= 0) {
+                ssize_t n = read(vm->sock, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN)
+                        break;
+                if (n <= 0) {
+                        /* EOF or error: stop watching, tell the owner once. */
+                        virEventRemoveHandle(watch);
+                        vm->sock_watch = -1;
+                        vm->fn(vm->userdata, VM_EVENT_EOF, NULL, 0);
+                        break;
+                }
+                vm->fn(vm->userdata, VM_EVENT_DATA, buf, (size_t)n);
+        }
+        g_mutex_unlock(&vm->lock);
+}
+
+/* Whether path fits a unix socket's address (108 bytes with its NUL). */
+static int sock_path_fits(const char *path) {
+        return strlen(path) < sizeof(((struct sockaddr_un *)0)->sun_path);
+}
+
+/* Connect to the socket libvirt made for ttyS1 (it listens before QEMU
+ * runs) and watch it on the event loop. */
+static int sock_open(struct vm *vm, const char *path, struct kb_error *err) {
+        struct sockaddr_un a = { .sun_family = AF_UNIX };
+        int fd;
+
+        if (!sock_path_fits(path))
+                return error_setf(err, -ENAMETOOLONG, "%s: longer than a unix socket's path may be", path);
+        g_strlcpy(a.sun_path, path, sizeof(a.sun_path));
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+                int e = errno;
+                if (fd >= 0)
+                        close(fd);
+                return error_setf(err, -e, "cannot connect to ttyS1 of %s at %s: %s", vm->name, path, g_strerror(e));
+        }
+        g_mutex_lock(&vm->lock);
+        vm->sock = fd;
+        vm->sock_watch = virEventAddHandle(fd, VIR_EVENT_HANDLE_READABLE | VIR_EVENT_HANDLE_ERROR |
+                                           VIR_EVENT_HANDLE_HANGUP, sock_cb, vm_ref(vm), vm_unref);
+        g_mutex_unlock(&vm->lock);
+        if (vm->sock_watch < 0) {
+                vm_unref(vm);
+                return error_setf(err, -EIO, "libvirt: cannot watch ttyS1 of %s: %s", vm->name, last_error());
+        }
+        return 0;
+}
+
+/* Open ttyS1 of the pty domain as a libvirt stream watched on the event loop. */
+static int pty_open(struct vm *vm, struct kb_error *err) {
+        vm->st = virStreamNew(vm->c->conn, VIR_STREAM_NONBLOCK);
+        if (!vm->st || virDomainOpenConsole(vm->dom, "serial1", vm->st, VIR_DOMAIN_CONSOLE_FORCE) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot open serial1 of %s: %s", vm->name, last_error());
+        if (virStreamEventAddCallback(vm->st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
+                                      VIR_STREAM_EVENT_HANGUP, stream_cb, vm_ref(vm), vm_unref) < 0) {
+                vm_unref(vm);
+                return error_setf(err, -EIO, "libvirt: cannot watch serial1 of %s: %s", vm->name, last_error());
+        }
+        return 0;
+}
+
+/* Stop delivering ttyS1: no callback runs for vm once this returns. */
+static void serial_close(struct vm *vm) {
+        virStreamPtr st;
+        int fd, watch;
+
+        g_mutex_lock(&vm->lock);
+        vm->closing = 1;
+        st = vm->st;
+        vm->st = NULL;
+        fd = vm->sock;
+        watch = vm->sock_watch;
+        vm->sock = vm->sock_watch = -1;
+        g_mutex_unlock(&vm->lock);
+        if (st) {
+                virStreamEventRemoveCallback(st);
+                virStreamAbort(st);
+                virStreamFree(st);
+        }
+        if (watch >= 0)
+                virEventRemoveHandle(watch);
+        if (fd >= 0)
+                close(fd);
+}
+
+/* A struct vm for config, registered so events reach fn. */
+static struct vm *vm_new(struct vm_conn *c, const struct vm_config *cfg, vm_event_fn fn, void *userdata) {
+        struct vm *vm = g_new0(struct vm, 1);
+
+        vm->ref = 1;
+        vm->sock = vm->sock_watch = -1;
+        vm->c = c;
+        vm->name = g_strdup(cfg->name);
+        vm->fn = fn;
+        vm->userdata = userdata;
+        g_mutex_init(&vm->lock);
+        g_mutex_lock(&c->lock);
+        g_hash_table_insert(c->domains, vm->name, vm);
+        g_mutex_unlock(&c->lock);
+        return vm;
+}
+
+/* The paused domain exists: open serial1, then let it run. */
+static int vm_attach_and_resume(struct vm *vm, const struct vm_config *cfg, int64_t t0, struct kb_error *err) {
+        int64_t t1 = g_get_monotonic_time();
+        int r;
+
+        vm->times.create_s = (double)(t1 - t0) / 1e6;
+        vm->times.serial_socket = cfg->serial_socket != NULL;
+        r = cfg->serial_socket ? sock_open(vm, cfg->serial_socket, err) : pty_open(vm, err);
+        if (r < 0)
+                return r;
+        vm->times.serial_s = (double)(g_get_monotonic_time() - t1) / 1e6;
+        t1 = g_get_monotonic_time();
+        if (virDomainResume(vm->dom) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot resume %s: %s", vm->name, last_error());
+        vm->times.resume_s = (double)(g_get_monotonic_time() - t1) / 1e6;
+        return 0;
+}
+
+void vm_get_times(const struct vm *vm, struct vm_times *ret) {
+        *ret = vm->times;
+}
+
+/* cfg as this connection runs it: ttyS1 is a socket only where kbench can
+ * reach one, on this host, and where its path fits a unix socket's (a
+ * deep store: then a pty, slower to answer a restored guest, see above). */
+static struct vm_config conn_config(const struct vm_conn *c, const struct vm_config *cfg) {
+        struct vm_config r = *cfg;
+
+        if (!c->local || (r.serial_socket && !sock_path_fits(r.serial_socket)))
+                r.serial_socket = NULL;
+        return r;
+}
+
+int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
+             struct vm **ret, struct kb_error *err) {
+        const struct vm_config conf = conn_config(c, config), *cfg = &conf;
+        g_autofree char *xml = vm_domain_xml(cfg);
+        struct vm *vm = vm_new(c, cfg, fn, userdata);
+        int64_t t0 = g_get_monotonic_time();
+        int r;
+
+        vm->dom = virDomainCreateXML(c->conn, xml, VIR_DOMAIN_START_PAUSED);
+        if (!vm->dom) {
+                r = error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", cfg->name, last_error());
+                goto fail;
+        }
+        r = vm_attach_and_resume(vm, cfg, t0, err);
+        if (r < 0)
+                goto fail;
+        *ret = vm;
+        return 0;
+fail:
+        vm_stop(vm, 0);
+        return r;
+}
+
+int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *config, vm_event_fn fn,
+               void *userdata, struct vm **ret, struct kb_error *err) {
+        const struct vm_config conf = conn_config(c, config), *cfg = &conf;
+        g_autofree char *xml = vm_domain_xml(cfg);
+        struct vm *vm = vm_new(c, cfg, fn, userdata);
+        int64_t t0 = g_get_monotonic_time();
+        int r;
+
+        if (virDomainRestoreFlags(c->conn, path, xml, VIR_DOMAIN_SAVE_PAUSED) < 0) {
+                r = error_setf(err, -EIO, "libvirt: cannot restore %s as %s: %s", path, cfg->name, last_error());
+                goto fail;
+        }
+        vm->dom = virDomainLookupByName(c->conn, cfg->name);
+        if (!vm->dom) {
+                r = error_setf(err, -EIO, "libvirt: restored %s but cannot find it: %s", cfg->name, last_error());
+                goto fail;
+        }
+        r = vm_attach_and_resume(vm, cfg, t0, err);
+        if (r < 0)
+                goto fail;
+        *ret = vm;
+        return 0;
+fail:
+        vm_stop(vm, 0);
+        return r;
+}
+
+int vm_save(struct vm *vm, const char *path, struct kb_error *err) {
+        int r = 0;
+
+        /* The save ends the domain: the owner must not take that for the
+         * guest's death, so events stop before it. */
+        serial_close(vm);
+        if (virDomainSaveFlags(vm->dom, path, NULL, VIR_DOMAIN_SAVE_PAUSED) < 0)
+                r = error_setf(err, -EIO, "libvirt: cannot save %s to %s: %s", vm->name, path, last_error());
+        vm_stop(vm, 0);
+        return r;
+}
+
+int vm_taints(struct vm *vm, char ***ret, struct kb_error *err) {
+        char **msgs = NULL;
+        int n = virDomainGetMessages(vm->dom, &msgs, VIR_DOMAIN_MESSAGE_TAINTING);
+        char **v;
+
+        if (n < 0)
+                return error_setf(err, -EIO, "%s: cannot read domain messages: %s", vm->name, last_error());
+        v = g_new0(char *, (size_t)n + 1);
+        for (int i = 0; i < n; i++) {
+                v[i] = g_strdup(msgs[i]);
+                free(msgs[i]);
+        }
+        free(msgs);
+        *ret = v;
+        return 0;
+}
+
+/* One virDomainBlockStats call, made on a thread of its own. The call waits
+ * for QEMU's monitor, and a frozen QEMU (SIGSTOP, a wedged device model)
+ * never answers: the caller's thread is the cell's event pump, whose hang
+ * watchdog is what ends such a cell, so the caller gives up after
+ * VM_BLOCK_STATS_WAIT_S and leaves the call behind. The call holds a
+ * reference to the vm and returns (failing) once the cell stops QEMU; the
+ * last of caller and call frees the record. */
+#define VM_BLOCK_STATS_WAIT_S 5
+
+struct blk_call {
+        struct vm *vm; /* a reference */
+        char *dev;
+        GMutex lock;
+        GCond cond;
+        int refs, done, rc;
+        virDomainBlockStatsStruct st;
+        char why[256];
+};
+
+static void blk_call_unref(struct blk_call *bc) {
+        int last;
+
+        g_mutex_lock(&bc->lock);
+        last = --bc->refs == 0;
+        g_mutex_unlock(&bc->lock);
+        if (!last)
+                return;
+        vm_unref(bc->vm);
+        g_free(bc->dev);
+        g_mutex_clear(&bc->lock);
+        g_cond_clear(&bc->cond);
+        g_free(bc);
+}
+
+static gpointer blk_call_main(gpointer data) {
+        struct blk_call *bc = data;
+        int rc = virDomainBlockStats(bc->vm->dom, bc->dev, &bc->st, sizeof(bc->st));
+
+        g_mutex_lock(&bc->lock);
+        bc->rc = rc;
+        if (rc < 0)
+                g_strlcpy(bc->why, last_error(), sizeof(bc->why)); /* libvirt's errors are per thread */
+        bc->done = 1;
+        g_cond_signal(&bc->cond);
+        g_mutex_unlock(&bc->lock);
+        blk_call_unref(bc);
+        return NULL;
+}
+
+int vm_block_stats(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err) {
+        int64_t deadline = g_get_monotonic_time() + VM_BLOCK_STATS_WAIT_S * G_USEC_PER_SEC;
+        struct blk_call *bc;
+        GThread *t;
+        int r = 0;
+
+        if (!vm || !vm->dom)
+                return error_setf(err, -EIO, "no domain to read block statistics of");
+        bc = g_new0(struct blk_call, 1);
+        bc->vm = vm_ref(vm);
+        bc->dev = g_strdup(dev);
+        bc->refs = 2;
+        g_mutex_init(&bc->lock);
+        g_cond_init(&bc->cond);
+        t = g_thread_try_new("vm-blockstats", blk_call_main, bc, NULL);
+        if (!t) {
+                bc->refs = 1;
+                blk_call_unref(bc);
+                return error_setf(err, -EAGAIN, "%s: cannot start a thread to read block statistics", vm->name);
+        }
+        g_thread_unref(t);
+        g_mutex_lock(&bc->lock);
+        while (!bc->done)
+                if (!g_cond_wait_until(&bc->cond, &bc->lock, deadline))
+                        break;
+        if (!bc->done)
+                r = error_setf(err, -ETIMEDOUT, "%s: QEMU did not answer for the block statistics of %s within %d s",
+                               vm->name, dev, VM_BLOCK_STATS_WAIT_S);
+        else if (bc->rc < 0)
+                r = error_setf(err, -EIO, "%s: cannot read block statistics of %s: %s", vm->name, dev, bc->why);
+        else
+                /* libvirt says -1 for a field the hypervisor does not report. */
+                *ret = (struct vm_block_stats){
+                        .rd_bytes = bc->st.rd_bytes < 0 ? -1 : bc->st.rd_bytes,
+                        .wr_bytes = bc->st.wr_bytes < 0 ? -1 : bc->st.wr_bytes,
+                        .rd_reqs = bc->st.rd_req < 0 ? -1 : bc->st.rd_req,
+                        .wr_reqs = bc->st.wr_req < 0 ? -1 : bc->st.wr_req,
+                };
+        g_mutex_unlock(&bc->lock);
+        blk_call_unref(bc);
+        return r;
+}
+
+/* One write to ttyS1's socket, with virStreamSend's results: bytes taken,
+ * -2 when it would block, -1 on an error (errno). */
+static int sock_send(int fd, const char *data, size_t len) {
+        ssize_t n = send(fd, data, MIN(len, (size_t)INT_MAX), MSG_NOSIGNAL);
+
+        if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? -2 : -1;
+        return (int)n;
+}
+
+int vm_send(struct vm *vm, const char *data, size_t len, struct kb_error *err) {
+        int64_t deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+
+        while (len > 0) {
+                int n, e = 0;
+
+                g_mutex_lock(&vm->lock);
+                if (vm->closing)
+                        n = -1;
+                else if (vm->sock >= 0) {
+                        n = sock_send(vm->sock, data, len);
+                        e = n == -1 ? errno : 0;
+                } else
+                        n = vm->st ? virStreamSend(vm->st, data, len) : -1;
+                g_mutex_unlock(&vm->lock);
+                if (n == -2) {
+                        if (g_get_monotonic_time() > deadline)
+                                return error_setf(err, -ETIMEDOUT, "%s: ttyS1 does not take input", vm->name);
+                        g_usleep(1000);
+                        continue;
+                }
+                if (n < 0)
+                        return error_setf(err, -EIO, "%s: cannot write to ttyS1: %s", vm->name,
+                                          e ? g_strerror(e) : last_error());
+                data += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+void vm_stop(struct vm *vm, int background) {
+        if (!vm)
+                return;
+        serial_close(vm);
+        g_mutex_lock(&vm->c->lock);
+        if (g_hash_table_lookup(vm->c->domains, vm->name) == vm)
+                g_hash_table_remove(vm->c->domains, vm->name);
+        g_mutex_unlock(&vm->c->lock);
+
+        if (background && vm->c->reaper) {
+                g_thread_pool_push(vm->c->reaper, vm, NULL);
+                return;
+        }
+        if (vm->dom && virDomainIsActive(vm->dom) == 1)
+                virDomainDestroy(vm->dom);
+        vm_unref(vm);
+}

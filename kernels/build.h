@@ -1,0 +1,54 @@
+/* kernels/build: a kernel built from a source tree into the kernel store,
+ * the way tuxmake builds one: a base configuration plus fragments merged
+ * with `make olddefconfig`, a persistent O= tree per (source tree,
+ * configuration) so the next build of a nearby commit is incremental,
+ * ccache when it is installed, and a record of what was built (build.json
+ * beside the image: source, commit or digest, the configuration's inputs,
+ * the compiler, the build time). The build is reproducible where Kbuild
+ * allows it (fixed timestamp, user, host and build number), so two builds
+ * of the same source give the same image, and the same content id: a step
+ * of a bisection whose image equals one already measured is found by id.
+ *
+ * Under work_dir (<store>/build):
+ *   src/<digest>/   an unpacked linux-source tarball, or a private copy of
+ *                   the tree with the patches applied
+ *   o/<digest>/     the O= tree of one (source tree, configuration)
+ *   cache/<key>     the kernel id built from one exact set of inputs
+ *   ccache/         ccache's directory
+ *   log/<key>.log   the build's log */
+#pragma once
+
+#include "common/error.h"
+#include "kernels/kstore.h"
+
+struct kbuild_opts {
+        const char *source;        /* a kernel source tree (a git checkout, an unpacked
+                                      linux-source) or a linux-source .tar.xz */
+        const char *config;        /* a .config file, "defconfig" or "tinyconfig"; NULL: defconfig */
+        char **fragments;          /* config fragments merged over it, in order; NULL-terminated or NULL */
+        char **patches;            /* patches applied with patch -p1 to a private copy; NULL-terminated or NULL */
+        const char *name;          /* store name; NULL: <kernelrelease>-g<commit> or -<digest> */
+        const char *work_dir;      /* <store>/build */
+        int jobs;                  /* make -j; <= 0: the host's CPUs */
+        void (*progress)(const char *line, void *userdata);   /* or NULL */
+        void *userdata;
+};
+
+struct kbuild_result {
+        struct kstore_kernel *kernel;  /* the stored kernel (kstore_kernel_free) */
+        int cache_hit;             /* the same inputs built it before: no make ran */
+        int existed;               /* the image was already stored (an identical build) */
+        char *source_id;           /* commit, commit+<diff digest>, sha256:<tarball> or tree:<digest> */
+        char *log_path;            /* the build's log (NULL on a cache hit) */
+        double build_s;            /* wall time of configure and make */
+};
+
+/* Build o->source into store s. A failed step is one error line naming the
+ * build's log. OUT: *ret (kbuild_result_clear). */
+int kbuild_run(struct kstore *s, const struct kbuild_opts *o, struct kbuild_result *ret, struct kb_error *err);
+
+void kbuild_result_clear(struct kbuild_result *r);
+
+/* The source identity alone (see kbuild_result.source_id), for a caller
+ * that must know whether two trees are the same before building. */
+int kbuild_source_id(const char *source, char **ret_id, char **ret_commit, struct kb_error *err);

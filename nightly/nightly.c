@@ -1,0 +1,1043 @@
+/* nightly.c: the steps of one night (see nightly.h). Each step is a
+ * function over struct night; nightly_run() calls them in order. */
+#include <errno.h>
+#include <glib.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host/accel.h"
+#include "cell/cell.h"
+#include "cell/endstate.h"
+#include "store/lock.h"
+#include "nightly/nightly.h"
+#include "nightly/nightly_config.h"
+#include "nightly/nightly_measured.h"
+#include "nightly/nightly_plan.h"
+#include "nightly/nightly_report.h"
+#include "nightly/nightly_sources.h"
+#include "report/pairing.h"
+#include "run/runner.h"
+#include "run/runopts.h"
+#include "kernels/kstore.h"
+#include "report/changepoint.h"
+#include "report/metrics.h"
+#include "report/view.h"
+#include "results/db.h"
+#include "results/query.h"
+#include "report/text.h"
+#include "web/page.h"
+#include "web/site.h"
+
+#define NIGHTLY_TAG "nightly"
+
+/* A kernel measured in a run of this night (or of the night it resumed),
+ * to be compared with the baseline. */
+struct subject {
+        int64_t run;
+        char *name;                        /* as reported: a variant's label + the store name */
+        char *store_name;                  /* the kernel's name in the run, for compare's selector */
+        char *kernel_id;
+};
+
+struct night {
+        const struct nightly_opts *o;
+        struct store_ctx g;               /* the caller's, with the configuration's connect */
+        struct nightly_config *cfg;
+        struct store_lock *lock;
+        struct db *db;
+        struct kstore *ks;
+        const char *accel;                 /* what the runs use, and what "measured" is asked for */
+        double deadline_at;                /* unix time */
+        struct nightly_found *found;
+        size_t n_found;
+        GArray *cands;                     /* struct nightly_candidate; strings in keep */
+        ssize_t *found_cand;               /* per found file: its candidate, or -1 (import failed) */
+        struct nightly_plan *plan;
+        GArray *subjects;                  /* struct subject */
+        GArray *runs;                      /* int64_t: runs of this night (resumed and new) */
+        int64_t baseline_run;              /* a run with baseline cells at the base settings, 0: none */
+        GPtrArray *keep;                   /* strings the candidates point to */
+        GPtrArray *measured;               /* names of the kernels run tonight, each once */
+        GPtrArray *errors;
+        struct nightly_report rep;
+};
+
+static void add_run(struct night *n, int64_t id) {
+        for (guint i = 0; i < n->runs->len; i++)
+                if (g_array_index(n->runs, int64_t, i) == id)
+                        return;
+        g_array_append_val(n->runs, id);
+}
+
+static int is_tonight(const struct night *n, int64_t run) {
+        for (guint i = 0; i < n->runs->len; i++)
+                if (g_array_index(n->runs, int64_t, i) == run)
+                        return 1;
+        return 0;
+}
+
+static void add_subject(struct night *n, int64_t run, const char *name, const char *store_name,
+                        const char *kernel_id) {
+        struct subject s;
+        gboolean seen = FALSE;
+
+        for (guint i = 0; i < n->measured->len && !seen; i++)
+                seen = strcmp(n->measured->pdata[i], name) == 0;
+        if (!seen)
+                g_ptr_array_add(n->measured, g_strdup(name));
+
+        if (strcmp(name, n->cfg->baseline) == 0)
+                return;
+        for (guint i = 0; i < n->subjects->len; i++) {
+                const struct subject *x = &g_array_index(n->subjects, struct subject, i);
+                if (x->run == run && strcmp(x->kernel_id, kernel_id) == 0)
+                        return;
+        }
+        s = (struct subject){ run, g_strdup(name), g_strdup(store_name), g_strdup(kernel_id) };
+        g_array_append_val(n->subjects, s);
+}
+
+/* ---- configuration ---------------------------------------------------- */
+
+/* The sources' sysctls pass the checks of `kbench run --sysctl` (what the
+ * agent takes), which are stricter than the file's syntax. */
+static int check_sysctls(const struct nightly_config *cfg, const char *path, struct kb_error *err) {
+        for (size_t i = 0; i < cfg->n_sources; i++)
+                for (char **p = cfg->sources[i].overrides.sysctls; p && *p; p++) {
+                        int r = runopts_check_sysctl(*p, err);
+                        if (r < 0)
+                                return error_prefix(err, r, "%s: sources[%zu].overrides.sysctls", path, i);
+                }
+        return 0;
+}
+
+static int step_config(struct night *n, struct kb_error *err) {
+        int r = nightly_config_load(n->o->config_path, &n->cfg, err);
+
+        if (r < 0)
+                return r;
+        r = check_sysctls(n->cfg, n->o->config_path, err);
+        if (r < 0)
+                return r;
+        if (n->cfg->until_mde_pct > 0 && n->cfg->budget_cells <= 0 && n->cfg->budget_time_s <= 0)
+                return error_setf(err, -EINVAL, "%s: until_mde needs a budget: budget_cells or budget_time",
+                                  n->o->config_path);
+        if (n->cfg->connect) {
+                g_free(n->g.connect);
+                n->g.connect = g_strdup(n->cfg->connect);
+        }
+        n->deadline_at = (double)g_get_real_time() / 1e6 + n->cfg->deadline_s;
+        n->accel = accel_cached(n->g.home);
+        return 0;
+}
+
+/* ---- runner ------------------------------------------------------------- */
+
+static void runner_base(const struct night *n, struct runner_opts *o) {
+        runopts_defaults(o);
+        o->lock_held = 1;
+        o->quiet = 1;
+        o->deadline_at = n->deadline_at;
+}
+
+/* The runner's exit code as the night reads it: 0 and 3 (failed cells,
+ * interrupted) leave results to report; 1 and 2 stop the night. */
+static int runner_failed(int code) {
+        return code != 0 && code != 3;
+}
+
+/* After a run that exited 3: failed cells are reported per kernel; only
+ * an interrupted run leaves cells for the next night. */
+static void note_left(struct night *n, int64_t id, int code) {
+        struct query_run *run = NULL;
+
+        if (code != 3)
+                return;
+        if (query_run(n->db, id, &run, NULL) == 0 && strcmp(run->status, "interrupted") == 0)
+                n->rep.incomplete = 1;
+        query_runs_free(run, run ? 1 : 0);
+}
+
+/* ---- resume ----------------------------------------------------------- */
+
+static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
+        g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+        struct query_kernel *ks = NULL;
+        struct runner_opts o;
+        size_t nk = 0;
+        int code, r;
+
+        runner_base(n, &o);
+        o.resume_run = id;
+        r = runner_load_resume(&o, &n->g, kern, work, keep, err);
+        if (r < 0)
+                return r;
+        g_ptr_array_add(kern, NULL);
+        g_ptr_array_add(work, NULL);
+        o.kernels = (char **)kern->pdata;
+        o.workloads = (char **)work->pdata;
+        fprintf(stderr, "nightly: resuming run %" G_GINT64_FORMAT ", cut short on an earlier night\n", id);
+        code = runner_run(&o, &n->g, NULL, err);
+        if (runner_failed(code))
+                return error_prefix(err, -EIO, "resuming run %" G_GINT64_FORMAT, id);
+        note_left(n, id, code);
+        add_run(n, id);
+        r = query_run_kernels(n->db, id, &ks, &nk, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < nk; i++) {
+                g_autofree char *label = g_strconcat(o.variant ? o.variant : "", ks[i].name, NULL);
+                add_subject(n, id, label, ks[i].name, ks[i].id);
+        }
+        query_kernels_free(ks, nk);
+        return 0;
+}
+
+/* The night's runs that ended before their last cell (a deadline, a
+ * signal, a killed kbench: we hold the lock, so a "running" one is dead)
+ * are finished first, so their cells count as measured below. */
+static int step_resume(struct night *n, struct kb_error *err) {
+        g_autofree int64_t *ids = NULL;
+        size_t nr = 0;
+        int r = query_tag_runs(n->db, NIGHTLY_TAG, &ids, &nr, err);
+
+        for (size_t i = 0; r >= 0 && i < nr; i++) {
+                struct query_run *run = NULL;
+                int resumable;
+
+                r = query_run(n->db, ids[i], &run, err);
+                if (r < 0)
+                        break;
+                resumable = strcmp(run->status, "interrupted") == 0 || strcmp(run->status, "running") == 0;
+                query_runs_free(run, 1);
+                if (!resumable)
+                        continue;
+                if (n->o->dry_run)
+                        printf("would resume run %" G_GINT64_FORMAT "\n", ids[i]);
+                else
+                        r = resume_one(n, ids[i], err);
+        }
+        return r;
+}
+
+/* ---- sources and imports ---------------------------------------------- */
+
+static void add_error(struct night *n, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void add_error(struct night *n, const char *fmt, ...) {
+        va_list ap;
+        char *msg;
+
+        va_start(ap, fmt);
+        msg = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "kbench: nightly: %s\n", msg);
+        g_ptr_array_add(n->errors, msg);
+}
+
+static int step_fetch(struct night *n, struct kb_error *err) {
+        g_auto(GStrv) errors = NULL;
+        int r = nightly_sources_collect(n->cfg, n->g.home, NULL, &n->found, &n->n_found, &errors, err);
+
+        if (r < 0)
+                return r;
+        for (size_t i = 0; errors && errors[i]; i++)
+                add_error(n, "%s", errors[i]);
+        return 0;
+}
+
+/* Import one found file; a source's name prefix names its kernels apart
+ * (prefix + release). OUT: *ret (kstore_kernel_free). */
+static int import_one(struct night *n, const struct nightly_found *f, struct kstore_kernel **ret,
+                      struct kb_error *err) {
+        const struct nightly_source *src = &n->cfg->sources[f->source];
+        struct kstore_kernel *k = NULL, *named = NULL;
+        g_autofree char *name = NULL;
+        int existed = 0, r;
+
+        r = kstore_add(n->ks, f->path, NULL, &k, &existed, err);
+        /* A variant's kernel is the image under its own name: its label
+         * goes into the run's settings, not into the store. */
+        if (r < 0 || !src->name || nightly_source_variant(src)) {
+                if (r >= 0)
+                        *ret = k;
+                return r;
+        }
+        name = g_strconcat(src->name, k->release ? k->release : k->name, NULL);
+        r = kstore_add(n->ks, f->path, name, &named, &existed, err);
+        kstore_kernel_free(k);
+        if (r >= 0)
+                *ret = named;
+        return r;
+}
+
+/* The runner options of a run of the night measuring variant v. */
+static void night_opts(const struct night *n, const struct nightly_variant *v, struct runner_opts *o) {
+        const struct nightly_config *cfg = n->cfg;
+
+        runner_base(n, o);
+        o->workloads = cfg->workloads;
+        o->repeats = cfg->repeats;
+        o->until_mde_pct = cfg->until_mde_pct;
+        o->budget_cells = cfg->budget_cells;
+        o->budget_time_s = cfg->budget_time_s;
+        o->mem_mb = (unsigned)(cfg->mem_bytes >> 20);
+        o->cpus = (unsigned)cfg->cpus;
+        o->disk_bytes = cfg->disk_bytes;
+        o->disk_mbps = v->disk_mbps;
+        o->fs = cfg->fs;
+        o->mount_opts = cfg->mount_opts;
+        o->swap_bytes = cfg->swap_bytes;
+        o->tag = NIGHTLY_TAG;
+        o->accel = n->accel;
+        o->append = v->append;
+        o->sysctls = (char **)v->sysctls;
+        o->variant = v->label;
+}
+
+/* The fingerprint of workload w measured as variant v: from the very
+ * options the night's run would be given. */
+static char *fingerprint_for(const struct night *n, size_t w, const struct nightly_variant *v) {
+        struct runner_opts o;
+
+        night_opts(n, v, &o);
+        return nightly_fingerprint(&o, n->accel, n->cfg->workload_specs[w]);
+}
+
+/* How many ok cells the results hold for kernel_id measured as variant v,
+ * the fewest over the workloads. */
+static int count_measured(struct night *n, const char *kernel_id, const struct nightly_variant *v, size_t *ret,
+                          struct kb_error *err) {
+        size_t least = SIZE_MAX;
+
+        for (size_t w = 0; n->cfg->workload_specs[w]; w++) {
+                g_autofree char *fp = fingerprint_for(n, w, v);
+                size_t ok = 0;
+                int r = nightly_measured(n->db, kernel_id, fp, &ok, err);
+
+                if (r < 0)
+                        return r;
+                least = MIN(least, ok);
+        }
+        *ret = least == SIZE_MAX ? 0 : least;
+        return 0;
+}
+
+static int add_candidate(struct night *n, const struct kstore_kernel *k, size_t source, int is_baseline,
+                         struct kb_error *err) {
+        struct nightly_candidate c = { .source = source, .is_baseline = is_baseline };
+        struct nightly_variant v;
+        int r;
+
+        nightly_candidate_variant(n->cfg, &c, &v);
+        c.name = g_strconcat(v.label ? v.label : "", k->name, NULL);
+        c.store_name = g_strdup(k->name);
+        c.kernel_id = g_strdup(k->id);
+        g_ptr_array_add(n->keep, (char *)c.name);
+        g_ptr_array_add(n->keep, (char *)c.store_name);
+        g_ptr_array_add(n->keep, (char *)c.kernel_id);
+        r = count_measured(n, c.kernel_id, &v, &c.n_ok, err);
+        if (r < 0)
+                return r;
+        g_array_append_val(n->cands, c);
+        return 0;
+}
+
+static int step_import(struct night *n, struct kb_error *err) {
+        g_autofree char *kdir = store_kernels_dir(&n->g);
+        struct kstore_kernel *base = NULL;
+        int r;
+
+        r = kstore_open(kdir, &n->ks, err);
+        if (r < 0)
+                return r;
+        n->found_cand = g_new(ssize_t, n->n_found + 1);
+        /* The files first: the baseline may be among them. */
+        for (size_t i = 0; i < n->n_found; i++) {
+                const struct nightly_source *src = &n->cfg->sources[n->found[i].source];
+                struct kstore_kernel *k = NULL;
+                struct kb_error ierr = { { 0 } };
+
+                n->found_cand[i] = -1;
+                if (import_one(n, &n->found[i], &k, &ierr) < 0) {
+                        add_error(n, "importing %s: %s", n->found[i].path, ierr.msg);
+                        continue;
+                }
+                /* The baseline from a source without overrides is the store's baseline, below. */
+                if (strcmp(k->name, n->cfg->baseline) != 0 || src->overrides.disk_mbps || src->overrides.append ||
+                    (src->overrides.sysctls && src->overrides.sysctls[0])) {
+                        r = add_candidate(n, k, n->found[i].source, 0, err);
+                        if (r < 0) {
+                                kstore_kernel_free(k);
+                                return r;
+                        }
+                        n->found_cand[i] = (ssize_t)n->cands->len - 1;
+                } else
+                        n->found_cand[i] = SSIZE_MAX;   /* imported; measured as the baseline */
+                kstore_kernel_free(k);
+        }
+        r = kstore_find(n->ks, n->cfg->baseline, &base, err);
+        if (r < 0)
+                return error_prefix(err, r, "%s: baseline '%s' is not in the store (import it with 'kbench kernel "
+                                    "add' or put it in a source)", n->o->config_path, n->cfg->baseline);
+        r = add_candidate(n, base, 0, 1, err);
+        kstore_kernel_free(base);
+        return r;
+}
+
+/* ---- plan --------------------------------------------------------------- */
+
+static void print_plan(const struct night *n) {
+        const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
+
+        printf("plan: %zu new kernel(s)%s, %zu run(s) of %zu workload(s) x %d repeat(s), accelerator %s\n",
+               n->plan->n_new, n->plan->baseline_stale ? " and the baseline" : "", n->plan->n_groups,
+               (size_t)g_strv_length(n->cfg->workloads), n->cfg->repeats, n->accel);
+        for (size_t i = 0; i < n->plan->n_groups; i++) {
+                const struct nightly_group *gr = &n->plan->groups[i];
+
+                g_autofree char *sys = gr->sysctls ? g_strjoinv(",", (char **)gr->sysctls) : NULL;
+
+                printf("run %zu: disk_mbps=%" G_GUINT64_FORMAT " append=%s sysctls=%s variant=%s:", i + 1,
+                       gr->disk_mbps, gr->append ? gr->append : "-", sys ? sys : "-", gr->label ? gr->label : "-");
+                for (size_t m = 0; m < gr->n_members; m++)
+                        printf(" %s (%zu of %d stored)", c[gr->members[m]].name, c[gr->members[m]].n_ok,
+                               n->cfg->repeats);
+                putchar('\n');
+        }
+        for (guint i = 0; i < n->cands->len; i++)
+                if (c[i].n_ok >= (size_t)n->cfg->repeats)
+                        printf("measured already: %s\n", c[i].name);
+}
+
+/* ---- run ---------------------------------------------------------------- */
+
+static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_error *err) {
+        const struct nightly_group *gr = &n->plan->groups[gi];
+        const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
+        const struct nightly_variant v = { gr->label, gr->append, gr->sysctls, gr->disk_mbps };
+        g_autofree char **kernels = g_new0(char *, gr->n_members + 1);
+        struct runner_opts o;
+        int64_t id = 0;
+        int code;
+
+        for (size_t m = 0; m < gr->n_members; m++)
+                kernels[m] = (char *)c[gr->members[m]].kernel_id;
+        night_opts(n, &v, &o);
+        o.kernels = kernels;
+        /* A signal during an earlier run of the night ends the night too. */
+        if ((double)g_get_real_time() / 1e6 >= n->deadline_at || cell_interrupted) {
+                n->rep.incomplete = 1;
+                fprintf(stderr, "nightly: %s: run %zu of %zu is not started\n",
+                        cell_interrupted ? "interrupted" : "deadline reached", gi + 1, n->plan->n_groups);
+                *ret_run = 0;
+                return 0;
+        }
+        code = runner_run(&o, &n->g, &id, err);
+        if (runner_failed(code))
+                return error_prefix(err, -EIO, "run %zu of the night", gi + 1);
+        note_left(n, id, code);
+        add_run(n, id);
+        for (size_t m = 0; m < gr->n_members; m++) {
+                const struct nightly_candidate *cm = &c[gr->members[m]];
+                if (cm->is_baseline && gr->disk_mbps == 0 && !gr->append && !gr->sysctls && !gr->label)
+                        n->baseline_run = id;
+                add_subject(n, id, cm->name, cm->store_name ? cm->store_name : cm->name, cm->kernel_id);
+        }
+        *ret_run = id;
+        return 0;
+}
+
+/* Mark the files whose kernels are dealt with: measured already, or in a
+ * run that exists (an interrupted one is resumed). A file whose run was
+ * never started is found again the next night. */
+static int mark_found(struct night *n, const int64_t *group_run, struct kb_error *err) {
+        const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
+
+        for (size_t i = 0; i < n->n_found; i++) {
+                ssize_t ci = n->found_cand[i];
+                int done = ci == SSIZE_MAX;
+                int r;
+
+                if (ci >= 0 && ci != SSIZE_MAX) {
+                        done = c[ci].n_ok >= (size_t)n->cfg->repeats;
+                        for (size_t gi = 0; !done && gi < n->plan->n_groups; gi++)
+                                for (size_t m = 0; m < n->plan->groups[gi].n_members; m++)
+                                        if (n->plan->groups[gi].members[m] == (size_t)ci && group_run[gi] > 0)
+                                                done = 1;
+                }
+                if (!done)
+                        continue;
+                r = nightly_sources_mark(n->cfg, n->g.home, &n->found[i], err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int step_run(struct night *n, struct kb_error *err) {
+        g_autofree int64_t *group_run = g_new0(int64_t, n->plan->n_groups + 1);
+        int r = 0;
+
+        for (size_t gi = 0; gi < n->plan->n_groups && r >= 0; gi++)
+                r = run_group(n, gi, &group_run[gi], err);
+        if (r < 0)
+                return r;
+        return mark_found(n, group_run, err);
+}
+
+/* ---- detect: against the baseline ------------------------------------- */
+
+/* Whether the baseline has an ok cell with one of the base fingerprints in run. */
+static int baseline_in_run(struct night *n, int64_t run, const char *base_id, char **fps, int *ret,
+                           struct kb_error *err) {
+        struct query_selection *sel = NULL;
+        int r = query_selection(n->db, run, base_id, NULL, &sel, err), found = 0;
+
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < sel->n_cells && !found; i++) {
+                g_autofree char *fp = NULL;
+                if (strcmp(sel->cells[i].state, CELL_OK) != 0 ||
+                    nightly_fingerprint_stored(sel->settings_json, sel->cells[i].params_json, &fp, NULL) < 0)
+                        continue;
+                for (size_t w = 0; fps[w] && !found; w++)
+                        found = strcmp(fp, fps[w]) == 0;
+        }
+        query_selection_free(sel);
+        *ret = found;
+        return 0;
+}
+
+/* The latest run holding baseline cells measured with the base settings. */
+static int find_baseline_run(struct night *n, struct kb_error *err) {
+        struct query_kernel *base = NULL;
+        g_autofree int64_t *ids = NULL;
+        g_auto(GStrv) fps = g_new0(char *, g_strv_length(n->cfg->workload_specs) + 1);
+        size_t nr = 0;
+        int r;
+
+        if (n->baseline_run > 0)
+                return 0;
+        for (size_t w = 0; n->cfg->workload_specs[w]; w++)
+                fps[w] = fingerprint_for(n, w, &(struct nightly_variant){ 0 });
+        r = query_kernel_by_name(n->db, n->cfg->baseline, &base, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        r = query_kernel_runs(n->db, base->id, &ids, &nr, err);
+        for (size_t i = nr; r >= 0 && i-- > 0 && n->baseline_run == 0;) {
+                int found = 0;
+                r = baseline_in_run(n, ids[i], base->id, fps, &found, err);
+                if (r >= 0 && found)
+                        n->baseline_run = ids[i];
+        }
+        query_kernels_free(base, 1);
+        return r;
+}
+
+static void add_finding(struct night *n, const struct subject *s, const struct compare_view *v,
+                        const struct compare_metric *m) {
+        struct nightly_finding f = {
+                .kernel = g_strdup(s->name), .baseline = g_strdup(n->cfg->baseline), .metric = g_strdup(m->name),
+                .across = v->ignored && v->ignored[0] ? g_strjoinv(",", v->ignored) : NULL,
+                .change = m->change, .p = m->welch.p, .q = m->q, .na = m->na, .nb = m->nb, .verdict = m->verdict,
+        };
+
+        n->rep.findings = g_renew(struct nightly_finding, n->rep.findings, n->rep.n_findings + 1);
+        n->rep.findings[n->rep.n_findings++] = f;
+}
+
+/* A stored run's settings (new reference), host and versions. OUT: *ret
+ * (free with query_runs_free(*ret, 1)); NULL when the run is gone. */
+static json_t *run_settings(struct night *n, int64_t run_id, struct query_run **ret) {
+        struct kb_error err = { { 0 } };
+
+        *ret = NULL;
+        if (query_run(n->db, run_id, ret, &err) < 0)
+                return NULL;
+        return json_loads((*ret)->settings_json, 0, NULL);
+}
+
+/* What a kernel developer needs to act on a comparison that found a metric
+ * worse: the host and versions it ran on, the commands that measure both
+ * sides again and compare them (each side as its own run, with its run's
+ * measured settings, so a variant keeps its overrides), the rows as
+ * kbench compare prints them, and the site's page. */
+static int add_regression(struct night *n, const struct subject *s, const struct compare_view *v) {
+        struct nightly_regression g = { .kernel = g_strdup(s->name), .baseline = g_strdup(n->cfg->baseline),
+                                        .sel_a = g_strdup(v->sel_a), .sel_b = g_strdup(v->sel_b) };
+        struct query_run *ra = NULL, *rb = NULL;
+        json_t *sa = run_settings(n, n->baseline_run, &ra), *sb = run_settings(n, s->run, &rb);
+        g_autofree char *ta = g_strdup_printf("repro-%" G_GINT64_FORMAT "-base", s->run);
+        g_autofree char *tb = g_strdup_printf("repro-%" G_GINT64_FORMAT "-new", s->run);
+        GPtrArray *cmds = g_ptr_array_new();
+        char *rows = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        if (rb) {
+                g.host = g_strdup(rb->host);
+                g.qemu = g_strdup(rb->qemu_version);
+                g.libvirt = g_strdup(rb->libvirt_version);
+        }
+        if (sa && sb) {
+                g_ptr_array_add(cmds, runopts_command(sa, n->cfg->baseline, ta));
+                g_ptr_array_add(cmds, runopts_command(sb, s->store_name, tb));
+                g_ptr_array_add(cmds, g_strdup_printf("kbench compare --alpha %g --noise %g%% tag:%s tag:%s",
+                                                      n->cfg->alpha, 100 * n->cfg->noise, ta, tb));
+        }
+        g_ptr_array_add(cmds, NULL);
+        g.reproduce = (char **)g_ptr_array_free(cmds, FALSE);
+        json_decref(sa);
+        json_decref(sb);
+        query_runs_free(ra, ra ? 1 : 0);
+        query_runs_free(rb, rb ? 1 : 0);
+        f = open_memstream(&rows, &len);
+        if (!f) {
+                g.rows = NULL;
+        } else {
+                text_compare(v, 0, 0, f);
+                fclose(f);
+                g.rows = g_strdup(rows);
+                free(rows);
+        }
+        if (n->cfg->base_url && n->cfg->publish_dir) {
+                g_autofree char *page = page_compare_file(v->sel_a, v->sel_b);
+                size_t bl = strlen(n->cfg->base_url);
+
+                g.link = g_strdup_printf("%s%s%s", n->cfg->base_url,
+                                         bl && n->cfg->base_url[bl - 1] == '/' ? "" : "/", page);
+        }
+        n->rep.regressions = g_renew(struct nightly_regression, n->rep.regressions, n->rep.n_regressions + 1);
+        n->rep.regressions[n->rep.n_regressions++] = g;
+        return 0;
+}
+
+static int compare_subject(struct night *n, const struct subject *s, GPtrArray *compared, struct kb_error *err) {
+        g_autofree char *a = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", n->baseline_run, n->cfg->baseline);
+        g_autofree char *b = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", s->run, s->store_name);
+        g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
+        struct compare_options o = { .a = a, .b = b, .alpha = n->cfg->alpha, .noise = n->cfg->noise };
+        struct compare_view *v = NULL;
+        int r;
+
+        g_ptr_array_add(ignored, NULL);
+        r = pairing_compare_load(n->db, &o, ignored, &v, err);
+        if (r < 0)
+                return r;
+        g_ptr_array_add(compared, g_strdup_printf("%s %s", a, b));
+        if (v->worse)
+                r = add_regression(n, s, v);
+        if (r < 0) {
+                compare_view_free(v);
+                return error_setf(err, r, "nightly: out of memory");
+        }
+        for (size_t gi = 0; gi < v->n_groups; gi++)
+                for (size_t i = 0; i < v->groups[gi].n_m; i++) {
+                        const struct compare_metric *m = &v->groups[gi].m[i];
+                        if (m->verdict == COMPARE_WORSE || m->verdict == COMPARE_BETTER)
+                                add_finding(n, s, v, m);
+                }
+        if (v->n_groups == 0)
+                add_error(n, "%s: nothing pairs with the baseline's cells in run %" G_GINT64_FORMAT, s->name,
+                          n->baseline_run);
+        compare_view_free(v);
+        return 0;
+}
+
+/* The failed cells of a subject, by the latest attempt of each cell. */
+static int failures_of(struct night *n, const struct subject *s, struct kb_error *err) {
+        struct query_cell *cells = NULL;
+        struct nightly_failure f = { 0 };
+        const struct query_cell *first = NULL;
+        size_t nc = 0;
+        int r = query_cells(n->db, s->run, &cells, &nc, err);
+
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < nc; i++) {
+                const struct query_cell *c = &cells[i];
+                int latest = 1;
+
+                if (strcmp(c->kernel_id, s->kernel_id) != 0)
+                        continue;
+                for (size_t j = 0; j < nc; j++)
+                        if (strcmp(cells[j].cell_key, c->cell_key) == 0 && cells[j].attempt > c->attempt)
+                                latest = 0;
+                if (!latest)
+                        continue;
+                f.total++;
+                if (strcmp(c->state, CELL_OK) == 0)
+                        continue;
+                f.failed++;
+                if (!first)
+                        first = c;
+        }
+        if (first) {
+                f.kernel = g_strdup(s->name);
+                f.state = g_strdup(first->state);
+                f.detail = g_strdup(first->detail);
+                f.stage = g_strdup(isnan(first->boot_s) ? "boot" : isnan(first->workload_s) ? "workload" : "end");
+                n->rep.failures = g_renew(struct nightly_failure, n->rep.failures, n->rep.n_failures + 1);
+                n->rep.failures[n->rep.n_failures++] = f;
+        }
+        query_cells_free(cells, nc);
+        return 0;
+}
+
+static int step_compare(struct night *n, struct kb_error *err) {
+        g_autoptr(GPtrArray) compared = g_ptr_array_new_with_free_func(g_free);
+        int r = find_baseline_run(n, err);
+
+        for (guint i = 0; r >= 0 && i < n->subjects->len; i++) {
+                const struct subject *s = &g_array_index(n->subjects, struct subject, i);
+
+                r = failures_of(n, s, err);
+                if (r < 0)
+                        break;
+                if (n->baseline_run == 0) {
+                        add_error(n, "%s: no run holds the baseline %s with these settings", s->name,
+                                  n->cfg->baseline);
+                        continue;
+                }
+                r = compare_subject(n, s, compared, err);
+        }
+        g_ptr_array_add(compared, NULL);
+        n->rep.compared = (char **)g_ptr_array_free(g_steal_pointer(&compared), FALSE);
+        return r;
+}
+
+/* ---- detect: change points over history ------------------------------- */
+
+struct point {
+        double v;
+        int64_t run;
+        char *kernel;                      /* borrowed from the points' owner */
+};
+
+/* Add the means of the judged metrics of one (run, kernel) selection's ok
+ * cells measured with fingerprint fp to series (metric -> GArray of points). */
+static void add_points(const struct query_selection *sel, const char *fp, GHashTable *series, GPtrArray *names) {
+        g_autoptr(GHashTable) sums = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+        GHashTableIter it;
+        gpointer key, val;
+
+        for (size_t i = 0; i < sel->n_cells; i++) {
+                g_autofree char *cfp = NULL;
+                if (strcmp(sel->cells[i].state, CELL_OK) != 0 ||
+                    nightly_fingerprint_stored(sel->settings_json, sel->cells[i].params_json, &cfp, NULL) < 0 ||
+                    strcmp(cfp, fp) != 0)
+                        continue;
+                for (size_t k = 0; k < sel->cells[i].n_metrics; k++) {
+                        const struct query_metric *m = &sel->cells[i].metrics[k];
+                        double *acc;
+                        if (!m->has_value || !metrics_verdict(m->name))
+                                continue;
+                        acc = g_hash_table_lookup(sums, m->name);
+                        if (!acc) {
+                                acc = g_new0(double, 2);
+                                g_hash_table_insert(sums, m->name, acc);
+                        }
+                        acc[0] += m->value;
+                        acc[1] += 1;
+                }
+        }
+        g_hash_table_iter_init(&it, sums);
+        while (g_hash_table_iter_next(&it, &key, &val)) {
+                const double *acc = val;
+                GArray *pts = g_hash_table_lookup(series, key);
+                struct point p = { acc[0] / acc[1], sel->run_id, NULL };
+
+                if (!pts) {
+                        char *name = g_strdup(key);
+                        g_ptr_array_add(names, name);
+                        pts = g_array_new(FALSE, FALSE, sizeof(struct point));
+                        g_hash_table_insert(series, name, pts);
+                }
+                p.kernel = g_strdup(sel->kernel_name ? sel->kernel_name : sel->kernel_id);
+                g_array_append_val(pts, p);
+        }
+}
+
+static void free_points(gpointer p) {
+        GArray *a = p;
+
+        for (guint i = 0; i < a->len; i++)
+                g_free(g_array_index(a, struct point, i).kernel);
+        g_array_free(a, TRUE);
+}
+
+/* Enough permutations that the configured p-value can be reached at all
+ * (the smallest p of R permutations is 1 / (R + 1)). */
+static struct changepoint_params cp_params(const struct nightly_config *cfg) {
+        struct changepoint_params p = CHANGEPOINT_PARAMS_DEFAULT;
+        double want = ceil(2.0 / cfg->cp_p_value) - 1;
+
+        p.p_threshold = cfg->cp_p_value;
+        p.min_rel_change = cfg->cp_min_magnitude;
+        p.window = MIN((size_t)cfg->cp_window, 1024);
+        p.min_size = MIN((size_t)3, p.window / 2);
+        p.permutations = (size_t)MIN(100000, MAX(199, want));
+        p.confirm = (size_t)cfg->cp_confirm;
+        return p;
+}
+
+static void detect_series(struct night *n, const char *workload, const char *metric, GArray *pts) {
+        struct changepoint_params p = cp_params(n->cfg);
+        size_t off = pts->len > p.window ? pts->len - p.window : 0, len = pts->len - off, count = 0;
+        g_autofree double *v = g_new(double, len + 1);
+        struct changepoint *cps = NULL;
+
+        size_t len_before = 0;
+
+        for (size_t i = 0; i < len; i++) {
+                v[i] = g_array_index(pts, struct point, off + i).v;
+                len_before += !is_tonight(n, g_array_index(pts, struct point, off + i).run);
+        }
+        if (len < 2 * p.min_size || changepoint_detect(v, len, &p, &cps, &count) < 0)
+                return;
+        for (size_t i = 0; i < count; i++) {
+                const struct point *at = &g_array_index(pts, struct point, off + cps[i].index);
+                const struct point *before = &g_array_index(pts, struct point, off + cps[i].index - 1);
+                struct nightly_change c;
+
+                if (!nightly_change_is_news(cps[i].index, len_before, cps[i].provisional, p.min_size, p.confirm))
+                        continue;
+                c = (struct nightly_change){
+                        .metric = g_strdup(metric), .workload = g_strdup(workload), .kernel = g_strdup(at->kernel),
+                        .before = g_strdup(before->kernel), .run = at->run, .rel_change = cps[i].rel_change,
+                        .p = cps[i].p, .provisional = cps[i].provisional,
+                        .worse = metrics_direction(metric) * cps[i].rel_change < 0,
+                };
+                n->rep.changes = g_renew(struct nightly_change, n->rep.changes, n->rep.n_changes + 1);
+                n->rep.changes[n->rep.n_changes++] = c;
+        }
+        free(cps);
+}
+
+/* One workload's history as one variant (the base settings, or a
+ * source's overrides): every (run, kernel) with ok cells of that
+ * fingerprint is a point, in run order; a variant's points are named
+ * with its label (results/query.c). */
+static int history_of(struct night *n, size_t w, const struct nightly_variant *v, const struct query_run *runs,
+                      size_t nr, struct kb_error *err) {
+        g_autofree char *fp = fingerprint_for(n, w, v);
+        g_autoptr(GHashTable) series = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_points);
+        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+        int r = 0;
+
+        for (size_t i = 0; i < nr && r >= 0; i++) {
+                struct query_kernel *ks = NULL;
+                size_t nk = 0;
+
+                r = query_run_kernels(n->db, runs[i].id, &ks, &nk, err);
+                for (size_t k = 0; r >= 0 && k < nk; k++) {
+                        struct query_selection *sel = NULL;
+                        r = query_selection(n->db, runs[i].id, ks[k].id, NULL, &sel, err);
+                        if (r >= 0)
+                                add_points(sel, fp, series, names);
+                        query_selection_free(sel);
+                }
+                query_kernels_free(ks, nk);
+        }
+        for (guint i = 0; r >= 0 && i < names->len; i++)
+                detect_series(n, n->cfg->workload_specs[w], names->pdata[i],
+                              g_hash_table_lookup(series, names->pdata[i]));
+        return r;
+}
+
+static int step_changepoints(struct night *n, struct kb_error *err) {
+        g_autoptr(GArray) variants = g_array_new(FALSE, TRUE, sizeof(struct nightly_variant));
+        const struct nightly_variant base = { 0 };
+        struct query_run *runs = NULL;
+        size_t nr = 0;
+        int r;
+
+        if (n->runs->len == 0)
+                return 0;
+        /* The base settings first, then each source's variant once. */
+        g_array_append_val(variants, base);
+        for (size_t si = 0; si < n->cfg->n_sources; si++) {
+                struct nightly_candidate c = { .source = si };
+                struct nightly_variant v;
+                int seen = 0;
+
+                nightly_candidate_variant(n->cfg, &c, &v);
+                for (guint i = 0; i < variants->len && !seen; i++)
+                        seen = nightly_variant_equal(&g_array_index(variants, struct nightly_variant, i), &v);
+                if (!seen)
+                        g_array_append_val(variants, v);
+        }
+        r = query_runs(n->db, &runs, &nr, err);
+        for (size_t w = 0; r >= 0 && n->cfg->workload_specs[w]; w++)
+                for (guint i = 0; r >= 0 && i < variants->len; i++)
+                        r = history_of(n, w, &g_array_index(variants, struct nightly_variant, i), runs, nr, err);
+        query_runs_free(runs, nr);
+        return r;
+}
+
+/* ---- report, notify, publish ------------------------------------------ */
+
+static int step_publish(struct night *n, struct kb_error *err) {
+        struct site_options opt = { .dir = n->cfg->publish_dir };
+        struct site_result res = { 0 };
+        g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(g_free);
+        int r;
+
+        if (!n->cfg->publish_dir)
+                return 0;
+        /* Tonight's comparisons get their pages, which the regression
+         * report links (base_url). */
+        for (size_t i = 0; n->rep.compared && n->rep.compared[i]; i++) {
+                g_autofree char *pair = g_strdup(n->rep.compared[i]);
+                char *sp = strchr(pair, ' ');
+
+                if (sp) {
+                        *sp = ':';
+                        g_ptr_array_add(pairs, g_steal_pointer(&pair));
+                }
+        }
+        opt.compares = (const char **)pairs->pdata;
+        opt.n_compares = pairs->len;
+        opt.with_defaults = 1;
+        r = site_publish(n->db, &opt, &res, err);
+        if (r < 0)
+                return error_prefix(err, r, "publishing into %s", n->cfg->publish_dir);
+        n->rep.site = g_build_filename(n->cfg->publish_dir, "index.html", NULL);
+        return 0;
+}
+
+/* Feed the text report to the notify command (sh -c) when something
+ * regressed. Its failure is said, not fatal: the report is on stdout too. */
+static void step_notify(struct night *n) {
+        FILE *p;
+        int status;
+
+        if (!n->cfg->notify || nightly_report_exit(&n->rep) != NIGHTLY_EXIT_REGRESSED)
+                return;
+        fflush(stdout);
+        p = popen(n->cfg->notify, "w");
+        if (!p) {
+                fprintf(stderr, "kbench: nightly: notify: %s\n", g_strerror(errno));
+                return;
+        }
+        nightly_report_notify(&n->rep, p);
+        status = pclose(p);
+        if (status != 0)
+                fprintf(stderr, "kbench: nightly: notify command exited with status %d\n",
+                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+static int step_report(struct night *n, struct kb_error *err) {
+        g_ptr_array_add(n->measured, NULL);
+        n->rep.measured = g_strdupv((char **)n->measured->pdata);
+        g_ptr_array_remove_index(n->measured, n->measured->len - 1);
+        g_ptr_array_add(n->errors, NULL);
+        n->rep.errors = g_strdupv((char **)n->errors->pdata);
+        g_ptr_array_remove_index(n->errors, n->errors->len - 1);
+        if (n->o->json) {
+                json_t *j = nightly_report_json(&n->rep);
+                int r = json_dumpf(j, stdout, JSON_INDENT(2)) < 0 ? -EIO : 0;
+                json_decref(j);
+                putchar('\n');
+                if (r < 0)
+                        return error_setf(err, r, "nightly: cannot write the report");
+        } else
+                nightly_report_text(&n->rep, stdout);
+        if (fflush(stdout) != 0)
+                return error_setf(err, -EIO, "nightly: cannot write the report");
+        return 0;
+}
+
+static void night_free(struct night *n) {
+        for (guint i = 0; n->subjects && i < n->subjects->len; i++) {
+                g_free(g_array_index(n->subjects, struct subject, i).name);
+                g_free(g_array_index(n->subjects, struct subject, i).store_name);
+                g_free(g_array_index(n->subjects, struct subject, i).kernel_id);
+        }
+        if (n->subjects)
+                g_array_free(n->subjects, TRUE);
+        if (n->runs)
+                g_array_free(n->runs, TRUE);
+        if (n->cands)
+                g_array_free(n->cands, TRUE);
+        if (n->keep)
+                g_ptr_array_unref(n->keep);
+        if (n->errors)
+                g_ptr_array_unref(n->errors);
+        if (n->measured)
+                g_ptr_array_unref(n->measured);
+        nightly_plan_free(n->plan);
+        nightly_found_free(n->found, n->n_found);
+        g_free(n->found_cand);
+        kstore_free(n->ks);
+        db_close(n->db);
+        nightly_config_free(n->cfg);
+        nightly_report_clear(&n->rep);
+        lock_release(n->lock);
+        g_free(n->g.connect);
+}
+
+int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct kb_error *err) {
+        struct night n = { .o = o, .g = *g };
+        int r, code = 1;
+
+        n.g.connect = g_strdup(g->connect);
+        n.subjects = g_array_new(FALSE, TRUE, sizeof(struct subject));
+        n.runs = g_array_new(FALSE, TRUE, sizeof(int64_t));
+        n.cands = g_array_new(FALSE, TRUE, sizeof(struct nightly_candidate));
+        n.keep = g_ptr_array_new_with_free_func(g_free);
+        n.errors = g_ptr_array_new_with_free_func(g_free);
+        n.measured = g_ptr_array_new_with_free_func(g_free);
+
+        /* The configuration is the user's input: its errors are usage
+         * errors (exit 2), found before the store is touched. */
+        r = step_config(&n, err);
+        if (r < 0) {
+                code = 2;
+                goto out;
+        }
+        r = store_prepare(g, 1, err);
+        if (r >= 0)
+                r = lock_store(g->home, "nightly", &n.lock, err);
+        if (r >= 0)
+                r = db_open(g->db_path, &n.db, err);
+        if (r >= 0)
+                r = step_resume(&n, err);
+        if (r >= 0)
+                r = step_fetch(&n, err);
+        if (r >= 0)
+                r = step_import(&n, err);
+        if (r < 0)
+                goto out;
+        nightly_plan_build(n.cfg, (const struct nightly_candidate *)(void *)n.cands->data, n.cands->len, &n.plan);
+        if (o->dry_run) {
+                print_plan(&n);
+                code = fflush(stdout) == 0 ? 0 : 1;
+                goto out;
+        }
+        r = step_run(&n, err);
+        if (r >= 0)
+                r = step_compare(&n, err);
+        if (r >= 0)
+                r = step_changepoints(&n, err);
+        if (r >= 0)
+                r = step_publish(&n, err);
+        if (r >= 0)
+                r = step_report(&n, err);
+        if (r < 0)
+                goto out;
+        step_notify(&n);
+        code = nightly_report_exit(&n.rep);
+out:
+        night_free(&n);
+        return code;
+}

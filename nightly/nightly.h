@@ -1,0 +1,22 @@
+/* nightly/nightly: `kbench nightly`, one unattended night, as a sequence of
+ * steps each of its own function: take the store lock, read the
+ * configuration, resume a night that was cut short, fetch the sources and
+ * import what they yield, decide what to measure (nightly_plan), run each
+ * group of kernels through the runner of `kbench run`, compare every new
+ * kernel with the baseline through compare's pairing (report/pairing.h)
+ * and look for change points in each judged metric's history, then report,
+ * notify and publish. */
+#pragma once
+
+#include "store/store.h"
+
+struct nightly_opts {
+        const char *config_path;
+        int dry_run;                       /* fetch, import and print the plan; measure nothing */
+        int json;                          /* the report as JSON on stdout */
+};
+
+/* Run one night. Returns the exit code: NIGHTLY_EXIT_* (nightly_report.h),
+ * 1 on an error and 2 on a configuration error, with err saying why for
+ * the caller to print. */
+int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct kb_error *err);

@@ -1,0 +1,740 @@
+/* nightly/nightly_config.c: the nightly configuration (see nightly_config.h).
+ * One table holds every key. A row's path names where the key lives
+ * ("vm.mem", "sources[].overrides.append"); its offset is into the struct of
+ * that level (struct nightly_config, or struct nightly_source for rows under
+ * "sources[]"). One recursive walk over the JSON object drives everything:
+ * a key without a row is unknown, a row whose key is absent gets its default
+ * (written as JSON text in the row and stored by the same code that stores a
+ * given value, so a default cannot bypass a range check), a required row
+ * without a key is an error. */
+#include <assert.h>
+#include <errno.h>
+#include <glib.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "common/fileio.h"
+#include "common/parse.h"
+#include "common/util.h"
+#include "nightly/nightly_config.h"
+#include "kernels/source_url.h"
+#include "workloads/workload.h"
+
+enum cfg_type {
+        CFG_OBJECT,                /* a nested object; its keys are the rows below its path */
+        CFG_SOURCES,               /* array of source objects (rows under "sources[]") */
+        CFG_SOURCE_TYPE,           /* "dir" | "url" | "apt", read before the other keys of a source */
+        CFG_STRING,                /* char *, checked by row->check */
+        CFG_INT,                   /* int */
+        CFG_U64,                   /* uint64_t, non-negative integer */
+        CFG_NUMBER,                /* double */
+        CFG_PERCENT,               /* double percent: a number, or a string "5%" */
+        CFG_SIZE,                  /* uint64_t bytes: "256M" or an integer of bytes */
+        CFG_DURATION,              /* double seconds: "6h", "90m", "30s", "2d" or an integer of seconds */
+        CFG_STRV,                  /* char **, NULL-terminated, from an array of strings */
+        CFG_SYSCTLS,               /* char ** of "key=value" from an object of strings or integers */
+};
+
+enum {
+        CFG_REQUIRED = 1 << 0,     /* no default: absent is an error (within kinds, for sources) */
+        CFG_NONEMPTY = 1 << 1,     /* arrays: at least one element */
+        CFG_LOWER = 1 << 2,        /* strings: stored in lower case (hex digests compare as text) */
+};
+
+#define KIND(t) (1u << (t))
+#define ALL_KINDS 0u
+
+struct cfg_row {
+        const char *path;
+        enum cfg_type type;
+        size_t offset;             /* into the level's struct */
+        unsigned flags;
+        double min, max;           /* inclusive range for numbers, sizes, durations */
+        const char *def;           /* default as JSON text, or NULL */
+        unsigned kinds;            /* rows under sources[]: the source types that take the key; 0 = all */
+        const char *(*check)(const char *s);   /* strings: NULL if fine, else why not */
+        const char *help;
+};
+
+static const char *check_nonempty(const char *s) {
+        return *s ? NULL : "must not be empty";
+}
+
+static const char *check_line(const char *s) {
+        if (strlen(s) > 1024)
+                return "is longer than 1024 characters";
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+                if (*p < 0x20 || *p == 0x7f)
+                        return "must be one line of printable characters";
+        return NULL;
+}
+
+static const char *check_text(const char *s) {
+        return check_nonempty(s) ?: check_line(s);
+}
+
+static const char *check_name_prefix(const char *s) {
+        size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-");
+        if (!*s || s[n] || n > 64)
+                return "must be 1-64 characters of A-Z a-z 0-9 . _ + ~ -";
+        return NULL;
+}
+
+static const char *check_url(const char *s) {
+        if (!g_str_has_prefix(s, "http://") && !g_str_has_prefix(s, "https://"))
+                return "must start with http:// or https://";
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+                if (*p <= 0x20 || *p >= 0x7f)
+                        return "must not contain blanks or non-ASCII characters";
+        return strlen(s) > 2048 ? "is longer than 2048 characters" : NULL;
+}
+
+static const char *check_sha256(const char *s) {
+        if (strlen(s) != 64 || strspn(s, "0123456789abcdefABCDEF") != 64)
+                return "must be 64 hexadecimal digits";
+        return NULL;
+}
+
+static const char *check_apt_pattern(const char *s) {
+        /* Debian package names are [a-z0-9][a-z0-9+.-]+; the glob adds * ? [ ]. */
+        size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789+.-*?[]");
+        if (!*s || s[n] || n > 128)
+                return "must be a package name glob of a-z 0-9 + . - * ? [ ]";
+        return NULL;
+}
+
+static const char *check_fs(const char *s) {
+        size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789");
+        return *s && !s[n] && n <= 16 ? NULL : "must be a filesystem name such as ext4";
+}
+
+static const char *check_mount_opts(const char *s) {
+        return strpbrk(s, " \t\n\\") ? "must not contain blanks or backslashes" : check_line(s);
+}
+
+#define C(f) offsetof(struct nightly_config, f)
+#define S(f) offsetof(struct nightly_source, f)
+
+/* The one table. Order is the order of docs/nightly.md's key reference. */
+static const struct cfg_row rows[] = {
+        { "sources", CFG_SOURCES, C(sources), CFG_REQUIRED | CFG_NONEMPTY, .help = "where new kernels come from" },
+        { "sources[].type", CFG_SOURCE_TYPE, S(type), CFG_REQUIRED, .help = "dir, url or apt" },
+        { "sources[].path", CFG_STRING, S(path), CFG_REQUIRED, .kinds = KIND(NIGHTLY_SOURCE_DIR),
+          .check = check_text, .help = "directory watched for .deb packages and kernel images" },
+        { "sources[].url", CFG_STRING, S(url), CFG_REQUIRED, .kinds = KIND(NIGHTLY_SOURCE_URL),
+          .check = check_url, .help = "a .deb or kernel image, or an index page whose links to .deb are followed" },
+        { "sources[].sha256", CFG_STRING, S(sha256), CFG_LOWER, .kinds = KIND(NIGHTLY_SOURCE_URL),
+          .check = check_sha256, .help = "expected digest of the file at url; a mismatch is never imported" },
+        { "sources[].pattern", CFG_STRING, S(pattern), CFG_REQUIRED, .kinds = KIND(NIGHTLY_SOURCE_APT),
+          .check = check_apt_pattern, .help = "package name glob resolved through the host's APT, e.g. linux-image-*-amd64-unsigned" },
+        { "sources[].name", CFG_STRING, S(name), 0, .check = check_name_prefix,
+          .help = "prefix of the names of this source's kernels (tracks variants apart)" },
+        { "sources[].overrides", CFG_OBJECT, 0, 0, .help = "how this source's kernels are measured differently" },
+        { "sources[].overrides.append", CFG_STRING, S(overrides.append), 0, .check = check_text,
+          .help = "extra kernel command line, e.g. elevator=none" },
+        { "sources[].overrides.sysctls", CFG_SYSCTLS, S(overrides.sysctls), 0, .def = "{}",
+          .help = "sysctls the agent sets before the job, {\"vm.dirty_ratio\": 5}" },
+        { "sources[].overrides.disk_mbps", CFG_U64, S(overrides.disk_mbps), 0, 0, 100000, "0",
+          .help = "throttle the disk under test to MB/s (0: unthrottled)" },
+        { "baseline", CFG_STRING, C(baseline), CFG_REQUIRED, .check = check_text,
+          .help = "name of the kernel every new kernel is compared with" },
+        { "workloads", CFG_STRV, C(workloads), CFG_REQUIRED | CFG_NONEMPTY,
+          .help = "workload specs as given to kbench run -w, e.g. \"dd:bs=1M\"" },
+        { "repeats", CFG_INT, C(repeats), 0, 1, 1000, "5", .help = "repeats of every (kernel, workload)" },
+        { "until_mde", CFG_PERCENT, C(until_mde_pct), 0, 0, 100, "0",
+          .help = "repeats chosen by the tool: rounds are added to repeats (the pilot) until every judged "
+                  "metric's minimum detectable effect is at most this, \"5%\" (0: off; needs a budget)" },
+        { "budget_cells", CFG_INT, C(budget_cells), 0, 0, 100000, "0",
+          .help = "with until_mde: cells per run of the night, at most (0: no cell budget)" },
+        { "budget_time", CFG_DURATION, C(budget_time_s), 0, 0, 7 * 86400, "0",
+          .help = "with until_mde: no round of a run starts after this long (0: none; the deadline holds anyway)" },
+        { "vm", CFG_OBJECT, 0, 0, .help = "the guest" },
+        { "vm.mem", CFG_SIZE, C(mem_bytes), 0, 128.0 * (1 << 20), 64.0 * (1 << 30), "\"256M\"", .help = "guest RAM" },
+        { "vm.cpus", CFG_INT, C(cpus), 0, 1, 64, "1", .help = "guest vCPUs" },
+        { "vm.disk_size", CFG_SIZE, C(disk_bytes), 0, 64.0 * (1 << 20), 16.0 * (1ull << 40), "\"2G\"",
+          .help = "size of the disk under test" },
+        { "vm.fs", CFG_STRING, C(fs), 0, .def = "\"ext4\"", .check = check_fs, .help = "filesystem made with mkfs.FS" },
+        { "vm.mount_opts", CFG_STRING, C(mount_opts), 0, .def = "\"\"", .check = check_mount_opts,
+          .help = "mount options, e.g. data=ordered" },
+        { "vm.swap", CFG_SIZE, C(swap_bytes), 0, 0, 64.0 * (1 << 30), "0", .help = "swap disk size (0: none)" },
+        { "alpha", CFG_NUMBER, C(alpha), 0, 0.0001, 0.5, "0.05", .help = "significance level of a verdict" },
+        { "noise", CFG_NUMBER, C(noise), 0, 0, 0.5, "0.02",
+          .help = "relative noise band: smaller changes are never regressions" },
+        { "changepoint", CFG_OBJECT, 0, 0, .help = "change-point detection over each metric's history" },
+        { "changepoint.p_value", CFG_NUMBER, C(cp_p_value), 0, 1e-6, 0.5, "0.001",
+          .help = "largest p-value of an accepted change point" },
+        { "changepoint.min_magnitude", CFG_NUMBER, C(cp_min_magnitude), 0, 0, 10, "0.05",
+          .help = "smallest relative step of an accepted change point" },
+        { "changepoint.window", CFG_INT, C(cp_window), 0, 4, 10000, "30", .help = "points of history examined" },
+        { "changepoint.confirm", CFG_INT, C(cp_confirm), 0, 1, 100, "3",
+          .help = "later points needed before a change point is no longer provisional" },
+        { "publish_dir", CFG_STRING, C(publish_dir), 0, .check = check_text,
+          .help = "directory of the published site (absent: no publishing)" },
+        { "base_url", CFG_STRING, C(base_url), 0, .check = check_text,
+          .help = "URL under which publish_dir is served (https://host/kbench): the regression report links "
+                  "the comparison's page" },
+        { "connect", CFG_STRING, C(connect), 0, .check = check_text,
+          .help = "libvirt URI (absent: the store's embedded driver)" },
+        { "deadline", CFG_DURATION, C(deadline_s), 0, 60, 7 * 86400, "\"6h\"",
+          .help = "whole-run deadline: seconds, or with a unit s, m, h, d" },
+        { "notify", CFG_STRING, C(notify), 0, .check = check_text,
+          .help = "sh command that receives the report on stdin when something regressed" },
+};
+
+#undef C
+#undef S
+
+static const char *const source_type_names[] = { "dir", "url", "apt" };
+
+const char *nightly_source_type_name(enum nightly_source_type t) {
+        return (unsigned)t < ELEMENTSOF(source_type_names) ? source_type_names[t] : "?";
+}
+
+static void strv_free(char **v) {
+        g_strfreev(v);
+}
+
+struct nightly_config *nightly_config_free(struct nightly_config *c) {
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < c->n_sources; i++) {
+                struct nightly_source *s = &c->sources[i];
+                g_free(s->path);
+                g_free(s->url);
+                g_free(s->pattern);
+                g_free(s->sha256);
+                g_free(s->name);
+                g_free(s->overrides.append);
+                strv_free(s->overrides.sysctls);
+        }
+        g_free(c->sources);
+        g_free(c->baseline);
+        strv_free(c->workloads);
+        strv_free(c->workload_specs);
+        g_free(c->fs);
+        g_free(c->mount_opts);
+        g_free(c->publish_dir);
+        g_free(c->base_url);
+        g_free(c->connect);
+        g_free(c->notify);
+        g_free(c);
+        return NULL;
+}
+
+/* Key text from the file, fit for a message: bounded, control bytes as '?'. */
+static char *display_join(const char *display, const char *key) {
+        g_autofree char *k = g_strndup(key, 64);
+
+        for (char *p = k; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        *p = '?';
+        return *display ? g_strdup_printf("%s.%s", display, k) : g_strdup(k);
+}
+
+static char *schema_join(const char *schema, const char *key) {
+        return *schema ? g_strdup_printf("%s.%s", schema, key) : g_strdup(key);
+}
+
+/* Is row a direct child of the level at schema ("" is the top)? */
+static bool row_in_level(const struct cfg_row *r, const char *schema) {
+        const char *rest = r->path;
+        size_t n = strlen(schema);
+
+        if (n) {
+                if (strncmp(r->path, schema, n) != 0 || r->path[n] != '.')
+                        return false;
+                rest = r->path + n + 1;
+        }
+        return !strchr(rest, '.');
+}
+
+static const char *row_key(const struct cfg_row *r) {
+        const char *dot = strrchr(r->path, '.');
+        return dot ? dot + 1 : r->path;
+}
+
+static const struct cfg_row *row_find(const char *path) {
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++)
+                if (strcmp(rows[i].path, path) == 0)
+                        return &rows[i];
+        return NULL;
+}
+
+static void format_size(double v, char *buf, size_t size) {
+        static const char units[] = "KMGT";
+        uint64_t b = (uint64_t)v;
+        int u = -1;
+
+        while (u < 3 && b && b % 1024 == 0) {
+                b /= 1024;
+                u++;
+        }
+        if (u < 0)
+                snprintf(buf, size, "%llu", (unsigned long long)b);
+        else
+                snprintf(buf, size, "%llu%c", (unsigned long long)b, units[u]);
+}
+
+static void format_duration(double v, char *buf, size_t size) {
+        static const struct { char unit; unsigned s; } units[] = { { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 } };
+        uint64_t s = (uint64_t)v;
+
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (s && s % units[i].s == 0) {
+                        snprintf(buf, size, "%llu%c", (unsigned long long)(s / units[i].s), units[i].unit);
+                        return;
+                }
+        snprintf(buf, size, "%llus", (unsigned long long)s);
+}
+
+static void format_bound(const struct cfg_row *r, double v, char *buf, size_t size) {
+        if (r->type == CFG_SIZE)
+                format_size(v, buf, size);
+        else if (r->type == CFG_DURATION)
+                format_duration(v, buf, size);
+        else
+                snprintf(buf, size, "%g", v);
+}
+
+/* The value as the file wrote it, for "X is out of range" messages. */
+static void format_given(const json_t *v, char *buf, size_t size) {
+        if (json_is_string(v)) {
+                snprintf(buf, size, "%.64s", json_string_value(v));
+                for (char *p = buf; *p; p++)
+                        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                                *p = '?';
+        } else if (json_is_integer(v))
+                snprintf(buf, size, "%lld", (long long)json_integer_value(v));
+        else
+                snprintf(buf, size, "%g", json_number_value(v));
+}
+
+static int check_range(const struct cfg_row *r, const json_t *v, double x, const char *dpath,
+                       struct kb_error *err) {
+        char given[80], lo[32], hi[32];
+
+        if (x >= r->min && x <= r->max)
+                return 0;
+        format_given(v, given, sizeof(given));
+        format_bound(r, r->min, lo, sizeof(lo));
+        format_bound(r, r->max, hi, sizeof(hi));
+        return error_setf(err, -EINVAL, "%s: %s is out of range (%s..%s)", dpath, given, lo, hi);
+}
+
+/* 5, 2.5, "5%" or "5". */
+static int parse_percent(const json_t *v, double *ret) {
+        g_autofree char *num = NULL;
+        const char *s;
+        size_t len;
+        double d;
+
+        if (json_is_number(v)) {
+                *ret = json_number_value(v);
+                return 0;
+        }
+        if (!json_is_string(v))
+                return -EINVAL;
+        s = json_string_value(v);
+        len = strlen(s);
+        if (len && s[len - 1] == '%')
+                len--;
+        num = g_strndup(s, len);
+        if (parse_double(num, &d) < 0 || !isfinite(d))
+                return -EINVAL;
+        *ret = d;
+        return 0;
+}
+
+/* "6h", "90m", "30s", "2d", "45" (seconds), or an integer. */
+static int parse_duration(const json_t *v, double *ret) {
+        uint64_t n, mult = 1;
+        g_autofree char *num = NULL;
+        const char *s;
+        size_t len;
+
+        if (json_is_integer(v)) {
+                if (json_integer_value(v) < 0)
+                        return -ERANGE;
+                *ret = (double)json_integer_value(v);
+                return 0;
+        }
+        if (!json_is_string(v))
+                return -EINVAL;
+        s = json_string_value(v);
+        len = strlen(s);
+        if (len == 0)
+                return -EINVAL;
+        switch (s[len - 1]) {
+        case 's': mult = 1; len--; break;
+        case 'm': mult = 60; len--; break;
+        case 'h': mult = 3600; len--; break;
+        case 'd': mult = 86400; len--; break;
+        default: break;
+        }
+        num = g_strndup(s, len);
+        if (parse_u64(num, &n) < 0 || n > UINT64_MAX / mult)
+                return -EINVAL;
+        *ret = (double)(n * mult);
+        return 0;
+}
+
+static int parse_size_value(const json_t *v, uint64_t *ret) {
+        if (json_is_integer(v)) {
+                if (json_integer_value(v) < 0)
+                        return -ERANGE;
+                *ret = (uint64_t)json_integer_value(v);
+                return 0;
+        }
+        if (!json_is_string(v))
+                return -EINVAL;
+        return parse_size(json_string_value(v), ret);
+}
+
+/* A JSON string with no NUL inside, as C text; NULL if v is anything else. */
+static const char *plain_string(const json_t *v) {
+        if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+                return NULL;
+        return json_string_value(v);
+}
+
+static const char *check_sysctl_key(const char *k) {
+        size_t n = strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/");
+        if (!*k || k[n] || n > 128 || k[0] == '.' || k[0] == '/' || strstr(k, ".."))
+                return "not a sysctl name";
+        return NULL;
+}
+
+static int walk_object(const json_t *obj, const char *schema, const char *display, void *base,
+                       int kind, struct kb_error *err);
+
+static int set_sources(const struct cfg_row *r, const json_t *v, const char *dpath, void *base,
+                       struct kb_error *err) {
+        struct nightly_config *c = base;
+        size_t i;
+        json_t *el;
+
+        if (!json_is_array(v))
+                return error_setf(err, -EINVAL, "%s: expected an array", dpath);
+        if (json_array_size(v) == 0)
+                return error_setf(err, -EINVAL, "%s: must not be empty", dpath);
+        /* Owned by c from here on, so a failure below frees what was read. */
+        c->sources = g_new0(struct nightly_source, json_array_size(v));
+        c->n_sources = json_array_size(v);
+        json_array_foreach(v, i, el) {
+                g_autofree char *d = g_strdup_printf("%s[%zu]", dpath, i);
+                g_autofree char *schema = g_strdup_printf("%s[]", r->path);
+                int ret = walk_object(el, schema, d, &c->sources[i], -1, err);
+                if (ret < 0)
+                        return ret;
+        }
+        return 0;
+}
+
+static int set_strv(const struct cfg_row *r, const json_t *v, const char *dpath, char ***dst,
+                    struct kb_error *err) {
+        g_autoptr(GPtrArray) a = g_ptr_array_new_with_free_func(g_free);
+        size_t i;
+        json_t *el;
+
+        if (!json_is_array(v))
+                return error_setf(err, -EINVAL, "%s: expected an array of strings", dpath);
+        if ((r->flags & CFG_NONEMPTY) && json_array_size(v) == 0)
+                return error_setf(err, -EINVAL, "%s: must not be empty", dpath);
+        json_array_foreach(v, i, el) {
+                const char *s = plain_string(el), *why;
+                if (!s)
+                        return error_setf(err, -EINVAL, "%s[%zu]: expected a string", dpath, i);
+                why = check_text(s);
+                if (why)
+                        return error_setf(err, -EINVAL, "%s[%zu]: %s", dpath, i, why);
+                g_ptr_array_add(a, g_strdup(s));
+        }
+        g_ptr_array_add(a, NULL);
+        strv_free(*dst);
+        *dst = (char **)g_ptr_array_free(TAKE_PTR(a), FALSE);
+        return 0;
+}
+
+static int set_sysctls(const json_t *v, const char *dpath, char ***dst, struct kb_error *err) {
+        g_autoptr(GPtrArray) a = g_ptr_array_new_with_free_func(g_free);
+        const char *key;
+        json_t *val;
+
+        if (!json_is_object(v))
+                return error_setf(err, -EINVAL, "%s: expected an object", dpath);
+        json_object_foreach((json_t *)v, key, val) {
+                g_autofree char *d = NULL, *text = NULL;
+                const char *s, *why;
+
+                d = display_join("", key);
+                why = check_sysctl_key(key);
+                if (why)
+                        return error_setf(err, -EINVAL, "%s[\"%s\"]: %s", dpath, d, why);
+                if (json_is_integer(val))
+                        text = g_strdup_printf("%lld", (long long)json_integer_value(val));
+                else if ((s = plain_string(val))) {
+                        why = check_line(s);
+                        if (why || !*s)
+                                return error_setf(err, -EINVAL, "%s[\"%s\"]: %s", dpath, d,
+                                                  why ? why : "must not be empty");
+                        text = g_strdup(s);
+                } else
+                        return error_setf(err, -EINVAL, "%s[\"%s\"]: expected a string or an integer",
+                                          dpath, d);
+                g_ptr_array_add(a, g_strdup_printf("%s=%s", key, text));
+        }
+        g_ptr_array_add(a, NULL);
+        strv_free(*dst);
+        *dst = (char **)g_ptr_array_free(TAKE_PTR(a), FALSE);
+        return 0;
+}
+
+/* Store v (given or the row's default) into base. */
+static int set_value(const struct cfg_row *r, const json_t *v, const char *dpath, void *base, int kind,
+                     struct kb_error *err) {
+        void *dst = (char *)base + r->offset;
+        const char *s, *why;
+        uint64_t u;
+        double d = 0;
+        int ret;
+
+        switch (r->type) {
+        case CFG_OBJECT:
+                return walk_object(v, r->path, dpath, base, kind, err);
+        case CFG_SOURCES:
+                return set_sources(r, v, dpath, base, err);
+        case CFG_SOURCE_TYPE:
+                s = plain_string(v);
+                if (!s)
+                        return error_setf(err, -EINVAL, "%s: expected a string", dpath);
+                for (size_t i = 0; i < ELEMENTSOF(source_type_names); i++)
+                        if (strcmp(s, source_type_names[i]) == 0) {
+                                *(enum nightly_source_type *)dst = (enum nightly_source_type)i;
+                                return 0;
+                        }
+                return error_setf(err, -EINVAL, "%s: \"%.32s\" is not one of dir, url, apt", dpath, s);
+        case CFG_STRING:
+                s = plain_string(v);
+                if (!s)
+                        return error_setf(err, -EINVAL, "%s: expected a string", dpath);
+                why = r->check ? r->check(s) : NULL;
+                if (why)
+                        return error_setf(err, -EINVAL, "%s: %s", dpath, why);
+                g_free(*(char **)dst);
+                *(char **)dst = r->flags & CFG_LOWER ? g_ascii_strdown(s, -1) : g_strdup(s);
+                return 0;
+        case CFG_INT:
+        case CFG_U64:
+                if (!json_is_integer(v))
+                        return error_setf(err, -EINVAL, "%s: expected an integer", dpath);
+                ret = check_range(r, v, (double)json_integer_value(v), dpath, err);
+                if (ret < 0)
+                        return ret;
+                if (r->type == CFG_INT)
+                        *(int *)dst = (int)json_integer_value(v);
+                else
+                        *(uint64_t *)dst = (uint64_t)json_integer_value(v);
+                return 0;
+        case CFG_NUMBER:
+                if (!json_is_number(v))
+                        return error_setf(err, -EINVAL, "%s: expected a number", dpath);
+                ret = check_range(r, v, json_number_value(v), dpath, err);
+                if (ret < 0)
+                        return ret;
+                *(double *)dst = json_number_value(v);
+                return 0;
+        case CFG_PERCENT:
+                ret = parse_percent(v, &d);
+                if (ret < 0)
+                        return error_setf(err, -EINVAL, "%s: expected a percentage such as \"5%%\" or a number", dpath);
+                ret = check_range(r, v, d, dpath, err);
+                if (ret < 0)
+                        return ret;
+                *(double *)dst = d;
+                return 0;
+        case CFG_SIZE:
+                ret = parse_size_value(v, &u);
+                if (ret == -EINVAL)
+                        return error_setf(err, -EINVAL, "%s: expected a size such as \"256M\"", dpath);
+                /* -ERANGE: a negative integer, or a string beyond 64 bits. */
+                d = ret == 0 ? (double)u : json_is_integer(v) ? -1 : HUGE_VAL;
+                ret = check_range(r, v, d, dpath, err);
+                if (ret < 0)
+                        return ret;
+                *(uint64_t *)dst = u;
+                return 0;
+        case CFG_DURATION:
+                ret = parse_duration(v, &d);
+                if (ret == -EINVAL)
+                        return error_setf(err, -EINVAL,
+                                          "%s: expected a duration such as \"6h\" or a number of seconds", dpath);
+                ret = check_range(r, v, ret < 0 ? -1 : d, dpath, err);
+                if (ret < 0)
+                        return ret;
+                *(double *)dst = d;
+                return 0;
+        case CFG_STRV:
+                return set_strv(r, v, dpath, dst, err);
+        case CFG_SYSCTLS:
+                return set_sysctls(v, dpath, dst, err);
+        }
+        return error_setf(err, -EINVAL, "%s: unhandled key type", dpath);
+}
+
+static int walk_object(const json_t *obj, const char *schema, const char *display, void *base,
+                       int kind, struct kb_error *err) {
+        bool seen[ELEMENTSOF(rows)] = { false };
+        const char *key;
+        json_t *v;
+        int r;
+
+        if (!json_is_object(obj))
+                return *display ? error_setf(err, -EINVAL, "%s: expected an object", display)
+                                : error_setf(err, -EINVAL, "expected a JSON object at the top");
+
+        /* A source's type decides which of its other keys exist. */
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                const struct cfg_row *row = &rows[i];
+                g_autofree char *d = NULL;
+
+                if (row->type != CFG_SOURCE_TYPE || !row_in_level(row, schema))
+                        continue;
+                d = display_join(display, row_key(row));
+                v = json_object_get(obj, row_key(row));
+                if (!v)
+                        return error_setf(err, -EINVAL, "%s: missing (required)", d);
+                r = set_value(row, v, d, base, kind, err);
+                if (r < 0)
+                        return r;
+                kind = (int)*(enum nightly_source_type *)((char *)base + row->offset);
+                seen[i] = true;
+        }
+
+        json_object_foreach((json_t *)obj, key, v) {
+                g_autofree char *path = schema_join(schema, key), *d = display_join(display, key);
+                const struct cfg_row *row = row_find(path);
+
+                if (!row)
+                        return error_setf(err, -EINVAL, "%s: unknown key", d);
+                if (seen[row - rows])
+                        continue;
+                if (row->kinds && kind >= 0 && !(row->kinds & (1u << kind)))
+                        return error_setf(err, -EINVAL, "%s: not a key of a%s %s source", d,
+                                          kind == NIGHTLY_SOURCE_APT ? "n" : "",
+                                          nightly_source_type_name((enum nightly_source_type)kind));
+                r = set_value(row, v, d, base, kind, err);
+                if (r < 0)
+                        return r;
+                seen[row - rows] = true;
+        }
+
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                const struct cfg_row *row = &rows[i];
+                g_autofree char *d = NULL;
+                json_auto_t *def = NULL;
+
+                if (seen[i] || !row_in_level(row, schema))
+                        continue;
+                if (row->kinds && kind >= 0 && !(row->kinds & (1u << kind)))
+                        continue;
+                d = display_join(display, row_key(row));
+                if (row->flags & CFG_REQUIRED)
+                        return error_setf(err, -EINVAL, "%s: missing (required)", d);
+                if (row->def) {
+                        def = json_loads(row->def, JSON_DECODE_ANY, NULL);
+                        assert(def);   /* the table's own text */
+                } else if (row->type == CFG_OBJECT)
+                        def = json_object();
+                else
+                        continue;      /* optional, stays NULL */
+                r = set_value(row, def, d, base, kind, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Each workload spec must parse as kbench run would parse it; its canonical
+ * text is what results store, so keep it for matching earlier runs. */
+static int check_workloads(struct nightly_config *c, struct kb_error *err) {
+        size_t n = g_strv_length(c->workloads);
+
+        c->workload_specs = g_new0(char *, n + 1);
+        for (size_t i = 0; i < n; i++) {
+                struct workload_spec *spec = NULL;
+                struct kb_error e = { { 0 } };
+                int r = workload_spec_parse(c->workloads[i], &spec, &e);
+
+                if (r < 0)
+                        return error_setf(err, r, "workloads[%zu]: %s", i, e.msg);
+                c->workload_specs[i] = g_strdup(spec->text);
+                workload_spec_free(spec);
+        }
+        return 0;
+}
+
+int nightly_config_parse(const char *text, size_t len, struct nightly_config **ret,
+                         struct kb_error *err) {
+        struct nightly_config *c;
+        json_error_t jerr;
+        json_auto_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+        int r;
+
+        if (!root)
+                return error_setf(err, -EINVAL, "line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
+        c = g_new0(struct nightly_config, 1);
+        r = walk_object(root, "", "", c, -1, err);
+        if (r >= 0)
+                r = check_workloads(c, err);
+        for (size_t i = 0; r >= 0 && i < c->n_sources; i++)
+                if (c->sources[i].sha256 && !source_url_is_file(c->sources[i].url))
+                        r = error_setf(err, -EINVAL, "sources[%zu].sha256: names one file, but url is an index page",
+                                       i);
+        if (r < 0) {
+                nightly_config_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+int nightly_config_load(const char *path, struct nightly_config **ret, struct kb_error *err) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len;
+        int r = fileio_read(path, NIGHTLY_CONFIG_MAX, &buf, &len, NULL, err);
+
+        if (r < 0)
+                return r;
+        r = nightly_config_parse(buf, len, ret, err);
+        if (r < 0)
+                return error_prefix(err, r, "%s", path);
+        return 0;
+}
+
+static const char *const type_names[] = {
+        [CFG_OBJECT] = "object", [CFG_SOURCES] = "array of objects", [CFG_SOURCE_TYPE] = "string",
+        [CFG_STRING] = "string", [CFG_INT] = "integer", [CFG_U64] = "integer", [CFG_NUMBER] = "number", [CFG_PERCENT] = "percentage",
+        [CFG_SIZE] = "size", [CFG_DURATION] = "duration", [CFG_STRV] = "array of strings",
+        [CFG_SYSCTLS] = "object",
+};
+
+void nightly_config_print_keys(FILE *out) {
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                const struct cfg_row *r = &rows[i];
+                char lo[32], hi[32];
+
+                fprintf(out, "%-30s %-16s", r->path, type_names[r->type]);
+                if (r->flags & CFG_REQUIRED)
+                        fprintf(out, " required%s", r->kinds ? " for its source type" : "");
+                else if (r->def)
+                        fprintf(out, " default %s", r->def);
+                if (r->min < r->max) {
+                        format_bound(r, r->min, lo, sizeof(lo));
+                        format_bound(r, r->max, hi, sizeof(hi));
+                        fprintf(out, " range %s..%s", lo, hi);
+                }
+                fprintf(out, "  %s\n", r->help);
+        }
+}

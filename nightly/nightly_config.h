@@ -1,0 +1,93 @@
+/* nightly/nightly_config: the configuration of `kbench nightly`, a JSON file
+ * read with jansson into one typed struct. Every key is one row of a single
+ * table (path, type, offset, required, range, default, help), so parsing,
+ * range checks, defaults and the key reference in docs/nightly.md come from
+ * the same place (fio's fio_option, systemd's ConfigTableItem). The file is
+ * written by hand and read unattended every night, so it is strict: an
+ * unknown key, a wrong type or a value out of range is one error naming the
+ * key's path ("sources[1].url: expected a string"), never a silent default. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+
+/* Bound on the configuration file, bytes. */
+#define NIGHTLY_CONFIG_MAX ((size_t)1 << 20)
+
+enum nightly_source_type {
+        NIGHTLY_SOURCE_DIR,                /* a directory watched for .deb packages and images */
+        NIGHTLY_SOURCE_URL,                /* one URL, or an index page of links to .deb */
+        NIGHTLY_SOURCE_APT,                /* a package name pattern resolved through APT */
+};
+
+/* What a source changes about how its kernels are measured; a source with
+ * overrides should carry a name prefix so its kernels are tracked apart. */
+struct nightly_overrides {
+        char *append;                      /* extra kernel command line, or NULL */
+        char **sysctls;                    /* "key=value", NULL-terminated (never NULL itself) */
+        uint64_t disk_mbps;                /* MB/s (1e6 bytes) throttle; 0 = the run's setting */
+};
+
+struct nightly_source {
+        enum nightly_source_type type;
+        char *path;                        /* dir: the directory; NULL otherwise */
+        char *url;                         /* url: the file or index page; NULL otherwise */
+        char *pattern;                     /* apt: package name glob; NULL otherwise */
+        char *sha256;                      /* url: expected digest (64 lowercase hex), or NULL */
+        char *name;                        /* prefix of the kernel names it yields, or NULL */
+        struct nightly_overrides overrides;
+};
+
+struct nightly_config {
+        struct nightly_source *sources;
+        size_t n_sources;                  /* >= 1 */
+        char *baseline;                    /* kernel name in the store */
+        char **workloads;                  /* "-w" texts as written, NULL-terminated, >= 1 */
+        char **workload_specs;             /* the same, canonical ("dd:size=,bs=1M"), as stored in results */
+        int repeats;                       /* per (kernel, workload) */
+        double until_mde_pct;              /* > 0: repeats chosen by the tool, this MDE target, %; repeats
+                                              is the pilot */
+        int budget_cells;                  /* with until_mde_pct: cells per run, at most; 0 none */
+        double budget_time_s;              /* with until_mde_pct: seconds per run; 0 none */
+        uint64_t mem_bytes;                /* guest RAM */
+        int cpus;                          /* guest vCPUs */
+        uint64_t disk_bytes;               /* disk under test */
+        char *fs;                          /* mkfs.<fs> */
+        char *mount_opts;                  /* "" for none */
+        uint64_t swap_bytes;               /* 0 = no swap disk */
+        double alpha;                      /* significance level of the comparison */
+        double noise;                      /* relative noise band, 0.02 = 2 % */
+        double cp_p_value;                 /* change points: largest p-value accepted */
+        double cp_min_magnitude;           /* change points: smallest relative step */
+        int cp_window;                     /* change points: points of history examined */
+        int cp_confirm;                    /* change points: later points before one is confirmed */
+        char *publish_dir;                 /* site directory, or NULL (no publishing) */
+        char *base_url;                    /* where publish_dir is served, for links; or NULL */
+        char *connect;                     /* libvirt URI, or NULL (the store's embedded driver) */
+        double deadline_s;                 /* whole-run deadline, seconds */
+        char *notify;                      /* sh command fed the report on regressions, or NULL */
+};
+
+/* Parse a configuration from text (not NUL-terminated necessarily: len
+ * bytes). Errors are one line naming the key's path, without a file name:
+ * "sources[1].url: expected a string", "repeats: 0 is out of range (1..1000)",
+ * "vm.memory: unknown key", "baseline: missing (required)"; a JSON syntax
+ * error is "line L, column C: <jansson's text>". Returns 0 or -EINVAL
+ * (-ENOMEM). OUT: *ret (free with nightly_config_free). */
+int nightly_config_parse(const char *text, size_t len, struct nightly_config **ret,
+                         struct kb_error *err);
+
+/* nightly_config_parse() on the file at path (a regular file of at most
+ * NIGHTLY_CONFIG_MAX bytes); messages are prefixed "PATH: ". */
+int nightly_config_load(const char *path, struct nightly_config **ret, struct kb_error *err);
+
+struct nightly_config *nightly_config_free(struct nightly_config *c);   /* accepts NULL */
+
+/* The key reference (path, type, default, range, help), one key a line:
+ * for the verb's help; docs/nightly.md holds the same keys (a test checks). */
+void nightly_config_print_keys(FILE *out);
+
+const char *nightly_source_type_name(enum nightly_source_type t);

@@ -1,0 +1,104 @@
+/* nightly_plan.c: the grouping of a night's kernels into runs (see
+ * nightly_plan.h). */
+#include <glib.h>
+#include <string.h>
+
+#include "nightly/nightly_plan.h"
+
+const char *nightly_source_variant(const struct nightly_source *src) {
+        const struct nightly_overrides *ov = &src->overrides;
+
+        if (!src->name)
+                return NULL;
+        return (ov->append && *ov->append) || (ov->sysctls && ov->sysctls[0]) || ov->disk_mbps ? src->name : NULL;
+}
+
+void nightly_candidate_variant(const struct nightly_config *cfg, const struct nightly_candidate *c,
+                               struct nightly_variant *ret) {
+        const struct nightly_source *src;
+
+        *ret = (struct nightly_variant){ 0 };
+        if (c->is_baseline || c->source >= cfg->n_sources)
+                return;
+        src = &cfg->sources[c->source];
+        ret->label = nightly_source_variant(src);
+        ret->append = src->overrides.append && *src->overrides.append ? src->overrides.append : NULL;
+        ret->sysctls = src->overrides.sysctls && src->overrides.sysctls[0] ? src->overrides.sysctls : NULL;
+        ret->disk_mbps = src->overrides.disk_mbps;
+}
+
+int nightly_variant_equal(const struct nightly_variant *a, const struct nightly_variant *b) {
+        size_t i = 0;
+
+        if (a->disk_mbps != b->disk_mbps || g_strcmp0(a->append, b->append) || g_strcmp0(a->label, b->label))
+                return 0;
+        for (; a->sysctls && b->sysctls && a->sysctls[i] && b->sysctls[i]; i++)
+                if (strcmp(a->sysctls[i], b->sysctls[i]) != 0)
+                        return 0;
+        return (!a->sysctls || !a->sysctls[i]) && (!b->sysctls || !b->sysctls[i]);
+}
+
+static struct nightly_group *group_for(GArray *groups, const struct nightly_variant *v) {
+        struct nightly_group g = { .append = v->append, .disk_mbps = v->disk_mbps, .sysctls = v->sysctls,
+                                   .label = v->label };
+
+        for (guint i = 0; i < groups->len; i++) {
+                struct nightly_group *x = &g_array_index(groups, struct nightly_group, i);
+                struct nightly_variant xv = { x->label, x->append, x->sysctls, x->disk_mbps };
+                if (nightly_variant_equal(&xv, v))
+                        return x;
+        }
+        g_array_append_val(groups, g);
+        return &g_array_index(groups, struct nightly_group, groups->len - 1);
+}
+
+static int already_member(const struct nightly_group *g, const struct nightly_candidate *c, size_t i) {
+        for (size_t m = 0; m < g->n_members; m++)
+                if (strcmp(c[g->members[m]].kernel_id, c[i].kernel_id) == 0)
+                        return 1;
+        return 0;
+}
+
+void nightly_plan_build(const struct nightly_config *cfg, const struct nightly_candidate *c, size_t n,
+                        struct nightly_plan **ret) {
+        GArray *groups = g_array_new(FALSE, TRUE, sizeof(struct nightly_group));
+        struct nightly_plan *p = g_new0(struct nightly_plan, 1);
+
+        /* The base group exists first so that the baseline leads its run
+         * and the groups come out in a stable order. */
+        group_for(groups, &(struct nightly_variant){ 0 });
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < n; i++) {
+                        struct nightly_group *g;
+                        struct nightly_variant v;
+
+                        if (!!c[i].is_baseline != (pass == 0) || c[i].n_ok >= (size_t)cfg->repeats)
+                                continue;
+                        nightly_candidate_variant(cfg, &c[i], &v);
+                        g = group_for(groups, &v);
+                        if (already_member(g, c, i))
+                                continue;
+                        g->members = g_renew(size_t, g->members, g->n_members + 1);
+                        g->members[g->n_members++] = i;
+                        if (c[i].is_baseline)
+                                p->baseline_stale = 1;
+                        else
+                                p->n_new++;
+                }
+        /* Drop the base group when it stayed empty. */
+        if (g_array_index(groups, struct nightly_group, 0).n_members == 0)
+                g_array_remove_index(groups, 0);
+        p->n_groups = groups->len;
+        p->groups = (struct nightly_group *)(void *)g_array_free(groups, FALSE);
+        *ret = p;
+}
+
+struct nightly_plan *nightly_plan_free(struct nightly_plan *p) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_groups; i++)
+                g_free(p->groups[i].members);
+        g_free(p->groups);
+        g_free(p);
+        return NULL;
+}

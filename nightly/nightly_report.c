@@ -1,0 +1,263 @@
+/* nightly_report.c: the lines, JSON and exit status of a night (see
+ * nightly_report.h). */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "nightly/nightly_report.h"
+
+void nightly_report_clear(struct nightly_report *r) {
+        for (size_t i = 0; i < r->n_findings; i++) {
+                g_free(r->findings[i].kernel);
+                g_free(r->findings[i].baseline);
+                g_free(r->findings[i].metric);
+                g_free(r->findings[i].across);
+        }
+        for (size_t i = 0; i < r->n_failures; i++) {
+                g_free(r->failures[i].kernel);
+                g_free(r->failures[i].state);
+                g_free(r->failures[i].stage);
+                g_free(r->failures[i].detail);
+        }
+        for (size_t i = 0; i < r->n_changes; i++) {
+                g_free(r->changes[i].metric);
+                g_free(r->changes[i].workload);
+                g_free(r->changes[i].kernel);
+                g_free(r->changes[i].before);
+        }
+        for (size_t i = 0; i < r->n_regressions; i++) {
+                struct nightly_regression *g = &r->regressions[i];
+
+                g_free(g->kernel);
+                g_free(g->baseline);
+                g_free(g->sel_a);
+                g_free(g->sel_b);
+                g_free(g->host);
+                g_free(g->qemu);
+                g_free(g->libvirt);
+                g_strfreev(g->reproduce);
+                g_free(g->rows);
+                g_free(g->link);
+        }
+        g_free(r->regressions);
+        g_free(r->findings);
+        g_free(r->failures);
+        g_free(r->changes);
+        g_strfreev(r->measured);
+        g_strfreev(r->compared);
+        g_strfreev(r->errors);
+        g_free(r->site);
+        memset(r, 0, sizeof(*r));
+}
+
+char *nightly_finding_line(const struct nightly_finding *f) {
+        return g_strdup_printf("%s%s: %s %+.1f %% vs %s (p=%.2g, n=%zu+%zu)%s%s%s",
+                               f->verdict == COMPARE_BETTER ? "better: " : "", f->kernel, f->metric,
+                               100 * f->change, f->baseline, f->p, f->na, f->nb, f->across ? " [across " : "",
+                               f->across ? f->across : "", f->across ? "]" : "");
+}
+
+/* A cell's detail quotes the guest's console: invalid UTF-8 becomes
+ * U+FFFD, every control character '?', and it is cut at max characters,
+ * so it cannot forge a line of the report or drive a terminal. Caller
+ * g_frees. */
+static char *printable(const char *s, size_t max) {
+        g_autofree char *valid = g_utf8_make_valid(s ? s : "", -1);
+        GString *out = g_string_new(NULL);
+        const char *p = valid;
+
+        for (size_t n = 0; *p && n < max; p = g_utf8_next_char(p), n++) {
+                gunichar c = g_utf8_get_char(p);
+                if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+                        g_string_append_c(out, '?');
+                else
+                        g_string_append_unichar(out, c);
+        }
+        if (*p)
+                g_string_append(out, "...");
+        return g_string_free(out, FALSE);
+}
+
+char *nightly_failure_line(const struct nightly_failure *f) {
+        g_autofree char *detail = printable(f->detail, 120);
+
+        return g_strdup_printf("%s: failed at %s (%s%s%s), %zu of %zu cells", f->kernel, f->stage, f->state,
+                               *detail ? ": " : "", detail, f->failed, f->total);
+}
+
+char *nightly_change_line(const struct nightly_change *c) {
+        return g_strdup_printf("change point: %s %+.1f %% from %s (after %s, run %" G_GINT64_FORMAT ", p=%.2g)%s%s",
+                               c->metric, 100 * c->rel_change, c->kernel, c->before, c->run, c->p,
+                               c->worse ? " worse" : "", c->provisional ? " provisional" : "");
+}
+
+int nightly_change_is_news(size_t index, size_t len_before, int provisional, size_t min_size, size_t confirm) {
+        size_t after_before = len_before > index ? len_before - index : 0;
+
+        if (after_before < min_size)
+                return 1;
+        return !provisional && after_before < confirm;
+}
+
+int nightly_report_exit(const struct nightly_report *r) {
+        for (size_t i = 0; i < r->n_findings; i++)
+                if (r->findings[i].verdict == COMPARE_WORSE)
+                        return NIGHTLY_EXIT_REGRESSED;
+        if (r->n_failures > 0)
+                return NIGHTLY_EXIT_REGRESSED;
+        if (r->errors && r->errors[0])
+                return 1;
+        return r->incomplete ? NIGHTLY_EXIT_INCOMPLETE : NIGHTLY_EXIT_OK;
+}
+
+void nightly_report_text(const struct nightly_report *r, FILE *out) {
+        size_t n_worse = 0;
+
+        for (size_t i = 0; i < r->n_findings; i++)
+                n_worse += r->findings[i].verdict == COMPARE_WORSE;
+        if (!r->measured || !r->measured[0])
+                fprintf(out, "nightly: nothing new to measure\n");
+        else {
+                fprintf(out, "nightly: measured");
+                for (size_t i = 0; r->measured[i]; i++)
+                        fprintf(out, "%s %s", i ? "," : "", r->measured[i]);
+                fputc('\n', out);
+        }
+        for (size_t i = 0; r->compared && r->compared[i]; i++)
+                fprintf(out, "compared: kbench compare %s\n", r->compared[i]);
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < r->n_findings; i++) {
+                        g_autofree char *line = NULL;
+                        if ((r->findings[i].verdict == COMPARE_WORSE) != (pass == 0))
+                                continue;
+                        line = nightly_finding_line(&r->findings[i]);
+                        fprintf(out, "%s\n", line);
+                }
+        for (size_t i = 0; i < r->n_failures; i++) {
+                g_autofree char *line = nightly_failure_line(&r->failures[i]);
+                fprintf(out, "%s\n", line);
+        }
+        for (size_t i = 0; i < r->n_changes; i++) {
+                g_autofree char *line = nightly_change_line(&r->changes[i]);
+                fprintf(out, "%s\n", line);
+        }
+        for (size_t i = 0; r->errors && r->errors[i]; i++)
+                fprintf(out, "error: %s\n", r->errors[i]);
+        if (r->incomplete)
+                fprintf(out, "incomplete: cells were left (deadline or signal); the next night resumes them\n");
+        if (r->site)
+                fprintf(out, "site: %s\n", r->site);
+        fprintf(out, "verdict: %s\n", n_worse || r->n_failures ? "REGRESSION" : "no regression");
+}
+
+static json_t *strv_json(char **v) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; v && v[i]; i++)
+                json_array_append_new(a, json_string(v[i]));
+        return a;
+}
+
+/* JSON has no NaN: an undefined number is null. */
+static json_t *num(double x) {
+        return isfinite(x) ? json_real(x) : json_null();
+}
+
+json_t *nightly_report_json(const struct nightly_report *r) {
+        json_t *j = json_object(), *fs = json_array(), *fl = json_array(), *cs = json_array();
+
+        for (size_t i = 0; i < r->n_findings; i++) {
+                const struct nightly_finding *f = &r->findings[i];
+                json_array_append_new(fs, json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:s?}",
+                                                    "kernel", f->kernel, "baseline", f->baseline, "metric",
+                                                    f->metric, "verdict", compare_verdict_name(f->verdict),
+                                                    "change", num(f->change), "p", num(f->p), "q", num(f->q),
+                                                    "n_a", (json_int_t)f->na, "n_b", (json_int_t)f->nb,
+                                                    "across", f->across));
+        }
+        for (size_t i = 0; i < r->n_failures; i++) {
+                const struct nightly_failure *f = &r->failures[i];
+                json_array_append_new(fl, json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I}", "kernel", f->kernel,
+                                                    "state", f->state, "stage", f->stage, "detail", f->detail,
+                                                    "failed", (json_int_t)f->failed, "cells",
+                                                    (json_int_t)f->total));
+        }
+        for (size_t i = 0; i < r->n_changes; i++) {
+                const struct nightly_change *c = &r->changes[i];
+                json_array_append_new(cs, json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:b, s:b}", "metric",
+                                                    c->metric, "workload", c->workload, "kernel", c->kernel,
+                                                    "after", c->before, "run", (json_int_t)c->run, "rel_change",
+                                                    num(c->rel_change), "p", num(c->p), "provisional",
+                                                    c->provisional, "worse", c->worse));
+        }
+        json_object_set_new(j, "measured", strv_json(r->measured));
+        json_object_set_new(j, "compared", strv_json(r->compared));
+        json_object_set_new(j, "findings", fs);
+        json_object_set_new(j, "failures", fl);
+        json_object_set_new(j, "change_points", cs);
+        json_object_set_new(j, "errors", strv_json(r->errors));
+        json_object_set_new(j, "incomplete", json_boolean(r->incomplete));
+        json_object_set_new(j, "site", r->site ? json_string(r->site) : json_null());
+        json_object_set_new(j, "exit_status", json_integer(nightly_report_exit(r)));
+        return j;
+}
+
+char *nightly_report_subject(const struct nightly_report *r) {
+        const struct nightly_finding *worst = NULL;
+        size_t n_worse = 0;
+
+        for (size_t i = 0; i < r->n_findings; i++) {
+                const struct nightly_finding *f = &r->findings[i];
+
+                if (f->verdict != COMPARE_WORSE)
+                        continue;
+                n_worse++;
+                if (!worst || fabs(f->change) > fabs(worst->change))
+                        worst = f;
+        }
+        if (worst) {
+                g_autofree char *more = n_worse > 1 ? g_strdup_printf(" (+%zu more)", n_worse - 1) : g_strdup("");
+
+                return g_strdup_printf("[kbench] %s: %s %+.1f%% regression vs %s%s", worst->kernel, worst->metric,
+                                       100 * worst->change, worst->baseline, more);
+        }
+        if (r->n_failures)
+                return g_strdup_printf("[kbench] %s: failed at %s (%s)%s", r->failures[0].kernel,
+                                       r->failures[0].stage, r->failures[0].state,
+                                       r->n_failures > 1 ? " and more" : "");
+        return NULL;
+}
+
+void nightly_report_notify(const struct nightly_report *r, FILE *out) {
+        g_autofree char *subject = nightly_report_subject(r);
+        g_autofree char *subj = printable(subject ? subject : "[kbench] nightly report", 200);
+
+        fprintf(out, "Subject: %s\n\n", subj);
+        for (size_t i = 0; i < r->n_regressions; i++) {
+                const struct nightly_regression *g = &r->regressions[i];
+                g_autofree char *host = printable(g->host, 120), *qemu = printable(g->qemu, 60),
+                                *libvirt = printable(g->libvirt, 60);
+
+                g_autofree char *kernel = printable(g->kernel, 200), *base = printable(g->baseline, 200),
+                                *sa = printable(g->sel_a, 300), *sb = printable(g->sel_b, 300);
+
+                fprintf(out, "%s against %s\n", kernel, base);
+                fprintf(out, "  compared: kbench compare %s %s\n", sa, sb);
+                fprintf(out, "  host %s, QEMU %s, libvirt %s\n", *host ? host : "?", *qemu ? qemu : "?",
+                        *libvirt ? libvirt : "?");
+                if (g->link)
+                        fprintf(out, "  page: %s\n", g->link);
+                fputs("\nreproduce (each run on its own, then the comparison of the two):\n", out);
+                for (size_t k = 0; g->reproduce && g->reproduce[k]; k++) {
+                        g_autofree char *cmd = printable(g->reproduce[k], 2000);
+
+                        fprintf(out, "  %s\n", cmd);
+                }
+                fputc('\n', out);
+                if (g->rows)
+                        fputs(g->rows, out);
+                fputs("\n", out);
+        }
+        fputs("-- the night --\n", out);
+        nightly_report_text(r, out);
+}

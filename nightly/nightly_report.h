@@ -1,0 +1,121 @@
+/* nightly/nightly_report: what a night found, as plain data, and its two
+ * renderings (the text summary, one line per finding, and JSON) and its
+ * exit status. Filled by nightly/nightly.c from compare's views and the
+ * change-point detector; pure here, so the lines and the exit status are
+ * tested from tables (test-nightly-report.c). */
+#pragma once
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/compare.h"
+
+/* Exit status of `kbench nightly` (compare's 4 keeps its meaning). */
+#define NIGHTLY_EXIT_OK 0                  /* nothing regressed */
+#define NIGHTLY_EXIT_INCOMPLETE 3          /* nothing regressed, but cells were left (deadline, signal) */
+#define NIGHTLY_EXIT_REGRESSED 4           /* a metric worse than the baseline, or a new kernel failed */
+
+/* One judged metric of a new kernel against the baseline. */
+struct nightly_finding {
+        char *kernel;                      /* the new kernel (owned) */
+        char *baseline;                    /* (owned) */
+        char *metric;                      /* "dd.write_MBps" (owned) */
+        char *across;                      /* settings paired across, "disk_mbps", or NULL (owned) */
+        double change;                     /* mean(b) / mean(a) - 1 */
+        double p;                          /* Welch's p */
+        double q;                          /* BH-adjusted p, what the verdict used */
+        size_t na, nb;
+        enum compare_verdict verdict;
+};
+
+/* A new kernel whose cells did not end ok. */
+struct nightly_failure {
+        char *kernel;                      /* (owned) */
+        char *state;                       /* the first failed cell's state, "boot-timeout" (owned) */
+        char *stage;                       /* "boot", "workload" or "end" (owned) */
+        char *detail;                      /* may be NULL (owned) */
+        size_t failed, total;              /* cells */
+};
+
+/* A change point in a metric's history, attributed to the first kernel
+ * measured after it. */
+struct nightly_change {
+        char *metric;                      /* (owned) */
+        char *workload;                    /* canonical spec (owned) */
+        char *kernel;                      /* first kernel of the new level (owned) */
+        char *before;                      /* kernel of the point before it (owned) */
+        int64_t run;                       /* run of the first point of the new level */
+        double rel_change;
+        double p;
+        int provisional;
+        int worse;                         /* the step goes the metric's bad way */
+};
+
+/* One comparison that found a metric worse: what a kernel developer needs
+ * to act on it, filled by nightly/nightly.c. */
+struct nightly_regression {
+        char *kernel, *baseline;           /* as the findings name them (owned) */
+        char *sel_a, *sel_b;               /* compare's selectors (owned) */
+        char *host, *qemu, *libvirt;       /* of the new kernel's run (owned; may be NULL) */
+        char **reproduce;                  /* commands, NULL-terminated (owned) */
+        char *rows;                        /* the comparison as kbench compare prints it (owned) */
+        char *link;                        /* the site's page of it, or NULL (owned) */
+};
+
+struct nightly_report {
+        char **measured;                   /* kernels measured tonight, NULL-terminated (owned) */
+        char **compared;                   /* "A B" selector pairs compare was given, NULL-terminated (owned) */
+        struct nightly_finding *findings;  /* worse and better verdicts only */
+        size_t n_findings;
+        struct nightly_failure *failures;
+        size_t n_failures;
+        struct nightly_change *changes;
+        size_t n_changes;
+        char **errors;                     /* sources that failed, imports that failed (owned) */
+        int incomplete;                    /* cells were left for the next night */
+        char *site;                        /* published index.html, or NULL (owned) */
+        struct nightly_regression *regressions;
+        size_t n_regressions;
+};
+
+void nightly_report_clear(struct nightly_report *r);
+
+/* "6.1.0-58-amd64: dd.write_MBps -12.3 % vs 6.1.0-57-amd64 (p=0.002, n=6+6)",
+ * with " [across disk_mbps]" when the cells were paired across settings and
+ * a leading "better: " for an improvement. Caller g_frees. */
+char *nightly_finding_line(const struct nightly_finding *f);
+/* "6.1.0-58-amd64: failed at boot (boot-timeout: detail), 3 of 3 cells". */
+char *nightly_failure_line(const struct nightly_failure *f);
+/* "change point: dd.write_MBps -12.0 % from 6.1.0-58-amd64 (after 6.1.0-57-amd64, run 4, p=0.005)[ provisional]". */
+char *nightly_change_line(const struct nightly_change *c);
+
+/* Whether a change point at index of a history whose first len_before
+ * points are from earlier nights is news tonight: the earlier history had
+ * fewer than min_size points after it (so it could not show it), or it is
+ * confirmed now (not provisional) and the earlier history had fewer than
+ * confirm points after it. Earlier nights reported the rest. Pure. */
+int nightly_change_is_news(size_t index, size_t len_before, int provisional, size_t min_size, size_t confirm);
+
+/* The exit status of a report: REGRESSED when a finding is worse or a new
+ * kernel failed; else 1 when something could not be done (a source or an
+ * import failed, errors non-empty); else INCOMPLETE when cells were left;
+ * else OK. */
+int nightly_report_exit(const struct nightly_report *r);
+
+void nightly_report_text(const struct nightly_report *r, FILE *out);
+
+/* The subject of the regression report: "[kbench] NEW: METRIC -13.1% regression
+ * vs BASE" for the worse finding with the largest change ("(+N more)" when
+ * there are others), "[kbench] NEW: failed at STAGE (STATE)" when only cells
+ * failed, NULL when nothing regressed. Caller g_frees. */
+char *nightly_report_subject(const struct nightly_report *r);
+
+/* The report the notify command reads when something regressed, as a mail
+ * message: "Subject: ..." and a blank line, then per regressed comparison
+ * what was compared (kernels, runs, host, QEMU and libvirt), the kbench
+ * commands that reproduce it, its rows as kbench compare prints them and
+ * the site's page; then the night's text report (nightly_report_text). */
+void nightly_report_notify(const struct nightly_report *r, FILE *out);
+json_t *nightly_report_json(const struct nightly_report *r);   /* new reference */

@@ -1,0 +1,168 @@
+/* Unit tests for nightly_plan.c: which kernels a night measures, grouped
+ * into runs by their overrides, from tables of recorded facts. */
+#include <glib.h>
+#include <string.h>
+
+#include "common/test.h"
+#include "nightly/nightly_plan.h"
+
+TEST_MAIN();
+
+/* Three sources: plain, a throttled one and a command line variant. */
+static struct nightly_source sources[3];
+static struct nightly_config cfg = { .sources = sources, .n_sources = 3, .repeats = 3 };
+
+static void setup(void) {
+        memset(sources, 0, sizeof(sources));
+        sources[1].overrides.disk_mbps = 40;
+        sources[2].overrides.append = (char *)"elevator=none";
+}
+
+TEST(new_kernel_and_stale_baseline_share_one_run) {
+        const struct nightly_candidate c[] = {
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "k47", "id47", 0, 1, 0, NULL },
+        };
+        struct nightly_plan *p;
+
+        setup();
+        nightly_plan_build(&cfg, c, 2, &p);
+        ASSERT_EQ(p->n_groups, 1);
+        ASSERT_EQ(p->n_new, 1);
+        ASSERT_EQ(p->baseline_stale, 1);
+        ASSERT_EQ(p->groups[0].n_members, 2);
+        ASSERT_EQ(p->groups[0].members[0], 1);   /* the baseline leads */
+        ASSERT_EQ(p->groups[0].members[1], 0);
+        ASSERT_EQ(p->groups[0].disk_mbps, 0);
+        ASSERT_TRUE(p->groups[0].append == NULL);
+        nightly_plan_free(p);
+}
+
+TEST(nothing_new_measures_nothing) {
+        const struct nightly_candidate c[] = {
+                { "k57", "id57", 0, 0, 3, NULL },
+                { "k47", "id47", 0, 1, 5, NULL },
+        };
+        struct nightly_plan *p;
+
+        setup();
+        nightly_plan_build(&cfg, c, 2, &p);
+        ASSERT_EQ(p->n_groups, 0);
+        ASSERT_EQ(p->n_new, 0);
+        ASSERT_EQ(p->baseline_stale, 0);
+        nightly_plan_free(p);
+}
+
+TEST(partly_measured_is_measured_again) {
+        const struct nightly_candidate c[] = {
+                { "k57", "id57", 0, 0, 2, NULL },
+                { "k47", "id47", 0, 1, 3, NULL },
+        };
+        struct nightly_plan *p;
+
+        setup();
+        nightly_plan_build(&cfg, c, 2, &p);
+        ASSERT_EQ(p->n_groups, 1);
+        ASSERT_EQ(p->groups[0].n_members, 1);
+        ASSERT_EQ(p->groups[0].members[0], 0);
+        ASSERT_EQ(p->baseline_stale, 0);
+        nightly_plan_free(p);
+}
+
+TEST(overrides_get_runs_of_their_own) {
+        /* The same image from the plain and the throttled source, a
+         * variant with a command line, the baseline up to date. */
+        const struct nightly_candidate c[] = {
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "k57", "id57", 1, 0, 0, NULL },
+                { "k58", "id58", 2, 0, 1, NULL },
+                { "k47", "id47", 1, 1, 3, NULL },
+        };
+        struct nightly_plan *p;
+
+        setup();
+        nightly_plan_build(&cfg, c, 4, &p);
+        ASSERT_EQ(p->n_groups, 3);
+        ASSERT_EQ(p->n_new, 3);
+        ASSERT_EQ(p->groups[0].disk_mbps, 0);
+        ASSERT_EQ(p->groups[0].members[0], 0);
+        ASSERT_EQ(p->groups[1].disk_mbps, 40);
+        ASSERT_EQ(p->groups[1].n_members, 1);
+        ASSERT_EQ(p->groups[1].members[0], 1);
+        ASSERT_STREQ(p->groups[2].append, "elevator=none");
+        ASSERT_EQ(p->groups[2].members[0], 2);
+        nightly_plan_free(p);
+}
+
+TEST(one_kernel_twice_with_one_setting_is_measured_once) {
+        /* Two plain sources yielding the same package. */
+        const struct nightly_candidate c[] = {
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "k47", "id47", 0, 1, 3, NULL },
+        };
+        struct nightly_plan *p;
+
+        setup();
+        nightly_plan_build(&cfg, c, 3, &p);
+        ASSERT_EQ(p->n_groups, 1);
+        ASSERT_EQ(p->groups[0].n_members, 1);
+        ASSERT_EQ(p->n_new, 1);
+        nightly_plan_free(p);
+}
+
+TEST(baseline_is_measured_without_overrides) {
+        struct nightly_variant v = { "x", "x", NULL, 7 };
+        const struct nightly_candidate base = { "k47", "id47", 1, 1, 0, NULL };
+
+        setup();
+        nightly_candidate_variant(&cfg, &base, &v);
+        ASSERT_TRUE(v.append == NULL);
+        ASSERT_TRUE(v.label == NULL);
+        ASSERT_EQ(v.disk_mbps, 0);
+}
+
+/* One image from two sources: the plain one and a named one with sysctls.
+ * The named source's kernel is a variant, measured in a run of its own;
+ * a name without overrides labels nothing. */
+TEST(sysctl_variant_is_a_group_of_its_own) {
+        static char *sys[] = { "vm.dirty_ratio=7", NULL };
+        static char *none[] = { NULL };
+        struct nightly_source src[3] = { { 0 } };
+        struct nightly_config c3 = { .sources = src, .n_sources = 3, .repeats = 2 };
+        const struct nightly_candidate c[] = {
+                { "k57", "id57", 0, 0, 0, NULL },
+                { "dirty7-k57", "id57", 1, 0, 0, "k57" },
+                { "k47", "id47", 0, 1, 5, NULL },
+        };
+        struct nightly_variant a, b;
+        struct nightly_plan *p;
+
+        src[0].overrides.sysctls = none;
+        src[1].name = (char *)"dirty7-";
+        src[1].overrides.sysctls = sys;
+        src[2].name = (char *)"plain-";
+        src[2].overrides.sysctls = none;
+        ASSERT_TRUE(nightly_source_variant(&src[0]) == NULL);
+        ASSERT_STREQ(nightly_source_variant(&src[1]), "dirty7-");
+        ASSERT_TRUE(nightly_source_variant(&src[2]) == NULL);
+        nightly_plan_build(&c3, c, 3, &p);
+        ASSERT_EQ(p->n_groups, 2);
+        ASSERT_EQ(p->n_new, 2);
+        ASSERT_EQ(p->groups[0].n_members, 1);
+        ASSERT_TRUE(p->groups[0].label == NULL && p->groups[0].sysctls == NULL);
+        ASSERT_EQ(p->groups[1].n_members, 1);
+        ASSERT_EQ(p->groups[1].members[0], 1);
+        ASSERT_STREQ(p->groups[1].label, "dirty7-");
+        ASSERT_STREQ(p->groups[1].sysctls[0], "vm.dirty_ratio=7");
+        nightly_plan_free(p);
+
+        nightly_candidate_variant(&c3, &c[1], &a);
+        nightly_candidate_variant(&c3, &c[1], &b);
+        ASSERT_TRUE(nightly_variant_equal(&a, &b));
+        b.sysctls = NULL;
+        ASSERT_TRUE(!nightly_variant_equal(&a, &b));
+        b = a;
+        b.label = NULL;
+        ASSERT_TRUE(!nightly_variant_equal(&a, &b));
+}

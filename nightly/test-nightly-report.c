@@ -1,0 +1,187 @@
+/* Unit tests for nightly_report.c: the one-line verdicts and the exit
+ * status from a table of reports. */
+#include <glib.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "common/test.h"
+#include "nightly/nightly_report.h"
+
+TEST_MAIN();
+
+static struct nightly_finding finding(enum compare_verdict v, double change) {
+        return (struct nightly_finding){ .kernel = (char *)"6.1.0-58-amd64", .baseline = (char *)"6.1.0-57-amd64",
+                                         .metric = (char *)"dd.write_MBps", .change = change, .p = 0.0021,
+                                         .q = 0.004, .na = 6, .nb = 6, .verdict = v };
+}
+
+TEST(regression_line_reads_like_0day) {
+        struct nightly_finding f = finding(COMPARE_WORSE, -0.1234);
+        g_autofree char *line = nightly_finding_line(&f);
+
+        ASSERT_STREQ(line, "6.1.0-58-amd64: dd.write_MBps -12.3 % vs 6.1.0-57-amd64 (p=0.0021, n=6+6)");
+}
+
+TEST(line_names_settings_paired_across_and_improvements) {
+        struct nightly_finding f = finding(COMPARE_BETTER, 0.05);
+        g_autofree char *line = NULL;
+
+        f.across = (char *)"disk_mbps";
+        line = nightly_finding_line(&f);
+        ASSERT_STREQ(line, "better: 6.1.0-58-amd64: dd.write_MBps +5.0 % vs 6.1.0-57-amd64 (p=0.0021, n=6+6) "
+                           "[across disk_mbps]");
+}
+
+TEST(failure_line_names_the_stage) {
+        struct nightly_failure f = { (char *)"6.1.0-58-amd64", (char *)"boot-timeout", (char *)"boot",
+                                     (char *)"no agent within 120 s", 3, 3 };
+        g_autofree char *line = nightly_failure_line(&f);
+
+        ASSERT_STREQ(line, "6.1.0-58-amd64: failed at boot (boot-timeout: no agent within 120 s), 3 of 3 cells");
+}
+
+TEST(failure_detail_from_the_guest_cannot_forge_lines) {
+        g_autofree char *long_detail = g_strnfill(300, 'x');
+        struct nightly_failure f = { (char *)"k", (char *)"boot-crash", (char *)"boot",
+                                     (char *)"/init: error\nverdict: no regression\x1b[2J\xff", 1, 3 };
+        g_autofree char *line = nightly_failure_line(&f), *cut = NULL;
+
+        ASSERT_STREQ(line, "k: failed at boot (boot-crash: /init: error?verdict: no regression?[2J\xef\xbf\xbd), 1 of 3 cells");
+        f.detail = long_detail;
+        cut = nightly_failure_line(&f);
+        ASSERT_TRUE(strstr(cut, "xxx...)") != NULL);
+        ASSERT_TRUE(strlen(cut) < 200);
+}
+
+TEST(change_point_line) {
+        struct nightly_change c = { (char *)"dd.write_MBps", (char *)"dd:size=64M,bs=", (char *)"k58",
+                                    (char *)"k57", 4, -0.12, 0.005, 1, 1 };
+        g_autofree char *line = nightly_change_line(&c);
+
+        ASSERT_STREQ(line, "change point: dd.write_MBps -12.0 % from k58 (after k57, run 4, p=0.005) worse provisional");
+}
+
+/* The exit status from a table of (findings, failures, errors, incomplete). */
+TEST(exit_status_table) {
+        static const struct {
+                enum compare_verdict v[2];
+                size_t n_v;
+                size_t failures;
+                int error, incomplete;
+                int want;
+        } table[] = {
+                { { 0 }, 0, 0, 0, 0, NIGHTLY_EXIT_OK },
+                { { COMPARE_BETTER }, 1, 0, 0, 0, NIGHTLY_EXIT_OK },
+                { { COMPARE_SAME, COMPARE_N_SMALL }, 2, 0, 0, 0, NIGHTLY_EXIT_OK },
+                { { COMPARE_BETTER, COMPARE_WORSE }, 2, 0, 0, 0, NIGHTLY_EXIT_REGRESSED },
+                { { COMPARE_WORSE }, 1, 0, 1, 1, NIGHTLY_EXIT_REGRESSED },
+                { { 0 }, 0, 1, 0, 0, NIGHTLY_EXIT_REGRESSED },
+                { { 0 }, 0, 0, 1, 0, 1 },
+                { { 0 }, 0, 0, 1, 1, 1 },
+                { { 0 }, 0, 0, 0, 1, NIGHTLY_EXIT_INCOMPLETE },
+                { { COMPARE_BETTER }, 1, 0, 0, 1, NIGHTLY_EXIT_INCOMPLETE },
+        };
+        char *errors[] = { (char *)"sources[0] (dir /x): gone", NULL };
+        struct nightly_failure fail = { 0 };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+                struct nightly_finding f[2] = { finding(table[i].v[0], -0.1), finding(table[i].v[1], -0.1) };
+                struct nightly_report r = { .findings = f, .n_findings = table[i].n_v, .failures = &fail,
+                                            .n_failures = table[i].failures,
+                                            .errors = table[i].error ? errors : NULL,
+                                            .incomplete = table[i].incomplete };
+                ASSERT_EQ(nightly_report_exit(&r), table[i].want);
+        }
+}
+
+TEST(json_has_every_finding_and_the_exit_status) {
+        struct nightly_finding f[2] = { finding(COMPARE_WORSE, -0.2), finding(COMPARE_BETTER, 0.1) };
+        char *measured[] = { (char *)"6.1.0-58-amd64", NULL };
+        struct nightly_report r = { .measured = measured, .findings = f, .n_findings = 2 };
+        json_t *j;
+
+        f[1].p = NAN;
+        j = nightly_report_json(&r);
+        ASSERT_EQ(json_array_size(json_object_get(j, "findings")), 2);
+        ASSERT_STREQ(json_string_value(json_object_get(json_array_get(json_object_get(j, "findings"), 0),
+                                                       "verdict")), "worse");
+        ASSERT_NEAR(json_real_value(json_object_get(json_array_get(json_object_get(j, "findings"), 0), "change")),
+                    -0.2, 1e-12);
+        ASSERT_TRUE(json_is_null(json_object_get(json_array_get(json_object_get(j, "findings"), 1), "p")));
+        ASSERT_EQ(json_integer_value(json_object_get(j, "exit_status")), NIGHTLY_EXIT_REGRESSED);
+        json_decref(j);
+}
+
+/* A history of 22 points, 20 from earlier nights, min_size 3, confirm 5. */
+TEST(change_point_is_news_once) {
+        static const struct {
+                size_t index, len_before;
+                int provisional, want;
+        } table[] = {
+                { 20, 20, 1, 1 },      /* starts with tonight's points */
+                { 18, 20, 0, 1 },      /* two earlier points after it: too few to show before */
+                { 17, 20, 1, 0 },      /* three earlier points after it: shown, provisional, before */
+                { 17, 20, 0, 1 },      /* ... and confirmed tonight */
+                { 15, 20, 0, 0 },      /* confirmed before tonight already */
+                { 10, 20, 0, 0 },
+                { 10, 20, 1, 0 },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+                if (nightly_change_is_news(table[i].index, table[i].len_before, table[i].provisional, 3, 5) !=
+                    table[i].want)
+                        TEST_FAIL("row %zu", i);
+}
+
+/* The regression report's subject names the kernel, the metric and the
+ * change of the worst finding, as 0-day's do; the text cannot forge a
+ * header line. */
+TEST(notify_subject_and_body) {
+        struct nightly_finding fs[] = { finding(COMPARE_WORSE, -0.05), finding(COMPARE_BETTER, 0.3),
+                                        finding(COMPARE_WORSE, -0.131) };
+        char *cmds[] = { (char *)"kbench run -k 6.1.0-57-amd64 -w dd:size=64M -n 6 --accel tcg --tag repro-4-base",
+                         (char *)"kbench run -k 6.1.0-58-amd64 -w dd:size=64M -n 6 --accel tcg --tag repro-4-new",
+                         (char *)"kbench compare tag:repro-4-base tag:repro-4-new", NULL };
+        struct nightly_regression g = { (char *)"6.1.0-58-amd64", (char *)"6.1.0-57-amd64",
+                                        (char *)"run:1:6.1.0-57-amd64", (char *)"run:4:6.1.0-58-amd64",
+                                        (char *)"vm\nSubject: forged", (char *)"7.2.22", (char *)"9.0.0", cmds,
+                                        (char *)"dd:size=64M,bs=\nmetric  A  B\n",
+                                        (char *)"https://ci.example/kbench/compare-x.html" };
+        struct nightly_report r = { .findings = fs, .n_findings = 3, .regressions = &g, .n_regressions = 1 };
+        g_autofree char *subject = nightly_report_subject(&r), *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        fs[2].metric = (char *)"dd.read_MBps";
+        g_free(subject);
+        subject = nightly_report_subject(&r);
+        ASSERT_STREQ(subject, "[kbench] 6.1.0-58-amd64: dd.read_MBps -13.1% regression vs 6.1.0-57-amd64 (+1 more)");
+        f = open_memstream(&text, &len);
+        ASSERT_TRUE(f);
+        nightly_report_notify(&r, f);
+        fclose(f);
+        fputs(text, stderr);
+        ASSERT_TRUE(g_str_has_prefix(text, "Subject: [kbench] 6.1.0-58-amd64: dd.read_MBps -13.1% regression vs "
+                                           "6.1.0-57-amd64 (+1 more)\n\n"));
+        ASSERT_TRUE(strstr(text, "\nSubject:") == NULL);
+        ASSERT_TRUE(strstr(text, "  host vm?Subject: forged, QEMU 7.2.22, libvirt 9.0.0\n") != NULL);
+        ASSERT_TRUE(strstr(text, "  compared: kbench compare run:1:6.1.0-57-amd64 run:4:6.1.0-58-amd64\n") != NULL);
+        ASSERT_TRUE(strstr(text, "  page: https://ci.example/kbench/compare-x.html\n") != NULL);
+        ASSERT_TRUE(strstr(text, "\n  kbench compare tag:repro-4-base tag:repro-4-new\n") != NULL);
+        ASSERT_TRUE(strstr(text, "\ndd:size=64M,bs=\nmetric  A  B\n") != NULL);
+        ASSERT_TRUE(strstr(text, "-- the night --\n") != NULL && strstr(text, "verdict: REGRESSION\n") != NULL);
+
+        /* Only failures: the subject says where the kernel failed. */
+        {
+                struct nightly_failure fl = { (char *)"k58", (char *)"boot-timeout", (char *)"boot", NULL, 3, 3 };
+                struct nightly_report r2 = { .failures = &fl, .n_failures = 1 };
+                g_autofree char *s2 = nightly_report_subject(&r2);
+
+                ASSERT_STREQ(s2, "[kbench] k58: failed at boot (boot-timeout)");
+        }
+        {
+                struct nightly_report r3 = { .findings = &fs[1], .n_findings = 1 };
+                ASSERT_TRUE(nightly_report_subject(&r3) == NULL);
+        }
+}

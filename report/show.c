@@ -1,0 +1,262 @@
+/* report/show.c: `kbench show` and the summary `kbench run` ends with, as
+ * glue between the CLI and the read side: load a view (report/view.c),
+ * hand it to the text or JSON renderer (report/text.c, report/json.c). */
+#include <errno.h>
+#include <glib.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "report/show.h"
+#include "report/json.h"
+#include "report/text.h"
+#include "report/view.h"
+#include "results/bisect.h"
+
+int show_runs(struct db *db, int json, FILE *out, struct kb_error *err) {
+        struct view_runs *v = NULL;
+        int r;
+
+        r = view_runs_load(db, &v, err);
+        if (r < 0)
+                return r;
+        if (json) {
+                json_t *j = json_view_runs(v);
+                r = json_view_print(j, out, err);
+                json_decref(j);
+        } else
+                text_runs(v, out);
+        view_runs_free(v);
+        return r;
+}
+
+int show_tags(struct db *db, FILE *out, struct kb_error *err) {
+        struct view_runs *v = NULL;
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+        int r;
+
+        r = view_runs_load(db, &v, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < v->n; i++) {
+                const char *t = v->runs[i].tag;
+                int clean = t && *t && g_utf8_validate(t, -1, NULL);
+
+                /* One tag a line for the shell: a tag with a control
+                 * character (a newline would forge a second tag) is left
+                 * out rather than masked into a tag no run has. */
+                for (const char *p = t; clean && *p; p++)
+                        clean = (unsigned char)*p >= 0x20 && *p != 0x7f;
+                if (!clean || !g_hash_table_add(seen, (gpointer)t))
+                        continue;
+                fprintf(out, "%s\n", t);
+        }
+        view_runs_free(v);
+        return 0;
+}
+
+int show_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb_error *err) {
+        return view_resolve_run(db, text, ret_id, err);
+}
+
+int show_run(struct db *db, int64_t run_id, int json, int brief, FILE *out, struct kb_error *err) {
+        struct view_run *v = NULL;
+        int r;
+
+        r = view_run_load(db, run_id, &v, err);
+        if (r < 0)
+                return r;
+        if (json) {
+                json_t *j = json_view_run(v);
+                r = json_view_print(j, out, err);
+                json_decref(j);
+        } else if (brief)
+                text_run_brief(v, out);
+        else
+                text_run(v, out);
+        view_run_free(v);
+        return r;
+}
+
+/* One cell, through one of its renderings (JSON or text). */
+static int show_cell_as(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
+                        json_t *(*to_json)(const struct view_cell *), void (*to_text)(const struct view_cell *, FILE *),
+                        struct kb_error *err) {
+        struct view_cell *v = NULL;
+        int r;
+
+        r = view_cell_load(db, run_id, cell_key, &v, err);
+        if (r < 0)
+                return r;
+        if (json) {
+                json_t *j = to_json(v);
+                r = j ? json_view_print(j, out, err) : error_setf(err, -ENOMEM, "out of memory");
+                json_decref(j);
+        } else
+                to_text(v, out);
+        view_cell_free(v);
+        return r;
+}
+
+int show_cell(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
+              struct kb_error *err) {
+        return show_cell_as(db, run_id, cell_key, json, out, json_view_cell, text_cell, err);
+}
+
+int show_cell_vmstat(struct db *db, int64_t run_id, const char *cell_key, int json, FILE *out,
+                     struct kb_error *err) {
+        return show_cell_as(db, run_id, cell_key, json, out, json_view_cell_vmstat, text_cell_vmstat, err);
+}
+
+int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const char *stream, int terminal,
+                  FILE *out, struct kb_error *err) {
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r;
+
+        r = view_cell_log(db, run_id, cell_key, stream, &text, &len, err);
+        if (r < 0)
+                return r;
+        if (text_log(text, len, terminal, out) < 0)
+                return error_setf(err, -EIO, "cannot write the log");
+        return 0;
+}
+
+static json_t *jstr(const char *s) {
+        return s ? json_string(s) : json_null();
+}
+
+static json_t *jnum(double v) {
+        return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A bisection as JSON; steps when it has them loaded. Strings from the
+ * database that are not valid UTF-8 become null (json_string refuses them). */
+static json_t *bisection_json(const struct bisect_row *b) {
+        json_t *j = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)b->id,
+                              "started_at", jnum(b->started_at), "finished_at", jnum(b->finished_at),
+                              "status", jstr(b->status), "workload", jstr(b->workload), "metric", jstr(b->metric),
+                              "source", jstr(b->source), "good", jstr(b->good), "bad", jstr(b->bad),
+                              "outcome", jstr(b->outcome), "first_bad", jstr(b->first_bad));
+        json_t *steps = json_array();
+
+        for (size_t i = 0; i < b->n_steps; i++) {
+                const struct bisect_step_row *s = &b->steps[i];
+                json_t *runs = s->run_ids_json ? json_loads(s->run_ids_json, 0, NULL) : NULL;
+
+                json_array_append_new(steps, json_pack("{s:i, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, "
+                                                       "s:o}", "step", s->step, "role", jstr(s->role),
+                                                       "candidate", jstr(s->candidate), "kernel_id", jstr(s->kernel_id),
+                                                       "runs", json_is_array(runs) ? runs : json_array(),
+                                                       "rounds", s->rounds, "vs_good", jstr(s->vs_good),
+                                                       "vs_bad", jstr(s->vs_bad), "decision", jstr(s->decision),
+                                                       "mean_good", jnum(s->mean_good),
+                                                       "mean_candidate", jnum(s->mean_cand),
+                                                       "mean_bad", jnum(s->mean_bad), "note", jstr(s->note)));
+                if (runs && !json_is_array(runs))
+                        json_decref(runs);
+        }
+        json_object_set_new(j, "steps", steps);
+        return j;
+}
+
+static int put_json(json_t *j, FILE *out, struct kb_error *err) {
+        int r = json_dumpf(j, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
+
+        json_decref(j);
+        return r < 0 ? error_setf(err, r, "show: cannot write the output") : 0;
+}
+
+int show_bisections(struct db *db, int json, FILE *out, struct kb_error *err) {
+        struct bisect_row *rows = NULL;
+        size_t n = 0;
+        int r = db_bisections_list(db, &rows, &n, err);
+
+        if (r < 0)
+                return r;
+        if (json) {
+                json_t *a = json_array();
+
+                for (size_t i = 0; i < n; i++)
+                        json_array_append_new(a, bisection_json(&rows[i]));
+                bisect_rows_free(rows, n);
+                return put_json(a, out, err);
+        }
+        if (n == 0)
+                fprintf(out, "no bisections (kbench bisect starts one)\n");
+        for (size_t i = 0; i < n; i++) {
+                fprintf(out, "%-4lld ", (long long)rows[i].id);
+                text_put(out, rows[i].metric, 28);
+                fputc(' ', out);
+                text_put(out, rows[i].status, 8);
+                fputc(' ', out);
+                text_put(out, rows[i].outcome, 12);
+                fputc(' ', out);
+                text_put(out, rows[i].first_bad, 0);
+                fputc('\n', out);
+        }
+        bisect_rows_free(rows, n);
+        return 0;
+}
+
+int show_bisection(struct db *db, int64_t id, int json, FILE *out, struct kb_error *err) {
+        struct bisect_row *b = NULL;
+        int r = db_bisection_get(db, id, &b, err);
+
+        if (r < 0)
+                return r;
+        if (json) {
+                r = put_json(bisection_json(b), out, err);
+                bisect_rows_free(b, 1);
+                return r;
+        }
+        fprintf(out, "bisection %lld: ", (long long)b->id);
+        text_put(out, b->metric, 0);
+        fputs(" of ", out);
+        text_put(out, b->workload, 0);
+        fputs(", good ", out);
+        text_put(out, b->good, 0);
+        fputs(", bad ", out);
+        text_put(out, b->bad, 0);
+        fputs(" (", out);
+        text_put(out, b->status, 0);
+        fputs(")\n", out);
+        fprintf(out, "  %-4s %-7s %-40s %-9s %-6s %-9s %-9s %12s %12s %12s\n", "step", "role", "candidate", "decision",
+                "rounds", "vs good", "vs bad", "good", "candidate", "bad");
+        for (size_t i = 0; i < b->n_steps; i++) {
+                const struct bisect_step_row *s = &b->steps[i];
+                char g[32], c[32], d[32];
+
+                text_format_num(s->mean_good, g, sizeof(g));
+                text_format_num(s->mean_cand, c, sizeof(c));
+                text_format_num(s->mean_bad, d, sizeof(d));
+                fprintf(out, "  %-4d ", s->step);
+                text_put(out, s->role, 7);
+                fputc(' ', out);
+                text_put(out, s->candidate, 40);
+                fputc(' ', out);
+                text_put(out, s->decision, 9);
+                fprintf(out, " %-6d ", s->rounds);
+                text_put(out, s->vs_good, 9);
+                fputc(' ', out);
+                text_put(out, s->vs_bad, 9);
+                fprintf(out, " %12s %12s %12s", g, c, d);
+                if (s->note) {
+                        fputs("  ", out);
+                        text_put(out, s->note, 0);
+                }
+                fputc('\n', out);
+        }
+        if (b->first_bad) {
+                fputs("first bad: ", out);
+                text_put(out, b->first_bad, 0);
+                fputc('\n', out);
+        } else if (b->outcome) {
+                text_put(out, strcmp(b->outcome, "no-change") == 0 ? "no change between the ends" : b->outcome, 0);
+                fputc('\n', out);
+        }
+        bisect_rows_free(b, 1);
+        return 0;
+}

@@ -1,0 +1,1063 @@
+/* runner.c: the run loop behind `kbench run` (see runner.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <inttypes.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "guest/initramfs.h"
+#include "common/guest-paths.h"
+#include "host/accel.h"
+#include "host/snapshot.h"
+#include "cell/warm.h"
+#include "cell/cell.h"
+#include "cell/cellrows.h"
+#include "host/hostload.h"
+#include "report/metrics.h"
+#include "run/plan.h"
+#include "store/lock.h"
+#include "run/progress.h"
+#include "store/reap.h"
+#include "run/runner.h"
+#include "run/runopts.h"
+#include "run/seqrun.h"
+#include "report/show.h"
+#include "host/vm.h"
+#include "store/watchdog.h"
+#include "kernels/kstore.h"
+#include "results/db.h"
+#include "results/query.h"
+#include "workloads/vmstat.h"
+#include "workloads/workload.h"
+
+#ifndef KBENCH_LIBEXECDIR
+#define KBENCH_LIBEXECDIR "/usr/local/libexec/kbench"
+#endif
+
+/* Modules every guest loads: the IDE disk (PIIX), SCSI disk, and ext4
+ * (which also mounts ext2/ext3). Workloads add theirs (e1000 for FTP). */
+static const char *const base_modules[] = { "ata_piix", "sd_mod", "ext4", NULL };
+
+struct run {
+        const struct runner_opts *o;
+        const struct store_ctx *g;
+        struct kstore *ks;
+        struct kstore_kernel **kernels;
+        size_t n_kernels;
+        struct workload_spec **specs;
+        size_t n_specs;
+        char **initrds;                    /* per kernel */
+        struct db *db;
+        struct vm_conn *conn;
+        const char *accel;
+        char *accel_why;
+        struct db_run row;
+        char *qemu_version, *libvirt_version;
+        struct progress progress;
+        int usage;                         /* the error was in the request: exit 2 */
+        int stopped;                       /* the host failed (disk full): end the run, resumable */
+        int past_deadline;                 /* o->deadline_at passed: no more cells, resumable */
+        char *reserve;                     /* <store>/reserve, released when a commit fails */
+        char **initrd_sha;                 /* per kernel, for snapshot keys; filled when first needed */
+        GHashTable *warm_failed;           /* snapshot keys that failed this run: their cells boot cold */
+        char *insn_plugin;                 /* the instruction counter in the store's cache, or NULL */
+};
+
+/* A cell's warm start: the snapshot it restores, owned here. */
+struct warm_cell {
+        char key[SNAPSHOT_KEY_LEN + 1];
+        char uuid[37];
+        char *save, *console, *cmdline, *domain;
+};
+
+static void warm_cell_clear(struct warm_cell *w) {
+        g_free(w->save);
+        g_free(w->console);
+        g_free(w->cmdline);
+        g_free(w->domain);
+}
+
+/* With --warm, point spec at the snapshot of its shape, making it first
+ * when the store has none (the boot it costs is the one cold boot of that
+ * shape). A snapshot that cannot be made is said once and its cells boot
+ * cold: warm start is an optimisation, never a reason for a cell to fail. */
+static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell_spec *spec, struct warm_cell *w) {
+        const struct kstore_kernel *k = r->kernels[pc->kernel];
+        struct snapshot_shape shape;
+        struct kb_error err = { { 0 } };
+
+        if (!r->o->warm || r->o->cold)
+                return;
+        if (!r->initrd_sha[pc->kernel] &&
+            snapshot_file_sha256(r->initrds[pc->kernel], &r->initrd_sha[pc->kernel], &err) < 0) {
+                progress_note(&r->progress, "warm start off for %s: %s", k->name, err.msg);
+                return;
+        }
+        w->cmdline = cell_cmdline(WARM_CELL_ID, r->o->append);
+        shape = (struct snapshot_shape){
+                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .mem_mb = r->o->mem_mb,
+                .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes, .bus = "ide",
+                .nic = r->specs[pc->workload]->ops->n_ports > 0, .cmdline = w->cmdline, .accel = r->accel,
+                .qemu_version = r->qemu_version, .libvirt_version = r->libvirt_version,
+        };
+        snapshot_key(&shape, w->key);
+        snapshot_uuid(w->key, w->uuid);
+        if (g_hash_table_contains(r->warm_failed, w->key))
+                return;
+        w->save = snapshot_path(r->g->home, w->key, ".save");
+        w->console = snapshot_path(r->g->home, w->key, ".console");
+        if (!g_file_test(w->save, G_FILE_TEST_IS_REGULAR)) {
+                g_autofree char *name = g_strdup_printf(WATCHDOG_SNAPSHOT_PREFIX "%.16s", w->key);
+                struct warm_boot wb = {
+                        .store = r->g->home, .key = w->key, .shape = &shape, .domain_name = name,
+                        .kernel_path = k->vmlinux_path ? k->vmlinux_path : k->image_path, .kernel_name = k->name,
+                        .initrd = r->initrds[pc->kernel], .boot_timeout_s = spec->boot_timeout_s,
+                };
+                struct warm_made made;
+
+                progress_stage(&r->progress, "snapshot");
+                if (warm_make(r->conn, &wb, &made, &err) < 0) {
+                        progress_note(&r->progress, "no snapshot for %s (%s); its cells boot cold", k->name, err.msg);
+                        g_hash_table_add(r->warm_failed, g_strdup(w->key));
+                        return;
+                }
+                progress_note(&r->progress, "snapshot for %s: booted in %.2f s, saved in %.2f s, %" G_GUINT64_FORMAT
+                              " MiB", k->name, made.boot_s, made.save_s, made.bytes >> 20);
+        }
+        w->domain = g_strdup_printf(WATCHDOG_SNAPSHOT_PREFIX "%.16s", w->key);
+        spec->snapshot_domain = w->domain;
+        spec->snapshot = w->save;
+        spec->snapshot_console = w->console;
+        spec->snapshot_uuid = w->uuid;
+        spec->snapshot_cmdline = w->cmdline;
+}
+
+/* After a cell: a snapshot that failed it is removed, and the run's later
+ * cells of its shape boot cold. */
+static void warm_after_cell(struct run *r, const struct warm_cell *w, const struct cell_result *res) {
+        struct kb_error err = { { 0 } };
+
+        if (!res->snapshot_failed)
+                return;
+        if (snapshot_remove(r->g->home, w->key, &err) < 0)
+                progress_note(&r->progress, "removing the failed snapshot: %s", err.msg);
+        g_hash_table_add(r->warm_failed, g_strdup(w->key));
+}
+
+static void on_sigint(int sig) {
+        cell_interrupted = 1;
+}
+
+char *runner_helper_path(const char *env, const char *build_rel, const char *name) {
+        const char *e = getenv(env);
+        g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+        g_autofree char *dir = exe ? g_path_get_dirname(exe) : NULL;
+        char *p;
+
+        if (e && *e)
+                return g_strdup(e);
+        if (dir) {
+                p = g_build_filename(dir, "..", build_rel, NULL);
+                if (g_file_test(p, G_FILE_TEST_IS_EXECUTABLE))
+                        return p;
+                g_free(p);
+        }
+        return g_build_filename(KBENCH_LIBEXECDIR, name, NULL);
+}
+
+static void strv_add_unique(GPtrArray *a, const char *s) {
+        for (guint i = 0; i < a->len; i++)
+                if (strcmp(a->pdata[i], s) == 0)
+                        return;
+        g_ptr_array_add(a, g_strdup(s));
+}
+
+static int build_images(struct run *r, struct kb_error *err) {
+        g_autofree char *agent = runner_helper_path("KBENCH_AGENT", "guest/kbench-agent", "kbench-agent");
+        g_autofree char *cache = store_cache_dir(r->g);
+        g_autoptr(GPtrArray) modules = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) binaries = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+
+        if (!g_file_test(agent, G_FILE_TEST_IS_EXECUTABLE))
+                return error_setf(err, -ENOENT, "guest agent not found at %s (set KBENCH_AGENT)", agent);
+        for (size_t i = 0; base_modules[i]; i++)
+                strv_add_unique(modules, base_modules[i]);
+        if (!g_str_has_prefix(r->o->fs, "ext"))
+                strv_add_unique(modules, r->o->fs);
+        /* Only what this run's workloads need: every megabyte of initramfs
+         * costs boot time under TCG. The cache key covers the content, so
+         * each (kernel, workload set) gets its own image once. */
+        for (size_t w = 0; w < r->n_specs; w++) {
+                const struct workload_ops *ops = r->specs[w]->ops;
+                for (size_t i = 0; ops->guest_modules && ops->guest_modules[i]; i++)
+                        strv_add_unique(modules, ops->guest_modules[i]);
+                for (size_t i = 0; ops->guest_binaries && ops->guest_binaries[i]; i++)
+                        strv_add_unique(binaries, ops->guest_binaries[i]);
+                for (size_t i = 0; ops->guest_files && ops->guest_files[i]; i++) {
+                        const char *f = ops->guest_files[i];
+                        g_autofree char *env = NULL, *rel = NULL, *path = NULL;
+                        if (!g_str_has_prefix(f, "kbench:"))
+                                continue;
+                        env = g_ascii_strup(f + 7, -1);
+                        env = g_strconcat("KBENCH_", (char *)g_steal_pointer(&env), NULL);
+                        rel = g_strdup_printf("workloads/%s", f + 7);
+                        path = runner_helper_path(env, rel, f + 7);
+                        if (!g_file_test(path, G_FILE_TEST_IS_EXECUTABLE))
+                                return error_setf(err, -ENOENT, "guest helper %s not found at %s (set %s)",
+                                                  f + 7, path, env);
+                        g_autofree char *entry = g_strdup_printf("%s=/bin/%s", path, f + 7);
+                        strv_add_unique(files, entry);
+                }
+        }
+        g_ptr_array_add(modules, NULL);
+        g_ptr_array_add(binaries, NULL);
+        g_ptr_array_add(files, NULL);
+
+        r->initrds = g_new0(char *, r->n_kernels + 1);
+        r->initrd_sha = g_new0(char *, r->n_kernels + 1);
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                struct initramfs_spec spec = {
+                        .agent_path = agent, .busybox_path = "/bin/busybox",
+                        .modules_dir = r->kernels[k]->modules_dir,
+                        .modules = r->kernels[k]->modules_dir ? (const char *const *)modules->pdata : NULL,
+                        .binaries = (const char *const *)binaries->pdata,
+                        .files = (const char *const *)files->pdata,
+                };
+                int cached = 0, ret;
+                int64_t t0 = g_get_monotonic_time();
+
+                ret = initramfs_build(&spec, cache, &r->initrds[k], &cached, err);
+                if (ret < 0)
+                        return error_prefix(err, ret, "guest image for kernel %s", r->kernels[k]->name);
+                if (!r->o->json || isatty(STDERR_FILENO))
+                        progress_note(&r->progress, "guest image for %s: %s (%.1f s)", r->kernels[k]->name,
+                                      cached ? "cached" : "built",
+                                      (double)(g_get_monotonic_time() - t0) / 1e6);
+        }
+        return 0;
+}
+
+/* The instruction-count plugin (plugin/kbinsn.c) as a file QEMU can open:
+ * a copy in the store's cache named by its content, since QEMU runs as
+ * VM_QEMU_USER and the build tree need not be reachable by it. Under KVM,
+ * or without a built plugin, cells carry no counts and the run says why
+ * once. */
+static void stage_plugin(struct run *r) {
+        g_autofree char *src = runner_helper_path(RUNNER_INSN_PLUGIN);
+        g_autofree char *cache = store_cache_dir(r->g), *bytes = NULL, *sum = NULL, *name = NULL, *dst = NULL;
+        gsize len = 0;
+
+        if (strcmp(r->accel, "kvm") == 0)
+                return;
+        if (!g_file_get_contents(src, &bytes, &len, NULL)) {
+                progress_note(&r->progress, "no instruction counts: the plugin is not built (%s; tools/setup.sh "
+                              "builds it)", src);
+                return;
+        }
+        sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)bytes, len);
+        name = g_strdup_printf("kbinsn-%.16s.so", sum);
+        dst = g_build_filename(cache, name, NULL);
+        g_mkdir_with_parents(cache, 0755);
+        if (!g_file_test(dst, G_FILE_TEST_EXISTS)) {
+                g_autofree char *tmp = g_strconcat(dst, ".tmp", NULL);
+                if (!g_file_set_contents_full(tmp, bytes, (gssize)len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, NULL) ||
+                    rename(tmp, dst) < 0) {
+                        g_unlink(tmp);
+                        progress_note(&r->progress, "no instruction counts: cannot write %s", dst);
+                        return;
+                }
+        }
+        r->insn_plugin = g_steal_pointer(&dst);
+}
+
+static char *host_info_json(void) {
+        g_autofree char *cpuinfo = NULL, *meminfo = NULL;
+        const char *model = "unknown";
+        char *line, *save = NULL;
+        struct utsname u;
+        long mem_kb = 0;
+        json_t *j;
+        char *s;
+
+        uname(&u);
+        if (g_file_get_contents("/proc/cpuinfo", &cpuinfo, NULL, NULL))
+                for (line = strtok_r(cpuinfo, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                        if (g_str_has_prefix(line, "model name") && strchr(line, ':')) {
+                                model = g_strstrip(strchr(line, ':') + 1);
+                                break;
+                        }
+        if (g_file_get_contents("/proc/meminfo", &meminfo, NULL, NULL))
+                mem_kb = strtol(meminfo + strcspn(meminfo, "0123456789"), NULL, 10);
+        j = json_pack("{s:s, s:s, s:i, s:I, s:s}", "cpu", model, "kernel", u.release,
+                      "cores", (int)sysconf(_SC_NPROCESSORS_ONLN), "mem_kb", (json_int_t)mem_kb,
+                      "machine", u.machine);
+        s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        json_decref(j);
+        return s;
+}
+
+/* With --until-mde no round starts without a time budget beyond this. */
+#define UNTIL_MDE_MAX_ROUNDS 1000
+/* The level and power --until-mde's MDE is defined at: compare's defaults. */
+#define SEQ_ALPHA 0.05
+#define SEQ_POWER 0.8
+
+/* The rounds the plan holds: -n, or with --until-mde as many as the budget
+ * allows (the rule decides how many of them run). */
+static int plan_rounds(const struct run *r) {
+        size_t per = r->n_kernels * r->n_specs;
+
+        if (r->o->until_mde_pct <= 0)
+                return r->o->repeats;
+        if (r->o->budget_cells > 0)
+                return (int)MIN((size_t)r->o->budget_cells / MAX(per, 1), UNTIL_MDE_MAX_ROUNDS);
+        return UNTIL_MDE_MAX_ROUNDS;
+}
+
+static char *settings_json(const struct run *r) {
+        const struct runner_opts *o = r->o;
+        json_t *j = json_object(), *ks = json_array(), *ws = json_array();
+        char *s;
+
+        for (size_t k = 0; k < r->n_kernels; k++)
+                json_array_append_new(ks, json_pack("{s:s, s:s, s:s?}", "name", r->kernels[k]->name, "id",
+                                                    r->kernels[k]->id, "release", r->kernels[k]->release));
+        for (size_t w = 0; w < r->n_specs; w++)
+                json_array_append_new(ws, json_string(r->specs[w]->text));
+        json_object_set_new(j, "kernels", ks);
+        json_object_set_new(j, "workloads", ws);
+        runopts_save(o, j);
+        /* What the run's header counts against, also while it is unfinished. */
+        json_object_set_new(j, "planned_cells", json_integer((json_int_t)(r->n_kernels * r->n_specs) *
+                                                             plan_rounds(r)));
+        json_object_set_new(j, "accel", json_string(r->accel));
+        json_object_set_new(j, "accel_why", json_string(r->accel_why));
+        /* Which of these keys compare and nightly leave out of "the same
+         * settings", as the option table classified them for this run. */
+        json_object_set_new(j, RUNOPTS_HOW_KEYS, runopts_how_keys());
+        s = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        return s;
+}
+
+/* A cell's params; with the sysctls its guest read back after writing
+ * them (res may be NULL: none known). */
+static char *cell_params_json(const struct run *r, const struct plan_cell *pc, const struct cell_result *res) {
+        const struct runner_opts *o = r->o;
+        json_t *j = json_pack("{s:s, s:i, s:i, s:I, s:I, s:s, s:s, s:I, s:s}",
+                              "workload", r->specs[pc->workload]->text, "mem_mb", (int)o->mem_mb,
+                              "cpus", (int)o->cpus, "disk_bytes", (json_int_t)o->disk_bytes,
+                              "disk_mbps", (json_int_t)o->disk_mbps, "fs", o->fs, "mount_opts", o->mount_opts,
+                              "swap_bytes", (json_int_t)o->swap_bytes, "accel", r->accel);
+        char *s;
+
+        if (res && res->sysctls && res->sysctls->len) {
+                json_t *applied = json_object();
+                for (guint i = 0; i < res->sysctls->len; i++) {
+                        const char *kv = res->sysctls->pdata[i], *eq = strchr(kv, '=');
+                        g_autofree char *k = g_strndup(kv, (size_t)(eq - kv));
+                        json_object_set_new(applied, k, json_string(eq + 1));
+                }
+                json_object_set_new(j, "sysctls_applied", applied);
+        }
+        s = json_dumps(j, JSON_COMPACT);
+
+        json_decref(j);
+        return s;
+}
+
+#define RESERVE_BYTES (64u << 20)
+
+/* Keep RESERVE_BYTES of the store's filesystem in a file, so that a commit
+ * that fails on a full disk can be retried once the reserve is given back.
+ * Best effort: a store without room for it runs without it. */
+static void reserve_take(struct run *r) {
+        int fd;
+
+        r->reserve = g_build_filename(r->g->home, "reserve", NULL);
+        fd = open(r->reserve, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return;
+        if (posix_fallocate(fd, 0, RESERVE_BYTES) != 0)
+                progress_note(&r->progress, "no room for the %u MiB reserve in %s", RESERVE_BYTES >> 20, r->g->home);
+        close(fd);
+}
+
+/* Give the reserve back; returns 1 when there was one to give. */
+static int reserve_release(struct run *r) {
+        return r->reserve && g_unlink(r->reserve) == 0;
+}
+
+/* Store one finished attempt. A failed commit (a full host disk, mostly)
+ * first gives back the store's reserve and tries again; if that fails too
+ * the cell goes to <store>/pending as JSON, said on stderr with its key,
+ * and --resume stores it. Returns 0 when the cell is safe (in the database
+ * or pending), or the error (the run must stop). */
+static int store_cell(struct run *r, const struct plan_cell *pc, int attempt, struct cell_result *res,
+                      int *ret_pending, struct kb_error *err) {
+        g_autofree char *params = cell_params_json(r, pc, res);
+        g_autofree char *dir = g_build_filename(r->g->home, "pending", NULL);
+        g_autofree char *path = NULL;
+        struct cellrows_ctx ctx = { .run_id = r->row.id, .cell_key = pc->key,
+                                    .kernel_id = r->kernels[pc->kernel]->id, .workload = r->specs[pc->workload],
+                                    .iteration = pc->iteration, .attempt = attempt, .accel = r->accel,
+                                    .params_json = params, .vmstat_interval_s = r->o->vmstat_interval_s };
+        struct kb_error perr = { { 0 } };
+        struct cellrows rows;
+        int ret;
+
+        *ret_pending = 0;
+        cellrows_build(&ctx, res, &rows);
+        ret = db_cell_insert(r->db, &rows.cell, NULL, err);
+        if (ret < 0 && reserve_release(r))
+                ret = db_cell_insert(r->db, &rows.cell, NULL, err);
+        if (ret < 0 && cellrows_save_pending(dir, &rows.cell, &path, &perr) == 0) {
+                fprintf(stderr, "kbench: cell %s (run %" G_GINT64_FORMAT ", %s) not stored: %s; kept in %s "
+                        "for 'kbench run --resume %" G_GINT64_FORMAT "'\n", pc->key, r->row.id, res->state,
+                        err->msg, path, r->row.id);
+                *ret_pending = 1;
+                ret = 0;
+        } else if (ret < 0) {
+                error_prefix(err, ret, "cell %s (run %" G_GINT64_FORMAT ", %s: %s) is lost: %s; storing it",
+                             pc->key, r->row.id, res->state, res->detail, perr.msg);
+        }
+        cellrows_clear(&rows);
+        return ret;
+}
+
+static void on_stage(void *userdata, const char *stage) {
+        progress_stage(userdata, stage);
+}
+
+/* --until-mde: what the run loop keeps between rounds. The rule itself is
+ * stateless (report/seqrule.h): a resumed run asks it about the stored
+ * cells and hears what the interrupted run would have heard. */
+struct seq {
+        int on;
+        int asked;                         /* the rounds last asked about; -1 none */
+        int done;                          /* the outcome is recorded */
+        int ran_here;                      /* a cell started in this invocation's current round */
+        size_t rounds_here;                /* rounds this invocation ran a cell in */
+        int64_t t0_us;                     /* this invocation's start, monotonic */
+        struct seqrun_ctx ctx;
+        const char **kernel_ids, **kernel_names, **spec_names;
+};
+
+static void seq_init(struct run *r, const struct plan_cell *plan, size_t n, struct seq *s) {
+        const struct runner_opts *o = r->o;
+
+        *s = (struct seq){ .on = o->until_mde_pct > 0, .asked = -1, .t0_us = g_get_monotonic_time() };
+        if (!s->on)
+                return;
+        s->kernel_ids = g_new0(const char *, r->n_kernels + 1);
+        s->kernel_names = g_new0(const char *, r->n_kernels + 1);
+        s->spec_names = g_new0(const char *, r->n_specs + 1);
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                s->kernel_ids[k] = r->kernels[k]->id;
+                s->kernel_names[k] = r->kernels[k]->name;
+        }
+        for (size_t w = 0; w < r->n_specs; w++)
+                s->spec_names[w] = r->specs[w]->text;
+        s->ctx = (struct seqrun_ctx){
+                .db = r->db, .run_id = r->row.id, .plan = plan, .n_plan = n, .n_kernels = r->n_kernels,
+                .n_specs = r->n_specs, .kernel_ids = s->kernel_ids, .kernel_names = s->kernel_names,
+                .spec_names = s->spec_names,
+                .params = { .target = o->until_mde_pct / 100, .alpha = SEQ_ALPHA, .power = SEQ_POWER,
+                            .pilot = (size_t)MAX(o->repeats, 2), .max_rounds = n / MAX(r->n_kernels * r->n_specs, 1) },
+        };
+}
+
+static void seq_clear(struct seq *s) {
+        g_free(s->kernel_ids);
+        g_free(s->kernel_names);
+        g_free(s->spec_names);
+}
+
+/* Record why the run stopped: the outcome, and the cells it planned now
+ * that the rule has chosen them. */
+static int seq_record(struct run *r, struct seq *s, const struct seqrun_answer *a, const char *why, size_t rounds,
+                      struct kb_error *err) {
+        g_autofree char *outcome = seqrun_outcome_json(&s->ctx, a, why, rounds);
+        g_autofree char *planned = g_strdup_printf("%zu", rounds * r->n_kernels * r->n_specs);
+        int ret;
+
+        if (!outcome)
+                return error_setf(err, -ENOMEM, "out of memory");
+        ret = db_run_set_setting(r->db, r->row.id, RUNOPTS_UNTIL_MDE_OUTCOME, outcome, err);
+        if (ret >= 0)
+                ret = db_run_set_setting(r->db, r->row.id, "planned_cells", planned, err);
+        s->done = ret >= 0;
+        return ret;
+}
+
+/* After `rounds` complete rounds: the rule's answer as a progress line, and
+ * whether the run stops here (the rule's answer, or --budget-time: no
+ * round starts that the time left would not finish, judged by this
+ * invocation's mean round). OUT: *ret_stop. */
+static int seq_round_done(struct run *r, struct seq *s, size_t rounds, int *ret_stop, struct kb_error *err) {
+        struct seqrun_answer a;
+        double elapsed = (double)(g_get_monotonic_time() - s->t0_us) / 1e6, mean;
+        const char *why = NULL;
+        int ret;
+
+        s->asked = (int)rounds;
+        s->rounds_here += s->ran_here;
+        s->ran_here = 0;
+        ret = seqrun_ask(&s->ctx, rounds, &a, err);
+        if (ret < 0)
+                return ret;
+        mean = s->rounds_here ? elapsed / (double)s->rounds_here : 0;
+        if (a.d.answer == SEQRULE_ENOUGH)
+                why = "enough";
+        else if (a.d.answer == SEQRULE_BUDGET)
+                why = "budget";
+        else if (r->o->budget_time_s > 0 && elapsed + mean > r->o->budget_time_s)
+                why = "time";
+        if (a.d.answer == SEQRULE_MORE)
+                progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s, next look at %zu rounds", rounds,
+                              a.n_metrics ? a.mdes : "(no judged metric yet)", r->o->until_mde_pct,
+                              why ? "time budget spent" : "more", a.d.next);
+        else
+                progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s at %zu rounds%s%s", rounds,
+                              a.n_metrics ? a.mdes : "(no judged metric)", r->o->until_mde_pct,
+                              a.d.answer == SEQRULE_ENOUGH ? "enough" : "budget spent", a.d.look,
+                              a.worst ? ", worst " : "", a.worst ? a.worst : "");
+        *ret_stop = why != NULL;
+        if (why)
+                ret = seq_record(r, s, &a, why, rounds, err);
+        seqrun_answer_clear(&a);
+        return ret;
+}
+
+static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
+        g_autofree struct plan_cell *plan = NULL;
+        g_autofree char *prefix = g_strdup_printf("kb%d-r%" G_GINT64_FORMAT, (int)getpid(), r->row.id);
+        g_auto(GStrv) done = NULL;
+        size_t n, todo = 0;
+        int failed = 0, ret;
+        struct seq seq __attribute__((cleanup(seq_clear))) = { 0 };
+
+        g_autoptr(GPtrArray) agent_lines = g_ptr_array_new_with_free_func(g_free);
+
+        runopts_agent_lines(r->o, agent_lines);
+        g_ptr_array_add(agent_lines, NULL);
+        plan_build(r->n_kernels, r->n_specs, plan_rounds(r), &plan, &n);
+        seq_init(r, plan, n, &seq);
+        if (r->o->resume_run > 0) {
+                ret = db_run_done_keys(r->db, r->row.id, &done, err);
+                if (ret < 0)
+                        return ret;
+        }
+        todo = plan_todo(plan, n, (const char *const *)done);
+        progress_init(&r->progress, todo);
+        for (size_t i = 0; i < n && !cell_interrupted && !r->stopped; i++) {
+                const struct plan_cell *pc = &plan[i];
+
+                /* --until-mde: a round is over; ask whether it was the last. */
+                if (seq.on && pc->iteration > 0 && pc->iteration != seq.asked) {
+                        int stop = 0;
+
+                        ret = seq_round_done(r, &seq, (size_t)pc->iteration, &stop, err);
+                        if (ret < 0)
+                                return ret;
+                        if (stop)
+                                break;
+                }
+                const struct kstore_kernel *k = r->kernels[pc->kernel];
+                /* The name results will show: a variant's label first. */
+                g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->o->variant ? r->o->variant : "",
+                                                         k->name, r->specs[pc->workload]->ops->name,
+                                                         pc->iteration + 1);
+                g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
+                double boot_to = strcmp(r->accel, "kvm") == 0 ? 60 : 120;
+                int first_attempt = 1;
+                struct cell_spec spec = {
+                        .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
+                        .iteration = pc->iteration, .accel = r->accel, .mem_mb = r->o->mem_mb,
+                        .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes,
+                        .disk_bytes_per_s = r->o->disk_mbps * 1000000, .fs = r->o->fs,
+                        .mount_opts = r->o->mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
+                        .qemu_user = vm_conn_qemu_user(r->conn),
+                        .append = r->o->append, .agent_lines = (const char *const *)agent_lines->pdata,
+                        .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
+                        .silence_timeout_s = r->o->hang_timeout_s,
+                        /* Only where QEMU shares this host is its /proc the right one. */
+                        .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
+                        .contended_pct = r->o->max_contention_pct > 0 ? r->o->max_contention_pct
+                                                                      : METRICS_CONTENDED_PCT,
+                        .insn_plugin = r->insn_plugin,
+                };
+
+                if (plan_is_done(pc, (const char *const *)done))
+                        continue;
+                if (r->o->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->o->deadline_at) {
+                        progress_note(&r->progress, "deadline reached: the remaining cells are not started");
+                        r->past_deadline = 1;
+                        break;
+                }
+                /* A resumed run continues the attempt numbering of its cells. */
+                ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
+                if (ret < 0)
+                        return ret;
+                progress_begin(&r->progress, r->progress.finished, label);
+                seq.ran_here = 1;
+                for (int attempt = first_attempt;; attempt++) {
+                        struct cell_result res;
+                        int again, pending;
+
+                        struct warm_cell warm;
+
+                        memset(&warm, 0, sizeof(warm));
+
+                        spec.snapshot = spec.snapshot_console = spec.snapshot_uuid = spec.snapshot_cmdline = NULL;
+                        spec.snapshot_domain = NULL;
+                        warm_for_cell(r, pc, &spec, &warm);
+                        spec.attempt = attempt;
+                        ret = cell_run(r->conn, &spec, &res, on_stage, &r->progress, err);
+                        if (ret == 0)
+                                warm_after_cell(r, &warm, &res);
+                        warm_cell_clear(&warm);
+                        if (ret < 0)
+                                return ret;
+                        ret = store_cell(r, pc, attempt, &res, &pending, err);
+                        g_rmdir(work);
+                        /* A full host disk stops the run: every later cell
+                         * would meet it too. --resume continues once there is room. */
+                        if (ret >= 0 && (res.host_failed || pending))
+                                r->stopped = 1;
+                        /* A cell measured beside a busy host is re-run from
+                         * the same budget as an infra error. */
+                        again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->o->max_contention_pct > 0),
+                                                       attempt, first_attempt, r->o->retries,
+                                                       cell_interrupted || r->stopped);
+                        if (again)
+                                progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
+                        else
+                                progress_end(&r->progress, res.state, res.detail);
+                        if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
+                                failed++;
+                        cell_result_clear(&res);
+                        if (ret < 0)
+                                return ret;
+                        if (!again)
+                                break;
+                }
+        }
+        /* The budget's last round: the rule's last word. */
+        if (seq.on && !seq.done && !cell_interrupted && !r->stopped && !r->past_deadline) {
+                int stop = 0;
+
+                ret = seq_round_done(r, &seq, seq.ctx.params.max_rounds, &stop, err);
+                if (ret < 0)
+                        return ret;
+        }
+        *ret_failed = failed;
+        return 0;
+}
+
+/* Refuse, before any run row exists, what this host cannot do: every cell
+ * would fail the same way after its boot was paid for. */
+static int check_host(struct run *r, struct kb_error *err) {
+        const struct runner_opts *o = r->o;
+        g_autofree char *mkfs = g_strdup_printf("mkfs.%s", o->fs);
+        g_autofree char *found = g_find_program_in_path(mkfs);
+        g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
+        struct statvfs st;
+        uint64_t need = o->disk_bytes + o->swap_bytes, avail;
+
+        r->usage = 1;
+        if (!found)
+                return error_setf(err, -ENOENT, "--fs %s: %s is not installed on this host", o->fs, mkfs);
+        if (g_mkdir_with_parents(scratch, 0755) < 0) {
+                r->usage = 0;
+                return error_setf(err, -errno, "%s: %s", scratch, g_strerror(errno));
+        }
+        if (statvfs(scratch, &st) < 0) {
+                r->usage = 0;
+                return error_setf(err, -errno, "%s: %s", scratch, g_strerror(errno));
+        }
+        /* The images are sparse, but a workload may fill them: a disk the
+         * host cannot back ends as a guest paused on an I/O error. */
+        avail = (uint64_t)st.f_bavail * st.f_frsize;
+        if (need > avail)
+                return error_setf(err, -ENOSPC,
+                                  "--disk-size: %" PRIu64 " MiB of disk%s but only %" PRIu64
+                                  " MiB free in %s", need >> 20, o->swap_bytes ? " and swap" : "",
+                                  avail >> 20, scratch);
+        r->usage = 0;
+        return 0;
+}
+
+/* QEMU runs as another user than kbench (vm.c): refuse, before any run row
+ * exists, files it could not open; every cell would fail at its start. */
+static int check_qemu_reach(struct run *r, struct kb_error *err) {
+        const struct vm_qemu_user *u = vm_conn_qemu_user(r->conn);
+        g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
+        int ret = vm_qemu_can_reach(u, scratch, 0, err);
+
+        for (size_t k = 0; ret == 0 && k < r->n_kernels; k++) {
+                const struct kstore_kernel *kk = r->kernels[k];
+
+                ret = vm_qemu_can_reach(u, kk->vmlinux_path ? kk->vmlinux_path : kk->image_path, 1, err);
+                if (ret == 0 && r->initrds && r->initrds[k])
+                        ret = vm_qemu_can_reach(u, r->initrds[k], 1, err);
+        }
+        if (ret == 0 && r->insn_plugin)
+                ret = vm_qemu_can_reach(u, r->insn_plugin, 1, err);
+        return ret;
+}
+
+/* For --resume: store the run's pending cells, then count the planned
+ * cells not yet stored ok. OUT: *ret_todo. */
+static int resume_todo(struct run *r, int *ret_todo, struct kb_error *err) {
+        g_autofree struct plan_cell *plan = NULL;
+        g_autofree char *pending = g_build_filename(r->g->home, "pending", NULL);
+        g_auto(GStrv) done = NULL;
+        size_t n;
+        int stored = 0, ret;
+
+        ret = cellrows_store_pending(r->db, pending, r->row.id, &stored, err);
+        if (ret < 0)
+                return ret;
+        if (stored)
+                progress_note(&r->progress, "stored %d cell(s) kept in %s", stored, pending);
+        ret = db_run_done_keys(r->db, r->row.id, &done, err);
+        if (ret < 0)
+                return ret;
+        plan_build(r->n_kernels, r->n_specs, plan_rounds(r), &plan, &n);
+        *ret_todo = (int)plan_todo(plan, n, (const char *const *)done);
+        /* A run that chose its repeats ran fewer than its plan: it is done
+         * when it recorded why it stopped. */
+        if (r->o->until_mde_pct > 0 && *ret_todo > 0) {
+                struct query_run *run = NULL;
+
+                ret = query_run(r->db, r->row.id, &run, err);
+                if (ret < 0)
+                        return ret;
+                json_t *settings = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+
+                /* The key itself, not its name in how_keys. */
+                if (json_is_object(json_object_get(settings, RUNOPTS_UNTIL_MDE_OUTCOME)))
+                        *ret_todo = 0;
+                json_decref(settings);
+                query_runs_free(run, 1);
+        }
+        return 0;
+}
+
+/* A resumed run with nothing left: finish it unless it already is. */
+static int resume_finish_idle(struct run *r, struct kb_error *err) {
+        struct query_run *run = NULL;
+        int ret = query_run(r->db, r->row.id, &run, err);
+
+        if (ret < 0)
+                return ret;
+        if (g_strcmp0(run->status, "complete") != 0)
+                ret = db_run_finish(r->db, r->row.id, "complete", err);
+        query_runs_free(run, 1);
+        return ret;
+}
+
+/* --until-mde needs a budget, a budget needs --until-mde, and the budget
+ * must hold the pilot. */
+static int check_until_mde(struct run *r, struct kb_error *err) {
+        const struct runner_opts *o = r->o;
+        size_t per = r->n_kernels * r->n_specs;
+
+        r->usage = 1;
+        if (o->until_mde_pct <= 0 && (o->budget_cells > 0 || o->budget_time_s > 0))
+                return error_setf(err, -EINVAL, "--budget-cells and --budget-time are budgets of --until-mde");
+        if (o->until_mde_pct <= 0) {
+                r->usage = 0;
+                return 0;
+        }
+        if (o->budget_cells <= 0 && o->budget_time_s <= 0)
+                return error_setf(err, -EINVAL, "--until-mde needs a budget: --budget-cells N or --budget-time S");
+        if (o->budget_cells > 0 && (size_t)o->budget_cells < per * (size_t)MAX(o->repeats, 2))
+                return error_setf(err, -EINVAL, "--budget-cells %d is less than the pilot: %d round(s) of %zu cell(s) "
+                                  "(-n, at least 2)", o->budget_cells, MAX(o->repeats, 2), per);
+        r->usage = 0;
+        return 0;
+}
+
+static int resolve_inputs(struct run *r, struct kb_error *err) {
+        const struct runner_opts *o = r->o;
+        g_autofree char *kdir = store_kernels_dir(r->g);
+        int ret;
+
+        for (; o->kernels && o->kernels[r->n_kernels]; r->n_kernels++)
+                ;
+        for (; o->workloads && o->workloads[r->n_specs]; r->n_specs++)
+                ;
+        r->usage = 1;
+        if (r->n_kernels == 0)
+                return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
+        if (r->n_specs == 0)
+                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
+        r->usage = 0;
+        ret = kstore_open(kdir, &r->ks, err);
+        if (ret < 0)
+                return ret;
+        r->kernels = g_new0(struct kstore_kernel *, r->n_kernels);
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                ret = kstore_find(r->ks, o->kernels[k], &r->kernels[k], err);
+                if (ret < 0) {
+                        r->usage = ret == -ENOENT;
+                        return ret;
+                }
+                /* The same image twice (a name and its id prefix, two names)
+                 * would be one kernel's cells planned as two kernels' and
+                 * compared with themselves. */
+                for (size_t j = 0; j < k; j++)
+                        if (strcmp(r->kernels[j]->id, r->kernels[k]->id) == 0) {
+                                r->usage = 1;
+                                return error_setf(err, -EINVAL, "-k '%.128s' is the same kernel as -k '%.128s' "
+                                                  "(%.12s); give each kernel once", o->kernels[k], o->kernels[j],
+                                                  r->kernels[k]->id);
+                        }
+        }
+        r->specs = g_new0(struct workload_spec *, r->n_specs);
+        for (size_t w = 0; w < r->n_specs; w++) {
+                /* Build the job once now, so that keys which do not fit the
+                 * guest (bonnie's size below twice its RAM) fail before any
+                 * boot rather than as a failed cell per repeat. */
+                struct workload_env env = { .mem_bytes = (uint64_t)o->mem_mb << 20, .cpus = (int)o->cpus,
+                                            .disk_bytes = o->disk_bytes, .mnt = KB_GUEST_MNT };
+                g_autofree char *script = NULL;
+
+                r->usage = 1;
+                ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
+                if (ret < 0)
+                        return ret;
+                /* Compared by the canonical text (every key resolved): dd
+                 * and dd:bs=1M are the same workload; more repeats are -n. */
+                for (size_t j = 0; j < w; j++)
+                        if (strcmp(r->specs[j]->text, r->specs[w]->text) == 0)
+                                return error_setf(err, -EINVAL, "-w '%.128s' is the same workload as -w '%.128s' "
+                                                  "(%.200s); give each once, and repeats with -n", o->workloads[w],
+                                                  o->workloads[j], r->specs[w]->text);
+                env.nports = MIN(r->specs[w]->ops->n_ports, (int)G_N_ELEMENTS(env.ports));
+                for (int i = 0; i < env.nports; i++)
+                        env.ports[i] = (uint16_t)(40000 + i);
+                ret = r->specs[w]->ops->script(r->specs[w], &env, &script, err);
+                if (ret < 0)
+                        return ret;
+                r->usage = 0;
+        }
+        ret = check_until_mde(r, err);
+        if (ret < 0)
+                return ret;
+        return check_host(r, err);
+}
+
+static void run_free(struct run *r) {
+        for (size_t k = 0; r->kernels && k < r->n_kernels; k++)
+                kstore_kernel_free(r->kernels[k]);
+        g_free(r->kernels);
+        for (size_t w = 0; r->specs && w < r->n_specs; w++)
+                workload_spec_free(r->specs[w]);
+        g_free(r->specs);
+        if (r->initrds)
+                g_strfreev(r->initrds);
+        if (r->initrd_sha)
+                g_strfreev(r->initrd_sha);
+        if (r->warm_failed)
+                g_hash_table_destroy(r->warm_failed);
+        kstore_free(r->ks);
+        vm_conn_free(r->conn);
+        db_close(r->db);
+        g_free(r->accel_why);
+        g_free(r->insn_plugin);
+        g_free(r->reserve);
+        g_free(r->qemu_version);
+        g_free(r->libvirt_version);
+}
+
+/* The plan of a resumed run must be the one it was started with. */
+int runner_load_resume(struct runner_opts *o, const struct store_ctx *g, GPtrArray *kern, GPtrArray *work,
+                       GPtrArray *keep, struct kb_error *err) {
+        struct db *db = NULL;
+        struct query_run *run = NULL;
+        json_t *j = NULL, *v;
+        size_t i;
+        int r;
+
+        r = db_open_existing(g->db_path, &db, err);
+        if (r < 0)
+                return r;
+        r = query_run(db, o->resume_run, &run, err);
+        if (r < 0)
+                goto out;
+        j = json_loads(run->settings_json ? run->settings_json : "", 0, NULL);
+        if (!j || !json_is_array(json_object_get(j, "kernels")) || !json_is_array(json_object_get(j, "workloads"))) {
+                r = error_setf(err, -EINVAL, "run %" G_GINT64_FORMAT ": stored settings are unreadable", o->resume_run);
+                goto out;
+        }
+        json_array_foreach(json_object_get(j, "kernels"), i, v)
+                if (json_is_string(json_object_get(v, "id")))
+                        g_ptr_array_add(kern, g_strdup(json_string_value(json_object_get(v, "id"))));
+        json_array_foreach(json_object_get(j, "workloads"), i, v)
+                if (json_is_string(v))
+                        g_ptr_array_add(work, g_strdup(json_string_value(v)));
+        r = runopts_load(o, j, keep, err);
+        if (r < 0)
+                error_prefix(err, r, "run %" G_GINT64_FORMAT, o->resume_run);
+out:
+        json_decref(j);
+        query_runs_free(run, run ? 1 : 0);
+        db_close(db);
+        return r;
+}
+
+int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *ret_run_id,
+               struct kb_error *err) {
+        struct run r = { .o = o, .g = g, .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+        g_autofree char *settings = NULL, *hostinfo = NULL;
+        char hostname[256] = "";
+        struct sigaction sa = { .sa_handler = on_sigint };
+        struct store_lock *lock = NULL;
+        struct reap_report reaped;
+        g_autofree char *prefix = g_strdup_printf("kb%d-", (int)getpid());
+        g_autofree char *run_dir = reap_run_dir(g);
+        g_autofree char *scratch = g_build_filename(g->home, "scratch", NULL);
+        int failed = 0, ret, code = 1;
+
+        progress_init(&r.progress, 0);
+        ret = o->lock_held ? 0 : store_prepare(g, 1, err);
+        if (ret >= 0 && !o->lock_held)
+                ret = lock_store(g->home, "run", &lock, err);
+        if (ret < 0)
+                goto out;
+        ret = resolve_inputs(&r, err);
+        if (ret < 0) {
+                code = r.usage ? 2 : 1;
+                goto out;
+        }
+        ret = db_open(g->db_path, &r.db, err);
+        if (ret < 0)
+                goto out;
+        /* Appending to a damaged file buries new results in it; the quick
+         * check reads the whole file: 1.7 s warm, 7 s cold for 1 GB (docs/design.md). */
+        ret = db_check(r.db, 0, err);
+        if (ret < 0) {
+                error_prefix(err, ret, "refusing to add a run (see 'kbench doctor')");
+                goto out;
+        }
+        ret = reap_store(g, r.db, &reaped, err);
+        if (ret < 0)
+                goto out;
+        if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
+                progress_note(&r.progress, "left by a killed kbench: %d QEMU killed, %d scratch entries removed, "
+                              "%d run(s) marked interrupted", reaped.qemu_killed, reaped.scratch_removed,
+                              reaped.runs_interrupted);
+        reserve_take(&r);
+        /* Before the first thread (libvirt's event loop) exists. */
+        ret = watchdog_start(prefix, run_dir ? run_dir : "/nonexistent", scratch, err);
+        if (ret < 0)
+                goto out;
+        for (size_t k = 0; k < r.n_kernels; k++) {
+                struct db_kernel dk = { r.kernels[k]->id, r.kernels[k]->name, r.kernels[k]->release,
+                                        r.kernels[k]->source, r.kernels[k]->added_at };
+                ret = db_kernel_upsert(r.db, &dk, err);
+                if (ret < 0)
+                        goto out;
+        }
+        ret = vm_conn_new(g->connect, &r.conn, err);
+        if (ret < 0)
+                goto out;
+        ret = vm_conn_versions(r.conn, &r.qemu_version, &r.libvirt_version, err);
+        if (ret < 0)
+                goto out;
+        /* The kernels before the KVM probe boots one (the initramfs
+         * images once they are built): a verdict from a QEMU that could
+         * not open its kernel would be cached as KVM's. */
+        ret = check_qemu_reach(&r, err);
+        if (ret < 0)
+                goto out;
+        ret = accel_resolve(r.conn, o->accel, g->home,
+                            r.kernels[0]->vmlinux_path ? r.kernels[0]->vmlinux_path : r.kernels[0]->image_path,
+                            &r.accel, &r.accel_why, err);
+        if (ret < 0)
+                goto out;
+        progress_note(&r.progress, "accelerator: %s", r.accel_why);
+        ret = build_images(&r, err);
+        if (ret < 0)
+                goto out;
+        stage_plugin(&r);
+        ret = check_qemu_reach(&r, err);
+        if (ret < 0)
+                goto out;
+
+        settings = settings_json(&r);
+        hostinfo = host_info_json();
+        gethostname(hostname, sizeof(hostname) - 1);
+        r.row = (struct db_run){ .tag = o->tag, .settings_json = settings, .host = hostname,
+                                 .host_info_json = hostinfo, .qemu_version = r.qemu_version,
+                                 .libvirt_version = r.libvirt_version, .kbench_version = KBENCH_VERSION,
+                                 .started_at = (double)g_get_real_time() / 1e6 };
+        if (o->resume_run > 0) {
+                int todo = 0;
+                r.row.id = o->resume_run;
+                ret = resume_todo(&r, &todo, err);
+                if (ret < 0)
+                        goto out;
+                if (todo == 0) {
+                        /* Nothing to run: a finished run keeps its finish time;
+                         * one killed after its last cell is finished now. */
+                        progress_note(&r.progress, "run %" G_GINT64_FORMAT ": every cell is stored, nothing "
+                                      "to resume", r.row.id);
+                        ret = resume_finish_idle(&r, err);
+                        if (ret < 0)
+                                goto out;
+                        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+                        code = ret < 0 ? 1 : 0;
+                        goto out;
+                }
+                ret = db_run_reopen(r.db, r.row.id, err);
+                if (ret < 0)
+                        goto out;
+        } else {
+                ret = db_run_create(r.db, &r.row, err);
+                if (ret < 0)
+                        goto out;
+        }
+        progress_note(&r.progress, "run %" G_GINT64_FORMAT ": %zu kernel(s) x %zu workload(s) x %d repeat(s)",
+                      r.row.id, r.n_kernels, r.n_specs, o->repeats);
+
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        ret = run_cells(&r, &failed, err);
+        if (ret < 0) {
+                db_run_finish(r.db, r.row.id, "failed", NULL);
+                goto out;
+        }
+        ret = db_run_finish(r.db, r.row.id, cell_interrupted || r.stopped || r.past_deadline ? "interrupted" :
+                            "complete", err);
+        if (ret < 0)
+                goto out;
+        if (r.stopped)
+                progress_note(&r.progress, "stopped: the host failed (see the last cell); make room and resume "
+                              "with 'kbench run --resume %" G_GINT64_FORMAT "'", r.row.id);
+        else if (cell_interrupted || r.past_deadline)
+                progress_note(&r.progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
+                              r.row.id);
+        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+        if (ret < 0)
+                goto out;
+        code = failed > 0 || cell_interrupted || r.stopped || r.past_deadline ? 3 : 0;
+out:
+        if (ret_run_id)
+                *ret_run_id = r.row.id;
+        run_free(&r);
+        lock_release(lock);
+        return code;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""What `kbench bisect`, `kbench kernel build` and `kbench show --bisect`
+refuse before they build or boot anything: usage errors exit 2 with one
+line naming the option, a source that is not a kernel tree exits 1 naming
+it, and a store with no bisection says so. Boots no guest, builds nothing.
+Usage: bisect_cli.py KBENCH"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from kbtest import expect, kb, temp_store  # noqa: E402
+
+M = ["--metric", "guest.write.kernel_Minsn", "-w", "dd"]
+USAGE = [
+    (["bisect", "-w", "dd", "--kernels", "a,b"], "--metric is required"),
+    (["bisect", "--metric", "no.such", "-w", "dd", "--kernels", "a,b"], "--metric no.such"),
+    (["bisect", "--metric", "dd.write_s", "-w", "dd", "--kernels", "a,b"], "--metric dd.write_s"),
+    (["bisect", *M], "give either --kernels"),
+    (["bisect", *M, "--kernels", "a,b", "--git", "/tmp"], "give either --kernels"),
+    (["bisect", *M, "--git", "/tmp"], "--git needs --good"),
+    (["bisect", *M, "--kernels", "a,b", "--good", "x"], "--good and --bad go with --git"),
+    (["bisect", *M, "--kernels", "a"], "give two or more kernels"),
+    (["bisect", *M, "--kernels", "a,,b"], "give two or more kernels"),
+    (["bisect", *M, "--kernels", "a,b", "-k", "c"], "--kernel: a bisection sets its own"),
+    (["bisect", *M, "--kernels", "a,b", "-n", "3"], "-n: the rounds are the rule's"),
+    (["bisect", *M, "--kernels", "a,b", "--pilot", "1"], "--pilot"),
+    (["bisect", *M, "--kernels", "a,b", "--max-rounds", "2", "--pilot", "3"], "--max-rounds"),
+    (["bisect", "--metric", "guest.write.kernel_Minsn", "--kernels", "a,b"], "give one -w"),
+    (["bisect", *M, "--kernels", "a,b", "--mem", "lots"], "--mem"),
+    (["kernel", "build"], "expected one SRC"),
+    (["kernel", "build", "/tmp", "--name", "../x"], "is not a kernel name"),
+    (["kernel", "build", "/tmp", "--jobs", "-1"], "--jobs"),
+    (["show", "--bisect", "x"], "is not a bisection id"),
+    (["show", "--bisect", "--tags"], "--bisect takes"),
+]
+
+
+def main():
+    with temp_store("kbench-bisect-cli-") as home:
+        for args, what in USAGE:
+            p = kb(home, *args, check=False)
+            lines = p.stderr.strip().splitlines()
+            expect(p.returncode == 2 and len(lines) == 1 and what in lines[0],
+                   f"kbench {' '.join(args)}: exit 2, one line naming {what!r} (exit {p.returncode}: {p.stderr!r})")
+        p = kb(home, "kernel", "build", home, check=False)
+        expect(p.returncode == 1 and "not a kernel source tree" in p.stderr and home in p.stderr,
+               f"a directory that is no kernel tree is named: {p.stderr!r}")
+        p = kb(home, "bisect", *M, "--kernels", "x,y", check=False)
+        expect(p.returncode == 1 and "no kernel 'x'" in p.stderr, f"an unknown kernel is named: {p.stderr!r}")
+        # The bisect above made the store's database (run and bisect may create a store).
+        p = kb(home, "show", "--bisect", check=False)
+        expect(p.returncode == 0 and "no bisections" in p.stdout, f"show --bisect on a store without one: {p.stdout!r}")
+        p = kb(home, "show", "--bisect", "7", check=False)
+        expect(p.returncode == 1 and "no bisection 7" in p.stderr, f"show --bisect 7 names the id: {p.stderr!r}")
+
+
+if __name__ == "__main__":
+    main()
