@@ -217,7 +217,7 @@ static void log_record(GString *log, uint64_t seq, uint64_t t_ms, const char *ty
         g_string_append_len(log, buf, n);
 }
 
-/* A store of schema version 3 gains the marks table, filled from each
+/* An older store (version 1 here) gains the marks table, filled from each
  * cell's raw ttyS1 log by the record parser: every good event record, in
  * order, on the host clock by the first ready record (boot_s); nothing
  * from a bad CRC, stray text or a cut record; no host time before a ready
