@@ -95,10 +95,6 @@ int cli_run(int argc, char **argv, const struct store_ctx *g) {
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);
 out:
-        for (size_t i = 0; i < n_opts; i++)
-                if (runopt_table[i].type == RUNOPT_STRV)
-                        g_strfreev((char **)(void *)texts[i]);
-                else
-                        g_free(texts[i]);
+        runopts_texts_free(texts);
         return code;
 }

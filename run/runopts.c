@@ -634,3 +634,11 @@ void runopts_agent_lines(const struct runner_opts *o, GPtrArray *lines) {
                 }
         }
 }
+
+void runopts_texts_free(char **texts) {
+        for (size_t i = 0; texts && runopt_table[i].name; i++)
+                if (runopt_table[i].type == RUNOPT_STRV)
+                        g_strfreev((char **)(void *)texts[i]);
+                else
+                        g_free(texts[i]);
+}

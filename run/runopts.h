@@ -120,6 +120,9 @@ const struct runopt *runopt_find(const char *name);
  * flags[i]). Caller g_frees the array; texts are freed by the caller. */
 GOptionEntry *runopts_entries(char **texts, int *flags);
 
+/* Free what GOption wrote into texts (one entry per table row). */
+void runopts_texts_free(char **texts);
+
 /* After GOption parsing: apply every given text (texts[i], flags[i]) to o.
  * Returns 0 or the first option's error. */
 int runopts_apply(struct runner_opts *o, char **texts, const int *flags, struct kb_error *err);
