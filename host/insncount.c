@@ -63,8 +63,11 @@ int insncount_file_create(const char *path, const struct vm_qemu_user *u, struct
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
-        if (ftruncate(fd, (off_t)INSNCOUNT_FILE_SIZE) < 0) {
-                int e = errno;
+        /* Allocated, not sparse: QEMU writes it through a shared mapping,
+         * and a page first touched on a full filesystem (a full host disk,
+         * which a cell must survive paused) would kill QEMU with SIGBUS. */
+        int e = posix_fallocate(fd, 0, (off_t)INSNCOUNT_FILE_SIZE);
+        if (e != 0) {
                 close(fd);
                 unlink(path);
                 return error_setf(err, -e, "%s: %s", path, g_strerror(e));
