@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "kernels/build.h"
 
@@ -92,7 +93,7 @@ static char *log_last_line(const char *log) {
 static int run_logged(const struct build *b, char **argv, const char *cwd, const char *what,
                       struct kb_error *err) {
         g_autofree char *cmd = g_strjoinv(" ", argv);
-        int fd = open(b->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        int fd = open(b->log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
         gint64 start = g_get_monotonic_time(), next = start + PROGRESS_EVERY_S * G_USEC_PER_SEC;
         int status;
         pid_t pid;
@@ -515,8 +516,12 @@ static int step_store(struct build *b, struct kstore *s, double build_s, struct 
                 return r;
         r = kstore_attach(s, ret->kernel, "config", config, "config", err);
         record = build_record(b, build_s);
-        if (r >= 0 && json_dump_file(record, record_path, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
-                r = error_setf(err, -EIO, "%s: cannot write", record_path);
+        if (r >= 0) {
+                _cleanup_free_ char *text = json_dumps(record, JSON_INDENT(2) | JSON_SORT_KEYS);
+
+                r = text ? fileio_write_atomic(record_path, text, strlen(text), 0644, err)
+                         : error_setf(err, -ENOMEM, "%s: cannot write", record_path);
+        }
         if (r >= 0)
                 r = kstore_attach(s, ret->kernel, "build", record_path, "build.json", err);
         if (r >= 0 && !g_file_set_contents(b->cache_path, ret->kernel->id, -1, NULL))

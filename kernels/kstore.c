@@ -761,7 +761,7 @@ int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *k
         g_autofree char *meta_path = g_build_filename(dir, "kernel.json", NULL);
         g_autofree char *file = g_build_filename(dir, dst, NULL);
         g_autofree char *file_tmp = g_strconcat(file, ".tmp", NULL);
-        g_autofree char *meta_tmp = g_strconcat(meta_path, ".tmp", NULL);
+        _cleanup_free_ char *text = NULL;
         json_error_t jerr;
         json_auto_t *meta = NULL;
         int r;
@@ -780,10 +780,8 @@ int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *k
                 return r;
         }
         json_object_set_new(meta, key, json_string(dst));
-        if (json_dump_file(meta, meta_tmp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || chmod(meta_tmp, 0644) < 0 ||
-            rename(meta_tmp, meta_path) < 0) {
-                unlink(meta_tmp);
-                return error_setf(err, -EIO, "%s: cannot write", meta_path);
-        }
-        return 0;
+        text = json_dumps(meta, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (!text)
+                return error_setf(err, -ENOMEM, "%s: cannot write", meta_path);
+        return fileio_write_atomic(meta_path, text, strlen(text), 0644, err);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "guest/initramfs.h"
+#include "common/fileio.h"
 #include "common/guest-paths.h"
 #include "host/accel.h"
 #include "host/snapshot.h"
@@ -381,11 +382,11 @@ static char *cell_params_json(const struct run *r, const struct plan_cell *pc, c
  * that fails on a full disk can be retried once the reserve is given back.
  * Best effort: a store without room for it runs without it. */
 static void reserve_take(struct run *r) {
-        int fd;
+        int fd = -1;
 
         r->reserve = g_build_filename(r->g->home, "reserve", NULL);
-        fd = open(r->reserve, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        if (fd < 0)
+        /* Not through a link someone put there: it would fill its target. */
+        if (fileio_create(r->reserve, O_WRONLY, 0600, &fd, NULL) < 0)
                 return;
         if (posix_fallocate(fd, 0, RESERVE_BYTES) != 0)
                 progress_note(&r->progress, "no room for the %u MiB reserve in %s", RESERVE_BYTES >> 20, r->g->home);
