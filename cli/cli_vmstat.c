@@ -130,7 +130,6 @@ int cli_vmstat(int argc, char **argv, const struct store_ctx *g) {
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("FILE|- - analyse vmstat output");
-        g_autoptr(GError) gerr = NULL;
         struct kb_error err = { { 0 } };
         struct vmstat_parser *p;
         struct vmstat_table *t;
@@ -142,10 +141,8 @@ int cli_vmstat(int argc, char **argv, const struct store_ctx *g) {
                 "Reads any vmstat output (every procps dialect, kbench captures and ttyS1 data\n"
                 "logs, serial logs with other lines mixed in) and reports the columns, a per-column summary and the\n"
                 "writeout stalls: runs of samples whose bo is at or below the threshold.");
-        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
-                cli_errorf("vmstat: %s", gerr->message);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "vmstat", &argc, &argv))
                 return 2;
-        }
         if (argc != 2) {
                 cli_errorf("vmstat: expected one FILE (or - for stdin), see kbench vmstat --help");
                 return 2;
