@@ -160,6 +160,8 @@ int cli_compare(int argc, char **argv, const struct store_ctx *g) {
         if (r < 0)
                 return cli_error(&err);
         r = pairing_compare_load(db, &o, ignored, &v, &err);
+        if (r < 0)
+                r = db_blame(db, r, &err);
         db_close(db);
         if (r < 0)
                 return cli_error(&err);

@@ -91,6 +91,8 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
         if (r < 0)
                 return cli_error(&err);
         r = site_publish(db, &opt, &res, &err);
+        if (r < 0)
+                r = db_blame(db, r, &err);
         db_close(db);
         if (r < 0)
                 return cli_error(&err);

@@ -122,6 +122,8 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 else if (r >= 0)
                         r = show_run(db, run_id, json, 0, stdout, &err);
         }
+        if (r < 0)
+                r = db_blame(db, r, &err);
         if (r >= 0 && fflush(stdout) != 0) {
                 r = -1;
                 snprintf(err.msg, sizeof(err.msg), "show: cannot write the output");
