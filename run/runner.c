@@ -790,20 +790,37 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
         return 0;
 }
 
+/* The matrix's axes are given: a usage error found before the store is
+ * looked at (a mistyped --store is then not reported instead). */
+static int count_axes(struct run *r, struct kb_error *err) {
+        const struct runner_opts *o = r->o;
+
+        r->usage = 1;
+        for (; o->kernels && o->kernels[r->n_kernels]; r->n_kernels++)
+                ;
+        for (; o->workloads && o->workloads[r->n_specs]; r->n_specs++)
+                ;
+        if (r->n_kernels == 0)
+                return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
+        if (r->n_specs == 0)
+                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
+        r->usage = 0;
+        return 0;
+}
+
+/* A run boots kernels of the store, so it needs one and makes none: a
+ * mistyped --store is named, not created (store.h). Then its lock. */
+static int open_store(struct run *r, struct store_lock **ret_lock, struct kb_error *err) {
+        int ret = store_prepare(r->g, 0, err);
+
+        return ret < 0 ? ret : lock_store(r->g->home, "run", ret_lock, err);
+}
+
 static int resolve_inputs(struct run *r, struct kb_error *err) {
         const struct runner_opts *o = r->o;
         g_autofree char *kdir = store_kernels_dir(r->g);
         int ret;
 
-        for (; o->kernels && o->kernels[r->n_kernels]; r->n_kernels++)
-                ;
-        for (; o->workloads && o->workloads[r->n_specs]; r->n_specs++)
-                ;
-        r->usage = 1;
-        if (r->n_kernels == 0)
-                return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
-        if (r->n_specs == 0)
-                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
         r->usage = 0;
         ret = kstore_open(kdir, &r->ks, err);
         if (ret < 0)
@@ -933,12 +950,11 @@ int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *
         int failed = 0, ret, code = 1;
 
         progress_init(&r.progress, 0);
-        ret = o->lock_held ? 0 : store_prepare(g, 1, err);
+        ret = count_axes(&r, err);
         if (ret >= 0 && !o->lock_held)
-                ret = lock_store(g->home, "run", &lock, err);
-        if (ret < 0)
-                goto out;
-        ret = resolve_inputs(&r, err);
+                ret = open_store(&r, &lock, err);
+        if (ret >= 0)
+                ret = resolve_inputs(&r, err);
         if (ret < 0) {
                 code = r.usage ? 2 : 1;
                 goto out;
