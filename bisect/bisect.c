@@ -41,6 +41,8 @@ struct bis {
         struct cand *c;
         size_t n;
         char *tree;                /* git: the private worktree candidates are built in */
+        char *top;                 /* git: the repository's top directory */
+        int usage;                 /* the error is the user's request: exit 2 */
         struct kb_error *err;      /* where a callback's error goes */
         json_t *steps;             /* what --json prints */
         json_t *step_runs;         /* the runs of the step under way */
@@ -142,11 +144,12 @@ static int worktree(struct bis *b, const char *top, const char *digest, const ch
         return r;
 }
 
-/* --git: good, then the first-parent commits up to bad, oldest first; the
- * candidates are built in a private worktree (the user's checkout is never
- * touched), one per repository, so its O= tree lives on across bisections. */
+/* --git: good, then the first-parent commits up to bad, oldest first,
+ * read from the repository alone (no store yet); the candidates are built
+ * in a private worktree (worktree(): the user's checkout is never touched),
+ * one per repository, so its O= tree lives on across bisections. */
 static int cands_from_git(struct bis *b, struct kb_error *err) {
-        g_autofree char *good = NULL, *bad = NULL, *list = NULL, *range = NULL, *top = NULL, *digest = NULL;
+        g_autofree char *good = NULL, *bad = NULL, *list = NULL, *range = NULL, *top = NULL;
         g_autofree char *gref = g_strconcat(b->o->good, "^{commit}", NULL), *bref = g_strconcat(b->o->bad, "^{commit}", NULL);
         char *rev_good[] = { "rev-parse", "--verify", gref, NULL }, *rev_bad[] = { "rev-parse", "--verify", bref, NULL };
         char *toplevel[] = { "rev-parse", "--show-toplevel", NULL };
@@ -178,8 +181,8 @@ static int cands_from_git(struct bis *b, struct kb_error *err) {
         if (strcmp(b->c[b->n - 1].label, bad) != 0)
                 return error_setf(err, -EINVAL, "--git: %s is not a first-parent descendant of %s", b->o->bad,
                                   b->o->good);
-        digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, top, -1);
-        return worktree(b, top, digest, good, err);
+        b->top = TAKE_PTR(top);
+        return 0;
 }
 
 /* A git candidate's kernel: checked out in the worktree and built; a
@@ -382,24 +385,58 @@ static int finish(struct bis *b, const struct bisect_result *res, const char *wh
         return 0;
 }
 
-static int start(struct bis *b, struct kb_error *err) {
+/* What the user asked for, checked before anything is made: the files a
+ * build is given, and with --git the commits (with --kernels, the kernels
+ * are looked up once the store is open). */
+static int check_request(struct bis *b, struct kb_error *err) {
+        struct kbuild_opts bo = { .source = b->o->git_dir, .config = b->o->config, .fragments = b->o->fragments };
+        int r;
+
+        if (!b->o->git_dir)
+                return 0;
+        r = kbuild_check_inputs(&bo, err);
+        if (r < 0)
+                return r;
+        r = cands_from_git(b, err);
+        b->usage = r == -EINVAL;        /* a ref git does not know, or not a descendant */
+        return r;
+}
+
+/* Only a bisection that builds puts kernels in, and so may create a store;
+ * one over --kernels needs the store that holds them. */
+static int open_store(struct bis *b, struct kb_error *err) {
         g_autofree char *kdir = store_kernels_dir(b->g);
+        int r = store_prepare(b->g, b->o->git_dir != NULL, err);
+
+        if (r >= 0)
+                r = lock_store(b->g->home, "bisect", &b->lock, err);
+        if (r >= 0)
+                r = b->o->git_dir ? kstore_open(kdir, &b->ks, err) : kstore_open_existing(kdir, &b->ks, err);
+        if (r >= 0 && !b->o->git_dir) {
+                r = cands_from_kernels(b, err);
+                b->usage = r == -ENOENT || r == -EINVAL;        /* as run's unknown kernel */
+        }
+        if (r >= 0 && b->o->git_dir) {
+                g_autofree char *digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, b->top, -1);
+
+                r = worktree(b, b->top, digest, b->c[0].label, err);
+        }
+        return r;
+}
+
+static int start(struct bis *b, struct kb_error *err) {
         json_auto_t *settings = json_pack("{s:i, s:i, s:f, s:f, s:f}", "pilot", b->o->pilot, "max_rounds",
                                           b->o->max_rounds, "target", b->o->target, "alpha", b->o->alpha, "noise",
                                           b->o->noise);
         g_autofree char *source = b->o->git_dir ? g_strconcat("git:", b->o->git_dir, NULL) : g_strdup("kernels");
         char *text;
         struct db_bisection row;
-        int r = store_prepare(b->g, 1, err);
+        int r = check_request(b, err);
 
         if (r >= 0)
-                r = lock_store(b->g->home, "bisect", &b->lock, err);
-        if (r >= 0)
-                r = kstore_open(kdir, &b->ks, err);
+                r = open_store(b, err);
         if (r >= 0)
                 r = db_open(b->g->db_path, &b->db, err);
-        if (r >= 0)
-                r = b->o->git_dir ? cands_from_git(b, err) : cands_from_kernels(b, err);
         if (r < 0)
                 return r;
         text = json_dumps(settings, JSON_COMPACT);
@@ -420,6 +457,7 @@ static void bis_free(struct bis *b) {
         }
         g_free(b->c);
         g_free(b->tree);
+        g_free(b->top);
         json_decref(b->steps);
         json_decref(b->step_runs);
         db_close(b->db);
@@ -458,6 +496,8 @@ int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb
                 r = finish(&b, &res, why, err);
         if (r >= 0)
                 code = res.outcome == BISECT_CANNOT_TELL ? BISECT_EXIT_UNDECIDED : 0;
+        else if (b.usage)
+                code = 2;
         else if (b.db && b.id)
                 db_bisection_finish(b.db, b.id, "failed", NULL, NULL, NULL, &(struct kb_error){ { 0 } });
         bis_free(&b);

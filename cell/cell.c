@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/crc32.h"
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "common/util.h"
 #include "common/guest-paths.h"
@@ -327,10 +328,11 @@ static int run_tool(char **argv, struct kb_error *err) {
 }
 
 static int make_disk(const char *path, uint64_t bytes, struct kb_error *err) {
-        _cleanup_close_ int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+        _cleanup_close_ int fd = -1;
+        int r = fileio_create(path, O_TRUNC | O_WRONLY, 0600, &fd, err);
 
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        if (r < 0)
+                return r;
         if (ftruncate(fd, (off_t)bytes) < 0)
                 return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
         return 0;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/fileio.h"
+#include "common/util.h"
 #include "cell/cellrows.h"
 #include "report/hostdisk.h"
 #include "workloads/vmstat.h"
@@ -517,20 +519,20 @@ fail:
 int cellrows_save_pending(const char *dir, const struct db_cell *c, char **ret_path, struct kb_error *err) {
         g_autofree char *name = g_strdup_printf("run%lld-%s-%d.json", (long long)c->run_id, c->cell_key, c->attempt);
         g_autofree char *path = g_build_filename(dir, name, NULL);
-        g_autofree char *tmp = g_strconcat(path, ".tmp", NULL);
+        _cleanup_free_ char *text = NULL;
         json_t *j;
         int r;
 
         if (g_mkdir_with_parents(dir, 0755) < 0)
                 return error_setf(err, -errno, "%s: %s", dir, g_strerror(errno));
         j = cellrows_to_json(c);
-        r = json_dump_file(j, tmp, JSON_COMPACT);
+        text = j ? json_dumps(j, JSON_COMPACT) : NULL;
         json_decref(j);
-        if (r < 0 || g_rename(tmp, path) < 0) {
-                int e = errno ? errno : EIO;
-                g_unlink(tmp);
-                return error_setf(err, -e, "%s: %s", path, g_strerror(e));
-        }
+        if (!text)
+                return error_setf(err, -ENOMEM, "%s: cannot serialise the cell", path);
+        r = fileio_write_atomic(path, text, strlen(text), 0644, err);
+        if (r < 0)
+                return r;
         *ret_path = g_steal_pointer(&path);
         return 0;
 }

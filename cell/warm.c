@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "common/proto.h"
 #include "cell/cell.h"
@@ -50,12 +51,14 @@ static void on_event(void *userdata, enum vm_event ev, const char *data, size_t 
 }
 
 static int write_marker_disk(const char *path, uint64_t bytes, struct kb_error *err) {
-        _cleanup_close_ int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+        _cleanup_close_ int fd = -1;
         size_t n = strlen(WARM_MARKER);
-        g_autofree char *buf = g_malloc(WARM_MARKER_BYTES);
+        g_autofree char *buf = NULL;
+        int r = fileio_create(path, O_TRUNC | O_WRONLY, 0600, &fd, err);
 
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        if (r < 0)
+                return r;
+        buf = g_malloc(WARM_MARKER_BYTES);
         for (size_t i = 0; i < WARM_MARKER_BYTES; i++)
                 buf[i] = WARM_MARKER[i % n];
         if (write(fd, buf, MIN((uint64_t)WARM_MARKER_BYTES, bytes)) < 0 || ftruncate(fd, (off_t)bytes) < 0)
@@ -167,6 +170,9 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
                 goto out;
         }
         t1 = g_get_monotonic_time();
+        /* libvirt writes the save through whatever is at the path: a
+         * link someone put there goes first, so it writes a new file. */
+        g_unlink(tmp);
         r = vm_save(vm, tmp, err);
         if (r < 0)
                 goto out;

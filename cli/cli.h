@@ -3,6 +3,8 @@
  * main.c holds the verb table. */
 #pragma once
 
+#include <glib.h>
+
 #include "common/error.h"
 #include "store/store.h"
 
@@ -18,6 +20,25 @@ int cli_vmstat(int argc, char **argv, const struct store_ctx *g);
 int cli_publish(int argc, char **argv, const struct store_ctx *g);
 int cli_nightly(int argc, char **argv, const struct store_ctx *g);
 int cli_bisect(int argc, char **argv, const struct store_ctx *g);
+
+/* Parse a verb's options: entries lists the GOptionEntry arrays of ctx
+ * (each NULL-terminated; the list too), verb names it in messages ("run",
+ * "kernel add"). Before GOption, the rules every verb's options share: an
+ * option that takes one value is given once (a second -c would silently
+ * win), no value is an empty string, and a text value is UTF-8. Returns 0,
+ * or 2 (the usage exit code) after one error line. */
+int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const char *verb, int *argc, char ***argv);
+
+/* text as one line safe for a terminal: invalid UTF-8 as U+FFFD, control
+ * characters (C0 with the newline, DEL, C1, the bidirectional ones) as
+ * '?'. Caller frees (g_free). */
+char *cli_mask(const char *text);
+
+/* A value the user gave, quoted in a message and cut at 64 bytes: a file
+ * pasted as a value must not become a 100 KB error line.
+ * cli_errorf("--x " CLI_Q " is bad", CLI_QARG(value)) */
+#define CLI_Q "'%.64s%s'"
+#define CLI_QARG(s) (s), (strlen(s) > 64 ? "..." : "")
 
 /* Print "kbench: <message>" on stderr; returns 1 (the failure exit code). */
 int cli_error(const struct kb_error *err);

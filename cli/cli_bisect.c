@@ -85,7 +85,6 @@ int cli_bisect(int argc, char **argv, const struct store_ctx *g) {
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("- find the kernel or commit that changed a metric");
         g_autoptr(GOptionGroup) run_group = NULL;
-        g_autoptr(GError) gerr = NULL;
         struct bisect_opts o = { 0 };
         struct kb_error err = { { 0 } };
         int code = 2;
@@ -106,12 +105,10 @@ int cli_bisect(int argc, char **argv, const struct store_ctx *g) {
                                           "kernel>', 'no change between the ends' or 'cannot tell'.\n"
                                           "Exit status: 0 an answer, 3 cannot tell, 1 error, 2 usage.");
         runopts_defaults(&o.run);
-        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
-                cli_errorf("bisect: %s", gerr->message);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, run_entries, NULL }, "bisect", &argc, &argv))
                 goto out;
-        }
         if (argc > 1) {
-                cli_errorf("bisect: unexpected argument '%s' (try --help)", argv[1]);
+                cli_errorf("bisect: unexpected argument '%.64s' (try --help)", argv[1]);
                 goto out;
         }
         if (refuse_run_options(texts, flags) || check_metric(metric) || check_source(kernels ? &kernels : NULL, git,

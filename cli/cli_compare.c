@@ -34,9 +34,25 @@ static int parse_noise(const char *text, double *ret) {
         return 0;
 }
 
+/* --ignore-setting a,b or repeated, into ignored. An empty name (",,",
+ * "a,") is a typo, refused as an unknown setting is: returns 2 after one
+ * line, else 0. */
+static int split_ignored(char **ignore, GPtrArray *ignored) {
+        for (size_t i = 0; ignore && ignore[i]; i++) {
+                g_auto(GStrv) parts = g_strsplit(ignore[i], ",", -1);
+
+                for (size_t k = 0; parts[k]; k++) {
+                        if (!parts[k][0])
+                                return cli_errorf("compare: --ignore-setting " CLI_Q ": an empty setting name "
+                                                  "(KEY[,KEY])", CLI_QARG(ignore[i])) + 1;
+                        g_ptr_array_add(ignored, g_strdup(parts[k]));
+                }
+        }
+        return 0;
+}
+
 int cli_compare(int argc, char **argv, const struct store_ctx *g) {
         g_autoptr(GOptionContext) ctx = NULL;
-        g_autoptr(GError) gerr = NULL;
         g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format = NULL;
         g_auto(GStrv) ignore = NULL;
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
@@ -102,10 +118,8 @@ int cli_compare(int argc, char **argv, const struct store_ctx *g) {
                 "no workload in common, or no metric matching --metric); 2 usage error (also:\n"
                 "an --ignore-setting no selected cell has).");
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
-                cli_errorf("compare: %s", gerr->message);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "compare", &argc, &argv))
                 return 2;
-        }
         if (argc != 3) {
                 cli_errorf("compare: need two selectors, A and B (try 'kbench compare --help')");
                 return 2;
@@ -115,17 +129,17 @@ int cli_compare(int argc, char **argv, const struct store_ctx *g) {
                 return 2;
         }
         if (alpha_s && (parse_double(alpha_s, &o.alpha) < 0 || !(o.alpha > 0 && o.alpha <= 0.5))) {
-                cli_errorf("compare: --alpha '%s' is not a number in (0, 0.5]", alpha_s);
+                cli_errorf("compare: --alpha " CLI_Q " is not a number in (0, 0.5]", CLI_QARG(alpha_s));
                 return 2;
         }
         if (noise_s && parse_noise(noise_s, &o.noise) < 0) {
-                cli_errorf("compare: --noise '%s' is not a percentage in [0, 100) (e.g. 2%%)", noise_s);
+                cli_errorf("compare: --noise " CLI_Q " is not a percentage in [0, 100) (e.g. 2%%)", CLI_QARG(noise_s));
                 return 2;
         }
         if (format && strcmp(format, "markdown") == 0)
                 markdown = 1;
         else if (format && strcmp(format, "text") != 0) {
-                cli_errorf("compare: --format '%s' (text or markdown)", format);
+                cli_errorf("compare: --format " CLI_Q " (text or markdown)", CLI_QARG(format));
                 return 2;
         }
         if (format && json) {
@@ -137,14 +151,8 @@ int cli_compare(int argc, char **argv, const struct store_ctx *g) {
         o.workload = workload;
         o.metric_glob = metric;
         o.all_runs = all_runs;
-        /* --ignore-setting a,b or repeated. */
-        for (size_t i = 0; ignore && ignore[i]; i++) {
-                g_auto(GStrv) parts = g_strsplit(ignore[i], ",", -1);
-
-                for (size_t k = 0; parts[k]; k++)
-                        if (parts[k][0])
-                                g_ptr_array_add(ignored, g_strdup(parts[k]));
-        }
+        if (split_ignored(ignore, ignored))
+                return 2;
         n_user = ignored->len;
         g_ptr_array_add(ignored, NULL);
 
@@ -152,6 +160,8 @@ int cli_compare(int argc, char **argv, const struct store_ctx *g) {
         if (r < 0)
                 return cli_error(&err);
         r = pairing_compare_load(db, &o, ignored, &v, &err);
+        if (r < 0)
+                r = db_blame(db, r, &err);
         db_close(db);
         if (r < 0)
                 return cli_error(&err);
@@ -160,9 +170,9 @@ int cli_compare(int argc, char **argv, const struct store_ctx *g) {
          * would print empty tables, both with exit status 0. */
         for (guint k = 0; k < n_user; k++)
                 if (!v->ignored_found[k]) {
-                        cli_errorf("compare: --ignore-setting '%s': no selected cell has that setting (the "
+                        cli_errorf("compare: --ignore-setting " CLI_Q ": no selected cell has that setting (the "
                                    "'settings:' line of kbench compare lists them)",
-                                   (const char *)g_ptr_array_index(ignored, k));
+                                   CLI_QARG((const char *)g_ptr_array_index(ignored, k)));
                         compare_view_free(v);
                         return 2;
                 }
@@ -172,7 +182,7 @@ int cli_compare(int argc, char **argv, const struct store_ctx *g) {
                 for (size_t i = 0; i < v->n_groups; i++)
                         n_m += v->groups[i].n_m;
                 if (n_m == 0) {
-                        cli_errorf("compare: --metric '%s' matches no metric of the paired cells", metric);
+                        cli_errorf("compare: --metric " CLI_Q " matches no metric of the paired cells", CLI_QARG(metric));
                         compare_view_free(v);
                         return 1;
                 }

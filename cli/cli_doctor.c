@@ -100,7 +100,6 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("- check QEMU, libvirt, the accelerator and the store");
-        g_autoptr(GError) gerr = NULL;
         g_autofree char *kdir = store_kernels_dir(g);
         struct checks c = { .list = json_array() };
         struct vm_conn *conn = NULL;
@@ -113,10 +112,8 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
         size_t nk = 0;
 
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
-                cli_errorf("doctor: %s", gerr->message);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "doctor", &argc, &argv))
                 return 2;
-        }
         c.json = json;
 
         check_program(&c, "qemu-system-x86_64", "not found: apt-get install -y qemu-system-x86");

@@ -18,17 +18,15 @@ static void kstore_freep(struct kstore **s) { kstore_free(*s); }
 #define _cleanup_kstore_ _cleanup_(kstore_freep)
 static void lock_releasep(struct store_lock **l) { lock_release(*l); }
 
-/* Parse a subcommand's options; 0 = go on, else the exit code to return. */
-static int parse_options(GOptionContext *ctx, int *argc, char ***argv) {
-        g_autoptr(GError) gerr = NULL;
+/* Parse a subcommand's options (cli_parse); 0 = go on, else the exit code. */
+static int parse_options(GOptionContext *ctx, const GOptionEntry *entries, const char *verb, int *argc, char ***argv) {
+        const GOptionEntry *const list[] = { entries, NULL };
 
-        if (!g_option_context_parse(ctx, argc, argv, &gerr))
-                return cli_errorf("%s (try --help)", gerr->message) + 1;        /* usage error: 2 */
-        return 0;
+        return cli_parse(ctx, list, verb, argc, argv);
 }
 
-/* Only add may create the store (cli_store_prepare); list and remove
- * refuse a store directory that is not there. */
+/* Only add and build, which put a kernel in, may create the store; list
+ * and remove refuse a store directory that is not there. */
 static int open_store(const struct store_ctx *g, int create, struct kstore **ret) {
         g_autofree char *dir = store_kernels_dir(g);
         struct kb_error err = { "" };
@@ -83,13 +81,16 @@ static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
                                           "or a bare kernel image (bzImage or ELF vmlinux). Importing the same image\n"
                                           "again changes nothing. The kernel's sha256 identifies it.");
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if ((r = parse_options(ctx, &argc, &argv)))
+        if ((r = parse_options(ctx, entries, "kernel add", &argc, &argv)))
                 return r;
         if (argc != 2)
                 return cli_errorf("kernel add: expected one FILE (try --help)") + 1;
-        if (name && !kstore_name_valid(name))
-                return cli_errorf("kernel add: --name '%.128s' is not a kernel name (1-%d of letters, digits and "
-                                  ". + - _ ~, not starting with . or -)", name, KSTORE_NAME_MAX) + 1;
+        if (name && !kstore_name_new_valid(name))
+                return cli_errorf("kernel add: --name '%.128s' is not a kernel name (" KSTORE_NAME_RULE ")", name) + 1;
+        /* No store lock: an import only adds (a staging directory renamed
+         * into place, a name made with symlink's EEXIST), so it can neither
+         * disturb a run, which holds the lock for hours, nor be disturbed
+         * by one; nightly imports the same way under its lock. */
         if ((r = open_store(g, 1, &s)))
                 return r;
         clock_gettime(CLOCK_MONOTONIC, &t);
@@ -155,15 +156,20 @@ static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
                                           "are a cache hit. The stored kernel keeps its .config and build.json\n"
                                           "(source, commit, configuration, compiler, build time).");
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if ((r = parse_options(ctx, &argc, &argv)))
+        if ((r = parse_options(ctx, entries, "kernel build", &argc, &argv)))
                 return r;
         if (argc != 2)
                 return cli_errorf("kernel build: expected one SRC (try --help)") + 1;
-        if (name && !kstore_name_valid(name))
-                return cli_errorf("kernel build: --name '%.128s' is not a kernel name (1-%d of letters, digits and "
-                                  ". + - _ ~, not starting with . or -)", name, KSTORE_NAME_MAX) + 1;
+        if (name && !kstore_name_new_valid(name))
+                return cli_errorf("kernel build: --name '%.128s' is not a kernel name (" KSTORE_NAME_RULE ")",
+                                  name) + 1;
         if (jobs < 0 || jobs > 1024)
                 return cli_errorf("kernel build: --jobs %d is out of range (1-1024)", jobs) + 1;
+        o = (struct kbuild_opts){ .source = argv[1], .config = config, .fragments = fragments, .patches = patches,
+                                  .name = name, .jobs = jobs, .progress = print_progress, .userdata = &ps };
+        /* The files it is given are looked at before a store is made. */
+        if (kbuild_check_inputs(&o, &err) < 0)
+                return cli_error(&err);
         if ((r = open_store(g, 1, &s)))
                 return r;
         if (lock_store(g->home, "kernel build", &lock, &err) < 0)
@@ -171,9 +177,7 @@ static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
         work = g_build_filename(g->home, "build", NULL);
         clock_gettime(CLOCK_MONOTONIC, &t);
         ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-        o = (struct kbuild_opts){ .source = argv[1], .config = config, .fragments = fragments, .patches = patches,
-                                  .name = name, .work_dir = work, .jobs = jobs, .progress = print_progress,
-                                  .userdata = &ps };
+        o.work_dir = work;
         if (kbuild_run(s, &o, &res, &err) < 0)
                 return cli_error(&err);
         if (json) {
@@ -206,26 +210,32 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
         g_autoptr(GOptionContext) ctx = g_option_context_new("- list stored kernels");
         _cleanup_kstore_ struct kstore *s = NULL;
         struct kstore_kernel **v = NULL;
+        struct kstore_damaged *dm = NULL;
         struct snapshot_info *snaps = NULL;
         struct kb_error err = { "" };
-        size_t n = 0, n_snaps = 0;
+        size_t n = 0, nd = 0, n_snaps = 0;
         int r;
 
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if ((r = parse_options(ctx, &argc, &argv)))
+        if ((r = parse_options(ctx, entries, "kernel list", &argc, &argv)))
                 return r;
         if (argc != 1)
-                return cli_errorf("kernel list: unexpected argument '%s'", argv[1]) + 1;
+                return cli_errorf("kernel list: unexpected argument '%.64s'", argv[1]) + 1;
         if ((r = open_store(g, 0, &s)))
                 return r;
-        if (kstore_list(s, &v, &n, &err) < 0)
+        if (kstore_list_all(s, &v, &n, &dm, &nd, &err) < 0)
                 return cli_error(&err);
         if (snapshot_list(g->home, &snaps, &n_snaps, &err) < 0) {
                 kstore_kernel_list_free(v, n);
+                kstore_damaged_free(dm, nd);
                 return cli_error(&err);
         }
         if (json) {
                 json_auto_t *a = json_array();
+                for (size_t i = 0; i < nd; i++)
+                        json_array_append_new(a, json_pack("{s:s, s:o, s:b, s:s}", "name", dm[i].name, "id",
+                                                           dm[i].id ? json_string(dm[i].id) : json_null(),
+                                                           "damaged", 1, "why", dm[i].why));
                 for (size_t i = 0; i < n; i++) {
                         json_t *k = kstore_kernel_to_json(v[i]), *sv = json_array();
                         for (size_t j = 0; j < n_snaps; j++)
@@ -240,7 +250,7 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
                 }
                 json_dumpf(a, stdout, JSON_INDENT(2));
                 putchar('\n');
-        } else if (n == 0) {
+        } else if (n == 0 && nd == 0) {
                 fprintf(stderr, "no kernels stored; add one with 'kbench kernel add FILE'\n");
         } else {
                 printf("%-28s %-28s %-12s %-4s %7s  %-16s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED",
@@ -265,8 +275,16 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
                         else
                                 printf("-\n");
                 }
+                /* A damaged entry is shown, not hidden: it holds a name,
+                 * and 'kernel remove' takes it away. */
+                for (size_t i = 0; i < nd; i++) {
+                        g_autofree char *why = cli_mask(dm[i].why);
+
+                        printf("%-28s DAMAGED: %s (kbench kernel remove %s)\n", dm[i].name, why, dm[i].name);
+                }
         }
         kstore_kernel_list_free(v, n);
+        kstore_damaged_free(dm, nd);
         snapshot_info_free(snaps, n_snaps);
         return 0;
 }
@@ -276,18 +294,20 @@ static int kernel_remove(int argc, char **argv, const struct store_ctx *g) {
         g_autoptr(GOptionContext) ctx = g_option_context_new("NAME - remove a kernel name (and its files and "
                                                              "snapshots when unused)");
         _cleanup_kstore_ struct kstore *s = NULL;
-        struct kstore_kernel *k = NULL, **v = NULL;
         _cleanup_(lock_releasep) struct store_lock *lock = NULL;
-        g_autofree char *id = NULL;
+        g_autofree char *gone = NULL;
         struct kb_error err = { "" };
-        size_t n = 0;
-        int r, still = 0;
+        int r;
 
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if ((r = parse_options(ctx, &argc, &argv)))
+        if ((r = parse_options(ctx, entries, "kernel remove", &argc, &argv)))
                 return r;
         if (argc != 2)
                 return cli_errorf("kernel remove: expected one NAME (try --help)") + 1;
+        /* A path, an empty string: no kernel could have that name. */
+        if (!kstore_name_valid(argv[1]))
+                return cli_errorf("kernel remove: '%.64s%s' is not a kernel name (see kbench kernel list)", argv[1],
+                                  strlen(argv[1]) > 64 ? "..." : "") + 1;
         if ((r = open_store(g, 0, &s)))
                 return r;
         /* A run resolves its kernels at its start and boots them for hours:
@@ -295,24 +315,15 @@ static int kernel_remove(int argc, char **argv, const struct store_ctx *g) {
          * store's lock as run does, and says who holds it. */
         if (lock_store(g->home, "kernel", &lock, &err) < 0)
                 return cli_error(&err);
-        if (kstore_find(s, argv[1], &k, &err) < 0)
-                return cli_error(&err);
-        id = g_strdup(k->id);
-        kstore_kernel_free(k);
-        if (kstore_remove(s, argv[1], &err) < 0)
+        if (kstore_remove(s, argv[1], &gone, &err) < 0)
                 return cli_error(&err);
         printf("removed: %s\n", argv[1]);
-        /* The warm-start snapshots go with the kernel's files (another name
-         * may still point at them, and then they stay useful). */
-        if (kstore_list(s, &v, &n, &err) < 0)
-                return cli_error(&err);
-        for (size_t i = 0; i < n; i++)
-                still |= strcmp(v[i]->id, id) == 0;
-        kstore_kernel_list_free(v, n);
-        if (!still) {
+        /* The warm-start snapshots go with the kernel's files (while another
+         * name points at them, they stay useful and stay). */
+        if (gone) {
                 int removed = 0;
                 uint64_t bytes = 0;
-                if (snapshot_remove_kernel(g->home, id, &removed, &bytes, &err) < 0)
+                if (snapshot_remove_kernel(g->home, gone, &removed, &bytes, &err) < 0)
                         return cli_error(&err);
                 if (removed)
                         printf("removed %d snapshot(s), %.1f MiB\n", removed, (double)bytes / (1 << 20));
@@ -347,5 +358,5 @@ int cli_kernel(int argc, char **argv, const struct store_ctx *g) {
                         g_set_prgname(prg);
                         return subcommands[i].fn(argc - 1, argv + 1, g);
                 }
-        return cli_errorf("kernel: unknown command '%s' (add, build, list, remove)", argv[1]) + 1;
+        return cli_errorf("kernel: unknown command '%.64s' (add, build, list, remove)", argv[1]) + 1;
 }

@@ -9,7 +9,6 @@
 
 int cli_nightly(int argc, char **argv, const struct store_ctx *g) {
         g_autoptr(GOptionContext) ctx = NULL;
-        g_autoptr(GError) gerr = NULL;
         gboolean dry_run = FALSE, json = FALSE, keys = FALSE;
         struct nightly_opts o = { 0 };
         struct kb_error err = { { 0 } };
@@ -40,10 +39,8 @@ int cli_nightly(int argc, char **argv, const struct store_ctx *g) {
                 "3 nothing regressed but cells were left for the next night (deadline,\n"
                 "signal); 1 error (also: a source or an import failed); 2 usage.");
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
-                cli_errorf("nightly: %s", gerr->message);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "nightly", &argc, &argv))
                 return 2;
-        }
         if (keys) {
                 nightly_config_print_keys(stdout);
                 return 0;

@@ -5,12 +5,26 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "report/compare.h"
 #include "results/db.h"
 #include "web/site.h"
 
+/* Whether spec splits at some ':' into two texts that parse as selectors
+ * (a selector may hold ':' itself: which split, the store decides). */
+static int compare_spec_ok(const char *spec) {
+        struct compare_selector sel;
+
+        for (const char *p = strchr(spec, ':'); p; p = strchr(p + 1, ':')) {
+                g_autofree char *a = g_strndup(spec, (gsize)(p - spec));
+
+                if (compare_selector_parse(a, &sel, NULL) == 0 && compare_selector_parse(p + 1, &sel, NULL) == 0)
+                        return 1;
+        }
+        return 0;
+}
+
 int cli_publish(int argc, char **argv, const struct store_ctx *g) {
         g_autoptr(GOptionContext) ctx = NULL;
-        g_autoptr(GError) gerr = NULL;
         g_autofree char *dir = NULL;
         g_auto(GStrv) compares = NULL;
         struct kb_error err = { { 0 } };
@@ -46,12 +60,10 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
                 "empty DIR becomes a site; any other DIR is refused unless --force. The\n"
                 "store's own site/ (no -o) is kbench's, and taken over as it is.");
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
-                cli_errorf("publish: %s", gerr->message);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "publish", &argc, &argv))
                 return 2;
-        }
         if (argc > 1) {
-                cli_errorf("publish: unexpected argument '%s' (try 'kbench publish --help')", argv[1]);
+                cli_errorf("publish: unexpected argument '%.64s' (try 'kbench publish --help')", argv[1]);
                 return 2;
         }
         if (dir && !*dir) {
@@ -66,9 +78,12 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
         opt.dir = dir;
         opt.compares = (const char *const *)compares;
         opt.n_compares = compares ? g_strv_length(compares) : 0;
+        /* What no store could make a comparison of is a usage error; which
+         * kernels and runs exist is the store's to say (exit 1). */
         for (size_t i = 0; i < opt.n_compares; i++)
-                if (!strchr(compares[i], ':')) {
-                        cli_errorf("publish: --compare '%s' is not A:B", compares[i]);
+                if (!compare_spec_ok(compares[i])) {
+                        cli_errorf("publish: --compare " CLI_Q " is not A:B with A and B selectors (a kernel name, "
+                                   "run:ID, run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL)", CLI_QARG(compares[i]));
                         return 2;
                 }
 
@@ -76,6 +91,8 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
         if (r < 0)
                 return cli_error(&err);
         r = site_publish(db, &opt, &res, &err);
+        if (r < 0)
+                r = db_blame(db, r, &err);
         db_close(db);
         if (r < 0)
                 return cli_error(&err);
@@ -84,6 +101,12 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
         if (res.removed)
                 printf(", %zu stale removed", res.removed);
         putchar('\n');
-        printf("site: %s/index.html\n", dir);
+        {
+                /* The directory is the user's text: a newline in it must not
+                 * forge a second line for a script reading this one. */
+                g_autofree char *shown = cli_mask(dir);
+
+                printf("site: %s/index.html\n", shown);
+        }
         return fflush(stdout) == 0 ? 0 : cli_errorf("publish: cannot write the output");
 }

@@ -36,7 +36,6 @@ int cli_run(int argc, char **argv, const struct store_ctx *g) {
         struct runner_opts o;
         struct kb_error err = { { 0 } };
         g_autoptr(GOptionContext) ctx = g_option_context_new("- boot kernels under QEMU and run workloads");
-        g_autoptr(GError) gerr = NULL;
         int code = 2;
 
         while (runopt_table[n_opts].name)
@@ -48,12 +47,10 @@ int cli_run(int argc, char **argv, const struct store_ctx *g) {
         g_option_context_add_main_entries(ctx, entries, NULL);
         g_option_context_set_description(ctx, help);
         runopts_defaults(&o);
-        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
-                cli_errorf("run: %s", gerr->message);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "run", &argc, &argv))
                 goto out;
-        }
         if (argc > 1) {
-                cli_errorf("run: unexpected argument '%s' (kernels go with -k, workloads with -w)", argv[1]);
+                cli_errorf("run: unexpected argument '%.64s' (kernels go with -k, workloads with -w)", argv[1]);
                 goto out;
         }
         if (runopts_apply(&o, texts, flags, &err) < 0) {

@@ -21,7 +21,6 @@ static int parse_bisection_id(const char *text, gint64 *ret) {
 
 int cli_show(int argc, char **argv, const struct store_ctx *g) {
         g_autoptr(GOptionContext) ctx = NULL;
-        g_autoptr(GError) gerr = NULL;
         g_autofree char *cell = NULL, *log = NULL;
         gboolean json = FALSE, tags = FALSE, bisect = FALSE;
         struct kb_error err = { { 0 } };
@@ -50,12 +49,10 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 "then per kernel and metric n and mean +/- stddev over the ok cells only.\n"
                 "With --cell KEY: one cell in full (metrics, vmstat rows, timeline, logs).");
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
-                cli_errorf("show: %s", gerr->message);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "show", &argc, &argv))
                 return 2;
-        }
         if (argc > 2) {
-                cli_errorf("show: unexpected argument '%s' (try 'kbench show --help')", argv[2]);
+                cli_errorf("show: unexpected argument '%.64s' (try 'kbench show --help')", argv[2]);
                 return 2;
         }
         if (tags && (argc > 1 || json || cell || log)) {
@@ -125,6 +122,8 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 else if (r >= 0)
                         r = show_run(db, run_id, json, 0, stdout, &err);
         }
+        if (r < 0)
+                r = db_blame(db, r, &err);
         if (r >= 0 && fflush(stdout) != 0) {
                 r = -1;
                 snprintf(err.msg, sizeof(err.msg), "show: cannot write the output");

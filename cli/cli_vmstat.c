@@ -130,7 +130,6 @@ int cli_vmstat(int argc, char **argv, const struct store_ctx *g) {
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("FILE|- - analyse vmstat output");
-        g_autoptr(GError) gerr = NULL;
         struct kb_error err = { { 0 } };
         struct vmstat_parser *p;
         struct vmstat_table *t;
@@ -142,10 +141,8 @@ int cli_vmstat(int argc, char **argv, const struct store_ctx *g) {
                 "Reads any vmstat output (every procps dialect, kbench captures and ttyS1 data\n"
                 "logs, serial logs with other lines mixed in) and reports the columns, a per-column summary and the\n"
                 "writeout stalls: runs of samples whose bo is at or below the threshold.");
-        if (!g_option_context_parse(ctx, &argc, &argv, &gerr)) {
-                cli_errorf("vmstat: %s", gerr->message);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "vmstat", &argc, &argv))
                 return 2;
-        }
         if (argc != 2) {
                 cli_errorf("vmstat: expected one FILE (or - for stdin), see kbench vmstat --help");
                 return 2;
@@ -157,16 +154,23 @@ int cli_vmstat(int argc, char **argv, const struct store_ctx *g) {
                 union parse_value v;
 
                 if (parse_number(o.interval, PARSE_REAL, VMSTAT_INTERVAL_MIN, VMSTAT_INTERVAL_MAX, &v) < 0) {
-                        cli_errorf("vmstat: --interval '%.64s%s': expected seconds in %g..%g", o.interval,
-                                   strlen(o.interval) > 64 ? "..." : "", VMSTAT_INTERVAL_MIN, VMSTAT_INTERVAL_MAX);
+                        cli_errorf("vmstat: --interval " CLI_Q ": expected seconds in %g..%g", CLI_QARG(o.interval),
+                                   VMSTAT_INTERVAL_MIN, VMSTAT_INTERVAL_MAX);
                         return 2;
                 }
                 interval = v.d;
         }
-        if (o.threshold && (parse_double(o.threshold, &threshold) < 0 || !isfinite(threshold))) {
-                cli_errorf("vmstat: --bo-threshold '%.64s%s': expected a number", o.threshold,
-                           strlen(o.threshold) > 64 ? "..." : "");
-                return 2;
+        /* bo is never negative: a threshold below 0 would find no stall
+         * and say nothing of why. */
+        if (o.threshold) {
+                union parse_value v;
+
+                if (parse_number(o.threshold, PARSE_REAL, 0, VMSTAT_VALUE_MAX, &v) < 0) {
+                        cli_errorf("vmstat: --bo-threshold " CLI_Q ": expected blocks/s from 0 to 2^53",
+                                   CLI_QARG(o.threshold));
+                        return 2;
+                }
+                threshold = v.d;
         }
 
         p = vmstat_parser_new();

@@ -1,6 +1,8 @@
 /* main.c: the kbench command. Global options are taken out of argv wherever
- * they stand, then the verb table dispatches; each verb parses the rest. */
+ * they stand, then the verb table dispatches; each verb parses the rest
+ * through cli_parse, which holds the rules every verb's options share. */
 #include <glib.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "cli/cli.h"
 #include "report/utf8.h"
 
@@ -28,24 +31,32 @@ static const struct {
         { "doctor", cli_doctor, "check QEMU, libvirt, the accelerator and the store" },
 };
 
-/* One error line on stderr. Messages quote the store (kernel names, tags,
- * settings) and the guest: invalid UTF-8 becomes U+FFFD and every control
- * character (C0 with the newline, DEL, C1, the bidirectional ones) a '?', so no message can drive
- * the terminal or forge a second line. */
-static void put_error(const char *msg) {
-        g_autofree char *valid = g_utf8_make_valid(msg, -1);
-        g_autoptr(GString) line = g_string_new("kbench: ");
+char *cli_mask(const char *text) {
+        g_autofree char *valid = g_utf8_make_valid(text, -1);
+        GString *out = g_string_sized_new(strlen(valid));
 
         for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
                 gunichar c = g_utf8_get_char(p);
 
                 if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || utf8_is_bidi_control(c))
-                        g_string_append_c(line, '?');
+                        g_string_append_c(out, '?');
                 else
-                        g_string_append_unichar(line, c);
+                        g_string_append_unichar(out, c);
         }
-        g_string_append_c(line, '\n');
-        fputs(line->str, stderr);
+        return g_string_free(out, FALSE);
+}
+
+/* One error line on stderr. Messages quote the store (kernel names, tags,
+ * settings) and the guest: cli_mask makes them one line that cannot drive
+ * the terminal, and a message of more than a kb_error's bytes (a pasted
+ * file as a value) keeps its head and its reason (error_fit). */
+static void put_error(const char *msg) {
+        char fitted[sizeof(((struct kb_error *)0)->msg)];
+        g_autofree char *masked = NULL;
+
+        error_fit(fitted, sizeof(fitted), msg, strlen(msg));
+        masked = cli_mask(fitted);
+        fprintf(stderr, "kbench: %s\n", masked);
 }
 
 int cli_error(const struct kb_error *err) {
@@ -79,32 +90,143 @@ static void usage(FILE *f) {
                    "\n'kbench VERB --help' describes a verb.\n");
 }
 
-/* Remove "--opt VALUE" / "--opt=VALUE" from argv; returns the value (owned) or NULL. */
-static char *take_option(int *argc, char **argv, const char *opt) {
+/* Take the global option opt ("--store", whose value is a what) out of
+ * argv, wherever it stands before "--", as "--opt VALUE" or "--opt=VALUE".
+ * OUT: *ret, the value (g_free) or NULL when absent. Returns 0, or 2 after
+ * one line: no value, an empty one (which would be the working directory,
+ * or the system's libvirt), or the option twice. */
+static int take_option(int *argc, char **argv, const char *opt, const char *what, char **ret) {
         size_t ol = strlen(opt);
-        char *val = NULL;
+        g_autofree char *val = NULL;
 
         for (int i = 1; i < *argc; i++) {
+                const char *v = NULL;
                 int drop = 0;
 
                 if (strcmp(argv[i], "--") == 0)
                         break;
-                if (strcmp(argv[i], opt) == 0 && i + 1 < *argc) {
-                        g_free(val);
-                        val = g_strdup(argv[i + 1]);
+                if (strcmp(argv[i], opt) == 0) {
+                        if (i + 1 >= *argc)
+                                return cli_errorf("%s needs a %s (try 'kbench --help')", opt, what) + 1;
+                        v = argv[i + 1];
                         drop = 2;
                 } else if (strncmp(argv[i], opt, ol) == 0 && argv[i][ol] == '=') {
-                        g_free(val);
-                        val = g_strdup(argv[i] + ol + 1);
+                        v = argv[i] + ol + 1;
                         drop = 1;
                 }
-                if (drop) {
-                        memmove(argv + i, argv + i + drop, sizeof(char *) * (size_t)(*argc - i - drop + 1));
-                        *argc -= drop;
-                        i--;
+                if (!drop)
+                        continue;
+                if (!*v)
+                        return cli_errorf("%s needs a %s, not an empty string", opt, what) + 1;
+                if (val)
+                        return cli_errorf("%s given twice ('%.64s' and '%.64s'): give it once", opt, val, v) + 1;
+                val = g_strdup(v);
+                memmove(argv + i, argv + i + drop, sizeof(char *) * (size_t)(*argc - i - drop + 1));
+                *argc -= drop;
+                i--;
+        }
+        *ret = TAKE_PTR(val);
+        return 0;
+}
+
+/* The entry of entries (NULL-terminated arrays in a NULL-terminated list)
+ * named long_name (when short_name is 0) or short_name, or NULL. */
+static const GOptionEntry *find_entry(const GOptionEntry *const *entries, const char *long_name, size_t len,
+                                      char short_name) {
+        for (size_t g = 0; entries[g]; g++)
+                for (const GOptionEntry *e = entries[g]; e->long_name; e++)
+                        if (short_name ? e->short_name == short_name
+                                       : strlen(e->long_name) == len && strncmp(e->long_name, long_name, len) == 0)
+                                return e;
+        return NULL;
+}
+
+static int takes_value(const GOptionEntry *e) {
+        return e->arg != G_OPTION_ARG_NONE &&
+               !(e->arg == G_OPTION_ARG_CALLBACK && (e->flags & G_OPTION_FLAG_NO_ARG));
+}
+
+static int repeatable(const GOptionEntry *e) {
+        return e->arg == G_OPTION_ARG_STRING_ARRAY || e->arg == G_OPTION_ARG_FILENAME_ARRAY ||
+               e->arg == G_OPTION_ARG_CALLBACK;
+}
+
+/* The rules of one option's value (see cli_parse); seen counts each
+ * entry's uses. Returns 0, or 2 after one line. */
+static int check_value(const char *verb, const GOptionEntry *e, const char *value, GHashTable *seen) {
+        guint n = GPOINTER_TO_UINT(g_hash_table_lookup(seen, e)) + 1;
+        int text = e->arg != G_OPTION_ARG_FILENAME && e->arg != G_OPTION_ARG_FILENAME_ARRAY;
+
+        g_hash_table_insert(seen, (gpointer)e, GUINT_TO_POINTER(n));
+        if (n > 1 && !repeatable(e))
+                return cli_errorf("%s: --%s given twice: it takes one value", verb, e->long_name) + 1;
+        if (value && !*value)
+                return cli_errorf("%s: --%s needs a value, not an empty string", verb, e->long_name) + 1;
+        /* GOption would convert a text value from the locale's charset and
+         * fail without naming the option. */
+        if (value && text && !g_utf8_validate(value, -1, NULL))
+                return cli_errorf("%s: --%s: the value is not UTF-8 text", verb, e->long_name) + 1;
+        return 0;
+}
+
+/* Walk argv as GOption will, checking each value given to a known option. */
+static int check_argv(const char *verb, const GOptionEntry *const *entries, int argc, char **argv) {
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+
+        for (int i = 1; i < argc; i++) {
+                const char *a = argv[i];
+                const GOptionEntry *e;
+                int r = 0;
+
+                if (strcmp(a, "--") == 0)
+                        break;
+                if (a[0] != '-' || a[1] == '\0')
+                        continue;
+                if (a[1] == '-') {
+                        const char *eq = strchr(a + 2, '=');
+
+                        e = find_entry(entries, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), 0);
+                        if (!e)
+                                continue;        /* GOption says what it is */
+                        if (!takes_value(e))
+                                r = check_value(verb, e, NULL, seen);
+                        else if (eq || i + 1 < argc)
+                                r = check_value(verb, e, eq ? eq + 1 : argv[++i], seen);
+                        if (r)
+                                return r;
+                        continue;
+                }
+                for (const char *c = a + 1; *c; c++) {
+                        e = find_entry(entries, NULL, 0, *c);
+                        if (!e)
+                                break;        /* GOption says what it is */
+                        if (!takes_value(e)) {
+                                r = check_value(verb, e, NULL, seen);
+                                if (r)
+                                        return r;
+                                continue;
+                        }
+                        if (c[1])
+                                r = check_value(verb, e, c + 1, seen);
+                        else if (i + 1 < argc)
+                                r = check_value(verb, e, argv[++i], seen);
+                        if (r)
+                                return r;
+                        break;        /* the rest of the word, or the next one, was the value */
                 }
         }
-        return val;
+        return 0;
+}
+
+int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const char *verb, int *argc, char ***argv) {
+        g_autoptr(GError) gerr = NULL;
+        int r = check_argv(verb, entries, *argc, *argv);
+
+        if (r)
+                return r;
+        if (!g_option_context_parse(ctx, argc, argv, &gerr))
+                return cli_errorf("%s: %s (try --help)", verb, gerr->message) + 1;
+        return 0;
 }
 
 int main(int argc, char **argv) {
@@ -112,9 +234,14 @@ int main(int argc, char **argv) {
         const char *env;
         int r = 2;
 
-        g.home = take_option(&argc, argv, "--store");
-        g.db_path = take_option(&argc, argv, "--db");
-        g.connect = take_option(&argc, argv, "--connect");
+        /* Option values and names from the store are UTF-8, whatever the
+         * environment's locale: GOption then takes "--tag café" as text.
+         * Only the character type: numbers keep the C locale's '.'. */
+        if (!setlocale(LC_CTYPE, "C.UTF-8"))
+                setlocale(LC_CTYPE, "");
+        if (take_option(&argc, argv, "--store", "DIR", &g.home) || take_option(&argc, argv, "--db", "FILE", &g.db_path) ||
+            take_option(&argc, argv, "--connect", "URI", &g.connect))
+                goto out;
 
         if (!g.home) {
                 /* As root, QEMU runs as libvirt-qemu (host/vm.c), which
@@ -151,7 +278,7 @@ int main(int argc, char **argv) {
                         r = verbs[i].fn(argc - 1, argv + 1, &g);
                         goto out;
                 }
-        cli_errorf("unknown verb '%s' (try 'kbench --help')", argv[1]);
+        cli_errorf("unknown verb " CLI_Q " (try 'kbench --help')", CLI_QARG(argv[1]));
 out:
         g_free(g.home);
         g_free(g.db_path);

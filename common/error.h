@@ -10,10 +10,19 @@ struct kb_error {
 };
 
 /* Fill err (may be NULL) with a printf-style message and return r, so that a
- * failing path reads `return error_setf(err, -EINVAL, "%s: bad size", path);`. */
+ * failing path reads `return error_setf(err, -EINVAL, "%s: bad size", path);`.
+ * A message longer than err->msg keeps its head and its tail (error_fit). */
 int error_setf(struct kb_error *err, int r, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
-/* Prefix an existing message: "ctx: old message". Returns r. */
+/* Prefix an existing message: "ctx: old message". Returns r. Fitted as
+ * error_setf's. */
 int error_prefix(struct kb_error *err, int r, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+
+/* Copy src (len bytes) into dst (size bytes, NUL-terminated): whole when it
+ * fits, else its head and its tail joined by " ... ". A message names the
+ * file at fault before the reason ("PATH: File name too long"), so what is
+ * cut is the middle (of a long path or value), never the reason. Cuts fall
+ * between UTF-8 characters. */
+void error_fit(char *dst, size_t size, const char *src, size_t len);

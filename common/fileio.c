@@ -1,6 +1,8 @@
-/* fileio.c: bounded whole-file reads (see fileio.h). */
+/* fileio.c: bounded whole-file reads and the store's own writes (see
+ * fileio.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,7 +16,8 @@ static const char *file_kind(mode_t m) {
                : S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : "a special file";
 }
 
-int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err) {
+/* fileio_open_regular, with extra open flags (O_NOFOLLOW). */
+static int open_regular(const char *path, int extra, int *ret_fd, struct kb_error *err) {
         _cleanup_close_ int fd = -1;
         struct stat st;
         int fl;
@@ -22,9 +25,12 @@ int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err) {
         /* O_NONBLOCK: opening a FIFO for reading waits for a writer, a tty
          * or a device may wait for its carrier; the check comes after the
          * open (no race with a rename), so the open itself must not wait. */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | extra);
         if (fd < 0) {
                 int e = errno;
+
+                if (e == ELOOP && (extra & O_NOFOLLOW))
+                        return error_setf(err, -ELOOP, "%s: a symbolic link, not followed", path);
 
                 /* A socket cannot be opened at all (ENXIO): say what it is. */
                 if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
@@ -42,15 +48,19 @@ int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err) {
         return 0;
 }
 
-int fileio_read(const char *path, size_t max, char **ret_buf, size_t *ret_len, unsigned *ret_mode,
-                struct kb_error *err) {
+int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err) {
+        return open_regular(path, 0, ret_fd, err);
+}
+
+static int read_whole(const char *path, int extra, size_t max, char **ret_buf, size_t *ret_len, unsigned *ret_mode,
+                      struct kb_error *err) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *buf = NULL;
         struct stat st;
         size_t got = 0;
         int r;
 
-        r = fileio_open_regular(path, &fd, err);
+        r = open_regular(path, extra, &fd, err);
         if (r < 0)
                 return r;
         if (fstat(fd, &st) < 0)
@@ -75,4 +85,71 @@ int fileio_read(const char *path, size_t max, char **ret_buf, size_t *ret_len, u
         if (ret_mode)
                 *ret_mode = st.st_mode & 07777;
         return 0;
+}
+
+int fileio_read(const char *path, size_t max, char **ret_buf, size_t *ret_len, unsigned *ret_mode,
+                struct kb_error *err) {
+        return read_whole(path, 0, max, ret_buf, ret_len, ret_mode, err);
+}
+
+int fileio_read_nofollow(const char *path, size_t max, char **ret_buf, size_t *ret_len, struct kb_error *err) {
+        return read_whole(path, O_NOFOLLOW, max, ret_buf, ret_len, NULL, err);
+}
+
+int fileio_create(const char *path, int flags, unsigned mode, int *ret_fd, struct kb_error *err) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        int fl;
+
+        fd = open(path, flags | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, (mode_t)mode);
+        if (fd < 0 && errno == ELOOP)
+                return error_setf(err, -ELOOP, "%s: a symbolic link, not a file kbench made (not followed)", path);
+        if (fd < 0) {
+                int e = errno;
+
+                /* A FIFO without a reader (ENXIO for O_WRONLY): say what it is. */
+                if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+                        return error_setf(err, -EINVAL, "%s: %s, not a regular file", path, file_kind(st.st_mode));
+                return error_setf(err, -e, "%s: %s", path, strerror(e));
+        }
+        if (fstat(fd, &st) < 0)
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+                return error_setf(err, -EINVAL, "%s: %s, not a regular file", path, file_kind(st.st_mode));
+        fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int fileio_write_atomic(const char *path, const void *data, size_t len, unsigned mode, struct kb_error *err) {
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = -1;
+        const char *p = data;
+        int e;
+
+        if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+                tmp = NULL;
+                return error_setf(err, -ENOMEM, "%s: out of memory", path);
+        }
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return error_setf(err, -errno, "%s: %s", tmp, strerror(errno));
+        for (size_t off = 0; off < len;) {
+                ssize_t n = write(fd, p + off, len - off);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        goto fail;
+                off += (size_t)n;
+        }
+        if (fchmod(fd, (mode_t)mode) < 0 || close(TAKE_FD(fd)) < 0 || rename(tmp, path) < 0)
+                goto fail;
+        return 0;
+fail:
+        e = errno;
+        unlink(tmp);
+        return error_setf(err, -e, "%s: %s", path, strerror(e));
 }

@@ -19,3 +19,24 @@ int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err);
  * than max, -EIO the file shrank while being read. */
 int fileio_read(const char *path, size_t max, char **ret_buf, size_t *ret_len, unsigned *ret_mode,
                 struct kb_error *err);
+
+/* fileio_read of a file kbench wrote and trusts (a site's manifest): a
+ * symbolic link there is -ELOOP "PATH: a symbolic link, not followed",
+ * never read through. */
+int fileio_read_nofollow(const char *path, size_t max, char **ret_buf, size_t *ret_len, struct kb_error *err);
+
+/* Open (creating it when missing) a file kbench keeps in its store or
+ * writes for itself, with flags (O_WRONLY or O_RDWR, and O_TRUNC as wanted)
+ * plus O_CREAT. Anyone who can write the store's directory could put a
+ * symbolic link where the file goes, so the open follows none (the link's
+ * target is neither opened nor truncated), nor waits on a FIFO, and the
+ * file must be a regular one. OUT: *ret_fd (blocking; caller closes).
+ * Returns 0, or -errno with err naming the file: -ELOOP a symbolic link,
+ * -EINVAL a FIFO, socket, device or directory. */
+int fileio_create(const char *path, int flags, unsigned mode, int *ret_fd, struct kb_error *err);
+
+/* Replace the file at path with len bytes of data, mode mode: written to a
+ * new temporary file beside it (O_EXCL, a random name) and renamed over it,
+ * so a reader sees the old file or the new one, and a symbolic link at path
+ * is replaced, never followed. Returns 0 or -errno with err naming path. */
+int fileio_write_atomic(const char *path, const void *data, size_t len, unsigned mode, struct kb_error *err);

@@ -1,12 +1,14 @@
 /* Unit tests for common/: number and line parsing, file reads, the CRC,
  * the splitmix64 generator. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/crc32.h"
+#include "common/error.h"
 #include "common/fileio.h"
 #include "common/parse.h"
 #include "common/splitmix64.h"
@@ -156,6 +158,90 @@ TEST(fileio_bounds) {
         ASSERT_STREQ(err.msg, "/dev/null: a character device, not a regular file");
         unlink(path);
         ASSERT_EQ(fileio_read(path, 4096, &buf, &len, NULL, &err), -ENOENT);
+}
+
+/* The store's own files: a link put where one goes is neither followed nor
+ * truncated through, a FIFO is refused without waiting, and a replaced
+ * file replaces the link instead of writing through it. */
+TEST(fileio_create_follows_no_link) {
+        char dir[] = "/tmp/kbench-test-create-XXXXXX";
+        char victim[64], link[64], fifo[64], plain[64], buf[16] = "";
+        struct kb_error err;
+        struct stat st;
+        int fd = -1, vfd;
+
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        snprintf(victim, sizeof(victim), "%s/victim", dir);
+        snprintf(link, sizeof(link), "%s/lock", dir);
+        snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+        snprintf(plain, sizeof(plain), "%s/plain", dir);
+        vfd = open(victim, O_WRONLY | O_CREAT, 0600);
+        ASSERT_TRUE(vfd >= 0);
+        ASSERT_EQ(write(vfd, "precious", 8), 8);
+        close(vfd);
+        ASSERT_EQ(symlink(victim, link), 0);
+        ASSERT_EQ(fileio_create(link, O_RDWR | O_TRUNC, 0644, &fd, &err), -ELOOP);
+        ASSERT_TRUE(strstr(err.msg, link) && strstr(err.msg, "symbolic link"));
+        ASSERT_EQ(stat(victim, &st), 0);
+        ASSERT_EQ(st.st_size, 8);
+        ASSERT_EQ(mkfifo(fifo, 0600), 0);
+        ASSERT_EQ(fileio_create(fifo, O_WRONLY, 0644, &fd, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "a FIFO, not a regular file") != NULL);
+        ASSERT_EQ(fileio_create(plain, O_WRONLY, 0600, &fd, &err), 0);
+        ASSERT_EQ(write(fd, "x", 1), 1);
+        close(fd);
+        /* Replacing the link's path replaces the link. */
+        ASSERT_EQ(fileio_write_atomic(link, "new\n", 4, 0644, &err), 0);
+        ASSERT_EQ(lstat(link, &st), 0);
+        ASSERT_TRUE(S_ISREG(st.st_mode));
+        ASSERT_EQ(st.st_mode & 07777, 0644);
+        vfd = open(victim, O_RDONLY);
+        ASSERT_EQ(read(vfd, buf, sizeof(buf) - 1), 8);
+        close(vfd);
+        ASSERT_STREQ(buf, "precious");
+        unlink(link);
+        unlink(fifo);
+        unlink(plain);
+        unlink(victim);
+        ASSERT_EQ(rmdir(dir), 0);      /* no temporary file is left */
+}
+
+/* A message longer than the buffer keeps its head and its reason: a path
+ * of thousands of bytes is cut in its middle. */
+TEST(error_keeps_the_reason) {
+        struct kb_error err;
+        char path[5001];
+
+        memset(path, 'a', sizeof(path) - 1);
+        path[sizeof(path) - 1] = '\0';
+        path[0] = '/';
+        ASSERT_EQ(error_setf(&err, -ENAMETOOLONG, "store %s: %s", path, strerror(ENAMETOOLONG)), -ENAMETOOLONG);
+        ASSERT_TRUE(strlen(err.msg) < sizeof(err.msg));
+        ASSERT_TRUE(strncmp(err.msg, "store /aaa", 10) == 0);
+        ASSERT_TRUE(strstr(err.msg, "aaa ... aaa") != NULL);
+        ASSERT_TRUE(strstr(err.msg, ": File name too long") != NULL);
+        ASSERT_EQ(strlen(err.msg), sizeof(err.msg) - 1);
+        error_prefix(&err, -ENAMETOOLONG, "kernel add");
+        ASSERT_TRUE(strncmp(err.msg, "kernel add: store /aaa", 22) == 0);
+        ASSERT_TRUE(strstr(err.msg, ": File name too long") != NULL);
+        /* Short ones are as they were. */
+        error_setf(&err, -EINVAL, "%s: bad", "x");
+        error_prefix(&err, -EINVAL, "ctx");
+        ASSERT_STREQ(err.msg, "ctx: x: bad");
+        /* A cut never splits a UTF-8 character. */
+        {
+                char dst[16];
+
+                error_fit(dst, sizeof(dst), "x\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9y", 20);
+                ASSERT_TRUE(strstr(dst, " ... ") != NULL);
+                ASSERT_TRUE(dst[0] == 'x' && dst[strlen(dst) - 1] == 'y');
+                for (const char *p = dst; *p; p++) {
+                        if ((unsigned char)*p == 0xc3)
+                                ASSERT_TRUE((unsigned char)p[1] == 0xa9);
+                        if ((unsigned char)*p == 0xa9)
+                                ASSERT_TRUE(p > dst && (unsigned char)p[-1] == 0xc3);
+                }
+        }
 }
 
 /* The first outputs for seed 0 of Vigna's reference splitmix64.c; the

@@ -8,6 +8,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
+#include "common/util.h"
 #include "host/accel.h"
 
 static int kvm_usable(void) {
@@ -124,8 +126,13 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
         j = json_pack("{s:s, s:s, s:b, s:f, s:I, s:s}", "host_kernel", u.release, "qemu", qemu, "kvm_works", ok,
                       "probe_s", secs, "probed_at", (json_int_t)(g_get_real_time() / G_USEC_PER_SEC),
                       "failure", failure);
-        if (j)
-                json_dump_file(j, cache, JSON_INDENT(2));
+        {
+                /* Best effort, replaced and never written through a link. */
+                _cleanup_free_ char *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+
+                if (text)
+                        fileio_write_atomic(cache, text, strlen(text), 0644, NULL);
+        }
         json_decref(j);
         *ret_accel = ok ? "kvm" : "tcg";
         if (ok)

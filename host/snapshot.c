@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
+#include "common/util.h"
 #include "host/snapshot.h"
 #include "host/vm.h"
 
@@ -97,7 +99,7 @@ char *snapshot_path(const char *store, const char *key, const char *suffix) {
 int snapshot_write_manifest(const char *store, const char *key, const struct snapshot_shape *s,
                             const char *kernel_name, double boot_s, struct kb_error *err) {
         g_autofree char *path = snapshot_path(store, key, ".json");
-        g_autofree char *tmp = g_strconcat(path, ".tmp", NULL);
+        _cleanup_free_ char *text = NULL;
         json_t *j = json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:i, s:I, s:I, s:s?, s:b, s:s?, s:s?, s:s?, s:s?, s:f, s:f}",
                               "key", key, "kernel_id", s->kernel_id, "kernel_name", kernel_name,
                               "initrd_sha256", s->initrd_sha256, "mem_mb", (int)s->mem_mb, "cpus", (int)s->cpus,
@@ -109,13 +111,12 @@ int snapshot_write_manifest(const char *store, const char *key, const struct sna
 
         if (!j)
                 return error_setf(err, -ENOMEM, "%s: cannot build the manifest", path);
-        if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
-                r = error_setf(err, -EIO, "%s: cannot write", tmp);
-        else if (g_rename(tmp, path) < 0)
-                r = error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
         json_decref(j);
-        if (r < 0)
-                g_unlink(tmp);
+        if (!text)
+                return error_setf(err, -ENOMEM, "%s: cannot build the manifest", path);
+        /* Replaced, never written through a link put in the store. */
+        r = fileio_write_atomic(path, text, strlen(text), 0644, err);
         return r;
 }
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "kernels/build.h"
 
@@ -25,6 +26,7 @@
 /* What one build knows as it goes. */
 struct build {
         const struct kbuild_opts *o;
+        char *source;              /* o->source made absolute: tar and make run elsewhere */
         char *tree;                /* the source tree make runs in */
         char *source_id, *commit;
         char *config_base;         /* "defconfig", "tinyconfig" or "file:<sha256>" */
@@ -92,7 +94,7 @@ static char *log_last_line(const char *log) {
 static int run_logged(const struct build *b, char **argv, const char *cwd, const char *what,
                       struct kb_error *err) {
         g_autofree char *cmd = g_strjoinv(" ", argv);
-        int fd = open(b->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        int fd = open(b->log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
         gint64 start = g_get_monotonic_time(), next = start + PROGRESS_EVERY_S * G_USEC_PER_SEC;
         int status;
         pid_t pid;
@@ -228,6 +230,32 @@ int kbuild_source_id(const char *source, char **ret_id, char **ret_commit, struc
         return r;
 }
 
+/* A file named by an option must be a regular file, checked without
+ * waiting on it (a FIFO would block the build, /dev/zero never end it). */
+static int check_file(const char *opt, const char *path, struct kb_error *err) {
+        _cleanup_close_ int fd = -1;
+        int r = fileio_open_regular(path, &fd, err);
+
+        return r < 0 ? error_prefix(err, r, "%s", opt) : 0;
+}
+
+int kbuild_check_inputs(const struct kbuild_opts *o, struct kb_error *err) {
+        struct stat st;
+        int r = 0;
+
+        if (stat(o->source, &st) < 0)
+                return error_setf(err, -errno, "source %s: %s", o->source, strerror(errno));
+        if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+                return error_setf(err, -EINVAL, "source %s: not a kernel source tree nor a tarball", o->source);
+        if (o->config && strcmp(o->config, "defconfig") != 0 && strcmp(o->config, "tinyconfig") != 0)
+                r = check_file("--config", o->config, err);
+        for (size_t i = 0; r >= 0 && o->fragments && o->fragments[i]; i++)
+                r = check_file("--fragment", o->fragments[i], err);
+        for (size_t i = 0; r >= 0 && o->patches && o->patches[i]; i++)
+                r = check_file("--patch", o->patches[i], err);
+        return r;
+}
+
 /* dst made by fill(tmp) under a temporary name and renamed, so a build
  * killed half way leaves no half tree behind under the final name. */
 static int make_dir_once(const struct build *b, const char *dst, const char *what,
@@ -251,7 +279,7 @@ static int make_dir_once(const struct build *b, const char *dst, const char *wha
 }
 
 static int unpack_tarball(const struct build *b, const char *tmp, struct kb_error *err) {
-        char *tar[] = { "tar", "-xf", (char *)b->o->source, "-C", (char *)tmp, "--strip-components=1", NULL };
+        char *tar[] = { "tar", "-xf", b->source, "-C", (char *)tmp, "--strip-components=1", NULL };
 
         return run_logged(b, tar, "/", "unpacking the source", err);
 }
@@ -281,11 +309,11 @@ static int copy_and_patch(const struct build *b, const char *tmp, struct kb_erro
 static int step_source(struct build *b, struct kb_error *err) {
         const struct kbuild_opts *o = b->o;
         struct stat st;
-        int r = kbuild_source_id(o->source, &b->source_id, &b->commit, err);
+        int r = kbuild_source_id(b->source, &b->source_id, &b->commit, err);
 
         if (r < 0)
                 return r;
-        if (stat(o->source, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (stat(b->source, &st) == 0 && S_ISREG(st.st_mode)) {
                 b->tree = g_strdup_printf("%s/src/%.16s", o->work_dir, b->source_id + strlen("sha256:"));
                 r = make_dir_once(b, b->tree, "unpacking the source (about a minute)", unpack_tarball, err);
                 if (r < 0)
@@ -293,7 +321,7 @@ static int step_source(struct build *b, struct kb_error *err) {
         } else {
                 /* The real path: the O= tree is keyed by it, and a store may
                  * reach its build directory through a link. */
-                char *real = realpath(o->source, NULL);
+                char *real = realpath(b->source, NULL);
 
                 if (!real)
                         return error_setf(err, -errno, "source %s: %s", o->source, strerror(errno));
@@ -371,7 +399,11 @@ static int step_inputs(struct build *b, struct kb_error *err) {
         b->o_dir = g_strdup_printf("%s/o/%.16s", o->work_dir, o_key);
         b->cache_path = g_strdup_printf("%s/cache/%.16s", o->work_dir, b->key);
         b->log_path = g_strdup_printf("%s/log/%.16s.log", o->work_dir, b->key);
-        b->ccache = g_find_program_in_path("ccache") != NULL;
+        {
+                g_autofree char *ccache = g_find_program_in_path("ccache");
+
+                b->ccache = ccache != NULL;
+        }
         return 0;
 }
 
@@ -515,8 +547,12 @@ static int step_store(struct build *b, struct kstore *s, double build_s, struct 
                 return r;
         r = kstore_attach(s, ret->kernel, "config", config, "config", err);
         record = build_record(b, build_s);
-        if (r >= 0 && json_dump_file(record, record_path, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
-                r = error_setf(err, -EIO, "%s: cannot write", record_path);
+        if (r >= 0) {
+                _cleanup_free_ char *text = json_dumps(record, JSON_INDENT(2) | JSON_SORT_KEYS);
+
+                r = text ? fileio_write_atomic(record_path, text, strlen(text), 0644, err)
+                         : error_setf(err, -ENOMEM, "%s: cannot write", record_path);
+        }
         if (r >= 0)
                 r = kstore_attach(s, ret->kernel, "build", record_path, "build.json", err);
         if (r >= 0 && !g_file_set_contents(b->cache_path, ret->kernel->id, -1, NULL))
@@ -558,6 +594,7 @@ static int try_cache(const struct build *b, struct kstore *s, struct kbuild_resu
 }
 
 static void build_clear(struct build *b) {
+        g_free(b->source);
         g_free(b->tree);
         g_free(b->source_id);
         g_free(b->commit);
@@ -592,7 +629,10 @@ int kbuild_run(struct kstore *s, const struct kbuild_opts *o, struct kbuild_resu
         int r;
 
         *ret = (struct kbuild_result){ 0 };
-        r = make_dirs(o->work_dir, err);
+        b.source = g_canonicalize_filename(o->source, NULL);
+        r = kbuild_check_inputs(o, err);
+        if (r >= 0)
+                r = make_dirs(o->work_dir, err);
         if (r >= 0) {
                 /* The log of the unpacking or copying, before the build's key is known. */
                 b.log_path = g_build_filename(o->work_dir, "log", "source.log", NULL);

@@ -43,8 +43,15 @@ struct kbuild_result {
         double build_s;            /* wall time of configure and make */
 };
 
-/* Build o->source into store s. A failed step is one error line naming the
- * build's log. OUT: *ret (kbuild_result_clear). */
+/* What a build is given by name, checked before anything is made: the
+ * source exists as a directory or a file, and each --config file, fragment
+ * and patch is a regular file (a FIFO, socket or device is refused at once,
+ * never read). Returns 0 or -errno with err naming the option and file. */
+int kbuild_check_inputs(const struct kbuild_opts *o, struct kb_error *err);
+
+/* Build o->source (a path relative to the working directory or absolute)
+ * into store s; kbuild_check_inputs first. A failed step is one error line
+ * naming the build's log. OUT: *ret (kbuild_result_clear). */
 int kbuild_run(struct kstore *s, const struct kbuild_opts *o, struct kbuild_result *ret, struct kb_error *err);
 
 void kbuild_result_clear(struct kbuild_result *r);

@@ -278,6 +278,10 @@ static int parse_bzimage(const uint8_t *data, size_t size, const char *what,
         return 0;
 }
 
+int kimage_sniff(const uint8_t *head, size_t n) {
+        return (n >= SETUP_HDR_END && memcmp(head + HDRS_OFF, "HdrS", 4) == 0) || is_elf(head, n);
+}
+
 int kimage_parse(const uint8_t *data, size_t size, const char *what,
                  struct kimage_info **ret, struct kb_error *err) {
         _cleanup_(kimage_info_freep) struct kimage_info *info = calloc(1, sizeof(*info));

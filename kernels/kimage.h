@@ -36,6 +36,13 @@ struct kimage_info {
 int kimage_parse(const uint8_t *data, size_t size, const char *what,
                  struct kimage_info **ret, struct kb_error *err);
 
+/* Bytes of a file's head that kimage_sniff needs (the setup header's end). */
+#define KIMAGE_SNIFF_BYTES 0x250
+
+/* Whether a file starting with head[0..n) may be a kernel image: a bzImage
+ * setup header ("HdrS") or an ELF file; a cheap look before a copy. */
+int kimage_sniff(const uint8_t *head, size_t n);
+
 /* kimage_parse() on the contents of the file at path (mapped read-only).
  * Errors as kimage_parse, plus -errno from open/mmap naming the file. */
 int kimage_inspect(const char *path, struct kimage_info **ret, struct kb_error *err);

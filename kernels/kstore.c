@@ -1,8 +1,10 @@
 /* kernels/kstore.c: the content-addressed kernel store (layout in kstore.h).
- * Every import is assembled in <root>/.tmp-add-* on the same filesystem and
- * renamed into <root>/<sha256> in one step; names are symlinks created with
- * symlink(2), whose EEXIST makes name uniqueness race-free. Metadata lives in
- * kernel.json so listing the store never re-inspects an image. */
+ * Every import is assembled in <root>/.tmp-add-* on the same filesystem
+ * (flock'ed while its import lives, so the next import removes the ones a
+ * killed kbench left) and renamed into <root>/<sha256> in one step; names
+ * are symlinks created with symlink(2), whose EEXIST makes name uniqueness
+ * race-free. Metadata lives in kernel.json so listing the store never
+ * re-inspects an image. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +12,10 @@
 #include <glib.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/fileio.h"
 #include "common/util.h"
@@ -21,6 +25,9 @@
 
 #define ID_LEN 64                  /* sha256 hex digits */
 #define NAME_MAX_LEN KSTORE_NAME_MAX
+#define KNOWN_NAMES_MAX 8          /* names a "no kernel" error lists */
+#define STAGING_PREFIX ".tmp-add-"
+#define STAGING_GRACE_S 60         /* a staging directory younger than this is never reaped */
 
 struct kstore {
         char *root;
@@ -94,6 +101,17 @@ static int valid_name(const char *s);
 
 int kstore_name_valid(const char *s) {
         return valid_name(s);
+}
+
+/* What kstore_find reads as an id prefix rather than a name. */
+static int looks_like_id(const char *s) {
+        size_t n = strlen(s);
+
+        return n >= KSTORE_ID_PREFIX_MIN && n <= ID_LEN && strspn(s, "0123456789abcdef") == n;
+}
+
+int kstore_name_new_valid(const char *s) {
+        return valid_name(s) && !looks_like_id(s);
 }
 
 static int valid_name(const char *s) {
@@ -234,33 +252,57 @@ static char *known_names(struct kstore *s) {
         if (d)
                 closedir(d);
         g_ptr_array_sort(v, cmp_str);
-        for (guint i = 0; i < v->len && out->len < 600; i++)
-                g_string_append_printf(out, "%s%s", i ? ", " : "", *(char **)&v->pdata[i]);
+        /* A few names, each cut: a store of hundreds must not make a
+         * screenful of one error line. */
+        for (guint i = 0; i < v->len && i < KNOWN_NAMES_MAX; i++)
+                g_string_append_printf(out, "%s%.64s", i ? ", " : "", *(char **)&v->pdata[i]);
+        if (v->len > KNOWN_NAMES_MAX)
+                g_string_append_printf(out, ", ... (%u in all: kbench kernel list)", v->len);
         if (v->len == 0)
                 g_string_append(out, "none; add one with 'kbench kernel add'");
         return g_string_free(out, FALSE);
 }
 
+/* The one stored id starting with prefix. OUT: *ret_id (g_free), NULL
+ * when none; -EINVAL when several. */
+static int id_by_prefix(struct kstore *s, const char *prefix, char **ret_id, struct kb_error *err) {
+        DIR *d = opendir(s->root);
+        struct dirent *de;
+        size_t n = strlen(prefix);
+        int matches = 0;
+
+        *ret_id = NULL;
+        while (d && (de = readdir(d)))
+                if (valid_id(de->d_name) && strncmp(de->d_name, prefix, n) == 0 && matches++ == 0)
+                        *ret_id = g_strdup(de->d_name);
+        if (d)
+                closedir(d);
+        if (matches > 1) {
+                g_clear_pointer(ret_id, g_free);
+                return error_setf(err, -EINVAL, "kernel id prefix '%s' is ambiguous (%d kernels)", prefix, matches);
+        }
+        return 0;
+}
+
 int kstore_find(struct kstore *s, const char *name_or_id, struct kstore_kernel **ret, struct kb_error *err) {
-        g_autofree char *id = NULL, *name = NULL;
-        size_t n = strlen(name_or_id);
+        g_autofree char *id = NULL, *name = NULL, *by_prefix = NULL;
+        int r;
 
-        if (valid_name(name_or_id) && (id = name_target(s, name_or_id)))
+        if (looks_like_id(name_or_id)) {
+                r = id_by_prefix(s, name_or_id, &by_prefix, err);
+                if (r < 0)
+                        return r;
+        }
+        if (valid_name(name_or_id) && (id = name_target(s, name_or_id))) {
+                /* A name from before names were kept apart from ids that is
+                 * also another kernel's id prefix: say so, never guess. */
+                if (by_prefix && strcmp(by_prefix, id) != 0)
+                        return error_setf(err, -EINVAL, "'%s' is the name of kernel %.12s and the id prefix of "
+                                          "kernel %.12s: give more of the id", name_or_id, id, by_prefix);
                 name = g_strdup(name_or_id);
-        else if (n >= 8 && n <= ID_LEN && strspn(name_or_id, "0123456789abcdef") == n) {
-                DIR *d = opendir(s->root);
-                struct dirent *de;
-                int matches = 0;
-
-                while (d && (de = readdir(d)))
-                        if (valid_id(de->d_name) && strncmp(de->d_name, name_or_id, n) == 0 && matches++ == 0)
-                                id = g_strdup(de->d_name);
-                if (d)
-                        closedir(d);
-                if (matches > 1)
-                        return error_setf(err, -EINVAL, "kernel id prefix '%s' is ambiguous (%d kernels)", name_or_id, matches);
-                if (id)
-                        name = first_name_of(s, id);
+        } else if (by_prefix) {
+                id = TAKE_PTR(by_prefix);
+                name = first_name_of(s, id);
         }
         if (!id) {
                 g_autofree char *known = known_names(s);
@@ -277,73 +319,145 @@ static int cmp_kernel(const void *a, const void *b) {
         return strcmp((*(struct kstore_kernel *const *)a)->name, (*(struct kstore_kernel *const *)b)->name);
 }
 
-int kstore_list(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, struct kb_error *err) {
+static void damaged_clear(struct kstore_damaged *d) {
+        g_free(d->name);
+        g_free(d->id);
+        g_free(d->why);
+}
+
+void kstore_damaged_free(struct kstore_damaged *v, size_t n) {
+        for (size_t i = 0; v && i < n; i++)
+                damaged_clear(&v[i]);
+        g_free(v);
+}
+
+/* Load the kernel names/<name> points at; when it cannot be, say why.
+ * OUT: *ret_k, or *ret_id (the id it points at, NULL if none; g_free) and
+ * *ret_why (g_free). Returns 1 loaded, 0 damaged. */
+static int load_name(struct kstore *s, const char *name, struct kstore_kernel **ret_k, char **ret_id,
+                     char **ret_why) {
+        g_autofree char *link = g_build_filename(s->root, "names", name, NULL);
+        g_autofree char *target = NULL, *id = name_target(s, name), *dir = NULL;
+        struct kb_error err = { "" };
+        struct stat st;
+
+        *ret_id = NULL;
+        if (lstat(link, &st) == 0 && !S_ISLNK(st.st_mode)) {
+                *ret_why = g_strdup("not a link to a kernel");
+                return 0;
+        }
+        if (!id) {
+                target = g_file_read_link(link, NULL);
+                *ret_why = g_strdup_printf("points at '%.64s', not a kernel", target ? target : "?");
+                return 0;
+        }
+        dir = g_build_filename(s->root, id, NULL);
+        if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+                *ret_why = g_strdup_printf("its image %.12s is not in the store", id);
+                *ret_id = TAKE_PTR(id);
+                return 0;
+        }
+        if (kstore_load(s, id, name, ret_k, &err) < 0) {
+                const char *m = strstr(err.msg, "kernel.json: ");
+
+                *ret_why = g_strdup_printf("kernel.json of %.12s: %s", id, m ? m + strlen("kernel.json: ") : err.msg);
+                *ret_id = TAKE_PTR(id);
+                return 0;
+        }
+        return 1;
+}
+
+int kstore_list_all(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, struct kstore_damaged **ret_damaged,
+                    size_t *ret_nd, struct kb_error *err) {
         g_autofree char *names = g_build_filename(s->root, "names", NULL);
         g_autoptr(GPtrArray) v = g_ptr_array_new_with_free_func(kernel_free_notify);
+        g_autoptr(GArray) bad = g_array_new(FALSE, TRUE, sizeof(struct kstore_damaged));
         DIR *d = opendir(names);
         struct dirent *de;
         size_t n;
 
-        if (!d && errno == ENOENT) {
-                /* A store that has never held a kernel (opened with
-                 * kstore_open_existing): nothing to list. */
-                *ret = g_new0(struct kstore_kernel *, 1);
-                *ret_n = 0;
-                return 0;
-        }
-        if (!d)
+        if (!d && errno != ENOENT)
                 return error_setf(err, -errno, "%s: %s", names, strerror(errno));
-        while ((de = readdir(d))) {
-                g_autofree char *id = NULL;
-                struct kstore_kernel *k;
+        /* Without names/, a store that has never held a kernel (opened with
+         * kstore_open_existing): nothing to list. */
+        while (d && (de = readdir(d))) {
+                struct kstore_damaged dm = { 0 };
+                struct kstore_kernel *k = NULL;
 
-                if (de->d_name[0] == '.' || !valid_name(de->d_name) || !(id = name_target(s, de->d_name)))
+                if (de->d_name[0] == '.' || !valid_name(de->d_name))
+                        continue;        /* not a name kbench could have made */
+                if (load_name(s, de->d_name, &k, &dm.id, &dm.why)) {
+                        g_ptr_array_add(v, k);
                         continue;
-                if (kstore_load(s, id, de->d_name, &k, NULL) < 0)
-                        continue;        /* a dangling or damaged entry is not listed */
-                g_ptr_array_add(v, k);
+                }
+                dm.name = g_strdup(de->d_name);
+                g_array_append_val(bad, dm);
         }
-        closedir(d);
+        if (d)
+                closedir(d);
         n = v->len;
         g_ptr_array_sort(v, cmp_kernel);
         g_ptr_array_set_free_func(v, NULL);
         *ret = (struct kstore_kernel **)g_ptr_array_free(g_steal_pointer(&v), FALSE);
         *ret_n = n;
+        if (ret_damaged) {
+                *ret_nd = bad->len;
+                *ret_damaged = (struct kstore_damaged *)(void *)g_array_free(g_steal_pointer(&bad), FALSE);
+        } else {
+                for (guint i = 0; i < bad->len; i++)
+                        damaged_clear(&g_array_index(bad, struct kstore_damaged, i));
+        }
         return 0;
 }
 
-int kstore_remove(struct kstore *s, const char *name, struct kb_error *err) {
-        g_autofree char *id = valid_name(name) ? name_target(s, name) : NULL;
-        g_autofree char *link = NULL, *other = NULL, *dir = NULL, *grave = NULL;
+int kstore_list(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, struct kb_error *err) {
+        return kstore_list_all(s, ret, ret_n, NULL, NULL, err);
+}
 
-        if (!id) {
+int kstore_remove(struct kstore *s, const char *name, char **ret_gone_id, struct kb_error *err) {
+        g_autofree char *link = g_build_filename(s->root, "names", name, NULL);
+        g_autofree char *id = valid_name(name) ? name_target(s, name) : NULL;
+        g_autofree char *other = NULL, *dir = NULL, *grave = NULL;
+        struct stat st;
+
+        if (ret_gone_id)
+                *ret_gone_id = NULL;
+        /* A damaged entry (kernel list shows it) goes as a sound one does:
+         * a dangling link, a link to no id, a file that is not a link. */
+        if (!valid_name(name) || lstat(link, &st) < 0) {
                 g_autofree char *known = known_names(s);
                 return error_setf(err, -ENOENT, "no kernel named '%.128s' in the store (known: %s)", name, known);
         }
-        link = g_build_filename(s->root, "names", name, NULL);
-        if (unlink(link) < 0)
+        if (S_ISDIR(st.st_mode) ? rmdir(link) < 0 : unlink(link) < 0)
                 return error_setf(err, -errno, "%s: %s", link, strerror(errno));
+        if (!id)
+                return 0;
         other = first_name_of(s, id);
         if (other)
                 return 0;        /* the image stays for its other names */
         dir = g_build_filename(s->root, id, NULL);
         grave = g_strdup_printf("%s/.tmp-rm-%s", s->root, id);
         /* Rename first so a half-removed tree is never visible as a kernel. */
-        if (rename(dir, grave) < 0)
+        if (rename(dir, grave) < 0 && errno != ENOENT)
                 return error_setf(err, -errno, "%s: %s", dir, strerror(errno));
         if (rm_rf(grave) < 0)
                 return error_setf(err, -errno, "%s: %s", grave, strerror(errno));
+        if (ret_gone_id)
+                *ret_gone_id = TAKE_PTR(id);
         return 0;
 }
 
+/* A file given by name (a --config, a patch, a tarball) may be a FIFO or
+ * /dev/zero: fileio_open_regular refuses those without waiting. */
 static int sha256_file(const char *path, char **ret, struct kb_error *err) {
         g_autoptr(GChecksum) ck = g_checksum_new(G_CHECKSUM_SHA256);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        _cleanup_close_ int fd = -1;
         uint8_t buf[1 << 16];
         ssize_t n;
+        int r = fileio_open_regular(path, &fd, err);
 
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        if (r < 0)
+                return r;
         while ((n = read(fd, buf, sizeof(buf))) != 0) {
                 if (n < 0) {
                         if (errno == EINTR)
@@ -356,14 +470,12 @@ static int sha256_file(const char *path, char **ret, struct kb_error *err) {
         return 0;
 }
 
-static int copy_file(const char *src, const char *dst, struct kb_error *err) {
-        _cleanup_close_ int in = open(src, O_RDONLY | O_CLOEXEC);
+/* Copy what is left to read of in (the file src) to the new file dst. */
+static int copy_fd(int in, const char *src, const char *dst, struct kb_error *err) {
         _cleanup_close_ int out = -1;
         uint8_t buf[1 << 16];
         ssize_t n;
 
-        if (in < 0)
-                return error_setf(err, -errno, "%s: %s", src, strerror(errno));
         out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (out < 0)
                 return error_setf(err, -errno, "%s: %s", dst, strerror(errno));
@@ -381,6 +493,13 @@ static int copy_file(const char *src, const char *dst, struct kb_error *err) {
                 }
         }
         return 0;
+}
+
+static int copy_file(const char *src, const char *dst, struct kb_error *err) {
+        _cleanup_close_ int in = -1;
+        int r = fileio_open_regular(src, &in, err);
+
+        return r < 0 ? r : copy_fd(in, src, dst, err);
 }
 
 static int write_file(const char *path, const void *data, size_t size, struct kb_error *err) {
@@ -406,6 +525,8 @@ struct add_ctx {
         char *id;                  /* sha256 of the image, once known (owned) */
         const char *path;          /* the file the user gave */
         const char *name;          /* --name, or NULL */
+        int fd;                    /* the file the user gave, open (owned; -1 once closed) */
+        int staging_fd;            /* the staging directory, flock'ed while the import lives (owned) */
         int is_deb;
         char *source;              /* path, canonical (owned) */
         char *staging;             /* <root>/.tmp-add-XXXXXX, removed unless renamed (owned) */
@@ -419,6 +540,10 @@ struct add_ctx {
 static void add_ctx_done(struct add_ctx *c) {
         if (c->staging)
                 rm_rf(c->staging);
+        if (c->fd >= 0)
+                close(c->fd);
+        if (c->staging_fd >= 0)
+                close(c->staging_fd);
         g_free(c->staging);
         g_free(c->id);
         g_free(c->source);
@@ -476,36 +601,76 @@ static int adopt(const char *staging, const char *src, const char *dst, json_t *
 }
 
 /* Open the file the user gave (a regular file only) and tell a .deb from
- * an image by its first bytes. */
+ * an image by its first bytes, before anything is copied: a file that is
+ * neither, or an image larger than any kernel, is refused here, not after
+ * gigabytes were written into the store. */
 static int add_sniff(struct add_ctx *c, struct kb_error *err) {
-        _cleanup_close_ int fd = -1;
-        uint8_t head[64] = { 0 };
+        uint8_t head[KIMAGE_SNIFF_BYTES] = { 0 };
         struct stat st;
         ssize_t hn;
         int r;
 
-        r = fileio_open_regular(c->path, &fd, err);
+        r = fileio_open_regular(c->path, &c->fd, err);
         if (r < 0)
                 return r;
-        if (fstat(fd, &st) < 0)
+        if (fstat(c->fd, &st) < 0)
                 return error_setf(err, -errno, "%s: %s", c->path, strerror(errno));
-        hn = read(fd, head, sizeof(head));
+        hn = pread(c->fd, head, sizeof(head), 0);
         if (hn < 0)
                 return error_setf(err, -errno, "%s: %s", c->path, strerror(errno));
         c->is_deb = deb_sniff(head, (size_t)hn);
+        if (!c->is_deb && !kimage_sniff(head, (size_t)hn))
+                return error_setf(err, -EINVAL, "%s: not a kernel image (not a Debian package, no bzImage setup "
+                                  "header, not an ELF vmlinux)", c->path);
+        if (!c->is_deb && (uint64_t)st.st_size > KIMAGE_MAX_VMLINUX)
+                return error_setf(err, -EFBIG, "%s: %llu MiB, larger than any kernel image (%zu MiB at most)",
+                                  c->path, (unsigned long long)st.st_size >> 20, KIMAGE_MAX_VMLINUX >> 20);
         c->source = g_canonicalize_filename(c->path, NULL);
         return 0;
 }
 
+/* Remove the staging directories of imports whose process is gone (a
+ * killed kernel add): each import holds a flock on its own while it
+ * lives, and the grace covers the moment between its mkdtemp and its
+ * flock. */
+static void reap_staging(struct kstore *s) {
+        DIR *d = opendir(s->root);
+        struct dirent *de;
+        time_t now = time(NULL);
+
+        while (d && (de = readdir(d))) {
+                g_autofree char *path = NULL;
+                _cleanup_close_ int fd = -1;
+                struct stat st;
+
+                if (strncmp(de->d_name, STAGING_PREFIX, strlen(STAGING_PREFIX)) != 0)
+                        continue;
+                path = g_build_filename(s->root, de->d_name, NULL);
+                fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 || fstat(fd, &st) < 0 || now - st.st_mtime < STAGING_GRACE_S)
+                        continue;
+                if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+                        progress(s, "removing %s, left by an import that was killed", de->d_name);
+                        rm_rf(path);
+                }
+        }
+        if (d)
+                closedir(d);
+}
+
 /* A staging directory inside the store, so the final rename is atomic. */
 static int add_stage(struct add_ctx *c, struct kb_error *err) {
-        c->staging = g_build_filename(c->s->root, ".tmp-add-XXXXXX", NULL);
+        reap_staging(c->s);
+        c->staging = g_build_filename(c->s->root, STAGING_PREFIX "XXXXXX", NULL);
         if (!g_mkdtemp(c->staging)) {
                 int r = -errno;
 
                 g_clear_pointer(&c->staging, g_free);
                 return error_setf(err, r, "%s: cannot create a staging directory: %s", c->s->root, strerror(-r));
         }
+        c->staging_fd = open(c->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (c->staging_fd < 0 || flock(c->staging_fd, LOCK_EX | LOCK_NB) < 0)
+                return error_setf(err, -errno, "%s: %s", c->staging, strerror(errno));
         c->image = g_build_filename(c->staging, "image", NULL);
         return 0;
 }
@@ -529,7 +694,8 @@ static int add_unpack(struct add_ctx *c, int *ret_existed, struct kb_error *err)
                 *ret_existed = c->deb->stopped;
                 return 0;
         }
-        r = copy_file(c->path, c->image, err);
+        /* From the file sniffed, not its name again. */
+        r = copy_fd(c->fd, c->path, c->image, err);
         if (r >= 0)
                 r = sha256_file(c->image, &c->id, err);
         if (r < 0)
@@ -571,6 +737,9 @@ static int add_inspect(struct add_ctx *c, struct kb_error *err) {
         c->rel = g_strdup(c->info->release ? c->info->release : c->deb ? c->deb->release : NULL);
         if (!c->name && !c->rel)
                 return error_setf(err, -EINVAL, "%s: cannot tell the kernel release; give --name", c->path);
+        if (!c->name && !kstore_name_new_valid(c->rel))
+                return error_setf(err, -EINVAL, "%s: its release '%.64s' would read as a kernel id; give --name",
+                                  c->path, c->rel);
         if (c->deb && c->deb->release && c->rel && strcmp(c->deb->release, c->rel) != 0 && c->deb->modules_dir)
                 progress(c->s, "warning: image says %s, modules are for %s", c->rel, c->deb->release);
         return 0;
@@ -718,11 +887,11 @@ static int add_steps(struct add_ctx *c, struct kstore_kernel **ret, int *ret_exi
 
 int kstore_add(struct kstore *s, const char *path, const char *name,
                struct kstore_kernel **ret, int *ret_existed, struct kb_error *err) {
-        struct add_ctx c = { .s = s, .path = path, .name = name };
+        struct add_ctx c = { .s = s, .path = path, .name = name, .fd = -1, .staging_fd = -1 };
         int existed = 0, r;
 
-        if (name && !valid_name(name))
-                return error_setf(err, -EINVAL, "bad kernel name '%.128s' (use letters, digits and . + - _ ~)", name);
+        if (name && !kstore_name_new_valid(name))
+                return error_setf(err, -EINVAL, "bad kernel name '%.128s' (" KSTORE_NAME_RULE ")", name);
         c.meta = json_object();
         if (!c.meta)
                 return error_setf(err, -ENOMEM, "out of memory");
@@ -761,7 +930,7 @@ int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *k
         g_autofree char *meta_path = g_build_filename(dir, "kernel.json", NULL);
         g_autofree char *file = g_build_filename(dir, dst, NULL);
         g_autofree char *file_tmp = g_strconcat(file, ".tmp", NULL);
-        g_autofree char *meta_tmp = g_strconcat(meta_path, ".tmp", NULL);
+        _cleanup_free_ char *text = NULL;
         json_error_t jerr;
         json_auto_t *meta = NULL;
         int r;
@@ -780,10 +949,8 @@ int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *k
                 return r;
         }
         json_object_set_new(meta, key, json_string(dst));
-        if (json_dump_file(meta, meta_tmp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || chmod(meta_tmp, 0644) < 0 ||
-            rename(meta_tmp, meta_path) < 0) {
-                unlink(meta_tmp);
-                return error_setf(err, -EIO, "%s: cannot write", meta_path);
-        }
-        return 0;
+        text = json_dumps(meta, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (!text)
+                return error_setf(err, -ENOMEM, "%s: cannot write", meta_path);
+        return fileio_write_atomic(meta_path, text, strlen(text), 0644, err);
 }

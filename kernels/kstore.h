@@ -40,10 +40,20 @@ struct kstore_kernel {
 };
 
 #define KSTORE_NAME_MAX 128     /* bytes of a kernel name */
+#define KSTORE_ID_PREFIX_MIN 8  /* hex digits of the shortest id prefix kstore_find takes */
+/* The rule of kstore_name_new_valid, for messages. */
+#define KSTORE_NAME_RULE "1-128 of letters, digits and . + - _ ~, not starting with . or -, and not 8 or " \
+        "more hex digits alone, which read as a kernel id"
 
-/* Whether s may name a kernel: 1..KSTORE_NAME_MAX of letters, digits and
- * . + - _ ~, not starting with '.' or '-' (a name is a file in names/). */
+/* Whether s may name a kernel in the store: 1..KSTORE_NAME_MAX of letters,
+ * digits and . + - _ ~, not starting with '.' or '-' (a name is a file in
+ * names/). What `kernel remove` and lookups take. */
 int kstore_name_valid(const char *s);
+
+/* Whether a new kernel may take the name s (KSTORE_NAME_RULE): valid, and
+ * not 8 to 64 lowercase hex digits alone, which kstore_find would read as
+ * an id prefix that may be another kernel's. */
+int kstore_name_new_valid(const char *s);
 
 /* Open the store at root (created if missing). OUT: *ret, free with kstore_free. */
 int kstore_open(const char *root, struct kstore **ret, struct kb_error *err);
@@ -56,21 +66,45 @@ struct kstore *kstore_free(struct kstore *s);
  * vmlinux). name NULL = the kernel release. OUT: *ret (caller frees with
  * kstore_kernel_free), *ret_existed = 1 if the image was already stored (no-op).
  * A file that is not a kernel, or a name taken by another image, is a one-line
- * error naming the file and nothing changes. */
+ * error naming the file and nothing changes; a file that is neither a .deb
+ * nor starts like an image, or an image over KIMAGE_MAX_VMLINUX bytes, is
+ * refused before anything is copied. name, and the release when name is
+ * NULL, must pass kstore_name_new_valid. */
 int kstore_add(struct kstore *s, const char *path, const char *name,
                struct kstore_kernel **ret, int *ret_existed, struct kb_error *err);
 
 /* Find by exact name, or by unique id prefix (>= 8 hex digits). -ENOENT with a
- * message listing known names if absent. */
+ * message listing some known names if absent; -EINVAL when the prefix is
+ * several kernels' or when a name (from a store older than the rule of
+ * kstore_name_new_valid) is also another kernel's id prefix. */
 int kstore_find(struct kstore *s, const char *name_or_id, struct kstore_kernel **ret,
                 struct kb_error *err);
 
 /* All kernels sorted by name. OUT: *ret (array of pointers; free with
- * kstore_kernel_list_free), *ret_n. */
+ * kstore_kernel_list_free), *ret_n. Damaged entries are left out. */
 int kstore_list(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, struct kb_error *err);
 
-/* Remove a kernel by name (the image dir goes when no name points at it). */
-int kstore_remove(struct kstore *s, const char *name, struct kb_error *err);
+/* A name whose kernel cannot be loaded: a link to no image, an image
+ * without a readable kernel.json, a file in names/ that is not a link. */
+struct kstore_damaged {
+        char *name;                /* the entry in names/ */
+        char *id;                  /* the id it points at, or NULL */
+        char *why;                 /* one line */
+};
+
+/* kstore_list, and the damaged entries in names/ order of readdir.
+ * OUT: *ret_damaged (kstore_damaged_free; may be NULL to ignore them),
+ * *ret_nd. */
+int kstore_list_all(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, struct kstore_damaged **ret_damaged,
+                    size_t *ret_nd, struct kb_error *err);
+void kstore_damaged_free(struct kstore_damaged *v, size_t n);
+
+/* Remove a kernel by name, a damaged one too; the image dir goes when no
+ * other name points at it. -ENOENT naming some known names when there is
+ * no such name. OUT: *ret_gone_id (may be NULL): the id no name points at
+ * any more (its directory, if there was one, is gone: what else is kept of
+ * it, snapshots, is the caller's to remove; g_free), else NULL. */
+int kstore_remove(struct kstore *s, const char *name, char **ret_gone_id, struct kb_error *err);
 
 /* Progress lines ("reading data.tar.xz ...", "running depmod") for the slow
  * steps of kstore_add, or fn NULL for silence (the default). */

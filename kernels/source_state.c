@@ -69,14 +69,15 @@ int source_state_save(struct source_state *s, struct kb_error *err) {
         _cleanup_free_ char *text = json_dumps(s->root, JSON_INDENT(1) | JSON_SORT_KEYS);
         _cleanup_close_ int fd = -1;
         size_t len, off = 0;
+        int r;
 
         if (!text)
                 return error_setf(err, -ENOMEM, "%s: cannot serialise the state", s->path);
         if (g_mkdir_with_parents(dir, 0755) < 0)
                 return error_setf(err, -errno, "%s: %s", dir, strerror(errno));
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", tmp, strerror(errno));
+        r = fileio_create(tmp, O_WRONLY | O_TRUNC, 0644, &fd, err);
+        if (r < 0)
+                return r;
         len = strlen(text);
         while (off < len) {
                 ssize_t n = write(fd, text + off, len - off);

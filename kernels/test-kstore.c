@@ -7,7 +7,10 @@
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <utime.h>
 
 #include "common/util.h"
 #include "kernels/deb.h"
@@ -230,10 +233,13 @@ TEST(add_bzimage_names_find_remove) {
         ASSERT_STREQ(err.msg, "no kernel '6.1.0-1-amd64' in the store (known: tiny, tiny2)");
 
         /* remove: the image stays while a name points at it */
-        ASSERT_EQ(kstore_remove(s, "tiny", &err), 0);
+        g_autofree char *gone = NULL;
+        ASSERT_EQ(kstore_remove(s, "tiny", &gone, &err), 0);
+        ASSERT_TRUE(gone == NULL);
         ASSERT_TRUE(g_file_test(dir, G_FILE_TEST_IS_DIR));
-        ASSERT_EQ(kstore_remove(s, "tiny", &err), -ENOENT);
-        ASSERT_EQ(kstore_remove(s, "tiny2", &err), 0);
+        ASSERT_EQ(kstore_remove(s, "tiny", NULL, &err), -ENOENT);
+        ASSERT_EQ(kstore_remove(s, "tiny2", &gone, &err), 0);
+        ASSERT_STREQ(gone, id);
         ASSERT_TRUE(!g_file_test(dir, G_FILE_TEST_EXISTS));
         ASSERT_EQ(kstore_list(s, &v, &n, &err), 0);
         ASSERT_EQ(n, 0);
@@ -249,6 +255,8 @@ TEST(not_a_kernel_changes_nothing) {
         struct kb_error err = { "" };
         g_autofree char *txt = g_build_filename(tmp(), "README.txt", NULL);
         g_autofree char *cut = g_build_filename(tmp(), "cut.deb", NULL);
+        g_autofree char *big = g_build_filename(tmp(), "big.elf", NULL);
+        GString *prog = g_string_new(NULL);
         g_autofree char *root = g_build_filename(tmp(), "s3", NULL);
         g_autofree char *deb = NULL;
         g_autofree char *msg = NULL;
@@ -256,11 +264,31 @@ TEST(not_a_kernel_changes_nothing) {
         int existed = -1;
 
         ASSERT_TRUE(g_file_set_contents(txt, "hello, this is a text file and no kernel at all\n", -1, NULL));
+        kstore_set_progress(s, collect_progress, prog);
         ASSERT_EQ(kstore_add(s, txt, NULL, &k, &existed, &err), -EINVAL);
-        msg = g_strdup_printf("%s: not a kernel image (no bzImage setup header, not an ELF vmlinux)", txt);
+        msg = g_strdup_printf("%s: not a kernel image (not a Debian package, no bzImage setup header, not an ELF "
+                              "vmlinux)", txt);
         ASSERT_STREQ(err.msg, msg);
         ASSERT_TRUE(strchr(err.msg, '\n') == NULL);
         ASSERT_EQ(count_entries(root), 1);        /* only names/ */
+        /* Refused on its first bytes: nothing was copied, nothing inspected. */
+        ASSERT_STREQ(prog->str, "");
+        kstore_set_progress(s, NULL, NULL);
+        /* An ELF file larger than any kernel: refused before a copy (a
+         * sparse file of 600 MiB would have been written out in full). */
+        {
+                GByteArray *elf = fx_elf(0, NULL);
+                FILE *f = fopen(big, "wb");
+
+                ASSERT_TRUE(f && fwrite(elf->data, 1, elf->len, f) == elf->len);
+                ASSERT_EQ(ftruncate(fileno(f), (off_t)600 << 20), 0);
+                fclose(f);
+                g_byte_array_unref(elf);
+                ASSERT_EQ(kstore_add(s, big, NULL, &k, &existed, &err), -EFBIG);
+                ASSERT_TRUE(strstr(err.msg, "larger than any kernel image") != NULL);
+                ASSERT_EQ(count_entries(root), 1);
+                unlink(big);
+        }
 
         /* a truncated package */
         ASSERT_TRUE(g_file_get_contents(fixture_deb(), &deb, &len, NULL));
@@ -271,5 +299,128 @@ TEST(not_a_kernel_changes_nothing) {
         ASSERT_EQ(kstore_add(s, "/nonexistent/vmlinuz", NULL, &k, &existed, &err), -ENOENT);
         ASSERT_EQ(kstore_add(s, tmp(), NULL, &k, &existed, &err), -EINVAL);
         ASSERT_EQ(count_entries(root), 1);
+        g_string_free(prog, TRUE);
+        kstore_free(s);
+}
+
+/* New names never read as an id prefix; a name from an older store that
+ * does is reported as ambiguous, not resolved to one of the two. */
+TEST(names_and_id_prefixes_are_kept_apart) {
+        struct kstore *s = open_store("s4");
+        struct kstore_kernel *k = NULL;
+        struct kb_error err = { "" };
+        g_autofree char *img = g_build_filename(tmp(), "bzImage-s4", NULL);
+        g_autofree char *img2 = g_build_filename(tmp(), "bzImage-s4b", NULL);
+        g_autofree char *id2 = NULL, *link = NULL, *target = NULL, *prefix = NULL;
+        GByteArray *b = fx_kernel("zstd"), *b2 = fx_kernel("gzip");
+        int existed;
+
+        ASSERT_TRUE(kstore_name_new_valid("6.1.0-47-amd64"));
+        ASSERT_TRUE(kstore_name_new_valid("abc1234"));                /* 7 hex digits: no id prefix */
+        ASSERT_TRUE(kstore_name_new_valid("ABCDEF12"));               /* ids are lowercase */
+        ASSERT_TRUE(!kstore_name_new_valid("f61faf3c"));
+        ASSERT_TRUE(kstore_name_valid("f61faf3c"));
+        ASSERT_TRUE(g_file_set_contents(img, (const char *)b->data, b->len, NULL));
+        ASSERT_TRUE(g_file_set_contents(img2, (const char *)b2->data, b2->len, NULL));
+        ASSERT_EQ(kstore_add(s, img2, "other", &k, &existed, &err), 0);
+        id2 = g_strdup(k->id);
+        kstore_kernel_free(k);
+        prefix = g_strndup(id2, 8);
+        ASSERT_EQ(kstore_add(s, img, prefix, &k, &existed, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "read as a kernel id") != NULL);
+        /* As an older kbench could have named it. */
+        ASSERT_EQ(kstore_add(s, img, "first", &k, &existed, &err), 0);
+        link = g_build_filename(tmp(), "s4", "names", prefix, NULL);
+        target = g_strdup_printf("../%s", k->id);
+        kstore_kernel_free(k);
+        ASSERT_EQ(symlink(target, link), 0);
+        ASSERT_EQ(kstore_find(s, prefix, &k, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "is the name of kernel") && strstr(err.msg, "id prefix of"));
+        g_byte_array_unref(b);
+        g_byte_array_unref(b2);
+        kstore_free(s);
+}
+
+/* A name whose kernel is gone or unreadable is listed as damaged, with
+ * why, and can be removed like any other. */
+TEST(damaged_entries_are_listed_and_removable) {
+        struct kstore *s = open_store("s5");
+        struct kstore_kernel *k = NULL, **v = NULL;
+        struct kstore_damaged *dm = NULL;
+        struct kb_error err = { "" };
+        g_autofree char *img = g_build_filename(tmp(), "bzImage-s5", NULL);
+        g_autofree char *names = g_build_filename(tmp(), "s5", "names", NULL);
+        g_autofree char *dangling = g_build_filename(names, "gone", NULL);
+        g_autofree char *meta = NULL, *gone = NULL, *dir = NULL;
+        GByteArray *b = fx_kernel("zstd");
+        size_t n = 0, nd = 0;
+        int existed;
+
+        ASSERT_TRUE(g_file_set_contents(img, (const char *)b->data, b->len, NULL));
+        ASSERT_EQ(kstore_add(s, img, "broken", &k, &existed, &err), 0);
+        meta = g_build_filename(k->dir, "kernel.json", NULL);
+        dir = g_strdup(k->dir);
+        kstore_kernel_free(k);
+        ASSERT_TRUE(g_file_set_contents(meta, "{ not json", -1, NULL));
+        ASSERT_EQ(symlink("../0000000000000000000000000000000000000000000000000000000000000000", dangling), 0);
+        ASSERT_EQ(kstore_list_all(s, &v, &n, &dm, &nd, &err), 0);
+        ASSERT_EQ(n, 0);
+        ASSERT_EQ(nd, 2);
+        for (size_t i = 0; i < nd; i++) {
+                if (strcmp(dm[i].name, "gone") == 0)
+                        ASSERT_TRUE(strstr(dm[i].why, "not in the store") != NULL);
+                else {
+                        ASSERT_STREQ(dm[i].name, "broken");
+                        ASSERT_TRUE(strstr(dm[i].why, "kernel.json") != NULL);
+                }
+        }
+        kstore_kernel_list_free(v, n);
+        kstore_damaged_free(dm, nd);
+        ASSERT_EQ(kstore_remove(s, "gone", &gone, &err), 0);
+        ASSERT_STREQ(gone, "0000000000000000000000000000000000000000000000000000000000000000");
+        g_clear_pointer(&gone, g_free);
+        ASSERT_EQ(kstore_remove(s, "broken", &gone, &err), 0);
+        ASSERT_TRUE(gone != NULL && strstr(dir, gone));
+        ASSERT_TRUE(!g_file_test(dir, G_FILE_TEST_EXISTS));
+        ASSERT_EQ(kstore_list_all(s, &v, &n, &dm, &nd, &err), 0);
+        ASSERT_EQ(n + nd, 0);
+        kstore_kernel_list_free(v, n);
+        kstore_damaged_free(dm, nd);
+        g_byte_array_unref(b);
+        kstore_free(s);
+}
+
+/* What a killed import left is removed by the next one; a live import's
+ * directory (flock'ed) and a brand new one are not. */
+TEST(staging_of_a_killed_import_is_reaped) {
+        struct kstore *s = open_store("s6");
+        struct kstore_kernel *k = NULL;
+        struct kb_error err = { "" };
+        g_autofree char *root = g_build_filename(tmp(), "s6", NULL);
+        g_autofree char *dead = g_build_filename(root, ".tmp-add-dead01", NULL);
+        g_autofree char *live = g_build_filename(root, ".tmp-add-live01", NULL);
+        g_autofree char *young = g_build_filename(root, ".tmp-add-new001", NULL);
+        g_autofree char *junk = g_build_filename(dead, "image", NULL);
+        g_autofree char *img = g_build_filename(tmp(), "bzImage-s6", NULL);
+        struct utimbuf old = { time(NULL) - 3600, time(NULL) - 3600 };
+        GByteArray *b = fx_kernel("zstd");
+        int fd, existed;
+
+        ASSERT_EQ(mkdir(dead, 0700), 0);
+        ASSERT_TRUE(g_file_set_contents(junk, "half an image", -1, NULL));
+        ASSERT_EQ(mkdir(live, 0700), 0);
+        ASSERT_EQ(mkdir(young, 0700), 0);
+        ASSERT_EQ(utime(dead, &old), 0);
+        ASSERT_EQ(utime(live, &old), 0);
+        fd = open(live, O_RDONLY | O_DIRECTORY);
+        ASSERT_TRUE(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0);
+        ASSERT_TRUE(g_file_set_contents(img, (const char *)b->data, b->len, NULL));
+        ASSERT_EQ(kstore_add(s, img, "k6", &k, &existed, &err), 0);
+        kstore_kernel_free(k);
+        ASSERT_TRUE(!g_file_test(dead, G_FILE_TEST_EXISTS));
+        ASSERT_TRUE(g_file_test(live, G_FILE_TEST_IS_DIR));
+        ASSERT_TRUE(g_file_test(young, G_FILE_TEST_IS_DIR));
+        close(fd);
+        g_byte_array_unref(b);
         kstore_free(s);
 }

@@ -1021,7 +1021,9 @@ int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct 
         nightly_plan_build(n.cfg, (const struct nightly_candidate *)(void *)n.cands->data, n.cands->len, &n.plan);
         if (o->dry_run) {
                 print_plan(&n);
-                code = fflush(stdout) == 0 ? 0 : 1;
+                /* As a real night's: a source or an import that failed is
+                 * exit 1 (the plan then lacks its kernels). */
+                code = fflush(stdout) == 0 && n.errors->len == 0 ? 0 : 1;
                 goto out;
         }
         r = step_run(&n, err);

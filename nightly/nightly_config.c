@@ -671,7 +671,35 @@ static int check_workloads(struct nightly_config *c, struct kb_error *err) {
                         return error_setf(err, r, "workloads[%zu]: %s", i, e.msg);
                 c->workload_specs[i] = g_strdup(spec->text);
                 workload_spec_free(spec);
+                /* As kbench run refuses it: dd and dd:bs=1M resolve alike,
+                 * and would be measured twice as two workloads. */
+                for (size_t j = 0; j < i; j++)
+                        if (strcmp(c->workload_specs[j], c->workload_specs[i]) == 0)
+                                return error_setf(err, -EINVAL, "workloads[%zu]: '%.128s' is the same workload as "
+                                                  "workloads[%zu] '%.128s' (%.200s); give each once", i,
+                                                  c->workloads[i], j, c->workloads[j], c->workload_specs[i]);
         }
+        return 0;
+}
+
+static const char *source_where(const struct nightly_source *s) {
+        return s->type == NIGHTLY_SOURCE_DIR ? s->path : s->type == NIGHTLY_SOURCE_URL ? s->url : s->pattern;
+}
+
+/* Two sources of one type, place and name yield the same kernels under
+ * the same names: one would import and measure what the other did. (The
+ * same place under two names is two sets of kernels, told apart.) */
+static int check_sources(const struct nightly_config *c, struct kb_error *err) {
+        for (size_t i = 0; i < c->n_sources; i++)
+                for (size_t j = 0; j < i; j++) {
+                        const struct nightly_source *a = &c->sources[j], *b = &c->sources[i];
+
+                        if (a->type == b->type && g_strcmp0(source_where(a), source_where(b)) == 0 &&
+                            g_strcmp0(a->name, b->name) == 0)
+                                return error_setf(err, -EINVAL, "sources[%zu]: the same source as sources[%zu] "
+                                                  "('%.128s'%s%.64s); give it once, or a name to each", i, j,
+                                                  source_where(b), b->name ? ", name " : "", b->name ? b->name : "");
+                }
         return 0;
 }
 
@@ -688,6 +716,8 @@ int nightly_config_parse(const char *text, size_t len, struct nightly_config **r
         r = walk_object(root, "", "", c, -1, err);
         if (r >= 0)
                 r = check_workloads(c, err);
+        if (r >= 0)
+                r = check_sources(c, err);
         for (size_t i = 0; r >= 0 && i < c->n_sources; i++)
                 if (c->sources[i].sha256 && !source_url_is_file(c->sources[i].url))
                         r = error_setf(err, -EINVAL, "sources[%zu].sha256: names one file, but url is an index page",

@@ -111,6 +111,11 @@ static const struct { const char *json, *msg; } bad[] = {
         { SOURCE("{\"type\": \"dir\", \"path\": \"/d\", \"overrides\": {\"sysctls\": {\"../../etc\": 5}}}"),
           "sources[1].overrides.sysctls[\"../../etc\"]: not a sysctl name" },
         { SOURCE("[\"dir\"]"), "sources[1]: expected an object" },
+        /* What kbench run refuses, and a source given twice. */
+        { "{\"sources\": [{\"type\": \"dir\", \"path\": \"/k\"}], \"baseline\": \"b\", \"workloads\": [\"dd\", \"dd:bs=1M\"]}",
+          "workloads[1]: 'dd:bs=1M' is the same workload as workloads[0] 'dd' (dd:size=,bs=1M); give each once" },
+        { SOURCE("{\"type\": \"dir\", \"path\": \"/srv/k\"}"),
+          "sources[1]: the same source as sources[0] ('/srv/k'); give it once, or a name to each" },
         { SOURCE("{\"type\": \"dir\", \"path\": \"/d\", \"x\\u0001y\": 1}"), "sources[1].x?y: unknown key" },
 };
 

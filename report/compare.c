@@ -85,8 +85,8 @@ int compare_selector_parse(const char *text, struct compare_selector *ret, struc
                         goto bad;
                 s.kind = COMPARE_SEL_RUN;
                 if (*colon) {
-                        if (!colon[1])
-                                goto bad;
+                        if (!colon[1] || strchr(colon + 1, ':'))
+                                goto bad;        /* a kernel name holds no ':' */
                         snprintf(s.kernel, sizeof(s.kernel), "%s", colon + 1);
                 }
         } else if (strncmp(text, "tag:", 4) == 0) {
@@ -109,6 +109,8 @@ int compare_selector_parse(const char *text, struct compare_selector *ret, struc
                         snprintf(s.kernel, sizeof(s.kernel), "%s", colon + 1);
                 }
         } else {
+                if (strchr(text, ':'))
+                        goto bad;        /* no kernel name holds one, labelled or not */
                 s.kind = COMPARE_SEL_KERNEL;
                 snprintf(s.kernel, sizeof(s.kernel), "%s", text);
         }

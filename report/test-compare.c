@@ -158,8 +158,10 @@ TEST(selectors) {
         ASSERT_STREQ(s.tag, "mixed");
         ASSERT_STREQ(s.kernel, "6.1.0-47-amd64");
         {
+                /* No kernel name holds ':', so "a:b" is no selector: only
+                 * a tag may hold one. */
                 static const char *const bad[] = { "", "run:", "run:x", "run:0", "run:-1", "run:3:", "tag:",
-                                                   "tag::k", "tag:a:" };
+                                                   "tag::k", "b:c:d:e:f", "run:3:a:b", "tag:a:" };
                 for (size_t i = 0; i < ELEMENTSOF(bad); i++)
                         if (compare_selector_parse(bad[i], &s, &err) != -EINVAL)
                                 TEST_FAIL("selector '%s' accepted", bad[i]);

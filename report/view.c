@@ -88,6 +88,8 @@ static int view_run_fill(struct db *db, int64_t run_id, struct view_run *v, stru
         if (r < 0)
                 return r;
         r = query_cells(db, run_id, &v->cells, &v->n_cells, err);
+        if (r >= 0 && v->n_cells == 0)
+                r = db_blame(db, 0, err);        /* "no cells stored yet", or a damaged file? */
         if (r < 0)
                 return r;
         v->metrics = calloc(v->n_cells + 1, sizeof(*v->metrics));

@@ -270,39 +270,87 @@ fail:
         return r;
 }
 
-/* The tables a database of schema version v has (results/schema.sql and
- * the migration steps): a file with kbench's user_version but without one
- * of them is not a kbench database, however it came to be. */
-static const struct {
-        int since;                 /* schema version that added it */
-        const char *name;
-} db_tables[] = {
-        { 1, "kernels" }, { 1, "runs" }, { 1, "cells" }, { 1, "metrics" },
-        { 1, "vmstat" }, { 1, "timeline" }, { 1, "logs" }, { 2, "host_block" },
-        { 4, "bisections" }, { 4, "bisect_steps" }, { 5, "marks" },
-};
+/* The schema a database of version v has: the migration steps' SQL up
+ * to v, applied to an empty database in memory (the fill steps move data,
+ * and there is none). The file must have each of its tables, each with
+ * each of its columns (extra ones are the file's own business): one rule,
+ * taken from the migrations themselves, for every verb that opens a
+ * database, doctor's check included. OUT: *ret (sqlite3_close). */
+static int db_reference(struct db *db, int v, sqlite3 **ret, struct kb_error *err) {
+        sqlite3 *ref = NULL;
+        int rc = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL);
 
-static int db_check_tables(struct db *db, int v, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r, rc;
+        for (size_t i = 0; rc == SQLITE_OK && i < ELEMENTSOF(db_migrations) && db_migrations[i].version <= v; i++)
+                rc = sqlite3_exec(ref, db_migrations[i].sql, NULL, NULL, NULL);
+        if (rc != SQLITE_OK) {
+                int r = error_setf(err, -EIO, "%s: building schema version %d to check against: %s", db->path, v,
+                                   ref ? sqlite3_errmsg(ref) : sqlite3_errstr(rc));
+                sqlite3_close(ref);
+                return r;
+        }
+        *ret = ref;
+        return 0;
+}
 
-        r = db_prepare(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1", &s, err);
+/* Step s (of ref, or of the file: db NULL or not) once: 1 a row, 0 done. */
+static int db_step_row(struct db *db, sqlite3_stmt *s, struct kb_error *err) {
+        int rc = sqlite3_step(s);
+
+        if (rc == SQLITE_ROW)
+                return 1;
+        if (rc == SQLITE_DONE)
+                return 0;
+        return db_error(db, rc, err, "reading the schema");
+}
+
+/* The file has table (of version v) with every column the reference gives it. */
+static int db_check_table(struct db *db, sqlite3 *ref, int v, const char *table, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *has_table = NULL, *want = NULL, *has_col = NULL;
+        int r;
+
+        r = db_prepare(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1", &has_table, err);
+        if (r >= 0)
+                r = db_prepare(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", &has_col, err);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < ELEMENTSOF(db_tables); i++) {
-                if (db_tables[i].since > v)
-                        continue;
-                sqlite3_reset(s);
-                if (bind_text(s, 1, db_tables[i].name) != SQLITE_OK)
-                        return db_error(db, sqlite3_errcode(db->h), err, "reading the schema");
-                rc = sqlite3_step(s);
-                if (rc == SQLITE_DONE)
+        if (sqlite3_prepare_v2(ref, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", -1, &want, NULL) != SQLITE_OK)
+                return error_setf(err, -EIO, "%s: reading schema version %d: %s", db->path, v, sqlite3_errmsg(ref));
+        bind_text(has_table, 1, table);
+        r = db_step_row(db, has_table, err);
+        if (r == 0)
+                return error_setf(err, -EBADMSG, "%s: not a kbench results database (schema version %d but no "
+                                  "table '%s')", db->path, v, table);
+        bind_text(want, 1, table);
+        while (r > 0 && sqlite3_step(want) == SQLITE_ROW) {
+                const char *col = (const char *)sqlite3_column_text(want, 0);
+
+                sqlite3_reset(has_col);
+                bind_text(has_col, 1, table);
+                bind_text(has_col, 2, col);
+                r = db_step_row(db, has_col, err);
+                if (r == 0)
                         return error_setf(err, -EBADMSG, "%s: not a kbench results database (schema version %d "
-                                          "but no table '%s')", db->path, v, db_tables[i].name);
-                if (rc != SQLITE_ROW)
-                        return db_error(db, rc, err, "reading the schema");
+                                          "but table '%s' has no column '%s')", db->path, v, table, col);
         }
-        return 0;
+        return r < 0 ? r : 0;
+}
+
+static int db_check_tables(struct db *db, int v, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *tables = NULL;
+        sqlite3 *ref = NULL;
+        int r = db_reference(db, v, &ref, err);
+
+        if (r < 0)
+                return r;
+        /* In the order the migrations made them: kernels first. */
+        if (sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rowid", -1, &tables,
+                               NULL) != SQLITE_OK)
+                r = error_setf(err, -EIO, "%s: reading schema version %d: %s", db->path, v, sqlite3_errmsg(ref));
+        while (r >= 0 && sqlite3_step(tables) == SQLITE_ROW)
+                r = db_check_table(db, ref, v, (const char *)sqlite3_column_text(tables, 0), err);
+        sqlite3_finalize(TAKE_PTR(tables));
+        sqlite3_close(ref);
+        return r;
 }
 
 static int db_setup(struct db *db, int create, struct kb_error *err) {
@@ -326,6 +374,11 @@ static int db_setup(struct db *db, int create, struct kb_error *err) {
                 return error_setf(err, -EPROTONOSUPPORT,
                                   "%s: schema version %d is newer than this kbench understands (%d); "
                                   "use a newer kbench", db->path, v, DB_SCHEMA_VERSION);
+        /* user_version is anyone's to set: a negative one is no version
+         * kbench ever wrote, whatever tables the file has. */
+        if (v < 0)
+                return error_setf(err, -EBADMSG, "%s: not a kbench results database (schema version %d; kbench's "
+                                  "are 1 to %d)", db->path, v, DB_SCHEMA_VERSION);
         if (v == 0) {
                 r = db_count_objects(db, &objects, err);
                 if (r < 0)
@@ -524,6 +577,18 @@ int db_check(struct db *db, int full, struct kb_error *err) {
                 return error_setf(err, -EBADMSG, "%s fails PRAGMA %s: %ld problem(s)%s, first: %s", db->path,
                                   pragma, problems, problems >= 100 ? " or more" : "", first);
         return 0;
+}
+
+int db_blame(struct db *db, int r, struct kb_error *err) {
+        struct kb_error damage = { { 0 } };
+        int d;
+
+        if (r != 0 && r != -ENOENT && r != -EINVAL)
+                return r;
+        d = db_check(db, 0, &damage);
+        if (d == 0)
+                return r;
+        return error_setf(err, d, "%s", damage.msg);
 }
 
 struct db *db_close(struct db *db) {

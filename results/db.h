@@ -145,6 +145,15 @@ int db_check(struct db *db, int full, struct kb_error *err);
  * still empty, the first of them without its newline. For db_check and its
  * tests. */
 size_t db_check_row(const char *row, char *first, size_t size);
+/* Tell absence from damage. SQLite does not notice every damaged page: a
+ * query through a broken index may end early and return nothing, and the
+ * reader would then report a false cause ("run 1 has no cells", "kernel X
+ * has no runs of its own"). So before a reader reports that something is
+ * not there, it passes its answer here: r 0 (an empty answer), -ENOENT or
+ * -EINVAL (not found, not resolvable) runs db_check's quick_check, and a
+ * damaged file's error replaces err and r. Any other r is returned as it
+ * is. Costs a read of the whole file, on those paths only. */
+int db_blame(struct db *db, int r, struct kb_error *err);
 struct db *db_close(struct db *db);   /* accepts NULL, returns NULL */
 /* The path db was opened with (owned by db), for messages. */
 const char *db_path(const struct db *db);

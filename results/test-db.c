@@ -477,6 +477,76 @@ TEST(refuses_a_version_without_tables) {
         tmpdb_done(&t);
 }
 
+/* A user_version kbench never wrote (negative) is refused, by readers and
+ * writers alike, and the file keeps its bytes: not migrated into, whether
+ * it is someone else's file or a kbench store someone set to -5. */
+TEST(refuses_a_negative_version) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        sqlite3 *h = NULL;
+        gchar *before = NULL, *after = NULL;
+        gsize nb = 0, na = 0;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "CREATE TABLE mine(x); PRAGMA user_version = -1", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        ASSERT_TRUE(g_file_get_contents(t.path, &before, &nb, NULL));
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "schema version -1") && strstr(err.msg, "not a kbench results database"));
+        ASSERT_EQ(db_open(t.path, &db, &err), -EBADMSG);
+        ASSERT_TRUE(db == NULL);
+        ASSERT_TRUE(g_file_get_contents(t.path, &after, &na, NULL));
+        ASSERT_TRUE(na == nb && memcmp(before, after, nb) == 0);
+        g_free(before);
+        g_free(after);
+        unlink(t.path);
+
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        db = db_close(db);
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = -5", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        ASSERT_EQ(db_open(t.path, &db, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "schema version -5") != NULL);
+        ASSERT_TRUE(strstr(err.msg, "migrating") == NULL);
+        tmpdb_done(&t);
+}
+
+/* Tables of kbench's names without the columns kbench reads are no kbench
+ * database: the check reads columns, not names only. */
+TEST(refuses_tables_without_their_columns) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        sqlite3 *h = NULL;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        db = db_close(db);
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "ALTER TABLE runs RENAME COLUMN tag TO label", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "table 'runs' has no column 'tag'") != NULL);
+        /* A column the later versions added counts at those versions. */
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "ALTER TABLE runs RENAME COLUMN label TO tag; "
+                                  "ALTER TABLE vmstat DROP COLUMN util", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "table 'vmstat' has no column 'util'") != NULL);
+        /* Extra columns are the file's own. */
+        ASSERT_EQ(sqlite3_open(t.path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "ALTER TABLE vmstat ADD COLUMN util REAL; ALTER TABLE runs ADD COLUMN mine TEXT",
+                               NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        ASSERT_EQ(db_open_existing(t.path, &db, &err), 0);
+        db_close(db);
+        tmpdb_done(&t);
+}
+
 TEST(vmstat_columns_match_schema) {
         struct kb_error err = { { 0 } };
         struct tmpdb t;

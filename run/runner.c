@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "guest/initramfs.h"
+#include "common/fileio.h"
 #include "common/guest-paths.h"
 #include "host/accel.h"
 #include "host/snapshot.h"
@@ -381,11 +382,11 @@ static char *cell_params_json(const struct run *r, const struct plan_cell *pc, c
  * that fails on a full disk can be retried once the reserve is given back.
  * Best effort: a store without room for it runs without it. */
 static void reserve_take(struct run *r) {
-        int fd;
+        int fd = -1;
 
         r->reserve = g_build_filename(r->g->home, "reserve", NULL);
-        fd = open(r->reserve, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        if (fd < 0)
+        /* Not through a link someone put there: it would fill its target. */
+        if (fileio_create(r->reserve, O_WRONLY, 0600, &fd, NULL) < 0)
                 return;
         if (posix_fallocate(fd, 0, RESERVE_BYTES) != 0)
                 progress_note(&r->progress, "no room for the %u MiB reserve in %s", RESERVE_BYTES >> 20, r->g->home);
@@ -789,20 +790,37 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
         return 0;
 }
 
+/* The matrix's axes are given: a usage error found before the store is
+ * looked at (a mistyped --store is then not reported instead). */
+static int count_axes(struct run *r, struct kb_error *err) {
+        const struct runner_opts *o = r->o;
+
+        r->usage = 1;
+        for (; o->kernels && o->kernels[r->n_kernels]; r->n_kernels++)
+                ;
+        for (; o->workloads && o->workloads[r->n_specs]; r->n_specs++)
+                ;
+        if (r->n_kernels == 0)
+                return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
+        if (r->n_specs == 0)
+                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
+        r->usage = 0;
+        return 0;
+}
+
+/* A run boots kernels of the store, so it needs one and makes none: a
+ * mistyped --store is named, not created (store.h). Then its lock. */
+static int open_store(struct run *r, struct store_lock **ret_lock, struct kb_error *err) {
+        int ret = store_prepare(r->g, 0, err);
+
+        return ret < 0 ? ret : lock_store(r->g->home, "run", ret_lock, err);
+}
+
 static int resolve_inputs(struct run *r, struct kb_error *err) {
         const struct runner_opts *o = r->o;
         g_autofree char *kdir = store_kernels_dir(r->g);
         int ret;
 
-        for (; o->kernels && o->kernels[r->n_kernels]; r->n_kernels++)
-                ;
-        for (; o->workloads && o->workloads[r->n_specs]; r->n_specs++)
-                ;
-        r->usage = 1;
-        if (r->n_kernels == 0)
-                return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
-        if (r->n_specs == 0)
-                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
         r->usage = 0;
         ret = kstore_open(kdir, &r->ks, err);
         if (ret < 0)
@@ -932,12 +950,11 @@ int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *
         int failed = 0, ret, code = 1;
 
         progress_init(&r.progress, 0);
-        ret = o->lock_held ? 0 : store_prepare(g, 1, err);
+        ret = count_axes(&r, err);
         if (ret >= 0 && !o->lock_held)
-                ret = lock_store(g->home, "run", &lock, err);
-        if (ret < 0)
-                goto out;
-        ret = resolve_inputs(&r, err);
+                ret = open_store(&r, &lock, err);
+        if (ret >= 0)
+                ret = resolve_inputs(&r, err);
         if (ret < 0) {
                 code = r.usage ? 2 : 1;
                 goto out;

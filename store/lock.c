@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "store/lock.h"
 
@@ -40,13 +41,14 @@ static void describe_holder(int fd, char *buf, size_t size) {
 int lock_store(const char *home, const char *verb, struct store_lock **ret, struct kb_error *err) {
         g_autofree char *path = g_build_filename(home, "lock", NULL);
         char line[128], holder[160];
-        int fd, n;
+        int fd = -1, n, r;
 
-        if (g_mkdir_with_parents(home, 0755) < 0)
-                return error_setf(err, -errno, "%s: %s", home, g_strerror(errno));
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        /* The store exists (store_prepare made it, or refused): a lock
+         * must never create one. A link planted as the lock file would
+         * have its target truncated below: fileio_create follows none. */
+        r = fileio_create(path, O_RDWR, 0644, &fd, err);
+        if (r < 0)
+                return r;
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
                 int e = errno;
                 if (e == EWOULDBLOCK) {

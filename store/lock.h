@@ -9,7 +9,10 @@
 
 struct store_lock;
 
-/* Take the lock of the store at home (created as needed), without waiting.
+/* Take the lock of the store at home (a directory that exists: the lock
+ * creates no store), without waiting. <home>/lock is created when missing;
+ * a symbolic link or anything but a regular file there is refused, never
+ * followed.
  * Returns 0 and *ret (release with lock_release), -EBUSY with err naming
  * the holder ("store DIR is in use by kbench run, pid N, since ..."), or
  * another -errno with err naming the file. */

@@ -17,8 +17,8 @@ int store_prepare(const struct store_ctx *s, int create, struct kb_error *err) {
         if (errno != ENOENT)
                 return error_setf(err, -errno, "store %s: %s", s->home, g_strerror(errno));
         if (!create)
-                return error_setf(err, -ENOENT, "no kbench store at %s (kbench kernel add or kbench run "
-                                  "creates one; check --store and $KBENCH_HOME)", s->home);
+                return error_setf(err, -ENOENT, "no kbench store at %s (kbench kernel add creates one; check "
+                                  "--store and $KBENCH_HOME)", s->home);
         if (g_mkdir_with_parents(s->home, 0755) < 0)
                 return error_setf(err, -errno, "store %s: cannot create it: %s", s->home, g_strerror(errno));
         fprintf(stderr, "kbench: creating the store %s\n", s->home);

@@ -12,11 +12,14 @@ struct store_ctx {
                                       embedded driver keeps its state in the store */
 };
 
-/* Which verbs may create a store (README, "The store"): run, nightly and
- * kernel add, which say so on stderr ("kbench: creating the store DIR");
- * every other verb, doctor included, refuses a store directory that does
- * not exist, so a mistyped --store creates nothing. Returns 0 when s->home
- * is a directory (made now when create), else -errno with err naming it. */
+/* Which verbs may create a store (README, "Which verbs create a store"):
+ * those that put a kernel in it, kernel add, kernel build, nightly and
+ * bisect --git, once their usage is checked; they say so on stderr
+ * ("kbench: creating the store DIR"). Every other verb, run and doctor
+ * included, refuses a store directory that does not exist, so a mistyped
+ * --store creates nothing. Nothing else creates one: the lock does not.
+ * Returns 0 when s->home is a directory (made now when create), else
+ * -errno with err naming it. */
 int store_prepare(const struct store_ctx *s, int create, struct kb_error *err);
 
 /* Paths under the store. Caller frees (g_free). */

@@ -71,6 +71,31 @@ static pid_t fake_qemu(void) {
         return pid;
 }
 
+/* A link planted as the lock file is not followed: its target keeps its
+ * bytes. And a lock creates no store. */
+TEST(lock_follows_no_link_and_creates_no_store) {
+        g_autofree char *home = g_dir_make_tmp("kbench-test-lock-XXXXXX", NULL);
+        g_autofree char *file = g_build_filename(home, "lock", NULL);
+        g_autofree char *victim = g_build_filename(home, "victim", NULL);
+        g_autofree char *nosuch = g_build_filename(home, "no", "such", NULL);
+        g_autofree char *text = NULL;
+        struct store_lock *a = NULL;
+        struct kb_error err = { { 0 } };
+
+        ASSERT_TRUE(g_file_set_contents(victim, "precious\n", -1, NULL));
+        ASSERT_EQ(symlink(victim, file), 0);
+        ASSERT_EQ(lock_store(home, "kernel", &a, &err), -ELOOP);
+        ASSERT_TRUE(a == NULL);
+        ASSERT_TRUE(strstr(err.msg, file) && strstr(err.msg, "symbolic link"));
+        ASSERT_TRUE(g_file_get_contents(victim, &text, NULL, NULL));
+        ASSERT_STREQ(text, "precious\n");
+        ASSERT_EQ(lock_store(nosuch, "run", &a, &err), -ENOENT);
+        ASSERT_TRUE(!g_file_test(nosuch, G_FILE_TEST_EXISTS));
+        g_unlink(file);
+        g_unlink(victim);
+        g_rmdir(home);
+}
+
 TEST(clean_kills_qemu_only_and_removes_the_prefix) {
         g_autofree char *top = g_dir_make_tmp("kbench-test-wd-XXXXXX", NULL);
         g_autofree char *run = g_build_filename(top, "run", NULL);

@@ -232,16 +232,16 @@ static int split_compare(const struct model *s, const char *spec, char **ret_a, 
                 if (!selector_ok(s, x) || !selector_ok(s, p + 1))
                         continue;
                 if (found++) {
-                        return error_setf(err, -EINVAL,
-                                          "--compare '%s': ambiguous, it splits into selectors more than one way", spec);
+                        return error_setf(err, -EINVAL, "--compare '%.64s%s': ambiguous, it splits into selectors "
+                                          "more than one way", spec, strlen(spec) > 64 ? "..." : "");
                 }
                 a = TAKE_PTR(x);
                 b = g_strdup(p + 1);
         }
         if (!found)
-                return error_setf(err, -EINVAL,
-                                  "--compare '%s': not A:B with A and B each a kernel of the store, run:ID, "
-                                  "run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL", spec);
+                return error_setf(err, -EINVAL, "--compare '%.64s%s': not A:B with A and B each a kernel of the "
+                                  "store, run:ID, run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL", spec,
+                                  strlen(spec) > 64 ? "..." : "");
         *ret_a = TAKE_PTR(a);
         *ret_b = TAKE_PTR(b);
         return 0;

@@ -25,7 +25,7 @@ static int page_name_ok(const char *name) {
 
 /* Read DIR/.kbench-site into o->owned. Returns 1 when the manifest exists,
  * 0 when it does not, -errno with err when it cannot be read or is not
- * kbench's. */
+ * kbench's (a symbolic link, a FIFO: anything but a regular file). */
 static int manifest_load(struct output *o, struct kb_error *err) {
         _cleanup_free_ char *buf = NULL;
         g_auto(GStrv) lines = NULL;
@@ -34,9 +34,11 @@ static int manifest_load(struct output *o, struct kb_error *err) {
 
         if (access(o->manifest, F_OK) < 0 && errno == ENOENT)
                 return 0;
-        r = fileio_read(o->manifest, MANIFEST_MAX, &buf, &len, NULL, err);
+        /* The manifest says which files kbench may replace and remove: one
+         * that is a link to a list elsewhere is no manifest of this site. */
+        r = fileio_read_nofollow(o->manifest, MANIFEST_MAX, &buf, &len, err);
         if (r < 0)
-                return r;
+                return error_prefix(err, r, "not a kbench site manifest");
         if (len < strlen(MANIFEST_HEADER) || memcmp(buf, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) != 0 ||
             memchr(buf, '\0', len))
                 return error_setf(err, -EBADMSG, "%s: not a kbench site manifest (first line is not '%s')",

@@ -211,7 +211,8 @@ static int parse_number(const char *s, size_t len, double *ret) {
         memcpy(buf, s, len);
         buf[len] = '\0';
         *ret = strtod(buf, NULL);
-        return isfinite(*ret) ? 0 : -ERANGE;
+        /* -7 blocks in, 10^23 blocks out: no counter reads so. */
+        return isfinite(*ret) && *ret >= 0 && *ret <= VMSTAT_VALUE_MAX ? 0 : -ERANGE;
 }
 
 static int parse_fixed(const char *s, size_t n, int *ret) {
@@ -762,7 +763,7 @@ static int agent_row(struct vmstat_agent *a, const struct tokens *tk, double t_s
                 return agent_reject(a, "vmstat row of %zu fields under a header of %zu columns", tk->n, a->ncols);
         for (size_t i = 0; i < tk->n; i++)
                 if (parse_number(tk->s[i], tk->len[i], &v[i]) < 0)
-                        return agent_reject(a, "vmstat row field %zu ('%s') is not a number",
+                        return agent_reject(a, "vmstat row field %zu ('%s') is not a number from 0 to 2^53",
                                             i + 1, agent_cols[i]);
         r = table_new_row(a->t, &a->cap, t_s, first, &row);
         if (r == -E2BIG) {

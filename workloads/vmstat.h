@@ -15,6 +15,11 @@
 #include "workloads/workload.h"
 
 #define VMSTAT_LINE_MAX 1024          /* longer lines are rejected */
+/* Every vmstat column is a count, a rate, a size or a share: none is
+ * negative, and none exceeds 2^53 (beyond it a double holds no exact
+ * integer, and no machine has that many KiB or blocks per second). A row
+ * with a value outside 0..VMSTAT_VALUE_MAX is rejected whole. */
+#define VMSTAT_VALUE_MAX 9007199254740992.0
 #define VMSTAT_COLS_MAX 64            /* columns over all headers of one stream */
 #define VMSTAT_VALUES_MAX (1u << 24)  /* samples x columns kept; further rows rejected */
 /* VMSTAT_BO_THRESHOLD and VMSTAT_INTERVAL are in workloads/workload.h. */

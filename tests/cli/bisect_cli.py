@@ -2,13 +2,17 @@
 """What `kbench bisect`, `kbench kernel build` and `kbench show --bisect`
 refuse before they build or boot anything: usage errors exit 2 with one
 line naming the option, a source that is not a kernel tree exits 1 naming
-it, and a store with no bisection says so. Boots no guest, builds nothing.
-Usage: bisect_cli.py KBENCH"""
+it, an unknown kernel is a usage error found before a database is made,
+and a store with no bisection says so. Boots no guest, builds nothing.
+Usage: bisect_cli.py KBENCH SCHEMA_SQL"""
 import os
+import sqlite3
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from kbtest import expect, kb, temp_store  # noqa: E402
+
+SCHEMA = sys.argv[2]
 
 M = ["--metric", "guest.write.kernel_Minsn", "-w", "dd"]
 USAGE = [
@@ -46,8 +50,14 @@ def main():
         expect(p.returncode == 1 and "not a kernel source tree" in p.stderr and home in p.stderr,
                f"a directory that is no kernel tree is named: {p.stderr!r}")
         p = kb(home, "bisect", *M, "--kernels", "x,y", check=False)
-        expect(p.returncode == 1 and "no kernel 'x'" in p.stderr, f"an unknown kernel is named: {p.stderr!r}")
-        # The bisect above made the store's database (run and bisect may create a store).
+        expect(p.returncode == 2 and "no kernel 'x'" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+               f"an unknown kernel is named, a usage error as in run: {p.returncode} {p.stderr!r}")
+        expect(not os.path.exists(os.path.join(home, "results.db")),
+               "a bisection refused for its kernels makes no database")
+        # A database without a bisection (made as kbench makes it).
+        with sqlite3.connect(os.path.join(home, "results.db")) as c, open(SCHEMA, encoding="utf-8") as f:
+            c.executescript(f.read())
+            c.execute("PRAGMA user_version = 1")
         p = kb(home, "show", "--bisect", check=False)
         expect(p.returncode == 0 and "no bisections" in p.stdout, f"show --bisect on a store without one: {p.stdout!r}")
         p = kb(home, "show", "--bisect", "7", check=False)

@@ -7,8 +7,14 @@ is; run refuses a kernel or workload given twice, an empty tag and an
 --append the kernel would cut; usage errors exit 2; markdown carries no
 markup from the store; vmstat bounds its options; bidirectional controls
 are masked; a mistyped store is not created; a damaged database is
-reported with one problem per line. Every check runs (a failure does not
-end the test), so one run lists everything that does not hold.
+reported with one problem per line; kernel build and bisect wait on no
+file they are given; a foreign or damaged database is refused untouched,
+with its own error; the store's lock and a site's manifest are never
+followed through a link; a kernel add of a non-kernel copies nothing; names
+never shadow ids; damaged kernels are listed and removable; options are
+given once, never empty, in UTF-8; long paths keep their reason.
+Every check runs (a failure does not end the test), so one run lists
+everything that does not hold.
 Usage: hostile.py KBENCH SCHEMA_SQL; needs a Debian kernel .deb in
 $KBENCH_DEBS (tools/setup.sh)."""
 import fcntl
@@ -36,13 +42,19 @@ def expect(cond, what):
         FAILED.append(what)
 
 
-def kb(home, *args, timeout=60, db=None, stdin=None):
-    pre = ["--store", home] + (["--db", db] if db else [])
+def kb(home, *args, timeout=60, db=None, stdin=None, pre=None):
+    pre = pre if pre is not None else ["--store", home] + (["--db", db] if db else [])
     try:
         return subprocess.run([KBENCH, *pre, *args], capture_output=True, text=True, timeout=timeout,
                               stdin=stdin if stdin is not None else subprocess.DEVNULL, errors="replace")
     except subprocess.TimeoutExpired:
         return subprocess.CompletedProcess(args, -999, "", "timed out")
+
+
+def snapshot(path):
+    """A file's bytes, to see that kbench left it exactly as it was."""
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def one_line(p):
@@ -213,6 +225,245 @@ def databases(d):
                f"{verb[0]}: kbench's user_version without its tables is not a kbench database: {out.strip()[-200:]!r}")
 
 
+def build_inputs(d):
+    """kernel build and bisect look at the files they are given before
+    anything else, without waiting on them, and make no store first."""
+    fifo = os.path.join(d, "build-fifo")
+    os.mkfifo(fifo)
+    tree = os.path.join(d, "tree")
+    os.makedirs(tree)
+    nosuch = os.path.join(d, "build-store")
+    for opt, path, what in (("--config", fifo, "a FIFO"), ("--fragment", fifo, "a FIFO"), ("--patch", fifo, "a FIFO"),
+                            ("--config", "/dev/zero", "a character device")):
+        p = kb(nosuch, "kernel", "build", tree, opt, path, timeout=10)
+        expect(p.returncode == 1 and one_line(p) and what in p.stderr and opt in p.stderr
+               and not os.path.exists(nosuch),
+               f"kernel build {opt} {path} is refused at once, creating nothing: {p.returncode} {p.stderr.strip()!r}")
+    p = kb(nosuch, "bisect", "--metric", "guest.write.kernel_Minsn", "-w", "dd", "--git", tree, "--good", "a",
+           "--bad", "b", "--config", fifo, timeout=10)
+    expect(p.returncode == 1 and one_line(p) and "a FIFO" in p.stderr and not os.path.exists(nosuch),
+           f"bisect --config FIFO is refused at once, creating nothing: {p.returncode} {p.stderr.strip()!r}")
+    # A relative tarball path: tar runs elsewhere, so it is made absolute.
+    src = os.path.join(d, "src")
+    os.makedirs(os.path.join(src, "linux-x"))
+    with open(os.path.join(src, "linux-x", "Kconfig"), "w") as f:
+        f.write("# not a real tree\n")
+    subprocess.run(["tar", "-C", src, "-cf", os.path.join(src, "linux-x.tar"), "linux-x"], check=True)
+    home = os.path.join(d, "build-rel")
+    p = subprocess.run([KBENCH, "--store", home, "kernel", "build", "linux-x.tar", "--config", "tinyconfig"], cwd=src,
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    unpacked = glob.glob(os.path.join(home, "build", "src", "*", "Kconfig"))
+    last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+    expect(p.returncode == 1 and "configuring failed" in last and unpacked,
+           f"kernel build of a relative tarball unpacks it (then fails to configure a fake tree): "
+           f"{p.returncode} {p.stderr.strip()[-200:]!r}")
+
+
+def foreign_databases(d):
+    """One rule for what a kbench database is, for every verb: versions
+    outside 1..current, and tables without kbench's columns, are refused
+    and the file keeps its bytes."""
+    home = os.path.join(d, "foreign")
+    os.makedirs(home)
+    db = os.path.join(home, "results.db")
+    c = sqlite3.connect(db)
+    c.execute("CREATE TABLE mine (x)")
+    c.execute("PRAGMA user_version = -1")
+    c.commit()
+    c.close()
+    before = snapshot(db)
+    for verb in (["show"], ["compare", "a", "b"], ["publish", "-o", os.path.join(d, "fsite")], ["doctor"]):
+        p = kb(home, *verb)
+        out = p.stderr + p.stdout
+        expect(p.returncode == 1 and "not a kbench results database" in out and "schema version -1" in out
+               and snapshot(db) == before,
+               f"{verb[0]}: user_version -1 is refused, the file untouched: {p.returncode} {out.strip()[-200:]!r}")
+    os.remove(db)
+    fill(db)
+    c = sqlite3.connect(db)
+    c.execute("PRAGMA user_version = -5")
+    c.commit()
+    c.close()
+    before = snapshot(db)
+    p = kb(home, "show")
+    expect(p.returncode == 1 and "schema version -5" in p.stderr and "migrating" not in p.stderr
+           and snapshot(db) == before, f"a kbench store set to -5 is refused as such: {p.stderr.strip()!r}")
+    # kbench's table names with other columns.
+    os.remove(db)
+    fill(db)
+    kb(home, "show")
+    c = sqlite3.connect(db)
+    c.execute("ALTER TABLE cells RENAME COLUMN workload TO job")
+    c.commit()
+    c.close()
+    for verb in (["show"], ["doctor"]):
+        p = kb(home, *verb)
+        out = p.stderr + p.stdout
+        expect(p.returncode == 1 and "table 'cells' has no column 'workload'" in out,
+               f"{verb[0]}: a table without kbench's columns is no kbench database: {out.strip()[-200:]!r}")
+    # A damaged database: compare says what SQLite says, as show does.
+    os.remove(db)
+    fill(db)
+    kb(home, "show")
+    damage(db)
+    show = kb(home, "show", "1")
+    p = kb(home, "compare", "run:1", "run:2")
+    expect(p.returncode == 1 and one_line(p) and "has no runs of its own" not in p.stderr
+           and ("malformed" in p.stderr or "fails PRAGMA quick_check" in p.stderr),
+           f"compare on a damaged database gives SQLite's error (show: {show.stderr.strip()[-80:]!r}): "
+           f"{p.returncode} {p.stderr.strip()[-200:]!r}")
+
+
+def links(d):
+    """A link planted as the store's lock or as a site's manifest is not
+    followed: its target keeps its bytes."""
+    home = os.path.join(d, "linked")
+    os.makedirs(os.path.join(home, "kernels", "names"))
+    victim = os.path.join(d, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    os.symlink(victim, os.path.join(home, "lock"))
+    p = kb(home, "kernel", "remove", "nosuch")
+    expect(p.returncode == 1 and one_line(p) and "lock" in p.stderr and "symbolic link" in p.stderr
+           and open(victim).read() == "precious\n",
+           f"a lock that is a link is refused, its target intact: {p.returncode} {p.stderr.strip()!r}")
+    pub = os.path.join(d, "linkpub")
+    os.makedirs(pub)
+    fill(os.path.join(pub, "results.db"))
+    site = os.path.join(d, "linksite")
+    os.makedirs(site)
+    mine = os.path.join(site, "index.html")
+    with open(mine, "w") as f:
+        f.write("mine\n")
+    elsewhere = os.path.join(d, "my-manifest")
+    with open(elsewhere, "w") as f:
+        f.write("kbench site v1\nindex.html\n")
+    os.symlink(elsewhere, os.path.join(site, ".kbench-site"))
+    p = kb(pub, "publish", "-o", site)
+    expect(p.returncode == 1 and one_line(p) and ".kbench-site" in p.stderr and "symbolic link" in p.stderr
+           and open(mine).read() == "mine\n" and open(elsewhere).read() == "kbench site v1\nindex.html\n",
+           f"a manifest that is a link is not trusted: {p.returncode} {p.stderr.strip()!r}")
+
+
+def options(d):
+    """Rules every verb's options share, and the global ones: a value is
+    never empty, a one-value option is given once, a text value is UTF-8
+    (and UTF-8 is text whatever the locale), a bad value is quoted cut."""
+    home = os.path.join(d, "opts")
+    os.makedirs(home)
+    fill(os.path.join(home, "results.db"))
+    kb(home, "show")
+    nosuch = os.path.join(d, "no", "such3")
+    cases = [
+        (["--store", "", "show"], "--store"),
+        (["--db", "", "show"], "--db"),
+        (["--connect", "", "doctor"], "--connect"),
+        (["--store"], "--store needs a DIR"),
+        (["--store", home, "--store", home, "show"], "given twice"),
+    ]
+    for args, named in cases:
+        p = kb(home, *args, pre=[])
+        expect(p.returncode == 2 and one_line(p) and named in p.stderr,
+               f"kbench {' '.join(args)!r}: exit 2 naming {named}: {p.returncode} {p.stderr.strip()!r}")
+    verb_cases = [
+        (["show", "1", "--cell", ""], "--cell"),
+        (["show", "1", "-c", "c000", "-c", "c001"], "--cell given twice"),
+        (["show", "1", "--cell", "c000", "--cell=c001"], "--cell given twice"),
+        (["compare", "run:1", "run:2", "--ignore-setting", ""], "--ignore-setting"),
+        (["compare", "run:1", "run:2", "--ignore-setting", ",,"], "--ignore-setting"),
+        (["compare", "run:1", "run:2", "-w", ""], "--workload"),
+        (["publish", "--compare", "a:b:c:d:e:f"], "--compare"),
+        (["publish", "--compare", "x" * 100000], "--compare"),
+        (["kernel", "remove", ""], "not a kernel name"),
+        (["kernel", "remove", "../names/x"], "not a kernel name"),
+        (["kernel", "add", "--name", "é", "/dev/null"], "--name"),
+        (["vmstat", "--bo-threshold", "-1", "/dev/null"], "--bo-threshold"),
+    ]
+    for args, named in verb_cases:
+        p = kb(home, *args)
+        expect(p.returncode == 2 and one_line(p) and named in p.stderr and len(p.stderr) < 600,
+               f"kbench {' '.join(a[:20] for a in args)!r}: exit 2 naming {named}: {p.returncode} "
+               f"{p.stderr.strip()[:200]!r}")
+    # Not UTF-8: the option is named, not "Invalid byte sequence".
+    p = subprocess.run([KBENCH.encode(), b"--store", home.encode(), b"compare", b"run:1", b"run:2", b"--metric",
+                        b"caf\xe9"], capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    err = p.stderr.decode("utf-8", "replace")
+    expect(p.returncode == 2 and "--metric" in err and "Invalid byte sequence" not in err,
+           f"a value that is not UTF-8 is refused naming its option: {p.returncode} {err.strip()!r}")
+    # UTF-8 is text, whatever LANG says.
+    for lang in ("C", "C.UTF-8"):
+        p = subprocess.run([KBENCH, "--store", home, "compare", "run:1", "run:2", "--metric", "café"],
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                           env=dict(os.environ, LANG=lang, LC_ALL=lang))
+        expect("Invalid byte sequence" not in p.stderr and "--metric 'café' matches no metric" in p.stderr,
+               f"LANG={lang}: --metric café is taken as text: {p.returncode} {p.stderr.strip()!r}")
+    # A usage error creates no store.
+    p = kb(nosuch, "run", "-w", "dd")
+    expect(p.returncode == 2 and "no kernel given" in p.stderr and "creating" not in p.stderr
+           and not os.path.exists(nosuch), f"run's usage error creates no store: {p.returncode} {p.stderr.strip()!r}")
+    p = kb(nosuch, "run", "-k", "x", "-w", "dd")
+    expect(p.returncode == 1 and "no kbench store" in p.stderr and not os.path.exists(nosuch),
+           f"run makes no store: it boots kernels of one: {p.returncode} {p.stderr.strip()!r}")
+    p = kb(nosuch, "bisect", "--metric", "guest.write.kernel_Minsn", "-w", "dd", "--kernels", "x,y")
+    expect(p.returncode == 1 and "no kbench store" in p.stderr and not os.path.exists(nosuch),
+           f"bisect --kernels makes no store: {p.returncode} {p.stderr.strip()!r}")
+    # vmstat's rows: no counter is negative or past 2^53.
+    rows = os.path.join(d, "neg.txt")
+    with open(rows, "w") as f:
+        f.write("r b swpd free buff cache si so bi bo in cs us sy id wa st\n"
+                "1 0 0 10 20 30 0 0 5 700 100 200 1 2 97 0 0\n"
+                "1 0 0 10 20 30 0 0 -7 700 100 200 1 2 97 0 0\n"
+                "1 0 0 10 20 30 0 0 5 -8 100 200 1 2 97 0 0\n"
+                "1 0 0 10 20 30 0 0 5 100000000000000000000000 100 200 1 2 97 0 0\n")
+    p = kb(home, "vmstat", "--json", rows)
+    try:
+        j = json.loads(p.stdout)
+    except ValueError:
+        j = {}
+    expect(p.returncode == 0 and j.get("rejected") == 3 and len(j.get("samples", [])) == 1
+           and j.get("stalls", {}).get("count") == 0,
+           f"vmstat rejects rows with negative or impossible counters: {p.returncode} "
+           f"{ {k: j.get(k) for k in ('rejected', 'stalls')} } {p.stderr.strip()!r}")
+    # Control characters of -o are masked in the site line.
+    out = os.path.join(d, "nl\ndir")
+    p = kb(home, "publish", "-o", out)
+    expect(p.returncode == 0 and "site: " in p.stdout and "nl\ndir" not in p.stdout and "nl?dir" in p.stdout,
+           f"publish masks a newline of -o in its site line: {p.returncode} {p.stdout!r}")
+
+
+def long_paths(d):
+    """A path of thousands of bytes is cut in its middle: the reason stays."""
+    home = os.path.join(d, "longp")
+    os.makedirs(home)
+    fill(os.path.join(home, "results.db"))
+    kb(home, "show")
+    long = "/" + "x" * 5000
+    for args, pre in ((["publish", "-o", long], None), (["show"], ["--store", long]), (["show"], ["--db", long]),
+                      (["vmstat", long], None), (["kernel", "add", long], None)):
+        p = kb(home, *args, pre=(pre + (["--store", home] if pre[0] != "--store" else [])) if pre else None)
+        expect(p.returncode != 0 and one_line(p) and "too long" in p.stderr and len(p.stderr) < 1100,
+               f"{' '.join(pre or args[:1])} with a 5000-byte path keeps its reason: {p.returncode} "
+               f"{len(p.stderr)} bytes, ends {p.stderr.strip()[-60:]!r}")
+
+
+def nightly_config(d):
+    """The night refuses what run refuses; a failed source is exit 1, dry
+    or not."""
+    home = os.path.join(d, "night")
+    drop = os.path.join(d, "night-drop")
+    os.makedirs(home)
+    os.makedirs(drop)
+    base = {"sources": [{"type": "dir", "path": drop}], "baseline": "6.1.0-57-amd64", "workloads": ["dd"]}
+    for extra, named in (({"workloads": ["dd", "dd:bs=1M"]}, "same workload"),
+                         ({"sources": base["sources"] * 2}, "same source")):
+        cfg = os.path.join(d, "night.json")
+        with open(cfg, "w") as f:
+            json.dump(dict(base, **extra), f)
+        p = kb(home, "nightly", "--dry-run", cfg)
+        expect(p.returncode == 2 and named in p.stderr, f"nightly refuses the {named} twice: {p.returncode} "
+               f"{p.stderr.strip()!r}")
+
+
 def store_creation(d):
     nosuch = os.path.join(d, "no", "such")
     for verb in (["kernel", "list"], ["kernel", "remove", "x"], ["doctor"], ["show"], ["compare", "a", "b"],
@@ -333,6 +584,67 @@ def with_kernel(d):
            f"run names the first problem of a damaged database alone: {line[-300:]!r}")
     os.remove(db)
 
+    # A name never shadows an id prefix.
+    p = kb(home, "kernel", "add", "--name", kid[:8], found[0])
+    expect(p.returncode == 2 and one_line(p) and "--name" in p.stderr and "kernel id" in p.stderr,
+           f"a name that reads as an id prefix is refused: {p.returncode} {p.stderr.strip()!r}")
+    # A non-kernel is refused before a byte is copied: a 2 GB sparse file
+    # leaves no staging directory (and takes no time).
+    sparse = os.path.join(d, "sparse.img")
+    with open(sparse, "wb") as f:
+        f.truncate(2 << 30)
+    t0 = time.monotonic()
+    p = kb(home, "kernel", "add", sparse)
+    expect(p.returncode == 1 and "not a kernel image" in p.stderr and time.monotonic() - t0 < 5
+           and not glob.glob(os.path.join(home, "kernels", ".tmp-add-*")),
+           f"kernel add of a 2 GB non-kernel copies nothing: {p.returncode} {p.stderr.strip()!r}")
+    os.remove(sparse)
+    # A failed source makes a dry night exit 1, as a real one.
+    drop = os.path.join(d, "kdrop")
+    os.makedirs(drop)
+    junk = os.path.join(drop, "linux-image-junk_1_amd64.deb")
+    with open(found[0], "rb") as f, open(junk, "wb") as out:
+        out.write(f.read(64 << 10))        # a package cut short: found, then not importable
+    os.utime(junk, (time.time() - 3600, time.time() - 3600))
+    cfg = os.path.join(d, "kdry.json")
+    with open(cfg, "w") as f:
+        json.dump({"sources": [{"type": "dir", "path": drop}], "baseline": name, "workloads": ["dd"]}, f)
+    p = kb(home, "nightly", "--dry-run", cfg)
+    expect(p.returncode == 1 and "junk" in p.stderr, f"nightly --dry-run with a failed import exits 1: "
+           f"{p.returncode} {p.stderr.strip()[-200:]!r}")
+    # A damaged kernel is listed as such, and removable.
+    p = kb(home, "kernel", "add", "--name", "spare", found[0])
+    meta = os.path.join(home, "kernels", kid, "kernel.json")
+    good_meta = snapshot(meta)
+    with open(meta, "w") as f:
+        f.write("{ not json")
+    os.symlink("../" + "0" * 64, os.path.join(home, "kernels", "names", "dangling"))
+    p = kb(home, "kernel", "list")
+    expect(p.returncode == 0 and "DAMAGED" in p.stdout and "dangling" in p.stdout and "spare" in p.stdout,
+           f"kernel list shows damaged kernels: {p.returncode} {p.stdout!r} {p.stderr.strip()!r}")
+    p = kb(home, "kernel", "list", "--json")
+    try:
+        listed = json.loads(p.stdout)
+    except ValueError:
+        listed = []
+    expect(sum(1 for k in listed if k.get("damaged")) == 3, f"kernel list --json marks them: {p.stdout[:300]!r}")
+    p = kb(home, "kernel", "remove", "dangling")
+    expect(p.returncode == 0 and not os.path.lexists(os.path.join(home, "kernels", "names", "dangling")),
+           f"a dangling name is removable: {p.returncode} {p.stderr.strip()!r}")
+    p = kb(home, "kernel", "remove", "spare")
+    expect(p.returncode == 0, f"a kernel with a damaged kernel.json is removable: {p.returncode} {p.stderr.strip()!r}")
+    with open(meta, "wb") as f:
+        f.write(good_meta)
+    extra = [os.path.join(home, "kernels", "names", f"n{i:02d}-" + "k" * 120) for i in range(40)]
+    for link in extra:
+        os.symlink("../" + kid, link)
+    p = kb(home, "kernel", "remove", "nosuch")
+    expect(p.returncode == 1 and one_line(p) and len(p.stderr) < 800 and "41 in all" in p.stderr,
+           f"the names an unknown kernel's error lists are few, each cut, and counted: {len(p.stderr)} bytes "
+           f"{p.stderr.strip()[-120:]!r}")
+    for link in extra:
+        os.remove(link)
+
     # kernel remove under a run's lock.
     with open(os.path.join(home, "lock"), "a+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
@@ -351,7 +663,8 @@ def with_kernel(d):
 def main():
     with tempfile.TemporaryDirectory(prefix="kbench-cli-hostile-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp")) as d:
         os.chmod(d, 0o711)
-        for part in (publish_site, special_files, databases, store_creation, vmstat, markdown_and_bidi, with_kernel):
+        for part in (publish_site, special_files, databases, foreign_databases, links, options, long_paths,
+                     build_inputs, nightly_config, store_creation, vmstat, markdown_and_bidi, with_kernel):
             print(f"-- {part.__name__}")
             part(d)
     if FAILED:
