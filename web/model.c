@@ -244,8 +244,13 @@ static const struct compare_options compare_defaults = { .alpha = 0.05, .noise =
  * first comes first (a night's, then those asked for, then the defaults). */
 static struct model_compare *compare_add(struct model *s, const char *a, const char *b, int64_t run_id) {
         g_autofree char *file = page_compare_file(a, b);
+        struct model_compare *had = (struct model_compare *)model_compare_find(s, file);
 
-        if (model_compare_find(s, file))
+        /* A night's comparison of two kernels of one run is that run's
+         * default comparison too: its page lists it. */
+        if (had && run_id && !had->run_id)
+                had->run_id = run_id;
+        if (had)
                 return NULL;
         s->compares = g_renew(struct model_compare, s->compares, s->n_compares + 1);
         s->compares[s->n_compares] = (struct model_compare){ g_strdup(a), g_strdup(b), run_id, TAKE_PTR(file),
