@@ -28,6 +28,7 @@
 #include "report/metrics.h"
 #include "report/view.h"
 #include "results/db.h"
+#include "results/nights.h"
 #include "results/query.h"
 #include "report/text.h"
 #include "web/page.h"
@@ -52,6 +53,7 @@ struct night {
         struct db *db;
         struct kstore *ks;
         const char *accel;                 /* what the runs use, and what "measured" is asked for */
+        double started_at;                 /* unix time: the night's, as the store records it */
         double deadline_at;                /* unix time */
         struct nightly_found *found;
         size_t n_found;
@@ -63,6 +65,7 @@ struct night {
         int64_t baseline_run;              /* a run with baseline cells at the base settings, 0: none */
         GPtrArray *keep;                   /* strings the candidates point to */
         GPtrArray *measured;               /* names of the kernels run tonight, each once */
+        GPtrArray *night_compares;         /* each comparison made tonight: subject, selector A, B */
         GPtrArray *errors;
         struct nightly_report rep;
 };
@@ -131,7 +134,8 @@ static int step_config(struct night *n, struct kb_error *err) {
                 g_free(n->g.connect);
                 n->g.connect = g_strdup(n->cfg->connect);
         }
-        n->deadline_at = (double)g_get_real_time() / 1e6 + n->cfg->deadline_s;
+        n->started_at = (double)g_get_real_time() / 1e6;
+        n->deadline_at = n->started_at + n->cfg->deadline_s;
         n->accel = accel_cached(n->g.home);
         return 0;
 }
@@ -621,6 +625,24 @@ static int add_regression(struct night *n, const struct subject *s, const struct
         return 0;
 }
 
+/* The night and what it compared go into the store (results/nights.h), so
+ * the site can follow each regression from night to night; the verdicts
+ * are loaded again from the cells there. Not being able to record it is
+ * reported, not fatal: the night's report stands. */
+static void record_night(struct night *n) {
+        size_t nc = n->night_compares->len / 3;
+        g_autofree struct db_night_compare *c = g_new0(struct db_night_compare, nc + 1);
+        struct db_night row = { .started_at = n->started_at, .baseline = n->cfg->baseline, .alpha = n->cfg->alpha,
+                                .noise = n->cfg->noise };
+        struct kb_error err = { { 0 } };
+
+        for (size_t i = 0; i < nc; i++)
+                c[i] = (struct db_night_compare){ n->night_compares->pdata[3 * i], n->night_compares->pdata[3 * i + 1],
+                                                  n->night_compares->pdata[3 * i + 2] };
+        if (db_night_add(n->db, &row, c, nc, &err) < 0)
+                add_error(n, "the night's comparisons are not recorded for the site: %s", err.msg);
+}
+
 static int compare_subject(struct night *n, const struct subject *s, GPtrArray *compared, struct kb_error *err) {
         g_autofree char *a = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", n->baseline_run, n->cfg->baseline);
         g_autofree char *b = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", s->run, s->store_name);
@@ -634,6 +656,9 @@ static int compare_subject(struct night *n, const struct subject *s, GPtrArray *
         if (r < 0)
                 return r;
         g_ptr_array_add(compared, g_strdup_printf("%s %s", a, b));
+        g_ptr_array_add(n->night_compares, g_strdup(s->name));
+        g_ptr_array_add(n->night_compares, g_strdup(a));
+        g_ptr_array_add(n->night_compares, g_strdup(b));
         if (v->worse)
                 r = add_regression(n, s, v);
         if (r < 0) {
@@ -710,6 +735,8 @@ static int step_compare(struct night *n, struct kb_error *err) {
                 }
                 r = compare_subject(n, s, compared, err);
         }
+        if (r >= 0)
+                record_night(n);
         g_ptr_array_add(compared, NULL);
         n->rep.compared = (char **)g_ptr_array_free(g_steal_pointer(&compared), FALSE);
         return r;
@@ -975,6 +1002,8 @@ static void night_free(struct night *n) {
                 g_ptr_array_unref(n->errors);
         if (n->measured)
                 g_ptr_array_unref(n->measured);
+        if (n->night_compares)
+                g_ptr_array_unref(n->night_compares);
         nightly_plan_free(n->plan);
         nightly_found_free(n->found, n->n_found);
         g_free(n->found_cand);
@@ -997,6 +1026,7 @@ int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct 
         n.keep = g_ptr_array_new_with_free_func(g_free);
         n.errors = g_ptr_array_new_with_free_func(g_free);
         n.measured = g_ptr_array_new_with_free_func(g_free);
+        n.night_compares = g_ptr_array_new_with_free_func(g_free);
 
         /* The configuration is the user's input: its errors are usage
          * errors (exit 2), found before the store is touched. */

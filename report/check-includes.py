@@ -19,10 +19,11 @@ Nothing includes cli/. fuzz/, bench/ and tests/ sit above everything.
 
 Inside web/ the modules have floors of their own (WEB_LAYERS), so the
 site's model cannot again call into the pass that renders it: the leaves
-(page frame, output, charts, the test fixture) use no other web/ module;
-the model (what the pages read) only the leaves; the shared page pieces
-the model; the page renderers those; the publishing pass (site) sits on
-top. A web/ file may include a web/ header of its own module or of a
+(page frame, output, charts, the test fixture, the regression state rule)
+use no other web/ module; the model (what the pages read) only the
+leaves; the shared page pieces and what is derived from the model over
+time (history) the model; the page renderers, the feed and the data files
+those; the publishing pass (site) sits on top. A web/ file may include a web/ header of its own module or of a
 lower layer; every web/ file must be in the table, so a new one is placed
 on purpose. web/test-*.c sit above the folder. Prints every upward include
 and exits 1 if there is one.
@@ -54,11 +55,11 @@ TEST_EXTRA = {"report": {"workloads"}, "host": {"report"}, "cell": {"web"}}
 
 # web/ modules by layer, lowest first (see the docstring).
 WEB_LAYERS = [
-    {"page", "output", "charts", "sitefixture"},
+    {"page", "output", "charts", "sitefixture", "regstate"},
     {"model"},
-    {"sitehtml"},
+    {"sitehtml", "history"},
     {"pages"},
-    {"indexpage", "runpage", "cellpage", "kernelpage", "comparepage"},
+    {"indexpage", "runpage", "cellpage", "kernelpage", "comparepage", "bisectpage", "feed", "sitejson"},
     {"site"},
 ]
 WEB_LAYER = {mod: i for i, mods in enumerate(WEB_LAYERS) for mod in mods}

@@ -61,6 +61,8 @@ struct compare_view *compare_view_free(struct compare_view *v) {
         free(v->sel_b);
         free(v->desc_a);
         free(v->desc_b);
+        free(v->kernel_a);
+        free(v->kernel_b);
         free(v);
         return NULL;
 }

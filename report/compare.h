@@ -121,6 +121,7 @@ struct compare_options {
 struct compare_view {
         char *sel_a, *sel_b;       /* as given (owned) */
         char *desc_a, *desc_b;     /* what they resolved to, "6.1.0-57-amd64 in run 1 (tag a1)" */
+        char *kernel_a, *kernel_b; /* the kernel id each side resolved to (a selector names one) */
         int same_cells;            /* 1: A and B resolved to the same kernel in the same runs, so
                                       every sample is compared with itself (not an A/A test) */
         double alpha, noise;

@@ -18,6 +18,13 @@ struct html *html_new(void) {
         return h;
 }
 
+struct html *html_new_xml(void) {
+        struct html *h = html_new();
+
+        h->xml = 1;
+        return h;
+}
+
 struct html *html_free(struct html *h) {
         if (!h)
                 return NULL;
@@ -43,7 +50,58 @@ static void append_cp(GString *out, uint32_t cp) {
 
 #define REPLACEMENT 0xfffd
 
-static void escape(GString *out, const char *str, size_t len, int attr) {
+/* What XML 1.0 allows at all and a reader should see: no C1 control, no
+ * bidirectional control, not U+FFFE or U+FFFF. */
+static int xml_char_ok(uint32_t cp) {
+        return cp >= 0xa0 && !utf8_is_bidi_control(cp) && cp != 0xfffe && cp != 0xffff;
+}
+
+/* The entity of an ASCII byte that needs one in this context, or NULL. */
+static inline const char *entity(unsigned char c, int attr) {
+        switch (c) {
+        case '&': return "&amp;";
+        case '<': return "&lt;";
+        case '>': return "&gt;";
+        case '"': return "&quot;";
+        case '\'': return "&#39;";
+        case '`': return attr ? "&#96;" : NULL;
+        case '=': return attr ? "&#61;" : NULL;
+        case '\t': return attr ? "&#9;" : NULL;
+        case '\n': return attr ? "&#10;" : NULL;
+        default: return NULL;
+        }
+}
+
+/* One byte (or sequence) at s[i] that is not copied as it is: its
+ * replacement appended to out. Returns the bytes consumed. */
+static size_t escape_one(GString *out, const unsigned char *s, size_t i, size_t len, int attr, int xml) {
+        unsigned char c = s[i];
+        const char *ent = entity(c, attr);
+        uint32_t cp;
+        size_t n;
+
+        if (c >= 0x80) {
+                /* invalid UTF-8 (n == 0), a C1 control (n == 2), a bidirectional
+                 * control (n == 2 or 3), or in XML a non-character */
+                n = utf8_decode(s + i, len - i, &cp);
+                if (n == 0 || !xml)
+                        append_cp(out, REPLACEMENT);
+                return n ? n : 1;
+        }
+        if (ent)
+                g_string_append(out, ent);
+        else if (xml)
+                ; /* XML: every other control is removed */
+        else if (c == '\r' && attr)
+                g_string_append(out, "&#13;");
+        else if (c == '\r' && i + 1 < len && s[i + 1] == '\n')
+                ; /* CRLF line ends read as LF */
+        else
+                append_cp(out, c == 0x7f ? 0x2421 : 0x2400 + c);
+        return 1;
+}
+
+static void escape(GString *out, const char *str, size_t len, int attr, int xml) {
         const unsigned char *s = (const unsigned char *)str;
         size_t i = 0, run = 0;
 
@@ -54,66 +112,42 @@ static void escape(GString *out, const char *str, size_t len, int attr) {
         /* Copy runs of plain bytes in one append: console logs are large. */
         while (i < len) {
                 unsigned char c = s[i];
-                const char *ent = NULL;
                 uint32_t cp;
                 size_t n;
 
                 if (c >= 0x80) {
                         n = utf8_decode(s + i, len - i, &cp);
-                        if (n > 0 && cp >= 0xa0 && !utf8_is_bidi_control(cp)) {
+                        if (n > 0 && (xml ? xml_char_ok(cp) : cp >= 0xa0 && !utf8_is_bidi_control(cp))) {
                                 i += n;
                                 continue;
                         }
-                } else if (c >= 0x20 && c != 0x7f && c != '&' && c != '<' && c != '>' && c != '"' &&
-                           c != '\'' && !(attr && (c == '`' || c == '='))) {
-                        i++;
-                        continue;
-                } else if (c == '\n' && !attr) {
-                        i++;
-                        continue;
-                } else if (c == '\t' && !attr) {
+                } else if ((c >= 0x20 && c != 0x7f && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'' &&
+                            !(attr && (c == '`' || c == '='))) ||
+                           (!attr && (c == '\n' || c == '\t'))) {
                         i++;
                         continue;
                 }
                 g_string_append_len(out, str + run, (gssize)(i - run));
-                if (c >= 0x80) {
-                        /* invalid UTF-8 (n == 0), a C1 control (n == 2) or a
-                         * bidirectional control (n == 2 or 3) */
-                        append_cp(out, REPLACEMENT);
-                        i += n ? n : 1;
-                } else {
-                        switch (c) {
-                        case '&': ent = "&amp;"; break;
-                        case '<': ent = "&lt;"; break;
-                        case '>': ent = "&gt;"; break;
-                        case '"': ent = "&quot;"; break;
-                        case '\'': ent = "&#39;"; break;
-                        case '`': ent = "&#96;"; break;
-                        case '=': ent = "&#61;"; break;
-                        case '\t': ent = "&#9;"; break;
-                        case '\n': ent = "&#10;"; break;
-                        case '\r': ent = attr ? "&#13;" : NULL; break;
-                        default: break;
-                        }
-                        if (ent)
-                                g_string_append(out, ent);
-                        else if (c == '\r' && !attr && i + 1 < len && s[i + 1] == '\n')
-                                ; /* CRLF line ends read as LF */
-                        else
-                                append_cp(out, c == 0x7f ? 0x2421 : 0x2400 + c);
-                        i++;
-                }
+                i += escape_one(out, s, i, len, attr, xml);
                 run = i;
         }
         g_string_append_len(out, str + run, (gssize)(len - run));
 }
 
 void html_escape_text(GString *out, const char *s, size_t len) {
-        escape(out, s, len, 0);
+        escape(out, s, len, 0, 0);
 }
 
 void html_escape_attr(GString *out, const char *s, size_t len) {
-        escape(out, s, len, 1);
+        escape(out, s, len, 1, 0);
+}
+
+void html_escape_xml_text(GString *out, const char *s, size_t len) {
+        escape(out, s, len, 0, 1);
+}
+
+void html_escape_xml_attr(GString *out, const char *s, size_t len) {
+        escape(out, s, len, 1, 1);
 }
 
 size_t html_prefix_chars(const char *str, size_t len, size_t max_chars) {
@@ -174,7 +208,7 @@ void html_attr_(struct html *h, const char *name, const char *value) {
         g_string_append_c(h->buf, ' ');
         g_string_append(h->buf, name);
         g_string_append(h->buf, "=\"");
-        escape(h->buf, value, (size_t)-1, 1);
+        escape(h->buf, value, (size_t)-1, 1, h->xml);
         g_string_append_c(h->buf, '"');
 }
 
@@ -238,7 +272,7 @@ void html_end_void(struct html *h) {
 
 void html_text_len(struct html *h, const char *s, size_t len) {
         close_start_tag(h);
-        escape(h->buf, s, len, 0);
+        escape(h->buf, s, len, 0, h->xml);
 }
 
 void html_text(struct html *h, const char *s) {

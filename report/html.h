@@ -14,7 +14,13 @@
  * points past U+10FFFF, truncated sequences) become U+FFFD; NUL and the
  * other C0 controls except tab and newline become their visible Control
  * Pictures (U+2400 + c, DEL as U+2421), so a console log's escape
- * sequences stay visible without being live; C1 controls become U+FFFD. */
+ * sequences stay visible without being live; C1 controls become U+FFFD.
+ *
+ * The same writer makes XML documents (the site's Atom feed, html_new_xml):
+ * the same element calls and escaping, except that control characters are
+ * removed instead of pictured (a feed reader shows text, not a console),
+ * as are the characters XML 1.0 does not allow at all (U+FFFE, U+FFFF)
+ * and the bidirectional controls. */
 #pragma once
 
 #include <stdarg.h>
@@ -28,11 +34,15 @@ struct html {
         int depth;
         int in_tag;                /* 1 between html_start() and its content: attributes allowed */
         int broken;                /* a nesting error happened (programming error) */
+        int xml;                   /* an XML document: controls removed, not pictured */
 };
 
 /* A new, empty page buffer. Never NULL (GLib aborts on OOM). Free with
  * html_free. */
 struct html *html_new(void);
+/* A new, empty XML document buffer (see above); the caller writes the
+ * XML declaration with html_literal. Free with html_free. */
+struct html *html_new_xml(void);
 /* Accepts NULL; returns NULL. */
 struct html *html_free(struct html *h);
 /* Close every open element and hand out the bytes: *ret_len bytes,
@@ -44,6 +54,9 @@ int html_finish(struct html *h, char **ret_buf, size_t *ret_len);
  * NUL-terminated s; s may be NULL (nothing is appended). */
 void html_escape_text(GString *out, const char *s, size_t len);
 void html_escape_attr(GString *out, const char *s, size_t len);
+/* The same for XML text and attribute values: controls removed. */
+void html_escape_xml_text(GString *out, const char *s, size_t len);
+void html_escape_xml_attr(GString *out, const char *s, size_t len);
 
 /* Byte length of the longest prefix of s (length len) that holds at most
  * max_chars characters, counting an invalid byte as one: for shortening

@@ -11,6 +11,7 @@
 #include "report/hostdisk.h"
 #include "report/json.h"
 #include "report/utf8.h"
+#include "results/bisect.h"
 
 static json_t *json_num(double v) {
         return isfinite(v) ? json_real(v) : json_null();
@@ -58,6 +59,14 @@ static json_t *json_str(const char *s) {
         return j;
 }
 
+json_t *json_view_string(const char *s) {
+        return json_str(s);
+}
+
+json_t *json_view_number(double v) {
+        return json_num(v);
+}
+
 /* o[key] = v (taking v), the key made valid UTF-8 as json_str does. */
 static void json_set(json_t *o, const char *key, json_t *v) {
         char *clean = utf8_clean(key);
@@ -68,6 +77,14 @@ static void json_set(json_t *o, const char *key, json_t *v) {
         else
                 json_decref(v);
         free(clean);
+}
+
+char *json_view_dumps(const json_t *j) {
+        return j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10)) : NULL;
+}
+
+void json_view_set(json_t *o, const char *key, json_t *v) {
+        json_set(o, key, v);
 }
 
 int json_view_print(json_t *j, FILE *out, struct kb_error *err) {
@@ -413,5 +430,46 @@ json_t *json_view_compare(const struct compare_view *v) {
                       "ignore_settings", ignored, "groups", groups, "unpaired", lonely, "judged",
                       (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,
                       "exit_status", v->exit_status, "same_cells", v->same_cells);
+        return j;
+}
+
+
+/* ---- bisections ------------------------------------------------------- */
+
+/* One step of a bisection; its runs as the array the step stored, [] when
+ * that is not an array. */
+static json_t *bisect_step_json(const struct bisect_step_row *s) {
+        json_t *runs = s->run_ids_json ? json_loads(s->run_ids_json, 0, NULL) : NULL;
+
+        if (!json_is_array(runs)) {
+                json_decref(runs);
+                runs = json_array();
+        }
+        return json_pack("{s:i, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "step", s->step,
+                         "role", json_str(s->role), "candidate", json_str(s->candidate),
+                         "kernel_id", json_str(s->kernel_id), "runs", runs, "rounds", s->rounds,
+                         "vs_good", json_str(s->vs_good), "vs_bad", json_str(s->vs_bad),
+                         "decision", json_str(s->decision), "mean_good", json_num(s->mean_good),
+                         "mean_candidate", json_num(s->mean_cand), "mean_bad", json_num(s->mean_bad),
+                         "note", json_str(s->note));
+}
+
+json_t *json_bisection(const struct bisect_row *b) {
+        json_t *j = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)b->id,
+                              "started_at", json_num(b->started_at), "finished_at", json_num(b->finished_at),
+                              "status", json_str(b->status), "workload", json_str(b->workload),
+                              "metric", json_str(b->metric), "source", json_str(b->source), "good", json_str(b->good),
+                              "bad", json_str(b->bad), "outcome", json_str(b->outcome),
+                              "first_bad", json_str(b->first_bad));
+        json_t *steps = json_array();
+
+        if (!j || !steps) {
+                json_decref(j);
+                json_decref(steps);
+                return NULL;
+        }
+        for (size_t i = 0; i < b->n_steps; i++)
+                json_array_append_new(steps, bisect_step_json(&b->steps[i]));
+        json_object_set_new(j, "steps", steps);
         return j;
 }

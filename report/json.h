@@ -24,6 +24,28 @@ json_t *json_view_cell_vmstat(const struct view_cell *v);
  * exit_status}: every number of the table, the samples, the pairing. */
 json_t *json_view_compare(const struct compare_view *v);
 
+/* A string from the store as JSON: null for NULL, bytes that are not
+ * UTF-8 as U+FFFD (jansson refuses them). New reference. */
+json_t *json_view_string(const char *s);
+/* A number as JSON: null when not finite. New reference. */
+json_t *json_view_number(double v);
+
+/* o[key] = v, taking v; a key that is not UTF-8 cleaned as strings are. */
+void json_view_set(json_t *o, const char *key, json_t *v);
+
+struct bisect_row;
+/* A bisection (results/bisect.h) with its steps when it has them loaded:
+ * {id, started_at, finished_at, status, workload, metric, source, good,
+ * bad, outcome, first_bad, steps[{step, role, candidate, kernel_id, runs,
+ * rounds, vs_good, vs_bad, decision, mean_good, mean_candidate, mean_bad,
+ * note}]}. Strings that are not valid UTF-8 are cleaned as everywhere. */
+json_t *json_bisection(const struct bisect_row *b);
+
+/* j as one compact line, ASCII-only, numbers as json_view_print writes
+ * them (caller free()s; NULL when j is NULL or out of memory): the site's
+ * data files. */
+char *json_view_dumps(const json_t *j);
+
 /* Write j indented, ASCII-only, with a final newline; takes no reference.
  * j == NULL (a failed build) is -ENOMEM. Returns 0, -ENOMEM or -EIO. */
 int json_view_print(json_t *j, FILE *out, struct kb_error *err);

@@ -124,44 +124,6 @@ int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const cha
         return 0;
 }
 
-static json_t *jstr(const char *s) {
-        return s ? json_string(s) : json_null();
-}
-
-static json_t *jnum(double v) {
-        return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* A bisection as JSON; steps when it has them loaded. Strings from the
- * database that are not valid UTF-8 become null (json_string refuses them). */
-static json_t *bisection_json(const struct bisect_row *b) {
-        json_t *j = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)b->id,
-                              "started_at", jnum(b->started_at), "finished_at", jnum(b->finished_at),
-                              "status", jstr(b->status), "workload", jstr(b->workload), "metric", jstr(b->metric),
-                              "source", jstr(b->source), "good", jstr(b->good), "bad", jstr(b->bad),
-                              "outcome", jstr(b->outcome), "first_bad", jstr(b->first_bad));
-        json_t *steps = json_array();
-
-        for (size_t i = 0; i < b->n_steps; i++) {
-                const struct bisect_step_row *s = &b->steps[i];
-                json_t *runs = s->run_ids_json ? json_loads(s->run_ids_json, 0, NULL) : NULL;
-
-                json_array_append_new(steps, json_pack("{s:i, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, "
-                                                       "s:o}", "step", s->step, "role", jstr(s->role),
-                                                       "candidate", jstr(s->candidate), "kernel_id", jstr(s->kernel_id),
-                                                       "runs", json_is_array(runs) ? runs : json_array(),
-                                                       "rounds", s->rounds, "vs_good", jstr(s->vs_good),
-                                                       "vs_bad", jstr(s->vs_bad), "decision", jstr(s->decision),
-                                                       "mean_good", jnum(s->mean_good),
-                                                       "mean_candidate", jnum(s->mean_cand),
-                                                       "mean_bad", jnum(s->mean_bad), "note", jstr(s->note)));
-                if (runs && !json_is_array(runs))
-                        json_decref(runs);
-        }
-        json_object_set_new(j, "steps", steps);
-        return j;
-}
-
 static int put_json(json_t *j, FILE *out, struct kb_error *err) {
         int r = json_dumpf(j, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
 
@@ -180,7 +142,7 @@ int show_bisections(struct db *db, int json, FILE *out, struct kb_error *err) {
                 json_t *a = json_array();
 
                 for (size_t i = 0; i < n; i++)
-                        json_array_append_new(a, bisection_json(&rows[i]));
+                        json_array_append_new(a, json_bisection(&rows[i]));
                 bisect_rows_free(rows, n);
                 return put_json(a, out, err);
         }
@@ -208,7 +170,7 @@ int show_bisection(struct db *db, int64_t id, int json, FILE *out, struct kb_err
         if (r < 0)
                 return r;
         if (json) {
-                r = put_json(bisection_json(b), out, err);
+                r = put_json(json_bisection(b), out, err);
                 bisect_rows_free(b, 1);
                 return r;
         }

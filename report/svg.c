@@ -1,4 +1,4 @@
-/* report/svg: line and bar charts as inline SVG (contract in svg.h). All
+/* report/svg: line, bar and strip charts as inline SVG (contract in svg.h). All
  * geometry is computed here; every piece of text goes through the page
  * writer's escaper. Colours are attributes, not CSS classes, so a chart
  * copied out of a page keeps them. */
@@ -313,8 +313,8 @@ static double fy(const struct frame *f, double v) {
 }
 
 /* The data's extent: every finite point, band and mark; [0, 1] where
- * there is none. y starts at zero or below: rates, memory and CPU shares
- * are read against zero. */
+ * there is none. y starts at zero or below, as rates, memory and CPU
+ * shares are read against zero, unless the chart asks to fit the data. */
 static void line_domain(const struct svg_line_chart *c, struct frame *f) {
         int any = 0;
 
@@ -348,7 +348,7 @@ static void line_domain(const struct svg_line_chart *c, struct frame *f) {
                 f->y0 = 0;
                 f->y1 = 1;
         }
-        if (f->y0 > 0)
+        if (f->y0 > 0 && !c->y_fit)
                 f->y0 = 0;
 }
 
@@ -631,4 +631,106 @@ void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
         line(h, label_w, top - 4, label_w, H - bottom, AXIS, 1, NULL);
         html_end(h);
 #undef X
+}
+
+double svg_strip_offset(size_t i) {
+        double x = (double)i * 0.6180339887498949;
+
+        return x - floor(x) - 0.5;
+}
+
+/* The value axis of a strip chart: every finite sample and interval end. */
+static void strip_domain(const struct svg_strip_chart *c, double *lo, double *hi) {
+        *lo = INFINITY;
+        *hi = -INFINITY;
+        for (size_t r = 0; r < c->n_rows; r++) {
+                const struct svg_strip *s = &c->rows[r];
+
+                for (size_t i = 0; i < s->n; i++)
+                        if (isfinite(s->v[i])) {
+                                *lo = fmin(*lo, s->v[i]);
+                                *hi = fmax(*hi, s->v[i]);
+                        }
+                if (isfinite(s->lo) && isfinite(s->hi)) {
+                        *lo = fmin(*lo, s->lo);
+                        *hi = fmax(*hi, s->hi);
+                }
+        }
+}
+
+/* One row: its label, the dots, the median tick, the mean's whisker. */
+static void strip_row(struct html *h, const struct svg_strip *s, double y, double row, double label_w,
+                      double x0, double x1, double pw, const char *unit) {
+        const double cy = y + row * 0.38;
+        const char *name = s->label ? s->label : "";
+        size_t shown = 0;
+        char b[64];
+
+#define SX(v) (label_w + ((v) - x0) / (x1 - x0) * pw)
+        html_start(h, "g");
+        for (size_t i = 0; i < s->n; i++)
+                shown += isfinite(s->v[i]);
+        html_start(h, "title");
+        html_textf(h, "%s: %zu samples", name, shown);
+        if (isfinite(s->median))
+                html_textf(h, ", median %g %s", s->median, unit ? unit : "");
+        if (isfinite(s->mean) && isfinite(s->lo) && isfinite(s->hi))
+                html_textf(h, ", mean %g (95%% CI %g to %g)", s->mean, s->lo, s->hi);
+        html_end(h);
+        text_at(h, label_w - 6, cy + 4, "end", FONT - 1, "#222", name);
+        for (size_t i = 0; i < s->n; i++) {
+                if (!isfinite(s->v[i]))
+                        continue;
+                html_start(h, "circle");
+                html_attr_num(h, "cx", SX(s->v[i]));
+                html_attr_num(h, "cy", cy + svg_strip_offset(i) * row * 0.4);
+                html_attr(h, "r", "3");
+                html_attr(h, "fill", colour(s->color));
+                html_attr(h, "fill-opacity", "0.6");
+                html_end_void(h);
+        }
+        if (isfinite(s->median))
+                line(h, SX(s->median), cy - row * 0.26, SX(s->median), cy + row * 0.26, "#111", 2.5, NULL);
+        if (isfinite(s->mean) && isfinite(s->lo) && isfinite(s->hi)) {
+                double wy = y + row * 0.8, a = SX(s->lo), z = SX(s->hi);
+
+                line(h, a, wy, z, wy, "#111", 1.2, NULL);
+                line(h, a, wy - 3, a, wy + 3, "#111", 1.2, NULL);
+                line(h, z, wy - 3, z, wy + 3, "#111", 1.2, NULL);
+                line(h, SX(s->mean), wy - 4, SX(s->mean), wy + 4, "#111", 1.2, NULL);
+        }
+        snprintf(b, sizeof(b), "n=%zu", shown);
+        text_at(h, label_w + pw + 6, cy + 4, NULL, FONT - 1, AXIS, b);
+        html_end(h);
+#undef SX
+}
+
+void svg_strip_chart(struct html *h, const struct svg_strip_chart *c) {
+        const int W = c->width > 0 ? c->width : 640;
+        const double row = 44, label_w = 150, right = 52, top = 30, bottom = 34;
+        double H = top + bottom + row * (double)(c->n_rows ? c->n_rows : 1);
+        double x0, x1, step, pw = W - label_w - right, ticks[32];
+        size_t nt;
+        char b[64];
+
+        strip_domain(c, &x0, &x1);
+        nt = svg_ticks(&x0, &x1, 5, ticks, G_N_ELEMENTS(ticks), &step);
+        svg_open(h, W, (int)ceil(H), c->title);
+        if (c->title)
+                text_at(h, 4, 15, NULL, FONT + 1, "#111", c->title);
+        for (size_t i = 0; i < nt; i++) {
+                double x = label_w + (ticks[i] - x0) / (x1 - x0) * pw;
+
+                line(h, x, top - 4, x, H - bottom, GRID, 1, NULL);
+                svg_format_tick(ticks[i], step, b, sizeof(b));
+                text_at(h, x, H - bottom + 15, "middle", FONT - 1, AXIS, b);
+        }
+        if (c->unit)
+                text_at(h, label_w + pw, H - 4, "end", FONT - 1, AXIS, c->unit);
+        if (c->n_rows == 0)
+                text_at(h, label_w + pw / 2, top + row / 2 + 4, "middle", FONT, AXIS, "no data");
+        for (size_t r = 0; r < c->n_rows; r++)
+                strip_row(h, &c->rows[r], top + row * (double)r, row, label_w, x0, x1, pw, c->unit);
+        line(h, label_w, top - 4, label_w, H - bottom, AXIS, 1, NULL);
+        html_end(h);
 }

@@ -2,8 +2,9 @@
  * escaping page writer (report/html.h), so a kernel name in a legend is as
  * safe as one in a table. Two kinds: line charts over time (vmstat
  * columns, the FTP transfer) with shaded intervals (writeout stalls,
- * transfer halts) and vertical phase marks, and horizontal bar charts of
- * means with 95 % confidence whiskers. Charts are drawn in a fixed
+ * transfer halts) and vertical phase marks, horizontal bar charts of
+ * means with 95 % confidence whiskers, and strip charts of samples (every
+ * value a dot, with the median and the mean's 95 % interval). Charts are drawn in a fixed
  * viewBox and scale to their container, so they read at 1280 px and on a
  * phone; no script, no external resource.
  *
@@ -43,6 +44,8 @@ struct svg_line_chart {
         const char *x_label;       /* the x axis caption instead ("run"); NULL: time */
         int x_integer;             /* x is a count (run ids): ticks on integers only */
         int markers;               /* a dot on every point (few points: runs) */
+        int y_fit;                 /* y over the data's range, not from zero: a level over runs, where
+                                      a few per cent must show */
         const char *y_unit;        /* "KiB/s", "%" */
         const struct svg_series *series;
         size_t n_series;
@@ -77,7 +80,37 @@ struct svg_bar_chart {
 /* Draw a horizontal bar chart of means with whiskers into h. */
 void svg_bar_chart(struct html *h, const struct svg_bar_chart *c);
 
+/* One row of a strip chart: a side's samples. */
+struct svg_strip {
+        const char *label;         /* row label ("A") */
+        const double *v;           /* the samples; non-finite ones are left out */
+        size_t n;
+        double median;             /* NAN: not drawn */
+        double mean, lo, hi;       /* the mean and its 95 % interval; NAN: not drawn */
+        int color;
+};
+
+struct svg_strip_chart {
+        const char *title;
+        const char *unit;
+        const struct svg_strip *rows;
+        size_t n_rows;
+        int width;                 /* viewBox width; 0 for 640 */
+};
+
+/* Draw the samples of each row as dots along a value axis (spread across
+ * the row by svg_strip_offset, so equal values stay apart), the median as
+ * a tall tick and the mean's interval as a whisker below them: the
+ * distribution, not only its mean. The axis is the samples' range, not
+ * from zero. */
+void svg_strip_chart(struct html *h, const struct svg_strip_chart *c);
+
 /* The pieces, exported for the tests. */
+
+/* Where sample i sits across its row, in -0.5 .. 0.5 of the row's height:
+ * the fractional parts of i times the golden ratio, so neighbours are far
+ * apart and the same samples always draw the same. */
+double svg_strip_offset(size_t i);
 
 /* A "nice" tick step (1, 2 or 5 times a power of ten) giving about target
  * intervals over span. span <= 0 or not finite: 1. */

@@ -176,3 +176,51 @@ TEST(large_text) {
         ASSERT_TRUE(strstr(out, "<") == NULL);
         g_string_free(in, TRUE);
 }
+
+static char *xesc(const char *s, size_t len, int attr) {
+        GString *out = g_string_new(NULL);
+
+        if (attr)
+                html_escape_xml_attr(out, s, len);
+        else
+                html_escape_xml_text(out, s, len);
+        return g_string_free(out, FALSE);
+}
+
+#define CHECK_XML(in, want) do { g_autofree char *_o = xesc((in), sizeof(in) - 1, 0); ASSERT_STREQ(_o, (want)); } while (0)
+#define CHECK_XML_ATTR(in, want) do { g_autofree char *_o = xesc((in), sizeof(in) - 1, 1); ASSERT_STREQ(_o, (want)); } while (0)
+
+/* XML (the Atom feed): the same entities, but a control character is
+ * removed, not pictured, and so are the characters XML 1.0 forbids
+ * (U+FFFE, U+FFFF: a parser must refuse a document holding them) and the
+ * bidirectional controls; invalid UTF-8 still reads as U+FFFD. */
+TEST(xml_text) {
+        CHECK_XML("<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;");
+        CHECK_XML("a&b\"c'd]]>e", "a&amp;b&quot;c&#39;d]]&gt;e");
+        CHECK_XML("NUL:\0:ESC:\x1b[31m:BEL\a:DEL\x7f:end", "NUL::ESC:[31m:BEL:DEL:end");
+        CHECK_XML("line1\r\nline2\tcol\rx", "line1\nline2\tcolx");
+        CHECK_XML("C1:\xc2\x85:FFFE:\xef\xbf\xbe:FFFF:\xef\xbf\xbf:RLO:\xe2\x80\xae:.", "C1::FFFE::FFFF::RLO::.");
+        CHECK_XML("bad:\xff:overlong:\xc0\xbc:surrogate:\xed\xa0\x80", "bad:\xef\xbf\xbd:overlong:\xef\xbf\xbd\xef\xbf\xbd"
+                                                                      ":surrogate:\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+        CHECK_XML("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7 \xef\xbf\xbd", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7 "
+                                                                      "\xef\xbf\xbd");
+        CHECK_XML_ATTR("a\tb\nc\rd\x01=`", "a&#9;b&#10;cd&#61;&#96;");
+}
+
+TEST(xml_document) {
+        struct html *h = html_new_xml();
+        char *buf = NULL;
+        size_t len = 0;
+
+        html_literal(h, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n");
+        html_start(h, "feed");
+        html_attr(h, "xmlns", "http://www.w3.org/2005/Atom");
+        html_elem(h, "title", "x\x1by<z>");
+        html_start(h, "link");
+        html_attr(h, "href", "compare-a.html");
+        html_end_void(h);
+        ASSERT_EQ(html_finish(h, &buf, &len), 0);
+        ASSERT_STREQ(buf, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">"
+                          "<title>xy&lt;z&gt;</title><link href=\"compare-a.html\"/></feed>");
+        g_free(buf);
+}

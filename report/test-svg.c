@@ -2,6 +2,7 @@
  * min/max downsampling that keeps a one-sample dip, charts of empty,
  * all-NAN and single-point series, and escaped text in every label. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "common/test.h"
 #include "report/svg.h"
@@ -241,6 +242,25 @@ TEST(bar_chart) {
         ASSERT_TRUE(strstr(svg, "no data") != NULL);
 }
 
+/* A level over runs fits its data: 100 to 102 does not start at 0. */
+TEST(y_fit) {
+        double t[] = { 3, 4 }, v[] = { 100, 102 };
+        struct svg_series s = { .label = "a", .t = t, .v = v, .n = 2 };
+        struct svg_line_chart c = { .title = "x", .x_label = "run", .x_integer = 1, .series = &s, .n_series = 1 };
+        struct html *h = html_new();
+        g_autofree char *zero = NULL, *fit = NULL;
+        size_t len;
+
+        svg_line_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &zero, &len), 0);
+        h = html_new();
+        c.y_fit = 1;
+        svg_line_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &fit, &len), 0);
+        ASSERT_TRUE(strstr(zero, ">0</text>") != NULL);
+        ASSERT_TRUE(strstr(fit, ">0</text>") == NULL && strstr(fit, ">100") != NULL);
+}
+
 TEST(integer_x_axis) {
         double t[] = { 3, 4 }, v[] = { 100, 102 };
         struct svg_series s = { .label = "6.1.0-57-amd64", .t = t, .v = v, .n = 2 };
@@ -281,5 +301,59 @@ TEST(bar_chart_odd_values) {
         for (const char *p = svg; *p; p++) {
                 digits = *p >= '0' && *p <= '9' ? digits + 1 : 0;
                 ASSERT_TRUE(digits < 20);
+        }
+}
+
+/* The distribution of a comparison's sides: a dot per finite sample (equal
+ * values spread across the row, not drawn on top of each other), the
+ * median, the mean's whisker, the labels escaped; an empty chart says so. */
+TEST(strip_chart) {
+        double a[] = { 100, 100, 100, 104, NAN }, b[] = { 60, 61 };
+        struct svg_strip rows[] = {
+                { .label = "A", .v = a, .n = 5, .median = 100, .mean = 101, .lo = 98, .hi = 104, .color = 0 },
+                { .label = "<img src=x onerror=alert(1)>", .v = b, .n = 2, .median = 60.5, .mean = NAN, .lo = NAN,
+                  .hi = NAN, .color = 1 },
+        };
+        struct svg_strip_chart c = { .title = "dd.write_MBps", .unit = "MB/s", .rows = rows, .n_rows = 2 };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        size_t len;
+        const char *p;
+        int cy[3], k = 0;
+
+        svg_strip_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_EQ(test_occurrences(svg, "<circle"), 6);                 /* the NAN sample is left out */
+        ASSERT_TRUE(strstr(svg, ">n=4<") != NULL && strstr(svg, ">n=2<") != NULL);
+        /* the three equal samples of A sit at three heights */
+        for (p = svg; k < 3 && (p = strstr(p, "<circle ")); p++, k++) {
+                const char *y = strstr(p, "cy=\"");
+
+                ASSERT_TRUE(y != NULL);
+                cy[k] = (int)(100 * strtod(y + 4, NULL));
+        }
+        ASSERT_TRUE(cy[0] != cy[1] && cy[1] != cy[2] && cy[0] != cy[2]);
+        /* medians: two thick ticks; one whisker of four lines (B has no interval) */
+        ASSERT_EQ(test_occurrences(svg, "stroke-width=\"2.5\""), 2);
+        ASSERT_EQ(test_occurrences(svg, "stroke-width=\"1.2\""), 4);
+        ASSERT_TRUE(strstr(svg, "<img") == NULL && strstr(svg, "&lt;img src=x onerror=alert(1)&gt;") != NULL);
+        ASSERT_TRUE(strstr(svg, "nan") == NULL && strstr(svg, "inf") == NULL);
+        /* the axis is the samples' range, not from zero: 60 to 104 */
+        ASSERT_TRUE(strstr(svg, ">0<") == NULL);
+
+        h = html_new();
+        c.n_rows = 0;
+        g_free(svg);
+        svg_strip_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_TRUE(strstr(svg, "no data") != NULL);
+}
+
+TEST(strip_offsets) {
+        for (size_t i = 0; i < 1000; i++) {
+                double o = svg_strip_offset(i);
+
+                ASSERT_TRUE(o >= -0.5 && o < 0.5);
+                ASSERT_TRUE(i == 0 || fabs(o - svg_strip_offset(i - 1)) > 0.05);
         }
 }

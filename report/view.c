@@ -764,7 +764,7 @@ static int side_resolve(struct db *db, const char *text, int all_runs, struct si
 }
 
 static int load_side(struct db *db, const char *text, const struct compare_options *o, struct side *side,
-                     unsigned char *ignored_found, char **ret_desc, struct kb_error *err) {
+                     unsigned char *ignored_found, char **ret_desc, char **ret_kernel, struct kb_error *err) {
         struct side_sel sel = { 0 };
         size_t cells = 0;
         int r;
@@ -783,6 +783,8 @@ static int load_side(struct db *db, const char *text, const struct compare_optio
         if (r >= 0 && cells == 0)
                 r = error_setf(err, -ENOENT, "%s has no cells%s%s", sel.desc ? sel.desc : text,
                                o->workload ? " of workload " : "", o->workload ? o->workload : "");
+        if (r >= 0 && !(*ret_kernel = strdup(sel.kernels[0])))
+                r = error_setf(err, -ENOMEM, "out of memory");
         if (r >= 0)
                 *ret_desc = TAKE_PTR(sel.desc);
         side_sel_clear(&sel);
@@ -1049,12 +1051,12 @@ int view_compare_load(struct db *db, const struct compare_options *o, struct com
                 if (!(v->ignored[i] = strdup(o->ignore_settings[i])))
                         r = error_setf(err, -ENOMEM, "out of memory");
         if (r >= 0) {
-                r = load_side(db, o->a, o, &a, v->ignored_found, &v->desc_a, err);
+                r = load_side(db, o->a, o, &a, v->ignored_found, &v->desc_a, &v->kernel_a, err);
                 if (r < 0)
                         error_prefix(err, r, "A '%.64s'", o->a);
         }
         if (r >= 0) {
-                r = load_side(db, o->b, o, &b, v->ignored_found, &v->desc_b, err);
+                r = load_side(db, o->b, o, &b, v->ignored_found, &v->desc_b, &v->kernel_b, err);
                 if (r < 0)
                         error_prefix(err, r, "B '%.64s'", o->b);
         }

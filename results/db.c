@@ -118,6 +118,27 @@ static const char db_schema_v5[] =
         "        PRIMARY KEY (cell_id, seq)\n"
         ") WITHOUT ROWID;\n";
 
+/* Version 6: the nights of kbench nightly (results/nights.h): each night's
+ * baseline, alpha and noise band, and the comparisons it made as kbench
+ * compare's selectors, so a reader can load them again from the cells and
+ * follow a regression from night to night. */
+static const char db_schema_v6[] =
+        "CREATE TABLE nights (\n"
+        "        id              INTEGER PRIMARY KEY,\n"
+        "        started_at      REAL NOT NULL,\n"
+        "        baseline        TEXT NOT NULL,\n"
+        "        alpha           REAL NOT NULL,\n"
+        "        noise           REAL NOT NULL\n"
+        ");\n"
+        "CREATE TABLE night_compares (\n"
+        "        night_id        INTEGER NOT NULL REFERENCES nights(id) ON DELETE CASCADE,\n"
+        "        seq             INTEGER NOT NULL,\n"
+        "        subject         TEXT NOT NULL,\n"         /* as reported: variant label + kernel name */
+        "        sel_a           TEXT NOT NULL,\n"         /* kbench compare selectors: the baseline's */
+        "        sel_b           TEXT NOT NULL,\n"         /* and the subject's */
+        "        PRIMARY KEY (night_id, seq)\n"
+        ") WITHOUT ROWID;\n";
+
 static int db_fill_marks(struct db *db, struct kb_error *err);
 
 /* Migration steps in order; step i brings user_version from i to i + 1.
@@ -133,6 +154,7 @@ static const struct db_migration {
         { 3, db_schema_v3, NULL },
         { 4, db_schema_v4, NULL },
         { 5, db_schema_v5, db_fill_marks },
+        { 6, db_schema_v6, NULL },
 };
 _Static_assert(ELEMENTSOF(db_migrations) == DB_SCHEMA_VERSION,
                "one migration step per schema version");

@@ -14,6 +14,7 @@
 #include "common/test.h"
 #include "common/util.h"
 #include "results/db.h"
+#include "results/nights.h"
 #include "results/query.h"
 #include "results/schema-sql.h"
 
@@ -972,5 +973,51 @@ TEST(run_finish) {
         ASSERT_EQ(db_run_finish(db, run + 41, "complete", &err), -ENOENT);
         ASSERT_TRUE(strstr(err.msg, "no run") != NULL);
         db = db_close(db);
+        tmpdb_done(&t);
+}
+
+/* A night and its comparisons come back as they were stored, nights in the
+ * order they ran; a store of version 5 (before nights) gains the empty
+ * tables when it is opened for writing. */
+TEST(nights_round_trip) {
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct kb_error err = { { 0 } };
+        struct night_row *rows = NULL;
+        size_t n = 99;
+        const struct db_night_compare c[] = {
+                { "6.1.0-57-amd64", "run:1:6.1.0-47-amd64", "run:2:6.1.0-57-amd64" },
+                { "slow-6.1.0-57-amd64", "run:1:6.1.0-47-amd64", "run:3:6.1.0-57-amd64" },
+        };
+        struct db_night n1 = { .started_at = 1000, .baseline = "6.1.0-47-amd64", .alpha = 0.2, .noise = 0.02 };
+        struct db_night n2 = { .started_at = 2000, .baseline = "6.1.0-47-amd64", .alpha = 0.05, .noise = 0.03 };
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        ASSERT_EQ(sqlite3_exec(db_handle(db), "DROP TABLE night_compares; DROP TABLE nights; PRAGMA user_version = 5",
+                               NULL, NULL, NULL), SQLITE_OK);
+        db = db_close(db);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        ASSERT_EQ(q_int(db, "PRAGMA user_version"), 6);
+        ASSERT_EQ(db_nights_list(db, &rows, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        night_rows_free(rows, n);
+
+        ASSERT_EQ(db_night_add(db, &n1, c, 2, &err), 0);
+        ASSERT_EQ(db_night_add(db, &n2, NULL, 0, &err), 0);
+        ASSERT_TRUE(n1.id > 0 && n2.id > n1.id);
+        ASSERT_EQ(db_nights_list(db, &rows, &n, &err), 0);
+        ASSERT_EQ(n, 2);
+        ASSERT_EQ(rows[0].id, n1.id);
+        ASSERT_NEAR(rows[0].started_at, 1000, 1e-9);
+        ASSERT_NEAR(rows[0].alpha, 0.2, 1e-12);
+        ASSERT_NEAR(rows[1].noise, 0.03, 1e-12);
+        ASSERT_STREQ(rows[0].baseline, "6.1.0-47-amd64");
+        ASSERT_EQ(rows[0].n_compares, 2);
+        ASSERT_STREQ(rows[0].compares[1].subject, "slow-6.1.0-57-amd64");
+        ASSERT_STREQ(rows[0].compares[1].sel_b, "run:3:6.1.0-57-amd64");
+        ASSERT_EQ(rows[1].n_compares, 0);
+        night_rows_free(rows, n);
+        db_close(db);
         tmpdb_done(&t);
 }

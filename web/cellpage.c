@@ -118,9 +118,11 @@ void cellpage_render(struct html *h, const struct model *s, const struct model_r
                                                                       r->v->run->tag)
                                                     : g_strdup_printf("run %lld", (long long)c->run_id);
         const struct cell_charts *sides[1] = { charts };
+        g_autofree char *file = page_cell_file(c->run_id, c->cell_key);
+        g_autofree char *json = page_json_file(file);
         char started[40];
 
-        page_begin(h, title, "cell");
+        page_begin(h, &(struct page_head){ title, "cell", json, NULL });
         html_start(h, "p");
         html_attr(h, "class", "lead");
         page_state(h, c->state);

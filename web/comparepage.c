@@ -18,6 +18,7 @@
 #include "report/svg.h"
 #include "report/text.h"
 #include "web/charts.h"
+#include "web/history.h"
 #include "web/model.h"
 #include "web/page.h"
 #include "web/pages.h"
@@ -205,34 +206,89 @@ static void settings_line(struct html *h, const char *key) {
         json_decref(o);
 }
 
-/* Bar charts of the two sides' means with 95 % whiskers, judged metrics. */
-static void bars(struct html *h, const struct model_compare *c, const struct compare_group *g) {
+/* The distribution of one judged metric's samples on each side: a dot per
+ * ok cell, the median, the mean's 95 % interval. */
+static void distribution(struct html *h, const struct model_compare *c, const struct compare_metric *m) {
+        struct svg_strip rows[2] = {
+                { .label = "A", .v = m->a, .n = m->na, .median = m->sa.median, .mean = m->sa.mean, .color = 0 },
+                { .label = "B", .v = m->b, .n = m->nb, .median = m->sb.median, .mean = m->sb.mean, .color = 1 },
+        };
+        g_autofree char *title = g_strdup_printf("%s: samples", m->name);
+
+        if (stats_mean_ci(&m->sa, 0.95, &rows[0].lo, &rows[0].hi) < 0)
+                rows[0].lo = rows[0].hi = NAN;
+        if (stats_mean_ci(&m->sb, 0.95, &rows[1].lo, &rows[1].hi) < 0)
+                rows[1].lo = rows[1].hi = NAN;
+        html_start(h, "figure");
+        svg_strip_chart(h, &(struct svg_strip_chart){ .title = title, .unit = m->unit, .rows = rows, .n_rows = 2 });
+        html_start(h, "figcaption");
+        html_textf(h, "A = %s, B = %s; a dot per ok cell, tall tick: median, whisker: 95 %% confidence interval "
+                      "of the mean", c->v->desc_a, c->v->desc_b);
+        html_end(h);
+        html_end(h);
+}
+
+/* The metric's history at each side's settings, the compared runs marked. */
+static void history_chart(struct html *h, const struct compare_group *g, const struct compare_metric *m,
+                          const struct history_line lines[2], int64_t last_run) {
+        g_autofree char *title = g_strdup_printf("%s: history", m->name);
+        g_autofree char *la = g_strdup_printf("A: %s", lines[0].kernel ? lines[0].kernel : "-");
+        g_autofree char *lb = g_strdup_printf("B: %s", lines[1].kernel ? lines[1].kernel : "-");
+        const struct compare_side *sides[2] = { &g->a, &g->b };
+        g_autofree struct svg_mark *marks = g_new0(struct svg_mark, g->a.n_runs + g->b.n_runs + 1);
+        double *t[2], *v[2];
+        struct svg_series series[2];
+        size_t n_marks = 0;
+
+        for (int side = 0; side < 2; side++) {
+                t[side] = g_new(double, lines[side].n + 1);
+                v[side] = g_new(double, lines[side].n + 1);
+                for (size_t i = 0; i < lines[side].n; i++) {
+                        t[side][i] = (double)lines[side].p[i].run;
+                        v[side][i] = lines[side].p[i].mean;
+                }
+                series[side] = (struct svg_series){ .label = side ? lb : la, .t = t[side], .v = v[side],
+                                                    .n = lines[side].n, .color = side, .dashed = side };
+                for (size_t i = 0; i < sides[side]->n_runs; i++)
+                        marks[n_marks++] = (struct svg_mark){ (double)sides[side]->runs[i], side ? "B" : "A" };
+        }
+        html_start(h, "figure");
+        svg_line_chart(h, &(struct svg_line_chart){ .title = title, .x_label = "run", .x_integer = 1, .markers = 1,
+                                                    .y_fit = 1, .y_unit = m->unit, .series = series, .n_series = 2,
+                                                    .marks = marks, .n_marks = n_marks });
+        html_start(h, "figcaption");
+        html_textf(h, "mean over each run's ok cells of the side's kernel at the side's own settings, runs up to "
+                      "%lld; dashed verticals: the runs compared", (long long)last_run);
+        html_end(h);
+        html_end(h);
+        for (int side = 0; side < 2; side++) {
+                g_free(t[side]);
+                g_free(v[side]);
+        }
+}
+
+/* Per judged metric with samples on both sides: its distribution and its
+ * history, side by side. */
+static void metric_charts(struct html *h, const struct model_compare *c, const struct compare_group *g,
+                          const struct history_group *hist) {
         int drawn = 0;
 
         for (size_t i = 0; i < g->n_m; i++) {
                 const struct compare_metric *m = &g->m[i];
-                struct svg_bar b[2];
-                struct svg_bar_chart chart = { .title = m->name, .unit = m->unit, .bars = b, .n_bars = 2 };
+                const struct history_line *lines = NULL;
 
-                /* Charts for metrics that can move: all-zero counters
-                 * (no halts on either side) would be empty axes. */
-                if (!m->judged || m->na == 0 || m->nb == 0 || !isfinite(m->change))
+                if (!m->judged || m->na == 0 || m->nb == 0)
                         continue;
-                b[0] = (struct svg_bar){ .label = "A", .mean = m->sa.mean, .color = 0 };
-                b[1] = (struct svg_bar){ .label = "B", .mean = m->sb.mean, .color = 1 };
-                stats_mean_ci(&m->sa, 0.95, &b[0].lo, &b[0].hi);
-                stats_mean_ci(&m->sb, 0.95, &b[1].lo, &b[1].hi);
+                for (size_t k = 0; hist && k < hist->n_metrics && !lines; k++)
+                        if (strcmp(hist->metrics[k], m->name) == 0)
+                                lines = hist->lines[k];
                 if (!drawn++) {
                         html_start(h, "div");
                         html_attr(h, "class", "charts");
                 }
-                html_start(h, "figure");
-                svg_bar_chart(h, &chart);
-                html_start(h, "figcaption");
-                html_textf(h, "A = %s, B = %s; whiskers: 95 %% confidence interval of each mean", c->v->desc_a,
-                           c->v->desc_b);
-                html_end(h);
-                html_end(h);
+                distribution(h, c, m);
+                if (lines)
+                        history_chart(h, g, m, lines, hist->last_run);
         }
         if (drawn)
                 html_end(h);
@@ -260,7 +316,7 @@ static void rep_line(struct html *h, const char *side, const struct model_rep *r
 }
 
 static void group(struct html *h, const struct model *s, const struct model_compare *c, const struct compare_group *g,
-                  const struct model_group_cells *gc) {
+                  const struct model_group_cells *gc, const struct history_group *hist) {
         const struct model_rep *rep = gc->rep;
         struct cell_charts *const *charts = gc->charts;
         size_t others = 0;
@@ -280,7 +336,7 @@ static void group(struct html *h, const struct model *s, const struct model_comp
         html_end(h);
         html_end(h);
         metric_table(h, g);
-        bars(h, c, g);
+        metric_charts(h, c, g, hist);
         for (size_t i = 0; i < g->n_m; i++)
                 others += !g->m[i].judged;
         /* In a section of their own, open, after the judged rows and their
@@ -317,14 +373,34 @@ static void group(struct html *h, const struct model *s, const struct model_comp
         (void)s;
 }
 
+/* The night that made the comparison: when, what it called the subject. */
+static void night_line(struct html *h, const struct model_compare *c) {
+        char when[40];
+
+        if (!c->night)
+                return;
+        page_format_time(c->night->started_at, when, sizeof(when));
+        html_elem(h, "dt", "night");
+        html_start(h, "dd");
+        html_textf(h, "kbench nightly of %s: %s against the baseline %s", when, c->subject ? c->subject : "-",
+                   c->night->baseline ? c->night->baseline : "-");
+        html_end(h);
+}
+
 void comparepage_render(struct html *h, const struct model *s, const struct model_compare *c,
-                        const struct model_group_cells *groups) {
+                        const struct model_group_cells *groups, const struct history_group *hist) {
         const struct compare_view *v = c->v;
         g_autofree char *title = g_strdup_printf("%s vs %s", c->sel_b, c->sel_a);
+        g_autofree char *json = page_json_file(c->file);
+        /* The command that prints the same view, options only where they are not compare's defaults. */
+        g_autofree char *opts = fabs(v->alpha - 0.05) > 1e-12 || fabs(v->noise - 0.02) > 1e-12
+                                        ? g_strdup_printf("--alpha %g --noise %g%% ", v->alpha, v->noise * 100)
+                                        : g_strdup("");
 
-        page_begin(h, title, "comparison");
+        page_begin(h, &(struct page_head){ title, "comparison", json, NULL });
         html_start(h, "dl");
         html_attr(h, "class", "kv");
+        night_line(h, c);
         html_elem(h, "dt", "A");
         html_elem(h, "dd", v->desc_a);
         html_elem(h, "dt", "B");
@@ -345,8 +421,8 @@ void comparepage_render(struct html *h, const struct model *s, const struct mode
                       "beyond the noise band of ±%g %%; otherwise ~. \"n too small\": the exact Mann-Whitney test "
                       "cannot reach %g at these sizes. mde: the smallest change this comparison could detect "
                       "(80 %% power); n for 2 %% / 5 %%: repeats per side such a change needs. The same view as "
-                      "kbench compare %s %s.",
-                   v->alpha, v->noise * 100, v->alpha, c->sel_a, c->sel_b);
+                      "kbench compare %s%s %s.",
+                   v->alpha, v->noise * 100, v->alpha, opts, c->sel_a, c->sel_b);
         html_end(h);
         if (v->same_cells)
                 html_elem(h, "p", "Note: A and B select the same cells, so every sample is compared with "
@@ -361,7 +437,7 @@ void comparepage_render(struct html *h, const struct model *s, const struct mode
         if (v->n_groups == 0)
                 html_elem(h, "p", "Nothing pairs: no workload ran with the same settings on both sides.");
         for (size_t g = 0; g < v->n_groups; g++)
-                group(h, s, c, &v->groups[g], &groups[g]);
+                group(h, s, c, &v->groups[g], &groups[g], hist ? &hist[g] : NULL);
         if (v->n_lonely) {
                 html_elem(h, "h2", "Not compared (on one side only)");
                 html_start(h, "ul");

@@ -1,9 +1,12 @@
-/* web/indexpage: the site's front page: the runs (newest first, with their
- * state counts), the kernels, the comparisons with their worse/better
- * counts, and the failed cells, each a link to its page. */
+/* web/indexpage: the site's front page: the regressions across nights with
+ * their states (new, still there, fixed; the same as the Atom feed it
+ * announces), the runs (newest first, with their state counts), the
+ * comparisons with their worse/better counts, the bisections, the kernels,
+ * and the failed cells, each a link to its page. */
 #include <string.h>
 
 #include "report/html.h"
+#include "report/text.h"
 #include "web/model.h"
 #include "web/page.h"
 #include "web/pages.h"
@@ -11,6 +14,7 @@
 
 #define FAILED_SHOWN_MAX 200         /* newest failed cells listed */
 #define COMPARES_SHOWN_MAX 50        /* newest comparisons listed */
+#define EVENTS_SHOWN_MAX 100         /* newest regression states listed */
 
 static void runs_table(struct html *h, const struct model *s) {
         static const char *const head[] = { "run", "tag", "started", "status", "kernels", "workloads", "cells" };
@@ -95,18 +99,126 @@ static void failed_table(struct html *h, const struct model *s, size_t total) {
                            shown, total);
 }
 
+/* "dd.write_MBps (dd:size=64M)" */
+static void event_metric(struct html *h, const struct model_event *e) {
+        html_start(h, "td");
+        html_text(h, e->metric);
+        html_start(h, "span");
+        html_attr(h, "class", "muted");
+        html_textf(h, " %s", e->spec);
+        html_end(h);
+        html_end(h);
+}
+
+static void event_row(struct html *h, const struct model *s, const struct model_event *e) {
+        const struct model_compare *c = &s->compares[e->compare];
+        char when[40], since[40], change[32];
+
+        page_format_time(s->nights[e->night].started_at, when, sizeof(when));
+        page_format_time(s->nights[e->since].started_at, since, sizeof(since));
+        text_format_pct(e->change, 1, change, sizeof(change));
+        html_start(h, "tr");
+        page_td_text(h, when);
+        html_start(h, "td");
+        html_start(h, "span");
+        html_attr(h, "class", e->state == REGSTATE_FIXED ? "state ok" : "state bad");
+        html_text(h, regstate_name(e->state));
+        html_end(h);
+        html_end(h);
+        page_td_text(h, e->subject);
+        event_metric(h, e);
+        html_start(h, "td");
+        html_attr(h, "class", e->verdict == COMPARE_WORSE ? "num worse" : "num");
+        html_text(h, change);
+        html_end(h);
+        page_td_text(h, compare_verdict_name(e->verdict));
+        page_td_text(h, e->baseline);
+        page_td_text(h, since);
+        html_start(h, "td");
+        html_link(h, c->file, "comparison");
+        html_end(h);
+        html_end(h);
+}
+
+/* The newest states first; above them, how many regressions are open (a
+ * regression's latest state new or still). */
+static void regressions(struct html *h, const struct model *s) {
+        static const char *const head[] = { "night", "state", "subject", "metric", "change", "verdict", "vs",
+                                            "worse since", "page" };
+        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        size_t open = 0;
+
+        for (size_t i = s->n_events; i-- > 0;) {
+                const struct model_event *e = &s->events[i];
+                char *key = g_strjoin("\x1f", e->subject, e->baseline, e->spec, e->metric, NULL);
+
+                if (g_hash_table_contains(seen, key)) {
+                        g_free(key);
+                        continue;
+                }
+                open += e->state != REGSTATE_FIXED;
+                g_hash_table_add(seen, key);
+        }
+        html_start(h, "p");
+        html_attr(h, "class", "lead");
+        html_textf(h, "%zu open (new or still there on the latest night that compared them). ", open);
+        html_text(h, "From kbench nightly's comparisons of each kernel with its baseline, night by night: new the "
+                     "first night a metric is worse, still while it stays worse, fixed the first night it is not. ");
+        html_link(h, PAGE_FEED_FILE, "Atom feed");
+        html_end(h);
+        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        for (size_t i = s->n_events, shown = 0; i-- > 0 && shown < EVENTS_SHOWN_MAX; shown++)
+                event_row(h, s, &s->events[i]);
+        sitehtml_table_end(h);
+        if (s->n_events > EVENTS_SHOWN_MAX)
+                html_elemf(h, "p", "The newest %d of %zu states are listed; the feed and index.json have them too.",
+                           EVENTS_SHOWN_MAX, s->n_events);
+}
+
+static void bisections_table(struct html *h, const struct model *s) {
+        static const char *const head[] = { "bisection", "metric", "workload", "good", "bad", "status", "outcome",
+                                            "first bad" };
+
+        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        for (size_t i = 0; i < s->n_bisections; i++) {
+                const struct bisect_row *b = &s->bisections[i];
+                g_autofree char *file = page_bisect_file(b->id);
+                g_autofree char *name = g_strdup_printf("bisection %lld", (long long)b->id);
+
+                html_start(h, "tr");
+                html_start(h, "td");
+                html_link(h, file, name);
+                html_end(h);
+                page_td_text(h, b->metric);
+                page_td_text(h, b->workload);
+                page_td_text(h, b->good);
+                page_td_text(h, b->bad);
+                page_td_text(h, b->status);
+                page_td_text(h, b->outcome);
+                page_td_text(h, b->first_bad);
+                html_end(h);
+        }
+        sitehtml_table_end(h);
+}
+
 void indexpage_render(struct html *h, const struct model *s) {
         size_t failed = 0;
 
         for (size_t i = 0; i < s->n_runs; i++)
                 failed += s->runs[i].n_failed;
-        page_begin(h, "kbench results", NULL);
+        page_begin(h, &(struct page_head){ "kbench results", NULL, "index.json", PAGE_FEED_FILE });
         html_start(h, "p");
         html_attr(h, "class", "lead");
         html_textf(h, "%zu run%s, %zu kernel%s. ", s->n_runs, s->n_runs == 1 ? "" : "s", s->n_kernels,
                    s->n_kernels == 1 ? "" : "s");
         html_text(h, "Every figure is a mean over ok cells; failed cells are listed, never averaged.");
         html_end(h);
+        html_elemf(h, "h2", "Regressions across nights (%zu state%s)", s->n_events, s->n_events == 1 ? "" : "s");
+        if (s->n_events)
+                regressions(h, s);
+        else
+                html_elem(h, "p", s->n_nights ? "None: no night has found a metric worse than its baseline."
+                                              : "No nights: kbench nightly records its comparisons here.");
         html_elem(h, "h2", "Runs");
         if (s->n_runs)
                 runs_table(h, s);
@@ -114,6 +226,10 @@ void indexpage_render(struct html *h, const struct model *s) {
                 html_elem(h, "p", "No runs in this store yet: kbench run stores them.");
         html_elem(h, "h2", "Comparisons");
         sitehtml_compare_table(h, s, 0, COMPARES_SHOWN_MAX);
+        if (s->n_bisections) {
+                html_elem(h, "h2", "Bisections");
+                bisections_table(h, s);
+        }
         html_elem(h, "h2", "Kernels");
         kernels_list(h, s);
         html_elemf(h, "h2", "Failed cells (%zu)", failed);

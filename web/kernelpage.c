@@ -40,19 +40,8 @@ static GPtrArray *metric_names(const struct model *s, const char *kernel, const 
         return names;
 }
 
-/* The first (latest-attempt) cell of (kernel, workload) in a run, or NULL. */
-static const struct query_cell *run_cell(const struct model_run *r, const char *kernel, const char *workload) {
-        for (size_t k = 0; k < r->n_latest; k++) {
-                const struct query_cell *c = &r->v->cells[r->latest[k]];
-
-                if (strcmp(c->kernel_name, kernel) == 0 && strcmp(c->workload, workload) == 0)
-                        return c;
-        }
-        return NULL;
-}
-
 static int run_has(const struct model_run *r, const char *kernel, const char *workload) {
-        return run_cell(r, kernel, workload) != NULL;
+        return model_run_cell(r, kernel, workload) != NULL;
 }
 
 /* What a reader must see before reading a column down: runs with other
@@ -104,7 +93,7 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
         int drawn = 0, longest = 0;
 
         for (size_t i = 0; i < s->n_runs; i++) {
-                const struct query_cell *c = run_cell(&s->runs[i], kernel, workload);
+                const struct query_cell *c = model_run_cell(&s->runs[i], kernel, workload);
                 g_autofree char *key = NULL, *spec = NULL;
                 guint k;
 
@@ -206,7 +195,7 @@ static void history(struct html *h, const struct model *s, const char *kernel, c
                 html_start(h, "td");
                 sitehtml_state_counts(h, r, kernel, workload);
                 html_end(h);
-                td_settings(h, run_cell(r, kernel, workload));
+                td_settings(h, model_run_cell(r, kernel, workload));
                 for (guint k = 0; k < names->len; k++)
                         sitehtml_td_summary(h, model_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
                 html_end(h);
@@ -217,6 +206,7 @@ static void history(struct html *h, const struct model *s, const char *kernel, c
 void kernelpage_render(struct html *h, const struct model *s, const struct model_kernel *k) {
         g_autofree char *title = g_strdup_printf("Kernel %s", k->name);
         g_autoptr(GPtrArray) workloads = g_ptr_array_new();
+        g_autofree char *json = page_json_file(k->file);
 
         for (size_t i = 0; i < s->n_runs; i++)
                 for (size_t w = 0; w < s->runs[i].n_workloads; w++) {
@@ -228,7 +218,7 @@ void kernelpage_render(struct html *h, const struct model *s, const struct model
                         if (!seen && run_has(&s->runs[i], k->name, name))
                                 g_ptr_array_add(workloads, (char *)name);
                 }
-        page_begin(h, title, "kernel");
+        page_begin(h, &(struct page_head){ title, "kernel", json, NULL });
         html_elem(h, "p", "Its metrics in every run that has it, in run order: mean ± sd (as % of the mean) "
                           "over the run's ok cells, (n) the number of ok cells. Read a column down only across "
                           "rows with the same settings.");

@@ -1,7 +1,9 @@
 /* web/model: what the pages read (see model.h). Every run view is loaded
  * once and kept for the whole pass: the run pages, the kernel pages and
  * the index all read the same summaries, so a number cannot differ
- * between two pages. */
+ * between two pages. A night's comparison is loaded as kbench nightly
+ * loaded it (report/pairing.c, the night's alpha and noise), so its page,
+ * its verdicts and the states derived from them are the night's. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -11,10 +13,34 @@
 #include "web/model.h"
 #include "web/page.h"
 
+const struct model_compare *model_compare_find(const struct model *s, const char *file) {
+        for (size_t i = 0; i < s->n_compares; i++)
+                if (strcmp(s->compares[i].file, file) == 0)
+                        return &s->compares[i];
+        return NULL;
+}
+
+const struct model_run *model_run_find(const struct model *s, int64_t id) {
+        for (size_t i = 0; i < s->n_runs; i++)
+                if (s->runs[i].v->run->id == id)
+                        return &s->runs[i];
+        return NULL;
+}
+
 const struct model_kernel *model_kernel_find(const struct model *s, const char *name) {
         for (size_t i = 0; i < s->n_kernels; i++)
                 if (strcmp(s->kernels[i].name, name) == 0)
                         return &s->kernels[i];
+        return NULL;
+}
+
+const struct query_cell *model_run_cell(const struct model_run *r, const char *kernel, const char *workload) {
+        for (size_t k = 0; k < r->n_latest; k++) {
+                const struct query_cell *c = &r->v->cells[r->latest[k]];
+
+                if (strcmp(c->kernel_name, kernel) == 0 && strcmp(c->workload, workload) == 0)
+                        return c;
+        }
         return NULL;
 }
 
@@ -75,6 +101,17 @@ static void run_index(struct model_run *r) {
                         r->states[r->n_states++] = (struct model_state_count){ st, 0 };
                 r->states[j].n++;
                 r->n_failed += strcmp(st, "ok") != 0;
+        }
+        /* Each cell's settings, parsed once here: the comparison pages ask
+         * for every run's cells at the compared settings. */
+        r->keys = g_new0(char *, r->n_latest + 1);
+        for (size_t k = 0; k < r->n_latest; k++) {
+                const struct query_cell *c = &v->cells[r->latest[k]];
+                g_autofree char *spec = NULL;
+
+                if (compare_pairing_key(v->run->settings_json, c->params_json, c->workload, NULL, &r->keys[k], &spec,
+                                        NULL) < 0)
+                        r->keys[k] = NULL;
         }
 }
 
@@ -148,6 +185,9 @@ void model_free(struct model *s) {
         for (size_t i = 0; i < s->n_runs; i++) {
                 struct model_run *r = &s->runs[i];
 
+                for (size_t k = 0; r->keys && k < r->n_latest; k++)
+                        g_free(r->keys[k]);
+                g_free(r->keys);
                 view_run_free(r->v);
                 g_free(r->file);
                 g_free(r->latest);
@@ -159,6 +199,9 @@ void model_free(struct model *s) {
         for (size_t i = 0; i < s->n_kernels; i++)
                 g_free(s->kernels[i].file);
         g_free(s->kernels);
+        night_rows_free(s->nights, s->n_nights);
+        g_free(s->events);
+        bisect_rows_free(s->bisections, s->n_bisections);
 }
 
 static int runs_load(struct db *db, struct model *s, struct kb_error *err) {
@@ -197,10 +240,41 @@ static int runs_load(struct db *db, struct model *s, struct kb_error *err) {
 
 static const struct compare_options compare_defaults = { .alpha = 0.05, .noise = 0.02 };
 
-static void compare_add(struct model *s, const char *a, const char *b, int64_t run_id) {
+/* A comparison page, unless one of these selectors has it already: the
+ * first comes first (a night's, then those asked for, then the defaults). */
+static struct model_compare *compare_add(struct model *s, const char *a, const char *b, int64_t run_id) {
+        g_autofree char *file = page_compare_file(a, b);
+        struct model_compare *had = (struct model_compare *)model_compare_find(s, file);
+
+        /* A night's comparison of two kernels of one run is that run's
+         * default comparison too: its page lists it. */
+        if (had && run_id && !had->run_id)
+                had->run_id = run_id;
+        if (had)
+                return NULL;
         s->compares = g_renew(struct model_compare, s->compares, s->n_compares + 1);
-        s->compares[s->n_compares++] = (struct model_compare){ g_strdup(a), g_strdup(b), run_id,
-                                                              page_compare_file(a, b), NULL, NULL };
+        s->compares[s->n_compares] = (struct model_compare){ g_strdup(a), g_strdup(b), run_id, TAKE_PTR(file),
+                                                            .alpha = compare_defaults.alpha,
+                                                            .noise = compare_defaults.noise };
+        return &s->compares[s->n_compares++];
+}
+
+/* Every night's comparisons, in night order. */
+static void night_compares_add(struct model *s) {
+        for (size_t i = 0; i < s->n_nights; i++)
+                for (size_t k = 0; k < s->nights[i].n_compares; k++) {
+                        const struct night_compare_row *nc = &s->nights[i].compares[k];
+                        struct model_compare *c;
+
+                        if (!nc->sel_a || !nc->sel_b || !(c = compare_add(s, nc->sel_a, nc->sel_b, 0)))
+                                continue;
+                        c->night = &s->nights[i];
+                        c->subject = nc->subject;
+                        if (isfinite(s->nights[i].alpha) && isfinite(s->nights[i].noise)) {
+                                c->alpha = s->nights[i].alpha;
+                                c->noise = s->nights[i].noise;
+                        }
+                }
 }
 
 /* A selector in kbench compare's syntax that this store can answer: run:
@@ -252,6 +326,10 @@ static int split_compare(const struct model *s, const char *spec, char **ret_a, 
  * shown with its reason; an asked-for one is an error. */
 static int compares_load(struct model *s, const char *const *compares, size_t n_compares, int with_defaults,
                          struct kb_error *err) {
+        size_t asked_from, asked_to;
+
+        night_compares_add(s);
+        asked_from = s->n_compares;
         for (size_t i = 0; i < n_compares; i++) {
                 g_autofree char *a = NULL, *b = NULL;
                 int r = split_compare(s, compares[i], &a, &b, err);
@@ -260,6 +338,7 @@ static int compares_load(struct model *s, const char *const *compares, size_t n_
                         return r;
                 compare_add(s, a, b, 0);
         }
+        asked_to = s->n_compares;
         if (n_compares == 0 || with_defaults)
                 for (size_t i = 0; i < s->n_runs; i++)
                         for (size_t k = 1; k < s->runs[i].n_kernels; k++) {
@@ -280,11 +359,13 @@ static int compares_load(struct model *s, const char *const *compares, size_t n_
 
                 o.a = c->sel_a;
                 o.b = c->sel_b;
+                o.alpha = c->alpha;
+                o.noise = c->noise;
                 g_ptr_array_add(ignored, NULL);
                 /* Paired as `kbench compare A B` pairs them, so the page and
                  * the command agree on every verdict. */
                 r = pairing_compare_load(s->db, &o, ignored, &c->v, &e);
-                if (r < 0 && n_compares)
+                if (r < 0 && i >= asked_from && i < asked_to)
                         return error_setf(err, r, "--compare %s:%s: %s", c->sel_a, c->sel_b, e.msg);
                 if (r < 0)
                         c->error = g_strdup(e.msg);
@@ -292,11 +373,32 @@ static int compares_load(struct model *s, const char *const *compares, size_t n_
         return 0;
 }
 
+/* Every bisection, newest first, each with its steps. */
+static int bisections_load(struct model *s, struct kb_error *err) {
+        int r = db_bisections_list(s->db, &s->bisections, &s->n_bisections, err);
+
+        for (size_t i = 0; r >= 0 && i < s->n_bisections; i++) {
+                struct bisect_row *full = NULL;
+
+                r = db_bisection_get(s->db, s->bisections[i].id, &full, err);
+                if (r < 0)
+                        break;
+                bisect_rows_free(g_memdup2(&s->bisections[i], sizeof(s->bisections[i])), 1);
+                s->bisections[i] = *full;
+                g_free(full);
+        }
+        return r;
+}
+
 int model_load(struct db *db, const char *const *compares, size_t n_compares, int with_defaults, struct model *ret,
                struct kb_error *err) {
         int r = runs_load(db, ret, err);
 
         if (r >= 0)
+                r = db_nights_list(db, &ret->nights, &ret->n_nights, err);
+        if (r >= 0)
                 r = compares_load(ret, compares, n_compares, with_defaults, err);
+        if (r >= 0)
+                r = bisections_load(ret, err);
         return r;
 }

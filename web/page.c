@@ -24,6 +24,7 @@
         "flex-wrap:wrap}" \
         "header.site a{color:#fff;font-weight:600;text-decoration:none}" \
         "header.site .crumb{color:#c9d4df}" \
+        "header.site .data{margin-left:auto;font-size:.85rem}header.site .data a{font-weight:400}" \
         "main{max-width:1240px;margin:0 auto;padding:1rem}" \
         "h1{font-size:1.45rem;margin:.3rem 0 .6rem}" \
         "h2{font-size:1.15rem;margin:1.6rem 0 .5rem;padding-bottom:.2rem;border-bottom:1px solid var(--line)}" \
@@ -65,7 +66,7 @@
         "figure{overflow-x:auto}svg.chart{min-width:560px}}" \
         "</style>"
 
-void page_begin(struct html *h, const char *title, const char *crumb) {
+void page_begin(struct html *h, const struct page_head *head) {
         html_literal(h, "<!DOCTYPE html>\n");
         html_start(h, "html");
         html_attr(h, "lang", "en");
@@ -83,23 +84,43 @@ void page_begin(struct html *h, const char *title, const char *crumb) {
         html_attr(h, "content", "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
         html_end_void(h);
         html_start(h, "title");
-        html_textf(h, "%s - kbench", title);
+        html_textf(h, "%s - kbench", head->title);
         html_end(h);
+        /* Not fetched by the page: feed readers and browsers find the feed here. */
+        if (head->feed) {
+                html_start(h, "link");
+                html_attr(h, "rel", "alternate");
+                html_attr(h, "type", "application/atom+xml");
+                html_attr(h, "title", "kbench regressions");
+                html_attr(h, "href", head->feed);
+                html_end_void(h);
+        }
         html_literal(h, STYLE);
         html_end(h);
         html_start(h, "body");
         html_start(h, "header");
         html_attr(h, "class", "site");
         html_link(h, "index.html", "kbench results");
-        if (crumb) {
+        if (head->crumb) {
                 html_start(h, "span");
                 html_attr(h, "class", "crumb");
-                html_text(h, crumb);
+                html_text(h, head->crumb);
+                html_end(h);
+        }
+        if (head->json || head->feed) {
+                html_start(h, "span");
+                html_attr(h, "class", "data");
+                if (head->feed)
+                        html_link(h, head->feed, "Atom feed");
+                if (head->feed && head->json)
+                        html_text(h, " \u00b7 ");
+                if (head->json)
+                        html_link(h, head->json, "data (JSON)");
                 html_end(h);
         }
         html_end(h);
         html_start(h, "main");
-        html_elem(h, "h1", title);
+        html_elem(h, "h1", head->title);
 }
 
 void page_end(struct html *h) {
@@ -158,6 +179,18 @@ char *page_compare_file(const char *sel_a, const char *sel_b) {
         return g_strdup_printf("compare-%s-vs-%s.html", a, b);
 }
 
+char *page_bisect_file(int64_t bisection_id) {
+        return g_strdup_printf("bisect-%lld.html", (long long)bisection_id);
+}
+
+char *page_json_file(const char *html_file) {
+        size_t n = strlen(html_file);
+
+        if (n > 5 && strcmp(html_file + n - 5, ".html") == 0)
+                n -= 5;
+        return g_strdup_printf("%.*s.json", (int)n, html_file);
+}
+
 void page_format_num(double v, char *buf, size_t size) {
         if (!isfinite(v))
                 snprintf(buf, size, "-");
@@ -176,6 +209,14 @@ void page_format_time(double unix_time, char *buf, size_t size) {
         t = (time_t)unix_time;
         gmtime_r(&t, &tm);
         strftime(buf, size, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+void page_format_rfc3339(double unix_time, char *buf, size_t size) {
+        struct tm tm;
+        time_t t = isfinite(unix_time) && unix_time > 0 ? (time_t)unix_time : 0;
+
+        gmtime_r(&t, &tm);
+        strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 void page_td_num(struct html *h, double v) {

@@ -11,10 +11,20 @@
 
 #include "report/html.h"
 
-/* Open a page: everything up to and including <main>. title is plain text
- * (escaped); crumb (may be NULL) is the page's place under the index,
- * shown in the header. */
-void page_begin(struct html *h, const char *title, const char *crumb);
+/* The site's Atom feed of regressions (web/feed.c), at its root. */
+#define PAGE_FEED_FILE "feed.xml"
+
+/* What a page's head and header say besides its title. */
+struct page_head {
+        const char *title;         /* plain text (escaped) */
+        const char *crumb;         /* the page's place under the index, or NULL */
+        const char *json;          /* the page's data file beside it (page_json_file), or NULL */
+        const char *feed;          /* announce this Atom feed (<link rel="alternate">), or NULL */
+};
+
+/* Open a page: everything up to and including <main>, with links to the
+ * page's data and the feed in the header. */
+void page_begin(struct html *h, const struct page_head *head);
 /* Close <main>, add the footer. */
 void page_end(struct html *h);
 
@@ -29,6 +39,9 @@ char *page_run_file(int64_t run_id);
 char *page_cell_file(int64_t run_id, const char *cell_key);
 char *page_kernel_file(const char *kernel_name);
 char *page_compare_file(const char *sel_a, const char *sel_b);
+char *page_bisect_file(int64_t bisection_id);
+/* The data file beside a page: "run-3.html" -> "run-3.json". */
+char *page_json_file(const char *html_file);
 
 /* Numbers as `kbench compare` prints them (text_format_num): 84389,
  * 352.2, 3.31, 0.0273; but NAN as "-". buf >= 32. Percentages and
@@ -36,6 +49,9 @@ char *page_compare_file(const char *sel_a, const char *sel_b);
 void page_format_num(double v, char *buf, size_t size);
 /* UTC, "2026-12-01 07:49" ("-" when unknown). */
 void page_format_time(double unix_time, char *buf, size_t size);
+/* RFC 3339 in UTC, "2026-12-01T07:49:12Z" (the Unix epoch when unknown):
+ * the feed's timestamps. */
+void page_format_rfc3339(double unix_time, char *buf, size_t size);
 
 /* <td class="num">v</td> / <td>text</td> ("-" for NULL). */
 void page_td_num(struct html *h, double v);

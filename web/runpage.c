@@ -173,8 +173,9 @@ void runpage_render(struct html *h, const struct model *s, const struct model_ru
         const struct query_run *run = r->v->run;
         g_autofree char *title = run->tag ? g_strdup_printf("Run %lld: %s", (long long)run->id, run->tag)
                                           : g_strdup_printf("Run %lld", (long long)run->id);
+        g_autofree char *json = page_json_file(r->file);
 
-        page_begin(h, title, "run");
+        page_begin(h, &(struct page_head){ title, "run", json, NULL });
         sitehtml_run_facts(h, r);
 
         html_elem(h, "h2", "Results: mean ± sd (as % of the mean) over ok cells, (n) cells");

@@ -1,8 +1,10 @@
 /* web/site: `kbench publish`, the static site of a result store: the
  * publishing pass. It loads the model (web/model.h: run views, kernels,
- * comparisons), has the page renderers (web/pages.h) draw one page per
- * run, cell, kernel and comparison plus an index through report/html and
- * report/svg, and writes them incrementally (web/output). Cell views and
+ * nights, comparisons, bisections), derives the regressions across nights
+ * (web/history.h), has the page renderers (web/pages.h) draw one page per
+ * run, cell, kernel, comparison and bisection plus an index through
+ * report/html and report/svg, each with its data as JSON beside it, and
+ * the Atom feed of regressions, and writes them incrementally (web/output). Cell views and
  * their chart data are loaded one at a time for their page and dropped
  * (only the cell page reads from the database: its logs, one at a time,
  * so a store's logs are never all in memory). */
@@ -23,7 +25,7 @@ struct site_options {
 };
 
 struct site_result {
-        size_t written;                    /* pages whose bytes changed */
+        size_t written;                    /* files (pages, their data, the feed) whose bytes changed */
         size_t unchanged;
         size_t removed;                    /* pages of an earlier pass no longer produced */
 };

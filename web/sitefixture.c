@@ -10,6 +10,8 @@
 #include <glib.h>
 
 #include "common/proto.h"
+#include "results/bisect.h"
+#include "results/nights.h"
 #include "web/sitefixture.h"
 
 #define KID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -192,5 +194,45 @@ int sitefixture_fill(struct db *db, int n_runs, int cells_per_run, int hostile, 
                 if (r >= 0)
                         r = db_run_finish(db, run.id, "complete", err);
         }
+        return r;
+}
+
+int sitefixture_nights(struct db *db, const char *subject, struct kb_error *err) {
+        static const char slow[] = "UPDATE metrics SET value = value / 2 WHERE name = 'dd.write_MBps' AND cell_id IN "
+                                   "(SELECT id FROM cells WHERE run_id = 2 AND kernel_id = '" KID_B "')";
+        int rc = sqlite3_exec(db_handle(db), slow, NULL, NULL, NULL);
+        int r = rc == SQLITE_OK ? 0 : db_error(db, rc, err, "slowing run 2");
+
+        for (int night = 1; r >= 0 && night <= 3; night++) {
+                g_autofree char *b = g_strdup_printf("run:%d:6.1.0-57-amd64", night);
+                struct db_night_compare c = { subject, "run:1:6.1.0-47-amd64", b };
+                struct db_night n = { .started_at = 1764600000.0 + 86400 * night, .baseline = "6.1.0-47-amd64",
+                                      .alpha = 0.05, .noise = 0.02 };
+
+                r = db_night_add(db, &n, &c, 1, err);
+        }
+        return r;
+}
+
+int sitefixture_bisection(struct db *db, const char *name, struct kb_error *err) {
+        struct db_bisection b = { .workload = "dd", .metric = "dd.write_MBps", .source = "kernels",
+                                  .good = "6.1.0-47-amd64", .bad = name, .settings_json = "{\"mem_mb\":160}",
+                                  .started_at = 1764700000.0 };
+        const struct db_bisect_step steps[] = {
+                { 0, 0, "ends", "6.1.0-47-amd64", KID_A, "[1]", 2, "different", NULL, "bad", 104, 52, 52, NULL },
+                { 0, 1, "probe", name, KID_B, "[2]", 2, "different", "same", "bad", 104, 52, 52, name },
+                { 0, 2, "confirm", name, KID_B, "[3]", 2, "different", NULL, "bad", 104, 53, NAN, NULL },
+        };
+        int r = db_bisection_create(db, &b, err);
+
+        for (size_t i = 0; r >= 0 && i < sizeof(steps) / sizeof(steps[0]); i++) {
+                struct db_bisect_step st = steps[i];
+
+                st.bisection_id = b.id;
+                r = db_bisect_step_add(db, &st, err);
+        }
+        if (r >= 0)
+                r = db_bisection_finish(db, b.id, "done", "first-bad", name,
+                                        "{\"confirmed\":true,\"change\":-0.5}", err);
         return r;
 }

@@ -18,3 +18,15 @@
 /* Add n_runs runs of cells_per_run cells each to db (kernels are upserted).
  * hostile: the third kernel and hostile tags/details. Returns 0 or -errno. */
 int sitefixture_fill(struct db *db, int n_runs, int cells_per_run, int hostile, struct kb_error *err);
+
+/* Three nights of kbench nightly over runs 1 to 3 (sitefixture_fill with
+ * at least 3 runs of at least 16 cells): each compares the second kernel
+ * of run N with the first kernel of run 1, and the second kernel writes at
+ * half the rate in run 2, so its dd.write_MBps regression is new on the
+ * second night and fixed on the third. subject: what the nights call the
+ * second kernel. Returns 0 or -errno. */
+int sitefixture_nights(struct db *db, const char *subject, struct kb_error *err);
+
+/* A finished bisection over runs 1 to 3 (ends, a probe, the confirmation),
+ * its candidates named name. Returns 0 or -errno. */
+int sitefixture_bisection(struct db *db, const char *name, struct kb_error *err);

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "common/test.h"
 #include "web/page.h"
 #include "web/site.h"
@@ -86,8 +88,9 @@ TEST(incremental) {
 
         fx_init(&f, 2, 8, 0);
         r = publish(&f);
-        /* 2 runs x (1 run page + 8 cells + 1 comparison) + 2 kernels + index */
-        ASSERT_EQ(r.written, 2 * 10 + 2 + 1);
+        /* 2 runs x (1 run page + 8 cells + 1 comparison) + 2 kernels + index,
+         * each with its data file, and the feed */
+        ASSERT_EQ(r.written, 2 * (2 * 10 + 2 + 1) + 1);
         ASSERT_EQ(r.unchanged, 0);
         names = pages(&f);
         ASSERT_EQ(names->len, r.written);   /* no temporary file left behind */
@@ -105,15 +108,17 @@ TEST(incremental) {
 
         r = publish(&f);
         ASSERT_EQ(r.written, 0);
-        ASSERT_EQ(r.unchanged, 2 * 10 + 2 + 1);
+        ASSERT_EQ(r.unchanged, 2 * (2 * 10 + 2 + 1) + 1);
         ASSERT_EQ(stat(idx, &st2), 0);
         ASSERT_EQ(st1.st_ino, st2.st_ino);  /* not even replaced */
 
-        /* A new run: its page, cells and comparison, both kernel pages, the index. */
+        /* A new run: its page, cells and comparison, both kernel pages, the
+         * index, with their data; the other runs' pages and the feed (no
+         * nights) stay. */
         ASSERT_EQ(sitefixture_fill(f.db, 1, 4, 0, &err), 0);
         r = publish(&f);
-        ASSERT_EQ(r.written, 1 + 4 + 1 + 2 + 1);
-        ASSERT_EQ(r.unchanged, 2 * 10);
+        ASSERT_EQ(r.written, 2 * (1 + 4 + 1 + 2 + 1));
+        ASSERT_EQ(r.unchanged, 2 * 2 * 10 + 1);
 
         /* A damaged page is put back. */
         {
@@ -129,14 +134,25 @@ TEST(incremental) {
 TEST(hostile_text_is_text) {
         struct fx f;
         g_autoptr(GPtrArray) names = NULL;
-        int saw_kernel = 0, saw_tag = 0, saw_detail = 0, saw_console = 0;
+        int saw_kernel = 0, saw_tag = 0, saw_detail = 0, saw_console = 0, saw_json_kernel = 0;
 
         fx_init(&f, 1, 7, 1);
         publish(&f);
         names = pages(&f);
         for (guint i = 0; i < names->len; i++) {
-                g_autofree char *page = read_page(&f, g_ptr_array_index(names, i));
+                const char *name = g_ptr_array_index(names, i);
+                g_autofree char *page = read_page(&f, name);
 
+                if (!g_str_has_suffix(name, ".html")) {
+                        json_t *j = g_str_has_suffix(name, ".json") ? json_loads(page, 0, NULL) : NULL;
+
+                        /* the data files are JSON (ASCII, the hostile text \u-escaped where needed), the feed XML */
+                        ASSERT_TRUE(g_str_has_suffix(name, ".json") ? j != NULL : strcmp(name, "feed.xml") == 0);
+                        ASSERT_TRUE(strstr(page, "\x1b") == NULL && strstr(page, "\xff") == NULL);
+                        saw_json_kernel |= strstr(page, "\"<img src=x onerror=alert(1)>\"") != NULL;
+                        json_decref(j);
+                        continue;
+                }
                 /* The only markup is the page's own. */
                 ASSERT_TRUE(strstr(page, "<img") == NULL);
                 ASSERT_TRUE(strstr(page, "<script") == NULL);
@@ -156,7 +172,7 @@ TEST(hostile_text_is_text) {
                 saw_detail |= strstr(page, "no record for 60 s: &lt;img") != NULL;
                 saw_console |= strstr(page, "&lt;/pre&gt;&lt;script&gt;alert(2)") != NULL;
         }
-        ASSERT_TRUE(saw_kernel && saw_tag && saw_detail && saw_console);
+        ASSERT_TRUE(saw_kernel && saw_tag && saw_detail && saw_console && saw_json_kernel);
         /* the kernel's page exists under a name that is safe */
         {
                 g_autofree char *file = page_kernel_file(SITEFIXTURE_HOSTILE);
@@ -284,7 +300,7 @@ TEST(compare_page) {
         /* with only the first pair, the run:1 comparison's page is stale */
         o.n_compares = 1;
         ASSERT_EQ(site_publish(f.db, &o, &res, &err), 0);
-        ASSERT_EQ(res.removed, 1);
+        ASSERT_EQ(res.removed, 2);           /* the page and its data */
         {
                 g_autofree char *p = g_build_filename(f.site, file, NULL);
 
@@ -331,6 +347,10 @@ TEST(huge_and_infinite_values) {
                 g_autofree char *page = read_page(&f, g_ptr_array_index(names, i));
                 int digits = 0;
 
+                /* the data files hold numbers as numbers (null when not finite) */
+                if (!g_str_has_suffix(g_ptr_array_index(names, i), ".html"))
+                        continue;
+
                 for (const char *p = page; *p; p++) {
                         digits = *p >= '0' && *p <= '9' ? digits + 1 : 0;
                         if (digits >= 20)
@@ -362,5 +382,129 @@ TEST(same_cells_page) {
                 TEST_FAIL("--compare: %s", err.msg);
         page = read_page(&f, file);
         ASSERT_TRUE(strstr(page, "A and B select the same cells") != NULL);
+        fx_free(&f);
+}
+
+/* The metric of group spec in a comparison's data file, or NULL. */
+static json_t *cmp_metric(json_t *cmp, const char *workload, const char *metric) {
+        size_t i, k;
+        json_t *g, *m;
+
+        json_array_foreach(json_object_get(json_object_get(cmp, "compare"), "groups"), i, g) {
+                if (strcmp(json_string_value(json_object_get(g, "workload")), workload) != 0)
+                        continue;
+                json_array_foreach(json_object_get(g, "metrics"), k, m)
+                        if (strcmp(json_string_value(json_object_get(m, "name")), metric) == 0)
+                                return m;
+        }
+        return NULL;
+}
+
+/* Three nights (the second kernel slow on the second): the index shows the
+ * regression new, then fixed, linked to the nights' comparison pages and
+ * announcing the feed; the night's comparison page shows each judged
+ * metric's samples and history with the compared runs marked; index.json
+ * and the comparison's data file carry the same numbers as the pages. */
+TEST(nights) {
+        struct fx f;
+        struct kb_error err = { { 0 } };
+        g_autofree char *file2 = page_compare_file("run:1:6.1.0-47-amd64", "run:2:6.1.0-57-amd64");
+        g_autofree char *json2 = page_json_file(file2);
+        g_autofree char *index = NULL, *page = NULL, *itext = NULL, *ctext = NULL;
+        json_t *ij, *cj, *ev, *m, *hist;
+        char change[32];
+
+        fx_init(&f, 3, 16, 0);
+        if (sitefixture_nights(f.db, "6.1.0-57-amd64", &err) < 0)
+                TEST_FAIL("nights: %s", err.msg);
+        publish(&f);
+        index = read_page(&f, "index.html");
+        page = read_page(&f, file2);
+        ASSERT_TRUE(strstr(index, "<link rel=\"alternate\" type=\"application/atom+xml\" title=\"kbench regressions\" "
+                                  "href=\"feed.xml\"/>") != NULL);
+        ASSERT_TRUE(strstr(index, "Regressions across nights (2 states)") != NULL);
+        ASSERT_TRUE(strstr(index, "0 open (") != NULL);
+        ASSERT_TRUE(strstr(index, "state ok\">fixed<") != NULL && strstr(index, "state bad\">new<") != NULL);
+        ASSERT_TRUE(strstr(index, "state bad\">still<") == NULL);
+        ASSERT_TRUE(strstr(index, file2) != NULL);
+        /* the night's page: its alpha, the samples and the history of each judged metric */
+        ASSERT_TRUE(strstr(page, "kbench nightly of 2025-12-03") != NULL);
+        ASSERT_TRUE(strstr(page, "<title>dd.write_MBps: samples</title>") != NULL);
+        ASSERT_TRUE(strstr(page, "<title>dd.write_MBps: history</title>") != NULL);
+        ASSERT_TRUE(strstr(page, "runs up to 2;") != NULL);
+        ASSERT_TRUE(strstr(page, ">A</text>") != NULL && strstr(page, ">B</text>") != NULL);
+        ASSERT_TRUE(strstr(page, "<title>A: 6.1.0-47-amd64</title>") != NULL);
+
+        itext = read_page(&f, "index.json");
+        ctext = read_page(&f, json2);
+        ij = json_loads(itext, 0, NULL);
+        cj = json_loads(ctext, 0, NULL);
+        ASSERT_TRUE(ij != NULL && cj != NULL);
+        ASSERT_EQ(json_array_size(json_object_get(ij, "regressions")), 2);
+        ev = json_array_get(json_object_get(ij, "regressions"), 1);
+        ASSERT_STREQ(json_string_value(json_object_get(ev, "state")), "new");
+        ASSERT_STREQ(json_string_value(json_object_get(ev, "metric")), "dd.write_MBps");
+        ASSERT_STREQ(json_string_value(json_object_get(ev, "page")), file2);
+        ASSERT_STREQ(json_string_value(json_object_get(json_array_get(json_object_get(ij, "regressions"), 0), "state")),
+                     "fixed");
+        /* the change the index shows is the comparison's, and the page's */
+        m = cmp_metric(cj, "dd", "dd.write_MBps");
+        ASSERT_TRUE(m != NULL);
+        ASSERT_STREQ(json_string_value(json_object_get(m, "verdict")), "worse");
+        ASSERT_NEAR(json_real_value(json_object_get(ev, "change_pct")), json_real_value(json_object_get(m, "change_pct")),
+                    1e-9);
+        snprintf(change, sizeof(change), "%+.1f%%", json_real_value(json_object_get(m, "change_pct")));
+        ASSERT_TRUE(strstr(index, change) != NULL && strstr(page, change) != NULL);
+        /* the history: both kernels in runs 1 and 2 (run 3 comes after the
+         * comparison), B's write rate halved in run 2 */
+        hist = json_array_get(json_object_get(json_array_get(json_object_get(cj, "history"), 0), "metrics"), 0);
+        ASSERT_TRUE(hist != NULL);
+        ASSERT_STREQ(json_string_value(json_object_get(hist, "metric")), "dd.read_MBps");
+        hist = json_array_get(json_object_get(json_array_get(json_object_get(cj, "history"), 0), "metrics"), 1);
+        ASSERT_STREQ(json_string_value(json_object_get(hist, "metric")), "dd.write_MBps");
+        ASSERT_EQ(json_array_size(json_object_get(json_object_get(hist, "a"), "points")), 2);
+        {
+                json_t *b = json_object_get(json_object_get(hist, "b"), "points");
+                double m1 = json_real_value(json_object_get(json_array_get(b, 0), "mean"));
+                double m2 = json_real_value(json_object_get(json_array_get(b, 1), "mean"));
+
+                ASSERT_EQ(json_array_size(b), 2);
+                ASSERT_EQ(json_integer_value(json_object_get(json_array_get(b, 1), "run")), 2);
+                ASSERT_NEAR(m2 / m1, 0.5, 0.03);
+        }
+        ASSERT_STREQ(json_string_value(json_object_get(cj, "page")), file2);
+        json_decref(ij);
+        json_decref(cj);
+        fx_free(&f);
+}
+
+/* A bisection gets a page linked from the index: its answer, its steps
+ * with their runs linked, the hostile candidate name as text. */
+TEST(bisection_page) {
+        struct fx f;
+        struct kb_error err = { { 0 } };
+        g_autofree char *index = NULL, *page = NULL, *data = NULL;
+        json_t *j;
+
+        fx_init(&f, 3, 4, 0);
+        if (sitefixture_bisection(f.db, SITEFIXTURE_HOSTILE, &err) < 0)
+                TEST_FAIL("bisection: %s", err.msg);
+        publish(&f);
+        index = read_page(&f, "index.html");
+        page = read_page(&f, "bisect-1.html");
+        data = read_page(&f, "bisect-1.json");
+        ASSERT_TRUE(strstr(index, "href=\"bisect-1.html\"") != NULL);
+        ASSERT_TRUE(strstr(page, "First bad: <strong>&lt;img src=x onerror=alert(1)&gt;</strong>") != NULL);
+        ASSERT_TRUE(strstr(page, "the ends differ by -50.0%") != NULL && strstr(page, "confirmed") != NULL);
+        ASSERT_TRUE(strstr(page, "<img") == NULL);
+        ASSERT_TRUE(strstr(page, "Steps (3)") != NULL);
+        ASSERT_TRUE(strstr(page, "href=\"run-1.html\"") && strstr(page, "href=\"run-3.html\""));
+        ASSERT_TRUE(strstr(page, "The first bad against the last good, measured once more") != NULL);
+        ASSERT_TRUE(strstr(page, "<title>dd.write_MBps</title>") != NULL);
+        j = json_loads(data, 0, NULL);
+        ASSERT_TRUE(j != NULL);
+        ASSERT_EQ(json_array_size(json_object_get(j, "steps")), 3);
+        ASSERT_STREQ(json_string_value(json_object_get(j, "first_bad")), SITEFIXTURE_HOSTILE);
+        json_decref(j);
         fx_free(&f);
 }

@@ -153,7 +153,8 @@ def publish_site(d):
     with open(theirs, "w") as f:
         f.write("theirs\n")
     p = kb(home, "publish", "-o", s, "--compare", "run:1:run:2")
-    expect(p.returncode == 0 and "1 stale removed" in p.stdout and os.path.exists(theirs)
+    # the comparison's page and its data file beside it
+    expect(p.returncode == 0 and "2 stale removed" in p.stdout and os.path.exists(theirs)
            and not any(os.path.exists(os.path.join(s, x)) for x in cmp_pages),
            f"only the page kbench wrote is removed as stale: {p.stdout!r}")
     # A file named as the next page will be, put there by someone else.

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """End-to-end test of `kbench publish`: publish a store holding real runs
-(dd and ftp cells of two kernels), open the index, a run, a comparison and
-a dd and an ftp cell page in headless Chromium, and check that each page
-renders its tables and SVG charts, makes no network request, shows hostile
-text from the database as text, and that the shaded stall runs and halts
-count what the cells' metrics say. Publishing again must write 0 pages.
+(dd and ftp cells of two kernels), open the index, a run, a comparison, a
+bisection and a dd and an ftp cell page in headless Chromium, and check
+that each page renders its tables and SVG charts, makes no network
+request, shows hostile text from the database as text, and that the
+shaded stall runs and halts count what the cells' metrics say. The
+comparison shows each judged metric's samples and history; every page has
+its data file beside it, which parses; the index announces feed.xml,
+which parses as XML with the hostile text escaped. Publishing again must
+write 0 pages.
 Screenshots (1280 px wide, and the comparison at phone width) are kept in
 the artifacts directory (second argument).
 
@@ -12,7 +16,9 @@ Data: with $KBENCH_PUBLISH_STORE set, a copy of that store (e.g. one made
 by `kbench run` earlier); otherwise the test makes its own: both Debian
 kernels of $KBENCH_DEBS, -w dd:size=32M -w ftp:size=32M, n = 2, 160 MiB,
 ext3 data=ordered, tagged with the hostile text. Either way hostile text is
-then planted in the copy's database (a run tag and a console log line).
+then planted in the copy's database (a run tag, a console log line, a
+night of kbench nightly comparing the run's two kernels and a bisection
+over the run, both naming hostile text).
 Needs chromium (tools/setup.sh installs it)."""
 import json
 import os
@@ -21,6 +27,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 from kbtest import debs, expect, kb, temp_store
 
@@ -82,9 +89,26 @@ def plant_hostile(db_path):
                        "WHERE c.run_id = ? AND l.stream = 'console'", (last,)).fetchone()[0]
     con.execute("UPDATE logs SET text = CAST(text || ? AS BLOB) WHERE cell_id = ? AND stream = 'console'",
                 ("\n" + HOSTILE + "</pre><script>alert(2)</script>\n", cell))
+    names = []
+    for (name,) in con.execute("SELECT k.name FROM cells c JOIN kernels k ON k.id = c.kernel_id WHERE c.run_id = ? "
+                               "ORDER BY c.id", (last,)):
+        if name not in names:
+            names.append(name)
+    night = con.execute("INSERT INTO nights(started_at, baseline, alpha, noise) VALUES (1764600000, ?, 0.05, 0.02)",
+                        (names[0],)).lastrowid
+    con.execute("INSERT INTO night_compares VALUES (?, 0, ?, ?, ?)",
+                (night, HOSTILE, f"run:{last}:{names[0]}", f"run:{last}:{names[-1]}"))
+    bis = con.execute("INSERT INTO bisections(started_at, finished_at, status, workload, metric, source, good, bad, "
+                      "settings_json, outcome, first_bad, summary_json) VALUES (1764700000, 1764700600, 'done', "
+                      "'dd', 'dd.write_MBps', 'kernels', ?, ?, '{}', 'first-bad', ?, "
+                      "'{\"confirmed\": true, \"change\": -0.1}')", (names[0], HOSTILE, HOSTILE)).lastrowid
+    for step, role, cand, means in ((0, "ends", names[0], (100, 90, 90)), (1, "confirm", HOSTILE, (100, 90, None))):
+        con.execute("INSERT INTO bisect_steps(bisection_id, step, role, candidate, run_ids, rounds, vs_good, decision, "
+                    "mean_good, mean_cand, mean_bad, note) VALUES (?, ?, ?, ?, ?, 2, 'different', 'bad', ?, ?, ?, ?)",
+                    (bis, step, role, cand, f"[{last}]", *means, HOSTILE))
     con.commit()
     con.close()
-    return last
+    return last, bis
 
 
 def page_checks(profile, site, name, tables, svgs, hostile):
@@ -120,7 +144,8 @@ def main():
             shutil.copy2(os.path.join(src, "results.db"), os.path.join(home, "results.db"))
         else:
             make_data(home)
-        run_id = plant_hostile(os.path.join(home, "results.db"))
+        kb(home, "show")     # a copied store of an older schema gains the tables planted into
+        run_id, bis = plant_hostile(os.path.join(home, "results.db"))
         site = os.path.join(home, "site")
         profile = os.path.join(home, "chromium-profile")
 
@@ -136,14 +161,36 @@ def main():
         expect(m and int(m.group(1)) > 5 and m.group(2) == "0", f"first publish: {out.splitlines()[0]}")
 
         index = page_checks(profile, site, "index.html", 2, 0, True)
+        expect(re.search(r'<link rel="alternate" type="application/atom\+xml" title="kbench regressions" '
+                         r'href="feed.xml"/?>', index), "the index announces the feed")
+        with open(os.path.join(site, "feed.xml"), encoding="utf-8") as f:
+            feed = f.read()
+        root = ET.fromstring(feed)
+        expect(root.tag == "{http://www.w3.org/2005/Atom}feed" and "<img" not in feed,
+               "feed.xml parses as an Atom feed, nothing of the database as markup")
+        pages = [f for f in os.listdir(site) if f.endswith(".html")]
+        for name in pages:
+            with open(os.path.join(site, name[:-5] + ".json"), encoding="utf-8") as f:
+                data = json.load(f)
+            if data.get("page") != name:
+                expect(False, f"{name[:-5]}.json names its page")
+        expect(pages, f"each of the {len(pages)} pages has its data file beside it, which parses")
+        expect(f'href="bisect-{bis}.html"' in index, "the index links the bisection's page")
+        dom = page_checks(profile, site, f"bisect-{bis}.html", 2, 1, True)
+        expect("First bad:" in dom and f'href="run-{run_id}.html"' in dom,
+               "the bisection's page gives the answer and links its steps' runs")
         run = f"run-{run_id}.html"
         expect(f'href="{run}"' in index, f"the index links {run}")
         run_dom = page_checks(profile, site, run, 4, 2, True)
         compares = sorted(set(re.findall(r'href="(compare-[^"]+\.html)"', run_dom)))
         expect(compares, f"the run page links a comparison: {compares}")
-        cmp_dom = page_checks(profile, site, compares[0], 2, 4, False)
+        cmp_dom = page_checks(profile, site, compares[0], 2, 4, True)
         expect("p (Welch)" in cmp_dom and "mde" in cmp_dom and "n for 5%" in cmp_dom,
                "the comparison table has p-values and the minimum detectable effect")
+        judged = len(re.findall(r"<title>[^<]*: samples</title>", cmp_dom))
+        expect(judged > 0 and judged == len(re.findall(r"<title>[^<]*: history</title>", cmp_dom)),
+               f"each judged metric's samples and history are drawn ({judged})")
+        expect("kbench nightly of" in cmp_dom, "the night's comparison says which night made it")
         coloured = len(re.findall(r'class="(?:num )?(?:worse|better)"', cmp_dom))
         verdicts = len(re.findall(r'<td class="(?:worse|better)">(?:worse|better)</td>', cmp_dom))
         expect(coloured >= verdicts and (verdicts > 0) == (coloured > 0),
