@@ -675,10 +675,6 @@ static void cell_files_clear(struct cell_files *f) {
         g_free(f->insns);
 }
 
-char *cell_cmdline(const char *cell_id, const char *append) {
-        return g_strdup_printf(CELL_CMDLINE_BASE "%s%s%s", cell_id, append ? " " : "", append ? append : "");
-}
-
 /* Preparation: the guest's environment and ports, the job script, fresh
  * disks, the domain configuration. Returns 1 when the cell can start, 0
  * when it already has its end state in res (a preparation failure is a
@@ -764,7 +760,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
 
         /* A restored guest keeps the command line it booted with; the
          * cell's id reaches it in the hello. */
-        f->cmdline = s->snapshot ? g_strdup(s->snapshot_cmdline) : cell_cmdline(s->key, s->append);
+        f->cmdline = s->snapshot ? g_strdup(s->snapshot_cmdline) : guest_cmdline(s->key, s->append);
         f->vc = (struct vm_config){
                 .name = s->snapshot ? s->snapshot_domain : f->name, .uuid = s->snapshot ? s->snapshot_uuid : NULL, .accel = s->accel, .mem_mb = s->mem_mb, .cpus = s->cpus,
                 .kernel = s->kernel->vmlinux_path ? s->kernel->vmlinux_path : s->kernel->image_path,
@@ -1024,7 +1020,7 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
         g_unlink(f->console);
         g_unlink(f->serial);
         g_free(f->cmdline);
-        f->cmdline = cell_cmdline(s->key, s->append);
+        f->cmdline = guest_cmdline(s->key, s->append);
         f->vc.cmdline = f->cmdline;
         f->vc.uuid = NULL;
         f->vc.name = f->name;

@@ -12,6 +12,7 @@
 #include "cell/endstate.h"
 #include "host/vm.h"
 #include "kernels/kstore.h"
+#include "settings/guest.h"
 #include "workloads/workload.h"
 
 struct cell_spec {
@@ -143,16 +144,6 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *spec, struct cell_res
              void (*progress)(void *userdata, const char *stage), void *userdata,
              struct kb_error *err);
 void cell_result_clear(struct cell_result *r);
-
-/* The kernel command line of a guest that names itself cell_id (the cell
- * key, or the snapshot's fixed id), with the user's extra arguments
- * (append may be NULL). Caller frees with g_free. */
-char *cell_cmdline(const char *cell_id, const char *append);
-/* x86's COMMAND_LINE_SIZE: the kernel keeps this many bytes of its command
- * line, the NUL included, and drops the rest without a word. */
-#define CELL_CMDLINE_SIZE 2048
-/* What every command line starts with; the cell id follows. */
-#define CELL_CMDLINE_BASE "console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell="
 
 /* The metric every cell carries: 1 restored from a snapshot, 0 booted. */
 #define CELL_METRIC_WARM "boot_warm"

@@ -22,7 +22,7 @@
 #include "nightly/nightly_sources.h"
 #include "report/pairing.h"
 #include "run/runner.h"
-#include "run/runopts.h"
+#include "settings/runopts.h"
 #include "kernels/kstore.h"
 #include "report/changepoint.h"
 #include "report/metrics.h"
@@ -138,11 +138,10 @@ static int step_config(struct night *n, struct kb_error *err) {
 
 /* ---- runner ------------------------------------------------------------- */
 
-static void runner_base(const struct night *n, struct runner_opts *o) {
-        runopts_defaults(o);
-        o->lock_held = 1;
-        o->quiet = 1;
-        o->deadline_at = n->deadline_at;
+/* How the night drives the runner: it holds the store's lock, prints its
+ * own report, and starts no cell past its deadline. */
+static struct runner_drive night_drive(const struct night *n) {
+        return (struct runner_drive){ .lock_held = 1, .quiet = 1, .deadline_at = n->deadline_at };
 }
 
 /* The runner's exit code as the night reads it: 0 and 3 (failed cells,
@@ -170,11 +169,12 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
         g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
         struct query_kernel *ks = NULL;
-        struct runner_opts o;
+        struct run_settings o;
+        const struct runner_drive drive = night_drive(n);
         size_t nk = 0;
         int code, r;
 
-        runner_base(n, &o);
+        runopts_defaults(&o);
         o.resume_run = id;
         r = runner_load_resume(&o, &n->g, kern, work, keep, err);
         if (r < 0)
@@ -184,7 +184,7 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
         o.kernels = (char **)kern->pdata;
         o.workloads = (char **)work->pdata;
         fprintf(stderr, "nightly: resuming run %" G_GINT64_FORMAT ", cut short on an earlier night\n", id);
-        code = runner_run(&o, &n->g, NULL, err);
+        code = runner_run(&o, &drive, &n->g, NULL, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "resuming run %" G_GINT64_FORMAT, id);
         note_left(n, id, code);
@@ -278,25 +278,25 @@ static int import_one(struct night *n, const struct nightly_found *f, struct kst
 }
 
 /* The runner options of a run of the night measuring variant v. */
-static void night_opts(const struct night *n, const struct nightly_variant *v, struct runner_opts *o) {
+static void night_opts(const struct night *n, const struct nightly_variant *v, struct run_settings *o) {
         const struct nightly_config *cfg = n->cfg;
 
-        runner_base(n, o);
+        runopts_defaults(o);
         o->workloads = cfg->workloads;
         o->repeats = cfg->repeats;
         o->until_mde_pct = cfg->until_mde_pct;
         o->budget_cells = cfg->budget_cells;
         o->budget_time_s = cfg->budget_time_s;
-        o->mem_mb = (unsigned)(cfg->mem_bytes >> 20);
-        o->cpus = (unsigned)cfg->cpus;
-        o->disk_bytes = cfg->disk_bytes;
-        o->disk_mbps = v->disk_mbps;
-        o->fs = cfg->fs;
-        o->mount_opts = cfg->mount_opts;
-        o->swap_bytes = cfg->swap_bytes;
+        o->guest.mem_mb = (unsigned)(cfg->mem_bytes >> 20);
+        o->guest.cpus = (unsigned)cfg->cpus;
+        o->guest.disk_bytes = cfg->disk_bytes;
+        o->guest.disk_mbps = v->disk_mbps;
+        o->guest.fs = cfg->fs;
+        o->guest.mount_opts = cfg->mount_opts;
+        o->guest.swap_bytes = cfg->swap_bytes;
         o->tag = NIGHTLY_TAG;
         o->accel = n->accel;
-        o->append = v->append;
+        o->guest.append = v->append;
         o->sysctls = (char **)v->sysctls;
         o->variant = v->label;
 }
@@ -304,7 +304,7 @@ static void night_opts(const struct night *n, const struct nightly_variant *v, s
 /* The fingerprint of workload w measured as variant v: from the very
  * options the night's run would be given. */
 static char *fingerprint_for(const struct night *n, size_t w, const struct nightly_variant *v) {
-        struct runner_opts o;
+        struct run_settings o;
 
         night_opts(n, v, &o);
         return nightly_fingerprint(&o, n->accel, n->cfg->workload_specs[w]);
@@ -423,7 +423,8 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
         const struct nightly_variant v = { gr->label, gr->append, gr->sysctls, gr->disk_mbps };
         g_autofree char **kernels = g_new0(char *, gr->n_members + 1);
-        struct runner_opts o;
+        const struct runner_drive drive = night_drive(n);
+        struct run_settings o;
         int64_t id = 0;
         int code;
 
@@ -439,7 +440,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
                 *ret_run = 0;
                 return 0;
         }
-        code = runner_run(&o, &n->g, &id, err);
+        code = runner_run(&o, &drive, &n->g, &id, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "run %zu of the night", gi + 1);
         note_left(n, id, code);

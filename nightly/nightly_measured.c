@@ -13,7 +13,7 @@
 
 #include "common/util.h"
 #include "nightly/nightly_measured.h"
-#include "run/runopts.h"
+#include "settings/runopts.h"
 #include "report/compare.h"
 #include "results/query.h"
 
@@ -28,7 +28,7 @@ static int key_digest(const char *settings_json, const char *params_json, char *
         return 0;
 }
 
-char *nightly_fingerprint(const struct runner_opts *o, const char *accel, const char *workload) {
+char *nightly_fingerprint(const struct run_settings *o, const char *accel, const char *workload) {
         json_auto_t *j = json_object(), *params = json_object();
         _cleanup_free_ char *settings = NULL, *ptext = NULL;
         char *fp = NULL;

@@ -7,9 +7,14 @@ Each folder may include project headers only from the floors below it:
                  \-> web -> report -> results -> common
            run -> store -> results
     plugin -> common
+    host, report, web -> settings -> common
 
 The orchestrating floors (host, cell, run, nightly, cli) may use the read
-side (report, results) and the data floors; store/ only results/. report/
+side (report, results) and the data floors; store/ only results/.
+settings/ (what a run setting is: the option table, the guest's shape)
+lies under the read side, so report/ and web/ read stored settings
+through the same table that wrote them, and under host/, which takes the
+guest's shape whole. report/
 and web/ learn what a metric means from the public metric tables of
 workloads/workload.h, the one workloads/ header they may include; the
 report/ tests may include any workloads/ header (they run the parsers to
@@ -39,15 +44,16 @@ import sys
 
 BASE = {
     "common": {"common"},
+    "settings": {"common", "settings"},
     "kernels": {"common", "kernels"},
     "guest": {"common", "guest"},
     "plugin": {"common", "plugin"},
     "workloads": {"common", "workloads"},
     "results": {"common", "results"},
-    "report": {"common", "results", "report"},
-    "web": {"common", "results", "report", "web"},
+    "report": {"common", "settings", "results", "report"},
+    "web": {"common", "settings", "results", "report", "web"},
     "store": {"common", "results", "store"},
-    "host": {"common", "guest", "workloads", "host"},
+    "host": {"common", "settings", "guest", "workloads", "host"},
 }
 BASE["cell"] = BASE["host"] | {"kernels", "results", "report", "cell"}
 BASE["run"] = BASE["cell"] | {"store", "run"}

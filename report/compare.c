@@ -311,7 +311,7 @@ const char *compare_verdict_name(enum compare_verdict v) {
 
 /* The settings keys that say how kbench ran, not what the guest was, as
  * runs stored them before each run listed its own (RUNOPTS_HOW_KEYS in
- * run/runopts.h, where every option declares its class): two runs
+ * settings/runopts.h, where every option declares its class): two runs
  * differing only in these measure the same thing. nightly/test-nightly-measured.c
  * checks that the option table still classifies each of them so. */
 static const char *const legacy_how_keys[] = {

@@ -27,7 +27,7 @@
 #include "run/progress.h"
 #include "store/reap.h"
 #include "run/runner.h"
-#include "run/runopts.h"
+#include "settings/runopts.h"
 #include "run/seqrun.h"
 #include "report/show.h"
 #include "host/vm.h"
@@ -47,7 +47,9 @@
 static const char *const base_modules[] = { "ata_piix", "sd_mod", "ext4", NULL };
 
 struct run {
-        const struct runner_opts *o;
+        const struct run_settings *o;
+        const struct runner_drive *d;
+        struct guest_shape guest;          /* o->guest with the accelerator resolved */
         const struct store_ctx *g;
         struct kstore *ks;
         struct kstore_kernel **kernels;
@@ -64,7 +66,7 @@ struct run {
         struct progress progress;
         int usage;                         /* the error was in the request: exit 2 */
         int stopped;                       /* the host failed (disk full): end the run, resumable */
-        int past_deadline;                 /* o->deadline_at passed: no more cells, resumable */
+        int past_deadline;                 /* d->deadline_at passed: no more cells, resumable */
         char *reserve;                     /* <store>/reserve, released when a commit fails */
         char **initrd_sha;                 /* per kernel, for snapshot keys; filled when first needed */
         GHashTable *warm_failed;           /* snapshot keys that failed this run: their cells boot cold */
@@ -101,10 +103,10 @@ static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell
                 progress_note(&r->progress, "warm start off for %s: %s", k->name, err.msg);
                 return;
         }
-        w->cmdline = cell_cmdline(WARM_CELL_ID, r->o->append);
+        w->cmdline = guest_cmdline(WARM_CELL_ID, r->guest.append);
         shape = (struct snapshot_shape){
-                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .mem_mb = r->o->mem_mb,
-                .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes, .bus = "ide",
+                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .mem_mb = r->guest.mem_mb,
+                .cpus = r->guest.cpus, .disk_bytes = r->guest.disk_bytes, .swap_bytes = r->guest.swap_bytes, .bus = "ide",
                 .nic = r->specs[pc->workload]->ops->n_ports > 0, .cmdline = w->cmdline, .accel = r->accel,
                 .qemu_version = r->qemu_version, .libvirt_version = r->libvirt_version,
         };
@@ -191,8 +193,8 @@ static int build_images(struct run *r, struct kb_error *err) {
                 return error_setf(err, -ENOENT, "guest agent not found at %s (set KBENCH_AGENT)", agent);
         for (size_t i = 0; base_modules[i]; i++)
                 strv_add_unique(modules, base_modules[i]);
-        if (!g_str_has_prefix(r->o->fs, "ext"))
-                strv_add_unique(modules, r->o->fs);
+        if (!g_str_has_prefix(r->guest.fs, "ext"))
+                strv_add_unique(modules, r->guest.fs);
         /* Only what this run's workloads need: every megabyte of initramfs
          * costs boot time under TCG. The cache key covers the content, so
          * each (kernel, workload set) gets its own image once. */
@@ -324,7 +326,7 @@ static int plan_rounds(const struct run *r) {
 }
 
 static char *settings_json(const struct run *r) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = r->o;
         json_t *j = json_object(), *ks = json_array(), *ws = json_array();
         char *s;
 
@@ -352,12 +354,12 @@ static char *settings_json(const struct run *r) {
 /* A cell's params; with the sysctls its guest read back after writing
  * them (res may be NULL: none known). */
 static char *cell_params_json(const struct run *r, const struct plan_cell *pc, const struct cell_result *res) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = r->o;
         json_t *j = json_pack("{s:s, s:i, s:i, s:I, s:I, s:s, s:s, s:I, s:s}",
-                              "workload", r->specs[pc->workload]->text, "mem_mb", (int)o->mem_mb,
-                              "cpus", (int)o->cpus, "disk_bytes", (json_int_t)o->disk_bytes,
-                              "disk_mbps", (json_int_t)o->disk_mbps, "fs", o->fs, "mount_opts", o->mount_opts,
-                              "swap_bytes", (json_int_t)o->swap_bytes, "accel", r->accel);
+                              "workload", r->specs[pc->workload]->text, "mem_mb", (int)o->guest.mem_mb,
+                              "cpus", (int)o->guest.cpus, "disk_bytes", (json_int_t)o->guest.disk_bytes,
+                              "disk_mbps", (json_int_t)o->guest.disk_mbps, "fs", o->guest.fs, "mount_opts", o->guest.mount_opts,
+                              "swap_bytes", (json_int_t)o->guest.swap_bytes, "accel", r->accel);
         char *s;
 
         if (res && res->sysctls && res->sysctls->len) {
@@ -453,7 +455,7 @@ struct seq {
 };
 
 static void seq_init(struct run *r, const struct plan_cell *plan, size_t n, struct seq *s) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = r->o;
 
         *s = (struct seq){ .on = o->until_mde_pct > 0, .asked = -1, .t0_us = g_get_monotonic_time() };
         if (!s->on)
@@ -582,12 +584,12 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 int first_attempt = 1;
                 struct cell_spec spec = {
                         .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
-                        .iteration = pc->iteration, .accel = r->accel, .mem_mb = r->o->mem_mb,
-                        .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes,
-                        .disk_bytes_per_s = r->o->disk_mbps * 1000000, .fs = r->o->fs,
-                        .mount_opts = r->o->mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
+                        .iteration = pc->iteration, .accel = r->accel, .mem_mb = r->guest.mem_mb,
+                        .cpus = r->guest.cpus, .disk_bytes = r->guest.disk_bytes, .swap_bytes = r->guest.swap_bytes,
+                        .disk_bytes_per_s = r->guest.disk_mbps * 1000000, .fs = r->guest.fs,
+                        .mount_opts = r->guest.mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
                         .qemu_user = vm_conn_qemu_user(r->conn),
-                        .append = r->o->append, .agent_lines = (const char *const *)agent_lines->pdata,
+                        .append = r->guest.append, .agent_lines = (const char *const *)agent_lines->pdata,
                         .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
                         .silence_timeout_s = r->o->hang_timeout_s,
                         /* Only where QEMU shares this host is its /proc the right one. */
@@ -599,7 +601,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
 
                 if (plan_is_done(pc, (const char *const *)done))
                         continue;
-                if (r->o->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->o->deadline_at) {
+                if (r->d->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->d->deadline_at) {
                         progress_note(&r->progress, "deadline reached: the remaining cells are not started");
                         r->past_deadline = 1;
                         break;
@@ -667,16 +669,16 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
 /* Refuse, before any run row exists, what this host cannot do: every cell
  * would fail the same way after its boot was paid for. */
 static int check_host(struct run *r, struct kb_error *err) {
-        const struct runner_opts *o = r->o;
-        g_autofree char *mkfs = g_strdup_printf("mkfs.%s", o->fs);
+        const struct run_settings *o = r->o;
+        g_autofree char *mkfs = g_strdup_printf("mkfs.%s", o->guest.fs);
         g_autofree char *found = g_find_program_in_path(mkfs);
         g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
         struct statvfs st;
-        uint64_t need = o->disk_bytes + o->swap_bytes, avail;
+        uint64_t need = o->guest.disk_bytes + o->guest.swap_bytes, avail;
 
         r->usage = 1;
         if (!found)
-                return error_setf(err, -ENOENT, "--fs %s: %s is not installed on this host", o->fs, mkfs);
+                return error_setf(err, -ENOENT, "--fs %s: %s is not installed on this host", o->guest.fs, mkfs);
         if (g_mkdir_with_parents(scratch, 0755) < 0) {
                 r->usage = 0;
                 return error_setf(err, -errno, "%s: %s", scratch, g_strerror(errno));
@@ -691,7 +693,7 @@ static int check_host(struct run *r, struct kb_error *err) {
         if (need > avail)
                 return error_setf(err, -ENOSPC,
                                   "--disk-size: %" PRIu64 " MiB of disk%s but only %" PRIu64
-                                  " MiB free in %s", need >> 20, o->swap_bytes ? " and swap" : "",
+                                  " MiB free in %s", need >> 20, o->guest.swap_bytes ? " and swap" : "",
                                   avail >> 20, scratch);
         r->usage = 0;
         return 0;
@@ -770,7 +772,7 @@ static int resume_finish_idle(struct run *r, struct kb_error *err) {
 /* --until-mde needs a budget, a budget needs --until-mde, and the budget
  * must hold the pilot. */
 static int check_until_mde(struct run *r, struct kb_error *err) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = r->o;
         size_t per = r->n_kernels * r->n_specs;
 
         r->usage = 1;
@@ -790,7 +792,7 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
 }
 
 static int resolve_inputs(struct run *r, struct kb_error *err) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = r->o;
         g_autofree char *kdir = store_kernels_dir(r->g);
         int ret;
 
@@ -830,8 +832,8 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                 /* Build the job once now, so that keys which do not fit the
                  * guest (bonnie's size below twice its RAM) fail before any
                  * boot rather than as a failed cell per repeat. */
-                struct workload_env env = { .mem_bytes = (uint64_t)o->mem_mb << 20, .cpus = (int)o->cpus,
-                                            .disk_bytes = o->disk_bytes, .mnt = KB_GUEST_MNT };
+                struct workload_env env = { .mem_bytes = (uint64_t)o->guest.mem_mb << 20, .cpus = (int)o->guest.cpus,
+                                            .disk_bytes = o->guest.disk_bytes, .mnt = KB_GUEST_MNT };
                 g_autofree char *script = NULL;
 
                 r->usage = 1;
@@ -883,7 +885,7 @@ static void run_free(struct run *r) {
 }
 
 /* The plan of a resumed run must be the one it was started with. */
-int runner_load_resume(struct runner_opts *o, const struct store_ctx *g, GPtrArray *kern, GPtrArray *work,
+int runner_load_resume(struct run_settings *o, const struct store_ctx *g, GPtrArray *kern, GPtrArray *work,
                        GPtrArray *keep, struct kb_error *err) {
         struct db *db = NULL;
         struct query_run *run = NULL;
@@ -918,9 +920,11 @@ out:
         return r;
 }
 
-int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *ret_run_id,
-               struct kb_error *err) {
-        struct run r = { .o = o, .g = g, .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
+int runner_run(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
+               int64_t *ret_run_id, struct kb_error *err) {
+        static const struct runner_drive as_kbench_run = { 0 };
+        struct run r = { .o = o, .d = drive ? drive : &as_kbench_run, .g = g, .guest = o->guest,
+                         .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
         g_autofree char *settings = NULL, *hostinfo = NULL;
         char hostname[256] = "";
         struct sigaction sa = { .sa_handler = on_sigint };
@@ -932,8 +936,8 @@ int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *
         int failed = 0, ret, code = 1;
 
         progress_init(&r.progress, 0);
-        ret = o->lock_held ? 0 : store_prepare(g, 1, err);
-        if (ret >= 0 && !o->lock_held)
+        ret = r.d->lock_held ? 0 : store_prepare(g, 1, err);
+        if (ret >= 0 && !r.d->lock_held)
                 ret = lock_store(g->home, "run", &lock, err);
         if (ret < 0)
                 goto out;
@@ -988,6 +992,7 @@ int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *
                             &r.accel, &r.accel_why, err);
         if (ret < 0)
                 goto out;
+        r.guest.accel = r.accel;
         progress_note(&r.progress, "accelerator: %s", r.accel_why);
         ret = build_images(&r, err);
         if (ret < 0)
@@ -1018,7 +1023,7 @@ int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *
                         ret = resume_finish_idle(&r, err);
                         if (ret < 0)
                                 goto out;
-                        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+                        ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
                         code = ret < 0 ? 1 : 0;
                         goto out;
                 }
@@ -1050,7 +1055,7 @@ int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *
         else if (cell_interrupted || r.past_deadline)
                 progress_note(&r.progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
                               r.row.id);
-        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+        ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
         if (ret < 0)
                 goto out;
         code = failed > 0 || cell_interrupted || r.stopped || r.past_deadline ? 3 : 0;
