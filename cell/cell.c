@@ -336,9 +336,9 @@ static int make_disk(const char *path, uint64_t bytes, struct kb_error *err) {
         return 0;
 }
 
-static int format_disk(const struct cell_spec *s, const char *path, struct kb_error *err) {
-        g_autofree char *tool = g_strdup_printf("mkfs.%s", s->fs);
-        int is_ext = g_str_has_prefix(s->fs, "ext");
+static int format_disk(const struct guest_shape *g, const char *path, struct kb_error *err) {
+        g_autofree char *tool = g_strdup_printf("mkfs.%s", g->fs);
+        int is_ext = g_str_has_prefix(g->fs, "ext");
         /* Zero inode tables and journal now: lazy init would leave the guest
          * kernel a background writer (ext4lazyinit) that pollutes the I/O
          * being measured. */
@@ -435,7 +435,7 @@ static int send_job(struct cell *c, const struct workload_env *env) {
         /* The run options the agent takes, from the option table. */
         for (size_t i = 0; s->agent_lines && s->agent_lines[i]; i++)
                 r |= send_line(c, s->agent_lines[i], "");
-        r |= send_line(c, "set swap ", s->swap_bytes ? "scsi:0:0:1:0" : "");
+        r |= send_line(c, "set swap ", s->guest->swap_bytes ? "scsi:0:0:1:0" : "");
         r |= send_line(c, "set net ", env->nports > 0 ? "1" : "0");
         for (size_t i = 0; lines[i] && r == 0; i++) {
                 char esc[PROTO_LINE_MAX];
@@ -675,6 +675,13 @@ static void cell_files_clear(struct cell_files *f) {
         g_free(f->insns);
 }
 
+void cell_workload_env(const struct guest_shape *g, struct workload_env *ret) {
+        ret->mem_bytes = (uint64_t)g->mem_mb << 20;
+        ret->cpus = (int)g->cpus;
+        ret->disk_bytes = g->disk_bytes;
+        ret->mnt = KB_GUEST_MNT;
+}
+
 /* Preparation: the guest's environment and ports, the job script, fresh
  * disks, the domain configuration. Returns 1 when the cell can start, 0
  * when it already has its end state in res (a preparation failure is a
@@ -698,10 +705,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         if (g_mkdir_with_parents(s->work_dir, 0755) < 0)
                 return error_setf(err, -errno, "%s: %s", s->work_dir, g_strerror(errno));
 
-        f->env.mem_bytes = (uint64_t)s->mem_mb << 20;
-        f->env.cpus = (int)s->cpus;
-        f->env.disk_bytes = s->disk_bytes;
-        f->env.mnt = KB_GUEST_MNT;
+        cell_workload_env(s->guest, &f->env);
         f->env.seed = g_str_hash(s->key) ^ ((uint64_t)s->iteration << 32) ^ (uint64_t)g_get_real_time();
         if (ops->n_ports > 0) {
                 f->env.nports = MIN(ops->n_ports, (int)G_N_ELEMENTS(f->env.ports));
@@ -719,12 +723,12 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
 
         if (progress)
                 progress(userdata, "disk");
-        if (make_disk(f->disk, s->disk_bytes, &verr) < 0 || format_disk(s, f->disk, &verr) < 0 ||
+        if (make_disk(f->disk, s->guest->disk_bytes, &verr) < 0 || format_disk(s->guest, f->disk, &verr) < 0 ||
             disk_head_crc(f->disk, &f->disk_head, &verr) < 0 ||
-            (s->swap_bytes && make_disk(f->swap, s->swap_bytes, &verr) < 0) ||
-            (s->swap_bytes && run_tool((char *[]){ "mkswap", "-q", f->swap, NULL }, &verr) < 0) ||
+            (s->guest->swap_bytes && make_disk(f->swap, s->guest->swap_bytes, &verr) < 0) ||
+            (s->guest->swap_bytes && run_tool((char *[]){ "mkswap", "-q", f->swap, NULL }, &verr) < 0) ||
             vm_qemu_hand_over(s->qemu_user, f->disk, &verr) < 0 ||
-            (s->swap_bytes && vm_qemu_hand_over(s->qemu_user, f->swap, &verr) < 0)) {
+            (s->guest->swap_bytes && vm_qemu_hand_over(s->qemu_user, f->swap, &verr) < 0)) {
                 /* Not retried: the same settings would fail the same way. */
                 g_snprintf(res->detail, sizeof(res->detail), "disk: %s", verr.msg);
                 g_unlink(f->disk);
@@ -745,7 +749,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
 
         /* The instruction counter: without it the cell still measures
          * everything else, and says why it has no counts. */
-        if (s->insn_plugin && strcmp(s->accel, "kvm") != 0) {
+        if (s->insn_plugin && strcmp(s->guest->accel, "kvm") != 0) {
                 f->insns = g_build_filename(s->work_dir, "insns.bin", NULL);
                 if (!vm_plugin_path_ok(s->insn_plugin) || !vm_plugin_path_ok(f->insns) ||
                     insncount_file_create(f->insns, s->qemu_user, &verr) < 0) {
@@ -760,12 +764,12 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
 
         /* A restored guest keeps the command line it booted with; the
          * cell's id reaches it in the hello. */
-        f->cmdline = s->snapshot ? g_strdup(s->snapshot_cmdline) : guest_cmdline(s->key, s->append);
+        f->cmdline = s->snapshot ? g_strdup(s->snapshot_cmdline) : guest_cmdline(s->key, s->guest->append);
         f->vc = (struct vm_config){
-                .name = s->snapshot ? s->snapshot_domain : f->name, .uuid = s->snapshot ? s->snapshot_uuid : NULL, .accel = s->accel, .mem_mb = s->mem_mb, .cpus = s->cpus,
-                .kernel = s->kernel->vmlinux_path ? s->kernel->vmlinux_path : s->kernel->image_path,
+                .name = s->snapshot ? s->snapshot_domain : f->name, .uuid = s->snapshot ? s->snapshot_uuid : NULL,
+                .guest = s->guest, .kernel = s->kernel->vmlinux_path ? s->kernel->vmlinux_path : s->kernel->image_path,
                 .initrd = s->initrd, .cmdline = f->cmdline, .disk = f->disk,
-                .swap_disk = s->swap_bytes ? f->swap : NULL, .disk_bytes_per_s = s->disk_bytes_per_s,
+                .swap_disk = s->guest->swap_bytes ? f->swap : NULL,
                 .console_path = f->console, .serial_socket = f->serial,
                 .plugin = f->insns ? s->insn_plugin : NULL, .plugin_out = f->insns,
         };
@@ -1020,7 +1024,7 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
         g_unlink(f->console);
         g_unlink(f->serial);
         g_free(f->cmdline);
-        f->cmdline = guest_cmdline(s->key, s->append);
+        f->cmdline = guest_cmdline(s->key, s->guest->append);
         f->vc.cmdline = f->cmdline;
         f->vc.uuid = NULL;
         f->vc.name = f->name;

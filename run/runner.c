@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "guest/initramfs.h"
-#include "common/guest-paths.h"
 #include "host/accel.h"
 #include "host/snapshot.h"
 #include "cell/warm.h"
@@ -105,9 +104,8 @@ static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell
         }
         w->cmdline = guest_cmdline(WARM_CELL_ID, r->guest.append);
         shape = (struct snapshot_shape){
-                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .mem_mb = r->guest.mem_mb,
-                .cpus = r->guest.cpus, .disk_bytes = r->guest.disk_bytes, .swap_bytes = r->guest.swap_bytes, .bus = "ide",
-                .nic = r->specs[pc->workload]->ops->n_ports > 0, .cmdline = w->cmdline, .accel = r->accel,
+                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .guest = &r->guest, .bus = "ide",
+                .nic = r->specs[pc->workload]->ops->n_ports > 0, .cmdline = w->cmdline,
                 .qemu_version = r->qemu_version, .libvirt_version = r->libvirt_version,
         };
         snapshot_key(&shape, w->key);
@@ -584,12 +582,9 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 int first_attempt = 1;
                 struct cell_spec spec = {
                         .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
-                        .iteration = pc->iteration, .accel = r->accel, .mem_mb = r->guest.mem_mb,
-                        .cpus = r->guest.cpus, .disk_bytes = r->guest.disk_bytes, .swap_bytes = r->guest.swap_bytes,
-                        .disk_bytes_per_s = r->guest.disk_mbps * 1000000, .fs = r->guest.fs,
-                        .mount_opts = r->guest.mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
-                        .qemu_user = vm_conn_qemu_user(r->conn),
-                        .append = r->guest.append, .agent_lines = (const char *const *)agent_lines->pdata,
+                        .iteration = pc->iteration, .guest = &r->guest, .initrd = r->initrds[pc->kernel],
+                        .work_dir = work, .qemu_user = vm_conn_qemu_user(r->conn),
+                        .agent_lines = (const char *const *)agent_lines->pdata,
                         .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
                         .silence_timeout_s = r->o->hang_timeout_s,
                         /* Only where QEMU shares this host is its /proc the right one. */
@@ -832,10 +827,10 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                 /* Build the job once now, so that keys which do not fit the
                  * guest (bonnie's size below twice its RAM) fail before any
                  * boot rather than as a failed cell per repeat. */
-                struct workload_env env = { .mem_bytes = (uint64_t)o->guest.mem_mb << 20, .cpus = (int)o->guest.cpus,
-                                            .disk_bytes = o->guest.disk_bytes, .mnt = KB_GUEST_MNT };
+                struct workload_env env = { 0 };
                 g_autofree char *script = NULL;
 
+                cell_workload_env(&o->guest, &env);
                 r->usage = 1;
                 ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
                 if (ret < 0)
