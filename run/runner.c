@@ -46,9 +46,8 @@
 static const char *const base_modules[] = { "ata_piix", "sd_mod", "ext4", NULL };
 
 struct run {
-        const struct run_settings *o;
+        struct run_settings set;           /* as given, and guest.accel once resolved */
         const struct runner_drive *d;
-        struct guest_shape guest;          /* o->guest with the accelerator resolved */
         const struct store_ctx *g;
         struct kstore *ks;
         struct kstore_kernel **kernels;
@@ -95,16 +94,16 @@ static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell
         struct snapshot_shape shape;
         struct kb_error err = { { 0 } };
 
-        if (!r->o->warm || r->o->cold)
+        if (!r->set.warm || r->set.cold)
                 return;
         if (!r->initrd_sha[pc->kernel] &&
             snapshot_file_sha256(r->initrds[pc->kernel], &r->initrd_sha[pc->kernel], &err) < 0) {
                 progress_note(&r->progress, "warm start off for %s: %s", k->name, err.msg);
                 return;
         }
-        w->cmdline = guest_cmdline(WARM_CELL_ID, r->guest.append);
+        w->cmdline = guest_cmdline(WARM_CELL_ID, r->set.guest.append);
         shape = (struct snapshot_shape){
-                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .guest = &r->guest, .bus = "ide",
+                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .guest = &r->set.guest, .bus = "ide",
                 .nic = r->specs[pc->workload]->ops->n_ports > 0, .cmdline = w->cmdline,
                 .qemu_version = r->qemu_version, .libvirt_version = r->libvirt_version,
         };
@@ -191,8 +190,8 @@ static int build_images(struct run *r, struct kb_error *err) {
                 return error_setf(err, -ENOENT, "guest agent not found at %s (set KBENCH_AGENT)", agent);
         for (size_t i = 0; base_modules[i]; i++)
                 strv_add_unique(modules, base_modules[i]);
-        if (!g_str_has_prefix(r->guest.fs, "ext"))
-                strv_add_unique(modules, r->guest.fs);
+        if (!g_str_has_prefix(r->set.guest.fs, "ext"))
+                strv_add_unique(modules, r->set.guest.fs);
         /* Only what this run's workloads need: every megabyte of initramfs
          * costs boot time under TCG. The cache key covers the content, so
          * each (kernel, workload set) gets its own image once. */
@@ -238,7 +237,7 @@ static int build_images(struct run *r, struct kb_error *err) {
                 ret = initramfs_build(&spec, cache, &r->initrds[k], &cached, err);
                 if (ret < 0)
                         return error_prefix(err, ret, "guest image for kernel %s", r->kernels[k]->name);
-                if (!r->o->json || isatty(STDERR_FILENO))
+                if (!r->set.json || isatty(STDERR_FILENO))
                         progress_note(&r->progress, "guest image for %s: %s (%.1f s)", r->kernels[k]->name,
                                       cached ? "cached" : "built",
                                       (double)(g_get_monotonic_time() - t0) / 1e6);
@@ -316,15 +315,15 @@ static char *host_info_json(void) {
 static int plan_rounds(const struct run *r) {
         size_t per = r->n_kernels * r->n_specs;
 
-        if (r->o->until_mde_pct <= 0)
-                return r->o->repeats;
-        if (r->o->budget_cells > 0)
-                return (int)MIN((size_t)r->o->budget_cells / MAX(per, 1), UNTIL_MDE_MAX_ROUNDS);
+        if (r->set.until_mde_pct <= 0)
+                return r->set.repeats;
+        if (r->set.budget_cells > 0)
+                return (int)MIN((size_t)r->set.budget_cells / MAX(per, 1), UNTIL_MDE_MAX_ROUNDS);
         return UNTIL_MDE_MAX_ROUNDS;
 }
 
 static char *settings_json(const struct run *r) {
-        const struct run_settings *o = r->o;
+        const struct run_settings *o = &r->set;
         json_t *j = json_object(), *ks = json_array(), *ws = json_array();
         char *s;
 
@@ -349,17 +348,14 @@ static char *settings_json(const struct run *r) {
         return s;
 }
 
-/* A cell's params; with the sysctls its guest read back after writing
- * them (res may be NULL: none known). */
+/* A cell's params: its workload, the settings the option table keeps per
+ * cell (and the accelerator), and the sysctls its guest read back after
+ * writing them (res may be NULL: none known). */
 static char *cell_params_json(const struct run *r, const struct plan_cell *pc, const struct cell_result *res) {
-        const struct run_settings *o = r->o;
-        json_t *j = json_pack("{s:s, s:i, s:i, s:I, s:I, s:s, s:s, s:I, s:s}",
-                              "workload", r->specs[pc->workload]->text, "mem_mb", (int)o->guest.mem_mb,
-                              "cpus", (int)o->guest.cpus, "disk_bytes", (json_int_t)o->guest.disk_bytes,
-                              "disk_mbps", (json_int_t)o->guest.disk_mbps, "fs", o->guest.fs, "mount_opts", o->guest.mount_opts,
-                              "swap_bytes", (json_int_t)o->guest.swap_bytes, "accel", r->accel);
+        json_t *j = json_pack("{s:s}", "workload", r->specs[pc->workload]->text);
         char *s;
 
+        runopts_cell_params(&r->set, j);
         if (res && res->sysctls && res->sysctls->len) {
                 json_t *applied = json_object();
                 for (guint i = 0; i < res->sysctls->len; i++) {
@@ -410,7 +406,7 @@ static int store_cell(struct run *r, const struct plan_cell *pc, int attempt, st
         struct cellrows_ctx ctx = { .run_id = r->row.id, .cell_key = pc->key,
                                     .kernel_id = r->kernels[pc->kernel]->id, .workload = r->specs[pc->workload],
                                     .iteration = pc->iteration, .attempt = attempt, .accel = r->accel,
-                                    .params_json = params, .vmstat_interval_s = r->o->vmstat_interval_s };
+                                    .params_json = params, .vmstat_interval_s = r->set.vmstat_interval_s };
         struct kb_error perr = { { 0 } };
         struct cellrows rows;
         int ret;
@@ -453,7 +449,7 @@ struct seq {
 };
 
 static void seq_init(struct run *r, const struct plan_cell *plan, size_t n, struct seq *s) {
-        const struct run_settings *o = r->o;
+        const struct run_settings *o = &r->set;
 
         *s = (struct seq){ .on = o->until_mde_pct > 0, .asked = -1, .t0_us = g_get_monotonic_time() };
         if (!s->on)
@@ -520,15 +516,15 @@ static int seq_round_done(struct run *r, struct seq *s, size_t rounds, int *ret_
                 why = "enough";
         else if (a.d.answer == SEQRULE_BUDGET)
                 why = "budget";
-        else if (r->o->budget_time_s > 0 && elapsed + mean > r->o->budget_time_s)
+        else if (r->set.budget_time_s > 0 && elapsed + mean > r->set.budget_time_s)
                 why = "time";
         if (a.d.answer == SEQRULE_MORE)
                 progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s, next look at %zu rounds", rounds,
-                              a.n_metrics ? a.mdes : "(no judged metric yet)", r->o->until_mde_pct,
+                              a.n_metrics ? a.mdes : "(no judged metric yet)", r->set.until_mde_pct,
                               why ? "time budget spent" : "more", a.d.next);
         else
                 progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s at %zu rounds%s%s", rounds,
-                              a.n_metrics ? a.mdes : "(no judged metric)", r->o->until_mde_pct,
+                              a.n_metrics ? a.mdes : "(no judged metric)", r->set.until_mde_pct,
                               a.d.answer == SEQRULE_ENOUGH ? "enough" : "budget spent", a.d.look,
                               a.worst ? ", worst " : "", a.worst ? a.worst : "");
         *ret_stop = why != NULL;
@@ -548,11 +544,11 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
 
         g_autoptr(GPtrArray) agent_lines = g_ptr_array_new_with_free_func(g_free);
 
-        runopts_agent_lines(r->o, agent_lines);
+        runopts_agent_lines(&r->set, agent_lines);
         g_ptr_array_add(agent_lines, NULL);
         plan_build(r->n_kernels, r->n_specs, plan_rounds(r), &plan, &n);
         seq_init(r, plan, n, &seq);
-        if (r->o->resume_run > 0) {
+        if (r->set.resume_run > 0) {
                 ret = db_run_done_keys(r->db, r->row.id, &done, err);
                 if (ret < 0)
                         return ret;
@@ -574,7 +570,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 }
                 const struct kstore_kernel *k = r->kernels[pc->kernel];
                 /* The name results will show: a variant's label first. */
-                g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->o->variant ? r->o->variant : "",
+                g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->set.variant ? r->set.variant : "",
                                                          k->name, r->specs[pc->workload]->ops->name,
                                                          pc->iteration + 1);
                 g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
@@ -582,14 +578,14 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 int first_attempt = 1;
                 struct cell_spec spec = {
                         .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
-                        .iteration = pc->iteration, .guest = &r->guest, .initrd = r->initrds[pc->kernel],
+                        .iteration = pc->iteration, .guest = &r->set.guest, .initrd = r->initrds[pc->kernel],
                         .work_dir = work, .qemu_user = vm_conn_qemu_user(r->conn),
                         .agent_lines = (const char *const *)agent_lines->pdata,
-                        .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
-                        .silence_timeout_s = r->o->hang_timeout_s,
+                        .deadline_s = r->set.cell_timeout_s, .boot_timeout_s = boot_to,
+                        .silence_timeout_s = r->set.hang_timeout_s,
                         /* Only where QEMU shares this host is its /proc the right one. */
                         .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
-                        .contended_pct = r->o->max_contention_pct > 0 ? r->o->max_contention_pct
+                        .contended_pct = r->set.max_contention_pct > 0 ? r->set.max_contention_pct
                                                                       : METRICS_CONTENDED_PCT,
                         .insn_plugin = r->insn_plugin,
                 };
@@ -633,8 +629,8 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                                 r->stopped = 1;
                         /* A cell measured beside a busy host is re-run from
                          * the same budget as an infra error. */
-                        again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->o->max_contention_pct > 0),
-                                                       attempt, first_attempt, r->o->retries,
+                        again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->set.max_contention_pct > 0),
+                                                       attempt, first_attempt, r->set.retries,
                                                        cell_interrupted || r->stopped);
                         if (again)
                                 progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
@@ -664,7 +660,7 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
 /* Refuse, before any run row exists, what this host cannot do: every cell
  * would fail the same way after its boot was paid for. */
 static int check_host(struct run *r, struct kb_error *err) {
-        const struct run_settings *o = r->o;
+        const struct run_settings *o = &r->set;
         g_autofree char *mkfs = g_strdup_printf("mkfs.%s", o->guest.fs);
         g_autofree char *found = g_find_program_in_path(mkfs);
         g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
@@ -734,7 +730,7 @@ static int resume_todo(struct run *r, int *ret_todo, struct kb_error *err) {
         *ret_todo = (int)plan_todo(plan, n, (const char *const *)done);
         /* A run that chose its repeats ran fewer than its plan: it is done
          * when it recorded why it stopped. */
-        if (r->o->until_mde_pct > 0 && *ret_todo > 0) {
+        if (r->set.until_mde_pct > 0 && *ret_todo > 0) {
                 struct query_run *run = NULL;
 
                 ret = query_run(r->db, r->row.id, &run, err);
@@ -767,7 +763,7 @@ static int resume_finish_idle(struct run *r, struct kb_error *err) {
 /* --until-mde needs a budget, a budget needs --until-mde, and the budget
  * must hold the pilot. */
 static int check_until_mde(struct run *r, struct kb_error *err) {
-        const struct run_settings *o = r->o;
+        const struct run_settings *o = &r->set;
         size_t per = r->n_kernels * r->n_specs;
 
         r->usage = 1;
@@ -787,7 +783,7 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
 }
 
 static int resolve_inputs(struct run *r, struct kb_error *err) {
-        const struct run_settings *o = r->o;
+        const struct run_settings *o = &r->set;
         g_autofree char *kdir = store_kernels_dir(r->g);
         int ret;
 
@@ -918,7 +914,7 @@ out:
 int runner_run(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
                int64_t *ret_run_id, struct kb_error *err) {
         static const struct runner_drive as_kbench_run = { 0 };
-        struct run r = { .o = o, .d = drive ? drive : &as_kbench_run, .g = g, .guest = o->guest,
+        struct run r = { .set = *o, .d = drive ? drive : &as_kbench_run, .g = g,
                          .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
         g_autofree char *settings = NULL, *hostinfo = NULL;
         char hostname[256] = "";
@@ -987,7 +983,7 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
                             &r.accel, &r.accel_why, err);
         if (ret < 0)
                 goto out;
-        r.guest.accel = r.accel;
+        r.set.guest.accel = r.accel;
         progress_note(&r.progress, "accelerator: %s", r.accel_why);
         ret = build_images(&r, err);
         if (ret < 0)
