@@ -521,89 +521,143 @@ static void insn_mark(struct cell *c, const char *payload, size_t len) {
         insncount_mark(&c->insn_marks, payload, len, &t);
 }
 
+/* The agent is ready (or, restored, ready again): check it booted the
+ * kernel the store handed over, send the job, open the measured window. */
+static void on_ready(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                     const struct workload_env *env) {
+        const char *rel = strstr(rec->payload, "release=");
+
+        if (c->stage != STAGE_BOOT && c->stage != STAGE_READY_WAIT)
+                return;
+        c->ready_t = m->t;
+        c->res->boot_s = m->t;
+        if (c->hello_t > 0)
+                note_warm_times(c, m->t);
+        if (rel)
+                c->res->release = g_strndup(rel + 8, strcspn(rel + 8, " "));
+        /* The store knows which kernel it handed over; a guest that
+         * says otherwise booted something else. */
+        c->ready_console_len = c->console_head + file_size(c->console_path);
+        if (c->spec->kernel->release && g_strcmp0(c->res->release, c->spec->kernel->release) != 0) {
+                stop(c, STOP_RELEASE_MISMATCH, NULL);
+                return;
+        }
+        if (send_job(c, env) < 0) {
+                stop(c, STOP_SEND_FAILED, NULL);
+                return;
+        }
+        c->go_t = now_s(c);
+        load_window_start(c);
+        blk_window_start(c);
+        c->stage = STAGE_RUN;
+}
+
+static void on_vmstat(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                      const struct workload_env *env) {
+        struct cell_vmstat_line v = { g_strdup(rec->type), g_strndup(rec->payload, rec->payload_len),
+                                      (int64_t)rec->seq, m->t, (double)rec->t_ms / 1000.0 };
+
+        g_array_append_val(c->res->vmstat, v);
+}
+
+/* The job's stdout and stderr, in arrival order. */
+static void on_output(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                      const struct workload_env *env) {
+        g_ptr_array_add(c->out_lines, g_strndup(rec->payload, rec->payload_len));
+}
+
+/* One of the job's fd-3 events; "host-start" starts the workload's host
+ * phase (FTP's upload). */
+static void on_event(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                     const struct workload_env *env) {
+        double t = (double)rec->t_ms / 1000.0;
+        struct cell_event ev = { g_strndup(rec->payload, rec->payload_len), m->t, t };
+
+        g_ptr_array_add(c->events, g_strndup(rec->payload, rec->payload_len));
+        g_array_append_val(c->event_t, t);
+        insn_mark(c, rec->payload, rec->payload_len);
+        g_array_append_val(c->res->events, ev);
+        if (strcmp(rec->payload, "host-start") == 0 && c->spec->workload->ops->host && !c->host_thread) {
+                c->host = (struct workload_host){
+                        .spec = c->spec->workload, .env = env, .now = host_now, .say = host_say,
+                        .point = host_point, .cancel = &c->host_cancel, .userdata = c,
+                        .metrics = &c->host_metrics,
+                };
+                c->host_thread = g_thread_new("kbench-host-phase", host_thread, c);
+        }
+}
+
+/* The disk head as the guest reads it must be this cell's image. */
+static void on_disk_head(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                         const struct workload_env *env) {
+        uint32_t crc = 0;
+
+        if (c->stage != STAGE_RUN)
+                return;
+        if (parse_crc(rec->payload, rec->payload_len, &crc) < 0 || crc != c->disk_head) {
+                g_autofree char *what = g_strdup_printf("guest head crc32 %.8s, image %08x", rec->payload,
+                                                        c->disk_head);
+                stop(c, STOP_STALE_DISK, what);
+                return;
+        }
+        g_ptr_array_add(c->host_notes, g_strdup_printf("disk head as the guest reads it matches the "
+                                                       "image (crc32 %08x)", c->disk_head));
+}
+
+static void on_sysctl(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                      const struct workload_env *env) {
+        if (c->stage == STAGE_RUN)
+                record_sysctl(c, rec);
+}
+
+/* The agent's own notes are evidence, not workload output. */
+static void on_log(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                   const struct workload_env *env) {
+        g_ptr_array_add(c->agent_logs, g_strndup(rec->payload, rec->payload_len));
+}
+
+static void on_done(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                    const struct workload_env *env) {
+        int64_t code = -1;
+
+        if (parse_i64(rec->payload, &code) < 0 || code < -1 || code > 255)
+                code = -1;
+        c->res->exit_code = (int)code;
+        c->done_t = m->t;
+        c->res->workload_s = m->t - c->go_t;
+        load_window_end(c);
+        blk_window_end(c);
+        stop(c, STOP_DONE, NULL);
+}
+
+/* What each record type of the agent (common/proto.h) does to the cell; a
+ * type not listed is ignored. */
+static const struct {
+        const char *type;
+        int prefix;                        /* 1: every type starting so ("vmstat-header", "vmstat-boot") */
+        void (*fn)(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                   const struct workload_env *env);
+} record_handlers[] = {
+        { "ready", 0, on_ready },
+        { "vmstat", 1, on_vmstat },
+        { "out", 0, on_output },
+        { "err", 0, on_output },
+        { "event", 0, on_event },
+        { "disk-head", 0, on_disk_head },
+        { "sysctl", 0, on_sysctl },
+        { "log", 0, on_log },
+        { "done", 0, on_done },
+};
+
 static void handle_record(struct cell *c, const struct msg *m, const struct proto_record *rec,
                           const struct workload_env *env) {
-        const char *type = rec->type;
-
         c->last_record_t = m->t;
-
-        if (strcmp(type, "ready") == 0) {
-                if (c->stage != STAGE_BOOT && c->stage != STAGE_READY_WAIT)
-                        return;
-                c->ready_t = m->t;
-                c->res->boot_s = m->t;
-                if (c->hello_t > 0)
-                        note_warm_times(c, m->t);
-                {
-                        const char *rel = strstr(rec->payload, "release=");
-                        if (rel)
-                                c->res->release = g_strndup(rel + 8, strcspn(rel + 8, " "));
-                }
-                /* The store knows which kernel it handed over; a guest that
-                 * says otherwise booted something else. */
-                c->ready_console_len = c->console_head + file_size(c->console_path);
-                if (c->spec->kernel->release && g_strcmp0(c->res->release, c->spec->kernel->release) != 0) {
-                        stop(c, STOP_RELEASE_MISMATCH, NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(record_handlers); i++)
+                if (record_handlers[i].prefix ? g_str_has_prefix(rec->type, record_handlers[i].type)
+                                              : strcmp(rec->type, record_handlers[i].type) == 0) {
+                        record_handlers[i].fn(c, m, rec, env);
                         return;
                 }
-                if (send_job(c, env) < 0) {
-                        stop(c, STOP_SEND_FAILED, NULL);
-                        return;
-                }
-                c->go_t = now_s(c);
-                load_window_start(c);
-                blk_window_start(c);
-                c->stage = STAGE_RUN;
-        } else if (g_str_has_prefix(type, "vmstat")) {
-                struct cell_vmstat_line v = { g_strdup(type), g_strndup(rec->payload, rec->payload_len),
-                                              (int64_t)rec->seq, m->t, (double)rec->t_ms / 1000.0 };
-                g_array_append_val(c->res->vmstat, v);
-        } else if (strcmp(type, "out") == 0 || strcmp(type, "err") == 0) {
-                g_ptr_array_add(c->out_lines, g_strndup(rec->payload, rec->payload_len));
-        } else if (strcmp(type, "event") == 0) {
-                double t = (double)rec->t_ms / 1000.0;
-                struct cell_event ev = { g_strndup(rec->payload, rec->payload_len), m->t, t };
-                g_ptr_array_add(c->events, g_strndup(rec->payload, rec->payload_len));
-                g_array_append_val(c->event_t, t);
-                insn_mark(c, rec->payload, rec->payload_len);
-                g_array_append_val(c->res->events, ev);
-                if (strcmp(rec->payload, "host-start") == 0 && c->spec->workload->ops->host && !c->host_thread) {
-                        c->host = (struct workload_host){
-                                .spec = c->spec->workload, .env = env, .now = host_now, .say = host_say,
-                                .point = host_point, .cancel = &c->host_cancel, .userdata = c,
-                                .metrics = &c->host_metrics,
-                        };
-                        c->host_thread = g_thread_new("kbench-host-phase", host_thread, c);
-                }
-        } else if (strcmp(type, "disk-head") == 0) {
-                uint32_t crc = 0;
-                if (c->stage != STAGE_RUN)
-                        return;
-                if (parse_crc(rec->payload, rec->payload_len, &crc) < 0 || crc != c->disk_head) {
-                        g_autofree char *what = g_strdup_printf("guest head crc32 %.8s, image %08x", rec->payload,
-                                                                c->disk_head);
-                        stop(c, STOP_STALE_DISK, what);
-                        return;
-                }
-                g_ptr_array_add(c->host_notes, g_strdup_printf("disk head as the guest reads it matches the "
-                                                               "image (crc32 %08x)", c->disk_head));
-        } else if (strcmp(type, "sysctl") == 0) {
-                if (c->stage == STAGE_RUN)
-                        record_sysctl(c, rec);
-        } else if (strcmp(type, "log") == 0) {
-                /* The agent's own notes are evidence, not workload output. */
-                g_ptr_array_add(c->agent_logs, g_strndup(rec->payload, rec->payload_len));
-        } else if (strcmp(type, "done") == 0) {
-                int64_t code = -1;
-                if (parse_i64(rec->payload, &code) < 0 || code < -1 || code > 255)
-                        code = -1;
-                c->res->exit_code = (int)code;
-                c->done_t = m->t;
-                c->res->workload_s = m->t - c->go_t;
-                load_window_end(c);
-                blk_window_end(c);
-                stop(c, STOP_DONE, NULL);
-        }
 }
 
 static void parse_outputs(struct cell *c) {
