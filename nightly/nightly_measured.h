@@ -4,7 +4,7 @@
  * workload (its canonical spec), the guest (RAM, vCPUs, disk size, disk
  * throttle, filesystem and its mount options, swap), the accelerator, the
  * extra kernel command line and the sysctls: what `kbench compare` pairs
- * cells by (report/compare.h, compare_pairing_key). They are reduced to one
+ * cells by (settings/pairkey.h). They are reduced to one
  * fingerprint (sha256 of that pairing key), computed the same way from a
  * nightly plan and from what results/ stored for a cell (the run's
  * settings_json overlaid with the cell's params_json), so the question is

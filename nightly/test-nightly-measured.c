@@ -12,7 +12,6 @@
 #include "common/test.h"
 #include "nightly/nightly_measured.h"
 #include "settings/runopts.h"
-#include "report/compare.h"
 #include "results/db.h"
 
 TEST_MAIN();
@@ -85,24 +84,6 @@ TEST(fingerprint_ignores_spelling_not_settings) {
                 g_autofree char *f = fingerprint(&v[i]);
                 if (strcmp(f, base) == 0)
                         TEST_FAIL("setting %d does not change the fingerprint", i);
-        }
-}
-
-/* Runs stored before they listed their own how_keys are read with the
- * list compare kept for them: each of its keys must still be how kbench
- * ran in the option table, or old and new runs would stop pairing. */
-TEST(legacy_how_keys_agree_with_the_table) {
-        json_auto_t *how = runopts_how_keys();
-        const char *const *legacy = compare_legacy_how_keys();
-
-        for (size_t i = 0; legacy[i]; i++) {
-                size_t k;
-                json_t *v;
-                int found = 0;
-                json_array_foreach(how, k, v)
-                        found |= strcmp(json_string_value(v), legacy[i]) == 0;
-                if (!found)
-                        TEST_FAIL("%s: compare's legacy list drops it, the option table measures it", legacy[i]);
         }
 }
 

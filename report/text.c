@@ -679,33 +679,12 @@ static void side_line(const char *label, const struct compare_side *s, int md, F
                 fprintf(out, "%s%lld", i ? ", " : " ", (long long)s->runs[i]);
 }
 
-/* The pairing key as "k=v k=v", without the workload spec (shown apart);
- * in markdown, inside a code span. */
-static void settings_line(const char *key, int md, FILE *out) {
-        json_t *o = json_loads(key, 0, NULL), *val;
-        enum put_mode mode = md ? PUT_MD_CODE : PUT_TEXT;
-        const char *k;
-        int first = 1;
+/* The pairing key's settings line (pairkey_line); in markdown, inside a
+ * code span. */
+static void settings_line(const struct pairkey *key, int md, FILE *out) {
+        g_autofree char *line = pairkey_line(key);
 
-        if (!json_is_object(o)) {
-                put_masked(out, key, 0, mode);
-                json_decref(o);
-                return;
-        }
-        json_object_foreach(o, k, val) {
-                char *s;
-
-                if (strcmp(k, "workload") == 0)
-                        continue;
-                s = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
-                fputs(first ? "" : " ", out);
-                put_masked(out, k, 0, mode);
-                fputc('=', out);
-                put_masked(out, s ? s : "?", 0, mode);
-                free(s);
-                first = 0;
-        }
-        json_decref(o);
+        put_masked(out, line, 0, md ? PUT_MD_CODE : PUT_TEXT);
 }
 
 /* Rows of cells as an aligned text table or a markdown table; left[c]:

@@ -7,7 +7,6 @@
  * verdict are plain. Below each table: bar charts of the two sides' means
  * with 95 % whiskers, and vmstat and the transfer of one representative
  * cell per side (the median by the group's first judged metric) overlaid. */
-#include <jansson.h>
 #include <math.h>
 #include <string.h>
 
@@ -175,34 +174,19 @@ static void side_line(struct html *h, const char *label, const struct compare_si
         html_end(h);
 }
 
-/* The pairing key without the workload spec (shown as the heading). */
-static void settings_line(struct html *h, const char *key) {
-        json_t *o = json_loads(key, 0, NULL), *val;
-        GString *t = g_string_new(NULL);
-        const char *k;
+/* The pairing key's settings line (pairkey_line; the workload spec is
+ * the heading). */
+static void settings_line(struct html *h, const struct pairkey *key) {
+        g_autofree char *line = pairkey_line(key);
 
-        if (json_is_object(o))
-                json_object_foreach(o, k, val) {
-                        char *v;
-
-                        if (strcmp(k, "workload") == 0)
-                                continue;
-                        v = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
-                        g_string_append_printf(t, "%s%s=%s", t->len ? " " : "", k, v ? v : "?");
-                        free(v);
-                }
-        else
-                g_string_append(t, key);
         html_start(h, "li");
         html_start(h, "strong");
         html_text(h, "settings:");
         html_end(h);
         html_start(h, "code");
-        html_text(h, t->str);
+        html_text(h, line);
         html_end(h);
         html_end(h);
-        g_string_free(t, TRUE);
-        json_decref(o);
 }
 
 /* Bar charts of the two sides' means with 95 % whiskers, judged metrics. */

@@ -105,20 +105,21 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
 
         for (size_t i = 0; i < s->n_runs; i++) {
                 const struct query_cell *c = run_cell(&s->runs[i], kernel, workload);
-                g_autofree char *key = NULL, *spec = NULL;
+                struct pairkey *key = NULL;
                 guint k;
 
                 group[i] = -1;
-                if (!c || compare_pairing_key(s->runs[i].v->run->settings_json, c->params_json, workload, NULL, &key,
-                                              &spec, NULL) < 0)
+                if (!c || pairkey_from_json(s->runs[i].v->run->settings_json, c->params_json, workload, NULL, &key,
+                                            NULL) < 0)
                         continue;
                 for (k = 0; k < keys->len; k++)
-                        if (strcmp(g_ptr_array_index(keys, k), key) == 0)
+                        if (strcmp(g_ptr_array_index(keys, k), key->canon) == 0)
                                 break;
                 if (k == keys->len) {
-                        g_ptr_array_add(keys, TAKE_PTR(key));
+                        g_ptr_array_add(keys, g_strdup(key->canon));
                         g_ptr_array_add(labels, settings_text(c));
                 }
+                pairkey_unref(key);
                 group[i] = (int)k;
         }
         for (guint k = 0; k < keys->len; k++) {
