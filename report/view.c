@@ -17,6 +17,7 @@
 #include "report/compare.h"
 #include "report/metrics.h"
 #include "report/view.h"
+#include "settings/runopts.h"
 
 int view_runs_load(struct db *db, struct view_runs **ret, struct kb_error *err) {
         struct view_runs *v = calloc(1, sizeof(*v));
@@ -60,11 +61,21 @@ struct view_run *view_run_free(struct view_run *v) {
         return NULL;
 }
 
-/* The foreign CPU above which a run's cells are contended. */
+/* The foreign CPU above which a run's cells are contended: its
+ * --max-contention, or METRICS_CONTENDED_PCT when that is 0. */
 static double contention_limit(const json_t *settings) {
-        json_t *p = json_object_get(settings, "max_contention_pct");
+        struct run_settings s;
 
-        return json_is_number(p) && json_number_value(p) > 0 ? json_number_value(p) : METRICS_CONTENDED_PCT;
+        runopts_read(&s, settings);
+        return s.max_contention_pct > 0 ? s.max_contention_pct : METRICS_CONTENDED_PCT;
+}
+
+static double run_contention_limit(const struct query_run *run) {
+        json_t *settings = run && run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+        double limit = contention_limit(settings);
+
+        json_decref(settings);
+        return limit;
 }
 
 static int contended_over(double limit, const struct query_metric *m, size_t n) {
@@ -75,14 +86,11 @@ static int contended_over(double limit, const struct query_metric *m, size_t n) 
 }
 
 int view_contended(const struct query_run *run, const struct query_metric *m, size_t n) {
-        json_t *settings = run && run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
-        double limit = contention_limit(settings);
-
-        json_decref(settings);
-        return contended_over(limit, m, n);
+        return contended_over(run_contention_limit(run), m, n);
 }
 
 static int view_run_fill(struct db *db, int64_t run_id, struct view_run *v, struct kb_error *err) {
+        double limit;
         int r;
 
         r = query_run(db, run_id, &v->run, err);
@@ -96,11 +104,12 @@ static int view_run_fill(struct db *db, int64_t run_id, struct view_run *v, stru
         v->contended = calloc(v->n_cells + 1, sizeof(*v->contended));
         if (!v->metrics || !v->n_metrics || !v->contended)
                 return error_setf(err, -ENOMEM, "out of memory");
+        limit = run_contention_limit(v->run);
         for (size_t i = 0; i < v->n_cells; i++) {
                 r = query_cell_metrics(db, v->cells[i].id, &v->metrics[i], &v->n_metrics[i], err);
                 if (r < 0)
                         return r;
-                v->contended[i] = view_contended(v->run, v->metrics[i], v->n_metrics[i]);
+                v->contended[i] = contended_over(limit, v->metrics[i], v->n_metrics[i]);
         }
         r = query_run_samples(db, run_id, &v->series, &v->n_series, err);
         if (r < 0)
@@ -172,13 +181,13 @@ int view_cell_load(struct db *db, int64_t run_id, const char *cell_key, struct v
                 return r;
         }
         v->contended = view_contended(run, v->metrics, v->n_metrics);
-        v->vmstat_interval_s = 1.0;
         {
-                /* The settings are data: anything but a sane positive number is the default. */
+                /* The settings are data: a value the option would refuse is the default. */
                 json_t *settings = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
-                json_t *iv = json_object_get(settings, "vmstat_interval_s");
-                if (json_is_number(iv) && json_number_value(iv) > 0 && json_number_value(iv) <= 3600)
-                        v->vmstat_interval_s = json_number_value(iv);
+                struct run_settings s;
+
+                runopts_read(&s, settings);
+                v->vmstat_interval_s = s.vmstat_interval_s;
                 json_decref(settings);
         }
         query_runs_free(run, 1);
@@ -393,10 +402,10 @@ static void mark_ignored(const json_t *cs, const char *const *ignored, unsigned 
  * throttled disk the disk sets the pace. cs: the cell's settings
  * (pairkey_cell_settings: its own params win over its run's). */
 static int cpu_paced(const json_t *cs) {
-        json_t *accel = json_object_get(cs, "accel"), *mbps = json_object_get(cs, "disk_mbps");
+        struct run_settings s;
 
-        return json_is_string(accel) && strcmp(json_string_value(accel), "tcg") == 0 &&
-               !(json_is_number(mbps) && json_number_value(mbps) > 0);
+        runopts_read(&s, cs);
+        return s.guest.accel && strcmp(s.guest.accel, "tcg") == 0 && s.guest.disk_mbps == 0;
 }
 
 static int side_add_cells(struct side *s, const struct query_selection *sel, const struct compare_options *o,
