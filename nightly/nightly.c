@@ -104,27 +104,12 @@ static void add_subject(struct night *n, int64_t run, const char *name, const ch
 
 /* ---- configuration ---------------------------------------------------- */
 
-/* The sources' sysctls pass the checks of `kbench run --sysctl` (what the
- * agent takes), which are stricter than the file's syntax. */
-static int check_sysctls(const struct nightly_config *cfg, const char *path, struct kb_error *err) {
-        for (size_t i = 0; i < cfg->n_sources; i++)
-                for (char **p = cfg->sources[i].overrides.sysctls; p && *p; p++) {
-                        int r = runopts_check_sysctl(*p, err);
-                        if (r < 0)
-                                return error_prefix(err, r, "%s: sources[%zu].overrides.sysctls", path, i);
-                }
-        return 0;
-}
-
 static int step_config(struct night *n, struct kb_error *err) {
         int r = nightly_config_load(n->o->config_path, &n->cfg, err);
 
         if (r < 0)
                 return r;
-        r = check_sysctls(n->cfg, n->o->config_path, err);
-        if (r < 0)
-                return r;
-        if (n->cfg->until_mde_pct > 0 && n->cfg->budget_cells <= 0 && n->cfg->budget_time_s <= 0)
+        if (n->cfg->run.until_mde_pct > 0 && n->cfg->run.budget_cells <= 0 && n->cfg->run.budget_time_s <= 0)
                 return error_setf(err, -EINVAL, "%s: until_mde needs a budget: budget_cells or budget_time",
                                   n->o->config_path);
         if (n->cfg->connect) {
@@ -277,25 +262,18 @@ static int import_one(struct night *n, const struct nightly_found *f, struct kst
         return r;
 }
 
-/* The runner options of a run of the night measuring variant v. */
+/* The runner options of a run of the night measuring variant v: the
+ * configuration's run settings (set through the option table when the
+ * file was read), the variant's overrides (likewise), its label (a
+ * source's name, checked by the variant option's rule), the workloads
+ * (parsed as kbench run parses them), the night's tag and the store's
+ * accelerator verdict. */
 static void night_opts(const struct night *n, const struct nightly_variant *v, struct run_settings *o) {
-        const struct nightly_config *cfg = n->cfg;
-
-        runopts_defaults(o);
-        o->workloads = cfg->workloads;
-        o->repeats = cfg->repeats;
-        o->until_mde_pct = cfg->until_mde_pct;
-        o->budget_cells = cfg->budget_cells;
-        o->budget_time_s = cfg->budget_time_s;
-        o->guest.mem_mb = (unsigned)(cfg->mem_bytes >> 20);
-        o->guest.cpus = (unsigned)cfg->cpus;
-        o->guest.disk_bytes = cfg->disk_bytes;
-        o->guest.disk_mbps = v->disk_mbps;
-        o->guest.fs = cfg->fs;
-        o->guest.mount_opts = cfg->mount_opts;
-        o->guest.swap_bytes = cfg->swap_bytes;
+        *o = n->cfg->run;
+        o->workloads = n->cfg->workloads;
         o->tag = NIGHTLY_TAG;
         o->accel = n->accel;
+        o->guest.disk_mbps = v->disk_mbps;
         o->guest.append = v->append;
         o->sysctls = (char **)v->sysctls;
         o->variant = v->label;
@@ -370,8 +348,8 @@ static int step_import(struct night *n, struct kb_error *err) {
                         continue;
                 }
                 /* The baseline from a source without overrides is the store's baseline, below. */
-                if (strcmp(k->name, n->cfg->baseline) != 0 || src->overrides.disk_mbps || src->overrides.append ||
-                    (src->overrides.sysctls && src->overrides.sysctls[0])) {
+                if (strcmp(k->name, n->cfg->baseline) != 0 || src->overrides.guest.disk_mbps ||
+                    src->overrides.guest.append || (src->overrides.sysctls && src->overrides.sysctls[0])) {
                         r = add_candidate(n, k, n->found[i].source, 0, err);
                         if (r < 0) {
                                 kstore_kernel_free(k);
@@ -398,7 +376,7 @@ static void print_plan(const struct night *n) {
 
         printf("plan: %zu new kernel(s)%s, %zu run(s) of %zu workload(s) x %d repeat(s), accelerator %s\n",
                n->plan->n_new, n->plan->baseline_stale ? " and the baseline" : "", n->plan->n_groups,
-               (size_t)g_strv_length(n->cfg->workloads), n->cfg->repeats, n->accel);
+               (size_t)g_strv_length(n->cfg->workloads), n->cfg->run.repeats, n->accel);
         for (size_t i = 0; i < n->plan->n_groups; i++) {
                 const struct nightly_group *gr = &n->plan->groups[i];
 
@@ -408,11 +386,11 @@ static void print_plan(const struct night *n) {
                        gr->disk_mbps, gr->append ? gr->append : "-", sys ? sys : "-", gr->label ? gr->label : "-");
                 for (size_t m = 0; m < gr->n_members; m++)
                         printf(" %s (%zu of %d stored)", c[gr->members[m]].name, c[gr->members[m]].n_ok,
-                               n->cfg->repeats);
+                               n->cfg->run.repeats);
                 putchar('\n');
         }
         for (guint i = 0; i < n->cands->len; i++)
-                if (c[i].n_ok >= (size_t)n->cfg->repeats)
+                if (c[i].n_ok >= (size_t)n->cfg->run.repeats)
                         printf("measured already: %s\n", c[i].name);
 }
 
@@ -467,7 +445,7 @@ static int mark_found(struct night *n, const int64_t *group_run, struct kb_error
                 int r;
 
                 if (ci >= 0 && ci != SSIZE_MAX) {
-                        done = c[ci].n_ok >= (size_t)n->cfg->repeats;
+                        done = c[ci].n_ok >= (size_t)n->cfg->run.repeats;
                         for (size_t gi = 0; !done && gi < n->plan->n_groups; gi++)
                                 for (size_t m = 0; m < n->plan->groups[gi].n_members; m++)
                                         if (n->plan->groups[gi].members[m] == (size_t)ci && group_run[gi] > 0)
