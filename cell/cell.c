@@ -1084,17 +1084,7 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
         f->vc.name = f->name;
 }
 
-int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *s, struct cell_result *res,
-                 void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
-        struct cell_files f = { 0 };
-        struct console_verdict cv = { 0 };
-        struct endstate_facts facts;
-        struct endstate es;
-        struct cell c = { 0 };
-        struct statvfs st;
-        char space[160] = "";
-        int r;
-
+static void result_init(struct cell_result *res) {
         *res = (struct cell_result){ .state = CELL_INFRA_ERROR, .exit_code = -1, .boot_s = NAN,
                                      .workload_s = NAN, .total_s = NAN };
         res->vmstat = g_array_new(FALSE, TRUE, sizeof(struct cell_vmstat_line));
@@ -1105,7 +1095,115 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         g_strlcpy(res->hostblk_note, "the workload never started", sizeof(res->hostblk_note));
         res->console = g_string_new(NULL);
         res->data = g_string_new(NULL);
+}
 
+/* The cell's state before the guest starts; cell_clear undoes it. */
+static void cell_init(struct cell *c, const struct cell_vm_ops *ops, const struct cell_spec *s,
+                      struct cell_result *res, const struct cell_files *f) {
+        *c = (struct cell){ .ops = ops, .spec = s, .res = res, .console_path = f->console };
+        c->q = g_async_queue_new_full(msg_free);
+        c->out_lines = g_ptr_array_new_with_free_func(g_free);
+        c->agent_logs = g_ptr_array_new_with_free_func(g_free);
+        c->host_notes = g_ptr_array_new_with_free_func(g_free);
+        c->events = g_ptr_array_new_with_free_func(g_free);
+        c->event_t = g_array_new(FALSE, FALSE, sizeof(double));
+        g_mutex_init(&c->data_lock);
+        c->stage = STAGE_BOOT;
+        c->ready_timeout_s = s->boot_timeout_s;
+        c->disk_head = f->disk_head;
+        c->insn_fd = f->insns ? open(f->insns, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+        console_stream_init(&c->stream, s->key);
+}
+
+/* After the guest is gone: the end state from what was seen, the metrics
+ * and the evidence kept with them. */
+static void cell_conclude(struct cell *c, const struct cell_files *f) {
+        const struct cell_spec *s = c->spec;
+        struct cell_result *res = c->res;
+        struct console_verdict cv = { 0 };
+        struct endstate_facts facts;
+        struct endstate es;
+        struct statvfs st;
+        char space[160] = "";
+
+        /* The event loop no longer touches c->lines: count what it dropped. */
+        res->rejected = c->stream.rejected + (long)c->lines.dropped;
+        if (c->lines.dropped && !c->stream.first_reject[0])
+                g_snprintf(c->stream.first_reject, sizeof(c->stream.first_reject),
+                           "a line longer than %d bytes", PROTO_LINE_MAX);
+        read_console(f->console, res->console);
+        console_scan(res->console->str, res->console->len, &cv);
+        if (statvfs(s->work_dir, &st) == 0)
+                g_snprintf(space, sizeof(space), "; %llu MiB free in %s",
+                           (unsigned long long)((uint64_t)st.f_bavail * st.f_frsize >> 20), s->work_dir);
+
+        cell_facts(c, &cv, space, &facts);
+        endstate_decide(&facts, &es);
+        res->state = es.state;
+        g_strlcpy(res->detail, es.detail, sizeof(res->detail));
+        res->retryable = es.retryable;
+        res->host_failed = es.host_failed;
+        /* A restored guest that read a block of another disk: the snapshot
+         * is not to be trusted again. */
+        if (res->warm && c->stop == STOP_STALE_DISK)
+                res->snapshot_failed = 1;
+        if (es.parse) {
+                char warn[sizeof(res->detail)];
+                g_strlcpy(warn, res->detail, sizeof(warn));
+                parse_outputs(c);
+                if (strcmp(res->state, CELL_OK) == 0)
+                        g_strlcpy(res->detail, warn, sizeof(res->detail));
+        }
+        if (c->done_t > 0 && strcmp(res->state, CELL_OK) == 0)
+                load_metrics(c);
+        if (c->insn_fd >= 0 && !c->insn_loaded && c->done_t > 0)
+                g_ptr_array_add(c->host_notes, g_strdup("no instruction counts: QEMU ran without kbench's "
+                                                        "plugin (its counter file stayed empty)"));
+
+        /* How the guest started, for every cell (show's START column):
+         * warm and cold cells are told apart by this alone. */
+        metric_add(&res->metrics, CELL_METRIC_WARM, res->warm ? 1 : 0, "");
+
+        /* Keep what the job printed with the cell: it is the evidence for the metrics. */
+        res->output = g_string_new(NULL);
+        for (guint i = 0; i < c->host_notes->len; i++)
+                g_string_append_printf(res->output, "[host] %s\n", (char *)c->host_notes->pdata[i]);
+        for (guint i = 0; i < c->agent_logs->len; i++)
+                g_string_append_printf(res->output, "[agent] %s\n", (char *)c->agent_logs->pdata[i]);
+        for (guint i = 0; i < c->out_lines->len; i++)
+                g_string_append_printf(res->output, "%s\n", (char *)c->out_lines->pdata[i]);
+}
+
+/* The cell's files (the console is in res->console now; the scratch
+ * directory must be empty for the runner to remove it) and state. */
+static void cell_clear(struct cell *c, struct cell_files *f) {
+        g_unlink(f->disk);
+        g_unlink(f->swap);
+        g_unlink(f->console);
+        g_unlink(f->serial);
+        if (c->insn_fd >= 0)
+                close(c->insn_fd);
+        if (f->insns)
+                g_unlink(f->insns);
+        g_async_queue_unref(c->q);
+        g_ptr_array_free(c->out_lines, TRUE);
+        g_ptr_array_free(c->agent_logs, TRUE);
+        g_ptr_array_free(c->host_notes, TRUE);
+        g_ptr_array_free(c->events, TRUE);
+        g_array_free(c->event_t, TRUE);
+        g_free(c->stop_detail);
+        metric_list_clear(&c->host_metrics);
+        g_mutex_clear(&c->data_lock);
+        cell_files_clear(f);
+}
+
+int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *s, struct cell_result *res,
+                 void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
+        struct cell_files f = { 0 };
+        struct cell c;
+        int r;
+
+        result_init(res);
         r = cell_prepare(s, res, &f, progress, userdata, err);
         if (r <= 0) {
                 if (f.console)
@@ -1115,24 +1213,7 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
                 cell_files_clear(&f);
                 return r;
         }
-
-        c.ops = ops;
-        c.spec = s;
-        c.res = res;
-        c.console_path = f.console;
-        c.q = g_async_queue_new_full(msg_free);
-        c.out_lines = g_ptr_array_new_with_free_func(g_free);
-        c.agent_logs = g_ptr_array_new_with_free_func(g_free);
-        c.host_notes = g_ptr_array_new_with_free_func(g_free);
-        c.events = g_ptr_array_new_with_free_func(g_free);
-        c.event_t = g_array_new(FALSE, FALSE, sizeof(double));
-        g_mutex_init(&c.data_lock);
-        c.stage = STAGE_BOOT;
-        c.ready_timeout_s = s->boot_timeout_s;
-        c.disk_head = f.disk_head;
-        c.insn_fd = f.insns ? open(f.insns, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
-        console_stream_init(&c.stream, s->key);
-
+        cell_init(&c, ops, s, res, &f);
         if (s->snapshot && cell_start_warm(&c, &f, ctx, progress, userdata) < 0)
                 cell_fall_back_cold(&c, &f);
         if (!res->warm)
@@ -1144,72 +1225,8 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         /* The next warm cell restores under the same name and UUID: this
          * domain must be gone before it. */
         ops->stop(c.vm, !res->warm);
-        /* The event loop no longer touches c.lines: count what it dropped. */
-        res->rejected = c.stream.rejected + (long)c.lines.dropped;
-        if (c.lines.dropped && !c.stream.first_reject[0])
-                g_snprintf(c.stream.first_reject, sizeof(c.stream.first_reject),
-                           "a line longer than %d bytes", PROTO_LINE_MAX);
-        read_console(f.console, res->console);
-        console_scan(res->console->str, res->console->len, &cv);
-        if (statvfs(s->work_dir, &st) == 0)
-                g_snprintf(space, sizeof(space), "; %llu MiB free in %s",
-                           (unsigned long long)((uint64_t)st.f_bavail * st.f_frsize >> 20), s->work_dir);
-
-        cell_facts(&c, &cv, space, &facts);
-        endstate_decide(&facts, &es);
-        res->state = es.state;
-        g_strlcpy(res->detail, es.detail, sizeof(res->detail));
-        res->retryable = es.retryable;
-        res->host_failed = es.host_failed;
-        /* A restored guest that read a block of another disk: the snapshot
-         * is not to be trusted again. */
-        if (res->warm && c.stop == STOP_STALE_DISK)
-                res->snapshot_failed = 1;
-        if (es.parse) {
-                char warn[sizeof(res->detail)];
-                g_strlcpy(warn, res->detail, sizeof(warn));
-                parse_outputs(&c);
-                if (strcmp(res->state, CELL_OK) == 0)
-                        g_strlcpy(res->detail, warn, sizeof(res->detail));
-        }
-        if (c.done_t > 0 && strcmp(res->state, CELL_OK) == 0)
-                load_metrics(&c);
-        if (c.insn_fd >= 0 && !c.insn_loaded && c.done_t > 0)
-                g_ptr_array_add(c.host_notes, g_strdup("no instruction counts: QEMU ran without kbench's "
-                                                       "plugin (its counter file stayed empty)"));
-
-        /* How the guest started, for every cell (show's START column):
-         * warm and cold cells are told apart by this alone. */
-        metric_add(&res->metrics, CELL_METRIC_WARM, res->warm ? 1 : 0, "");
-
-        /* Keep what the job printed with the cell: it is the evidence for the metrics. */
-        res->output = g_string_new(NULL);
-        for (guint i = 0; i < c.host_notes->len; i++)
-                g_string_append_printf(res->output, "[host] %s\n", (char *)c.host_notes->pdata[i]);
-        for (guint i = 0; i < c.agent_logs->len; i++)
-                g_string_append_printf(res->output, "[agent] %s\n", (char *)c.agent_logs->pdata[i]);
-        for (guint i = 0; i < c.out_lines->len; i++)
-                g_string_append_printf(res->output, "%s\n", (char *)c.out_lines->pdata[i]);
-        g_unlink(f.disk);
-        g_unlink(f.swap);
-        /* The console is in res->console now; the scratch directory must be
-         * empty for the runner to remove it. */
-        g_unlink(f.console);
-        g_unlink(f.serial);
-        if (c.insn_fd >= 0)
-                close(c.insn_fd);
-        if (f.insns)
-                g_unlink(f.insns);
-        g_async_queue_unref(c.q);
-        g_ptr_array_free(c.out_lines, TRUE);
-        g_ptr_array_free(c.agent_logs, TRUE);
-        g_ptr_array_free(c.host_notes, TRUE);
-        g_ptr_array_free(c.events, TRUE);
-        g_array_free(c.event_t, TRUE);
-        g_free(c.stop_detail);
-        metric_list_clear(&c.host_metrics);
-        g_mutex_clear(&c.data_lock);
-        cell_files_clear(&f);
+        cell_conclude(&c, &f);
+        cell_clear(&c, &f);
         return 0;
 }
 

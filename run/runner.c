@@ -69,6 +69,8 @@ struct run {
         char **initrd_sha;                 /* per kernel, for snapshot keys; filled when first needed */
         GHashTable *warm_failed;           /* snapshot keys that failed this run: their cells boot cold */
         char *insn_plugin;                 /* the instruction counter in the store's cache, or NULL */
+        char *settings_text, *host_info;   /* the run row's (row points to them) */
+        char hostname[256];
 };
 
 /* A cell's warm start: the snapshot it restores, owned here. */
@@ -534,6 +536,82 @@ static int seq_round_done(struct run *r, struct seq *s, size_t rounds, int *ret_
         return ret;
 }
 
+/* The attempts of one cell: each through its warm start (if any), the
+ * cell and the store, until one is not retried. *ret_failed counts the
+ * cell when its last attempt is not ok. */
+static int run_attempts(struct run *r, const struct plan_cell *pc, struct cell_spec *spec, int first_attempt,
+                        int *ret_failed, struct kb_error *err) {
+        for (int attempt = first_attempt;; attempt++) {
+                struct cell_result res;
+                struct warm_cell warm;
+                int again, pending, ret;
+
+                memset(&warm, 0, sizeof(warm));
+                spec->snapshot = spec->snapshot_console = spec->snapshot_uuid = spec->snapshot_cmdline = NULL;
+                spec->snapshot_domain = NULL;
+                warm_for_cell(r, pc, spec, &warm);
+                spec->attempt = attempt;
+                ret = cell_run(r->conn, spec, &res, on_stage, &r->progress, err);
+                if (ret == 0)
+                        warm_after_cell(r, &warm, &res);
+                warm_cell_clear(&warm);
+                if (ret < 0)
+                        return ret;
+                ret = store_cell(r, pc, attempt, &res, &pending, err);
+                g_rmdir(spec->work_dir);
+                /* A full host disk stops the run: every later cell
+                 * would meet it too. --resume continues once there is room. */
+                if (ret >= 0 && (res.host_failed || pending))
+                        r->stopped = 1;
+                /* A cell measured beside a busy host is re-run from
+                 * the same budget as an infra error. */
+                again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->set.max_contention_pct > 0),
+                                               attempt, first_attempt, r->set.retries,
+                                               cell_interrupted || r->stopped);
+                if (again)
+                        progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
+                else
+                        progress_end(&r->progress, res.state, res.detail);
+                if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
+                        (*ret_failed)++;
+                cell_result_clear(&res);
+                if (ret < 0 || !again)
+                        return ret;
+        }
+}
+
+/* One cell of the plan: its spec (the run's guest, timeouts, host load
+ * and instruction counts), its attempts numbered on from a resumed run's,
+ * under its progress line. */
+static int run_one_cell(struct run *r, const struct plan_cell *pc, const char *prefix, GPtrArray *agent_lines,
+                        int *ret_failed, struct kb_error *err) {
+        const struct kstore_kernel *k = r->kernels[pc->kernel];
+        /* The name results will show: a variant's label first. */
+        g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->set.variant ? r->set.variant : "",
+                                                 k->name, r->specs[pc->workload]->ops->name, pc->iteration + 1);
+        g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
+        int first_attempt = 1, ret;
+        struct cell_spec spec = {
+                .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
+                .iteration = pc->iteration, .guest = &r->set.guest, .initrd = r->initrds[pc->kernel],
+                .work_dir = work, .qemu_user = vm_conn_qemu_user(r->conn),
+                .agent_lines = (const char *const *)agent_lines->pdata,
+                .deadline_s = r->set.cell_timeout_s, .boot_timeout_s = strcmp(r->accel, "kvm") == 0 ? 60 : 120,
+                .silence_timeout_s = r->set.hang_timeout_s,
+                /* Only where QEMU shares this host is its /proc the right one. */
+                .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
+                .contended_pct = r->set.max_contention_pct > 0 ? r->set.max_contention_pct : METRICS_CONTENDED_PCT,
+                .insn_plugin = r->insn_plugin,
+        };
+
+        /* A resumed run continues the attempt numbering of its cells. */
+        ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
+        if (ret < 0)
+                return ret;
+        progress_begin(&r->progress, r->progress.finished, label);
+        return run_attempts(r, pc, &spec, first_attempt, ret_failed, err);
+}
+
 static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         g_autofree struct plan_cell *plan = NULL;
         g_autofree char *prefix = g_strdup_printf("kb%d-r%" G_GINT64_FORMAT, (int)getpid(), r->row.id);
@@ -541,7 +619,6 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         size_t n, todo = 0;
         int failed = 0, ret;
         struct seq seq __attribute__((cleanup(seq_clear))) = { 0 };
-
         g_autoptr(GPtrArray) agent_lines = g_ptr_array_new_with_free_func(g_free);
 
         runopts_agent_lines(&r->set, agent_lines);
@@ -568,28 +645,6 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         if (stop)
                                 break;
                 }
-                const struct kstore_kernel *k = r->kernels[pc->kernel];
-                /* The name results will show: a variant's label first. */
-                g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->set.variant ? r->set.variant : "",
-                                                         k->name, r->specs[pc->workload]->ops->name,
-                                                         pc->iteration + 1);
-                g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
-                double boot_to = strcmp(r->accel, "kvm") == 0 ? 60 : 120;
-                int first_attempt = 1;
-                struct cell_spec spec = {
-                        .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
-                        .iteration = pc->iteration, .guest = &r->set.guest, .initrd = r->initrds[pc->kernel],
-                        .work_dir = work, .qemu_user = vm_conn_qemu_user(r->conn),
-                        .agent_lines = (const char *const *)agent_lines->pdata,
-                        .deadline_s = r->set.cell_timeout_s, .boot_timeout_s = boot_to,
-                        .silence_timeout_s = r->set.hang_timeout_s,
-                        /* Only where QEMU shares this host is its /proc the right one. */
-                        .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
-                        .contended_pct = r->set.max_contention_pct > 0 ? r->set.max_contention_pct
-                                                                      : METRICS_CONTENDED_PCT,
-                        .insn_plugin = r->insn_plugin,
-                };
-
                 if (plan_is_done(pc, (const char *const *)done))
                         continue;
                 if (r->d->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->d->deadline_at) {
@@ -597,53 +652,10 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         r->past_deadline = 1;
                         break;
                 }
-                /* A resumed run continues the attempt numbering of its cells. */
-                ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
+                seq.ran_here = 1;
+                ret = run_one_cell(r, pc, prefix, agent_lines, &failed, err);
                 if (ret < 0)
                         return ret;
-                progress_begin(&r->progress, r->progress.finished, label);
-                seq.ran_here = 1;
-                for (int attempt = first_attempt;; attempt++) {
-                        struct cell_result res;
-                        int again, pending;
-
-                        struct warm_cell warm;
-
-                        memset(&warm, 0, sizeof(warm));
-
-                        spec.snapshot = spec.snapshot_console = spec.snapshot_uuid = spec.snapshot_cmdline = NULL;
-                        spec.snapshot_domain = NULL;
-                        warm_for_cell(r, pc, &spec, &warm);
-                        spec.attempt = attempt;
-                        ret = cell_run(r->conn, &spec, &res, on_stage, &r->progress, err);
-                        if (ret == 0)
-                                warm_after_cell(r, &warm, &res);
-                        warm_cell_clear(&warm);
-                        if (ret < 0)
-                                return ret;
-                        ret = store_cell(r, pc, attempt, &res, &pending, err);
-                        g_rmdir(work);
-                        /* A full host disk stops the run: every later cell
-                         * would meet it too. --resume continues once there is room. */
-                        if (ret >= 0 && (res.host_failed || pending))
-                                r->stopped = 1;
-                        /* A cell measured beside a busy host is re-run from
-                         * the same budget as an infra error. */
-                        again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->set.max_contention_pct > 0),
-                                                       attempt, first_attempt, r->set.retries,
-                                                       cell_interrupted || r->stopped);
-                        if (again)
-                                progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
-                        else
-                                progress_end(&r->progress, res.state, res.detail);
-                        if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
-                                failed++;
-                        cell_result_clear(&res);
-                        if (ret < 0)
-                                return ret;
-                        if (!again)
-                                break;
-                }
         }
         /* The budget's last round: the rule's last word. */
         if (seq.on && !seq.done && !cell_interrupted && !r->stopped && !r->past_deadline) {
@@ -873,6 +885,8 @@ static void run_free(struct run *r) {
         g_free(r->reserve);
         g_free(r->qemu_version);
         g_free(r->libvirt_version);
+        g_free(r->settings_text);
+        g_free(r->host_info);
 }
 
 /* The plan of a resumed run must be the one it was started with. */
@@ -911,20 +925,122 @@ out:
         return r;
 }
 
+/* The store side of a run: the database (checked before anything is
+ * added to it), what a killed kbench left (reaped), the reserve, the
+ * watchdog, the kernels' rows. */
+static int prepare_store(struct run *r, struct kb_error *err) {
+        g_autofree char *prefix = g_strdup_printf("kb%d-", (int)getpid());
+        g_autofree char *run_dir = reap_run_dir(r->g);
+        g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
+        struct reap_report reaped;
+        int ret = db_open(r->g->db_path, &r->db, err);
+
+        if (ret < 0)
+                return ret;
+        /* Appending to a damaged file buries new results in it; the quick
+         * check reads the whole file: 1.7 s warm, 7 s cold for 1 GB (docs/design.md). */
+        ret = db_check(r->db, 0, err);
+        if (ret < 0)
+                return error_prefix(err, ret, "refusing to add a run (see 'kbench doctor')");
+        ret = reap_store(r->g, r->db, &reaped, err);
+        if (ret < 0)
+                return ret;
+        if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
+                progress_note(&r->progress, "left by a killed kbench: %d QEMU killed, %d scratch entries removed, "
+                              "%d run(s) marked interrupted", reaped.qemu_killed, reaped.scratch_removed,
+                              reaped.runs_interrupted);
+        reserve_take(r);
+        /* Before the first thread (libvirt's event loop) exists. */
+        ret = watchdog_start(prefix, run_dir ? run_dir : "/nonexistent", scratch, err);
+        for (size_t k = 0; ret >= 0 && k < r->n_kernels; k++) {
+                struct db_kernel dk = { r->kernels[k]->id, r->kernels[k]->name, r->kernels[k]->release,
+                                        r->kernels[k]->source, r->kernels[k]->added_at };
+                ret = db_kernel_upsert(r->db, &dk, err);
+        }
+        return ret;
+}
+
+/* The host side: libvirt, the accelerator (which completes the guest's
+ * shape), the guest images and the instruction counter. */
+static int prepare_host(struct run *r, struct kb_error *err) {
+        const struct kstore_kernel *k0 = r->kernels[0];
+        int ret = vm_conn_new(r->g->connect, &r->conn, err);
+
+        if (ret >= 0)
+                ret = vm_conn_versions(r->conn, &r->qemu_version, &r->libvirt_version, err);
+        /* The kernels before the KVM probe boots one (the initramfs
+         * images once they are built): a verdict from a QEMU that could
+         * not open its kernel would be cached as KVM's. */
+        if (ret >= 0)
+                ret = check_qemu_reach(r, err);
+        if (ret >= 0)
+                ret = accel_resolve(r->conn, r->set.accel, r->g->home,
+                                    k0->vmlinux_path ? k0->vmlinux_path : k0->image_path, &r->accel, &r->accel_why,
+                                    err);
+        if (ret < 0)
+                return ret;
+        r->set.guest.accel = r->accel;
+        progress_note(&r->progress, "accelerator: %s", r->accel_why);
+        ret = build_images(r, err);
+        if (ret < 0)
+                return ret;
+        stage_plugin(r);
+        return check_qemu_reach(r, err);
+}
+
+/* The run's row: created, or with --resume reopened. OUT: *ret_idle, 1
+ * when a resumed run had nothing left (then finished, not reopened). */
+static int open_run_row(struct run *r, int *ret_idle, struct kb_error *err) {
+        int todo = 0, ret;
+
+        r->settings_text = settings_json(r);
+        r->host_info = host_info_json();
+        gethostname(r->hostname, sizeof(r->hostname) - 1);
+        r->row = (struct db_run){ .tag = r->set.tag, .settings_json = r->settings_text, .host = r->hostname,
+                                  .host_info_json = r->host_info, .qemu_version = r->qemu_version,
+                                  .libvirt_version = r->libvirt_version, .kbench_version = KBENCH_VERSION,
+                                  .started_at = (double)g_get_real_time() / 1e6 };
+        *ret_idle = 0;
+        if (r->set.resume_run <= 0)
+                return db_run_create(r->db, &r->row, err);
+        r->row.id = r->set.resume_run;
+        ret = resume_todo(r, &todo, err);
+        if (ret < 0)
+                return ret;
+        if (todo > 0)
+                return db_run_reopen(r->db, r->row.id, err);
+        /* Nothing to run: a finished run keeps its finish time; one killed
+         * after its last cell is finished now. */
+        progress_note(&r->progress, "run %" G_GINT64_FORMAT ": every cell is stored, nothing to resume", r->row.id);
+        *ret_idle = 1;
+        return resume_finish_idle(r, err);
+}
+
+/* After the cells: the run's status and, when it stopped early, how to
+ * go on. */
+static int close_run_row(struct run *r, struct kb_error *err) {
+        int ret = db_run_finish(r->db, r->row.id, cell_interrupted || r->stopped || r->past_deadline ?
+                                "interrupted" : "complete", err);
+
+        if (ret < 0)
+                return ret;
+        if (r->stopped)
+                progress_note(&r->progress, "stopped: the host failed (see the last cell); make room and resume "
+                              "with 'kbench run --resume %" G_GINT64_FORMAT "'", r->row.id);
+        else if (cell_interrupted || r->past_deadline)
+                progress_note(&r->progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
+                              r->row.id);
+        return 0;
+}
+
 int runner_run(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
                int64_t *ret_run_id, struct kb_error *err) {
         static const struct runner_drive as_kbench_run = { 0 };
         struct run r = { .set = *o, .d = drive ? drive : &as_kbench_run, .g = g,
                          .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
-        g_autofree char *settings = NULL, *hostinfo = NULL;
-        char hostname[256] = "";
         struct sigaction sa = { .sa_handler = on_sigint };
         struct store_lock *lock = NULL;
-        struct reap_report reaped;
-        g_autofree char *prefix = g_strdup_printf("kb%d-", (int)getpid());
-        g_autofree char *run_dir = reap_run_dir(g);
-        g_autofree char *scratch = g_build_filename(g->home, "scratch", NULL);
-        int failed = 0, ret, code = 1;
+        int failed = 0, idle = 0, ret, code = 1;
 
         progress_init(&r.progress, 0);
         ret = r.d->lock_held ? 0 : store_prepare(g, 1, err);
@@ -937,94 +1053,17 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
                 code = r.usage ? 2 : 1;
                 goto out;
         }
-        ret = db_open(g->db_path, &r.db, err);
+        ret = prepare_store(&r, err);
+        if (ret >= 0)
+                ret = prepare_host(&r, err);
+        if (ret >= 0)
+                ret = open_run_row(&r, &idle, err);
         if (ret < 0)
                 goto out;
-        /* Appending to a damaged file buries new results in it; the quick
-         * check reads the whole file: 1.7 s warm, 7 s cold for 1 GB (docs/design.md). */
-        ret = db_check(r.db, 0, err);
-        if (ret < 0) {
-                error_prefix(err, ret, "refusing to add a run (see 'kbench doctor')");
+        if (idle) {
+                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+                code = ret < 0 ? 1 : 0;
                 goto out;
-        }
-        ret = reap_store(g, r.db, &reaped, err);
-        if (ret < 0)
-                goto out;
-        if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
-                progress_note(&r.progress, "left by a killed kbench: %d QEMU killed, %d scratch entries removed, "
-                              "%d run(s) marked interrupted", reaped.qemu_killed, reaped.scratch_removed,
-                              reaped.runs_interrupted);
-        reserve_take(&r);
-        /* Before the first thread (libvirt's event loop) exists. */
-        ret = watchdog_start(prefix, run_dir ? run_dir : "/nonexistent", scratch, err);
-        if (ret < 0)
-                goto out;
-        for (size_t k = 0; k < r.n_kernels; k++) {
-                struct db_kernel dk = { r.kernels[k]->id, r.kernels[k]->name, r.kernels[k]->release,
-                                        r.kernels[k]->source, r.kernels[k]->added_at };
-                ret = db_kernel_upsert(r.db, &dk, err);
-                if (ret < 0)
-                        goto out;
-        }
-        ret = vm_conn_new(g->connect, &r.conn, err);
-        if (ret < 0)
-                goto out;
-        ret = vm_conn_versions(r.conn, &r.qemu_version, &r.libvirt_version, err);
-        if (ret < 0)
-                goto out;
-        /* The kernels before the KVM probe boots one (the initramfs
-         * images once they are built): a verdict from a QEMU that could
-         * not open its kernel would be cached as KVM's. */
-        ret = check_qemu_reach(&r, err);
-        if (ret < 0)
-                goto out;
-        ret = accel_resolve(r.conn, o->accel, g->home,
-                            r.kernels[0]->vmlinux_path ? r.kernels[0]->vmlinux_path : r.kernels[0]->image_path,
-                            &r.accel, &r.accel_why, err);
-        if (ret < 0)
-                goto out;
-        r.set.guest.accel = r.accel;
-        progress_note(&r.progress, "accelerator: %s", r.accel_why);
-        ret = build_images(&r, err);
-        if (ret < 0)
-                goto out;
-        stage_plugin(&r);
-        ret = check_qemu_reach(&r, err);
-        if (ret < 0)
-                goto out;
-
-        settings = settings_json(&r);
-        hostinfo = host_info_json();
-        gethostname(hostname, sizeof(hostname) - 1);
-        r.row = (struct db_run){ .tag = o->tag, .settings_json = settings, .host = hostname,
-                                 .host_info_json = hostinfo, .qemu_version = r.qemu_version,
-                                 .libvirt_version = r.libvirt_version, .kbench_version = KBENCH_VERSION,
-                                 .started_at = (double)g_get_real_time() / 1e6 };
-        if (o->resume_run > 0) {
-                int todo = 0;
-                r.row.id = o->resume_run;
-                ret = resume_todo(&r, &todo, err);
-                if (ret < 0)
-                        goto out;
-                if (todo == 0) {
-                        /* Nothing to run: a finished run keeps its finish time;
-                         * one killed after its last cell is finished now. */
-                        progress_note(&r.progress, "run %" G_GINT64_FORMAT ": every cell is stored, nothing "
-                                      "to resume", r.row.id);
-                        ret = resume_finish_idle(&r, err);
-                        if (ret < 0)
-                                goto out;
-                        ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
-                        code = ret < 0 ? 1 : 0;
-                        goto out;
-                }
-                ret = db_run_reopen(r.db, r.row.id, err);
-                if (ret < 0)
-                        goto out;
-        } else {
-                ret = db_run_create(r.db, &r.row, err);
-                if (ret < 0)
-                        goto out;
         }
         progress_note(&r.progress, "run %" G_GINT64_FORMAT ": %zu kernel(s) x %zu workload(s) x %d repeat(s)",
                       r.row.id, r.n_kernels, r.n_specs, o->repeats);
@@ -1036,17 +1075,9 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
                 db_run_finish(r.db, r.row.id, "failed", NULL);
                 goto out;
         }
-        ret = db_run_finish(r.db, r.row.id, cell_interrupted || r.stopped || r.past_deadline ? "interrupted" :
-                            "complete", err);
-        if (ret < 0)
-                goto out;
-        if (r.stopped)
-                progress_note(&r.progress, "stopped: the host failed (see the last cell); make room and resume "
-                              "with 'kbench run --resume %" G_GINT64_FORMAT "'", r.row.id);
-        else if (cell_interrupted || r.past_deadline)
-                progress_note(&r.progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
-                              r.row.id);
-        ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+        ret = close_run_row(&r, err);
+        if (ret >= 0)
+                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
         if (ret < 0)
                 goto out;
         code = failed > 0 || cell_interrupted || r.stopped || r.past_deadline ? 3 : 0;
