@@ -786,54 +786,51 @@ static struct vm_config conn_config(const struct vm_conn *c, const struct vm_con
         return r;
 }
 
-int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
-             struct vm **ret, struct kb_error *err) {
+/* The paused domain of vm from xml: created, or (path not NULL) restored
+ * from the save image at path. */
+static int vm_define_paused(struct vm *vm, const char *path, const char *xml, struct kb_error *err) {
+        if (!path) {
+                vm->dom = virDomainCreateXML(vm->c->conn, xml, VIR_DOMAIN_START_PAUSED);
+                if (!vm->dom)
+                        return error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", vm->name, last_error());
+                return 0;
+        }
+        if (virDomainRestoreFlags(vm->c->conn, path, xml, VIR_DOMAIN_SAVE_PAUSED) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot restore %s as %s: %s", path, vm->name, last_error());
+        vm->dom = virDomainLookupByName(vm->c->conn, vm->name);
+        if (!vm->dom)
+                return error_setf(err, -EIO, "libvirt: restored %s but cannot find it: %s", vm->name, last_error());
+        return 0;
+}
+
+/* vm_start (path NULL) and vm_restore: the domain, paused, then serial1
+ * open, then running. */
+static int vm_bring_up(struct vm_conn *c, const char *path, const struct vm_config *config, vm_event_fn fn,
+                       void *userdata, struct vm **ret, struct kb_error *err) {
         const struct vm_config conf = conn_config(c, config), *cfg = &conf;
         g_autofree char *xml = vm_domain_xml(cfg);
         struct vm *vm = vm_new(c, cfg, fn, userdata);
         int64_t t0 = g_get_monotonic_time();
-        int r;
+        int r = vm_define_paused(vm, path, xml, err);
 
-        vm->dom = virDomainCreateXML(c->conn, xml, VIR_DOMAIN_START_PAUSED);
-        if (!vm->dom) {
-                r = error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", cfg->name, last_error());
-                goto fail;
+        if (r >= 0)
+                r = vm_attach_and_resume(vm, cfg, t0, err);
+        if (r < 0) {
+                vm_stop(vm, 0);
+                return r;
         }
-        r = vm_attach_and_resume(vm, cfg, t0, err);
-        if (r < 0)
-                goto fail;
         *ret = vm;
         return 0;
-fail:
-        vm_stop(vm, 0);
-        return r;
+}
+
+int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
+             struct vm **ret, struct kb_error *err) {
+        return vm_bring_up(c, NULL, config, fn, userdata, ret, err);
 }
 
 int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *config, vm_event_fn fn,
                void *userdata, struct vm **ret, struct kb_error *err) {
-        const struct vm_config conf = conn_config(c, config), *cfg = &conf;
-        g_autofree char *xml = vm_domain_xml(cfg);
-        struct vm *vm = vm_new(c, cfg, fn, userdata);
-        int64_t t0 = g_get_monotonic_time();
-        int r;
-
-        if (virDomainRestoreFlags(c->conn, path, xml, VIR_DOMAIN_SAVE_PAUSED) < 0) {
-                r = error_setf(err, -EIO, "libvirt: cannot restore %s as %s: %s", path, cfg->name, last_error());
-                goto fail;
-        }
-        vm->dom = virDomainLookupByName(c->conn, cfg->name);
-        if (!vm->dom) {
-                r = error_setf(err, -EIO, "libvirt: restored %s but cannot find it: %s", cfg->name, last_error());
-                goto fail;
-        }
-        r = vm_attach_and_resume(vm, cfg, t0, err);
-        if (r < 0)
-                goto fail;
-        *ret = vm;
-        return 0;
-fail:
-        vm_stop(vm, 0);
-        return r;
+        return vm_bring_up(c, path, config, fn, userdata, ret, err);
 }
 
 int vm_save(struct vm *vm, const char *path, struct kb_error *err) {

@@ -674,23 +674,6 @@ static const char *const type_names[] = {
         [CFG_STRV] = "array of strings", [CFG_RUNOPT_KV] = "object",
 };
 
-/* A run option's type as this file writes it. */
-static const char *runopt_type_name(const struct runopt *opt) {
-        switch (opt->type) {
-        case RUNOPT_MIB:
-        case RUNOPT_SIZE:
-                return "size";
-        case RUNOPT_SECONDS:
-                return opt->suffix ? "duration" : "number";
-        case RUNOPT_PERCENT:
-                return "percentage";
-        case RUNOPT_STRING:
-                return "string";
-        default:
-                return "integer";
-        }
-}
-
 /* A number of the option's as this file writes it: sizes and durations
  * with their unit. */
 static void format_runopt_value(const struct runopt *opt, double v, char *buf, size_t size) {
@@ -716,7 +699,7 @@ static void print_runopt_key(FILE *out, const struct cfg_row *r) {
         runopts_defaults(&d);
         runopts_save(&d, saved);
         v = json_object_get(saved, opt->key);
-        fprintf(out, "%-30s %-16s", r->path, r->type == CFG_RUNOPT_KV ? type_names[r->type] : runopt_type_name(opt));
+        fprintf(out, "%-30s %-16s", r->path, r->type == CFG_RUNOPT_KV ? type_names[r->type] : runopt_kind(opt));
         if (r->def)
                 fprintf(out, " default %s", r->def);
         else if (json_is_string(v))

@@ -506,24 +506,43 @@ static int clean_message(struct kb_error *err, int r) {
         return r;
 }
 
-static const char *json_kind(const struct runopt *opt) {
+const char *runopt_kind(const struct runopt *opt) {
         switch (opt->type) {
         case RUNOPT_MIB:
         case RUNOPT_SIZE:
-                return "a size such as \"256M\"";
+                return "size";
         case RUNOPT_SECONDS:
-                return opt->suffix ? "a duration such as \"6h\" or a number of seconds" : "a number of seconds";
+                return opt->suffix ? "duration" : "seconds";
         case RUNOPT_PERCENT:
-                return "a percentage such as \"5%\" or a number";
+                return "percentage";
         case RUNOPT_STRING:
-                return "a string";
+                return "string";
         case RUNOPT_FLAG:
-                return "true or false";
+                return "boolean";
         case RUNOPT_STRV:
-                return "an array of strings";
+                return "array of strings";
         default:
-                return "an integer";
+                return "integer";
         }
+}
+
+/* What a typed JSON value of a kind must be, for "expected ..." messages. */
+static const char *json_kind(const struct runopt *opt) {
+        static const struct { const char *kind, *expected; } expected[] = {
+                { "size", "a size such as \"256M\"" },
+                { "duration", "a duration such as \"6h\" or a number of seconds" },
+                { "seconds", "a number of seconds" },
+                { "percentage", "a percentage such as \"5%\" or a number" },
+                { "string", "a string" },
+                { "boolean", "true or false" },
+                { "array of strings", "an array of strings" },
+        };
+        const char *kind = runopt_kind(opt);
+
+        for (size_t i = 0; i < G_N_ELEMENTS(expected); i++)
+                if (strcmp(expected[i].kind, kind) == 0)
+                        return expected[i].expected;
+        return "an integer";
 }
 
 /* Whether a string is a value of the row: where it can carry a unit. */

@@ -193,6 +193,12 @@ const struct runopt *runopt_find(const char *name);
 /* The row saved under key, or NULL. */
 const struct runopt *runopt_find_key(const char *key);
 
+/* What a value of the row is called where a file names it (nightly's key
+ * reference): "size", "duration" (seconds, or with a unit s, m, h, d),
+ * "seconds", "percentage", "integer", "string", "boolean" or "array of
+ * strings". */
+const char *runopt_kind(const struct runopt *opt);
+
 /* What the option's values are, as error messages say it: "a size in
  * 128..65536 MiB", "a number of seconds in 10..604800". */
 void runopt_describe(const struct runopt *opt, char *buf, size_t size);

@@ -41,11 +41,11 @@ static void td_n(struct html *h, size_t n, size_t max) {
         td(h, "num", b);
 }
 
-static void metric_row(struct html *h, const struct compare_metric *m) {
-        char b[80], lo[32], hi[32];
-        const char *cls;
+/* A metric row's first cells, judged or not: the name with its unit,
+ * then each side's mean and coefficient of variation. */
+static void sides_cells(struct html *h, const struct compare_metric *m) {
+        char b[80];
 
-        html_start(h, "tr");
         html_start(h, "td");
         html_text(h, m->name);
         if (m->unit && *m->unit) {
@@ -63,6 +63,14 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         td(h, "num", b);
         text_format_pct(m->sb.cov, 0, b, sizeof(b));
         td(h, "num muted", b);
+}
+
+static void metric_row(struct html *h, const struct compare_metric *m) {
+        char b[80], lo[32], hi[32];
+        const char *cls;
+
+        html_start(h, "tr");
+        sides_cells(h, m);
         switch (m->verdict) {
         case COMPARE_WORSE: cls = "num worse"; break;
         case COMPARE_BETTER: cls = "num better"; break;
@@ -116,23 +124,7 @@ static void info_row(struct html *h, const struct compare_metric *m) {
         char b[80];
 
         html_start(h, "tr");
-        html_start(h, "td");
-        html_text(h, m->name);
-        if (m->unit && *m->unit) {
-                html_start(h, "span");
-                html_attr(h, "class", "muted");
-                html_textf(h, " %s", m->unit);
-                html_end(h);
-        }
-        html_end(h);
-        page_format_num(m->sa.mean, b, sizeof(b));
-        td(h, "num", b);
-        text_format_pct(m->sa.cov, 0, b, sizeof(b));
-        td(h, "num muted", b);
-        page_format_num(m->sb.mean, b, sizeof(b));
-        td(h, "num", b);
-        text_format_pct(m->sb.cov, 0, b, sizeof(b));
-        td(h, "num muted", b);
+        sides_cells(h, m);
         if (text_change_shown(m))
                 text_format_pct(m->change, 1, b, sizeof(b));
         else
