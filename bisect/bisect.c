@@ -251,7 +251,9 @@ static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const 
         g_autofree char *tag = g_strdup_printf("bisect %lld step %d (%s)", (long long)b->id, b->step, role);
         char *names[4] = { NULL };
         char *workloads[2] = { (char *)b->o->workload, NULL };
-        struct runner_opts o = b->o->run;
+        struct run_settings o = b->o->run;
+        /* A step is the bisection's: it holds the lock and prints its own lines. */
+        static const struct runner_drive drive = { .lock_held = 1, .quiet = 1 };
         int64_t run = 0;
         int code, r = 0;
 
@@ -262,11 +264,9 @@ static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const 
         o.workloads = workloads;
         o.repeats = (int)more;
         o.tag = tag;
-        o.quiet = 1;
         o.json = 0;
-        o.lock_held = 1;
         o.until_mde_pct = 0;
-        code = runner_run(&o, b->g, &run, b->err);
+        code = runner_run(&o, &drive, b->g, &run, b->err);
         if (code != 0 && code != 3)
                 return error_prefix(b->err, -EIO, "step %d", b->step);
         json_array_append_new(b->step_runs, json_integer(run));

@@ -25,7 +25,7 @@
 #include "store/store.h"
 
 struct bisect_opts {
-        struct runner_opts run;    /* the cells' settings; kernels, workloads, repeats are set per step */
+        struct run_settings run;   /* the cells' settings; kernels, workloads, repeats are set per step */
         const char *workload;      /* one -w text */
         const char *metric;        /* the metric searched (a name of the registry that enters verdicts) */
         char **kernels;            /* --kernels: ordered, first good, last bad; or NULL */

@@ -338,9 +338,9 @@ static int make_disk(const char *path, uint64_t bytes, struct kb_error *err) {
         return 0;
 }
 
-static int format_disk(const struct cell_spec *s, const char *path, struct kb_error *err) {
-        g_autofree char *tool = g_strdup_printf("mkfs.%s", s->fs);
-        int is_ext = g_str_has_prefix(s->fs, "ext");
+static int format_disk(const struct guest_shape *g, const char *path, struct kb_error *err) {
+        g_autofree char *tool = g_strdup_printf("mkfs.%s", g->fs);
+        int is_ext = g_str_has_prefix(g->fs, "ext");
         /* Zero inode tables and journal now: lazy init would leave the guest
          * kernel a background writer (ext4lazyinit) that pollutes the I/O
          * being measured. */
@@ -437,7 +437,7 @@ static int send_job(struct cell *c, const struct workload_env *env) {
         /* The run options the agent takes, from the option table. */
         for (size_t i = 0; s->agent_lines && s->agent_lines[i]; i++)
                 r |= send_line(c, s->agent_lines[i], "");
-        r |= send_line(c, "set swap ", s->swap_bytes ? "scsi:0:0:1:0" : "");
+        r |= send_line(c, "set swap ", s->guest->swap_bytes ? "scsi:0:0:1:0" : "");
         r |= send_line(c, "set net ", env->nports > 0 ? "1" : "0");
         for (size_t i = 0; lines[i] && r == 0; i++) {
                 char esc[PROTO_LINE_MAX];
@@ -523,89 +523,143 @@ static void insn_mark(struct cell *c, const char *payload, size_t len) {
         insncount_mark(&c->insn_marks, payload, len, &t);
 }
 
+/* The agent is ready (or, restored, ready again): check it booted the
+ * kernel the store handed over, send the job, open the measured window. */
+static void on_ready(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                     const struct workload_env *env) {
+        const char *rel = strstr(rec->payload, "release=");
+
+        if (c->stage != STAGE_BOOT && c->stage != STAGE_READY_WAIT)
+                return;
+        c->ready_t = m->t;
+        c->res->boot_s = m->t;
+        if (c->hello_t > 0)
+                note_warm_times(c, m->t);
+        if (rel)
+                c->res->release = g_strndup(rel + 8, strcspn(rel + 8, " "));
+        /* The store knows which kernel it handed over; a guest that
+         * says otherwise booted something else. */
+        c->ready_console_len = c->console_head + file_size(c->console_path);
+        if (c->spec->kernel->release && g_strcmp0(c->res->release, c->spec->kernel->release) != 0) {
+                stop(c, STOP_RELEASE_MISMATCH, NULL);
+                return;
+        }
+        if (send_job(c, env) < 0) {
+                stop(c, STOP_SEND_FAILED, NULL);
+                return;
+        }
+        c->go_t = now_s(c);
+        load_window_start(c);
+        blk_window_start(c);
+        c->stage = STAGE_RUN;
+}
+
+static void on_vmstat(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                      const struct workload_env *env) {
+        struct cell_vmstat_line v = { g_strdup(rec->type), g_strndup(rec->payload, rec->payload_len),
+                                      (int64_t)rec->seq, m->t, (double)rec->t_ms / 1000.0 };
+
+        g_array_append_val(c->res->vmstat, v);
+}
+
+/* The job's stdout and stderr, in arrival order. */
+static void on_output(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                      const struct workload_env *env) {
+        g_ptr_array_add(c->out_lines, g_strndup(rec->payload, rec->payload_len));
+}
+
+/* One of the job's fd-3 events; "host-start" starts the workload's host
+ * phase (FTP's upload). */
+static void on_event(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                     const struct workload_env *env) {
+        double t = (double)rec->t_ms / 1000.0;
+        struct cell_event ev = { g_strndup(rec->payload, rec->payload_len), m->t, t };
+
+        g_ptr_array_add(c->events, g_strndup(rec->payload, rec->payload_len));
+        g_array_append_val(c->event_t, t);
+        insn_mark(c, rec->payload, rec->payload_len);
+        g_array_append_val(c->res->events, ev);
+        if (strcmp(rec->payload, "host-start") == 0 && c->spec->workload->ops->host && !c->host_thread) {
+                c->host = (struct workload_host){
+                        .spec = c->spec->workload, .env = env, .now = host_now, .say = host_say,
+                        .point = host_point, .cancel = &c->host_cancel, .userdata = c,
+                        .metrics = &c->host_metrics,
+                };
+                c->host_thread = g_thread_new("kbench-host-phase", host_thread, c);
+        }
+}
+
+/* The disk head as the guest reads it must be this cell's image. */
+static void on_disk_head(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                         const struct workload_env *env) {
+        uint32_t crc = 0;
+
+        if (c->stage != STAGE_RUN)
+                return;
+        if (parse_crc(rec->payload, rec->payload_len, &crc) < 0 || crc != c->disk_head) {
+                g_autofree char *what = g_strdup_printf("guest head crc32 %.8s, image %08x", rec->payload,
+                                                        c->disk_head);
+                stop(c, STOP_STALE_DISK, what);
+                return;
+        }
+        g_ptr_array_add(c->host_notes, g_strdup_printf("disk head as the guest reads it matches the "
+                                                       "image (crc32 %08x)", c->disk_head));
+}
+
+static void on_sysctl(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                      const struct workload_env *env) {
+        if (c->stage == STAGE_RUN)
+                record_sysctl(c, rec);
+}
+
+/* The agent's own notes are evidence, not workload output. */
+static void on_log(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                   const struct workload_env *env) {
+        g_ptr_array_add(c->agent_logs, g_strndup(rec->payload, rec->payload_len));
+}
+
+static void on_done(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                    const struct workload_env *env) {
+        int64_t code = -1;
+
+        if (parse_i64(rec->payload, &code) < 0 || code < -1 || code > 255)
+                code = -1;
+        c->res->exit_code = (int)code;
+        c->done_t = m->t;
+        c->res->workload_s = m->t - c->go_t;
+        load_window_end(c);
+        blk_window_end(c);
+        stop(c, STOP_DONE, NULL);
+}
+
+/* What each record type of the agent (common/proto.h) does to the cell; a
+ * type not listed is ignored. */
+static const struct {
+        const char *type;
+        int prefix;                        /* 1: every type starting so ("vmstat-header", "vmstat-boot") */
+        void (*fn)(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                   const struct workload_env *env);
+} record_handlers[] = {
+        { "ready", 0, on_ready },
+        { "vmstat", 1, on_vmstat },
+        { "out", 0, on_output },
+        { "err", 0, on_output },
+        { "event", 0, on_event },
+        { "disk-head", 0, on_disk_head },
+        { "sysctl", 0, on_sysctl },
+        { "log", 0, on_log },
+        { "done", 0, on_done },
+};
+
 static void handle_record(struct cell *c, const struct msg *m, const struct proto_record *rec,
                           const struct workload_env *env) {
-        const char *type = rec->type;
-
         c->last_record_t = m->t;
-
-        if (strcmp(type, "ready") == 0) {
-                if (c->stage != STAGE_BOOT && c->stage != STAGE_READY_WAIT)
-                        return;
-                c->ready_t = m->t;
-                c->res->boot_s = m->t;
-                if (c->hello_t > 0)
-                        note_warm_times(c, m->t);
-                {
-                        const char *rel = strstr(rec->payload, "release=");
-                        if (rel)
-                                c->res->release = g_strndup(rel + 8, strcspn(rel + 8, " "));
-                }
-                /* The store knows which kernel it handed over; a guest that
-                 * says otherwise booted something else. */
-                c->ready_console_len = c->console_head + file_size(c->console_path);
-                if (c->spec->kernel->release && g_strcmp0(c->res->release, c->spec->kernel->release) != 0) {
-                        stop(c, STOP_RELEASE_MISMATCH, NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(record_handlers); i++)
+                if (record_handlers[i].prefix ? g_str_has_prefix(rec->type, record_handlers[i].type)
+                                              : strcmp(rec->type, record_handlers[i].type) == 0) {
+                        record_handlers[i].fn(c, m, rec, env);
                         return;
                 }
-                if (send_job(c, env) < 0) {
-                        stop(c, STOP_SEND_FAILED, NULL);
-                        return;
-                }
-                c->go_t = now_s(c);
-                load_window_start(c);
-                blk_window_start(c);
-                c->stage = STAGE_RUN;
-        } else if (g_str_has_prefix(type, "vmstat")) {
-                struct cell_vmstat_line v = { g_strdup(type), g_strndup(rec->payload, rec->payload_len),
-                                              (int64_t)rec->seq, m->t, (double)rec->t_ms / 1000.0 };
-                g_array_append_val(c->res->vmstat, v);
-        } else if (strcmp(type, "out") == 0 || strcmp(type, "err") == 0) {
-                g_ptr_array_add(c->out_lines, g_strndup(rec->payload, rec->payload_len));
-        } else if (strcmp(type, "event") == 0) {
-                double t = (double)rec->t_ms / 1000.0;
-                struct cell_event ev = { g_strndup(rec->payload, rec->payload_len), m->t, t };
-                g_ptr_array_add(c->events, g_strndup(rec->payload, rec->payload_len));
-                g_array_append_val(c->event_t, t);
-                insn_mark(c, rec->payload, rec->payload_len);
-                g_array_append_val(c->res->events, ev);
-                if (strcmp(rec->payload, "host-start") == 0 && c->spec->workload->ops->host && !c->host_thread) {
-                        c->host = (struct workload_host){
-                                .spec = c->spec->workload, .env = env, .now = host_now, .say = host_say,
-                                .point = host_point, .cancel = &c->host_cancel, .userdata = c,
-                                .metrics = &c->host_metrics,
-                        };
-                        c->host_thread = g_thread_new("kbench-host-phase", host_thread, c);
-                }
-        } else if (strcmp(type, "disk-head") == 0) {
-                uint32_t crc = 0;
-                if (c->stage != STAGE_RUN)
-                        return;
-                if (parse_crc(rec->payload, rec->payload_len, &crc) < 0 || crc != c->disk_head) {
-                        g_autofree char *what = g_strdup_printf("guest head crc32 %.8s, image %08x", rec->payload,
-                                                                c->disk_head);
-                        stop(c, STOP_STALE_DISK, what);
-                        return;
-                }
-                g_ptr_array_add(c->host_notes, g_strdup_printf("disk head as the guest reads it matches the "
-                                                               "image (crc32 %08x)", c->disk_head));
-        } else if (strcmp(type, "sysctl") == 0) {
-                if (c->stage == STAGE_RUN)
-                        record_sysctl(c, rec);
-        } else if (strcmp(type, "log") == 0) {
-                /* The agent's own notes are evidence, not workload output. */
-                g_ptr_array_add(c->agent_logs, g_strndup(rec->payload, rec->payload_len));
-        } else if (strcmp(type, "done") == 0) {
-                int64_t code = -1;
-                if (parse_i64(rec->payload, &code) < 0 || code < -1 || code > 255)
-                        code = -1;
-                c->res->exit_code = (int)code;
-                c->done_t = m->t;
-                c->res->workload_s = m->t - c->go_t;
-                load_window_end(c);
-                blk_window_end(c);
-                stop(c, STOP_DONE, NULL);
-        }
 }
 
 static void parse_outputs(struct cell *c) {
@@ -677,8 +731,11 @@ static void cell_files_clear(struct cell_files *f) {
         g_free(f->insns);
 }
 
-char *cell_cmdline(const char *cell_id, const char *append) {
-        return g_strdup_printf(CELL_CMDLINE_BASE "%s%s%s", cell_id, append ? " " : "", append ? append : "");
+void cell_workload_env(const struct guest_shape *g, struct workload_env *ret) {
+        ret->mem_bytes = (uint64_t)g->mem_mb << 20;
+        ret->cpus = (int)g->cpus;
+        ret->disk_bytes = g->disk_bytes;
+        ret->mnt = KB_GUEST_MNT;
 }
 
 /* Preparation: the guest's environment and ports, the job script, fresh
@@ -704,10 +761,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         if (g_mkdir_with_parents(s->work_dir, 0755) < 0)
                 return error_setf(err, -errno, "%s: %s", s->work_dir, g_strerror(errno));
 
-        f->env.mem_bytes = (uint64_t)s->mem_mb << 20;
-        f->env.cpus = (int)s->cpus;
-        f->env.disk_bytes = s->disk_bytes;
-        f->env.mnt = KB_GUEST_MNT;
+        cell_workload_env(s->guest, &f->env);
         f->env.seed = g_str_hash(s->key) ^ ((uint64_t)s->iteration << 32) ^ (uint64_t)g_get_real_time();
         if (ops->n_ports > 0) {
                 f->env.nports = MIN(ops->n_ports, (int)G_N_ELEMENTS(f->env.ports));
@@ -725,12 +779,12 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
 
         if (progress)
                 progress(userdata, "disk");
-        if (make_disk(f->disk, s->disk_bytes, &verr) < 0 || format_disk(s, f->disk, &verr) < 0 ||
+        if (make_disk(f->disk, s->guest->disk_bytes, &verr) < 0 || format_disk(s->guest, f->disk, &verr) < 0 ||
             disk_head_crc(f->disk, &f->disk_head, &verr) < 0 ||
-            (s->swap_bytes && make_disk(f->swap, s->swap_bytes, &verr) < 0) ||
-            (s->swap_bytes && run_tool((char *[]){ "mkswap", "-q", f->swap, NULL }, &verr) < 0) ||
+            (s->guest->swap_bytes && make_disk(f->swap, s->guest->swap_bytes, &verr) < 0) ||
+            (s->guest->swap_bytes && run_tool((char *[]){ "mkswap", "-q", f->swap, NULL }, &verr) < 0) ||
             vm_qemu_hand_over(s->qemu_user, f->disk, &verr) < 0 ||
-            (s->swap_bytes && vm_qemu_hand_over(s->qemu_user, f->swap, &verr) < 0)) {
+            (s->guest->swap_bytes && vm_qemu_hand_over(s->qemu_user, f->swap, &verr) < 0)) {
                 /* Not retried: the same settings would fail the same way. */
                 g_snprintf(res->detail, sizeof(res->detail), "disk: %s", verr.msg);
                 g_unlink(f->disk);
@@ -751,7 +805,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
 
         /* The instruction counter: without it the cell still measures
          * everything else, and says why it has no counts. */
-        if (s->insn_plugin && strcmp(s->accel, "kvm") != 0) {
+        if (s->insn_plugin && strcmp(s->guest->accel, "kvm") != 0) {
                 f->insns = g_build_filename(s->work_dir, "insns.bin", NULL);
                 if (!vm_plugin_path_ok(s->insn_plugin) || !vm_plugin_path_ok(f->insns) ||
                     insncount_file_create(f->insns, s->qemu_user, &verr) < 0) {
@@ -766,12 +820,12 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
 
         /* A restored guest keeps the command line it booted with; the
          * cell's id reaches it in the hello. */
-        f->cmdline = s->snapshot ? g_strdup(s->snapshot_cmdline) : cell_cmdline(s->key, s->append);
+        f->cmdline = s->snapshot ? g_strdup(s->snapshot_cmdline) : guest_cmdline(s->key, s->guest->append);
         f->vc = (struct vm_config){
-                .name = s->snapshot ? s->snapshot_domain : f->name, .uuid = s->snapshot ? s->snapshot_uuid : NULL, .accel = s->accel, .mem_mb = s->mem_mb, .cpus = s->cpus,
-                .kernel = s->kernel->vmlinux_path ? s->kernel->vmlinux_path : s->kernel->image_path,
+                .name = s->snapshot ? s->snapshot_domain : f->name, .uuid = s->snapshot ? s->snapshot_uuid : NULL,
+                .guest = s->guest, .kernel = s->kernel->vmlinux_path ? s->kernel->vmlinux_path : s->kernel->image_path,
                 .initrd = s->initrd, .cmdline = f->cmdline, .disk = f->disk,
-                .swap_disk = s->swap_bytes ? f->swap : NULL, .disk_bytes_per_s = s->disk_bytes_per_s,
+                .swap_disk = s->guest->swap_bytes ? f->swap : NULL,
                 .console_path = f->console, .serial_socket = f->serial,
                 .plugin = f->insns ? s->insn_plugin : NULL, .plugin_out = f->insns,
         };
@@ -1026,23 +1080,13 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
         g_unlink(f->console);
         g_unlink(f->serial);
         g_free(f->cmdline);
-        f->cmdline = cell_cmdline(s->key, s->append);
+        f->cmdline = guest_cmdline(s->key, s->guest->append);
         f->vc.cmdline = f->cmdline;
         f->vc.uuid = NULL;
         f->vc.name = f->name;
 }
 
-int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *s, struct cell_result *res,
-                 void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
-        struct cell_files f = { 0 };
-        struct console_verdict cv = { 0 };
-        struct endstate_facts facts;
-        struct endstate es;
-        struct cell c = { 0 };
-        struct statvfs st;
-        char space[160] = "";
-        int r;
-
+static void result_init(struct cell_result *res) {
         *res = (struct cell_result){ .state = CELL_INFRA_ERROR, .exit_code = -1, .boot_s = NAN,
                                      .workload_s = NAN, .total_s = NAN };
         res->vmstat = g_array_new(FALSE, TRUE, sizeof(struct cell_vmstat_line));
@@ -1053,7 +1097,115 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         g_strlcpy(res->hostblk_note, "the workload never started", sizeof(res->hostblk_note));
         res->console = g_string_new(NULL);
         res->data = g_string_new(NULL);
+}
 
+/* The cell's state before the guest starts; cell_clear undoes it. */
+static void cell_init(struct cell *c, const struct cell_vm_ops *ops, const struct cell_spec *s,
+                      struct cell_result *res, const struct cell_files *f) {
+        *c = (struct cell){ .ops = ops, .spec = s, .res = res, .console_path = f->console };
+        c->q = g_async_queue_new_full(msg_free);
+        c->out_lines = g_ptr_array_new_with_free_func(g_free);
+        c->agent_logs = g_ptr_array_new_with_free_func(g_free);
+        c->host_notes = g_ptr_array_new_with_free_func(g_free);
+        c->events = g_ptr_array_new_with_free_func(g_free);
+        c->event_t = g_array_new(FALSE, FALSE, sizeof(double));
+        g_mutex_init(&c->data_lock);
+        c->stage = STAGE_BOOT;
+        c->ready_timeout_s = s->boot_timeout_s;
+        c->disk_head = f->disk_head;
+        c->insn_fd = f->insns ? open(f->insns, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+        console_stream_init(&c->stream, s->key);
+}
+
+/* After the guest is gone: the end state from what was seen, the metrics
+ * and the evidence kept with them. */
+static void cell_conclude(struct cell *c, const struct cell_files *f) {
+        const struct cell_spec *s = c->spec;
+        struct cell_result *res = c->res;
+        struct console_verdict cv = { 0 };
+        struct endstate_facts facts;
+        struct endstate es;
+        struct statvfs st;
+        char space[160] = "";
+
+        /* The event loop no longer touches c->lines: count what it dropped. */
+        res->rejected = c->stream.rejected + (long)c->lines.dropped;
+        if (c->lines.dropped && !c->stream.first_reject[0])
+                g_snprintf(c->stream.first_reject, sizeof(c->stream.first_reject),
+                           "a line longer than %d bytes", PROTO_LINE_MAX);
+        read_console(f->console, res->console);
+        console_scan(res->console->str, res->console->len, &cv);
+        if (statvfs(s->work_dir, &st) == 0)
+                g_snprintf(space, sizeof(space), "; %llu MiB free in %s",
+                           (unsigned long long)((uint64_t)st.f_bavail * st.f_frsize >> 20), s->work_dir);
+
+        cell_facts(c, &cv, space, &facts);
+        endstate_decide(&facts, &es);
+        res->state = es.state;
+        g_strlcpy(res->detail, es.detail, sizeof(res->detail));
+        res->retryable = es.retryable;
+        res->host_failed = es.host_failed;
+        /* A restored guest that read a block of another disk: the snapshot
+         * is not to be trusted again. */
+        if (res->warm && c->stop == STOP_STALE_DISK)
+                res->snapshot_failed = 1;
+        if (es.parse) {
+                char warn[sizeof(res->detail)];
+                g_strlcpy(warn, res->detail, sizeof(warn));
+                parse_outputs(c);
+                if (strcmp(res->state, CELL_OK) == 0)
+                        g_strlcpy(res->detail, warn, sizeof(res->detail));
+        }
+        if (c->done_t > 0 && strcmp(res->state, CELL_OK) == 0)
+                load_metrics(c);
+        if (c->insn_fd >= 0 && !c->insn_loaded && c->done_t > 0)
+                g_ptr_array_add(c->host_notes, g_strdup("no instruction counts: QEMU ran without kbench's "
+                                                        "plugin (its counter file stayed empty)"));
+
+        /* How the guest started, for every cell (show's START column):
+         * warm and cold cells are told apart by this alone. */
+        metric_add(&res->metrics, CELL_METRIC_WARM, res->warm ? 1 : 0, "");
+
+        /* Keep what the job printed with the cell: it is the evidence for the metrics. */
+        res->output = g_string_new(NULL);
+        for (guint i = 0; i < c->host_notes->len; i++)
+                g_string_append_printf(res->output, "[host] %s\n", (char *)c->host_notes->pdata[i]);
+        for (guint i = 0; i < c->agent_logs->len; i++)
+                g_string_append_printf(res->output, "[agent] %s\n", (char *)c->agent_logs->pdata[i]);
+        for (guint i = 0; i < c->out_lines->len; i++)
+                g_string_append_printf(res->output, "%s\n", (char *)c->out_lines->pdata[i]);
+}
+
+/* The cell's files (the console is in res->console now; the scratch
+ * directory must be empty for the runner to remove it) and state. */
+static void cell_clear(struct cell *c, struct cell_files *f) {
+        g_unlink(f->disk);
+        g_unlink(f->swap);
+        g_unlink(f->console);
+        g_unlink(f->serial);
+        if (c->insn_fd >= 0)
+                close(c->insn_fd);
+        if (f->insns)
+                g_unlink(f->insns);
+        g_async_queue_unref(c->q);
+        g_ptr_array_free(c->out_lines, TRUE);
+        g_ptr_array_free(c->agent_logs, TRUE);
+        g_ptr_array_free(c->host_notes, TRUE);
+        g_ptr_array_free(c->events, TRUE);
+        g_array_free(c->event_t, TRUE);
+        g_free(c->stop_detail);
+        metric_list_clear(&c->host_metrics);
+        g_mutex_clear(&c->data_lock);
+        cell_files_clear(f);
+}
+
+int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *s, struct cell_result *res,
+                 void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
+        struct cell_files f = { 0 };
+        struct cell c;
+        int r;
+
+        result_init(res);
         r = cell_prepare(s, res, &f, progress, userdata, err);
         if (r <= 0) {
                 if (f.console)
@@ -1063,24 +1215,7 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
                 cell_files_clear(&f);
                 return r;
         }
-
-        c.ops = ops;
-        c.spec = s;
-        c.res = res;
-        c.console_path = f.console;
-        c.q = g_async_queue_new_full(msg_free);
-        c.out_lines = g_ptr_array_new_with_free_func(g_free);
-        c.agent_logs = g_ptr_array_new_with_free_func(g_free);
-        c.host_notes = g_ptr_array_new_with_free_func(g_free);
-        c.events = g_ptr_array_new_with_free_func(g_free);
-        c.event_t = g_array_new(FALSE, FALSE, sizeof(double));
-        g_mutex_init(&c.data_lock);
-        c.stage = STAGE_BOOT;
-        c.ready_timeout_s = s->boot_timeout_s;
-        c.disk_head = f.disk_head;
-        c.insn_fd = f.insns ? open(f.insns, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
-        console_stream_init(&c.stream, s->key);
-
+        cell_init(&c, ops, s, res, &f);
         if (s->snapshot && cell_start_warm(&c, &f, ctx, progress, userdata) < 0)
                 cell_fall_back_cold(&c, &f);
         if (!res->warm)
@@ -1092,72 +1227,8 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         /* The next warm cell restores under the same name and UUID: this
          * domain must be gone before it. */
         ops->stop(c.vm, !res->warm);
-        /* The event loop no longer touches c.lines: count what it dropped. */
-        res->rejected = c.stream.rejected + (long)c.lines.dropped;
-        if (c.lines.dropped && !c.stream.first_reject[0])
-                g_snprintf(c.stream.first_reject, sizeof(c.stream.first_reject),
-                           "a line longer than %d bytes", PROTO_LINE_MAX);
-        read_console(f.console, res->console);
-        console_scan(res->console->str, res->console->len, &cv);
-        if (statvfs(s->work_dir, &st) == 0)
-                g_snprintf(space, sizeof(space), "; %llu MiB free in %s",
-                           (unsigned long long)((uint64_t)st.f_bavail * st.f_frsize >> 20), s->work_dir);
-
-        cell_facts(&c, &cv, space, &facts);
-        endstate_decide(&facts, &es);
-        res->state = es.state;
-        g_strlcpy(res->detail, es.detail, sizeof(res->detail));
-        res->retryable = es.retryable;
-        res->host_failed = es.host_failed;
-        /* A restored guest that read a block of another disk: the snapshot
-         * is not to be trusted again. */
-        if (res->warm && c.stop == STOP_STALE_DISK)
-                res->snapshot_failed = 1;
-        if (es.parse) {
-                char warn[sizeof(res->detail)];
-                g_strlcpy(warn, res->detail, sizeof(warn));
-                parse_outputs(&c);
-                if (strcmp(res->state, CELL_OK) == 0)
-                        g_strlcpy(res->detail, warn, sizeof(res->detail));
-        }
-        if (c.done_t > 0 && strcmp(res->state, CELL_OK) == 0)
-                load_metrics(&c);
-        if (c.insn_fd >= 0 && !c.insn_loaded && c.done_t > 0)
-                g_ptr_array_add(c.host_notes, g_strdup("no instruction counts: QEMU ran without kbench's "
-                                                       "plugin (its counter file stayed empty)"));
-
-        /* How the guest started, for every cell (show's START column):
-         * warm and cold cells are told apart by this alone. */
-        metric_add(&res->metrics, CELL_METRIC_WARM, res->warm ? 1 : 0, "");
-
-        /* Keep what the job printed with the cell: it is the evidence for the metrics. */
-        res->output = g_string_new(NULL);
-        for (guint i = 0; i < c.host_notes->len; i++)
-                g_string_append_printf(res->output, "[host] %s\n", (char *)c.host_notes->pdata[i]);
-        for (guint i = 0; i < c.agent_logs->len; i++)
-                g_string_append_printf(res->output, "[agent] %s\n", (char *)c.agent_logs->pdata[i]);
-        for (guint i = 0; i < c.out_lines->len; i++)
-                g_string_append_printf(res->output, "%s\n", (char *)c.out_lines->pdata[i]);
-        g_unlink(f.disk);
-        g_unlink(f.swap);
-        /* The console is in res->console now; the scratch directory must be
-         * empty for the runner to remove it. */
-        g_unlink(f.console);
-        g_unlink(f.serial);
-        if (c.insn_fd >= 0)
-                close(c.insn_fd);
-        if (f.insns)
-                g_unlink(f.insns);
-        g_async_queue_unref(c.q);
-        g_ptr_array_free(c.out_lines, TRUE);
-        g_ptr_array_free(c.agent_logs, TRUE);
-        g_ptr_array_free(c.host_notes, TRUE);
-        g_ptr_array_free(c.events, TRUE);
-        g_array_free(c.event_t, TRUE);
-        g_free(c.stop_detail);
-        metric_list_clear(&c.host_metrics);
-        g_mutex_clear(&c.data_lock);
-        cell_files_clear(&f);
+        cell_conclude(&c, &f);
+        cell_clear(&c, &f);
         return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "cell/endstate.h"
 #include "host/vm.h"
 #include "kernels/kstore.h"
+#include "settings/guest.h"
 #include "workloads/workload.h"
 
 struct cell_spec {
@@ -21,19 +22,12 @@ struct cell_spec {
         const struct workload_spec *workload;
         int iteration;
         int attempt;                       /* 1-based; later attempts get their own domain name */
-        const char *accel;                 /* "kvm" or "tcg" */
-        unsigned mem_mb;
-        unsigned cpus;
-        uint64_t disk_bytes;               /* disk under test */
-        uint64_t swap_bytes;               /* 0: no swap disk */
-        uint64_t disk_bytes_per_s;         /* iotune; 0 = unlimited */
-        const char *fs;                    /* ext4, ext3, ext2, xfs, btrfs (mkfs.<fs> on the host) */
-        const char *mount_opts;            /* may be "" */
+        const struct guest_shape *guest;   /* RAM, vCPUs, disks (mkfs.<fs> on the host), throttle, command
+                                              line, accelerator */
         const char *initrd;
         const char *work_dir;              /* scratch directory for this cell's files */
         const struct vm_qemu_user *qemu_user; /* the cell's disks and console log are handed to it
                                               (vm_qemu_hand_over); NULL: QEMU runs as kbench */
-        const char *append;                /* extra kernel command line, may be NULL */
         const char *const *agent_lines;    /* "set NAME VALUE" lines of the run options (runopts_agent_lines) */
         double deadline_s;                 /* whole-cell limit */
         double boot_timeout_s;             /* QEMU start -> agent ready */
@@ -144,15 +138,10 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *spec, struct cell_res
              struct kb_error *err);
 void cell_result_clear(struct cell_result *r);
 
-/* The kernel command line of a guest that names itself cell_id (the cell
- * key, or the snapshot's fixed id), with the user's extra arguments
- * (append may be NULL). Caller frees with g_free. */
-char *cell_cmdline(const char *cell_id, const char *append);
-/* x86's COMMAND_LINE_SIZE: the kernel keeps this many bytes of its command
- * line, the NUL included, and drops the rest without a word. */
-#define CELL_CMDLINE_SIZE 2048
-/* What every command line starts with; the cell id follows. */
-#define CELL_CMDLINE_BASE "console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell="
+/* The part of a workload's environment that the guest's shape sets: its
+ * RAM, vCPUs, the disk under test and where the guest mounts it (ports
+ * and seed are the cell's). Writes those fields of *ret only. */
+void cell_workload_env(const struct guest_shape *g, struct workload_env *ret);
 
 /* The metric every cell carries: 1 restored from a snapshot, 0 booted. */
 #define CELL_METRIC_WARM "boot_warm"

@@ -228,9 +228,10 @@ static void run_spec(const struct script *sc, double silence_s, const char *snap
         struct workload_spec *w = NULL;
         struct kb_error err = { { 0 } };
         static const char *const agent_lines[] = { "set fs ext4", "set mount_opts ", NULL };
+        static const struct guest_shape guest = { .accel = "tcg", .mem_mb = 160, .cpus = 1, .disk_bytes = 64 << 20,
+                                                  .fs = "ext4", .mount_opts = "" };
         struct cell_spec spec = {
-                .key = "c007", .domain_prefix = "kb1-r1", .kernel = &k, .iteration = 0, .accel = "tcg",
-                .mem_mb = 160, .cpus = 1, .disk_bytes = 64 << 20, .fs = "ext4", .mount_opts = "",
+                .key = "c007", .domain_prefix = "kb1-r1", .kernel = &k, .iteration = 0, .guest = &guest,
                 .initrd = "/nonexistent/initrd", .work_dir = work,
                 .agent_lines = test_agent_lines ? test_agent_lines : agent_lines,
                 .deadline_s = 20, .boot_timeout_s = 6, .silence_timeout_s = silence_s,

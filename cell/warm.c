@@ -108,6 +108,10 @@ static int wait_ready(struct boot *b, double timeout_s, double *ret_ready_s, int
 
 int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made *ret, struct kb_error *err) {
         const struct snapshot_shape *sh = wb->shape;
+        /* A snapshot serves every throttle of its shape (not in its key):
+         * its boot runs unthrottled, and each restore's domain sets the
+         * cell's own. */
+        struct guest_shape guest = *sh->guest;
         const struct vm_qemu_user *qu = vm_conn_qemu_user(conn);
         g_autofree char *dir = g_build_filename(wb->store, "snapshots", NULL);
         g_autofree char *save = snapshot_path(wb->store, wb->key, ".save");
@@ -129,14 +133,15 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
         if (g_mkdir_with_parents(dir, 0755) < 0)
                 return error_setf(err, -errno, "%s: %s", dir, g_strerror(errno));
         snapshot_uuid(wb->key, uuid);
-        r = write_marker_disk(disk, sh->disk_bytes, err);
-        if (r == 0 && sh->swap_bytes)
-                r = write_marker_disk(swap, sh->swap_bytes, err);
+        guest.disk_mbps = 0;
+        r = write_marker_disk(disk, guest.disk_bytes, err);
+        if (r == 0 && guest.swap_bytes)
+                r = write_marker_disk(swap, guest.swap_bytes, err);
         /* QEMU runs as another user (vm.c): it gets the marker disks and an
          * empty console log, nothing else of the snapshots directory. */
         if (r == 0)
                 r = vm_qemu_hand_over(qu, disk, err);
-        if (r == 0 && sh->swap_bytes)
+        if (r == 0 && guest.swap_bytes)
                 r = vm_qemu_hand_over(qu, swap, err);
         g_unlink(console);
         if (r == 0 && !g_file_set_contents(console, "", 0, NULL))
@@ -146,9 +151,9 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
         if (r < 0)
                 goto out;
         vc = (struct vm_config){
-                .name = wb->domain_name, .uuid = uuid, .accel = sh->accel, .mem_mb = sh->mem_mb, .cpus = sh->cpus,
-                .kernel = wb->kernel_path, .initrd = wb->initrd, .cmdline = sh->cmdline, .disk = disk,
-                .swap_disk = sh->swap_bytes ? swap : NULL, .console_path = console, .serial_socket = serial,
+                .name = wb->domain_name, .uuid = uuid, .guest = &guest, .kernel = wb->kernel_path,
+                .initrd = wb->initrd, .cmdline = sh->cmdline, .disk = disk,
+                .swap_disk = guest.swap_bytes ? swap : NULL, .console_path = console, .serial_socket = serial,
         };
         if (sh->nic) {
                 r = free_port(&vc.forwards[0].host, err);

@@ -13,13 +13,16 @@
 #include "common/error.h"
 #include "host/snapshot.h"
 #include "host/vm.h"
+#include "settings/guest.h"
 
 /* Written over the first WARM_MARKER_BYTES of the snapshot's disk. */
 #define WARM_MARKER "KBENCH SNAPSHOT DISK: NO CELL MAY READ THIS BLOCK\n"
 #define WARM_MARKER_BYTES (1u << 20)
 
-/* The guest id the snapshot boots with (kbench.cell=): cells never use it. */
+/* The guest id the snapshot boots with (kbench.cell=): cells never use it.
+ * The --append check leaves room for the longest id. */
 #define WARM_CELL_ID "snapshot"
+_Static_assert(sizeof(WARM_CELL_ID) - 1 <= GUEST_CELL_ID_MAX, "the --append check counts the snapshot's id");
 
 struct warm_boot {
         const char *store;                 /* the store directory */

@@ -8,7 +8,7 @@
 #include "bisect/bisect.h"
 #include "cli/cli.h"
 #include "report/metrics.h"
-#include "run/runopts.h"
+#include "settings/runopts.h"
 
 /* run options a bisection sets itself, or that make no sense per step */
 static const char *const not_here[] = { "kernel", "repeat", "tag", "until-mde", "budget-cells", "budget-time",

@@ -93,6 +93,61 @@ static void check_qemu_user(struct checks *c, const struct store_ctx *g) {
                 check(c, "qemu-reach", 1, "%s can reach %s", VM_QEMU_USER, scratch);
 }
 
+/* The results database: absent (fine), unreadable, or checked in full.
+ * OUT: *ret_db, open when it could be. */
+static void check_database(struct checks *c, const struct store_ctx *g, struct db **ret_db) {
+        struct kb_error err = { { 0 } };
+
+        if (access(g->db_path, F_OK) < 0 && errno == ENOENT)
+                check(c, "database", 1, "none yet at %s (the first kbench run creates it)", g->db_path);
+        else if (db_open_existing(g->db_path, ret_db, &err) < 0)
+                check(c, "database", 0, "%s", err.msg);
+        else if (db_check(*ret_db, 1, &err) < 0)
+                check(c, "database", 0, "%s (restore a backup, or copy the runs still readable with "
+                      "sqlite3 .recover)", err.msg);
+        else
+                check(c, "database", 1, "%s (PRAGMA integrity_check: ok)", g->db_path);
+}
+
+/* What a killed kbench left, cleaned now (the caller holds the lock). */
+static void check_leftovers(struct checks *c, const struct store_ctx *g, struct db *db) {
+        struct kb_error err = { { 0 } };
+        struct reap_report reaped;
+
+        if (reap_store(g, db, &reaped, &err) < 0)
+                check(c, "leftovers", 0, "%s", err.msg);
+        else if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
+                check(c, "leftovers", 1, "left by a killed kbench and cleaned now: %d QEMU killed, "
+                      "%d scratch entries removed, %d run(s) marked interrupted (resume with "
+                      "'kbench run --resume RUN')", reaped.qemu_killed, reaped.scratch_removed,
+                      reaped.runs_interrupted);
+        else
+                check(c, "leftovers", 1, "none (no stale QEMU, scratch file or running run)");
+}
+
+/* libvirt and the accelerator, probed with the store's first kernel (k,
+ * may be NULL). OUT: *ret_conn, the connection when there is one. */
+static void check_libvirt(struct checks *c, const struct store_ctx *g, const struct kstore_kernel *k,
+                          struct vm_conn **ret_conn) {
+        g_autofree char *qv = NULL, *lv = NULL, *why = NULL;
+        struct kb_error err = { { 0 } };
+        const char *accel = NULL;
+        const char *probe = k ? (k->vmlinux_path ? k->vmlinux_path : k->image_path) : NULL;
+
+        if (vm_conn_new(g->connect, ret_conn, &err) < 0) {
+                check(c, "libvirt", 0, "%s", err.msg);
+                return;
+        }
+        if (vm_conn_versions(*ret_conn, &qv, &lv, &err) == 0)
+                check(c, "libvirt", 1, "%s (libvirt %s, QEMU %s)", g->connect, lv, qv);
+        if (access("/dev/kvm", F_OK) != 0)
+                check(c, "accel", 1, "tcg: no /dev/kvm");
+        else if (accel_resolve(*ret_conn, "auto", g->home, probe, &accel, &why, &err) == 0)
+                check(c, "accel", 1, "%s", why);
+        else
+                check(c, "accel", 0, "%s", err.msg);
+}
+
 int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
         int json = 0;
         GOptionEntry entries[] = {
@@ -107,7 +162,6 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
         struct kstore_kernel **kernels = NULL;
         struct db *db = NULL;
         struct store_lock *lock = NULL;
-        struct reap_report reaped;
         struct kb_error err = { { 0 } };
         size_t nk = 0;
 
@@ -137,15 +191,7 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
                 check(&c, "kernels", 1, "%zu kernel(s) in %s", nk, kdir);
         else
                 check(&c, "kernels", 0, "%s", err.msg);
-        if (access(g->db_path, F_OK) < 0 && errno == ENOENT)
-                check(&c, "database", 1, "none yet at %s (the first kbench run creates it)", g->db_path);
-        else if (db_open_existing(g->db_path, &db, &err) < 0)
-                check(&c, "database", 0, "%s", err.msg);
-        else if (db_check(db, 1, &err) < 0)
-                check(&c, "database", 0, "%s (restore a backup, or copy the runs still readable with "
-                      "sqlite3 .recover)", err.msg);
-        else
-                check(&c, "database", 1, "%s (PRAGMA integrity_check: ok)", g->db_path);
+        check_database(&c, g, &db);
 
         /* A store in use is fine, but its libvirt root is then taken: the
          * embedded driver allows one process per root. */
@@ -153,33 +199,8 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
                 check(&c, "lock", 0, "%s", err.msg);
                 goto report;
         }
-        if (reap_store(g, db, &reaped, &err) < 0)
-                check(&c, "leftovers", 0, "%s", err.msg);
-        else if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
-                check(&c, "leftovers", 1, "left by a killed kbench and cleaned now: %d QEMU killed, "
-                      "%d scratch entries removed, %d run(s) marked interrupted (resume with "
-                      "'kbench run --resume RUN')", reaped.qemu_killed, reaped.scratch_removed,
-                      reaped.runs_interrupted);
-        else
-                check(&c, "leftovers", 1, "none (no stale QEMU, scratch file or running run)");
-
-        if (vm_conn_new(g->connect, &conn, &err) == 0) {
-                g_autofree char *qv = NULL, *lv = NULL, *why = NULL;
-                const char *accel = NULL;
-                const char *probe = nk > 0 ? (kernels[0]->vmlinux_path ? kernels[0]->vmlinux_path
-                                                                        : kernels[0]->image_path) : NULL;
-
-                if (vm_conn_versions(conn, &qv, &lv, &err) == 0)
-                        check(&c, "libvirt", 1, "%s (libvirt %s, QEMU %s)", g->connect, lv, qv);
-                if (access("/dev/kvm", F_OK) != 0)
-                        check(&c, "accel", 1, "tcg: no /dev/kvm");
-                else if (accel_resolve(conn, "auto", g->home, probe, &accel, &why, &err) == 0)
-                        check(&c, "accel", 1, "%s", why);
-                else
-                        check(&c, "accel", 0, "%s", err.msg);
-        } else {
-                check(&c, "libvirt", 0, "%s", err.msg);
-        }
+        check_leftovers(&c, g, db);
+        check_libvirt(&c, g, nk > 0 ? kernels[0] : NULL, &conn);
 report:
         if (json) {
                 json_t *o = json_pack("{s:o, s:b, s:s, s:s, s:s}", "checks", c.list, "ok", c.failed == 0,

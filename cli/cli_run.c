@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "run/runner.h"
-#include "run/runopts.h"
+#include "settings/runopts.h"
 #include "workloads/workload.h"
 
 static char *workloads_help(void) {
@@ -33,7 +33,7 @@ int cli_run(int argc, char **argv, const struct store_ctx *g) {
         g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
-        struct runner_opts o;
+        struct run_settings o;
         struct kb_error err = { { 0 } };
         g_autoptr(GOptionContext) ctx = g_option_context_new("- boot kernels under QEMU and run workloads");
         int code = 2;
@@ -88,7 +88,7 @@ int cli_run(int argc, char **argv, const struct store_ctx *g) {
                 o.kernels = (char **)kern->pdata;
                 o.workloads = (char **)work->pdata;
         }
-        code = runner_run(&o, g, NULL, &err);
+        code = runner_run(&o, NULL, g, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);
 out:

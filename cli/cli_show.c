@@ -19,6 +19,46 @@ static int parse_bisection_id(const char *text, gint64 *ret) {
         return errno == 0 && *text && !*end && *ret > 0;
 }
 
+/* Which options go together: 0, or 1 once the usage error is said. */
+static int check_combination(int argc, gboolean json, gboolean tags, gboolean bisect, const char *cell,
+                             const char *log) {
+        /* The streams cell/cellrows.c stores; vmstat is not stored as a
+         * log: it is the rows, rendered. Any other name is a usage error,
+         * whatever the cell holds. */
+        static const char *const streams[] = { "console", "data", "output", "script", "vmstat" };
+        int known = 0;
+
+        if (tags && (argc > 1 || json || cell || log))
+                return cli_errorf("show: --tags takes no RUN and no other option");
+        if (bisect && (tags || cell || log))
+                return cli_errorf("show: --bisect takes an id (or none) and --json, no other option");
+        if ((cell || log) && argc < 2)
+                return cli_errorf("show: --cell and --log need a RUN (an id or 'last')");
+        if (log && !cell)
+                return cli_errorf("show: --log needs --cell KEY");
+        if (!log)
+                return 0;
+        for (size_t i = 0; i < G_N_ELEMENTS(streams); i++)
+                known |= strcmp(log, streams[i]) == 0;
+        if (!known)
+                return cli_errorf("show: --log '%.64s' is not a log: console, data, output, script or vmstat", log);
+        if (json && strcmp(log, "vmstat") != 0)
+                return cli_errorf("show: --log prints the log raw; it cannot be combined with --json");
+        return 0;
+}
+
+/* What a RUN argument selects: the run, one of its cells, or a cell's log. */
+static int show_in_run(struct db *db, int64_t run_id, const char *cell, const char *log, int vmstat_view,
+                       gboolean json, struct kb_error *err) {
+        if (vmstat_view)
+                return show_cell_vmstat(db, run_id, cell, json, stdout, err);
+        if (log)
+                return show_cell_log(db, run_id, cell, log, isatty(STDOUT_FILENO), stdout, err);
+        if (cell)
+                return show_cell(db, run_id, cell, json, stdout, err);
+        return show_run(db, run_id, json, 0, stdout, err);
+}
+
 int cli_show(int argc, char **argv, const struct store_ctx *g) {
         g_autoptr(GOptionContext) ctx = NULL;
         g_autofree char *cell = NULL, *log = NULL;
@@ -55,42 +95,9 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 cli_errorf("show: unexpected argument '%.64s' (try 'kbench show --help')", argv[2]);
                 return 2;
         }
-        if (tags && (argc > 1 || json || cell || log)) {
-                cli_errorf("show: --tags takes no RUN and no other option");
+        if (check_combination(argc, json, tags, bisect, cell, log))
                 return 2;
-        }
-        if (bisect && (tags || cell || log)) {
-                cli_errorf("show: --bisect takes an id (or none) and --json, no other option");
-                return 2;
-        }
-        if ((cell || log) && argc < 2) {
-                cli_errorf("show: --cell and --log need a RUN (an id or 'last')");
-                return 2;
-        }
-        if (log && !cell) {
-                cli_errorf("show: --log needs --cell KEY");
-                return 2;
-        }
-        /* The streams cell/cellrows.c stores; vmstat is not stored as
-         * a log: it is the rows, rendered. Any other name is a usage error,
-         * whatever the cell holds. */
-        if (log) {
-                static const char *const streams[] = { "console", "data", "output", "script", "vmstat" };
-                int known = 0;
-
-                for (size_t i = 0; i < G_N_ELEMENTS(streams); i++)
-                        known |= strcmp(log, streams[i]) == 0;
-                if (!known) {
-                        cli_errorf("show: --log '%.64s' is not a log: console, data, output, script or vmstat", log);
-                        return 2;
-                }
-        }
         vmstat_view = log && strcmp(log, "vmstat") == 0;
-        if (log && json && !vmstat_view) {
-                cli_errorf("show: --log prints the log raw; it cannot be combined with --json");
-                return 2;
-        }
-
         if (bisect && argc > 1 && !parse_bisection_id(argv[1], &bisection)) {
                 cli_errorf("show: --bisect '%.64s' is not a bisection id", argv[1]);
                 return 2;
@@ -113,14 +120,8 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                         db_close(db);
                         return 2;
                 }
-                if (r >= 0 && vmstat_view)
-                        r = show_cell_vmstat(db, run_id, cell, json, stdout, &err);
-                else if (r >= 0 && log)
-                        r = show_cell_log(db, run_id, cell, log, isatty(STDOUT_FILENO), stdout, &err);
-                else if (r >= 0 && cell)
-                        r = show_cell(db, run_id, cell, json, stdout, &err);
-                else if (r >= 0)
-                        r = show_run(db, run_id, json, 0, stdout, &err);
+                if (r >= 0)
+                        r = show_in_run(db, run_id, cell, log, vmstat_view, json, &err);
         }
         if (r < 0)
                 r = db_blame(db, r, &err);

@@ -30,8 +30,9 @@ static int probe(struct vm_conn *c, const char *home, const char *kernel, int *r
         g_autofree char *dir = g_build_filename(home, "cache", NULL);
         g_autofree char *console = g_build_filename(dir, "kvm-probe-console.log", NULL);
         g_autofree char *name = g_strdup_printf("kb%d-kvm-probe", (int)getpid());
+        static const struct guest_shape probe_guest = { .accel = "kvm", .mem_mb = 256, .cpus = 1 };
         struct vm_config vc = {
-                .name = name, .accel = "kvm", .mem_mb = 256, .cpus = 1, .kernel = kernel,
+                .name = name, .guest = &probe_guest, .kernel = kernel,
                 .cmdline = "console=ttyS0 panic=-1", .console_path = console,
         };
         struct vm *vm = NULL;

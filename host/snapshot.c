@@ -43,10 +43,10 @@ void snapshot_key(const struct snapshot_shape *s, char *ret) {
         put(ck, "format", "kbench-snapshot-1");
         put(ck, "kernel", s->kernel_id);
         put(ck, "initrd", s->initrd_sha256);
-        put_u64(ck, "mem_mb", s->mem_mb);
-        put_u64(ck, "cpus", s->cpus);
-        put_u64(ck, "disk_bytes", s->disk_bytes);
-        put_u64(ck, "swap_bytes", s->swap_bytes);
+        put_u64(ck, "mem_mb", s->guest->mem_mb);
+        put_u64(ck, "cpus", s->guest->cpus);
+        put_u64(ck, "disk_bytes", s->guest->disk_bytes);
+        put_u64(ck, "swap_bytes", s->guest->swap_bytes);
         put(ck, "bus", s->bus);
         put_u64(ck, "nic", (uint64_t)(s->nic != 0));
         /* The NIC's device arguments are part of the saved machine: an
@@ -54,7 +54,7 @@ void snapshot_key(const struct snapshot_shape *s, char *ret) {
         if (s->nic)
                 put(ck, "nic_device", VM_NIC_DEVICE);
         put(ck, "cmdline", s->cmdline);
-        put(ck, "accel", s->accel);
+        put(ck, "accel", s->guest->accel);
         put(ck, "qemu", s->qemu_version);
         put(ck, "libvirt", s->libvirt_version);
         g_strlcpy(ret, g_checksum_get_string(ck), SNAPSHOT_KEY_LEN + 1);
@@ -102,9 +102,10 @@ int snapshot_write_manifest(const char *store, const char *key, const struct sna
         _cleanup_free_ char *text = NULL;
         json_t *j = json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:i, s:I, s:I, s:s?, s:b, s:s?, s:s?, s:s?, s:s?, s:f, s:f}",
                               "key", key, "kernel_id", s->kernel_id, "kernel_name", kernel_name,
-                              "initrd_sha256", s->initrd_sha256, "mem_mb", (int)s->mem_mb, "cpus", (int)s->cpus,
-                              "disk_bytes", (json_int_t)s->disk_bytes, "swap_bytes", (json_int_t)s->swap_bytes,
-                              "bus", s->bus, "nic", s->nic, "cmdline", s->cmdline, "accel", s->accel,
+                              "initrd_sha256", s->initrd_sha256, "mem_mb", (int)s->guest->mem_mb,
+                              "cpus", (int)s->guest->cpus, "disk_bytes", (json_int_t)s->guest->disk_bytes,
+                              "swap_bytes", (json_int_t)s->guest->swap_bytes, "bus", s->bus, "nic", s->nic,
+                              "cmdline", s->cmdline, "accel", s->guest->accel,
                               "qemu_version", s->qemu_version, "libvirt_version", s->libvirt_version,
                               "created_at", (double)g_get_real_time() / 1e6, "boot_s", boot_s);
         int r = 0;

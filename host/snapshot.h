@@ -14,19 +14,18 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "settings/guest.h"
 
 /* Everything that shapes the booted guest. */
 struct snapshot_shape {
         const char *kernel_id;             /* sha256 of the boot image (kstore id) */
         const char *initrd_sha256;         /* content hash of the initramfs */
-        unsigned mem_mb;
-        unsigned cpus;
-        uint64_t disk_bytes;               /* disk under test */
-        uint64_t swap_bytes;               /* 0: no swap disk */
+        const struct guest_shape *guest;   /* RAM, vCPUs, disk and swap sizes and the accelerator take
+                                              part; the rest of the guest's shape does not change the
+                                              saved machine (the command line is below, whole) */
         const char *bus;                   /* disk bus, "ide" */
         int nic;                           /* 1: user-mode NIC present */
         const char *cmdline;               /* the whole kernel command line of the saved boot */
-        const char *accel;                 /* "kvm" or "tcg" */
         const char *qemu_version;
         const char *libvirt_version;
 };

@@ -9,12 +9,14 @@
 
 TEST_MAIN();
 
+static const struct guest_shape base_guest = { .accel = "tcg", .mem_mb = 256, .cpus = 1, .disk_bytes = 2ull << 30,
+                                               .fs = "ext4", .mount_opts = "" };
+
 static struct snapshot_shape base(void) {
         return (struct snapshot_shape){
-                .kernel_id = "0a1b", .initrd_sha256 = "c0ffee", .mem_mb = 256, .cpus = 1,
-                .disk_bytes = 2ull << 30, .swap_bytes = 0, .bus = "ide", .nic = 0,
+                .kernel_id = "0a1b", .initrd_sha256 = "c0ffee", .guest = &base_guest, .bus = "ide", .nic = 0,
                 .cmdline = "console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell=snapshot",
-                .accel = "tcg", .qemu_version = "7.2.0", .libvirt_version = "9.0.0",
+                .qemu_version = "7.2.0", .libvirt_version = "9.0.0",
         };
 }
 
@@ -42,17 +44,20 @@ TEST(every_component_changes_the_key) {
         key_of(&s0, k0);
         for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
                 struct snapshot_shape s = base();
+                struct guest_shape g = base_guest;
+
+                s.guest = &g;
                 switch (i) {
                 case 0: s.kernel_id = "0a1c"; break;
                 case 1: s.initrd_sha256 = "c0ffef"; break;
-                case 2: s.mem_mb = 160; break;
-                case 3: s.cpus = 2; break;
-                case 4: s.disk_bytes = 1ull << 30; break;
-                case 5: s.swap_bytes = 64ull << 20; break;
+                case 2: g.mem_mb = 160; break;
+                case 3: g.cpus = 2; break;
+                case 4: g.disk_bytes = 1ull << 30; break;
+                case 5: g.swap_bytes = 64ull << 20; break;
                 case 6: s.bus = "sata"; break;
                 case 7: s.nic = 1; break;
                 case 8: s.cmdline = "console=ttyS0,115200 panic=-1 rdinit=/init kbench.cell=snapshot quiet"; break;
-                case 9: s.accel = "kvm"; break;
+                case 9: g.accel = "kvm"; break;
                 case 10: s.qemu_version = "8.2.0"; break;
                 case 11: s.libvirt_version = "9.0.1"; break;
                 }

@@ -27,13 +27,17 @@ static void well_formed(const char *xml) {
         g_markup_parse_context_free(ctx);
 }
 
+static const struct guest_shape tcg_guest = { .accel = "tcg", .mem_mb = 256, .cpus = 1 };
+static const struct guest_shape kvm_guest = { .accel = "kvm", .mem_mb = 256, .cpus = 1 };
+
 TEST(domain_xml_tcg_ide_serial) {
+        static const struct guest_shape guest = { .accel = "tcg", .mem_mb = 160, .cpus = 2, .disk_mbps = 40 };
         struct vm_config c = {
-                .name = "kb1-r1-c000", .accel = "tcg", .mem_mb = 160, .cpus = 2,
+                .name = "kb1-r1-c000", .guest = &guest,
                 .kernel = "/s/k/vmlinux", .initrd = "/s/cache/i.cpio.gz",
                 .cmdline = "console=ttyS0,115200 panic=-1 kbench.cell=c000",
                 .disk = "/s/scratch/disk.img", .swap_disk = "/s/scratch/swap.img",
-                .disk_bytes_per_s = 40000000, .console_path = "/s/scratch/console.log",
+                .console_path = "/s/scratch/console.log",
         };
         g_autofree char *x = vm_domain_xml(&c);
 
@@ -72,7 +76,7 @@ TEST(domain_xml_tcg_ide_serial) {
  * libvirt listens at the path, escaped like every other text. */
 TEST(domain_xml_serial_socket) {
         struct vm_config c = {
-                .name = "s", .accel = "tcg", .mem_mb = 256, .cpus = 1, .kernel = "/k", .cmdline = "x",
+                .name = "s", .guest = &tcg_guest, .kernel = "/k", .cmdline = "x",
                 .console_path = "/c", .serial_socket = "/run/k&b/ttyS1.sock",
         };
         g_autofree char *x = vm_domain_xml(&c);
@@ -86,7 +90,7 @@ TEST(domain_xml_serial_socket) {
 
 TEST(domain_xml_network_loopback_only) {
         struct vm_config c = {
-                .name = "a<b>&'c", .accel = "kvm", .mem_mb = 256, .cpus = 1, .kernel = "/k",
+                .name = "a<b>&'c", .guest = &kvm_guest, .kernel = "/k",
                 .cmdline = "x", .console_path = "/c", .n_forwards = 2,
                 .forwards = { { 40021, 21 }, { 40022, 40022 } },
         };
@@ -110,7 +114,7 @@ TEST(domain_xml_network_loopback_only) {
  * QEMU splits -plugin's value at is left out. */
 TEST(domain_xml_plugin) {
         struct vm_config c = {
-                .name = "p", .accel = "tcg", .mem_mb = 256, .cpus = 1, .kernel = "/k", .cmdline = "x",
+                .name = "p", .guest = &tcg_guest, .kernel = "/k", .cmdline = "x",
                 .console_path = "/c", .plugin = "/store/cache/kbinsn-ab.so", .plugin_out = "/s/insns&.bin",
         };
         g_autofree char *x = vm_domain_xml(&c), *y = NULL, *z = NULL, *k = NULL;
@@ -131,7 +135,7 @@ TEST(domain_xml_plugin) {
         ASSERT_EQ(vm_plugin_path_ok("rel/path"), 0);
         ASSERT_EQ(vm_plugin_path_ok("/ok/path"), 1);
         c.plugin_out = "/s/insns.bin";
-        c.accel = "kvm";
+        c.guest = &kvm_guest;
         k = vm_domain_xml(&c);
         ASSERT_TRUE(!strstr(k, "-plugin"));
 }

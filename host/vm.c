@@ -519,7 +519,7 @@ int vm_plugin_path_ok(const char *path) {
 
 /* Plugins are a TCG feature: under KVM the guest runs on the host's CPU. */
 static int plugin_on(const struct vm_config *cfg) {
-        return cfg->plugin && cfg->plugin_out && strcmp(cfg->accel, "kvm") != 0 &&
+        return cfg->plugin && cfg->plugin_out && strcmp(cfg->guest->accel, "kvm") != 0 &&
                vm_plugin_path_ok(cfg->plugin) && vm_plugin_path_ok(cfg->plugin_out);
 }
 
@@ -527,7 +527,7 @@ char *vm_domain_xml(const struct vm_config *cfg) {
         GString *s = g_string_new(NULL);
 
         g_string_append_printf(s, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n",
-                               strcmp(cfg->accel, "kvm") == 0 ? "kvm" : "qemu");
+                               strcmp(cfg->guest->accel, "kvm") == 0 ? "kvm" : "qemu");
         g_string_append(s, "  <name>");
         xml_text(s, cfg->name);
         g_string_append(s, "</name>\n");
@@ -537,7 +537,7 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                 g_string_append(s, "</uuid>\n");
         }
         g_string_append_printf(s, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n",
-                               cfg->mem_mb, cfg->cpus);
+                               cfg->guest->mem_mb, cfg->guest->cpus);
         g_string_append(s, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
         xml_text(s, cfg->kernel);
         g_string_append(s, "</kernel>\n");
@@ -549,7 +549,7 @@ char *vm_domain_xml(const struct vm_config *cfg) {
         g_string_append(s, "    <cmdline>");
         xml_text(s, cfg->cmdline);
         g_string_append(s, "</cmdline>\n  </os>\n  <features><acpi/></features>\n");
-        if (strcmp(cfg->accel, "kvm") == 0)
+        if (strcmp(cfg->guest->accel, "kvm") == 0)
                 g_string_append(s, "  <cpu mode='host-passthrough'/>\n");
         g_string_append(s, "  <clock offset='utc'/>\n"
                            "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
@@ -562,9 +562,9 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                                    "      <driver name='qemu' type='raw' cache='none' error_policy='stop' rerror_policy='stop'/>\n      <source file='");
                 xml_text(s, path);
                 g_string_append_printf(s, "'/>\n      <target dev='hd%c' bus='ide'/>\n", 'a' + i);
-                if (i == 0 && cfg->disk_bytes_per_s)
+                if (i == 0 && guest_disk_bytes_per_s(cfg->guest))
                         g_string_append_printf(s, "      <iotune><total_bytes_sec>%llu</total_bytes_sec></iotune>\n",
-                                               (unsigned long long)cfg->disk_bytes_per_s);
+                                               (unsigned long long)guest_disk_bytes_per_s(cfg->guest));
                 g_string_append(s, "    </disk>\n");
         }
         g_string_append(s, "    <serial type='file'>\n      <source path='");
@@ -589,7 +589,7 @@ char *vm_domain_xml(const struct vm_config *cfg) {
          * way (docs/design.md, "Where a restore's time goes"). libvirt taints
          * the domain "hypervisor feature autodetection override". KVM keeps
          * the full read: its host-passthrough CPU is what that read updates. */
-        if (strcmp(cfg->accel, "kvm") != 0)
+        if (strcmp(cfg->guest->accel, "kvm") != 0)
                 g_string_append(s, "  <qemu:capabilities>\n"
                                    "    <qemu:del capability='cpu-unavailable-features'/>\n"
                                    "  </qemu:capabilities>\n");
@@ -786,54 +786,51 @@ static struct vm_config conn_config(const struct vm_conn *c, const struct vm_con
         return r;
 }
 
-int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
-             struct vm **ret, struct kb_error *err) {
+/* The paused domain of vm from xml: created, or (path not NULL) restored
+ * from the save image at path. */
+static int vm_define_paused(struct vm *vm, const char *path, const char *xml, struct kb_error *err) {
+        if (!path) {
+                vm->dom = virDomainCreateXML(vm->c->conn, xml, VIR_DOMAIN_START_PAUSED);
+                if (!vm->dom)
+                        return error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", vm->name, last_error());
+                return 0;
+        }
+        if (virDomainRestoreFlags(vm->c->conn, path, xml, VIR_DOMAIN_SAVE_PAUSED) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot restore %s as %s: %s", path, vm->name, last_error());
+        vm->dom = virDomainLookupByName(vm->c->conn, vm->name);
+        if (!vm->dom)
+                return error_setf(err, -EIO, "libvirt: restored %s but cannot find it: %s", vm->name, last_error());
+        return 0;
+}
+
+/* vm_start (path NULL) and vm_restore: the domain, paused, then serial1
+ * open, then running. */
+static int vm_bring_up(struct vm_conn *c, const char *path, const struct vm_config *config, vm_event_fn fn,
+                       void *userdata, struct vm **ret, struct kb_error *err) {
         const struct vm_config conf = conn_config(c, config), *cfg = &conf;
         g_autofree char *xml = vm_domain_xml(cfg);
         struct vm *vm = vm_new(c, cfg, fn, userdata);
         int64_t t0 = g_get_monotonic_time();
-        int r;
+        int r = vm_define_paused(vm, path, xml, err);
 
-        vm->dom = virDomainCreateXML(c->conn, xml, VIR_DOMAIN_START_PAUSED);
-        if (!vm->dom) {
-                r = error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", cfg->name, last_error());
-                goto fail;
+        if (r >= 0)
+                r = vm_attach_and_resume(vm, cfg, t0, err);
+        if (r < 0) {
+                vm_stop(vm, 0);
+                return r;
         }
-        r = vm_attach_and_resume(vm, cfg, t0, err);
-        if (r < 0)
-                goto fail;
         *ret = vm;
         return 0;
-fail:
-        vm_stop(vm, 0);
-        return r;
+}
+
+int vm_start(struct vm_conn *c, const struct vm_config *config, vm_event_fn fn, void *userdata,
+             struct vm **ret, struct kb_error *err) {
+        return vm_bring_up(c, NULL, config, fn, userdata, ret, err);
 }
 
 int vm_restore(struct vm_conn *c, const char *path, const struct vm_config *config, vm_event_fn fn,
                void *userdata, struct vm **ret, struct kb_error *err) {
-        const struct vm_config conf = conn_config(c, config), *cfg = &conf;
-        g_autofree char *xml = vm_domain_xml(cfg);
-        struct vm *vm = vm_new(c, cfg, fn, userdata);
-        int64_t t0 = g_get_monotonic_time();
-        int r;
-
-        if (virDomainRestoreFlags(c->conn, path, xml, VIR_DOMAIN_SAVE_PAUSED) < 0) {
-                r = error_setf(err, -EIO, "libvirt: cannot restore %s as %s: %s", path, cfg->name, last_error());
-                goto fail;
-        }
-        vm->dom = virDomainLookupByName(c->conn, cfg->name);
-        if (!vm->dom) {
-                r = error_setf(err, -EIO, "libvirt: restored %s but cannot find it: %s", cfg->name, last_error());
-                goto fail;
-        }
-        r = vm_attach_and_resume(vm, cfg, t0, err);
-        if (r < 0)
-                goto fail;
-        *ret = vm;
-        return 0;
-fail:
-        vm_stop(vm, 0);
-        return r;
+        return vm_bring_up(c, path, config, fn, userdata, ret, err);
 }
 
 int vm_save(struct vm *vm, const char *path, struct kb_error *err) {

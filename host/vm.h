@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "settings/guest.h"
 
 struct vm_conn;
 struct vm;
@@ -71,16 +72,14 @@ struct vm_config {
         const char *name;          /* unique domain name */
         const char *uuid;          /* "8-4-4-4-12" hex; NULL lets libvirt pick one (a
                                       restored definition must keep the saved guest's) */
-        const char *accel;         /* "kvm" or "tcg" */
-        unsigned mem_mb;
-        unsigned cpus;
+        const struct guest_shape *guest;   /* accel, RAM, vCPUs and the throttle of hda; the disks
+                                              themselves are the paths below */
         const char *kernel;        /* bzImage or PVH vmlinux */
         const char *initrd;
         const char *cmdline;
         const char *disk;          /* raw image on the IDE bus (hda), cache=none, a host I/O
                                       error pauses the guest; NULL = none */
         const char *swap_disk;     /* second IDE disk (hdb), NULL = none */
-        uint64_t disk_bytes_per_s; /* <iotune> total_bytes_sec on hda; 0 = unlimited */
         const char *console_path;  /* ttyS0 is written to this file */
         const char *serial_socket; /* ttyS1 as a unix socket at this path (libvirt makes it),
                                       kbench's channel to the agent; on a remote connection,

@@ -22,7 +22,7 @@
 #include "nightly/nightly_sources.h"
 #include "report/pairing.h"
 #include "run/runner.h"
-#include "run/runopts.h"
+#include "settings/runopts.h"
 #include "kernels/kstore.h"
 #include "report/changepoint.h"
 #include "report/metrics.h"
@@ -107,27 +107,12 @@ static void add_subject(struct night *n, int64_t run, const char *name, const ch
 
 /* ---- configuration ---------------------------------------------------- */
 
-/* The sources' sysctls pass the checks of `kbench run --sysctl` (what the
- * agent takes), which are stricter than the file's syntax. */
-static int check_sysctls(const struct nightly_config *cfg, const char *path, struct kb_error *err) {
-        for (size_t i = 0; i < cfg->n_sources; i++)
-                for (char **p = cfg->sources[i].overrides.sysctls; p && *p; p++) {
-                        int r = runopts_check_sysctl(*p, err);
-                        if (r < 0)
-                                return error_prefix(err, r, "%s: sources[%zu].overrides.sysctls", path, i);
-                }
-        return 0;
-}
-
 static int step_config(struct night *n, struct kb_error *err) {
         int r = nightly_config_load(n->o->config_path, &n->cfg, err);
 
         if (r < 0)
                 return r;
-        r = check_sysctls(n->cfg, n->o->config_path, err);
-        if (r < 0)
-                return r;
-        if (n->cfg->until_mde_pct > 0 && n->cfg->budget_cells <= 0 && n->cfg->budget_time_s <= 0)
+        if (n->cfg->run.until_mde_pct > 0 && n->cfg->run.budget_cells <= 0 && n->cfg->run.budget_time_s <= 0)
                 return error_setf(err, -EINVAL, "%s: until_mde needs a budget: budget_cells or budget_time",
                                   n->o->config_path);
         if (n->cfg->connect) {
@@ -142,11 +127,10 @@ static int step_config(struct night *n, struct kb_error *err) {
 
 /* ---- runner ------------------------------------------------------------- */
 
-static void runner_base(const struct night *n, struct runner_opts *o) {
-        runopts_defaults(o);
-        o->lock_held = 1;
-        o->quiet = 1;
-        o->deadline_at = n->deadline_at;
+/* How the night drives the runner: it holds the store's lock, prints its
+ * own report, and starts no cell past its deadline. */
+static struct runner_drive night_drive(const struct night *n) {
+        return (struct runner_drive){ .lock_held = 1, .quiet = 1, .deadline_at = n->deadline_at };
 }
 
 /* The runner's exit code as the night reads it: 0 and 3 (failed cells,
@@ -174,11 +158,12 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
         g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
         struct query_kernel *ks = NULL;
-        struct runner_opts o;
+        struct run_settings o;
+        const struct runner_drive drive = night_drive(n);
         size_t nk = 0;
         int code, r;
 
-        runner_base(n, &o);
+        runopts_defaults(&o);
         o.resume_run = id;
         r = runner_load_resume(&o, &n->g, kern, work, keep, err);
         if (r < 0)
@@ -188,7 +173,7 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
         o.kernels = (char **)kern->pdata;
         o.workloads = (char **)work->pdata;
         fprintf(stderr, "nightly: resuming run %" G_GINT64_FORMAT ", cut short on an earlier night\n", id);
-        code = runner_run(&o, &n->g, NULL, err);
+        code = runner_run(&o, &drive, &n->g, NULL, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "resuming run %" G_GINT64_FORMAT, id);
         note_left(n, id, code);
@@ -281,26 +266,19 @@ static int import_one(struct night *n, const struct nightly_found *f, struct kst
         return r;
 }
 
-/* The runner options of a run of the night measuring variant v. */
-static void night_opts(const struct night *n, const struct nightly_variant *v, struct runner_opts *o) {
-        const struct nightly_config *cfg = n->cfg;
-
-        runner_base(n, o);
-        o->workloads = cfg->workloads;
-        o->repeats = cfg->repeats;
-        o->until_mde_pct = cfg->until_mde_pct;
-        o->budget_cells = cfg->budget_cells;
-        o->budget_time_s = cfg->budget_time_s;
-        o->mem_mb = (unsigned)(cfg->mem_bytes >> 20);
-        o->cpus = (unsigned)cfg->cpus;
-        o->disk_bytes = cfg->disk_bytes;
-        o->disk_mbps = v->disk_mbps;
-        o->fs = cfg->fs;
-        o->mount_opts = cfg->mount_opts;
-        o->swap_bytes = cfg->swap_bytes;
+/* The runner options of a run of the night measuring variant v: the
+ * configuration's run settings (set through the option table when the
+ * file was read), the variant's overrides (likewise), its label (a
+ * source's name, checked by the variant option's rule), the workloads
+ * (parsed as kbench run parses them), the night's tag and the store's
+ * accelerator verdict. */
+static void night_opts(const struct night *n, const struct nightly_variant *v, struct run_settings *o) {
+        *o = n->cfg->run;
+        o->workloads = n->cfg->workloads;
         o->tag = NIGHTLY_TAG;
         o->accel = n->accel;
-        o->append = v->append;
+        o->guest.disk_mbps = v->disk_mbps;
+        o->guest.append = v->append;
         o->sysctls = (char **)v->sysctls;
         o->variant = v->label;
 }
@@ -308,7 +286,7 @@ static void night_opts(const struct night *n, const struct nightly_variant *v, s
 /* The fingerprint of workload w measured as variant v: from the very
  * options the night's run would be given. */
 static char *fingerprint_for(const struct night *n, size_t w, const struct nightly_variant *v) {
-        struct runner_opts o;
+        struct run_settings o;
 
         night_opts(n, v, &o);
         return nightly_fingerprint(&o, n->accel, n->cfg->workload_specs[w]);
@@ -374,8 +352,8 @@ static int step_import(struct night *n, struct kb_error *err) {
                         continue;
                 }
                 /* The baseline from a source without overrides is the store's baseline, below. */
-                if (strcmp(k->name, n->cfg->baseline) != 0 || src->overrides.disk_mbps || src->overrides.append ||
-                    (src->overrides.sysctls && src->overrides.sysctls[0])) {
+                if (strcmp(k->name, n->cfg->baseline) != 0 || src->overrides.guest.disk_mbps ||
+                    src->overrides.guest.append || (src->overrides.sysctls && src->overrides.sysctls[0])) {
                         r = add_candidate(n, k, n->found[i].source, 0, err);
                         if (r < 0) {
                                 kstore_kernel_free(k);
@@ -402,7 +380,7 @@ static void print_plan(const struct night *n) {
 
         printf("plan: %zu new kernel(s)%s, %zu run(s) of %zu workload(s) x %d repeat(s), accelerator %s\n",
                n->plan->n_new, n->plan->baseline_stale ? " and the baseline" : "", n->plan->n_groups,
-               (size_t)g_strv_length(n->cfg->workloads), n->cfg->repeats, n->accel);
+               (size_t)g_strv_length(n->cfg->workloads), n->cfg->run.repeats, n->accel);
         for (size_t i = 0; i < n->plan->n_groups; i++) {
                 const struct nightly_group *gr = &n->plan->groups[i];
 
@@ -412,11 +390,11 @@ static void print_plan(const struct night *n) {
                        gr->disk_mbps, gr->append ? gr->append : "-", sys ? sys : "-", gr->label ? gr->label : "-");
                 for (size_t m = 0; m < gr->n_members; m++)
                         printf(" %s (%zu of %d stored)", c[gr->members[m]].name, c[gr->members[m]].n_ok,
-                               n->cfg->repeats);
+                               n->cfg->run.repeats);
                 putchar('\n');
         }
         for (guint i = 0; i < n->cands->len; i++)
-                if (c[i].n_ok >= (size_t)n->cfg->repeats)
+                if (c[i].n_ok >= (size_t)n->cfg->run.repeats)
                         printf("measured already: %s\n", c[i].name);
 }
 
@@ -427,7 +405,8 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
         const struct nightly_variant v = { gr->label, gr->append, gr->sysctls, gr->disk_mbps };
         g_autofree char **kernels = g_new0(char *, gr->n_members + 1);
-        struct runner_opts o;
+        const struct runner_drive drive = night_drive(n);
+        struct run_settings o;
         int64_t id = 0;
         int code;
 
@@ -443,7 +422,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
                 *ret_run = 0;
                 return 0;
         }
-        code = runner_run(&o, &n->g, &id, err);
+        code = runner_run(&o, &drive, &n->g, &id, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "run %zu of the night", gi + 1);
         note_left(n, id, code);
@@ -470,7 +449,7 @@ static int mark_found(struct night *n, const int64_t *group_run, struct kb_error
                 int r;
 
                 if (ci >= 0 && ci != SSIZE_MAX) {
-                        done = c[ci].n_ok >= (size_t)n->cfg->repeats;
+                        done = c[ci].n_ok >= (size_t)n->cfg->run.repeats;
                         for (size_t gi = 0; !done && gi < n->plan->n_groups; gi++)
                                 for (size_t m = 0; m < n->plan->groups[gi].n_members; m++)
                                         if (n->plan->groups[gi].members[m] == (size_t)ci && group_run[gi] > 0)

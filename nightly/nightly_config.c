@@ -6,7 +6,11 @@
  * a key without a row is unknown, a row whose key is absent gets its default
  * (written as JSON text in the row and stored by the same code that stores a
  * given value, so a default cannot bypass a range check), a required row
- * without a key is an error. */
+ * without a key is an error. A run setting's row names its `kbench run`
+ * option (opt) and its offset is the struct run_settings of its level: the
+ * value goes through that option's typed setter (runopt_set_json), so its
+ * type, range and checks are the option table's; sizes in this file keep
+ * their documented form (a string with a unit, or an integer of bytes). */
 #include <assert.h>
 #include <errno.h>
 #include <glib.h>
@@ -28,13 +32,12 @@ enum cfg_type {
         CFG_SOURCE_TYPE,           /* "dir" | "url" | "apt", read before the other keys of a source */
         CFG_STRING,                /* char *, checked by row->check */
         CFG_INT,                   /* int */
-        CFG_U64,                   /* uint64_t, non-negative integer */
         CFG_NUMBER,                /* double */
-        CFG_PERCENT,               /* double percent: a number, or a string "5%" */
-        CFG_SIZE,                  /* uint64_t bytes: "256M" or an integer of bytes */
         CFG_DURATION,              /* double seconds: "6h", "90m", "30s", "2d" or an integer of seconds */
         CFG_STRV,                  /* char **, NULL-terminated, from an array of strings */
-        CFG_SYSCTLS,               /* char ** of "key=value" from an object of strings or integers */
+        CFG_RUNOPT,                /* the run option row->opt, into the struct run_settings at offset */
+        CFG_RUNOPT_KV,             /* the same for a repeatable "key=value" option, written as an object
+                                      of strings or integers ({"vm.dirty_ratio": 5}) */
 };
 
 enum {
@@ -56,6 +59,7 @@ struct cfg_row {
         unsigned kinds;            /* rows under sources[]: the source types that take the key; 0 = all */
         const char *(*check)(const char *s);   /* strings: NULL if fine, else why not */
         const char *help;
+        const char *opt;           /* CFG_RUNOPT*: the option (settings/runopts.h) */
 };
 
 static const char *check_nonempty(const char *s) {
@@ -75,11 +79,12 @@ static const char *check_text(const char *s) {
         return check_nonempty(s) ?: check_line(s);
 }
 
+/* A source's name labels its kernels as `kbench run --variant` would, so
+ * it follows that option's rule. */
 static const char *check_name_prefix(const char *s) {
-        size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-");
-        if (!*s || s[n] || n > 64)
-                return "must be 1-64 characters of A-Z a-z 0-9 . _ + ~ -";
-        return NULL;
+        const struct runopt *variant = runopt_find("variant");
+
+        return variant->check(s, NULL) == 0 ? NULL : "must be 1-64 characters of A-Z a-z 0-9 . _ + ~ -";
 }
 
 static const char *check_url(const char *s) {
@@ -105,15 +110,6 @@ static const char *check_apt_pattern(const char *s) {
         return NULL;
 }
 
-static const char *check_fs(const char *s) {
-        size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789");
-        return *s && !s[n] && n <= 16 ? NULL : "must be a filesystem name such as ext4";
-}
-
-static const char *check_mount_opts(const char *s) {
-        return strpbrk(s, " \t\n\\") ? "must not contain blanks or backslashes" : check_line(s);
-}
-
 #define C(f) offsetof(struct nightly_config, f)
 #define S(f) offsetof(struct nightly_source, f)
 
@@ -132,33 +128,33 @@ static const struct cfg_row rows[] = {
         { "sources[].name", CFG_STRING, S(name), 0, .check = check_name_prefix,
           .help = "prefix of the names of this source's kernels (tracks variants apart)" },
         { "sources[].overrides", CFG_OBJECT, 0, 0, .help = "how this source's kernels are measured differently" },
-        { "sources[].overrides.append", CFG_STRING, S(overrides.append), 0, .check = check_text,
+        { "sources[].overrides.append", CFG_RUNOPT, S(overrides), .opt = "append",
           .help = "extra kernel command line, e.g. elevator=none" },
-        { "sources[].overrides.sysctls", CFG_SYSCTLS, S(overrides.sysctls), 0, .def = "{}",
+        { "sources[].overrides.sysctls", CFG_RUNOPT_KV, S(overrides), .opt = "sysctl",
           .help = "sysctls the agent sets before the job, {\"vm.dirty_ratio\": 5}" },
-        { "sources[].overrides.disk_mbps", CFG_U64, S(overrides.disk_mbps), 0, 0, 100000, "0",
+        { "sources[].overrides.disk_mbps", CFG_RUNOPT, S(overrides), .opt = "disk-mbps",
           .help = "throttle the disk under test to MB/s (0: unthrottled)" },
         { "baseline", CFG_STRING, C(baseline), CFG_REQUIRED, .check = check_text,
           .help = "name of the kernel every new kernel is compared with" },
         { "workloads", CFG_STRV, C(workloads), CFG_REQUIRED | CFG_NONEMPTY,
           .help = "workload specs as given to kbench run -w, e.g. \"dd:bs=1M\"" },
-        { "repeats", CFG_INT, C(repeats), 0, 1, 1000, "5", .help = "repeats of every (kernel, workload)" },
-        { "until_mde", CFG_PERCENT, C(until_mde_pct), 0, 0, 100, "0",
+        /* A night's default differs from kbench run's -n 1: one cell per
+         * kernel tells nothing about its noise. */
+        { "repeats", CFG_RUNOPT, C(run), .def = "5", .opt = "repeat", .help = "repeats of every (kernel, workload)" },
+        { "until_mde", CFG_RUNOPT, C(run), .opt = "until-mde",
           .help = "repeats chosen by the tool: rounds are added to repeats (the pilot) until every judged "
                   "metric's minimum detectable effect is at most this, \"5%\" (0: off; needs a budget)" },
-        { "budget_cells", CFG_INT, C(budget_cells), 0, 0, 100000, "0",
+        { "budget_cells", CFG_RUNOPT, C(run), .opt = "budget-cells",
           .help = "with until_mde: cells per run of the night, at most (0: no cell budget)" },
-        { "budget_time", CFG_DURATION, C(budget_time_s), 0, 0, 7 * 86400, "0",
+        { "budget_time", CFG_RUNOPT, C(run), .opt = "budget-time",
           .help = "with until_mde: no round of a run starts after this long (0: none; the deadline holds anyway)" },
         { "vm", CFG_OBJECT, 0, 0, .help = "the guest" },
-        { "vm.mem", CFG_SIZE, C(mem_bytes), 0, 128.0 * (1 << 20), 64.0 * (1 << 30), "\"256M\"", .help = "guest RAM" },
-        { "vm.cpus", CFG_INT, C(cpus), 0, 1, 64, "1", .help = "guest vCPUs" },
-        { "vm.disk_size", CFG_SIZE, C(disk_bytes), 0, 64.0 * (1 << 20), 16.0 * (1ull << 40), "\"2G\"",
-          .help = "size of the disk under test" },
-        { "vm.fs", CFG_STRING, C(fs), 0, .def = "\"ext4\"", .check = check_fs, .help = "filesystem made with mkfs.FS" },
-        { "vm.mount_opts", CFG_STRING, C(mount_opts), 0, .def = "\"\"", .check = check_mount_opts,
-          .help = "mount options, e.g. data=ordered" },
-        { "vm.swap", CFG_SIZE, C(swap_bytes), 0, 0, 64.0 * (1 << 30), "0", .help = "swap disk size (0: none)" },
+        { "vm.mem", CFG_RUNOPT, C(run), .opt = "mem", .help = "guest RAM" },
+        { "vm.cpus", CFG_RUNOPT, C(run), .opt = "cpus", .help = "guest vCPUs" },
+        { "vm.disk_size", CFG_RUNOPT, C(run), .opt = "disk-size", .help = "size of the disk under test" },
+        { "vm.fs", CFG_RUNOPT, C(run), .opt = "fs", .help = "filesystem made with mkfs.FS" },
+        { "vm.mount_opts", CFG_RUNOPT, C(run), .opt = "mount-opts", .help = "mount options, e.g. data=ordered" },
+        { "vm.swap", CFG_RUNOPT, C(run), .opt = "swap", .help = "swap disk size (0: none)" },
         { "alpha", CFG_NUMBER, C(alpha), 0, 0.0001, 0.5, "0.05", .help = "significance level of a verdict" },
         { "noise", CFG_NUMBER, C(noise), 0, 0, 0.5, "0.02",
           .help = "relative noise band: smaller changes are never regressions" },
@@ -206,15 +202,13 @@ struct nightly_config *nightly_config_free(struct nightly_config *c) {
                 g_free(s->pattern);
                 g_free(s->sha256);
                 g_free(s->name);
-                g_free(s->overrides.append);
-                strv_free(s->overrides.sysctls);
         }
         g_free(c->sources);
         g_free(c->baseline);
         strv_free(c->workloads);
         strv_free(c->workload_specs);
-        g_free(c->fs);
-        g_free(c->mount_opts);
+        if (c->keep)
+                g_ptr_array_unref(c->keep);
         g_free(c->publish_dir);
         g_free(c->base_url);
         g_free(c->connect);
@@ -290,9 +284,7 @@ static void format_duration(double v, char *buf, size_t size) {
 }
 
 static void format_bound(const struct cfg_row *r, double v, char *buf, size_t size) {
-        if (r->type == CFG_SIZE)
-                format_size(v, buf, size);
-        else if (r->type == CFG_DURATION)
+        if (r->type == CFG_DURATION)
                 format_duration(v, buf, size);
         else
                 snprintf(buf, size, "%g", v);
@@ -321,30 +313,6 @@ static int check_range(const struct cfg_row *r, const json_t *v, double x, const
         format_bound(r, r->min, lo, sizeof(lo));
         format_bound(r, r->max, hi, sizeof(hi));
         return error_setf(err, -EINVAL, "%s: %s is out of range (%s..%s)", dpath, given, lo, hi);
-}
-
-/* 5, 2.5, "5%" or "5". */
-static int parse_percent(const json_t *v, double *ret) {
-        g_autofree char *num = NULL;
-        const char *s;
-        size_t len;
-        double d;
-
-        if (json_is_number(v)) {
-                *ret = json_number_value(v);
-                return 0;
-        }
-        if (!json_is_string(v))
-                return -EINVAL;
-        s = json_string_value(v);
-        len = strlen(s);
-        if (len && s[len - 1] == '%')
-                len--;
-        num = g_strndup(s, len);
-        if (parse_double(num, &d) < 0 || !isfinite(d))
-                return -EINVAL;
-        *ret = d;
-        return 0;
 }
 
 /* "6h", "90m", "30s", "2d", "45" (seconds), or an integer. */
@@ -380,18 +348,6 @@ static int parse_duration(const json_t *v, double *ret) {
         return 0;
 }
 
-static int parse_size_value(const json_t *v, uint64_t *ret) {
-        if (json_is_integer(v)) {
-                if (json_integer_value(v) < 0)
-                        return -ERANGE;
-                *ret = (uint64_t)json_integer_value(v);
-                return 0;
-        }
-        if (!json_is_string(v))
-                return -EINVAL;
-        return parse_size(json_string_value(v), ret);
-}
-
 /* A JSON string with no NUL inside, as C text; NULL if v is anything else. */
 static const char *plain_string(const json_t *v) {
         if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
@@ -399,18 +355,11 @@ static const char *plain_string(const json_t *v) {
         return json_string_value(v);
 }
 
-static const char *check_sysctl_key(const char *k) {
-        size_t n = strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/");
-        if (!*k || k[n] || n > 128 || k[0] == '.' || k[0] == '/' || strstr(k, ".."))
-                return "not a sysctl name";
-        return NULL;
-}
-
 static int walk_object(const json_t *obj, const char *schema, const char *display, void *base,
-                       int kind, struct kb_error *err);
+                       int kind, GPtrArray *keep, struct kb_error *err);
 
 static int set_sources(const struct cfg_row *r, const json_t *v, const char *dpath, void *base,
-                       struct kb_error *err) {
+                       GPtrArray *keep, struct kb_error *err) {
         struct nightly_config *c = base;
         size_t i;
         json_t *el;
@@ -425,7 +374,10 @@ static int set_sources(const struct cfg_row *r, const json_t *v, const char *dpa
         json_array_foreach(v, i, el) {
                 g_autofree char *d = g_strdup_printf("%s[%zu]", dpath, i);
                 g_autofree char *schema = g_strdup_printf("%s[]", r->path);
-                int ret = walk_object(el, schema, d, &c->sources[i], -1, err);
+                int ret;
+
+                runopts_defaults(&c->sources[i].overrides);
+                ret = walk_object(el, schema, d, &c->sources[i], -1, keep, err);
                 if (ret < 0)
                         return ret;
         }
@@ -457,64 +409,91 @@ static int set_strv(const struct cfg_row *r, const json_t *v, const char *dpath,
         return 0;
 }
 
-static int set_sysctls(const json_t *v, const char *dpath, char ***dst, struct kb_error *err) {
-        g_autoptr(GPtrArray) a = g_ptr_array_new_with_free_func(g_free);
+/* {"vm.dirty_ratio": 5, "vm.swappiness": "10"} as the items of a
+ * repeatable "key=value" option. OUT: *ret (a JSON array, new reference). */
+static int kv_items(const json_t *v, const char *dpath, json_t **ret, struct kb_error *err) {
+        json_t *a, *val;
         const char *key;
-        json_t *val;
 
         if (!json_is_object(v))
                 return error_setf(err, -EINVAL, "%s: expected an object", dpath);
+        a = json_array();
         json_object_foreach((json_t *)v, key, val) {
-                g_autofree char *d = NULL, *text = NULL;
-                const char *s, *why;
+                g_autofree char *d = display_join("", key), *text = NULL;
+                const char *s;
 
-                d = display_join("", key);
-                why = check_sysctl_key(key);
-                if (why)
-                        return error_setf(err, -EINVAL, "%s[\"%s\"]: %s", dpath, d, why);
+                /* An item splits at its first '=': a key holding one would
+                 * name another sysctl than the one written. */
+                if (strchr(key, '=')) {
+                        json_decref(a);
+                        return error_setf(err, -EINVAL, "%s[\"%s\"]: not a sysctl name", dpath, d);
+                }
                 if (json_is_integer(val))
-                        text = g_strdup_printf("%lld", (long long)json_integer_value(val));
-                else if ((s = plain_string(val))) {
-                        why = check_line(s);
-                        if (why || !*s)
-                                return error_setf(err, -EINVAL, "%s[\"%s\"]: %s", dpath, d,
-                                                  why ? why : "must not be empty");
-                        text = g_strdup(s);
-                } else
-                        return error_setf(err, -EINVAL, "%s[\"%s\"]: expected a string or an integer",
-                                          dpath, d);
-                g_ptr_array_add(a, g_strdup_printf("%s=%s", key, text));
+                        text = g_strdup_printf("%s=%lld", key, (long long)json_integer_value(val));
+                else if ((s = plain_string(val)))
+                        text = g_strdup_printf("%s=%s", key, s);
+                else {
+                        json_decref(a);
+                        return error_setf(err, -EINVAL, "%s[\"%s\"]: expected a string or an integer", dpath, d);
+                }
+                json_array_append_new(a, json_string(text));
         }
-        g_ptr_array_add(a, NULL);
-        strv_free(*dst);
-        *dst = (char **)g_ptr_array_free(TAKE_PTR(a), FALSE);
+        *ret = a;
         return 0;
+}
+
+/* A run setting: v through its option's typed setter into the level's
+ * struct run_settings s, so its type, range and checks are the option
+ * table's. */
+static int set_runopt(const struct cfg_row *r, const json_t *v, const char *dpath, struct run_settings *s,
+                      GPtrArray *keep, struct kb_error *err) {
+        const struct runopt *opt = runopt_find(r->opt);
+        json_auto_t *items = NULL;
+        int ret;
+
+        assert(opt);   /* the rows name options of the table */
+        if (r->type == CFG_RUNOPT_KV) {
+                ret = kv_items(v, dpath, &items, err);
+                if (ret < 0)
+                        return ret;
+                v = items;
+        }
+        ret = runopt_set_json(s, opt, v, RUNOPT_INTS_BYTES, keep, err);
+        return ret < 0 ? error_prefix(err, -EINVAL, "%s", dpath) : 0;
+}
+
+static int set_source_type(const json_t *v, const char *dpath, enum nightly_source_type *dst,
+                           struct kb_error *err) {
+        const char *s = plain_string(v);
+
+        if (!s)
+                return error_setf(err, -EINVAL, "%s: expected a string", dpath);
+        for (size_t i = 0; i < ELEMENTSOF(source_type_names); i++)
+                if (strcmp(s, source_type_names[i]) == 0) {
+                        *dst = (enum nightly_source_type)i;
+                        return 0;
+                }
+        return error_setf(err, -EINVAL, "%s: \"%.32s\" is not one of dir, url, apt", dpath, s);
 }
 
 /* Store v (given or the row's default) into base. */
 static int set_value(const struct cfg_row *r, const json_t *v, const char *dpath, void *base, int kind,
-                     struct kb_error *err) {
+                     GPtrArray *keep, struct kb_error *err) {
         void *dst = (char *)base + r->offset;
         const char *s, *why;
-        uint64_t u;
         double d = 0;
         int ret;
 
         switch (r->type) {
         case CFG_OBJECT:
-                return walk_object(v, r->path, dpath, base, kind, err);
+                return walk_object(v, r->path, dpath, base, kind, keep, err);
         case CFG_SOURCES:
-                return set_sources(r, v, dpath, base, err);
+                return set_sources(r, v, dpath, base, keep, err);
+        case CFG_RUNOPT:
+        case CFG_RUNOPT_KV:
+                return set_runopt(r, v, dpath, dst, keep, err);
         case CFG_SOURCE_TYPE:
-                s = plain_string(v);
-                if (!s)
-                        return error_setf(err, -EINVAL, "%s: expected a string", dpath);
-                for (size_t i = 0; i < ELEMENTSOF(source_type_names); i++)
-                        if (strcmp(s, source_type_names[i]) == 0) {
-                                *(enum nightly_source_type *)dst = (enum nightly_source_type)i;
-                                return 0;
-                        }
-                return error_setf(err, -EINVAL, "%s: \"%.32s\" is not one of dir, url, apt", dpath, s);
+                return set_source_type(v, dpath, dst, err);
         case CFG_STRING:
                 s = plain_string(v);
                 if (!s)
@@ -526,16 +505,12 @@ static int set_value(const struct cfg_row *r, const json_t *v, const char *dpath
                 *(char **)dst = r->flags & CFG_LOWER ? g_ascii_strdown(s, -1) : g_strdup(s);
                 return 0;
         case CFG_INT:
-        case CFG_U64:
                 if (!json_is_integer(v))
                         return error_setf(err, -EINVAL, "%s: expected an integer", dpath);
                 ret = check_range(r, v, (double)json_integer_value(v), dpath, err);
                 if (ret < 0)
                         return ret;
-                if (r->type == CFG_INT)
-                        *(int *)dst = (int)json_integer_value(v);
-                else
-                        *(uint64_t *)dst = (uint64_t)json_integer_value(v);
+                *(int *)dst = (int)json_integer_value(v);
                 return 0;
         case CFG_NUMBER:
                 if (!json_is_number(v))
@@ -544,26 +519,6 @@ static int set_value(const struct cfg_row *r, const json_t *v, const char *dpath
                 if (ret < 0)
                         return ret;
                 *(double *)dst = json_number_value(v);
-                return 0;
-        case CFG_PERCENT:
-                ret = parse_percent(v, &d);
-                if (ret < 0)
-                        return error_setf(err, -EINVAL, "%s: expected a percentage such as \"5%%\" or a number", dpath);
-                ret = check_range(r, v, d, dpath, err);
-                if (ret < 0)
-                        return ret;
-                *(double *)dst = d;
-                return 0;
-        case CFG_SIZE:
-                ret = parse_size_value(v, &u);
-                if (ret == -EINVAL)
-                        return error_setf(err, -EINVAL, "%s: expected a size such as \"256M\"", dpath);
-                /* -ERANGE: a negative integer, or a string beyond 64 bits. */
-                d = ret == 0 ? (double)u : json_is_integer(v) ? -1 : HUGE_VAL;
-                ret = check_range(r, v, d, dpath, err);
-                if (ret < 0)
-                        return ret;
-                *(uint64_t *)dst = u;
                 return 0;
         case CFG_DURATION:
                 ret = parse_duration(v, &d);
@@ -577,14 +532,12 @@ static int set_value(const struct cfg_row *r, const json_t *v, const char *dpath
                 return 0;
         case CFG_STRV:
                 return set_strv(r, v, dpath, dst, err);
-        case CFG_SYSCTLS:
-                return set_sysctls(v, dpath, dst, err);
         }
         return error_setf(err, -EINVAL, "%s: unhandled key type", dpath);
 }
 
 static int walk_object(const json_t *obj, const char *schema, const char *display, void *base,
-                       int kind, struct kb_error *err) {
+                       int kind, GPtrArray *keep, struct kb_error *err) {
         bool seen[ELEMENTSOF(rows)] = { false };
         const char *key;
         json_t *v;
@@ -605,7 +558,7 @@ static int walk_object(const json_t *obj, const char *schema, const char *displa
                 v = json_object_get(obj, row_key(row));
                 if (!v)
                         return error_setf(err, -EINVAL, "%s: missing (required)", d);
-                r = set_value(row, v, d, base, kind, err);
+                r = set_value(row, v, d, base, kind, keep, err);
                 if (r < 0)
                         return r;
                 kind = (int)*(enum nightly_source_type *)((char *)base + row->offset);
@@ -624,7 +577,7 @@ static int walk_object(const json_t *obj, const char *schema, const char *displa
                         return error_setf(err, -EINVAL, "%s: not a key of a%s %s source", d,
                                           kind == NIGHTLY_SOURCE_APT ? "n" : "",
                                           nightly_source_type_name((enum nightly_source_type)kind));
-                r = set_value(row, v, d, base, kind, err);
+                r = set_value(row, v, d, base, kind, keep, err);
                 if (r < 0)
                         return r;
                 seen[row - rows] = true;
@@ -649,7 +602,7 @@ static int walk_object(const json_t *obj, const char *schema, const char *displa
                         def = json_object();
                 else
                         continue;      /* optional, stays NULL */
-                r = set_value(row, def, d, base, kind, err);
+                r = set_value(row, def, d, base, kind, keep, err);
                 if (r < 0)
                         return r;
         }
@@ -713,7 +666,9 @@ int nightly_config_parse(const char *text, size_t len, struct nightly_config **r
         if (!root)
                 return error_setf(err, -EINVAL, "line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
         c = g_new0(struct nightly_config, 1);
-        r = walk_object(root, "", "", c, -1, err);
+        c->keep = g_ptr_array_new_with_free_func(g_free);
+        runopts_defaults(&c->run);
+        r = walk_object(root, "", "", c, -1, c->keep, err);
         if (r >= 0)
                 r = check_workloads(c, err);
         if (r >= 0)
@@ -745,16 +700,61 @@ int nightly_config_load(const char *path, struct nightly_config **ret, struct kb
 
 static const char *const type_names[] = {
         [CFG_OBJECT] = "object", [CFG_SOURCES] = "array of objects", [CFG_SOURCE_TYPE] = "string",
-        [CFG_STRING] = "string", [CFG_INT] = "integer", [CFG_U64] = "integer", [CFG_NUMBER] = "number", [CFG_PERCENT] = "percentage",
-        [CFG_SIZE] = "size", [CFG_DURATION] = "duration", [CFG_STRV] = "array of strings",
-        [CFG_SYSCTLS] = "object",
+        [CFG_STRING] = "string", [CFG_INT] = "integer", [CFG_NUMBER] = "number", [CFG_DURATION] = "duration",
+        [CFG_STRV] = "array of strings", [CFG_RUNOPT_KV] = "object",
 };
+
+/* A number of the option's as this file writes it: sizes and durations
+ * with their unit. */
+static void format_runopt_value(const struct runopt *opt, double v, char *buf, size_t size) {
+        if (opt->type == RUNOPT_MIB)
+                format_size(v * 1024 * 1024, buf, size);
+        else if (opt->type == RUNOPT_SIZE)
+                format_size(v, buf, size);
+        else if (opt->type == RUNOPT_SECONDS && opt->suffix && v > 0)
+                format_duration(v, buf, size);
+        else
+                snprintf(buf, size, "%g", v);
+}
+
+/* A run setting's line: its type, default and range are its option's
+ * (a row's own default first). */
+static void print_runopt_key(FILE *out, const struct cfg_row *r) {
+        const struct runopt *opt = runopt_find(r->opt);
+        struct run_settings d;
+        json_auto_t *saved = json_object();
+        const json_t *v;
+        char lo[32], hi[32];
+
+        runopts_defaults(&d);
+        runopts_save(&d, saved);
+        v = json_object_get(saved, opt->key);
+        fprintf(out, "%-30s %-16s", r->path, r->type == CFG_RUNOPT_KV ? type_names[r->type] : runopt_kind(opt));
+        if (r->def)
+                fprintf(out, " default %s", r->def);
+        else if (json_is_string(v))
+                fprintf(out, " default \"%s\"", json_string_value(v));
+        else if (json_is_number(v)) {
+                format_runopt_value(opt, json_number_value(v), lo, sizeof(lo));
+                fprintf(out, strpbrk(lo, "KMGTsmhd") ? " default \"%s\"" : " default %s", lo);
+        }
+        if (opt->min < opt->max) {
+                format_runopt_value(opt, opt->min, lo, sizeof(lo));
+                format_runopt_value(opt, opt->max, hi, sizeof(hi));
+                fprintf(out, " range %s..%s%s", lo, hi, opt->zero_ok ? " or 0" : "");
+        }
+        fprintf(out, "  %s\n", r->help);
+}
 
 void nightly_config_print_keys(FILE *out) {
         for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
                 const struct cfg_row *r = &rows[i];
                 char lo[32], hi[32];
 
+                if (r->type == CFG_RUNOPT || r->type == CFG_RUNOPT_KV) {
+                        print_runopt_key(out, r);
+                        continue;
+                }
                 fprintf(out, "%-30s %-16s", r->path, type_names[r->type]);
                 if (r->flags & CFG_REQUIRED)
                         fprintf(out, " required%s", r->kinds ? " for its source type" : "");

@@ -2,7 +2,12 @@
  * read with jansson into one typed struct. Every key is one row of a single
  * table (path, type, offset, required, range, default, help), so parsing,
  * range checks, defaults and the key reference in docs/nightly.md come from
- * the same place (fio's fio_option, systemd's ConfigTableItem). The file is
+ * the same place (fio's fio_option, systemd's ConfigTableItem). The keys
+ * that are run settings (repeats, until_mde and its budgets, vm.*, a
+ * source's overrides) are rows that name their `kbench run` option and
+ * nothing else: their type, range and checks are the option table's
+ * (settings/runopts.h), so a night cannot hold a setting that the run, or
+ * its --resume, would refuse. The file is
  * written by hand and read unattended every night, so it is strict: an
  * unknown key, a wrong type or a value out of range is one error naming the
  * key's path ("sources[1].url: expected a string"), never a silent default. */
@@ -11,8 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <glib.h>
 
 #include "common/error.h"
+#include "settings/runopts.h"
 
 /* Bound on the configuration file, bytes. */
 #define NIGHTLY_CONFIG_MAX ((size_t)1 << 20)
@@ -23,14 +30,6 @@ enum nightly_source_type {
         NIGHTLY_SOURCE_APT,                /* a package name pattern resolved through APT */
 };
 
-/* What a source changes about how its kernels are measured; a source with
- * overrides should carry a name prefix so its kernels are tracked apart. */
-struct nightly_overrides {
-        char *append;                      /* extra kernel command line, or NULL */
-        char **sysctls;                    /* "key=value", NULL-terminated (never NULL itself) */
-        uint64_t disk_mbps;                /* MB/s (1e6 bytes) throttle; 0 = the run's setting */
-};
-
 struct nightly_source {
         enum nightly_source_type type;
         char *path;                        /* dir: the directory; NULL otherwise */
@@ -38,7 +37,13 @@ struct nightly_source {
         char *pattern;                     /* apt: package name glob; NULL otherwise */
         char *sha256;                      /* url: expected digest (64 lowercase hex), or NULL */
         char *name;                        /* prefix of the kernel names it yields, or NULL */
-        struct nightly_overrides overrides;
+        /* What the source changes about how its kernels are measured: the
+         * run settings its overrides keys set, through the option table
+         * (guest.append, sysctls, guest.disk_mbps; the configuration sets
+         * none of these, so a value other than the default is an override).
+         * A source with overrides should carry a name so its kernels are
+         * tracked apart. */
+        struct run_settings overrides;
 };
 
 struct nightly_config {
@@ -47,17 +52,12 @@ struct nightly_config {
         char *baseline;                    /* kernel name in the store */
         char **workloads;                  /* "-w" texts as written, NULL-terminated, >= 1 */
         char **workload_specs;             /* the same, canonical ("dd:size=,bs=1M"), as stored in results */
-        int repeats;                       /* per (kernel, workload) */
-        double until_mde_pct;              /* > 0: repeats chosen by the tool, this MDE target, %; repeats
-                                              is the pilot */
-        int budget_cells;                  /* with until_mde_pct: cells per run, at most; 0 none */
-        double budget_time_s;              /* with until_mde_pct: seconds per run; 0 none */
-        uint64_t mem_bytes;                /* guest RAM */
-        int cpus;                          /* guest vCPUs */
-        uint64_t disk_bytes;               /* disk under test */
-        char *fs;                          /* mkfs.<fs> */
-        char *mount_opts;                  /* "" for none */
-        uint64_t swap_bytes;               /* 0 = no swap disk */
+        /* The settings of the night's runs that its keys set through the
+         * option table: repeats (per kernel and workload), until_mde_pct
+         * and its budgets, the guest (vm.*); the rest are the table's
+         * defaults. */
+        struct run_settings run;
+        GPtrArray *keep;                   /* the strings run and the sources' overrides point to */
         double alpha;                      /* significance level of the comparison */
         double noise;                      /* relative noise band, 0.02 = 2 % */
         double cp_p_value;                 /* change points: largest p-value accepted */
@@ -73,8 +73,8 @@ struct nightly_config {
 
 /* Parse a configuration from text (not NUL-terminated necessarily: len
  * bytes). Errors are one line naming the key's path, without a file name:
- * "sources[1].url: expected a string", "repeats: 0 is out of range (1..1000)",
- * "vm.memory: unknown key", "baseline: missing (required)"; a JSON syntax
+ * "sources[1].url: expected a string", "repeats: 0 is not a whole number in
+ * 1..10000", "vm.memory: unknown key", "baseline: missing (required)"; a JSON syntax
  * error is "line L, column C: <jansson's text>". Returns 0 or -EINVAL
  * (-ENOMEM). OUT: *ret (free with nightly_config_free). */
 int nightly_config_parse(const char *text, size_t len, struct nightly_config **ret,

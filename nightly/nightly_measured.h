@@ -4,7 +4,7 @@
  * workload (its canonical spec), the guest (RAM, vCPUs, disk size, disk
  * throttle, filesystem and its mount options, swap), the accelerator, the
  * extra kernel command line and the sysctls: what `kbench compare` pairs
- * cells by (report/compare.h, compare_pairing_key). They are reduced to one
+ * cells by (settings/pairkey.h). They are reduced to one
  * fingerprint (sha256 of that pairing key), computed the same way from a
  * nightly plan and from what results/ stored for a cell (the run's
  * settings_json overlaid with the cell's params_json), so the question is
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "run/runner.h"
+#include "settings/runopts.h"
 #include "results/db.h"
 
 /* The fingerprint of the cells of workload (its canonical spec, as runs
@@ -24,7 +24,7 @@
  * ("tcg" or "kvm", never "auto"): o saved as the runner saves a run's
  * settings (runopts_save), less what the option table classifies as how
  * kbench ran. 64 lowercase hex digits (caller frees, g_free). */
-char *nightly_fingerprint(const struct runner_opts *o, const char *accel, const char *workload);
+char *nightly_fingerprint(const struct run_settings *o, const char *accel, const char *workload);
 
 /* The fingerprint of a stored cell, from its run's settings_json and its
  * params_json. Settings that are not a JSON object, or params without a

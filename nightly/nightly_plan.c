@@ -6,11 +6,12 @@
 #include "nightly/nightly_plan.h"
 
 const char *nightly_source_variant(const struct nightly_source *src) {
-        const struct nightly_overrides *ov = &src->overrides;
+        const struct run_settings *ov = &src->overrides;
 
         if (!src->name)
                 return NULL;
-        return (ov->append && *ov->append) || (ov->sysctls && ov->sysctls[0]) || ov->disk_mbps ? src->name : NULL;
+        return (ov->guest.append && *ov->guest.append) || (ov->sysctls && ov->sysctls[0]) || ov->guest.disk_mbps
+                       ? src->name : NULL;
 }
 
 void nightly_candidate_variant(const struct nightly_config *cfg, const struct nightly_candidate *c,
@@ -22,9 +23,9 @@ void nightly_candidate_variant(const struct nightly_config *cfg, const struct ni
                 return;
         src = &cfg->sources[c->source];
         ret->label = nightly_source_variant(src);
-        ret->append = src->overrides.append && *src->overrides.append ? src->overrides.append : NULL;
+        ret->append = src->overrides.guest.append && *src->overrides.guest.append ? src->overrides.guest.append : NULL;
         ret->sysctls = src->overrides.sysctls && src->overrides.sysctls[0] ? src->overrides.sysctls : NULL;
-        ret->disk_mbps = src->overrides.disk_mbps;
+        ret->disk_mbps = src->overrides.guest.disk_mbps;
 }
 
 int nightly_variant_equal(const struct nightly_variant *a, const struct nightly_variant *b) {
@@ -72,7 +73,7 @@ void nightly_plan_build(const struct nightly_config *cfg, const struct nightly_c
                         struct nightly_group *g;
                         struct nightly_variant v;
 
-                        if (!!c[i].is_baseline != (pass == 0) || c[i].n_ok >= (size_t)cfg->repeats)
+                        if (!!c[i].is_baseline != (pass == 0) || c[i].n_ok >= (size_t)cfg->run.repeats)
                                 continue;
                         nightly_candidate_variant(cfg, &c[i], &v);
                         g = group_for(groups, &v);

@@ -11,8 +11,7 @@
 
 #include "common/test.h"
 #include "nightly/nightly_measured.h"
-#include "run/runopts.h"
-#include "report/compare.h"
+#include "settings/runopts.h"
 #include "results/db.h"
 
 TEST_MAIN();
@@ -22,7 +21,7 @@ TEST_MAIN();
 
 /* A plan: the runner options, the accelerator and the workload spec. */
 struct plan {
-        struct runner_opts o;
+        struct run_settings o;
         const char *accel;
         const char *workload;
 };
@@ -44,7 +43,7 @@ TEST(fingerprint_ignores_spelling_not_settings) {
         struct plan a = dd256(), b = dd256(), base_plan = dd256();
         g_autofree char *fa = NULL, *fb = NULL;
 
-        b.o.append = "";
+        b.o.guest.append = "";
         /* How kbench runs is not what it measures. */
         b.o.retries = 0;
         b.o.repeats = 7;
@@ -68,15 +67,15 @@ TEST(fingerprint_ignores_spelling_not_settings) {
         for (int i = 0; i < 13; i++)
                 v[i] = dd256();
         v[0].workload = "dd:size=,bs=4K";
-        v[1].o.mem_mb = 160;
-        v[2].o.cpus = 2;
-        v[3].o.disk_bytes = 4ull << 30;
-        v[4].o.disk_mbps = 70;
-        v[5].o.fs = "ext3";
-        v[6].o.mount_opts = "data=ordered";
-        v[7].o.swap_bytes = 1 << 20;
+        v[1].o.guest.mem_mb = 160;
+        v[2].o.guest.cpus = 2;
+        v[3].o.guest.disk_bytes = 4ull << 30;
+        v[4].o.guest.disk_mbps = 70;
+        v[5].o.guest.fs = "ext3";
+        v[6].o.guest.mount_opts = "data=ordered";
+        v[7].o.guest.swap_bytes = 1 << 20;
         v[8].accel = "kvm";
-        v[9].o.append = "elevator=none";
+        v[9].o.guest.append = "elevator=none";
         v[10].o.sysctls = s1;
         v[11].o.variant = "noop-";
         v[12].o.vmstat_interval_s = 0.5;
@@ -85,24 +84,6 @@ TEST(fingerprint_ignores_spelling_not_settings) {
                 g_autofree char *f = fingerprint(&v[i]);
                 if (strcmp(f, base) == 0)
                         TEST_FAIL("setting %d does not change the fingerprint", i);
-        }
-}
-
-/* Runs stored before they listed their own how_keys are read with the
- * list compare kept for them: each of its keys must still be how kbench
- * ran in the option table, or old and new runs would stop pairing. */
-TEST(legacy_how_keys_agree_with_the_table) {
-        json_auto_t *how = runopts_how_keys();
-        const char *const *legacy = compare_legacy_how_keys();
-
-        for (size_t i = 0; legacy[i]; i++) {
-                size_t k;
-                json_t *v;
-                int found = 0;
-                json_array_foreach(how, k, v)
-                        found |= strcmp(json_string_value(v), legacy[i]) == 0;
-                if (!found)
-                        TEST_FAIL("%s: compare's legacy list drops it, the option table measures it", legacy[i]);
         }
 }
 
@@ -140,7 +121,7 @@ TEST(stored_rows_give_the_same_fingerprint) {
 
         ASSERT_EQ(nightly_fingerprint_stored(run, cell, &got, &err), 0);
         ASSERT_STREQ(got, want);
-        s.o.append = "elevator=none";
+        s.o.guest.append = "elevator=none";
         s.o.sysctls = sys;
         want2 = fingerprint(&s);
         ASSERT_EQ(nightly_fingerprint_stored(run_sys, cell, &got2, &err), 0);
@@ -218,10 +199,10 @@ TEST(counts_ok_cells_of_one_kernel_and_fingerprint) {
 
         ASSERT_EQ(measured(db, KA, &d), 2);
         ASSERT_EQ(measured(db, KB, &d), 1);
-        noop.o.append = "elevator=none";
+        noop.o.guest.append = "elevator=none";
         ASSERT_EQ(measured(db, KA, &noop), 2);
         ASSERT_EQ(measured(db, KB, &noop), 0);
-        small.o.mem_mb = 160;
+        small.o.guest.mem_mb = 160;
         ASSERT_EQ(measured(db, KA, &small), 1);
         ASSERT_EQ(measured(db, "cccc", &d), 0);
         db_close(db);
@@ -254,10 +235,10 @@ TEST(real_store_copy) {
         ASSERT_TRUE(g_file_set_contents(path, data, (gssize)len, NULL));
         ASSERT_EQ(db_open_existing(path, &db, &err), 0);
         ASSERT_EQ(measured(db, "f61faf3cfe3e3d28ddefdd60ad12360e2433f430de0273422767ca9390795d92", &d), 10);
-        mixed.o.mem_mb = 160;
-        mixed.o.cpus = 2;
-        mixed.o.fs = "ext3";
-        mixed.o.mount_opts = "data=ordered";
+        mixed.o.guest.mem_mb = 160;
+        mixed.o.guest.cpus = 2;
+        mixed.o.guest.fs = "ext3";
+        mixed.o.guest.mount_opts = "data=ordered";
         ASSERT_EQ(measured(db, "f61faf3cfe3e3d28ddefdd60ad12360e2433f430de0273422767ca9390795d92", &mixed), 3);
         ASSERT_EQ(measured(db, "aae27b9d21ab3114347e05ac1439b1f4cccd819c4384831d79ba377642f4b8cb", &mixed), 3);
         ASSERT_EQ(measured(db, "aae27b9d21ab3114347e05ac1439b1f4cccd819c4384831d79ba377642f4b8cb", &d), 0);

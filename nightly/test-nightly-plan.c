@@ -10,12 +10,12 @@ TEST_MAIN();
 
 /* Three sources: plain, a throttled one and a command line variant. */
 static struct nightly_source sources[3];
-static struct nightly_config cfg = { .sources = sources, .n_sources = 3, .repeats = 3 };
+static struct nightly_config cfg = { .sources = sources, .n_sources = 3, .run.repeats = 3 };
 
 static void setup(void) {
         memset(sources, 0, sizeof(sources));
-        sources[1].overrides.disk_mbps = 40;
-        sources[2].overrides.append = (char *)"elevator=none";
+        sources[1].overrides.guest.disk_mbps = 40;
+        sources[2].overrides.guest.append = "elevator=none";
 }
 
 TEST(new_kernel_and_stale_baseline_share_one_run) {
@@ -129,7 +129,7 @@ TEST(sysctl_variant_is_a_group_of_its_own) {
         static char *sys[] = { "vm.dirty_ratio=7", NULL };
         static char *none[] = { NULL };
         struct nightly_source src[3] = { { 0 } };
-        struct nightly_config c3 = { .sources = src, .n_sources = 3, .repeats = 2 };
+        struct nightly_config c3 = { .sources = src, .n_sources = 3, .run.repeats = 2 };
         const struct nightly_candidate c[] = {
                 { "k57", "id57", 0, 0, 0, NULL },
                 { "dirty7-k57", "id57", 1, 0, 0, "k57" },

@@ -1,9 +1,7 @@
 /* report/compare.c: the statistics and verdicts of the comparison view (see
- * compare.h), and the pairing key that keeps like with like. Pure functions
- * over the view's data; loading is report/view.c's, laying out the
+ * compare.h). Pure functions over the view's data; loading is report/view.c's, laying out the
  * renderers'. */
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +32,7 @@ struct compare_view *compare_view_free(struct compare_view *v) {
                         free(g->m[k].b);
                 }
                 free(g->m);
-                free(g->key);
+                pairkey_unref(g->key);
                 free(g->workload);
                 free(g->spec);
                 for (size_t k = 0; k < ELEMENTSOF(g->notes); k++)
@@ -44,7 +42,7 @@ struct compare_view *compare_view_free(struct compare_view *v) {
         }
         free(v->groups);
         for (size_t i = 0; i < v->n_lonely; i++) {
-                free(v->lonely[i].key);
+                pairkey_unref(v->lonely[i].key);
                 free(v->lonely[i].workload);
                 free(v->lonely[i].spec);
                 free(v->lonely[i].differs);
@@ -311,132 +309,4 @@ const char *compare_verdict_name(enum compare_verdict v) {
                 return "withheld";
         }
         return "?";
-}
-
-/* The settings keys that say how kbench ran, not what the guest was, as
- * runs stored them before each run listed its own (RUNOPTS_HOW_KEYS in
- * run/runopts.h, where every option declares its class): two runs
- * differing only in these measure the same thing. nightly/test-nightly-measured.c
- * checks that the option table still classifies each of them so. */
-static const char *const legacy_how_keys[] = {
-        "kernels", "workloads", "repeats", "planned_cells", "accel_requested", "accel_why",
-        "cell_timeout_s", "hang_timeout_s", "retries", "max_contention_pct", "warm", "cold", NULL,
-};
-
-const char *const *compare_legacy_how_keys(void) {
-        return legacy_how_keys;
-}
-
-/* Drop the keys of o that the run declared (or, for older runs, are known)
- * not to shape a measurement. */
-static void drop_how_keys(json_t *o, const json_t *declared) {
-        size_t i;
-        json_t *k;
-
-        if (json_is_array(declared)) {
-                json_array_foreach(declared, i, k)
-                        if (json_is_string(k))
-                                json_object_del(o, json_string_value(k));
-        } else
-                for (i = 0; legacy_how_keys[i]; i++)
-                        json_object_del(o, legacy_how_keys[i]);
-        json_object_del(o, "how_keys");
-}
-
-int compare_pairing_key(const char *settings_json, const char *params_json, const char *workload,
-                        const char *const *ignored, char **ret_key, char **ret_spec, struct kb_error *err) {
-        json_t *o = json_loads(settings_json ? settings_json : "{}", 0, NULL), *params = NULL, *spec, *how;
-        char *key, *spec_text;
-
-        if (!json_is_object(o)) {
-                json_decref(o);
-                return error_setf(err, -EINVAL, "run settings are not a JSON object");
-        }
-        how = json_incref(json_object_get(o, "how_keys"));
-        if (params_json) {
-                params = json_loads(params_json, 0, NULL);
-                /* A cell whose params are unreadable pairs only with the
-                 * same bytes, never silently with the run's defaults. */
-                if (json_is_object(params))
-                        json_object_update(o, params);
-                else
-                        json_object_set_new(o, "params_raw", json_string(params_json));
-                json_decref(params);
-        }
-        drop_how_keys(o, how);
-        json_decref(how);
-        /* An unset option is null, or absent in runs stored before it
-         * existed; no extra command line is null from the runner, "" by hand. */
-        if (json_is_string(json_object_get(o, "append")) && !*json_string_value(json_object_get(o, "append")))
-                json_object_del(o, "append");
-        {
-                const char *k;
-                json_t *val;
-                void *tmp;
-                json_object_foreach_safe(o, tmp, k, val)
-                        if (json_is_null(val))
-                                json_object_del(o, k);
-        }
-        for (size_t i = 0; ignored && ignored[i]; i++)
-                json_object_del(o, ignored[i]);
-        /* Runs stored before --vmstat-interval existed sampled once a
-         * second and saved no key: the default pairs with them. */
-        if (json_is_number(json_object_get(o, "vmstat_interval_s")) &&
-            json_number_value(json_object_get(o, "vmstat_interval_s")) == 1.0)
-                json_object_del(o, "vmstat_interval_s");
-        spec = json_object_get(o, "workload");
-        spec_text = strdup(json_is_string(spec) ? json_string_value(spec) : workload);
-        key = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(17));
-        json_decref(o);
-        if (!key || !spec_text) {
-                free(key);
-                free(spec_text);
-                return error_setf(err, -ENOMEM, "out of memory");
-        }
-        *ret_key = key;
-        *ret_spec = spec_text;
-        return 0;
-}
-
-char *compare_key_diff(const char *key_a, const char *key_b) {
-        json_t *a = json_loads(key_a, 0, NULL), *b = json_loads(key_b, 0, NULL), *val;
-        const char *k;
-        char *out = NULL;
-        size_t len = 0;
-        FILE *f = NULL;
-        int first = 1;
-
-        if (!json_is_object(a) || !json_is_object(b))
-                goto done;
-        f = open_memstream(&out, &len);
-        if (!f)
-                goto done;
-        for (int pass = 0; pass < 2; pass++) {
-                json_t *x = pass ? b : a, *y = pass ? a : b;
-
-                json_object_foreach(x, k, val) {
-                        json_t *other = json_object_get(y, k);
-                        char *va, *vb;
-
-                        if (pass && other)
-                                continue;       /* seen in the first pass */
-                        if (other && json_equal(val, other))
-                                continue;
-                        va = json_dumps(pass ? other : val, JSON_ENCODE_ANY | JSON_COMPACT);
-                        vb = json_dumps(pass ? val : other, JSON_ENCODE_ANY | JSON_COMPACT);
-                        fprintf(f, "%s%s %s | %s", first ? "" : ", ", k, va ? va : "(none)", vb ? vb : "(none)");
-                        first = 0;
-                        free(va);
-                        free(vb);
-                }
-        }
-        fclose(f);
-        if (first) {
-                free(out);
-                out = NULL;
-        }
-done:
-        json_decref(a);
-        json_decref(b);
-        return out;
 }

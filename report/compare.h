@@ -2,8 +2,8 @@
  * nightly): two selections of cells, A and B, paired like with like, and per
  * metric the statistics and a verdict a kernel developer can act on.
  *
- * Pairing: cells are grouped by their pairing key, the canonical JSON of
- * every guest and workload setting (the cell's params_json over the run's
+ * Pairing: cells are grouped by their pairing key (settings/pairkey.h:
+ * every guest and workload setting, the cell's params_json over the run's
  * settings_json, less the keys that do not shape the measurement: kernels,
  * workloads, repeats, timeouts, retries, the accelerator request). Only
  * groups with the same key on both sides are compared; a group on one side
@@ -30,6 +30,7 @@
 #include "common/error.h"
 #include "report/metrics.h"
 #include "report/stats.h"
+#include "settings/pairkey.h"
 
 /* Exit status of `kbench compare` when at least one metric is worse (1 is
  * an error, 2 a usage error, 3 is `kbench run`'s "some cells failed"). */
@@ -82,7 +83,7 @@ struct compare_side {
 };
 
 struct compare_group {
-        char *key;                 /* pairing key: canonical JSON (owned) */
+        struct pairkey *key;       /* pairing key (a reference) */
         char *workload;            /* workload name, "dd" (owned) */
         char *spec;                /* canonical spec, "dd:size=,bs=1M" (owned) */
         struct compare_side a, b;
@@ -101,7 +102,8 @@ struct compare_group {
 /* A group found on one side only. */
 struct compare_lonely {
         char side;                 /* 'A' or 'B' */
-        char *key, *workload, *spec;   /* owned */
+        struct pairkey *key;       /* a reference */
+        char *workload, *spec;     /* owned */
         struct compare_side s;
         char *differs;             /* the settings that differ from the nearest group of the
                                       same workload on the other side, "disk_mbps 0 | 140",
@@ -177,20 +179,3 @@ int compare_judge(struct compare_view *v);
 
 /* "better", "worse", "~", "info", "n too small", "undefined", "one side". */
 const char *compare_verdict_name(enum compare_verdict v);
-
-/* The pairing key of a cell: params_json (may be NULL) over settings_json,
- * less the keys that do not shape the measurement (those the settings list
- * under "how_keys", the legacy list for runs without one) and the ignored ones,
- * as canonical JSON (sorted keys, compact). OUT: *ret_key (caller frees),
- * *ret_spec (the "workload" value, caller frees; the workload name when
- * absent). Errors: -EINVAL "run N: settings are not a JSON object". */
-int compare_pairing_key(const char *settings_json, const char *params_json, const char *workload,
-                        const char *const *ignored, char **ret_key, char **ret_spec, struct kb_error *err);
-
-/* The keys dropped from the settings of runs that do not list their own
- * "how_keys" (runs stored before they did), NULL-terminated. */
-const char *const *compare_legacy_how_keys(void);
-
-/* The keys whose values differ between two pairing keys, "k1 a | b, k2 ..."
- * (caller frees), or NULL when they are equal or unreadable. */
-char *compare_key_diff(const char *key_a, const char *key_b);

@@ -352,12 +352,6 @@ static json_t *side_json(const struct compare_side *s) {
                          "failed_states", json_str(s->failed_states), "runs", runs ? runs : json_null());
 }
 
-static json_t *settings_json(const char *key) {
-        json_t *o = json_loads(key, 0, NULL);
-
-        return o ? o : json_str(key);
-}
-
 static json_t *nfor_json(size_t n) {
         return n ? json_integer((json_int_t)n) : json_null();
 }
@@ -403,7 +397,7 @@ json_t *json_view_compare(const struct compare_view *v) {
                         json_array_append_new(notes, json_str(g->notes[k]));
                 json_array_append_new(groups,
                                       json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o}", "workload",
-                                                json_str(g->workload), "spec", json_str(g->spec), "settings", settings_json(g->key),
+                                                json_str(g->workload), "spec", json_str(g->spec), "settings", pairkey_json(g->key),
                                                 "a", side_json(&g->a), "b", side_json(&g->b), "metrics",
                                                 ms ? ms : json_null(), "geomean_change_pct",
                                                 json_num((g->geomean - 1) * 100), "geomean_metrics",
@@ -417,7 +411,7 @@ json_t *json_view_compare(const struct compare_view *v) {
 
                 json_array_append_new(lonely, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "side", side, "workload",
                                                         json_str(l->workload), "spec", json_str(l->spec), "settings",
-                                                        settings_json(l->key), "cells", side_json(&l->s),
+                                                        pairkey_json(l->key), "cells", side_json(&l->s),
                                                         "differs", json_str(l->differs)));
         }
         j = json_pack("{s:{s:o, s:o}, s:{s:o, s:o}, s:f, s:f, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "

@@ -1,49 +1,30 @@
 /* report/pairing.c: loading a comparison the way `kbench compare` pairs it,
  * shared by compare, nightly and the site so all judge the same cells alike. */
 #include <glib.h>
-#include <jansson.h>
 #include <limits.h>
 #include <string.h>
 
 #include "report/pairing.h"
+#include "settings/runopts.h"
 
-/* Settings never paired across unasked: the workload's own parameters
- * (dd:size=512M against dd:size=1G is another measurement, not a setting
- * to compare) and unreadable params. */
-static const char *const never_across[] = { "workload", "params_raw" };
+/* The settings two groups differ in (appended to names, borrowed from the
+ * keys), and how many; -1 when they may not be paired across: a setting
+ * kept apart differs (the workload's own parameters, dd:size=512M against
+ * dd:size=1G, are another measurement, not a setting to compare), or a
+ * cell's params were unreadable. */
+static int across(const struct pairkey *a, const struct pairkey *b, GPtrArray *names) {
+        g_autoptr(GPtrArray) found = g_ptr_array_new();
+        size_t n = pairkey_diff(a, b, found, NULL);
 
-/* The keys whose values differ between two pairing keys (canonical JSON
- * objects), into keys (each once, comma-separated); how many, or -1 when
- * the two may not be paired across (a workload parameter differs, or a key
- * is unreadable). */
-static int key_diff(const char *ka, const char *kb, GPtrArray *keys) {
-        json_t *a = json_loads(ka, 0, NULL), *b = json_loads(kb, 0, NULL), *val;
-        const char *k;
-        int n = 0;
+        for (guint i = 0; i < found->len; i++) {
+                const char *k = g_ptr_array_index(found, i);
 
-        if (!json_is_object(a) || !json_is_object(b))
-                n = -1;
-        for (int pass = 0; n >= 0 && pass < 2; pass++) {
-                json_t *x = pass ? b : a, *y = pass ? a : b;
-
-                json_object_foreach(x, k, val) {
-                        json_t *other = json_object_get(y, k);
-
-                        if ((pass && other) || (other && json_equal(val, other)))
-                                continue;
-                        for (size_t i = 0; i < G_N_ELEMENTS(never_across); i++)
-                                if (strcmp(k, never_across[i]) == 0)
-                                        n = -1;
-                        if (n < 0)
-                                break;
-                        n++;
-                        if (keys)
-                                g_ptr_array_add(keys, g_strdup(k));
-                }
+                if (runopts_key_apart(k) || strcmp(k, PAIRKEY_PARAMS_RAW) == 0)
+                        return -1;
         }
-        json_decref(a);
-        json_decref(b);
-        return n;
+        for (guint i = 0; names && i < found->len; i++)
+                g_ptr_array_add(names, g_ptr_array_index(found, i));
+        return (int)n;
 }
 
 /* The settings that keep A's groups apart from their nearest group of the
@@ -53,7 +34,7 @@ static void differing_settings(const struct compare_view *v, GPtrArray *keys) {
                 const struct compare_lonely *la = &v->lonely[i];
                 const struct compare_lonely *best = NULL;
                 int best_n = INT_MAX;
-                g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func(g_free);
+                g_autoptr(GPtrArray) found = g_ptr_array_new();
 
                 if (la->side != 'A')
                         continue;
@@ -63,7 +44,7 @@ static void differing_settings(const struct compare_view *v, GPtrArray *keys) {
 
                         if (lb->side != 'B' || strcmp(lb->workload, la->workload) != 0)
                                 continue;
-                        n = key_diff(la->key, lb->key, NULL);
+                        n = across(la->key, lb->key, NULL);
                         if (n > 0 && n < best_n) {
                                 best_n = n;
                                 best = lb;
@@ -71,7 +52,7 @@ static void differing_settings(const struct compare_view *v, GPtrArray *keys) {
                 }
                 if (!best)
                         continue;
-                key_diff(la->key, best->key, found);
+                across(la->key, best->key, found);
                 for (guint k = 0; k < found->len; k++) {
                         gboolean seen = FALSE;
 

@@ -14,6 +14,7 @@
 #include "report/metrics.h"
 #include "report/text.h"
 #include "report/utf8.h"
+#include "settings/runopts.h"
 #include "workloads/workload.h"
 
 #ifndef MAX
@@ -203,26 +204,31 @@ void text_runs(const struct view_runs *v, FILE *out) {
 }
 
 /* Why a run that chose its repeats (kbench run --until-mde) stopped, from
- * the outcome the runner wrote into its settings ("until_mde_outcome"). */
+ * the outcome the runner wrote into its settings
+ * (RUNOPTS_UNTIL_MDE_OUTCOME). */
 static void until_mde_line(const struct query_run *r, FILE *out) {
         json_t *settings = r->settings_json ? json_loads(r->settings_json, 0, NULL) : NULL;
-        json_t *o = json_object_get(settings, "until_mde_outcome"), *target = json_object_get(settings, "until_mde_pct");
+        json_t *o = json_object_get(settings, RUNOPTS_UNTIL_MDE_OUTCOME);
         const char *answer = json_string_value(json_object_get(o, "answer"));
         const char *worst = json_string_value(json_object_get(o, "worst_metric"));
         json_t *worst_mde = json_object_get(o, "worst_mde");
+        struct run_settings s;
+        double target;
 
-        if (json_is_number(target) && json_number_value(target) > 0 && !answer)
-                fprintf(out, "repeats chosen by the tool: mde target %g%%, not stopped yet\n", json_number_value(target));
-        if (!answer || !json_is_number(target))
+        runopts_read(&s, settings);
+        target = s.until_mde_pct;
+        if (target > 0 && !answer)
+                fprintf(out, "repeats chosen by the tool: mde target %g%%, not stopped yet\n", target);
+        if (!answer || !(target > 0))
                 goto out;
         fprintf(out, "repeats chosen by the tool: %s after %lld round(s), %lld cell(s): ",
                 strcmp(answer, "enough") == 0 ? "enough" : strcmp(answer, "time") == 0 ? "time budget spent" :
                 "cell budget spent", (long long)json_integer_value(json_object_get(o, "rounds")),
                 (long long)json_integer_value(json_object_get(o, "cells")));
         if (strcmp(answer, "enough") == 0)
-                fprintf(out, "every judged metric's mde <= %g%%", json_number_value(target));
+                fprintf(out, "every judged metric's mde <= %g%%", target);
         else
-                fprintf(out, "mde target %g%% not met", json_number_value(target));
+                fprintf(out, "mde target %g%% not met", target);
         if (worst && json_is_number(worst_mde)) {
                 fputs(" (worst ", out);
                 put_text(out, worst, 0);
@@ -679,33 +685,12 @@ static void side_line(const char *label, const struct compare_side *s, int md, F
                 fprintf(out, "%s%lld", i ? ", " : " ", (long long)s->runs[i]);
 }
 
-/* The pairing key as "k=v k=v", without the workload spec (shown apart);
- * in markdown, inside a code span. */
-static void settings_line(const char *key, int md, FILE *out) {
-        json_t *o = json_loads(key, 0, NULL), *val;
-        enum put_mode mode = md ? PUT_MD_CODE : PUT_TEXT;
-        const char *k;
-        int first = 1;
+/* The pairing key's settings line (pairkey_line); in markdown, inside a
+ * code span. */
+static void settings_line(const struct pairkey *key, int md, FILE *out) {
+        g_autofree char *line = pairkey_line(key);
 
-        if (!json_is_object(o)) {
-                put_masked(out, key, 0, mode);
-                json_decref(o);
-                return;
-        }
-        json_object_foreach(o, k, val) {
-                char *s;
-
-                if (strcmp(k, "workload") == 0)
-                        continue;
-                s = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
-                fputs(first ? "" : " ", out);
-                put_masked(out, k, 0, mode);
-                fputc('=', out);
-                put_masked(out, s ? s : "?", 0, mode);
-                free(s);
-                first = 0;
-        }
-        json_decref(o);
+        put_masked(out, line, 0, md ? PUT_MD_CODE : PUT_TEXT);
 }
 
 /* Rows of cells as an aligned text table or a markdown table; left[c]:

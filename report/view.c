@@ -4,6 +4,7 @@
  * series query returns ok cells only. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <glib.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include "report/compare.h"
 #include "report/metrics.h"
 #include "report/view.h"
+#include "settings/runopts.h"
 
 int view_runs_load(struct db *db, struct view_runs **ret, struct kb_error *err) {
         struct view_runs *v = calloc(1, sizeof(*v));
@@ -59,11 +61,21 @@ struct view_run *view_run_free(struct view_run *v) {
         return NULL;
 }
 
-/* The foreign CPU above which a run's cells are contended. */
+/* The foreign CPU above which a run's cells are contended: its
+ * --max-contention, or METRICS_CONTENDED_PCT when that is 0. */
 static double contention_limit(const json_t *settings) {
-        json_t *p = json_object_get(settings, "max_contention_pct");
+        struct run_settings s;
 
-        return json_is_number(p) && json_number_value(p) > 0 ? json_number_value(p) : METRICS_CONTENDED_PCT;
+        runopts_read(&s, settings);
+        return s.max_contention_pct > 0 ? s.max_contention_pct : METRICS_CONTENDED_PCT;
+}
+
+static double run_contention_limit(const struct query_run *run) {
+        json_t *settings = run && run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+        double limit = contention_limit(settings);
+
+        json_decref(settings);
+        return limit;
 }
 
 static int contended_over(double limit, const struct query_metric *m, size_t n) {
@@ -74,14 +86,11 @@ static int contended_over(double limit, const struct query_metric *m, size_t n) 
 }
 
 int view_contended(const struct query_run *run, const struct query_metric *m, size_t n) {
-        json_t *settings = run && run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
-        double limit = contention_limit(settings);
-
-        json_decref(settings);
-        return contended_over(limit, m, n);
+        return contended_over(run_contention_limit(run), m, n);
 }
 
 static int view_run_fill(struct db *db, int64_t run_id, struct view_run *v, struct kb_error *err) {
+        double limit;
         int r;
 
         r = query_run(db, run_id, &v->run, err);
@@ -97,11 +106,12 @@ static int view_run_fill(struct db *db, int64_t run_id, struct view_run *v, stru
         v->contended = calloc(v->n_cells + 1, sizeof(*v->contended));
         if (!v->metrics || !v->n_metrics || !v->contended)
                 return error_setf(err, -ENOMEM, "out of memory");
+        limit = run_contention_limit(v->run);
         for (size_t i = 0; i < v->n_cells; i++) {
                 r = query_cell_metrics(db, v->cells[i].id, &v->metrics[i], &v->n_metrics[i], err);
                 if (r < 0)
                         return r;
-                v->contended[i] = view_contended(v->run, v->metrics[i], v->n_metrics[i]);
+                v->contended[i] = contended_over(limit, v->metrics[i], v->n_metrics[i]);
         }
         r = query_run_samples(db, run_id, &v->series, &v->n_series, err);
         if (r < 0)
@@ -173,13 +183,13 @@ int view_cell_load(struct db *db, int64_t run_id, const char *cell_key, struct v
                 return r;
         }
         v->contended = view_contended(run, v->metrics, v->n_metrics);
-        v->vmstat_interval_s = 1.0;
         {
-                /* The settings are data: anything but a sane positive number is the default. */
+                /* The settings are data: a value the option would refuse is the default. */
                 json_t *settings = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
-                json_t *iv = json_object_get(settings, "vmstat_interval_s");
-                if (json_is_number(iv) && json_number_value(iv) > 0 && json_number_value(iv) <= 3600)
-                        v->vmstat_interval_s = json_number_value(iv);
+                struct run_settings s;
+
+                runopts_read(&s, settings);
+                v->vmstat_interval_s = s.vmstat_interval_s;
                 json_decref(settings);
         }
         query_runs_free(run, 1);
@@ -235,7 +245,8 @@ struct side_metric {
 };
 
 struct side_group {
-        char *key, *workload, *spec;
+        struct pairkey *key;       /* a reference; the spec is its */
+        char *workload;
         size_t ok, failed;
         struct { char state[32]; size_t n; } fails[8];
         size_t n_fails;
@@ -264,9 +275,8 @@ static void side_clear(struct side *s) {
                 }
                 free(s->g[i].m);
                 free(s->g[i].runs);
-                free(s->g[i].key);
+                pairkey_unref(s->g[i].key);
                 free(s->g[i].workload);
-                free(s->g[i].spec);
         }
         free(s->g);
 }
@@ -335,22 +345,20 @@ static int side_add_value(struct side_metric *m, int has_value, double value, in
         return 0;
 }
 
-static struct side_group *side_group(struct side *s, const char *key, const char *workload, const char *spec) {
+/* The group of key in s, made (with a reference to key) when missing. */
+static struct side_group *side_group(struct side *s, struct pairkey *key, const char *workload) {
         struct side_group *g;
 
         for (size_t i = 0; i < s->n; i++)
-                if (strcmp(s->g[i].key, key) == 0)
+                if (strcmp(s->g[i].key->canon, key->canon) == 0)
                         return &s->g[i];
         if (grow_array((void **)&s->g, &s->cap, s->n, sizeof(*s->g)) < 0)
                 return NULL;
         g = &s->g[s->n];
-        *g = (struct side_group){ .key = strdup(key), .workload = strdup(workload), .spec = strdup(spec) };
-        if (!g->key || !g->workload || !g->spec) {
-                free(g->key);
-                free(g->workload);
-                free(g->spec);
+        *g = (struct side_group){ .workload = strdup(workload) };
+        if (!g->workload)
                 return NULL;
-        }
+        g->key = pairkey_ref(key);
         s->n++;
         return g;
 }
@@ -381,22 +389,11 @@ static void side_group_fail(struct side_group *g, const char *state) {
         }
 }
 
-static int json_has_key(const char *text, const char *key) {
-        json_t *o = text ? json_loads(text, 0, NULL) : NULL;
-        int has = json_is_object(o) && json_object_get(o, key);
-
-        json_decref(o);
-        return has;
-}
-
-/* Mark in found[] the ignored settings this cell has (in its run's
- * settings or its own params). A key once found is not looked for again:
- * the cost is one parse per key, not per cell, unless the key is absent. */
-static void mark_ignored(const struct query_selection *sel, const struct query_sel_cell *c,
-                         const char *const *ignored, unsigned char *found) {
+/* Mark in found[] the ignored settings a cell has (cs: its settings,
+ * pairkey_cell_settings). */
+static void mark_ignored(const json_t *cs, const char *const *ignored, unsigned char *found) {
         for (size_t k = 0; ignored && ignored[k]; k++)
-                if (!found[k] && (json_has_key(c->params_json, ignored[k]) ||
-                                  json_has_key(sel->settings_json, ignored[k])))
+                if (!found[k] && json_object_get(cs, ignored[k]))
                         found[k] = 1;
 }
 
@@ -404,21 +401,13 @@ static void mark_ignored(const struct query_selection *sel, const struct query_s
  * a dd or tiobench cell is CPU-bound (sy ~98 %): its rates and times are
  * then the emulator's speed as much as the kernel's, and even their sign
  * can be the emulator's (docs/design.md, "What a verdict judges"). With a
- * throttled disk the disk sets the pace. A cell's own params win over its
- * run's settings. */
-static int cpu_paced(const json_t *settings, const char *params_json) {
-        json_t *params = params_json ? json_loads(params_json, 0, NULL) : NULL;
-        json_t *accel = json_object_get(params, "accel"), *mbps = json_object_get(params, "disk_mbps");
-        int paced;
+ * throttled disk the disk sets the pace. cs: the cell's settings
+ * (pairkey_cell_settings: its own params win over its run's). */
+static int cpu_paced(const json_t *cs) {
+        struct run_settings s;
 
-        if (!accel)
-                accel = json_object_get(settings, "accel");
-        if (!mbps)
-                mbps = json_object_get(settings, "disk_mbps");
-        paced = json_is_string(accel) && strcmp(json_string_value(accel), "tcg") == 0 &&
-                !(json_is_number(mbps) && json_number_value(mbps) > 0);
-        json_decref(params);
-        return paced;
+        runopts_read(&s, cs);
+        return s.guest.accel && strcmp(s.guest.accel, "tcg") == 0 && s.guest.disk_mbps == 0;
 }
 
 static int side_add_cells(struct side *s, const struct query_selection *sel, const struct compare_options *o,
@@ -427,8 +416,10 @@ static int side_add_cells(struct side *s, const struct query_selection *sel, con
 
 int view_cpu_paced(const char *settings_json, const char *params_json) {
         json_t *settings = settings_json ? json_loads(settings_json, 0, NULL) : NULL;
-        int paced = cpu_paced(settings, params_json);
+        json_t *cs = pairkey_cell_settings(settings, params_json);
+        int paced = cpu_paced(cs);
 
+        json_decref(cs);
         json_decref(settings);
         return paced;
 }
@@ -457,18 +448,25 @@ static int side_add_cells(struct side *s, const struct query_selection *sel, con
                           struct kb_error *err) {
         for (size_t i = 0; i < sel->n_cells; i++) {
                 const struct query_sel_cell *c = &sel->cells[i];
-                _cleanup_free_ char *key = NULL, *spec = NULL;
+                struct pairkey *key = NULL;
                 struct side_group *g;
                 struct side_metric *m;
-                int r, busy;
+                json_t *cs;
+                int r, busy, paced;
 
-                mark_ignored(sel, c, o->ignore_settings, ignored_found);
-
-                r = compare_pairing_key(sel->settings_json, c->params_json, c->workload, o->ignore_settings, &key,
-                                        &spec, err);
+                if (sel->settings_json && !json_is_object(settings))
+                        return error_setf(err, -EINVAL, "run %lld: run settings are not a JSON object",
+                                          (long long)sel->run_id);
+                /* The cell's params are read once, for all three questions. */
+                cs = pairkey_cell_settings(settings, c->params_json);
+                mark_ignored(cs, o->ignore_settings, ignored_found);
+                paced = cpu_paced(cs);
+                r = pairkey_new(cs, c->workload, o->ignore_settings, &key, err);
+                json_decref(cs);
                 if (r < 0)
                         return error_prefix(err, r, "run %lld", (long long)sel->run_id);
-                g = side_group(s, key, c->workload, spec);
+                g = side_group(s, key, c->workload);
+                pairkey_unref(key);
                 if (!g || side_group_run(g, sel->run_id) < 0)
                         return error_setf(err, -ENOMEM, "out of memory");
                 if (strcmp(c->state, "ok") != 0) {
@@ -478,7 +476,7 @@ static int side_add_cells(struct side *s, const struct query_selection *sel, con
                 busy = contended_over(limit, c->metrics, c->n_metrics) == 1;
                 g->ok++;
                 g->contended += busy;
-                g->cpu_paced += cpu_paced(settings, c->params_json);
+                g->cpu_paced += paced;
                 for (size_t k = 0; k < c->n_metrics; k++) {
                         m = side_metric(g, c->metrics[k].name, c->metrics[k].unit, k, o->metric_glob);
                         if (!m || side_add_value(m, c->metrics[k].has_value, c->metrics[k].value, busy) < 0)
@@ -838,7 +836,7 @@ static int group_cmp(const void *x, const void *y) {
         const struct compare_group *a = x, *b = y;
         int c = strcmp(a->workload, b->workload);
 
-        return c ? c : strcmp(a->key, b->key);
+        return c ? c : strcmp(a->key->canon, b->key->canon);
 }
 
 /* Move one side's values of a metric into m; with_busy: the contended
@@ -948,9 +946,9 @@ static int group_notes(const struct side_group *ga, const struct side_group *gb,
 static int pair_group(struct side_group *ga, struct side_group *gb, double alpha, struct compare_group *g) {
         size_t cap = ga->n_m + gb->n_m, ruled[RULE_N] = { 0 };
 
-        *g = (struct compare_group){ .key = strdup(ga->key), .workload = strdup(ga->workload),
-                                     .spec = strdup(ga->spec), .geomean = NAN };
-        if (!g->key || !g->workload || !g->spec || copy_side(ga, &g->a) < 0 || copy_side(gb, &g->b) < 0)
+        *g = (struct compare_group){ .key = pairkey_ref(ga->key), .workload = strdup(ga->workload),
+                                     .spec = strdup(ga->key->spec), .geomean = NAN };
+        if (!g->workload || !g->spec || copy_side(ga, &g->a) < 0 || copy_side(gb, &g->b) < 0)
                 return -ENOMEM;
         g->m = calloc(cap + 1, sizeof(*g->m));
         if (!g->m)
@@ -1000,28 +998,27 @@ static int add_lonely(struct compare_view *v, char side, struct side_group *g, c
                 return -ENOMEM;
         v->lonely = nl;
         l = &v->lonely[v->n_lonely++];
-        *l = (struct compare_lonely){ .side = side, .key = strdup(g->key), .workload = strdup(g->workload),
-                                      .spec = strdup(g->spec) };
-        if (!l->key || !l->workload || !l->spec || copy_side(g, &l->s) < 0)
+        *l = (struct compare_lonely){ .side = side, .key = pairkey_ref(g->key), .workload = strdup(g->workload),
+                                      .spec = strdup(g->key->spec) };
+        if (!l->workload || !l->spec || copy_side(g, &l->s) < 0)
                 return -ENOMEM;
-        /* The nearest group of the same workload: the fewest differing settings. */
+        /* The nearest group of the same workload: the fewest differing
+         * settings, said A's value first. */
         for (size_t i = 0; i < other->n; i++) {
-                char *d;
-                size_t parts = 1;
+                g_autoptr(GString) d = NULL;
+                size_t parts;
 
                 if (strcmp(other->g[i].workload, g->workload) != 0)
                         continue;
-                d = side == 'A' ? compare_key_diff(g->key, other->g[i].key) : compare_key_diff(other->g[i].key, g->key);
-                if (!d)
+                d = g_string_new(NULL);
+                parts = side == 'A' ? pairkey_diff(g->key, other->g[i].key, NULL, d)
+                                    : pairkey_diff(other->g[i].key, g->key, NULL, d);
+                if (parts == 0 || parts >= best)
                         continue;
-                for (const char *p = d; (p = strstr(p, ", ")); p += 2)
-                        parts++;
-                if (parts < best) {
-                        best = parts;
-                        free(l->differs);
-                        l->differs = d;
-                } else
-                        free(d);
+                best = parts;
+                free(l->differs);
+                if (!(l->differs = strdup(d->str)))
+                        return -ENOMEM;
         }
         return 0;
 }
@@ -1070,7 +1067,7 @@ int view_compare_load(struct db *db, const struct compare_options *o, struct com
         }
         for (size_t i = 0; r >= 0 && i < a.n; i++)
                 for (size_t j = 0; j < b.n; j++)
-                        if (!b.g[j].paired && strcmp(a.g[i].key, b.g[j].key) == 0) {
+                        if (!b.g[j].paired && strcmp(a.g[i].key->canon, b.g[j].key->canon) == 0) {
                                 a.g[i].paired = b.g[j].paired = 1;
                                 if (pair_group(&a.g[i], &b.g[j], o->alpha, &v->groups[v->n_groups++]) < 0)
                                         r = error_setf(err, -ENOMEM, "out of memory");

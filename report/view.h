@@ -57,7 +57,8 @@ struct view_cell {
         size_t n_hostblk;
         struct query_mark *marks;          /* the events the guest sent, arrival order */
         size_t n_marks;
-        double vmstat_interval_s;          /* the run's vmstat interval (1 if it did not say) */
+        double vmstat_interval_s;          /* the run's vmstat interval (the option's default if it did
+                                              not say) */
         struct query_log_info *logs;
         size_t n_logs;
 };

@@ -176,7 +176,7 @@ int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_e
 int db_run_reopen(struct db *db, int64_t run_id, struct kb_error *err);
 /* Set one key of a run's settings JSON to json_value (JSON text), for what
  * a run learns while it runs (the repeats an --until-mde run stopped at);
- * the key must be declared HOW (run/runopts.c) so pairing ignores it.
+ * the key must be declared HOW (settings/runopts.c) so pairing ignores it.
  * Keys must not contain '"'. -ENOENT when the run does not exist. */
 int db_run_set_setting(struct db *db, int64_t run_id, const char *key, const char *json_value,
                        struct kb_error *err);

@@ -15,7 +15,6 @@
 
 #include "guest/initramfs.h"
 #include "common/fileio.h"
-#include "common/guest-paths.h"
 #include "host/accel.h"
 #include "host/snapshot.h"
 #include "cell/warm.h"
@@ -28,7 +27,7 @@
 #include "run/progress.h"
 #include "store/reap.h"
 #include "run/runner.h"
-#include "run/runopts.h"
+#include "settings/runopts.h"
 #include "run/seqrun.h"
 #include "report/show.h"
 #include "host/vm.h"
@@ -48,7 +47,8 @@
 static const char *const base_modules[] = { "ata_piix", "sd_mod", "ext4", NULL };
 
 struct run {
-        const struct runner_opts *o;
+        struct run_settings set;           /* as given, and guest.accel once resolved */
+        const struct runner_drive *d;
         const struct store_ctx *g;
         struct kstore *ks;
         struct kstore_kernel **kernels;
@@ -65,11 +65,13 @@ struct run {
         struct progress progress;
         int usage;                         /* the error was in the request: exit 2 */
         int stopped;                       /* the host failed (disk full): end the run, resumable */
-        int past_deadline;                 /* o->deadline_at passed: no more cells, resumable */
+        int past_deadline;                 /* d->deadline_at passed: no more cells, resumable */
         char *reserve;                     /* <store>/reserve, released when a commit fails */
         char **initrd_sha;                 /* per kernel, for snapshot keys; filled when first needed */
         GHashTable *warm_failed;           /* snapshot keys that failed this run: their cells boot cold */
         char *insn_plugin;                 /* the instruction counter in the store's cache, or NULL */
+        char *settings_text, *host_info;   /* the run row's (row points to them) */
+        char hostname[256];
 };
 
 /* A cell's warm start: the snapshot it restores, owned here. */
@@ -95,18 +97,17 @@ static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell
         struct snapshot_shape shape;
         struct kb_error err = { { 0 } };
 
-        if (!r->o->warm || r->o->cold)
+        if (!r->set.warm || r->set.cold)
                 return;
         if (!r->initrd_sha[pc->kernel] &&
             snapshot_file_sha256(r->initrds[pc->kernel], &r->initrd_sha[pc->kernel], &err) < 0) {
                 progress_note(&r->progress, "warm start off for %s: %s", k->name, err.msg);
                 return;
         }
-        w->cmdline = cell_cmdline(WARM_CELL_ID, r->o->append);
+        w->cmdline = guest_cmdline(WARM_CELL_ID, r->set.guest.append);
         shape = (struct snapshot_shape){
-                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .mem_mb = r->o->mem_mb,
-                .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes, .bus = "ide",
-                .nic = r->specs[pc->workload]->ops->n_ports > 0, .cmdline = w->cmdline, .accel = r->accel,
+                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .guest = &r->set.guest, .bus = "ide",
+                .nic = r->specs[pc->workload]->ops->n_ports > 0, .cmdline = w->cmdline,
                 .qemu_version = r->qemu_version, .libvirt_version = r->libvirt_version,
         };
         snapshot_key(&shape, w->key);
@@ -192,8 +193,8 @@ static int build_images(struct run *r, struct kb_error *err) {
                 return error_setf(err, -ENOENT, "guest agent not found at %s (set KBENCH_AGENT)", agent);
         for (size_t i = 0; base_modules[i]; i++)
                 strv_add_unique(modules, base_modules[i]);
-        if (!g_str_has_prefix(r->o->fs, "ext"))
-                strv_add_unique(modules, r->o->fs);
+        if (!g_str_has_prefix(r->set.guest.fs, "ext"))
+                strv_add_unique(modules, r->set.guest.fs);
         /* Only what this run's workloads need: every megabyte of initramfs
          * costs boot time under TCG. The cache key covers the content, so
          * each (kernel, workload set) gets its own image once. */
@@ -239,7 +240,7 @@ static int build_images(struct run *r, struct kb_error *err) {
                 ret = initramfs_build(&spec, cache, &r->initrds[k], &cached, err);
                 if (ret < 0)
                         return error_prefix(err, ret, "guest image for kernel %s", r->kernels[k]->name);
-                if (!r->o->json || isatty(STDERR_FILENO))
+                if (!r->set.json || isatty(STDERR_FILENO))
                         progress_note(&r->progress, "guest image for %s: %s (%.1f s)", r->kernels[k]->name,
                                       cached ? "cached" : "built",
                                       (double)(g_get_monotonic_time() - t0) / 1e6);
@@ -317,15 +318,15 @@ static char *host_info_json(void) {
 static int plan_rounds(const struct run *r) {
         size_t per = r->n_kernels * r->n_specs;
 
-        if (r->o->until_mde_pct <= 0)
-                return r->o->repeats;
-        if (r->o->budget_cells > 0)
-                return (int)MIN((size_t)r->o->budget_cells / MAX(per, 1), UNTIL_MDE_MAX_ROUNDS);
+        if (r->set.until_mde_pct <= 0)
+                return r->set.repeats;
+        if (r->set.budget_cells > 0)
+                return (int)MIN((size_t)r->set.budget_cells / MAX(per, 1), UNTIL_MDE_MAX_ROUNDS);
         return UNTIL_MDE_MAX_ROUNDS;
 }
 
 static char *settings_json(const struct run *r) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = &r->set;
         json_t *j = json_object(), *ks = json_array(), *ws = json_array();
         char *s;
 
@@ -350,17 +351,14 @@ static char *settings_json(const struct run *r) {
         return s;
 }
 
-/* A cell's params; with the sysctls its guest read back after writing
- * them (res may be NULL: none known). */
+/* A cell's params: its workload, the settings the option table keeps per
+ * cell (and the accelerator), and the sysctls its guest read back after
+ * writing them (res may be NULL: none known). */
 static char *cell_params_json(const struct run *r, const struct plan_cell *pc, const struct cell_result *res) {
-        const struct runner_opts *o = r->o;
-        json_t *j = json_pack("{s:s, s:i, s:i, s:I, s:I, s:s, s:s, s:I, s:s}",
-                              "workload", r->specs[pc->workload]->text, "mem_mb", (int)o->mem_mb,
-                              "cpus", (int)o->cpus, "disk_bytes", (json_int_t)o->disk_bytes,
-                              "disk_mbps", (json_int_t)o->disk_mbps, "fs", o->fs, "mount_opts", o->mount_opts,
-                              "swap_bytes", (json_int_t)o->swap_bytes, "accel", r->accel);
+        json_t *j = json_pack("{s:s}", "workload", r->specs[pc->workload]->text);
         char *s;
 
+        runopts_cell_params(&r->set, j);
         if (res && res->sysctls && res->sysctls->len) {
                 json_t *applied = json_object();
                 for (guint i = 0; i < res->sysctls->len; i++) {
@@ -411,7 +409,7 @@ static int store_cell(struct run *r, const struct plan_cell *pc, int attempt, st
         struct cellrows_ctx ctx = { .run_id = r->row.id, .cell_key = pc->key,
                                     .kernel_id = r->kernels[pc->kernel]->id, .workload = r->specs[pc->workload],
                                     .iteration = pc->iteration, .attempt = attempt, .accel = r->accel,
-                                    .params_json = params, .vmstat_interval_s = r->o->vmstat_interval_s };
+                                    .params_json = params, .vmstat_interval_s = r->set.vmstat_interval_s };
         struct kb_error perr = { { 0 } };
         struct cellrows rows;
         int ret;
@@ -454,7 +452,7 @@ struct seq {
 };
 
 static void seq_init(struct run *r, const struct plan_cell *plan, size_t n, struct seq *s) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = &r->set;
 
         *s = (struct seq){ .on = o->until_mde_pct > 0, .asked = -1, .t0_us = g_get_monotonic_time() };
         if (!s->on)
@@ -521,15 +519,15 @@ static int seq_round_done(struct run *r, struct seq *s, size_t rounds, int *ret_
                 why = "enough";
         else if (a.d.answer == SEQRULE_BUDGET)
                 why = "budget";
-        else if (r->o->budget_time_s > 0 && elapsed + mean > r->o->budget_time_s)
+        else if (r->set.budget_time_s > 0 && elapsed + mean > r->set.budget_time_s)
                 why = "time";
         if (a.d.answer == SEQRULE_MORE)
                 progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s, next look at %zu rounds", rounds,
-                              a.n_metrics ? a.mdes : "(no judged metric yet)", r->o->until_mde_pct,
+                              a.n_metrics ? a.mdes : "(no judged metric yet)", r->set.until_mde_pct,
                               why ? "time budget spent" : "more", a.d.next);
         else
                 progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s at %zu rounds%s%s", rounds,
-                              a.n_metrics ? a.mdes : "(no judged metric)", r->o->until_mde_pct,
+                              a.n_metrics ? a.mdes : "(no judged metric)", r->set.until_mde_pct,
                               a.d.answer == SEQRULE_ENOUGH ? "enough" : "budget spent", a.d.look,
                               a.worst ? ", worst " : "", a.worst ? a.worst : "");
         *ret_stop = why != NULL;
@@ -539,6 +537,82 @@ static int seq_round_done(struct run *r, struct seq *s, size_t rounds, int *ret_
         return ret;
 }
 
+/* The attempts of one cell: each through its warm start (if any), the
+ * cell and the store, until one is not retried. *ret_failed counts the
+ * cell when its last attempt is not ok. */
+static int run_attempts(struct run *r, const struct plan_cell *pc, struct cell_spec *spec, int first_attempt,
+                        int *ret_failed, struct kb_error *err) {
+        for (int attempt = first_attempt;; attempt++) {
+                struct cell_result res;
+                struct warm_cell warm;
+                int again, pending, ret;
+
+                memset(&warm, 0, sizeof(warm));
+                spec->snapshot = spec->snapshot_console = spec->snapshot_uuid = spec->snapshot_cmdline = NULL;
+                spec->snapshot_domain = NULL;
+                warm_for_cell(r, pc, spec, &warm);
+                spec->attempt = attempt;
+                ret = cell_run(r->conn, spec, &res, on_stage, &r->progress, err);
+                if (ret == 0)
+                        warm_after_cell(r, &warm, &res);
+                warm_cell_clear(&warm);
+                if (ret < 0)
+                        return ret;
+                ret = store_cell(r, pc, attempt, &res, &pending, err);
+                g_rmdir(spec->work_dir);
+                /* A full host disk stops the run: every later cell
+                 * would meet it too. --resume continues once there is room. */
+                if (ret >= 0 && (res.host_failed || pending))
+                        r->stopped = 1;
+                /* A cell measured beside a busy host is re-run from
+                 * the same budget as an infra error. */
+                again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->set.max_contention_pct > 0),
+                                               attempt, first_attempt, r->set.retries,
+                                               cell_interrupted || r->stopped);
+                if (again)
+                        progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
+                else
+                        progress_end(&r->progress, res.state, res.detail);
+                if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
+                        (*ret_failed)++;
+                cell_result_clear(&res);
+                if (ret < 0 || !again)
+                        return ret;
+        }
+}
+
+/* One cell of the plan: its spec (the run's guest, timeouts, host load
+ * and instruction counts), its attempts numbered on from a resumed run's,
+ * under its progress line. */
+static int run_one_cell(struct run *r, const struct plan_cell *pc, const char *prefix, GPtrArray *agent_lines,
+                        int *ret_failed, struct kb_error *err) {
+        const struct kstore_kernel *k = r->kernels[pc->kernel];
+        /* The name results will show: a variant's label first. */
+        g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->set.variant ? r->set.variant : "",
+                                                 k->name, r->specs[pc->workload]->ops->name, pc->iteration + 1);
+        g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
+        int first_attempt = 1, ret;
+        struct cell_spec spec = {
+                .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
+                .iteration = pc->iteration, .guest = &r->set.guest, .initrd = r->initrds[pc->kernel],
+                .work_dir = work, .qemu_user = vm_conn_qemu_user(r->conn),
+                .agent_lines = (const char *const *)agent_lines->pdata,
+                .deadline_s = r->set.cell_timeout_s, .boot_timeout_s = strcmp(r->accel, "kvm") == 0 ? 60 : 120,
+                .silence_timeout_s = r->set.hang_timeout_s,
+                /* Only where QEMU shares this host is its /proc the right one. */
+                .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
+                .contended_pct = r->set.max_contention_pct > 0 ? r->set.max_contention_pct : METRICS_CONTENDED_PCT,
+                .insn_plugin = r->insn_plugin,
+        };
+
+        /* A resumed run continues the attempt numbering of its cells. */
+        ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
+        if (ret < 0)
+                return ret;
+        progress_begin(&r->progress, r->progress.finished, label);
+        return run_attempts(r, pc, &spec, first_attempt, ret_failed, err);
+}
+
 static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         g_autofree struct plan_cell *plan = NULL;
         g_autofree char *prefix = g_strdup_printf("kb%d-r%" G_GINT64_FORMAT, (int)getpid(), r->row.id);
@@ -546,14 +620,13 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
         size_t n, todo = 0;
         int failed = 0, ret;
         struct seq seq __attribute__((cleanup(seq_clear))) = { 0 };
-
         g_autoptr(GPtrArray) agent_lines = g_ptr_array_new_with_free_func(g_free);
 
-        runopts_agent_lines(r->o, agent_lines);
+        runopts_agent_lines(&r->set, agent_lines);
         g_ptr_array_add(agent_lines, NULL);
         plan_build(r->n_kernels, r->n_specs, plan_rounds(r), &plan, &n);
         seq_init(r, plan, n, &seq);
-        if (r->o->resume_run > 0) {
+        if (r->set.resume_run > 0) {
                 ret = db_run_done_keys(r->db, r->row.id, &done, err);
                 if (ret < 0)
                         return ret;
@@ -573,85 +646,17 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         if (stop)
                                 break;
                 }
-                const struct kstore_kernel *k = r->kernels[pc->kernel];
-                /* The name results will show: a variant's label first. */
-                g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->o->variant ? r->o->variant : "",
-                                                         k->name, r->specs[pc->workload]->ops->name,
-                                                         pc->iteration + 1);
-                g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
-                double boot_to = strcmp(r->accel, "kvm") == 0 ? 60 : 120;
-                int first_attempt = 1;
-                struct cell_spec spec = {
-                        .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
-                        .iteration = pc->iteration, .accel = r->accel, .mem_mb = r->o->mem_mb,
-                        .cpus = r->o->cpus, .disk_bytes = r->o->disk_bytes, .swap_bytes = r->o->swap_bytes,
-                        .disk_bytes_per_s = r->o->disk_mbps * 1000000, .fs = r->o->fs,
-                        .mount_opts = r->o->mount_opts, .initrd = r->initrds[pc->kernel], .work_dir = work,
-                        .qemu_user = vm_conn_qemu_user(r->conn),
-                        .append = r->o->append, .agent_lines = (const char *const *)agent_lines->pdata,
-                        .deadline_s = r->o->cell_timeout_s, .boot_timeout_s = boot_to,
-                        .silence_timeout_s = r->o->hang_timeout_s,
-                        /* Only where QEMU shares this host is its /proc the right one. */
-                        .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
-                        .contended_pct = r->o->max_contention_pct > 0 ? r->o->max_contention_pct
-                                                                      : METRICS_CONTENDED_PCT,
-                        .insn_plugin = r->insn_plugin,
-                };
-
                 if (plan_is_done(pc, (const char *const *)done))
                         continue;
-                if (r->o->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->o->deadline_at) {
+                if (r->d->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->d->deadline_at) {
                         progress_note(&r->progress, "deadline reached: the remaining cells are not started");
                         r->past_deadline = 1;
                         break;
                 }
-                /* A resumed run continues the attempt numbering of its cells. */
-                ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
+                seq.ran_here = 1;
+                ret = run_one_cell(r, pc, prefix, agent_lines, &failed, err);
                 if (ret < 0)
                         return ret;
-                progress_begin(&r->progress, r->progress.finished, label);
-                seq.ran_here = 1;
-                for (int attempt = first_attempt;; attempt++) {
-                        struct cell_result res;
-                        int again, pending;
-
-                        struct warm_cell warm;
-
-                        memset(&warm, 0, sizeof(warm));
-
-                        spec.snapshot = spec.snapshot_console = spec.snapshot_uuid = spec.snapshot_cmdline = NULL;
-                        spec.snapshot_domain = NULL;
-                        warm_for_cell(r, pc, &spec, &warm);
-                        spec.attempt = attempt;
-                        ret = cell_run(r->conn, &spec, &res, on_stage, &r->progress, err);
-                        if (ret == 0)
-                                warm_after_cell(r, &warm, &res);
-                        warm_cell_clear(&warm);
-                        if (ret < 0)
-                                return ret;
-                        ret = store_cell(r, pc, attempt, &res, &pending, err);
-                        g_rmdir(work);
-                        /* A full host disk stops the run: every later cell
-                         * would meet it too. --resume continues once there is room. */
-                        if (ret >= 0 && (res.host_failed || pending))
-                                r->stopped = 1;
-                        /* A cell measured beside a busy host is re-run from
-                         * the same budget as an infra error. */
-                        again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->o->max_contention_pct > 0),
-                                                       attempt, first_attempt, r->o->retries,
-                                                       cell_interrupted || r->stopped);
-                        if (again)
-                                progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
-                        else
-                                progress_end(&r->progress, res.state, res.detail);
-                        if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
-                                failed++;
-                        cell_result_clear(&res);
-                        if (ret < 0)
-                                return ret;
-                        if (!again)
-                                break;
-                }
         }
         /* The budget's last round: the rule's last word. */
         if (seq.on && !seq.done && !cell_interrupted && !r->stopped && !r->past_deadline) {
@@ -668,16 +673,16 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
 /* Refuse, before any run row exists, what this host cannot do: every cell
  * would fail the same way after its boot was paid for. */
 static int check_host(struct run *r, struct kb_error *err) {
-        const struct runner_opts *o = r->o;
-        g_autofree char *mkfs = g_strdup_printf("mkfs.%s", o->fs);
+        const struct run_settings *o = &r->set;
+        g_autofree char *mkfs = g_strdup_printf("mkfs.%s", o->guest.fs);
         g_autofree char *found = g_find_program_in_path(mkfs);
         g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
         struct statvfs st;
-        uint64_t need = o->disk_bytes + o->swap_bytes, avail;
+        uint64_t need = o->guest.disk_bytes + o->guest.swap_bytes, avail;
 
         r->usage = 1;
         if (!found)
-                return error_setf(err, -ENOENT, "--fs %s: %s is not installed on this host", o->fs, mkfs);
+                return error_setf(err, -ENOENT, "--fs %s: %s is not installed on this host", o->guest.fs, mkfs);
         if (g_mkdir_with_parents(scratch, 0755) < 0) {
                 r->usage = 0;
                 return error_setf(err, -errno, "%s: %s", scratch, g_strerror(errno));
@@ -692,7 +697,7 @@ static int check_host(struct run *r, struct kb_error *err) {
         if (need > avail)
                 return error_setf(err, -ENOSPC,
                                   "--disk-size: %" PRIu64 " MiB of disk%s but only %" PRIu64
-                                  " MiB free in %s", need >> 20, o->swap_bytes ? " and swap" : "",
+                                  " MiB free in %s", need >> 20, o->guest.swap_bytes ? " and swap" : "",
                                   avail >> 20, scratch);
         r->usage = 0;
         return 0;
@@ -738,7 +743,7 @@ static int resume_todo(struct run *r, int *ret_todo, struct kb_error *err) {
         *ret_todo = (int)plan_todo(plan, n, (const char *const *)done);
         /* A run that chose its repeats ran fewer than its plan: it is done
          * when it recorded why it stopped. */
-        if (r->o->until_mde_pct > 0 && *ret_todo > 0) {
+        if (r->set.until_mde_pct > 0 && *ret_todo > 0) {
                 struct query_run *run = NULL;
 
                 ret = query_run(r->db, r->row.id, &run, err);
@@ -771,7 +776,7 @@ static int resume_finish_idle(struct run *r, struct kb_error *err) {
 /* --until-mde needs a budget, a budget needs --until-mde, and the budget
  * must hold the pilot. */
 static int check_until_mde(struct run *r, struct kb_error *err) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = &r->set;
         size_t per = r->n_kernels * r->n_specs;
 
         r->usage = 1;
@@ -793,7 +798,7 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
 /* The matrix's axes are given: a usage error found before the store is
  * looked at (a mistyped --store is then not reported instead). */
 static int count_axes(struct run *r, struct kb_error *err) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = &r->set;
 
         r->usage = 1;
         for (; o->kernels && o->kernels[r->n_kernels]; r->n_kernels++)
@@ -817,7 +822,7 @@ static int open_store(struct run *r, struct store_lock **ret_lock, struct kb_err
 }
 
 static int resolve_inputs(struct run *r, struct kb_error *err) {
-        const struct runner_opts *o = r->o;
+        const struct run_settings *o = &r->set;
         g_autofree char *kdir = store_kernels_dir(r->g);
         int ret;
 
@@ -848,10 +853,10 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                 /* Build the job once now, so that keys which do not fit the
                  * guest (bonnie's size below twice its RAM) fail before any
                  * boot rather than as a failed cell per repeat. */
-                struct workload_env env = { .mem_bytes = (uint64_t)o->mem_mb << 20, .cpus = (int)o->cpus,
-                                            .disk_bytes = o->disk_bytes, .mnt = KB_GUEST_MNT };
+                struct workload_env env = { 0 };
                 g_autofree char *script = NULL;
 
+                cell_workload_env(&o->guest, &env);
                 r->usage = 1;
                 ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
                 if (ret < 0)
@@ -898,10 +903,12 @@ static void run_free(struct run *r) {
         g_free(r->reserve);
         g_free(r->qemu_version);
         g_free(r->libvirt_version);
+        g_free(r->settings_text);
+        g_free(r->host_info);
 }
 
 /* The plan of a resumed run must be the one it was started with. */
-int runner_load_resume(struct runner_opts *o, const struct store_ctx *g, GPtrArray *kern, GPtrArray *work,
+int runner_load_resume(struct run_settings *o, const struct store_ctx *g, GPtrArray *kern, GPtrArray *work,
                        GPtrArray *keep, struct kb_error *err) {
         struct db *db = NULL;
         struct query_run *run = NULL;
@@ -936,22 +943,126 @@ out:
         return r;
 }
 
-int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *ret_run_id,
-               struct kb_error *err) {
-        struct run r = { .o = o, .g = g, .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
-        g_autofree char *settings = NULL, *hostinfo = NULL;
-        char hostname[256] = "";
+/* The store side of a run: the database (checked before anything is
+ * added to it), what a killed kbench left (reaped), the reserve, the
+ * watchdog, the kernels' rows. */
+static int prepare_store(struct run *r, struct kb_error *err) {
+        g_autofree char *prefix = g_strdup_printf("kb%d-", (int)getpid());
+        g_autofree char *run_dir = reap_run_dir(r->g);
+        g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
+        struct reap_report reaped;
+        int ret = db_open(r->g->db_path, &r->db, err);
+
+        if (ret < 0)
+                return ret;
+        /* Appending to a damaged file buries new results in it; the quick
+         * check reads the whole file: 1.7 s warm, 7 s cold for 1 GB (docs/design.md). */
+        ret = db_check(r->db, 0, err);
+        if (ret < 0)
+                return error_prefix(err, ret, "refusing to add a run (see 'kbench doctor')");
+        ret = reap_store(r->g, r->db, &reaped, err);
+        if (ret < 0)
+                return ret;
+        if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
+                progress_note(&r->progress, "left by a killed kbench: %d QEMU killed, %d scratch entries removed, "
+                              "%d run(s) marked interrupted", reaped.qemu_killed, reaped.scratch_removed,
+                              reaped.runs_interrupted);
+        reserve_take(r);
+        /* Before the first thread (libvirt's event loop) exists. */
+        ret = watchdog_start(prefix, run_dir ? run_dir : "/nonexistent", scratch, err);
+        for (size_t k = 0; ret >= 0 && k < r->n_kernels; k++) {
+                struct db_kernel dk = { r->kernels[k]->id, r->kernels[k]->name, r->kernels[k]->release,
+                                        r->kernels[k]->source, r->kernels[k]->added_at };
+                ret = db_kernel_upsert(r->db, &dk, err);
+        }
+        return ret;
+}
+
+/* The host side: libvirt, the accelerator (which completes the guest's
+ * shape), the guest images and the instruction counter. */
+static int prepare_host(struct run *r, struct kb_error *err) {
+        const struct kstore_kernel *k0 = r->kernels[0];
+        int ret = vm_conn_new(r->g->connect, &r->conn, err);
+
+        if (ret >= 0)
+                ret = vm_conn_versions(r->conn, &r->qemu_version, &r->libvirt_version, err);
+        /* The kernels before the KVM probe boots one (the initramfs
+         * images once they are built): a verdict from a QEMU that could
+         * not open its kernel would be cached as KVM's. */
+        if (ret >= 0)
+                ret = check_qemu_reach(r, err);
+        if (ret >= 0)
+                ret = accel_resolve(r->conn, r->set.accel, r->g->home,
+                                    k0->vmlinux_path ? k0->vmlinux_path : k0->image_path, &r->accel, &r->accel_why,
+                                    err);
+        if (ret < 0)
+                return ret;
+        r->set.guest.accel = r->accel;
+        progress_note(&r->progress, "accelerator: %s", r->accel_why);
+        ret = build_images(r, err);
+        if (ret < 0)
+                return ret;
+        stage_plugin(r);
+        return check_qemu_reach(r, err);
+}
+
+/* The run's row: created, or with --resume reopened. OUT: *ret_idle, 1
+ * when a resumed run had nothing left (then finished, not reopened). */
+static int open_run_row(struct run *r, int *ret_idle, struct kb_error *err) {
+        int todo = 0, ret;
+
+        r->settings_text = settings_json(r);
+        r->host_info = host_info_json();
+        gethostname(r->hostname, sizeof(r->hostname) - 1);
+        r->row = (struct db_run){ .tag = r->set.tag, .settings_json = r->settings_text, .host = r->hostname,
+                                  .host_info_json = r->host_info, .qemu_version = r->qemu_version,
+                                  .libvirt_version = r->libvirt_version, .kbench_version = KBENCH_VERSION,
+                                  .started_at = (double)g_get_real_time() / 1e6 };
+        *ret_idle = 0;
+        if (r->set.resume_run <= 0)
+                return db_run_create(r->db, &r->row, err);
+        r->row.id = r->set.resume_run;
+        ret = resume_todo(r, &todo, err);
+        if (ret < 0)
+                return ret;
+        if (todo > 0)
+                return db_run_reopen(r->db, r->row.id, err);
+        /* Nothing to run: a finished run keeps its finish time; one killed
+         * after its last cell is finished now. */
+        progress_note(&r->progress, "run %" G_GINT64_FORMAT ": every cell is stored, nothing to resume", r->row.id);
+        *ret_idle = 1;
+        return resume_finish_idle(r, err);
+}
+
+/* After the cells: the run's status and, when it stopped early, how to
+ * go on. */
+static int close_run_row(struct run *r, struct kb_error *err) {
+        int ret = db_run_finish(r->db, r->row.id, cell_interrupted || r->stopped || r->past_deadline ?
+                                "interrupted" : "complete", err);
+
+        if (ret < 0)
+                return ret;
+        if (r->stopped)
+                progress_note(&r->progress, "stopped: the host failed (see the last cell); make room and resume "
+                              "with 'kbench run --resume %" G_GINT64_FORMAT "'", r->row.id);
+        else if (cell_interrupted || r->past_deadline)
+                progress_note(&r->progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
+                              r->row.id);
+        return 0;
+}
+
+int runner_run(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
+               int64_t *ret_run_id, struct kb_error *err) {
+        static const struct runner_drive as_kbench_run = { 0 };
+        struct run r = { .set = *o, .d = drive ? drive : &as_kbench_run, .g = g,
+                         .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
         struct sigaction sa = { .sa_handler = on_sigint };
         struct store_lock *lock = NULL;
-        struct reap_report reaped;
-        g_autofree char *prefix = g_strdup_printf("kb%d-", (int)getpid());
-        g_autofree char *run_dir = reap_run_dir(g);
-        g_autofree char *scratch = g_build_filename(g->home, "scratch", NULL);
-        int failed = 0, ret, code = 1;
+        int failed = 0, idle = 0, ret, code = 1;
 
         progress_init(&r.progress, 0);
         ret = count_axes(&r, err);
-        if (ret >= 0 && !o->lock_held)
+        if (ret >= 0 && !r.d->lock_held)
                 ret = open_store(&r, &lock, err);
         if (ret >= 0)
                 ret = resolve_inputs(&r, err);
@@ -959,93 +1070,17 @@ int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *
                 code = r.usage ? 2 : 1;
                 goto out;
         }
-        ret = db_open(g->db_path, &r.db, err);
+        ret = prepare_store(&r, err);
+        if (ret >= 0)
+                ret = prepare_host(&r, err);
+        if (ret >= 0)
+                ret = open_run_row(&r, &idle, err);
         if (ret < 0)
                 goto out;
-        /* Appending to a damaged file buries new results in it; the quick
-         * check reads the whole file: 1.7 s warm, 7 s cold for 1 GB (docs/design.md). */
-        ret = db_check(r.db, 0, err);
-        if (ret < 0) {
-                error_prefix(err, ret, "refusing to add a run (see 'kbench doctor')");
+        if (idle) {
+                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+                code = ret < 0 ? 1 : 0;
                 goto out;
-        }
-        ret = reap_store(g, r.db, &reaped, err);
-        if (ret < 0)
-                goto out;
-        if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
-                progress_note(&r.progress, "left by a killed kbench: %d QEMU killed, %d scratch entries removed, "
-                              "%d run(s) marked interrupted", reaped.qemu_killed, reaped.scratch_removed,
-                              reaped.runs_interrupted);
-        reserve_take(&r);
-        /* Before the first thread (libvirt's event loop) exists. */
-        ret = watchdog_start(prefix, run_dir ? run_dir : "/nonexistent", scratch, err);
-        if (ret < 0)
-                goto out;
-        for (size_t k = 0; k < r.n_kernels; k++) {
-                struct db_kernel dk = { r.kernels[k]->id, r.kernels[k]->name, r.kernels[k]->release,
-                                        r.kernels[k]->source, r.kernels[k]->added_at };
-                ret = db_kernel_upsert(r.db, &dk, err);
-                if (ret < 0)
-                        goto out;
-        }
-        ret = vm_conn_new(g->connect, &r.conn, err);
-        if (ret < 0)
-                goto out;
-        ret = vm_conn_versions(r.conn, &r.qemu_version, &r.libvirt_version, err);
-        if (ret < 0)
-                goto out;
-        /* The kernels before the KVM probe boots one (the initramfs
-         * images once they are built): a verdict from a QEMU that could
-         * not open its kernel would be cached as KVM's. */
-        ret = check_qemu_reach(&r, err);
-        if (ret < 0)
-                goto out;
-        ret = accel_resolve(r.conn, o->accel, g->home,
-                            r.kernels[0]->vmlinux_path ? r.kernels[0]->vmlinux_path : r.kernels[0]->image_path,
-                            &r.accel, &r.accel_why, err);
-        if (ret < 0)
-                goto out;
-        progress_note(&r.progress, "accelerator: %s", r.accel_why);
-        ret = build_images(&r, err);
-        if (ret < 0)
-                goto out;
-        stage_plugin(&r);
-        ret = check_qemu_reach(&r, err);
-        if (ret < 0)
-                goto out;
-
-        settings = settings_json(&r);
-        hostinfo = host_info_json();
-        gethostname(hostname, sizeof(hostname) - 1);
-        r.row = (struct db_run){ .tag = o->tag, .settings_json = settings, .host = hostname,
-                                 .host_info_json = hostinfo, .qemu_version = r.qemu_version,
-                                 .libvirt_version = r.libvirt_version, .kbench_version = KBENCH_VERSION,
-                                 .started_at = (double)g_get_real_time() / 1e6 };
-        if (o->resume_run > 0) {
-                int todo = 0;
-                r.row.id = o->resume_run;
-                ret = resume_todo(&r, &todo, err);
-                if (ret < 0)
-                        goto out;
-                if (todo == 0) {
-                        /* Nothing to run: a finished run keeps its finish time;
-                         * one killed after its last cell is finished now. */
-                        progress_note(&r.progress, "run %" G_GINT64_FORMAT ": every cell is stored, nothing "
-                                      "to resume", r.row.id);
-                        ret = resume_finish_idle(&r, err);
-                        if (ret < 0)
-                                goto out;
-                        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
-                        code = ret < 0 ? 1 : 0;
-                        goto out;
-                }
-                ret = db_run_reopen(r.db, r.row.id, err);
-                if (ret < 0)
-                        goto out;
-        } else {
-                ret = db_run_create(r.db, &r.row, err);
-                if (ret < 0)
-                        goto out;
         }
         progress_note(&r.progress, "run %" G_GINT64_FORMAT ": %zu kernel(s) x %zu workload(s) x %d repeat(s)",
                       r.row.id, r.n_kernels, r.n_specs, o->repeats);
@@ -1057,17 +1092,9 @@ int runner_run(const struct runner_opts *o, const struct store_ctx *g, int64_t *
                 db_run_finish(r.db, r.row.id, "failed", NULL);
                 goto out;
         }
-        ret = db_run_finish(r.db, r.row.id, cell_interrupted || r.stopped || r.past_deadline ? "interrupted" :
-                            "complete", err);
-        if (ret < 0)
-                goto out;
-        if (r.stopped)
-                progress_note(&r.progress, "stopped: the host failed (see the last cell); make room and resume "
-                              "with 'kbench run --resume %" G_GINT64_FORMAT "'", r.row.id);
-        else if (cell_interrupted || r.past_deadline)
-                progress_note(&r.progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
-                              r.row.id);
-        ret = o->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+        ret = close_run_row(&r, err);
+        if (ret >= 0)
+                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
         if (ret < 0)
                 goto out;
         code = failed > 0 || cell_interrupted || r.stopped || r.past_deadline ? 3 : 0;

@@ -7,7 +7,6 @@
  * verdict are plain. Below each table: bar charts of the two sides' means
  * with 95 % whiskers, and vmstat and the transfer of one representative
  * cell per side (the median by the group's first judged metric) overlaid. */
-#include <jansson.h>
 #include <math.h>
 #include <string.h>
 
@@ -43,11 +42,11 @@ static void td_n(struct html *h, size_t n, size_t max) {
         td(h, "num", b);
 }
 
-static void metric_row(struct html *h, const struct compare_metric *m) {
-        char b[80], lo[32], hi[32];
-        const char *cls;
+/* A metric row's first cells, judged or not: the name with its unit,
+ * then each side's mean and coefficient of variation. */
+static void sides_cells(struct html *h, const struct compare_metric *m) {
+        char b[80];
 
-        html_start(h, "tr");
         html_start(h, "td");
         html_text(h, m->name);
         if (m->unit && *m->unit) {
@@ -65,6 +64,14 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         td(h, "num", b);
         text_format_pct(m->sb.cov, 0, b, sizeof(b));
         td(h, "num muted", b);
+}
+
+static void metric_row(struct html *h, const struct compare_metric *m) {
+        char b[80], lo[32], hi[32];
+        const char *cls;
+
+        html_start(h, "tr");
+        sides_cells(h, m);
         switch (m->verdict) {
         case COMPARE_WORSE: cls = "num worse"; break;
         case COMPARE_BETTER: cls = "num better"; break;
@@ -118,23 +125,7 @@ static void info_row(struct html *h, const struct compare_metric *m) {
         char b[80];
 
         html_start(h, "tr");
-        html_start(h, "td");
-        html_text(h, m->name);
-        if (m->unit && *m->unit) {
-                html_start(h, "span");
-                html_attr(h, "class", "muted");
-                html_textf(h, " %s", m->unit);
-                html_end(h);
-        }
-        html_end(h);
-        page_format_num(m->sa.mean, b, sizeof(b));
-        td(h, "num", b);
-        text_format_pct(m->sa.cov, 0, b, sizeof(b));
-        td(h, "num muted", b);
-        page_format_num(m->sb.mean, b, sizeof(b));
-        td(h, "num", b);
-        text_format_pct(m->sb.cov, 0, b, sizeof(b));
-        td(h, "num muted", b);
+        sides_cells(h, m);
         if (text_change_shown(m))
                 text_format_pct(m->change, 1, b, sizeof(b));
         else
@@ -176,34 +167,19 @@ static void side_line(struct html *h, const char *label, const struct compare_si
         html_end(h);
 }
 
-/* The pairing key without the workload spec (shown as the heading). */
-static void settings_line(struct html *h, const char *key) {
-        json_t *o = json_loads(key, 0, NULL), *val;
-        GString *t = g_string_new(NULL);
-        const char *k;
+/* The pairing key's settings line (pairkey_line; the workload spec is
+ * the heading). */
+static void settings_line(struct html *h, const struct pairkey *key) {
+        g_autofree char *line = pairkey_line(key);
 
-        if (json_is_object(o))
-                json_object_foreach(o, k, val) {
-                        char *v;
-
-                        if (strcmp(k, "workload") == 0)
-                                continue;
-                        v = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
-                        g_string_append_printf(t, "%s%s=%s", t->len ? " " : "", k, v ? v : "?");
-                        free(v);
-                }
-        else
-                g_string_append(t, key);
         html_start(h, "li");
         html_start(h, "strong");
         html_text(h, "settings:");
         html_end(h);
         html_start(h, "code");
-        html_text(h, t->str);
+        html_text(h, line);
         html_end(h);
         html_end(h);
-        g_string_free(t, TRUE);
-        json_decref(o);
 }
 
 /* The distribution of one judged metric's samples on each side: a dot per

@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "common/util.h"
+#include "settings/pairkey.h"
 #include "web/history.h"
 #include "web/page.h"
 #include "web/regstate.h"
@@ -139,12 +140,16 @@ static const char *side_keys(const struct model *s, const struct compare_view *v
 
                 for (size_t k = 0; r && k < r->n_latest; k++) {
                         const struct query_cell *c = &r->v->cells[r->latest[k]];
-                        g_autofree char *key = NULL, *spec = NULL;
+                        struct pairkey *key = NULL;
+                        int same;
 
                         if (!r->keys[k] || strcmp(c->kernel_id, kernel_id) != 0 || strcmp(c->workload, g->workload) != 0 ||
-                            compare_pairing_key(r->v->run->settings_json, c->params_json, c->workload,
-                                                (const char *const *)v->ignored, &key, &spec, NULL) < 0 ||
-                            strcmp(key, g->key) != 0)
+                            pairkey_from_json(r->v->run->settings_json, c->params_json, c->workload,
+                                              (const char *const *)v->ignored, &key, NULL) < 0)
+                                continue;
+                        same = strcmp(key->canon, g->key->canon) == 0;
+                        pairkey_unref(key);
+                        if (!same)
                                 continue;
                         label = c->kernel_name;
                         if (!has_key(keys, r->keys[k]))

@@ -9,6 +9,7 @@
 #include "report/html.h"
 #include "report/metrics.h"
 #include "report/svg.h"
+#include "settings/runopts.h"
 #include "web/model.h"
 #include "web/page.h"
 #include "web/pages.h"
@@ -46,26 +47,26 @@ static int run_has(const struct model_run *r, const char *kernel, const char *wo
 
 /* What a reader must see before reading a column down: runs with other
  * guest settings are not comparable ("dd:size=32M; 160 MiB, 2 CPUs, ext3
- * data=ordered"). From the cell's parameters. */
+ * data=ordered"). The cell's parameters as the option table reads them,
+ * in the units of its rows. */
 static char *settings_text(const struct query_cell *c) {
         json_t *j = c && c->params_json ? json_loads(c->params_json, 0, NULL) : NULL;
+        const char *workload = json_string_value(json_object_get(j, "workload"));
         GString *t = g_string_new(NULL);
-        json_t *v;
+        struct run_settings s;
+        const struct guest_shape *g = &s.guest;
 
         if (json_is_object(j)) {
-                if (json_is_string(v = json_object_get(j, "workload")))
-                        g_string_append_printf(t, "%s;", json_string_value(v));
-                if (json_is_integer(v = json_object_get(j, "mem_mb")))
-                        g_string_append_printf(t, " %" JSON_INTEGER_FORMAT " MiB,", json_integer_value(v));
-                if (json_is_integer(v = json_object_get(j, "cpus")))
-                        g_string_append_printf(t, " %" JSON_INTEGER_FORMAT " CPU%s,", json_integer_value(v),
-                                               json_integer_value(v) == 1 ? "" : "s");
-                if (json_is_string(v = json_object_get(j, "fs")))
-                        g_string_append_printf(t, " %s", json_string_value(v));
-                if (json_is_string(v = json_object_get(j, "mount_opts")) && *json_string_value(v))
-                        g_string_append_printf(t, " %s", json_string_value(v));
-                if (json_is_integer(v = json_object_get(j, "disk_mbps")) && json_integer_value(v) > 0)
-                        g_string_append_printf(t, ", disk %" JSON_INTEGER_FORMAT " MB/s", json_integer_value(v));
+                runopts_read(&s, j);
+                if (workload)
+                        g_string_append_printf(t, "%s;", workload);
+                g_string_append_printf(t, " %u %s, %u CPU%s, %s", g->mem_mb, runopt_find("mem")->unit, g->cpus,
+                                       g->cpus == 1 ? "" : "s", g->fs);
+                if (*g->mount_opts)
+                        g_string_append_printf(t, " %s", g->mount_opts);
+                if (g->disk_mbps > 0)
+                        g_string_append_printf(t, ", disk %" G_GUINT64_FORMAT " %s", g->disk_mbps,
+                                               runopt_find("disk-mbps")->unit);
         }
         json_decref(j);
         if (t->len == 0)
@@ -94,20 +95,21 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
 
         for (size_t i = 0; i < s->n_runs; i++) {
                 const struct query_cell *c = model_run_cell(&s->runs[i], kernel, workload);
-                g_autofree char *key = NULL, *spec = NULL;
+                struct pairkey *key = NULL;
                 guint k;
 
                 group[i] = -1;
-                if (!c || compare_pairing_key(s->runs[i].v->run->settings_json, c->params_json, workload, NULL, &key,
-                                              &spec, NULL) < 0)
+                if (!c || pairkey_from_json(s->runs[i].v->run->settings_json, c->params_json, workload, NULL, &key,
+                                            NULL) < 0)
                         continue;
                 for (k = 0; k < keys->len; k++)
-                        if (strcmp(g_ptr_array_index(keys, k), key) == 0)
+                        if (strcmp(g_ptr_array_index(keys, k), key->canon) == 0)
                                 break;
                 if (k == keys->len) {
-                        g_ptr_array_add(keys, TAKE_PTR(key));
+                        g_ptr_array_add(keys, g_strdup(key->canon));
                         g_ptr_array_add(labels, settings_text(c));
                 }
+                pairkey_unref(key);
                 group[i] = (int)k;
         }
         for (guint k = 0; k < keys->len; k++) {

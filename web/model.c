@@ -10,6 +10,7 @@
 
 #include "common/util.h"
 #include "report/pairing.h"
+#include "settings/pairkey.h"
 #include "web/model.h"
 #include "web/page.h"
 
@@ -107,11 +108,11 @@ static void run_index(struct model_run *r) {
         r->keys = g_new0(char *, r->n_latest + 1);
         for (size_t k = 0; k < r->n_latest; k++) {
                 const struct query_cell *c = &v->cells[r->latest[k]];
-                g_autofree char *spec = NULL;
+                struct pairkey *key = NULL;
 
-                if (compare_pairing_key(v->run->settings_json, c->params_json, c->workload, NULL, &r->keys[k], &spec,
-                                        NULL) < 0)
-                        r->keys[k] = NULL;
+                if (pairkey_from_json(v->run->settings_json, c->params_json, c->workload, NULL, &key, NULL) == 0)
+                        r->keys[k] = g_strdup(key->canon);
+                pairkey_unref(key);
         }
 }
 

@@ -56,6 +56,14 @@ def main():
         expect(p.returncode == 2 and "typo.json: repeat: unknown key" in p.stderr,
                f"an unknown key names the file and key, exit 2 (usage): {p.returncode} {p.stderr.strip()!r}")
 
+        # A setting the run option refuses (so --resume would refuse the
+        # run's own settings) is refused in the file, by the option's range.
+        p = kb(home, "nightly", "--dry-run", write(os.path.join(home, "swap.json"), dict(good, vm={"swap": "512K"})),
+               check=False)
+        line = p.stderr.strip()
+        expect(p.returncode == 2 and "swap.json: vm.swap: '512K' is not a size in 1M..1024G (or 0)" in line
+               and "\n" not in line, f"a swap below the option's 1 MiB is refused up front: {p.returncode} {line!r}")
+
         p = kb(home, "nightly", "--dry-run", cfg, check=False)
         expect(p.returncode == 1 and "baseline '6.1.0-47-amd64' is not in the store" in p.stderr,
                f"a missing baseline is said: {p.stderr.strip()!r}")

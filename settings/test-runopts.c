@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "common/test.h"
-#include "run/runopts.h"
+#include "settings/runopts.h"
 
 TEST_MAIN();
 
-static int set(struct runner_opts *o, const char *name, const char *text, struct kb_error *err) {
+static int set(struct run_settings *o, const char *name, const char *text, struct kb_error *err) {
         const struct runopt *opt = runopt_find(name);
 
         ASSERT_TRUE(opt != NULL);
@@ -18,21 +18,21 @@ static int set(struct runner_opts *o, const char *name, const char *text, struct
 }
 
 TEST(defaults) {
-        struct runner_opts o;
+        struct run_settings o;
 
         runopts_defaults(&o);
         ASSERT_EQ(o.repeats, 1);
-        ASSERT_EQ(o.mem_mb, 256);
-        ASSERT_EQ(o.cpus, 1);
-        ASSERT_EQ(o.disk_bytes, 2ull << 30);
-        ASSERT_EQ(o.swap_bytes, 0);
-        ASSERT_STREQ(o.fs, "ext4");
+        ASSERT_EQ(o.guest.mem_mb, 256);
+        ASSERT_EQ(o.guest.cpus, 1);
+        ASSERT_EQ(o.guest.disk_bytes, 2ull << 30);
+        ASSERT_EQ(o.guest.swap_bytes, 0);
+        ASSERT_STREQ(o.guest.fs, "ext4");
         ASSERT_STREQ(o.accel, "auto");
         ASSERT_NEAR(o.cell_timeout_s, 1800, 1e-9);
         ASSERT_NEAR(o.hang_timeout_s, 60, 1e-9);
         ASSERT_NEAR(o.vmstat_interval_s, 1, 1e-9);
         ASSERT_EQ(o.retries, 2);
-        ASSERT_TRUE(o.append == NULL);
+        ASSERT_TRUE(o.guest.append == NULL);
         /* Cells boot cold unless --warm is given. */
         ASSERT_EQ(o.warm, 0);
         ASSERT_EQ(o.cold, 0);
@@ -49,7 +49,7 @@ static size_t opt_index(const char *name) {
 
 /* A flag not given keeps its default; one given turns it on. */
 TEST(flags_keep_defaults) {
-        struct runner_opts o;
+        struct run_settings o;
         char *texts[64] = { 0 };
         int flags[64] = { 0 };
         struct kb_error err = { { 0 } };
@@ -79,7 +79,7 @@ TEST(numbers_refused) {
                 { "mount-opts", "a b" }, { "accel", "hvf" },
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-                struct runner_opts o;
+                struct run_settings o;
                 struct kb_error err = { { 0 } };
                 char want[64];
 
@@ -91,24 +91,24 @@ TEST(numbers_refused) {
                         TEST_FAIL("--%s %s: message does not name the option: %s", bad[i].name, bad[i].text,
                                   err.msg);
                 /* A refused value leaves the default in place. */
-                ASSERT_EQ(o.mem_mb, 256);
+                ASSERT_EQ(o.guest.mem_mb, 256);
                 ASSERT_NEAR(o.cell_timeout_s, 1800, 1e-9);
         }
 }
 
 TEST(numbers_accepted) {
-        struct runner_opts o;
+        struct run_settings o;
         struct kb_error err = { { 0 } };
 
         runopts_defaults(&o);
         ASSERT_EQ(set(&o, "mem", "160", &err), 0);
-        ASSERT_EQ(o.mem_mb, 160);
+        ASSERT_EQ(o.guest.mem_mb, 160);
         ASSERT_EQ(set(&o, "mem", "1G", &err), 0);
-        ASSERT_EQ(o.mem_mb, 1024);
+        ASSERT_EQ(o.guest.mem_mb, 1024);
         ASSERT_EQ(set(&o, "swap", "0", &err), 0);
-        ASSERT_EQ(o.swap_bytes, 0);
+        ASSERT_EQ(o.guest.swap_bytes, 0);
         ASSERT_EQ(set(&o, "swap", "64M", &err), 0);
-        ASSERT_EQ(o.swap_bytes, 64ull << 20);
+        ASSERT_EQ(o.guest.swap_bytes, 64ull << 20);
         ASSERT_EQ(set(&o, "timeout", "12.5", &err), 0);
         ASSERT_NEAR(o.cell_timeout_s, 12.5, 1e-9);
         ASSERT_EQ(set(&o, "resume", "42", &err), 0);
@@ -116,7 +116,7 @@ TEST(numbers_accepted) {
 }
 
 TEST(save_and_load) {
-        struct runner_opts o, back;
+        struct run_settings o, back;
         struct kb_error err = { { 0 } };
         GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
         json_t *j = json_object();
@@ -136,11 +136,11 @@ TEST(save_and_load) {
 
         runopts_defaults(&back);
         ASSERT_EQ(runopts_load(&back, j, keep, &err), 0);
-        ASSERT_EQ(back.mem_mb, 160);
+        ASSERT_EQ(back.guest.mem_mb, 160);
         ASSERT_NEAR(back.cell_timeout_s, 95.5, 1e-9);
-        ASSERT_STREQ(back.fs, "ext3");
-        ASSERT_STREQ(back.mount_opts, "data=ordered");
-        ASSERT_EQ(back.disk_bytes, 160ull << 20);
+        ASSERT_STREQ(back.guest.fs, "ext3");
+        ASSERT_STREQ(back.guest.mount_opts, "data=ordered");
+        ASSERT_EQ(back.guest.disk_bytes, 160ull << 20);
         /* A resumed run starts its cells as the run did. */
         ASSERT_EQ(back.warm, 1);
         ASSERT_EQ(back.cold, 0);
@@ -190,7 +190,7 @@ TEST(entries_cover_table) {
 
 TEST(max_contention) {
         static const char *const bad[] = { "101", "-1", "nan", "inf", "10%", "" };
-        struct runner_opts o, back;
+        struct run_settings o, back;
         struct kb_error err = { { 0 } };
         GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
         json_t *j = json_object();
@@ -222,15 +222,21 @@ TEST(max_contention) {
 }
 
 TEST(agent_lines_from_the_table) {
-        struct runner_opts o;
+        struct run_settings o;
         struct kb_error err = { { 0 } };
         GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
 
+        size_t n_agent = 0;
+
+        /* One line per single-valued row the agent takes, in table order
+         * (a repeatable one has a line per item, and none by default). */
+        for (const struct runopt *opt = runopt_table; opt->name; opt++)
+                n_agent += opt->agent && opt->type != RUNOPT_STRV;
         runopts_defaults(&o);
         ASSERT_EQ(set(&o, "fs", "ext3", &err), 0);
         ASSERT_EQ(set(&o, "mount-opts", "data=ordered", &err), 0);
         runopts_agent_lines(&o, lines);
-        ASSERT_EQ(lines->len, 3);
+        ASSERT_EQ(lines->len, n_agent);
         ASSERT_STREQ(lines->pdata[0], "set fs ext3");
         ASSERT_STREQ(lines->pdata[1], "set mount_opts data=ordered");
         /* The agent counts its interval in milliseconds. */
@@ -283,7 +289,7 @@ TEST(how_keys_follow_the_classes) {
         json_decref(how);
 }
 
-static int apply_sysctls(struct runner_opts *o, char **items, struct kb_error *err) {
+static int apply_sysctls(struct run_settings *o, char **items, struct kb_error *err) {
         char *texts[64] = { 0 };
         int flags[64] = { 0 };
         size_t i = 0;
@@ -299,7 +305,7 @@ TEST(sysctls_checked_saved_and_sent) {
         static char *bad_name[] = { "vm.dirty-ratio=5", NULL }, *no_eq[] = { "vm.dirty_ratio", NULL };
         static char *twice[] = { "vm.dirty_ratio=5", "vm.dirty_ratio=6", NULL };
         static char *newline[] = { "vm.dirty_ratio=5\n6", NULL }, *empty[] = { "vm.dirty_ratio=", NULL };
-        struct runner_opts o, back;
+        struct run_settings o, back;
         struct kb_error err = { { 0 } };
         GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
         GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
@@ -363,7 +369,7 @@ static uint64_t unit_bytes(const char *unit) {
 }
 
 /* The option's field as bytes (size rows) or as stored (rate rows). */
-static uint64_t field_value(const struct runner_opts *o, const struct runopt *opt) {
+static uint64_t field_value(const struct run_settings *o, const struct runopt *opt) {
         const char *p = (const char *)o + opt->offset;
 
         if (opt->type == RUNOPT_MIB)
@@ -382,7 +388,7 @@ TEST(every_size_and_rate_option_in_its_unit) {
         for (const struct runopt *opt = runopt_table; opt->name; opt++) {
                 double min_field = opt->min > 0 ? opt->min : 1;
                 struct kb_error err = { { 0 } };
-                struct runner_opts o;
+                struct run_settings o;
                 char text[64];
                 uint64_t ub, want;
 
@@ -435,7 +441,7 @@ TEST(every_size_and_rate_option_in_its_unit) {
 TEST(until_mde_and_budgets) {
         static const char *const bad_mde[] = { "101", "-1", "nan", "5%%", "%", "5 %", "" };
         static const char *const bad_time[] = { "30x", "-1m", "31d", "m", "1e999s", "nan" };
-        struct runner_opts o, back;
+        struct run_settings o, back;
         struct kb_error err = { { 0 } };
         GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
         json_t *j = json_object();
@@ -492,7 +498,7 @@ TEST(command_reproduces_the_measured_settings) {
         g_autofree int *flags = NULL;
         g_autofree GOptionEntry *entries = NULL;
         g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
-        struct runner_opts o;
+        struct run_settings o;
         struct kb_error err = { { 0 } };
         const char *key;
         int argc;
