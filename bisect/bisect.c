@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "bisect/bisect.h"
@@ -42,6 +43,7 @@ struct bis {
         size_t n;
         char *tree;                /* git: the private worktree candidates are built in */
         struct kb_error *err;      /* where a callback's error goes */
+        int usage;                 /* the error is the command line's (exit 2) */
         json_t *steps;             /* what --json prints */
         json_t *step_runs;         /* the runs of the step under way */
 };
@@ -85,6 +87,24 @@ static int git(const char *dir, char **argv_tail, char **ret, struct kb_error *e
         if (ret)
                 *ret = g_strchomp(TAKE_PTR(out));
         return 0;
+}
+
+/* 1 when commit a is an ancestor of commit b (or b itself), 0 when it is
+ * not (reversed ends, or a branch that diverged), -errno when git cannot
+ * tell (its message in err). */
+static int git_is_ancestor(const char *dir, const char *a, const char *b, struct kb_error *err) {
+        char *argv[] = { "git", "-C", (char *)dir, "merge-base", "--is-ancestor", (char *)a, (char *)b, NULL };
+        g_autoptr(GError) gerr = NULL;
+        g_autofree char *errs = NULL;
+        int status;
+
+        if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                          &errs, &status, &gerr))
+                return error_setf(err, -ENOENT, "git: %s", gerr->message);
+        if (WIFEXITED(status) && WEXITSTATUS(status) <= 1)
+                return WEXITSTATUS(status) == 0;
+        return error_setf(err, -EINVAL, "git -C %s merge-base: %s", dir,
+                          errs && *errs ? g_strchomp(errs) : "failed");
 }
 
 static void cand_add(struct bis *b, const char *label) {
@@ -157,8 +177,17 @@ static int cands_from_git(struct bis *b, struct kb_error *err) {
                 r = git(b->o->git_dir, rev_good, &good, err);
         if (r >= 0)
                 r = git(b->o->git_dir, rev_bad, &bad, err);
+        if (r >= 0)
+                r = git_is_ancestor(b->o->git_dir, good, bad, err);
         if (r < 0)
                 return error_prefix(err, r, "--git %s", b->o->git_dir);
+        /* Otherwise good..bad lists nothing, or bad's side branch, and the
+         * search would name a "first bad" that is not after good. */
+        if (r == 0) {
+                b->usage = 1;
+                return error_setf(err, -EINVAL, "bisect: --good %s is not an ancestor of --bad %s (are the ends "
+                                  "reversed, or on branches that diverged?)", b->o->good, b->o->bad);
+        }
         range = g_strdup_printf("%s..%s", good, bad);
         {
                 char *revlist[] = { "rev-list", "--reverse", "--first-parent", range, NULL };
@@ -175,9 +204,11 @@ static int cands_from_git(struct bis *b, struct kb_error *err) {
         /* Ends that are one commit: two candidates, one build, the same image. */
         if (b->n == 1)
                 cand_add(b, bad);
-        if (strcmp(b->c[b->n - 1].label, bad) != 0)
-                return error_setf(err, -EINVAL, "--git: %s is not a first-parent descendant of %s", b->o->bad,
-                                  b->o->good);
+        if (strcmp(b->c[b->n - 1].label, bad) != 0) {
+                b->usage = 1;
+                return error_setf(err, -EINVAL, "bisect: --bad %s is not a first-parent descendant of --good %s",
+                                  b->o->bad, b->o->good);
+        }
         digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, top, -1);
         return worktree(b, top, digest, good, err);
 }
@@ -458,6 +489,8 @@ int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb
                 r = finish(&b, &res, why, err);
         if (r >= 0)
                 code = res.outcome == BISECT_CANNOT_TELL ? BISECT_EXIT_UNDECIDED : 0;
+        else if (b.usage)
+                code = 2;
         else if (b.db && b.id)
                 db_bisection_finish(b.db, b.id, "failed", NULL, NULL, NULL, &(struct kb_error){ { 0 } });
         bis_free(&b);

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """What `kbench bisect`, `kbench kernel build` and `kbench show --bisect`
 refuse before they build or boot anything: usage errors exit 2 with one
-line naming the option, a source that is not a kernel tree exits 1 naming
+line naming the option (ends of a git history that are reversed or on
+branches that diverged name both refs), a source that is not a kernel tree exits 1 naming
 it, and a store with no bisection says so. Boots no guest, builds nothing.
 Usage: bisect_cli.py KBENCH"""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -35,8 +37,44 @@ USAGE = [
 ]
 
 
+def history(top):
+    """A git repository of three commits on main (good, mid, bad) and one
+    on a branch off good: nothing a bisection would get as far as building."""
+    def git(*args):
+        subprocess.run(["git", "-C", top, *args], check=True, capture_output=True)
+    git("init", "-q", "-b", "main")
+    git("config", "user.name", "kbench")
+    git("config", "user.email", "kbench@localhost")
+    def commit(name):
+        with open(os.path.join(top, "Kconfig"), "a") as f:
+            f.write(f"# {name}\n")
+        git("add", "Kconfig")
+        git("commit", "-q", "-m", name)
+        git("tag", name)
+    for name in ("good", "mid", "bad"):
+        commit(name)
+    git("checkout", "-q", "-b", "side", "good")
+    commit("side")
+    git("checkout", "-q", "main")
+
+
 def main():
     with temp_store("kbench-bisect-cli-") as home:
+        # Ends in the wrong order, or on branches that diverged: refused
+        # before a worktree is made or anything built.
+        top = os.path.join(home, "repo")
+        os.makedirs(top)
+        history(top)
+        for good, bad in (("bad", "good"), ("mid", "good"), ("side", "bad"), ("bad", "side")):
+            p = kb(home, "bisect", *M, "--git", top, "--good", good, "--bad", bad, check=False)
+            lines = p.stderr.strip().splitlines()
+            expect(p.returncode == 2 and len(lines) == 1 and f"--good {good} is not an ancestor of --bad {bad}"
+                   in lines[0],
+                   f"--good {good} --bad {bad}: exit 2, one line naming both (exit {p.returncode}: {p.stderr!r})")
+        expect(not os.path.exists(os.path.join(home, "build")) or
+               not any(n.startswith("git-") for n in os.listdir(os.path.join(home, "build"))),
+               "no worktree was made for ends that were refused")
+
         for args, what in USAGE:
             p = kb(home, *args, check=False)
             lines = p.stderr.strip().splitlines()
