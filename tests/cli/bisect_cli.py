@@ -6,6 +6,7 @@ branches that diverged name both refs), a source that is not a kernel tree exits
 it, and a store with no bisection says so. Boots no guest, builds nothing.
 Usage: bisect_cli.py KBENCH"""
 import os
+import re
 import subprocess
 import sys
 
@@ -80,6 +81,17 @@ def main():
             lines = p.stderr.strip().splitlines()
             expect(p.returncode == 2 and len(lines) == 1 and what in lines[0],
                    f"kbench {' '.join(args)}: exit 2, one line naming {what!r} (exit {p.returncode}: {p.stderr!r})")
+        # The cells' settings are run's options: --help says so and names those a bisection sets itself.
+        p = kb(home, "bisect", "--help")
+        expect("--help-run" in p.stdout and "kbench run's options" in p.stdout and
+               all(f"--{o}" in p.stdout for o in ("kernel", "repeat", "tag", "until-mde", "variant")),
+               f"bisect --help points to run's options and names the refused ones: {p.stdout[:900]!r}")
+        p = kb(home, "bisect", "--help-run")
+        expect("--mem" in p.stdout and "--warm" in p.stdout and "--workload" in p.stdout,
+               "bisect --help-run lists run's options")
+        p = kb(home, "--help")
+        expect(re.search(r"^  kernel .*\bbuild\b", p.stdout, re.M) is not None,
+               f"kbench --help names kernel build: {p.stdout[:600]!r}")
         p = kb(home, "kernel", "build", home, check=False)
         expect(p.returncode == 1 and "not a kernel source tree" in p.stderr and home in p.stderr,
                f"a directory that is no kernel tree is named: {p.stderr!r}")
