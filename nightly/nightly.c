@@ -576,9 +576,6 @@ static int add_regression(struct night *n, const struct subject *s, const struct
                                         .sel_a = g_strdup(v->sel_a), .sel_b = g_strdup(v->sel_b) };
         struct query_run *ra = NULL, *rb = NULL;
         json_t *sa = run_settings(n, n->baseline_run, &ra), *sb = run_settings(n, s->run, &rb);
-        g_autofree char *ta = g_strdup_printf("repro-%" G_GINT64_FORMAT "-base", s->run);
-        g_autofree char *tb = g_strdup_printf("repro-%" G_GINT64_FORMAT "-new", s->run);
-        GPtrArray *cmds = g_ptr_array_new();
         char *rows = NULL;
         size_t len = 0;
         FILE *f;
@@ -588,14 +585,9 @@ static int add_regression(struct night *n, const struct subject *s, const struct
                 g.qemu = g_strdup(rb->qemu_version);
                 g.libvirt = g_strdup(rb->libvirt_version);
         }
-        if (sa && sb) {
-                g_ptr_array_add(cmds, runopts_command(sa, n->cfg->baseline, ta));
-                g_ptr_array_add(cmds, runopts_command(sb, s->store_name, tb));
-                g_ptr_array_add(cmds, g_strdup_printf("kbench compare --alpha %g --noise %g%% tag:%s tag:%s",
-                                                      n->cfg->alpha, 100 * n->cfg->noise, ta, tb));
-        }
-        g_ptr_array_add(cmds, NULL);
-        g.reproduce = (char **)g_ptr_array_free(cmds, FALSE);
+        g.reproduce = sa && sb ? nightly_reproduce(sa, n->cfg->baseline, sb, s->store_name, s->run, n->cfg->alpha,
+                                                   n->cfg->noise)
+                               : g_new0(char *, 1);
         json_decref(sa);
         json_decref(sb);
         query_runs_free(ra, ra ? 1 : 0);

@@ -1,10 +1,12 @@
 /* nightly_report.c: the lines, JSON and exit status of a night (see
  * nightly_report.h). */
 #include <glib.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
 #include "nightly/nightly_report.h"
+#include "run/runopts.h"
 
 void nightly_report_clear(struct nightly_report *r) {
         for (size_t i = 0; i < r->n_findings; i++) {
@@ -48,6 +50,22 @@ void nightly_report_clear(struct nightly_report *r) {
         g_strfreev(r->errors);
         g_free(r->site);
         memset(r, 0, sizeof(*r));
+}
+
+char **nightly_reproduce(const json_t *base_settings, const char *base_kernel, const json_t *new_settings,
+                         const char *new_kernel, int64_t run, double alpha, double noise) {
+        char **cmds = g_new0(char *, 5);
+        g_autofree char *run_a = runopts_command(base_settings, base_kernel, NULL);
+        g_autofree char *run_b = runopts_command(new_settings, new_kernel, NULL);
+
+        /* Seconds are enough: the runs of one paste take minutes, so the
+         * next paste's date is a later one. */
+        cmds[0] = g_strdup("t=$(date +%Y%m%d-%H%M%S)");
+        cmds[1] = g_strdup_printf("%s --tag \"repro-%" PRId64 "-base-$t\"", run_a, run);
+        cmds[2] = g_strdup_printf("%s --tag \"repro-%" PRId64 "-new-$t\"", run_b, run);
+        cmds[3] = g_strdup_printf("kbench compare --alpha %g --noise %g%% \"tag:repro-%" PRId64 "-base-$t\" "
+                                  "\"tag:repro-%" PRId64 "-new-$t\"", alpha, 100 * noise, run, run);
+        return cmds;
 }
 
 char *nightly_finding_line(const struct nightly_finding *f) {
@@ -247,7 +265,8 @@ void nightly_report_notify(const struct nightly_report *r, FILE *out) {
                         *libvirt ? libvirt : "?");
                 if (g->link)
                         fprintf(out, "  page: %s\n", g->link);
-                fputs("\nreproduce (each run on its own, then the comparison of the two):\n", out);
+                fputs("\nreproduce (paste into a shell: each run on its own, then the comparison of the two;\n"
+                      "t makes each paste's runs its own):\n", out);
                 for (size_t k = 0; g->reproduce && g->reproduce[k]; k++) {
                         g_autofree char *cmd = printable(g->reproduce[k], 2000);
 

@@ -82,6 +82,17 @@ struct nightly_report {
 
 void nightly_report_clear(struct nightly_report *r);
 
+/* The commands that measure both sides of a regression again and compare
+ * them, for a user to paste into a shell: one `kbench run` per side with
+ * its run's measured settings (run/runopts.h: runopts_command), then
+ * `kbench compare` of the two at the night's alpha and noise (a fraction).
+ * The first line sets the shell variable t to the time of the paste and
+ * the tags carry it ("repro-RUN-base-$t"), so a second paste measures runs
+ * of its own and its comparison selects only those: a tag of fixed text
+ * would collect the cells of every attempt. NULL-terminated (g_strfreev). */
+char **nightly_reproduce(const json_t *base_settings, const char *base_kernel, const json_t *new_settings,
+                         const char *new_kernel, int64_t run, double alpha, double noise);
+
 /* "6.1.0-58-amd64: dd.write_MBps -12.3 % vs 6.1.0-57-amd64 (p=0.002, n=6+6)",
  * with " [across disk_mbps]" when the cells were paired across settings and
  * a leading "better: " for an improvement. Caller g_frees. */

@@ -185,3 +185,76 @@ TEST(notify_subject_and_body) {
                 ASSERT_TRUE(nightly_report_subject(&r3) == NULL);
         }
 }
+
+/* The lines of one paste, run by sh with kbench a function that prints its
+ * arguments one a line and a blank line after each command. */
+static char *paste(char **cmds) {
+        g_autofree char *script = NULL;
+        g_autofree char *joined = g_strjoinv("\n", cmds);
+        g_autofree char *out = NULL;
+        char *argv[] = { (char *)"sh", (char *)"-c", NULL, NULL };
+        int status;
+
+        script = g_strconcat("kbench() { printf '%s\\n' \"$@\"; echo; }\n", joined, "\n", NULL);
+        argv[2] = script;
+        ASSERT_TRUE(g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &status, NULL));
+        ASSERT_TRUE(g_spawn_check_wait_status(status, NULL));
+        return g_steal_pointer(&out);
+}
+
+/* The argument after `opt` in the n-th command of a paste's output. */
+static char *arg_after(const char *out, size_t n, const char *opt) {
+        g_auto(GStrv) cmds = g_strsplit(out, "\n\n", -1);
+        g_auto(GStrv) args = NULL;
+
+        ASSERT_TRUE(g_strv_length(cmds) > n);
+        args = g_strsplit(cmds[n], "\n", -1);
+        for (size_t i = 0; args[i] && args[i + 1]; i++)
+                if (strcmp(args[i], opt) == 0)
+                        return g_strdup(args[i + 1]);
+        TEST_FAIL("no %s in command %zu: %s", opt, n, cmds[n]);
+}
+
+/* Pasted twice, the reproduction makes runs of its own each time, and each
+ * comparison selects that paste's two runs only: a fixed tag would mix the
+ * cells of both attempts in `compare tag:...`. */
+TEST(reproduce_commands_select_their_own_runs) {
+        json_auto_t *sa = json_pack("{s:[s], s:i, s:s}", "workloads", "dd:size=64M", "repeats", 5, "accel", "tcg");
+        json_auto_t *sb = json_pack("{s:[s], s:i, s:s, s:i}", "workloads", "dd:size=64M", "repeats", 5, "accel", "tcg",
+                                    "disk_mbps", 36);
+        g_auto(GStrv) cmds = nightly_reproduce(sa, "6.1.0-47-amd64", sb, "6.1.0-57-amd64", 7, 0.2, 0.02);
+        g_autofree char *one = NULL, *two = NULL, *base1 = NULL, *new1 = NULL, *base2 = NULL, *sel_a = NULL,
+                        *sel_b = NULL;
+        g_autofree char *k = NULL;
+
+        ASSERT_EQ(g_strv_length(cmds), 4);
+        for (size_t i = 0; cmds[i]; i++)
+                fprintf(stderr, "  %s\n", cmds[i]);
+        ASSERT_TRUE(g_str_has_prefix(cmds[1], "kbench run -k 6.1.0-47-amd64 -w dd:size=64M -n 5 --accel tcg"));
+        ASSERT_TRUE(strstr(cmds[1], "--disk-mbps") == NULL && strstr(cmds[2], "--disk-mbps 36") != NULL);
+        one = paste(cmds);
+        g_usleep(1100 * 1000);
+        two = paste(cmds);
+        k = arg_after(one, 0, "-k");
+        ASSERT_STREQ(k, "6.1.0-47-amd64");
+        base1 = arg_after(one, 0, "--tag");
+        new1 = arg_after(one, 1, "--tag");
+        base2 = arg_after(two, 0, "--tag");
+        ASSERT_TRUE(g_str_has_prefix(base1, "repro-7-base-2") && g_str_has_prefix(new1, "repro-7-new-2"));
+        ASSERT_STREQ(base1 + strlen("repro-7-base-"), new1 + strlen("repro-7-new-"));
+        ASSERT_TRUE(strcmp(base1, base2) != 0);
+        /* compare's two selectors are this paste's tags. */
+        {
+                g_auto(GStrv) c = g_strsplit(one, "\n\n", -1);
+                g_auto(GStrv) args = g_strsplit(c[2], "\n", -1);
+                size_t n = g_strv_length(args);
+
+                ASSERT_STREQ(args[0], "compare");
+                ASSERT_STREQ(args[2], "0.2");
+                ASSERT_STREQ(args[4], "2%");
+                sel_a = g_strconcat("tag:", base1, NULL);
+                sel_b = g_strconcat("tag:", new1, NULL);
+                ASSERT_STREQ(args[n - 2], sel_a);
+                ASSERT_STREQ(args[n - 1], sel_b);
+        }
+}
