@@ -272,11 +272,19 @@ static int values(struct bis *b, int64_t run, const char *kernel_id, struct bise
         return r;
 }
 
+static int run_interrupted(struct bis *b, int64_t id) {
+        struct query_run *run = NULL;
+        int interrupted = query_run(b->db, id, &run, NULL) == 0 && strcmp(run->status, "interrupted") == 0;
+
+        query_runs_free(run, run ? 1 : 0);
+        return interrupted;
+}
+
 /* bisect_ops.measure: `more` rounds of the candidates, interleaved, as one
  * run through the runner, with the bisection's cell settings. */
 static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const char *role, struct bisect_series *v) {
         struct bis *b = ud;
-        g_autofree char *tag = g_strdup_printf("bisect %lld step %d (%s)", (long long)b->id, b->step, role);
+        g_autofree char *tag = g_strdup_printf(BISECT_TAG_PREFIX "%lld step %d (%s)", (long long)b->id, b->step, role);
         char *names[4] = { NULL };
         char *workloads[2] = { (char *)b->o->workload, NULL };
         struct runner_opts o = b->o->run;
@@ -297,6 +305,12 @@ static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const 
         code = runner_run(&o, b->g, &run, b->err);
         if (code != 0 && code != 3)
                 return error_prefix(b->err, -EIO, "step %d", b->step);
+        /* Exit 3 is failed cells (a candidate that does not boot: no
+         * value) or an interrupted run, whose missing cells would read as
+         * that too. */
+        if (code == 3 && run_interrupted(b, run))
+                return error_setf(b->err, -EINTR, "step %d: run %lld was interrupted (a signal or the deadline)",
+                                  b->step, (long long)run);
         json_array_append_new(b->step_runs, json_integer(run));
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = values(b, run, b->c[idx[i]].kernel_id, &v[i], b->err);
@@ -383,7 +397,7 @@ static int finish(struct bis *b, const struct bisect_result *res, const char *wh
                                     first ? first->label : NULL, summary, err);
 
         free(summary);
-        if (r < 0)
+        if (r < 0 || b->o->quiet)
                 return r;
         if (b->o->json) {
                 json_dumpf(j, stdout, JSON_INDENT(2));
@@ -423,7 +437,7 @@ static int start(struct bis *b, struct kb_error *err) {
         struct db_bisection row;
         int r = store_prepare(b->g, 1, err);
 
-        if (r >= 0)
+        if (r >= 0 && !b->o->run.lock_held)
                 r = lock_store(b->g->home, "bisect", &b->lock, err);
         if (r >= 0)
                 r = kstore_open(kdir, &b->ks, err);
@@ -460,7 +474,13 @@ static void bis_free(struct bis *b) {
 
 static const struct bisect_ops real_ops = { op_prepare, op_same_image, op_measure, op_step };
 
-int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb_error *err) {
+void bisect_answer_clear(struct bisect_answer *a) {
+        g_free(a->first_bad);
+        *a = (struct bisect_answer){ 0 };
+}
+
+int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct bisect_answer *ret,
+               struct kb_error *err) {
         struct bis b = { .o = o, .g = g, .err = err, .steps = json_array(), .step_runs = json_array() };
         struct bisect_params p = { .rule = { .target = o->target, .alpha = o->alpha, .power = 0.8,
                                              .pilot = (size_t)o->pilot, .max_rounds = (size_t)o->max_rounds },
@@ -487,6 +507,11 @@ int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb
                 why = g_strdup("the rule could not tell within the budget (--max-rounds)");
         if (r >= 0)
                 r = finish(&b, &res, why, err);
+        if (r >= 0 && ret)
+                *ret = (struct bisect_answer){ .id = b.id, .outcome = bisect_outcome_name(res.outcome),
+                                               .first_bad = res.outcome == BISECT_FIRST_BAD
+                                                                    ? g_strdup(b.c[res.first_bad].label) : NULL,
+                                               .confirmed = res.confirmed, .skipped_between = res.skipped_between };
         if (r >= 0)
                 code = res.outcome == BISECT_CANNOT_TELL ? BISECT_EXIT_UNDECIDED : 0;
         else if (b.usage)

@@ -163,7 +163,7 @@ int cli_bisect(int argc, char **argv, const struct store_ctx *g) {
                                   .kernels = kernel_list, .git_dir = git, .good = good, .bad = bad, .config = config,
                                   .fragments = fragments, .jobs = jobs, .pilot = pilot, .max_rounds = max_rounds,
                                   .target = target / 100, .alpha = alpha, .noise = noise / 100, .json = o.run.json };
-        code = bisect_run(&o, g, &err);
+        code = bisect_run(&o, g, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);
 out:

@@ -3,7 +3,8 @@
 refuse before they build or boot anything: usage errors exit 2 with one
 line naming the option (ends of a git history that are reversed or on
 branches that diverged name both refs), a source that is not a kernel tree exits 1 naming
-it, and a store with no bisection says so. Boots no guest, builds nothing.
+it, a store with no bisection says so, and a bisection whose ends are one
+image is answered and stored as done. Boots no guest, builds nothing.
 Usage: bisect_cli.py KBENCH"""
 import os
 import re
@@ -11,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from kbtest import expect, kb, temp_store  # noqa: E402
+from kbtest import debs, expect, kb, temp_store  # noqa: E402
 
 M = ["--metric", "guest.write.kernel_Minsn", "-w", "dd"]
 USAGE = [
@@ -102,6 +103,14 @@ def main():
         expect(p.returncode == 0 and "no bisections" in p.stdout, f"show --bisect on a store without one: {p.stdout!r}")
         p = kb(home, "show", "--bisect", "7", check=False)
         expect(p.returncode == 1 and "no bisection 7" in p.stderr, f"show --bisect 7 names the id: {p.stderr!r}")
+        # One image at both ends: an answer without a guest, stored as done.
+        name = kb(home, "kernel", "add", "-q", debs("linux-image-6.1.0-57-*")[0]).stdout.split()[1]
+        p = kb(home, "bisect", *M, "--kernels", f"{name},{name}", check=False)
+        expect(p.returncode == 0 and p.stdout.strip().splitlines()[-1] == "no change between the ends",
+               f"the same kernel at both ends: no change ({p.returncode}: {p.stdout[-300:]!r})")
+        shown = kb(home, "show", "--bisect", "1").stdout.strip().splitlines()
+        expect(shown[0].endswith("(done)") and shown[-1] == "no change between the ends",
+               f"show --bisect 1 reads it back, done, with its answer: {shown}")
 
 
 if __name__ == "__main__":
