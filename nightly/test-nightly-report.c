@@ -258,3 +258,61 @@ TEST(reproduce_commands_select_their_own_runs) {
                 ASSERT_STREQ(args[n - 1], sel_b);
         }
 }
+
+/* The bisection's line names the first bad kernel, or says why there is
+ * none; it is in the text report and in the JSON. */
+TEST(bisection_line) {
+        struct nightly_bisection b = { (char *)"6.1.0-58-amd64", (char *)"guest.write.kernel_Minsn",
+                                       (char *)"6.1.0-55-amd64", 4, 3, (char *)"first-bad", (char *)"6.1.0-57-amd64", 1,
+                                       0, NULL };
+        struct nightly_report r = { .bisection = &b };
+        g_autofree char *line = nightly_bisection_line(&b), *text = NULL;
+        json_t *j;
+        size_t len = 0;
+        FILE *f;
+
+        ASSERT_STREQ(line, "bisect: 6.1.0-58-amd64 guest.write.kernel_Minsn from 6.1.0-55-amd64, 4 kernels: "
+                           "first bad: 6.1.0-57-amd64 (kbench show --bisect 3)");
+        f = open_memstream(&text, &len);
+        nightly_report_text(&r, f);
+        fclose(f);
+        ASSERT_TRUE(strstr(text, line) != NULL);
+        j = nightly_report_json(&r);
+        ASSERT_STREQ(json_string_value(json_object_get(json_object_get(j, "bisection"), "first_bad")),
+                     "6.1.0-57-amd64");
+        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j, "bisection"), "bisection")), 3);
+        json_decref(j);
+
+        b.skipped_between = 1;
+        b.confirmed = 0;
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_TRUE(g_str_has_suffix(line, "first bad: 6.1.0-57-amd64 (kernels skipped before it: it may be one of "
+                                           "them) (not reproduced against the last good) (kbench show --bisect 3)"));
+        b.outcome = (char *)"no-change";
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_TRUE(g_str_has_suffix(line, ", 4 kernels: no change between the ends (kbench show --bisect 3)"));
+        b.outcome = (char *)"cannot-tell";
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_TRUE(g_str_has_suffix(line, ": cannot tell within the budget (kbench show --bisect 3)"));
+        /* Started but failed: the error, one line whatever it quotes. */
+        b.outcome = NULL;
+        b.why = (char *)"step 2: run 9 was interrupted\nforged: line";
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_TRUE(strstr(line, ": failed: step 2: run 9 was interrupted?forged: line") != NULL);
+        /* Never started: no good end, no id. */
+        b = (struct nightly_bisection){ (char *)"6.1.0-58-amd64", (char *)"m", NULL, 0, 0, NULL, NULL, -1, 0,
+                                        (char *)"no kernel before it in its source was measured" };
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_STREQ(line, "bisect: 6.1.0-58-amd64 m: not started: no kernel before it in its source was measured");
+        j = nightly_report_json(&(struct nightly_report){ .bisection = &b });
+        ASSERT_TRUE(json_is_null(json_object_get(json_object_get(j, "bisection"), "bisection")));
+        json_decref(j);
+        j = nightly_report_json(&(struct nightly_report){ 0 });
+        ASSERT_TRUE(json_is_null(json_object_get(j, "bisection")));
+        json_decref(j);
+}
