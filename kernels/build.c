@@ -360,9 +360,11 @@ static int step_source(struct build *b, struct kb_error *err) {
                         return r;
                 g_free(b->tree);
                 b->tree = TAKE_PTR(copy);
-                copy = b->source_id;
-                b->source_id = g_strdup_printf("%s+patches:%.12s", copy, digest);
-                g_free(copy);
+                {
+                        g_autofree char *plain = b->source_id;
+
+                        b->source_id = g_strdup_printf("%s+patches:%.12s", plain, digest);
+                }
         }
         return 0;
 }
