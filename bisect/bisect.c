@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "bisect/bisect.h"
@@ -89,6 +90,24 @@ static int git(const char *dir, char **argv_tail, char **ret, struct kb_error *e
         return 0;
 }
 
+/* 1 when commit a is an ancestor of commit b (or b itself), 0 when it is
+ * not (reversed ends, or a branch that diverged), -errno when git cannot
+ * tell (its message in err). */
+static int git_is_ancestor(const char *dir, const char *a, const char *b, struct kb_error *err) {
+        char *argv[] = { "git", "-C", (char *)dir, "merge-base", "--is-ancestor", (char *)a, (char *)b, NULL };
+        g_autoptr(GError) gerr = NULL;
+        g_autofree char *errs = NULL;
+        int status;
+
+        if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                          &errs, &status, &gerr))
+                return error_setf(err, -ENOENT, "git: %s", gerr->message);
+        if (WIFEXITED(status) && WEXITSTATUS(status) <= 1)
+                return WEXITSTATUS(status) == 0;
+        return error_setf(err, -EINVAL, "git -C %s merge-base: %s", dir,
+                          errs && *errs ? g_strchomp(errs) : "failed");
+}
+
 static void cand_add(struct bis *b, const char *label) {
         b->c = g_renew(struct cand, b->c, b->n + 1);
         b->c[b->n++] = (struct cand){ .label = g_strdup(label) };
@@ -160,8 +179,17 @@ static int cands_from_git(struct bis *b, struct kb_error *err) {
                 r = git(b->o->git_dir, rev_good, &good, err);
         if (r >= 0)
                 r = git(b->o->git_dir, rev_bad, &bad, err);
+        if (r >= 0)
+                r = git_is_ancestor(b->o->git_dir, good, bad, err);
         if (r < 0)
                 return error_prefix(err, r, "--git %s", b->o->git_dir);
+        /* Otherwise good..bad lists nothing, or bad's side branch, and the
+         * search would name a "first bad" that is not after good. */
+        if (r == 0) {
+                b->usage = 1;
+                return error_setf(err, -EINVAL, "bisect: --good %s is not an ancestor of --bad %s (are the ends "
+                                  "reversed, or on branches that diverged?)", b->o->good, b->o->bad);
+        }
         range = g_strdup_printf("%s..%s", good, bad);
         {
                 char *revlist[] = { "rev-list", "--reverse", "--first-parent", range, NULL };
@@ -178,9 +206,11 @@ static int cands_from_git(struct bis *b, struct kb_error *err) {
         /* Ends that are one commit: two candidates, one build, the same image. */
         if (b->n == 1)
                 cand_add(b, bad);
-        if (strcmp(b->c[b->n - 1].label, bad) != 0)
-                return error_setf(err, -EINVAL, "--git: %s is not a first-parent descendant of %s", b->o->bad,
-                                  b->o->good);
+        if (strcmp(b->c[b->n - 1].label, bad) != 0) {
+                b->usage = 1;
+                return error_setf(err, -EINVAL, "bisect: --bad %s is not a first-parent descendant of --good %s",
+                                  b->o->bad, b->o->good);
+        }
         b->top = TAKE_PTR(top);
         return 0;
 }
@@ -244,16 +274,25 @@ static int values(struct bis *b, int64_t run, const char *kernel_id, struct bise
         return r;
 }
 
+static int run_interrupted(struct bis *b, int64_t id) {
+        struct query_run *run = NULL;
+        int interrupted = query_run(b->db, id, &run, NULL) == 0 && strcmp(run->status, "interrupted") == 0;
+
+        query_runs_free(run, run ? 1 : 0);
+        return interrupted;
+}
+
 /* bisect_ops.measure: `more` rounds of the candidates, interleaved, as one
  * run through the runner, with the bisection's cell settings. */
 static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const char *role, struct bisect_series *v) {
         struct bis *b = ud;
-        g_autofree char *tag = g_strdup_printf("bisect %lld step %d (%s)", (long long)b->id, b->step, role);
+        g_autofree char *tag = g_strdup_printf(BISECT_TAG_PREFIX "%lld step %d (%s)", (long long)b->id, b->step, role);
         char *names[4] = { NULL };
         char *workloads[2] = { (char *)b->o->workload, NULL };
         struct run_settings o = b->o->run;
-        /* A step is the bisection's: it holds the lock and prints its own lines. */
-        static const struct runner_drive drive = { .lock_held = 1, .quiet = 1 };
+        /* A step is the bisection's: it holds the lock and prints its own
+         * lines; a night's deadline holds for it too. */
+        const struct runner_drive drive = { .lock_held = 1, .quiet = 1, .deadline_at = b->o->deadline_at };
         int64_t run = 0;
         int code, r = 0;
 
@@ -269,6 +308,12 @@ static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const 
         code = runner_run(&o, &drive, b->g, &run, b->err);
         if (code != 0 && code != 3)
                 return error_prefix(b->err, -EIO, "step %d", b->step);
+        /* Exit 3 is failed cells (a candidate that does not boot: no
+         * value) or an interrupted run, whose missing cells would read as
+         * that too. */
+        if (code == 3 && run_interrupted(b, run))
+                return error_setf(b->err, -EINTR, "step %d: run %lld was interrupted (a signal or the deadline)",
+                                  b->step, (long long)run);
         json_array_append_new(b->step_runs, json_integer(run));
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = values(b, run, b->c[idx[i]].kernel_id, &v[i], b->err);
@@ -355,7 +400,7 @@ static int finish(struct bis *b, const struct bisect_result *res, const char *wh
                                     first ? first->label : NULL, summary, err);
 
         free(summary);
-        if (r < 0)
+        if (r < 0 || b->o->quiet)
                 return r;
         if (b->o->json) {
                 json_dumpf(j, stdout, JSON_INDENT(2));
@@ -408,7 +453,7 @@ static int open_store(struct bis *b, struct kb_error *err) {
         g_autofree char *kdir = store_kernels_dir(b->g);
         int r = store_prepare(b->g, b->o->git_dir != NULL, err);
 
-        if (r >= 0)
+        if (r >= 0 && !b->o->lock_held)
                 r = lock_store(b->g->home, "bisect", &b->lock, err);
         if (r >= 0)
                 r = b->o->git_dir ? kstore_open(kdir, &b->ks, err) : kstore_open_existing(kdir, &b->ks, err);
@@ -467,7 +512,13 @@ static void bis_free(struct bis *b) {
 
 static const struct bisect_ops real_ops = { op_prepare, op_same_image, op_measure, op_step };
 
-int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb_error *err) {
+void bisect_answer_clear(struct bisect_answer *a) {
+        g_free(a->first_bad);
+        *a = (struct bisect_answer){ 0 };
+}
+
+int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct bisect_answer *ret,
+               struct kb_error *err) {
         struct bis b = { .o = o, .g = g, .err = err, .steps = json_array(), .step_runs = json_array() };
         struct bisect_params p = { .rule = { .target = o->target, .alpha = o->alpha, .power = 0.8,
                                              .pilot = (size_t)o->pilot, .max_rounds = (size_t)o->max_rounds },
@@ -494,6 +545,11 @@ int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb
                 why = g_strdup("the rule could not tell within the budget (--max-rounds)");
         if (r >= 0)
                 r = finish(&b, &res, why, err);
+        if (r >= 0 && ret)
+                *ret = (struct bisect_answer){ .id = b.id, .outcome = bisect_outcome_name(res.outcome),
+                                               .first_bad = res.outcome == BISECT_FIRST_BAD
+                                                                    ? g_strdup(b.c[res.first_bad].label) : NULL,
+                                               .confirmed = res.confirmed, .skipped_between = res.skipped_between };
         if (r >= 0)
                 code = res.outcome == BISECT_CANNOT_TELL ? BISECT_EXIT_UNDECIDED : 0;
         else if (b.usage)

@@ -20,6 +20,9 @@
  * are ordinary runs. */
 #pragma once
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "common/error.h"
 #include "run/runner.h"
 #include "store/store.h"
@@ -38,12 +41,32 @@ struct bisect_opts {
         double target;             /* the ends' minimum detectable effect, a fraction */
         double alpha, noise;       /* compare's --alpha and --noise */
         int json;
+        int quiet;                 /* print nothing on stdout (a caller reports the answer itself) */
+        int lock_held;             /* the caller holds the store lock (kbench nightly) */
+        double deadline_at;        /* unix time after which no step's cell starts (a night's); 0: none */
 };
+
+/* What a bisection answered, for a caller that reports it (nightly). */
+struct bisect_answer {
+        int64_t id;                /* the bisection's row (kbench show --bisect ID); 0: not created */
+        const char *outcome;       /* "first-bad", "no-change", "cannot-tell" (static) */
+        char *first_bad;           /* commit id or kernel name, or NULL (owned: bisect_answer_clear) */
+        int confirmed;             /* 1 reproduced against the last good, 0 not, -1 not asked */
+        size_t skipped_between;    /* candidates between last good and first bad that were skipped */
+};
+
+void bisect_answer_clear(struct bisect_answer *a);
+
+/* The tag of every run a bisection makes starts with this; nightly leaves
+ * such runs out of its histories (they measure old kernels after new ones). */
+#define BISECT_TAG_PREFIX "bisect "
 
 /* Exit codes beyond 0 (an answer: first bad, or no change between the
  * ends), 1 (error) and 2 (usage). */
 #define BISECT_EXIT_UNDECIDED 3    /* the rule could not tell within the budget */
 
-/* Run the bisection; prints progress on stderr and the result on stdout.
- * Returns an exit code; on 1 and 2 err says why. */
-int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct kb_error *err);
+/* Run the bisection; prints progress on stderr and the result on stdout
+ * (nothing with o->quiet). Returns an exit code; on 1 and 2 err says why.
+ * OUT: *ret (may be NULL), filled when the exit code is 0 or 3. */
+int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct bisect_answer *ret,
+               struct kb_error *err);

@@ -52,11 +52,39 @@ static int check_source(char **kernels, const char *git, const char *good, const
         return 0;
 }
 
+/* --help's summary; the run options a bisection refuses are not_here's. */
+static char *help_summary(void) {
+        g_autoptr(GString) s = g_string_new("Each step measures one candidate interleaved with both ends and decides\n"
+                                            "good, bad or cannot tell with a sequential rule (more rounds while\n"
+                                            "unknown, up to --max-rounds). The last line is 'first bad: <commit or\n"
+                                            "kernel>', 'no change between the ends' or 'cannot tell'.\n"
+                                            "Exit status: 0 an answer, 3 cannot tell, 1 error, 2 usage.\n\n"
+                                            "The cells take kbench run's options (--help-run lists them: -w, --mem,\n"
+                                            "--cpus, --warm, --append, --sysctl, ...), except those a bisection\n"
+                                            "sets itself:");
+
+        size_t col = strlen(strrchr(s->str, '\n') + 1);
+
+        for (size_t k = 0; k < G_N_ELEMENTS(not_here); k++) {
+                size_t w = strlen(not_here[k]) + 4;
+
+                if (col + w > 72) {
+                        g_string_append_c(s, '\n');
+                        col = 0;
+                }
+                g_string_append_printf(s, "%s--%s%s", col ? " " : "", not_here[k],
+                                       k + 1 < G_N_ELEMENTS(not_here) ? "," : ".");
+                col += w;
+        }
+        return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
 int cli_bisect(int argc, char **argv, const struct store_ctx *g) {
         size_t n_opts = 0;
         g_autofree char **texts = NULL;
         g_autofree int *flags = NULL;
         g_autofree GOptionEntry *run_entries = NULL;
+        g_autofree char *summary = NULL;
         g_autofree char *metric = NULL, *kernels = NULL, *git = NULL, *good = NULL, *bad = NULL, *config = NULL;
         g_auto(GStrv) fragments = NULL, kernel_list = NULL;
         gint pilot = 4, max_rounds = 12, jobs = 0;
@@ -99,11 +127,8 @@ int cli_bisect(int argc, char **argv, const struct store_ctx *g) {
                                        NULL, NULL);
         g_option_group_add_entries(run_group, run_entries);
         g_option_context_add_group(ctx, g_steal_pointer(&run_group));
-        g_option_context_set_summary(ctx, "Each step measures one candidate interleaved with both ends and decides\n"
-                                          "good, bad or cannot tell with a sequential rule (more rounds while\n"
-                                          "unknown, up to --max-rounds). The last line is 'first bad: <commit or\n"
-                                          "kernel>', 'no change between the ends' or 'cannot tell'.\n"
-                                          "Exit status: 0 an answer, 3 cannot tell, 1 error, 2 usage.");
+        summary = help_summary();
+        g_option_context_set_summary(ctx, summary);
         runopts_defaults(&o.run);
         if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, run_entries, NULL }, "bisect", &argc, &argv))
                 goto out;
@@ -135,7 +160,7 @@ int cli_bisect(int argc, char **argv, const struct store_ctx *g) {
                                   .kernels = kernel_list, .git_dir = git, .good = good, .bad = bad, .config = config,
                                   .fragments = fragments, .jobs = jobs, .pilot = pilot, .max_rounds = max_rounds,
                                   .target = target / 100, .alpha = alpha, .noise = noise / 100, .json = o.run.json };
-        code = bisect_run(&o, g, &err);
+        code = bisect_run(&o, g, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);
 out:

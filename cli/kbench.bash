@@ -19,10 +19,11 @@ _kbench_call() {
         "${words[0]}" "${g[@]}" "$@" 2>/dev/null
 }
 
-# The long and short options of "kbench VERB [SUB] --help" (glib's layout:
-# "  -k, --kernel=NAME   ..."), one per line.
+# The long and short options of "kbench VERB [SUB] --help-all" (glib's
+# layout: "  -k, --kernel=NAME   ..."), one per line: --help-all, so that
+# bisect's group of run options is listed too.
 _kbench_options() {
-        _kbench_call "$@" --help | sed -n -e 's/^  \(-[A-Za-z]\), \(--[a-z][a-z0-9-]*\).*/\1\n\2/p' \
+        _kbench_call "$@" --help-all | sed -n -e 's/^  \(-[A-Za-z]\), \(--[a-z][a-z0-9-]*\).*/\1\n\2/p' \
                 -e 's/^  \(--[a-z][a-z0-9-]*\).*/\1/p'
 }
 
@@ -32,6 +33,24 @@ _kbench_verbs() {
 
 _kbench_kernels() {
         _kbench_call kernel list | sed -n '2,$s/^\([^ ]*\).*/\1/p'
+}
+
+# bisect --kernels K1,K2,...: kernel names after the last comma.
+_kbench_kernel_list() {
+        local head=${cur%"${cur##*,}"}
+        COMPREPLY=($(compgen -P "$head" -W "$(_kbench_kernels)" -- "${cur##*,}"))
+        [[ ${#COMPREPLY[@]} -eq 1 ]] && COMPREPLY=("${COMPREPLY[0]},") && compopt -o nospace
+}
+
+# bisect --good/--bad: the refs of the repository --git names on the line.
+_kbench_git_refs() {
+        local i dir=
+        for ((i = 1; i < cword; i++)); do
+                [[ ${words[i]} == --git ]] && dir=${words[i + 1]}
+        done
+        [[ -n $dir ]] || return
+        COMPREPLY=($(compgen -W "$(git -C "$dir" for-each-ref --format='%(refname:short)' 2>/dev/null) HEAD" \
+                -- "$cur"))
 }
 
 # Tags that make one shell word: compgen -W would split "nightly 2026-..."
@@ -100,7 +119,7 @@ _kbench() {
         -k | --kernel) COMPREPLY=($(compgen -W "$(_kbench_kernels)" -- "$cur")); return ;;
         --tag) COMPREPLY=($(compgen -W "$(_kbench_tags)" -- "$cur")); _kbench_ltrim; return ;;
         -w | --workload)
-                if [[ $verb == run ]]; then
+                if [[ $verb == run || $verb == bisect ]]; then
                         _kbench_workload
                         _kbench_ltrim
                         return
@@ -113,7 +132,12 @@ _kbench() {
                 fi
                 return
                 ;;
+        --kernels) [[ $verb == bisect ]] && _kbench_kernel_list; return ;;
+        --git) _filedir -d; return ;;
+        --good | --bad) _kbench_git_refs; return ;;
+        --fragment | --patch) _filedir; return ;;
         --config | --log | --cell | --name | --metric | --alpha | --noise | --ignore-setting | \
+                --pilot | --max-rounds | --target | -j | --jobs | \
                 -n | --repeat | --mem | --cpus | --disk-size | --disk-mbps | --fs | --mount-opts | \
                 --swap | --append | --sysctl | --variant | --timeout | --hang-timeout | \
                 --vmstat-interval | --retries | --max-contention | --resume | --interval | \
@@ -128,7 +152,7 @@ _kbench() {
                 return
         fi
         if [[ $verb == kernel && -z $sub ]]; then
-                COMPREPLY=($(compgen -W "add list remove" -- "$cur"))
+                COMPREPLY=($(compgen -W "add build list remove" -- "$cur"))
                 return
         fi
         if [[ $cur == -* ]]; then
@@ -139,6 +163,7 @@ _kbench() {
         kernel)
                 case $sub in
                 add) _filedir ;;
+                build) _filedir ;;
                 remove) COMPREPLY=($(compgen -W "$(_kbench_kernels)" -- "$cur")) ;;
                 esac
                 ;;

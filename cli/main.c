@@ -20,7 +20,7 @@ static const struct {
         int (*fn)(int argc, char **argv, const struct store_ctx *g);
         const char *help;
 } verbs[] = {
-        { "kernel", cli_kernel, "manage the kernel store: add, list, remove" },
+        { "kernel", cli_kernel, "manage the kernel store: add, build (from source), list, remove" },
         { "run", cli_run, "boot kernels under QEMU and run workloads" },
         { "show", cli_show, "list runs, or one run's cells and metrics" },
         { "compare", cli_compare, "is kernel B better or worse than A? (statistics, verdicts)" },

@@ -182,20 +182,60 @@ static int is_git(const char *dir) {
         return g_file_test(dotgit, G_FILE_TEST_EXISTS);
 }
 
-/* A git tree is its commit, plus a digest of its uncommitted changes to
- * tracked files when there are any. */
+/* The untracked files git does not ignore (a new source file, a Kconfig
+ * fragment dropped into the tree), each as its path and the sha256 of its
+ * bytes, appended to out: they are built as surely as tracked ones, and git
+ * diff does not show them. */
+static int git_untracked(const char *dir, GString *out, struct kb_error *err) {
+        char *argv[] = { "git", "ls-files", "-z", "--others", "--exclude-standard", NULL };
+        g_autoptr(GError) gerr = NULL;
+        g_autofree char *list = NULL;
+        int status;
+
+        if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &list, NULL,
+                          &status, &gerr))
+                return error_setf(err, -ENOENT, "git: %s", gerr->message);
+        if (!g_spawn_check_wait_status(status, NULL))
+                return error_setf(err, -EIO, "git ls-files failed in %s", dir);
+        for (const char *p = list; *p; p += strlen(p) + 1) {
+                g_autofree char *path = g_build_filename(dir, p, NULL), *digest = NULL;
+                struct stat st;
+                int r;
+
+                /* A link is its target's text, as git would commit it. */
+                if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+                        g_autofree char *target = g_file_read_link(path, NULL);
+
+                        digest = sha256_text(target ? target : "");
+                } else {
+                        r = kstore_file_sha256(path, &digest, err);
+                        if (r < 0)
+                                return r;
+                }
+                g_string_append_printf(out, "untracked %s %s\n", p, digest);
+        }
+        return 0;
+}
+
+/* A git tree is its commit, plus a digest of its uncommitted changes when
+ * there are any: to tracked files, and untracked files git does not ignore. */
 static int git_id(const char *dir, char **ret_id, char **ret_commit, struct kb_error *err) {
         char *rev[] = { "git", "rev-parse", "--verify", "HEAD^{commit}", NULL };
         char *diff[] = { "git", "diff", "HEAD", "--binary", NULL };
-        g_autofree char *commit = NULL, *changes = NULL;
+        g_autofree char *commit = NULL, *diff_text = NULL;
+        g_autoptr(GString) changes = g_string_new(NULL);
         int r = capture(rev, dir, &commit, err);
 
         if (r >= 0)
-                r = capture(diff, dir, &changes, err);
+                r = capture(diff, dir, &diff_text, err);
+        if (r >= 0) {
+                g_string_append(changes, diff_text);
+                r = git_untracked(dir, changes, err);
+        }
         if (r < 0)
                 return error_prefix(err, r, "source %s", dir);
-        if (*changes) {
-                g_autofree char *d = sha256_text(changes);
+        if (changes->len) {
+                g_autofree char *d = sha256_text(changes->str);
 
                 *ret_id = g_strdup_printf("%s+%.12s", commit, d);
         } else
@@ -348,9 +388,11 @@ static int step_source(struct build *b, struct kb_error *err) {
                         return r;
                 g_free(b->tree);
                 b->tree = TAKE_PTR(copy);
-                copy = b->source_id;
-                b->source_id = g_strdup_printf("%s+patches:%.12s", copy, digest);
-                g_free(copy);
+                {
+                        g_autofree char *plain = b->source_id;
+
+                        b->source_id = g_strdup_printf("%s+patches:%.12s", plain, digest);
+                }
         }
         return 0;
 }

@@ -38,7 +38,8 @@ struct kbuild_result {
         struct kstore_kernel *kernel;  /* the stored kernel (kstore_kernel_free) */
         int cache_hit;             /* the same inputs built it before: no make ran */
         int existed;               /* the image was already stored (an identical build) */
-        char *source_id;           /* commit, commit+<diff digest>, sha256:<tarball> or tree:<digest> */
+        char *source_id;           /* commit, commit+<digest of the diff and the untracked files>,
+                                      sha256:<tarball> or tree:<digest> */
         char *log_path;            /* the build's log (NULL on a cache hit) */
         double build_s;            /* wall time of configure and make */
 };

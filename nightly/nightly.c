@@ -14,7 +14,9 @@
 #include "cell/cell.h"
 #include "cell/endstate.h"
 #include "store/lock.h"
+#include "bisect/bisect.h"
 #include "nightly/nightly.h"
+#include "nightly/nightly_bisect.h"
 #include "nightly/nightly_config.h"
 #include "nightly/nightly_measured.h"
 #include "nightly/nightly_plan.h"
@@ -112,6 +114,9 @@ static int step_config(struct night *n, struct kb_error *err) {
 
         if (r < 0)
                 return r;
+        r = nightly_bisect_check(n->cfg, err);
+        if (r < 0)
+                return error_prefix(err, r, "%s", n->o->config_path);
         if (n->cfg->run.until_mde_pct > 0 && n->cfg->run.budget_cells <= 0 && n->cfg->run.budget_time_s <= 0)
                 return error_setf(err, -EINVAL, "%s: until_mde needs a budget: budget_cells or budget_time",
                                   n->o->config_path);
@@ -442,7 +447,11 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
  * never started is found again the next night. */
 static int mark_found(struct night *n, const int64_t *group_run, struct kb_error *err) {
         const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
+        const char *base_id = NULL;
 
+        for (guint k = 0; k < n->cands->len; k++)
+                if (c[k].is_baseline)
+                        base_id = c[k].kernel_id;
         for (size_t i = 0; i < n->n_found; i++) {
                 ssize_t ci = n->found_cand[i];
                 int done = ci == SSIZE_MAX;
@@ -457,7 +466,8 @@ static int mark_found(struct night *n, const int64_t *group_run, struct kb_error
                 }
                 if (!done)
                         continue;
-                r = nightly_sources_mark(n->cfg, n->g.home, &n->found[i], err);
+                r = nightly_sources_mark(n->cfg, n->g.home, &n->found[i],
+                                         ci == SSIZE_MAX ? base_id : c[ci].kernel_id, err);
                 if (r < 0)
                         return r;
         }
@@ -481,8 +491,21 @@ static int step_run(struct night *n, struct kb_error *err) {
 static int baseline_in_run(struct night *n, int64_t run, const char *base_id, char **fps, int *ret,
                            struct kb_error *err) {
         struct query_selection *sel = NULL;
-        int r = query_selection(n->db, run, base_id, NULL, &sel, err), found = 0;
+        struct query_run *qr = NULL;
+        int r, found = 0;
 
+        /* A bisection's step measures the baseline a few rounds, for its
+         * own question: the night compares with a run of its own. */
+        r = query_run(n->db, run, &qr, err);
+        if (r < 0)
+                return r;
+        found = qr->tag && g_str_has_prefix(qr->tag, BISECT_TAG_PREFIX);
+        query_runs_free(qr, 1);
+        if (found) {
+                *ret = 0;
+                return 0;
+        }
+        r = query_selection(n->db, run, base_id, NULL, &sel, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < sel->n_cells && !found; i++) {
@@ -559,9 +582,6 @@ static int add_regression(struct night *n, const struct subject *s, const struct
                                         .sel_a = g_strdup(v->sel_a), .sel_b = g_strdup(v->sel_b) };
         struct query_run *ra = NULL, *rb = NULL;
         json_t *sa = run_settings(n, n->baseline_run, &ra), *sb = run_settings(n, s->run, &rb);
-        g_autofree char *ta = g_strdup_printf("repro-%" G_GINT64_FORMAT "-base", s->run);
-        g_autofree char *tb = g_strdup_printf("repro-%" G_GINT64_FORMAT "-new", s->run);
-        GPtrArray *cmds = g_ptr_array_new();
         char *rows = NULL;
         size_t len = 0;
         FILE *f;
@@ -571,14 +591,9 @@ static int add_regression(struct night *n, const struct subject *s, const struct
                 g.qemu = g_strdup(rb->qemu_version);
                 g.libvirt = g_strdup(rb->libvirt_version);
         }
-        if (sa && sb) {
-                g_ptr_array_add(cmds, runopts_command(sa, n->cfg->baseline, ta));
-                g_ptr_array_add(cmds, runopts_command(sb, s->store_name, tb));
-                g_ptr_array_add(cmds, g_strdup_printf("kbench compare --alpha %g --noise %g%% tag:%s tag:%s",
-                                                      n->cfg->alpha, 100 * n->cfg->noise, ta, tb));
-        }
-        g_ptr_array_add(cmds, NULL);
-        g.reproduce = (char **)g_ptr_array_free(cmds, FALSE);
+        g.reproduce = sa && sb ? nightly_reproduce(sa, n->cfg->baseline, sb, s->store_name, s->run, n->cfg->alpha,
+                                                   n->cfg->noise)
+                               : g_new0(char *, 1);
         json_decref(sa);
         json_decref(sb);
         query_runs_free(ra, ra ? 1 : 0);
@@ -721,6 +736,70 @@ static int step_compare(struct night *n, struct kb_error *err) {
         return r;
 }
 
+/* ---- bisect: tonight's regression between two kernels of a source ------ */
+
+/* A subject's variant label: what its reported name adds to the store's. */
+static char *subject_label(const struct subject *s) {
+        size_t ln = strlen(s->name), ls = strlen(s->store_name);
+
+        return ln > ls && strcmp(s->name + ln - ls, s->store_name) == 0 ? g_strndup(s->name, ln - ls) : NULL;
+}
+
+/* Bisect s's regression in the first source that yielded s's kernel at
+ * s's settings. */
+static int bisect_subject(struct night *n, const struct subject *s, struct kb_error *err) {
+        struct nightly_bisection *b = g_new0(struct nightly_bisection, 1);
+        g_autofree char *label = subject_label(s);
+        struct query_kernel *base = NULL;
+        int r = query_kernel_by_name(n->db, n->cfg->baseline, &base, err);
+
+        b->kernel = g_strdup(s->name);
+        b->metric = g_strdup(n->cfg->bisect.metric);
+        b->confirmed = -1;
+        n->rep.bisection = b;
+        for (size_t si = 0; r == 0 && si < n->cfg->n_sources; si++) {
+                struct nightly_candidate c = { .source = si };
+                struct nightly_variant v;
+                struct run_settings o;
+                struct nightly_bisect_in in;
+
+                nightly_candidate_variant(n->cfg, &c, &v);
+                if (g_strcmp0(v.label, label) != 0)
+                        continue;
+                night_opts(n, &v, &o);
+                in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .db = n->db, .ks = n->ks,
+                                                 .baseline_run = n->baseline_run, .baseline_id = base->id,
+                                                 .source = si, .label = v.label, .kernel_id = s->kernel_id,
+                                                 .run = &o, .deadline_at = n->deadline_at };
+                r = nightly_bisect_source(&in, b, err);
+        }
+        query_kernels_free(base, base ? 1 : 0);
+        if (r == 0)
+                b->why = g_strdup("no source's history holds it (kernels imported before histories were kept "
+                                  "are not listed)");
+        return r < 0 ? r : 0;
+}
+
+/* One bisection a night, of the first kernel whose comparison found the
+ * configured metric worse: each costs rounds of cells the night may not
+ * have. */
+static int step_bisect(struct night *n, struct kb_error *err) {
+        if (!n->cfg->bisect.metric || n->baseline_run == 0)
+                return 0;
+        for (guint i = 0; i < n->subjects->len; i++) {
+                const struct subject *s = &g_array_index(n->subjects, struct subject, i);
+
+                for (size_t k = 0; k < n->rep.n_findings; k++) {
+                        const struct nightly_finding *f = &n->rep.findings[k];
+
+                        if (f->verdict == COMPARE_WORSE && strcmp(f->kernel, s->name) == 0 &&
+                            strcmp(f->metric, n->cfg->bisect.metric) == 0)
+                                return bisect_subject(n, s, err);
+                }
+        }
+        return 0;
+}
+
 /* ---- detect: change points over history ------------------------------- */
 
 struct point {
@@ -844,6 +923,9 @@ static int history_of(struct night *n, size_t w, const struct nightly_variant *v
                 struct query_kernel *ks = NULL;
                 size_t nk = 0;
 
+                /* A bisection measures older kernels after newer ones: not history. */
+                if (runs[i].tag && g_str_has_prefix(runs[i].tag, BISECT_TAG_PREFIX))
+                        continue;
                 r = query_run_kernels(n->db, runs[i].id, &ks, &nk, err);
                 for (size_t k = 0; r >= 0 && k < nk; k++) {
                         struct query_selection *sel = NULL;
@@ -1038,6 +1120,8 @@ int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct 
         r = step_run(&n, err);
         if (r >= 0)
                 r = step_compare(&n, err);
+        if (r >= 0)
+                r = step_bisect(&n, err);
         if (r >= 0)
                 r = step_changepoints(&n, err);
         if (r >= 0)

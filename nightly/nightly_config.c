@@ -44,6 +44,8 @@ enum {
         CFG_REQUIRED = 1 << 0,     /* no default: absent is an error (within kinds, for sources) */
         CFG_NONEMPTY = 1 << 1,     /* arrays: at least one element */
         CFG_LOWER = 1 << 2,        /* strings: stored in lower case (hex digests compare as text) */
+        CFG_OPTIONAL = 1 << 3,     /* objects: absent, its keys are not read (their defaults and
+                                      requirements hold only when it is given) */
 };
 
 #define KIND(t) (1u << (t))
@@ -177,6 +179,16 @@ static const struct cfg_row rows[] = {
           .help = "whole-run deadline: seconds, or with a unit s, m, h, d" },
         { "notify", CFG_STRING, C(notify), 0, .check = check_text,
           .help = "sh command that receives the report on stdin when something regressed" },
+        /* Checked further (a judged metric, one of workloads) by nightly/nightly_bisect.c. */
+        { "bisect", CFG_OBJECT, 0, CFG_OPTIONAL,
+          .help = "start kbench bisect --kernels when tonight's kernel regressed on this metric and a source "
+                  "yields kernels between it and the last one found good (absent: never)" },
+        { "bisect.metric", CFG_STRING, C(bisect.metric), CFG_REQUIRED, .check = check_text,
+          .help = "the judged metric whose regression is bisected, e.g. guest.write.kernel_Minsn" },
+        { "bisect.workload", CFG_STRING, C(bisect.workload), 0, .check = check_text,
+          .help = "the workload measured, one of workloads as written (absent: the first)" },
+        { "bisect.max_rounds", CFG_INT, C(bisect.max_rounds), 0, 4, 1000, "12",
+          .help = "rounds a step of the bisection may take (kbench bisect --max-rounds)" },
 };
 
 #undef C
@@ -213,6 +225,8 @@ struct nightly_config *nightly_config_free(struct nightly_config *c) {
         g_free(c->base_url);
         g_free(c->connect);
         g_free(c->notify);
+        g_free(c->bisect.metric);
+        g_free(c->bisect.workload);
         g_free(c);
         return NULL;
 }
@@ -598,7 +612,7 @@ static int walk_object(const json_t *obj, const char *schema, const char *displa
                 if (row->def) {
                         def = json_loads(row->def, JSON_DECODE_ANY, NULL);
                         assert(def);   /* the table's own text */
-                } else if (row->type == CFG_OBJECT)
+                } else if (row->type == CFG_OBJECT && !(row->flags & CFG_OPTIONAL))
                         def = json_object();
                 else
                         continue;      /* optional, stays NULL */

@@ -46,6 +46,14 @@ struct nightly_source {
         struct run_settings overrides;
 };
 
+/* "bisect": what a night bisects when it finds a regression (see
+ * nightly/nightly_bisect.h). */
+struct nightly_bisect_config {
+        char *metric;                      /* a judged metric; NULL: the key is absent, never bisect */
+        char *workload;                    /* one of workloads as written; NULL: the first */
+        int max_rounds;                    /* per step */
+};
+
 struct nightly_config {
         struct nightly_source *sources;
         size_t n_sources;                  /* >= 1 */
@@ -69,6 +77,7 @@ struct nightly_config {
         char *connect;                     /* libvirt URI, or NULL (the store's embedded driver) */
         double deadline_s;                 /* whole-run deadline, seconds */
         char *notify;                      /* sh command fed the report on regressions, or NULL */
+        struct nightly_bisect_config bisect;
 };
 
 /* Parse a configuration from text (not NUL-terminated necessarily: len

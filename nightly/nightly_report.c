@@ -1,10 +1,12 @@
 /* nightly_report.c: the lines, JSON and exit status of a night (see
  * nightly_report.h). */
 #include <glib.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
 #include "nightly/nightly_report.h"
+#include "settings/runopts.h"
 
 void nightly_report_clear(struct nightly_report *r) {
         for (size_t i = 0; i < r->n_findings; i++) {
@@ -39,6 +41,15 @@ void nightly_report_clear(struct nightly_report *r) {
                 g_free(g->rows);
                 g_free(g->link);
         }
+        if (r->bisection) {
+                g_free(r->bisection->kernel);
+                g_free(r->bisection->metric);
+                g_free(r->bisection->good);
+                g_free(r->bisection->outcome);
+                g_free(r->bisection->first_bad);
+                g_free(r->bisection->why);
+                g_free(r->bisection);
+        }
         g_free(r->regressions);
         g_free(r->findings);
         g_free(r->failures);
@@ -48,6 +59,22 @@ void nightly_report_clear(struct nightly_report *r) {
         g_strfreev(r->errors);
         g_free(r->site);
         memset(r, 0, sizeof(*r));
+}
+
+char **nightly_reproduce(const json_t *base_settings, const char *base_kernel, const json_t *new_settings,
+                         const char *new_kernel, int64_t run, double alpha, double noise) {
+        char **cmds = g_new0(char *, 5);
+        g_autofree char *run_a = runopts_command(base_settings, base_kernel, NULL);
+        g_autofree char *run_b = runopts_command(new_settings, new_kernel, NULL);
+
+        /* Seconds are enough: the runs of one paste take minutes, so the
+         * next paste's date is a later one. */
+        cmds[0] = g_strdup("t=$(date +%Y%m%d-%H%M%S)");
+        cmds[1] = g_strdup_printf("%s --tag \"repro-%" PRId64 "-base-$t\"", run_a, run);
+        cmds[2] = g_strdup_printf("%s --tag \"repro-%" PRId64 "-new-$t\"", run_b, run);
+        cmds[3] = g_strdup_printf("kbench compare --alpha %g --noise %g%% \"tag:repro-%" PRId64 "-base-$t\" "
+                                  "\"tag:repro-%" PRId64 "-new-$t\"", alpha, 100 * noise, run, run);
+        return cmds;
 }
 
 char *nightly_finding_line(const struct nightly_finding *f) {
@@ -110,6 +137,30 @@ int nightly_report_exit(const struct nightly_report *r) {
         return r->incomplete ? NIGHTLY_EXIT_INCOMPLETE : NIGHTLY_EXIT_OK;
 }
 
+char *nightly_bisection_line(const struct nightly_bisection *b) {
+        g_autofree char *kernel = printable(b->kernel, 200), *metric = printable(b->metric, 200);
+        g_autofree char *good = b->good ? printable(b->good, 200) : NULL, *answer = NULL, *why = NULL;
+        g_autofree char *head = good ? g_strdup_printf("bisect: %s %s from %s, %zu kernels", kernel, metric, good,
+                                                       b->candidates)
+                                     : g_strdup_printf("bisect: %s %s", kernel, metric);
+        g_autofree char *show = b->id ? g_strdup_printf(" (kbench show --bisect %" PRId64 ")", b->id) : g_strdup("");
+
+        if (!b->outcome) {
+                why = printable(b->why ? b->why : "?", 600);
+                return g_strdup_printf("%s: %s: %s%s", head, good ? "failed" : "not started", why, show);
+        }
+        if (strcmp(b->outcome, "first-bad") == 0 && b->first_bad) {
+                g_autofree char *first = printable(b->first_bad, 200);
+
+                answer = g_strdup_printf("first bad: %s%s%s", first,
+                                         b->skipped_between ? " (kernels skipped before it: it may be one of them)" : "",
+                                         b->confirmed == 0 ? " (not reproduced against the last good)" : "");
+        } else
+                answer = g_strdup(strcmp(b->outcome, "no-change") == 0 ? "no change between the ends"
+                                                                        : "cannot tell within the budget");
+        return g_strdup_printf("%s: %s%s", head, answer, show);
+}
+
 void nightly_report_text(const struct nightly_report *r, FILE *out) {
         size_t n_worse = 0;
 
@@ -141,6 +192,11 @@ void nightly_report_text(const struct nightly_report *r, FILE *out) {
                 g_autofree char *line = nightly_change_line(&r->changes[i]);
                 fprintf(out, "%s\n", line);
         }
+        if (r->bisection) {
+                g_autofree char *line = nightly_bisection_line(r->bisection);
+
+                fprintf(out, "%s\n", line);
+        }
         for (size_t i = 0; r->errors && r->errors[i]; i++)
                 fprintf(out, "error: %s\n", r->errors[i]);
         if (r->incomplete)
@@ -161,6 +217,16 @@ static json_t *strv_json(char **v) {
 /* JSON has no NaN: an undefined number is null. */
 static json_t *num(double x) {
         return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *bisection_json(const struct nightly_bisection *b) {
+        if (!b)
+                return json_null();
+        return json_pack("{s:s, s:s, s:s?, s:I, s:o, s:s?, s:s?, s:o, s:I, s:s?}", "kernel", b->kernel, "metric",
+                         b->metric, "good", b->good, "candidates", (json_int_t)b->candidates,
+                         "bisection", b->id ? json_integer(b->id) : json_null(), "outcome", b->outcome, "first_bad",
+                         b->first_bad, "confirmed", b->confirmed < 0 ? json_null() : json_boolean(b->confirmed),
+                         "skipped_between", (json_int_t)b->skipped_between, "why", b->why);
 }
 
 json_t *nightly_report_json(const struct nightly_report *r) {
@@ -198,6 +264,7 @@ json_t *nightly_report_json(const struct nightly_report *r) {
         json_object_set_new(j, "errors", strv_json(r->errors));
         json_object_set_new(j, "incomplete", json_boolean(r->incomplete));
         json_object_set_new(j, "site", r->site ? json_string(r->site) : json_null());
+        json_object_set_new(j, "bisection", bisection_json(r->bisection));
         json_object_set_new(j, "exit_status", json_integer(nightly_report_exit(r)));
         return j;
 }
@@ -247,7 +314,8 @@ void nightly_report_notify(const struct nightly_report *r, FILE *out) {
                         *libvirt ? libvirt : "?");
                 if (g->link)
                         fprintf(out, "  page: %s\n", g->link);
-                fputs("\nreproduce (each run on its own, then the comparison of the two):\n", out);
+                fputs("\nreproduce (paste into a shell: each run on its own, then the comparison of the two;\n"
+                      "t makes each paste's runs its own):\n", out);
                 for (size_t k = 0; g->reproduce && g->reproduce[k]; k++) {
                         g_autofree char *cmd = printable(g->reproduce[k], 2000);
 

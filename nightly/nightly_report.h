@@ -64,6 +64,22 @@ struct nightly_regression {
         char *link;                        /* the site's page of it, or NULL (owned) */
 };
 
+/* The bisection a night started for a regression (nightly/nightly_bisect.h),
+ * or why it started none. */
+struct nightly_bisection {
+        char *kernel;                      /* tonight's kernel that regressed, as reported (owned) */
+        char *metric;                      /* (owned) */
+        char *good;                        /* the good end, or NULL when none was started (owned) */
+        size_t candidates;                 /* kernels from good to kernel, both ends counted */
+        int64_t id;                        /* kbench show --bisect ID; 0: none was made */
+        char *outcome;                     /* "first-bad", "no-change", "cannot-tell"; NULL when
+                                              none was started or it failed (owned) */
+        char *first_bad;                   /* with "first-bad" (owned) */
+        int confirmed;                     /* 1, 0 (not reproduced against the last good), -1 */
+        size_t skipped_between;            /* skipped kernels between last good and first bad */
+        char *why;                         /* none started, or it failed: one line (owned) */
+};
+
 struct nightly_report {
         char **measured;                   /* kernels measured tonight, NULL-terminated (owned) */
         char **compared;                   /* "A B" selector pairs compare was given, NULL-terminated (owned) */
@@ -78,14 +94,31 @@ struct nightly_report {
         char *site;                        /* published index.html, or NULL (owned) */
         struct nightly_regression *regressions;
         size_t n_regressions;
+        struct nightly_bisection *bisection;   /* NULL: none was asked for (owned) */
 };
 
 void nightly_report_clear(struct nightly_report *r);
+
+/* The commands that measure both sides of a regression again and compare
+ * them, for a user to paste into a shell: one `kbench run` per side with
+ * its run's measured settings (run/runopts.h: runopts_command), then
+ * `kbench compare` of the two at the night's alpha and noise (a fraction).
+ * The first line sets the shell variable t to the time of the paste and
+ * the tags carry it ("repro-RUN-base-$t"), so a second paste measures runs
+ * of its own and its comparison selects only those: a tag of fixed text
+ * would collect the cells of every attempt. NULL-terminated (g_strfreev). */
+char **nightly_reproduce(const json_t *base_settings, const char *base_kernel, const json_t *new_settings,
+                         const char *new_kernel, int64_t run, double alpha, double noise);
 
 /* "6.1.0-58-amd64: dd.write_MBps -12.3 % vs 6.1.0-57-amd64 (p=0.002, n=6+6)",
  * with " [across disk_mbps]" when the cells were paired across settings and
  * a leading "better: " for an improvement. Caller g_frees. */
 char *nightly_finding_line(const struct nightly_finding *f);
+/* "bisect: 6.1.0-58-amd64 dd.write_MBps from 6.1.0-55-amd64, 4 kernels:
+ * first bad: 6.1.0-57-amd64 (kbench show --bisect 3)", or "...: no change
+ * between the ends ...", "...: cannot tell within the budget ...", "...:
+ * not started: WHY", "...: failed: WHY". Caller g_frees. */
+char *nightly_bisection_line(const struct nightly_bisection *b);
 /* "6.1.0-58-amd64: failed at boot (boot-timeout: detail), 3 of 3 cells". */
 char *nightly_failure_line(const struct nightly_failure *f);
 /* "change point: dd.write_MBps -12.0 % from 6.1.0-58-amd64 (after 6.1.0-57-amd64, run 4, p=0.005)[ provisional]". */

@@ -3,6 +3,7 @@
  * scan and saved at once, so a crash later in the night loses nothing. */
 #include <errno.h>
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -121,10 +122,14 @@ int nightly_sources_collect(const struct nightly_config *cfg, const char *store_
         return 0;
 }
 
+/* The state's key of the history: an object of file name -> kernel id. */
+#define HISTORY_KEY "history"
+
 int nightly_sources_mark(const struct nightly_config *cfg, const char *store_root, const struct nightly_found *f,
-                         struct kb_error *err) {
-        g_autofree char *home = NULL, *state_path = NULL;
+                         const char *kernel_id, struct kb_error *err) {
+        g_autofree char *home = NULL, *state_path = NULL, *file = NULL;
         struct source_state *state = NULL;
+        json_t *history;
         int r;
 
         if (f->source >= cfg->n_sources)
@@ -135,8 +140,65 @@ int nightly_sources_mark(const struct nightly_config *cfg, const char *store_roo
         if (r < 0)
                 return r;
         r = source_dir_mark(state, f->path, err);
+        if (r >= 0 && kernel_id) {
+                history = source_state_get(state, HISTORY_KEY);
+                history = history ? json_deep_copy(history) : json_object();
+                file = g_path_get_basename(f->path);
+                json_object_set_new(history, file, json_string(kernel_id));
+                source_state_set(state, HISTORY_KEY, history);
+        }
         if (r >= 0)
                 r = source_state_save(state, err);
         source_state_free(state);
         return r;
+}
+
+static int history_order(const void *a, const void *b) {
+        const struct nightly_history *x = a, *y = b;
+
+        return strverscmp(x->file, y->file);
+}
+
+int nightly_sources_history(const struct nightly_config *cfg, const char *store_root, size_t i,
+                            struct nightly_history **ret, size_t *ret_n, struct kb_error *err) {
+        g_autofree char *home = NULL, *state_path = NULL;
+        g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(struct nightly_history));
+        struct source_state *state = NULL;
+        const char *file;
+        json_t *history, *id;
+        int r;
+
+        if (i >= cfg->n_sources)
+                return error_setf(err, -EINVAL, "no source %zu", i);
+        home = nightly_source_home(&cfg->sources[i], store_root);
+        state_path = g_build_filename(home, "state.json", NULL);
+        r = source_state_open(state_path, &state, err);
+        if (r < 0)
+                return r;
+        history = source_state_get(state, HISTORY_KEY);
+        if (history)
+                json_object_foreach(history, file, id) {
+                        struct nightly_history h;
+
+                        /* The state is a cache kbench wrote, but a file all the same. */
+                        if (!json_is_string(id) || strlen(json_string_value(id)) != 64 || strchr(file, '/'))
+                                continue;
+                        h = (struct nightly_history){ g_strdup(file), g_strdup(json_string_value(id)) };
+                        g_array_append_val(out, h);
+                }
+        source_state_free(state);
+        qsort(out->data, out->len, sizeof(struct nightly_history), history_order);
+        *ret_n = out->len;
+        *ret = (struct nightly_history *)(void *)g_array_free(TAKE_PTR(out), FALSE);
+        return 0;
+}
+
+void nightly_history_free(struct nightly_history *h, size_t n) {
+        if (!h)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                g_free(h[i].file);
+                g_free(h[i].kernel_id);
+        }
+        g_free(h);
 }

@@ -43,8 +43,28 @@ int nightly_sources_collect(const struct nightly_config *cfg, const char *store_
                             const struct nightly_sources_opts *opts, struct nightly_found **ret_found,
                             size_t *ret_n, char ***ret_errors, struct kb_error *err);
 
-/* Record that f was imported, in its source's state. Returns 0 or -errno. */
+/* Record that f was imported as kernel_id (the store's id of the image),
+ * in its source's state: the file is not found again, and it joins the
+ * source's history. Returns 0 or -errno. */
 int nightly_sources_mark(const struct nightly_config *cfg, const char *store_root, const struct nightly_found *f,
-                         struct kb_error *err);
+                         const char *kernel_id, struct kb_error *err);
+
+/* One file a source yielded and the night imported. */
+struct nightly_history {
+        char *file;                /* its file name, no directory (owned) */
+        char *kernel_id;           /* the image it became in the store (owned) */
+};
+
+/* The kernels source i yielded, in the order its files name them: file
+ * names compared as versions (strverscmp: linux-image-6.1.0-9 before
+ * -10), as APT's versions and a directory of dated or numbered drops
+ * sort. Only files marked since marks carry their kernel (older ones are
+ * not listed); a file marked again keeps its latest kernel. OUT: *ret
+ * (nightly_history_free), *ret_n. Returns 0 or -errno (an unreadable
+ * state file). */
+int nightly_sources_history(const struct nightly_config *cfg, const char *store_root, size_t i,
+                            struct nightly_history **ret, size_t *ret_n, struct kb_error *err);
+
+void nightly_history_free(struct nightly_history *h, size_t n);   /* accepts NULL */
 
 void nightly_found_free(struct nightly_found *f, size_t n);   /* accepts NULL */

@@ -133,7 +133,7 @@ TEST(real_packages_through_url_and_dir_sources) {
                 else
                         rel_b = g_strdup(k->release);
                 kstore_kernel_free(k);
-                ASSERT_EQ(nightly_sources_mark(c, store, &f[i], &err), 0);
+                ASSERT_EQ(nightly_sources_mark(c, store, &f[i], NULL, &err), 0);
         }
         ASSERT_TRUE(strcmp(rel_a, rel_b) != 0);
         nightly_found_free(f, n);

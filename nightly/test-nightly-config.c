@@ -393,3 +393,40 @@ TEST(docs_cron_line_is_well_formed) {
         ASSERT_STREQ(f[5], "root");
         ASSERT_TRUE(strstr(f[7], "kbench nightly /etc/kbench/nightly.json") != NULL);
 }
+
+/* "bisect": absent, nothing is read and the night never bisects; given,
+ * its metric is required and its keys are checked like the others. */
+TEST(bisect_key) {
+        static const struct { const char *json, *msg; } no[] = {
+                { WITH("\"bisect\": {}"), "bisect.metric: missing (required)" },
+                { WITH("\"bisect\": {\"workload\": \"dd\"}"), "bisect.metric: missing (required)" },
+                { WITH("\"bisect\": {\"metric\": \"m\", \"max_rounds\": 3}"),
+                  "bisect.max_rounds: 3 is out of range (4..1000)" },
+                { WITH("\"bisect\": {\"metric\": \"m\", \"rounds\": 5}"), "bisect.rounds: unknown key" },
+                { WITH("\"bisect\": {\"metric\": \"\"}"), "bisect.metric: must not be empty" },
+                { WITH("\"bisect\": \"guest.write.kernel_Minsn\""), "bisect: expected an object" },
+        };
+        struct nightly_config *c = NULL;
+        struct kb_error err = { { 0 } };
+        const char *given = WITH("\"bisect\": {\"metric\": \"guest.write.kernel_Minsn\"}");
+        const char *full_b = WITH("\"bisect\": {\"metric\": \"dd.write_MBps\", \"workload\": \"dd\", \"max_rounds\": 20}");
+
+        ASSERT_EQ(nightly_config_parse(minimal, strlen(minimal), &c, &err), 0);
+        ASSERT_TRUE(!c->bisect.metric && !c->bisect.workload);
+        c = nightly_config_free(c);
+        ASSERT_EQ(nightly_config_parse(given, strlen(given), &c, &err), 0);
+        ASSERT_STREQ(c->bisect.metric, "guest.write.kernel_Minsn");
+        ASSERT_TRUE(!c->bisect.workload);
+        ASSERT_EQ(c->bisect.max_rounds, 12);
+        c = nightly_config_free(c);
+        ASSERT_EQ(nightly_config_parse(full_b, strlen(full_b), &c, &err), 0);
+        ASSERT_STREQ(c->bisect.metric, "dd.write_MBps");
+        ASSERT_STREQ(c->bisect.workload, "dd");
+        ASSERT_EQ(c->bisect.max_rounds, 20);
+        c = nightly_config_free(c);
+        for (size_t i = 0; i < G_N_ELEMENTS(no); i++) {
+                err.msg[0] = '\0';
+                ASSERT_EQ(nightly_config_parse(no[i].json, strlen(no[i].json), &c, &err), -EINVAL);
+                ASSERT_STREQ(err.msg, no[i].msg);
+        }
+}

@@ -185,3 +185,134 @@ TEST(notify_subject_and_body) {
                 ASSERT_TRUE(nightly_report_subject(&r3) == NULL);
         }
 }
+
+/* The lines of one paste, run by sh with kbench a function that prints its
+ * arguments one a line and a blank line after each command. */
+static char *paste(char **cmds) {
+        g_autofree char *script = NULL;
+        g_autofree char *joined = g_strjoinv("\n", cmds);
+        g_autofree char *out = NULL;
+        char *argv[] = { (char *)"sh", (char *)"-c", NULL, NULL };
+        int status;
+
+        script = g_strconcat("kbench() { printf '%s\\n' \"$@\"; echo; }\n", joined, "\n", NULL);
+        argv[2] = script;
+        ASSERT_TRUE(g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &status, NULL));
+        ASSERT_TRUE(g_spawn_check_wait_status(status, NULL));
+        return g_steal_pointer(&out);
+}
+
+/* The argument after `opt` in the n-th command of a paste's output. */
+static char *arg_after(const char *out, size_t n, const char *opt) {
+        g_auto(GStrv) cmds = g_strsplit(out, "\n\n", -1);
+        g_auto(GStrv) args = NULL;
+
+        ASSERT_TRUE(g_strv_length(cmds) > n);
+        args = g_strsplit(cmds[n], "\n", -1);
+        for (size_t i = 0; args[i] && args[i + 1]; i++)
+                if (strcmp(args[i], opt) == 0)
+                        return g_strdup(args[i + 1]);
+        TEST_FAIL("no %s in command %zu: %s", opt, n, cmds[n]);
+}
+
+/* Pasted twice, the reproduction makes runs of its own each time, and each
+ * comparison selects that paste's two runs only: a fixed tag would mix the
+ * cells of both attempts in `compare tag:...`. */
+TEST(reproduce_commands_select_their_own_runs) {
+        json_auto_t *sa = json_pack("{s:[s], s:i, s:s}", "workloads", "dd:size=64M", "repeats", 5, "accel", "tcg");
+        json_auto_t *sb = json_pack("{s:[s], s:i, s:s, s:i}", "workloads", "dd:size=64M", "repeats", 5, "accel", "tcg",
+                                    "disk_mbps", 36);
+        g_auto(GStrv) cmds = nightly_reproduce(sa, "6.1.0-47-amd64", sb, "6.1.0-57-amd64", 7, 0.2, 0.02);
+        g_autofree char *one = NULL, *two = NULL, *base1 = NULL, *new1 = NULL, *base2 = NULL, *sel_a = NULL,
+                        *sel_b = NULL;
+        g_autofree char *k = NULL;
+
+        ASSERT_EQ(g_strv_length(cmds), 4);
+        for (size_t i = 0; cmds[i]; i++)
+                fprintf(stderr, "  %s\n", cmds[i]);
+        ASSERT_TRUE(g_str_has_prefix(cmds[1], "kbench run -k 6.1.0-47-amd64 -w dd:size=64M -n 5 --accel tcg"));
+        ASSERT_TRUE(strstr(cmds[1], "--disk-mbps") == NULL && strstr(cmds[2], "--disk-mbps 36") != NULL);
+        one = paste(cmds);
+        g_usleep(1100 * 1000);
+        two = paste(cmds);
+        k = arg_after(one, 0, "-k");
+        ASSERT_STREQ(k, "6.1.0-47-amd64");
+        base1 = arg_after(one, 0, "--tag");
+        new1 = arg_after(one, 1, "--tag");
+        base2 = arg_after(two, 0, "--tag");
+        ASSERT_TRUE(g_str_has_prefix(base1, "repro-7-base-2") && g_str_has_prefix(new1, "repro-7-new-2"));
+        ASSERT_STREQ(base1 + strlen("repro-7-base-"), new1 + strlen("repro-7-new-"));
+        ASSERT_TRUE(strcmp(base1, base2) != 0);
+        /* compare's two selectors are this paste's tags. */
+        {
+                g_auto(GStrv) c = g_strsplit(one, "\n\n", -1);
+                g_auto(GStrv) args = g_strsplit(c[2], "\n", -1);
+                size_t n = g_strv_length(args);
+
+                ASSERT_STREQ(args[0], "compare");
+                ASSERT_STREQ(args[2], "0.2");
+                ASSERT_STREQ(args[4], "2%");
+                sel_a = g_strconcat("tag:", base1, NULL);
+                sel_b = g_strconcat("tag:", new1, NULL);
+                ASSERT_STREQ(args[n - 2], sel_a);
+                ASSERT_STREQ(args[n - 1], sel_b);
+        }
+}
+
+/* The bisection's line names the first bad kernel, or says why there is
+ * none; it is in the text report and in the JSON. */
+TEST(bisection_line) {
+        struct nightly_bisection b = { (char *)"6.1.0-58-amd64", (char *)"guest.write.kernel_Minsn",
+                                       (char *)"6.1.0-55-amd64", 4, 3, (char *)"first-bad", (char *)"6.1.0-57-amd64", 1,
+                                       0, NULL };
+        struct nightly_report r = { .bisection = &b };
+        g_autofree char *line = nightly_bisection_line(&b), *text = NULL;
+        json_t *j;
+        size_t len = 0;
+        FILE *f;
+
+        ASSERT_STREQ(line, "bisect: 6.1.0-58-amd64 guest.write.kernel_Minsn from 6.1.0-55-amd64, 4 kernels: "
+                           "first bad: 6.1.0-57-amd64 (kbench show --bisect 3)");
+        f = open_memstream(&text, &len);
+        nightly_report_text(&r, f);
+        fclose(f);
+        ASSERT_TRUE(strstr(text, line) != NULL);
+        j = nightly_report_json(&r);
+        ASSERT_STREQ(json_string_value(json_object_get(json_object_get(j, "bisection"), "first_bad")),
+                     "6.1.0-57-amd64");
+        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j, "bisection"), "bisection")), 3);
+        json_decref(j);
+
+        b.skipped_between = 1;
+        b.confirmed = 0;
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_TRUE(g_str_has_suffix(line, "first bad: 6.1.0-57-amd64 (kernels skipped before it: it may be one of "
+                                           "them) (not reproduced against the last good) (kbench show --bisect 3)"));
+        b.outcome = (char *)"no-change";
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_TRUE(g_str_has_suffix(line, ", 4 kernels: no change between the ends (kbench show --bisect 3)"));
+        b.outcome = (char *)"cannot-tell";
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_TRUE(g_str_has_suffix(line, ": cannot tell within the budget (kbench show --bisect 3)"));
+        /* Started but failed: the error, one line whatever it quotes. */
+        b.outcome = NULL;
+        b.why = (char *)"step 2: run 9 was interrupted\nforged: line";
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_TRUE(strstr(line, ": failed: step 2: run 9 was interrupted?forged: line") != NULL);
+        /* Never started: no good end, no id. */
+        b = (struct nightly_bisection){ (char *)"6.1.0-58-amd64", (char *)"m", NULL, 0, 0, NULL, NULL, -1, 0,
+                                        (char *)"no kernel before it in its source was measured" };
+        g_free(line);
+        line = nightly_bisection_line(&b);
+        ASSERT_STREQ(line, "bisect: 6.1.0-58-amd64 m: not started: no kernel before it in its source was measured");
+        j = nightly_report_json(&(struct nightly_report){ .bisection = &b });
+        ASSERT_TRUE(json_is_null(json_object_get(json_object_get(j, "bisection"), "bisection")));
+        json_decref(j);
+        j = nightly_report_json(&(struct nightly_report){ 0 });
+        ASSERT_TRUE(json_is_null(json_object_get(j, "bisection")));
+        json_decref(j);
+}

@@ -77,6 +77,19 @@ static const char *base(const char *path) {
         return strrchr(path, '/') + 1;
 }
 
+/* A stand-in kernel id for a file: the sha256 of its name. Borrowed from
+ * a small ring, enough for one assertion's operands. */
+static const char *fake_id(const char *path) {
+        static char ring[4][65];
+        static unsigned next;
+        const char *name = strrchr(path, '/') ? base(path) : path;
+        g_autofree char *d = g_compute_checksum_for_string(G_CHECKSUM_SHA256, name, -1);
+        char *slot = ring[next++ % 4];
+
+        g_strlcpy(slot, d, 65);
+        return slot;
+}
+
 TEST(every_kind_of_source_then_a_quiet_night) {
         g_autofree char *d1 = fake_deb("drop"), *d2 = fake_deb("a"), *d3 = fake_deb("b"), *www = NULL, *log = NULL;
         g_autofree char *drop = NULL, *store = NULL, *text = NULL, *apt_cache = NULL, *apt_get = NULL;
@@ -140,15 +153,31 @@ TEST(every_kind_of_source_then_a_quiet_night) {
 
         /* Import all but the prefixed source's file: that one is found again. */
         for (size_t i = 0; i < n; i++)
-                if (f[i].source != 1 && nightly_sources_mark(c, store, &f[i], &err) < 0)
+                if (f[i].source != 1 && nightly_sources_mark(c, store, &f[i], fake_id(f[i].path), &err) < 0)
                         TEST_FAIL("%s", err.msg);
         nightly_found_free(f, n);
+        /* The apt source's history: its two kernels, in version order. */
+        {
+                struct nightly_history *h = NULL;
+                size_t nh = 0;
+
+                ASSERT_EQ(nightly_sources_history(c, store, 3, &h, &nh, &err), 0);
+                ASSERT_EQ(nh, 2);
+                ASSERT_STREQ(h[0].file, "linux-image-6.1.0-58-amd64-unsigned_6.1.200-1_amd64.deb");
+                ASSERT_STREQ(h[0].kernel_id, fake_id(h[0].file));
+                ASSERT_STREQ(h[1].file, "linux-image-6.1.0-59-amd64-unsigned_6.1.200-1_amd64.deb");
+                nightly_history_free(h, nh);
+                /* Nothing of the prefixed source was imported yet. */
+                ASSERT_EQ(nightly_sources_history(c, store, 1, &h, &nh, &err), 0);
+                ASSERT_EQ(nh, 0);
+                nightly_history_free(h, nh);
+        }
 
         f = collect(c, store, &o, &n, &errors);
         ASSERT_EQ(n, 1);
         ASSERT_EQ(f[0].source, 1);
         ASSERT_EQ(g_strv_length(errors), 1);
-        ASSERT_EQ(nightly_sources_mark(c, store, &f[0], &err), 0);
+        ASSERT_EQ(nightly_sources_mark(c, store, &f[0], NULL, &err), 0);
         nightly_found_free(f, n);
         g_strfreev(errors);
 
@@ -156,5 +185,53 @@ TEST(every_kind_of_source_then_a_quiet_night) {
         ASSERT_EQ(n, 0);
         nightly_found_free(f, n);
         g_strfreev(errors);
+        nightly_config_free(c);
+}
+
+/* A source's history is its files in version order (9 before 10 before
+ * 100, as strcmp would not have it), each with the kernel it became; a
+ * file imported again keeps its latest kernel. */
+TEST(history_in_version_order) {
+        static const char *const names[] = { "linux-image-6.1.0-10-amd64_6.1.10-1_amd64.deb",
+                                             "linux-image-6.1.0-100-amd64_6.1.100-1_amd64.deb",
+                                             "linux-image-6.1.0-9-amd64_6.1.9-1_amd64.deb" };
+        struct source_dir_opts dir_opts = { .settle_s = 0.5, .probe_ms = 10 };
+        struct nightly_sources_opts o = { .dir = &dir_opts };
+        struct nightly_config *c = NULL;
+        struct nightly_history *h = NULL;
+        struct nightly_found *f;
+        struct kb_error err = { { 0 } };
+        g_autofree char *text = NULL, *drop = NULL, *store = NULL;
+        g_auto(GStrv) errors = NULL;
+        size_t n = 0, nh = 0;
+
+        test_scratch("nightly-history-XXXXXX");
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+                g_autofree char *rel = g_strconcat("history/drop/", names[i], NULL), *deb = fake_deb(names[i]);
+
+                put(rel, deb, strlen(deb), 1);
+        }
+        drop = test_scratch_path("history/drop");
+        store = test_scratch_path("history/store");
+        text = g_strdup_printf("{\"sources\": [{\"type\": \"dir\", \"path\": \"%s\"}], \"baseline\": \"b\", "
+                               "\"workloads\": [\"dd\"]}", drop);
+        if (nightly_config_parse(text, strlen(text), &c, &err) < 0)
+                TEST_FAIL("%s", err.msg);
+        f = collect(c, store, &o, &n, &errors);
+        ASSERT_EQ(n, 3);
+        for (size_t i = 0; i < n; i++)
+                ASSERT_EQ(nightly_sources_mark(c, store, &f[i], fake_id(f[i].path), &err), 0);
+        /* The 100 file again, as another image. */
+        ASSERT_EQ(nightly_sources_mark(c, store, &f[1], fake_id("another"), &err), 0);
+        ASSERT_EQ(nightly_sources_history(c, store, 0, &h, &nh, &err), 0);
+        ASSERT_EQ(nh, 3);
+        ASSERT_STREQ(h[0].file, names[2]);
+        ASSERT_STREQ(h[1].file, names[0]);
+        ASSERT_STREQ(h[2].file, names[1]);
+        ASSERT_STREQ(h[0].kernel_id, fake_id(names[2]));
+        ASSERT_STREQ(h[2].kernel_id, fake_id("another"));
+        nightly_history_free(h, nh);
+        ASSERT_EQ(nightly_sources_history(c, store, 1, &h, &nh, &err), -EINVAL);
+        nightly_found_free(f, n);
         nightly_config_free(c);
 }

@@ -123,6 +123,10 @@ def main():
         expect(len(repro) == 3 and f"--disk-mbps {mbps}" in repro[1] and "--disk-mbps" not in repro[0]
                and repro[2].startswith("kbench compare"),
                f"it gives the commands that measure both sides again and compare them: {repro}")
+        # Each paste tags its runs with its own time, and compares those.
+        expect(re.search(r"^  t=\$\(date \S+\)$", notified, re.M) is not None
+               and all(re.search(r'"(tag:)?repro-\d+-(base|new)-\$t"', c) for c in repro),
+               f"the reproduction's tags carry the paste's time: {repro}")
         expect(re.search(r"^  host .*, QEMU \S+, libvirt \S+$", notified, re.M) is not None,
                "it names the host, QEMU and libvirt")
         sel = re.search(r"^compared: kbench compare (\S+) (\S+)$", p.stdout, re.M)

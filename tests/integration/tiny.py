@@ -94,4 +94,5 @@ def main():
             without_fds(home)
 
 
-main()
+if __name__ == "__main__":
+    main()
