@@ -34,7 +34,7 @@
 
 volatile int cell_interrupted;
 
-enum msg_kind { MSG_LINE, MSG_EOF, MSG_STOPPED, MSG_IO_ERROR, MSG_HOST_DONE };
+enum msg_kind { MSG_LINE, MSG_EOF, MSG_STOPPED, MSG_IO_ERROR, MSG_HOST_DONE, MSG_HOST_LOST };
 
 struct msg {
         enum msg_kind kind;
@@ -48,6 +48,7 @@ enum stage { STAGE_BOOT, STAGE_READY_WAIT, STAGE_RUN, STAGE_DONE };
 
 struct cell {
         const struct cell_vm_ops *ops;
+        void *ctx;                         /* what ops->start got */
         const struct cell_spec *spec;
         struct cell_result *res;
         struct vm *vm;
@@ -147,6 +148,9 @@ static void on_vm_event(void *userdata, enum vm_event ev, const char *data, size
                 break;
         case VM_EVENT_IO_ERROR:
                 push(c, MSG_IO_ERROR, 0, data, len);
+                break;
+        case VM_EVENT_HOST_LOST:
+                push(c, MSG_HOST_LOST, 0, data, len);
                 break;
         }
 }
@@ -651,6 +655,29 @@ static const struct {
         { "done", 0, on_done },
 };
 
+/* Marks the host could not read while the job ran (the counter file came
+ * back only when the domain ended: a host reached through libvirt): the
+ * k-th phase event takes the plugin's k-th mark, which the marker made
+ * when the guest reached it, so the late read changes no count. */
+static void insn_marks_late(struct cell *c) {
+        size_t k = 0;
+
+        if (c->insn_fd < 0 || c->insn_loaded)
+                return;
+        for (guint i = 0; i < c->res->events->len; i++) {
+                const char *name = g_array_index(c->res->events, struct cell_event, i).name;
+                struct insncount_totals t;
+                int at_marker = 0;
+
+                if (!g_str_has_prefix(name, "phase ") ||
+                    insncount_read(c->insn_fd, k, &t, &at_marker) < 0 || !at_marker)
+                        continue;
+                c->insn_loaded = 1;
+                insncount_mark(&c->insn_marks, name, strlen(name), &t);
+                k++;
+        }
+}
+
 static void handle_record(struct cell *c, const struct msg *m, const struct proto_record *rec,
                           const struct workload_env *env) {
         c->last_record_t = m->t;
@@ -866,6 +893,7 @@ static void cell_pump(struct cell *c, const struct workload_env *env,
                                 break;
                         case MSG_EOF:
                         case MSG_STOPPED:
+                        case MSG_HOST_LOST:
                                 stop(c, STOP_DOMAIN_ENDED, m->text);
                                 break;
                         case MSG_IO_ERROR:
@@ -915,6 +943,11 @@ static void cell_facts(const struct cell *c, const struct console_verdict *cv, c
                 .warnings = cv->warnings, .deadline_s = s->deadline_s, .boot_timeout_s = s->boot_timeout_s,
                 .silence_timeout_s = s->silence_timeout_s, .host_space = space,
         };
+        /* A job that finished is the cell's, whatever became of its host
+         * afterwards; one that did not may have lost its host, which
+         * explains the stream's end better than the guest can. */
+        if (c->stop != STOP_DONE && c->ops->lost)
+                c->ops->lost(c->ctx, &ret->host_lost);
 }
 
 static int real_start(void *ctx, const struct vm_config *config, vm_event_fn fn, void *userdata, struct vm **ret,
@@ -927,9 +960,17 @@ static int real_restore(void *ctx, const char *path, const struct vm_config *con
         return vm_restore(ctx, path, config, fn, userdata, ret, err);
 }
 
+static void real_stop(void *ctx, struct vm *vm, int background) {
+        vm_stop(vm, background);
+}
+
+static int real_lost(void *ctx, const char **ret_why) {
+        return vm_conn_lost(ctx, ret_why);
+}
+
 static const struct cell_vm_ops real_vm_ops = {
         .start = real_start, .restore = real_restore, .send = vm_send, .taints = vm_taints,
-        .block_stats = vm_block_stats, .stop = vm_stop, .times = vm_get_times,
+        .block_stats = vm_block_stats, .stop = real_stop, .times = vm_get_times, .lost = real_lost,
 };
 
 int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result *res,
@@ -1036,7 +1077,7 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
                                                        "is removed and the cell boots cold", now_s(c),
                                                        stop_name(c->stop), c->stop_detail ? ": " : "",
                                                        c->stop_detail ? c->stop_detail : ""));
-        c->ops->stop(c->vm, 0);
+        c->ops->stop(c->ctx, c->vm, 0);
         c->vm = NULL;
         while ((m = g_async_queue_try_pop(c->q)))
                 msg_free(m);
@@ -1216,6 +1257,7 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
                 return r;
         }
         cell_init(&c, ops, s, res, &f);
+        c.ctx = ctx;
         if (s->snapshot && cell_start_warm(&c, &f, ctx, progress, userdata) < 0)
                 cell_fall_back_cold(&c, &f);
         if (!res->warm)
@@ -1226,7 +1268,8 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
                 g_thread_join(c.host_thread);
         /* The next warm cell restores under the same name and UUID: this
          * domain must be gone before it. */
-        ops->stop(c.vm, !res->warm);
+        ops->stop(ctx, c.vm, !res->warm);
+        insn_marks_late(&c);
         cell_conclude(&c, &f);
         cell_clear(&c, &f);
         return 0;

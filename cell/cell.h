@@ -119,8 +119,10 @@ struct cell_vm_ops {
         int (*taints)(struct vm *vm, char ***ret, struct kb_error *err);
         /* NULL: the host's block statistics are not read (host.disk_* unknown). */
         int (*block_stats)(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err);
-        void (*stop)(struct vm *vm, int background);
+        void (*stop)(void *ctx, struct vm *vm, int background);
         void (*times)(const struct vm *vm, struct vm_times *ret);  /* optional: vm_get_times */
+        /* Optional: whether ctx's host was lost, and why (vm_conn_lost). */
+        int (*lost)(void *ctx, const char **ret_why);
 };
 
 /* cell_run through ops, ctx being what ops->start gets (the vm_conn for the

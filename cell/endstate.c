@@ -21,6 +21,23 @@ static const char *or(const char *s, const char *dflt) {
 
 /* 1. The host's failures. Returns 1 when one applies. */
 static int host_failure(const struct endstate_facts *f, struct endstate *e) {
+        /* A lost host explains whatever the pump saw last (ttyS1 closing,
+         * silence): another host may run the cell. A crash line the
+         * kernel printed before is still the kernel's (endstate_decide). */
+        if (f->host_lost && !f->crashed) {
+                set(e, CELL_INFRA_ERROR, "%s", f->host_lost);
+                e->host_failed = 1;
+                e->retryable = 1;
+                return 1;
+        }
+        /* libvirt's "failed": QEMU ended without the guest asking (killed,
+         * a crash of its own); without a crash line on ttyS0 the kernel is
+         * not what failed. */
+        if (f->stop == STOP_DOMAIN_ENDED && !f->crashed && f->stop_detail && strcmp(f->stop_detail, "failed") == 0) {
+                set(e, CELL_INFRA_ERROR, "QEMU stopped unexpectedly (libvirt: the emulator failed)");
+                e->retryable = 1;
+                return 1;
+        }
         switch (f->stop) {
         case STOP_VM_START_FAILED:
                 /* libvirt writing its state onto a full disk: retrying cannot help. */
@@ -123,5 +140,8 @@ void endstate_decide(const struct endstate_facts *f, struct endstate *ret) {
                         set(&e, CELL_OK, "%s", "");
         }
 out:
+        /* Whatever the cell became, a lost host takes no more cells. */
+        if (f->host_lost)
+                e.host_failed = 1;
         *ret = e;
 }

@@ -5,10 +5,10 @@
  * precedence between them is tested from a table (test-endstate.c).
  *
  * Precedence, first match wins:
- *  1. the host failed the cell (VM did not start, the job could not be
- *     sent, a host I/O error paused the guest, interrupted, another kernel
- *     booted, the guest saw stale disk blocks): infra-error — the kernel is
- *     not to blame;
+ *  1. the host failed the cell (its libvirt host was lost, the VM did not
+ *     start, the job could not be sent, a host I/O error paused the guest,
+ *     interrupted, another kernel booted, the guest saw stale disk blocks,
+ *     QEMU itself failed): infra-error — the kernel is not to blame;
  *  2. a crash line on ttyS0 (panic, Oops, BUG:, GPF): boot-crash when it
  *     came before the agent's ready, else runtime-crash — also when the job
  *     had finished, or a timeout then struck (the crash is the cause);
@@ -66,13 +66,16 @@ struct endstate_facts {
         int warnings;                      /* WARNING: lines on ttyS0 */
         double deadline_s, boot_timeout_s, silence_timeout_s;
         const char *host_space;            /* "; N MiB free in DIR" for I/O errors; may be NULL */
+        const char *host_lost;             /* the connection to the cell's libvirt host was lost
+                                              (why, one line); NULL: it was not */
 };
 
 struct endstate {
         const char *state;                 /* one of CELL_* */
         char detail[512];
         int retryable;                     /* infra-error worth another attempt */
-        int host_failed;                   /* stop the run (full host disk) */
+        int host_failed;                   /* the host takes no more cells (full disk, lost): the run stops,
+                                              or goes on without it on its other hosts */
         int parse;                         /* ok so far: run the workload's parser */
 };
 

@@ -183,7 +183,7 @@ static int fake_block_stats(struct vm *vm, const char *dev, struct vm_block_stat
         return 0;
 }
 
-static void fake_stop(struct vm *vm, int background) {
+static void fake_stop(void *ctx, struct vm *vm, int background) {
         struct fake *f = (struct fake *)(void *)vm;
 
         if (!f)

@@ -234,3 +234,71 @@ TEST(qemu_user_kvm_group_root) {
         ASSERT_EQ(u.gid, pw->pw_gid);
         g_rmdir(dir);
 }
+
+/* The capabilities a Debian 12 libvirtd gave for this project's host
+ * (tests/data/libvirt/capabilities.xml): the CPU and who QEMU runs as. */
+TEST(caps_of_a_real_host) {
+        g_autofree char *xml = NULL;
+        gsize len = 0;
+        struct vm_caps c;
+
+        ASSERT_TRUE(g_file_get_contents(KB_TESTDATA_DIR "/libvirt/capabilities.xml", &xml, &len, NULL));
+        ASSERT_EQ(vm_caps_parse(xml, len, &c), 0);
+        ASSERT_STREQ(c.cpu_vendor, "AMD");
+        ASSERT_STREQ(c.cpu_model, "kvm64");
+        ASSERT_EQ(c.qemu_uid, 999);
+        ASSERT_EQ(c.qemu_gid, 994);
+}
+
+/* What a host says is untrusted: labels that are not "+UID:+GID", a label
+ * of another security model, texts too long, XML that is not. */
+TEST(caps_hostile) {
+        static const struct {
+                const char *xml;
+                int ret;
+                long uid;
+                const char *model;
+        } rows[] = {
+                { "<capabilities><host><secmodel><model>dac</model><baselabel type='qemu'>+5:+6</baselabel>"
+                  "</secmodel></host></capabilities>", 0, 5, "" },
+                { "<capabilities><host><secmodel><model>selinux</model><baselabel type='qemu'>+5:+6</baselabel>"
+                  "</secmodel></host></capabilities>", 0, -1, "" },
+                { "<capabilities><host><secmodel><model>dac</model><baselabel type='kvm'>+5:+6</baselabel>"
+                  "</secmodel></host></capabilities>", 0, -1, "" },
+                { "<capabilities><host><secmodel><model>dac</model><baselabel type='qemu'>+5:6</baselabel>"
+                  "</secmodel></host></capabilities>", 0, -1, "" },
+                { "<capabilities><host><secmodel><model>dac</model><baselabel type='qemu'>+-5:+6</baselabel>"
+                  "</secmodel></host></capabilities>", 0, -1, "" },
+                { "<capabilities><host><secmodel><model>dac</model>"
+                  "<baselabel type='qemu'>+99999999999999999999:+6</baselabel></secmodel></host></capabilities>", 0,
+                  -1, "" },
+                { "<capabilities><host><cpu><model>a&lt;b</model></cpu></host></capabilities>", 0, -1, "a<b" },
+                { "<capabilities><host><cpu><model>x</model></cpu></host>", -EINVAL, -1, "" },
+                { "<capabilities><host><cpu><model>x</mod></cpu></host></capabilities>", -EINVAL, -1, "" },
+                { "", -EINVAL, -1, "" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
+                struct vm_caps c = { .qemu_uid = 42 };
+                int r = vm_caps_parse(rows[i].xml, strlen(rows[i].xml), &c);
+
+                ASSERT_EQ(r, rows[i].ret);
+                if (r == 0) {
+                        ASSERT_EQ(c.qemu_uid, rows[i].uid);
+                        ASSERT_STREQ(c.cpu_model, rows[i].model);
+                }
+        }
+}
+
+/* A model name longer than the field is cut, never overflowed. */
+TEST(caps_long_text) {
+        GString *x = g_string_new("<capabilities><host><cpu><model>");
+        struct vm_caps c;
+
+        for (int i = 0; i < 100000; i++)
+                g_string_append_c(x, 'm');
+        g_string_append(x, "</model></cpu></host></capabilities>");
+        ASSERT_EQ(vm_caps_parse(x->str, x->len, &c), 0);
+        ASSERT_EQ(strlen(c.cpu_model), sizeof(c.cpu_model) - 1);
+        g_string_free(x, TRUE);
+}

@@ -34,15 +34,16 @@
 
 struct vm_conn {
         virConnectPtr conn;
+        char *uri;
         int local;                 /* QEMU runs on this host: ttyS1 can be a socket */
         struct vm_qemu_user qemu_user;
-        GThread *loop;
-        volatile gint quit;
         int lifecycle_id;
         int ioerror_id;
         GMutex lock;               /* guards domains */
         GHashTable *domains;       /* name -> struct vm * (borrowed; vm removes itself) */
         GThreadPool *reaper;       /* background destroys */
+        volatile gint lost;        /* the connection closed under kbench (the host died) */
+        char lost_why[256];        /* why, for the cells and the scheduler; written once before lost */
 };
 
 struct vm {
@@ -51,9 +52,11 @@ struct vm {
         char *name;
         virDomainPtr dom;
         virStreamPtr st;           /* ttyS1 as a pty, or NULL */
+        virStreamPtr con_st;       /* ttyS0 as a pty (vm_config.console_stream), or NULL */
+        int con_fd;                /* what con_st delivers is appended here, or -1 */
         int sock;                  /* ttyS1 as a socket, or -1 */
         int sock_watch;            /* its event-loop handle, or -1 */
-        GMutex lock;               /* guards st, sock, sock_watch and closing */
+        GMutex lock;               /* guards st, con_st, con_fd, sock, sock_watch and closing */
         int closing;
         vm_event_fn fn;
         void *userdata;
@@ -87,16 +90,42 @@ static void silent_error(void *userdata, virErrorPtr e) {
          * libvirt's default handler would print each one a second time. */
 }
 
-static gpointer loop_thread(gpointer data) {
-        struct vm_conn *c = data;
+/* libvirt's default event loop is one per process, and only one thread may
+ * run it: every connection shares this one, started with the first and
+ * ended with the last. */
+static GMutex loop_lock;
+static int loop_users;
+static GThread *loop;
+static volatile gint loop_quit;
 
-        while (!g_atomic_int_get(&c->quit))
+static gpointer loop_thread(gpointer unused) {
+        while (!g_atomic_int_get(&loop_quit))
                 if (virEventRunDefaultImpl() < 0)
                         break;
         return NULL;
 }
 
 static void wake_noop(int timer, void *opaque) {
+}
+
+static void loop_acquire(void) {
+        g_mutex_lock(&loop_lock);
+        if (loop_users++ == 0) {
+                g_atomic_int_set(&loop_quit, 0);
+                loop = g_thread_new("kbench-virt-loop", loop_thread, NULL);
+        }
+        g_mutex_unlock(&loop_lock);
+}
+
+static void loop_release(void) {
+        g_mutex_lock(&loop_lock);
+        if (--loop_users == 0) {
+                g_atomic_int_set(&loop_quit, 1);
+                virEventAddTimeout(0, wake_noop, NULL, NULL);
+                g_thread_join(loop);
+                loop = NULL;
+        }
+        g_mutex_unlock(&loop_lock);
 }
 
 static const char *stopped_detail(int detail) {
@@ -149,6 +178,53 @@ static void ioerror_cb(virConnectPtr conn, virDomainPtr dom, const char *src, co
 
         if (action == VIR_DOMAIN_EVENT_IO_ERROR_PAUSE)
                 deliver(opaque, virDomainGetName(dom), VM_EVENT_IO_ERROR, what);
+}
+
+/* The connection closed under kbench: the daemon died, the network or
+ * the keepalive gave up. Every domain of it ends for its cell as a host
+ * failure (VM_EVENT_HOST_LOST), so no cell waits out its timeouts for a
+ * guest it can no longer see. */
+static void close_cb(virConnectPtr conn, int reason, void *opaque) {
+        struct vm_conn *c = opaque;
+        static const char *const why[] = { "connection error", "end of file", "keepalive timeout",
+                                           "closed by the client" };
+        GPtrArray *names;
+
+        if (g_atomic_int_get(&c->lost))
+                return;
+        g_snprintf(c->lost_why, sizeof(c->lost_why), "libvirt host %s lost: %s", c->uri,
+                   reason >= 0 && reason < (int)G_N_ELEMENTS(why) ? why[reason] : "closed");
+        g_atomic_int_set(&c->lost, 1);
+        names = g_ptr_array_new_with_free_func(g_free);
+        g_mutex_lock(&c->lock);
+        {
+                GHashTableIter it;
+                gpointer key;
+
+                g_hash_table_iter_init(&it, c->domains);
+                while (g_hash_table_iter_next(&it, &key, NULL))
+                        g_ptr_array_add(names, g_strdup(key));
+        }
+        g_mutex_unlock(&c->lock);
+        for (guint i = 0; i < names->len; i++)
+                deliver(c, names->pdata[i], VM_EVENT_HOST_LOST, c->lost_why);
+        g_ptr_array_unref(names);
+}
+
+int vm_conn_lost(const struct vm_conn *c, const char **ret_why) {
+        if (!g_atomic_int_get(&c->lost))
+                return 0;
+        if (ret_why)
+                *ret_why = c->lost_why;
+        return 1;
+}
+
+const char *vm_conn_uri(const struct vm_conn *c) {
+        return c->uri;
+}
+
+struct _virConnect *vm_conn_virt(struct vm_conn *c) {
+        return c->conn;
 }
 
 /* ---- who QEMU runs as ------------------------------------------------- */
@@ -439,11 +515,12 @@ int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
         }
         c = g_new0(struct vm_conn, 1);
         c->qemu_user = u;
+        c->uri = g_strdup(uri);
         c->local = hostload_uri_local(uri);
         g_mutex_init(&c->lock);
         c->domains = g_hash_table_new(g_str_hash, g_str_equal);
         c->lifecycle_id = c->ioerror_id = -1;
-        c->loop = g_thread_new("kbench-virt-loop", loop_thread, c);
+        loop_acquire();
         c->conn = virConnectOpen(uri);
         if (!c->conn) {
                 const char *why = last_error();
@@ -451,6 +528,12 @@ int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
                 vm_conn_free(c);
                 return r;
         }
+        /* Over the remote driver a host that vanishes (power, network)
+         * closes nothing: keepalives find it within about 20 s. The
+         * embedded driver has no keepalive, and needs none. */
+        if (!strstr(uri, "/embed"))
+                virConnectSetKeepAlive(c->conn, 5, 3);
+        virConnectRegisterCloseCallback(c->conn, close_cb, c, NULL);
         c->lifecycle_id = virConnectDomainEventRegisterAny(c->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
                                                            VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), c, NULL);
         if (c->lifecycle_id < 0) {
@@ -479,13 +562,14 @@ struct vm_conn *vm_conn_free(struct vm_conn *c) {
                 virConnectDomainEventDeregisterAny(c->conn, c->lifecycle_id);
         if (c->conn && c->ioerror_id >= 0)
                 virConnectDomainEventDeregisterAny(c->conn, c->ioerror_id);
-        if (c->conn)
+        if (c->conn) {
+                virConnectUnregisterCloseCallback(c->conn, close_cb);
                 virConnectClose(c->conn);
-        g_atomic_int_set(&c->quit, 1);
-        virEventAddTimeout(0, wake_noop, NULL, NULL);
-        g_thread_join(c->loop);
+        }
+        loop_release();
         g_hash_table_destroy(c->domains);
         g_mutex_clear(&c->lock);
+        g_free(c->uri);
         g_free(c);
         return NULL;
 }
@@ -506,6 +590,146 @@ int vm_conn_versions(struct vm_conn *c, char **ret_qemu, char **ret_libvirt, str
         *ret_qemu = version_str(hv);
         *ret_libvirt = version_str(lv);
         return 0;
+}
+
+/* ---- what a host is ---------------------------------------------------- */
+
+struct caps_parse {
+        struct vm_caps *caps;
+        char path[256];            /* element names from the root, '/'-joined, cut when deeper */
+        int dac;                   /* inside a <secmodel> whose <model> was dac */
+        int in_qemu_label;         /* inside <baselabel type='qemu'> of such a secmodel */
+        char model[16];            /* the current secmodel's <model> text */
+        GString *text;             /* the current element's text, bounded */
+};
+
+static void caps_start(GMarkupParseContext *ctx, const char *name, const char **attr_names,
+                       const char **attr_values, gpointer data, GError **error) {
+        struct caps_parse *p = data;
+        size_t len = strlen(p->path);
+
+        if (len + 1 + strlen(name) < sizeof(p->path))
+                g_snprintf(p->path + len, sizeof(p->path) - len, "/%s", name);
+        else
+                g_strlcat(p->path, "/-", sizeof(p->path));  /* too deep to matter: matches nothing */
+        if (strcmp(p->path, "/capabilities/host/secmodel") == 0) {
+                p->dac = 0;
+                p->model[0] = '\0';
+        }
+        if (strcmp(p->path, "/capabilities/host/secmodel/baselabel") == 0)
+                for (int i = 0; attr_names[i]; i++)
+                        if (strcmp(attr_names[i], "type") == 0 && strcmp(attr_values[i], "qemu") == 0)
+                                p->in_qemu_label = 1;
+        g_string_truncate(p->text, 0);
+}
+
+/* "+64055:+994" -> 64055, 994; anything else leaves them unknown. */
+static void caps_label(const char *t, struct vm_caps *caps) {
+        char *end;
+        long uid, gid;
+
+        if (*t != '+')
+                return;
+        uid = strtol(t + 1, &end, 10);
+        if (end == t + 1 || *end != ':' || end[1] != '+')
+                return;
+        t = end + 2;
+        gid = strtol(t, &end, 10);
+        if (end == t || *end || uid < 0 || gid < 0 || uid > INT_MAX || gid > INT_MAX)
+                return;
+        caps->qemu_uid = uid;
+        caps->qemu_gid = gid;
+}
+
+static void caps_end(GMarkupParseContext *ctx, const char *name, gpointer data, GError **error) {
+        struct caps_parse *p = data;
+        const char *t = g_strstrip(p->text->str);
+        char *slash;
+
+        if (strcmp(p->path, "/capabilities/host/cpu/model") == 0)
+                g_strlcpy(p->caps->cpu_model, t, sizeof(p->caps->cpu_model));
+        else if (strcmp(p->path, "/capabilities/host/cpu/vendor") == 0)
+                g_strlcpy(p->caps->cpu_vendor, t, sizeof(p->caps->cpu_vendor));
+        else if (strcmp(p->path, "/capabilities/host/secmodel/model") == 0)
+                p->dac = strcmp(t, "dac") == 0;
+        else if (strcmp(p->path, "/capabilities/host/secmodel/baselabel") == 0) {
+                if (p->in_qemu_label && p->dac)
+                        caps_label(t, p->caps);
+                p->in_qemu_label = 0;
+        }
+        g_string_truncate(p->text, 0);
+        slash = strrchr(p->path, '/');
+        if (slash)
+                *slash = '\0';
+}
+
+static void caps_text(GMarkupParseContext *ctx, const char *text, gsize len, gpointer data, GError **error) {
+        struct caps_parse *p = data;
+
+        /* Only short leaf texts matter; a huge one is cut, never grown. */
+        if (p->text->len < 256)
+                g_string_append_len(p->text, text, (gssize)MIN(len, 256 - p->text->len));
+}
+
+int vm_caps_parse(const char *xml, size_t len, struct vm_caps *ret) {
+        static const GMarkupParser parser = { caps_start, caps_end, caps_text, NULL, NULL };
+        struct vm_caps caps = { .qemu_uid = -1, .qemu_gid = -1 };
+        struct caps_parse p = { .caps = &caps, .text = g_string_new(NULL) };
+        GMarkupParseContext *ctx = g_markup_parse_context_new(&parser, 0, &p, NULL);
+        int ok = len <= G_MAXSSIZE && g_markup_parse_context_parse(ctx, xml, (gssize)len, NULL) &&
+                 g_markup_parse_context_end_parse(ctx, NULL);
+
+        g_markup_parse_context_free(ctx);
+        g_string_free(p.text, TRUE);
+        if (!ok)
+                return -EINVAL;
+        *ret = caps;
+        return 0;
+}
+
+int vm_conn_host_info(struct vm_conn *c, struct vm_host_info *ret, struct kb_error *err) {
+        struct vm_host_info h = { .qemu_uid = -1, .qemu_gid = -1 };
+        char *caps_xml = virConnectGetCapabilities(c->conn), *name = virConnectGetHostname(c->conn);
+        virNodeInfo node;
+        struct vm_caps caps;
+        int r;
+
+        if (!caps_xml || !name) {
+                r = error_setf(err, -EIO, "libvirt: cannot read what host %s is: %s", c->uri, last_error());
+                free(caps_xml);
+                free(name);
+                return r;
+        }
+        r = vm_conn_versions(c, &h.qemu_version, &h.libvirt_version, err);
+        if (r < 0) {
+                free(caps_xml);
+                free(name);
+                return r;
+        }
+        h.hostname = g_strdup(name);
+        if (vm_caps_parse(caps_xml, strlen(caps_xml), &caps) == 0 && caps.cpu_model[0]) {
+                h.cpu_model = caps.cpu_vendor[0] ? g_strdup_printf("%s %s", caps.cpu_vendor, caps.cpu_model)
+                                                 : g_strdup(caps.cpu_model);
+                h.qemu_uid = caps.qemu_uid;
+                h.qemu_gid = caps.qemu_gid;
+        } else
+                h.cpu_model = g_strdup("unknown");
+        if (virNodeGetInfo(c->conn, &node) == 0) {
+                h.cpus = node.cpus;
+                h.mem_kib = node.memory;
+        }
+        free(caps_xml);
+        free(name);
+        *ret = h;
+        return 0;
+}
+
+void vm_host_info_clear(struct vm_host_info *h) {
+        g_free(h->hostname);
+        g_free(h->cpu_model);
+        g_free(h->qemu_version);
+        g_free(h->libvirt_version);
+        memset(h, 0, sizeof(*h));
 }
 
 static void xml_text(GString *s, const char *text) {
@@ -567,9 +791,13 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                                                (unsigned long long)guest_disk_bytes_per_s(cfg->guest));
                 g_string_append(s, "    </disk>\n");
         }
-        g_string_append(s, "    <serial type='file'>\n      <source path='");
-        xml_text(s, cfg->console_path);
-        g_string_append(s, "'/>\n      <target port='0'/>\n    </serial>\n");
+        if (cfg->console_stream)
+                g_string_append(s, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n");
+        else {
+                g_string_append(s, "    <serial type='file'>\n      <source path='");
+                xml_text(s, cfg->console_path);
+                g_string_append(s, "'/>\n      <target port='0'/>\n    </serial>\n");
+        }
         if (cfg->serial_socket) {
                 g_string_append(s, "    <serial type='unix'>\n      <source mode='bind' path='");
                 xml_text(s, cfg->serial_socket);
@@ -712,15 +940,63 @@ static int pty_open(struct vm *vm, struct kb_error *err) {
         return 0;
 }
 
+/* ttyS0's bytes, read through libvirt from a host whose files kbench
+ * cannot read, go to the console log the cell reads as it would QEMU's. */
+static void con_stream_cb(virStreamPtr st, int events, void *opaque) {
+        struct vm *vm = opaque;
+        char buf[16384];
+
+        g_mutex_lock(&vm->lock);
+        while (!vm->closing && vm->con_st) {
+                int n = virStreamRecv(vm->con_st, buf, sizeof(buf));
+                if (n == -2)
+                        break;
+                if (n <= 0) {
+                        virStreamEventRemoveCallback(vm->con_st);
+                        break;
+                }
+                /* A console log that cannot be written loses console text,
+                 * not the cell: ttyS1 carries the measurement. */
+                if (vm->con_fd >= 0 && write(vm->con_fd, buf, (size_t)n) < 0) {
+                        close(vm->con_fd);
+                        vm->con_fd = -1;
+                }
+        }
+        g_mutex_unlock(&vm->lock);
+}
+
+static int console_open(struct vm *vm, const char *path, struct kb_error *err) {
+        int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+        if (fd < 0)
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        g_mutex_lock(&vm->lock);
+        vm->con_fd = fd;
+        vm->con_st = virStreamNew(vm->c->conn, VIR_STREAM_NONBLOCK);
+        g_mutex_unlock(&vm->lock);
+        if (!vm->con_st || virDomainOpenConsole(vm->dom, "serial0", vm->con_st, VIR_DOMAIN_CONSOLE_FORCE) < 0)
+                return error_setf(err, -EIO, "libvirt: cannot open serial0 of %s: %s", vm->name, last_error());
+        if (virStreamEventAddCallback(vm->con_st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
+                                      VIR_STREAM_EVENT_HANGUP, con_stream_cb, vm_ref(vm), vm_unref) < 0) {
+                vm_unref(vm);
+                return error_setf(err, -EIO, "libvirt: cannot watch serial0 of %s: %s", vm->name, last_error());
+        }
+        return 0;
+}
+
 /* Stop delivering ttyS1: no callback runs for vm once this returns. */
 static void serial_close(struct vm *vm) {
-        virStreamPtr st;
-        int fd, watch;
+        virStreamPtr st, con_st;
+        int fd, watch, con_fd;
 
         g_mutex_lock(&vm->lock);
         vm->closing = 1;
         st = vm->st;
         vm->st = NULL;
+        con_st = vm->con_st;
+        vm->con_st = NULL;
+        con_fd = vm->con_fd;
+        vm->con_fd = -1;
         fd = vm->sock;
         watch = vm->sock_watch;
         vm->sock = vm->sock_watch = -1;
@@ -730,6 +1006,13 @@ static void serial_close(struct vm *vm) {
                 virStreamAbort(st);
                 virStreamFree(st);
         }
+        if (con_st) {
+                virStreamEventRemoveCallback(con_st);
+                virStreamAbort(con_st);
+                virStreamFree(con_st);
+        }
+        if (con_fd >= 0)
+                close(con_fd);
         if (watch >= 0)
                 virEventRemoveHandle(watch);
         if (fd >= 0)
@@ -741,7 +1024,7 @@ static struct vm *vm_new(struct vm_conn *c, const struct vm_config *cfg, vm_even
         struct vm *vm = g_new0(struct vm, 1);
 
         vm->ref = 1;
-        vm->sock = vm->sock_watch = -1;
+        vm->sock = vm->sock_watch = vm->con_fd = -1;
         vm->c = c;
         vm->name = g_strdup(cfg->name);
         vm->fn = fn;
@@ -763,6 +1046,11 @@ static int vm_attach_and_resume(struct vm *vm, const struct vm_config *cfg, int6
         r = cfg->serial_socket ? sock_open(vm, cfg->serial_socket, err) : pty_open(vm, err);
         if (r < 0)
                 return r;
+        if (cfg->console_stream) {
+                r = console_open(vm, cfg->console_path, err);
+                if (r < 0)
+                        return r;
+        }
         vm->times.serial_s = (double)(g_get_monotonic_time() - t1) / 1e6;
         t1 = g_get_monotonic_time();
         if (virDomainResume(vm->dom) < 0)

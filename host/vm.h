@@ -81,6 +81,9 @@ struct vm_config {
                                       error pauses the guest; NULL = none */
         const char *swap_disk;     /* second IDE disk (hdb), NULL = none */
         const char *console_path;  /* ttyS0 is written to this file */
+        int console_stream;        /* 1: ttyS0 is a pty read through libvirt and appended to
+                                      console_path here (a host whose files kbench cannot read);
+                                      0: QEMU writes console_path itself */
         const char *serial_socket; /* ttyS1 as a unix socket at this path (libvirt makes it),
                                       kbench's channel to the agent; on a remote connection,
                                       or when NULL, ttyS1 is a pty opened through libvirt */
@@ -100,6 +103,7 @@ enum vm_event {
         VM_EVENT_DATA,             /* bytes from ttyS1 (data, len) */
         VM_EVENT_EOF,              /* ttyS1 stream closed or failed */
         VM_EVENT_STOPPED,          /* domain stopped; detail: "shutdown", "crashed", "destroyed", ... */
+        VM_EVENT_HOST_LOST,        /* the connection to the domain's host closed (vm_conn_lost) */
         VM_EVENT_IO_ERROR,         /* paused on a host I/O error (disks have error_policy='stop');
                                       detail: "enospc on PATH (ALIAS)", or "paused on an I/O error" */
 };
@@ -111,6 +115,44 @@ typedef void (*vm_event_fn)(void *userdata, enum vm_event ev, const char *data, 
  * thread. OUT: *ret, free with vm_conn_free. */
 int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err);
 struct vm_conn *vm_conn_free(struct vm_conn *c);
+
+/* Whether the connection closed under kbench (its host died or became
+ * unreachable); *ret_why, valid as long as c, says so in one line. */
+int vm_conn_lost(const struct vm_conn *c, const char **ret_why);
+
+/* The URI c was opened with; valid as long as c. */
+const char *vm_conn_uri(const struct vm_conn *c);
+
+/* c's libvirt connection, for the other modules of host/ that speak
+ * libvirt (pool.c); valid as long as c. */
+struct _virConnect *vm_conn_virt(struct vm_conn *c);
+
+/* What a host is, as far as a measurement depends on it. */
+struct vm_host_info {
+        char *hostname;            /* the host's own name (virConnectGetHostname) */
+        char *cpu_model;           /* "Intel Skylake-Client-IBRS" from the capabilities, or "unknown" */
+        char *qemu_version;        /* "7.2.0" */
+        char *libvirt_version;     /* the daemon's */
+        unsigned cpus;             /* host CPUs online */
+        uint64_t mem_kib;          /* host memory */
+        long qemu_uid, qemu_gid;   /* who the daemon runs QEMU as (its DAC base label); -1: unknown */
+};
+
+/* Ask c's host what it is. OUT: *ret (vm_host_info_clear). Returns 0 or
+ * -EIO with err quoting libvirt. */
+int vm_conn_host_info(struct vm_conn *c, struct vm_host_info *ret, struct kb_error *err);
+void vm_host_info_clear(struct vm_host_info *h);
+
+/* The parts of a libvirt capabilities document kbench uses. */
+struct vm_caps {
+        char cpu_vendor[64];       /* host/cpu/vendor, "" when absent */
+        char cpu_model[128];       /* host/cpu/model, "" when absent */
+        long qemu_uid, qemu_gid;   /* secmodel dac, baselabel type='qemu' "+UID:+GID"; -1 absent */
+};
+
+/* Parse a capabilities document (untrusted: it comes from the host).
+ * Returns 0, or -EINVAL when it is not well-formed XML. OUT: *ret. Pure. */
+int vm_caps_parse(const char *xml, size_t len, struct vm_caps *ret);
 
 /* Who the connection's QEMU runs as (set only for an embedded URI with
  * kbench as root); valid as long as c. */
