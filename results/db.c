@@ -139,6 +139,25 @@ static const char db_schema_v6[] =
         "        PRIMARY KEY (night_id, seq)\n"
         ") WITHOUT ROWID;\n";
 
+/* Version 7: the libvirt hosts cells ran on, when a run spreads its cells
+ * over several (or runs them on a host it reaches only through libvirt).
+ * A host row is what was measured of it; the same host with another QEMU
+ * is another row, since its cells are not like the earlier ones. A cell
+ * with no host_id ran on the run's own host (runs.host and its versions). */
+static const char db_schema_v7[] =
+        "CREATE TABLE hosts (\n"
+        "        id              INTEGER PRIMARY KEY,\n"
+        "        name            TEXT NOT NULL,\n"         /* the run's name for it (--connect NAME=URI) */
+        "        uri             TEXT NOT NULL,\n"
+        "        hostname        TEXT NOT NULL,\n"         /* what the host calls itself */
+        "        cpu_model       TEXT NOT NULL,\n"
+        "        qemu_version    TEXT NOT NULL,\n"
+        "        libvirt_version TEXT NOT NULL,\n"
+        "        info_json       TEXT,\n"                  /* cpus, mem_kib */
+        "        UNIQUE (name, uri, hostname, cpu_model, qemu_version, libvirt_version)\n"
+        ");\n"
+        "ALTER TABLE cells ADD COLUMN host_id INTEGER REFERENCES hosts(id);\n";
+
 static int db_fill_marks(struct db *db, struct kb_error *err);
 
 /* Migration steps in order; step i brings user_version from i to i + 1.
@@ -155,6 +174,7 @@ static const struct db_migration {
         { 4, db_schema_v4, NULL },
         { 5, db_schema_v5, db_fill_marks },
         { 6, db_schema_v6, NULL },
+        { 7, db_schema_v7, NULL },
 };
 _Static_assert(ELEMENTSOF(db_migrations) == DB_SCHEMA_VERSION,
                "one migration step per schema version");
@@ -697,6 +717,28 @@ int db_run_create(struct db *db, struct db_run *run, struct kb_error *err) {
         return 0;
 }
 
+int db_host_upsert(struct db *db, const struct db_host *h, int64_t *ret_id, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r;
+
+        /* The row is what the host was: an existing one is reused, never
+         * changed (its cells were measured on what it says). */
+        r = db_prepare(db, "INSERT INTO hosts(name, uri, hostname, cpu_model, qemu_version, libvirt_version, "
+                           "info_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO UPDATE SET id = id "
+                           "RETURNING id", &s, err);
+        if (r < 0)
+                return r;
+        if (bind_text(s, 1, h->name) || bind_text(s, 2, h->uri) || bind_text(s, 3, h->hostname) ||
+            bind_text(s, 4, h->cpu_model) || bind_text(s, 5, h->qemu_version) ||
+            bind_text(s, 6, h->libvirt_version) || bind_text(s, 7, h->info_json))
+                return db_error(db, sqlite3_errcode(db->h), err, "binding host %s", h->name);
+        r = sqlite3_step(s);
+        if (r != SQLITE_ROW)
+                return db_error(db, r, err, "storing host %s", h->name);
+        *ret_id = sqlite3_column_int64(s, 0);
+        return 0;
+}
+
 int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         struct timespec ts;
@@ -778,8 +820,8 @@ static int cell_insert_row(struct db *db, const struct db_cell *c, int64_t *ret_
 
         r = db_prepare(db, "INSERT INTO cells(run_id, cell_key, kernel_id, workload, params_json, "
                            "iteration, attempt, state, detail, accel, started_at, boot_s, workload_s, "
-                           "total_s, exit_code, rejected_records) VALUES "
-                           "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                           "total_s, exit_code, rejected_records, host_id) VALUES "
+                           "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                        &s, err);
         if (r < 0)
                 return r;
@@ -790,7 +832,8 @@ static int cell_insert_row(struct db *db, const struct db_cell *c, int64_t *ret_
             bind_text(s, 9, c->detail) || bind_text(s, 10, c->accel) ||
             bind_real(s, 11, c->started_at) || bind_real(s, 12, c->boot_s) ||
             bind_real(s, 13, c->workload_s) || bind_real(s, 14, c->total_s) ||
-            sqlite3_bind_int(s, 15, c->exit_code) || sqlite3_bind_int64(s, 16, c->rejected_records))
+            sqlite3_bind_int(s, 15, c->exit_code) || sqlite3_bind_int64(s, 16, c->rejected_records) ||
+            (c->host_id > 0 ? sqlite3_bind_int64(s, 17, c->host_id) : sqlite3_bind_null(s, 17)))
                 return db_error(db, sqlite3_errcode(db->h), err, "binding cell %s", c->cell_key);
         r = db_step_done(db, s, "storing cell", err);
         if (r < 0)

@@ -16,7 +16,7 @@
 struct db;
 
 /* The schema version this build writes (PRAGMA user_version after migration). */
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 
 /* Columns of the agent's vmstat rows, in this order: the one list in
  * common/vmstat-columns.h (results/test-vmstat-schema.c checks schema.sql
@@ -48,6 +48,17 @@ struct db_run {
         const char *libvirt_version;
         const char *kbench_version;
         double started_at;         /* unix time */
+};
+
+/* A libvirt host as the cells that ran on it found it. */
+struct db_host {
+        const char *name;          /* the run's name for it: NAME of --connect NAME=URI, else the URI */
+        const char *uri;
+        const char *hostname;      /* what the host calls itself */
+        const char *cpu_model;
+        const char *qemu_version;
+        const char *libvirt_version;
+        const char *info_json;     /* {"cpus": N, "mem_kib": N}, may be NULL */
 };
 
 struct db_metric {
@@ -113,6 +124,7 @@ struct db_cell {
         double total_s;            /* QEMU start -> domain gone */
         int exit_code;             /* job exit code, -1 if none */
         long rejected_records;     /* ttyS1 lines rejected (stray, malformed, crc, seq) */
+        int64_t host_id;           /* hosts.id of the host it ran on; 0: the run's own host */
         size_t n_metrics;   const struct db_metric *metrics;
         size_t n_vmstat;    const struct db_vmstat_row *vmstat;
         size_t n_points;    const struct db_point *points;
@@ -170,6 +182,8 @@ int db_kernel_upsert(struct db *db, const struct db_kernel *k, struct kb_error *
 
 /* Create a run row (status "running"); sets run->id. started_at <= 0 means now. */
 int db_run_create(struct db *db, struct db_run *run, struct kb_error *err);
+/* The hosts row of h, made when no row says the same of it. OUT: *ret_id. */
+int db_host_upsert(struct db *db, const struct db_host *h, int64_t *ret_id, struct kb_error *err);
 /* Mark a run finished (finished_at = now, status text e.g. "complete", "interrupted"). */
 int db_run_finish(struct db *db, int64_t run_id, const char *status, struct kb_error *err);
 /* Mark a run running again (status "running", no finished_at), for --resume. */

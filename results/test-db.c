@@ -370,6 +370,41 @@ TEST(host_block_round_trip) {
         tmpdb_done(&t);
 }
 
+/* A host is one row per thing measured: the same host again is the same
+ * row, another QEMU on it a new one; a cell keeps the row it ran on. */
+TEST(hosts_one_row_per_host_measured) {
+        struct kb_error err = { { 0 } };
+        struct db_host h = { .name = "h1", .uri = "qemu+unix:///system?socket=/x/sock", .hostname = "vm",
+                             .cpu_model = "AMD kvm64", .qemu_version = "7.2.0", .libvirt_version = "9.0.0",
+                             .info_json = "{\"cpus\":2}" };
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct db_cell c;
+        int64_t a = 0, b = 0, q = 0, run, id = 0;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        ASSERT_EQ(db_host_upsert(db, &h, &a, &err), 0);
+        ASSERT_EQ(db_host_upsert(db, &h, &b, &err), 0);
+        ASSERT_EQ(a, b);
+        h.qemu_version = "8.0.0";
+        ASSERT_EQ(db_host_upsert(db, &h, &q, &err), 0);
+        ASSERT_TRUE(q != a);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM hosts"), 2);
+        add_kernel(db, KID_A, "6.1.0-47-amd64");
+        run = add_run(db, NULL);
+        c = simple_cell(run, "c000", "ok", 1);
+        c.host_id = q;
+        ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
+        c = simple_cell(run, "c001", "ok", 1);
+        ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM cells c JOIN hosts h ON h.id = c.host_id WHERE "
+                            "h.qemu_version = '8.0.0' AND c.cell_key = 'c000'"), 1);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM cells WHERE host_id IS NULL"), 1);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
 TEST(runs_interrupt_marks_running_only) {
         struct kb_error err = { { 0 } };
         struct tmpdb t;
