@@ -7,10 +7,12 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <libvirt/libvirt.h>
 
 #include "common/fileio.h"
 #include "common/util.h"
 #include "host/accel.h"
+#include "host/pool.h"
 
 static int kvm_usable(void) {
         int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -24,16 +26,17 @@ static int kvm_usable(void) {
 static void ignore_event(void *userdata, enum vm_event ev, const char *data, size_t len) {
 }
 
-/* Boot probe_kernel under KVM without an initrd and watch its console. */
-static int probe(struct vm_conn *c, const char *home, const char *kernel, int *ret_ok, double *ret_s,
+/* Boot probe_kernel (a path on c's host) under KVM without an initrd and
+ * watch its console, which is a file in dir; with remote, a console
+ * stream written into it (a host kbench reaches only through libvirt). */
+static int probe(struct vm_conn *c, const char *dir, const char *kernel, int remote, int *ret_ok, double *ret_s,
                  char *failure, size_t failure_size) {
-        g_autofree char *dir = g_build_filename(home, "cache", NULL);
         g_autofree char *console = g_build_filename(dir, "kvm-probe-console.log", NULL);
         g_autofree char *name = g_strdup_printf("kb%d-kvm-probe", (int)getpid());
         static const struct guest_shape probe_guest = { .accel = "kvm", .mem_mb = 256, .cpus = 1 };
         struct vm_config vc = {
                 .name = name, .guest = &probe_guest, .kernel = kernel,
-                .cmdline = "console=ttyS0 panic=-1", .console_path = console,
+                .cmdline = "console=ttyS0 panic=-1", .console_path = console, .console_stream = remote,
         };
         struct vm *vm = NULL;
         struct kb_error err = { { 0 } };
@@ -44,7 +47,7 @@ static int probe(struct vm_conn *c, const char *home, const char *kernel, int *r
         g_unlink(console);
         /* QEMU may run as another user (vm.c): the log is made for it. */
         if (!g_file_set_contents(console, "", 0, NULL) ||
-            vm_qemu_hand_over(vm_conn_qemu_user(c), console, &err) < 0) {
+            (!remote && vm_qemu_hand_over(vm_conn_qemu_user(c), console, &err) < 0)) {
                 g_snprintf(failure, failure_size, "%s: %s", console, err.msg[0] ? err.msg : "cannot create");
                 *ret_s = 0;
                 *ret_ok = 0;
@@ -68,9 +71,23 @@ static int probe(struct vm_conn *c, const char *home, const char *kernel, int *r
                         ok = 1;
         }
         *ret_s = (double)(g_get_monotonic_time() - t0) / 1e6;
-        vm_stop(vm, 1);
+        vm_stop(vm, !remote);
+        if (remote)
+                g_unlink(console);
         *ret_ok = ok;
         return 0;
+}
+
+/* The one-line why of a probe's verdict. */
+static char *probe_why(int ok, double secs, char *failure) {
+        /* Keep only the first line of QEMU's complaint. */
+        failure[strcspn(failure, "\n")] = '\0';
+        if (ok)
+                return g_strdup_printf("kvm: probe kernel printed within %.1f s", secs);
+        if (failure[0])
+                return g_strdup_printf("tcg: KVM probe guest failed to start (%s)", failure);
+        return g_strdup_printf("tcg: KVM probe printed no kernel output within %.0f s (KVM hangs here)",
+                               ACCEL_PROBE_S);
 }
 
 int accel_cache_verdict(const json_t *j, const char *host_kernel, const char *qemu, int *ret_kvm_works) {
@@ -121,9 +138,12 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
         json_decref(j);
         if (!probe_kernel)
                 return error_setf(err, -ENOENT, "--accel auto: no kernel to probe KVM with; use --accel tcg or kvm");
-        probe(c, home, probe_kernel, &ok, &secs, failure, sizeof(failure));
-        /* Keep only the first line of QEMU's complaint. */
-        failure[strcspn(failure, "\n")] = '\0';
+        {
+                g_autofree char *dir = g_build_filename(home, "cache", NULL);
+                probe(c, dir, probe_kernel, 0, &ok, &secs, failure, sizeof(failure));
+        }
+        *ret_accel = ok ? "kvm" : "tcg";
+        *ret_why = probe_why(ok, secs, failure);
         j = json_pack("{s:s, s:s, s:b, s:f, s:I, s:s}", "host_kernel", u.release, "qemu", qemu, "kvm_works", ok,
                       "probe_s", secs, "probed_at", (json_int_t)(g_get_real_time() / G_USEC_PER_SEC),
                       "failure", failure);
@@ -135,14 +155,36 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
                         fileio_write_atomic(cache, text, strlen(text), 0644, NULL);
         }
         json_decref(j);
+        return 0;
+}
+
+int accel_resolve_remote(struct vm_conn *c, struct pool *p, const char *requested, const char *scratch,
+                         const char *probe_kernel, const char **ret_accel, char **ret_why, struct kb_error *err) {
+        g_autofree char *kernel = NULL;
+        char failure[512] = "", *caps;
+        double secs = 0;
+        int ok = 0, r;
+
+        if (strcmp(requested, "auto") != 0)
+                return accel_resolve(c, requested, scratch, NULL, ret_accel, ret_why, err);
+        /* A host whose QEMU offers no KVM domain needs no probe. */
+        caps = virConnectGetDomainCapabilities(vm_conn_virt(c), NULL, "x86_64", "pc", "kvm", 0);
+        if (!caps) {
+                *ret_accel = "tcg";
+                *ret_why = g_strdup("tcg: the host offers no KVM");
+                return 0;
+        }
+        free(caps);
+        if (!probe_kernel)
+                return error_setf(err, -ENOENT, "--accel auto: no kernel to probe KVM with; use --accel tcg or kvm");
+        r = pool_stage_file(p, probe_kernel, "kernel", &kernel, NULL, err);
+        if (r < 0)
+                return r;
+        /* Not cached: the verdict is the host's, and this store keeps one
+         * for its own host only (accel.json). */
+        probe(c, scratch, kernel, 1, &ok, &secs, failure, sizeof(failure));
         *ret_accel = ok ? "kvm" : "tcg";
-        if (ok)
-                *ret_why = g_strdup_printf("kvm: probe kernel printed within %.1f s", secs);
-        else if (failure[0])
-                *ret_why = g_strdup_printf("tcg: KVM probe guest failed to start (%s)", failure);
-        else
-                *ret_why = g_strdup_printf("tcg: KVM probe printed no kernel output within %.0f s (KVM hangs here)",
-                                           ACCEL_PROBE_S);
+        *ret_why = probe_why(ok, secs, failure);
         return 0;
 }
 

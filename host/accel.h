@@ -18,6 +18,15 @@
 int accel_resolve(struct vm_conn *c, const char *requested, const char *home, const char *probe_kernel,
                   const char **ret_accel, char **ret_why, struct kb_error *err);
 
+struct pool;
+
+/* accel_resolve for a host kbench reaches only through libvirt: "auto"
+ * asks the host whether its QEMU offers KVM at all and, when it does,
+ * boots probe_kernel there (staged into p) under KVM, its console read as
+ * a stream into scratch. The verdict is not cached. Same OUT as above. */
+int accel_resolve_remote(struct vm_conn *c, struct pool *p, const char *requested, const char *scratch,
+                         const char *probe_kernel, const char **ret_accel, char **ret_why, struct kb_error *err);
+
 /* Whether the cached verdict j (the parsed accel.json, may be NULL) applies
  * to this host kernel and QEMU version: a new kernel or QEMU may fix or
  * break KVM, so either change means probing again. Returns 1 with
