@@ -968,14 +968,14 @@ static int real_lost(void *ctx, const char **ret_why) {
         return vm_conn_lost(ctx, ret_why);
 }
 
-static const struct cell_vm_ops real_vm_ops = {
+const struct cell_vm_ops cell_local_vm_ops = {
         .start = real_start, .restore = real_restore, .send = vm_send, .taints = vm_taints,
         .block_stats = vm_block_stats, .stop = real_stop, .times = vm_get_times, .lost = real_lost,
 };
 
 int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result *res,
              void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
-        return cell_run_ops(&real_vm_ops, conn, s, res, progress, userdata, err);
+        return cell_run_ops(&cell_local_vm_ops, conn, s, res, progress, userdata, err);
 }
 
 /* libvirt's taint flags. Expected: custom-argv when the user-mode NIC and

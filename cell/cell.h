@@ -125,6 +125,10 @@ struct cell_vm_ops {
         int (*lost)(void *ctx, const char **ret_why);
 };
 
+/* The operations of a cell on a host whose files kbench reaches (the
+ * embedded driver): host/vm.c's, with the vm_conn as their ctx. */
+extern const struct cell_vm_ops cell_local_vm_ops;
+
 /* cell_run through ops, ctx being what ops->start gets (the vm_conn for the
  * real ops). */
 int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *spec, struct cell_result *ret,

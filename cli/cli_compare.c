@@ -16,6 +16,7 @@
 #include "report/text.h"
 #include "report/view.h"
 #include "results/db.h"
+#include "settings/runopts.h"
 
 /* "2%", "2" (percent) or "0.5%": a noise band as a fraction. */
 static int parse_noise(const char *text, double *ret) {
@@ -69,6 +70,10 @@ static int split_ignored(char **ignore, GPtrArray *ignored, guint *ret_n) {
                         if (!parts[k][0])
                                 return cli_errorf("compare: --ignore-setting " CLI_Q ": an empty setting name "
                                                   "(KEY[,KEY])", CLI_QARG(ignore[i])) + 1;
+                        if (runopts_key_never_across(parts[k]))
+                                return cli_errorf("compare: --ignore-setting " CLI_Q ": cells that differ in it "
+                                                  "are never compared (another host is another machine)",
+                                                  CLI_QARG(parts[k])) + 1;
                         g_ptr_array_add(ignored, g_strdup(parts[k]));
                 }
         }

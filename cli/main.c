@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "cli/cli.h"
+#include "run/hosts.h"
 #include "report/utf8.h"
 
 static const struct {
@@ -76,7 +77,7 @@ int cli_errorf(const char *fmt, ...) {
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "Usage: kbench [--store DIR] [--db FILE] [--connect URI] VERB [OPTIONS]\n\n"
+        fprintf(f, "Usage: kbench [--store DIR] [--db FILE] [--connect [NAME=]URI]... VERB [OPTIONS]\n\n"
                    "kbench boots kernels under QEMU (through libvirt), runs I/O and VM\n"
                    "workloads in them while vmstat streams over a serial port, and stores\n"
                    "every sample in SQLite.\n\nVerbs:\n");
@@ -86,19 +87,21 @@ static void usage(FILE *f) {
                    "  --store DIR     kernel store and results (default $KBENCH_HOME, as root /var/lib/kbench,\n"
                    "                  else $XDG_DATA_HOME/kbench)\n"
                    "  --db FILE       results database (default <store>/results.db)\n"
-                   "  --connect URI   libvirt URI (default qemu:///embed?root=<store>/libvirt)\n"
+                   "  --connect [NAME=]URI\n"
+                   "                  libvirt URI (default qemu:///embed?root=<store>/libvirt); given more\n"
+                   "                  than once, kbench run spreads its cells over those hosts\n"
                    "\n'kbench VERB --help' describes a verb.\n");
 }
 
-/* Take the global option opt ("--store", whose value is a what) out of
- * argv, wherever it stands before "--", as "--opt VALUE" or "--opt=VALUE".
- * OUT: *ret, the value (g_free) or NULL when absent. Returns 0, or 2 after
- * one line: no value, an empty one (which would be the working directory,
- * or the system's libvirt), or the option twice. */
-static int take_option(int *argc, char **argv, const char *opt, const char *what, char **ret) {
+/* Take the first global option opt ("--store", whose value is a what) out
+ * of argv, wherever it stands before "--", as "--opt VALUE" or
+ * "--opt=VALUE". OUT: *ret, the value (g_free) or NULL when absent.
+ * Returns 0, or 2 after one line: no value, or an empty one (which would
+ * be the working directory, or the system's libvirt). */
+static int take_first(int *argc, char **argv, const char *opt, const char *what, char **ret) {
         size_t ol = strlen(opt);
-        g_autofree char *val = NULL;
 
+        *ret = NULL;
         for (int i = 1; i < *argc; i++) {
                 const char *v = NULL;
                 int drop = 0;
@@ -118,14 +121,44 @@ static int take_option(int *argc, char **argv, const char *opt, const char *what
                         continue;
                 if (!*v)
                         return cli_errorf("%s needs a %s, not an empty string", opt, what) + 1;
-                if (val)
-                        return cli_errorf("%s given twice ('%.64s' and '%.64s'): give it once", opt, val, v) + 1;
-                val = g_strdup(v);
+                *ret = g_strdup(v);
                 memmove(argv + i, argv + i + drop, sizeof(char *) * (size_t)(*argc - i - drop + 1));
                 *argc -= drop;
-                i--;
+                return 0;
         }
+        return 0;
+}
+
+/* take_first for an option given at most once: twice is a usage error. */
+static int take_option(int *argc, char **argv, const char *opt, const char *what, char **ret) {
+        g_autofree char *val = NULL, *again = NULL;
+        int r = take_first(argc, argv, opt, what, &val);
+
+        if (r == 0 && val)
+                r = take_first(argc, argv, opt, what, &again);
+        if (r)
+                return r;
+        if (again)
+                return cli_errorf("%s given twice ('%.64s' and '%.64s'): give it once", opt, val, again) + 1;
         *ret = TAKE_PTR(val);
+        return 0;
+}
+
+/* --connect, which may be given more than once (a run over several hosts):
+ * every value in order into *ret (NULL-terminated, NULL when none). */
+static int take_connects(int *argc, char **argv, char ***ret) {
+        g_autoptr(GPtrArray) vals = g_ptr_array_new_with_free_func(g_free);
+        char *v = NULL;
+        int r;
+
+        while ((r = take_first(argc, argv, "--connect", "URI", &v)) == 0 && v)
+                g_ptr_array_add(vals, TAKE_PTR(v));
+        if (r)
+                return r;
+        if (vals->len) {
+                g_ptr_array_add(vals, NULL);
+                *ret = (char **)g_ptr_array_free(g_steal_pointer(&vals), FALSE);
+        }
         return 0;
 }
 
@@ -240,8 +273,21 @@ int main(int argc, char **argv) {
         if (!setlocale(LC_CTYPE, "C.UTF-8"))
                 setlocale(LC_CTYPE, "");
         if (take_option(&argc, argv, "--store", "DIR", &g.home) || take_option(&argc, argv, "--db", "FILE", &g.db_path) ||
-            take_option(&argc, argv, "--connect", "URI", &g.connect))
+            take_connects(&argc, argv, &g.hosts))
                 goto out;
+        /* A verb that talks to one host (doctor checks each) takes the
+         * first; a run spreads its cells over all of them. */
+        if (g.hosts && g.hosts[1] == NULL && !strchr(g.hosts[0], '='))
+                g.connect = g_strdup(g.hosts[0]);
+        else if (g.hosts) {
+                g_autofree char *name = NULL;
+                struct kb_error err = { { 0 } };
+
+                if (run_host_spec_parse(g.hosts[0], &name, &g.connect, &err) < 0) {
+                        cli_errorf("%s", err.msg);
+                        goto out;
+                }
+        }
 
         if (!g.home) {
                 /* As root, QEMU runs as libvirt-qemu (host/vm.c), which
@@ -283,5 +329,6 @@ out:
         g_free(g.home);
         g_free(g.db_path);
         g_free(g.connect);
+        g_strfreev(g.hosts);
         return r;
 }

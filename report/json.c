@@ -10,6 +10,7 @@
 #include "common/util.h"
 #include "report/hostdisk.h"
 #include "report/json.h"
+#include "settings/runopts.h"
 #include "report/utf8.h"
 #include "results/bisect.h"
 
@@ -148,6 +149,15 @@ static json_t *cell_json(const struct query_cell *c, int contended) {
         json_object_set_new(j, "detail", json_str(c->detail));
         json_object_set_new(j, "contended", contended < 0 ? json_null() : json_boolean(contended));
         json_object_set_new(j, "accel", json_str(c->accel));
+        /* The host a run named (--connect NAME=URI): its params say. */
+        if (c->params_json) {
+                json_t *p = json_loads(c->params_json, 0, NULL);
+                const char *host = json_string_value(json_object_get(p, RUNOPTS_HOST_KEY));
+
+                if (host)
+                        json_object_set_new(j, "host", json_str(host));
+                json_decref(p);
+        }
         json_object_set_new(j, "started_at", json_num(c->started_at));
         json_object_set_new(j, "boot_s", json_num(c->boot_s));
         json_object_set_new(j, "workload_s", json_num(c->workload_s));

@@ -47,6 +47,13 @@ void progress_end(struct progress *p, const char *state, const char *detail) {
                 detail && *detail ? ": " : "", detail ? detail : "");
 }
 
+void progress_end_line(struct progress *p, const char *label, double seconds, const char *state, const char *detail) {
+        p->finished++;
+        p->finished_s += seconds;
+        fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s)%s%s\n", p->finished, p->total, label, state, seconds,
+                detail && *detail ? ": " : "", detail ? detail : "");
+}
+
 void progress_note(struct progress *p, const char *fmt, ...) {
         va_list ap;
 

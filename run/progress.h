@@ -23,5 +23,8 @@ void progress_begin(struct progress *p, size_t index, const char *label);
 void progress_stage(struct progress *p, const char *stage);
 /* The cell ended in state (one permanent line). */
 void progress_end(struct progress *p, const char *state, const char *detail);
+/* A cell that ran beside others ended: one permanent line with its own
+ * label and duration (the single progress line is not drawn then). */
+void progress_end_line(struct progress *p, const char *label, double seconds, const char *state, const char *detail);
 /* Print a note above the progress line. */
 void progress_note(struct progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -22,7 +22,10 @@
 #include "cell/cellrows.h"
 #include "host/hostload.h"
 #include "report/metrics.h"
+#include "run/hosts.h"
 #include "run/plan.h"
+#include "run/schedule.h"
+#include "run/spread.h"
 #include "store/lock.h"
 #include "run/progress.h"
 #include "store/reap.h"
@@ -57,8 +60,11 @@ struct run {
         size_t n_specs;
         char **initrds;                    /* per kernel */
         struct db *db;
-        struct vm_conn *conn;
-        const char *accel;
+        struct run_host *hosts;            /* where the cells run: the store's own driver, or --connect's */
+        size_t n_hosts;
+        GMutex lock;                       /* with several hosts: the database, progress, counters */
+        struct vm_conn *conn;              /* the first host's (the one of a single-host run) */
+        const char *accel;                 /* the first host's accelerator, the run's settings' */
         char *accel_why;
         struct db_run row;
         char *qemu_version, *libvirt_version;
@@ -97,7 +103,9 @@ static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell
         struct snapshot_shape shape;
         struct kb_error err = { { 0 } };
 
-        if (!r->set.warm || r->set.cold)
+        /* A snapshot is a file of the host that saved it: the store's own
+         * driver's, in a run on that host alone. */
+        if (!r->set.warm || r->set.cold || r->n_hosts != 1 || r->hosts[0].remote)
                 return;
         if (!r->initrd_sha[pc->kernel] &&
             snapshot_file_sha256(r->initrds[pc->kernel], &r->initrd_sha[pc->kernel], &err) < 0) {
@@ -343,6 +351,14 @@ static char *settings_json(const struct run *r) {
                                                              plan_rounds(r)));
         json_object_set_new(j, "accel", json_string(r->accel));
         json_object_set_new(j, "accel_why", json_string(r->accel_why));
+        if (r->g->hosts) {
+                json_t *hs = json_array();
+
+                for (size_t h = 0; h < r->n_hosts; h++)
+                        json_array_append_new(hs, json_pack("{s:s, s:s, s:i}", "name", r->hosts[h].name, "uri",
+                                                            r->hosts[h].uri, "slots", (int)r->hosts[h].slots));
+                json_object_set_new(j, RUNOPTS_HOSTS_KEY, hs);
+        }
         /* Which of these keys compare and nightly leave out of "the same
          * settings", as the option table classified them for this run. */
         json_object_set_new(j, RUNOPTS_HOW_KEYS, runopts_how_keys());
@@ -354,11 +370,16 @@ static char *settings_json(const struct run *r) {
 /* A cell's params: its workload, the settings the option table keeps per
  * cell (and the accelerator), and the sysctls its guest read back after
  * writing them (res may be NULL: none known). */
-static char *cell_params_json(const struct run *r, const struct plan_cell *pc, const struct cell_result *res) {
+static char *cell_params_json(const struct run *r, const struct run_host *h, const struct plan_cell *pc,
+                              const struct cell_result *res) {
         json_t *j = json_pack("{s:s}", "workload", r->specs[pc->workload]->text);
         char *s;
 
         runopts_cell_params(&r->set, j);
+        /* A host's cells are its own comparison (settings/runopts.c). */
+        json_object_set_new(j, RUNOPTS_ACCEL_KEY, json_string(h->accel));
+        if (h->name)
+                json_object_set_new(j, RUNOPTS_HOST_KEY, json_string(h->name));
         if (res && res->sysctls && res->sysctls->len) {
                 json_t *applied = json_object();
                 for (guint i = 0; i < res->sysctls->len; i++) {
@@ -401,14 +422,14 @@ static int reserve_release(struct run *r) {
  * the cell goes to <store>/pending as JSON, said on stderr with its key,
  * and --resume stores it. Returns 0 when the cell is safe (in the database
  * or pending), or the error (the run must stop). */
-static int store_cell(struct run *r, const struct plan_cell *pc, int attempt, struct cell_result *res,
-                      int *ret_pending, struct kb_error *err) {
-        g_autofree char *params = cell_params_json(r, pc, res);
+static int store_cell(struct run *r, const struct run_host *h, const struct plan_cell *pc, int attempt,
+                      struct cell_result *res, int *ret_pending, struct kb_error *err) {
+        g_autofree char *params = cell_params_json(r, h, pc, res);
         g_autofree char *dir = g_build_filename(r->g->home, "pending", NULL);
         g_autofree char *path = NULL;
         struct cellrows_ctx ctx = { .run_id = r->row.id, .cell_key = pc->key,
                                     .kernel_id = r->kernels[pc->kernel]->id, .workload = r->specs[pc->workload],
-                                    .iteration = pc->iteration, .attempt = attempt, .accel = r->accel,
+                                    .iteration = pc->iteration, .attempt = attempt, .accel = h->accel,
                                     .params_json = params, .vmstat_interval_s = r->set.vmstat_interval_s };
         struct kb_error perr = { { 0 } };
         struct cellrows rows;
@@ -416,6 +437,7 @@ static int store_cell(struct run *r, const struct plan_cell *pc, int attempt, st
 
         *ret_pending = 0;
         cellrows_build(&ctx, res, &rows);
+        rows.cell.host_id = h->db_id;
         ret = db_cell_insert(r->db, &rows.cell, NULL, err);
         if (ret < 0 && reserve_release(r))
                 ret = db_cell_insert(r->db, &rows.cell, NULL, err);
@@ -537,11 +559,43 @@ static int seq_round_done(struct run *r, struct seq *s, size_t rounds, int *ret_
         return ret;
 }
 
-/* The attempts of one cell: each through its warm start (if any), the
- * cell and the store, until one is not retried. *ret_failed counts the
- * cell when its last attempt is not ok. */
-static int run_attempts(struct run *r, const struct plan_cell *pc, struct cell_spec *spec, int first_attempt,
-                        int *ret_failed, struct kb_error *err) {
+/* Where a cell's attempts report: the run's progress line on one host; a
+ * line of its own when several hosts run cells at once. */
+struct cell_line {
+        char label[160];
+        int64_t t0_us;
+};
+
+static void cell_note(struct run *r, const char *key, const struct cell_line *l, const char *state,
+                      const char *detail, int again) {
+        if (r->n_hosts == 1) {
+                if (again)
+                        progress_note(&r->progress, "%s: %s (%s), retrying", key, state, detail);
+                else
+                        progress_end(&r->progress, state, detail);
+                return;
+        }
+        g_mutex_lock(&r->lock);
+        if (again)
+                progress_note(&r->progress, "%s: %s (%s), retrying", l->label, state, detail);
+        else
+                progress_end_line(&r->progress, l->label, (double)(g_get_monotonic_time() - l->t0_us) / 1e6, state,
+                                  detail);
+        g_mutex_unlock(&r->lock);
+}
+
+/* The attempts of one cell on host h: each through its warm start (if
+ * any), the cell and the store, until one is not retried. *ret_failed
+ * counts the cell when its last attempt is not ok. With several hosts, a
+ * host that fails stops the attempts here: *ret_host_failed, and
+ * *ret_again when another host is to make the next one. */
+static int run_attempts(struct run *r, struct run_host *h, const struct plan_cell *pc, struct cell_spec *spec,
+                        int first_attempt, const struct cell_line *line, int *ret_failed, int *ret_host_failed,
+                        int *ret_again, struct kb_error *err) {
+        int multi = r->n_hosts > 1;
+        void *ctx;
+        const struct cell_vm_ops *ops = run_host_ops(h, &ctx);
+
         for (int attempt = first_attempt;; attempt++) {
                 struct cell_result res;
                 struct warm_cell warm;
@@ -552,87 +606,107 @@ static int run_attempts(struct run *r, const struct plan_cell *pc, struct cell_s
                 spec->snapshot_domain = NULL;
                 warm_for_cell(r, pc, spec, &warm);
                 spec->attempt = attempt;
-                ret = cell_run(r->conn, spec, &res, on_stage, &r->progress, err);
+                ret = cell_run_ops(ops, ctx, spec, &res, multi ? NULL : on_stage, &r->progress, err);
                 if (ret == 0)
                         warm_after_cell(r, &warm, &res);
                 warm_cell_clear(&warm);
                 if (ret < 0)
                         return ret;
-                ret = store_cell(r, pc, attempt, &res, &pending, err);
+                if (multi)
+                        g_mutex_lock(&r->lock);
+                ret = store_cell(r, h, pc, attempt, &res, &pending, err);
+                if (multi)
+                        g_mutex_unlock(&r->lock);
                 g_rmdir(spec->work_dir);
-                /* A full host disk stops the run: every later cell
-                 * would meet it too. --resume continues once there is room. */
-                if (ret >= 0 && (res.host_failed || pending))
+                /* One host: its full disk stops the run, since every later
+                 * cell would meet it too (--resume continues once there is
+                 * room). Several: the others take its cells. A commit that
+                 * failed stops the run either way. */
+                if (ret >= 0 && (pending || (res.host_failed && !multi)))
                         r->stopped = 1;
                 /* A cell measured beside a busy host is re-run from
                  * the same budget as an infra error. */
                 again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->set.max_contention_pct > 0),
                                                attempt, first_attempt, r->set.retries,
                                                cell_interrupted || r->stopped);
-                if (again)
-                        progress_note(&r->progress, "%s: %s (%s), retrying", pc->key, res.state, res.detail);
-                else
-                        progress_end(&r->progress, res.state, res.detail);
+                cell_note(r, pc->key, line, res.state, res.detail, again);
                 if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
                         (*ret_failed)++;
+                if (ret >= 0 && multi && res.host_failed) {
+                        *ret_host_failed = 1;
+                        *ret_again = again;
+                        cell_result_clear(&res);
+                        return 0;
+                }
                 cell_result_clear(&res);
                 if (ret < 0 || !again)
                         return ret;
         }
 }
 
-/* One cell of the plan: its spec (the run's guest, timeouts, host load
- * and instruction counts), its attempts numbered on from a resumed run's,
- * under its progress line. */
-static int run_one_cell(struct run *r, const struct plan_cell *pc, const char *prefix, GPtrArray *agent_lines,
-                        int *ret_failed, struct kb_error *err) {
+/* One cell of the plan on host h: its spec (the run's guest with h's
+ * accelerator, timeouts, host load and instruction counts), its attempts
+ * numbered on from earlier ones (a resumed run's, another host's), under
+ * its progress line. */
+static int run_one_cell(struct run *r, struct run_host *h, const struct plan_cell *pc, const char *prefix,
+                        GPtrArray *agent_lines, int *ret_failed, int *ret_host_failed, int *ret_again,
+                        struct kb_error *err) {
         const struct kstore_kernel *k = r->kernels[pc->kernel];
-        /* The name results will show: a variant's label first. */
-        g_autofree char *label = g_strdup_printf("%s %s%s %s #%d", pc->key, r->set.variant ? r->set.variant : "",
-                                                 k->name, r->specs[pc->workload]->ops->name, pc->iteration + 1);
         g_autofree char *work = g_strdup_printf("%s/scratch/%s-%s", r->g->home, prefix, pc->key);
-        int first_attempt = 1, ret;
+        int first_attempt = 1, multi = r->n_hosts > 1, ret;
+        struct cell_line line = { .t0_us = g_get_monotonic_time() };
         struct cell_spec spec = {
                 .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
-                .iteration = pc->iteration, .guest = &r->set.guest, .initrd = r->initrds[pc->kernel],
-                .work_dir = work, .qemu_user = vm_conn_qemu_user(r->conn),
+                .iteration = pc->iteration, .guest = &h->guest, .initrd = r->initrds[pc->kernel],
+                .work_dir = work, .qemu_user = h->remote ? NULL : vm_conn_qemu_user(h->conn),
                 .agent_lines = (const char *const *)agent_lines->pdata,
-                .deadline_s = r->set.cell_timeout_s, .boot_timeout_s = strcmp(r->accel, "kvm") == 0 ? 60 : 120,
+                .deadline_s = r->set.cell_timeout_s, .boot_timeout_s = strcmp(h->accel, "kvm") == 0 ? 60 : 120,
                 .silence_timeout_s = r->set.hang_timeout_s,
                 /* Only where QEMU shares this host is its /proc the right one. */
-                .hostload_root = hostload_uri_local(r->g->connect) ? "" : NULL,
+                .hostload_root = hostload_uri_local(h->uri) ? "" : NULL,
                 .contended_pct = r->set.max_contention_pct > 0 ? r->set.max_contention_pct : METRICS_CONTENDED_PCT,
                 .insn_plugin = r->insn_plugin,
         };
 
+        /* The name results will show: a variant's label first; and where. */
+        g_snprintf(line.label, sizeof(line.label), "%s %s%s %s #%d%s%s", pc->key, r->set.variant ? r->set.variant : "",
+                   k->name, r->specs[pc->workload]->ops->name, pc->iteration + 1, multi ? " on " : "",
+                   multi ? h->name : "");
         /* A resumed run continues the attempt numbering of its cells. */
+        if (multi)
+                g_mutex_lock(&r->lock);
         ret = db_cell_next_attempt(r->db, r->row.id, pc->key, &first_attempt, err);
+        if (multi)
+                g_mutex_unlock(&r->lock);
         if (ret < 0)
                 return ret;
-        progress_begin(&r->progress, r->progress.finished, label);
-        return run_attempts(r, pc, &spec, first_attempt, ret_failed, err);
+        if (!multi)
+                progress_begin(&r->progress, r->progress.finished, line.label);
+        return run_attempts(r, h, pc, &spec, first_attempt, &line, ret_failed, ret_host_failed, ret_again, err);
 }
 
-static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
-        g_autofree struct plan_cell *plan = NULL;
-        g_autofree char *prefix = g_strdup_printf("kb%d-r%" G_GINT64_FORMAT, (int)getpid(), r->row.id);
-        g_auto(GStrv) done = NULL;
-        size_t n, todo = 0;
-        int failed = 0, ret;
-        struct seq seq __attribute__((cleanup(seq_clear))) = { 0 };
-        g_autoptr(GPtrArray) agent_lines = g_ptr_array_new_with_free_func(g_free);
-
-        runopts_agent_lines(&r->set, agent_lines);
-        g_ptr_array_add(agent_lines, NULL);
-        plan_build(r->n_kernels, r->n_specs, plan_rounds(r), &plan, &n);
-        seq_init(r, plan, n, &seq);
-        if (r->set.resume_run > 0) {
-                ret = db_run_done_keys(r->db, r->row.id, &done, err);
-                if (ret < 0)
-                        return ret;
+/* Whether another cell may start: no interrupt, no failed commit, and the
+ * caller's deadline (a night's) not passed. */
+static int run_goes_on(struct run *r) {
+        if (cell_interrupted || r->stopped)
+                return 0;
+        if (r->d->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->d->deadline_at) {
+                if (!r->past_deadline)
+                        progress_note(&r->progress, "deadline reached: the remaining cells are not started");
+                r->past_deadline = 1;
+                return 0;
         }
-        todo = plan_todo(plan, n, (const char *const *)done);
-        progress_init(&r->progress, todo);
+        return 1;
+}
+
+/* The cells on one host, in plan order, with --until-mde's rule asked
+ * after each round. */
+static int run_cells_here(struct run *r, const struct plan_cell *plan, size_t n, const char *const *done,
+                          const char *prefix, GPtrArray *agent_lines, int *ret_failed, struct kb_error *err) {
+        struct seq seq __attribute__((cleanup(seq_clear))) = { 0 };
+        int ret, host_failed = 0, again = 0;
+
+        seq_init(r, plan, n, &seq);
         for (size_t i = 0; i < n && !cell_interrupted && !r->stopped; i++) {
                 const struct plan_cell *pc = &plan[i];
 
@@ -646,15 +720,12 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                         if (stop)
                                 break;
                 }
-                if (plan_is_done(pc, (const char *const *)done))
+                if (plan_is_done(pc, done))
                         continue;
-                if (r->d->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->d->deadline_at) {
-                        progress_note(&r->progress, "deadline reached: the remaining cells are not started");
-                        r->past_deadline = 1;
+                if (!run_goes_on(r))
                         break;
-                }
                 seq.ran_here = 1;
-                ret = run_one_cell(r, pc, prefix, agent_lines, &failed, err);
+                ret = run_one_cell(r, &r->hosts[0], pc, prefix, agent_lines, ret_failed, &host_failed, &again, err);
                 if (ret < 0)
                         return ret;
         }
@@ -666,8 +737,100 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 if (ret < 0)
                         return ret;
         }
-        *ret_failed = failed;
         return 0;
+}
+
+/* What the slots of several hosts share (spread.h's callbacks). */
+struct spread_ctx {
+        struct run *r;
+        const struct plan_cell *plan;
+        const char *prefix;
+        GPtrArray *agent_lines;
+        int failed;                        /* guarded by r->lock */
+};
+
+static int spread_cell(void *userdata, size_t host, size_t cell, int *ret_host_failed, int *ret_again,
+                       struct kb_error *err) {
+        struct spread_ctx *sc = userdata;
+        int failed = 0, r = run_one_cell(sc->r, &sc->r->hosts[host], &sc->plan[cell], sc->prefix, sc->agent_lines,
+                                         &failed, ret_host_failed, ret_again, err);
+
+        g_mutex_lock(&sc->r->lock);
+        sc->failed += failed;
+        g_mutex_unlock(&sc->r->lock);
+        return r;
+}
+
+static int spread_go_on(void *userdata) {
+        return run_goes_on(((struct spread_ctx *)userdata)->r);
+}
+
+static void spread_host_failed(void *userdata, size_t host, long to, size_t held) {
+        struct run *r = ((struct spread_ctx *)userdata)->r;
+
+        r->hosts[host].failed = 1;
+        if (to >= 0) {
+                progress_note(&r->progress, "host %s failed: its cells go to %s", r->hosts[host].name,
+                              r->hosts[to].name);
+                return;
+        }
+        progress_note(&r->progress, "host %s failed and no host is left for its %zu cell(s): they are held",
+                      r->hosts[host].name, held);
+        r->stopped = 1;
+}
+
+/* The cells over several hosts: one comparison's cells on one host
+ * (schedule.h), the hosts at once (spread.h). */
+static int run_cells_spread(struct run *r, const struct plan_cell *plan, size_t n, const char *const *done,
+                            const char *prefix, GPtrArray *agent_lines, int *ret_failed, struct kb_error *err) {
+        static const struct spread_ops ops = { spread_cell, spread_go_on, spread_host_failed };
+        struct spread_ctx sc = { .r = r, .plan = plan, .prefix = prefix, .agent_lines = agent_lines };
+        g_autofree size_t *group = g_new0(size_t, n ? n : 1);
+        g_autofree int *todo = g_new0(int, n ? n : 1);
+        g_autofree unsigned *slots = g_new0(unsigned, r->n_hosts);
+        struct schedule *s = NULL;
+        int ret;
+
+        for (size_t i = 0; i < n; i++) {
+                group[i] = plan[i].workload;
+                todo[i] = !plan_is_done(&plan[i], done);
+        }
+        for (size_t h = 0; h < r->n_hosts; h++)
+                slots[h] = r->hosts[h].slots;
+        ret = schedule_new(n, group, todo, r->n_specs, slots, r->n_hosts, &s);
+        if (ret < 0)
+                return error_setf(err, ret, "cannot schedule the run's cells");
+        for (size_t w = 0; w < r->n_specs; w++)
+                progress_note(&r->progress, "%s on %s", r->specs[w]->text, r->hosts[schedule_group_host(s, w)].name);
+        ret = spread_run(&ops, &sc, s, slots, r->n_hosts, &r->lock, err);
+        if (ret >= 0 && schedule_held(s) > 0)
+                r->stopped = 1;
+        schedule_free(s);
+        *ret_failed = sc.failed;
+        return ret;
+}
+
+static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
+        g_autofree struct plan_cell *plan = NULL;
+        g_autofree char *prefix = g_strdup_printf("kb%d-r%" G_GINT64_FORMAT, (int)getpid(), r->row.id);
+        g_auto(GStrv) done = NULL;
+        size_t n;
+        int ret;
+        g_autoptr(GPtrArray) agent_lines = g_ptr_array_new_with_free_func(g_free);
+
+        runopts_agent_lines(&r->set, agent_lines);
+        g_ptr_array_add(agent_lines, NULL);
+        plan_build(r->n_kernels, r->n_specs, plan_rounds(r), &plan, &n);
+        if (r->set.resume_run > 0) {
+                ret = db_run_done_keys(r->db, r->row.id, &done, err);
+                if (ret < 0)
+                        return ret;
+        }
+        progress_init(&r->progress, plan_todo(plan, n, (const char *const *)done));
+        *ret_failed = 0;
+        if (r->n_hosts == 1)
+                return run_cells_here(r, plan, n, (const char *const *)done, prefix, agent_lines, ret_failed, err);
+        return run_cells_spread(r, plan, n, (const char *const *)done, prefix, agent_lines, ret_failed, err);
 }
 
 /* Refuse, before any run row exists, what this host cannot do: every cell
@@ -706,9 +869,13 @@ static int check_host(struct run *r, struct kb_error *err) {
 /* QEMU runs as another user than kbench (vm.c): refuse, before any run row
  * exists, files it could not open; every cell would fail at its start. */
 static int check_qemu_reach(struct run *r, struct kb_error *err) {
-        const struct vm_qemu_user *u = vm_conn_qemu_user(r->conn);
+        const struct vm_qemu_user *u = r->hosts[0].remote ? NULL : vm_conn_qemu_user(r->hosts[0].conn);
         g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
-        int ret = vm_qemu_can_reach(u, scratch, 0, err);
+        int ret = u ? vm_qemu_can_reach(u, scratch, 0, err) : 0;
+
+        /* A host reached through libvirt gets its files by upload. */
+        if (!u)
+                return 0;
 
         for (size_t k = 0; ret == 0 && k < r->n_kernels; k++) {
                 const struct kstore_kernel *kk = r->kernels[k];
@@ -788,6 +955,10 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
         }
         if (o->budget_cells <= 0 && o->budget_time_s <= 0)
                 return error_setf(err, -EINVAL, "--until-mde needs a budget: --budget-cells N or --budget-time S");
+        /* Its rule looks at every round of one run's comparison at once,
+         * which the hosts of a spread run would measure apart. */
+        if (r->g->hosts && r->g->hosts[1])
+                return error_setf(err, -EINVAL, "--until-mde runs on one host: give one --connect");
         if (o->budget_cells > 0 && (size_t)o->budget_cells < per * (size_t)MAX(o->repeats, 2))
                 return error_setf(err, -EINVAL, "--budget-cells %d is less than the pilot: %d round(s) of %zu cell(s) "
                                   "(-n, at least 2)", o->budget_cells, MAX(o->repeats, 2), per);
@@ -809,6 +980,18 @@ static int count_axes(struct run *r, struct kb_error *err) {
                 return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
         if (r->n_specs == 0)
                 return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
+        /* Two hosts of one name would be one host in the results. */
+        for (size_t a = 0; r->g->hosts && r->g->hosts[a]; a++)
+                for (size_t b = 0; b < a; b++) {
+                        g_autofree char *na = NULL, *ua = NULL, *nb = NULL, *ub = NULL;
+
+                        if (run_host_spec_parse(r->g->hosts[a], &na, &ua, err) < 0 ||
+                            run_host_spec_parse(r->g->hosts[b], &nb, &ub, err) < 0)
+                                return -EINVAL;
+                        if (strcmp(na ? na : ua, nb ? nb : ub) == 0)
+                                return error_setf(err, -EINVAL, "--connect: two hosts named '%.64s'",
+                                                  na ? na : ua);
+                }
         r->usage = 0;
         return 0;
 }
@@ -896,7 +1079,9 @@ static void run_free(struct run *r) {
         if (r->warm_failed)
                 g_hash_table_destroy(r->warm_failed);
         kstore_free(r->ks);
-        vm_conn_free(r->conn);
+        for (size_t h = 0; h < r->n_hosts; h++)
+                run_host_clear(&r->hosts[h]);
+        g_free(r->hosts);
         db_close(r->db);
         g_free(r->accel_why);
         g_free(r->insn_plugin);
@@ -905,6 +1090,7 @@ static void run_free(struct run *r) {
         g_free(r->libvirt_version);
         g_free(r->settings_text);
         g_free(r->host_info);
+        g_mutex_clear(&r->lock);
 }
 
 /* The plan of a resumed run must be the one it was started with. */
@@ -978,32 +1164,114 @@ static int prepare_store(struct run *r, struct kb_error *err) {
         return ret;
 }
 
-/* The host side: libvirt, the accelerator (which completes the guest's
- * shape), the guest images and the instruction counter. */
-static int prepare_host(struct run *r, struct kb_error *err) {
-        const struct kstore_kernel *k0 = r->kernels[0];
-        int ret = vm_conn_new(r->g->connect, &r->conn, err);
+/* The hosts of the run: --connect's, or the store's own driver. One that
+ * cannot be reached is said and left out while another can be. */
+static int open_hosts(struct run *r, struct kb_error *err) {
+        const char *const *specs = (const char *const *)r->g->hosts;
+        size_t n = specs ? g_strv_length((char **)specs) : 1;
 
-        if (ret >= 0)
-                ret = vm_conn_versions(r->conn, &r->qemu_version, &r->libvirt_version, err);
+        r->hosts = g_new0(struct run_host, n);
+        for (size_t i = 0; i < n; i++) {
+                struct kb_error herr = { { 0 } };
+                int ret = run_host_open(specs ? specs[i] : NULL, r->g->connect, (unsigned)r->set.slots, NULL,
+                                        &r->hosts[r->n_hosts], &herr);
+
+                if (ret < 0 && n == 1) {
+                        *err = herr;
+                        return ret;
+                }
+                if (ret < 0) {
+                        progress_note(&r->progress, "%s; the run goes on without it", herr.msg);
+                        continue;
+                }
+                r->n_hosts++;
+        }
+        if (r->n_hosts == 0)
+                return error_setf(err, -EHOSTUNREACH, "none of the %zu hosts could be reached", n);
+        return 0;
+}
+
+/* A host's accelerator (completing its guest's shape) and its row. */
+static int prepare_one_host(struct run *r, struct run_host *h, struct kb_error *err) {
+        const struct kstore_kernel *k0 = r->kernels[0];
+        const char *probe = k0->vmlinux_path ? k0->vmlinux_path : k0->image_path;
+        g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
+        g_autofree char *info = g_strdup_printf("{\"cpus\":%u,\"mem_kib\":%" G_GUINT64_FORMAT "}", h->info.cpus,
+                                                h->info.mem_kib);
+        struct db_host row = { .name = h->name ? h->name : r->hostname, .uri = h->uri,
+                               .hostname = h->info.hostname, .cpu_model = h->info.cpu_model,
+                               .qemu_version = h->info.qemu_version, .libvirt_version = h->info.libvirt_version,
+                               .info_json = info };
+        int ret = h->remote ? accel_resolve_remote(h->conn, h->pool, r->set.accel, scratch, probe, &h->accel,
+                                                   &h->accel_why, err)
+                            : accel_resolve(h->conn, r->set.accel, r->g->home, probe, &h->accel, &h->accel_why, err);
+
+        if (ret < 0)
+                return error_prefix(err, ret, "host %s", row.name);
+        h->guest = r->set.guest;
+        h->guest.accel = h->accel;
+        if (h->name)
+                progress_note(&r->progress, "host %s: %s, %s, QEMU %s, libvirt %s; accelerator: %s", h->name,
+                              h->info.hostname, h->info.cpu_model, h->info.qemu_version, h->info.libvirt_version,
+                              h->accel_why);
+        else
+                progress_note(&r->progress, "accelerator: %s", h->accel_why);
+        return db_host_upsert(r->db, &row, &h->db_id, err);
+}
+
+/* What a host kbench reaches only through libvirt needs of this run: the
+ * kernels, the guest images and the plugin, sent once each (cached there
+ * by content), so that no cell's time holds an upload. */
+static int stage_on_host(struct run *r, struct run_host *h, struct kb_error *err) {
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                const struct kstore_kernel *kk = r->kernels[k];
+                int64_t t0 = g_get_monotonic_time();
+                int sent = 0, sent_i = 0, ret;
+
+                ret = remote_host_stage(h->remote, kk->vmlinux_path ? kk->vmlinux_path : kk->image_path, "kernel",
+                                        &sent, err);
+                if (ret >= 0)
+                        ret = remote_host_stage(h->remote, r->initrds[k], "initrd", &sent_i, err);
+                if (ret < 0)
+                        return error_prefix(err, ret, "host %s", h->name);
+                if (sent || sent_i)
+                        progress_note(&r->progress, "host %s: %s and its guest image uploaded (%.1f s)", h->name,
+                                      kk->name, (double)(g_get_monotonic_time() - t0) / 1e6);
+        }
+        return r->insn_plugin ? remote_host_stage(h->remote, r->insn_plugin, "kbinsn", NULL, err) : 0;
+}
+
+/* The host side: libvirt, each host's accelerator (which completes the
+ * guest's shape), the guest images and the instruction counter. */
+static int prepare_host(struct run *r, struct kb_error *err) {
+        int ret = open_hosts(r, err);
+
+        if (ret < 0)
+                return ret;
+        gethostname(r->hostname, sizeof(r->hostname) - 1);
+        r->conn = r->hosts[0].conn;
+        r->qemu_version = g_strdup(r->hosts[0].info.qemu_version);
+        r->libvirt_version = g_strdup(r->hosts[0].info.libvirt_version);
         /* The kernels before the KVM probe boots one (the initramfs
          * images once they are built): a verdict from a QEMU that could
          * not open its kernel would be cached as KVM's. */
-        if (ret >= 0)
-                ret = check_qemu_reach(r, err);
-        if (ret >= 0)
-                ret = accel_resolve(r->conn, r->set.accel, r->g->home,
-                                    k0->vmlinux_path ? k0->vmlinux_path : k0->image_path, &r->accel, &r->accel_why,
-                                    err);
+        ret = check_qemu_reach(r, err);
+        for (size_t h = 0; ret >= 0 && h < r->n_hosts; h++)
+                ret = prepare_one_host(r, &r->hosts[h], err);
         if (ret < 0)
                 return ret;
+        r->accel = r->hosts[0].accel;
+        r->accel_why = g_strdup(r->hosts[0].accel_why);
         r->set.guest.accel = r->accel;
-        progress_note(&r->progress, "accelerator: %s", r->accel_why);
         ret = build_images(r, err);
         if (ret < 0)
                 return ret;
         stage_plugin(r);
-        return check_qemu_reach(r, err);
+        ret = check_qemu_reach(r, err);
+        for (size_t h = 0; ret >= 0 && h < r->n_hosts; h++)
+                if (r->hosts[h].remote)
+                        ret = stage_on_host(r, &r->hosts[h], err);
+        return ret;
 }
 
 /* The run's row: created, or with --resume reopened. OUT: *ret_idle, 1
@@ -1013,7 +1281,6 @@ static int open_run_row(struct run *r, int *ret_idle, struct kb_error *err) {
 
         r->settings_text = settings_json(r);
         r->host_info = host_info_json();
-        gethostname(r->hostname, sizeof(r->hostname) - 1);
         r->row = (struct db_run){ .tag = r->set.tag, .settings_json = r->settings_text, .host = r->hostname,
                                   .host_info_json = r->host_info, .qemu_version = r->qemu_version,
                                   .libvirt_version = r->libvirt_version, .kbench_version = KBENCH_VERSION,
@@ -1060,6 +1327,7 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
         struct store_lock *lock = NULL;
         int failed = 0, idle = 0, ret, code = 1;
 
+        g_mutex_init(&r.lock);
         progress_init(&r.progress, 0);
         ret = count_axes(&r, err);
         if (ret >= 0 && !r.d->lock_held)

@@ -154,6 +154,9 @@ const struct runopt runopt_table[] = {
           .help = "Seconds between the guest's vmstat samples; rates stay per second (default 1)", .arg = "S", .class = RUNOPT_MEASURED, .added_later = 1 },
         { "retries", 0, RUNOPT_INT, OFF(retries), 0, 10, "2", "retries",
           .help = "Extra attempts after an infra error or contention (default 2)", .arg = "N", .class = RUNOPT_HOW },
+        { "slots", 0, RUNOPT_INT, OFF(slots), 1, 64, "1", "slots",
+          .help = "Cells each host of --connect runs at once (default 1: a host's cells never share it)",
+          .arg = "N", .class = RUNOPT_HOW },
         { "max-contention", 0, RUNOPT_PERCENT, OFF(max_contention_pct), 0, 100, "0", "max_contention_pct",
           .help = "Re-run (within --retries) a cell whose host spent over P % of its CPU on other processes "
                   "during the workload; such cells are marked contended (over 10 % when P is 0, the default)",
@@ -192,6 +195,12 @@ const struct runopt_extra_key runopt_extra_keys[] = {
          * (dd:size=512M against dd:size=1G) are another measurement, never
          * a setting to compare across. */
         { "workload", .class = RUNOPT_MEASURED, .apart = 1 },
+        /* A cell's params: the host it ran on, named by --connect. Another
+         * host is another machine (or another QEMU), never a setting to
+         * compare across. */
+        { RUNOPTS_HOST_KEY, .class = RUNOPT_MEASURED, .apart = 1, .never_across = 1 },
+        /* How the run spread its cells: which hosts, how many at once. */
+        { RUNOPTS_HOSTS_KEY, .class = RUNOPT_HOW },
         { "accel_why", .class = RUNOPT_HOW },
         /* A cell's params: what the guest read back of its sysctls is a
          * record of the cell, not a setting (the settings hold what was
@@ -233,6 +242,12 @@ int runopts_key_apart(const char *key) {
         const struct runopt_extra_key *x = extra_key(key);
 
         return x && x->apart;
+}
+
+int runopts_key_never_across(const char *key) {
+        const struct runopt_extra_key *x = extra_key(key);
+
+        return x && x->never_across;
 }
 
 #define FIELD(o, opt, type) ((type *)(void *)((char *)(o) + (opt)->offset))

@@ -38,6 +38,7 @@ struct run_settings {
         double hang_timeout_s;             /* longest silence on ttyS1 while the job runs */
         double vmstat_interval_s;          /* the agent's vmstat sampling interval, seconds */
         int retries;                       /* extra attempts after an infra error (or contention) */
+        int slots;                         /* cells each host runs at once (--connect given) */
         double max_contention_pct;         /* > 0: re-run cells whose host had more foreign CPU, %; 0 never */
         int warm;                          /* restore cells from snapshots (cell/warm.h) */
         int cold;                          /* boot every cell fresh, whatever else says */
@@ -108,7 +109,8 @@ struct runopt_extra_key {
         const char *key;
         enum runopt_class class;
         int apart;                         /* MEASURED, and cells that differ in it are never paired
-                                              across it, not even on request (a workload's parameters) */
+                                              across it unasked (a workload's parameters) */
+        int never_across;                  /* apart, and not on request either (--ignore-setting) */
 };
 
 /* The keys the runner records besides the table's (kernels, accel, ...),
@@ -121,6 +123,11 @@ extern const struct runopt_extra_key runopt_extra_keys[];
 /* The key of the accelerator a run's cells ran with (guest.accel): in the
  * run's settings and in each cell's params. */
 #define RUNOPTS_ACCEL_KEY "accel"
+/* The key of the host a cell ran on, in its params when the run named its
+ * hosts (--connect): cells of two hosts are never compared. */
+#define RUNOPTS_HOST_KEY "host"
+/* The run's hosts, in its settings: [{"name", "uri", "slots"}]. */
+#define RUNOPTS_HOSTS_KEY "hosts"
 #define RUNOPTS_TAG_MAX 256       /* bytes of a --tag */
 
 /* The settings key under which an --until-mde run records why it stopped:
@@ -150,6 +157,10 @@ enum runopt_class runopts_key_class(const char *key);
 /* Whether a key is an extra key marked apart: cells that differ in it are
  * never paired across it. */
 int runopts_key_apart(const char *key);
+
+/* Whether cells that differ in key are never compared, whatever is asked
+ * (--ignore-setting KEY is refused): the host they ran on. */
+int runopts_key_never_across(const char *key);
 
 /* Check "key=value" as a --sysctl argument (proto_sysctl_check). Returns 0
  * or -EINVAL with err ("'vm dirty=1' is not KEY=VALUE: not a sysctl name"). */

@@ -9,7 +9,10 @@ struct store_ctx {
         char *home;                /* store root: --store, $KBENCH_HOME, $XDG_DATA_HOME/kbench */
         char *db_path;             /* --db, default <home>/results.db */
         char *connect;             /* --connect URI, default qemu:///embed?root=<home>/libvirt: the
-                                      embedded driver keeps its state in the store */
+                                      embedded driver keeps its state in the store; with several, the
+                                      first's URI */
+        char **hosts;              /* every --connect [NAME=]URI given, NULL-terminated; NULL: none
+                                      (the run's cells run on connect) */
 };
 
 /* Which verbs may create a store (README, "Which verbs create a store"):

@@ -1,0 +1,54 @@
+/* run/hosts: the libvirt hosts a run's cells run on. By default one: the
+ * embedded driver in the store, on this machine. `--connect [NAME=]URI`,
+ * given once or more, names others: each is opened, asked what it is (its
+ * name, CPU, QEMU and libvirt, a row of the store's hosts table) and, when
+ * kbench cannot reach its files (any URI but the embedded driver's), gets
+ * its storage pool, through which its cells' files travel (cell/remote.h).
+ * A host is part of what a cell measured: a named host's cells carry its
+ * name in their params, so compare never pairs cells of two hosts. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cell/cell.h"
+#include "cell/remote.h"
+#include "common/error.h"
+#include "host/pool.h"
+#include "host/vm.h"
+#include "settings/guest.h"
+
+struct run_host {
+        char *name;                        /* NAME of --connect NAME=URI, else the URI; NULL: the run's
+                                              own host (the embedded driver), which cells do not name */
+        char *uri;
+        unsigned slots;                    /* cells it runs at once */
+        struct vm_conn *conn;
+        struct vm_host_info info;
+        struct pool *pool;                 /* NULL: kbench reaches its files (the embedded driver) */
+        struct remote_host *remote;        /* with pool: the cell ops' context */
+        int64_t db_id;                     /* hosts.id */
+        const char *accel;                 /* "kvm" or "tcg", resolved on this host */
+        char *accel_why;
+        struct guest_shape guest;          /* the run's guest, with this host's accelerator */
+        int failed;                        /* it takes no more cells (lost, or its disk filled) */
+};
+
+/* Split "NAME=URI" or "URI" (a URI's scheme comes before any '='). NAME
+ * is 1-64 of [A-Za-z0-9._-]. OUT: *ret_name (NULL when none given) and
+ * *ret_uri, g_free'd. Returns 0 or -EINVAL with err naming the text. */
+int run_host_spec_parse(const char *text, char **ret_name, char **ret_uri, struct kb_error *err);
+
+/* Whether uri is kbench's own embedded driver (files reachable, no pool). */
+int run_host_uri_embedded(const char *uri);
+
+/* Open the host of spec ("[NAME=]URI"; NULL: the run's own, at
+ * default_uri), learn what it is, and prepare its pool when it needs one
+ * (pool_dir: where to make one, NULL the default). OUT: *ret. Returns 0 or
+ * -errno with err naming the host. */
+int run_host_open(const char *spec, const char *default_uri, unsigned slots, const char *pool_dir,
+                  struct run_host *ret, struct kb_error *err);
+void run_host_clear(struct run_host *h);
+
+/* The cell operations for h and their context. */
+const struct cell_vm_ops *run_host_ops(const struct run_host *h, void **ret_ctx);
