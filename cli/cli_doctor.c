@@ -9,6 +9,8 @@
 
 #include "host/accel.h"
 #include "cli/cli.h"
+#include "host/pool.h"
+#include "run/hosts.h"
 #include "store/lock.h"
 #include "store/reap.h"
 #include "run/runner.h"
@@ -148,6 +150,35 @@ static void check_libvirt(struct checks *c, const struct store_ctx *g, const str
                 check(c, "accel", 0, "%s", err.msg);
 }
 
+/* Each host of --connect: reachable, what it is, its storage pool, its
+ * accelerator (probed there with the store's first kernel, k). */
+static void check_hosts(struct checks *c, const struct store_ctx *g, const struct kstore_kernel *k) {
+        g_autofree char *scratch = g_build_filename(g->home, "scratch", NULL);
+        const char *probe = k ? (k->vmlinux_path ? k->vmlinux_path : k->image_path) : NULL;
+
+        for (size_t i = 0; g->hosts && g->hosts[i]; i++) {
+                struct run_host h;
+                struct kb_error err = { { 0 } };
+                const char *accel = NULL;
+                g_autofree char *why = NULL, *label = g_strdup_printf("host %zu", i + 1);
+
+                if (run_host_open(g->hosts[i], g->connect, 1, NULL, &h, &err) < 0) {
+                        check(c, label, 0, "%s", err.msg);
+                        continue;
+                }
+                check(c, label, 1, "%s (%s): %s, %s, QEMU %s, libvirt %s%s%s", h.name ? h.name : h.uri, h.uri,
+                      h.info.hostname, h.info.cpu_model, h.info.qemu_version, h.info.libvirt_version,
+                      h.pool ? ", storage pool " : "", h.pool ? pool_dir(h.pool) : "");
+                /* The embedded driver's accelerator is this machine's (check_libvirt). */
+                if (h.pool) {
+                        int ok = accel_resolve_remote(h.conn, h.pool, "auto", scratch, probe, &accel, &why, &err) == 0;
+
+                        check(c, label, ok, "%s: %s%s", h.name, ok ? "accelerator " : "", ok ? why : err.msg);
+                }
+                run_host_clear(&h);
+        }
+}
+
 int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
         int json = 0;
         GOptionEntry entries[] = {
@@ -200,7 +231,10 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
                 goto report;
         }
         check_leftovers(&c, g, db);
-        check_libvirt(&c, g, nk > 0 ? kernels[0] : NULL, &conn);
+        if (g->hosts && (g->hosts[1] || strchr(g->hosts[0], '=')))
+                check_hosts(&c, g, nk > 0 ? kernels[0] : NULL);
+        else
+                check_libvirt(&c, g, nk > 0 ? kernels[0] : NULL, &conn);
 report:
         if (json) {
                 json_t *o = json_pack("{s:o, s:b, s:s, s:s, s:s}", "checks", c.list, "ok", c.failed == 0,

@@ -410,3 +410,29 @@ int pool_remove_prefix(struct pool *p, const char *prefix, struct kb_error *err)
         free(vols);
         return r;
 }
+
+int pool_reap(struct pool *p, struct kb_error *err) {
+        virStorageVolPtr *vols = NULL;
+        int n = virStoragePoolListAllVolumes(p->pool, &vols, 0), removed = 0;
+
+        if (n < 0)
+                return error_setf(err, -EIO, "libvirt: cannot list the volumes of %s: %s", p->dir, last_error());
+        for (int i = 0; i < n; i++) {
+                const char *name = virStorageVolGetName(vols[i]);
+                g_autofree char *domain = NULL;
+                virDomainPtr d;
+
+                if (name && g_regex_match_simple("^kb[0-9]+-r[0-9]+-c[0-9]+(-a[0-9]+)?-(disk\\.img|swap\\.img|"
+                                                 "insns\\.bin)$", name, 0, 0)) {
+                        domain = g_strndup(name, (gsize)(strrchr(name, '-') - name));
+                        d = virDomainLookupByName(p->conn, domain);
+                        if (d)
+                                virDomainFree(d);
+                        else if (virStorageVolDelete(vols[i], 0) == 0)
+                                removed++;
+                }
+                virStorageVolFree(vols[i]);
+        }
+        free(vols);
+        return removed;
+}

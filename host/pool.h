@@ -58,6 +58,12 @@ int pool_remove(struct pool *p, const char *name, struct kb_error *err);
 /* Remove every volume whose name starts with prefix (a dead run's). */
 int pool_remove_prefix(struct pool *p, const char *prefix, struct kb_error *err);
 
+/* Remove the cell volumes (cell/remote.c's names) whose domain is gone: a
+ * kbench killed mid-cell left them; its domains went with its connection
+ * (they are started to be destroyed when it closes). Returns how many, or
+ * -EIO with err. */
+int pool_reap(struct pool *p, struct kb_error *err);
+
 /* Whether name is fit for a volume: 1-200 bytes of [A-Za-z0-9._-], not
  * starting with a dot. Pure. */
 int pool_name_ok(const char *name);

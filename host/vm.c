@@ -35,6 +35,7 @@
 struct vm_conn {
         virConnectPtr conn;
         char *uri;
+        char *name;                /* how messages name the host (vm_conn_set_name), else the URI */
         int local;                 /* QEMU runs on this host: ttyS1 can be a socket */
         struct vm_qemu_user qemu_user;
         int lifecycle_id;
@@ -192,7 +193,7 @@ static void close_cb(virConnectPtr conn, int reason, void *opaque) {
 
         if (g_atomic_int_get(&c->lost))
                 return;
-        g_snprintf(c->lost_why, sizeof(c->lost_why), "libvirt host %s lost: %s", c->uri,
+        g_snprintf(c->lost_why, sizeof(c->lost_why), "libvirt host %s lost: %s", c->name ? c->name : c->uri,
                    reason >= 0 && reason < (int)G_N_ELEMENTS(why) ? why[reason] : "closed");
         g_atomic_int_set(&c->lost, 1);
         names = g_ptr_array_new_with_free_func(g_free);
@@ -221,6 +222,11 @@ int vm_conn_lost(const struct vm_conn *c, const char **ret_why) {
 
 const char *vm_conn_uri(const struct vm_conn *c) {
         return c->uri;
+}
+
+void vm_conn_set_name(struct vm_conn *c, const char *name) {
+        g_free(c->name);
+        c->name = g_strdup(name);
 }
 
 struct _virConnect *vm_conn_virt(struct vm_conn *c) {
@@ -570,6 +576,7 @@ struct vm_conn *vm_conn_free(struct vm_conn *c) {
         g_hash_table_destroy(c->domains);
         g_mutex_clear(&c->lock);
         g_free(c->uri);
+        g_free(c->name);
         g_free(c);
         return NULL;
 }
@@ -1078,7 +1085,11 @@ static struct vm_config conn_config(const struct vm_conn *c, const struct vm_con
  * from the save image at path. */
 static int vm_define_paused(struct vm *vm, const char *path, const char *xml, struct kb_error *err) {
         if (!path) {
-                vm->dom = virDomainCreateXML(vm->c->conn, xml, VIR_DOMAIN_START_PAUSED);
+                /* A daemon outlives kbench: its domains go when kbench's
+                 * connection closes, however kbench ended (the embedded
+                 * driver's go with kbench's watchdog, store/watchdog.c). */
+                vm->dom = virDomainCreateXML(vm->c->conn, xml, VIR_DOMAIN_START_PAUSED |
+                                             (strstr(vm->c->uri, "/embed") ? 0 : VIR_DOMAIN_START_AUTODESTROY));
                 if (!vm->dom)
                         return error_setf(err, -EIO, "libvirt: cannot create domain %s: %s", vm->name, last_error());
                 return 0;

@@ -123,6 +123,10 @@ int vm_conn_lost(const struct vm_conn *c, const char **ret_why);
 /* The URI c was opened with; valid as long as c. */
 const char *vm_conn_uri(const struct vm_conn *c);
 
+/* Name c's host in its messages (a lost host) as name, not its URI. Call
+ * before its domains start. */
+void vm_conn_set_name(struct vm_conn *c, const char *name);
+
 /* c's libvirt connection, for the other modules of host/ that speak
  * libvirt (pool.c); valid as long as c. */
 struct _virConnect *vm_conn_virt(struct vm_conn *c);

@@ -23,6 +23,7 @@
 #include "nightly/nightly_report.h"
 #include "nightly/nightly_sources.h"
 #include "report/pairing.h"
+#include "run/hosts.h"
 #include "run/runner.h"
 #include "settings/runopts.h"
 #include "kernels/kstore.h"
@@ -123,6 +124,24 @@ static int step_config(struct night *n, struct kb_error *err) {
         if (n->cfg->connect) {
                 g_free(n->g.connect);
                 n->g.connect = g_strdup(n->cfg->connect);
+        }
+        /* The configuration's hosts, as kbench run's --connect: a verb
+         * that talks to one host takes the first's URI. */
+        if (n->cfg->hosts) {
+                g_autofree char *name = NULL, *uri = NULL;
+
+                for (size_t i = 0; n->cfg->hosts[i]; i++) {
+                        g_clear_pointer(&name, g_free);
+                        g_clear_pointer(&uri, g_free);
+                        r = run_host_spec_parse(n->cfg->hosts[i], &name, &uri, err);
+                        if (r < 0)
+                                return error_prefix(err, r, "%s: hosts[%zu]", n->o->config_path, i);
+                        if (i == 0) {
+                                g_free(n->g.connect);
+                                n->g.connect = g_strdup(uri);
+                        }
+                }
+                n->g.hosts = n->cfg->hosts;
         }
         n->started_at = (double)g_get_real_time() / 1e6;
         n->deadline_at = n->started_at + n->cfg->deadline_s;

@@ -175,6 +175,10 @@ static const struct cfg_row rows[] = {
                   "the comparison's page" },
         { "connect", CFG_STRING, C(connect), 0, .check = check_text,
           .help = "libvirt URI (absent: the store's embedded driver)" },
+        { "hosts", CFG_STRV, C(hosts), CFG_NONEMPTY,
+          .help = "libvirt hosts the night's cells are spread over, \"[NAME=]URI\" each, as kbench run's "
+                  "--connect (absent: connect's one host)" },
+        { "slots", CFG_RUNOPT, C(run), .opt = "slots", .help = "cells each of hosts runs at once" },
         { "deadline", CFG_DURATION, C(deadline_s), 0, 60, 7 * 86400, "\"6h\"",
           .help = "whole-run deadline: seconds, or with a unit s, m, h, d" },
         { "notify", CFG_STRING, C(notify), 0, .check = check_text,
@@ -224,6 +228,7 @@ struct nightly_config *nightly_config_free(struct nightly_config *c) {
         g_free(c->publish_dir);
         g_free(c->base_url);
         g_free(c->connect);
+        g_strfreev(c->hosts);
         g_free(c->notify);
         g_free(c->bisect.metric);
         g_free(c->bisect.workload);

@@ -75,6 +75,7 @@ struct nightly_config {
         char *publish_dir;                 /* site directory, or NULL (no publishing) */
         char *base_url;                    /* where publish_dir is served, for links; or NULL */
         char *connect;                     /* libvirt URI, or NULL (the store's embedded driver) */
+        char **hosts;                      /* "[NAME=]URI" each, NULL-terminated, or NULL: one host */
         double deadline_s;                 /* whole-run deadline, seconds */
         char *notify;                      /* sh command fed the report on regressions, or NULL */
         struct nightly_bisect_config bisect;

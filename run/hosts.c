@@ -42,12 +42,18 @@ int run_host_open(const char *spec, const char *default_uri, unsigned slots, con
         } else
                 h.uri = g_strdup(default_uri);
         r = vm_conn_new(h.uri, &h.conn, err);
+        if (r >= 0 && h.name)
+                vm_conn_set_name(h.conn, h.name);
         if (r >= 0)
                 r = vm_conn_host_info(h.conn, &h.info, err);
         if (r >= 0 && !run_host_uri_embedded(h.uri)) {
                 r = pool_open(h.conn, pool_dir, h.info.qemu_uid, h.info.qemu_gid, &h.pool, err);
                 if (r >= 0)
                         h.remote = remote_host_new(h.conn, h.pool);
+                /* What a killed kbench left there (best effort: a host
+                 * that will not list its volumes fails later, clearly). */
+                if (r >= 0)
+                        pool_reap(h.pool, NULL);
         }
         if (r < 0) {
                 error_prefix(err, r, "host %s", h.name ? h.name : h.uri);

@@ -1166,8 +1166,35 @@ static int prepare_store(struct run *r, struct kb_error *err) {
 
 /* The hosts of the run: --connect's, or the store's own driver. One that
  * cannot be reached is said and left out while another can be. */
+/* The hosts a resumed run spread its cells over, as "NAME=URI" (its
+ * settings' RUNOPTS_HOSTS_KEY), or NULL when it named none. */
+static char **stored_hosts(struct run *r) {
+        struct query_run *run = NULL;
+        json_t *j, *v;
+        GPtrArray *a;
+        size_t i;
+
+        if (query_run(r->db, r->set.resume_run, &run, NULL) < 0)
+                return NULL;
+        j = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+        query_runs_free(run, 1);
+        if (!json_is_array(json_object_get(j, RUNOPTS_HOSTS_KEY))) {
+                json_decref(j);
+                return NULL;
+        }
+        a = g_ptr_array_new();
+        json_array_foreach(json_object_get(j, RUNOPTS_HOSTS_KEY), i, v)
+                if (json_is_string(json_object_get(v, "name")) && json_is_string(json_object_get(v, "uri")))
+                        g_ptr_array_add(a, g_strdup_printf("%s=%s", json_string_value(json_object_get(v, "name")),
+                                                           json_string_value(json_object_get(v, "uri"))));
+        json_decref(j);
+        g_ptr_array_add(a, NULL);
+        return (char **)g_ptr_array_free(a, FALSE);
+}
+
 static int open_hosts(struct run *r, struct kb_error *err) {
-        const char *const *specs = (const char *const *)r->g->hosts;
+        g_auto(GStrv) resumed = !r->g->hosts && r->set.resume_run > 0 ? stored_hosts(r) : NULL;
+        const char *const *specs = (const char *const *)(r->g->hosts ? r->g->hosts : resumed);
         size_t n = specs ? g_strv_length((char **)specs) : 1;
 
         r->hosts = g_new0(struct run_host, n);
@@ -1249,6 +1276,16 @@ static int prepare_host(struct run *r, struct kb_error *err) {
         if (ret < 0)
                 return ret;
         gethostname(r->hostname, sizeof(r->hostname) - 1);
+        /* A workload's host phase reaches the guest through a port forward
+         * bound to the host's 127.0.0.1: only this machine's. */
+        for (size_t w = 0; w < r->n_specs; w++)
+                for (size_t h = 0; h < r->n_hosts; h++)
+                        if (r->specs[w]->ops->n_ports > 0 && !hostload_uri_local(r->hosts[h].uri)) {
+                                r->usage = 1;
+                                return error_setf(err, -EINVAL, "-w %s: its host phase reaches the guest through "
+                                                  "this machine's loopback, which host %s does not share",
+                                                  r->specs[w]->ops->name, r->hosts[h].name);
+                        }
         r->conn = r->hosts[0].conn;
         r->qemu_version = g_strdup(r->hosts[0].info.qemu_version);
         r->libvirt_version = g_strdup(r->hosts[0].info.libvirt_version);
