@@ -394,23 +394,6 @@ int pool_remove(struct pool *p, const char *name, struct kb_error *err) {
         return r;
 }
 
-int pool_remove_prefix(struct pool *p, const char *prefix, struct kb_error *err) {
-        virStorageVolPtr *vols = NULL;
-        int n = virStoragePoolListAllVolumes(p->pool, &vols, 0), r = 0;
-
-        if (n < 0)
-                return error_setf(err, -EIO, "libvirt: cannot list the volumes of %s: %s", p->dir, last_error());
-        for (int i = 0; i < n; i++) {
-                const char *name = virStorageVolGetName(vols[i]);
-                if (name && g_str_has_prefix(name, prefix) && virStorageVolDelete(vols[i], 0) < 0 && r == 0)
-                        r = error_setf(err, -EIO, "libvirt: cannot remove %s from %s: %s", name, p->dir,
-                                       last_error());
-                virStorageVolFree(vols[i]);
-        }
-        free(vols);
-        return r;
-}
-
 int pool_reap(struct pool *p, struct kb_error *err) {
         virStorageVolPtr *vols = NULL;
         int n = virStoragePoolListAllVolumes(p->pool, &vols, 0), removed = 0;

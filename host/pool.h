@@ -55,9 +55,6 @@ int pool_get(struct pool *p, const char *name, void *buf, size_t cap, size_t *re
 /* Remove the volume name; a missing one is no error. */
 int pool_remove(struct pool *p, const char *name, struct kb_error *err);
 
-/* Remove every volume whose name starts with prefix (a dead run's). */
-int pool_remove_prefix(struct pool *p, const char *prefix, struct kb_error *err);
-
 /* Remove the cell volumes (cell/remote.c's names) whose domain is gone: a
  * kbench killed mid-cell left them; its domains went with its connection
  * (they are started to be destroyed when it closes). Returns how many, or
