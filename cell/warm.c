@@ -106,6 +106,27 @@ static int wait_ready(struct boot *b, double timeout_s, double *ret_ready_s, int
         }
 }
 
+/* The snapshot boot's files: marker disks of the guest's sizes and an
+ * empty console log. QEMU runs as another user (vm.c): it gets these,
+ * nothing else of the snapshots directory. */
+static int boot_files(const struct guest_shape *guest, const struct vm_qemu_user *qu, const char *disk,
+                      const char *swap, const char *console, struct kb_error *err) {
+        int r = write_marker_disk(disk, guest->disk_bytes, err);
+
+        if (r == 0 && guest->swap_bytes)
+                r = write_marker_disk(swap, guest->swap_bytes, err);
+        if (r == 0)
+                r = vm_qemu_hand_over(qu, disk, err);
+        if (r == 0 && guest->swap_bytes)
+                r = vm_qemu_hand_over(qu, swap, err);
+        g_unlink(console);
+        if (r == 0 && !g_file_set_contents(console, "", 0, NULL))
+                r = error_setf(err, -EIO, "%s: cannot create", console);
+        if (r == 0)
+                r = vm_qemu_hand_over(qu, console, err);
+        return r;
+}
+
 int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made *ret, struct kb_error *err) {
         const struct snapshot_shape *sh = wb->shape;
         /* A snapshot serves every throttle of its shape (not in its key):
@@ -134,20 +155,7 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
                 return error_setf(err, -errno, "%s: %s", dir, g_strerror(errno));
         snapshot_uuid(wb->key, uuid);
         guest.disk_mbps = 0;
-        r = write_marker_disk(disk, guest.disk_bytes, err);
-        if (r == 0 && guest.swap_bytes)
-                r = write_marker_disk(swap, guest.swap_bytes, err);
-        /* QEMU runs as another user (vm.c): it gets the marker disks and an
-         * empty console log, nothing else of the snapshots directory. */
-        if (r == 0)
-                r = vm_qemu_hand_over(qu, disk, err);
-        if (r == 0 && guest.swap_bytes)
-                r = vm_qemu_hand_over(qu, swap, err);
-        g_unlink(console);
-        if (r == 0 && !g_file_set_contents(console, "", 0, NULL))
-                r = error_setf(err, -EIO, "%s: cannot create", console);
-        if (r == 0)
-                r = vm_qemu_hand_over(qu, console, err);
+        r = boot_files(&guest, qu, disk, swap, console, err);
         if (r < 0)
                 goto out;
         vc = (struct vm_config){

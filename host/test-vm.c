@@ -302,3 +302,19 @@ TEST(caps_long_text) {
         ASSERT_EQ(strlen(c.cpu_model), sizeof(c.cpu_model) - 1);
         g_string_free(x, TRUE);
 }
+
+/* A host kbench reaches only through libvirt: ttyS0 is a pty, read as a
+ * stream, with no file of this machine named in the domain. */
+TEST(domain_xml_console_stream) {
+        static const struct guest_shape g = { .accel = "tcg", .mem_mb = 160, .cpus = 1 };
+        struct vm_config c = {
+                .name = "kb1-r1-c000", .guest = &g, .kernel = "/pool/kernel-ab", .cmdline = "console=ttyS0",
+                .disk = "/pool/kb1-r1-c000-disk.img", .console_path = "/local/console.log", .console_stream = 1,
+        };
+        g_autofree char *x = vm_domain_xml(&c);
+
+        well_formed(x);
+        ASSERT_TRUE(strstr(x, "<serial type='pty'>\n      <target port='0'/>") != NULL);
+        ASSERT_TRUE(strstr(x, "/local/console.log") == NULL);
+        ASSERT_TRUE(strstr(x, "<serial type='pty'>\n      <target port='1'/>") != NULL);
+}

@@ -754,6 +754,25 @@ static int plugin_on(const struct vm_config *cfg) {
                vm_plugin_path_ok(cfg->plugin) && vm_plugin_path_ok(cfg->plugin_out);
 }
 
+/* ttyS0, the kernel console: a file QEMU writes, or a pty read through
+ * libvirt; ttyS1, kbench's channel to the agent: a socket libvirt makes,
+ * or a pty. */
+static void xml_serials(GString *s, const struct vm_config *cfg) {
+        if (cfg->console_stream)
+                g_string_append(s, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n");
+        else {
+                g_string_append(s, "    <serial type='file'>\n      <source path='");
+                xml_text(s, cfg->console_path);
+                g_string_append(s, "'/>\n      <target port='0'/>\n    </serial>\n");
+        }
+        if (cfg->serial_socket) {
+                g_string_append(s, "    <serial type='unix'>\n      <source mode='bind' path='");
+                xml_text(s, cfg->serial_socket);
+                g_string_append(s, "'/>\n      <target port='1'/>\n    </serial>\n");
+        } else
+                g_string_append(s, "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n");
+}
+
 char *vm_domain_xml(const struct vm_config *cfg) {
         GString *s = g_string_new(NULL);
 
@@ -798,19 +817,7 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                                                (unsigned long long)guest_disk_bytes_per_s(cfg->guest));
                 g_string_append(s, "    </disk>\n");
         }
-        if (cfg->console_stream)
-                g_string_append(s, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n");
-        else {
-                g_string_append(s, "    <serial type='file'>\n      <source path='");
-                xml_text(s, cfg->console_path);
-                g_string_append(s, "'/>\n      <target port='0'/>\n    </serial>\n");
-        }
-        if (cfg->serial_socket) {
-                g_string_append(s, "    <serial type='unix'>\n      <source mode='bind' path='");
-                xml_text(s, cfg->serial_socket);
-                g_string_append(s, "'/>\n      <target port='1'/>\n    </serial>\n");
-        } else
-                g_string_append(s, "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n");
+        xml_serials(s, cfg);
         g_string_append(s, "    <controller type='usb' model='none'/>\n"
                            "    <memballoon model='none'/>\n  </devices>\n");
         /* Once QEMU is up, libvirt 9.0 reads the guest CPU back one QOM
