@@ -17,10 +17,27 @@ static const char *file_kind(mode_t m) {
 }
 
 /* fileio_open_regular, with extra open flags (O_NOFOLLOW). */
+/* The end of every open here: what was opened without waiting (O_NONBLOCK)
+ * must be a regular file, and is then handed over in blocking mode, since
+ * its readers and writers expect whole reads and writes. */
+static int keep_regular(const char *path, int *fd, int *ret_fd, struct kb_error *err) {
+        struct stat st;
+        int fl;
+
+        if (fstat(*fd, &st) < 0)
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+                return error_setf(err, -EINVAL, "%s: %s, not a regular file", path, file_kind(st.st_mode));
+        fl = fcntl(*fd, F_GETFL);
+        if (fl < 0 || fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        *ret_fd = TAKE_FD(*fd);
+        return 0;
+}
+
 static int open_regular(const char *path, int extra, int *ret_fd, struct kb_error *err) {
         _cleanup_close_ int fd = -1;
         struct stat st;
-        int fl;
 
         /* O_NONBLOCK: opening a FIFO for reading waits for a writer, a tty
          * or a device may wait for its carrier; the check comes after the
@@ -37,15 +54,7 @@ static int open_regular(const char *path, int extra, int *ret_fd, struct kb_erro
                         return error_setf(err, -EINVAL, "%s: %s, not a regular file", path, file_kind(st.st_mode));
                 return error_setf(err, -e, "%s: %s", path, strerror(e));
         }
-        if (fstat(fd, &st) < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode))
-                return error_setf(err, -EINVAL, "%s: %s, not a regular file", path, file_kind(st.st_mode));
-        fl = fcntl(fd, F_GETFL);
-        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        *ret_fd = TAKE_FD(fd);
-        return 0;
+        return keep_regular(path, &fd, ret_fd, err);
 }
 
 int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err) {
@@ -99,7 +108,6 @@ int fileio_read_nofollow(const char *path, size_t max, char **ret_buf, size_t *r
 int fileio_create(const char *path, int flags, unsigned mode, int *ret_fd, struct kb_error *err) {
         _cleanup_close_ int fd = -1;
         struct stat st;
-        int fl;
 
         fd = open(path, flags | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, (mode_t)mode);
         if (fd < 0 && errno == ELOOP)
@@ -112,15 +120,7 @@ int fileio_create(const char *path, int flags, unsigned mode, int *ret_fd, struc
                         return error_setf(err, -EINVAL, "%s: %s, not a regular file", path, file_kind(st.st_mode));
                 return error_setf(err, -e, "%s: %s", path, strerror(e));
         }
-        if (fstat(fd, &st) < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode))
-                return error_setf(err, -EINVAL, "%s: %s, not a regular file", path, file_kind(st.st_mode));
-        fl = fcntl(fd, F_GETFL);
-        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        *ret_fd = TAKE_FD(fd);
-        return 0;
+        return keep_regular(path, &fd, ret_fd, err);
 }
 
 int fileio_write_atomic(const char *path, const void *data, size_t len, unsigned mode, struct kb_error *err) {
