@@ -231,7 +231,7 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
                 goto report;
         }
         check_leftovers(&c, g, db);
-        if (g->hosts && (g->hosts[1] || strchr(g->hosts[0], '=')))
+        if (g->hosts)
                 check_hosts(&c, g, nk > 0 ? kernels[0] : NULL);
         else
                 check_libvirt(&c, g, nk > 0 ? kernels[0] : NULL, &conn);

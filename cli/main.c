@@ -276,10 +276,11 @@ int main(int argc, char **argv) {
             take_connects(&argc, argv, &g.hosts))
                 goto out;
         /* A verb that talks to one host (doctor checks each) takes the
-         * first; a run spreads its cells over all of them. */
-        if (g.hosts && g.hosts[1] == NULL && !strchr(g.hosts[0], '='))
-                g.connect = g_strdup(g.hosts[0]);
-        else if (g.hosts) {
+         * first; a run spreads its cells over all of them. One host given
+         * without a name is the run's one host, as nightly's connect and
+         * every run before several hosts: its cells name no host, so they
+         * pair with those runs'. */
+        if (g.hosts) {
                 g_autofree char *name = NULL;
                 struct kb_error err = { { 0 } };
 
@@ -287,6 +288,8 @@ int main(int argc, char **argv) {
                         cli_errorf("%s", err.msg);
                         goto out;
                 }
+                if (!g.hosts[1] && !name)
+                        g_clear_pointer(&g.hosts, g_strfreev);
         }
 
         if (!g.home) {

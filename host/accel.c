@@ -169,6 +169,10 @@ int accel_resolve_remote(struct vm_conn *c, struct pool *p, const char *requeste
                 return accel_resolve(c, requested, scratch, NULL, ret_accel, ret_why, err);
         /* A host whose QEMU offers no KVM domain needs no probe. */
         caps = virConnectGetDomainCapabilities(vm_conn_virt(c), NULL, "x86_64", "pc", "kvm", 0);
+        /* No answer from a connection that went is no verdict on KVM. */
+        if (!caps && virConnectIsAlive(vm_conn_virt(c)) != 1)
+                return error_setf(err, -EIO, "libvirt: lost the connection to %s while asking for its KVM domain",
+                                  vm_conn_uri(c));
         if (!caps) {
                 *ret_accel = "tcg";
                 *ret_why = g_strdup("tcg: the host offers no KVM");

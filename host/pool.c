@@ -394,26 +394,54 @@ int pool_remove(struct pool *p, const char *name, struct kb_error *err) {
         return r;
 }
 
+int pool_vol_mtime(const char *xml, int64_t *ret_s) {
+        g_autoptr(GRegex) re = g_regex_new("<mtime>([0-9]{1,18})(\\.[0-9]{1,9})?</mtime>", 0, 0, NULL);
+        g_autoptr(GMatchInfo) m = NULL;
+        g_autofree char *digits = NULL;
+
+        if (!xml || !re || !g_regex_match(re, xml, 0, &m))
+                return -EINVAL;
+        digits = g_match_info_fetch(m, 1);
+        *ret_s = g_ascii_strtoll(digits, NULL, 10);
+        return 0;
+}
+
+/* Whether the cell volume v is a leftover: its domain is gone (libvirt
+ * says no such domain, not some other failure) and it is older than any
+ * cell still being staged, whose domain does not exist yet. */
+static int vol_stale(struct pool *p, virStorageVolPtr v, const char *name, int64_t now) {
+        g_autofree char *domain = g_strndup(name, (gsize)(strrchr(name, '-') - name));
+        virDomainPtr d = virDomainLookupByName(p->conn, domain);
+        char *xml;
+        int64_t mtime;
+        int r;
+
+        if (d) {
+                virDomainFree(d);
+                return 0;
+        }
+        if (virGetLastErrorCode() != VIR_ERR_NO_DOMAIN)
+                return 0;
+        xml = virStorageVolGetXMLDesc(v, 0);
+        r = pool_vol_mtime(xml, &mtime) == 0 && now - mtime > POOL_REAP_AGE_S;
+        free(xml);
+        return r;
+}
+
 int pool_reap(struct pool *p, struct kb_error *err) {
         virStorageVolPtr *vols = NULL;
         int n = virStoragePoolListAllVolumes(p->pool, &vols, 0), removed = 0;
+        int64_t now = g_get_real_time() / G_USEC_PER_SEC;
 
         if (n < 0)
                 return error_setf(err, -EIO, "libvirt: cannot list the volumes of %s: %s", p->dir, last_error());
         for (int i = 0; i < n; i++) {
                 const char *name = virStorageVolGetName(vols[i]);
-                g_autofree char *domain = NULL;
-                virDomainPtr d;
 
                 if (name && g_regex_match_simple("^kb[0-9]+-r[0-9]+-c[0-9]+(-a[0-9]+)?-(disk\\.img|swap\\.img|"
-                                                 "insns\\.bin)$", name, 0, 0)) {
-                        domain = g_strndup(name, (gsize)(strrchr(name, '-') - name));
-                        d = virDomainLookupByName(p->conn, domain);
-                        if (d)
-                                virDomainFree(d);
-                        else if (virStorageVolDelete(vols[i], 0) == 0)
-                                removed++;
-                }
+                                                 "insns\\.bin)$", name, 0, 0) &&
+                    vol_stale(p, vols[i], name, now) && virStorageVolDelete(vols[i], 0) == 0)
+                        removed++;
                 virStorageVolFree(vols[i]);
         }
         free(vols);

@@ -55,11 +55,18 @@ int pool_get(struct pool *p, const char *name, void *buf, size_t cap, size_t *re
 /* Remove the volume name; a missing one is no error. */
 int pool_remove(struct pool *p, const char *name, struct kb_error *err);
 
-/* Remove the cell volumes (cell/remote.c's names) whose domain is gone: a
- * kbench killed mid-cell left them; its domains went with its connection
- * (they are started to be destroyed when it closes). Returns how many, or
- * -EIO with err. */
+/* Remove the cell volumes (cell/remote.c's names) whose domain is gone and
+ * which are over POOL_REAP_AGE_S old: a kbench killed mid-cell left them;
+ * its domains went with its connection (they are started to be destroyed
+ * when it closes). The age spares the volumes of a cell another kbench is
+ * staging now, before its domain exists. Returns how many, or -EIO with
+ * err. */
+#define POOL_REAP_AGE_S 3600
 int pool_reap(struct pool *p, struct kb_error *err);
+
+/* The modification time (whole seconds) in a volume's XML description
+ * (libvirt's <timestamps><mtime>). Returns 0, or -EINVAL when it has none. */
+int pool_vol_mtime(const char *xml, int64_t *ret_s);
 
 /* Whether name is fit for a volume: 1-200 bytes of [A-Za-z0-9._-], not
  * starting with a dot. Pure. */

@@ -713,7 +713,12 @@ int vm_conn_host_info(struct vm_conn *c, struct vm_host_info *ret, struct kb_err
                 free(name);
                 return r;
         }
-        h.hostname = g_strdup(name);
+        /* The host's own word, printed in one-line messages and stored:
+         * bounded, and printable only. */
+        h.hostname = g_strndup(name, 255);
+        for (char *q = h.hostname; *q; q++)
+                if (!g_ascii_isgraph(*q))
+                        *q = '?';
         if (vm_caps_parse(caps_xml, strlen(caps_xml), &caps) == 0 && caps.cpu_model[0]) {
                 h.cpu_model = caps.cpu_vendor[0] ? g_strdup_printf("%s %s", caps.cpu_vendor, caps.cpu_model)
                                                  : g_strdup(caps.cpu_model);

@@ -56,7 +56,7 @@ int run_host_open(const char *spec, const char *default_uri, unsigned slots, con
                         pool_reap(h.pool, NULL);
         }
         if (r < 0) {
-                error_prefix(err, r, "host %s", h.name ? h.name : h.uri);
+                error_prefix(err, r, "host %s", run_host_label(&h));
                 run_host_clear(&h);
                 return r;
         }
@@ -73,6 +73,10 @@ void run_host_clear(struct run_host *h) {
         g_free(h->uri);
         g_free(h->accel_why);
         *h = (struct run_host){ 0 };
+}
+
+const char *run_host_label(const struct run_host *h) {
+        return h->name ? h->name : h->uri;
 }
 
 const struct cell_vm_ops *run_host_ops(const struct run_host *h, void **ret_ctx) {

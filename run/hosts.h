@@ -20,7 +20,8 @@
 
 struct run_host {
         char *name;                        /* NAME of --connect NAME=URI, else the URI; NULL: the run's
-                                              own host (the embedded driver), which cells do not name */
+                                              one host (the embedded driver, or the one URI given without
+                                              a name), which cells do not name */
         char *uri;
         unsigned slots;                    /* cells it runs at once */
         struct vm_conn *conn;
@@ -31,7 +32,6 @@ struct run_host {
         const char *accel;                 /* "kvm" or "tcg", resolved on this host */
         char *accel_why;
         struct guest_shape guest;          /* the run's guest, with this host's accelerator */
-        int failed;                        /* it takes no more cells (lost, or its disk filled) */
 };
 
 /* Split "NAME=URI" or "URI" (a URI's scheme comes before any '='). NAME
@@ -49,6 +49,9 @@ int run_host_uri_embedded(const char *uri);
 int run_host_open(const char *spec, const char *default_uri, unsigned slots, const char *pool_dir,
                   struct run_host *ret, struct kb_error *err);
 void run_host_clear(struct run_host *h);
+
+/* How messages name h: its name, or its URI. */
+const char *run_host_label(const struct run_host *h);
 
 /* The cell operations for h and their context. */
 const struct cell_vm_ops *run_host_ops(const struct run_host *h, void **ret_ctx);

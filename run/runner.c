@@ -70,7 +70,10 @@ struct run {
         char *qemu_version, *libvirt_version;
         struct progress progress;
         int usage;                         /* the error was in the request: exit 2 */
-        int stopped;                       /* the host failed (disk full): end the run, resumable */
+        int stopped;                       /* end the run, resumable: the host's disk is full, a commit
+                                              failed, or no host is left for the cells (held); with
+                                              several hosts, under lock */
+        size_t held;                       /* cells no live host was left to run (several hosts) */
         int past_deadline;                 /* d->deadline_at passed: no more cells, resumable */
         char *reserve;                     /* <store>/reserve, released when a commit fails */
         char **initrd_sha;                 /* per kernel, for snapshot keys; filled when first needed */
@@ -599,7 +602,7 @@ static int run_attempts(struct run *r, struct run_host *h, const struct plan_cel
         for (int attempt = first_attempt;; attempt++) {
                 struct cell_result res;
                 struct warm_cell warm;
-                int again, pending, ret;
+                int again, pending, stopped, ret;
 
                 memset(&warm, 0, sizeof(warm));
                 spec->snapshot = spec->snapshot_console = spec->snapshot_uuid = spec->snapshot_cmdline = NULL;
@@ -615,20 +618,21 @@ static int run_attempts(struct run *r, struct run_host *h, const struct plan_cel
                 if (multi)
                         g_mutex_lock(&r->lock);
                 ret = store_cell(r, h, pc, attempt, &res, &pending, err);
-                if (multi)
-                        g_mutex_unlock(&r->lock);
-                g_rmdir(spec->work_dir);
                 /* One host: its full disk stops the run, since every later
                  * cell would meet it too (--resume continues once there is
                  * room). Several: the others take its cells. A commit that
                  * failed stops the run either way. */
                 if (ret >= 0 && (pending || (res.host_failed && !multi)))
                         r->stopped = 1;
+                stopped = r->stopped;
+                if (multi)
+                        g_mutex_unlock(&r->lock);
+                g_rmdir(spec->work_dir);
                 /* A cell measured beside a busy host is re-run from
                  * the same budget as an infra error. */
                 again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->set.max_contention_pct > 0),
                                                attempt, first_attempt, r->set.retries,
-                                               cell_interrupted || r->stopped);
+                                               cell_interrupted || stopped);
                 cell_note(r, pc->key, line, res.state, res.detail, again);
                 if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
                         (*ret_failed)++;
@@ -768,14 +772,13 @@ static int spread_go_on(void *userdata) {
 static void spread_host_failed(void *userdata, size_t host, long to, size_t held) {
         struct run *r = ((struct spread_ctx *)userdata)->r;
 
-        r->hosts[host].failed = 1;
         if (to >= 0) {
-                progress_note(&r->progress, "host %s failed: its cells go to %s", r->hosts[host].name,
-                              r->hosts[to].name);
+                progress_note(&r->progress, "host %s failed: its cells go to %s", run_host_label(&r->hosts[host]),
+                              run_host_label(&r->hosts[to]));
                 return;
         }
         progress_note(&r->progress, "host %s failed and no host is left for its %zu cell(s): they are held",
-                      r->hosts[host].name, held);
+                      run_host_label(&r->hosts[host]), held);
         r->stopped = 1;
 }
 
@@ -803,7 +806,8 @@ static int run_cells_spread(struct run *r, const struct plan_cell *plan, size_t 
         for (size_t w = 0; w < r->n_specs; w++)
                 progress_note(&r->progress, "%s on %s", r->specs[w]->text, r->hosts[schedule_group_host(s, w)].name);
         ret = spread_run(&ops, &sc, s, slots, r->n_hosts, &r->lock, err);
-        if (ret >= 0 && schedule_held(s) > 0)
+        r->held = schedule_held(s);
+        if (ret >= 0 && r->held > 0)
                 r->stopped = 1;
         schedule_free(s);
         *ret_failed = sc.failed;
@@ -1164,10 +1168,10 @@ static int prepare_store(struct run *r, struct kb_error *err) {
         return ret;
 }
 
-/* The hosts of the run: --connect's, or the store's own driver. One that
- * cannot be reached is said and left out while another can be. */
-/* The hosts a resumed run spread its cells over, as "NAME=URI" (its
- * settings' RUNOPTS_HOSTS_KEY), or NULL when it named none. */
+/* The hosts a resumed run spread its cells over, as --connect took them
+ * ("NAME=URI", or the bare URI of a host given without a name, which is
+ * named by its URI), from its settings' RUNOPTS_HOSTS_KEY; NULL when it
+ * named none. */
 static char **stored_hosts(struct run *r) {
         struct query_run *run = NULL;
         json_t *j, *v;
@@ -1183,15 +1187,21 @@ static char **stored_hosts(struct run *r) {
                 return NULL;
         }
         a = g_ptr_array_new();
-        json_array_foreach(json_object_get(j, RUNOPTS_HOSTS_KEY), i, v)
-                if (json_is_string(json_object_get(v, "name")) && json_is_string(json_object_get(v, "uri")))
-                        g_ptr_array_add(a, g_strdup_printf("%s=%s", json_string_value(json_object_get(v, "name")),
-                                                           json_string_value(json_object_get(v, "uri"))));
+        json_array_foreach(json_object_get(j, RUNOPTS_HOSTS_KEY), i, v) {
+                const char *name = json_string_value(json_object_get(v, "name"));
+                const char *uri = json_string_value(json_object_get(v, "uri"));
+
+                if (name && uri)
+                        g_ptr_array_add(a, strcmp(name, uri) == 0 ? g_strdup(uri)
+                                                                  : g_strdup_printf("%s=%s", name, uri));
+        }
         json_decref(j);
         g_ptr_array_add(a, NULL);
         return (char **)g_ptr_array_free(a, FALSE);
 }
 
+/* The hosts of the run: --connect's, or the store's own driver. One that
+ * cannot be reached is said and left out while another can be. */
 static int open_hosts(struct run *r, struct kb_error *err) {
         g_auto(GStrv) resumed = !r->g->hosts && r->set.resume_run > 0 ? stored_hosts(r) : NULL;
         const char *const *specs = (const char *const *)(r->g->hosts ? r->g->hosts : resumed);
@@ -1260,9 +1270,9 @@ static int stage_on_host(struct run *r, struct run_host *h, struct kb_error *err
                 if (ret >= 0)
                         ret = remote_host_stage(h->remote, r->initrds[k], "initrd", &sent_i, err);
                 if (ret < 0)
-                        return error_prefix(err, ret, "host %s", h->name);
+                        return error_prefix(err, ret, "host %s", run_host_label(h));
                 if (sent || sent_i)
-                        progress_note(&r->progress, "host %s: %s and its guest image uploaded (%.1f s)", h->name,
+                        progress_note(&r->progress, "host %s: %s and its guest image uploaded (%.1f s)", run_host_label(h),
                                       kk->name, (double)(g_get_monotonic_time() - t0) / 1e6);
         }
         return r->insn_plugin ? remote_host_stage(h->remote, r->insn_plugin, "kbinsn", NULL, err) : 0;
@@ -1284,7 +1294,7 @@ static int prepare_host(struct run *r, struct kb_error *err) {
                                 r->usage = 1;
                                 return error_setf(err, -EINVAL, "-w %s: its host phase reaches the guest through "
                                                   "this machine's loopback, which host %s does not share",
-                                                  r->specs[w]->ops->name, r->hosts[h].name);
+                                                  r->specs[w]->ops->name, run_host_label(&r->hosts[h]));
                         }
         r->conn = r->hosts[0].conn;
         r->qemu_version = g_strdup(r->hosts[0].info.qemu_version);
@@ -1346,7 +1356,10 @@ static int close_run_row(struct run *r, struct kb_error *err) {
 
         if (ret < 0)
                 return ret;
-        if (r->stopped)
+        if (r->held)
+                progress_note(&r->progress, "stopped: no host is left for %zu cell(s); resume with 'kbench run "
+                              "--resume %" G_GINT64_FORMAT "' once a host is back", r->held, r->row.id);
+        else if (r->stopped)
                 progress_note(&r->progress, "stopped: the host failed (see the last cell); make room and resume "
                               "with 'kbench run --resume %" G_GINT64_FORMAT "'", r->row.id);
         else if (cell_interrupted || r->past_deadline)

@@ -11,6 +11,8 @@ struct schedule {
         GQueue *queues;            /* per host: cell indices (GUINT_TO_POINTER) in run order */
         GQueue held;               /* cells of failed hosts no live host could take */
         size_t *group_host;
+        size_t n_cells;
+        size_t *group_of;          /* per cell */
 };
 
 /* Work per slot if host h took extra more cells (compared as fractions
@@ -39,6 +41,8 @@ int schedule_new(size_t n, const size_t *group_of, const int *todo, size_t n_gro
         s->alive = g_new(int, n_hosts);
         s->queues = g_new0(GQueue, n_hosts);
         s->group_host = g_new0(size_t, n_groups ? n_groups : 1);
+        s->n_cells = n;
+        s->group_of = n ? g_memdup2(group_of, n * sizeof(*group_of)) : NULL;
         for (size_t h = 0; h < n_hosts; h++)
                 s->alive[h] = 1;
 
@@ -89,6 +93,7 @@ struct schedule *schedule_free(struct schedule *s) {
         g_free(s->slots);
         g_free(s->alive);
         g_free(s->group_host);
+        g_free(s->group_of);
         g_free(s);
         return NULL;
 }
@@ -105,6 +110,10 @@ int schedule_next(struct schedule *s, size_t h, size_t *ret_cell) {
 }
 
 void schedule_requeue(struct schedule *s, size_t h, size_t cell) {
+        /* A host that failed gave its group to another: an attempt it
+         * still had running (another slot of it) follows the group. */
+        if (h < s->n_hosts && !s->alive[h] && cell < s->n_cells)
+                h = s->group_host[s->group_of[cell]];
         if (h < s->n_hosts && s->alive[h])
                 g_queue_push_head(&s->queues[h], GUINT_TO_POINTER(cell));
         else

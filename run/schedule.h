@@ -29,7 +29,8 @@ size_t schedule_group_host(const struct schedule *s, size_t g);
 int schedule_next(struct schedule *s, size_t h, size_t *ret_cell);
 
 /* Put cell back at the front of host h's queue (an attempt to be made
- * again, on h or on the host its cells went to). */
+ * again); when h has failed, at the front of the queue of the host its
+ * group went to, or held when none is left. */
 void schedule_requeue(struct schedule *s, size_t h, size_t cell);
 
 /* Host h failed: it takes no more cells, and what it had queued goes to

@@ -10,6 +10,7 @@ struct spread {
         GMutex *lock;
         GCond cond;                        /* a cell ended or cells moved */
         size_t in_flight;                  /* cells running now, on any host */
+        size_t n_hosts;
         int *failed;                       /* per host */
         int error;                         /* the first callback error, or 0 */
         struct kb_error err;
@@ -20,15 +21,27 @@ struct slot {
         size_t host;
 };
 
+/* Cells queued on the hosts still alive: work that may yet move to any
+ * of them, should its host fail. */
+static size_t queued_live(const struct spread *sp) {
+        size_t n = 0;
+
+        for (size_t h = 0; h < sp->n_hosts; h++)
+                if (!sp->failed[h])
+                        n += schedule_queued(sp->s, h);
+        return n;
+}
+
 /* With the lock held: the next cell for host h, waiting while its queue is
- * empty but cells run elsewhere. Returns 0 when there is none to come. */
+ * empty but cells run or wait elsewhere (a host that fails gives them to
+ * another, perhaps this one). Returns 0 when there is none to come. */
 static int next_cell(struct spread *sp, size_t h, size_t *ret) {
         for (;;) {
                 if (sp->error || sp->failed[h] || !sp->ops->go_on(sp->userdata))
                         return 0;
                 if (schedule_next(sp->s, h, ret))
                         return 1;
-                if (sp->in_flight == 0)
+                if (sp->in_flight == 0 && queued_live(sp) == 0)
                         return 0;
                 g_cond_wait(&sp->cond, sp->lock);
         }
@@ -73,7 +86,7 @@ static gpointer slot_main(gpointer data) {
 
 int spread_run(const struct spread_ops *ops, void *userdata, struct schedule *s, const unsigned *slots,
                size_t n_hosts, GMutex *lock, struct kb_error *err) {
-        struct spread sp = { .ops = ops, .userdata = userdata, .s = s, .lock = lock };
+        struct spread sp = { .ops = ops, .userdata = userdata, .s = s, .lock = lock, .n_hosts = n_hosts };
         g_autoptr(GPtrArray) threads = g_ptr_array_new();
         g_autofree struct slot *sl = NULL;
         size_t n = 0;

@@ -125,6 +125,30 @@ TEST(a_failed_hosts_cells_go_whole_to_the_least_loaded) {
         g_free(todo);
 }
 
+TEST(an_attempt_still_running_on_a_failed_host_follows_its_group) {
+        size_t n, c1, c2;
+        int *todo;
+        g_autofree size_t *g = groups_of(2, 2, 2, &n, &todo);     /* 2 groups of 4 */
+        unsigned slots[] = { 2, 2 };
+        struct schedule *s = NULL;
+
+        ASSERT_EQ(schedule_new(n, g, todo, 2, slots, 2, &s), 0);
+        /* Host 1's two slots run a cell each; the connection goes and
+         * ends both. The first to notice requeues its cell and fails the
+         * host; the second requeues after that. */
+        ASSERT_EQ(schedule_next(s, 1, &c1), 1);
+        ASSERT_EQ(schedule_next(s, 1, &c2), 1);
+        schedule_requeue(s, 1, c1);
+        ASSERT_EQ(schedule_host_failed(s, 1), 0);
+        schedule_requeue(s, 1, c2);
+        ASSERT_EQ(schedule_held(s), 0);
+        ASSERT_EQ(schedule_queued(s, 0), 8);
+        ASSERT_EQ(schedule_next(s, 0, &c1), 1);
+        ASSERT_EQ(c1, c2);                        /* it leads the queue it joined */
+        s = schedule_free(s);
+        g_free(todo);
+}
+
 TEST(no_host_left_holds_the_cells) {
         size_t n;
         int *todo;

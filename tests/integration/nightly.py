@@ -107,8 +107,11 @@ def main():
         expect(p.returncode == 4, f"night 3 (disk at {mbps} MB/s) exits 4 (got {p.returncode}; "
                                   f"stderr: {p.stderr[-2000:]})")
         expect(len(runs(home)) == 2, "night 3 measured the throttled variant only, in one run")
-        line = re.search(r"^6\.1\.0-57-amd64: dd\.write_MBps -\d+\.\d % vs 6\.1\.0-47-amd64 "
-                         r"\(p=[0-9.e-]+, n=5\+5\) \[across disk_mbps\]$", p.stdout, re.M)
+        # The throttle slows writes and reads alike; which of them clears
+        # the false-discovery bar depends on how many cells the host's
+        # other load left quiet on each side (n).
+        line = re.search(r"^6\.1\.0-57-amd64: dd\.(write|read)_MBps -\d+\.\d % vs 6\.1\.0-47-amd64 "
+                         r"\(p=[0-9.e-]+, n=[1-5]\+[1-5]\) \[across disk_mbps\]$", p.stdout, re.M)
         expect(line is not None, "night 3 prints the one-line dd regression verdict")
         expect("verdict: REGRESSION" in p.stdout, "night 3's summary says REGRESSION")
         with open(os.path.join(home, "notified.txt")) as f:
