@@ -1272,8 +1272,8 @@ static int stage_on_host(struct run *r, struct run_host *h, struct kb_error *err
                 if (ret < 0)
                         return error_prefix(err, ret, "host %s", run_host_label(h));
                 if (sent || sent_i)
-                        progress_note(&r->progress, "host %s: %s and its guest image uploaded (%.1f s)", run_host_label(h),
-                                      kk->name, (double)(g_get_monotonic_time() - t0) / 1e6);
+                        progress_note(&r->progress, "host %s: %s and its guest image uploaded (%.1f s)",
+                                      run_host_label(h), kk->name, (double)(g_get_monotonic_time() - t0) / 1e6);
         }
         return r->insn_plugin ? remote_host_stage(h->remote, r->insn_plugin, "kbinsn", NULL, err) : 0;
 }
