@@ -8,14 +8,16 @@ CONFIG_VM_EVENT_COUNTERS, and the columns the kernel does provide (cs, us,
 dirty) present. The kernel is $KBENCH_TINY_KERNEL when that is set (a
 missing file there: the test says so and exits 77, which meson reports as
 SKIP); otherwise /var/cache/kbench-tiny/bzImage, built there by
-tools/build-tiny-kernel.sh when it is missing or older than
-tools/tiny-kernel.config (about 4 minutes on 2 cores, once per machine).
+tools/build-tiny-kernel.sh when it is missing or was built from another
+tools/tiny-kernel.config or script (a digest in bzImage.key beside it;
+about 4 minutes on 2 cores, once per machine).
 
 Then, with the cached tree, the same kernel without CONFIG_TIMERFD and
 CONFIG_SIGNALFD (KBENCH_TINY_WITHOUT, an incremental rebuild): its dd cell
 must end ok, its vmstat paced by poll() and SIGCHLD taken through a
 self-pipe, and its data log must carry the agent's notes naming both
 options."""
+import hashlib
 import json
 import os
 import re
@@ -32,17 +34,37 @@ TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "to
 WITHOUT = "TIMERFD SIGNALFD"
 
 
+def build_key(without):
+    """What the kernel is built from: the fragment, the script and the
+    facilities left out. By content, not by date: every fresh clone dates
+    its files now, and a date would rebuild the kernel (twice over, since
+    the variant's config rebuilds the whole tree) in every CI run."""
+    h = hashlib.sha256()
+    for name in ("tiny-kernel.config", "build-tiny-kernel.sh"):
+        with open(os.path.join(TOOLS, name), "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    h.update(without.encode())
+    return h.hexdigest()
+
+
 def build_cached(image, without=""):
     """The machine's cached tiny kernel (or a variant), (re)built when
-    missing or older than the fragment."""
-    fragment = os.path.join(TOOLS, "tiny-kernel.config")
-    if os.path.isfile(image) and os.path.getmtime(image) >= os.path.getmtime(fragment):
+    missing or built from anything else (its key file says from what)."""
+    key, key_file = build_key(without), image + ".key"
+    try:
+        with open(key_file) as f:
+            built_from = f.read().strip()
+    except OSError:
+        built_from = None
+    if os.path.isfile(image) and built_from == key:
         return
     print(f"building {image} (about 4 minutes the first time)", flush=True)
     p = subprocess.run(["nice", "-n", "10", "sh", os.path.join(TOOLS, "build-tiny-kernel.sh"), os.path.dirname(image)],
                        capture_output=True, text=True, env={**os.environ, "KBENCH_TINY_WITHOUT": without})
     expect(p.returncode == 0 and os.path.isfile(image),
            f"tools/build-tiny-kernel.sh built {image}: {p.stderr[-1500:]}")
+    with open(key_file, "w") as f:
+        f.write(key + "\n")
 
 
 def without_fds(home):
