@@ -187,7 +187,9 @@ int nightly_sources_history(const struct nightly_config *cfg, const char *store_
                         g_array_append_val(out, h);
                 }
         source_state_free(state);
-        qsort(out->data, out->len, sizeof(struct nightly_history), history_order);
+        /* An empty GArray's data may be NULL, which qsort must not get. */
+        if (out->len > 1)
+                qsort(out->data, out->len, sizeof(struct nightly_history), history_order);
         *ret_n = out->len;
         *ret = (struct nightly_history *)(void *)g_array_free(TAKE_PTR(out), FALSE);
         return 0;
