@@ -16,7 +16,6 @@ static const char *file_kind(mode_t m) {
                : S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : "a special file";
 }
 
-/* fileio_open_regular, with extra open flags (O_NOFOLLOW). */
 /* The end of every open here: what was opened without waiting (O_NONBLOCK)
  * must be a regular file, and is then handed over in blocking mode, since
  * its readers and writers expect whole reads and writes. */
@@ -35,6 +34,7 @@ static int keep_regular(const char *path, int *fd, int *ret_fd, struct kb_error 
         return 0;
 }
 
+/* fileio_open_regular, with extra open flags (O_NOFOLLOW). */
 static int open_regular(const char *path, int extra, int *ret_fd, struct kb_error *err) {
         _cleanup_close_ int fd = -1;
         struct stat st;
