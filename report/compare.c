@@ -181,6 +181,8 @@ void compare_metric_stats(struct compare_metric *m, double alpha) {
         m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
         if (stats_ratio_ci(ta, m->na, tb, m->nb, COMPARE_LEVEL, &m->ratio) < 0)
                 m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
+        if (stats_diff_ci(ta, m->na, tb, m->nb, COMPARE_LEVEL, &m->diff) < 0)
+                m->diff = (struct stats_interval){ m->na && m->nb ? m->sb.mean - m->sa.mean : NAN, NAN, NAN };
         if (stats_welch(ta, m->na, tb, m->nb, &m->welch) < 0)
                 m->welch = undefined;
         if (stats_mann_whitney(m->a, m->na, m->b, m->nb, &m->mw) < 0)
@@ -223,12 +225,28 @@ enum compare_verdict compare_decide(const struct compare_metric *m, double q, do
                 return COMPARE_WITHHELD;
         if (m->mw_min_p > alpha)
                 return COMPARE_N_SMALL;
-        if (!isfinite(m->welch.p) || !isfinite(q))
-                return COMPARE_UNDEFINED;
-        if (q > alpha || !isfinite(m->ratio.lo) || !isfinite(m->ratio.hi))
-                return COMPARE_SAME;
-        lo = m->ratio.lo - 1;
-        hi = m->ratio.hi - 1;
+        if (m->info.floor > 0) {
+                double band = fmax(m->info.floor, noise * fabs(m->sa.mean));
+
+                /* Both sides steady: a difference within the band is no
+                 * change, whatever a test of no spread would say. */
+                if (isfinite(m->diff.estimate) && fabs(m->diff.estimate) <= band && m->sa.sd == 0 && m->sb.sd == 0)
+                        return COMPARE_SAME;
+                if (!isfinite(m->welch.p) || !isfinite(q))
+                        return COMPARE_UNDEFINED;
+                if (q > alpha || !isfinite(m->diff.lo) || !isfinite(m->diff.hi))
+                        return COMPARE_SAME;
+                lo = m->diff.lo;
+                hi = m->diff.hi;
+                noise = band;
+        } else {
+                if (!isfinite(m->welch.p) || !isfinite(q))
+                        return COMPARE_UNDEFINED;
+                if (q > alpha || !isfinite(m->ratio.lo) || !isfinite(m->ratio.hi))
+                        return COMPARE_SAME;
+                lo = m->ratio.lo - 1;
+                hi = m->ratio.hi - 1;
+        }
         if (lo > noise)
                 up = 1;
         else if (hi < -noise)

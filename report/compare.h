@@ -20,8 +20,13 @@
  * is `better` or `worse` only when its Benjamini-Hochberg adjusted Welch p
  * (q, over every verdict metric of the comparison, all groups together) is
  * at most alpha AND the whole 95 % Fieller interval of the change lies
- * beyond the noise band (+-noise); otherwise `~`. Informational metrics are
- * shown and never judged. The view is plain data: renderers only lay it out. */
+ * beyond the noise band (+-noise); otherwise `~`. A metric with a floor
+ * (an amount that is 0 without a regression: seconds waited or spun, MiB
+ * swapped) is judged by its difference instead: the whole 95 % Welch
+ * interval of mean(b) - mean(a) must lie beyond the floor and beyond the
+ * noise band of mean(a), so 0.01 s against 0 s is never a verdict however
+ * steady. Informational metrics are shown and never judged. The view is
+ * plain data: renderers only lay it out. */
 #pragma once
 
 #include <stddef.h>
@@ -59,6 +64,7 @@ struct compare_metric {
         struct stats_summary sa, sb;
         double change;             /* mean(b) / mean(a) - 1; NAN when undefined */
         struct stats_interval ratio;   /* Fieller 95 % CI of mean(b) / mean(a); lo/hi NAN if none */
+        struct stats_interval diff;    /* Welch 95 % CI of mean(b) - mean(a); lo/hi NAN if none */
         struct stats_test welch, mw;
         double mw_min_p;           /* smallest p the exact rank test can give at na, nb */
         double q;                  /* BH-adjusted Welch p; NAN when not in the family */

@@ -23,7 +23,11 @@ struct metrics_info {
         int verdict;               /* 1: enters better/worse verdicts; 0: shown only */
         const char *why;           /* for informational rows: why no verdict, else NULL */
         int host_timed;            /* 1: a time or rate, which the host's CPU speed moves (under
-                                      TCG, the emulator's speed); 0: a count of work done */
+                                      TCG, the emulator's speed); 0: a count of work done, or a
+                                      time the guest set (waiting, spinning) */
+        double floor;              /* > 0: an amount judged by its difference, in unit, which
+                                      must lie beyond this (and the noise band of A's mean) to
+                                      be a verdict; its A side may be 0. 0: judged by the ratio */
 };
 
 /* Foreign CPU (host.foreign_cpu_pct) above which a cell is contended
