@@ -70,6 +70,8 @@ struct compare_metric {
         double q;                  /* BH-adjusted Welch p; NAN when not in the family */
         double mde;                /* minimum detectable change (fraction of mean(a)), 80 % power
                                       at alpha; judged metrics only, else NAN */
+        double mde_abs;            /* the same as a difference, in unit; judged metrics with a
+                                      floor only (their mean(a) may be 0), else NAN */
         size_t n_for_2, n_for_5;   /* repeats per side for 2 % / 5 % at 80 % power (from the RMS
                                       of both sides' CoV); judged metrics only; 0 unknown */
         int run_offset;            /* set before compare_metric_stats: the sides come from
@@ -165,14 +167,19 @@ int compare_selector_parse(const char *text, struct compare_selector *ret, struc
 
 /* The statistics of one metric from its values (m->a, m->b, na, nb, judged
  * and run_offset set): summaries, change, Fieller CI, both tests, and for
- * judged metrics the MDE and the repeats for 2 %/5 %.
+ * judged metrics the MDE (with a floor, also mde_abs, which needs the
+ * noise band) and the repeats for 2 %/5 %.
  * With run_offset, Welch's test, the CI and the MDE take each side's mean
  * to vary by sd^2 / n plus one run's offset: the host's drift between runs,
  * estimated from the drift the side's cells show in their order, and never
  * narrower than their scatter sd^2 (docs/design.md, "Comparisons across
  * runs"). The shown summaries stay the cells' own. Leaves q and verdict to
  * compare_judge(). */
-void compare_metric_stats(struct compare_metric *m, double alpha);
+void compare_metric_stats(struct compare_metric *m, double alpha, double noise);
+
+/* What a metric with a floor must change by, beyond its interval, to be a
+ * verdict: the floor, or the noise band of mean(a) when that is wider. */
+double compare_band(const struct compare_metric *m, double noise);
 
 /* The verdict of one metric from its statistics and its BH q (pure; the
  * table of recorded cases in report/test-compare.c pins it down). */

@@ -136,3 +136,40 @@ int metrics_verdict(const char *name) {
 const char *metrics_direction_name(enum metrics_direction d) {
         return d == METRICS_HIGHER ? "higher" : d == METRICS_LOWER ? "lower" : "none";
 }
+
+/* Per-phase figures (guest.<phase>.<what>) and whole-cell ones: the words
+ * for each. A phase name is [a-z0-9_-] words joined by '.' (insncount.h). */
+static const struct {
+        const char *what;          /* the name's last part, or the whole name */
+        const char *words;         /* a per-phase figure's are followed by "dd's write phase" */
+} describe_rows[] = {
+        { "kernel_Minsn", "kernel instructions in" },
+        { "user_Minsn", "user-mode instructions in" },
+        { "wait_s", "waiting in" },
+        { "spin_s", "busy-waiting (spinning) in" },
+        { "kernel_pauses", "spin-loop turns in" },
+        { "wall_s", "the length of" },
+        { "vmstat.swap_in_MiB", "swapped in" },
+        { "vmstat.swap_out_MiB", "swapped out" },
+        { "vmstat.stall_total_s", "writeout stalls in all" },
+        { "vmstat.stall_longest_s", "the longest writeout stall" },
+};
+
+void metrics_describe(const char *name, const char *workload, char *buf, size_t size) {
+        const char *last = strrchr(name, '.');
+
+        for (size_t i = 0; i < ELEMENTSOF(describe_rows); i++) {
+                const char *what = describe_rows[i].what;
+
+                if (strcmp(name, what) == 0) {
+                        snprintf(buf, size, "%s", describe_rows[i].words);
+                        return;
+                }
+                if (strncmp(name, "guest.", 6) == 0 && last && last > name + 6 && strcmp(last + 1, what) == 0) {
+                        snprintf(buf, size, "%s %s%s%.*s phase", describe_rows[i].words, workload ? workload : "",
+                                 workload ? "'s " : "the ", (int)(last - name - 6), name + 6);
+                        return;
+                }
+        }
+        snprintf(buf, size, "%s", name);
+}

@@ -46,3 +46,10 @@ int metrics_verdict(const char *name);
 
 /* "higher", "lower" or "none". */
 const char *metrics_direction_name(enum metrics_direction d);
+
+/* What name measures, in words a reader of a verdict knows, for the
+ * workload (may be NULL): "waiting in dd's write phase", "kernel
+ * instructions in tiobench's seq_read.t2 phase", "MiB swapped out"; the
+ * name itself where the registry has no words for it. Writes at most size
+ * bytes to buf, always terminated. */
+void metrics_describe(const char *name, const char *workload, char *buf, size_t size);
