@@ -31,19 +31,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 SOURCE = "/usr/src/linux-source-6.1.tar.xz"
 
-# class: (patch, the phase it acts in, what it does, run options)
+# class: (patch, the phase it acts in, what it does, the measure of what it
+# does beside the phase's length, run options, the workload)
+DD = "dd:size=256M"
 CLASSES = {
-    "cpu-write": ("cpu-write.patch", "write", "CPU work: a 200,000-turn loop on every write() call", []),
-    "udelay-write": ("udelay-write.patch", "write", "a time-based busy-wait: udelay(150) on every write bio", []),
-    "sleep-write": ("sleep-write.patch", "write", "sleeping: usleep_range(2 ms) on every write() of a file", []),
-    "wait-read": ("wait-read.patch", "read", "sleeping: usleep_range(2 ms) on every read() of a file", []),
+    "cpu-write": ("cpu-write.patch", "write", "CPU work: a 20,000-turn loop on every write() call",
+                  "kernel_Minsn", [], DD),
+    "udelay-write": ("udelay-write.patch", "write", "a time-based busy-wait: udelay(150) on every write bio",
+                     "spin_s", [], DD),
+    "sleep-write": ("sleep-write.patch", "write", "sleeping: usleep_range(2 ms) on every write() of a file",
+                    "wait_s", [], DD),
+    "wait-read": ("wait-read.patch", "read", "sleeping: usleep_range(2 ms) on every read() of a file",
+                  "wait_s", [], DD),
     "writeback-stall": ("writeback-stall.patch", "write",
-                        "writeback stalls: the flusher sleeps 100 ms after every chunk it writes", []),
+                        "writeback stalls: the flusher sleeps 250 ms after every chunk it writes", "wait_s", [], DD),
+    # A dd whose 32 MiB buffer is anonymous memory that reclaim can swap.
     "swap-reclaim": ("swap-reclaim.patch", "write",
-                     "reclaim scans anon as hard as file whenever swap exists (swap on)", ["--swap", "128M"]),
-    "readahead": ("readahead.patch", "read", "readahead shrunk to 4 pages (16 KiB)", []),
+                     "reclaim scans anon as hard as file whenever swap exists (swap on, dd's 32 MiB buffer)",
+                     "vmstat.swap_out_MiB", ["--swap", "128M"], "dd:size=256M,bs=32M"),
+    "readahead": ("readahead.patch", "read", "readahead shrunk to 4 pages (16 KiB)", "kernel_Minsn", [], DD),
 }
-WORKLOAD = "dd:size=256M"
 RUN_OPTS = ["--mem", "256"]
 
 
@@ -63,8 +70,8 @@ def build(kbench, store, name, patch):
     return json.loads(run_kbench(kbench, store, *argv).stdout)
 
 
-def run(kbench, store, kernels, n, opts, tag):
-    argv = ["run", *sum((["-k", k] for k in kernels), []), "-w", WORKLOAD, "-n", str(n), *RUN_OPTS, *opts,
+def run(kbench, store, kernels, n, workload, opts, tag):
+    argv = ["run", *sum((["-k", k] for k in kernels), []), "-w", workload, "-n", str(n), *RUN_OPTS, *opts,
             "--tag", tag, "--json"]
     print(f"plants: run {tag}: {len(kernels)} kernels x {n}", file=sys.stderr, flush=True)
     t0 = time.monotonic()
@@ -90,7 +97,19 @@ def mean_diff(m):
     return m["b"]["mean"] - m["a"]["mean"]
 
 
-def row(cls, cmp, phase, secs, cells):
+def effect(cmp, phase, measure):
+    """What the plant does in the run: plant against base, as a
+    difference for an amount, else a change in percent."""
+    m = metric(cmp, measure if measure.startswith("vmstat.") else f"guest.{phase}.{measure}")
+    if not m or m["a"]["mean"] is None or m["b"]["mean"] is None:
+        return "n/a"
+    name = m["name"].split(".")[-1]
+    if m.get("ci95_diff") is not None or m["a"]["mean"] == 0:
+        return f"{name} {m['a']['mean']:.3g} -> {m['b']['mean']:.3g} {m['unit']}"
+    return f"{name} {m['change_pct']:+.1f} %"
+
+
+def row(cls, cmp, phase, secs, cells, measure="kernel_Minsn"):
     wall, insn = metric(cmp, f"guest.{phase}.wall_s"), metric(cmp, f"guest.{phase}.kernel_Minsn")
     worse = [m for g in cmp["groups"] for m in g["metrics"] if m["verdict"] == "worse"]
     better = [m for g in cmp["groups"] for m in g["metrics"] if m["verdict"] == "better"]
@@ -114,6 +133,7 @@ def row(cls, cmp, phase, secs, cells):
         "wall_s_change": mean_diff(wall),
         "wall_pct_change": wall["change_pct"] if wall else None,
         "kernel_Minsn_pct_change": insn["change_pct"] if insn else None,
+        "effect": effect(cmp, phase, measure),
         "worse": [says(m) for m in worse],
         "better": [says(m) for m in better],
         "mde": mdes,
@@ -129,7 +149,8 @@ def print_table(rows):
     for r in rows:
         eff = "n/a"
         if r["wall_s_change"] is not None:
-            eff = f"{r['phase']}: {r['wall_s_change']:+.2f} s ({r['wall_pct_change']:+.1f} %), insns {r['kernel_Minsn_pct_change']:+.1f} %"
+            eff = (f"{r['phase']}: {r['wall_s_change']:+.2f} s ({r['wall_pct_change']:+.1f} %), "
+                   f"kernel insns {r['kernel_Minsn_pct_change']:+.1f} %; {r['effect']}")
         worse = "; ".join(r["worse"]) or "**nothing**"
         if r["better"]:
             worse += " (better: " + "; ".join(r["better"]) + ")"
@@ -164,21 +185,22 @@ def main():
         # Classes whose runs share settings share one run (and its base cells).
         by_opts = {}
         for c in classes:
-            by_opts.setdefault(tuple(CLASSES[c][3]), []).append(c)
-        for opts, group in by_opts.items():
+            by_opts.setdefault((CLASSES[c][5], tuple(CLASSES[c][4])), []).append(c)
+        for (workload, opts), group in by_opts.items():
             tag = f"plants-{stamp}-{'-'.join(group)}"[:100]
-            out, secs = run(args.kbench, args.store, ["6.1-base", *(f"6.1-{c}" for c in group)], args.n, list(opts), tag)
+            out, secs = run(args.kbench, args.store, ["6.1-base", *(f"6.1-{c}" for c in group)], args.n, workload,
+                            list(opts), tag)
             rid = out["run"]["id"]
             for c in group:
                 cmp = compare(args.kbench, args.store, f"run:{rid}:6.1-base", f"run:{rid}:6.1-{c}")
-                rows.append(row(c, cmp, CLASSES[c][1], secs, args.n))
+                rows.append(row(c, cmp, CLASSES[c][1], secs, args.n, CLASSES[c][3]))
         for k in range(args.aa):
             ids = []
             for side in "ab":
-                out, secs = run(args.kbench, args.store, ["6.1-base"], args.n, [], f"plants-aa-{stamp}-{k}{side}")
+                out, secs = run(args.kbench, args.store, ["6.1-base"], args.n, DD, [], f"plants-aa-{stamp}-{k}{side}")
                 ids.append(out["run"]["id"])
             cmp = compare(args.kbench, args.store, f"run:{ids[0]}:6.1-base", f"run:{ids[1]}:6.1-base")
-            rows.append(row(f"A/A {k + 1} (runs {ids[0]}, {ids[1]})", cmp, "write", secs, args.n))
+            rows.append(row(f"A/A {k + 1} (runs {ids[0]}, {ids[1]})", cmp, "write", secs, args.n, "wait_s"))
     finally:
         for p in busy:
             p.send_signal(signal.SIGTERM)

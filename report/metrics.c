@@ -33,11 +33,12 @@ static const struct metrics_info report_rows[] = {
         { "vmstat.*pgscan_per_s", "pages/s", METRICS_LOWER, 0, "reclaim is context", 1, 0 },
         { "vmstat.*pgsteal_per_s", "pages/s", METRICS_LOWER, 0, "reclaim is context", 1, 0 },
         /* Swap traffic over the main phase, an amount (the first seed's
-         * swapping dd): judged by its difference beyond 1 MiB. A phase's own
+         * swapping dd): judged by its difference beyond 0.5 MiB (128 pages).
+         * A phase's own
          * figure is context, so one change does not vote twice. */
         { "vmstat.*.swap_*_MiB", "MiB", METRICS_LOWER, 0, "the main phase's swap (vmstat.swap_*_MiB) is judged", 0, 0 },
-        { "vmstat.swap_in_MiB", "MiB", METRICS_LOWER, 1, NULL, 0, 1.0 },
-        { "vmstat.swap_out_MiB", "MiB", METRICS_LOWER, 1, NULL, 0, 1.0 },
+        { "vmstat.swap_in_MiB", "MiB", METRICS_LOWER, 1, NULL, 0, 0.5 },
+        { "vmstat.swap_out_MiB", "MiB", METRICS_LOWER, 1, NULL, 0, 0.5 },
         { "vmstat.*pgscan_total", "pages", METRICS_LOWER, 0, "reclaim is context", 0, 0 },
         { "vmstat.*allocstall_total", "stalls", METRICS_LOWER, 0,
           "direct reclaim stalls are context: small counts, often all 0", 1, 0 },

@@ -301,6 +301,6 @@ TEST(registry_rows) {
         ASSERT_EQ(metrics_verdict("guest.write.wall_s"), 0);
         ASSERT_EQ(metrics_lookup("vmstat.swap_out_MiB", &info), 0);
         ASSERT_EQ(info.verdict, 1);
-        ASSERT_NEAR(info.floor, 1.0, 0);
+        ASSERT_NEAR(info.floor, 0.5, 0);
         ASSERT_EQ(metrics_verdict("vmstat.read.swap_out_MiB"), 0);
 }
