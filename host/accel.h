@@ -33,6 +33,12 @@ int accel_resolve_remote(struct vm_conn *c, struct pool *p, const char *requeste
  * *ret_kvm_works, or 0 (probe again). Pure. */
 int accel_cache_verdict(const json_t *j, const char *host_kernel, const char *qemu, int *ret_kvm_works);
 
+/* The reason in a failed KVM probe's message (failure: libvirt's error,
+ * maybe several lines; may be NULL) as one short line: QEMU's own words
+ * after its last "error: " ("failed to set MSR 0x10a to 0x69"), else the
+ * first line. "" when there is none. Caller g_frees. Pure. */
+char *accel_failure_reason(const char *failure);
+
 /* The accelerator a run that may not probe would use: "kvm" when /dev/kvm
  * is usable and <home>/accel.json holds a verdict for this host kernel
  * that KVM works, else "tcg" (static string). For kbench nightly, which
