@@ -29,6 +29,16 @@ int cli_bisect(int argc, char **argv, const struct store_ctx *g);
  * or 2 (the usage exit code) after one error line. */
 int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const char *verb, int *argc, char ***argv);
 
+/* Help is read in a terminal of 100 columns: every line of every --help
+ * fits (tests/cli/help.py). */
+#define CLI_HELP_COLUMNS 100
+
+/* Append line (no newline) to out, broken at blanks into lines of at most
+ * width columns; the continuation lines are indented to where its text
+ * begins (an option line's description). A word wider than a line stays
+ * whole. */
+void cli_wrap(GString *out, const char *line, size_t width);
+
 /* text as one line safe for a terminal: invalid UTF-8 as U+FFFD, control
  * characters (C0 with the newline, DEL, C1, the bidirectional ones) as
  * '?'. Caller frees (g_free). */
