@@ -273,14 +273,16 @@ static size_t columns(const char *s, size_t len) {
         return (size_t)g_utf8_strlen(s, (gssize)len);
 }
 
-/* Where a help line's text begins, for its continuation lines: an option
- * line ("  -k, --kernel=NAME    Kernel ...") continues under its
- * description, any other under its own first character. */
+/* Where a help line's text begins, for its continuation lines: a line of
+ * a name and its description ("  -k, --kernel=NAME    Kernel ...",
+ * "      size       bytes written ...") continues under the description,
+ * which follows the first gap of two blanks; any other line under its own
+ * first character. */
 static size_t help_indent(const char *line) {
         size_t lead = strspn(line, " ");
-        const char *gap;
+        const char *gap = strstr(line + lead, "  ");
 
-        if (line[lead] != '-' || !(gap = strstr(line + lead, "  ")))
+        if (!gap)
                 return lead;
         return columns(line, (size_t)(gap - line) + strspn(gap, " "));
 }
@@ -333,6 +335,38 @@ static void print_help(GOptionContext *ctx, enum help help) {
         fputs(out->str, stdout);
 }
 
+/* For the shell completion (cli/kbench.bash): every option of entries,
+ * one a line, "--name=" (and "-k=") when it takes a value, else "--name"
+ * ("-k"), then GOption's own help options (-h, --help, --help-all, a
+ * group's --help-GROUP, from its help's "Help Options"): the option table
+ * itself, so the completion keeps no list of its own. */
+static void print_options(GOptionContext *ctx, const GOptionEntry *const *entries) {
+        g_autofree char *help = g_option_context_get_help(ctx, FALSE, NULL);
+        g_auto(GStrv) lines = g_strsplit(help, "\n", -1);
+        int in_help = 0;
+
+        for (size_t g = 0; entries[g]; g++)
+                for (const GOptionEntry *e = entries[g]; e->long_name; e++) {
+                        const char *eq = takes_value(e) ? "=" : "";
+
+                        if (e->flags & G_OPTION_FLAG_HIDDEN)
+                                continue;
+                        printf("--%s%s\n", e->long_name, eq);
+                        if (e->short_name)
+                                printf("-%c%s\n", e->short_name, eq);
+                }
+        for (size_t i = 0; lines[i]; i++) {
+                const char *l = lines[i];
+
+                if (!g_str_has_prefix(l, "  "))
+                        in_help = strcmp(l, "Help Options:") == 0;
+                else if (in_help && g_str_has_prefix(l, "  -h, "))
+                        fputs("-h\n", stdout);
+                if (in_help && (l = strstr(l, "--help")))
+                        printf("%.*s\n", (int)strcspn(l, " ="), l);
+        }
+}
+
 int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const char *verb, int *argc, char ***argv) {
         g_autoptr(GError) gerr = NULL;
         g_autofree char *prg = g_strconcat("kbench ", verb, NULL);
@@ -342,6 +376,10 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
         /* One verb runs a process: "Usage: kbench run". */
         if (!g_get_prgname())
                 g_set_prgname(prg);
+        if (*argc == 2 && strcmp((*argv)[1], CLI_COMPLETE_OPTIONS) == 0) {
+                print_options(ctx, entries);
+                exit(0);
+        }
         r = check_argv(verb, entries, *argc, *argv, &help);
         if (r)
                 return r;
@@ -412,6 +450,17 @@ int main(int argc, char **argv) {
         if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
                 usage(stdout);
                 r = 0;
+                goto out;
+        }
+        /* Hidden, for cli/kbench.bash: the global options, and lists of
+         * what the store holds (cli_complete.c). */
+        if (strcmp(argv[1], CLI_COMPLETE_OPTIONS) == 0) {
+                fputs("--store=\n--db=\n--connect=\n--help\n--version\n", stdout);
+                r = 0;
+                goto out;
+        }
+        if (strcmp(argv[1], "--complete") == 0) {
+                r = cli_complete(argc - 1, argv + 1, &g);
                 goto out;
         }
         if (strcmp(argv[1], "--version") == 0) {
