@@ -706,7 +706,9 @@ static void record_night(struct night *n) {
 /* ---- mail threads: a regression's messages across nights --------------- */
 
 /* What a comparison says of each metric it holds (a metric of several
- * paired groups: worse in one is worse). name -> enum regstate_input. */
+ * paired groups: worse in one is worse), by the site's rule
+ * (web/history.c: a side without samples says nothing). name -> enum
+ * regstate_input. */
 static GHashTable *view_inputs(const struct compare_view *v) {
         GHashTable *in = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 
@@ -714,7 +716,7 @@ static GHashTable *view_inputs(const struct compare_view *v) {
                 for (size_t i = 0; i < v->groups[gi].n_m; i++) {
                         const struct compare_metric *m = &v->groups[gi].m[i];
                         enum regstate_input was = GPOINTER_TO_INT(g_hash_table_lookup(in, m->name));
-                        enum regstate_input now = regstate_input(m->verdict);
+                        enum regstate_input now = m->na && m->nb ? regstate_input(m->verdict) : REGSTATE_UNKNOWN;
 
                         if (now > was)
                                 g_hash_table_replace(in, g_strdup(m->name), GINT_TO_POINTER(now));
