@@ -724,21 +724,21 @@ static GHashTable *view_inputs(const struct compare_view *v) {
         return in;
 }
 
-static void ptr_array_unref(void *p) {
-        g_ptr_array_unref(p);
+static void thread_free(void *p) {
+        nightly_thread_clear(p);
+        g_free(p);
 }
 
-/* The regressions of subject open before tonight, each with the
- * Message-IDs of its thread's messages so far (the night it was new, then
- * each night it was still there), by web/regstate.h's rule over the
+/* The mail threads of subject's regressions before tonight: metric ->
+ * struct nightly_thread (g_hash_table_unref), an open one holding the
+ * Message-IDs of its messages so far (the night it was new, then each
+ * night it was still there), by web/regstate.h's rule over the
  * comparisons the store recorded, loaded again from the cells as the site
  * loads them. A message's ID is made again from the regression and its
- * night (nightly_mail_id): nothing of a mail is stored. Returns metric ->
- * GPtrArray of IDs (g_hash_table_unref); a night that cannot be loaded
- * again says nothing, as on the site. */
+ * night (nightly_mail_id): nothing of a mail is stored. A night that
+ * cannot be loaded again says nothing, as on the site. */
 static GHashTable *open_threads(struct night *n, const char *subject) {
-        GHashTable *threads = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_unref);
-        g_autoptr(GHashTable) open = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        GHashTable *threads = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, thread_free);
         struct night_row *nights = NULL;
         struct kb_error err = { { 0 } };
         size_t nn = 0;
@@ -769,24 +769,15 @@ static GHashTable *open_threads(struct night *n, const char *subject) {
                         compare_view_free(v);
                         g_hash_table_iter_init(&it, in);
                         while (g_hash_table_iter_next(&it, &key, &val)) {
-                                int *is_open = g_hash_table_lookup(open, key);
-                                enum regstate st;
-                                GPtrArray *ids;
+                                struct nightly_thread *t = g_hash_table_lookup(threads, key);
+                                g_autofree char *id = nightly_mail_id(subject, nr->baseline, key, nr->started_at,
+                                                                      g_get_host_name());
 
-                                if (!is_open) {
-                                        is_open = g_new0(int, 1);
-                                        g_hash_table_insert(open, g_strdup(key), is_open);
+                                if (!t) {
+                                        t = g_new0(struct nightly_thread, 1);
+                                        g_hash_table_insert(threads, g_strdup(key), t);
                                 }
-                                st = regstate_step(is_open, GPOINTER_TO_INT(val));
-                                if (st == REGSTATE_NEW)
-                                        g_hash_table_replace(threads, g_strdup(key),
-                                                             g_ptr_array_new_with_free_func(g_free));
-                                if (st == REGSTATE_FIXED)
-                                        g_hash_table_remove(threads, key);
-                                if ((st == REGSTATE_NEW || st == REGSTATE_STILL) &&
-                                    (ids = g_hash_table_lookup(threads, key)))
-                                        g_ptr_array_add(ids, nightly_mail_id(subject, nr->baseline, key, nr->started_at,
-                                                                             g_get_host_name()));
+                                nightly_thread_step(t, GPOINTER_TO_INT(val), id);
                         }
                 }
         }
@@ -794,15 +785,16 @@ static GHashTable *open_threads(struct night *n, const char *subject) {
         return threads;
 }
 
-/* ids as a NULL-terminated copy (g_strfreev), NULL when empty. */
-static char **thread_ids(GPtrArray *ids) {
+/* The Message-IDs of an open thread t (may be NULL) as a NULL-terminated
+ * copy (g_strfreev), NULL when there is none. */
+static char **thread_ids(const struct nightly_thread *t) {
         char **v;
 
-        if (!ids || !ids->len)
+        if (!t || !t->open || !t->ids || !t->ids->len)
                 return NULL;
-        v = g_new0(char *, ids->len + 1);
-        for (guint i = 0; i < ids->len; i++)
-                v[i] = g_strdup(ids->pdata[i]);
+        v = g_new0(char *, t->ids->len + 1);
+        for (guint i = 0; i < t->ids->len; i++)
+                v[i] = g_strdup(t->ids->pdata[i]);
         return v;
 }
 
@@ -818,7 +810,8 @@ static void add_fixed(struct night *n, const struct subject *s, const struct com
         while (g_hash_table_iter_next(&it, &key, &val)) {
                 struct nightly_fixed f;
 
-                if (GPOINTER_TO_INT(g_hash_table_lookup(in, key)) != REGSTATE_CLEAR)
+                if (GPOINTER_TO_INT(g_hash_table_lookup(in, key)) != REGSTATE_CLEAR ||
+                    !((const struct nightly_thread *)val)->open)
                         continue;
                 f = (struct nightly_fixed){ g_strdup(s->name), g_strdup(n->cfg->baseline), g_strdup(key),
                                             g_strdup(v->sel_a), g_strdup(v->sel_b), thread_ids(val) };

@@ -145,3 +145,21 @@ void nightly_mail_headers(const struct nightly_mail *m, FILE *out) {
         }
         fputs("MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n", out);
 }
+
+enum regstate nightly_thread_step(struct nightly_thread *t, enum regstate_input in, const char *id) {
+        enum regstate st = regstate_step(&t->open, in);
+
+        if (!t->ids)
+                t->ids = g_ptr_array_new_with_free_func(g_free);
+        if (st == REGSTATE_NEW || st == REGSTATE_FIXED)
+                g_ptr_array_set_size(t->ids, 0);
+        if (st == REGSTATE_NEW || st == REGSTATE_STILL)
+                g_ptr_array_add(t->ids, g_strdup(id));
+        return st;
+}
+
+void nightly_thread_clear(struct nightly_thread *t) {
+        if (t->ids)
+                g_ptr_array_unref(t->ids);
+        *t = (struct nightly_thread){ 0 };
+}

@@ -11,7 +11,10 @@
  * tests/nightly/mail.py with Python's email parser). */
 #pragma once
 
+#include <glib.h>
 #include <stdio.h>
+
+#include "web/regstate.h"
 
 struct nightly_mail {
         const char *from;          /* mailbox; NULL: kbench@<domain> */
@@ -54,3 +57,17 @@ char *nightly_mail_address(const char *text);
  * Content-Transfer-Encoding 8bit. Lines end with "\n" (a local mailer
  * such as sendmail -t takes them so). */
 void nightly_mail_headers(const struct nightly_mail *m, FILE *out);
+
+/* A regression's mail thread as the nights go: whether it is open, and the
+ * Message-IDs of its messages since the night it was new. */
+struct nightly_thread {
+        int open;                  /* web/regstate.h's */
+        GPtrArray *ids;            /* char *, oldest first (owned; NULL until the first night) */
+};
+
+/* One night of a regression's thread, by web/regstate.h's rule: in is what
+ * the night's comparison says of the metric, id the Message-ID of that
+ * night's message about it. New starts the thread with id, still adds id,
+ * fixed ends it (ids emptied), nothing changes else. Returns the state. */
+enum regstate nightly_thread_step(struct nightly_thread *t, enum regstate_input in, const char *id);
+void nightly_thread_clear(struct nightly_thread *t);

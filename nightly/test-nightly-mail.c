@@ -113,17 +113,65 @@ static char *night_message(int night, char **thread) {
         return text;
 }
 
+/* A thread across nights from what each night's comparison says (W
+ * worse, C clear, U nothing): the IDs it holds after each night. */
+TEST(thread_follows_the_regression_state) {
+        static const struct {
+                const char *nights;        /* one letter a night */
+                const char *states;        /* n new, s still, f fixed, - none */
+                const char *ids;           /* after each night: the nights whose IDs the thread holds */
+        } table[] = {
+                { "WWC", "nsf", "1|12|" },
+                { "WUWC", "n-sf", "1|1|13|" },
+                { "CWCW", "-nfn", "|2||4" },
+                { "UU", "--", "||" },
+        };
+
+        for (size_t r = 0; r < G_N_ELEMENTS(table); r++) {
+                struct nightly_thread t = { 0 };
+                g_auto(GStrv) want = g_strsplit(table[r].ids, "|", -1);
+
+                for (size_t i = 0; table[r].nights[i]; i++) {
+                        char c = table[r].nights[i], id[24];
+                        enum regstate_input in = c == 'W' ? REGSTATE_WORSE : c == 'C' ? REGSTATE_CLEAR
+                                                                                     : REGSTATE_UNKNOWN;
+                        enum regstate st;
+                        g_autoptr(GString) got = g_string_new(NULL);
+
+                        snprintf(id, sizeof(id), "%zu", i + 1);
+                        st = nightly_thread_step(&t, in, id);
+                        if ("-nsf"[st] != table[r].states[i])
+                                TEST_FAIL("row %zu night %zu: state %d", r, i + 1, (int)st);
+                        for (guint k = 0; k < t.ids->len; k++)
+                                g_string_append(got, t.ids->pdata[k]);
+                        if (strcmp(got->str, want[i]) != 0)
+                                TEST_FAIL("row %zu night %zu: ids %s, want %s", r, i + 1, got->str, want[i]);
+                }
+                nightly_thread_clear(&t);
+        }
+}
+
+/* Three nights of one regression, threaded by nightly_thread_step as
+ * nightly.c threads them: worse, worse, then clear (fixed). */
 TEST(three_nights_thread) {
+        static const enum regstate_input nights[] = { REGSTATE_WORSE, REGSTATE_WORSE, REGSTATE_CLEAR };
         const char *dir = getenv("KBENCH_MAIL_OUT");
-        g_autoptr(GPtrArray) thread = g_ptr_array_new_with_free_func(g_free);
+        struct nightly_thread t = { 0 };
 
         for (int night = 1; night <= 3; night++) {
                 g_autofree char *text = NULL, *head = NULL;
+                g_autofree char *id = nightly_mail_id(finding.kernel, finding.baseline, finding.metric,
+                                                      NIGHT1 + (night - 1) * DAY, "vm");
+                g_autoptr(GPtrArray) before = g_ptr_array_new();
                 char *eoh;
 
-                g_ptr_array_add(thread, NULL);
-                text = night_message(night, night > 1 ? (char **)thread->pdata : NULL);
-                g_ptr_array_remove_index(thread, thread->len - 1);
+                /* The thread before tonight: what tonight's message answers. */
+                for (guint i = 0; t.open && t.ids && i < t.ids->len; i++)
+                        g_ptr_array_add(before, t.ids->pdata[i]);
+                g_ptr_array_add(before, NULL);
+                ASSERT_EQ(night == 3, nights[night - 1] == REGSTATE_CLEAR && t.open);
+                text = night_message(night, before->len > 1 ? (char **)before->pdata : NULL);
+                nightly_thread_step(&t, nights[night - 1], id);
                 eoh = strstr(text, "\n\n");
                 ASSERT_TRUE(eoh != NULL);
                 head = g_strndup(text, (gsize)(eoh - text + 1));
@@ -140,7 +188,7 @@ TEST(three_nights_thread) {
 
                         ASSERT_TRUE(g_file_set_contents(path, text, -1, NULL));
                 }
-                g_ptr_array_add(thread, nightly_mail_id(finding.kernel, finding.baseline, finding.metric,
-                                                        NIGHT1 + (night - 1) * DAY, "vm"));
         }
+        ASSERT_TRUE(!t.open);
+        nightly_thread_clear(&t);
 }
