@@ -35,10 +35,6 @@ static const struct {
         [LEVEL_FAIL] = { "FAIL", "fail" },
 };
 
-/* What results mean under TCG, said wherever doctor finds TCG. */
-#define TCG_MEANS "under TCG, timed rates are shown but not judged; verdicts come from the guest's instruction " \
-        "counts and other measures that do not depend on the host's speed"
-
 struct checks {
         json_t *list;
         int count[LEVEL_N];
@@ -222,7 +218,7 @@ static void check_accel(struct checks *c, const char *label, int resolved, const
         else if (strcmp(accel, "kvm") == 0)
                 check(c, label, LEVEL_OK, "%s", why);
         else
-                check(c, label, LEVEL_WARN, "%s; " TCG_MEANS, why);
+                check(c, label, LEVEL_WARN, "%s; " ACCEL_TCG_MEANS, why);
 }
 
 /* libvirt and the accelerator, probed with the store's first kernel (k,
@@ -247,7 +243,7 @@ static void check_libvirt(struct checks *c, const struct store_ctx *g, const str
         } else if (!probe) {
                 /* Nothing to boot the probe with is no fault of the host. */
                 check(c, "accel", LEVEL_WARN, "not known yet: /dev/kvm exists, but KVM is tried by booting a kernel "
-                      "of the store and there is none ('kbench kernel add' one); if KVM proves unusable, " TCG_MEANS);
+                      "of the store and there is none ('kbench kernel add' one); if KVM proves unusable, " ACCEL_TCG_MEANS);
         } else {
                 check_accel(c, "accel", 0, NULL, NULL, err.msg);
         }

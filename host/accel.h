@@ -12,6 +12,11 @@
 
 #define ACCEL_PROBE_S 6.0          /* KVM must print "Linux version" within this */
 
+/* What results measured under TCG mean, for every reader that learns the
+ * accelerator (doctor, the nightly mail): one sentence. */
+#define ACCEL_TCG_MEANS "under TCG, timed rates are shown but not judged; verdicts come from the guest's " \
+        "instruction counts and other measures that do not depend on the host's speed"
+
 /* Resolve requested ("auto", "kvm" or "tcg"). probe_kernel is a bootable
  * kernel image used for the probe; scratch a directory for its console log.
  * OUT: *ret_accel ("kvm" or "tcg", static), *ret_why (one line, g_free). */

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "host/accel.h"
 #include "nightly/nightly_mail.h"
 #include "nightly/nightly_report.h"
 #include "settings/runopts.h"
@@ -402,8 +403,7 @@ static void regression_facts(const struct nightly_regression *g, FILE *out) {
                 (double)g->mem_kib / (1024 * 1024), g->accel ? g->accel : "accelerator ?", *qemu ? qemu : "?",
                 *libvirt ? libvirt : "?");
         if (g->accel && strcmp(g->accel, "tcg") == 0)
-                fputs("  (under TCG, timed rates are shown but not judged; verdicts come from guest instruction\n"
-                      "  counts and other measures that do not depend on the host's speed)\n", out);
+                fputs("  (" ACCEL_TCG_MEANS ")\n", out);
         fprintf(out, "  %s: %s\n  %s: %s\n", "baseline", *va ? va : "version unknown", "kernel", *vb ? vb : "version unknown");
         if (!g->config_diff)
                 fputs("  config difference: unknown (the store lacks the .config of one of them)\n", out);
