@@ -29,6 +29,28 @@ int cli_bisect(int argc, char **argv, const struct store_ctx *g);
  * or 2 (the usage exit code) after one error line. */
 int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const char *verb, int *argc, char ***argv);
 
+/* `kbench VERB --complete-options` (hidden, alone after the verb): the
+ * verb's options as cli_parse knows them, one a line, "--name=" for one
+ * that takes a value, for the shell completion. */
+#define CLI_COMPLETE_OPTIONS "--complete-options"
+
+/* `kbench --complete WHAT [ARG...]` (hidden): what the store holds, one a
+ * line, for the shell completion: "runs" (ids, newest first), "cells RUN"
+ * (cell keys), "logs RUN CELL" (the cell's log streams, and vmstat),
+ * "metrics" (the metric names stored). Prints nothing on an error (no
+ * store yet). Returns the exit code: 0, 1 (an error), 2 (usage). */
+int cli_complete(int argc, char **argv, const struct store_ctx *g);
+
+/* Help is read in a terminal of 100 columns: every line of every --help
+ * fits (tests/cli/help.py). */
+#define CLI_HELP_COLUMNS 100
+
+/* Append line (no newline) to out, broken at blanks into lines of at most
+ * width columns; the continuation lines are indented to where its text
+ * begins (an option line's description). A word wider than a line stays
+ * whole. */
+void cli_wrap(GString *out, const char *line, size_t width);
+
 /* text as one line safe for a terminal: invalid UTF-8 as U+FFFD, control
  * characters (C0 with the newline, DEL, C1, the bidirectional ones) as
  * '?'. Caller frees (g_free). */

@@ -1,5 +1,10 @@
 /* cli_doctor.c: `kbench doctor`, one line per thing kbench needs, with what
- * to do about each failure; --json for scripts. Exit 0 when all pass. */
+ * to do about each failure; --json for scripts. Each check is ok, warn
+ * (kbench works, but not as well as it could, or its results mean less:
+ * TCG, a missing plugin, leftovers) or FAIL, and a summary line counts
+ * them. Exit 0 when nothing failed, 1 when a check failed, 2 on a usage
+ * error. --repair removes what can go without loss: staging directories
+ * of killed imports; never a row or a file that holds results. */
 #include <errno.h>
 #include <glib.h>
 #include <jansson.h>
@@ -17,32 +22,52 @@
 #include "host/vm.h"
 #include "kernels/kstore.h"
 #include "results/db.h"
+#include "results/dbcheck.h"
+
+enum level { LEVEL_OK, LEVEL_WARN, LEVEL_FAIL, LEVEL_N };
+
+static const struct {
+        const char *text;          /* the line's first word */
+        const char *json;          /* "level" in --json */
+} levels[LEVEL_N] = {
+        [LEVEL_OK] = { "ok", "ok" },
+        [LEVEL_WARN] = { "warn", "warn" },
+        [LEVEL_FAIL] = { "FAIL", "fail" },
+};
 
 struct checks {
         json_t *list;
-        int failed;
+        int count[LEVEL_N];
         int json;
+        int repair;                /* --repair: remove what can go without loss */
 };
 
-static void check(struct checks *c, const char *name, int ok, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
-static void check(struct checks *c, const char *name, int ok, const char *fmt, ...) {
-        g_autofree char *detail = NULL;
+static void check(struct checks *c, const char *name, enum level level, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+static void check(struct checks *c, const char *name, enum level level, const char *fmt, ...) {
+        g_autofree char *detail = NULL, *masked = NULL;
         va_list ap;
 
         va_start(ap, fmt);
         detail = g_strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (!ok)
-                c->failed++;
-        json_array_append_new(c->list, json_pack("{s:s, s:b, s:s}", "check", name, "ok", ok, "detail", detail));
+        c->count[level]++;
+        json_array_append_new(c->list, json_pack("{s:s, s:s, s:b, s:s}", "check", name, "level", levels[level].json,
+                                                 "ok", level != LEVEL_FAIL, "detail", detail));
+        /* Details quote libvirt, the store and the database: one line each. */
+        masked = cli_mask(detail);
         if (!c->json)
-                printf("%-5s %-12s %s\n", ok ? "ok" : "FAIL", name, detail);
+                printf("%-5s %-12s %s\n", levels[level].text, name, masked);
+}
+
+/* ok when cond holds, else level. */
+static enum level unless(int cond, enum level level) {
+        return cond ? LEVEL_OK : level;
 }
 
 static void check_program(struct checks *c, const char *name, const char *hint) {
         g_autofree char *p = g_find_program_in_path(name);
 
-        check(c, name, p != NULL, "%s", p ? p : hint);
+        check(c, name, unless(p != NULL, LEVEL_FAIL), "%s", p ? p : hint);
 }
 
 /* The TCG plugin that gives cells their guest.*_Minsn counts. A missing
@@ -51,10 +76,10 @@ static void check_insn_plugin(struct checks *c) {
         g_autofree char *p = runner_helper_path(RUNNER_INSN_PLUGIN);
 
         if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-                check(c, "insn-plugin", 1, "%s (under TCG, cells count guest instructions)", p);
+                check(c, "insn-plugin", LEVEL_OK, "%s (under TCG, cells count guest instructions)", p);
         else
-                check(c, "insn-plugin", 1, "not built (%s): cells under TCG carry no guest.*_Minsn counts; "
-                      "bash tools/setup.sh builds it", p);
+                check(c, "insn-plugin", LEVEL_WARN, "not built (%s): cells under TCG carry no guest.*_Minsn "
+                      "counts, the measure TCG verdicts rest on; bash tools/setup.sh builds it", p);
 }
 
 /* Who QEMU runs as under the embedded driver, whether it can reach the
@@ -68,31 +93,31 @@ static void check_qemu_user(struct checks *c, const struct store_ctx *g) {
         int kvm;
 
         if (!g->connect || !strstr(g->connect, "/embed")) {
-                check(c, "qemu-user", 1, "decided by the libvirt daemon behind %s (its qemu.conf)", g->connect);
+                check(c, "qemu-user", LEVEL_OK, "decided by the libvirt daemon behind %s (its qemu.conf)", g->connect);
                 return;
         }
         if (vm_qemu_user_get(&u, &err) < 0) {
-                check(c, "qemu-user", 0, "%s", err.msg);
+                check(c, "qemu-user", LEVEL_FAIL, "%s", err.msg);
                 return;
         }
         if (!u.set) {
                 pw = getpwuid(geteuid());
-                check(c, "qemu-user", geteuid() != 0, "QEMU runs as %s (uid %u), kbench's own user",
+                check(c, "qemu-user", unless(geteuid() != 0, LEVEL_FAIL), "QEMU runs as %s (uid %u), kbench's own user",
                       pw ? pw->pw_name : "?", (unsigned)geteuid());
                 return;
         }
         kvm = vm_qemu_kvm_usable(&u, VM_KVM_DEV);
-        check(c, "qemu-user", 1, "QEMU runs as %s (uid %u, gid %u: %s), not root; %s", VM_QEMU_USER,
+        check(c, "qemu-user", LEVEL_OK, "QEMU runs as %s (uid %u, gid %u: %s), not root; %s", VM_QEMU_USER,
               (unsigned)u.uid, (unsigned)u.gid, u.gid_why,
               kvm < 0 ? "no working /dev/kvm" : kvm ? "it can open /dev/kvm" : "it cannot open /dev/kvm");
-        check(c, "caps-cache", kvm != 0, "%s", kvm != 0 ? "libvirt's QEMU capability cache is kept between runs"
+        check(c, "caps-cache", unless(kvm != 0, LEVEL_WARN), "%s", kvm != 0 ? "libvirt's QEMU capability cache is kept between runs"
               : "libvirt will probe QEMU again in every process (~4 s a probe): give /dev/kvm its group's rw "
                 "as Debian's udev rule does: bash tools/setup.sh (or: chmod 0660 /dev/kvm)");
         g_mkdir_with_parents(scratch, 0755);
         if (vm_qemu_can_reach(&u, scratch, 0, &err) < 0)
-                check(c, "qemu-reach", 0, "%s", err.msg);
+                check(c, "qemu-reach", LEVEL_FAIL, "%s", err.msg);
         else
-                check(c, "qemu-reach", 1, "%s can reach %s", VM_QEMU_USER, scratch);
+                check(c, "qemu-reach", LEVEL_OK, "%s can reach %s", VM_QEMU_USER, scratch);
 }
 
 /* The results database: absent (fine), unreadable, or checked in full.
@@ -101,14 +126,35 @@ static void check_database(struct checks *c, const struct store_ctx *g, struct d
         struct kb_error err = { { 0 } };
 
         if (access(g->db_path, F_OK) < 0 && errno == ENOENT)
-                check(c, "database", 1, "none yet at %s (the first kbench run creates it)", g->db_path);
+                check(c, "database", LEVEL_OK, "none yet at %s (the first kbench run creates it)", g->db_path);
         else if (db_open_existing(g->db_path, ret_db, &err) < 0)
-                check(c, "database", 0, "%s", err.msg);
+                check(c, "database", LEVEL_FAIL, "%s", err.msg);
         else if (db_check(*ret_db, 1, &err) < 0)
-                check(c, "database", 0, "%s (restore a backup, or copy the runs still readable with "
+                check(c, "database", LEVEL_FAIL, "%s (restore a backup, or copy the runs still readable with "
                       "sqlite3 .recover)", err.msg);
         else
-                check(c, "database", 1, "%s (PRAGMA integrity_check: ok)", g->db_path);
+                check(c, "database", LEVEL_OK, "%s (PRAGMA integrity_check: ok)", g->db_path);
+}
+
+/* The rows of a database SQLite finds sound: what a crafted or hand-edited
+ * file holds that the readers would misread or silently leave out. Never
+ * repaired: those rows are results. */
+static void check_rows(struct checks *c, struct db *db) {
+        struct kb_error err = { { 0 } };
+        struct dbcheck_finding *f = NULL;
+        size_t n = 0;
+
+        if (dbcheck_rows(db, &f, &n, &err) < 0) {
+                check(c, "db-rows", LEVEL_FAIL, "%s", err.msg);
+                return;
+        }
+        if (n == 0)
+                check(c, "db-rows", LEVEL_OK, "every value kbench reads is there, a finite number where one is due "
+                      "and in range; no row names a kernel, run or cell that is not there");
+        for (size_t i = 0; i < n; i++)
+                check(c, "db-rows", LEVEL_FAIL, "%s; kbench does not change results: fix the rows with sqlite3 or "
+                      "restore a backup", f[i].what);
+        dbcheck_findings_free(f, n);
 }
 
 /* What a killed kbench left, cleaned now (the caller holds the lock). */
@@ -117,14 +163,62 @@ static void check_leftovers(struct checks *c, const struct store_ctx *g, struct 
         struct reap_report reaped;
 
         if (reap_store(g, db, &reaped, &err) < 0)
-                check(c, "leftovers", 0, "%s", err.msg);
+                check(c, "leftovers", LEVEL_FAIL, "%s", err.msg);
         else if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
-                check(c, "leftovers", 1, "left by a killed kbench and cleaned now: %d QEMU killed, "
+                check(c, "leftovers", LEVEL_OK, "left by a killed kbench and cleaned now: %d QEMU killed, "
                       "%d scratch entries removed, %d run(s) marked interrupted (resume with "
                       "'kbench run --resume RUN')", reaped.qemu_killed, reaped.scratch_removed,
                       reaped.runs_interrupted);
         else
-                check(c, "leftovers", 1, "none (no stale QEMU, scratch file or running run)");
+                check(c, "leftovers", LEVEL_OK, "none (no stale QEMU, scratch file or running run)");
+}
+
+/* The staging directories of kernel imports that were killed: named, and
+ * with --repair removed, each named before it goes. They hold only a half
+ * copy of a file the user still has. */
+static void check_staging(struct checks *c, struct kstore *ks, const char *kdir) {
+        g_auto(GStrv) stale = NULL;
+        g_autofree char *names = NULL;
+        struct kb_error err = { { 0 } };
+        size_t n;
+
+        if (kstore_staging_stale(ks, &stale, &err) < 0) {
+                check(c, "staging", LEVEL_FAIL, "%s", err.msg);
+                return;
+        }
+        n = stale ? g_strv_length(stale) : 0;
+        if (n == 0) {
+                check(c, "staging", LEVEL_OK, "none (no half import left by a killed 'kernel add')");
+                return;
+        }
+        names = g_strjoinv(", ", stale);
+        if (!c->repair) {
+                check(c, "staging", LEVEL_WARN, "%zu staging director%s of a killed 'kernel add' in %s: %s; "
+                      "'kbench doctor --repair' removes them", n, n == 1 ? "y" : "ies", kdir, names);
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                g_autofree char *path = g_build_filename(kdir, stale[i], NULL);
+
+                if (!c->json)
+                        printf("removing %s (a half import of a killed 'kernel add')\n", path);
+                if (kstore_staging_remove(ks, stale[i], &err) < 0)
+                        check(c, "staging", LEVEL_FAIL, "%s", err.msg);
+                else
+                        check(c, "staging", LEVEL_OK, "removed %s", path);
+        }
+}
+
+/* The level and line of the accelerator a host gets: KVM is ok; TCG works
+ * but its results mean less, so it is a warning that says what it means. */
+static void check_accel(struct checks *c, const char *label, int resolved, const char *accel, const char *why,
+                        const char *error) {
+        if (!resolved)
+                check(c, label, LEVEL_FAIL, "%s", error);
+        else if (strcmp(accel, "kvm") == 0)
+                check(c, label, LEVEL_OK, "%s", why);
+        else
+                check(c, label, LEVEL_WARN, "%s; " ACCEL_TCG_MEANS, why);
 }
 
 /* libvirt and the accelerator, probed with the store's first kernel (k,
@@ -137,17 +231,22 @@ static void check_libvirt(struct checks *c, const struct store_ctx *g, const str
         const char *probe = k ? (k->vmlinux_path ? k->vmlinux_path : k->image_path) : NULL;
 
         if (vm_conn_new(g->connect, ret_conn, &err) < 0) {
-                check(c, "libvirt", 0, "%s", err.msg);
+                check(c, "libvirt", LEVEL_FAIL, "%s", err.msg);
                 return;
         }
         if (vm_conn_versions(*ret_conn, &qv, &lv, &err) == 0)
-                check(c, "libvirt", 1, "%s (libvirt %s, QEMU %s)", g->connect, lv, qv);
-        if (access("/dev/kvm", F_OK) != 0)
-                check(c, "accel", 1, "tcg: no /dev/kvm");
-        else if (accel_resolve(*ret_conn, "auto", g->home, probe, &accel, &why, &err) == 0)
-                check(c, "accel", 1, "%s", why);
-        else
-                check(c, "accel", 0, "%s", err.msg);
+                check(c, "libvirt", LEVEL_OK, "%s (libvirt %s, QEMU %s)", g->connect, lv, qv);
+        if (access("/dev/kvm", F_OK) != 0) {
+                check_accel(c, "accel", 1, "tcg", "tcg: no /dev/kvm", NULL);
+        } else if (accel_resolve(*ret_conn, "auto", g->home, probe, &accel, &why, &err) == 0) {
+                check_accel(c, "accel", 1, accel, why, NULL);
+        } else if (!probe) {
+                /* Nothing to boot the probe with is no fault of the host. */
+                check(c, "accel", LEVEL_WARN, "not known yet: /dev/kvm exists, but KVM is tried by booting a kernel "
+                      "of the store and there is none ('kbench kernel add' one); if KVM proves unusable, " ACCEL_TCG_MEANS);
+        } else {
+                check_accel(c, "accel", 0, NULL, NULL, err.msg);
+        }
 }
 
 /* Each host of --connect: reachable, what it is, its storage pool, its
@@ -163,26 +262,30 @@ static void check_hosts(struct checks *c, const struct store_ctx *g, const struc
                 g_autofree char *why = NULL, *label = g_strdup_printf("host %zu", i + 1);
 
                 if (run_host_open(g->hosts[i], g->connect, 1, NULL, &h, &err) < 0) {
-                        check(c, label, 0, "%s", err.msg);
+                        check(c, label, LEVEL_FAIL, "%s", err.msg);
                         continue;
                 }
-                check(c, label, 1, "%s (%s): %s, %s, QEMU %s, libvirt %s%s%s", h.name ? h.name : h.uri, h.uri,
+                check(c, label, LEVEL_OK, "%s (%s): %s, %s, QEMU %s, libvirt %s%s%s", h.name ? h.name : h.uri, h.uri,
                       h.info.hostname, h.info.cpu_model, h.info.qemu_version, h.info.libvirt_version,
                       h.pool ? ", storage pool " : "", h.pool ? pool_dir(h.pool) : "");
                 /* The embedded driver's accelerator is this machine's (check_libvirt). */
                 if (h.pool) {
                         int ok = accel_resolve_remote(h.conn, h.pool, "auto", scratch, probe, &accel, &why, &err) == 0;
+                        g_autofree char *line = g_strdup_printf("%s: accelerator %s", h.name, ok ? why : "");
 
-                        check(c, label, ok, "%s: %s%s", h.name, ok ? "accelerator " : "", ok ? why : err.msg);
+                        check_accel(c, label, ok, accel, line, err.msg);
                 }
                 run_host_clear(&h);
         }
 }
 
 int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
-        int json = 0;
+        int json = 0, repair = 0;
         GOptionEntry entries[] = {
-                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the checks as JSON", NULL },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the checks as JSON (each with its level)", NULL },
+                { "repair", 0, 0, G_OPTION_ARG_NONE, &repair,
+                  "Remove what can go without loss (staging directories of killed kernel imports), naming each "
+                  "first; nothing that holds results", NULL },
                 { NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("- check QEMU, libvirt, the accelerator and the store");
@@ -197,37 +300,52 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
         size_t nk = 0;
 
         g_option_context_add_main_entries(ctx, entries, NULL);
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "doctor", &argc, &argv))
+        g_option_context_set_description(ctx, "Each check is ok, warn (kbench works, but its results mean less or "
+                                         "it runs slower)\nor FAIL. Exit status: 0 no check failed, 1 a check "
+                                         "failed, 2 usage error.");
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "doctor", &argc, &argv)) {
+                json_decref(c.list);
                 return 2;
+        }
+        if (argc > 1) {
+                json_decref(c.list);
+                return cli_errorf("doctor: unexpected argument " CLI_Q " (try 'kbench doctor --help')",
+                                  CLI_QARG(argv[1])) + 1;
+        }
         c.json = json;
+        c.repair = repair;
 
         check_program(&c, "qemu-system-x86_64", "not found: apt-get install -y qemu-system-x86");
         check_program(&c, "mkfs.ext4", "not found: apt-get install -y e2fsprogs");
         check_program(&c, "depmod", "not found: apt-get install -y kmod");
         check_insn_plugin(&c);
-        check(&c, "busybox", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE),
+        check(&c, "busybox", unless(g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE), LEVEL_FAIL),
               "%s", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE) ? "/bin/busybox"
                                                                             : "missing: apt-get install -y busybox-static");
         /* doctor looks and never creates: a mistyped --store must not
          * become a store that then reports ok. Without a store, nothing of
          * it can be checked, and libvirt's embedded root would be made in it. */
         if (store_prepare(g, 0, &err) < 0) {
-                check(&c, "store", 0, "%s", err.msg);
+                check(&c, "store", LEVEL_FAIL, "%s", err.msg);
                 goto report;
         }
-        check(&c, "store", access(g->home, W_OK) == 0, "%s%s", g->home,
+        check(&c, "store", unless(access(g->home, W_OK) == 0, LEVEL_FAIL), "%s%s", g->home,
               access(g->home, W_OK) == 0 ? "" : " (not writable: run cannot use it)");
         check_qemu_user(&c, g);
-        if (kstore_open_existing(kdir, &ks, &err) == 0 && kstore_list(ks, &kernels, &nk, &err) == 0)
-                check(&c, "kernels", 1, "%zu kernel(s) in %s", nk, kdir);
-        else
-                check(&c, "kernels", 0, "%s", err.msg);
+        if (kstore_open_existing(kdir, &ks, &err) == 0 && kstore_list(ks, &kernels, &nk, &err) == 0) {
+                check(&c, "kernels", LEVEL_OK, "%zu kernel(s) in %s", nk, kdir);
+                check_staging(&c, ks, kdir);
+        } else {
+                check(&c, "kernels", LEVEL_FAIL, "%s", err.msg);
+        }
         check_database(&c, g, &db);
+        if (db)
+                check_rows(&c, db);
 
         /* A store in use is fine, but its libvirt root is then taken: the
          * embedded driver allows one process per root. */
         if (lock_store(g->home, "doctor", &lock, &err) < 0) {
-                check(&c, "lock", 0, "%s", err.msg);
+                check(&c, "lock", LEVEL_FAIL, "%s", err.msg);
                 goto report;
         }
         check_leftovers(&c, g, db);
@@ -237,12 +355,16 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
                 check_libvirt(&c, g, nk > 0 ? kernels[0] : NULL, &conn);
 report:
         if (json) {
-                json_t *o = json_pack("{s:o, s:b, s:s, s:s, s:s}", "checks", c.list, "ok", c.failed == 0,
-                                      "store", g->home, "db", g->db_path, "connect", g->connect);
+                json_t *o = json_pack("{s:o, s:b, s:{s:i, s:i, s:i}, s:s, s:s, s:s}", "checks", c.list,
+                                      "ok", c.count[LEVEL_FAIL] == 0, "summary", "ok", c.count[LEVEL_OK], "warn",
+                                      c.count[LEVEL_WARN], "fail", c.count[LEVEL_FAIL], "store", g->home, "db",
+                                      g->db_path, "connect", g->connect);
                 json_dumpf(o, stdout, JSON_INDENT(2));
                 putchar('\n');
                 json_decref(o);
         } else {
+                printf("doctor: %d ok, %d warn, %d fail\n", c.count[LEVEL_OK], c.count[LEVEL_WARN],
+                       c.count[LEVEL_FAIL]);
                 json_decref(c.list);
         }
         kstore_kernel_list_free(kernels, nk);
@@ -250,5 +372,5 @@ report:
         db_close(db);
         vm_conn_free(conn);
         lock_release(lock);
-        return c.failed ? 1 : 0;
+        return c.count[LEVEL_FAIL] ? 1 : 0;
 }

@@ -342,21 +342,30 @@ static const struct {
         { "remove", kernel_remove, "remove a kernel by name: remove NAME" },
 };
 
+/* "add, build, list, remove", from the table. Caller g_frees. */
+static char *command_names(void) {
+        GString *s = g_string_new(NULL);
+
+        for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
+                g_string_append_printf(s, "%s%s", i ? ", " : "", subcommands[i].name);
+        return g_string_free(s, FALSE);
+}
+
 int cli_kernel(int argc, char **argv, const struct store_ctx *g) {
-        if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-                FILE *f = argc < 2 ? stderr : stdout;
-                fprintf(f, "Usage: kbench kernel COMMAND [OPTIONS]\n\nManage the kernel store (%s).\n\nCommands:\n",
-                        "content-addressed by the image's sha256");
+        g_autofree char *names = command_names();
+
+        if (argc < 2)
+                return cli_errorf("kernel: no command given (%s); try 'kbench kernel --help'", names) + 1;
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+                printf("Usage: kbench kernel COMMAND [OPTIONS]\n\nManage the kernel store (%s).\n\nCommands:\n",
+                       "content-addressed by the image's sha256");
                 for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
-                        fprintf(f, "  %-7s %s\n", subcommands[i].name, subcommands[i].help);
-                fprintf(f, "\n'kbench kernel COMMAND --help' describes a command.\n");
-                return argc < 2 ? 2 : 0;
+                        printf("  %-7s %s\n", subcommands[i].name, subcommands[i].help);
+                printf("\n'kbench kernel COMMAND --help' describes a command.\n");
+                return 0;
         }
         for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
-                if (strcmp(argv[1], subcommands[i].name) == 0) {
-                        g_autofree char *prg = g_strdup_printf("kbench kernel %s", subcommands[i].name);
-                        g_set_prgname(prg);
+                if (strcmp(argv[1], subcommands[i].name) == 0)
                         return subcommands[i].fn(argc - 1, argv + 1, g);
-                }
-        return cli_errorf("kernel: unknown command '%.64s' (add, build, list, remove)", argv[1]) + 1;
+        return cli_errorf("kernel: unknown command '%.64s' (%s)", argv[1], names) + 1;
 }

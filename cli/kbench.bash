@@ -1,10 +1,14 @@
 # bash completion for kbench: verbs, each verb's options, kernel names,
-# tags and workload keys. Installed by meson into bash-completion's
-# completions directory as "kbench" (loaded on the first <TAB>). Verbs,
-# options and workload keys are read from kbench's own --help, and kernel
-# names and tags from the store the command line names (--store, --db, else
-# $KBENCH_HOME and kbench's defaults), so the completion cannot drift from
-# the tool or the store.
+# tags, run ids, cell keys, log streams, metric names and workload keys.
+# Installed by meson into bash-completion's completions directory as
+# "kbench" (loaded on the first <TAB>). Nothing here is a list of kbench's
+# own: the options (and which of them take a value) come from the option
+# tables through the hidden `kbench [VERB [SUB]] --complete-options`, verbs
+# and workload keys from kbench's --help, and what the store holds from
+# `kbench --complete runs|cells RUN|logs RUN CELL|metrics`, `kernel list`
+# and `show --tags`, on the store the command line names (--store, --db,
+# else $KBENCH_HOME and kbench's defaults), so the completion cannot drift
+# from the tool or the store.
 
 # kbench with the global options typed so far, so lists come from the same
 # store the command will use. Errors (no store yet) complete nothing.
@@ -19,12 +23,53 @@ _kbench_call() {
         "${words[0]}" "${g[@]}" "$@" 2>/dev/null
 }
 
-# The long and short options of "kbench VERB [SUB] --help-all" (glib's
-# layout: "  -k, --kernel=NAME   ..."), one per line: --help-all, so that
-# bisect's group of run options is listed too.
+# The options of "kbench [VERB [SUB]]", one a line, "--name=" for one that
+# takes a value (kbench's option tables: --complete-options).
+_kbench_optlist() {
+        "${words[0]}" "$@" --complete-options 2>/dev/null
+}
+
 _kbench_options() {
-        _kbench_call "$@" --help-all | sed -n -e 's/^  \(-[A-Za-z]\), \(--[a-z][a-z0-9-]*\).*/\1\n\2/p' \
-                -e 's/^  \(--[a-z][a-z0-9-]*\).*/\1/p'
+        _kbench_optlist "$@" | sed 's/=$//'
+}
+
+# Whether option $1 of "kbench $verb $sub" takes a value (before the verb:
+# a global option).
+_kbench_takes_value() {
+        local opts
+        if [[ -z $verb ]]; then
+                opts=$(_kbench_optlist)
+        else
+                opts=$(_kbench_optlist $verb $sub)
+        fi
+        grep -qxF -- "$1=" <<<"$opts"
+}
+
+# The words of the command line after the verb (and kernel's command) that
+# are neither options nor their values: show's RUN, compare's A and B.
+_kbench_args() {
+        local i opts w
+        opts=$(_kbench_optlist $verb $sub)
+        for ((i = verb_at + 1; i < cword; i++)); do
+                w=${words[i]}
+                [[ $verb == kernel ]] && ((i == verb_at + 1)) && continue
+                if [[ $w == -* ]]; then
+                        [[ $w != *=* ]] && grep -qxF -- "$w=" <<<"$opts" && ((i++))
+                        continue
+                fi
+                printf '%s\n' "$w"
+        done
+}
+
+# The value of option $1 (or $2) given on the line before the cursor.
+_kbench_value_of() {
+        local i
+        for ((i = 1; i < cword - 1; i++)); do
+                if [[ ${words[i]} == "$1" || ${words[i]} == "$2" ]]; then
+                        printf '%s\n' "${words[i + 1]}"
+                        return
+                fi
+        done
 }
 
 _kbench_verbs() {
@@ -94,17 +139,24 @@ _kbench_workload() {
         compopt -o nospace
 }
 
+# Filesystems --fs takes: the mkfs.FS programs of this machine (kbench
+# runs mkfs.FS on the host).
+_kbench_filesystems() {
+        compgen -c mkfs. | sed -n 's/^mkfs\.\([a-z0-9]*\)$/\1/p' | sort -u
+}
+
 _kbench() {
-        local cur prev words cword verb="" sub="" i
+        local cur prev words cword verb="" sub="" verb_at=0 i run
         _init_completion -n =: || return
 
         for ((i = 1; i < cword; i++)); do
                 case ${words[i]} in
-                --store | --db | --connect) ((i++)) ;;
-                -*) ;;
+                -*=*) ;;
+                -*) [[ -z $verb ]] && _kbench_takes_value "${words[i]}" && ((i++)) ;;
                 *)
                         if [[ -z $verb ]]; then
                                 verb=${words[i]}
+                                verb_at=$i
                         elif [[ $verb == kernel && -z $sub ]]; then
                                 sub=${words[i]}
                         fi
@@ -112,47 +164,50 @@ _kbench() {
                 esac
         done
 
-        case $prev in
-        --store) _filedir -d; return ;;
-        --db) _filedir db; return ;;
-        --connect) return ;;
-        -k | --kernel) COMPREPLY=($(compgen -W "$(_kbench_kernels)" -- "$cur")); return ;;
-        --tag) COMPREPLY=($(compgen -W "$(_kbench_tags)" -- "$cur")); _kbench_ltrim; return ;;
-        -w | --workload)
-                if [[ $verb == run || $verb == bisect ]]; then
-                        _kbench_workload
-                        _kbench_ltrim
-                        return
-                fi
-                ;;
-        --accel) COMPREPLY=($(compgen -W "auto kvm tcg" -- "$cur")); return ;;
-        --format)
-                if [[ $verb == compare ]]; then
-                        COMPREPLY=($(compgen -W "text markdown" -- "$cur"))
-                fi
+        # The value of an option: what it names, else nothing (no option
+        # names where a value goes).
+        if [[ $prev == -* && $cur != -* ]] && _kbench_takes_value "$prev"; then
+                case $prev in
+                --store) _filedir -d ;;
+                --db) _filedir db ;;
+                -k | --kernel) COMPREPLY=($(compgen -W "$(_kbench_kernels)" -- "$cur")) ;;
+                --tag) COMPREPLY=($(compgen -W "$(_kbench_tags)" -- "$cur")); _kbench_ltrim ;;
+                -w | --workload)
+                        if [[ $verb == run || $verb == bisect ]]; then
+                                _kbench_workload
+                                _kbench_ltrim
+                        fi
+                        ;;
+                --accel) COMPREPLY=($(compgen -W "auto kvm tcg" -- "$cur")) ;;
+                --format) [[ $verb == compare ]] && COMPREPLY=($(compgen -W "text markdown" -- "$cur")) ;;
+                --kernels) [[ $verb == bisect ]] && _kbench_kernel_list ;;
+                --git | -o | --output) _filedir -d ;;
+                --good | --bad) _kbench_git_refs ;;
+                --fragment | --patch | --config) _filedir ;;
+                --fs) COMPREPLY=($(compgen -W "$(_kbench_filesystems)" -- "$cur")) ;;
+                --metric) COMPREPLY=($(compgen -W "$(_kbench_call --complete metrics)" -- "$cur")) ;;
+                --resume) COMPREPLY=($(compgen -W "$(_kbench_call --complete runs)" -- "$cur")) ;;
+                -c | --cell)
+                        run=$(_kbench_args | head -n 1)
+                        [[ -n $run ]] && COMPREPLY=($(compgen -W "$(_kbench_call --complete cells "$run")" -- "$cur"))
+                        ;;
+                -l | --log)
+                        run=$(_kbench_args | head -n 1)
+                        local cell=$(_kbench_value_of --cell -c)
+                        [[ -n $run && -n $cell ]] &&
+                                COMPREPLY=($(compgen -W "$(_kbench_call --complete logs "$run" "$cell")" -- "$cur"))
+                        ;;
+                esac
                 return
-                ;;
-        --kernels) [[ $verb == bisect ]] && _kbench_kernel_list; return ;;
-        --git) _filedir -d; return ;;
-        --good | --bad) _kbench_git_refs; return ;;
-        --fragment | --patch) _filedir; return ;;
-        --config | --log | --cell | --name | --metric | --alpha | --noise | --ignore-setting | \
-                --pilot | --max-rounds | --target | -j | --jobs | \
-                -n | --repeat | --mem | --cpus | --disk-size | --disk-mbps | --fs | --mount-opts | \
-                --swap | --append | --sysctl | --variant | --timeout | --hang-timeout | \
-                --vmstat-interval | --retries | --max-contention | --resume | --interval | \
-                --bo-threshold)
-                [[ $prev == --config ]] && _filedir
-                return
-                ;;
-        esac
+        fi
 
         if [[ -z $verb ]]; then
-                COMPREPLY=($(compgen -W "$(_kbench_verbs) --store --db --connect --help" -- "$cur"))
+                COMPREPLY=($(compgen -W "$(_kbench_verbs) $(_kbench_options)" -- "$cur"))
                 return
         fi
         if [[ $verb == kernel && -z $sub ]]; then
-                COMPREPLY=($(compgen -W "add build list remove" -- "$cur"))
+                COMPREPLY=($(compgen -W "$(_kbench_call kernel --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p')" \
+                        -- "$cur"))
                 return
         fi
         if [[ $cur == -* ]]; then
@@ -169,6 +224,12 @@ _kbench() {
                 ;;
         compare)
                 local sels t
+                if [[ $cur == run:* ]]; then
+                        COMPREPLY=($(compgen -P run: -W "$(_kbench_call --complete runs | grep -v '^last$')" \
+                                -- "${cur#run:}"))
+                        _kbench_ltrim
+                        return
+                fi
                 sels="$(_kbench_kernels) run:"
                 while IFS= read -r t; do
                         sels+=" tag:$t"
@@ -177,7 +238,9 @@ _kbench() {
                 _kbench_ltrim
                 [[ ${COMPREPLY[*]} == run: ]] && compopt -o nospace
                 ;;
-        show) COMPREPLY=($(compgen -W "last" -- "$cur")) ;;
+        show)
+                [[ -z $(_kbench_args) ]] && COMPREPLY=($(compgen -W "$(_kbench_call --complete runs)" -- "$cur"))
+                ;;
         vmstat) _filedir ;;
         esac
 }

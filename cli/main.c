@@ -202,10 +202,25 @@ static int check_value(const char *verb, const GOptionEntry *e, const char *valu
         return 0;
 }
 
-/* Walk argv as GOption will, checking each value given to a known option. */
-static int check_argv(const char *verb, const GOptionEntry *const *entries, int argc, char **argv) {
+/* What a help option asks for. */
+enum help { HELP_NONE, HELP_MAIN, HELP_ALL };
+
+static enum help help_option(const char *a) {
+        if (strcmp(a, "-h") == 0 || strcmp(a, "-?") == 0 || strcmp(a, "--help") == 0)
+                return HELP_MAIN;
+        /* --help-all, and a group's --help-GROUP (bisect's --help-run),
+         * whose group GOption does not hand out: the whole help. */
+        return strncmp(a, "--help-", 7) == 0 && a[7] ? HELP_ALL : HELP_NONE;
+}
+
+/* Walk argv as GOption will, checking each value given to a known option.
+ * OUT: *ret_help, the first help option given where an option stands (a
+ * value "-h" is a value). */
+static int check_argv(const char *verb, const GOptionEntry *const *entries, int argc, char **argv,
+                      enum help *ret_help) {
         g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
 
+        *ret_help = HELP_NONE;
         for (int i = 1; i < argc; i++) {
                 const char *a = argv[i];
                 const GOptionEntry *e;
@@ -215,6 +230,8 @@ static int check_argv(const char *verb, const GOptionEntry *const *entries, int 
                         break;
                 if (a[0] != '-' || a[1] == '\0')
                         continue;
+                if (!*ret_help)
+                        *ret_help = help_option(a);
                 if (a[1] == '-') {
                         const char *eq = strchr(a + 2, '=');
 
@@ -251,12 +268,126 @@ static int check_argv(const char *verb, const GOptionEntry *const *entries, int 
         return 0;
 }
 
+/* Columns of the first len bytes of UTF-8 text s. */
+static size_t columns(const char *s, size_t len) {
+        return (size_t)g_utf8_strlen(s, (gssize)len);
+}
+
+/* Where a help line's text begins, for its continuation lines: a line of
+ * a name and its description ("  -k, --kernel=NAME    Kernel ...",
+ * "      size       bytes written ...") continues under the description,
+ * which follows the first gap of two blanks; any other line under its own
+ * first character. */
+static size_t help_indent(const char *line) {
+        size_t lead = strspn(line, " ");
+        const char *gap = strstr(line + lead, "  ");
+
+        if (!gap)
+                return lead;
+        return columns(line, (size_t)(gap - line) + strspn(gap, " "));
+}
+
+void cli_wrap(GString *out, const char *line, size_t width) {
+        size_t indent = help_indent(line), lead = 0;        /* lead: columns already on the line */
+        const char *p = line;
+
+        if (indent * 2 > width)
+                indent = 8;        /* a description that starts far right continues further left */
+        while (lead + columns(p, strlen(p)) > width) {
+                const char *cut = NULL, *q = p;
+                size_t col = lead;
+
+                /* The last blank that leaves at most width columns, past the
+                 * indentation (the option's name is never cut). */
+                for (; *q && col <= width; q = g_utf8_next_char(q), col++)
+                        if (*q == ' ' && col > indent && q > p && q[-1] != ' ')
+                                cut = q;
+                if (!cut)
+                        break;        /* one word wider than the line: let it be */
+                g_string_append_len(out, p, cut - p);
+                g_string_append_c(out, '\n');
+                for (size_t i = 0; i < indent; i++)
+                        g_string_append_c(out, ' ');
+                lead = indent;
+                p = cut + strspn(cut, " ");
+        }
+        g_string_append(out, p);
+}
+
+/* GOption's help of ctx on stdout, as kbench's: "Usage: kbench VERB ..."
+ * on one line (the program name is the verb's, cli_parse), every line
+ * within CLI_HELP_COLUMNS. */
+static void print_help(GOptionContext *ctx, enum help help) {
+        g_autofree char *text = g_option_context_get_help(ctx, help == HELP_MAIN, NULL);
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autoptr(GString) out = g_string_new(NULL);
+
+        for (size_t i = 0; lines[i]; i++) {
+                g_autofree char *joined = NULL;
+                const char *line = lines[i];
+
+                if (strcmp(line, "Usage:") == 0 && lines[i + 1])
+                        line = joined = g_strconcat("Usage: ", g_strchug(lines[++i]), NULL);
+                cli_wrap(out, line, CLI_HELP_COLUMNS);
+                if (lines[i + 1])
+                        g_string_append_c(out, '\n');
+        }
+        fputs(out->str, stdout);
+}
+
+/* For the shell completion (cli/kbench.bash): every option of entries,
+ * one a line, "--name=" (and "-k=") when it takes a value, else "--name"
+ * ("-k"), then GOption's own help options (-h, --help, --help-all, a
+ * group's --help-GROUP, from its help's "Help Options"): the option table
+ * itself, so the completion keeps no list of its own. */
+static void print_options(GOptionContext *ctx, const GOptionEntry *const *entries) {
+        g_autofree char *help = g_option_context_get_help(ctx, FALSE, NULL);
+        g_auto(GStrv) lines = g_strsplit(help, "\n", -1);
+        int in_help = 0;
+
+        for (size_t g = 0; entries[g]; g++)
+                for (const GOptionEntry *e = entries[g]; e->long_name; e++) {
+                        const char *eq = takes_value(e) ? "=" : "";
+
+                        if (e->flags & G_OPTION_FLAG_HIDDEN)
+                                continue;
+                        printf("--%s%s\n", e->long_name, eq);
+                        if (e->short_name)
+                                printf("-%c%s\n", e->short_name, eq);
+                }
+        for (size_t i = 0; lines[i]; i++) {
+                const char *l = lines[i];
+
+                if (!g_str_has_prefix(l, "  "))
+                        in_help = strcmp(l, "Help Options:") == 0;
+                else if (in_help && g_str_has_prefix(l, "  -h, "))
+                        fputs("-h\n", stdout);
+                if (in_help && (l = strstr(l, "--help")))
+                        printf("%.*s\n", (int)strcspn(l, " ="), l);
+        }
+}
+
 int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const char *verb, int *argc, char ***argv) {
         g_autoptr(GError) gerr = NULL;
-        int r = check_argv(verb, entries, *argc, *argv);
+        g_autofree char *prg = g_strconcat("kbench ", verb, NULL);
+        enum help help;
+        int r;
 
+        /* One verb runs a process: "Usage: kbench run". */
+        if (!g_get_prgname())
+                g_set_prgname(prg);
+        if (*argc == 2 && strcmp((*argv)[1], CLI_COMPLETE_OPTIONS) == 0) {
+                print_options(ctx, entries);
+                exit(0);
+        }
+        r = check_argv(verb, entries, *argc, *argv, &help);
         if (r)
                 return r;
+        /* Help is printed and the process ends, as GOption would do. */
+        if (help) {
+                print_help(ctx, help);
+                exit(0);
+        }
         if (!g_option_context_parse(ctx, argc, argv, &gerr))
                 return cli_errorf("%s: %s (try --help)", verb, gerr->message) + 1;
         return 0;
@@ -311,10 +442,25 @@ int main(int argc, char **argv) {
         if (!g.connect)
                 g.connect = g_strdup_printf("qemu:///embed?root=%s/libvirt", g.home);
 
-        if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-            strcmp(argv[1], "help") == 0) {
-                usage(argc < 2 ? stderr : stdout);
-                r = argc < 2 ? 2 : 0;
+        /* A bare kbench is a usage error like any other: one line. */
+        if (argc < 2) {
+                cli_errorf("no verb given; try 'kbench --help'");
+                goto out;
+        }
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+                usage(stdout);
+                r = 0;
+                goto out;
+        }
+        /* Hidden, for cli/kbench.bash: the global options, and lists of
+         * what the store holds (cli_complete.c). */
+        if (strcmp(argv[1], CLI_COMPLETE_OPTIONS) == 0) {
+                fputs("--store=\n--db=\n--connect=\n--help\n--version\n", stdout);
+                r = 0;
+                goto out;
+        }
+        if (strcmp(argv[1], "--complete") == 0) {
+                r = cli_complete(argc - 1, argv + 1, &g);
                 goto out;
         }
         if (strcmp(argv[1], "--version") == 0) {

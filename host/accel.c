@@ -78,14 +78,29 @@ static int probe(struct vm_conn *c, const char *dir, const char *kernel, int rem
         return 0;
 }
 
+char *accel_failure_reason(const char *failure) {
+        g_autofree char *line = g_strndup(failure ? failure : "", strcspn(failure ? failure : "", "\r\n"));
+        const char *why = line, *p;
+
+        /* libvirt wraps QEMU's words: "cannot create domain ...: internal
+         * error: qemu unexpectedly closed the monitor: <time> qemu-system-
+         * x86_64: error: failed to set MSR 0x10a to 0x69". The reason is
+         * what follows QEMU's last "error: ". */
+        for (p = line; (p = strstr(p, "error: ")); p += 7)
+                why = p + 7;
+        if (!*g_strstrip((char *)why))
+                why = g_strstrip(line);
+        return g_strdup(why);
+}
+
 /* The one-line why of a probe's verdict. */
-static char *probe_why(int ok, double secs, char *failure) {
-        /* Keep only the first line of QEMU's complaint. */
-        failure[strcspn(failure, "\n")] = '\0';
+static char *probe_why(int ok, double secs, const char *failure) {
+        g_autofree char *reason = accel_failure_reason(failure);
+
         if (ok)
                 return g_strdup_printf("kvm: probe kernel printed within %.1f s", secs);
-        if (failure[0])
-                return g_strdup_printf("tcg: KVM probe guest failed to start (%s)", failure);
+        if (reason[0])
+                return g_strdup_printf("tcg: KVM probe guest failed to start (%s)", reason);
         return g_strdup_printf("tcg: KVM probe printed no kernel output within %.0f s (KVM hangs here)",
                                ACCEL_PROBE_S);
 }
@@ -129,10 +144,17 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
                 return r;
         j = json_load_file(cache, 0, NULL);
         if (accel_cache_verdict(j, u.release, qemu, &ok)) {
+                g_autofree char *reason = accel_failure_reason(json_string_value(json_object_get(j, "failure")));
+
                 json_decref(j);
                 *ret_accel = ok ? "kvm" : "tcg";
-                *ret_why = g_strdup_printf("%s: cached KVM probe verdict from %s (delete it to probe again)",
-                                           *ret_accel, cache);
+                /* The probe's reason, not only that there was one: a reader
+                 * of doctor must learn why KVM is not used. */
+                *ret_why = ok || !reason[0]
+                        ? g_strdup_printf("%s: cached KVM probe verdict from %s (delete it to probe again)",
+                                          *ret_accel, cache)
+                        : g_strdup_printf("tcg: KVM probed unusable here (%s); cached verdict in %s (delete it to "
+                                          "probe again)", reason, cache);
                 return 0;
         }
         json_decref(j);

@@ -12,6 +12,11 @@
 
 #define ACCEL_PROBE_S 6.0          /* KVM must print "Linux version" within this */
 
+/* What results measured under TCG mean, for every reader that learns the
+ * accelerator (doctor, the nightly mail): one sentence. */
+#define ACCEL_TCG_MEANS "under TCG, timed rates are shown but not judged; verdicts come from the guest's " \
+        "instruction counts and other measures that do not depend on the host's speed"
+
 /* Resolve requested ("auto", "kvm" or "tcg"). probe_kernel is a bootable
  * kernel image used for the probe; scratch a directory for its console log.
  * OUT: *ret_accel ("kvm" or "tcg", static), *ret_why (one line, g_free). */
@@ -32,6 +37,12 @@ int accel_resolve_remote(struct vm_conn *c, struct pool *p, const char *requeste
  * break KVM, so either change means probing again. Returns 1 with
  * *ret_kvm_works, or 0 (probe again). Pure. */
 int accel_cache_verdict(const json_t *j, const char *host_kernel, const char *qemu, int *ret_kvm_works);
+
+/* The reason in a failed KVM probe's message (failure: libvirt's error,
+ * maybe several lines; may be NULL) as one short line: QEMU's own words
+ * after its last "error: " ("failed to set MSR 0x10a to 0x69"), else the
+ * first line. "" when there is none. Caller g_frees. Pure. */
+char *accel_failure_reason(const char *failure);
 
 /* The accelerator a run that may not probe would use: "kvm" when /dev/kvm
  * is usable and <home>/accel.json holds a verdict for this host kernel

@@ -629,33 +629,84 @@ static int add_sniff(struct add_ctx *c, struct kb_error *err) {
         return 0;
 }
 
-/* Remove the staging directories of imports whose process is gone (a
- * killed kernel add): each import holds a flock on its own while it
- * lives, and the grace covers the moment between its mkdtemp and its
- * flock. */
-static void reap_staging(struct kstore *s) {
+/* The staging directory name of s opened and flock'ed when it is stale:
+ * no live import holds its flock, and it is not the first moment of one
+ * (an import flocks its directory right after mkdtemp, before it writes
+ * anything: an empty directory younger than the grace may be that
+ * moment). Returns the fd, or -1 when it is not stale or not there. */
+static int staging_take(struct kstore *s, const char *name, time_t now) {
+        g_autofree char *path = NULL;
+        _cleanup_close_ int fd = -1;
+        g_autoptr(GDir) d = NULL;
+        struct stat st;
+
+        if (strncmp(name, STAGING_PREFIX, strlen(STAGING_PREFIX)) != 0 || strchr(name, '/'))
+                return -1;
+        path = g_build_filename(s->root, name, NULL);
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+                return -1;
+        d = g_dir_open(path, 0, NULL);
+        if (now - st.st_mtime < STAGING_GRACE_S && d && !g_dir_read_name(d))
+                return -1;
+        return TAKE_FD(fd);
+}
+
+int kstore_staging_stale(struct kstore *s, char ***ret, struct kb_error *err) {
+        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
         DIR *d = opendir(s->root);
         struct dirent *de;
         time_t now = time(NULL);
 
-        while (d && (de = readdir(d))) {
-                g_autofree char *path = NULL;
-                _cleanup_close_ int fd = -1;
-                struct stat st;
+        if (!d) {
+                if (errno == ENOENT) {
+                        *ret = NULL;
+                        return 0;
+                }
+                return error_setf(err, -errno, "%s: %s", s->root, strerror(errno));
+        }
+        while ((de = readdir(d))) {
+                int fd = staging_take(s, de->d_name, now);
 
-                if (strncmp(de->d_name, STAGING_PREFIX, strlen(STAGING_PREFIX)) != 0)
-                        continue;
-                path = g_build_filename(s->root, de->d_name, NULL);
-                fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd < 0 || fstat(fd, &st) < 0 || now - st.st_mtime < STAGING_GRACE_S)
-                        continue;
-                if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-                        progress(s, "removing %s, left by an import that was killed", de->d_name);
-                        rm_rf(path);
+                if (fd >= 0) {
+                        close(fd);
+                        g_ptr_array_add(names, g_strdup(de->d_name));
                 }
         }
-        if (d)
-                closedir(d);
+        closedir(d);
+        g_ptr_array_sort(names, cmp_str);
+        if (names->len)
+                g_ptr_array_add(names, NULL);
+        *ret = names->len ? (char **)g_ptr_array_free(g_steal_pointer(&names), FALSE) : NULL;
+        return 0;
+}
+
+int kstore_staging_remove(struct kstore *s, const char *name, struct kb_error *err) {
+        g_autofree char *path = g_build_filename(s->root, name, NULL);
+        _cleanup_close_ int fd = staging_take(s, name, time(NULL));
+        int r;
+
+        if (fd < 0)
+                return error_setf(err, -EBUSY, "%s: not a staging directory left by a killed import (an import "
+                                  "holds it, or it is gone)", path);
+        /* Removed while its flock is held: no import can take it meanwhile. */
+        r = rm_rf(path);
+        if (r < 0)
+                return error_setf(err, r, "%s: %s", path, strerror(-r));
+        return 0;
+}
+
+/* Remove the staging directories of imports whose process is gone (a
+ * killed kernel add), before an import makes its own. */
+static void reap_staging(struct kstore *s) {
+        g_auto(GStrv) stale = NULL;
+        struct kb_error err = { { 0 } };
+
+        if (kstore_staging_stale(s, &stale, &err) < 0)
+                return;
+        for (size_t i = 0; stale && stale[i]; i++)
+                if (kstore_staging_remove(s, stale[i], &err) == 0)
+                        progress(s, "removed %s, left by an import that was killed", stale[i]);
 }
 
 /* A staging directory inside the store, so the final rename is atomic. */

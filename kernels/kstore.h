@@ -122,6 +122,18 @@ json_t *kstore_kernel_to_json(const struct kstore_kernel *k);
 int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *key, const char *src,
                   const char *dst, struct kb_error *err);
 
+/* The staging directories (<root>/.tmp-add-*) of imports whose process is
+ * gone, a kernel add killed mid-way: no import holds their flock. An
+ * empty one younger than a minute is left out: it may be an import's
+ * moment between mkdtemp and flock. Every import removes them first;
+ * doctor names them. OUT: *ret, their names in root, sorted
+ * (NULL-terminated, g_strfreev; NULL when none). */
+int kstore_staging_stale(struct kstore *s, char ***ret, struct kb_error *err);
+/* Remove the staging directory name of kstore_staging_stale when it is
+ * still stale (its flock held while it goes). -EBUSY when an import holds
+ * it now or it is gone. */
+int kstore_staging_remove(struct kstore *s, const char *name, struct kb_error *err);
+
 /* sha256 of a file's bytes as 64 hex digits. OUT: *ret (g_free). */
 int kstore_file_sha256(const char *path, char **ret, struct kb_error *err);
 

@@ -424,3 +424,40 @@ TEST(staging_of_a_killed_import_is_reaped) {
         g_byte_array_unref(b);
         kstore_free(s);
 }
+
+/* Right after a kill -9 of kernel add, its staging directory already holds
+ * a half image: doctor names it at once (no minute to wait) and removes it
+ * on request; a live import's and an empty new one are not named. */
+TEST(staging_left_by_a_kill_is_named_at_once) {
+        struct kstore *s = open_store("s7");
+        struct kb_error err = { "" };
+        g_autofree char *root = g_build_filename(tmp(), "s7", NULL);
+        g_autofree char *dead = g_build_filename(root, ".tmp-add-kill01", NULL);
+        g_autofree char *live = g_build_filename(root, ".tmp-add-live01", NULL);
+        g_autofree char *young = g_build_filename(root, ".tmp-add-new001", NULL);
+        g_autofree char *junk = g_build_filename(dead, "image", NULL);
+        g_autofree char *busy = g_build_filename(live, "image", NULL);
+        g_auto(GStrv) stale = NULL;
+        int fd;
+
+        ASSERT_EQ(mkdir(dead, 0700), 0);
+        ASSERT_TRUE(g_file_set_contents(junk, "half an image", -1, NULL));
+        ASSERT_EQ(mkdir(live, 0700), 0);
+        ASSERT_TRUE(g_file_set_contents(busy, "an image on its way", -1, NULL));
+        ASSERT_EQ(mkdir(young, 0700), 0);
+        fd = open(live, O_RDONLY | O_DIRECTORY);
+        ASSERT_TRUE(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0);
+        ASSERT_EQ(kstore_staging_stale(s, &stale, &err), 0);
+        ASSERT_TRUE(stale && stale[0] && !stale[1]);
+        ASSERT_STREQ(stale[0], ".tmp-add-kill01");
+        ASSERT_EQ(kstore_staging_remove(s, ".tmp-add-live01", &err), -EBUSY);
+        ASSERT_EQ(kstore_staging_remove(s, "../s6", &err), -EBUSY);
+        ASSERT_EQ(kstore_staging_remove(s, stale[0], &err), 0);
+        ASSERT_TRUE(!g_file_test(dead, G_FILE_TEST_EXISTS));
+        ASSERT_TRUE(g_file_test(live, G_FILE_TEST_IS_DIR));
+        g_clear_pointer(&stale, g_strfreev);
+        ASSERT_EQ(kstore_staging_stale(s, &stale, &err), 0);
+        ASSERT_TRUE(stale == NULL);
+        close(fd);
+        kstore_free(s);
+}

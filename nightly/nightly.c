@@ -18,6 +18,7 @@
 #include "nightly/nightly.h"
 #include "nightly/nightly_bisect.h"
 #include "nightly/nightly_config.h"
+#include "nightly/nightly_mail.h"
 #include "nightly/nightly_measured.h"
 #include "nightly/nightly_plan.h"
 #include "nightly/nightly_report.h"
@@ -31,10 +32,12 @@
 #include "report/metrics.h"
 #include "report/view.h"
 #include "results/db.h"
+#include "results/bisect.h"
 #include "results/nights.h"
 #include "results/query.h"
 #include "report/text.h"
 #include "web/page.h"
+#include "web/regstate.h"
 #include "web/site.h"
 
 #define NIGHTLY_TAG "nightly"
@@ -591,6 +594,42 @@ static json_t *run_settings(struct night *n, int64_t run_id, struct query_run **
         return json_loads((*ret)->settings_json, 0, NULL);
 }
 
+#define CONFIG_MAX ((gsize)8 << 20)  /* a .config read for the report, bytes at most */
+#define CONFIG_DIFF_LINES 60           /* options the report lists of a config difference */
+
+/* A stored kernel's .config text, or NULL when the store has none. */
+static char *kernel_config(const struct kstore_kernel *k) {
+        char *text = NULL;
+        gsize len = 0;
+
+        if (!k || !k->config_path || !g_file_get_contents(k->config_path, &text, &len, NULL))
+                return NULL;
+        if (len > CONFIG_MAX)
+                g_clear_pointer(&text, g_free);
+        return text;
+}
+
+/* The versions of kernels a (the baseline) and b from the kernel store,
+ * and how their configurations differ when the store has both. */
+static void kernel_facts(struct night *n, const char *a, const char *b, struct nightly_regression *g) {
+        struct kstore_kernel *ka = NULL, *kb = NULL;
+        struct kb_error err = { { 0 } };
+        g_autofree char *ca = NULL, *cb = NULL;
+
+        if (kstore_find(n->ks, a, &ka, &err) < 0)
+                ka = NULL;
+        if (kstore_find(n->ks, b, &kb, &err) < 0)
+                kb = NULL;
+        g->version_a = g_strdup(ka ? ka->version : NULL);
+        g->version_b = g_strdup(kb ? kb->version : NULL);
+        ca = kernel_config(ka);
+        cb = kernel_config(kb);
+        if (ca && cb)
+                g->config_diff = nightly_config_diff(ca, cb, CONFIG_DIFF_LINES);
+        kstore_kernel_free(ka);
+        kstore_kernel_free(kb);
+}
+
 /* What a kernel developer needs to act on a comparison that found a metric
  * worse: the host and versions it ran on, the commands that measure both
  * sides again and compare them (each side as its own run, with its run's
@@ -606,10 +645,18 @@ static int add_regression(struct night *n, const struct subject *s, const struct
         FILE *f;
 
         if (rb) {
+                json_t *info = rb->host_info_json ? json_loads(rb->host_info_json, 0, NULL) : NULL;
+                json_int_t mem = json_integer_value(json_object_get(info, "mem_kb"));
+
                 g.host = g_strdup(rb->host);
                 g.qemu = g_strdup(rb->qemu_version);
                 g.libvirt = g_strdup(rb->libvirt_version);
+                g.cpu_model = g_strdup(json_string_value(json_object_get(info, "cpu")));
+                g.mem_kib = mem > 0 ? (uint64_t)mem : 0;
+                json_decref(info);
         }
+        g.accel = g_strdup(n->accel);
+        kernel_facts(n, n->cfg->baseline, s->store_name, &g);
         g.reproduce = sa && sb ? nightly_reproduce(sa, n->cfg->baseline, sb, s->store_name, s->run, n->cfg->alpha,
                                                    n->cfg->noise)
                                : g_new0(char *, 1);
@@ -656,6 +703,123 @@ static void record_night(struct night *n) {
                 add_error(n, "the night's comparisons are not recorded for the site: %s", err.msg);
 }
 
+/* ---- mail threads: a regression's messages across nights --------------- */
+
+/* What a comparison says of each metric it holds (a metric of several
+ * paired groups: worse in one is worse), by the site's rule
+ * (web/history.c: a side without samples says nothing). name -> enum
+ * regstate_input. */
+static GHashTable *view_inputs(const struct compare_view *v) {
+        GHashTable *in = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+        for (size_t gi = 0; gi < v->n_groups; gi++)
+                for (size_t i = 0; i < v->groups[gi].n_m; i++) {
+                        const struct compare_metric *m = &v->groups[gi].m[i];
+                        enum regstate_input was = GPOINTER_TO_INT(g_hash_table_lookup(in, m->name));
+                        enum regstate_input now = m->na && m->nb ? regstate_input(m->verdict) : REGSTATE_UNKNOWN;
+
+                        if (now > was)
+                                g_hash_table_replace(in, g_strdup(m->name), GINT_TO_POINTER(now));
+                }
+        return in;
+}
+
+static void thread_free(void *p) {
+        nightly_thread_clear(p);
+        g_free(p);
+}
+
+/* The mail threads of subject's regressions before tonight: metric ->
+ * struct nightly_thread (g_hash_table_unref), an open one holding the
+ * Message-IDs of its messages so far (the night it was new, then each
+ * night it was still there), by web/regstate.h's rule over the
+ * comparisons the store recorded, loaded again from the cells as the site
+ * loads them. A message's ID is made again from the regression and its
+ * night (nightly_mail_id): nothing of a mail is stored. A night that
+ * cannot be loaded again says nothing, as on the site. */
+static GHashTable *open_threads(struct night *n, const char *subject) {
+        GHashTable *threads = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, thread_free);
+        struct night_row *nights = NULL;
+        struct kb_error err = { { 0 } };
+        size_t nn = 0;
+
+        if (db_nights_list(n->db, &nights, &nn, &err) < 0)
+                return threads;
+        for (size_t i = 0; i < nn; i++) {
+                const struct night_row *nr = &nights[i];
+
+                if (nr->started_at == n->started_at)
+                        continue;        /* tonight, recorded already */
+                for (size_t c = 0; c < nr->n_compares; c++) {
+                        const struct night_compare_row *cr = &nr->compares[c];
+                        struct compare_options o = { .a = cr->sel_a, .b = cr->sel_b, .alpha = nr->alpha,
+                                                     .noise = nr->noise };
+                        g_autoptr(GPtrArray) ignored = g_ptr_array_new();
+                        g_autoptr(GHashTable) in = NULL;
+                        struct compare_view *v = NULL;
+                        GHashTableIter it;
+                        gpointer key, val;
+
+                        if (g_strcmp0(cr->subject, subject) != 0 || !cr->sel_a || !cr->sel_b || !nr->baseline)
+                                continue;
+                        g_ptr_array_add(ignored, NULL);
+                        if (pairing_compare_load(n->db, &o, ignored, &v, &err) < 0)
+                                continue;
+                        in = view_inputs(v);
+                        compare_view_free(v);
+                        g_hash_table_iter_init(&it, in);
+                        while (g_hash_table_iter_next(&it, &key, &val)) {
+                                struct nightly_thread *t = g_hash_table_lookup(threads, key);
+                                g_autofree char *id = nightly_mail_id(subject, nr->baseline, key, nr->started_at,
+                                                                      g_get_host_name());
+
+                                if (!t) {
+                                        t = g_new0(struct nightly_thread, 1);
+                                        g_hash_table_insert(threads, g_strdup(key), t);
+                                }
+                                nightly_thread_step(t, GPOINTER_TO_INT(val), id);
+                        }
+                }
+        }
+        night_rows_free(nights, nn);
+        return threads;
+}
+
+/* The Message-IDs of an open thread t (may be NULL) as a NULL-terminated
+ * copy (g_strfreev), NULL when there is none. */
+static char **thread_ids(const struct nightly_thread *t) {
+        char **v;
+
+        if (!t || !t->open || !t->ids || !t->ids->len)
+                return NULL;
+        v = g_new0(char *, t->ids->len + 1);
+        for (guint i = 0; i < t->ids->len; i++)
+                v[i] = g_strdup(t->ids->pdata[i]);
+        return v;
+}
+
+/* The regressions of s that earlier nights reported and tonight's
+ * comparison v no longer finds: their threads end tonight. */
+static void add_fixed(struct night *n, const struct subject *s, const struct compare_view *v) {
+        g_autoptr(GHashTable) threads = open_threads(n, s->name);
+        g_autoptr(GHashTable) in = view_inputs(v);
+        GHashTableIter it;
+        gpointer key, val;
+
+        g_hash_table_iter_init(&it, threads);
+        while (g_hash_table_iter_next(&it, &key, &val)) {
+                struct nightly_fixed f;
+
+                if (GPOINTER_TO_INT(g_hash_table_lookup(in, key)) != REGSTATE_CLEAR ||
+                    !((const struct nightly_thread *)val)->open)
+                        continue;
+                f = (struct nightly_fixed){ g_strdup(s->name), g_strdup(n->cfg->baseline), g_strdup(key),
+                                            g_strdup(v->sel_a), g_strdup(v->sel_b), thread_ids(val) };
+                n->rep.fixed = g_renew(struct nightly_fixed, n->rep.fixed, n->rep.n_fixed + 1);
+                n->rep.fixed[n->rep.n_fixed++] = f;
+        }
+}
+
 static int compare_subject(struct night *n, const struct subject *s, GPtrArray *compared, struct kb_error *err) {
         g_autofree char *a = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", n->baseline_run, n->cfg->baseline);
         g_autofree char *b = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", s->run, s->store_name);
@@ -674,6 +838,7 @@ static int compare_subject(struct night *n, const struct subject *s, GPtrArray *
         g_ptr_array_add(n->night_compares, g_strdup(b));
         if (v->worse)
                 r = add_regression(n, s, v);
+        add_fixed(n, s, v);
         if (r < 0) {
                 compare_view_free(v);
                 return error_setf(err, r, "nightly: out of memory");
@@ -799,6 +964,29 @@ static int bisect_subject(struct night *n, const struct subject *s, struct kb_er
         return r < 0 ? r : 0;
 }
 
+/* The steps of bisection b made, one line each, for the mail: what each
+ * measured and what it decided. */
+static void bisection_steps(struct night *n, struct nightly_bisection *b) {
+        struct bisect_row *row = NULL;
+        struct kb_error err = { { 0 } };
+        GPtrArray *lines;
+
+        if (!b->id || db_bisection_get(n->db, b->id, &row, &err) < 0)
+                return;
+        lines = g_ptr_array_new();
+        for (size_t i = 0; i < row->n_steps; i++) {
+                const struct bisect_step_row *st = &row->steps[i];
+
+                g_ptr_array_add(lines, g_strdup_printf("step %d, %s %s: %s (%d rounds)%s%s", st->step,
+                                                       st->role ? st->role : "?", st->candidate ? st->candidate : "?",
+                                                       st->decision ? st->decision : "?", st->rounds,
+                                                       st->note ? "; " : "", st->note ? st->note : ""));
+        }
+        g_ptr_array_add(lines, NULL);
+        b->steps = (char **)g_ptr_array_free(lines, FALSE);
+        bisect_rows_free(row, 1);
+}
+
 /* One bisection a night, of the first kernel whose comparison found the
  * configured metric worse: each costs rounds of cells the night may not
  * have. */
@@ -812,8 +1000,12 @@ static int step_bisect(struct night *n, struct kb_error *err) {
                         const struct nightly_finding *f = &n->rep.findings[k];
 
                         if (f->verdict == COMPARE_WORSE && strcmp(f->kernel, s->name) == 0 &&
-                            strcmp(f->metric, n->cfg->bisect.metric) == 0)
-                                return bisect_subject(n, s, err);
+                            strcmp(f->metric, n->cfg->bisect.metric) == 0) {
+                                int r = bisect_subject(n, s, err);
+
+                                bisection_steps(n, n->rep.bisection);
+                                return r;
+                        }
                 }
         }
         return 0;
@@ -1022,25 +1214,63 @@ static int step_publish(struct night *n, struct kb_error *err) {
         return 0;
 }
 
-/* Feed the text report to the notify command (sh -c) when something
- * regressed. Its failure is said, not fatal: the report is on stdout too. */
-static void step_notify(struct night *n) {
+/* One message to the notify command (sh -c) on its stdin: the night's
+ * report (fixed NULL) or the end of a fixed regression's thread. Its
+ * failure is said, not fatal: the report is on stdout too. */
+static void notify_send(struct night *n, const struct nightly_fixed *fixed, const struct nightly_mail *m) {
         FILE *p;
         int status;
 
-        if (!n->cfg->notify || nightly_report_exit(&n->rep) != NIGHTLY_EXIT_REGRESSED)
-                return;
         fflush(stdout);
         p = popen(n->cfg->notify, "w");
         if (!p) {
                 fprintf(stderr, "kbench: nightly: notify: %s\n", g_strerror(errno));
                 return;
         }
-        nightly_report_notify(&n->rep, p);
+        if (fixed)
+                nightly_report_notify_fixed(fixed, m, p);
+        else
+                nightly_report_notify(&n->rep, m, p);
         status = pclose(p);
         if (status != 0)
                 fprintf(stderr, "kbench: nightly: notify command exited with status %d\n",
                         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* Mail the report when something regressed, in the thread of the worst
+ * regression (a reply to its earlier nights' messages), and one message
+ * for each regression of earlier nights that is fixed tonight. */
+static void step_notify(struct night *n) {
+        const struct nightly_finding *worst = nightly_report_worst(&n->rep);
+        struct nightly_mail m = { .from = n->cfg->mail_from, .to = n->cfg->mail_to, .date = n->started_at,
+                                  .domain = g_get_host_name() };
+
+        if (!n->cfg->notify)
+                return;
+        if (nightly_report_exit(&n->rep) == NIGHTLY_EXIT_REGRESSED) {
+                g_autofree char *id = NULL;
+
+                if (worst) {
+                        g_autoptr(GHashTable) threads = open_threads(n, worst->kernel);
+
+                        n->rep.thread = thread_ids(g_hash_table_lookup(threads, worst->metric));
+                        id = nightly_mail_id(worst->kernel, worst->baseline, worst->metric, n->started_at, m.domain);
+                } else {
+                        g_autofree char *what = g_strdup_printf("failed at %s", n->rep.failures[0].stage);
+
+                        id = nightly_mail_id(n->rep.failures[0].kernel, n->cfg->baseline, what, n->started_at,
+                                             m.domain);
+                }
+                m.message_id = id;
+                notify_send(n, NULL, &m);
+        }
+        for (size_t i = 0; i < n->rep.n_fixed; i++) {
+                const struct nightly_fixed *f = &n->rep.fixed[i];
+                g_autofree char *id = nightly_mail_id(f->kernel, f->baseline, f->metric, n->started_at, m.domain);
+
+                m.message_id = id;
+                notify_send(n, f, &m);
+        }
 }
 
 static int step_report(struct night *n, struct kb_error *err) {

@@ -89,6 +89,20 @@ static const char *check_name_prefix(const char *s) {
         return variant->check(s, NULL) == 0 ? NULL : "must be 1-64 characters of A-Z a-z 0-9 . _ + ~ -";
 }
 
+/* A mail header's addresses: one line of printable ASCII (a non-ASCII
+ * name would need RFC 2047 in a structured header) with an address in
+ * it; never a CR or LF, which would let the file add headers. */
+static const char *check_mailbox(const char *s) {
+        const char *why = check_text(s);
+
+        if (why)
+                return why;
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+                if (*p >= 0x7f)
+                        return "must be ASCII";
+        return strchr(s, '@') && strlen(s) <= 900 ? NULL : "must hold an address user@host (at most 900 characters)";
+}
+
 static const char *check_url(const char *s) {
         if (!g_str_has_prefix(s, "http://") && !g_str_has_prefix(s, "https://"))
                 return "must start with http:// or https://";
@@ -182,7 +196,12 @@ static const struct cfg_row rows[] = {
         { "deadline", CFG_DURATION, C(deadline_s), 0, 60, 7 * 86400, "\"6h\"",
           .help = "whole-run deadline: seconds, or with a unit s, m, h, d" },
         { "notify", CFG_STRING, C(notify), 0, .check = check_text,
-          .help = "sh command that receives the report on stdin when something regressed" },
+          .help = "sh command that receives the report on stdin when something regressed or a reported "
+                  "regression is fixed" },
+        { "mail_from", CFG_STRING, C(mail_from), 0, .check = check_mailbox,
+          .help = "From of the report's mail, \"Name <user@host>\" or user@host (absent: kbench@<hostname>)" },
+        { "mail_to", CFG_STRING, C(mail_to), 0, .check = check_mailbox,
+          .help = "To of the report's mail, addresses separated by commas (absent: undisclosed-recipients:;)" },
         /* Checked further (a judged metric, one of workloads) by nightly/nightly_bisect.c. */
         { "bisect", CFG_OBJECT, 0, CFG_OPTIONAL,
           .help = "start kbench bisect --kernels when tonight's kernel regressed on this metric and a source "
@@ -230,6 +249,8 @@ struct nightly_config *nightly_config_free(struct nightly_config *c) {
         g_free(c->connect);
         g_strfreev(c->hosts);
         g_free(c->notify);
+        g_free(c->mail_from);
+        g_free(c->mail_to);
         g_free(c->bisect.metric);
         g_free(c->bisect.workload);
         g_free(c);

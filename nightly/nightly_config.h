@@ -78,6 +78,8 @@ struct nightly_config {
         char **hosts;                      /* "[NAME=]URI" each, NULL-terminated, or NULL: one host */
         double deadline_s;                 /* whole-run deadline, seconds */
         char *notify;                      /* sh command fed the report on regressions, or NULL */
+        char *mail_from;                   /* the report's From, or NULL: kbench@<hostname> */
+        char *mail_to;                     /* the report's To, or NULL: undisclosed-recipients:; */
         struct nightly_bisect_config bisect;
 };
 

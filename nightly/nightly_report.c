@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "host/accel.h"
+#include "nightly/nightly_mail.h"
 #include "nightly/nightly_report.h"
 #include "settings/runopts.h"
 
@@ -40,7 +42,24 @@ void nightly_report_clear(struct nightly_report *r) {
                 g_strfreev(g->reproduce);
                 g_free(g->rows);
                 g_free(g->link);
+                g_free(g->cpu_model);
+                g_free(g->accel);
+                g_free(g->version_a);
+                g_free(g->version_b);
+                g_strfreev(g->config_diff);
         }
+        for (size_t i = 0; i < r->n_fixed; i++) {
+                struct nightly_fixed *f = &r->fixed[i];
+
+                g_free(f->kernel);
+                g_free(f->baseline);
+                g_free(f->metric);
+                g_free(f->sel_a);
+                g_free(f->sel_b);
+                g_strfreev(f->thread);
+        }
+        g_free(r->fixed);
+        g_strfreev(r->thread);
         if (r->bisection) {
                 g_free(r->bisection->kernel);
                 g_free(r->bisection->metric);
@@ -48,6 +67,7 @@ void nightly_report_clear(struct nightly_report *r) {
                 g_free(r->bisection->outcome);
                 g_free(r->bisection->first_bad);
                 g_free(r->bisection->why);
+                g_strfreev(r->bisection->steps);
                 g_free(r->bisection);
         }
         g_free(r->regressions);
@@ -269,19 +289,24 @@ json_t *nightly_report_json(const struct nightly_report *r) {
         return j;
 }
 
-char *nightly_report_subject(const struct nightly_report *r) {
+const struct nightly_finding *nightly_report_worst(const struct nightly_report *r) {
         const struct nightly_finding *worst = NULL;
-        size_t n_worse = 0;
 
         for (size_t i = 0; i < r->n_findings; i++) {
                 const struct nightly_finding *f = &r->findings[i];
 
-                if (f->verdict != COMPARE_WORSE)
-                        continue;
-                n_worse++;
-                if (!worst || fabs(f->change) > fabs(worst->change))
+                if (f->verdict == COMPARE_WORSE && (!worst || fabs(f->change) > fabs(worst->change)))
                         worst = f;
         }
+        return worst;
+}
+
+char *nightly_report_subject(const struct nightly_report *r) {
+        const struct nightly_finding *worst = nightly_report_worst(r);
+        size_t n_worse = 0;
+
+        for (size_t i = 0; i < r->n_findings; i++)
+                n_worse += r->findings[i].verdict == COMPARE_WORSE;
         if (worst) {
                 g_autofree char *more = n_worse > 1 ? g_strdup_printf(" (+%zu more)", n_worse - 1) : g_strdup("");
 
@@ -295,23 +320,114 @@ char *nightly_report_subject(const struct nightly_report *r) {
         return NULL;
 }
 
-void nightly_report_notify(const struct nightly_report *r, FILE *out) {
-        g_autofree char *subject = nightly_report_subject(r);
-        g_autofree char *subj = printable(subject ? subject : "[kbench] nightly report", 200);
+/* A .config's options: name -> value ("y", "m", "\"text\"", or NULL for
+ * "# CONFIG_X is not set"). Lines are bounded: a .config is a file of the
+ * store, not trusted. */
+static GHashTable *config_options(const char *text) {
+        GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
 
-        fprintf(out, "Subject: %s\n\n", subj);
+        for (size_t i = 0; lines[i]; i++) {
+                char *l = g_strstrip(lines[i]), *eq;
+
+                if (strlen(l) > 4096)
+                        continue;
+                if (g_str_has_prefix(l, "# CONFIG_") && g_str_has_suffix(l, " is not set")) {
+                        l[strlen(l) - strlen(" is not set")] = '\0';
+                        g_hash_table_replace(h, g_strdup(l + 2), NULL);
+                } else if (g_str_has_prefix(l, "CONFIG_") && (eq = strchr(l, '='))) {
+                        *eq = '\0';
+                        g_hash_table_replace(h, g_strdup(l), g_strdup(eq + 1));
+                }
+        }
+        return h;
+}
+
+static gint cmp_strp(gconstpointer a, gconstpointer b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **nightly_config_diff(const char *config_a, const char *config_b, size_t max) {
+        g_autoptr(GHashTable) a = config_options(config_a), b = config_options(config_b);
+        g_autoptr(GPtrArray) names = g_ptr_array_new();
+        GPtrArray *out = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer key;
+        size_t shown = 0;
+
+        g_hash_table_iter_init(&it, a);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                g_ptr_array_add(names, key);
+        g_hash_table_iter_init(&it, b);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                if (!g_hash_table_contains(a, key))
+                        g_ptr_array_add(names, key);
+        g_ptr_array_sort(names, cmp_strp);
+        for (guint i = 0; i < names->len; i++) {
+                const char *va = g_hash_table_lookup(a, names->pdata[i]), *vb = g_hash_table_lookup(b, names->pdata[i]);
+                g_autofree char *line = NULL;
+
+                if (g_strcmp0(va, vb) == 0)
+                        continue;
+                if (shown++ >= max)
+                        continue;
+                line = g_strdup_printf("%s: %s -> %s", (const char *)names->pdata[i], va ? va : "(unset)",
+                                       vb ? vb : "(unset)");
+                g_ptr_array_add(out, printable(line, 300));
+        }
+        if (shown > max)
+                g_ptr_array_add(out, g_strdup_printf("... and %zu more", shown - max));
+        g_ptr_array_add(out, NULL);
+        return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* The header of a message of r's thread: the Subject, "Re: " when it
+ * answers an earlier one. */
+static void mail_header(const struct nightly_mail *m, const char *subject, char *const *thread, FILE *out) {
+        struct nightly_mail h = *m;
+        g_autofree char *re = thread && thread[0] ? g_strconcat("Re: ", subject, NULL) : NULL;
+
+        h.subject = re ? re : subject;
+        h.references = (const char *const *)thread;
+        nightly_mail_headers(&h, out);
+}
+
+/* What a regression's reader needs first of the two kernels: their
+ * versions and how their configurations differ, and the machine. */
+static void regression_facts(const struct nightly_regression *g, FILE *out) {
+        g_autofree char *host = printable(g->host, 120), *qemu = printable(g->qemu, 60),
+                        *libvirt = printable(g->libvirt, 60), *cpu = printable(g->cpu_model, 120),
+                        *va = printable(g->version_a, 300), *vb = printable(g->version_b, 300);
+
+        fprintf(out, "  host %s: %s, %.1f GiB RAM, %s, QEMU %s, libvirt %s\n", *host ? host : "?", *cpu ? cpu : "CPU ?",
+                (double)g->mem_kib / (1024 * 1024), g->accel ? g->accel : "accelerator ?", *qemu ? qemu : "?",
+                *libvirt ? libvirt : "?");
+        if (g->accel && strcmp(g->accel, "tcg") == 0)
+                fputs("  (" ACCEL_TCG_MEANS ")\n", out);
+        fprintf(out, "  %s: %s\n  %s: %s\n", "baseline", *va ? va : "version unknown", "kernel", *vb ? vb : "version unknown");
+        if (!g->config_diff)
+                fputs("  config difference: unknown (the store lacks the .config of one of them)\n", out);
+        else if (!g->config_diff[0])
+                fputs("  config difference: none\n", out);
+        else {
+                fputs("  config difference (baseline -> kernel):\n", out);
+                for (size_t i = 0; g->config_diff[i]; i++)
+                        fprintf(out, "    %s\n", g->config_diff[i]);
+        }
+}
+
+void nightly_report_notify(const struct nightly_report *r, const struct nightly_mail *m, FILE *out) {
+        g_autofree char *subject = nightly_report_subject(r);
+
+        mail_header(m, subject ? subject : "[kbench] nightly report", r->thread, out);
         for (size_t i = 0; i < r->n_regressions; i++) {
                 const struct nightly_regression *g = &r->regressions[i];
-                g_autofree char *host = printable(g->host, 120), *qemu = printable(g->qemu, 60),
-                                *libvirt = printable(g->libvirt, 60);
-
                 g_autofree char *kernel = printable(g->kernel, 200), *base = printable(g->baseline, 200),
                                 *sa = printable(g->sel_a, 300), *sb = printable(g->sel_b, 300);
 
                 fprintf(out, "%s against %s\n", kernel, base);
                 fprintf(out, "  compared: kbench compare %s %s\n", sa, sb);
-                fprintf(out, "  host %s, QEMU %s, libvirt %s\n", *host ? host : "?", *qemu ? qemu : "?",
-                        *libvirt ? libvirt : "?");
+                regression_facts(g, out);
                 if (g->link)
                         fprintf(out, "  page: %s\n", g->link);
                 fputs("\nreproduce (paste into a shell: each run on its own, then the comparison of the two;\n"
@@ -326,6 +442,27 @@ void nightly_report_notify(const struct nightly_report *r, FILE *out) {
                         fputs(g->rows, out);
                 fputs("\n", out);
         }
+        if (r->bisection && r->bisection->steps && r->bisection->steps[0]) {
+                fputs("bisection steps:\n", out);
+                for (size_t i = 0; r->bisection->steps[i]; i++) {
+                        g_autofree char *step = printable(r->bisection->steps[i], 400);
+
+                        fprintf(out, "  %s\n", step);
+                }
+                fputc('\n', out);
+        }
         fputs("-- the night --\n", out);
         nightly_report_text(r, out);
+}
+
+void nightly_report_notify_fixed(const struct nightly_fixed *f, const struct nightly_mail *m, FILE *out) {
+        g_autofree char *subject = g_strdup_printf("[kbench] %s: %s regression vs %s fixed", f->kernel, f->metric,
+                                                   f->baseline);
+        g_autofree char *kernel = printable(f->kernel, 200), *metric = printable(f->metric, 200),
+                        *base = printable(f->baseline, 200), *sa = printable(f->sel_a, 300),
+                        *sb = printable(f->sel_b, 300);
+
+        mail_header(m, subject, f->thread, out);
+        fprintf(out, "%s: %s is no longer worse than %s tonight.\n  compared: kbench compare %s %s\n", kernel, metric,
+                base, sa, sb);
 }

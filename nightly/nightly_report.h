@@ -62,6 +62,12 @@ struct nightly_regression {
         char **reproduce;                  /* commands, NULL-terminated (owned) */
         char *rows;                        /* the comparison as kbench compare prints it (owned) */
         char *link;                        /* the site's page of it, or NULL (owned) */
+        char *cpu_model;                   /* the host's, from the run (owned; may be NULL) */
+        uint64_t mem_kib;                  /* the host's RAM, KiB; 0: unknown */
+        char *accel;                       /* what the night's cells ran under, "kvm" or "tcg" (owned; may be NULL) */
+        char *version_a, *version_b;       /* the kernels' version strings, baseline's first (owned; may be NULL) */
+        char **config_diff;                /* nightly_config_diff of the two .configs, NULL-terminated; NULL:
+                                              the store lacks one of them (owned) */
 };
 
 /* The bisection a night started for a regression (nightly/nightly_bisect.h),
@@ -78,6 +84,17 @@ struct nightly_bisection {
         int confirmed;                     /* 1, 0 (not reproduced against the last good), -1 */
         size_t skipped_between;            /* skipped kernels between last good and first bad */
         char *why;                         /* none started, or it failed: one line (owned) */
+        char **steps;                      /* one line per step as kbench show --bisect lists them,
+                                              NULL-terminated, or NULL (owned) */
+};
+
+/* A regression of an earlier night that tonight's comparison of its
+ * subject no longer finds: the end of its mail thread. */
+struct nightly_fixed {
+        char *kernel, *baseline;           /* the subject and the baseline it was compared with tonight (owned) */
+        char *metric;                      /* (owned) */
+        char *sel_a, *sel_b;               /* tonight's comparison (owned) */
+        char **thread;                     /* Message-IDs of its earlier messages, oldest first (owned) */
 };
 
 struct nightly_report {
@@ -95,6 +112,10 @@ struct nightly_report {
         struct nightly_regression *regressions;
         size_t n_regressions;
         struct nightly_bisection *bisection;   /* NULL: none was asked for (owned) */
+        struct nightly_fixed *fixed;       /* regressions of earlier nights that tonight no longer finds */
+        size_t n_fixed;
+        char **thread;                     /* Message-IDs of the earlier messages of the worst regression's
+                                              thread, oldest first; NULL: it is new tonight (owned) */
 };
 
 void nightly_report_clear(struct nightly_report *r);
@@ -145,10 +166,31 @@ void nightly_report_text(const struct nightly_report *r, FILE *out);
  * failed, NULL when nothing regressed. Caller g_frees. */
 char *nightly_report_subject(const struct nightly_report *r);
 
+/* The worse finding with the largest change, what the subject and the
+ * mail thread are about; NULL when none is worse. */
+const struct nightly_finding *nightly_report_worst(const struct nightly_report *r);
+
+/* The difference of two kernel .config texts (untrusted: each line bounded,
+ * control characters '?'): one line per option set differently,
+ * "CONFIG_X: y -> m", "CONFIG_Y: (unset) -> y", in the order of the
+ * options' names, at most max lines and then "... and N more". Comments
+ * other than "# CONFIG_X is not set" (which is unset) are ignored. An
+ * empty array when they agree. NULL-terminated (g_strfreev). */
+char **nightly_config_diff(const char *config_a, const char *config_b, size_t max);
+
 /* The report the notify command reads when something regressed, as a mail
- * message: "Subject: ..." and a blank line, then per regressed comparison
- * what was compared (kernels, runs, host, QEMU and libvirt), the kbench
- * commands that reproduce it, its rows as kbench compare prints them and
- * the site's page; then the night's text report (nightly_report_text). */
-void nightly_report_notify(const struct nightly_report *r, FILE *out);
+ * message (nightly/nightly_mail.h): m's header with the Subject of
+ * nightly_report_subject ("Re: " when r->thread continues a thread), and a
+ * body of, per regressed comparison, what was compared (kernels and their
+ * versions, the difference of their configurations, runs, host with its
+ * CPU, RAM and accelerator, QEMU and libvirt), the kbench commands that
+ * reproduce it, its rows as kbench compare prints them and the site's
+ * page; the bisection's steps when there was one; then the night's text
+ * report (nightly_report_text). m->subject is not used. */
+struct nightly_mail;
+void nightly_report_notify(const struct nightly_report *r, const struct nightly_mail *m, FILE *out);
+
+/* The message that closes the thread of a regression f no longer found
+ * tonight, in reply to its last message. */
+void nightly_report_notify_fixed(const struct nightly_fixed *f, const struct nightly_mail *m, FILE *out);
 json_t *nightly_report_json(const struct nightly_report *r);   /* new reference */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/test.h"
+#include "nightly/nightly_mail.h"
 #include "nightly/nightly_report.h"
 
 TEST_MAIN();
@@ -147,7 +148,8 @@ TEST(notify_subject_and_body) {
                                         (char *)"run:1:6.1.0-57-amd64", (char *)"run:4:6.1.0-58-amd64",
                                         (char *)"vm\nSubject: forged", (char *)"7.2.22", (char *)"9.0.0", cmds,
                                         (char *)"dd:size=64M,bs=\nmetric  A  B\n",
-                                        (char *)"https://ci.example/kbench/compare-x.html" };
+                                        (char *)"https://ci.example/kbench/compare-x.html", NULL, 0, NULL, NULL, NULL,
+                                        NULL };
         struct nightly_report r = { .findings = fs, .n_findings = 3, .regressions = &g, .n_regressions = 1 };
         g_autofree char *subject = nightly_report_subject(&r), *text = NULL;
         size_t len = 0;
@@ -157,15 +159,27 @@ TEST(notify_subject_and_body) {
         g_free(subject);
         subject = nightly_report_subject(&r);
         ASSERT_STREQ(subject, "[kbench] 6.1.0-58-amd64: dd.read_MBps -13.1% regression vs 6.1.0-57-amd64 (+1 more)");
+        g.cpu_model = (char *)"AMD EPYC 7B13";
+        g.mem_kib = 24683568;
+        g.accel = (char *)"tcg";
+        g.version_a = (char *)"Linux version 6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP";
+        g.config_diff = (char *[]){ (char *)"CONFIG_HZ_250: y -> (unset)", NULL };
         f = open_memstream(&text, &len);
         ASSERT_TRUE(f);
-        nightly_report_notify(&r, f);
+        nightly_report_notify(&r, &(struct nightly_mail){ .date = 1796263200, .message_id = "<m1@vm>",
+                                                          .domain = "vm" }, f);
         fclose(f);
         fputs(text, stderr);
-        ASSERT_TRUE(g_str_has_prefix(text, "Subject: [kbench] 6.1.0-58-amd64: dd.read_MBps -13.1% regression vs "
-                                           "6.1.0-57-amd64 (+1 more)\n\n"));
-        ASSERT_TRUE(strstr(text, "\nSubject:") == NULL);
-        ASSERT_TRUE(strstr(text, "  host vm?Subject: forged, QEMU 7.2.22, libvirt 9.0.0\n") != NULL);
+        ASSERT_TRUE(g_str_has_prefix(text, "From: kbench@vm\nTo: undisclosed-recipients:;\n"
+                                           "Subject: [kbench] 6.1.0-58-amd64: dd.read_MBps -13.1% regression vs "
+                                           "6.1.0-57-amd64 (+1 more)\nDate: "));
+        ASSERT_TRUE(strstr(text, "\nSubject:") == strstr(text, "\nSubject: [kbench]"));
+        ASSERT_TRUE(strstr(strstr(text, "\n\n"), "\nSubject:") == NULL);
+        ASSERT_TRUE(strstr(text, "  host vm?Subject: forged: AMD EPYC 7B13, 23.5 GiB RAM, tcg, QEMU 7.2.22, "
+                                 "libvirt 9.0.0\n") != NULL);
+        ASSERT_TRUE(strstr(text, "  baseline: Linux version 6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP\n"
+                                 "  kernel: version unknown\n") != NULL);
+        ASSERT_TRUE(strstr(text, "  config difference (baseline -> kernel):\n    CONFIG_HZ_250: y -> (unset)\n"));
         ASSERT_TRUE(strstr(text, "  compared: kbench compare run:1:6.1.0-57-amd64 run:4:6.1.0-58-amd64\n") != NULL);
         ASSERT_TRUE(strstr(text, "  page: https://ci.example/kbench/compare-x.html\n") != NULL);
         ASSERT_TRUE(strstr(text, "\n  kbench compare tag:repro-4-base tag:repro-4-new\n") != NULL);
@@ -264,7 +278,7 @@ TEST(reproduce_commands_select_their_own_runs) {
 TEST(bisection_line) {
         struct nightly_bisection b = { (char *)"6.1.0-58-amd64", (char *)"guest.write.kernel_Minsn",
                                        (char *)"6.1.0-55-amd64", 4, 3, (char *)"first-bad", (char *)"6.1.0-57-amd64", 1,
-                                       0, NULL };
+                                       0, NULL, NULL };
         struct nightly_report r = { .bisection = &b };
         g_autofree char *line = nightly_bisection_line(&b), *text = NULL;
         json_t *j;
@@ -305,7 +319,7 @@ TEST(bisection_line) {
         ASSERT_TRUE(strstr(line, ": failed: step 2: run 9 was interrupted?forged: line") != NULL);
         /* Never started: no good end, no id. */
         b = (struct nightly_bisection){ (char *)"6.1.0-58-amd64", (char *)"m", NULL, 0, 0, NULL, NULL, -1, 0,
-                                        (char *)"no kernel before it in its source was measured" };
+                                        (char *)"no kernel before it in its source was measured", NULL };
         g_free(line);
         line = nightly_bisection_line(&b);
         ASSERT_STREQ(line, "bisect: 6.1.0-58-amd64 m: not started: no kernel before it in its source was measured");
@@ -315,4 +329,28 @@ TEST(bisection_line) {
         j = nightly_report_json(&(struct nightly_report){ 0 });
         ASSERT_TRUE(json_is_null(json_object_get(j, "bisection")));
         json_decref(j);
+}
+
+/* Two .configs differ in the options set otherwise, "is not set" being
+ * unset; comments and order do not count. */
+TEST(config_diff) {
+        const char *a = "# Linux/x86 6.1.0 Kernel Configuration\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n"
+                        "# CONFIG_KASAN is not set\nCONFIG_EXT4_FS=m\n";
+        const char *b = "CONFIG_EXT4_FS=y\nCONFIG_HZ=1000\nCONFIG_HZ_1000=y\n# CONFIG_HZ_250 is not set\n"
+                        "# CONFIG_KASAN is not set\n# comment\n";
+        char **d = nightly_config_diff(a, b, 10);
+
+        ASSERT_STREQ(d[0], "CONFIG_EXT4_FS: m -> y");
+        ASSERT_STREQ(d[1], "CONFIG_HZ: 250 -> 1000");
+        ASSERT_STREQ(d[2], "CONFIG_HZ_1000: (unset) -> y");
+        ASSERT_STREQ(d[3], "CONFIG_HZ_250: y -> (unset)");
+        ASSERT_TRUE(d[4] == NULL);
+        g_strfreev(d);
+        d = nightly_config_diff(a, b, 2);
+        ASSERT_STREQ(d[2], "... and 2 more");
+        ASSERT_TRUE(d[3] == NULL);
+        g_strfreev(d);
+        d = nightly_config_diff(a, a, 10);
+        ASSERT_TRUE(d[0] == NULL);
+        g_strfreev(d);
 }

@@ -334,6 +334,13 @@ static int db_reference(struct db *db, int v, sqlite3 **ret, struct kb_error *er
         return 0;
 }
 
+int db_schema_reference(struct db *db, sqlite3 **ret, struct kb_error *err) {
+        int r, v;
+
+        r = db_user_version(db, &v, err);
+        return r < 0 ? r : db_reference(db, v, ret, err);
+}
+
 /* Step s (of ref, or of the file: db NULL or not) once: 1 a row, 0 done. */
 static int db_step_row(struct db *db, sqlite3_stmt *s, struct kb_error *err) {
         int rc = sqlite3_step(s);

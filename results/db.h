@@ -157,6 +157,11 @@ int db_check(struct db *db, int full, struct kb_error *err);
  * still empty, the first of them without its newline. For db_check and its
  * tests. */
 size_t db_check_row(const char *row, char *first, size_t size);
+/* The schema of db's version as the migration steps make it, in an empty
+ * database in memory: what db_open checks the file's tables and columns
+ * against, and what results/dbcheck.c reads the columns' types, NOT NULL
+ * and references from. OUT: *ret (sqlite3_close). */
+int db_schema_reference(struct db *db, sqlite3 **ret, struct kb_error *err);
 /* Tell absence from damage. SQLite does not notice every damaged page: a
  * query through a broken index may end early and return nothing, and the
  * reader would then report a false cause ("run 1 has no cells", "kernel X

@@ -2,9 +2,12 @@
 """bash completion as a user gets it: `meson install` puts cli/kbench.bash
 where bash-completion's loader finds it (`complete -p kbench` answers once
 the loader ran, as on the first <TAB>), and completing `kbench run -k <TAB>`
-lists the store's kernels; tags, workload names and keys, verbs and options
-come from the store and from kbench's own --help. Boots no guest; needs a
-Debian kernel .deb in $KBENCH_DEBS (tools/setup.sh) and bash-completion.
+lists the store's kernels; tags, run ids, cell keys, log streams, metric
+names, workload names and keys, verbs and options come from the store and
+from kbench's own option tables. For every verb, the options completion
+offers are exactly those its --help-all lists, and after one that takes a
+value it offers no option. Boots no guest; needs a Debian kernel .deb in
+$KBENCH_DEBS (tools/setup.sh) and bash-completion.
 
 Arguments: kbench, the meson build directory, the completion script."""
 import os
@@ -133,6 +136,60 @@ def main():
         expect(set(got) == {"base", "a:b"}, f"compare's tag: selectors (a tag with a blank is left out): {got}")
         got = complete(share, g + "compare 6.1")
         expect(got == [name], f"compare's kernel selectors: {got}")
+
+        # Every verb's options, from its --help-all, against completion's.
+        out = kb(home, "--help").stdout
+        verbs = re.findall(r"^  ([a-z]+) ", out.split("Verbs:\n", 1)[1].split("\n\n", 1)[0], re.M)
+        subs = re.findall(r"^  ([a-z]+) ", kb(home, "kernel", "--help").stdout.split("Commands:\n", 1)[1], re.M)
+        expect(len(verbs) >= 9 and subs, f"the verbs and kernel's commands: {verbs} {subs}")
+        for verb in [v for v in verbs if v != "kernel"] + [f"kernel {c}" for c in subs]:
+            helped, valued = set(), set()
+            for line in kb(home, *verb.split(), "--help-all").stdout.split("\n"):
+                m = re.match(r"^  (?:(-\w), )?(--[a-z][a-z0-9-]*)(=\S+)?", line)
+                if m:
+                    helped.update(x for x in m.groups()[:2] if x)
+                    if m.group(3):
+                        valued.add(m.group(2))
+            got = complete(share, g + verb + " -")
+            expect(set(got) == helped, f"{verb}: completion offers the options of --help-all: only in help "
+                   f"{sorted(helped - set(got))}, only in completion {sorted(set(got) - helped)}")
+            for opt in sorted(valued):
+                got = complete(share, g + f"{verb} {opt} ")
+                expect(not any(w.startswith("-") for w in got),
+                       f"{verb} {opt} takes a value: no option is offered for it: {got}")
+        expect({"--until-mde", "--budget-cells", "--budget-time", "--slots"} <= set(complete(share, g + "run --")),
+               "run's newer options are offered")
+
+        # What the store holds: run ids, a run's cells, a cell's logs,
+        # the metric names stored.
+        with sqlite3.connect(db) as c:
+            c.execute("INSERT INTO kernels (id, name, added_at) VALUES (?, ?, 1)", ("a" * 64, name))
+            for key, attempt in (("c000", 1), ("c001", 1), ("c001", 2)):
+                c.execute("INSERT INTO cells (run_id, cell_key, kernel_id, workload, iteration, attempt, state) "
+                          "VALUES (1, ?, ?, 'dd', 0, ?, 'ok')", (key, "a" * 64, attempt))
+            cid = c.execute("SELECT id FROM cells WHERE cell_key = 'c000'").fetchone()[0]
+            for stream in ("console", "data"):
+                c.execute("INSERT INTO logs VALUES (?, ?, x'00')", (cid, stream))
+            for metric in ("dd.write_MBps", "dd.read_MBps"):
+                c.execute("INSERT INTO metrics VALUES (?, ?, 1, 'MB/s', NULL)", (cid, metric))
+        c.close()
+        ids = [str(i) for i in range(5, 0, -1)]
+        got = complete(share, g + "show ")
+        expect(got == ids + ["last"], f"show <TAB>: the run ids, newest first, and last: {got}")
+        got = complete(share, g + "show 1 ")
+        expect(got == [], f"show RUN <TAB>: nothing more: {got}")
+        got = complete(share, g + "compare run:")
+        expect(got == ids, f"compare run:<TAB>: the run ids: {got}")
+        got = complete(share, g + "run --resume ")
+        expect(got == ids + ["last"] or got == ids, f"run --resume <TAB>: the run ids: {got}")
+        got = complete(share, g + "show 1 --cell ")
+        expect(got == ["c000", "c001"], f"show RUN --cell <TAB>: the run's cell keys, each once: {got}")
+        got = complete(share, g + "show 1 -c c000 --log ")
+        expect(sorted(got) == ["console", "data", "vmstat"], f"--log <TAB>: the cell's logs and vmstat: {got}")
+        got = complete(share, g + "compare --metric dd.")
+        expect(sorted(got) == ["dd.read_MBps", "dd.write_MBps"], f"--metric <TAB>: the stored metric names: {got}")
+        got = complete(share, g + "run --fs ext")
+        expect("ext4" in got, f"--fs <TAB>: the host's mkfs.FS: {got}")
 
 
 if __name__ == "__main__":
