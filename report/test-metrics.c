@@ -92,7 +92,7 @@ TEST(dd_fixtures) {
         ASSERT_TRUE(n >= 3);
         for (size_t i = 0; i < n; i++) {
                 const char *f[] = { names[i] };
-                parse_fixtures(&dd_ops, "dd", "dd", f, 1);
+                parse_fixtures(workload_find("dd"), "dd", "dd", f, 1);
         }
 }
 
@@ -105,7 +105,7 @@ TEST(tiobench_fixtures) {
 
                 if (strncmp(names[i], "error-", 6) == 0)
                         continue;
-                parse_fixtures(&tiobench_ops, "tiobench", "tiobench", f, 1);
+                parse_fixtures(workload_find("tiobench"), "tiobench", "tiobench", f, 1);
                 parsed++;
         }
         ASSERT_TRUE(parsed >= 3);
@@ -114,8 +114,8 @@ TEST(tiobench_fixtures) {
 TEST(bonnie_fixtures) {
         const char *full[] = { "full.stderr", "full.csv" }, *fast[] = { "fast.stderr", "fast.csv" };
 
-        parse_fixtures(&bonnie_ops, "bonnie", "bonnie", full, 2);
-        parse_fixtures(&bonnie_ops, "bonnie", "bonnie", fast, 2);
+        parse_fixtures(workload_find("bonnie"), "bonnie", "bonnie", full, 2);
+        parse_fixtures(workload_find("bonnie"), "bonnie", "bonnie", fast, 2);
 }
 
 TEST(ftp_parser) {

@@ -982,8 +982,12 @@ static int count_axes(struct run *r, struct kb_error *err) {
                 ;
         if (r->n_kernels == 0)
                 return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
-        if (r->n_specs == 0)
-                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
+        if (r->n_specs == 0) {
+                char names[512];
+
+                workload_names(names, sizeof(names));
+                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: %s)", names);
+        }
         /* Two hosts of one name would be one host in the results. */
         for (size_t a = 0; r->g->hosts && r->g->hosts[a]; a++)
                 for (size_t b = 0; b < a; b++) {

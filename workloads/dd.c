@@ -30,10 +30,11 @@ static const struct workload_key dd_keys[] = {
 };
 
 static const char *const dd_binaries[] = { "/usr/bin/dd", NULL };
+static const char *const dd_packages[] = { "coreutils", NULL };
 
 static const struct metric_def dd_metrics[] = {
-        { "dd.*_MBps", "MB/s", 1 },
-        { "dd.*_s", "s", 0 },
+        { "dd.*_MBps", "MB/s", 1, NULL },
+        { "dd.*_s", "s", 0, .restates = "the same measurement as dd.*_MBps" },
         { NULL },
 };
 
@@ -217,6 +218,7 @@ const struct workload_ops dd_ops = {
         .keys = dd_keys,
         .params_size = sizeof(struct dd_params),
         .guest_binaries = dd_binaries,
+        .packages = dd_packages,
         .script = dd_script,
         .parse = dd_parse,
         .metrics = dd_metrics,

@@ -46,18 +46,6 @@ static void workload_key_names(const struct workload_ops *ops, char *buf, size_t
         }
 }
 
-static void workload_names(char *buf, size_t size) {
-        size_t off = 0;
-
-        buf[0] = '\0';
-        for (size_t i = 0; workload_all[i] && off < size; i++) {
-                int n = snprintf(buf + off, size - off, "%s%s", i ? ", " : "", workload_all[i]->name);
-                if (n < 0)
-                        break;
-                off += (size_t)n;
-        }
-}
-
 /* Split a '/' list of plain numbers into ret. Returns 0 or -EINVAL. */
 static int workload_list_parse(const char *value, struct workload_list *ret) {
         const char *p = value;

@@ -121,6 +121,11 @@ struct metric_def {
         const char *pattern;       /* fnmatch pattern over metric names, "dd.*_MBps" */
         const char *unit;
         int higher_is_better;      /* 1, 0 (lower is better), -1 (neither) */
+        /* Set when the metric restates another one (dd.write_s is the same
+         * measurement as dd.write_MBps): why it is shown but never judged,
+         * so one change does not get two votes in a comparison. NULL: judged
+         * when it has a direction. */
+        const char *restates;
 };
 
 /* Phases of a job whose vmstat figures are kept on their own. */
@@ -141,6 +146,9 @@ struct workload_ops {
         const char *const *guest_files;          /* "kbench:tiotest" = a kbench-built helper
                                                     installed as /bin/tiotest; NULL-terminated */
         const char *const *guest_modules;        /* kernel modules beyond the base set */
+        const char *const *packages;             /* the Debian packages guest_binaries and
+                                                    guest data come from, NULL-terminated
+                                                    (tools/setup.sh installs them) */
         int n_ports;                             /* host forwards needed (0: no network) */
         uint16_t guest_ports[8];                 /* guest port of forward i; 0: the same port as
                                                     on the host (passive FTP needs that) */
@@ -253,14 +261,14 @@ int ftp_halt_next(const double *t, const double *bytes, size_t n, double min_s, 
 
 /* ---- registry (registry.c) -------------------------------------------- */
 
-/* The workloads, one per file (dd.c, tiobench.c, bonnie.c, ftp.c). */
-extern const struct workload_ops dd_ops;
-extern const struct workload_ops tiobench_ops;
-extern const struct workload_ops bonnie_ops;
-
-/* All workloads, NULL-terminated. */
+/* All workloads, NULL-terminated, in --help order. Each is defined in its
+ * own file as <name>_ops and reached through this table; a test of one
+ * workload declares that one symbol itself. */
 extern const struct workload_ops *const workload_all[];
+/* The workload named name, or NULL. */
 const struct workload_ops *workload_find(const char *name);
+/* "dd, tiobench, ..." for messages, cut to fit size (>= 1). */
+void workload_names(char *buf, size_t size);
 
 /* Parse "-w NAME[:key=value[,key=value...]]" (list values use '/').
  * OUT: *ret (free with workload_spec_free). Errors name the key and value:
