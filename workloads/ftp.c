@@ -414,26 +414,6 @@ static void ftp_quote(char *dst, size_t size, const char *src) {
         dst[i] = '\0';
 }
 
-static int ftp_event_time(const struct workload_output *out, const char *name, double *ret,
-                          struct kb_error *err) {
-        int found = 0;
-        double t = 0;
-
-        for (size_t i = 0; i < out->n_events; i++) {
-                if (!out->events[i] || strcmp(out->events[i], name) != 0)
-                        continue;
-                if (found++)
-                        return error_setf(err, -EINVAL, "ftp: event '%s' twice", name);
-                t = out->event_t[i];
-        }
-        if (!found)
-                return error_setf(err, -EINVAL, "ftp: the job never reported '%s'", name);
-        if (!isfinite(t))
-                return error_setf(err, -EINVAL, "ftp: bad time of event '%s'", name);
-        *ret = t;
-        return 0;
-}
-
 static int ftp_parse(const struct workload_spec *spec, const struct workload_output *out,
                      struct metric_list *metrics, struct kb_error *err) {
         uint64_t expected = 0, size = 0;
@@ -490,9 +470,9 @@ static int ftp_parse(const struct workload_spec *spec, const struct workload_out
                                   size, expected);
         if (want_sum && !have_sum)
                 return error_setf(err, -EINVAL, "ftp: verify=1 but the job printed no ftp-sha256");
-        if ((r = ftp_event_time(out, "upload-seen", &seen, err)) < 0 ||
-            (r = ftp_event_time(out, "sync-start", &sync0, err)) < 0 ||
-            (r = ftp_event_time(out, "sync-end", &sync1, err)) < 0)
+        if ((r = workload_event_time(out, "upload-seen", "ftp", &seen, err)) < 0 ||
+            (r = workload_event_time(out, "sync-start", "ftp", &sync0, err)) < 0 ||
+            (r = workload_event_time(out, "sync-end", "ftp", &sync1, err)) < 0)
                 return r;
         if (!(seen <= sync0 && sync0 <= sync1))
                 return error_setf(err, -EINVAL, "ftp: events out of order (%.3f %.3f %.3f)",

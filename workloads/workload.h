@@ -144,7 +144,9 @@ struct workload_ops {
         const char *const *guest_binaries;       /* host paths copied with their shared
                                                     libraries to the same path; NULL-terminated */
         const char *const *guest_files;          /* "kbench:tiotest" = a kbench-built helper
-                                                    installed as /bin/tiotest; NULL-terminated */
+                                                    installed as /bin/tiotest; an absolute path =
+                                                    a host data file copied to the same path
+                                                    (dbench's load file); NULL-terminated */
         const char *const *guest_modules;        /* kernel modules beyond the base set */
         const char *const *packages;             /* the Debian packages guest_binaries and
                                                     guest data come from, NULL-terminated
@@ -295,6 +297,13 @@ int workload_key_format(const struct workload_key *k, const void *params, char *
  * characters, bytes outside printable ASCII shown as '?', "..." appended
  * when cut. Returns buf. size must be >= 204. (workload.c) */
 char *workload_quote(const char *line, char *buf, size_t size);
+
+/* The guest time of the job's one event name ("phase copy", what it wrote
+ * to fd 3), for a parser that times phases by their marks. Returns 0, or
+ * -EINVAL with err "<who>: ..." when the event is missing, repeated or has
+ * no finite time. OUT: *ret_t, seconds. (workload.c) */
+int workload_event_time(const struct workload_output *out, const char *name, const char *who, double *ret_t,
+                        struct kb_error *err);
 
 /* Unit and direction of a metric from the registry of the workload that
  * produced it (matched by prefix before the first '.'); NULL if unknown. */
