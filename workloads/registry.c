@@ -16,7 +16,9 @@
         X(dd)            \
         X(tiobench)      \
         X(bonnie)        \
-        X(ftp)
+        X(ftp)           \
+        X(dbench)        \
+        X(copy)
 
 #define WORKLOAD_DECLARE(name) extern const struct workload_ops name##_ops;
 WORKLOAD_ROWS(WORKLOAD_DECLARE)
