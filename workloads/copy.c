@@ -156,18 +156,11 @@ static int copy_add_phase(struct metric_list *m, const char *phase, double secon
         snprintf(name, sizeof(name), "copy.%s_s", phase);
         if ((r = metric_add(m, name, seconds, "s")) < 0)
                 return r;
-        if (seconds <= 0) {
-                snprintf(name, sizeof(name), "copy.%s_MBps", phase);
-                if ((r = metric_add_none(m, name, "MB/s", "too fast to measure")) < 0)
-                        return r;
-                snprintf(name, sizeof(name), "copy.%s_files_per_s", phase);
-                return metric_add_none(m, name, "1/s", "too fast to measure");
-        }
         snprintf(name, sizeof(name), "copy.%s_MBps", phase);
-        if ((r = metric_add(m, name, (double)bytes / seconds / 1e6, "MB/s")) < 0)
+        if ((r = metric_add_rate(m, name, (double)bytes, seconds, 1e6, "MB/s")) < 0)
                 return r;
         snprintf(name, sizeof(name), "copy.%s_files_per_s", phase);
-        return metric_add(m, name, (double)files / seconds, "1/s");
+        return metric_add_rate(m, name, (double)files, seconds, 1, "1/s");
 }
 
 static int copy_parse(const struct workload_spec *spec, const struct workload_output *out,

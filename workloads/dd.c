@@ -174,9 +174,7 @@ static int dd_add(struct metric_list *metrics, const char *phase, uint64_t bytes
         if (r < 0)
                 return r;
         snprintf(name, sizeof(name), "dd.%s_MBps", phase);
-        if (seconds <= 0)
-                return metric_add_none(metrics, name, "MB/s", "too fast to measure");
-        return metric_add(metrics, name, (double)bytes / seconds / 1e6, "MB/s");
+        return metric_add_rate(metrics, name, (double)bytes, seconds, 1e6, "MB/s");
 }
 
 static int dd_parse(const struct workload_spec *spec, const struct workload_output *out,

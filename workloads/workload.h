@@ -31,6 +31,11 @@ struct metric_list {
 int metric_add(struct metric_list *l, const char *name, double value, const char *unit);
 /* Append a metric that has no number, with the reason. */
 int metric_add_none(struct metric_list *l, const char *name, const char *unit, const char *note);
+/* Append amount / seconds / scale (bytes, seconds, 1e6: MB/s); a time of 0
+ * (a phase too short for its clock) gives a metric without a value, noted
+ * "too fast to measure", never an infinity. Returns 0 or -ENOMEM. */
+int metric_add_rate(struct metric_list *l, const char *name, double amount, double seconds, double scale,
+                    const char *unit);
 /* The metric named name, or NULL. */
 const struct metric *metric_find(const struct metric_list *l, const char *name);
 /* Free all entries; the list is empty and reusable afterwards. */
