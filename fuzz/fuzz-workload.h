@@ -52,3 +52,22 @@ out:
         free(text);
         return 0;
 }
+
+/* Split text (modified in place) into job lines and fd-3 events, for the
+ * parsers that read phase marks: a line "E <seconds> <name>" is an event,
+ * any other a line of output. At most max of each are kept; out points
+ * into lines, events and t. */
+static inline void fuzz_split_events(char *text, const char **lines, const char **events, double *t, size_t max,
+                                     struct workload_output *out) {
+        char *save = NULL;
+
+        *out = (struct workload_output){ .lines = lines, .events = events, .event_t = t };
+        for (char *tok = strtok_r(text, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
+                if (tok[0] == 'E' && tok[1] == ' ' && out->n_events < max) {
+                        char *end;
+                        t[out->n_events] = strtod(tok + 2, &end);
+                        events[out->n_events++] = *end == ' ' ? end + 1 : end;
+                } else if (out->n_lines < max)
+                        lines[out->n_lines++] = tok;
+        }
+}
