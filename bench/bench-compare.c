@@ -172,7 +172,7 @@ static double time_metric(void) {
                 struct compare_metric m = { .judged = 1, .a = a, .b = b, .na = 10, .nb = 10 };
                 double t0 = bench_now();
 
-                compare_metric_stats(&m, 0.05);
+                compare_metric_stats(&m, 0.05, 0.02);
                 secs[i] = bench_now() - t0;
         }
         qsort(secs, BENCH_ROUNDS, sizeof(secs[0]), bench_cmp_double);

@@ -48,7 +48,7 @@ static enum compare_verdict decide(double *a, double *b, int run_offset) {
                                     .info = { .direction = METRICS_HIGHER, .verdict = 1 },
                                     .a = a, .b = b, .na = N, .nb = N };
 
-        compare_metric_stats(&m, 0.05);
+        compare_metric_stats(&m, 0.05, 0.02);
         /* A family of one: BH's q is Welch's p. */
         return compare_decide(&m, m.welch.p, 0.05, 0.02);
 }

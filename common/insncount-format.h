@@ -1,5 +1,8 @@
 /* The file through which kbench's TCG plugin (plugin/kbinsn.c) hands the
- * host its instruction counts. kbench creates it zero-filled, sized
+ * host its instruction counts, and the two kinds of guest time that
+ * instructions cannot show: the time the guest waited (every vCPU halted:
+ * on a timer, the disk, a lock's wake-up) and the time its kernel spun in
+ * `pause` loops (udelay and other busy-waits on the clock). kbench creates it zero-filled, sized
  * INSNCOUNT_FILE_SIZE, in the cell's scratch directory and gives it to the
  * QEMU user; the plugin maps it shared and counts into it. At each phase
  * mark the guest's agent executes the marker instruction (below) before it
@@ -16,7 +19,7 @@
 #include <stdint.h>
 
 #define INSNCOUNT_MAGIC "KBINSN1"          /* 8 bytes with its NUL */
-#define INSNCOUNT_VERSION 2
+#define INSNCOUNT_VERSION 3
 #define INSNCOUNT_VCPUS_MAX 64
 #define INSNCOUNT_MARKS_MAX 64
 
@@ -32,17 +35,31 @@ static inline void insncount_marker(void) {
 
 enum { INSNCOUNT_USER = 0, INSNCOUNT_KERNEL = 1 };
 
+/* Two `pause` instructions of one vCPU at most this far apart (host
+ * time) are one spin loop, and the time between them is spinning. An
+ * iteration of udelay's loop takes well under a microsecond under TCG; a
+ * gap longer than this is the vCPU thread preempted, or two loops. */
+#define INSNCOUNT_SPIN_GAP_NS 100000
+
 /* One vCPU's counters on a cache line of its own: under multi-threaded TCG
  * each vCPU thread adds to its own slot only. */
 struct insncount_vcpu {
         uint64_t insns[2];                 /* guest instructions executed: [INSNCOUNT_USER],
                                               [INSNCOUNT_KERNEL] (x86-64's upper half) */
-        uint64_t pad[6];
+        uint64_t pauses;                   /* `pause` (f3 90) executed in kernel mode */
+        uint64_t spin_ns;                  /* host ns between consecutive kernel pauses less than
+                                              INSNCOUNT_SPIN_GAP_NS apart: time spent spinning */
+        uint64_t last_pause_ns;            /* the plugin's own: when the last pause ran */
+        uint64_t pad[3];
 };
 
 /* The totals over every vCPU at one execution of the marker. */
 struct insncount_mark_slot {
         uint64_t insns[2];
+        uint64_t pauses;
+        uint64_t spin_ns;
+        uint64_t wait_ns;                  /* struct insncount_file's wait_ns then */
+        uint64_t t_ns;                     /* the host's CLOCK_MONOTONIC then, ns */
 };
 
 struct insncount_file {
@@ -51,7 +68,9 @@ struct insncount_file {
         uint32_t n_vcpus;                  /* slots in use, <= INSNCOUNT_VCPUS_MAX */
         uint64_t n_marks;                  /* marker executions so far; marks[] holds the first
                                               INSNCOUNT_MARKS_MAX, written before n_marks counts them */
-        uint64_t pad[6];
+        uint64_t wait_ns;                  /* host ns during which every vCPU was halted (QEMU's
+                                              idle and resume callbacks): the guest waited */
+        uint64_t pad[5];
         struct insncount_vcpu vcpu[INSNCOUNT_VCPUS_MAX];
         struct insncount_mark_slot marks[INSNCOUNT_MARKS_MAX];
 };

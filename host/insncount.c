@@ -5,8 +5,10 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "host/insncount.h"
 #include "host/vm.h"
 
@@ -33,14 +35,19 @@ int insncount_parse_mark(const void *buf, size_t len, size_t k, struct insncount
                 return r;
         if (k >= INSNCOUNT_MARKS_MAX || f.n_marks <= k)
                 return -ENOENT;
-        ret->insns[INSNCOUNT_USER] = f.marks[k].insns[INSNCOUNT_USER];
-        ret->insns[INSNCOUNT_KERNEL] = f.marks[k].insns[INSNCOUNT_KERNEL];
+        *ret = (struct insncount_totals){
+                .insns = { f.marks[k].insns[INSNCOUNT_USER], f.marks[k].insns[INSNCOUNT_KERNEL] },
+                .pauses = f.marks[k].pauses,
+                .spin_ns = f.marks[k].spin_ns,
+                .wait_ns = f.marks[k].wait_ns,
+                .t_ns = f.marks[k].t_ns,
+        };
         return 0;
 }
 
 int insncount_parse(const void *buf, size_t len, struct insncount_totals *ret) {
         struct insncount_file f;
-        struct insncount_totals t = { { 0, 0 } };
+        struct insncount_totals t = { .wait_ns = 0 };
         int r = file_check(buf, len, &f);
 
         if (r < 0)
@@ -50,7 +57,10 @@ int insncount_parse(const void *buf, size_t len, struct insncount_totals *ret) {
         for (uint32_t i = 0; i < f.n_vcpus; i++) {
                 t.insns[INSNCOUNT_USER] += f.vcpu[i].insns[INSNCOUNT_USER];
                 t.insns[INSNCOUNT_KERNEL] += f.vcpu[i].insns[INSNCOUNT_KERNEL];
+                t.pauses += f.vcpu[i].pauses;
+                t.spin_ns += f.vcpu[i].spin_ns;
         }
+        t.wait_ns = f.wait_ns;
         *ret = t;
         return 0;
 }
@@ -79,13 +89,21 @@ int insncount_file_create(const char *path, const struct vm_qemu_user *u, struct
 int insncount_read(int fd, size_t k, struct insncount_totals *ret, int *ret_at_marker) {
         char buf[INSNCOUNT_FILE_SIZE];
         ssize_t n = pread(fd, buf, sizeof(buf), 0);
+        struct timespec ts;
         int r;
 
         if (n < 0)
                 return -errno;
         r = insncount_parse_mark(buf, (size_t)n, k, ret);
         *ret_at_marker = r == 0;
-        return r == 0 ? 0 : insncount_parse(buf, (size_t)n, ret);
+        if (r == 0)
+                return 0;
+        /* The running totals are read now: their time is now (the plugin's
+         * clock is the same CLOCK_MONOTONIC). */
+        r = insncount_parse(buf, (size_t)n, ret);
+        if (r == 0 && clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+                ret->t_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        return r;
 }
 
 /* "seq_read t2" -> "seq_read.t2"; 0 when the words are not [a-z0-9_-]
@@ -128,12 +146,46 @@ int insncount_mark(struct insncount_marks *m, const char *text, size_t len, cons
         return 1;
 }
 
-int insncount_metrics(const struct insncount_marks *m, struct metric_list *metrics) {
-        static const char *const mode_name[2] = { [INSNCOUNT_USER] = "user", [INSNCOUNT_KERNEL] = "kernel" };
+/* One phase's figures from the totals at its mark (a) and the next (b).
+ * Totals only grow; a smaller one is a QEMU that restarted or lied, and
+ * that figure is stored without a value. */
+static int phase_metrics(const char *phase, const struct insncount_totals *a, const struct insncount_totals *b,
+                         struct metric_list *metrics) {
+        const struct {
+                const char *what, *unit;
+                uint64_t from, to;
+                double scale;
+        } figs[] = {
+                { "user_Minsn", "Minsn", a->insns[INSNCOUNT_USER], b->insns[INSNCOUNT_USER], 1e-6 },
+                { "kernel_Minsn", "Minsn", a->insns[INSNCOUNT_KERNEL], b->insns[INSNCOUNT_KERNEL], 1e-6 },
+                { "wait_s", "s", a->wait_ns, b->wait_ns, 1e-9 },
+                { "spin_s", "s", a->spin_ns, b->spin_ns, 1e-9 },
+                { "kernel_pauses", "pauses", a->pauses, b->pauses, 1 },
+                { "wall_s", "s", a->t_ns, b->t_ns, 1e-9 },
+        };
 
+        for (size_t f = 0; f < ELEMENTSOF(figs); f++) {
+                char name[96];
+                int r;
+
+                snprintf(name, sizeof(name), "guest.%s.%s", phase, figs[f].what);
+                if (strcmp(figs[f].what, "wall_s") == 0 && (a->t_ns == 0 || b->t_ns == 0))
+                        r = metric_add_none(metrics, name, figs[f].unit, "no time at a phase mark");
+                else if (figs[f].to < figs[f].from)
+                        r = metric_add_none(metrics, name, figs[f].unit, "the counter went backwards");
+                else
+                        r = metric_add(metrics, name, (double)(figs[f].to - figs[f].from) * figs[f].scale,
+                                       figs[f].unit);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int insncount_metrics(const struct insncount_marks *m, struct metric_list *metrics) {
         for (size_t i = 0; i + 1 < m->n; i++) {
                 const struct insncount_mark *a = &m->v[i], *b = &m->v[i + 1];
-                int seen = 0;
+                int seen = 0, r;
 
                 if (!a->phase[0] || strcmp(a->phase, "end") == 0)
                         continue;
@@ -141,21 +193,9 @@ int insncount_metrics(const struct insncount_marks *m, struct metric_list *metri
                         seen |= strcmp(m->v[j].phase, a->phase) == 0;
                 if (seen)
                         continue;
-                for (int mode = 0; mode < 2; mode++) {
-                        char name[64];
-                        int r;
-
-                        snprintf(name, sizeof(name), "guest.%s.%s_Minsn", a->phase, mode_name[mode]);
-                        /* Totals only grow; a smaller one is a QEMU that
-                         * restarted or lied, and no count. */
-                        if (b->at.insns[mode] < a->at.insns[mode])
-                                r = metric_add_none(metrics, name, "Minsn", "the counter went backwards");
-                        else
-                                r = metric_add(metrics, name, (double)(b->at.insns[mode] - a->at.insns[mode]) / 1e6,
-                                               "Minsn");
-                        if (r < 0)
-                                return r;
-                }
+                r = phase_metrics(a->phase, &a->at, &b->at, metrics);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }

@@ -1,15 +1,23 @@
-/* host/insncount: the host's side of the instruction counts that
- * plugin/kbinsn.c keeps inside QEMU (common/insncount-format.h). A cell
- * makes the counter file before QEMU starts, reads running totals whenever
- * the guest marks a phase of its job ("phase write" on fd 3), and turns the
- * differences between marks into metrics:
+/* host/insncount: the host's side of the counts that plugin/kbinsn.c keeps
+ * inside QEMU (common/insncount-format.h). A cell makes the counter file
+ * before QEMU starts, reads running totals whenever the guest marks a phase
+ * of its job ("phase write" on fd 3), and turns the differences between
+ * marks into metrics:
  *
  *   guest.<phase>.kernel_Minsn   guest.<phase>.user_Minsn
+ *       millions of guest instructions, summed over vCPUs: the work done
+ *   guest.<phase>.wait_s
+ *       seconds during which every vCPU was halted: the guest waited
+ *   guest.<phase>.spin_s   guest.<phase>.kernel_pauses
+ *       seconds the guest's kernel spent in `pause` loops, and their turns
+ *   guest.<phase>.wall_s
+ *       the phase's length, host seconds
  *
- * millions of guest instructions executed between the phase's mark and the
- * next one, summed over vCPUs. The host's speed moves every timed figure
- * under TCG; it does not move these. The file is written by QEMU, so its
- * contents are untrusted: insncount_parse is bounded and fuzzed. */
+ * The host's speed moves every timed figure under TCG; it does not move
+ * the counts, and the guest's waiting and spinning last as long as the
+ * guest asked (a timer, a TSC deadline) on a slow host and a fast one. The
+ * file is written by QEMU, so its contents are untrusted: insncount_parse
+ * is bounded and fuzzed. */
 #pragma once
 
 #include <stddef.h>
@@ -24,9 +32,14 @@ struct vm_qemu_user;
 /* Totals over every vCPU at one moment. */
 struct insncount_totals {
         uint64_t insns[2];                 /* [INSNCOUNT_USER], [INSNCOUNT_KERNEL] */
+        uint64_t pauses;                   /* kernel `pause` instructions */
+        uint64_t spin_ns;                  /* host ns spent spinning on them */
+        uint64_t wait_ns;                  /* host ns every vCPU was halted */
+        uint64_t t_ns;                     /* the host's CLOCK_MONOTONIC, ns; 0: not known */
 };
 
-/* Parse a counter file's bytes (len of them): the running totals. Returns
+/* Parse a counter file's bytes (len of them): the running totals (t_ns 0:
+ * the file holds no time but the marks'). Returns
  * 0 and fills *ret; -EAGAIN while the plugin has not loaded (no magic yet:
  * all zero); -EBADMSG for anything else that is not a file of
  * INSNCOUNT_VERSION (short, another magic or version, more vCPUs than

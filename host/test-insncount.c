@@ -21,7 +21,7 @@ static void file_with(struct insncount_file *f, uint32_t n_vcpus) {
 
 TEST(parse_sums_vcpus) {
         struct insncount_file f;
-        struct insncount_totals t = { { 7, 7 } };
+        struct insncount_totals t = { .insns = { 7, 7 } };
 
         file_with(&f, 2);
         f.vcpu[0].insns[INSNCOUNT_USER] = 10;
@@ -30,14 +30,24 @@ TEST(parse_sums_vcpus) {
         f.vcpu[1].insns[INSNCOUNT_KERNEL] = 500;
         /* A slot beyond n_vcpus is not counted. */
         f.vcpu[2].insns[INSNCOUNT_KERNEL] = 99999;
+        f.vcpu[0].pauses = 3;
+        f.vcpu[1].pauses = 4;
+        f.vcpu[0].spin_ns = 1000;
+        f.vcpu[1].spin_ns = 2000;
+        f.vcpu[2].spin_ns = 99999;
+        f.wait_ns = 123456789;
         ASSERT_EQ(insncount_parse(&f, sizeof(f), &t), 0);
         ASSERT_EQ(t.insns[INSNCOUNT_USER], 15);
         ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 1500);
+        ASSERT_EQ(t.pauses, 7);
+        ASSERT_EQ(t.spin_ns, 3000);
+        ASSERT_EQ(t.wait_ns, 123456789);
+        ASSERT_EQ(t.t_ns, 0);
 }
 
 TEST(parse_refuses) {
         struct insncount_file f;
-        struct insncount_totals t = { { 7, 7 } };
+        struct insncount_totals t = { .insns = { 7, 7 } };
 
         memset(&f, 0, sizeof(f));
         ASSERT_EQ(insncount_parse(&f, sizeof(f), &t), -EAGAIN);
@@ -59,15 +69,23 @@ TEST(parse_refuses) {
  * slots, whatever n_marks says. */
 TEST(parse_mark) {
         struct insncount_file f;
-        struct insncount_totals t = { { 7, 7 } };
+        struct insncount_totals t = { .insns = { 7, 7 } };
 
         file_with(&f, 1);
         ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 0, &t), -ENOENT);
         f.marks[0].insns[INSNCOUNT_USER] = 3;
         f.marks[1].insns[INSNCOUNT_KERNEL] = 9;
+        f.marks[1].wait_ns = 5;
+        f.marks[1].spin_ns = 6;
+        f.marks[1].pauses = 7;
+        f.marks[1].t_ns = 8;
         f.n_marks = 2;
         ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 1, &t), 0);
         ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 9);
+        ASSERT_EQ(t.wait_ns, 5);
+        ASSERT_EQ(t.spin_ns, 6);
+        ASSERT_EQ(t.pauses, 7);
+        ASSERT_EQ(t.t_ns, 8);
         ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 2, &t), -ENOENT);
         f.n_marks = UINT64_MAX;
         ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), INSNCOUNT_MARKS_MAX, &t), -ENOENT);
@@ -98,6 +116,8 @@ TEST(file_create_and_read) {
         ASSERT_EQ(insncount_read(fd, 0, &t, &marker), 0);
         ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 42);
         ASSERT_EQ(marker, 0);
+        /* Running totals are read now, so they carry the time of the read. */
+        ASSERT_TRUE(t.t_ns > 0);
         /* Once the guest executed the marker, mark 0 is its totals, not the running ones. */
         f.marks[0].insns[INSNCOUNT_KERNEL] = 40;
         f.n_marks = 1;
@@ -121,7 +141,7 @@ TEST(file_create_and_read) {
 }
 
 static struct insncount_totals at(uint64_t user, uint64_t kernel) {
-        return (struct insncount_totals){ { [INSNCOUNT_USER] = user, [INSNCOUNT_KERNEL] = kernel } };
+        return (struct insncount_totals){ .insns = { [INSNCOUNT_USER] = user, [INSNCOUNT_KERNEL] = kernel } };
 }
 
 static double value(const struct metric_list *ml, const char *name) {
@@ -140,8 +160,14 @@ TEST(metrics_per_phase) {
         struct insncount_totals t;
 
         t = at(1000000, 2000000);
+        t.t_ns = 1000000000;
+        t.wait_ns = 100000000;
         ASSERT_EQ(insncount_mark(&m, "phase write", 11, &t), 1);
         t = at(3000000, 502000000);
+        t.t_ns = 4500000000;
+        t.wait_ns = 850000000;
+        t.spin_ns = 20000000;
+        t.pauses = 4000;
         ASSERT_EQ(insncount_mark(&m, "phase drop-caches", 17, &t), 1);
         t = at(3500000, 512000000);
         ASSERT_EQ(insncount_mark(&m, "sync-start", 10, &t), 0);
@@ -153,13 +179,19 @@ TEST(metrics_per_phase) {
         ASSERT_EQ(insncount_metrics(&m, &ml), 0);
         ASSERT_NEAR(value(&ml, "guest.write.kernel_Minsn"), 500.0, 1e-9);
         ASSERT_NEAR(value(&ml, "guest.write.user_Minsn"), 2.0, 1e-9);
+        ASSERT_NEAR(value(&ml, "guest.write.wait_s"), 0.75, 1e-9);
+        ASSERT_NEAR(value(&ml, "guest.write.spin_s"), 0.02, 1e-9);
+        ASSERT_NEAR(value(&ml, "guest.write.kernel_pauses"), 4000, 1e-9);
+        ASSERT_NEAR(value(&ml, "guest.write.wall_s"), 3.5, 1e-9);
+        /* The next mark carries no time: that phase has no length. */
+        ASSERT_EQ(metric_find(&ml, "guest.drop-caches.wall_s")->has_value, 0);
         ASSERT_NEAR(value(&ml, "guest.drop-caches.kernel_Minsn"), 10.0, 1e-9);
         ASSERT_NEAR(value(&ml, "guest.read.kernel_Minsn"), 300.0, 1e-9);
         ASSERT_NEAR(value(&ml, "guest.read.user_Minsn"), 1.0, 1e-9);
         /* "end" is what follows the job, and the last mark has no span. */
         ASSERT_TRUE(metric_find(&ml, "guest.end.kernel_Minsn") == NULL);
         ASSERT_TRUE(metric_find(&ml, "guest.after.kernel_Minsn") == NULL);
-        ASSERT_EQ(ml.n, 6);
+        ASSERT_EQ(ml.n, 18);
         metric_list_clear(&ml);
 }
 
@@ -185,7 +217,7 @@ TEST(metrics_hostile_marks) {
         insncount_mark(&m, "phase", 5, &t);
         ASSERT_EQ(insncount_metrics(&m, &ml), 0);
         ASSERT_NEAR(value(&ml, "guest.seq_read.t2.kernel_Minsn"), 100.0, 1e-9);
-        ASSERT_EQ(ml.n, 2);
+        ASSERT_EQ(ml.n, 6);
         metric_list_clear(&ml);
         /* A counter that goes back is no number. */
         m.n = 0;

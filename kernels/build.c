@@ -324,23 +324,146 @@ static int unpack_tarball(const struct build *b, const char *tmp, struct kb_erro
         return run_logged(b, tar, "/", "unpacking the source", err);
 }
 
-/* The tree as it is (git's uncommitted changes included, .git left out),
- * then the patches, in order. */
-static int copy_and_patch(const struct build *b, const char *tmp, struct kb_error *err) {
+/* The tree as it is (git's uncommitted changes included, .git left out). */
+static int copy_tree(const struct build *b, const char *tmp, struct kb_error *err) {
         const char *from = b->tree;
         g_autofree char *pipe = g_strdup_printf("tar -C '%s' --exclude=.git -cf - . | tar -C '%s' -xf -", from, tmp);
         char *sh[] = { "sh", "-c", pipe, NULL };
-        int r;
 
         if (strchr(from, '\'') || strchr(tmp, '\''))
                 return error_setf(err, -EINVAL, "source %s: a path with a quote cannot be copied", from);
-        r = run_logged(b, sh, "/", "copying the tree", err);
-        for (size_t i = 0; r >= 0 && b->o->patches[i]; i++) {
-                g_autofree char *abs = g_canonicalize_filename(b->o->patches[i], NULL);
-                char *patch[] = { "patch", "-p1", "--batch", "--forward", "-i", abs, NULL };
-                g_autofree char *what = g_strdup_printf("patch %s", b->o->patches[i]);
+        return run_logged(b, sh, "/", "copying the tree", err);
+}
 
-                r = run_logged(b, patch, tmp, what, err);
+/* The files a unified diff names, as patch -p1 reads them: each "--- " and
+ * "+++ " line's path less its first component, /dev/null left out. The
+ * patch is the user's file: a path that leaves the tree is refused.
+ * Adds to files (a set). */
+static int patch_files(const char *patch_path, GHashTable *files, struct kb_error *err) {
+        g_autofree char *text = NULL;
+        size_t len = 0;
+        int r = fileio_read(patch_path, 64u << 20, &text, &len, NULL, err);
+
+        if (r < 0)
+                return error_prefix(err, r, "--patch");
+        for (char *line = text; line && *line;) {
+                char *nl = strchr(line, '\n');
+
+                if (nl)
+                        *nl = '\0';
+                if (strncmp(line, "--- ", 4) == 0 || strncmp(line, "+++ ", 4) == 0) {
+                        char *path = line + 4, *slash;
+
+                        path[strcspn(path, "\t")] = '\0';
+                        slash = strchr(path, '/');
+                        if (strcmp(path, "/dev/null") != 0 && slash && slash[1]) {
+                                const char *rel = slash + 1;
+
+                                if (rel[0] == '/' || strstr(rel, "..") || strchr(rel, '\n'))
+                                        return error_setf(err, -EINVAL, "--patch %s: the path %.64s leaves the tree",
+                                                          patch_path, rel);
+                                g_hash_table_add(files, g_strdup(rel));
+                        }
+                }
+                line = nl ? nl + 1 : NULL;
+        }
+        return 0;
+}
+
+/* What kbench keeps in a tree it patches: the manifest (the files the last
+ * patch set touched, one a line) and the pristine copy of each of them
+ * that existed before (a file a patch created has none). */
+#define PATCHED_MANIFEST ".kbench-patched"
+#define PATCHED_ORIG ".kbench-orig"
+
+static int manifest_write(const char *dir, GHashTable *files, struct kb_error *err) {
+        g_autofree char *path = g_build_filename(dir, PATCHED_MANIFEST, NULL);
+        g_autoptr(GString) text = g_string_new(NULL);
+        GHashTableIter it;
+        gpointer key;
+
+        g_hash_table_iter_init(&it, files);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                g_string_append_printf(text, "%s\n", (const char *)key);
+        return fileio_write_atomic(path, text->str, text->len, 0644, err);
+}
+
+/* A copy of from at to, as a new file (its mtime now, so make recompiles
+ * what used the file it replaces). */
+static int copy_file(const char *from, const char *to, struct kb_error *err) {
+        g_autofree char *data = NULL, *parent = g_path_get_dirname(to);
+        size_t n = 0;
+        int r;
+
+        if (g_mkdir_with_parents(parent, 0755) < 0)
+                return error_setf(err, -errno, "%s: %s", parent, strerror(errno));
+        r = fileio_read(from, 64u << 20, &data, &n, NULL, err);
+        return r < 0 ? r : fileio_write_atomic(to, data, n, 0644, err);
+}
+
+/* Undo the last patch set: every file the manifest names back from its
+ * pristine copy, or removed when it had none. The copies stay: they are
+ * pristine whatever happens next, so a build killed half way through this
+ * is undone by the next. */
+static int tree_restore(const char *dir, struct kb_error *err) {
+        g_autofree char *path = g_build_filename(dir, PATCHED_MANIFEST, NULL);
+        g_autofree char *text = NULL;
+        size_t len = 0;
+        int r;
+
+        if (!g_file_test(path, G_FILE_TEST_EXISTS))
+                return 0;
+        r = fileio_read_nofollow(path, 16u << 20, &text, &len, err);
+        for (char *line = text, *nl; r >= 0 && line && *line; line = nl ? nl + 1 : NULL) {
+                g_autofree char *orig = NULL, *to = NULL;
+
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                if (!*line || line[0] == '/' || strstr(line, ".."))
+                        continue;
+                orig = g_build_filename(dir, PATCHED_ORIG, line, NULL);
+                to = g_build_filename(dir, line, NULL);
+                if (g_file_test(orig, G_FILE_TEST_IS_REGULAR))
+                        r = copy_file(orig, to, err);
+                else if (unlink(to) < 0 && errno != ENOENT)
+                        r = error_setf(err, -errno, "%s: %s", to, strerror(errno));
+        }
+        return r < 0 ? error_prefix(err, r, "undoing the last patches in %s", dir) : 0;
+}
+
+/* Patch kbench's own copy of a source in place: the last patch set undone,
+ * then this build's patches, in order (none: the pristine tree). Every
+ * patch set of a source so builds in one tree, and so in one O= tree: a
+ * plant of a few lines recompiles those files and links, in seconds, not a
+ * copy of the tree from scratch. Before a file is first patched its
+ * pristine copy is kept, and the manifest names the files before any
+ * patch runs, so a build killed half way is undone by the next. */
+static int tree_patch(const struct build *b, const char *dir, struct kb_error *err) {
+        g_autoptr(GHashTable) files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        const char *const *patches = (const char *const *)b->o->patches;
+        GHashTableIter it;
+        gpointer key;
+        int r = tree_restore(dir, err);
+
+        for (size_t i = 0; r >= 0 && patches && patches[i]; i++)
+                r = patch_files(patches[i], files, err);
+        g_hash_table_iter_init(&it, files);
+        while (r >= 0 && g_hash_table_iter_next(&it, &key, NULL)) {
+                g_autofree char *orig = g_build_filename(dir, PATCHED_ORIG, key, NULL);
+                g_autofree char *cur = g_build_filename(dir, key, NULL);
+
+                if (g_file_test(cur, G_FILE_TEST_IS_REGULAR) && !g_file_test(orig, G_FILE_TEST_EXISTS))
+                        r = copy_file(cur, orig, err);
+        }
+        if (r >= 0)
+                r = manifest_write(dir, files, err);
+        for (size_t i = 0; r >= 0 && patches && patches[i]; i++) {
+                g_autofree char *abs = g_canonicalize_filename(patches[i], NULL);
+                char *patch[] = { "patch", "-p1", "--batch", "--forward", "-i", abs, NULL };
+                g_autofree char *what = g_strdup_printf("patch %s", patches[i]);
+
+                r = run_logged(b, patch, dir, what, err);
         }
         return r;
 }
@@ -349,6 +472,7 @@ static int copy_and_patch(const struct build *b, const char *tmp, struct kb_erro
 static int step_source(struct build *b, struct kb_error *err) {
         const struct kbuild_opts *o = b->o;
         struct stat st;
+        int owned = 0;             /* b->tree is kbench's own, to patch in place */
         int r = kbuild_source_id(b->source, &b->source_id, &b->commit, err);
 
         if (r < 0)
@@ -358,6 +482,7 @@ static int step_source(struct build *b, struct kb_error *err) {
                 r = make_dir_once(b, b->tree, "unpacking the source (about a minute)", unpack_tarball, err);
                 if (r < 0)
                         return r;
+                owned = 1;
         } else {
                 /* The real path: the O= tree is keyed by it, and a store may
                  * reach its build directory through a link. */
@@ -370,7 +495,7 @@ static int step_source(struct build *b, struct kb_error *err) {
         }
         if (o->patches && o->patches[0]) {
                 g_autoptr(GString) ids = g_string_new(b->source_id);
-                g_autofree char *digest = NULL, *copy = NULL;
+                g_autofree char *digest = NULL, *plain = b->source_id;
 
                 for (size_t i = 0; o->patches[i]; i++) {
                         g_autofree char *pid = NULL;
@@ -382,19 +507,27 @@ static int step_source(struct build *b, struct kb_error *err) {
                         g_ptr_array_add(b->patch_ids, TAKE_PTR(pid));
                 }
                 digest = sha256_text(ids->str);
-                copy = g_strdup_printf("%s/src/p-%.16s", o->work_dir, digest);
-                r = make_dir_once(b, copy, "copying the tree and applying the patches", copy_and_patch, err);
-                if (r < 0)
-                        return r;
-                g_free(b->tree);
-                b->tree = TAKE_PTR(copy);
-                {
-                        g_autofree char *plain = b->source_id;
+                /* The user's own tree is never patched: a copy of it, one
+                 * per content (a new commit is a new copy). */
+                if (!owned) {
+                        g_autofree char *key = sha256_text(plain);
+                        char *copy = g_strdup_printf("%s/src/patched-%.16s", o->work_dir, key);
 
-                        b->source_id = g_strdup_printf("%s+patches:%.12s", plain, digest);
+                        r = make_dir_once(b, copy, "copying the tree to patch it", copy_tree, err);
+                        g_free(b->tree);
+                        b->tree = copy;
+                        if (r < 0)
+                                return r;
+                        owned = 1;
                 }
+                b->source_id = g_strdup_printf("%s+patches:%.12s", plain, digest);
         }
-        return 0;
+        if (owned) {
+                if (o->patches && o->patches[0])
+                        say(b, "applying the patches");
+                r = tree_patch(b, b->tree, err);
+        }
+        return r;
 }
 
 /* What decides the configuration: base, fragments, arch, compiler. */

@@ -12,13 +12,27 @@
  * When the guest's agent executes the marker instruction at a phase mark,
  * the totals of that instant are copied into the file's marks[]. A
  * translation block is kernel code when its first address lies in x86-64's
- * upper half: a block never crosses from one half to the other. */
+ * upper half: a block never crosses from one half to the other.
+ *
+ * Instructions are the guest's work; two kinds of guest time are not, and
+ * the plugin measures both in the host's real time, which the emulator's
+ * speed does not set:
+ * - waiting: while every vCPU is halted (QEMU's idle and resume
+ *   callbacks bracket the vCPU thread's sleep), the guest waits on a
+ *   timer, the disk or another wake-up. A kernel that sleeps in a write
+ *   path halts the guest for that long on any host.
+ * - spinning: a time-based busy-wait (udelay, ndelay, most polling loops)
+ *   executes `pause` on each turn and ends at a TSC deadline, which under
+ *   TCG is the host's clock. How many turns fit in it follows the host's
+ *   speed; the time between the first and last turn does not. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <qemu-plugin.h>
@@ -29,6 +43,58 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 static struct insncount_file *counts;
 static int one_vcpu;                       /* a single vCPU: inline adds, no callback */
+
+/* Halted vCPUs, and since when all of them are (valid while n_idle ==
+ * n_vcpus). Under multi-threaded TCG the callbacks come from every vCPU
+ * thread; they are rare (a halt is a guest idle entry), so a mutex. */
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t n_idle;
+static uint64_t all_idle_since_ns;
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void vcpu_idle(qemu_plugin_id_t id, unsigned int vcpu) {
+        (void)id;
+        (void)vcpu;
+        pthread_mutex_lock(&idle_lock);
+        if (++n_idle == counts->n_vcpus)
+                all_idle_since_ns = now_ns();
+        pthread_mutex_unlock(&idle_lock);
+}
+
+static void vcpu_resume(qemu_plugin_id_t id, unsigned int vcpu) {
+        (void)id;
+        (void)vcpu;
+        pthread_mutex_lock(&idle_lock);
+        /* A resume without its idle (the plugin loaded while halted) counts nothing. */
+        if (n_idle > 0) {
+                if (n_idle == counts->n_vcpus)
+                        counts->wait_ns += now_ns() - all_idle_since_ns;
+                n_idle--;
+        }
+        pthread_mutex_unlock(&idle_lock);
+}
+
+/* A kernel `pause` ran: one more turn of a spin loop. */
+static void pause_exec(unsigned int vcpu, void *udata) {
+        struct insncount_vcpu *v;
+        uint64_t t;
+
+        (void)udata;
+        if (vcpu >= INSNCOUNT_VCPUS_MAX)
+                return;
+        v = &counts->vcpu[vcpu];
+        t = now_ns();
+        v->pauses++;
+        if (v->last_pause_ns && t - v->last_pause_ns < INSNCOUNT_SPIN_GAP_NS)
+                v->spin_ns += t - v->last_pause_ns;
+        v->last_pause_ns = t;
+}
 
 /* udata: the block's instruction count << 1 | its mode. */
 static void tb_exec(unsigned int vcpu, void *udata) {
@@ -44,7 +110,7 @@ static void tb_exec(unsigned int vcpu, void *udata) {
  * it, so a reader that sees n_marks > k finds mark k whole. */
 static void mark_exec(unsigned int vcpu, void *udata) {
         uint64_t k = counts->n_marks;
-        struct insncount_mark_slot m = { { 0, 0 } };
+        struct insncount_mark_slot m = { .t_ns = 0 };
 
         (void)vcpu;
         (void)udata;
@@ -53,18 +119,26 @@ static void mark_exec(unsigned int vcpu, void *udata) {
         for (uint32_t i = 0; i < counts->n_vcpus && i < INSNCOUNT_VCPUS_MAX; i++) {
                 m.insns[INSNCOUNT_USER] += counts->vcpu[i].insns[INSNCOUNT_USER];
                 m.insns[INSNCOUNT_KERNEL] += counts->vcpu[i].insns[INSNCOUNT_KERNEL];
+                m.pauses += counts->vcpu[i].pauses;
+                m.spin_ns += counts->vcpu[i].spin_ns;
         }
+        /* This vCPU runs, so no span of all halted is open. */
+        pthread_mutex_lock(&idle_lock);
+        m.wait_ns = counts->wait_ns;
+        pthread_mutex_unlock(&idle_lock);
+        m.t_ns = now_ns();
         counts->marks[k] = m;
         __atomic_store_n(&counts->n_marks, k + 1, __ATOMIC_RELEASE);
 }
 
-static void find_marker(struct qemu_plugin_tb *tb, size_t n) {
+/* The block's instructions that are bytes (len of them): a callback on each. */
+static void find_insns(struct qemu_plugin_tb *tb, size_t n, const char *bytes, size_t len,
+                       void (*cb)(unsigned int, void *)) {
         for (size_t i = 0; i < n; i++) {
                 struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
-                if (qemu_plugin_insn_size(insn) == INSNCOUNT_MARKER_LEN &&
-                    memcmp(qemu_plugin_insn_data(insn), INSNCOUNT_MARKER_BYTES, INSNCOUNT_MARKER_LEN) == 0)
-                        qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec, QEMU_PLUGIN_CB_NO_REGS, NULL);
+                if (qemu_plugin_insn_size(insn) == len && memcmp(qemu_plugin_insn_data(insn), bytes, len) == 0)
+                        qemu_plugin_register_vcpu_insn_exec_cb(insn, cb, QEMU_PLUGIN_CB_NO_REGS, NULL);
         }
 }
 
@@ -73,7 +147,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
         int mode = qemu_plugin_tb_vaddr(tb) >> 63 ? INSNCOUNT_KERNEL : INSNCOUNT_USER;
 
         if (mode == INSNCOUNT_USER)
-                find_marker(tb, n);
+                find_insns(tb, n, INSNCOUNT_MARKER_BYTES, INSNCOUNT_MARKER_LEN, mark_exec);
+        else
+                find_insns(tb, n, "\xf3\x90", 2, pause_exec);
         /* One vCPU thread: a plain add in the generated code, the cheapest
          * way to count. Several: a callback that knows which vCPU runs. */
         if (one_vcpu)
@@ -114,5 +190,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         memcpy(counts->magic, INSNCOUNT_MAGIC, sizeof(counts->magic));
         one_vcpu = info->system.max_vcpus == 1;
         qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+        qemu_plugin_register_vcpu_idle_cb(id, vcpu_idle);
+        qemu_plugin_register_vcpu_resume_cb(id, vcpu_resume);
         return 0;
 }

@@ -156,7 +156,11 @@ static double *with_run_offset(const double *x, size_t n, const struct stats_sum
         return y;
 }
 
-void compare_metric_stats(struct compare_metric *m, double alpha) {
+double compare_band(const struct compare_metric *m, double noise) {
+        return fmax(m->info.floor, noise * fabs(m->sa.mean));
+}
+
+void compare_metric_stats(struct compare_metric *m, double alpha, double noise) {
         static const struct stats_test undefined = { NAN, NAN, NAN, 0 };
         _cleanup_free_ double *ia = NULL, *ib = NULL;
         const double *ta = m->a, *tb = m->b;
@@ -181,6 +185,8 @@ void compare_metric_stats(struct compare_metric *m, double alpha) {
         m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
         if (stats_ratio_ci(ta, m->na, tb, m->nb, COMPARE_LEVEL, &m->ratio) < 0)
                 m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
+        if (stats_diff_ci(ta, m->na, tb, m->nb, COMPARE_LEVEL, &m->diff) < 0)
+                m->diff = (struct stats_interval){ m->na && m->nb ? m->sb.mean - m->sa.mean : NAN, NAN, NAN };
         if (stats_welch(ta, m->na, tb, m->nb, &m->welch) < 0)
                 m->welch = undefined;
         if (stats_mann_whitney(m->a, m->na, m->b, m->nb, &m->mw) < 0)
@@ -189,10 +195,21 @@ void compare_metric_stats(struct compare_metric *m, double alpha) {
         /* What a verdict could have detected: only for the metrics that can
          * get one (the power computation is the costly part of a metric). */
         m->mde = NAN;
+        m->mde_abs = NAN;
         m->n_for_2 = m->n_for_5 = 0;
         if (!m->judged)
                 goto done;
         m->mde = m->na > 1 && m->nb > 1 ? stats_mde(&isa, &isb, alpha, COMPARE_POWER) : NAN;
+        /* stats_mde gives the detectable difference over |mean(a)|: over a
+         * mean of 1 it is the difference itself, defined when mean(a) is 0.
+         * A verdict needs the interval's near end beyond the floor, so the
+         * difference it detects with that power lies that much further. */
+        if (m->info.floor > 0 && m->na > 1 && m->nb > 1) {
+                struct stats_summary unit_a = isa;
+
+                unit_a.mean = 1;
+                m->mde_abs = compare_band(m, noise) + stats_mde(&unit_a, &isb, alpha, COMPARE_POWER);
+        }
         /* The spread both sides share: the root mean square of their CoVs. */
         if (isfinite(m->sa.cov) && isfinite(m->sb.cov))
                 cov = sqrt((m->sa.cov * m->sa.cov + m->sb.cov * m->sb.cov) / 2);
@@ -223,12 +240,28 @@ enum compare_verdict compare_decide(const struct compare_metric *m, double q, do
                 return COMPARE_WITHHELD;
         if (m->mw_min_p > alpha)
                 return COMPARE_N_SMALL;
-        if (!isfinite(m->welch.p) || !isfinite(q))
-                return COMPARE_UNDEFINED;
-        if (q > alpha || !isfinite(m->ratio.lo) || !isfinite(m->ratio.hi))
-                return COMPARE_SAME;
-        lo = m->ratio.lo - 1;
-        hi = m->ratio.hi - 1;
+        if (m->info.floor > 0) {
+                double band = compare_band(m, noise);
+
+                /* Both sides steady: a difference within the band is no
+                 * change, whatever a test of no spread would say. */
+                if (isfinite(m->diff.estimate) && fabs(m->diff.estimate) <= band && m->sa.sd == 0 && m->sb.sd == 0)
+                        return COMPARE_SAME;
+                if (!isfinite(m->welch.p) || !isfinite(q))
+                        return COMPARE_UNDEFINED;
+                if (q > alpha || !isfinite(m->diff.lo) || !isfinite(m->diff.hi))
+                        return COMPARE_SAME;
+                lo = m->diff.lo;
+                hi = m->diff.hi;
+                noise = band;
+        } else {
+                if (!isfinite(m->welch.p) || !isfinite(q))
+                        return COMPARE_UNDEFINED;
+                if (q > alpha || !isfinite(m->ratio.lo) || !isfinite(m->ratio.hi))
+                        return COMPARE_SAME;
+                lo = m->ratio.lo - 1;
+                hi = m->ratio.hi - 1;
+        }
         if (lo > noise)
                 up = 1;
         else if (hi < -noise)

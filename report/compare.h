@@ -20,8 +20,13 @@
  * is `better` or `worse` only when its Benjamini-Hochberg adjusted Welch p
  * (q, over every verdict metric of the comparison, all groups together) is
  * at most alpha AND the whole 95 % Fieller interval of the change lies
- * beyond the noise band (+-noise); otherwise `~`. Informational metrics are
- * shown and never judged. The view is plain data: renderers only lay it out. */
+ * beyond the noise band (+-noise); otherwise `~`. A metric with a floor
+ * (an amount that is 0 without a regression: seconds waited or spun, MiB
+ * swapped) is judged by its difference instead: the whole 95 % Welch
+ * interval of mean(b) - mean(a) must lie beyond the floor and beyond the
+ * noise band of mean(a), so 0.01 s against 0 s is never a verdict however
+ * steady. Informational metrics are shown and never judged. The view is
+ * plain data: renderers only lay it out. */
 #pragma once
 
 #include <stddef.h>
@@ -59,11 +64,14 @@ struct compare_metric {
         struct stats_summary sa, sb;
         double change;             /* mean(b) / mean(a) - 1; NAN when undefined */
         struct stats_interval ratio;   /* Fieller 95 % CI of mean(b) / mean(a); lo/hi NAN if none */
+        struct stats_interval diff;    /* Welch 95 % CI of mean(b) - mean(a); lo/hi NAN if none */
         struct stats_test welch, mw;
         double mw_min_p;           /* smallest p the exact rank test can give at na, nb */
         double q;                  /* BH-adjusted Welch p; NAN when not in the family */
         double mde;                /* minimum detectable change (fraction of mean(a)), 80 % power
                                       at alpha; judged metrics only, else NAN */
+        double mde_abs;            /* the same as a difference, in unit; judged metrics with a
+                                      floor only (their mean(a) may be 0), else NAN */
         size_t n_for_2, n_for_5;   /* repeats per side for 2 % / 5 % at 80 % power (from the RMS
                                       of both sides' CoV); judged metrics only; 0 unknown */
         int run_offset;            /* set before compare_metric_stats: the sides come from
@@ -159,14 +167,19 @@ int compare_selector_parse(const char *text, struct compare_selector *ret, struc
 
 /* The statistics of one metric from its values (m->a, m->b, na, nb, judged
  * and run_offset set): summaries, change, Fieller CI, both tests, and for
- * judged metrics the MDE and the repeats for 2 %/5 %.
+ * judged metrics the MDE (with a floor, also mde_abs, which needs the
+ * noise band) and the repeats for 2 %/5 %.
  * With run_offset, Welch's test, the CI and the MDE take each side's mean
  * to vary by sd^2 / n plus one run's offset: the host's drift between runs,
  * estimated from the drift the side's cells show in their order, and never
  * narrower than their scatter sd^2 (docs/design.md, "Comparisons across
  * runs"). The shown summaries stay the cells' own. Leaves q and verdict to
  * compare_judge(). */
-void compare_metric_stats(struct compare_metric *m, double alpha);
+void compare_metric_stats(struct compare_metric *m, double alpha, double noise);
+
+/* What a metric with a floor must change by, beyond its interval, to be a
+ * verdict: the floor, or the noise band of mean(a) when that is wider. */
+double compare_band(const struct compare_metric *m, double noise);
 
 /* The verdict of one metric from its statistics and its BH q (pure; the
  * table of recorded cases in report/test-compare.c pins it down). */

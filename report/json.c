@@ -366,8 +366,25 @@ static json_t *nfor_json(size_t n) {
         return n ? json_integer((json_int_t)n) : json_null();
 }
 
+/* An amount judged by its difference (a floor in the registry): the
+ * difference, its interval and the difference detectable, in its unit. */
+static json_t *with_diff(json_t *j, const struct compare_metric *m) {
+        if (!j || !(m->info.floor > 0))
+                return j;
+        if (json_object_set_new(j, "floor", json_real(m->info.floor)) < 0 ||
+            json_object_set_new(j, "diff", json_num(m->diff.estimate)) < 0 ||
+            json_object_set_new(j, "ci95_diff", isfinite(m->diff.lo) && isfinite(m->diff.hi)
+                                                        ? json_pack("[f, f]", m->diff.lo, m->diff.hi)
+                                                        : json_null()) < 0 ||
+            json_object_set_new(j, "mde_abs", json_num(m->mde_abs)) < 0) {
+                json_decref(j);
+                return NULL;
+        }
+        return j;
+}
+
 static json_t *metric_cmp_json(const struct compare_metric *m) {
-        return json_pack("{s:o, s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:b}, "
+        return with_diff(json_pack("{s:o, s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:b}, "
                          "s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b}",
                          "name", json_str(m->name), "unit", json_str(m->unit ? m->unit : ""), "direction",
                          metrics_direction_name(m->info.direction), "judged", m->judged, "why_not_judged",
@@ -383,7 +400,7 @@ static json_t *metric_cmp_json(const struct compare_metric *m) {
                          "q_bh", json_num(m->q), "mde_pct", json_num(m->mde * 100), "n_for_2pct",
                          nfor_json(m->n_for_2), "n_for_5pct", nfor_json(m->n_for_5), "verdict",
                          compare_verdict_name(m->verdict), "withheld_why", json_str(m->withheld), "run_offset",
-                         m->run_offset);
+                         m->run_offset), m);
 }
 
 json_t *json_view_compare(const struct compare_view *v) {

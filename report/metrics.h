@@ -24,7 +24,11 @@ struct metrics_info {
         int verdict;               /* 1: enters better/worse verdicts; 0: shown only */
         const char *why;           /* for informational rows: why no verdict, else NULL */
         int host_timed;            /* 1: a time or rate, which the host's CPU speed moves (under
-                                      TCG, the emulator's speed); 0: a count of work done */
+                                      TCG, the emulator's speed); 0: a count of work done, or a
+                                      time the guest set (waiting, spinning) */
+        double floor;              /* > 0: an amount judged by its difference, in unit, which
+                                      must lie beyond this (and the noise band of A's mean) to
+                                      be a verdict; its A side may be 0. 0: judged by the ratio */
 };
 
 /* Foreign CPU (host.foreign_cpu_pct) above which a cell is contended
@@ -43,3 +47,10 @@ int metrics_verdict(const char *name);
 
 /* "higher", "lower" or "none". */
 const char *metrics_direction_name(enum metrics_direction d);
+
+/* What name measures, in words a reader of a verdict knows, for the
+ * workload (may be NULL): "waiting in dd's write phase", "kernel
+ * instructions in tiobench's seq_read.t2 phase", "MiB swapped out"; the
+ * name itself where the registry has no words for it. Writes at most size
+ * bytes to buf, always terminated. */
+void metrics_describe(const char *name, const char *workload, char *buf, size_t size);

@@ -261,6 +261,48 @@ out.extend(rows)
 emit("};")
 emit()
 
+# ---- Welch's interval of a difference ----------------------------------------
+# R's own t.test(b, a, var.equal = FALSE)$conf.int, when Rscript is there;
+# else the same formula on SciPy's t quantile (the header says which).
+def diff_ci_r(a, b, level):
+    expr = "cat(sprintf('%%.17g', t.test(c(%s), c(%s), var.equal=FALSE, conf.level=%r)$conf.int), sep='\\n')" % (
+        ",".join(repr(float(x)) for x in b), ",".join(repr(float(x)) for x in a), level)
+    res = subprocess.run(["Rscript", "-e", expr], capture_output=True, text=True, check=True)
+    lo, hi = (float(x) for x in res.stdout.split())
+    return lo, hi
+
+
+def diff_ci_scipy(a, b, level):
+    a, b = np.array(a, float), np.array(b, float)
+    se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+    half = t_ppf((1 + level) / 2, welch_df(a, b)) * se
+    d = b.mean() - a.mean()
+    return d - half, d + half
+
+
+diff_cases = [
+    ([0.12, 0.10, 0.15, 0.11, 0.13, 0.12], [0.61, 0.58, 0.66, 0.60, 0.63, 0.59], 0.95),  # waiting, s
+    ([0.0, 0.0, 0.0, 0.001, 0.0, 0.0], [0.31, 0.29, 0.33, 0.30, 0.32, 0.30], 0.95),        # A side ~0
+    ([101.2, 99.8, 100.5, 102.1, 98.9], [97.5, 96.8, 98.2, 97.9, 96.1], 0.95),
+    ([55.1, 61.3, 48.7], [50.2, 51.0, 52.3, 49.9, 50.8, 51.7, 52.0], 0.90),
+    ([3.0, 3.0, 3.0], [6.1, 5.9, 6.0, 6.2], 0.99),                                          # a without spread
+]
+emit("struct ref_diff { const double *a; size_t na; const double *b; size_t nb; double level, estimate, lo, hi; };")
+rows = []
+have_r = shutil.which("Rscript") is not None
+for i, (a, b, level) in enumerate(diff_cases):
+    lo, hi = diff_ci_r(a, b, level) if have_r else diff_ci_scipy(a, b, level)
+    slo, shi = diff_ci_scipy(a, b, level)
+    assert abs(lo - slo) <= 1e-9 * (hi - lo) and abs(hi - shi) <= 1e-9 * (hi - lo), (a, b, lo, slo, hi, shi)
+    rows.append("        { %s, %d, %s, %d, %s, %s, %s, %s }," % (
+        arr("diff%d_a" % i, a), len(a), arr("diff%d_b" % i, b), len(b), c(level),
+        c(float(np.mean(b) - np.mean(a))), c(lo), c(hi)))
+emit("/* Welch's interval of mean(b) - mean(a): %s */" % ("R t.test" if have_r else "SciPy, no Rscript"))
+emit("static const struct ref_diff ref_diff[] = {")
+out.extend(rows)
+emit("};")
+emit()
+
 # ---- the mean's t interval ----------------------------------------------------
 mean_ci_cases = [
     ([101.2, 99.8, 100.5, 102.1, 98.9], 0.95),

@@ -580,6 +580,33 @@ void stats_bh_adjust(const double *p, size_t n, double *ret_q) {
         free(s);
 }
 
+/* ---- Welch's interval of a difference ----------------------------------- */
+
+int stats_diff_ci(const double *a, size_t na, const double *b, size_t nb, double level,
+                  struct stats_interval *ret) {
+        struct stats_summary sa, sb;
+        double wa, wb, se, half;
+
+        *ret = (struct stats_interval){ .estimate = NAN, .lo = NAN, .hi = NAN };
+        if (na < 2 || nb < 2 || !(level > 0 && level < 1))
+                return -EDOM;
+        stats_summarize(a, na, &sa);
+        stats_summarize(b, nb, &sb);
+        ret->estimate = sb.mean - sa.mean;
+        wa = sa.sd * sa.sd / (double)na;
+        wb = sb.sd * sb.sd / (double)nb;
+        se = sqrt(wa + wb);
+        if (se == 0.0) {
+                ret->lo = ret->hi = ret->estimate;
+                return 0;
+        }
+        half = stats_t_quantile((1.0 + level) / 2.0, (wa + wb) * (wa + wb) /
+                                (wa * wa / (double)(na - 1) + wb * wb / (double)(nb - 1))) * se;
+        ret->lo = ret->estimate - half;
+        ret->hi = ret->estimate + half;
+        return 0;
+}
+
 /* ---- Fieller's interval ----------------------------------------------- */
 
 int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,

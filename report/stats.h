@@ -51,9 +51,9 @@ double stats_mann_whitney_min_p(size_t na, size_t nb);
  * come back as NAN. ret_q may alias p. */
 void stats_bh_adjust(const double *p, size_t n, double *ret_q);
 
-/* A confidence interval of mean(b) / mean(a). */
+/* A confidence interval of mean(b) / mean(a), or of mean(b) - mean(a). */
 struct stats_interval {
-        double estimate;           /* mean(b) / mean(a) */
+        double estimate;           /* mean(b) / mean(a), or mean(b) - mean(a) */
         double lo, hi;             /* NAN, NAN when unbounded or undefined */
 };
 
@@ -63,6 +63,17 @@ struct stats_interval {
  * side has fewer than 2 values. */
 int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
                    struct stats_interval *ret);
+
+/* Welch's interval for the difference mean(b) - mean(a) at confidence
+ * level (0.95): the difference -+ t_{(1 + level) / 2, df} se, with se and
+ * df those of Welch's test (R's t.test(b, a, var.equal = FALSE)$conf.int).
+ * Defined when mean(a) is 0, which a ratio is not: an amount that is 0
+ * without a regression (seconds spent spinning) is judged by this. When
+ * neither side has spread the interval is the point. -EDOM when a side has
+ * fewer than 2 values or level is outside (0, 1); *ret is still written,
+ * lo and hi NAN. */
+int stats_diff_ci(const double *a, size_t na, const double *b, size_t nb, double level,
+                  struct stats_interval *ret);
 
 /* Student's t interval of one sample's mean at confidence level (0.95):
  * mean -+ t_{(1 + level) / 2, n - 1} sd / sqrt(n) (SciPy's

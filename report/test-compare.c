@@ -105,6 +105,42 @@ TEST(decide_table) {
         ASSERT_NEAR(stats_mann_whitney_min_p(4, 4), 2.0 / 70, 1e-12);
 }
 
+/* An amount with a floor (guest.*.wait_s: 0.05 s) is judged by the Welch
+ * interval of its difference: beyond the floor, and beyond the noise band
+ * of A's mean when that is wider; A's mean may be 0. */
+TEST(decide_floor_table) {
+        static const struct {
+                const char *what;
+                double mean_a, sd_a, sd_b, q, lo, hi;    /* lo, hi: the difference's CI */
+                enum compare_verdict want;
+        } cases[] = {
+                { "waiting up 0.4 s", 0.12, 0.02, 0.03, 0.001, 0.35, 0.45, COMPARE_WORSE },
+                { "waiting down 0.4 s", 0.52, 0.02, 0.03, 0.001, -0.45, -0.35, COMPARE_BETTER },
+                { "spinning from exactly 0", 0, 0, 0.01, 0.001, 0.28, 0.33, COMPARE_WORSE },
+                { "steady, but within the floor", 0.10, 0.001, 0.001, 1e-9, 0.01, 0.02, COMPARE_SAME },
+                { "the interval reaches into the floor", 0.10, 0.02, 0.02, 0.001, 0.04, 0.2, COMPARE_SAME },
+                { "beyond the floor, within 2 % of a large A", 10.0, 0.01, 0.01, 1e-6, 0.1, 0.15, COMPARE_SAME },
+                { "beyond both", 10.0, 0.01, 0.01, 1e-6, 0.3, 0.35, COMPARE_WORSE },
+                { "not significant", 0.1, 0.2, 0.2, 0.2, -0.1, 0.5, COMPARE_SAME },
+                { "0 on both sides, no spread", 0, 0, 0, NAN, 0, 0, COMPARE_SAME },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const typeof(cases[0]) *c = &cases[i];
+                struct compare_metric m = {
+                        .judged = 1, .info = { .direction = METRICS_LOWER, .floor = 0.05 }, .na = 6, .nb = 6,
+                        .welch = { .p = c->q }, .ratio = { .lo = NAN, .hi = NAN },
+                        .diff = { .estimate = (c->lo + c->hi) / 2, .lo = c->lo, .hi = c->hi },
+                        .sa = { .mean = c->mean_a, .sd = c->sd_a }, .sb = { .sd = c->sd_b },
+                        .mw_min_p = stats_mann_whitney_min_p(6, 6),
+                };
+                enum compare_verdict got = compare_decide(&m, c->q, 0.05, 0.02);
+
+                if (got != c->want)
+                        TEST_FAIL("%s: %s, want %s", c->what, compare_verdict_name(got), compare_verdict_name(c->want));
+        }
+}
+
 /* Ten judged metrics, each with a CI far beyond the noise: p = 0.001 and
  * 0.04 look significant alone, but among ten tests only the first survives
  * BH at 0.05 (q = 0.01 and 0.2). The informational one never counts. */

@@ -270,8 +270,8 @@ TEST(literal_names_in_sources) {
         regfree(&add);
         regfree(&row);
         regfree(&deep);
-        /* vmstat.c's thirteen figures of the vm and disk columns. */
-        ASSERT_EQ(deep_found, 13);
+        /* vmstat.c's sixteen figures of the vm, disk and swap columns. */
+        ASSERT_EQ(deep_found, 16);
         /* ftp.c alone has seven literal names; cell.c and cellrows.c six. */
         ASSERT_TRUE(found >= 21);
 }
@@ -318,4 +318,20 @@ TEST(registry_rows) {
         ASSERT_EQ(metrics_verdict("guest.write.user_Minsn"), 0);
         ASSERT_EQ(metrics_lookup("guest.write.user_Minsn", &info), 0);
         ASSERT_TRUE(strstr(info.why, "sampler") != NULL);
+        ASSERT_NEAR(info.floor, 0, 0);
+        /* Waiting, spinning and swapping are amounts, judged beyond a floor,
+         * and kept in contended cells: the host's speed does not set them. */
+        ASSERT_EQ(metrics_lookup("guest.write.wait_s", &info), 0);
+        ASSERT_EQ(info.verdict, 1);
+        ASSERT_EQ(info.host_timed, 0);
+        ASSERT_TRUE(info.floor > 0);
+        ASSERT_EQ(metrics_lookup("guest.seq_read.t2.spin_s", &info), 0);
+        ASSERT_EQ(info.verdict, 1);
+        ASSERT_TRUE(info.floor > 0);
+        ASSERT_EQ(metrics_verdict("guest.write.kernel_pauses"), 0);
+        ASSERT_EQ(metrics_verdict("guest.write.wall_s"), 0);
+        ASSERT_EQ(metrics_lookup("vmstat.swap_out_MiB", &info), 0);
+        ASSERT_EQ(info.verdict, 1);
+        ASSERT_NEAR(info.floor, 1.0, 0);
+        ASSERT_EQ(metrics_verdict("vmstat.read.swap_out_MiB"), 0);
 }

@@ -164,6 +164,26 @@ static const struct ref_ratio ref_ratio[] = {
         { ratio5_a, 3, ratio5_b, 4, 0.95, 2.0166666666666666, 1.9481913247746572, 2.085142008558676, 1 },
 };
 
+struct ref_diff { const double *a; size_t na; const double *b; size_t nb; double level, estimate, lo, hi; };
+static const double diff0_a[] = { 0.12, 0.1, 0.15, 0.11, 0.13, 0.12 };
+static const double diff0_b[] = { 0.61, 0.58, 0.66, 0.6, 0.63, 0.59 };
+static const double diff1_a[] = { 0.0, 0.0, 0.0, 0.001, 0.0, 0.0 };
+static const double diff1_b[] = { 0.31, 0.29, 0.33, 0.3, 0.32, 0.3 };
+static const double diff2_a[] = { 101.2, 99.8, 100.5, 102.1, 98.9 };
+static const double diff2_b[] = { 97.5, 96.8, 98.2, 97.9, 96.1 };
+static const double diff3_a[] = { 55.1, 61.3, 48.7 };
+static const double diff3_b[] = { 50.2, 51.0, 52.3, 49.9, 50.8, 51.7, 52.0 };
+static const double diff4_a[] = { 3.0, 3.0, 3.0 };
+static const double diff4_b[] = { 6.1, 5.9, 6.0, 6.2 };
+/* Welch's interval of mean(b) - mean(a): R t.test */
+static const struct ref_diff ref_diff[] = {
+        { diff0_a, 6, diff0_b, 6, 0.95, 0.49000000000000005, 0.4580918788022778, 0.5219081211977221 },
+        { diff1_a, 6, diff1_b, 6, 0.95, 0.3081666666666667, 0.29272058920338595, 0.32361274412994745 },
+        { diff2_a, 5, diff2_b, 5, 0.95, -3.200000000000003, -4.781624975066056, -1.6183750249339486 },
+        { diff3_a, 3, diff3_b, 7, 0.9, -3.904761904761912, -14.44660044511998, 6.637076635596172 },
+        { diff4_a, 3, diff4_b, 4, 0.99, 3.05, 2.6729709252782476, 3.427029074721752 },
+};
+
 struct ref_mean_ci { const double *v; size_t n; double level, lo, hi; };
 static const double mean_ci0[] = { 101.2, 99.8, 100.5, 102.1, 98.9 };
 static const double mean_ci1[] = { 55.1, 61.3, 48.7 };

@@ -267,6 +267,31 @@ TEST(fieller_against_oracle) {
         }
 }
 
+TEST(diff_ci_against_oracle) {
+        for (size_t i = 0; i < N_OF(ref_diff); i++) {
+                const struct ref_diff *r = &ref_diff[i];
+                struct stats_interval ci;
+
+                ASSERT_EQ(stats_diff_ci(r->a, r->na, r->b, r->nb, r->level, &ci), 0);
+                assert_rel(ci.estimate, r->estimate, 1e-12, "diff estimate", i);
+                assert_rel(ci.lo, r->lo, 1e-10, "diff lo", i);
+                assert_rel(ci.hi, r->hi, 1e-10, "diff hi", i);
+        }
+}
+
+TEST(diff_ci_edges) {
+        const double a[] = { 2, 2, 2 }, b[] = { 3, 3 }, one = 1;
+        struct stats_interval ci;
+
+        /* no spread anywhere: the interval is the point */
+        ASSERT_EQ(stats_diff_ci(a, 3, b, 2, 0.95, &ci), 0);
+        ASSERT_NEAR(ci.lo, 1.0, 1e-15);
+        ASSERT_NEAR(ci.hi, 1.0, 1e-15);
+        ASSERT_EQ(stats_diff_ci(a, 3, &one, 1, 0.95, &ci), -EDOM);
+        ASSERT_TRUE(isnan(ci.lo) && isnan(ci.hi));
+        ASSERT_EQ(stats_diff_ci(a, 3, b, 2, 1.0, &ci), -EDOM);
+}
+
 TEST(fieller_scales) {
         /* Rescaling b alone rescales the interval and nothing else (the df
          * is that of the ratio's pivot, not of b - a). */

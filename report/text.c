@@ -647,6 +647,17 @@ static const char *const col_title[C_COUNT] = {
         "n@5%",
 };
 
+/* A difference with its sign, "+1.31 s" ("+1.31" without a unit). */
+static void format_diff(double d, const char *unit, char *buf, size_t size) {
+        char v[32];
+
+        text_format_num(fabs(d), v, sizeof(v));
+        if (!isfinite(d))
+                snprintf(buf, size, "n/a");
+        else
+                snprintf(buf, size, "%s%s%s%s", d < 0 ? "-" : "+", v, unit && *unit ? " " : "", unit ? unit : "");
+}
+
 static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
         char lo[24], hi[24];
 
@@ -657,18 +668,35 @@ static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]
         text_format_num(m->sb.mean, cells[C_B], 64);
         text_format_pct(m->sb.cov, 0, cells[C_BSD], 64);
         text_format_num(m->sb.median, cells[C_BMED], 64);
-        text_format_pct(m->change, 1, cells[C_CHANGE], 64);
-        if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
-                text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
-                text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
-                snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
-        } else
-                snprintf(cells[C_CI], 64, "n/a");
+        if (m->info.floor > 0) {
+                /* An amount: its change and interval as a difference, in its unit. */
+                format_diff(m->diff.estimate, m->unit, cells[C_CHANGE], 64);
+                if (isfinite(m->diff.lo) && isfinite(m->diff.hi)) {
+                        format_diff(m->diff.lo, NULL, lo, sizeof(lo));
+                        format_diff(m->diff.hi, m->unit, hi, sizeof(hi));
+                        snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
+                } else
+                        snprintf(cells[C_CI], 64, "n/a");
+        } else {
+                text_format_pct(m->change, 1, cells[C_CHANGE], 64);
+                if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
+                        text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                        text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                        snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
+                } else
+                        snprintf(cells[C_CI], 64, "n/a");
+        }
         snprintf(cells[C_VERDICT], 64, "%s", m->verdict == COMPARE_INFO ? "" : compare_verdict_name(m->verdict));
         text_format_p(m->welch.p, cells[C_PW], 64);
         text_format_p(m->mw.p, cells[C_PMW], 64);
         snprintf(cells[C_N], 64, "%zu+%zu", m->na, m->nb);
-        text_format_pct(m->mde, 0, cells[C_MDE], 64);
+        if (m->info.floor > 0) {
+                char v[32];
+
+                text_format_num(m->mde_abs, v, sizeof(v));
+                snprintf(cells[C_MDE], 64, "%s %s", v, m->unit ? m->unit : "");
+        } else
+                text_format_pct(m->mde, 0, cells[C_MDE], 64);
         fmt_n(m->n_for_2, 1000, cells[C_N2], 64);
         fmt_n(m->n_for_5, 1000, cells[C_N5], 64);
 }
@@ -822,6 +850,59 @@ static void group_table(const struct compare_view *v, const struct compare_group
         free(cells);
 }
 
+/* One judged change in the reader's terms: what it measures, by how much
+ * (a difference in the metric's unit for an amount, else a percentage),
+ * from what to what, and the 95 % interval. */
+static void answer_line(const struct compare_group *g, const struct compare_metric *m, int md, FILE *out) {
+        char what[160], change[48], a[32], b[32], lo[48], hi[48];
+
+        metrics_describe(m->name, g->workload, what, sizeof(what));
+        text_format_num(m->sa.mean, a, sizeof(a));
+        text_format_num(m->sb.mean, b, sizeof(b));
+        if (m->info.floor > 0) {
+                format_diff(m->diff.estimate, m->unit, change, sizeof(change));
+                format_diff(m->diff.lo, NULL, lo, sizeof(lo));
+                format_diff(m->diff.hi, m->unit, hi, sizeof(hi));
+        } else {
+                text_format_pct(m->change, 1, change, sizeof(change));
+                text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+        }
+        fputs("  ", out);
+        fputs(md ? "- " : "", out);
+        put_md(out, what, md);
+        fprintf(out, ": %s %s (%s -> %s %s; 95%% CI %s to %s)\n", compare_verdict_name(m->verdict), change, a, b,
+                m->unit ? m->unit : "", lo, hi);
+}
+
+/* The answer before the tables: per group, what got worse or better, in
+ * the workload's terms, or that nothing judged moved. */
+static void answer(const struct compare_view *v, int md, FILE *out) {
+        if (v->n_groups)
+                fputc('\n', out);
+        for (size_t i = 0; i < v->n_groups; i++) {
+                const struct compare_group *g = &v->groups[i];
+                size_t judged = 0;
+
+                for (size_t j = 0; j < g->n_m; j++)
+                        judged += g->m[j].judged;
+                fputs(md ? "- **" : "", out);
+                put_md(out, g->spec, md);
+                if (g->worse || g->better)
+                        fprintf(out, "%s: B is %s (%zu worse, %zu better of %zu judged metrics)\n", md ? "**" : "",
+                                g->worse && g->better ? "worse and better" : g->worse ? "worse" : "better", g->worse,
+                                g->better, judged);
+                else
+                        fprintf(out, "%s: no judged change (%zu judged metrics)\n", md ? "**" : "", judged);
+                for (int pass = 0; pass < 2; pass++)
+                        for (size_t j = 0; j < g->n_m; j++)
+                                if (g->m[j].verdict == (pass ? COMPARE_BETTER : COMPARE_WORSE))
+                                        answer_line(g, &g->m[j], md, out);
+        }
+        if (v->n_groups)
+                fputc('\n', out);
+}
+
 void text_compare(const struct compare_view *v, int markdown, int all, FILE *out) {
         enum put_mode code = markdown ? PUT_MD_CODE : PUT_TEXT;
 
@@ -833,10 +914,7 @@ void text_compare(const struct compare_view *v, int markdown, int all, FILE *out
         put_masked(out, v->sel_b, 0, code);
         fputs(markdown ? "` = " : " = ", out);
         put_md(out, v->desc_b, markdown);
-        fprintf(out, "%sverdict: Welch's p survives Benjamini-Hochberg at q = %g over the judged metrics, and the\n"
-                     "whole 95%% CI (Fieller) of the change lies beyond ±%g%%; \"n too small\": the exact\n"
-                     "Mann-Whitney test cannot reach %g at these sizes%s\n",
-                markdown ? "  \n" : "\n", v->alpha, v->noise * 100, v->alpha, markdown ? "  " : "");
+        fputs(markdown ? "  \n" : "\n", out);
         if (v->same_cells)
                 fprintf(out, "note: A and B select the same cells; for an A/A comparison name two runs or tags%s\n",
                         markdown ? "  " : "");
@@ -848,6 +926,7 @@ void text_compare(const struct compare_view *v, int markdown, int all, FILE *out
                 }
                 fputs(markdown ? "  \n" : "\n", out);
         }
+        answer(v, markdown, out);
         for (size_t i = 0; i < v->n_groups; i++)
                 group_table(v, &v->groups[i], markdown, all, out);
         if (v->n_lonely)
@@ -872,7 +951,10 @@ void text_compare(const struct compare_view *v, int markdown, int all, FILE *out
                 v->judged, v->n_groups, v->n_groups == 1 ? "" : "s");
         if (v->worse)
                 fprintf(out, " (exit status %d)", v->exit_status);
-        fputc('\n', out);
+        fprintf(out, "\n%sverdict: Welch's p survives Benjamini-Hochberg at q = %g over the judged metrics, and the\n"
+                     "whole 95%% CI of the change lies beyond ±%g%% (Fieller's, of the ratio; for an amount\n"
+                     "in seconds or MiB, Welch's, of the difference, beyond its floor as well)%s\n",
+                markdown ? "\n" : "", v->alpha, v->noise * 100, markdown ? "  " : "");
 }
 
 static const char *verdict_word(enum hostdisk_verdict d) {

@@ -943,7 +943,8 @@ static int group_notes(const struct side_group *ga, const struct side_group *gb,
         return 0;
 }
 
-static int pair_group(struct side_group *ga, struct side_group *gb, double alpha, struct compare_group *g) {
+static int pair_group(struct side_group *ga, struct side_group *gb, double alpha, double noise,
+                      struct compare_group *g) {
         size_t cap = ga->n_m + gb->n_m, ruled[RULE_N] = { 0 };
 
         *g = (struct compare_group){ .key = pairkey_ref(ga->key), .workload = strdup(ga->workload),
@@ -982,7 +983,7 @@ static int pair_group(struct side_group *ga, struct side_group *gb, double alpha
                                 free(sy->name);
                                 sy->name = NULL;
                         }
-                        compare_metric_stats(m, alpha);
+                        compare_metric_stats(m, alpha, noise);
                 }
         }
         qsort_r(g->m, g->n_m, sizeof(*g->m), metric_cmp, g->workload);
@@ -1069,7 +1070,7 @@ int view_compare_load(struct db *db, const struct compare_options *o, struct com
                 for (size_t j = 0; j < b.n; j++)
                         if (!b.g[j].paired && strcmp(a.g[i].key->canon, b.g[j].key->canon) == 0) {
                                 a.g[i].paired = b.g[j].paired = 1;
-                                if (pair_group(&a.g[i], &b.g[j], o->alpha, &v->groups[v->n_groups++]) < 0)
+                                if (pair_group(&a.g[i], &b.g[j], o->alpha, o->noise, &v->groups[v->n_groups++]) < 0)
                                         r = error_setf(err, -ENOMEM, "out of memory");
                                 break;
                         }

@@ -1261,6 +1261,10 @@ static const struct {
         { "pgscan", "vmstat.pgscan_per_s", "pages/s", DEEP_MEAN, 1 },
         { "pgsteal", "vmstat.pgsteal_per_s", "pages/s", DEEP_MEAN, 1 },
         { "allocstall", "vmstat.allocstall_total", "stalls", DEEP_TOTAL, 1 },
+        /* What reclaim did, as amounts (the seeds' swapping during a dd). */
+        { "pgscan", "vmstat.pgscan_total", "pages", DEEP_TOTAL, 1 },
+        { "si", "vmstat.swap_in_MiB", "MiB", DEEP_TOTAL, 1.0 / 1024 },
+        { "so", "vmstat.swap_out_MiB", "MiB", DEEP_TOTAL, 1.0 / 1024 },
 };
 
 /* Sum over the counted rows of col of value x the row's interval: the time

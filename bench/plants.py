@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""The planted-regression suite: kbench's own acceptance test. Each class
+of regression is a patch against Debian's linux-source-6.1 (bench/plants/),
+built with `kbench kernel build --patch` on the tiny configuration
+(tools/tiny-kernel.config plus bench/plants/plants.config), and measured
+against the same tree unpatched, at kbench's default settings, in one run
+(the base and every plant interleaved, so their cells lie side by side).
+The table printed at the end says, per class, what the plant really does
+(its phase's length and kernel instructions, plant against base in that
+run), which judged metrics compare called worse, the relevant MDE, the
+cells used and the run's wall time.
+
+    bench/plants.py [--kbench build/cli/kbench] [--store DIR] [-n 6]
+                    [--classes sleep-write,cpu-write] [--busy 2] [--aa 3]
+                    [--json FILE]
+
+--busy N runs N `yes` loops beside the guests (a busy host); --aa K also
+runs the base alone in 2 K separate runs and compares them in pairs (an
+A/A test: no verdict is the right answer). Takes about 1.5 minutes per
+cell pair-round on 2 TCG cores; the builds are incremental after the
+first (one O= tree for every patch set of a source)."""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+SOURCE = "/usr/src/linux-source-6.1.tar.xz"
+
+# class: (patch, the phase it acts in, what it does, run options)
+CLASSES = {
+    "cpu-write": ("cpu-write.patch", "write", "CPU work: a 200,000-turn loop on every write() call", []),
+    "udelay-write": ("udelay-write.patch", "write", "a time-based busy-wait: udelay(150) on every write bio", []),
+    "sleep-write": ("sleep-write.patch", "write", "sleeping: usleep_range(2 ms) on every write() of a file", []),
+    "wait-read": ("wait-read.patch", "read", "sleeping: usleep_range(2 ms) on every read() of a file", []),
+    "writeback-stall": ("writeback-stall.patch", "write",
+                        "writeback stalls: the flusher sleeps 100 ms after every chunk it writes", []),
+    "swap-reclaim": ("swap-reclaim.patch", "write",
+                     "reclaim scans anon as hard as file whenever swap exists (swap on)", ["--swap", "128M"]),
+    "readahead": ("readahead.patch", "read", "readahead shrunk to 4 pages (16 KiB)", []),
+}
+WORKLOAD = "dd:size=256M"
+RUN_OPTS = ["--mem", "256"]
+
+
+def run_kbench(kbench, store, *argv, check=True):
+    p = subprocess.run([kbench, "--store", store, *argv], capture_output=True, text=True)
+    if check and p.returncode not in (0, 4):
+        sys.exit(f"plants: kbench {' '.join(argv)} exited {p.returncode}: {p.stderr.strip()[-800:]}")
+    return p
+
+
+def build(kbench, store, name, patch):
+    argv = ["kernel", "build", SOURCE, "--config", "tinyconfig", "--fragment", os.path.join(TOP, "tools", "tiny-kernel.config"),
+            "--fragment", os.path.join(HERE, "plants", "plants.config"), "--name", name, "--json"]
+    if patch:
+        argv += ["--patch", os.path.join(HERE, "plants", patch)]
+    print(f"plants: building {name}", file=sys.stderr, flush=True)
+    return json.loads(run_kbench(kbench, store, *argv).stdout)
+
+
+def run(kbench, store, kernels, n, opts, tag):
+    argv = ["run", *sum((["-k", k] for k in kernels), []), "-w", WORKLOAD, "-n", str(n), *RUN_OPTS, *opts,
+            "--tag", tag, "--json"]
+    print(f"plants: run {tag}: {len(kernels)} kernels x {n}", file=sys.stderr, flush=True)
+    t0 = time.monotonic()
+    out = json.loads(run_kbench(kbench, store, *argv).stdout)
+    return out, time.monotonic() - t0
+
+
+def compare(kbench, store, a, b):
+    return json.loads(run_kbench(kbench, store, "compare", a, b, "--json").stdout)
+
+
+def metric(cmp, name):
+    for g in cmp["groups"]:
+        for m in g["metrics"]:
+            if m["name"] == name:
+                return m
+    return None
+
+
+def mean_diff(m):
+    if not m or m["a"]["mean"] is None or m["b"]["mean"] is None:
+        return None
+    return m["b"]["mean"] - m["a"]["mean"]
+
+
+def row(cls, cmp, phase, secs, cells):
+    wall, insn = metric(cmp, f"guest.{phase}.wall_s"), metric(cmp, f"guest.{phase}.kernel_Minsn")
+    worse = [m for g in cmp["groups"] for m in g["metrics"] if m["verdict"] == "worse"]
+    better = [m for g in cmp["groups"] for m in g["metrics"] if m["verdict"] == "better"]
+
+    def says(m):
+        if m.get("ci95_diff"):
+            return f"{m['name']} {m['diff']:+.3g} {m['unit']}"
+        return f"{m['name']} {m['change_pct']:+.1f}%"
+
+    mdes = []
+    for name in (f"guest.{phase}.kernel_Minsn", f"guest.{phase}.wait_s", f"guest.{phase}.spin_s"):
+        m = metric(cmp, name)
+        if m and m.get("mde_abs") is not None:
+            mdes.append(f"{name.split('.')[-1]} {m['mde_abs']:.3g} {m['unit']}")
+        elif m and m.get("mde_pct") is not None:
+            mdes.append(f"{name.split('.')[-1]} {m['mde_pct']:.1f}%")
+    return {
+        "class": cls,
+        "does": CLASSES[cls][2] if cls in CLASSES else "nothing (A/A)",
+        "phase": phase,
+        "wall_s_change": mean_diff(wall),
+        "wall_pct_change": wall["change_pct"] if wall else None,
+        "kernel_Minsn_pct_change": insn["change_pct"] if insn else None,
+        "worse": [says(m) for m in worse],
+        "better": [says(m) for m in better],
+        "mde": mdes,
+        "cells_per_side": cells,
+        "wall_time_s": secs,
+        "called_worse": bool(worse),
+    }
+
+
+def print_table(rows):
+    print("| class | what the plant does | true effect: phase length, kernel insns | judged worse | MDE | cells a side | run wall time |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        eff = "n/a"
+        if r["wall_s_change"] is not None:
+            eff = f"{r['phase']}: {r['wall_s_change']:+.2f} s ({r['wall_pct_change']:+.1f} %), insns {r['kernel_Minsn_pct_change']:+.1f} %"
+        worse = "; ".join(r["worse"]) or "**nothing**"
+        if r["better"]:
+            worse += " (better: " + "; ".join(r["better"]) + ")"
+        print(f"| {r['class']} | {r['does']} | {eff} | {worse} | {', '.join(r['mde'])} | {r['cells_per_side']} | {r['wall_time_s']:.0f} s |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kbench", default=os.path.join(TOP, "build", "cli", "kbench"))
+    ap.add_argument("--store", default=os.environ.get("KBENCH_PLANTS_STORE", "/var/tmp/kbench-plants"))
+    ap.add_argument("-n", type=int, default=6, help="cells per kernel (default 6)")
+    ap.add_argument("--classes", default=",".join(CLASSES), help="comma-separated classes (default: all)")
+    ap.add_argument("--busy", type=int, default=0, help="run N `yes` loops beside the guests")
+    ap.add_argument("--aa", type=int, default=0, help="also K A/A pairs of separate base runs")
+    ap.add_argument("--json", help="write the rows as JSON to this file")
+    args = ap.parse_args()
+    classes = [c for c in args.classes.split(",") if c]
+    for c in classes:
+        if c not in CLASSES:
+            ap.error(f"unknown class {c} (one of {', '.join(CLASSES)})")
+    os.makedirs(args.store, mode=0o711, exist_ok=True)
+    os.chmod(args.store, 0o711)
+
+    build(args.kbench, args.store, "6.1-base", None)
+    for c in classes:
+        build(args.kbench, args.store, f"6.1-{c}", CLASSES[c][0])
+
+    busy = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(args.busy)]
+    rows = []
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    try:
+        # Classes whose runs share settings share one run (and its base cells).
+        by_opts = {}
+        for c in classes:
+            by_opts.setdefault(tuple(CLASSES[c][3]), []).append(c)
+        for opts, group in by_opts.items():
+            tag = f"plants-{stamp}-{'-'.join(group)}"[:100]
+            out, secs = run(args.kbench, args.store, ["6.1-base", *(f"6.1-{c}" for c in group)], args.n, list(opts), tag)
+            rid = out["run"]["id"]
+            for c in group:
+                cmp = compare(args.kbench, args.store, f"run:{rid}:6.1-base", f"run:{rid}:6.1-{c}")
+                rows.append(row(c, cmp, CLASSES[c][1], secs, args.n))
+        for k in range(args.aa):
+            ids = []
+            for side in "ab":
+                out, secs = run(args.kbench, args.store, ["6.1-base"], args.n, [], f"plants-aa-{stamp}-{k}{side}")
+                ids.append(out["run"]["id"])
+            cmp = compare(args.kbench, args.store, f"run:{ids[0]}:6.1-base", f"run:{ids[1]}:6.1-base")
+            rows.append(row(f"A/A {k + 1} (runs {ids[0]}, {ids[1]})", cmp, "write", secs, args.n))
+    finally:
+        for p in busy:
+            p.send_signal(signal.SIGTERM)
+            p.wait()
+    print_table(rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"busy": args.busy, "n": args.n, "rows": rows}, f, indent=1)
+    missed = [r["class"] for r in rows if r["class"] in CLASSES and not r["called_worse"]]
+    aa_false = [r["class"] for r in rows if r["class"].startswith("A/A") and (r["worse"] or r["better"])]
+    if missed or aa_false:
+        print(f"plants: not called worse: {', '.join(missed) or 'none'}; A/A with a verdict: {', '.join(aa_false) or 'none'}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
