@@ -95,7 +95,7 @@ TEST(script_runs_under_busybox) {
         while ((p = strstr(script, "/proc/sys/vm/drop_caches")))
                 memcpy(p, "drop_caches.txt         ", strlen("/proc/sys/vm/drop_caches"));
         /* Keep the tree for the count below. */
-        p = strstr(script, "rm -rf kbench-copy\n" "");
+        p = strstr(script, "rm -rf kbench-copy\n");
         p = strstr(p + 1, "rm -rf kbench-copy\n");
         ASSERT_TRUE(p != NULL);
         memcpy(p, "#", 1);
