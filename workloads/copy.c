@@ -1,7 +1,7 @@
 /* copy.c: the copy workload, "just copying files", which the project's
  * first kernel-regression report named beside dbench. The job creates a
  * tree of files on the disk under test (many small files, a few large, from
- * the cell's seed, so every cell of a run copies the same tree), makes it
+ * the workload's seed key, so every cell copies the same tree), makes it
  * cold (sync, drop caches), copies it with `cp -a` to another directory on
  * the same disk, syncs, drops the caches again and reads the copy back
  * with `tar cf - | cat` (through a pipe: a tar writing to /dev/null may skip
@@ -32,11 +32,17 @@
 
 struct copy_params {
         uint64_t size;             /* bytes in the tree */
+        uint64_t seed;             /* the tree's shape */
 };
 
 static const struct workload_key copy_keys[] = {
         { "size", WKEY_SIZE, offsetof(struct copy_params, size), "64M", .unit = 1, .min = 1 << 20,
           .max = COPY_SIZE_MAX, .help = "bytes in the generated tree; a bare number is bytes" },
+        /* Fixed by default, unlike the per-cell seed: the number and sizes
+         * of the files set how long a copy takes, so every cell compared
+         * must copy the same tree. */
+        { "seed", WKEY_COUNT, offsetof(struct copy_params, seed), "1", .min = 1,
+          .help = "seed of the tree's file sizes; the same seed, the same tree" },
         { NULL },
 };
 
@@ -91,7 +97,7 @@ static int copy_script(const struct workload_spec *spec, const struct workload_e
                                "done <<'EOF'\n",
                                COPY_PER_DIR, COPY_PER_DIR, COPY_PRINTF_MAX);
         while (left > 0) {
-                uint64_t size = copy_file_size(env->seed, n++, left);
+                uint64_t size = copy_file_size(p->seed, n++, left);
 
                 g_string_append_printf(s, "%" PRIu64 "\n", size);
                 left -= size;
