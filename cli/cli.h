@@ -20,6 +20,7 @@ int cli_vmstat(int argc, char **argv, const struct store_ctx *g);
 int cli_publish(int argc, char **argv, const struct store_ctx *g);
 int cli_nightly(int argc, char **argv, const struct store_ctx *g);
 int cli_bisect(int argc, char **argv, const struct store_ctx *g);
+int cli_workloads(int argc, char **argv, const struct store_ctx *g);
 
 /* Parse a verb's options: entries lists the GOptionEntry arrays of ctx
  * (each NULL-terminated; the list too), verb names it in messages ("run",

@@ -25,6 +25,7 @@ static const struct {
         { "run", cli_run, "boot kernels under QEMU and run workloads" },
         { "show", cli_show, "list runs, or one run's cells and metrics" },
         { "compare", cli_compare, "is kernel B better or worse than A? (statistics, verdicts)" },
+        { "workloads", cli_workloads, "list the workloads, their guest packages and metrics" },
         { "vmstat", cli_vmstat, "analyse vmstat output: columns, summary, writeout stalls" },
         { "publish", cli_publish, "write a static HTML site of the results: tables and charts" },
         { "bisect", cli_bisect, "find the kernel or commit that changed a metric (builds, sequential rule)" },

@@ -2,5 +2,5 @@
 #include "fuzz/fuzz-workload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        return fuzz_workload(&bonnie_ops, data, size);
+        return fuzz_workload(workload_find("bonnie"), data, size);
 }

@@ -9,19 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz-workload.h"
 #include "workloads/ftp.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXL 64
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        char *text = malloc(size + 1), *save = NULL, *tok;
+        char *text = malloc(size + 1);
         const char *lines[MAXL], *events[MAXL];
         double event_t[MAXL], pairs[2][MAXL];
         struct ftp_params params = { .size = 1 << 20, .verify = size && (data[0] & 1) };
         struct workload_spec spec = { .ops = &ftp_ops, .params = &params };
-        struct workload_output out = { .lines = lines, .events = events, .event_t = event_t };
+        struct workload_output out;
         struct metric_list ml = { 0 };
         struct kb_error err = { "" };
         struct ftp_halts h;
@@ -31,14 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         memcpy(text, data, size);
         text[size] = '\0';
-        for (tok = strtok_r(text, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
-                if (tok[0] == 'E' && tok[1] == ' ' && out.n_events < MAXL) {
-                        char *end;
-                        event_t[out.n_events] = strtod(tok + 2, &end);
-                        events[out.n_events++] = *end == ' ' ? end + 1 : end;
-                } else if (out.n_lines < MAXL)
-                        lines[out.n_lines++] = tok;
-        }
+        fuzz_split_events(text, lines, events, event_t, MAXL, &out);
         if (ftp_ops.parse(&spec, &out, &ml, &err) == 0) {
                 assert(ml.n == 2);
                 assert(isfinite(ml.v[0].value) && isfinite(ml.v[1].value));

@@ -4,6 +4,8 @@
  * hook (if any): neither may crash or read out of bounds on any bytes. */
 #pragma once
 
+#include <assert.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,53 @@ static inline int fuzz_workload(const struct workload_ops *ops, const uint8_t *d
         metric_list_clear(&metrics);
 out:
         free(lines);
+        free(text);
+        return 0;
+}
+
+/* Split text (modified in place) into job lines and fd-3 events, for the
+ * parsers that read phase marks: a line "E <seconds> <name>" is an event,
+ * any other a line of output. At most max of each are kept; out points
+ * into lines, events and t. */
+static inline void fuzz_split_events(char *text, const char **lines, const char **events, double *t, size_t max,
+                                     struct workload_output *out) {
+        char *save = NULL;
+
+        *out = (struct workload_output){ .lines = lines, .events = events, .event_t = t };
+        for (char *tok = strtok_r(text, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
+                if (tok[0] == 'E' && tok[1] == ' ' && out->n_events < max) {
+                        char *end;
+                        t[out->n_events] = strtod(tok + 2, &end);
+                        events[out->n_events++] = *end == ' ' ? end + 1 : end;
+                } else if (out->n_lines < max)
+                        lines[out->n_lines++] = tok;
+        }
+}
+
+#define FUZZ_EVENTS_MAX 256        /* lines and marks kept of one input */
+
+/* The body of the targets whose parser reads phase marks as well as lines
+ * (fuzz_split_events' input form): no crash on any input, an error message
+ * for every failure, and only finite values on success. */
+static inline int fuzz_workload_events(const struct workload_ops *ops, const uint8_t *data, size_t size) {
+        const char *lines[FUZZ_EVENTS_MAX], *events[FUZZ_EVENTS_MAX];
+        double t[FUZZ_EVENTS_MAX];
+        struct workload_output out;
+        struct metric_list ml = { 0 };
+        struct kb_error err = { "" };
+        char *text = malloc(size + 1);
+
+        if (!text)
+                return 0;
+        memcpy(text, data, size);
+        text[size] = '\0';
+        fuzz_split_events(text, lines, events, t, FUZZ_EVENTS_MAX, &out);
+        if (ops->parse(NULL, &out, &ml, &err) == 0) {
+                for (size_t i = 0; i < ml.n; i++)
+                        assert(!ml.v[i].has_value || isfinite(ml.v[i].value));
+        } else
+                assert(err.msg[0] != '\0');
+        metric_list_clear(&ml);
         free(text);
         return 0;
 }

@@ -1,8 +1,9 @@
 /* report/metrics.c: the metric registry (see metrics.h). The rows kept here
- * are looked up first, so they also override a workload's table where the
- * read side knows better: dd.*_s is the same measurement as dd.*_MBps, and
- * counting it twice would give one change two votes in the Benjamini-
- * Hochberg family and in the geometric mean. */
+ * are looked up first; a workload's own rows follow, and a row of those
+ * that restates another metric (dd.*_s is the same measurement as
+ * dd.*_MBps) is shown but not judged: counting it twice would give one
+ * change two votes in the Benjamini-Hochberg family and in the geometric
+ * mean. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <string.h>
@@ -14,8 +15,6 @@
 /* The last column: host_timed (see metrics.h). Only judged rows are
  * affected by it; the others are marked as what they are. */
 static const struct metrics_info report_rows[] = {
-        { "dd.*_s", "s", METRICS_LOWER, 0, "the same measurement as dd.*_MBps", 1, 0 },
-        { "ftp.upload_s", "s", METRICS_LOWER, 0, "the same measurement as ftp.MBps", 1, 0 },
         /* One phase's figures (vmstat.write.stall_longest_s, vmstat.seq_read.t2.bo_mean): the
          * cell's plain vmstat.* already speak for its main phase. */
         /* The agent's vm and disk columns, per phase and over the main phase
@@ -114,8 +113,9 @@ int metrics_lookup(const char *name, struct metrics_info *ret) {
                 .unit = def->unit,
                 .direction = def->higher_is_better == 1 ? METRICS_HIGHER :
                              def->higher_is_better == 0 ? METRICS_LOWER : METRICS_NONE,
-                .verdict = directed,
-                .why = directed ? NULL : "no direction in the workload's metric table",
+                .verdict = directed && !def->restates,
+                .why = def->restates ? def->restates :
+                       directed ? NULL : "no direction in the workload's metric table",
                 /* Every workload measures rates, times and latencies. */
                 .host_timed = 1,
         };

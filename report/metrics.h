@@ -1,11 +1,12 @@
 /* report/metrics: the one metric registry of kbench. Every metric the store
- * holds (the workloads' own dd.*, tiobench.*, bonnie.*, ftp.*, the vmstat
+ * holds (each workload's own <name>.* metrics, the vmstat
  * analysis' vmstat.*, and the cell timings boot_s, workload_s, total_s) has
  * a unit, the direction that is better, and whether it enters verdicts.
  * The workloads' rows come from their public tables (workload_ops.metrics in
- * workloads/workload.h, the only workloads/ header report/ includes); the
- * vmstat and cell rows, and the verdict policy, are kept here, because the
- * read side decides what a change means. report/test-metrics.c runs every
+ * workloads/workload.h, the only workloads/ header report/ includes), with
+ * their verdict policy (a row that restates another metric is not judged);
+ * the vmstat and cell rows and their policy are kept here, because the read
+ * side decides what those mean. report/test-metrics.c runs every
  * parser and the vmstat analysis over tests/data and fails on a name this
  * registry does not know. */
 #pragma once

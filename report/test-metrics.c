@@ -92,7 +92,7 @@ TEST(dd_fixtures) {
         ASSERT_TRUE(n >= 3);
         for (size_t i = 0; i < n; i++) {
                 const char *f[] = { names[i] };
-                parse_fixtures(&dd_ops, "dd", "dd", f, 1);
+                parse_fixtures(workload_find("dd"), "dd", "dd", f, 1);
         }
 }
 
@@ -105,7 +105,7 @@ TEST(tiobench_fixtures) {
 
                 if (strncmp(names[i], "error-", 6) == 0)
                         continue;
-                parse_fixtures(&tiobench_ops, "tiobench", "tiobench", f, 1);
+                parse_fixtures(workload_find("tiobench"), "tiobench", "tiobench", f, 1);
                 parsed++;
         }
         ASSERT_TRUE(parsed >= 3);
@@ -114,8 +114,39 @@ TEST(tiobench_fixtures) {
 TEST(bonnie_fixtures) {
         const char *full[] = { "full.stderr", "full.csv" }, *fast[] = { "fast.stderr", "fast.csv" };
 
-        parse_fixtures(&bonnie_ops, "bonnie", "bonnie", full, 2);
-        parse_fixtures(&bonnie_ops, "bonnie", "bonnie", fast, 2);
+        parse_fixtures(workload_find("bonnie"), "bonnie", "bonnie", full, 2);
+        parse_fixtures(workload_find("bonnie"), "bonnie", "bonnie", fast, 2);
+}
+
+TEST(dbench_fixtures) {
+        char names[32][128];
+        size_t n = fixtures("dbench", "", names, 32), parsed = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                const char *f[] = { names[i] };
+
+                if (strstr(names[i], ".txt") == NULL)
+                        continue;
+                parse_fixtures(workload_find("dbench"), "dbench", "dbench", f, 1);
+                parsed++;
+        }
+        ASSERT_TRUE(parsed >= 4);
+}
+
+TEST(copy_parser) {
+        static const char *const lines[] = { "copy: files 166 bytes 16777216" };
+        static const char *const events[] = { "phase create", "phase copy", "phase sync", "phase drop-caches",
+                                              "phase read", "phase end" };
+        static const double t[] = { 4.7, 8.9, 10.9, 11.1, 11.2, 12.0 };
+        struct kb_error err = { { 0 } };
+        struct metric_list m = { 0 };
+        struct workload_output out = { 1, lines, 6, events, t };
+
+        if (workload_find("copy")->parse(NULL, &out, &m, &err) < 0)
+                TEST_FAIL("copy parse: %s", err.msg);
+        ASSERT_TRUE(m.n >= 9);
+        check_list(&m, "copy parser");
+        metric_list_clear(&m);
 }
 
 TEST(ftp_parser) {

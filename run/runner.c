@@ -218,6 +218,14 @@ static int build_images(struct run *r, struct kb_error *err) {
                 for (size_t i = 0; ops->guest_files && ops->guest_files[i]; i++) {
                         const char *f = ops->guest_files[i];
                         g_autofree char *env = NULL, *rel = NULL, *path = NULL;
+                        if (f[0] == '/') {
+                                g_autofree char *same = g_strdup_printf("%s=%s", f, f);
+                                if (!g_file_test(f, G_FILE_TEST_IS_REGULAR))
+                                        return error_setf(err, -ENOENT, "workload %s needs %s on this host "
+                                                          "(tools/setup.sh installs its packages)", ops->name, f);
+                                strv_add_unique(files, same);
+                                continue;
+                        }
                         if (!g_str_has_prefix(f, "kbench:"))
                                 continue;
                         env = g_ascii_strup(f + 7, -1);
@@ -982,8 +990,12 @@ static int count_axes(struct run *r, struct kb_error *err) {
                 ;
         if (r->n_kernels == 0)
                 return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
-        if (r->n_specs == 0)
-                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: dd, tiobench, bonnie, ftp)");
+        if (r->n_specs == 0) {
+                char names[512];
+
+                workload_names(names, sizeof(names));
+                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: %s)", names);
+        }
         /* Two hosts of one name would be one host in the results. */
         for (size_t a = 0; r->g->hosts && r->g->hosts[a]; a++)
                 for (size_t b = 0; b < a; b++) {

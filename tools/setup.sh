@@ -2,14 +2,29 @@
 # Set up a fresh Debian 12 machine for kbench: packages, the user libvirt's
 # QEMU driver insists on, a build in ./build, and two Debian kernel packages
 # in $KBENCH_DEBS (default /var/cache/kbench-debs). Safe to run again.
+# The packages whose programs run inside the guests are not listed here:
+# each workload names its own (workloads/<name>.c), and once kbench is built
+# `kbench workloads --packages` prints them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Install whichever of the packages given are missing.
+install_missing() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+}
 
 packages=(
   build-essential meson ninja-build pkg-config python3
   libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu qemu-system-x86
   libcurl4-openssl-dev libsqlite3-dev libjansson-dev libglib2.0-dev libarchive-dev libkmod-dev
-  kmod e2fsprogs busybox-static vsftpd bonnie++ coreutils xz-utils zstd procps
+  kmod e2fsprogs busybox-static coreutils xz-utils zstd procps
   gcovr chromium fonts-dejavu-core bash-completion
   linux-source-6.1 flex bison bc libelf-dev ccache git
 )
@@ -17,15 +32,7 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh: run as root (it installs packages)" >&2
   exit 1
 fi
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q
-  apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+install_missing "${packages[@]}"
 # kbench run as root has its embedded libvirt driver run QEMU as this user,
 # never as root: the kernels it boots are fetched from the network.
 # (libvirt-daemon-system creates it too; kbench does not need the daemon.)
@@ -81,6 +88,9 @@ if [ ! -f build/build.ninja ]; then
   meson setup build --werror
 fi
 ninja -C build
+guest_packages=$(build/cli/kbench workloads --packages)
+# shellcheck disable=SC2086 # one package name per line
+install_missing $guest_packages
 
 debs=${KBENCH_DEBS:-/var/cache/kbench-debs}
 mkdir -p "$debs"

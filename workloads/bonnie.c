@@ -41,12 +41,13 @@ static const struct workload_key bonnie_keys[] = {
 };
 
 static const char *const bonnie_binaries[] = { "/usr/sbin/bonnie++", NULL };
+static const char *const bonnie_packages[] = { "bonnie++", NULL };
 
 static const struct metric_def bonnie_metrics[] = {
-        { "bonnie.*_KBps", "KiB/s", 1 },
-        { "bonnie.*_per_s", "1/s", 1 },
-        { "bonnie.*_cpu_pct", "%", 0 },
-        { "bonnie.*_lat_us", "us", 0 },
+        { "bonnie.*_KBps", "KiB/s", 1, NULL },
+        { "bonnie.*_per_s", "1/s", 1, NULL },
+        { "bonnie.*_cpu_pct", "%", 0, NULL },
+        { "bonnie.*_lat_us", "us", 0, NULL },
         { NULL },
 };
 
@@ -283,6 +284,7 @@ const struct workload_ops bonnie_ops = {
         .keys = bonnie_keys,
         .params_size = sizeof(struct bonnie_params),
         .guest_binaries = bonnie_binaries,
+        .packages = bonnie_packages,
         .script = bonnie_script,
         .parse = bonnie_parse,
         .metrics = bonnie_metrics,

@@ -30,10 +30,11 @@ static const struct workload_key dd_keys[] = {
 };
 
 static const char *const dd_binaries[] = { "/usr/bin/dd", NULL };
+static const char *const dd_packages[] = { "coreutils", NULL };
 
 static const struct metric_def dd_metrics[] = {
-        { "dd.*_MBps", "MB/s", 1 },
-        { "dd.*_s", "s", 0 },
+        { "dd.*_MBps", "MB/s", 1, NULL },
+        { "dd.*_s", "s", 0, .restates = "the same measurement as dd.*_MBps" },
         { NULL },
 };
 
@@ -173,9 +174,7 @@ static int dd_add(struct metric_list *metrics, const char *phase, uint64_t bytes
         if (r < 0)
                 return r;
         snprintf(name, sizeof(name), "dd.%s_MBps", phase);
-        if (seconds <= 0)
-                return metric_add_none(metrics, name, "MB/s", "too fast to measure");
-        return metric_add(metrics, name, (double)bytes / seconds / 1e6, "MB/s");
+        return metric_add_rate(metrics, name, (double)bytes, seconds, 1e6, "MB/s");
 }
 
 static int dd_parse(const struct workload_spec *spec, const struct workload_output *out,
@@ -217,6 +216,7 @@ const struct workload_ops dd_ops = {
         .keys = dd_keys,
         .params_size = sizeof(struct dd_params),
         .guest_binaries = dd_binaries,
+        .packages = dd_packages,
         .script = dd_script,
         .parse = dd_parse,
         .metrics = dd_metrics,

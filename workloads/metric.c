@@ -40,6 +40,13 @@ int metric_add_none(struct metric_list *l, const char *name, const char *unit, c
         return metric_push(l, name, 0, 0, unit, note);
 }
 
+int metric_add_rate(struct metric_list *l, const char *name, double amount, double seconds, double scale,
+                    const char *unit) {
+        if (!(seconds > 0))
+                return metric_add_none(l, name, unit, "too fast to measure");
+        return metric_add(l, name, amount / seconds / scale, unit);
+}
+
 const struct metric *metric_find(const struct metric_list *l, const char *name) {
         for (size_t i = 0; i < l->n; i++)
                 if (strcmp(l->v[i].name, name) == 0)

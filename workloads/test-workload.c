@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/test.h"
+#include "workloads/testdata-ddtb.h"
 #include "workloads/workload.h"
 
 TEST_MAIN();
@@ -57,7 +58,7 @@ static int key_int(const struct workload_spec *s, const char *name) {
 TEST(defaults_and_canonical_text) {
         struct workload_spec *s = parse_ok("dd");
 
-        ASSERT_TRUE(s->ops == &dd_ops);
+        ASSERT_TRUE(s->ops == workload_find("dd"));
         ASSERT_STREQ(s->text, "dd:size=,bs=1M");
         ASSERT_EQ(key_u64(s, "size"), 0);      /* computed by the workload */
         ASSERT_EQ(key_u64(s, "bs"), 1 << 20);
@@ -85,15 +86,15 @@ TEST(bare_numbers_use_the_key_unit) {
         ASSERT_EQ(key_u64(s, "ram"), 64ULL << 20);
         ASSERT_EQ(key_u64(s, "size"), 256ULL << 20);
         ASSERT_STREQ(s->text, "bonnie:size=256M,files=16,ram=64M,fast=no");
-        ASSERT_TRUE(strstr(key_of(&bonnie_ops, "ram")->help, "a bare number is MiB") != NULL);
-        ASSERT_STREQ(workload_key_unit(key_of(&bonnie_ops, "ram")), "MiB");
+        ASSERT_TRUE(strstr(key_of(workload_find("bonnie"), "ram")->help, "a bare number is MiB") != NULL);
+        ASSERT_STREQ(workload_key_unit(key_of(workload_find("bonnie"), "ram")), "MiB");
         workload_spec_free(s);
         s = parse_ok("bonnie:ram=64M");
         ASSERT_EQ(key_u64(s, "ram"), 64ULL << 20);
         workload_spec_free(s);
         s = parse_ok("dd:bs=4096");
         ASSERT_EQ(key_u64(s, "bs"), 4096);
-        ASSERT_STREQ(workload_key_unit(key_of(&dd_ops, "bs")), "bytes");
+        ASSERT_STREQ(workload_key_unit(key_of(workload_find("dd"), "bs")), "bytes");
         workload_spec_free(s);
 }
 
@@ -145,7 +146,7 @@ static void parse_rejects(const struct workload_ops *ops, const char *key, const
  * reads a bare number in its unit and a suffix as given, both range-checked;
  * counts, lists and bools take no suffix. */
 TEST(every_key_bare_and_suffixed) {
-        size_t checked = 0;
+        size_t checked = 0, rows = 0;
 
         for (size_t w = 0; workload_all[w]; w++) {
                 const struct workload_ops *ops = workload_all[w];
@@ -240,7 +241,12 @@ TEST(every_key_bare_and_suffixed) {
                         checked++;
                 }
         }
-        ASSERT_EQ(checked, 17);   /* dd 2, tiobench 7, bonnie 4, ftp 4 */
+        /* Every key of every row was tried: at least dd's 2, tiobench's 7, bonnie's 4 and ftp's 4. */
+        for (size_t w = 0; workload_all[w]; w++)
+                for (const struct workload_key *k = workload_all[w]->keys; k && k->name; k++)
+                        rows++;
+        ASSERT_EQ(checked, rows);
+        ASSERT_TRUE(rows >= 17);
 }
 
 /* The enum type, which no workload uses yet, through a key table of its own. */
@@ -298,8 +304,8 @@ TEST(errors_name_the_key) {
 TEST(registry) {
         const struct metric_def *d;
 
-        ASSERT_TRUE(workload_find("dd") == &dd_ops);
-        ASSERT_TRUE(workload_find("bonnie") == &bonnie_ops);
+        ASSERT_STREQ(workload_find("dd")->name, "dd");
+        ASSERT_STREQ(workload_find("bonnie")->name, "bonnie");
         ASSERT_TRUE(workload_find("dd2") == NULL);
         d = workload_metric_def("dd.write_MBps");
         ASSERT_TRUE(d != NULL);
@@ -408,4 +414,43 @@ TEST(every_key_bare_and_suffixed_in_its_unit) {
         }
         /* dd size and bs, tiobench size and block, bonnie size and ram, ftp size and rate. */
         ASSERT_TRUE(sizes >= 8);
+}
+
+/* What the registry promises of each row: help and --help come from the
+ * rows, so each workload must document itself there, in docs/, and name
+ * its metrics under its own prefix with a unit. */
+TEST(registry_rows_complete) {
+        const char *lines[4096];
+        size_t n = 0;
+        char *doc = test_read_lines(KB_TESTDATA_DIR "/../../docs/workloads.md", lines, &n, 4096);
+
+        for (size_t w = 0; workload_all[w]; w++) {
+                const struct workload_ops *ops = workload_all[w];
+                char heading[80], own[128], prefix[80];
+                int documented = 0;
+                FILE *f;
+
+                ASSERT_TRUE(ops->summary && ops->summary[0]);
+                ASSERT_TRUE(ops->script && ops->parse && ops->metrics && ops->metrics[0].pattern);
+                snprintf(heading, sizeof(heading), "## %s", ops->name);
+                for (size_t i = 0; i < n; i++)
+                        if (strcmp(lines[i], heading) == 0)
+                                documented = 1;
+                /* A workload with a page of its own (docs/ftp.md). */
+                snprintf(own, sizeof(own), "%s/../../docs/%s.md", KB_TESTDATA_DIR, ops->name);
+                if (!documented && (f = fopen(own, "r"))) {
+                        documented = 1;
+                        fclose(f);
+                }
+                if (!documented)
+                        TEST_FAIL("workload %s has no '%s' in docs/workloads.md and no docs/%s.md", ops->name,
+                                  heading, ops->name);
+                snprintf(prefix, sizeof(prefix), "%s.", ops->name);
+                for (const struct metric_def *d = ops->metrics; d->pattern; d++) {
+                        ASSERT_TRUE(strncmp(d->pattern, prefix, strlen(prefix)) == 0);
+                        ASSERT_TRUE(d->unit != NULL);
+                        ASSERT_TRUE(d->higher_is_better >= -1 && d->higher_is_better <= 1);
+                }
+        }
+        free(doc);
 }

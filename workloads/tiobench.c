@@ -46,15 +46,15 @@ static const struct workload_key tiobench_keys[] = {
 static const char *const tiobench_files[] = { "kbench:tiotest", NULL };
 
 static const struct metric_def tiobench_metrics[] = {
-        { "tiobench.*.MBps", "MB/s", 1 },
-        { "tiobench.*.lat_avg_ms", "ms", 0 },
-        { "tiobench.*.lat_max_ms", "ms", 0 },
-        { "tiobench.*.lat_pct_gt2s", "%", 0 },
-        { "tiobench.*.lat_pct_gt10s", "%", 0 },
-        { "tiobench.*.cpu_pct", "%", 0 },
-        { "tiobench.*.cpu_eff", "MB/s per CPU", 1 },
-        { "tiobench.size_MiB", "MiB", -1 },
-        { "tiobench.block_bytes", "B", -1 },
+        { "tiobench.*.MBps", "MB/s", 1, NULL },
+        { "tiobench.*.lat_avg_ms", "ms", 0, NULL },
+        { "tiobench.*.lat_max_ms", "ms", 0, NULL },
+        { "tiobench.*.lat_pct_gt2s", "%", 0, NULL },
+        { "tiobench.*.lat_pct_gt10s", "%", 0, NULL },
+        { "tiobench.*.cpu_pct", "%", 0, NULL },
+        { "tiobench.*.cpu_eff", "MB/s per CPU", 1, NULL },
+        { "tiobench.size_MiB", "MiB", -1, NULL },
+        { "tiobench.block_bytes", "B", -1, NULL },
         { NULL },
 };
 

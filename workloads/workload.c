@@ -6,6 +6,7 @@
  * value before any VM is started. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,18 +41,6 @@ static void workload_key_names(const struct workload_ops *ops, char *buf, size_t
         buf[0] = '\0';
         for (size_t i = 0; ops->keys && ops->keys[i].name && off < size; i++) {
                 int n = snprintf(buf + off, size - off, "%s%s", i ? ", " : "", ops->keys[i].name);
-                if (n < 0)
-                        break;
-                off += (size_t)n;
-        }
-}
-
-static void workload_names(char *buf, size_t size) {
-        size_t off = 0;
-
-        buf[0] = '\0';
-        for (size_t i = 0; workload_all[i] && off < size; i++) {
-                int n = snprintf(buf + off, size - off, "%s%s", i ? ", " : "", workload_all[i]->name);
                 if (n < 0)
                         break;
                 off += (size_t)n;
@@ -397,4 +386,24 @@ char *workload_quote(const char *line, char *buf, size_t size) {
         }
         buf[i < size ? i : size - 1] = '\0';
         return buf;
+}
+
+int workload_event_time(const struct workload_output *out, const char *name, const char *who, double *ret_t,
+                        struct kb_error *err) {
+        int found = 0;
+        double t = 0;
+
+        for (size_t i = 0; i < out->n_events; i++) {
+                if (!out->events[i] || strcmp(out->events[i], name) != 0)
+                        continue;
+                if (found++)
+                        return error_setf(err, -EINVAL, "%s: event '%s' twice", who, name);
+                t = out->event_t[i];
+        }
+        if (!found)
+                return error_setf(err, -EINVAL, "%s: the job never reported '%s'", who, name);
+        if (!isfinite(t))
+                return error_setf(err, -EINVAL, "%s: bad time of event '%s'", who, name);
+        *ret_t = t;
+        return 0;
 }

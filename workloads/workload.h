@@ -31,6 +31,11 @@ struct metric_list {
 int metric_add(struct metric_list *l, const char *name, double value, const char *unit);
 /* Append a metric that has no number, with the reason. */
 int metric_add_none(struct metric_list *l, const char *name, const char *unit, const char *note);
+/* Append amount / seconds / scale (bytes, seconds, 1e6: MB/s); a time of 0
+ * (a phase too short for its clock) gives a metric without a value, noted
+ * "too fast to measure", never an infinity. Returns 0 or -ENOMEM. */
+int metric_add_rate(struct metric_list *l, const char *name, double amount, double seconds, double scale,
+                    const char *unit);
 /* The metric named name, or NULL. */
 const struct metric *metric_find(const struct metric_list *l, const char *name);
 /* Free all entries; the list is empty and reusable afterwards. */
@@ -121,6 +126,11 @@ struct metric_def {
         const char *pattern;       /* fnmatch pattern over metric names, "dd.*_MBps" */
         const char *unit;
         int higher_is_better;      /* 1, 0 (lower is better), -1 (neither) */
+        /* Set when the metric restates another one (dd.write_s is the same
+         * measurement as dd.write_MBps): why it is shown but never judged,
+         * so one change does not get two votes in a comparison. NULL: judged
+         * when it has a direction. */
+        const char *restates;
 };
 
 /* Phases of a job whose vmstat figures are kept on their own. */
@@ -139,8 +149,13 @@ struct workload_ops {
         const char *const *guest_binaries;       /* host paths copied with their shared
                                                     libraries to the same path; NULL-terminated */
         const char *const *guest_files;          /* "kbench:tiotest" = a kbench-built helper
-                                                    installed as /bin/tiotest; NULL-terminated */
+                                                    installed as /bin/tiotest; an absolute path =
+                                                    a host data file copied to the same path
+                                                    (dbench's load file); NULL-terminated */
         const char *const *guest_modules;        /* kernel modules beyond the base set */
+        const char *const *packages;             /* the Debian packages guest_binaries and
+                                                    guest data come from, NULL-terminated
+                                                    (tools/setup.sh installs them) */
         int n_ports;                             /* host forwards needed (0: no network) */
         uint16_t guest_ports[8];                 /* guest port of forward i; 0: the same port as
                                                     on the host (passive FTP needs that) */
@@ -253,14 +268,14 @@ int ftp_halt_next(const double *t, const double *bytes, size_t n, double min_s, 
 
 /* ---- registry (registry.c) -------------------------------------------- */
 
-/* The workloads, one per file (dd.c, tiobench.c, bonnie.c, ftp.c). */
-extern const struct workload_ops dd_ops;
-extern const struct workload_ops tiobench_ops;
-extern const struct workload_ops bonnie_ops;
-
-/* All workloads, NULL-terminated. */
+/* All workloads, NULL-terminated, in --help order. Each is defined in its
+ * own file as <name>_ops and reached through this table; a test of one
+ * workload declares that one symbol itself. */
 extern const struct workload_ops *const workload_all[];
+/* The workload named name, or NULL. */
 const struct workload_ops *workload_find(const char *name);
+/* "dd, tiobench, ..." for messages, cut to fit size (>= 1). */
+void workload_names(char *buf, size_t size);
 
 /* Parse "-w NAME[:key=value[,key=value...]]" (list values use '/').
  * OUT: *ret (free with workload_spec_free). Errors name the key and value:
@@ -287,6 +302,13 @@ int workload_key_format(const struct workload_key *k, const void *params, char *
  * characters, bytes outside printable ASCII shown as '?', "..." appended
  * when cut. Returns buf. size must be >= 204. (workload.c) */
 char *workload_quote(const char *line, char *buf, size_t size);
+
+/* The guest time of the job's one event name ("phase copy", what it wrote
+ * to fd 3), for a parser that times phases by their marks. Returns 0, or
+ * -EINVAL with err "<who>: ..." when the event is missing, repeated or has
+ * no finite time. OUT: *ret_t, seconds. (workload.c) */
+int workload_event_time(const struct workload_output *out, const char *name, const char *who, double *ret_t,
+                        struct kb_error *err);
 
 /* Unit and direction of a metric from the registry of the workload that
  * produced it (matched by prefix before the first '.'); NULL if unknown. */

@@ -124,8 +124,11 @@ def main():
         expect(set(got) == {"--repeat", "--resume", "--retries"}, f"run's options from its --help: {got}")
         got = complete(share, g + "compare --a")
         expect(set(got) == {"--alpha", "--all-runs", "--all"}, f"compare's options: {got}")
-        got = complete(share, g + "run -w d")
+        got = complete(share, g + "run -w dd")
         expect(got == ["dd:"], f"a workload name, ready for its keys: {got}")
+        got = complete(share, g + "run -w d")
+        expect(set(got) == {"dd:", "dbench:"} or set(got) == {"dd", "dbench"},
+               f"every registered workload is offered: {got}")
         got = complete(share, g + "run -w dd:")
         expect(sorted(got) == ["bs=", "size="], f"dd's keys: {got}")
         got = complete(share, g + "run -w dd:size=1G,b")
