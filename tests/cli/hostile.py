@@ -21,6 +21,7 @@ import fcntl
 import glob
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import stat
@@ -112,6 +113,78 @@ def damage(db):
                 return
     os.remove(trial)
     sys.exit("FAIL: found no page to damage")
+
+
+GOLDEN_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "store.sql")
+
+
+def golden_store(home):
+    """A store holding tests/golden/store.sql: real runs, with vmstat rows,
+    marks and timeline points."""
+    os.makedirs(home, exist_ok=True)
+    with open(GOLDEN_SQL, encoding="utf-8") as f, sqlite3.connect(os.path.join(home, "results.db")) as db:
+        db.executescript(f.read())
+    kb(home, "show")        # migrates it to this build's schema (marks from the logs)
+    return home
+
+
+def loosen(db_path, *edits, tables=()):
+    """Apply SQL edits to a database after copying each of tables into one
+    without constraints (CREATE TABLE AS keeps none), as a hand-rewritten
+    schema leaves it: a NULL can then stand where schema.sql says NOT NULL."""
+    db = sqlite3.connect(db_path)
+    db.execute("PRAGMA foreign_keys = OFF")
+    for t in tables:
+        db.executescript(f"CREATE TABLE loose AS SELECT * FROM {t}; DROP TABLE {t}; ALTER TABLE loose RENAME TO {t};")
+    for e in edits:
+        db.execute(e)
+    db.commit()
+    db.close()
+
+
+def no_signal(p):
+    return p.returncode >= 0 and p.returncode != -999
+
+
+def stored_values(d):
+    """Values no kbench writes, from a hand-edited store: show, compare and
+    publish end (20 s), by no signal, with one line naming the table's
+    column and the row, exit 1; a time near DBL_MAX is drawn, not spun on."""
+    base = golden_store(os.path.join(d, "values-base"))
+    sel = ["compare", "run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64"]
+    # Charts: times near DBL_MAX of both signs (the x of a mark was NaN and
+    # publish spun at 100 % CPU).
+    for what, edit in (("vmstat.t_guest", "UPDATE vmstat SET t_guest = 1.7e308 WHERE cell_id = 1"),
+                       ("marks.t_guest", "UPDATE marks SET t_guest = -1.7e308"),
+                       ("vmstat.t_host", "UPDATE vmstat SET t_host = -1.7e308 WHERE cell_id = 1 AND seq % 2 = 0")):
+        home = os.path.join(d, "values-" + what)
+        shutil.copytree(base, home)
+        loosen(os.path.join(home, "results.db"), edit)
+        p = kb(home, "publish", "-o", os.path.join(home, "site"), timeout=20)
+        expect(p.returncode == 0, f"publish draws {what} near DBL_MAX within 20 s: {p.returncode} {p.stderr.strip()[-200:]!r}")
+    # NULLs where the schema says NOT NULL.
+    cases = (
+        ("cells", "UPDATE cells SET workload = NULL WHERE id = 1", "cells.workload is NULL in cell 1"),
+        ("cells", "UPDATE cells SET state = NULL WHERE id = 1", "cells.state is NULL in cell 1"),
+        ("cells", "UPDATE cells SET cell_key = NULL WHERE id = 1", "cells.cell_key is NULL in cell 1"),
+        ("kernels", "UPDATE kernels SET name = NULL WHERE name = '6.1.0-57-amd64'", "kernels.name is NULL in cell "),
+        ("metrics", "UPDATE metrics SET name = NULL WHERE cell_id = 1 AND name = 'dd.write_MBps'",
+         "metrics.name is NULL in a metric of cell 1"),
+        ("timeline", "UPDATE timeline SET kind = NULL WHERE cell_id = 1", "timeline.kind is NULL in a timeline point of cell 1"),
+        ("runs", "UPDATE runs SET started_at = 9e999 WHERE id = 1", "runs.started_at is not a finite number in run 1"),
+    )
+    for table, edit, says in cases:
+        home = os.path.join(d, "values-" + edit.split()[3])
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.copytree(base, home)
+        loosen(os.path.join(home, "results.db"), edit, tables=(table,))
+        said = False
+        for args in (["show", "1"], ["show", "1", "--cell", "c000"], sel, ["publish", "-o", os.path.join(home, "site")]):
+            p = kb(home, *args, timeout=20)
+            expect(no_signal(p) and p.returncode in (0, 1) and (p.returncode == 0 or one_line(p)),
+                   f"{edit}: {' '.join(args[:2])} ends in one line, by no signal: {p.returncode} {p.stderr.strip()[-200:]!r}")
+            said = said or (p.returncode == 1 and says in p.stderr)
+        expect(said, f"{edit}: the error names the table's column and the row ({says!r})")
 
 
 def publish_site(d):
@@ -664,7 +737,7 @@ def with_kernel(d):
 def main():
     with tempfile.TemporaryDirectory(prefix="kbench-cli-hostile-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp")) as d:
         os.chmod(d, 0o711)
-        for part in (publish_site, special_files, databases, foreign_databases, links, options, long_paths,
+        for part in (publish_site, stored_values, special_files, databases, foreign_databases, links, options, long_paths,
                      build_inputs, nightly_config, store_creation, vmstat, markdown_and_bidi, with_kernel):
             print(f"-- {part.__name__}")
             part(d)
