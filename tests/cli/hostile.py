@@ -187,6 +187,70 @@ def stored_values(d):
         expect(said, f"{edit}: the error names the table's column and the row ({says!r})")
 
 
+def site_dirs(d):
+    """Which directory publish writes into, and how: <store>/site as a link
+    to someone's directory is checked as the same directory given by -o
+    is; concurrent publishes into one site take turns; a manifest entry that
+    is not a page (a directory, "../x") is dropped with a note, never
+    followed; a --compare that names nothing leaves no directory behind."""
+    home = golden_store(os.path.join(d, "sites"))
+    theirs = os.path.join(d, "theirs")
+    os.makedirs(theirs)
+    with open(os.path.join(theirs, "index.html"), "w") as f:
+        f.write("their index\n")
+    os.symlink(theirs, os.path.join(home, "site"))
+    for args in (["publish"], ["publish", "-o", os.path.join(home, "site")]):
+        p = kb(home, *args, timeout=20)
+        expect(p.returncode == 1 and one_line(p) and "not a kbench site" in p.stderr,
+               f"{' '.join(args)} refuses <store>/site linked to someone's directory: {p.returncode} {p.stderr.strip()!r}")
+    expect(snapshot(os.path.join(theirs, "index.html")) == b"their index\n" and os.listdir(theirs) == ["index.html"],
+           "their directory is left as it was")
+    os.remove(os.path.join(home, "site"))
+    p = kb(home, "publish", timeout=60)
+    expect(p.returncode == 0, f"the store's own site/ is written: {p.returncode} {p.stderr.strip()!r}")
+    p = kb(home, "publish", "-o", os.path.join(home, "site"), timeout=60)
+    expect(p.returncode == 0, f"... and the same directory given by -o too: {p.returncode} {p.stderr.strip()!r}")
+
+    # Four publishes at once into one new directory: all succeed.
+    shared = os.path.join(d, "shared-site")
+    procs = [subprocess.Popen([KBENCH, "--store", home, "publish", "-o", shared], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    results = []
+    for pr in procs:
+        try:
+            _, err = pr.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            pr.kill()
+            _, err = pr.communicate()
+        results.append((pr.returncode, err.strip()))
+    expect(all(rc == 0 for rc, _ in results), f"four concurrent publishes into one site all succeed: {results!r}")
+
+    # A directory named in the manifest.
+    site = os.path.join(home, "site")
+    os.makedirs(os.path.join(site, "sub"))
+    with open(os.path.join(site, "sub", "keep"), "w") as f:
+        f.write("keep\n")
+    with open(os.path.join(site, ".kbench-site"), "a") as f:
+        f.write("sub\n../theirs/index.html\n")
+    for n in (1, 2):
+        p = kb(home, "publish", timeout=60)
+        expect(p.returncode == 0 and os.path.exists(os.path.join(site, "sub", "keep")),
+               f"publish {n} with a directory in the manifest succeeds and leaves it: {p.returncode} {p.stderr.strip()!r}")
+        if n == 1:
+            expect(one_line(p) and "note" in p.stderr and "'sub' (a directory)" in p.stderr,
+                   f"... with a one-line note naming the entry: {p.stderr.strip()!r}")
+    with open(os.path.join(site, ".kbench-site")) as f:
+        entries = f.read().splitlines()
+    expect("sub" not in entries and not any("/" in e for e in entries), f"the manifest is rewritten without them")
+    expect(snapshot(os.path.join(theirs, "index.html")) == b"their index\n", "an entry with '..' is never followed")
+
+    # A --compare no store could answer: no directory is left behind.
+    new = os.path.join(d, "new-site", "deeper")
+    p = kb(home, "publish", "-o", new, "--compare", "nosuch:alsonot", timeout=20)
+    expect(p.returncode == 1 and one_line(p) and not os.path.exists(os.path.join(d, "new-site")),
+           f"publish -o NEW --compare <nothing> makes no NEW: {p.returncode} {p.stderr.strip()!r}")
+
+
 def publish_site(d):
     home = os.path.join(d, "pub")
     os.makedirs(home)
@@ -737,7 +801,7 @@ def with_kernel(d):
 def main():
     with tempfile.TemporaryDirectory(prefix="kbench-cli-hostile-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp")) as d:
         os.chmod(d, 0o711)
-        for part in (publish_site, stored_values, special_files, databases, foreign_databases, links, options, long_paths,
+        for part in (publish_site, stored_values, site_dirs, special_files, databases, foreign_databases, links, options, long_paths,
                      build_inputs, nightly_config, store_creation, vmstat, markdown_and_bidi, with_kernel):
             print(f"-- {part.__name__}")
             part(d)
