@@ -29,11 +29,6 @@ int cli_bisect(int argc, char **argv, const struct store_ctx *g);
  * or 2 (the usage exit code) after one error line. */
 int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const char *verb, int *argc, char ***argv);
 
-/* text as one line safe for a terminal: invalid UTF-8 as U+FFFD, control
- * characters (C0 with the newline, DEL, C1, the bidirectional ones) as
- * '?'. Caller frees (g_free). */
-char *cli_mask(const char *text);
-
 /* A value the user gave, quoted in a message and cut at 64 bytes: a file
  * pasted as a value must not become a 100 KB error line.
  * cli_errorf("--x " CLI_Q " is bad", CLI_QARG(value)) */

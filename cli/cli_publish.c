@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/utf8.h"
+#include "common/util.h"
 #include "cli/cli.h"
 #include "report/compare.h"
 #include "results/db.h"
@@ -129,7 +131,7 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
         {
                 /* The directory is the user's text: a newline in it must not
                  * forge a second line for a script reading this one. */
-                g_autofree char *shown = cli_mask(dir);
+                _cleanup_free_ char *shown = utf8_mask(dir);
 
                 printf("site: %s/index.html\n", shown);
         }

@@ -681,6 +681,27 @@ def with_kernel(d):
     k = json.loads(p.stdout)
     name, kid = k["name"], k["id"]
 
+    # Text of the store reaches the terminal only in the safe form: a
+    # release in kernel.json with CSI, OSC, a right-to-left override and a
+    # newline; a name in names/ with CSI, shown by a kernel add of the image.
+    meta = os.path.join(home, "kernels", kid, "kernel.json")
+    good_meta = snapshot(meta)
+    j = json.loads(good_meta)
+    j["release"] = "\x1b[31mRED\x1b]0;owned\x07" + RLO + "x\nforged line"
+    with open(meta, "w") as f:
+        json.dump(j, f)
+    evil = "\x1b[31mEVIL" + RLO
+    os.symlink(kid, os.path.join(home, "kernels", "names", evil))
+    for args in (["kernel", "list"], ["kernel", "add", found[0]]):
+        p = subprocess.run([KBENCH, "--store", home, *args], capture_output=True, timeout=300)
+        out = p.stdout + p.stderr
+        expect(p.returncode == 0 and b"\x1b" not in out and b"\x07" not in out and RLO.encode() not in out
+               and b"\nforged line" not in out,
+               f"{' '.join(args)} prints no terminal control from the store: {p.returncode} {out[-300:]!r}")
+    with open(meta, "wb") as f:
+        f.write(good_meta)
+    os.remove(os.path.join(home, "kernels", "names", evil))
+
     # run: refused before any run row, exit 2 (a disk too large for the
     # host is there too, so an older kbench stops before it boots).
     free = os.statvfs(home)
