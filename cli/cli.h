@@ -32,8 +32,8 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
 /* A value the user gave, quoted in a message and cut at 64 bytes: a file
  * pasted as a value must not become a 100 KB error line.
  * cli_errorf("--x " CLI_Q " is bad", CLI_QARG(value)) */
-#define CLI_Q "'%.64s%s'"
-#define CLI_QARG(s) (s), (strlen(s) > 64 ? "..." : "")
+#define CLI_Q "'" ERROR_VAL "'"
+#define CLI_QARG(s) ERROR_VALARG(s)
 
 /* Print "kbench: <message>" on stderr; returns 1 (the failure exit code). */
 int cli_error(const struct kb_error *err);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/fileio.h"
 #include "common/utf8.h"
 #include "common/util.h"
 #include "cli/cli.h"
@@ -102,7 +103,15 @@ static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
         /* No store lock: an import only adds (a staging directory renamed
          * into place, a name made with symlink's EEXIST), so it can neither
          * disturb a run, which holds the lock for hours, nor be disturbed
-         * by one; nightly imports the same way under its lock. */
+         * by one; nightly imports the same way under its lock. The file is
+         * looked at before a store is made: a FIFO or a directory given by
+         * mistake must not leave a new store behind. */
+        {
+                _cleanup_close_ int fd = -1;
+
+                if (fileio_open_regular(argv[1], &fd, &err) < 0)
+                        return cli_error(&err);
+        }
         if ((r = open_store(g, 1, &s)))
                 return r;
         clock_gettime(CLOCK_MONOTONIC, &t);

@@ -415,7 +415,8 @@ int query_cell(struct db *db, int64_t run_id, const char *cell_key, struct query
         if (r < 0)
                 return r;
         if (!v)
-                return error_setf(err, -ENOENT, "no cell %s in run %lld", cell_key, (long long)run_id);
+                return error_setf(err, -ENOENT, "no cell " ERROR_VAL " in run %lld", ERROR_VALARG(cell_key),
+                                  (long long)run_id);
         *ret_cell = v;
         return 0;
 }
@@ -558,7 +559,7 @@ int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **re
                 return r;
         rc = sqlite3_step(s);
         if (rc == SQLITE_DONE)
-                return error_setf(err, -ENOENT, "cell has no %s log", stream);
+                return error_setf(err, -ENOENT, "cell has no " ERROR_VAL " log", ERROR_VALARG(stream));
         if (rc != SQLITE_ROW)
                 return db_error(db, rc, err, "reading log %s", stream);
         blob = sqlite3_column_blob(s, 0);

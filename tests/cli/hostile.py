@@ -251,6 +251,62 @@ def site_dirs(d):
            f"publish -o NEW --compare <nothing> makes no NEW: {p.returncode} {p.stderr.strip()!r}")
 
 
+def small_refusals(d):
+    """Usage errors exit 2 in one line (--keys with anything else); a long
+    value is quoted cut; a path that is not UTF-8 is shown by its bytes; a
+    FIFO given to kernel add makes no store; a dry night does not wait on
+    its dir sources."""
+    home = golden_store(os.path.join(d, "small"))
+    for args in (["nightly", "--keys", "extra"], ["nightly", "cfg", "--keys", "--dry-run"],
+                 ["nightly", "--keys", "--json"]):
+        p = kb(home, *args, timeout=20)
+        expect(p.returncode == 2 and one_line(p) and not p.stdout,
+               f"{' '.join(args)} is a usage error in one line: {p.returncode} {p.stderr.strip()[:200]!r}")
+    big = "x" * 130000     # near the kernel's limit for one argument (128 KiB)
+    for args in (["show", "1", "--cell", big], ["compare", "-w", big, "run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64"]):
+        p = kb(home, *args, timeout=20)
+        expect(p.returncode == 1 and one_line(p) and len(p.stderr) < 300,
+               f"{args[0]} with a 130 kB value quotes at most 64 bytes of it: {p.returncode} {len(p.stderr)} bytes")
+    # Paths that are not UTF-8: their bytes, escaped, not U+FFFD.
+    raw = os.fsencode(d) + b"/not\xffutf8"
+    for pre in ([b"--store", raw], [b"--store", os.fsencode(home), b"--db", raw]):
+        p = subprocess.run([os.fsencode(KBENCH), *pre, b"show"], capture_output=True, timeout=20)
+        expect(p.returncode == 1 and b"not\\xffutf8" in p.stderr and "\ufffd".encode() not in p.stderr,
+               f"{pre[-2].decode()} of a non-UTF-8 path is shown by its bytes: {p.returncode} {p.stderr!r}")
+    with open(raw, "w") as f:
+        f.write("a file, not a directory\n")
+    p = subprocess.run([os.fsencode(KBENCH), b"--store", os.fsencode(home), b"publish", b"-o", raw],
+                       capture_output=True, timeout=20)
+    expect(p.returncode == 1 and b"not\\xffutf8" in p.stderr, f"-o of a non-UTF-8 path is shown by its bytes: {p.stderr!r}")
+    # kernel add of a FIFO: refused before a store is made.
+    fifo = os.path.join(d, "small-fifo")
+    os.mkfifo(fifo)
+    fresh = os.path.join(d, "small-fresh-store")
+    p = kb(fresh, "kernel", "add", fifo, timeout=20)
+    expect(p.returncode == 1 and one_line(p) and not os.path.exists(fresh),
+           f"kernel add FIFO makes no store: {p.returncode} {p.stderr.strip()!r} {os.path.exists(fresh)}")
+    # A dry night over 40 dir sources, each with a settled image-like file.
+    srcs = []
+    for i in range(40):
+        sd = os.path.join(d, "small-src", f"s{i:02d}")
+        os.makedirs(sd)
+        img = os.path.join(sd, "vmlinuz-x")
+        head = bytearray(0x208)
+        head[0x202:0x206] = b"HdrS"
+        with open(img, "wb") as f:
+            f.write(head)
+        os.utime(img, (time.time() - 3600, time.time() - 3600))
+        srcs.append({"type": "dir", "path": sd})
+    cfg = os.path.join(d, "small-night.json")
+    with open(cfg, "w") as f:
+        json.dump({"sources": srcs, "baseline": "6.1.0-47-amd64", "workloads": ["dd"]}, f)
+    t0 = time.monotonic()
+    p = kb(home, "nightly", "--dry-run", cfg, timeout=60)
+    took = time.monotonic() - t0
+    expect(no_signal(p) and took < 4, f"a dry night over 40 dir sources does not sleep on them: {took:.1f} s "
+           f"{p.returncode} {p.stderr.strip()[-200:]!r}")
+
+
 def publish_site(d):
     home = os.path.join(d, "pub")
     os.makedirs(home)
@@ -822,7 +878,7 @@ def with_kernel(d):
 def main():
     with tempfile.TemporaryDirectory(prefix="kbench-cli-hostile-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp")) as d:
         os.chmod(d, 0o711)
-        for part in (publish_site, stored_values, site_dirs, special_files, databases, foreign_databases, links, options, long_paths,
+        for part in (publish_site, stored_values, site_dirs, small_refusals, special_files, databases, foreign_databases, links, options, long_paths,
                      build_inputs, nightly_config, store_creation, vmstat, markdown_and_bidi, with_kernel):
             print(f"-- {part.__name__}")
             part(d)
