@@ -317,6 +317,20 @@ TEST(needed_values_that_are_not) {
                                   err.msg);
                 fixture_done(&f);
         }
+        {
+                /* run --resume's reader of the keys already done */
+                struct kb_error err = { { 0 } };
+                struct fixture f;
+                char **keys = NULL;
+
+                fixture_init(&f);
+                drop_constraints(&f, "cells");
+                ASSERT_EQ(sqlite3_exec(db_handle(f.db), "UPDATE cells SET cell_key = NULL WHERE cell_key = 'c000'",
+                                       NULL, NULL, NULL), SQLITE_OK);
+                ASSERT_EQ(db_run_done_keys(f.db, f.run, &keys, &err), -EBADMSG);
+                ASSERT_TRUE(strstr(err.msg, "cells.cell_key is NULL in an ok cell of run ") != NULL);
+                fixture_done(&f);
+        }
 }
 
 /* A database edited by hand (or by a broken writer) can hold text, a blob
