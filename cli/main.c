@@ -33,7 +33,7 @@ static const struct {
 };
 
 /* One error line on stderr. Messages quote the store (kernel names, tags,
- * settings) and the guest: text_mask makes them one line that cannot drive
+ * settings) and the guest: utf8_mask makes them one line that cannot drive
  * the terminal, and a message of more than a kb_error's bytes (a pasted
  * file as a value) keeps its head and its reason (error_fit). */
 static void put_error(const char *msg) {
