@@ -12,7 +12,13 @@ file they are given; a foreign or damaged database is refused untouched,
 with its own error; the store's lock and a site's manifest are never
 followed through a link; a kernel add of a non-kernel copies nothing; names
 never shadow ids; damaged kernels are listed and removable; options are
-given once, never empty, in UTF-8; long paths keep their reason.
+given once, never empty, in UTF-8; long paths keep their reason; a store
+with values its schema forbids ends every reader in one line, and charts
+of times near DBL_MAX end; <store>/site as a link is checked as -o is,
+publishes into one site take turns, a manifest entry that is no page is
+dropped; text of the store reaches no terminal raw; --keys stands alone;
+long values are cut; non-UTF-8 paths show their bytes; a dry night does
+not sleep.
 Every check runs (a failure does not end the test), so one run lists
 everything that does not hold.
 Usage: hostile.py KBENCH SCHEMA_SQL; needs a Debian kernel .deb in
