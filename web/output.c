@@ -71,10 +71,11 @@ static int manifest_load(struct output *o, struct kb_error *err) {
                 lines = g_strsplit(text, "\n", -1);
         }
         for (size_t i = 0; lines[i]; i++) {
-                const char *why = manifest_entry_bad(o, lines[i]);
+                const char *why;
 
                 if (!*lines[i])
                         continue;
+                why = manifest_entry_bad(o, lines[i]);
                 if (!why) {
                         g_hash_table_add(o->owned, g_strdup(lines[i]));
                         continue;
@@ -82,8 +83,8 @@ static int manifest_load(struct output *o, struct kb_error *err) {
                 if (o->dropped++ == 0) {
                         g_autofree char *shown = g_strescape(lines[i], NULL);
 
-                        snprintf(o->dropped_note, sizeof(o->dropped_note), "'%.64s%s' (%s)", shown,
-                                 strlen(shown) > 64 ? "..." : "", why);
+                        snprintf(o->dropped_note, sizeof(o->dropped_note), "'" ERROR_VAL "' (%s)",
+                                 ERROR_VALARG(shown), why);
                 }
         }
         /* The entries kept are the manifest from now on: a bad one is never
