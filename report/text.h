@@ -59,13 +59,15 @@ void text_format_pct(double frac, int sign, char *buf, size_t size);
 /* A p-value, "0.0049", "<0.0001", "n/a". */
 void text_format_p(double p, char *buf, size_t size);
 
-/* s (NULL: "-") on a terminal, padded to width characters: every control
- * character, bidirectional control and invalid byte as '?', so no string
- * of the store can drive the terminal or forge a line. */
+/* s (NULL: "-") on a terminal, padded to width characters, in the one
+ * terminal-safe form (common/utf8.h utf8_terminal_safe): every control
+ * character and bidirectional control as '?', every invalid byte as
+ * "\xNN", so no string of the store can drive the terminal or forge a
+ * line. */
 void text_put(FILE *out, const char *s, int width);
 
 /* A log as kbench show --log prints it: the bytes as stored (NULs
  * included) when terminal is 0; for a terminal, newlines and tabs kept and
- * every other control character (C0, DEL, C1) and every byte that starts
- * no valid UTF-8 sequence printed as '?'. Returns 0 or -EIO. */
+ * the rest in text_put's form (controls '?', invalid bytes "\xNN").
+ * Returns 0 or -EIO. */
 int text_log(const char *text, size_t len, int terminal, FILE *out);
