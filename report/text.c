@@ -658,9 +658,31 @@ static void format_diff(double d, const char *unit, char *buf, size_t size) {
                 snprintf(buf, size, "%s%s%s%s", d < 0 ? "-" : "+", v, unit && *unit ? " " : "", unit ? unit : "");
 }
 
-static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
-        char lo[24], hi[24];
+void text_format_change(const struct compare_metric *m, char *change, char *ci, char *mde, size_t size) {
+        char lo[32], hi[48], v[32];
+        int amount = m->info.floor > 0;
+        const struct stats_interval *in = amount ? &m->diff : &m->ratio;
 
+        if (amount) {
+                /* An amount: as a difference, in its unit. */
+                format_diff(m->diff.estimate, m->unit, change, size);
+                format_diff(m->diff.lo, NULL, lo, sizeof(lo));
+                format_diff(m->diff.hi, m->unit, hi, sizeof(hi));
+                text_format_num(m->mde_abs, v, sizeof(v));
+                snprintf(mde, size, "%s%s%s", v, m->unit && *m->unit ? " " : "", m->unit ? m->unit : "");
+        } else {
+                text_format_pct(m->change, 1, change, size);
+                text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                text_format_pct(m->mde, 0, mde, size);
+        }
+        if (isfinite(in->lo) && isfinite(in->hi))
+                snprintf(ci, size, "[%s, %s]", lo, hi);
+        else
+                snprintf(ci, size, "n/a");
+}
+
+static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
         snprintf(cells[C_METRIC], 64, "%.63s", m->name);
         text_format_num(m->sa.mean, cells[C_A], 64);
         text_format_pct(m->sa.cov, 0, cells[C_ASD], 64);
@@ -668,35 +690,11 @@ static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]
         text_format_num(m->sb.mean, cells[C_B], 64);
         text_format_pct(m->sb.cov, 0, cells[C_BSD], 64);
         text_format_num(m->sb.median, cells[C_BMED], 64);
-        if (m->info.floor > 0) {
-                /* An amount: its change and interval as a difference, in its unit. */
-                format_diff(m->diff.estimate, m->unit, cells[C_CHANGE], 64);
-                if (isfinite(m->diff.lo) && isfinite(m->diff.hi)) {
-                        format_diff(m->diff.lo, NULL, lo, sizeof(lo));
-                        format_diff(m->diff.hi, m->unit, hi, sizeof(hi));
-                        snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
-                } else
-                        snprintf(cells[C_CI], 64, "n/a");
-        } else {
-                text_format_pct(m->change, 1, cells[C_CHANGE], 64);
-                if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
-                        text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
-                        text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
-                        snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
-                } else
-                        snprintf(cells[C_CI], 64, "n/a");
-        }
+        text_format_change(m, cells[C_CHANGE], cells[C_CI], cells[C_MDE], 64);
         snprintf(cells[C_VERDICT], 64, "%s", m->verdict == COMPARE_INFO ? "" : compare_verdict_name(m->verdict));
         text_format_p(m->welch.p, cells[C_PW], 64);
         text_format_p(m->mw.p, cells[C_PMW], 64);
         snprintf(cells[C_N], 64, "%zu+%zu", m->na, m->nb);
-        if (m->info.floor > 0) {
-                char v[32];
-
-                text_format_num(m->mde_abs, v, sizeof(v));
-                snprintf(cells[C_MDE], 64, "%s %s", v, m->unit ? m->unit : "");
-        } else
-                text_format_pct(m->mde, 0, cells[C_MDE], 64);
         fmt_n(m->n_for_2, 1000, cells[C_N2], 64);
         fmt_n(m->n_for_5, 1000, cells[C_N5], 64);
 }

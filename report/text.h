@@ -56,6 +56,12 @@ void text_format_num(double v, char *buf, size_t size);
 /* A fraction as a percentage, "8.2%", or "+8.2%" with sign; "n/a" when not
  * finite. */
 void text_format_pct(double frac, int sign, char *buf, size_t size);
+/* A judged metric's change, its 95 % interval and its minimum detectable
+ * change, as compare's table and the site show them: percentages of A's
+ * mean for a ratio ("+4.6%", "[+4.2%, +5.0%]", "0.4%"), a difference in the
+ * metric's unit for an amount with a floor ("+1.05 s", "[+0.878, +1.21 s]",
+ * "0.114 s"). Each buffer holds size >= 48 bytes. */
+void text_format_change(const struct compare_metric *m, char *change, char *ci, char *mde, size_t size);
 /* A p-value, "0.0049", "<0.0001", "n/a". */
 void text_format_p(double p, char *buf, size_t size);
 
