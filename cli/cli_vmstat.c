@@ -117,7 +117,7 @@ static int cli_vmstat_read(const char *path, struct vmstat_parser *p, struct kb_
         return r < 0 ? r : 0;
 }
 
-int cli_vmstat(int argc, char **argv, const struct store_ctx *g) {
+int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
         _cleanup_(vmstat_opts_clear) struct vmstat_opts o = { 0 };
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object", NULL },

@@ -13,7 +13,6 @@
 #include "host/accel.h"
 #include "cell/cell.h"
 #include "cell/endstate.h"
-#include "store/lock.h"
 #include "bisect/bisect.h"
 #include "nightly/nightly.h"
 #include "nightly/nightly_bisect.h"
@@ -55,9 +54,9 @@ struct night {
         const struct nightly_opts *o;
         struct store_ctx g;               /* the caller's, with the configuration's connect */
         struct nightly_config *cfg;
-        struct store_lock *lock;
-        struct db *db;
-        struct kstore *ks;
+        struct store_session *s;           /* the caller's: the database, the kernel store, the lock held */
+        struct db *db;                     /* s->db, once open */
+        struct kstore *ks;                 /* s->ks, once open */
         const char *accel;                 /* what the runs use, and what "measured" is asked for */
         double started_at;                 /* unix time: the night's, as the store records it */
         double deadline_at;                /* unix time */
@@ -154,10 +153,10 @@ static int step_config(struct night *n, struct kb_error *err) {
 
 /* ---- runner ------------------------------------------------------------- */
 
-/* How the night drives the runner: it holds the store's lock, prints its
- * own report, and starts no cell past its deadline. */
+/* How the night drives the runner: in the night's session, printing its
+ * own report, and starting no cell past its deadline. */
 static struct runner_drive night_drive(const struct night *n) {
-        return (struct runner_drive){ .lock_held = 1, .quiet = 1, .deadline_at = n->deadline_at };
+        return (struct runner_drive){ .quiet = 1, .deadline_at = n->deadline_at };
 }
 
 /* The runner's exit code as the night reads it: 0 and 3 (failed cells,
@@ -192,7 +191,7 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
 
         runopts_defaults(&o);
         o.resume_run = id;
-        r = runner_load_resume(&o, &n->g, kern, work, keep, err);
+        r = runner_load_resume(&o, n->db, kern, work, keep, err);
         if (r < 0)
                 return r;
         g_ptr_array_add(kern, NULL);
@@ -200,7 +199,7 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
         o.kernels = (char **)kern->pdata;
         o.workloads = (char **)work->pdata;
         fprintf(stderr, "nightly: resuming run %" G_GINT64_FORMAT ", cut short on an earlier night\n", id);
-        code = runner_run(&o, &drive, &n->g, NULL, err);
+        code = runner_run(&o, &drive, &n->g, n->s, NULL, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "resuming run %" G_GINT64_FORMAT, id);
         note_left(n, id, code);
@@ -369,13 +368,9 @@ static int add_candidate(struct night *n, const struct kstore_kernel *k, size_t 
 }
 
 static int step_import(struct night *n, struct kb_error *err) {
-        g_autofree char *kdir = store_kernels_dir(&n->g);
         struct kstore_kernel *base = NULL;
         int r;
 
-        r = kstore_open(kdir, &n->ks, err);
-        if (r < 0)
-                return r;
         n->found_cand = g_new(ssize_t, n->n_found + 1);
         /* The files first: the baseline may be among them. */
         for (size_t i = 0; i < n->n_found; i++) {
@@ -459,7 +454,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
                 *ret_run = 0;
                 return 0;
         }
-        code = runner_run(&o, &drive, &n->g, &id, err);
+        code = runner_run(&o, &drive, &n->g, n->s, &id, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "run %zu of the night", gi + 1);
         note_left(n, id, code);
@@ -961,7 +956,7 @@ static int bisect_subject(struct night *n, const struct subject *s, struct kb_er
                 if (g_strcmp0(v.label, label) != 0)
                         continue;
                 night_opts(n, &v, &o);
-                in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .db = n->db, .ks = n->ks,
+                in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .s = n->s, .db = n->db, .ks = n->ks,
                                                  .baseline_run = n->baseline_run, .baseline_id = base->id,
                                                  .source = si, .label = v.label, .kernel_id = s->kernel_id,
                                                  .run = &o, .deadline_at = n->deadline_at };
@@ -1327,16 +1322,14 @@ static void night_free(struct night *n) {
         nightly_plan_free(n->plan);
         nightly_found_free(n->found, n->n_found);
         g_free(n->found_cand);
-        kstore_free(n->ks);
-        db_close(n->db);
         nightly_config_free(n->cfg);
         nightly_report_clear(&n->rep);
-        lock_release(n->lock);
         g_free(n->g.connect);
 }
 
-int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct kb_error *err) {
-        struct night n = { .o = o, .g = *g };
+int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct store_session *s,
+                struct kb_error *err) {
+        struct night n = { .o = o, .g = *g, .s = s };
         int r, code = 1;
 
         n.g.connect = g_strdup(g->connect);
@@ -1355,11 +1348,9 @@ int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct 
                 code = 2;
                 goto out;
         }
-        r = store_prepare(g, 1, err);
-        if (r >= 0)
-                r = lock_store(g->home, "nightly", &n.lock, err);
-        if (r >= 0)
-                r = db_open(g->db_path, &n.db, err);
+        r = store_session_open(s, STORE_PART_STORE | STORE_PART_DB, err);
+        n.db = s->db;
+        n.ks = s->ks;
         if (r >= 0)
                 r = step_resume(&n, err);
         if (r >= 0)

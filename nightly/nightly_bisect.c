@@ -173,9 +173,8 @@ static void run_bisection(const struct nightly_bisect_in *in, char **names, cons
         struct kb_error err = { { 0 } };
         int code;
 
-        o.lock_held = 1;
         o.deadline_at = in->deadline_at;
-        code = bisect_run(&o, in->g, &a, &err);
+        code = bisect_run(&o, in->g, in->s, &a, &err);
         if (code != 0 && code != BISECT_EXIT_UNDECIDED) {
                 ret->why = g_strdup(err.msg[0] ? err.msg : "the bisection failed");
                 return;

@@ -46,6 +46,7 @@ size_t nightly_bisect_good_end(const enum nightly_bisect_mark *marks, size_t bad
 struct nightly_bisect_in {
         const struct nightly_config *cfg;
         const struct store_ctx *g;
+        struct store_session *s;           /* the night's, in which the bisection runs */
         struct db *db;
         struct kstore *ks;
         int64_t baseline_run;              /* the run the night compared with */
