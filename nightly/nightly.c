@@ -304,18 +304,22 @@ static int import_one(struct night *n, const struct nightly_found *f, struct kst
 
 /* The runner options of a run of the night measuring variant v: the
  * configuration's run settings (set through the option table when the
- * file was read), the variant's overrides (likewise), its label (a
+ * file was read), the variant's overrides (likewise: each option it sets
+ * apart from its default, nightly_override_opts), its label (a
  * source's name, checked by the variant option's rule), the workloads
  * (parsed as kbench run parses them), the night's tag and the store's
  * accelerator verdict. */
 static void night_opts(const struct night *n, const struct nightly_variant *v, struct run_settings *o) {
+        struct run_settings def;
+
+        runopts_defaults(&def);
         *o = n->cfg->run;
         o->workloads = n->cfg->workloads;
         o->tag = NIGHTLY_TAG;
         o->accel = n->accel;
-        o->guest.disk_mbps = v->disk_mbps;
-        o->guest.append = v->append;
-        o->sysctls = (char **)v->sysctls;
+        for (const struct runopt *const *opt = nightly_override_opts(); v->overrides && *opt; opt++)
+                if (!runopt_equal(*opt, v->overrides, &def))
+                        runopt_copy(*opt, o, v->overrides);
         o->variant = v->label;
 }
 
@@ -384,8 +388,7 @@ static int step_import(struct night *n, struct kb_error *err) {
                         continue;
                 }
                 /* The baseline from a source without overrides is the store's baseline, below. */
-                if (strcmp(k->name, n->cfg->baseline) != 0 || src->overrides.guest.disk_mbps ||
-                    src->overrides.guest.append || (src->overrides.sysctls && src->overrides.sysctls[0])) {
+                if (strcmp(k->name, n->cfg->baseline) != 0 || nightly_source_has_overrides(src)) {
                         r = add_candidate(n, k, n->found[i].source, 0, err);
                         if (r < 0) {
                                 kstore_kernel_free(k);
@@ -415,11 +418,16 @@ static void print_plan(const struct night *n) {
                (size_t)g_strv_length(n->cfg->workloads), n->cfg->run.repeats, n->accel);
         for (size_t i = 0; i < n->plan->n_groups; i++) {
                 const struct nightly_group *gr = &n->plan->groups[i];
+                struct run_settings def;
 
-                g_autofree char *sys = gr->sysctls ? g_strjoinv(",", (char **)gr->sysctls) : NULL;
+                runopts_defaults(&def);
+                printf("run %zu:", i + 1);
+                for (const struct runopt *const *opt = nightly_override_opts(); *opt; opt++) {
+                        g_autofree char *v = runopt_text(*opt, gr->v.overrides ? gr->v.overrides : &def);
 
-                printf("run %zu: disk_mbps=%" G_GUINT64_FORMAT " append=%s sysctls=%s variant=%s:", i + 1,
-                       gr->disk_mbps, gr->append ? gr->append : "-", sys ? sys : "-", gr->label ? gr->label : "-");
+                        printf(" %s=%s", (*opt)->key, v);
+                }
+                printf(" variant=%s:", gr->v.label ? gr->v.label : "-");
                 for (size_t m = 0; m < gr->n_members; m++)
                         printf(" %s (%zu of %d stored)", c[gr->members[m]].name, c[gr->members[m]].n_ok,
                                n->cfg->run.repeats);
@@ -435,7 +443,6 @@ static void print_plan(const struct night *n) {
 static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_error *err) {
         const struct nightly_group *gr = &n->plan->groups[gi];
         const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
-        const struct nightly_variant v = { gr->label, gr->append, gr->sysctls, gr->disk_mbps };
         g_autofree char **kernels = g_new0(char *, gr->n_members + 1);
         const struct runner_drive drive = night_drive(n);
         struct run_settings o;
@@ -444,7 +451,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
 
         for (size_t m = 0; m < gr->n_members; m++)
                 kernels[m] = (char *)c[gr->members[m]].kernel_id;
-        night_opts(n, &v, &o);
+        night_opts(n, &gr->v, &o);
         o.kernels = kernels;
         /* A signal during an earlier run of the night ends the night too. */
         if ((double)g_get_real_time() / 1e6 >= n->deadline_at || cell_interrupted) {
@@ -461,7 +468,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         add_run(n, id);
         for (size_t m = 0; m < gr->n_members; m++) {
                 const struct nightly_candidate *cm = &c[gr->members[m]];
-                if (cm->is_baseline && gr->disk_mbps == 0 && !gr->append && !gr->sysctls && !gr->label)
+                if (cm->is_baseline && nightly_variant_equal(&gr->v, &(struct nightly_variant){ 0 }))
                         n->baseline_run = id;
                 add_subject(n, id, cm->name, cm->store_name ? cm->store_name : cm->name, cm->kernel_id);
         }

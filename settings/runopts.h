@@ -198,6 +198,20 @@ int runopt_set_json(struct run_settings *s, const struct runopt *opt, const json
  * Returns 0 or -EINVAL with err naming the option. */
 int runopt_set_strv(struct run_settings *s, const struct runopt *opt, char **items, struct kb_error *err);
 
+/* Whether opt's field holds the same value in a and b: numbers alike,
+ * strings alike (an empty one is none), repeatable options item by item in
+ * order (none and an empty list alike). */
+int runopt_equal(const struct runopt *opt, const struct run_settings *a, const struct run_settings *b);
+
+/* Copy opt's field from src into dst; strings stay borrowed from where src
+ * borrowed them. */
+void runopt_copy(const struct runopt *opt, struct run_settings *dst, const struct run_settings *src);
+
+/* opt's value in s as one word for a listing: a number as runs save it, a
+ * string as it is, a repeatable option's items joined by ',', "-" for
+ * none. Caller g_frees. */
+char *runopt_text(const struct runopt *opt, const struct run_settings *s);
+
 /* The option called name, or NULL. */
 const struct runopt *runopt_find(const char *name);
 
