@@ -14,13 +14,13 @@
 #include "common/util.h"
 #include "kernels/build.h"
 #include "kernels/kstore.h"
-#include "report/bisectrule.h"
+#include "decide/bisectrule.h"
 #include "report/metrics.h"
 #include "results/bisect.h"
 #include "results/query.h"
 
 /* A candidate's own state: built (kernel set) or not buildable. What the
- * search decided of it is report/bisectrule.c's. */
+ * search decided of it is decide/bisectrule.c's. */
 enum cand_state { CAND_UNTESTED, CAND_SKIPPED };
 
 struct cand {

@@ -5,7 +5,7 @@
  * the last bad), or the first-parent commits of a git history between a
  * good and a bad ref, each built on demand (kernels/build.h: one O= tree,
  * so a step's build is incremental). First the ends are measured against
- * each other, interleaved, with report/seqrule.h's sequential rule (more
+ * each other, interleaved, with decide/seqrule.h's sequential rule (more
  * rounds while the answer is "not yet", up to a maximum): when they are the
  * same, there is nothing to find; when the rule cannot tell within the
  * budget, the bisection says so. Otherwise each step measures one candidate

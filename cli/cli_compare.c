@@ -10,7 +10,7 @@
 
 #include "common/parse.h"
 #include "cli/cli.h"
-#include "report/pairing.h"
+#include "decide/pairing.h"
 #include "report/compare.h"
 #include "report/json.h"
 #include "report/text.h"

@@ -16,6 +16,7 @@
 #include "common/util.h"
 #include "common/proto.h"
 #include "cli/cli.h"
+#include "report/vmstatout.h"
 #include "workloads/vmstat.h"
 
 struct vmstat_opts {
@@ -196,10 +197,10 @@ int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
         if (o.json) {
                 /* Streamed sample by sample: a tree of every sample would
                  * take gigabytes on a large capture. */
-                if (vmstat_json_dumpf(t, threshold, interval, stdout) < 0)
+                if (vmstatout_json_dumpf(t, threshold, interval, stdout) < 0)
                         ret = cli_errorf("vmstat: cannot write JSON");
         } else {
-                r = vmstat_print(t, threshold, interval, stdout);
+                r = vmstatout_print(t, threshold, interval, stdout);
                 if (r < 0)
                         ret = cli_errorf("vmstat: %s", strerror(-r));
         }

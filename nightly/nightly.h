@@ -3,7 +3,7 @@
  * caller's session (the store lock, the database, the kernel store), resume a night that was cut short, fetch the sources and
  * import what they yield, decide what to measure (nightly_plan), run each
  * group of kernels through the runner of `kbench run`, compare every new
- * kernel with the baseline through compare's pairing (report/pairing.h)
+ * kernel with the baseline through compare's pairing (decide/pairing.h)
  * and look for change points in each judged metric's history, then report,
  * notify and publish. */
 #pragma once

@@ -1,5 +1,5 @@
 /* nightly/nightly_bisect.c: a night's bisection (see nightly_bisect.h). The
- * marks come from the same comparison the night makes (report/pairing.c
+ * marks come from the same comparison the night makes (decide/pairing.c
  * over run:BASELINE_RUN:BASELINE and the kernel's latest nightly run); the
  * bisection is bisect/bisect.c's, embedded: quiet, under the night's lock. */
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "nightly/nightly_sources.h"
 #include "report/compare.h"
 #include "report/metrics.h"
-#include "report/pairing.h"
+#include "decide/pairing.h"
 #include "results/query.h"
 #include "workloads/workload.h"
 

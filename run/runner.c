@@ -471,7 +471,7 @@ static void on_stage(void *userdata, const char *stage) {
 }
 
 /* --until-mde: what the run loop keeps between rounds. The rule itself is
- * stateless (report/seqrule.h): a resumed run asks it about the stored
+ * stateless (decide/seqrule.h): a resumed run asks it about the stored
  * cells and hears what the interrupted run would have heard. */
 struct seq {
         int on;

@@ -161,7 +161,7 @@ const struct runopt runopt_table[] = {
           .help = "Re-run (within --retries) a cell whose host spent over P % of its CPU on other processes "
                   "during the workload; such cells are marked contended (over 10 % when P is 0, the default)",
           .arg = "P", .class = RUNOPT_HOW },
-        /* Repeats chosen by the tool (report/seqrule.h): how a run went about
+        /* Repeats chosen by the tool (decide/seqrule.h): how a run went about
          * its measurement, not what it measured, so HOW. */
         { "until-mde", 0, RUNOPT_PERCENT, OFF(until_mde_pct), 0, 100, "0", "until_mde_pct", .suffix = 1,
           .help = "Add interleaved rounds until every judged metric's minimum detectable effect (compare's "

@@ -46,7 +46,7 @@ struct run_settings {
         int all;                           /* end with the full run table, not the judged summary */
         int64_t resume_run;                /* > 0: continue this run */
         double until_mde_pct;              /* > 0: add rounds until every judged metric's MDE is at most
-                                              this, % (report/seqrule.h); repeats is then the pilot */
+                                              this, % (decide/seqrule.h); repeats is then the pilot */
         int budget_cells;                  /* with until_mde_pct: cells in all, at most; 0: no such cap */
         double budget_time_s;              /* with until_mde_pct: no round starts later than this after
                                               the run (or its resumption) began, seconds; 0: none */
