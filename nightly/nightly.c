@@ -963,7 +963,7 @@ static int bisect_subject(struct night *n, const struct subject *s, struct kb_er
                 if (g_strcmp0(v.label, label) != 0)
                         continue;
                 night_opts(n, &v, &o);
-                in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .s = n->s, .db = n->db, .ks = n->ks,
+                in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .s = n->s,
                                                  .baseline_run = n->baseline_run, .baseline_id = base->id,
                                                  .source = si, .label = v.label, .kernel_id = s->kernel_id,
                                                  .run = &o, .deadline_at = n->deadline_at };
