@@ -1,6 +1,6 @@
 /* bench/bisect-sim.c: how often `kbench bisect` names the right candidate,
- * simulated against the real search (report/bisectrule.c, bisect_search,
- * with report/seqrule.c's verdicts), exactly as bisect/bisect.c drives it
+ * simulated against the real search (decide/bisectrule.c, bisect_search,
+ * with decide/seqrule.c's verdicts), exactly as bisect/bisect.c drives it
  * but with simulated measurements in place of runs.
  *
  * Each replicate is a list of N candidates whose metric (lower is better,
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bisectrule.h"
+#include "decide/bisectrule.h"
 #include "report/metrics.h"
 
 #define N_CAND 7

@@ -6,7 +6,7 @@
  * times iid noise of the given CoV per cell. Two judged metrics (higher is
  * better) per cell, independent noise, the same drift. B's first metric is
  * changed by `effect` (0: an A/A run). After each look the rule
- * (report/seqrule.c, seqrule_decide) is asked, exactly as the runner asks
+ * (decide/seqrule.c, seqrule_decide) is asked, exactly as the runner asks
  * it; at its stopping point the verdict is compare's (seqrule_verdict:
  * Benjamini-Hochberg over both metrics, Fieller's interval beyond the noise
  * band), with the noise band at 0 (the test alone) and at compare's 2 %.
@@ -37,7 +37,7 @@
 
 #include "common/splitmix64.h"
 #include "report/metrics.h"
-#include "report/seqrule.h"
+#include "decide/seqrule.h"
 #include "report/stats.h"
 
 #define MAX_ROUNDS 60

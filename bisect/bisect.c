@@ -14,14 +14,13 @@
 #include "common/util.h"
 #include "kernels/build.h"
 #include "kernels/kstore.h"
-#include "report/bisectrule.h"
+#include "decide/bisectrule.h"
 #include "report/metrics.h"
 #include "results/bisect.h"
 #include "results/query.h"
-#include "store/lock.h"
 
 /* A candidate's own state: built (kernel set) or not buildable. What the
- * search decided of it is report/bisectrule.c's. */
+ * search decided of it is decide/bisectrule.c's. */
 enum cand_state { CAND_UNTESTED, CAND_SKIPPED };
 
 struct cand {
@@ -34,9 +33,9 @@ struct cand {
 struct bis {
         const struct bisect_opts *o;
         const struct store_ctx *g;
-        struct db *db;
-        struct kstore *ks;
-        struct store_lock *lock;
+        struct store_session *s;   /* the caller's: the database, the kernel store, the lock held */
+        struct db *db;             /* s->db, once open */
+        struct kstore *ks;         /* s->ks, once open */
         int64_t id;
         int step;
         struct cand *c;
@@ -290,9 +289,9 @@ static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const 
         char *names[4] = { NULL };
         char *workloads[2] = { (char *)b->o->workload, NULL };
         struct run_settings o = b->o->run;
-        /* A step is the bisection's: it holds the lock and prints its own
-         * lines; a night's deadline holds for it too. */
-        const struct runner_drive drive = { .lock_held = 1, .quiet = 1, .deadline_at = b->o->deadline_at };
+        /* A step is the bisection's: it runs in the bisection's session
+         * and prints its own lines; a night's deadline holds for it too. */
+        const struct runner_drive drive = { .quiet = 1, .deadline_at = b->o->deadline_at };
         int64_t run = 0;
         int code, r = 0;
 
@@ -305,7 +304,7 @@ static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const 
         o.tag = tag;
         o.json = 0;
         o.until_mde_pct = 0;
-        code = runner_run(&o, &drive, b->g, &run, b->err);
+        code = runner_run(&o, &drive, b->g, b->s, &run, b->err);
         if (code != 0 && code != 3)
                 return error_prefix(b->err, -EIO, "step %d", b->step);
         /* Exit 3 is failed cells (a candidate that does not boot: no
@@ -447,16 +446,13 @@ static int check_request(struct bis *b, struct kb_error *err) {
         return r;
 }
 
-/* Only a bisection that builds puts kernels in, and so may create a store;
- * one over --kernels needs the store that holds them. */
+/* The session opened (by the caller: only a bisection that builds may
+ * create a store), the candidates: the kernels looked up, or the worktree
+ * of the good end. */
 static int open_store(struct bis *b, struct kb_error *err) {
-        g_autofree char *kdir = store_kernels_dir(b->g);
-        int r = store_prepare(b->g, b->o->git_dir != NULL, err);
+        int r = store_session_open(b->s, STORE_PART_STORE, err);
 
-        if (r >= 0 && !b->o->lock_held)
-                r = lock_store(b->g->home, "bisect", &b->lock, err);
-        if (r >= 0)
-                r = b->o->git_dir ? kstore_open(kdir, &b->ks, err) : kstore_open_existing(kdir, &b->ks, err);
+        b->ks = b->s->ks;
         if (r >= 0 && !b->o->git_dir) {
                 r = cands_from_kernels(b, err);
                 b->usage = r == -ENOENT || r == -EINVAL;        /* as run's unknown kernel */
@@ -481,7 +477,8 @@ static int start(struct bis *b, struct kb_error *err) {
         if (r >= 0)
                 r = open_store(b, err);
         if (r >= 0)
-                r = db_open(b->g->db_path, &b->db, err);
+                r = store_session_open(b->s, STORE_PART_DB, err);
+        b->db = b->s->db;
         if (r < 0)
                 return r;
         text = json_dumps(settings, JSON_COMPACT);
@@ -505,9 +502,6 @@ static void bis_free(struct bis *b) {
         g_free(b->top);
         json_decref(b->steps);
         json_decref(b->step_runs);
-        db_close(b->db);
-        kstore_free(b->ks);
-        lock_release(b->lock);
 }
 
 static const struct bisect_ops real_ops = { op_prepare, op_same_image, op_measure, op_step };
@@ -517,9 +511,9 @@ void bisect_answer_clear(struct bisect_answer *a) {
         *a = (struct bisect_answer){ 0 };
 }
 
-int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct bisect_answer *ret,
-               struct kb_error *err) {
-        struct bis b = { .o = o, .g = g, .err = err, .steps = json_array(), .step_runs = json_array() };
+int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct store_session *s,
+               struct bisect_answer *ret, struct kb_error *err) {
+        struct bis b = { .o = o, .g = g, .s = s, .err = err, .steps = json_array(), .step_runs = json_array() };
         struct bisect_params p = { .rule = { .target = o->target, .alpha = o->alpha, .power = 0.8,
                                              .pilot = (size_t)o->pilot, .max_rounds = (size_t)o->max_rounds },
                                    .noise = o->noise, .dir = metrics_direction(o->metric),

@@ -5,7 +5,7 @@
  * the last bad), or the first-parent commits of a git history between a
  * good and a bad ref, each built on demand (kernels/build.h: one O= tree,
  * so a step's build is incremental). First the ends are measured against
- * each other, interleaved, with report/seqrule.h's sequential rule (more
+ * each other, interleaved, with decide/seqrule.h's sequential rule (more
  * rounds while the answer is "not yet", up to a maximum): when they are the
  * same, there is nothing to find; when the rule cannot tell within the
  * budget, the bisection says so. Otherwise each step measures one candidate
@@ -42,7 +42,6 @@ struct bisect_opts {
         double alpha, noise;       /* compare's --alpha and --noise */
         int json;
         int quiet;                 /* print nothing on stdout (a caller reports the answer itself) */
-        int lock_held;             /* the caller holds the store lock (kbench nightly) */
         double deadline_at;        /* unix time after which no step's cell starts (a night's); 0: none */
 };
 
@@ -67,6 +66,8 @@ void bisect_answer_clear(struct bisect_answer *a);
 
 /* Run the bisection; prints progress on stderr and the result on stdout
  * (nothing with o->quiet). Returns an exit code; on 1 and 2 err says why.
+ * Once the request is checked, s is opened (store_session_open): the
+ * database, the kernel store, the store lock held; the caller owns it.
  * OUT: *ret (may be NULL), filled when the exit code is 0 or 3. */
-int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct bisect_answer *ret,
-               struct kb_error *err);
+int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct store_session *s,
+               struct bisect_answer *ret, struct kb_error *err);

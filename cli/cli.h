@@ -8,19 +8,60 @@
 #include "common/error.h"
 #include "store/store.h"
 
+/* What a verb needs before it works, declared in its row of the verb
+ * table (main.c's verbs[], cli_kernel.c's subcommands[]), as git's
+ * RUN_SETUP; cli_setup provides it. */
+enum cli_needs {
+        CLI_STORE = 1 << 0,        /* the store's directory, which must exist */
+        CLI_CREATE = 1 << 1,       /* the store's directory, made when missing (a verb that puts a kernel in) */
+        CLI_LOCK = 1 << 2,         /* the store lock, held until the verb returns */
+        CLI_KSTORE = 1 << 3,       /* the kernel store */
+        CLI_DB = 1 << 4,           /* the results database, which must exist (--db may lie outside the store) */
+        CLI_DB_CREATE = 1 << 5,    /* the results database, created when missing (a verb that adds results) */
+};
+
+/* A verb's context: the store it works on (from the global options) and
+ * what cli_setup opened for it. */
+struct cli_ctx {
+        struct store_session s;    /* first member: the floors' store_session_open comes back here */
+        const struct store_ctx *g;
+        const char *verb;          /* the lock's owner as a second kbench names it ("kernel build") */
+        unsigned needs;            /* enum cli_needs, from the verb's row */
+        struct store_lock *lock;   /* held when needs has CLI_LOCK and the setup is done */
+        unsigned opened;           /* the setup's steps done, a bit each (setup.c) */
+};
+
+/* A context for verb with its row's needs; nothing is opened yet. */
+void cli_ctx_init(struct cli_ctx *c, const struct store_ctx *g, const char *verb, unsigned needs);
+/* Close what cli_setup opened and release the lock. */
+void cli_ctx_clear(struct cli_ctx *c);
+
+/* Open what c->needs declares: the store's directory (made with
+ * CLI_CREATE), the lock, the kernel store, the database, in that order;
+ * what is open stays open (a second call returns 0). A verb calls it once
+ * its request is checked, so a usage error is not hidden behind a missing
+ * store; a pump (run, bisect, nightly) gets c->s and asks for its parts
+ * with store_session_open, which comes here.
+ * Returns 0, or -errno with err saying why in one line. */
+int cli_setup(struct cli_ctx *c, struct kb_error *err);
+
+/* cli_setup's steps for the needs given only: for kbench doctor, which
+ * looks at each part of the store in turn, a failure being a finding. */
+int cli_setup_only(struct cli_ctx *c, unsigned needs, struct kb_error *err);
+
 /* Each verb: parses its own options (GOptionContext, so --help works) from
- * argv[0] = verb name onwards. Returns the process exit code: 0 ok, 1 failure,
- * 2 usage error. */
-int cli_kernel(int argc, char **argv, const struct store_ctx *g);
-int cli_run(int argc, char **argv, const struct store_ctx *g);
-int cli_show(int argc, char **argv, const struct store_ctx *g);
-int cli_compare(int argc, char **argv, const struct store_ctx *g);
-int cli_doctor(int argc, char **argv, const struct store_ctx *g);
-int cli_vmstat(int argc, char **argv, const struct store_ctx *g);
-int cli_publish(int argc, char **argv, const struct store_ctx *g);
-int cli_nightly(int argc, char **argv, const struct store_ctx *g);
-int cli_bisect(int argc, char **argv, const struct store_ctx *g);
-int cli_workloads(int argc, char **argv, const struct store_ctx *g);
+ * argv[0] = verb name onwards, then calls cli_setup. Returns the process
+ * exit code: 0 ok, 1 failure, 2 usage error. */
+int cli_kernel(int argc, char **argv, struct cli_ctx *c);
+int cli_run(int argc, char **argv, struct cli_ctx *c);
+int cli_show(int argc, char **argv, struct cli_ctx *c);
+int cli_compare(int argc, char **argv, struct cli_ctx *c);
+int cli_doctor(int argc, char **argv, struct cli_ctx *c);
+int cli_vmstat(int argc, char **argv, struct cli_ctx *c);
+int cli_publish(int argc, char **argv, struct cli_ctx *c);
+int cli_nightly(int argc, char **argv, struct cli_ctx *c);
+int cli_bisect(int argc, char **argv, struct cli_ctx *c);
+int cli_workloads(int argc, char **argv, struct cli_ctx *c);
 
 /* Parse a verb's options: entries lists the GOptionEntry arrays of ctx
  * (each NULL-terminated; the list too), verb names it in messages ("run",
@@ -40,7 +81,7 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
  * (cell keys), "logs RUN CELL" (the cell's log streams, and vmstat),
  * "metrics" (the metric names stored). Prints nothing on an error (no
  * store yet). Returns the exit code: 0, 1 (an error), 2 (usage). */
-int cli_complete(int argc, char **argv, const struct store_ctx *g);
+int cli_complete(int argc, char **argv, struct cli_ctx *c);
 
 /* Help is read in a terminal of 100 columns: every line of every --help
  * fits (tests/cli/help.py). */

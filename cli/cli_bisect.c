@@ -79,7 +79,7 @@ static char *help_summary(void) {
         return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
-int cli_bisect(int argc, char **argv, const struct store_ctx *g) {
+int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
         size_t n_opts = 0;
         g_autofree char **texts = NULL;
         g_autofree int *flags = NULL;
@@ -160,7 +160,11 @@ int cli_bisect(int argc, char **argv, const struct store_ctx *g) {
                                   .kernels = kernel_list, .git_dir = git, .good = good, .bad = bad, .config = config,
                                   .fragments = fragments, .jobs = jobs, .pilot = pilot, .max_rounds = max_rounds,
                                   .target = target / 100, .alpha = alpha, .noise = noise / 100, .json = o.run.json };
-        code = bisect_run(&o, g, NULL, &err);
+        /* Only a bisection that builds puts kernels in, and so may create
+         * a store; one over --kernels needs the store that holds them. */
+        if (!git)
+                c->needs &= ~CLI_CREATE;
+        code = bisect_run(&o, c->g, &c->s, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);
 out:

@@ -10,7 +10,7 @@
 
 #include "common/parse.h"
 #include "cli/cli.h"
-#include "report/pairing.h"
+#include "decide/pairing.h"
 #include "report/compare.h"
 #include "report/json.h"
 #include "report/text.h"
@@ -161,7 +161,7 @@ static const char compare_summary[] =
         "no workload in common, or no metric matching --metric); 2 usage error (also:\n"
         "an --ignore-setting no selected cell has).";
 
-int cli_compare(int argc, char **argv, const struct store_ctx *g) {
+int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
         g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format = NULL;
         g_auto(GStrv) ignore = NULL;
@@ -171,7 +171,6 @@ int cli_compare(int argc, char **argv, const struct store_ctx *g) {
         struct compare_view *v = NULL;
         struct compare_selector sel;
         struct kb_error err = { { 0 } };
-        struct db *db = NULL;
         int markdown = 0, r, rc;
         guint n_user = 0;
         GOptionEntry entries[] = {
@@ -217,13 +216,12 @@ int cli_compare(int argc, char **argv, const struct store_ctx *g) {
         if (split_ignored(ignore, ignored, &n_user))
                 return 2;
 
-        r = db_open_existing(g->db_path, &db, &err);
+        r = cli_setup(c, &err);
         if (r < 0)
                 return cli_error(&err);
-        r = pairing_compare_load(db, &o, ignored, &v, &err);
+        r = pairing_compare_load(c->s.db, &o, ignored, &v, &err);
         if (r < 0)
-                r = db_blame(db, r, &err);
-        db_close(db);
+                r = db_blame(c->s.db, r, &err);
         if (r < 0)
                 return cli_error(&err);
         rc = check_view(v, ignored, n_user, metric);

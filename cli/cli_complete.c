@@ -90,9 +90,8 @@ static const struct {
         { "metrics", 0, complete_metrics },
 };
 
-int cli_complete(int argc, char **argv, const struct store_ctx *g) {
+int cli_complete(int argc, char **argv, struct cli_ctx *c) {
         struct kb_error err = { { 0 } };
-        struct db *db = NULL;
         int r;
 
         for (size_t i = 0; i < G_N_ELEMENTS(lists); i++) {
@@ -100,10 +99,9 @@ int cli_complete(int argc, char **argv, const struct store_ctx *g) {
                         continue;
                 if (argc != 2 + lists[i].nargs)
                         return 2;
-                r = db_open_existing(g->db_path, &db, &err);
+                r = cli_setup(c, &err);
                 if (r >= 0)
-                        r = lists[i].fn(db, argv + 2, &err);
-                db_close(db);
+                        r = lists[i].fn(c->s.db, argv + 2, &err);
                 return r < 0 ? 1 : 0;
         }
         return 2;

@@ -18,7 +18,6 @@
 #include "common/util.h"
 #include "host/pool.h"
 #include "run/hosts.h"
-#include "store/lock.h"
 #include "store/reap.h"
 #include "run/runner.h"
 #include "host/vm.h"
@@ -123,16 +122,17 @@ static void check_qemu_user(struct checks *c, const struct store_ctx *g) {
                 check(c, "qemu-reach", LEVEL_OK, "%s can reach %s", VM_QEMU_USER, scratch);
 }
 
-/* The results database: absent (fine), unreadable, or checked in full.
- * OUT: *ret_db, open when it could be. */
-static void check_database(struct checks *c, const struct store_ctx *g, struct db **ret_db) {
+/* The results database: absent (fine), unreadable, or checked in full;
+ * open in x->s.db when it could be. */
+static void check_database(struct checks *c, struct cli_ctx *x) {
+        const struct store_ctx *g = x->g;
         struct kb_error err = { { 0 } };
 
         if (access(g->db_path, F_OK) < 0 && errno == ENOENT)
                 check(c, "database", LEVEL_OK, "none yet at %s (the first kbench run creates it)", g->db_path);
-        else if (db_open_existing(g->db_path, ret_db, &err) < 0)
+        else if (cli_setup_only(x, CLI_DB, &err) < 0)
                 check(c, "database", LEVEL_FAIL, "%s", err.msg);
-        else if (db_check(*ret_db, 1, &err) < 0)
+        else if (db_check(x->s.db, 1, &err) < 0)
                 check(c, "database", LEVEL_FAIL, "%s (restore a backup, or copy the runs still readable with "
                       "sqlite3 .recover)", err.msg);
         else
@@ -282,7 +282,8 @@ static void check_hosts(struct checks *c, const struct store_ctx *g, const struc
         }
 }
 
-int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
+int cli_doctor(int argc, char **argv, struct cli_ctx *x) {
+        const struct store_ctx *g = x->g;
         int json = 0, repair = 0;
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the checks as JSON (each with its level)", NULL },
@@ -295,10 +296,7 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
         g_autofree char *kdir = store_kernels_dir(g);
         struct checks c = { .list = json_array() };
         struct vm_conn *conn = NULL;
-        struct kstore *ks = NULL;
         struct kstore_kernel **kernels = NULL;
-        struct db *db = NULL;
-        struct store_lock *lock = NULL;
         struct kb_error err = { { 0 } };
         size_t nk = 0;
 
@@ -328,30 +326,30 @@ int cli_doctor(int argc, char **argv, const struct store_ctx *g) {
         /* doctor looks and never creates: a mistyped --store must not
          * become a store that then reports ok. Without a store, nothing of
          * it can be checked, and libvirt's embedded root would be made in it. */
-        if (store_prepare(g, 0, &err) < 0) {
+        if (cli_setup_only(x, CLI_STORE, &err) < 0) {
                 check(&c, "store", LEVEL_FAIL, "%s", err.msg);
                 goto report;
         }
         check(&c, "store", unless(access(g->home, W_OK) == 0, LEVEL_FAIL), "%s%s", g->home,
               access(g->home, W_OK) == 0 ? "" : " (not writable: run cannot use it)");
         check_qemu_user(&c, g);
-        if (kstore_open_existing(kdir, &ks, &err) == 0 && kstore_list(ks, &kernels, &nk, &err) == 0) {
+        if (cli_setup_only(x, CLI_KSTORE, &err) == 0 && kstore_list(x->s.ks, &kernels, &nk, &err) == 0) {
                 check(&c, "kernels", LEVEL_OK, "%zu kernel(s) in %s", nk, kdir);
-                check_staging(&c, ks, kdir);
+                check_staging(&c, x->s.ks, kdir);
         } else {
                 check(&c, "kernels", LEVEL_FAIL, "%s", err.msg);
         }
-        check_database(&c, g, &db);
-        if (db)
-                check_rows(&c, db);
+        check_database(&c, x);
+        if (x->s.db)
+                check_rows(&c, x->s.db);
 
         /* A store in use is fine, but its libvirt root is then taken: the
          * embedded driver allows one process per root. */
-        if (lock_store(g->home, "doctor", &lock, &err) < 0) {
+        if (cli_setup_only(x, CLI_LOCK, &err) < 0) {
                 check(&c, "lock", LEVEL_FAIL, "%s", err.msg);
                 goto report;
         }
-        check_leftovers(&c, g, db);
+        check_leftovers(&c, g, x->s.db);
         if (g->hosts)
                 check_hosts(&c, g, nk > 0 ? kernels[0] : NULL);
         else
@@ -371,9 +369,6 @@ report:
                 json_decref(c.list);
         }
         kstore_kernel_list_free(kernels, nk);
-        kstore_free(ks);
-        db_close(db);
         vm_conn_free(conn);
-        lock_release(lock);
         return c.count[LEVEL_FAIL] ? 1 : 0;
 }

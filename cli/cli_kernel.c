@@ -11,14 +11,10 @@
 #include "common/utf8.h"
 #include "common/util.h"
 #include "cli/cli.h"
-#include "store/lock.h"
 #include "host/snapshot.h"
 #include "kernels/build.h"
 #include "kernels/kstore.h"
 
-static void kstore_freep(struct kstore **s) { kstore_free(*s); }
-#define _cleanup_kstore_ _cleanup_(kstore_freep)
-static void lock_releasep(struct store_lock **l) { lock_release(*l); }
 
 /* Parse a subcommand's options (cli_parse); 0 = go on, else the exit code. */
 static int parse_options(GOptionContext *ctx, const GOptionEntry *entries, const char *verb, int *argc, char ***argv) {
@@ -27,16 +23,14 @@ static int parse_options(GOptionContext *ctx, const GOptionEntry *entries, const
         return cli_parse(ctx, list, verb, argc, argv);
 }
 
-/* Only add and build, which put a kernel in, may create the store; list
- * and remove refuse a store directory that is not there. */
-static int open_store(const struct store_ctx *g, int create, struct kstore **ret) {
-        g_autofree char *dir = store_kernels_dir(g);
+/* The command's setup (its row's needs): 0, or the exit code after the
+ * error line. OUT: *ret, the kernel store (the context's). */
+static int open_store(struct cli_ctx *c, struct kstore **ret) {
         struct kb_error err = { "" };
 
-        if (store_prepare(g, create, &err) < 0)
+        if (cli_setup(c, &err) < 0)
                 return cli_error(&err);
-        if ((create ? kstore_open(dir, ret, &err) : kstore_open_existing(dir, ret, &err)) < 0)
-                return cli_error(&err);
+        *ret = c->s.ks;
         return 0;
 }
 
@@ -72,7 +66,7 @@ static void print_kernel(const struct kstore_kernel *k) {
         printf("modules:  %s (%d)\n", modules, k->n_modules);
 }
 
-static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
+static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
         g_autofree char *name = NULL;
         gboolean json = FALSE, quiet = FALSE;
         GOptionEntry entries[] = {
@@ -83,7 +77,7 @@ static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("FILE - import a kernel");
-        _cleanup_kstore_ struct kstore *s = NULL;
+        struct kstore *s = NULL;
         struct kstore_kernel *k = NULL;
         struct kb_error err = { "" };
         struct progress_state ps;
@@ -100,19 +94,15 @@ static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
                 return cli_errorf("kernel add: expected one FILE (try --help)") + 1;
         if (name && !kstore_name_new_valid(name))
                 return cli_errorf("kernel add: --name '%.128s' is not a kernel name (" KSTORE_NAME_RULE ")", name) + 1;
-        /* No store lock: an import only adds (a staging directory renamed
-         * into place, a name made with symlink's EEXIST), so it can neither
-         * disturb a run, which holds the lock for hours, nor be disturbed
-         * by one; nightly imports the same way under its lock. The file is
-         * looked at before a store is made: a FIFO or a directory given by
-         * mistake must not leave a new store behind. */
+        /* The file is looked at before a store is made: a FIFO or a
+         * directory given by mistake must not leave a new store behind. */
         {
                 _cleanup_close_ int fd = -1;
 
                 if (fileio_open_regular(argv[1], &fd, &err) < 0)
                         return cli_error(&err);
         }
-        if ((r = open_store(g, 1, &s)))
+        if ((r = open_store(c, &s)))
                 return r;
         clock_gettime(CLOCK_MONOTONIC, &t);
         ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
@@ -143,7 +133,8 @@ static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
 /* `kernel build SRC`: kernels/build.c does the work; this checks the
  * options, holds the store's lock (a build writes into the store) and
  * prints the result. */
-static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
+static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
+        const struct store_ctx *g = c->g;
         g_autofree char *name = NULL, *config = NULL;
         g_auto(GStrv) fragments = NULL, patches = NULL;
         gint jobs = 0;
@@ -162,8 +153,7 @@ static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("SRC - build a kernel from source into the store");
-        _cleanup_kstore_ struct kstore *s = NULL;
-        _cleanup_(lock_releasep) struct store_lock *lock = NULL;
+        struct kstore *s = NULL;
         g_autofree char *work = NULL;
         struct kbuild_opts o = { 0 };
         struct kbuild_result res = { 0 };
@@ -193,10 +183,8 @@ static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
         /* The files it is given are looked at before a store is made. */
         if (kbuild_check_inputs(&o, &err) < 0)
                 return cli_error(&err);
-        if ((r = open_store(g, 1, &s)))
+        if ((r = open_store(c, &s)))
                 return r;
-        if (lock_store(g->home, "kernel build", &lock, &err) < 0)
-                return cli_error(&err);
         work = g_build_filename(g->home, "build", NULL);
         clock_gettime(CLOCK_MONOTONIC, &t);
         ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
@@ -230,14 +218,15 @@ static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
         return 0;
 }
 
-static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
+static int kernel_list(int argc, char **argv, struct cli_ctx *c) {
+        const struct store_ctx *g = c->g;
         gboolean json = FALSE;
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON array", NULL },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("- list stored kernels");
-        _cleanup_kstore_ struct kstore *s = NULL;
+        struct kstore *s = NULL;
         struct kstore_kernel **v = NULL;
         struct kstore_damaged *dm = NULL;
         struct snapshot_info *snaps = NULL;
@@ -250,7 +239,7 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
                 return r;
         if (argc != 1)
                 return cli_errorf("kernel list: unexpected argument '%.64s'", argv[1]) + 1;
-        if ((r = open_store(g, 0, &s)))
+        if ((r = open_store(c, &s)))
                 return r;
         if (kstore_list_all(s, &v, &n, &dm, &nd, &err) < 0)
                 return cli_error(&err);
@@ -321,12 +310,12 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
         return 0;
 }
 
-static int kernel_remove(int argc, char **argv, const struct store_ctx *g) {
+static int kernel_remove(int argc, char **argv, struct cli_ctx *c) {
+        const struct store_ctx *g = c->g;
         GOptionEntry entries[] = { { NULL, 0, 0, 0, NULL, NULL, NULL } };
         g_autoptr(GOptionContext) ctx = g_option_context_new("NAME - remove a kernel name (and its files and "
                                                              "snapshots when unused)");
-        _cleanup_kstore_ struct kstore *s = NULL;
-        _cleanup_(lock_releasep) struct store_lock *lock = NULL;
+        struct kstore *s = NULL;
         g_autofree char *gone = NULL;
         struct kb_error err = { "" };
         int r;
@@ -340,13 +329,8 @@ static int kernel_remove(int argc, char **argv, const struct store_ctx *g) {
         if (!kstore_name_valid(argv[1]))
                 return cli_errorf("kernel remove: '%.64s%s' is not a kernel name (see kbench kernel list)", argv[1],
                                   strlen(argv[1]) > 64 ? "..." : "") + 1;
-        if ((r = open_store(g, 0, &s)))
+        if ((r = open_store(c, &s)))
                 return r;
-        /* A run resolves its kernels at its start and boots them for hours:
-         * removing one under it would fail its cells, so remove takes the
-         * store's lock as run does, and says who holds it. */
-        if (lock_store(g->home, "kernel", &lock, &err) < 0)
-                return cli_error(&err);
         if (kstore_remove(s, argv[1], &gone, &err) < 0)
                 return cli_error(&err);
         {
@@ -367,15 +351,28 @@ static int kernel_remove(int argc, char **argv, const struct store_ctx *g) {
         return 0;
 }
 
+/* needs (cli.h): add and build put a kernel in, so they may create the
+ * store; list and remove refuse one that is not there. build and remove
+ * hold the lock: a build writes into the store, and a run resolves its
+ * kernels at its start and boots them for hours, so removing one under it
+ * would fail its cells. add takes no lock: an import only adds (a staging
+ * directory renamed into place, a name made with symlink's EEXIST), so it
+ * can neither disturb a run nor be disturbed by one; nightly imports the
+ * same way under its lock. */
 static const struct {
         const char *name;
-        int (*fn)(int argc, char **argv, const struct store_ctx *g);
+        int (*fn)(int argc, char **argv, struct cli_ctx *c);
+        unsigned needs;
+        const char *verb;          /* as the lock names its holder */
         const char *help;
 } subcommands[] = {
-        { "add", kernel_add, "import a .deb, bzImage or vmlinux: add FILE [--name NAME] [--json]" },
-        { "build", kernel_build, "build a kernel from source: build SRC [--config C] [--fragment F] [--patch P]" },
-        { "list", kernel_list, "list stored kernels: list [--json]" },
-        { "remove", kernel_remove, "remove a kernel by name: remove NAME" },
+        { "add", kernel_add, CLI_CREATE | CLI_KSTORE, "kernel add",
+          "import a .deb, bzImage or vmlinux: add FILE [--name NAME] [--json]" },
+        { "build", kernel_build, CLI_CREATE | CLI_LOCK | CLI_KSTORE, "kernel build",
+          "build a kernel from source: build SRC [--config C] [--fragment F] [--patch P]" },
+        { "list", kernel_list, CLI_STORE | CLI_KSTORE, "kernel list", "list stored kernels: list [--json]" },
+        { "remove", kernel_remove, CLI_STORE | CLI_LOCK | CLI_KSTORE, "kernel remove",
+          "remove a kernel by name: remove NAME" },
 };
 
 /* "add, build, list, remove", from the table. Caller g_frees. */
@@ -387,7 +384,7 @@ static char *command_names(void) {
         return g_string_free(s, FALSE);
 }
 
-int cli_kernel(int argc, char **argv, const struct store_ctx *g) {
+int cli_kernel(int argc, char **argv, struct cli_ctx *c) {
         g_autofree char *names = command_names();
 
         if (argc < 2)
@@ -401,7 +398,9 @@ int cli_kernel(int argc, char **argv, const struct store_ctx *g) {
                 return 0;
         }
         for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
-                if (strcmp(argv[1], subcommands[i].name) == 0)
-                        return subcommands[i].fn(argc - 1, argv + 1, g);
+                if (strcmp(argv[1], subcommands[i].name) == 0) {
+                        cli_ctx_init(c, c->g, subcommands[i].verb, subcommands[i].needs);
+                        return subcommands[i].fn(argc - 1, argv + 1, c);
+                }
         return cli_errorf("kernel: unknown command '%.64s' (%s)", argv[1], names) + 1;
 }

@@ -7,7 +7,7 @@
 #include "nightly/nightly.h"
 #include "nightly/nightly_config.h"
 
-int cli_nightly(int argc, char **argv, const struct store_ctx *g) {
+int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
         gboolean dry_run = FALSE, json = FALSE, keys = FALSE;
         struct nightly_opts o = { 0 };
@@ -63,7 +63,7 @@ int cli_nightly(int argc, char **argv, const struct store_ctx *g) {
         o.config_path = argv[1];
         o.dry_run = dry_run;
         o.json = json;
-        code = nightly_run(&o, g, &err);
+        code = nightly_run(&o, c->g, &c->s, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);
         return code;

@@ -42,14 +42,14 @@ static int is_store_site(const char *dir, const char *home) {
         return mine.st_dev == given.st_dev && mine.st_ino == given.st_ino;
 }
 
-int cli_publish(int argc, char **argv, const struct store_ctx *g) {
+int cli_publish(int argc, char **argv, struct cli_ctx *c) {
+        const struct store_ctx *g = c->g;
         g_autoptr(GOptionContext) ctx = NULL;
         g_autofree char *dir = NULL;
         g_auto(GStrv) compares = NULL;
         struct kb_error err = { { 0 } };
         struct site_options opt = { 0 };
         struct site_result res = { 0 };
-        struct db *db = NULL;
         gboolean force = FALSE;
         int r;
         GOptionEntry entries[] = {
@@ -105,13 +105,12 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
                         return 2;
                 }
 
-        r = db_open_existing(g->db_path, &db, &err);
+        r = cli_setup(c, &err);
         if (r < 0)
                 return cli_error(&err);
-        r = site_publish(db, &opt, &res, &err);
+        r = site_publish(c->s.db, &opt, &res, &err);
         if (r < 0)
-                r = db_blame(db, r, &err);
-        db_close(db);
+                r = db_blame(c->s.db, r, &err);
         if (r < 0)
                 return cli_error(&err);
         if (res.dropped) {

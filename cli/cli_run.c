@@ -24,7 +24,7 @@ static char *workloads_help(void) {
         return g_string_free(s, FALSE);
 }
 
-int cli_run(int argc, char **argv, const struct store_ctx *g) {
+int cli_run(int argc, char **argv, struct cli_ctx *c) {
         size_t n_opts = 0;
         g_autofree char **texts = NULL;
         g_autofree int *flags = NULL;
@@ -79,7 +79,8 @@ int cli_run(int argc, char **argv, const struct store_ctx *g) {
                                            runopt_table[i].name);
                                 goto out;
                         }
-                if (runner_load_resume(&o, g, kern, work, keep, &err) < 0) {
+                /* The stored run is read under the lock the run holds. */
+                if (cli_setup(c, &err) < 0 || runner_load_resume(&o, c->s.db, kern, work, keep, &err) < 0) {
                         code = cli_error(&err);
                         goto out;
                 }
@@ -88,7 +89,7 @@ int cli_run(int argc, char **argv, const struct store_ctx *g) {
                 o.kernels = (char **)kern->pdata;
                 o.workloads = (char **)work->pdata;
         }
-        code = runner_run(&o, NULL, g, NULL, &err);
+        code = runner_run(&o, NULL, c->g, &c->s, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);
 out:

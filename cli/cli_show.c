@@ -59,12 +59,12 @@ static int show_in_run(struct db *db, int64_t run_id, const char *cell, const ch
         return show_run(db, run_id, json, 0, stdout, err);
 }
 
-int cli_show(int argc, char **argv, const struct store_ctx *g) {
+int cli_show(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
         g_autofree char *cell = NULL, *log = NULL;
         gboolean json = FALSE, tags = FALSE, bisect = FALSE;
         struct kb_error err = { { 0 } };
-        struct db *db = NULL;
+        struct db *db;
         int64_t run_id;
         gint64 bisection = 0;
         int r, rc = 1, vmstat_view;
@@ -102,9 +102,10 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 cli_errorf("show: --bisect '%.64s' is not a bisection id", argv[1]);
                 return 2;
         }
-        r = db_open_existing(g->db_path, &db, &err);
+        r = cli_setup(c, &err);
         if (r < 0)
                 return cli_error(&err);
+        db = c->s.db;
         if (tags)
                 r = show_tags(db, stdout, &err);
         else if (bisect && argc < 2)
@@ -117,7 +118,6 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 r = show_resolve_run(db, argv[1], &run_id, &err);
                 if (r == -EINVAL) {     /* RUN is neither an id nor 'last': a usage error */
                         cli_error(&err);
-                        db_close(db);
                         return 2;
                 }
                 if (r >= 0)
@@ -130,6 +130,5 @@ int cli_show(int argc, char **argv, const struct store_ctx *g) {
                 snprintf(err.msg, sizeof(err.msg), "show: cannot write the output");
         }
         rc = r < 0 ? cli_error(&err) : 0;
-        db_close(db);
         return rc;
 }

@@ -16,6 +16,7 @@
 #include "common/util.h"
 #include "common/proto.h"
 #include "cli/cli.h"
+#include "report/vmstatout.h"
 #include "workloads/vmstat.h"
 
 struct vmstat_opts {
@@ -117,7 +118,7 @@ static int cli_vmstat_read(const char *path, struct vmstat_parser *p, struct kb_
         return r < 0 ? r : 0;
 }
 
-int cli_vmstat(int argc, char **argv, const struct store_ctx *g) {
+int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
         _cleanup_(vmstat_opts_clear) struct vmstat_opts o = { 0 };
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object", NULL },
@@ -196,10 +197,10 @@ int cli_vmstat(int argc, char **argv, const struct store_ctx *g) {
         if (o.json) {
                 /* Streamed sample by sample: a tree of every sample would
                  * take gigabytes on a large capture. */
-                if (vmstat_json_dumpf(t, threshold, interval, stdout) < 0)
+                if (vmstatout_json_dumpf(t, threshold, interval, stdout) < 0)
                         ret = cli_errorf("vmstat: cannot write JSON");
         } else {
-                r = vmstat_print(t, threshold, interval, stdout);
+                r = vmstatout_print(t, threshold, interval, stdout);
                 if (r < 0)
                         ret = cli_errorf("vmstat: %s", strerror(-r));
         }

@@ -44,7 +44,7 @@ static void print_workloads(void) {
         }
 }
 
-int cli_workloads(int argc, char **argv, const struct store_ctx *g) {
+int cli_workloads(int argc, char **argv, struct cli_ctx *c) {
         gboolean packages = FALSE;
         GOptionEntry entries[] = {
                 { "packages", 0, 0, G_OPTION_ARG_NONE, &packages,
@@ -53,7 +53,6 @@ int cli_workloads(int argc, char **argv, const struct store_ctx *g) {
         };
         g_autoptr(GOptionContext) ctx = g_option_context_new("- list the workloads and their metrics");
 
-        (void)g;
         g_option_context_add_main_entries(ctx, entries, NULL);
         g_option_context_set_summary(ctx,
                 "Each workload with its guest packages and its metrics (unit, direction).\n"

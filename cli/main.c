@@ -16,21 +16,30 @@
 #include "cli/cli.h"
 #include "run/hosts.h"
 
+/* needs: what cli_setup opens for the verb (cli.h). Which verbs lock is
+ * this column; docs/architecture.md says why. kernel's commands declare
+ * their own (cli_kernel.c); doctor looks at each part itself
+ * (cli_setup_only), a missing store being one of its findings; bisect
+ * creates the store only when it builds (--git). */
 static const struct {
         const char *name;
-        int (*fn)(int argc, char **argv, const struct store_ctx *g);
+        int (*fn)(int argc, char **argv, struct cli_ctx *c);
+        unsigned needs;
         const char *help;
 } verbs[] = {
-        { "kernel", cli_kernel, "manage the kernel store: add, build (from source), list, remove" },
-        { "run", cli_run, "boot kernels under QEMU and run workloads" },
-        { "show", cli_show, "list runs, or one run's cells and metrics" },
-        { "compare", cli_compare, "is kernel B better or worse than A? (statistics, verdicts)" },
-        { "workloads", cli_workloads, "list the workloads, their guest packages and metrics" },
-        { "vmstat", cli_vmstat, "analyse vmstat output: columns, summary, writeout stalls" },
-        { "publish", cli_publish, "write a static HTML site of the results: tables and charts" },
-        { "bisect", cli_bisect, "find the kernel or commit that changed a metric (builds, sequential rule)" },
-        { "nightly", cli_nightly, "one unattended night: fetch new kernels, measure, detect, report, publish" },
-        { "doctor", cli_doctor, "check QEMU, libvirt, the accelerator and the store" },
+        { "kernel", cli_kernel, 0, "manage the kernel store: add, build (from source), list, remove" },
+        { "run", cli_run, CLI_STORE | CLI_LOCK | CLI_KSTORE | CLI_DB_CREATE,
+          "boot kernels under QEMU and run workloads" },
+        { "show", cli_show, CLI_DB, "list runs, or one run's cells and metrics" },
+        { "compare", cli_compare, CLI_DB, "is kernel B better or worse than A? (statistics, verdicts)" },
+        { "workloads", cli_workloads, 0, "list the workloads, their guest packages and metrics" },
+        { "vmstat", cli_vmstat, 0, "analyse vmstat output: columns, summary, writeout stalls" },
+        { "publish", cli_publish, CLI_DB, "write a static HTML site of the results: tables and charts" },
+        { "bisect", cli_bisect, CLI_STORE | CLI_CREATE | CLI_LOCK | CLI_KSTORE | CLI_DB_CREATE,
+          "find the kernel or commit that changed a metric (builds, sequential rule)" },
+        { "nightly", cli_nightly, CLI_STORE | CLI_CREATE | CLI_LOCK | CLI_KSTORE | CLI_DB_CREATE,
+          "one unattended night: fetch new kernels, measure, detect, report, publish" },
+        { "doctor", cli_doctor, 0, "check QEMU, libvirt, the accelerator and the store" },
 };
 
 /* One error line on stderr. Messages quote the store (kernel names, tags,
@@ -381,6 +390,7 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
 
 int main(int argc, char **argv) {
         struct store_ctx g = { 0 };
+        struct cli_ctx c = { 0 };
         const char *env;
         int r = 2;
 
@@ -446,7 +456,8 @@ int main(int argc, char **argv) {
                 goto out;
         }
         if (strcmp(argv[1], "--complete") == 0) {
-                r = cli_complete(argc - 1, argv + 1, &g);
+                cli_ctx_init(&c, &g, "complete", CLI_DB);
+                r = cli_complete(argc - 1, argv + 1, &c);
                 goto out;
         }
         if (strcmp(argv[1], "--version") == 0) {
@@ -456,11 +467,13 @@ int main(int argc, char **argv) {
         }
         for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++)
                 if (strcmp(argv[1], verbs[i].name) == 0) {
-                        r = verbs[i].fn(argc - 1, argv + 1, &g);
+                        cli_ctx_init(&c, &g, verbs[i].name, verbs[i].needs);
+                        r = verbs[i].fn(argc - 1, argv + 1, &c);
                         goto out;
                 }
         cli_errorf("unknown verb " CLI_Q " (try 'kbench --help')", CLI_QARG(argv[1]));
 out:
+        cli_ctx_clear(&c);
         g_free(g.home);
         g_free(g.db_path);
         g_free(g.connect);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "report/vmstatout.h"
 #include "workloads/vmstat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (size_t i = 0; i < t->nsamples; i++)
                 if (t->samples[i].capture >= t->ncaptures)
                         abort();
-        j = vmstat_json(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL);
+        j = vmstatout_json(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL);
         if (!j)
                 abort();
         free(json_dumps(j, JSON_COMPACT));
@@ -43,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         metric_list_clear(&ml);
         FILE *devnull = fopen("/dev/null", "w");
         if (devnull) {
-                vmstat_print(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, devnull);
+                vmstatout_print(t, VMSTAT_BO_THRESHOLD, VMSTAT_INTERVAL, devnull);
                 fclose(devnull);
         }
         vmstat_table_free(t);

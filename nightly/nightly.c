@@ -13,7 +13,6 @@
 #include "host/accel.h"
 #include "cell/cell.h"
 #include "cell/endstate.h"
-#include "store/lock.h"
 #include "bisect/bisect.h"
 #include "nightly/nightly.h"
 #include "nightly/nightly_bisect.h"
@@ -23,12 +22,12 @@
 #include "nightly/nightly_plan.h"
 #include "nightly/nightly_report.h"
 #include "nightly/nightly_sources.h"
-#include "report/pairing.h"
+#include "decide/pairing.h"
 #include "run/hosts.h"
 #include "run/runner.h"
 #include "settings/runopts.h"
 #include "kernels/kstore.h"
-#include "report/changepoint.h"
+#include "decide/changepoint.h"
 #include "report/metrics.h"
 #include "report/view.h"
 #include "results/db.h"
@@ -55,9 +54,9 @@ struct night {
         const struct nightly_opts *o;
         struct store_ctx g;               /* the caller's, with the configuration's connect */
         struct nightly_config *cfg;
-        struct store_lock *lock;
-        struct db *db;
-        struct kstore *ks;
+        struct store_session *s;           /* the caller's: the database, the kernel store, the lock held */
+        struct db *db;                     /* s->db, once open */
+        struct kstore *ks;                 /* s->ks, once open */
         const char *accel;                 /* what the runs use, and what "measured" is asked for */
         double started_at;                 /* unix time: the night's, as the store records it */
         double deadline_at;                /* unix time */
@@ -154,10 +153,10 @@ static int step_config(struct night *n, struct kb_error *err) {
 
 /* ---- runner ------------------------------------------------------------- */
 
-/* How the night drives the runner: it holds the store's lock, prints its
- * own report, and starts no cell past its deadline. */
+/* How the night drives the runner: in the night's session, printing its
+ * own report, and starting no cell past its deadline. */
 static struct runner_drive night_drive(const struct night *n) {
-        return (struct runner_drive){ .lock_held = 1, .quiet = 1, .deadline_at = n->deadline_at };
+        return (struct runner_drive){ .quiet = 1, .deadline_at = n->deadline_at };
 }
 
 /* The runner's exit code as the night reads it: 0 and 3 (failed cells,
@@ -192,7 +191,7 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
 
         runopts_defaults(&o);
         o.resume_run = id;
-        r = runner_load_resume(&o, &n->g, kern, work, keep, err);
+        r = runner_load_resume(&o, n->db, kern, work, keep, err);
         if (r < 0)
                 return r;
         g_ptr_array_add(kern, NULL);
@@ -200,7 +199,7 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
         o.kernels = (char **)kern->pdata;
         o.workloads = (char **)work->pdata;
         fprintf(stderr, "nightly: resuming run %" G_GINT64_FORMAT ", cut short on an earlier night\n", id);
-        code = runner_run(&o, &drive, &n->g, NULL, err);
+        code = runner_run(&o, &drive, &n->g, n->s, NULL, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "resuming run %" G_GINT64_FORMAT, id);
         note_left(n, id, code);
@@ -305,18 +304,22 @@ static int import_one(struct night *n, const struct nightly_found *f, struct kst
 
 /* The runner options of a run of the night measuring variant v: the
  * configuration's run settings (set through the option table when the
- * file was read), the variant's overrides (likewise), its label (a
+ * file was read), the variant's overrides (likewise: each option it sets
+ * apart from its default, nightly_override_opts), its label (a
  * source's name, checked by the variant option's rule), the workloads
  * (parsed as kbench run parses them), the night's tag and the store's
  * accelerator verdict. */
 static void night_opts(const struct night *n, const struct nightly_variant *v, struct run_settings *o) {
+        struct run_settings def;
+
+        runopts_defaults(&def);
         *o = n->cfg->run;
         o->workloads = n->cfg->workloads;
         o->tag = NIGHTLY_TAG;
         o->accel = n->accel;
-        o->guest.disk_mbps = v->disk_mbps;
-        o->guest.append = v->append;
-        o->sysctls = (char **)v->sysctls;
+        for (const struct runopt *const *opt = nightly_override_opts(); v->overrides && *opt; opt++)
+                if (!runopt_equal(*opt, v->overrides, &def))
+                        runopt_copy(*opt, o, v->overrides);
         o->variant = v->label;
 }
 
@@ -369,13 +372,9 @@ static int add_candidate(struct night *n, const struct kstore_kernel *k, size_t 
 }
 
 static int step_import(struct night *n, struct kb_error *err) {
-        g_autofree char *kdir = store_kernels_dir(&n->g);
         struct kstore_kernel *base = NULL;
         int r;
 
-        r = kstore_open(kdir, &n->ks, err);
-        if (r < 0)
-                return r;
         n->found_cand = g_new(ssize_t, n->n_found + 1);
         /* The files first: the baseline may be among them. */
         for (size_t i = 0; i < n->n_found; i++) {
@@ -389,8 +388,7 @@ static int step_import(struct night *n, struct kb_error *err) {
                         continue;
                 }
                 /* The baseline from a source without overrides is the store's baseline, below. */
-                if (strcmp(k->name, n->cfg->baseline) != 0 || src->overrides.guest.disk_mbps ||
-                    src->overrides.guest.append || (src->overrides.sysctls && src->overrides.sysctls[0])) {
+                if (strcmp(k->name, n->cfg->baseline) != 0 || nightly_source_has_overrides(src)) {
                         r = add_candidate(n, k, n->found[i].source, 0, err);
                         if (r < 0) {
                                 kstore_kernel_free(k);
@@ -420,11 +418,16 @@ static void print_plan(const struct night *n) {
                (size_t)g_strv_length(n->cfg->workloads), n->cfg->run.repeats, n->accel);
         for (size_t i = 0; i < n->plan->n_groups; i++) {
                 const struct nightly_group *gr = &n->plan->groups[i];
+                struct run_settings def;
 
-                g_autofree char *sys = gr->sysctls ? g_strjoinv(",", (char **)gr->sysctls) : NULL;
+                runopts_defaults(&def);
+                printf("run %zu:", i + 1);
+                for (const struct runopt *const *opt = nightly_override_opts(); *opt; opt++) {
+                        g_autofree char *v = runopt_text(*opt, gr->v.overrides ? gr->v.overrides : &def);
 
-                printf("run %zu: disk_mbps=%" G_GUINT64_FORMAT " append=%s sysctls=%s variant=%s:", i + 1,
-                       gr->disk_mbps, gr->append ? gr->append : "-", sys ? sys : "-", gr->label ? gr->label : "-");
+                        printf(" %s=%s", (*opt)->key, v);
+                }
+                printf(" variant=%s:", gr->v.label ? gr->v.label : "-");
                 for (size_t m = 0; m < gr->n_members; m++)
                         printf(" %s (%zu of %d stored)", c[gr->members[m]].name, c[gr->members[m]].n_ok,
                                n->cfg->run.repeats);
@@ -440,7 +443,6 @@ static void print_plan(const struct night *n) {
 static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_error *err) {
         const struct nightly_group *gr = &n->plan->groups[gi];
         const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
-        const struct nightly_variant v = { gr->label, gr->append, gr->sysctls, gr->disk_mbps };
         g_autofree char **kernels = g_new0(char *, gr->n_members + 1);
         const struct runner_drive drive = night_drive(n);
         struct run_settings o;
@@ -449,7 +451,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
 
         for (size_t m = 0; m < gr->n_members; m++)
                 kernels[m] = (char *)c[gr->members[m]].kernel_id;
-        night_opts(n, &v, &o);
+        night_opts(n, &gr->v, &o);
         o.kernels = kernels;
         /* A signal during an earlier run of the night ends the night too. */
         if ((double)g_get_real_time() / 1e6 >= n->deadline_at || cell_interrupted) {
@@ -459,14 +461,14 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
                 *ret_run = 0;
                 return 0;
         }
-        code = runner_run(&o, &drive, &n->g, &id, err);
+        code = runner_run(&o, &drive, &n->g, n->s, &id, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "run %zu of the night", gi + 1);
         note_left(n, id, code);
         add_run(n, id);
         for (size_t m = 0; m < gr->n_members; m++) {
                 const struct nightly_candidate *cm = &c[gr->members[m]];
-                if (cm->is_baseline && gr->disk_mbps == 0 && !gr->append && !gr->sysctls && !gr->label)
+                if (cm->is_baseline && nightly_variant_equal(&gr->v, &(struct nightly_variant){ 0 }))
                         n->baseline_run = id;
                 add_subject(n, id, cm->name, cm->store_name ? cm->store_name : cm->name, cm->kernel_id);
         }
@@ -961,7 +963,7 @@ static int bisect_subject(struct night *n, const struct subject *s, struct kb_er
                 if (g_strcmp0(v.label, label) != 0)
                         continue;
                 night_opts(n, &v, &o);
-                in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .db = n->db, .ks = n->ks,
+                in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .s = n->s,
                                                  .baseline_run = n->baseline_run, .baseline_id = base->id,
                                                  .source = si, .label = v.label, .kernel_id = s->kernel_id,
                                                  .run = &o, .deadline_at = n->deadline_at };
@@ -1327,16 +1329,14 @@ static void night_free(struct night *n) {
         nightly_plan_free(n->plan);
         nightly_found_free(n->found, n->n_found);
         g_free(n->found_cand);
-        kstore_free(n->ks);
-        db_close(n->db);
         nightly_config_free(n->cfg);
         nightly_report_clear(&n->rep);
-        lock_release(n->lock);
         g_free(n->g.connect);
 }
 
-int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct kb_error *err) {
-        struct night n = { .o = o, .g = *g };
+int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct store_session *s,
+                struct kb_error *err) {
+        struct night n = { .o = o, .g = *g, .s = s };
         int r, code = 1;
 
         n.g.connect = g_strdup(g->connect);
@@ -1355,11 +1355,9 @@ int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct 
                 code = 2;
                 goto out;
         }
-        r = store_prepare(g, 1, err);
-        if (r >= 0)
-                r = lock_store(g->home, "nightly", &n.lock, err);
-        if (r >= 0)
-                r = db_open(g->db_path, &n.db, err);
+        r = store_session_open(s, STORE_PART_STORE | STORE_PART_DB, err);
+        n.db = s->db;
+        n.ks = s->ks;
         if (r >= 0)
                 r = step_resume(&n, err);
         if (r >= 0)

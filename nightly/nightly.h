@@ -1,9 +1,9 @@
 /* nightly/nightly: `kbench nightly`, one unattended night, as a sequence of
- * steps each of its own function: take the store lock, read the
- * configuration, resume a night that was cut short, fetch the sources and
+ * steps each of its own function: read the configuration, open the
+ * caller's session (the store lock, the database, the kernel store), resume a night that was cut short, fetch the sources and
  * import what they yield, decide what to measure (nightly_plan), run each
  * group of kernels through the runner of `kbench run`, compare every new
- * kernel with the baseline through compare's pairing (report/pairing.h)
+ * kernel with the baseline through compare's pairing (decide/pairing.h)
  * and look for change points in each judged metric's history, then report,
  * notify and publish. */
 #pragma once
@@ -18,5 +18,8 @@ struct nightly_opts {
 
 /* Run one night. Returns the exit code: NIGHTLY_EXIT_* (nightly_report.h),
  * 1 on an error and 2 on a configuration error, with err saying why for
- * the caller to print. */
-int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct kb_error *err);
+ * the caller to print. Once the configuration is read, s is opened
+ * (store_session_open): it must give the database and the kernel store,
+ * the store lock held, and may create the store; the caller owns it. */
+int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct store_session *s,
+                struct kb_error *err);

@@ -1,5 +1,5 @@
 /* nightly/nightly_bisect.c: a night's bisection (see nightly_bisect.h). The
- * marks come from the same comparison the night makes (report/pairing.c
+ * marks come from the same comparison the night makes (decide/pairing.c
  * over run:BASELINE_RUN:BASELINE and the kernel's latest nightly run); the
  * bisection is bisect/bisect.c's, embedded: quiet, under the night's lock. */
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "nightly/nightly_sources.h"
 #include "report/compare.h"
 #include "report/metrics.h"
-#include "report/pairing.h"
+#include "decide/pairing.h"
 #include "results/query.h"
 #include "workloads/workload.h"
 
@@ -80,7 +80,7 @@ static int mark_in_run(const struct nightly_bisect_in *in, int64_t run, const ch
         int r;
 
         g_ptr_array_add(ignored, NULL);
-        r = pairing_compare_load(in->db, &o, ignored, &v, err);
+        r = pairing_compare_load(in->s->db, &o, ignored, &v, err);
         if (r < 0)
                 return r;
         *ret = NIGHTLY_BISECT_UNMEASURED;
@@ -106,7 +106,7 @@ static int nightly_run_of(const struct nightly_bisect_in *in, int64_t id) {
         const char *label;
         int yes = 0;
 
-        if (query_run(in->db, id, &run, NULL) < 0)
+        if (query_run(in->s->db, id, &run, NULL) < 0)
                 return 0;
         settings = json_loads(run->settings_json, 0, NULL);
         label = json_string_value(json_object_get(settings, "variant"));
@@ -130,9 +130,9 @@ static int mark_of(const struct nightly_bisect_in *in, const char *kernel_id, co
                 *ret = NIGHTLY_BISECT_GOOD;
                 return 0;
         }
-        if (kstore_find(in->ks, kernel_id, &k, &ignored) < 0)
+        if (kstore_find(in->s->ks, kernel_id, &k, &ignored) < 0)
                 return 0;
-        r = query_kernel_runs(in->db, kernel_id, &ids, &n, err);
+        r = query_kernel_runs(in->s->db, kernel_id, &ids, &n, err);
         for (size_t i = n; r >= 0 && i-- > 0 && *ret == NIGHTLY_BISECT_UNMEASURED;)
                 if (nightly_run_of(in, ids[i]))
                         r = mark_in_run(in, ids[i], k->name, spec, ret, err);
@@ -152,7 +152,7 @@ static char **names_of(const struct nightly_bisect_in *in, const struct nightly_
 
                 if (last && strcmp(last, h[i].kernel_id) == 0)
                         continue;
-                if (kstore_find(in->ks, h[i].kernel_id, &k, err) < 0)
+                if (kstore_find(in->s->ks, h[i].kernel_id, &k, err) < 0)
                         return NULL;
                 g_ptr_array_add(names, g_strdup(k->name));
                 kstore_kernel_free(k);
@@ -173,9 +173,8 @@ static void run_bisection(const struct nightly_bisect_in *in, char **names, cons
         struct kb_error err = { { 0 } };
         int code;
 
-        o.lock_held = 1;
         o.deadline_at = in->deadline_at;
-        code = bisect_run(&o, in->g, &a, &err);
+        code = bisect_run(&o, in->g, in->s, &a, &err);
         if (code != 0 && code != BISECT_EXIT_UNDECIDED) {
                 ret->why = g_strdup(err.msg[0] ? err.msg : "the bisection failed");
                 return;

@@ -46,8 +46,8 @@ size_t nightly_bisect_good_end(const enum nightly_bisect_mark *marks, size_t bad
 struct nightly_bisect_in {
         const struct nightly_config *cfg;
         const struct store_ctx *g;
-        struct db *db;
-        struct kstore *ks;
+        struct store_session *s;           /* the night's, open: its database and kernel store, in which the
+                                              bisection runs too */
         int64_t baseline_run;              /* the run the night compared with */
         const char *baseline_id;           /* the baseline's kernel id */
         size_t source;                     /* the source whose history is searched */

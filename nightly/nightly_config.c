@@ -217,6 +217,32 @@ static const struct cfg_row rows[] = {
 #undef C
 #undef S
 
+const struct runopt *const *nightly_override_opts(void) {
+        static const struct runopt *opts[ELEMENTSOF(rows) + 1];
+        static gsize done;
+
+        if (g_once_init_enter(&done)) {
+                size_t n = 0;
+
+                for (size_t i = 0; i < ELEMENTSOF(rows); i++)
+                        if ((rows[i].type == CFG_RUNOPT || rows[i].type == CFG_RUNOPT_KV) &&
+                            g_str_has_prefix(rows[i].path, "sources[].overrides."))
+                                opts[n++] = runopt_find(rows[i].opt);
+                g_once_init_leave(&done, 1);
+        }
+        return opts;
+}
+
+int nightly_source_has_overrides(const struct nightly_source *src) {
+        struct run_settings def;
+
+        runopts_defaults(&def);
+        for (const struct runopt *const *o = nightly_override_opts(); *o; o++)
+                if (!runopt_equal(*o, &src->overrides, &def))
+                        return 1;
+        return 0;
+}
+
 static const char *const source_type_names[] = { "dir", "url", "apt" };
 
 const char *nightly_source_type_name(enum nightly_source_type t) {

@@ -39,8 +39,8 @@ struct nightly_source {
         char *name;                        /* prefix of the kernel names it yields, or NULL */
         /* What the source changes about how its kernels are measured: the
          * run settings its overrides keys set, through the option table
-         * (guest.append, sysctls, guest.disk_mbps; the configuration sets
-         * none of these, so a value other than the default is an override).
+         * (nightly_override_opts; the configuration sets none of these
+         * elsewhere, so a value other than the default is an override).
          * A source with overrides should carry a name so its kernels are
          * tracked apart. */
         struct run_settings overrides;
@@ -103,3 +103,13 @@ struct nightly_config *nightly_config_free(struct nightly_config *c);   /* accep
 void nightly_config_print_keys(FILE *out);
 
 const char *nightly_source_type_name(enum nightly_source_type t);
+
+/* The run options a source's overrides may set: those the table's
+ * sources[].overrides.* keys name, in its order, NULL-terminated. Every
+ * use of an override (whether a source has any, a night's variants, the
+ * runs' settings, the plan's lines) goes through this list, so a new
+ * override is one row of the table. */
+const struct runopt *const *nightly_override_opts(void);
+
+/* Whether any of src's overrides differs from the option's default. */
+int nightly_source_has_overrides(const struct nightly_source *src);

@@ -6,12 +6,7 @@
 #include "nightly/nightly_plan.h"
 
 const char *nightly_source_variant(const struct nightly_source *src) {
-        const struct run_settings *ov = &src->overrides;
-
-        if (!src->name)
-                return NULL;
-        return (ov->guest.append && *ov->guest.append) || (ov->sysctls && ov->sysctls[0]) || ov->guest.disk_mbps
-                       ? src->name : NULL;
+        return src->name && nightly_source_has_overrides(src) ? src->name : NULL;
 }
 
 void nightly_candidate_variant(const struct nightly_config *cfg, const struct nightly_candidate *c,
@@ -23,30 +18,27 @@ void nightly_candidate_variant(const struct nightly_config *cfg, const struct ni
                 return;
         src = &cfg->sources[c->source];
         ret->label = nightly_source_variant(src);
-        ret->append = src->overrides.guest.append && *src->overrides.guest.append ? src->overrides.guest.append : NULL;
-        ret->sysctls = src->overrides.sysctls && src->overrides.sysctls[0] ? src->overrides.sysctls : NULL;
-        ret->disk_mbps = src->overrides.guest.disk_mbps;
+        ret->overrides = nightly_source_has_overrides(src) ? &src->overrides : NULL;
 }
 
 int nightly_variant_equal(const struct nightly_variant *a, const struct nightly_variant *b) {
-        size_t i = 0;
+        struct run_settings def;
 
-        if (a->disk_mbps != b->disk_mbps || g_strcmp0(a->append, b->append) || g_strcmp0(a->label, b->label))
+        if (g_strcmp0(a->label, b->label))
                 return 0;
-        for (; a->sysctls && b->sysctls && a->sysctls[i] && b->sysctls[i]; i++)
-                if (strcmp(a->sysctls[i], b->sysctls[i]) != 0)
+        runopts_defaults(&def);
+        for (const struct runopt *const *o = nightly_override_opts(); *o; o++)
+                if (!runopt_equal(*o, a->overrides ? a->overrides : &def, b->overrides ? b->overrides : &def))
                         return 0;
-        return (!a->sysctls || !a->sysctls[i]) && (!b->sysctls || !b->sysctls[i]);
+        return 1;
 }
 
 static struct nightly_group *group_for(GArray *groups, const struct nightly_variant *v) {
-        struct nightly_group g = { .append = v->append, .disk_mbps = v->disk_mbps, .sysctls = v->sysctls,
-                                   .label = v->label };
+        struct nightly_group g = { .v = *v };
 
         for (guint i = 0; i < groups->len; i++) {
                 struct nightly_group *x = &g_array_index(groups, struct nightly_group, i);
-                struct nightly_variant xv = { x->label, x->append, x->sysctls, x->disk_mbps };
-                if (nightly_variant_equal(&xv, v))
+                if (nightly_variant_equal(&x->v, v))
                         return x;
         }
         g_array_append_val(groups, g);

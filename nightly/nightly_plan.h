@@ -27,21 +27,17 @@ struct nightly_candidate {
 };
 
 /* How a candidate is measured: the base settings, or its source's
- * overrides; borrowed from the configuration. */
+ * overrides; borrowed from the configuration. The overrides are read only
+ * through the option rows nightly_override_opts lists. */
 struct nightly_variant {
         const char *label;                 /* the source's name, when it has overrides (nightly_source_variant);
                                               NULL: none */
-        const char *append;                /* extra kernel command line, NULL: none */
-        char *const *sysctls;              /* "key=value", NULL: none */
-        uint64_t disk_mbps;                /* 0: unthrottled */
+        const struct run_settings *overrides;  /* the source's, NULL: none (every option's default) */
 };
 
 /* One run of the night: kernels sharing a variant. */
 struct nightly_group {
-        const char *append;                /* extra kernel command line, NULL: none (borrowed from the config) */
-        uint64_t disk_mbps;                /* 0: unthrottled */
-        char *const *sysctls;              /* NULL: none */
-        const char *label;                 /* variant label, NULL: none */
+        struct nightly_variant v;          /* borrowed from the configuration */
         size_t *members;                   /* indexes into the candidates, baseline first */
         size_t n_members;
 };
@@ -63,7 +59,8 @@ const char *nightly_source_variant(const struct nightly_source *src);
 void nightly_candidate_variant(const struct nightly_config *cfg, const struct nightly_candidate *c,
                                struct nightly_variant *ret);
 
-/* Whether a and b measure alike (sysctls in the same order). */
+/* Whether a and b measure alike: the same label, and every override
+ * option alike (runopt_equal: sysctls in the same order). */
 int nightly_variant_equal(const struct nightly_variant *a, const struct nightly_variant *b);
 
 /* The plan for candidates c[0..n) under cfg. A candidate is measured when

@@ -18,6 +18,19 @@ static void setup(void) {
         sources[2].overrides.guest.append = "elevator=none";
 }
 
+/* A group's overrides as its run gets them: none is the defaults. */
+static uint64_t disk_mbps(const struct nightly_group *g) {
+        return g->v.overrides ? g->v.overrides->guest.disk_mbps : 0;
+}
+
+static const char *append(const struct nightly_group *g) {
+        return g->v.overrides ? g->v.overrides->guest.append : NULL;
+}
+
+static char *const *sysctls(const struct nightly_group *g) {
+        return g->v.overrides ? g->v.overrides->sysctls : NULL;
+}
+
 TEST(new_kernel_and_stale_baseline_share_one_run) {
         const struct nightly_candidate c[] = {
                 { "k57", "id57", 0, 0, 0, NULL },
@@ -33,8 +46,8 @@ TEST(new_kernel_and_stale_baseline_share_one_run) {
         ASSERT_EQ(p->groups[0].n_members, 2);
         ASSERT_EQ(p->groups[0].members[0], 1);   /* the baseline leads */
         ASSERT_EQ(p->groups[0].members[1], 0);
-        ASSERT_EQ(p->groups[0].disk_mbps, 0);
-        ASSERT_TRUE(p->groups[0].append == NULL);
+        ASSERT_EQ(disk_mbps(&p->groups[0]), 0);
+        ASSERT_TRUE(append(&p->groups[0]) == NULL);
         nightly_plan_free(p);
 }
 
@@ -84,12 +97,12 @@ TEST(overrides_get_runs_of_their_own) {
         nightly_plan_build(&cfg, c, 4, &p);
         ASSERT_EQ(p->n_groups, 3);
         ASSERT_EQ(p->n_new, 3);
-        ASSERT_EQ(p->groups[0].disk_mbps, 0);
+        ASSERT_EQ(disk_mbps(&p->groups[0]), 0);
         ASSERT_EQ(p->groups[0].members[0], 0);
-        ASSERT_EQ(p->groups[1].disk_mbps, 40);
+        ASSERT_EQ(disk_mbps(&p->groups[1]), 40);
         ASSERT_EQ(p->groups[1].n_members, 1);
         ASSERT_EQ(p->groups[1].members[0], 1);
-        ASSERT_STREQ(p->groups[2].append, "elevator=none");
+        ASSERT_STREQ(append(&p->groups[2]), "elevator=none");
         ASSERT_EQ(p->groups[2].members[0], 2);
         nightly_plan_free(p);
 }
@@ -112,14 +125,37 @@ TEST(one_kernel_twice_with_one_setting_is_measured_once) {
 }
 
 TEST(baseline_is_measured_without_overrides) {
-        struct nightly_variant v = { "x", "x", NULL, 7 };
+        struct nightly_variant v = { "x", &sources[1].overrides };
         const struct nightly_candidate base = { "k47", "id47", 1, 1, 0, NULL };
 
         setup();
         nightly_candidate_variant(&cfg, &base, &v);
-        ASSERT_TRUE(v.append == NULL);
+        ASSERT_TRUE(v.overrides == NULL);
         ASSERT_TRUE(v.label == NULL);
-        ASSERT_EQ(v.disk_mbps, 0);
+}
+
+/* Only the options the configuration's sources[].overrides.* rows name are
+ * overrides: a source whose settings differ elsewhere (the guest's RAM,
+ * which the configuration sets for every run) has none, and measures with
+ * the base settings. */
+TEST(overrides_are_the_configuration_rows_only) {
+        struct nightly_source src = { .name = (char *)"big-" };
+        struct nightly_variant a = { 0 }, b = { 0 };
+        size_t n = 0;
+
+        runopts_defaults(&src.overrides);
+        src.overrides.guest.mem_mb = 4096;
+        ASSERT_TRUE(!nightly_source_has_overrides(&src));
+        ASSERT_TRUE(nightly_source_variant(&src) == NULL);
+        for (const struct runopt *const *o = nightly_override_opts(); *o; o++)
+                n++;
+        ASSERT_EQ(n, 3);
+        src.overrides.guest.disk_mbps = 40;
+        ASSERT_TRUE(nightly_source_has_overrides(&src));
+        b.overrides = &src.overrides;
+        ASSERT_TRUE(!nightly_variant_equal(&a, &b));
+        src.overrides.guest.disk_mbps = 0;
+        ASSERT_TRUE(nightly_variant_equal(&a, &b));
 }
 
 /* One image from two sources: the plain one and a named one with sysctls.
@@ -150,17 +186,17 @@ TEST(sysctl_variant_is_a_group_of_its_own) {
         ASSERT_EQ(p->n_groups, 2);
         ASSERT_EQ(p->n_new, 2);
         ASSERT_EQ(p->groups[0].n_members, 1);
-        ASSERT_TRUE(p->groups[0].label == NULL && p->groups[0].sysctls == NULL);
+        ASSERT_TRUE(p->groups[0].v.label == NULL && sysctls(&p->groups[0]) == NULL);
         ASSERT_EQ(p->groups[1].n_members, 1);
         ASSERT_EQ(p->groups[1].members[0], 1);
-        ASSERT_STREQ(p->groups[1].label, "dirty7-");
-        ASSERT_STREQ(p->groups[1].sysctls[0], "vm.dirty_ratio=7");
+        ASSERT_STREQ(p->groups[1].v.label, "dirty7-");
+        ASSERT_STREQ(sysctls(&p->groups[1])[0], "vm.dirty_ratio=7");
         nightly_plan_free(p);
 
         nightly_candidate_variant(&c3, &c[1], &a);
         nightly_candidate_variant(&c3, &c[1], &b);
         ASSERT_TRUE(nightly_variant_equal(&a, &b));
-        b.sysctls = NULL;
+        b.overrides = &src[0].overrides;
         ASSERT_TRUE(!nightly_variant_equal(&a, &b));
         b = a;
         b.label = NULL;

@@ -3,7 +3,7 @@
  * the comparisons it made (kbench compare's selectors and the subject as
  * the night's report names it). Written once per night, after its
  * comparisons. Verdicts are not stored: a reader loads each comparison
- * again from the cells (report/pairing.c) with the night's alpha and
+ * again from the cells (decide/pairing.c) with the night's alpha and
  * noise, so the site's states of a regression across nights (new, still
  * there, fixed) come from stored cells. Everything read back is untrusted:
  * NULL columns stay NULL. */

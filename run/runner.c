@@ -26,7 +26,6 @@
 #include "run/plan.h"
 #include "run/schedule.h"
 #include "run/spread.h"
-#include "store/lock.h"
 #include "run/progress.h"
 #include "store/reap.h"
 #include "run/runner.h"
@@ -53,13 +52,14 @@ struct run {
         struct run_settings set;           /* as given, and guest.accel once resolved */
         const struct runner_drive *d;
         const struct store_ctx *g;
-        struct kstore *ks;
+        struct store_session *s;           /* the caller's: the kernel store, the lock held, the database */
+        struct kstore *ks;                 /* s->ks, once open */
         struct kstore_kernel **kernels;
         size_t n_kernels;
         struct workload_spec **specs;
         size_t n_specs;
         char **initrds;                    /* per kernel */
-        struct db *db;
+        struct db *db;                     /* s->db, once open */
         struct run_host *hosts;            /* where the cells run: the store's own driver, or --connect's */
         size_t n_hosts;
         GMutex lock;                       /* with several hosts: the database, progress, counters */
@@ -471,7 +471,7 @@ static void on_stage(void *userdata, const char *stage) {
 }
 
 /* --until-mde: what the run loop keeps between rounds. The rule itself is
- * stateless (report/seqrule.h): a resumed run asks it about the stored
+ * stateless (decide/seqrule.h): a resumed run asks it about the stored
  * cells and hears what the interrupted run would have heard. */
 struct seq {
         int on;
@@ -1012,23 +1012,11 @@ static int count_axes(struct run *r, struct kb_error *err) {
         return 0;
 }
 
-/* A run boots kernels of the store, so it needs one and makes none: a
- * mistyped --store is named, not created (store.h). Then its lock. */
-static int open_store(struct run *r, struct store_lock **ret_lock, struct kb_error *err) {
-        int ret = store_prepare(r->g, 0, err);
-
-        return ret < 0 ? ret : lock_store(r->g->home, "run", ret_lock, err);
-}
-
 static int resolve_inputs(struct run *r, struct kb_error *err) {
         const struct run_settings *o = &r->set;
-        g_autofree char *kdir = store_kernels_dir(r->g);
         int ret;
 
         r->usage = 0;
-        ret = kstore_open(kdir, &r->ks, err);
-        if (ret < 0)
-                return ret;
         r->kernels = g_new0(struct kstore_kernel *, r->n_kernels);
         for (size_t k = 0; k < r->n_kernels; k++) {
                 ret = kstore_find(r->ks, o->kernels[k], &r->kernels[k], err);
@@ -1094,11 +1082,9 @@ static void run_free(struct run *r) {
                 g_strfreev(r->initrd_sha);
         if (r->warm_failed)
                 g_hash_table_destroy(r->warm_failed);
-        kstore_free(r->ks);
         for (size_t h = 0; h < r->n_hosts; h++)
                 run_host_clear(&r->hosts[h]);
         g_free(r->hosts);
-        db_close(r->db);
         g_free(r->accel_why);
         g_free(r->insn_plugin);
         g_free(r->reserve);
@@ -1110,17 +1096,13 @@ static void run_free(struct run *r) {
 }
 
 /* The plan of a resumed run must be the one it was started with. */
-int runner_load_resume(struct run_settings *o, const struct store_ctx *g, GPtrArray *kern, GPtrArray *work,
-                       GPtrArray *keep, struct kb_error *err) {
-        struct db *db = NULL;
+int runner_load_resume(struct run_settings *o, struct db *db, GPtrArray *kern, GPtrArray *work, GPtrArray *keep,
+                       struct kb_error *err) {
         struct query_run *run = NULL;
         json_t *j = NULL, *v;
         size_t i;
         int r;
 
-        r = db_open_existing(g->db_path, &db, err);
-        if (r < 0)
-                return r;
         r = query_run(db, o->resume_run, &run, err);
         if (r < 0)
                 goto out;
@@ -1141,7 +1123,6 @@ int runner_load_resume(struct run_settings *o, const struct store_ctx *g, GPtrAr
 out:
         json_decref(j);
         query_runs_free(run, run ? 1 : 0);
-        db_close(db);
         return r;
 }
 
@@ -1153,10 +1134,11 @@ static int prepare_store(struct run *r, struct kb_error *err) {
         g_autofree char *run_dir = reap_run_dir(r->g);
         g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
         struct reap_report reaped;
-        int ret = db_open(r->g->db_path, &r->db, err);
+        int ret = store_session_open(r->s, STORE_PART_DB, err);
 
         if (ret < 0)
                 return ret;
+        r->db = r->s->db;
         /* Appending to a damaged file buries new results in it; the quick
          * check reads the whole file: 1.7 s warm, 7 s cold for 1 GB (docs/design.md). */
         ret = db_check(r->db, 0, err);
@@ -1381,21 +1363,22 @@ static int close_run_row(struct run *r, struct kb_error *err) {
 }
 
 int runner_run(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
-               int64_t *ret_run_id, struct kb_error *err) {
+               struct store_session *s, int64_t *ret_run_id, struct kb_error *err) {
         static const struct runner_drive as_kbench_run = { 0 };
-        struct run r = { .set = *o, .d = drive ? drive : &as_kbench_run, .g = g,
+        struct run r = { .set = *o, .d = drive ? drive : &as_kbench_run, .g = g, .s = s,
                          .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
         struct sigaction sa = { .sa_handler = on_sigint };
-        struct store_lock *lock = NULL;
         int failed = 0, idle = 0, ret, code = 1;
 
         g_mutex_init(&r.lock);
         progress_init(&r.progress, 0);
         ret = count_axes(&r, err);
-        if (ret >= 0 && !r.d->lock_held)
-                ret = open_store(&r, &lock, err);
         if (ret >= 0)
+                ret = store_session_open(s, STORE_PART_STORE, err);
+        if (ret >= 0) {
+                r.ks = s->ks;
                 ret = resolve_inputs(&r, err);
+        }
         if (ret < 0) {
                 code = r.usage ? 2 : 1;
                 goto out;
@@ -1432,6 +1415,5 @@ out:
         if (ret_run_id)
                 *ret_run_id = r.row.id;
         run_free(&r);
-        lock_release(lock);
         return code;
 }

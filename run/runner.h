@@ -16,7 +16,6 @@
 /* How a caller that drives the runner (kbench nightly, kbench bisect) wants
  * it to behave beyond the run's settings; never set by an option. */
 struct runner_drive {
-        int lock_held;                     /* the caller holds the store lock (lock_store) */
         double deadline_at;                /* unix time after which no cell is started; 0: none */
         int quiet;                         /* no run summary on stdout */
 };
@@ -25,17 +24,19 @@ struct runner_drive {
  * `kbench run`). Returns the exit code: 0 every cell ok, 3 the run
  * finished with failed cells or was interrupted (a signal,
  * drive->deadline_at, a failed host), 1 on an error that stopped the run, 2 when the request itself was wrong;
- * on 1 and 2 err says why, for the caller to print. OUT: *ret_run_id (may
- * be NULL), the run's id once it exists (0 before). */
+ * on 1 and 2 err says why, for the caller to print. Once the request is
+ * checked, session is opened (store_session_open): it must give the
+ * kernel store and the database, the store lock held; the caller owns it.
+ * OUT: *ret_run_id (may be NULL), the run's id once it exists (0 before). */
 int runner_run(const struct run_settings *s, const struct runner_drive *drive, const struct store_ctx *g,
-               int64_t *ret_run_id, struct kb_error *err);
+               struct store_session *session, int64_t *ret_run_id, struct kb_error *err);
 
-/* For resuming run s->resume_run: the kernels (store ids) and workloads it
+/* For resuming run s->resume_run, read from db: the kernels (store ids) and workloads it
  * was started with, appended to kern and work (g_free'd strings), and its
  * saved options loaded into s (strings s points to go into keep). Errors
  * name the run. */
-int runner_load_resume(struct run_settings *s, const struct store_ctx *g, GPtrArray *kern, GPtrArray *work,
-                       GPtrArray *keep, struct kb_error *err);
+int runner_load_resume(struct run_settings *s, struct db *db, GPtrArray *kern, GPtrArray *work, GPtrArray *keep,
+                       struct kb_error *err);
 
 /* A kbench-built helper (the guest agent, a workload's guest binary, the
  * TCG plugin): $ENV overrides, then build_rel in the build tree next to

@@ -3,7 +3,7 @@
  * ok cells back from the database (so a resumed run asks about the same
  * values as the one it continues), lays every judged metric out per round
  * (judged as report/metrics.c's registry says, never by name), and puts
- * the question to report/seqrule.c, the pure rule. A run of one kernel is
+ * the question to decide/seqrule.c, the pure rule. A run of one kernel is
  * judged against itself (the MDE a later comparison with a like kernel
  * would have); a run of several compares each with the first, as nightly
  * compares new kernels with the baseline. */
@@ -14,7 +14,7 @@
 
 #include "common/error.h"
 #include "run/plan.h"
-#include "report/seqrule.h"
+#include "decide/seqrule.h"
 #include "results/db.h"
 
 struct seqrun_ctx {

@@ -161,7 +161,7 @@ const struct runopt runopt_table[] = {
           .help = "Re-run (within --retries) a cell whose host spent over P % of its CPU on other processes "
                   "during the workload; such cells are marked contended (over 10 % when P is 0, the default)",
           .arg = "P", .class = RUNOPT_HOW },
-        /* Repeats chosen by the tool (report/seqrule.h): how a run went about
+        /* Repeats chosen by the tool (decide/seqrule.h): how a run went about
          * its measurement, not what it measured, so HOW. */
         { "until-mde", 0, RUNOPT_PERCENT, OFF(until_mde_pct), 0, 100, "0", "until_mde_pct", .suffix = 1,
           .help = "Add interleaved rounds until every judged metric's minimum detectable effect (compare's "
@@ -792,6 +792,76 @@ static json_t *saved_value(const struct run_settings *s, const struct runopt *op
         }
         }
         return NULL;
+}
+
+/* The bytes of opt's field: what runopt_equal compares and runopt_copy
+ * copies. */
+static size_t field_size(const struct runopt *opt) {
+        switch (opt->type) {
+        case RUNOPT_INT:
+        case RUNOPT_FLAG:
+                return sizeof(int);
+        case RUNOPT_UINT:
+        case RUNOPT_MIB:
+                return sizeof(unsigned);
+        case RUNOPT_U64:
+        case RUNOPT_SIZE:
+                return sizeof(uint64_t);
+        case RUNOPT_SECONDS:
+        case RUNOPT_PERCENT:
+                return sizeof(double);
+        case RUNOPT_I64:
+                return sizeof(int64_t);
+        case RUNOPT_STRING:
+                return sizeof(const char *);
+        case RUNOPT_STRV:
+                return sizeof(char **);
+        }
+        return 0;
+}
+
+static const char *string_or_none(const char *v) {
+        return v && *v ? v : NULL;
+}
+
+int runopt_equal(const struct runopt *opt, const struct run_settings *a, const struct run_settings *b) {
+        char *const *x, *const *y;
+        size_t i = 0;
+
+        if (opt->type == RUNOPT_STRING)
+                return g_strcmp0(string_or_none(*FIELD(a, opt, const char *const)),
+                                 string_or_none(*FIELD(b, opt, const char *const))) == 0;
+        if (opt->type != RUNOPT_STRV)
+                return memcmp(FIELD(a, opt, const char), FIELD(b, opt, const char), field_size(opt)) == 0;
+        x = *FIELD(a, opt, char **const);
+        y = *FIELD(b, opt, char **const);
+        for (; x && y && x[i] && y[i]; i++)
+                if (strcmp(x[i], y[i]) != 0)
+                        return 0;
+        return (!x || !x[i]) && (!y || !y[i]);
+}
+
+void runopt_copy(const struct runopt *opt, struct run_settings *dst, const struct run_settings *src) {
+        memcpy(FIELD(dst, opt, char), FIELD(src, opt, const char), field_size(opt));
+}
+
+char *runopt_text(const struct runopt *opt, const struct run_settings *s) {
+        json_t *v;
+        char *text, *out;
+
+        if (opt->type == RUNOPT_STRING)
+                return g_strdup(string_or_none(*FIELD(s, opt, const char *const)) ?: "-");
+        if (opt->type == RUNOPT_STRV) {
+                char *const *items = *FIELD(s, opt, char **const);
+
+                return items && items[0] ? g_strjoinv(",", (char **)items) : g_strdup("-");
+        }
+        v = saved_value(s, opt);
+        text = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+        out = g_strdup(text ? text : "-");
+        free(text);
+        json_decref(v);
+        return out;
 }
 
 void runopts_save(const struct run_settings *s, json_t *j) {

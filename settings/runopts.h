@@ -46,7 +46,7 @@ struct run_settings {
         int all;                           /* end with the full run table, not the judged summary */
         int64_t resume_run;                /* > 0: continue this run */
         double until_mde_pct;              /* > 0: add rounds until every judged metric's MDE is at most
-                                              this, % (report/seqrule.h); repeats is then the pilot */
+                                              this, % (decide/seqrule.h); repeats is then the pilot */
         int budget_cells;                  /* with until_mde_pct: cells in all, at most; 0: no such cap */
         double budget_time_s;              /* with until_mde_pct: no round starts later than this after
                                               the run (or its resumption) began, seconds; 0: none */
@@ -197,6 +197,20 @@ int runopt_set_json(struct run_settings *s, const struct runopt *opt, const json
  * passes the row's check, and "key=value" items name each key once.
  * Returns 0 or -EINVAL with err naming the option. */
 int runopt_set_strv(struct run_settings *s, const struct runopt *opt, char **items, struct kb_error *err);
+
+/* Whether opt's field holds the same value in a and b: numbers alike,
+ * strings alike (an empty one is none), repeatable options item by item in
+ * order (none and an empty list alike). */
+int runopt_equal(const struct runopt *opt, const struct run_settings *a, const struct run_settings *b);
+
+/* Copy opt's field from src into dst; strings stay borrowed from where src
+ * borrowed them. */
+void runopt_copy(const struct runopt *opt, struct run_settings *dst, const struct run_settings *src);
+
+/* opt's value in s as one word for a listing: a number as runs save it, a
+ * string as it is, a repeatable option's items joined by ',', "-" for
+ * none. Caller g_frees. */
+char *runopt_text(const struct runopt *opt, const struct run_settings *s);
 
 /* The option called name, or NULL. */
 const struct runopt *runopt_find(const char *name);

@@ -2,14 +2,14 @@
  * once and kept for the whole pass: the run pages, the kernel pages and
  * the index all read the same summaries, so a number cannot differ
  * between two pages. A night's comparison is loaded as kbench nightly
- * loaded it (report/pairing.c, the night's alpha and noise), so its page,
+ * loaded it (decide/pairing.c, the night's alpha and noise), so its page,
  * its verdicts and the states derived from them are the night's. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "common/util.h"
-#include "report/pairing.h"
+#include "decide/pairing.h"
 #include "settings/pairkey.h"
 #include "web/model.h"
 #include "web/page.h"

@@ -8,7 +8,7 @@
  * series, the representative cells of a comparison group). The states of
  * regressions across nights are derived from it by web/history.c. It is its own module, below the pages and the
  * publishing pass (web/site.c), so that the pages call down into it and
- * never back into the pass that calls them (report/check-includes.py
+ * never back into the pass that calls them (tools/check-includes.py
  * checks the order). */
 #pragma once
 

@@ -387,43 +387,6 @@ TEST(metrics) {
         vmstat_table_free(t);
 }
 
-TEST(json) {
-        struct vmstat_table *t = kbench_capture();
-        json_t *j = vmstat_json(t, 100, 1), *st, *p;
-
-        ASSERT_TRUE(j);
-        ASSERT_EQ(json_array_size(json_object_get(j, "columns")), 20);
-        ASSERT_STREQ(json_string_value(json_array_get(json_object_get(j, "columns"), 18)), "dirty");
-        ASSERT_EQ(json_array_size(json_object_get(j, "samples")), 8);
-        ASSERT_EQ(json_integer_value(json_object_get(json_array_get(json_object_get(j, "samples"), 2), "bo")),
-                  12288);
-        ASSERT_NEAR(json_number_value(json_object_get(json_array_get(json_object_get(j, "samples"), 4), "t")), 16.2,
-                    1e-12);
-        ASSERT_EQ(json_integer_value(json_object_get(j, "rejected")), 0);
-        ASSERT_EQ(json_integer_value(json_object_get(json_object_get(json_object_get(j, "summary"), "bo"), "n")), 7);
-        ASSERT_TRUE(json_is_null(json_object_get(json_object_get(json_object_get(j, "summary"), "si"), "cov")));
-        st = json_object_get(j, "stalls");
-        ASSERT_EQ(json_integer_value(json_object_get(st, "count")), 2);
-        ASSERT_NEAR(json_number_value(json_object_get(st, "threshold")), 100, 1e-9);
-        ASSERT_EQ(json_integer_value(json_object_get(json_array_get(json_object_get(st, "runs"), 0), "start")), 3);
-        ASSERT_EQ(json_integer_value(json_object_get(json_array_get(json_object_get(st, "runs"), 0), "length")), 2);
-        ASSERT_NEAR(json_number_value(json_object_get(json_array_get(json_object_get(st, "runs"), 0), "seconds")), 2,
-                    0);
-        p = json_object_get(st, "pauses");
-        ASSERT_EQ(json_integer_value(json_object_get(p, "count")), 1);
-        json_decref(j);
-        vmstat_table_free(t);
-
-        /* Text without times has no "pauses", and no "t" per sample. */
-        t = parse_fixture("seed-2002-stalls.txt", 0);
-        j = vmstat_json(t, 100, 1);
-        ASSERT_TRUE(json_object_get(json_object_get(j, "stalls"), "pauses") == NULL);
-        ASSERT_TRUE(json_object_get(json_array_get(json_object_get(j, "samples"), 0), "t") == NULL);
-        ASSERT_EQ(json_integer_value(json_object_get(j, "rejected")), 50);
-        json_decref(j);
-        vmstat_table_free(t);
-}
-
 /* The agent's vm and disk columns (tests/data/vmstat/kbench-agent-vm-disk.txt,
  * first row the since-boot one): per-phase levels, peaks and totals. Rows
  * are rates per second, so at a 0.5 s interval the same rows are half the
@@ -587,29 +550,6 @@ TEST(kbench_absent_columns) {
         ASSERT_NEAR(x->value, 19, 1e-12);
         metric_list_clear(&m);
 
-        /* The report says n/a for what is absent, and why. */
-        {
-                char *buf = NULL;
-                size_t len = 0;
-                FILE *f = open_memstream(&buf, &len);
-                ASSERT_EQ(vmstat_print(t, 100, 1, f), 0);
-                fclose(f);
-                ASSERT_TRUE(strstr(buf, "\nbo                0          n/a          n/a") != NULL);
-                ASSERT_TRUE(strstr(buf, "\nnote: absent si so bi bo: ") != NULL);
-                ASSERT_TRUE(strstr(buf, "\nstalls: no bo values\n") != NULL);
-                ASSERT_TRUE(strstr(buf, "nan") == NULL);
-                free(buf);
-        }
-
-        /* The note reaches the JSON; the stalls are null, not zero. */
-        {
-                json_t *j = vmstat_json(t, 100, 1);
-                ASSERT_TRUE(j);
-                ASSERT_STREQ(json_string_value(json_object_get(j, "note")), t->note);
-                ASSERT_TRUE(json_is_null(json_object_get(j, "stalls")));
-                ASSERT_EQ(json_integer_value(json_object_get(json_object_get(json_object_get(j, "summary"), "bo"), "n")), 0);
-                json_decref(j);
-        }
         vmstat_table_free(t);
 }
 
@@ -898,39 +838,6 @@ TEST(blind_dialects_with_garbage) {
                 if (c->have_times)
                         blind_runs_are(s->pauses, s->pause_count, c->pauses, c->npauses);
                 vmstat_stalls_free(s);
-                vmstat_table_free(t);
-        }
-}
-
-/* The streamed JSON of `kbench vmstat --json` is the object vmstat_json()
- * builds, on text with times, missing columns and no samples at all. */
-TEST(json_dumpf_equals_tree) {
-        static const char *const files[] = { "blind-awt-tz.txt", "blind-units.txt", "blind-excerpt.txt" };
-
-        for (size_t k = 0; k <= ELEMENTSOF(files); k++) {
-                struct vmstat_table *t = NULL;
-                json_t *tree, *streamed;
-                json_error_t jerr;
-                char *out = NULL;
-                size_t outlen = 0;
-                FILE *f = open_memstream(&out, &outlen);
-
-                ASSERT_TRUE(f);
-                if (k < ELEMENTSOF(files))
-                        t = parse_fixture(files[k], 0);
-                else
-                        ASSERT_EQ(vmstat_parse_text("prose only\n", 11, 0, &t), 0);
-                tree = vmstat_json(t, 50, 2);
-                ASSERT_TRUE(tree);
-                ASSERT_EQ(vmstat_json_dumpf(t, 50, 2, f), 0);
-                fclose(f);
-                streamed = json_loads(out, 0, &jerr);
-                if (!streamed)
-                        TEST_FAIL("streamed JSON does not parse: %s", jerr.text);
-                ASSERT_TRUE(json_equal(tree, streamed));
-                json_decref(tree);
-                json_decref(streamed);
-                free(out);
                 vmstat_table_free(t);
         }
 }

@@ -10,7 +10,6 @@
 
 #include <stddef.h>
 
-#include <jansson.h>
 
 #include "workloads/workload.h"
 
@@ -176,16 +175,6 @@ int vmstat_stalls(const struct vmstat_table *t, double threshold, double interva
                   double t_to, struct vmstat_stalls **ret);
 struct vmstat_stalls *vmstat_stalls_free(struct vmstat_stalls *s);
 
-/* The `kbench vmstat --json` object described in docs/vmstat.md: columns,
- * samples, rejected, summary, stalls (with pauses when times are known).
- * Returns a new reference (caller json_decref) or NULL on -ENOMEM/-EINVAL. */
-json_t *vmstat_json(const struct vmstat_table *t, double threshold, double interval);
-
-/* The same object as vmstat_json() written to f with the samples streamed
- * one at a time, so memory does not grow with a JSON tree of every sample.
- * Returns 0, -ENOMEM, or -EIO on a write error. */
-int vmstat_json_dumpf(const struct vmstat_table *t, double threshold, double interval, FILE *f);
-
 /* Append a cell's vmstat metrics (vmstat.samples, vmstat.stall_*,
  * vmstat.pause_* when times are known, vmstat.<c>_mean and vmstat.<c>_cov for
  * c in bi bo si so us sy wa when present) to *out. Returns 0, -EINVAL, -ENOMEM
@@ -231,7 +220,3 @@ int vmstat_phase_name_ok(const char *name);
  * ignored. Writes at most max phases to ret and returns their number. */
 size_t vmstat_phases_from_events(const char *const *names, const double *t, size_t n, struct vmstat_phase *ret,
                                  size_t max);
-
-/* Human report (columns, per-column summary, stall and pause runs) on f.
- * Returns 0 or a negative errno from vmstat_stalls(). */
-int vmstat_print(const struct vmstat_table *t, double threshold, double interval, FILE *f);

@@ -1,4 +1,4 @@
-/* report/seqrule: how many repeats are enough. A run (or a bisect step)
+/* decide/seqrule: how many repeats are enough. A run (or a bisect step)
  * states a target minimum detectable effect and a budget; after each round
  * of interleaved cells its driver asks this rule "enough yet?". The rule is
  * a pure function of the values measured so far, so a resumed run, a

@@ -1,10 +1,10 @@
-/* report/pairing.c: loading a comparison the way `kbench compare` pairs it,
+/* decide/pairing.c: loading a comparison the way `kbench compare` pairs it,
  * shared by compare, nightly and the site so all judge the same cells alike. */
 #include <glib.h>
 #include <limits.h>
 #include <string.h>
 
-#include "report/pairing.h"
+#include "decide/pairing.h"
 #include "settings/runopts.h"
 
 /* The settings two groups differ in (appended to names, borrowed from the

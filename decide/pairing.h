@@ -1,4 +1,4 @@
-/* report/pairing: a comparison as `kbench compare` loads it: the view
+/* decide/pairing: a comparison as `kbench compare` loads it: the view
  * (view_compare_load) with one rule on top: when nothing
  * pairs like with like but A and B ran the same workloads under settings
  * that differ (the same kernel with a throttled disk, a kernel command line

@@ -1,4 +1,4 @@
-/* Unit tests for report/changepoint.c on synthetic histories whose change
+/* Unit tests for decide/changepoint.c on synthetic histories whose change
  * points are known by construction: levels plus Gaussian noise from a
  * fixed-seed generator (common/splitmix64.h and Box-Muller, below), so every run of
  * the test sees the same series. */
@@ -7,7 +7,7 @@
 
 #include "common/splitmix64.h"
 #include "common/test.h"
-#include "report/changepoint.h"
+#include "decide/changepoint.h"
 
 TEST_MAIN();
 

@@ -1,4 +1,4 @@
-/* report/changepoint: abrupt changes in a metric's history (nightly runs in
+/* decide/changepoint: abrupt changes in a metric's history (nightly runs in
  * run order), by e-divisive means (Matteson and James, 2014) in the windowed
  * form of Hunter / Apache Otava, with a deterministic permutation test.
  * Pure computation over an array of doubles; same input, same output. The

@@ -11,7 +11,7 @@
 #include "common/test.h"
 #include "common/util.h"
 #include "report/metrics.h"
-#include "report/seqrule.h"
+#include "decide/seqrule.h"
 #include "report/test-stats-ref.h"
 
 TEST_MAIN();

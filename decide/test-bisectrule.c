@@ -1,4 +1,4 @@
-/* test-bisectrule.c: the search of `kbench bisect` (report/bisectrule.c)
+/* test-bisectrule.c: the search of `kbench bisect` (decide/bisectrule.c)
  * driven through its four callbacks by scripted worlds, one row of a
  * table each: a list of candidates with a metric's mean per candidate, the
  * ones that do not build, whose cells have no value (they do not boot), and
@@ -17,7 +17,7 @@
 
 #include "common/test.h"
 #include "common/util.h"
-#include "report/bisectrule.h"
+#include "decide/bisectrule.h"
 #include "report/metrics.h"
 
 TEST_MAIN();

@@ -52,7 +52,7 @@
 #include <string.h>
 
 #include "common/splitmix64.h"
-#include "report/changepoint.h"
+#include "decide/changepoint.h"
 
 struct detector {
         const double *v;

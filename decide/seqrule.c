@@ -1,4 +1,4 @@
-/* report/seqrule.c: the stopping rule of runs that choose their own number
+/* decide/seqrule.c: the stopping rule of runs that choose their own number
  * of repeats (see seqrule.h). The MDE and the n for an effect are
  * compare's (report/stats.c), so what the run stops on is what compare
  * will print. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "report/compare.h"
-#include "report/seqrule.h"
+#include "decide/seqrule.h"
 #include "report/stats.h"
 
 /* The summary of the non-NAN values among the first `rounds`. buf holds

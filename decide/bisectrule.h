@@ -1,11 +1,11 @@
-/* report/bisectrule: the search of a bisection as a pure algorithm over an
+/* decide/bisectrule: the search of a bisection as a pure algorithm over an
  * ordered list of candidates (index 0 good, n - 1 bad), with the world
  * behind callbacks: building a candidate, telling whether two are the
  * same image, measuring candidates interleaved. bisect/bisect.c gives it
  * real builds and runs; bench/bisect-sim.c gives it simulated values, so
  * the rates it reports are those of this very code.
  *
- * The ends are measured against each other with report/seqrule.h's
+ * The ends are measured against each other with decide/seqrule.h's
  * sequential verdict at the caller's target: "same" ends the search (no
  * change), "not yet" at the budget too (cannot tell). Each step measures
  * one candidate interleaved with both ends, more rounds while the rule
@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "report/seqrule.h"
+#include "decide/seqrule.h"
 
 enum bisect_state { BISECT_UNTESTED, BISECT_GOOD, BISECT_BAD, BISECT_SKIPPED };
 

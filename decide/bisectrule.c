@@ -1,9 +1,9 @@
-/* report/bisectrule.c: the search of a bisection (see bisectrule.h). */
+/* decide/bisectrule.c: the search of a bisection (see bisectrule.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "report/bisectrule.h"
+#include "decide/bisectrule.h"
 
 #define MIN_TARGET 1e-4
 
