@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/diskbus.h"
 #include "common/crc32.h"
 #include "common/fileio.h"
 #include "common/parse.h"
@@ -281,10 +282,12 @@ static void load_metrics(struct cell *c) {
 static void blk_sample(struct cell *c) {
         struct kb_error e = { { 0 } };
         struct cell_hostblk b;
+        char dev[VM_DISK_TARGET_MAX];
 
         if (!c->blk_on)
                 return;
-        if (c->ops->block_stats(c->vm, VM_DISK_TARGET, &b.s, &e) < 0) {
+        vm_disk_target(c->spec->guest, 0, dev);
+        if (c->ops->block_stats(c->vm, dev, &b.s, &e) < 0) {
                 g_snprintf(c->res->hostblk_note, sizeof(c->res->hostblk_note), "%s", e.msg);
                 c->blk_on = 0;
                 return;
