@@ -434,17 +434,17 @@ static int send_line(struct cell *c, const char *a, const char *b) {
 
 static int send_job(struct cell *c, const struct workload_env *env) {
         const struct cell_spec *s = c->spec;
+        const struct diskbus *bus = diskbus_get(s->guest->disk_bus);
         g_auto(GStrv) lines = g_strsplit(c->res->script, "\n", -1);
         int r = 0;
 
-        /* IDE primary master and slave by SCSI address: sd names are handed out
-         * asynchronously, so with two disks "sda" may be either. */
-        r |= send_line(c, "set disk ", "scsi:0:0:0:0");
+        /* Each disk by an address that does not depend on probe order. */
+        r |= send_line(c, "set disk ", bus->disk);
         r |= send_line(c, "set mnt ", env->mnt);
         /* The run options the agent takes, from the option table. */
         for (size_t i = 0; s->agent_lines && s->agent_lines[i]; i++)
                 r |= send_line(c, s->agent_lines[i], "");
-        r |= send_line(c, "set swap ", s->guest->swap_bytes ? "scsi:0:0:1:0" : "");
+        r |= send_line(c, "set swap ", s->guest->swap_bytes ? bus->swap : "");
         r |= send_line(c, "set net ", env->nports > 0 ? "1" : "0");
         for (size_t i = 0; lines[i] && r == 0; i++) {
                 char esc[PROTO_LINE_MAX];
@@ -613,6 +613,21 @@ static void on_disk_head(struct cell *c, const struct msg *m, const struct proto
                                                        "image (crc32 %08x)", c->disk_head));
 }
 
+/* Driver names, blank-separated: anything else from the guest is dropped. */
+static void on_disk_driver(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                           const struct workload_env *env) {
+        static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_- ";
+        size_t n = rec->payload_len;
+
+        if (n == 0 || n > CELL_DISK_DRIVER_MAX || c->res->disk_driver[0])
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (!strchr(ok, rec->payload[i]) || rec->payload[i] == '\0')
+                        return;
+        memcpy(c->res->disk_driver, rec->payload, n);
+        c->res->disk_driver[n] = '\0';
+}
+
 static void on_sysctl(struct cell *c, const struct msg *m, const struct proto_record *rec,
                       const struct workload_env *env) {
         if (c->stage == STAGE_RUN)
@@ -654,6 +669,7 @@ static const struct {
         { "event", 0, on_event },
         { "disk-head", 0, on_disk_head },
         { "sysctl", 0, on_sysctl },
+        { "disk-driver", 0, on_disk_driver },
         { "log", 0, on_log },
         { "done", 0, on_done },
 };
