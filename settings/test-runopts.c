@@ -265,6 +265,9 @@ TEST(disk_bus) {
         ASSERT_TRUE(opt != NULL);
         ASSERT_EQ(opt->class, RUNOPT_MEASURED);
         ASSERT_TRUE(opt->cell && opt->added_later);
+        /* Compare pairs across no bus unasked. */
+        ASSERT_TRUE(runopts_key_apart("disk_bus"));
+        ASSERT_TRUE(!runopts_key_apart("disk_mbps"));
         runopts_defaults(&o);
         ASSERT_STREQ(o.guest.disk_bus, "ide");
         for (const char *const *b = (const char *const[]){ "ide", "ahci", "virtio-blk", "virtio-scsi", NULL }; *b;
