@@ -67,7 +67,14 @@ def build(kbench, store, name, patch):
     if patch:
         argv += ["--patch", os.path.join(HERE, "plants", patch)]
     print(f"plants: building {name}", file=sys.stderr, flush=True)
-    return json.loads(run_kbench(kbench, store, *argv).stdout)
+    p = run_kbench(kbench, store, *argv, check=False)
+    if p.returncode != 0 and "is already taken" in p.stderr:
+        # A plant whose patch changed: its old kernel gives up the name.
+        run_kbench(kbench, store, "kernel", "remove", name)
+        p = run_kbench(kbench, store, *argv, check=False)
+    if p.returncode != 0:
+        sys.exit(f"plants: building {name} failed: {p.stderr.strip()[-800:]}")
+    return json.loads(p.stdout)
 
 
 def run(kbench, store, kernels, n, workload, opts, tag):

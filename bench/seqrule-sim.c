@@ -114,7 +114,7 @@ static void one_run(const struct scenario *sc, const struct seqrule_params *p, s
         size_t rounds = 0;
 
         for (int k = 0; k < N_METRICS; k++) {
-                m[k] = (struct seqrule_metric){ k ? "y" : "x", a[k], b[k] };
+                m[k] = (struct seqrule_metric){ k ? "y" : "x", a[k], b[k], 0 };
                 dirs[k] = METRICS_HIGHER;
         }
         /* A round's values do not depend on when the run stops, and each

@@ -522,7 +522,8 @@ int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct bi
         struct bis b = { .o = o, .g = g, .err = err, .steps = json_array(), .step_runs = json_array() };
         struct bisect_params p = { .rule = { .target = o->target, .alpha = o->alpha, .power = 0.8,
                                              .pilot = (size_t)o->pilot, .max_rounds = (size_t)o->max_rounds },
-                                   .noise = o->noise, .dir = metrics_direction(o->metric) };
+                                   .noise = o->noise, .dir = metrics_direction(o->metric),
+                                   .floor = metrics_floor(o->metric) };
         struct bisect_result res = { 0 };
         g_autofree enum bisect_state *state = NULL;
         g_autofree char *why = NULL;

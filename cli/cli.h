@@ -52,16 +52,11 @@ int cli_complete(int argc, char **argv, const struct store_ctx *g);
  * whole. */
 void cli_wrap(GString *out, const char *line, size_t width);
 
-/* text as one line safe for a terminal: invalid UTF-8 as U+FFFD, control
- * characters (C0 with the newline, DEL, C1, the bidirectional ones) as
- * '?'. Caller frees (g_free). */
-char *cli_mask(const char *text);
-
 /* A value the user gave, quoted in a message and cut at 64 bytes: a file
  * pasted as a value must not become a 100 KB error line.
  * cli_errorf("--x " CLI_Q " is bad", CLI_QARG(value)) */
-#define CLI_Q "'%.64s%s'"
-#define CLI_QARG(s) (s), (strlen(s) > 64 ? "..." : "")
+#define CLI_Q "'" ERROR_VAL "'"
+#define CLI_QARG(s) ERROR_VALARG(s)
 
 /* Print "kbench: <message>" on stderr; returns 1 (the failure exit code). */
 int cli_error(const struct kb_error *err);

@@ -14,6 +14,8 @@
 
 #include "host/accel.h"
 #include "cli/cli.h"
+#include "common/utf8.h"
+#include "common/util.h"
 #include "host/pool.h"
 #include "run/hosts.h"
 #include "store/lock.h"
@@ -44,7 +46,8 @@ struct checks {
 
 static void check(struct checks *c, const char *name, enum level level, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 static void check(struct checks *c, const char *name, enum level level, const char *fmt, ...) {
-        g_autofree char *detail = NULL, *masked = NULL;
+        g_autofree char *detail = NULL;
+        _cleanup_free_ char *masked = NULL;
         va_list ap;
 
         va_start(ap, fmt);
@@ -54,9 +57,9 @@ static void check(struct checks *c, const char *name, enum level level, const ch
         json_array_append_new(c->list, json_pack("{s:s, s:s, s:b, s:s}", "check", name, "level", levels[level].json,
                                                  "ok", level != LEVEL_FAIL, "detail", detail));
         /* Details quote libvirt, the store and the database: one line each. */
-        masked = cli_mask(detail);
+        masked = utf8_mask(detail);
         if (!c->json)
-                printf("%-5s %-12s %s\n", levels[level].text, name, masked);
+                printf("%-5s %-12s %s\n", levels[level].text, name, masked ? masked : "?");
 }
 
 /* ok when cond holds, else level. */

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/fileio.h"
+#include "common/utf8.h"
 #include "common/util.h"
 #include "cli/cli.h"
 #include "store/lock.h"
@@ -46,17 +48,28 @@ static void print_progress(const char *line, void *userdata) {
         struct progress_state *p = userdata;
         struct timespec t;
 
+        /* A line quotes the store and the file (a name in names/, a
+         * package's file names): shown in the terminal-safe form. */
+        _cleanup_free_ char *shown = utf8_mask(line);
+
         clock_gettime(CLOCK_MONOTONIC, &t);
-        fprintf(stderr, "[%6.1fs] %s\n", (double)t.tv_sec + (double)t.tv_nsec / 1e9 - p->t0, line);
+        fprintf(stderr, "[%6.1fs] %s\n", (double)t.tv_sec + (double)t.tv_nsec / 1e9 - p->t0, shown);
 }
 
+/* Every text of a kernel comes from its kernel.json and the store's
+ * names/: a file anyone can write, so each is printed terminal-safe. */
 static void print_kernel(const struct kstore_kernel *k) {
-        printf("name:     %s\n", k->name);
-        printf("id:       %s\n", k->id);
-        printf("release:  %s\n", k->release ? k->release : "-");
-        printf("image:    %s\n", k->image_path);
-        printf("vmlinux:  %s\n", k->vmlinux_path ? k->vmlinux_path : "- (no PVH note: boots the bzImage)");
-        printf("modules:  %s (%d)\n", k->modules_dir ? k->modules_dir : "- (none: drivers must be built in)", k->n_modules);
+        _cleanup_free_ char *name = utf8_mask(k->name), *id = utf8_mask(k->id),
+                        *release = utf8_mask(k->release ? k->release : "-"), *image = utf8_mask(k->image_path),
+                        *vmlinux = utf8_mask(k->vmlinux_path ? k->vmlinux_path : "- (no PVH note: boots the bzImage)"),
+                        *modules = utf8_mask(k->modules_dir ? k->modules_dir : "- (none: drivers must be built in)");
+
+        printf("name:     %s\n", name);
+        printf("id:       %s\n", id);
+        printf("release:  %s\n", release);
+        printf("image:    %s\n", image);
+        printf("vmlinux:  %s\n", vmlinux);
+        printf("modules:  %s (%d)\n", modules, k->n_modules);
 }
 
 static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
@@ -90,7 +103,15 @@ static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
         /* No store lock: an import only adds (a staging directory renamed
          * into place, a name made with symlink's EEXIST), so it can neither
          * disturb a run, which holds the lock for hours, nor be disturbed
-         * by one; nightly imports the same way under its lock. */
+         * by one; nightly imports the same way under its lock. The file is
+         * looked at before a store is made: a FIFO or a directory given by
+         * mistake must not leave a new store behind. */
+        {
+                _cleanup_close_ int fd = -1;
+
+                if (fileio_open_regular(argv[1], &fd, &err) < 0)
+                        return cli_error(&err);
+        }
         if ((r = open_store(g, 1, &s)))
                 return r;
         clock_gettime(CLOCK_MONOTONIC, &t);
@@ -105,9 +126,11 @@ static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
                 json_dumpf(o, stdout, JSON_INDENT(2));
                 putchar('\n');
         } else {
-                printf("%s %s", existed ? "already stored:" : "added:", k->name);
+                _cleanup_free_ char *shown = utf8_mask(k->name), *id = utf8_mask(k->id);
+
+                printf("%s %s", existed ? "already stored:" : "added:", shown);
                 if (quiet)
-                        printf(" (%d modules, id %.12s)\n", k->n_modules, k->id);
+                        printf(" (%d modules, id %.12s)\n", k->n_modules, id);
                 else {
                         putchar('\n');
                         print_kernel(k);
@@ -190,13 +213,19 @@ static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
                 json_object_set_new(j, "log", res.log_path ? json_string(res.log_path) : json_null());
                 json_dumpf(j, stdout, JSON_INDENT(2));
                 putchar('\n');
-        } else if (res.cache_hit)
-                printf("cache hit: %s (%s, id %.12s): built before from %s\n", res.kernel->name,
-                       res.kernel->release ? res.kernel->release : "-", res.kernel->id, res.source_id);
-        else
-                printf("built: %s (%s, id %.12s) from %s in %.0f s%s; log %s\n", res.kernel->name,
-                       res.kernel->release ? res.kernel->release : "-", res.kernel->id, res.source_id, res.build_s,
-                       res.existed ? " (the same image was stored already)" : "", res.log_path);
+        } else {
+                /* The release is the built tree's, the name may be the store's. */
+                _cleanup_free_ char *kname = utf8_mask(res.kernel->name),
+                                *release = utf8_mask(res.kernel->release ? res.kernel->release : "-"),
+                                *id = utf8_mask(res.kernel->id), *source = utf8_mask(res.source_id),
+                                *log = utf8_mask(res.log_path ? res.log_path : "-");
+
+                if (res.cache_hit)
+                        printf("cache hit: %s (%s, id %.12s): built before from %s\n", kname, release, id, source);
+                else
+                        printf("built: %s (%s, id %.12s) from %s in %.0f s%s; log %s\n", kname, release, id, source,
+                               res.build_s, res.existed ? " (the same image was stored already)" : "", log);
+        }
         kbuild_result_clear(&res);
         return 0;
 }
@@ -268,8 +297,11 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
                                         count++;
                                         bytes += snaps[j].bytes;
                                 }
-                        printf("%-28s %-28s %.12s %-4s %7d  %-16s  ", v[i]->name, v[i]->release ? v[i]->release : "-",
-                               v[i]->id, v[i]->vmlinux_path ? "yes" : "no", v[i]->n_modules, added);
+                        _cleanup_free_ char *name = utf8_mask(v[i]->name), *id = utf8_mask(v[i]->id),
+                                        *release = utf8_mask(v[i]->release ? v[i]->release : "-");
+
+                        printf("%-28s %-28s %.12s %-4s %7d  %-16s  ", name, release, id,
+                               v[i]->vmlinux_path ? "yes" : "no", v[i]->n_modules, added);
                         if (count)
                                 printf("%d (%.1f MiB)\n", count, (double)bytes / (1 << 20));
                         else
@@ -278,9 +310,9 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
                 /* A damaged entry is shown, not hidden: it holds a name,
                  * and 'kernel remove' takes it away. */
                 for (size_t i = 0; i < nd; i++) {
-                        g_autofree char *why = cli_mask(dm[i].why);
+                        _cleanup_free_ char *why = utf8_mask(dm[i].why), *name = utf8_mask(dm[i].name);
 
-                        printf("%-28s DAMAGED: %s (kbench kernel remove %s)\n", dm[i].name, why, dm[i].name);
+                        printf("%-28s DAMAGED: %s (kbench kernel remove %s)\n", name, why, name);
                 }
         }
         kstore_kernel_list_free(v, n);
@@ -317,7 +349,11 @@ static int kernel_remove(int argc, char **argv, const struct store_ctx *g) {
                 return cli_error(&err);
         if (kstore_remove(s, argv[1], &gone, &err) < 0)
                 return cli_error(&err);
-        printf("removed: %s\n", argv[1]);
+        {
+                _cleanup_free_ char *shown = utf8_mask(argv[1]);
+
+                printf("removed: %s\n", shown);
+        }
         /* The warm-start snapshots go with the kernel's files (while another
          * name points at them, they stay useful and stay). */
         if (gone) {

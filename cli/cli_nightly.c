@@ -42,6 +42,13 @@ int cli_nightly(int argc, char **argv, const struct store_ctx *g) {
         if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "nightly", &argc, &argv))
                 return 2;
         if (keys) {
+                /* --keys is a question of its own: anything beside it would
+                 * be ignored, and a script would take the 0 for its answer. */
+                if (argc > 1 || dry_run || json) {
+                        cli_errorf("nightly: --keys takes nothing else (%s)", argc > 1 ? "a configuration file or "
+                                   "argument given" : dry_run ? "--dry-run given" : "--json given");
+                        return 2;
+                }
                 nightly_config_print_keys(stdout);
                 return 0;
         }

@@ -3,10 +3,14 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "common/utf8.h"
+#include "common/util.h"
 #include "cli/cli.h"
 #include "report/compare.h"
 #include "results/db.h"
+#include "web/output.h"
 #include "web/site.h"
 
 /* Whether spec splits at some ':' into two texts that parse as selectors
@@ -21,6 +25,21 @@ static int compare_spec_ok(const char *spec) {
                         return 1;
         }
         return 0;
+}
+
+/* Whether dir is the store's own site: <store>/site, a directory of the
+ * store itself (not a link to one elsewhere), whether it was named by -o
+ * or by default. That one is kbench's as the store is, and one written
+ * before sites carried a manifest is taken over; any other directory,
+ * <store>/site as a link to someone's directory too, must be a site or
+ * empty. */
+static int is_store_site(const char *dir, const char *home) {
+        g_autofree char *own = g_build_filename(home, "site", NULL);
+        struct stat mine, given;
+
+        if (lstat(own, &mine) < 0 || !S_ISDIR(mine.st_mode) || stat(dir, &given) < 0)
+                return 0;
+        return mine.st_dev == given.st_dev && mine.st_ino == given.st_ino;
 }
 
 int cli_publish(int argc, char **argv, const struct store_ctx *g) {
@@ -58,7 +77,8 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
                 "DIR is a kbench site when it holds .kbench-site, the list of the pages\n"
                 "kbench wrote there; only those are ever replaced or removed. A missing or\n"
                 "empty DIR becomes a site; any other DIR is refused unless --force. The\n"
-                "store's own site/ (no -o) is kbench's, and taken over as it is.");
+                "store's own site/ directory (with or without -o; not a link elsewhere) is\n"
+                "kbench's, and taken over as it is. Publishes into one DIR take turns.");
         g_option_context_add_main_entries(ctx, entries, NULL);
         if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "publish", &argc, &argv))
                 return 2;
@@ -70,11 +90,9 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
                 cli_errorf("publish: -o needs a directory, not an empty string");
                 return 2;
         }
-        /* The store's own site/ is kbench's as the store is: one written
-         * before sites carried a manifest is taken over, not refused. */
-        opt.force = force || !dir;
         if (!dir)
                 dir = g_build_filename(g->home, "site", NULL);
+        opt.force = force || is_store_site(dir, g->home);
         opt.dir = dir;
         opt.compares = (const char *const *)compares;
         opt.n_compares = compares ? g_strv_length(compares) : 0;
@@ -96,6 +114,15 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
         db_close(db);
         if (r < 0)
                 return cli_error(&err);
+        if (res.dropped) {
+                struct kb_error note;
+
+                /* One line on stderr, masked as errors are: the names are the file's. */
+                error_setf(&note, 0, "publish: note: dropped %zu entr%s of %s/%s that %s not a page kbench "
+                           "writes, first %s", res.dropped, res.dropped == 1 ? "y" : "ies", dir, OUTPUT_MANIFEST,
+                           res.dropped == 1 ? "is" : "are", res.dropped_note);
+                cli_error(&note);
+        }
         printf("publish: %zu page%s written, %zu unchanged", res.written, res.written == 1 ? "" : "s",
                res.unchanged);
         if (res.removed)
@@ -104,7 +131,7 @@ int cli_publish(int argc, char **argv, const struct store_ctx *g) {
         {
                 /* The directory is the user's text: a newline in it must not
                  * forge a second line for a script reading this one. */
-                g_autofree char *shown = cli_mask(dir);
+                _cleanup_free_ char *shown = utf8_mask(dir);
 
                 printf("site: %s/index.html\n", shown);
         }

@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/utf8.h"
 #include "common/util.h"
 #include "cli/cli.h"
 #include "run/hosts.h"
-#include "report/utf8.h"
 
 static const struct {
         const char *name;
@@ -33,31 +33,16 @@ static const struct {
         { "doctor", cli_doctor, "check QEMU, libvirt, the accelerator and the store" },
 };
 
-char *cli_mask(const char *text) {
-        g_autofree char *valid = g_utf8_make_valid(text, -1);
-        GString *out = g_string_sized_new(strlen(valid));
-
-        for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
-                gunichar c = g_utf8_get_char(p);
-
-                if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || utf8_is_bidi_control(c))
-                        g_string_append_c(out, '?');
-                else
-                        g_string_append_unichar(out, c);
-        }
-        return g_string_free(out, FALSE);
-}
-
 /* One error line on stderr. Messages quote the store (kernel names, tags,
- * settings) and the guest: cli_mask makes them one line that cannot drive
+ * settings) and the guest: utf8_mask makes them one line that cannot drive
  * the terminal, and a message of more than a kb_error's bytes (a pasted
  * file as a value) keeps its head and its reason (error_fit). */
 static void put_error(const char *msg) {
         char fitted[sizeof(((struct kb_error *)0)->msg)];
-        g_autofree char *masked = NULL;
+        _cleanup_free_ char *masked = NULL;
 
         error_fit(fitted, sizeof(fitted), msg, strlen(msg));
-        masked = cli_mask(fitted);
+        masked = utf8_mask(fitted);
         fprintf(stderr, "kbench: %s\n", masked);
 }
 

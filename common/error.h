@@ -4,10 +4,18 @@
 #pragma once
 
 #include <stddef.h>
+#include <string.h>
 
 struct kb_error {
         char msg[1024];
 };
+
+/* A value someone else chose (a user's argument, a stored name), in a
+ * message cut at 64 bytes: a file pasted as a value must not become a
+ * 100 KB error line, nor push the reason out of it.
+ * error_setf(err, -ENOENT, "no cell " ERROR_VAL, ERROR_VALARG(key)) */
+#define ERROR_VAL "%.64s%s"
+#define ERROR_VALARG(s) (s), (strlen(s) > 64 ? "..." : "")
 
 /* Fill err (may be NULL) with a printf-style message and return r, so that a
  * failing path reads `return error_setf(err, -EINVAL, "%s: bad size", path);`.

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/fileio.h"
 #include "common/parse.h"
+#include "common/utf8.h"
 #include "common/splitmix64.h"
 #include "common/test.h"
 
@@ -259,6 +260,40 @@ TEST(splitmix64_reference) {
         state = 1234567;
         for (uint64_t i = 0; i < 1000; i++)
                 ASSERT_EQ(splitmix64(&state), splitmix64_at(1234567, i));
+}
+
+/* The one terminal-safe form: what a terminal would obey (CSI, OSC, BEL,
+ * the newline, C1's CSI, a right-to-left override) is '?', a byte that is
+ * not UTF-8 is shown by its value, and printable text, UTF-8 included, is
+ * kept as it is. */
+TEST(terminal_safe_mask) {
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                { "6.1.0-57-amd64", "6.1.0-57-amd64" },
+                { "\x1b[31mEVIL\x1b[0m", "?[31mEVIL?[0m" },
+                { "\x1b]0;title\x07x", "?]0;title?x" },
+                { "a\xe2\x80\xae" "cba", "a?cba" },            /* U+202E */
+                { "two\nlines\r", "two?lines?" },
+                { "\xc2\x9b" "2J", "?2J" },                        /* U+009B, CSI */
+                { "caf\xc3\xa9 \xce\xbb", "caf\xc3\xa9 \xce\xbb" },
+                { "/tmp/\xff\xfe", "/tmp/\\xff\\xfe" },
+                { "\xe2\x82", "\\xe2\\x82" },                     /* cut short */
+                { "", "" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *m = utf8_mask(cases[i].in);
+
+                ASSERT_STREQ(m, cases[i].out);
+                free(m);
+        }
+        {
+                char *m = utf8_mask(NULL);
+
+                ASSERT_STREQ(m, "-");
+                free(m);
+        }
 }
 
 /* Every bus row is whole: the agent finds a disk by serial only if the

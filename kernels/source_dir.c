@@ -68,7 +68,7 @@ static int candidate_cmp(const void *a, const void *b) {
 
 int source_dir_scan(const char *dir, struct source_state *state, const struct source_dir_opts *opts,
                     char ***ret_paths, size_t *ret_n, struct kb_error *err) {
-        struct source_dir_opts o = opts ? *opts : (struct source_dir_opts){ .settle_s = 5, .probe_ms = 200 };
+        struct source_dir_opts o = opts ? *opts : (struct source_dir_opts)SOURCE_DIR_OPTS_DEFAULT;
         g_autoptr(GArray) cands = g_array_new(FALSE, FALSE, sizeof(struct candidate));
         g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
         g_autofree char *abs = g_canonicalize_filename(dir, NULL);

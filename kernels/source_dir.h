@@ -20,6 +20,9 @@ struct source_dir_opts {
         unsigned probe_ms;         /* pause between the two size checks; default 200 ms */
 };
 
+/* What opts NULL means. */
+#define SOURCE_DIR_OPTS_DEFAULT { .settle_s = 5, .probe_ms = 200 }
+
 /* List the new kernel files in dir, sorted by name (strcmp), as absolute
  * paths. state NULL: every settled kernel file. opts NULL: defaults. An
  * unreadable directory is -errno naming it. OUT: *ret_paths (NULL-terminated,

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/utf8.h"
+#include "common/util.h"
 #include "bisect/bisect.h"
 #include "nightly/nightly_bisect.h"
 #include "nightly/nightly_sources.h"
@@ -223,9 +225,11 @@ int nightly_bisect_source(const struct nightly_bisect_in *in, struct nightly_bis
                 else {
                         ret->good = g_strdup(names[0]);
                         ret->candidates = g_strv_length(names);
+                        _cleanup_free_ char *first = utf8_mask(names[0]),
+                                        *last = utf8_mask(names[ret->candidates - 1]);
+
                         fprintf(stderr, "nightly: bisecting %s of %s between %s and %s (%zu kernels)\n",
-                                in->cfg->bisect.metric, workload, names[0], names[ret->candidates - 1],
-                                ret->candidates);
+                                in->cfg->bisect.metric, workload, first, last, ret->candidates);
                         run_bisection(in, names, workload, ret);
                 }
         }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "host/accel.h"
 #include "nightly/nightly_mail.h"
 #include "nightly/nightly_report.h"
@@ -105,7 +106,9 @@ char *nightly_finding_line(const struct nightly_finding *f) {
 }
 
 /* A cell's detail quotes the guest's console: invalid UTF-8 becomes
- * U+FFFD, every control character '?', and it is cut at max characters,
+ * U+FFFD, every control character '?' (the bidirectional ones too, which
+ * would reverse the lines after them: common/utf8.h), and it is cut at max
+ * characters,
  * so it cannot forge a line of the report or drive a terminal. Caller
  * g_frees. */
 static char *printable(const char *s, size_t max) {
@@ -115,7 +118,7 @@ static char *printable(const char *s, size_t max) {
 
         for (size_t n = 0; *p && n < max; p = g_utf8_next_char(p), n++) {
                 gunichar c = g_utf8_get_char(p);
-                if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+                if (utf8_is_terminal_control(c))
                         g_string_append_c(out, '?');
                 else
                         g_string_append_unichar(out, c);

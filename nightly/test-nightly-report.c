@@ -49,6 +49,10 @@ TEST(failure_detail_from_the_guest_cannot_forge_lines) {
         g_autofree char *line = nightly_failure_line(&f), *cut = NULL;
 
         ASSERT_STREQ(line, "k: failed at boot (boot-crash: /init: error?verdict: no regression?[2J\xef\xbf\xbd), 1 of 3 cells");
+        /* a right-to-left override would show the lines after it reversed */
+        f.detail = (char *)"ok \xe2\x80\xae" "sseccus";
+        g_autofree char *bidi = nightly_failure_line(&f);
+        ASSERT_STREQ(bidi, "k: failed at boot (boot-crash: ok ?sseccus), 1 of 3 cells");
         f.detail = long_detail;
         cut = nightly_failure_line(&f);
         ASSERT_TRUE(strstr(cut, "xxx...)") != NULL);

@@ -53,7 +53,7 @@ enum bisect_state bisect_classify(enum seqrule_verdict vs_good, enum seqrule_ver
 static enum seqrule_verdict judge(const struct bisect_params *p, const struct bisect_series *x,
                                   const struct bisect_series *y, double target, size_t *next) {
         struct seqrule_params rp = p->rule;
-        struct seqrule_metric m = { "metric", x->v, y->v };
+        struct seqrule_metric m = { "metric", x->v, y->v, p->floor };
         struct seqrule_decision d;
         enum seqrule_verdict v = SEQRULE_NOT_YET;
         size_t rounds = x->n < y->n ? x->n : y->n;

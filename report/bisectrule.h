@@ -69,6 +69,8 @@ struct bisect_params {
         struct seqrule_params rule;    /* target: the ends'; pilot, max_rounds per step; alpha, power */
         double noise;              /* compare's noise band, a fraction */
         int dir;                   /* the metric's direction (METRICS_HIGHER or METRICS_LOWER) */
+        double floor;              /* the metric's floor (report/metrics.h): > 0 an amount, judged
+                                      by its difference */
 };
 
 struct bisect_result {

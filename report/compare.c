@@ -305,8 +305,10 @@ int compare_judge(struct compare_view *v) {
                         g->worse += m->verdict == COMPARE_WORSE;
                         g->better += m->verdict == COMPARE_BETTER;
                         v->judged += m->judged;
-                        if (m->judged && m->sa.mean > 0 && m->sb.mean > 0 && isfinite(m->sa.mean) &&
-                            isfinite(m->sb.mean)) {
+                        /* An amount near 0 (seconds waited) has no ratio worth a
+                         * vote: 0.02 s against 1.05 s would outweigh every count. */
+                        if (m->judged && m->info.floor == 0 && m->sa.mean > 0 && m->sb.mean > 0 &&
+                            isfinite(m->sa.mean) && isfinite(m->sb.mean)) {
                                 double r = m->sb.mean / m->sa.mean;
 
                                 logsum += log(m->info.direction == METRICS_LOWER ? 1 / r : r);

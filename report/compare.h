@@ -97,7 +97,8 @@ struct compare_group {
         struct compare_side a, b;
         struct compare_metric *m;  /* sorted by name (owned) */
         size_t n_m;
-        double geomean;            /* geometric mean over judged metrics of the B-vs-A ratio,
+        double geomean;            /* geometric mean over judged ratio metrics (not amounts with a
+                                      floor) of the B-vs-A ratio,
                                       oriented so that > 1 is better (lower-is-better metrics
                                       contribute mean(a)/mean(b)); NAN when none */
         size_t n_geomean;

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "report/html.h"
-#include "report/utf8.h"
 
 struct html *html_new(void) {
         struct html *h = g_new0(struct html, 1);

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "common/util.h"
 #include "report/hostdisk.h"
 #include "report/json.h"
-#include "settings/runopts.h"
-#include "report/utf8.h"
 #include "results/bisect.h"
+#include "settings/runopts.h"
 
 static json_t *json_num(double v) {
         return isfinite(v) ? json_real(v) : json_null();

@@ -134,6 +134,12 @@ int metrics_verdict(const char *name) {
         return metrics_lookup(name, &m) == 0 && m.verdict && m.direction != METRICS_NONE;
 }
 
+double metrics_floor(const char *name) {
+        struct metrics_info m;
+
+        return metrics_lookup(name, &m) < 0 ? 0 : m.floor;
+}
+
 const char *metrics_direction_name(enum metrics_direction d) {
         return d == METRICS_HIGHER ? "higher" : d == METRICS_LOWER ? "lower" : "none";
 }

@@ -45,6 +45,10 @@ int metrics_lookup(const char *name, struct metrics_info *ret);
 enum metrics_direction metrics_direction(const char *name);
 int metrics_verdict(const char *name);
 
+/* The floor of name (metrics_info.floor): > 0 for an amount judged by its
+ * difference, 0 otherwise and for unknown names. */
+double metrics_floor(const char *name);
+
 /* "higher", "lower" or "none". */
 const char *metrics_direction_name(enum metrics_direction d);
 

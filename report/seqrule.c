@@ -22,8 +22,26 @@ static void summarize_prefix(const double *v, size_t rounds, double *buf, struct
         *ret_n = n;
 }
 
-static double mde_with(const struct seqrule_metric *m, size_t rounds, double alpha, double power, double *buf,
-                       double *ret_cov) {
+/* An amount's MDE and spread on the ratios' scale: the difference
+ * detectable (stats_mde over a mean of 1 is the difference itself) over
+ * the floor, times target; the spread over the floor, times target, so
+ * stats_n_for_effect(cov, target) finds the rounds at which a difference of
+ * the floor is detectable. */
+static double amount_mde(const struct stats_summary *sa, const struct stats_summary *sb, double floor,
+                         double alpha, double power, double target, double *ret_cov) {
+        struct stats_summary unit_a = *sa;
+        double mde;
+
+        *ret_cov = sqrt((sa->sd * sa->sd + sb->sd * sb->sd) / 2) / floor * target;
+        if (sa->sd == 0.0 && sb->sd == 0.0)
+                return 0.0;
+        unit_a.mean = 1;
+        mde = stats_mde(&unit_a, sb, alpha, power);
+        return isnan(mde) ? INFINITY : mde / floor * target;
+}
+
+static double mde_with(const struct seqrule_metric *m, size_t rounds, double alpha, double power, double target,
+                       double *buf, double *ret_cov) {
         struct stats_summary sa, sb;
         size_t na, nb;
         double mde;
@@ -33,6 +51,8 @@ static double mde_with(const struct seqrule_metric *m, size_t rounds, double alp
         *ret_cov = NAN;
         if (na < 2 || nb < 2)
                 return INFINITY;
+        if (m->floor > 0)
+                return amount_mde(&sa, &sb, m->floor, alpha, power, target, ret_cov);
         if (!isfinite(sa.mean) || sa.mean == 0.0)
                 return NAN;
         *ret_cov = sqrt((sa.cov * sa.cov + sb.cov * sb.cov) / 2);
@@ -42,12 +62,12 @@ static double mde_with(const struct seqrule_metric *m, size_t rounds, double alp
         return isnan(mde) ? INFINITY : mde;
 }
 
-double seqrule_mde(const struct seqrule_metric *m, size_t rounds, double alpha, double power) {
+double seqrule_mde(const struct seqrule_metric *m, size_t rounds, double alpha, double power, double target) {
         double *buf = malloc((rounds ? rounds : 1) * sizeof(*buf)), cov, mde;
 
         if (!buf)
                 return NAN;
-        mde = mde_with(m, rounds, alpha, power, buf, &cov);
+        mde = mde_with(m, rounds, alpha, power, target, buf, &cov);
         free(buf);
         return mde;
 }
@@ -78,7 +98,7 @@ static void evaluate(const struct seqrule_params *p, const struct seqrule_metric
         d->worst = 0;
         d->n_undefined = 0;
         for (size_t i = 0; i < n_m; i++) {
-                double cov, mde = mde_with(&m[i], look, p->alpha, p->power, buf, &cov);
+                double cov, mde = mde_with(&m[i], look, p->alpha, p->power, p->target, buf, &cov);
                 size_t n;
 
                 if (isnan(mde)) {
@@ -180,6 +200,7 @@ int seqrule_judge(const struct seqrule_params *p, const struct seqrule_metric *m
                 c->judged = 1;
                 c->info.direction = dirs[i];
                 c->info.verdict = 1;
+                c->info.floor = m[i].floor;
                 /* What compare_decide reads, computed as compare_metric_stats
                  * does; not its MDE and n@x%, which cost a power search each
                  * and decide nothing (the simulation runs this 10^5 times). */
@@ -187,6 +208,14 @@ int seqrule_judge(const struct seqrule_params *p, const struct seqrule_metric *m
                         c->welch.p = NAN;
                 if (stats_ratio_ci(c->a, c->na, c->b, c->nb, 0.95, &c->ratio) < 0)
                         c->ratio.lo = c->ratio.hi = NAN;
+                /* An amount is judged by its difference, beyond its floor
+                 * and the noise band of A's mean. */
+                if (c->info.floor > 0) {
+                        stats_summarize(c->a, c->na, &c->sa);
+                        stats_summarize(c->b, c->nb, &c->sb);
+                        if (stats_diff_ci(c->a, c->na, c->b, c->nb, 0.95, &c->diff) < 0)
+                                c->diff.lo = c->diff.hi = NAN;
+                }
                 c->mw_min_p = c->na && c->nb ? stats_mann_whitney_min_p(c->na, c->nb) : 1;
                 /* compare_judge's family: the judged metrics with a defined test. */
                 q[i] = c->na && c->nb && c->mw_min_p <= p->alpha && isfinite(c->welch.p) ? c->welch.p : NAN;

@@ -56,6 +56,10 @@ struct seqrule_params {
 struct seqrule_metric {
         const char *name;          /* for messages; not owned */
         const double *a, *b;       /* [rounds], NAN where a round has no value; not owned */
+        double floor;              /* > 0: an amount judged by its difference beyond this floor
+                                      (report/metrics.h); its target is the floor itself: its MDE
+                                      is the difference detectable over the floor, times the
+                                      target, so a difference of the floor meets the target */
 };
 
 struct seqrule_decision {
@@ -71,8 +75,10 @@ struct seqrule_decision {
 
 /* The MDE of one metric over its first `rounds` rounds (NAN values
  * skipped): 0 when neither side has spread, INFINITY when a side has fewer
- * than 2 values, NAN when undefined (mean(a) is 0 or not finite). */
-double seqrule_mde(const struct seqrule_metric *m, size_t rounds, double alpha, double power);
+ * than 2 values, NAN when undefined (mean(a) is 0 or not finite, for a
+ * metric without a floor). For an amount (m->floor > 0) the detectable
+ * difference over the floor, times target: the same scale as the others'. */
+double seqrule_mde(const struct seqrule_metric *m, size_t rounds, double alpha, double power, double target);
 
 /* The rule's answer after `rounds` complete rounds, over n_m judged metrics
  * (n_m 0: ENOUGH at the pilot). Returns 0, or -EINVAL for parameters out of

@@ -65,6 +65,11 @@ size_t svg_ticks(double *lo, double *hi, int target, double *ret_ticks, size_t m
         step = svg_nice_step(*hi - *lo, target);
         a = floor(*lo / step + 1e-9) * step;
         b = ceil(*hi / step - 1e-9) * step;
+        /* Rounding out from near DBL_MAX overflows: keep the data's ends. */
+        if (!isfinite(a) || !isfinite(b)) {
+                a = *lo;
+                b = *hi;
+        }
         *lo = a;
         *hi = b;
         for (double k = 0; n < max; k++) {
@@ -120,6 +125,22 @@ static void format_value(double v, char *buf, size_t size) {
                 snprintf(buf, size, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3, v);
 }
 
+/* Where v falls between lo and hi, as a fraction in [0, 1]: the one
+ * mapping every chart's coordinates come through (line, bar and strip
+ * charts, and the columns svg_downsample buckets by). The values are a
+ * store's, so anything arrives: a span too wide for a double (1.7e308
+ * minus -1.7e308 is inf, and then a NaN), an infinite end, a value outside.
+ * The answer is always finite, NaN placed at 0, so no drawing loop
+ * compares a NaN (line_marks never advanced past one) and no coordinate
+ * leaves its axis. Halves cannot overflow where the difference can. */
+static double fraction(double v, double lo, double hi) {
+        double r = (v / 2 - lo / 2) / (hi / 2 - lo / 2);
+
+        if (!(r > 0))
+                return 0;
+        return r < 1 ? r : 1;
+}
+
 struct bucket {
         size_t first, last, min, max;
         int used;
@@ -153,7 +174,6 @@ size_t svg_downsample(const double *t, const double *v, size_t n, double t0, dou
         GArray *out = g_array_new(FALSE, FALSE, sizeof(struct svg_point));
         struct bucket b = { 0 };
         long col = -1;
-        double span = t1 - t0;
         size_t len;
 
         if (columns < 1)
@@ -172,7 +192,7 @@ size_t svg_downsample(const double *t, const double *v, size_t n, double t0, dou
                         }
                         continue;
                 }
-                c = span > 0 ? (long)floor((t[i] - t0) / span * (double)columns) : 0;
+                c = t1 > t0 ? (long)floor(fraction(t[i], t0, t1) * (double)columns) : 0;
                 if (c >= (long)columns)
                         c = (long)columns - 1;
                 if (c != col || !b.used) {
@@ -196,6 +216,7 @@ size_t svg_downsample(const double *t, const double *v, size_t n, double t0, dou
 }
 
 /* --- drawing helpers --- */
+
 
 static void text_at(struct html *h, double x, double y, const char *anchor, int size, const char *fill,
                     const char *s) {
@@ -305,11 +326,11 @@ struct frame {
 };
 
 static double fx(const struct frame *f, double t) {
-        return f->left + (t - f->x0) / (f->x1 - f->x0) * f->pw;
+        return f->left + fraction(t, f->x0, f->x1) * f->pw;
 }
 
 static double fy(const struct frame *f, double v) {
-        return f->top + f->ph - (v - f->y0) / (f->y1 - f->y0) * f->ph;
+        return f->top + f->ph - fraction(v, f->y0, f->y1) * f->ph;
 }
 
 /* The data's extent: every finite point, band and mark; [0, 1] where
@@ -572,7 +593,7 @@ void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
         if (!isfinite(x1))
                 x1 = 1;
         nt = svg_ticks(&x0, &x1, 5, ticks, G_N_ELEMENTS(ticks), &step);
-#define X(v) (label_w + ((v) - x0) / (x1 - x0) * pw)
+#define X(v) (label_w + fraction((v), x0, x1) * pw)
 
         svg_open(h, W, (int)ceil(H), c->title);
         if (c->title)
@@ -666,7 +687,7 @@ static void strip_row(struct html *h, const struct svg_strip *s, double y, doubl
         size_t shown = 0;
         char b[64];
 
-#define SX(v) (label_w + ((v) - x0) / (x1 - x0) * pw)
+#define SX(v) (label_w + fraction((v), x0, x1) * pw)
         html_start(h, "g");
         for (size_t i = 0; i < s->n; i++)
                 shown += isfinite(s->v[i]);
@@ -719,7 +740,7 @@ void svg_strip_chart(struct html *h, const struct svg_strip_chart *c) {
         if (c->title)
                 text_at(h, 4, 15, NULL, FONT + 1, "#111", c->title);
         for (size_t i = 0; i < nt; i++) {
-                double x = label_w + (ticks[i] - x0) / (x1 - x0) * pw;
+                double x = label_w + fraction(ticks[i], x0, x1) * pw;
 
                 line(h, x, top - 4, x, H - bottom, GRID, 1, NULL);
                 svg_format_tick(ticks[i], step, b, sizeof(b));

@@ -283,6 +283,28 @@ TEST(integer_x_axis) {
 /* A bar without a mean (every value n/a) and bars near DBL_MAX: labels and
  * titles say n/a or a number of its own size, never "nan" or a number cut
  * to a buffer. */
+/* Times and values no run gives, from a hand-edited store: near DBL_MAX of
+ * both signs, so the axis spans more than a double holds. Every chart
+ * ends (marks' labels were grouped by an x that was NaN, and the loop
+ * never advanced) and says no "nan" or "inf" anywhere. */
+TEST(line_chart_span_beyond_double) {
+        double t[] = { 0, 1.7e308, 2 }, v[] = { -1.7e308, 5, 1.7e308 };
+        struct svg_series s = { .label = "bo", .t = t, .v = v, .n = 3 };
+        struct svg_mark marks[] = { { 1.7e308, "far" }, { -1.7e308, "before" }, { 1, "write" }, { NAN, "nan" } };
+        struct svg_band band = { -1.7e308, 1.7e308 };
+        struct svg_line_chart c = { .title = "t", .x_unit = "s", .series = &s, .n_series = 1,
+                                    .marks = marks, .n_marks = 4, .bands = &band, .n_bands = 1 };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        size_t len;
+
+        svg_line_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_TRUE(strstr(svg, "nan\"") == NULL && strstr(svg, "\"nan") == NULL);
+        ASSERT_TRUE(strstr(svg, "inf") == NULL);
+        ASSERT_TRUE(strstr(svg, ">far<") != NULL || strstr(svg, "far,") != NULL || strstr(svg, ", far") != NULL);
+}
+
 TEST(bar_chart_odd_values) {
         struct svg_bar bars[] = {
                 { "none", NAN, NAN, NAN, 0 },

@@ -430,7 +430,8 @@ TEST(log_for_a_terminal) {
         ASSERT_TRUE(memcmp(text, log, sizeof(log) - 1) == 0);
         free(text);
         CAPTURE(text, ASSERT_EQ(text_log(log, sizeof(log) - 1, 1, out), 0));
-        ASSERT_STREQ(text, "ok\tline\n?[31mred??nul?2J?\xce\xbb\n");
+        /* an invalid byte is shown by its value, as every terminal line shows it */
+        ASSERT_STREQ(text, "ok\tline\n?[31mred??nul?2J\\xff\xce\xbb\n");
         free(text);
 }
 

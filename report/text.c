@@ -9,11 +9,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/utf8.h"
 #include "common/util.h"
 #include "report/hostdisk.h"
 #include "report/metrics.h"
 #include "report/text.h"
-#include "report/utf8.h"
 #include "settings/runopts.h"
 #include "workloads/workload.h"
 
@@ -26,11 +26,11 @@
  * code span. */
 enum put_mode { PUT_TEXT, PUT_MD, PUT_MD_CODE };
 
-/* Print s (NULL as "-") padded to width characters, with control
- * characters masked: C0, DEL and C1 (U+0080..U+009F, which a terminal may
- * take for CSI and friends), the bidirectional controls (utf8.h), and every
- * byte that starts no valid UTF-8 sequence (a raw 0x9b is CSI on an 8-bit
- * terminal), each as '?'. As markdown text, & < > " ' become the entities
+/* Print s (NULL as "-") padded to width characters in the one
+ * terminal-safe form (common/utf8.h): C0, DEL and C1 (U+0080..U+009F, which
+ * a terminal may take for CSI and friends) and the bidirectional controls
+ * as '?', every byte that starts no valid UTF-8 sequence (a raw 0x9b is CSI
+ * on an 8-bit terminal) as "\xNN". As markdown text, & < > " ' become the entities
  * report/html.c writes and \ ` * [ ] | get a backslash, so no string from
  * the store becomes a tag, a link, a code span or a table cell (an
  * intraword '_', as in every metric name, is left: CommonMark gives it no
@@ -43,15 +43,16 @@ static void put_masked(FILE *out, const char *s, int width, enum put_mode mode) 
         if (!s)
                 s = "-";
         len = strlen(s);
-        for (size_t i = 0; i < len; n++) {
-                uint32_t cp;
-                size_t k = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+        for (size_t i = 0; i < len;) {
+                char safe[UTF8_SAFE_MAX];
+                size_t k = utf8_terminal_safe((const unsigned char *)s + i, len - i, safe);
+                uint32_t cp = (unsigned char)safe[0];
                 const char *ent = NULL;
 
-                if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || utf8_is_bidi_control(cp) ||
-                    (mode == PUT_MD_CODE && cp == '`')) {
-                        fputc('?', out);
-                        i += k ? k : 1;
+                n += utf8_safe_width(safe);
+                if (safe[1] || cp == '?' || cp >= 0x80 || (mode == PUT_MD_CODE && cp == '`')) {
+                        fputs(mode == PUT_MD_CODE && cp == '`' ? "?" : safe, out);
+                        i += k;
                         continue;
                 }
                 if (mode == PUT_MD) {
@@ -69,7 +70,7 @@ static void put_masked(FILE *out, const char *s, int width, enum put_mode mode) 
                 if (ent)
                         fputs(ent, out);
                 else
-                        fwrite(s + i, 1, k, out);
+                        fputs(safe, out);
                 i += k;
         }
         for (; n < width; n++)
@@ -93,16 +94,15 @@ int text_log(const char *text, size_t len, int terminal, FILE *out) {
         if (!terminal)
                 return len && fwrite(text, 1, len, out) != len ? -EIO : 0;
         for (size_t i = 0; i < len;) {
-                uint32_t cp;
-                size_t k = utf8_decode((const unsigned char *)text + i, len - i, &cp);
+                char safe[UTF8_SAFE_MAX];
+                size_t k = utf8_terminal_safe((const unsigned char *)text + i, len - i, safe);
 
-                if (k && (cp == '\n' || cp == '\t'))
-                        fputc((int)cp, out);
-                else if (k == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || utf8_is_bidi_control(cp))
-                        fputc('?', out);
+                /* A log keeps its lines and tabs; nothing else that controls. */
+                if (text[i] == '\n' || text[i] == '\t')
+                        fputc(text[i], out);
                 else
-                        fwrite(text + i, 1, k, out);
-                i += k ? k : 1;
+                        fputs(safe, out);
+                i += k;
         }
         return ferror(out) ? -EIO : 0;
 }
@@ -114,11 +114,11 @@ static int text_width(const char *s) {
         if (!s)
                 return 1;
         len = strlen(s);
-        for (size_t i = 0; i < len; n++) {
-                uint32_t cp;
-                size_t k = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+        for (size_t i = 0; i < len;) {
+                char safe[UTF8_SAFE_MAX];
 
-                i += k ? k : 1;
+                i += utf8_terminal_safe((const unsigned char *)s + i, len - i, safe);
+                n += (size_t)utf8_safe_width(safe);
         }
         return (int)n;
 }
@@ -658,9 +658,31 @@ static void format_diff(double d, const char *unit, char *buf, size_t size) {
                 snprintf(buf, size, "%s%s%s%s", d < 0 ? "-" : "+", v, unit && *unit ? " " : "", unit ? unit : "");
 }
 
-static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
-        char lo[24], hi[24];
+void text_format_change(const struct compare_metric *m, char *change, char *ci, char *mde, size_t size) {
+        char lo[32], hi[48], v[32];
+        int amount = m->info.floor > 0;
+        const struct stats_interval *in = amount ? &m->diff : &m->ratio;
 
+        if (amount) {
+                /* An amount: as a difference, in its unit. */
+                format_diff(m->diff.estimate, m->unit, change, size);
+                format_diff(m->diff.lo, NULL, lo, sizeof(lo));
+                format_diff(m->diff.hi, m->unit, hi, sizeof(hi));
+                text_format_num(m->mde_abs, v, sizeof(v));
+                snprintf(mde, size, "%s%s%s", v, m->unit && *m->unit ? " " : "", m->unit ? m->unit : "");
+        } else {
+                text_format_pct(m->change, 1, change, size);
+                text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
+                text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                text_format_pct(m->mde, 0, mde, size);
+        }
+        if (isfinite(in->lo) && isfinite(in->hi))
+                snprintf(ci, size, "[%s, %s]", lo, hi);
+        else
+                snprintf(ci, size, "n/a");
+}
+
+static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
         snprintf(cells[C_METRIC], 64, "%.63s", m->name);
         text_format_num(m->sa.mean, cells[C_A], 64);
         text_format_pct(m->sa.cov, 0, cells[C_ASD], 64);
@@ -668,35 +690,11 @@ static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]
         text_format_num(m->sb.mean, cells[C_B], 64);
         text_format_pct(m->sb.cov, 0, cells[C_BSD], 64);
         text_format_num(m->sb.median, cells[C_BMED], 64);
-        if (m->info.floor > 0) {
-                /* An amount: its change and interval as a difference, in its unit. */
-                format_diff(m->diff.estimate, m->unit, cells[C_CHANGE], 64);
-                if (isfinite(m->diff.lo) && isfinite(m->diff.hi)) {
-                        format_diff(m->diff.lo, NULL, lo, sizeof(lo));
-                        format_diff(m->diff.hi, m->unit, hi, sizeof(hi));
-                        snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
-                } else
-                        snprintf(cells[C_CI], 64, "n/a");
-        } else {
-                text_format_pct(m->change, 1, cells[C_CHANGE], 64);
-                if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
-                        text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
-                        text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
-                        snprintf(cells[C_CI], 64, "[%s, %s]", lo, hi);
-                } else
-                        snprintf(cells[C_CI], 64, "n/a");
-        }
+        text_format_change(m, cells[C_CHANGE], cells[C_CI], cells[C_MDE], 64);
         snprintf(cells[C_VERDICT], 64, "%s", m->verdict == COMPARE_INFO ? "" : compare_verdict_name(m->verdict));
         text_format_p(m->welch.p, cells[C_PW], 64);
         text_format_p(m->mw.p, cells[C_PMW], 64);
         snprintf(cells[C_N], 64, "%zu+%zu", m->na, m->nb);
-        if (m->info.floor > 0) {
-                char v[32];
-
-                text_format_num(m->mde_abs, v, sizeof(v));
-                snprintf(cells[C_MDE], 64, "%s %s", v, m->unit ? m->unit : "");
-        } else
-                text_format_pct(m->mde, 0, cells[C_MDE], 64);
         fmt_n(m->n_for_2, 1000, cells[C_N2], 64);
         fmt_n(m->n_for_5, 1000, cells[C_N5], 64);
 }

@@ -56,16 +56,24 @@ void text_format_num(double v, char *buf, size_t size);
 /* A fraction as a percentage, "8.2%", or "+8.2%" with sign; "n/a" when not
  * finite. */
 void text_format_pct(double frac, int sign, char *buf, size_t size);
+/* A judged metric's change, its 95 % interval and its minimum detectable
+ * change, as compare's table and the site show them: percentages of A's
+ * mean for a ratio ("+4.6%", "[+4.2%, +5.0%]", "0.4%"), a difference in the
+ * metric's unit for an amount with a floor ("+1.05 s", "[+0.878, +1.21 s]",
+ * "0.114 s"). Each buffer holds size >= 48 bytes. */
+void text_format_change(const struct compare_metric *m, char *change, char *ci, char *mde, size_t size);
 /* A p-value, "0.0049", "<0.0001", "n/a". */
 void text_format_p(double p, char *buf, size_t size);
 
-/* s (NULL: "-") on a terminal, padded to width characters: every control
- * character, bidirectional control and invalid byte as '?', so no string
- * of the store can drive the terminal or forge a line. */
+/* s (NULL: "-") on a terminal, padded to width characters, in the one
+ * terminal-safe form (common/utf8.h utf8_terminal_safe): every control
+ * character and bidirectional control as '?', every invalid byte as
+ * "\xNN", so no string of the store can drive the terminal or forge a
+ * line. */
 void text_put(FILE *out, const char *s, int width);
 
 /* A log as kbench show --log prints it: the bytes as stored (NULs
  * included) when terminal is 0; for a terminal, newlines and tabs kept and
- * every other control character (C0, DEL, C1) and every byte that starts
- * no valid UTF-8 sequence printed as '?'. Returns 0 or -EIO. */
+ * the rest in text_put's form (controls '?', invalid bytes "\xNN").
+ * Returns 0 or -EIO. */
 int text_log(const char *text, size_t len, int terminal, FILE *out);

@@ -778,9 +778,11 @@ static int load_side(struct db *db, const char *text, const struct compare_optio
                 }
                 query_selection_free(q);
         }
-        if (r >= 0 && cells == 0)
-                r = error_setf(err, -ENOENT, "%s has no cells%s%s", sel.desc ? sel.desc : text,
-                               o->workload ? " of workload " : "", o->workload ? o->workload : "");
+        if (r >= 0 && cells == 0 && o->workload)
+                r = error_setf(err, -ENOENT, "%.128s has no cells of workload " ERROR_VAL, sel.desc ? sel.desc : text,
+                               ERROR_VALARG(o->workload));
+        else if (r >= 0 && cells == 0)
+                r = error_setf(err, -ENOENT, "%.128s has no cells", sel.desc ? sel.desc : text);
         if (r >= 0 && !(*ret_kernel = strdup(sel.kernels[0])))
                 r = error_setf(err, -ENOMEM, "out of memory");
         if (r >= 0)

@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "results/bisect.h"
+#include "results/column.h"
 
 static int bind_text(sqlite3_stmt *s, int i, const char *v) {
         return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
@@ -78,26 +80,33 @@ int db_bisection_finish(struct db *db, int64_t id, const char *status, const cha
         return step_done(db, s, "finishing bisection", err);
 }
 
-static char *col_text(sqlite3_stmt *s, int i) {
-        const unsigned char *t = sqlite3_column_text(s, i);
-
-        return t ? g_strndup((const char *)t, (gsize)sqlite3_column_bytes(s, i)) : NULL;
-}
-
-static double col_real(sqlite3_stmt *s, int i) {
-        return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
-}
-
 #define BISECT_COLUMNS "id, started_at, finished_at, status, workload, metric, source, good, bad, settings_json, " \
                        "outcome, first_bad, summary_json"
 
-static void read_bisection(sqlite3_stmt *s, struct bisect_row *b) {
-        *b = (struct bisect_row){ .id = sqlite3_column_int64(s, 0), .started_at = col_real(s, 1),
-                                  .finished_at = col_real(s, 2), .status = col_text(s, 3),
-                                  .workload = col_text(s, 4), .metric = col_text(s, 5), .source = col_text(s, 6),
-                                  .good = col_text(s, 7), .bad = col_text(s, 8), .settings_json = col_text(s, 9),
-                                  .outcome = col_text(s, 10), .first_bad = col_text(s, 11),
-                                  .summary_json = col_text(s, 12) };
+/* Fill *b from a row of BISECT_COLUMNS; a value it needs that is not
+ * there is the error naming it (b is filled as far as it got: the caller
+ * frees it). */
+static int read_bisection(struct db *db, sqlite3_stmt *s, struct bisect_row *b, struct kb_error *err) {
+        struct column_row row = { s, 0, NULL };
+        char where[40];
+
+        *b = (struct bisect_row){ .id = sqlite3_column_int64(s, 0),
+                                  .started_at = column_row_real(&row, 1, "bisections.started_at"),
+                                  .finished_at = column_row_real(&row, 2, NULL),
+                                  .status = column_row_text(&row, 3, "bisections.status"),
+                                  .workload = column_row_text(&row, 4, "bisections.workload"),
+                                  .metric = column_row_text(&row, 5, "bisections.metric"),
+                                  .source = column_row_text(&row, 6, "bisections.source"),
+                                  .good = column_row_text(&row, 7, "bisections.good"),
+                                  .bad = column_row_text(&row, 8, "bisections.bad"),
+                                  .settings_json = column_row_text(&row, 9, "bisections.settings_json"),
+                                  .outcome = column_row_text(&row, 10, NULL),
+                                  .first_bad = column_row_text(&row, 11, NULL),
+                                  .summary_json = column_row_text(&row, 12, NULL) };
+        if (row.r >= 0)
+                return 0;
+        snprintf(where, sizeof(where), "bisection %lld", (long long)b->id);
+        return column_error(db, row.r, row.bad, where, err);
 }
 
 int db_bisections_list(struct db *db, struct bisect_row **ret, size_t *ret_n, struct kb_error *err) {
@@ -110,13 +119,18 @@ int db_bisections_list(struct db *db, struct bisect_row **ret, size_t *ret_n, st
         while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
                 struct bisect_row b;
 
-                read_bisection(s, &b);
+                r = read_bisection(db, s, &b, err);
                 g_array_append_val(rows, b);
+                if (r < 0)
+                        break;
         }
-        if (rc != SQLITE_DONE) {
-                bisect_rows_free((struct bisect_row *)(void *)rows->data, rows->len);
-                g_array_set_size(rows, 0);
-                return db_error(db, rc, err, "reading bisections");
+        if (r < 0 || rc != SQLITE_DONE) {
+                guint n = rows->len;
+
+                if (r >= 0)
+                        r = db_error(db, rc, err, "reading bisections");
+                bisect_rows_free((struct bisect_row *)(void *)g_array_free(g_steal_pointer(&rows), FALSE), n);
+                return r;
         }
         *ret_n = rows->len;
         *ret = (struct bisect_row *)(void *)g_array_free(g_steal_pointer(&rows), FALSE);
@@ -135,18 +149,34 @@ static int read_steps(struct db *db, struct bisect_row *b, struct kb_error *err)
                 return r < 0 ? r : db_error(db, sqlite3_errcode(db_handle(db)), err, "binding");
         }
         while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                struct bisect_step_row st = { .step = sqlite3_column_int(s, 0), .rounds = sqlite3_column_int(s, 1),
-                                              .role = col_text(s, 2), .candidate = col_text(s, 3),
-                                              .kernel_id = col_text(s, 4), .run_ids_json = col_text(s, 5),
-                                              .vs_good = col_text(s, 6), .vs_bad = col_text(s, 7),
-                                              .decision = col_text(s, 8), .note = col_text(s, 9),
-                                              .mean_good = col_real(s, 10), .mean_cand = col_real(s, 11),
-                                              .mean_bad = col_real(s, 12) };
+                struct column_row row = { s, 0, NULL };
+                struct bisect_step_row st = {
+                        .step = sqlite3_column_int(s, 0),
+                        .rounds = (int)column_row_int64(&row, 1, "bisect_steps.rounds"),
+                        .role = column_row_text(&row, 2, "bisect_steps.role"),
+                        .candidate = column_row_text(&row, 3, "bisect_steps.candidate"),
+                        .kernel_id = column_row_text(&row, 4, NULL),
+                        .run_ids_json = column_row_text(&row, 5, "bisect_steps.run_ids"),
+                        .vs_good = column_row_text(&row, 6, NULL), .vs_bad = column_row_text(&row, 7, NULL),
+                        .decision = column_row_text(&row, 8, "bisect_steps.decision"),
+                        .note = column_row_text(&row, 9, NULL),
+                        .mean_good = column_row_real(&row, 10, NULL), .mean_cand = column_row_real(&row, 11, NULL),
+                        .mean_bad = column_row_real(&row, 12, NULL) };
 
+                /* Kept before it is checked: bisect_rows_free frees what was copied. */
                 g_array_append_val(steps, st);
+                if (row.r < 0) {
+                        char where[64];
+
+                        snprintf(where, sizeof(where), "step %d of bisection %lld", st.step, (long long)b->id);
+                        r = column_error(db, row.r, row.bad, where, err);
+                        break;
+                }
         }
         b->n_steps = steps->len;
         b->steps = (struct bisect_step_row *)(void *)g_array_free(steps, FALSE);
+        if (r < 0)
+                return r;
         return rc == SQLITE_DONE ? 0 : db_error(db, rc, err, "reading bisect steps");
 }
 
@@ -165,8 +195,9 @@ int db_bisection_get(struct db *db, int64_t id, struct bisect_row **ret, struct 
         if (rc != SQLITE_ROW)
                 return db_error(db, rc, err, "reading bisection %lld", (long long)id);
         b = g_new0(struct bisect_row, 1);
-        read_bisection(s, b);
-        r = read_steps(db, b, err);
+        r = read_bisection(db, s, b, err);
+        if (r >= 0)
+                r = read_steps(db, b, err);
         if (r < 0) {
                 bisect_rows_free(b, 1);
                 return r;

@@ -16,6 +16,7 @@
 
 #include "common/proto.h"
 #include "common/util.h"
+#include "results/column.h"
 #include "results/db.h"
 #include "results/schema-sql.h"
 
@@ -1078,13 +1079,15 @@ static int db_fill_marks(struct db *db, struct kb_error *err) {
                 return r;
         while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
                 int64_t id = sqlite3_column_int64(q, 0);
-                double boot_s = sqlite3_column_type(q, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(q, 1);
+                double boot_s;
                 const char *text = sqlite3_column_blob(q, 2);
                 int n = sqlite3_column_bytes(q, 2);
 
                 struct db_mark *m = NULL;
                 size_t nm = 0;
 
+                /* Text or an infinity there is no boot time: NAN, as NULL. */
+                (void)column_real(q, 1, COLUMN_OPTIONAL, &boot_s);
                 if (!text || n <= 0)
                         continue;
                 if (db_marks_from_log(text, (size_t)n, boot_s, &m, &nm) < 0)
@@ -1192,9 +1195,12 @@ int db_run_done_keys(struct db *db, int64_t run_id, char ***ret_keys, struct kb_
                         keys = nk;
                         cap = ncap;
                 }
-                keys[n] = strdup((const char *)sqlite3_column_text(s, 0));
-                if (!keys[n]) {
-                        r = error_setf(err, -ENOMEM, "out of memory");
+                r = column_text(s, 0, COLUMN_NEEDED, &keys[n]);
+                if (r < 0) {
+                        char where[40];
+
+                        snprintf(where, sizeof(where), "an ok cell of run %lld", (long long)run_id);
+                        r = column_error(db, r, "cells.cell_key", where, err);
                         goto fail;
                 }
                 n++;

@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "results/column.h"
 #include "results/nights.h"
 
 static int bind_text(sqlite3_stmt *s, int i, const char *v) {
@@ -79,16 +81,6 @@ int db_night_add(struct db *db, struct db_night *n, const struct db_night_compar
         return 0;
 }
 
-static char *col_text(sqlite3_stmt *s, int i) {
-        const unsigned char *t = sqlite3_column_text(s, i);
-
-        return t ? g_strndup((const char *)t, (gsize)sqlite3_column_bytes(s, i)) : NULL;
-}
-
-static double col_real(sqlite3_stmt *s, int i) {
-        return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
-}
-
 /* Each night's comparisons, appended to the night they belong to (both
  * read in id order, so a merge). */
 static int read_compares(struct db *db, struct night_row *rows, size_t n, struct kb_error *err) {
@@ -101,6 +93,7 @@ static int read_compares(struct db *db, struct night_row *rows, size_t n, struct
                 return r;
         while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
                 int64_t id = sqlite3_column_int64(s, 0);
+                struct column_row row = { s, 0, NULL };
                 struct night_row *nr;
 
                 while (k < n && rows[k].id < id)
@@ -109,8 +102,17 @@ static int read_compares(struct db *db, struct night_row *rows, size_t n, struct
                         continue;
                 nr = &rows[k];
                 nr->compares = g_renew(struct night_compare_row, nr->compares, nr->n_compares + 1);
-                nr->compares[nr->n_compares++] = (struct night_compare_row){ col_text(s, 1), col_text(s, 2),
-                                                                            col_text(s, 3) };
+                /* Counted before it is checked: what was copied is freed with the rest. */
+                nr->compares[nr->n_compares++] = (struct night_compare_row){
+                        column_row_text(&row, 1, "night_compares.subject"),
+                        column_row_text(&row, 2, "night_compares.sel_a"),
+                        column_row_text(&row, 3, "night_compares.sel_b") };
+                if (row.r < 0) {
+                        char where[48];
+
+                        snprintf(where, sizeof(where), "a comparison of night %lld", (long long)id);
+                        return column_error(db, row.r, row.bad, where, err);
+                }
         }
         return rc == SQLITE_DONE ? 0 : db_error(db, rc, err, "reading the nights' comparisons");
 }
@@ -127,15 +129,26 @@ int db_nights_list(struct db *db, struct night_row **ret, size_t *ret_n, struct 
                 return r;
         }
         while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-                struct night_row nr = { .id = sqlite3_column_int64(s, 0), .started_at = col_real(s, 1),
-                                        .baseline = col_text(s, 2), .alpha = col_real(s, 3),
-                                        .noise = col_real(s, 4) };
+                struct column_row row = { s, 0, NULL };
+                struct night_row nr = { .id = sqlite3_column_int64(s, 0),
+                                        .started_at = column_row_real(&row, 1, "nights.started_at"),
+                                        .baseline = column_row_text(&row, 2, "nights.baseline"),
+                                        .alpha = column_row_real(&row, 3, "nights.alpha"),
+                                        .noise = column_row_real(&row, 4, "nights.noise") };
 
                 g_array_append_val(rows, nr);
+                if (row.r < 0) {
+                        char where[32];
+
+                        snprintf(where, sizeof(where), "night %lld", (long long)nr.id);
+                        r = column_error(db, row.r, row.bad, where, err);
+                        break;
+                }
         }
         n = rows->len;
         list = (struct night_row *)(void *)g_array_free(rows, FALSE);
-        r = rc == SQLITE_DONE ? read_compares(db, list, n, err) : db_error(db, rc, err, "reading the nights");
+        if (r >= 0)
+                r = rc == SQLITE_DONE ? read_compares(db, list, n, err) : db_error(db, rc, err, "reading the nights");
         if (r < 0) {
                 night_rows_free(list, n);
                 return r;

@@ -10,12 +10,15 @@
  * rows (samples per series, metrics per cell) step through q_each with a
  * callback of their own. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "results/column.h"
 #include "results/query.h"
 
 /* Make room for one more element of size elem in *v (count n, capacity *cap). */
@@ -33,48 +36,6 @@ static int grow(void **v, size_t *cap, size_t n, size_t elem) {
         *v = nv;
         *cap = ncap;
         return 0;
-}
-
-/* Copy a text column; NULL stays NULL. Sets *oom on allocation failure. */
-static char *col_dup(sqlite3_stmt *s, int i, int *oom) {
-        const unsigned char *t;
-        char *d;
-
-        if (sqlite3_column_type(s, i) == SQLITE_NULL)
-                return NULL;
-        t = sqlite3_column_text(s, i);
-        if (!t) {
-                *oom = 1;
-                return NULL;
-        }
-        d = strdup((const char *)t);
-        if (!d)
-                *oom = 1;
-        return d;
-}
-
-/* A number column as a finite double, or NAN when it holds none. SQLite
- * stores whatever a writer gave it, and would read the text 'abc' as 0 and
- * '12abc' as 12; text, a blob or an infinity is "no value", never a number. */
-static double col_real(sqlite3_stmt *s, int i) {
-        int t = sqlite3_column_type(s, i);
-        double v;
-
-        if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
-                return NAN;
-        v = sqlite3_column_double(s, i);
-        return isfinite(v) ? v : NAN;
-}
-
-/* A stored counter, or -1 for NULL (not reported) and for anything that is
- * not a non-negative integer (the file is data). */
-static int64_t col_counter(sqlite3_stmt *s, int i) {
-        int64_t v;
-
-        if (sqlite3_column_type(s, i) != SQLITE_INTEGER)
-                return -1;
-        v = sqlite3_column_int64(s, i);
-        return v < 0 ? -1 : v;
 }
 
 /* ---- statements -------------------------------------------------------- */
@@ -116,12 +77,12 @@ static int q_prepare(struct db *db, const char *sql, const struct q_param *param
         return 0;
 }
 
-/* Called on each row of a statement; returns < 0 (-ENOMEM) to stop. */
-typedef int (*q_row_fn)(sqlite3_stmt *s, void *ctx);
+/* Called on each row of a statement; returns < 0 with err set to stop. */
+typedef int (*q_row_fn)(sqlite3_stmt *s, void *ctx, struct kb_error *err);
 
-/* Prepare sql with params and call row(s, ctx) on each of its rows. Errors:
- * -ENOMEM ("out of memory") when row fails, or the database error
- * "reading <what>". */
+/* Prepare sql with params and call row(s, ctx, err) on each of its rows.
+ * Errors: what row said (a value that is not there, out of memory), or
+ * the database error "reading <what>". */
 static int q_each(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
                   q_row_fn row, void *ctx, const char *what, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
@@ -130,9 +91,11 @@ static int q_each(struct db *db, const char *sql, const struct q_param *params, 
         r = q_prepare(db, sql, params, n_params, &s, err);
         if (r < 0)
                 return r;
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-                if (row(s, ctx) < 0)
-                        return error_setf(err, -ENOMEM, "out of memory");
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                r = row(s, ctx, err);
+                if (r < 0)
+                        return r;
+        }
         if (rc != SQLITE_DONE)
                 return db_error(db, rc, err, "reading %s", what);
         return 0;
@@ -143,19 +106,24 @@ static int q_each(struct db *db, const char *sql, const struct q_param *params, 
 /* How one result column becomes one field of a row struct. */
 enum q_col_type {
         Q_COL_TEXT,                /* char *, an owned copy; NULL stays NULL */
-        Q_COL_REAL,                /* double, finite or NAN (col_real) */
+        Q_COL_REAL,                /* double, finite or NAN (column_real) */
         Q_COL_INT64,               /* int64_t */
         Q_COL_INT,                 /* int */
         Q_COL_INT_OR_NONE,         /* int, -1 for NULL */
-        Q_COL_COUNTER,             /* int64_t, -1 for NULL or not a count (col_counter) */
+        Q_COL_COUNTER,             /* int64_t, -1 for NULL or not a count (column_counter) */
 };
 
 struct q_col {
         enum q_col_type type;
         size_t off;                /* offset of the field in the row struct, bytes */
+        const char *needed;        /* "table.column" when the readers need a value (the
+                                      schema's NOT NULL), for the error; NULL: optional */
 };
 
-#define Q_COL(type, st, field) { Q_COL_##type, offsetof(st, field) }
+#define Q_COL(type, st, field) { Q_COL_##type, offsetof(st, field), NULL }
+/* A column whose value the readers count on: NULL or not a number there is
+ * an error naming src ("cells.workload"), never a NULL or NaN passed on. */
+#define Q_NEED(type, st, field, src) { Q_COL_##type, offsetof(st, field), src }
 
 /* A record kind: column i of its SELECT fills cols[i] of a size-byte row. */
 struct q_kind {
@@ -164,44 +132,80 @@ struct q_kind {
         const struct q_col *cols;
         size_t n_cols;
         void (*finish)(void *row); /* fields derived from the columns, or NULL */
+        const char *row;           /* a row, in an error: "cell" (then its key column's
+                                      value follows), "a metric of cell" (the scope's id) */
+        int key;                   /* column that names the row (its id), or -1: the scope */
 };
 
-#define Q_KIND(name, st, columns, fin) { name, sizeof(st), columns, ELEMENTSOF(columns), fin }
+#define Q_KIND(name, st, columns, fin, row, key) \
+        { name, sizeof(st), columns, ELEMENTSOF(columns), fin, row, key }
 
-/* Fill row, zeroed, from the current row of s, its columns from first on.
- * Returns -ENOMEM when a copy fails; the copies made stay in row, so the
- * kind's free sees them. */
-static int q_row_read(const struct q_kind *k, sqlite3_stmt *s, int first, void *row) {
-        int oom = 0;
+/* Say which row of kind k a bad value is in: its key column's value, or
+ * the id of what the selection was of (the cell of a metric). */
+static void q_row_name(const struct q_kind *k, sqlite3_stmt *s, int first, int64_t scope, char *buf,
+                       size_t size) {
+        const unsigned char *key = k->key >= 0 ? sqlite3_column_text(s, first + k->key) : NULL;
 
+        if (k->key >= 0)
+                snprintf(buf, size, "%s %.64s", k->row, key ? (const char *)key : "NULL");
+        else
+                snprintf(buf, size, "%s %lld", k->row, (long long)scope);
+}
+
+/* Fill row, zeroed, from the current row of s, its columns from first on,
+ * each through its checked accessor (results/column.h). A needed value
+ * that is missing is -EBADMSG with err naming the table, the row (scope:
+ * the id the selection is of, for kinds without a key) and the column;
+ * -ENOMEM when a copy fails. The copies made stay in row, so the kind's
+ * free sees them. */
+static int q_row_read(struct db *db, const struct q_kind *k, sqlite3_stmt *s, int first, int64_t scope,
+                      void *row, struct kb_error *err) {
         for (size_t c = 0; c < k->n_cols; c++) {
-                void *f = (char *)row + k->cols[c].off;
-                int i = first + (int)c;
+                const struct q_col *col = &k->cols[c];
+                enum column_need need = col->needed ? COLUMN_NEEDED : COLUMN_OPTIONAL;
+                void *f = (char *)row + col->off;
+                int i = first + (int)c, r = 0;
+                int64_t v;
 
-                switch (k->cols[c].type) {
+                switch (col->type) {
                 case Q_COL_TEXT:
-                        *(char **)f = col_dup(s, i, &oom);
+                        r = column_text(s, i, need, (char **)f);
                         break;
                 case Q_COL_REAL:
-                        *(double *)f = col_real(s, i);
+                        r = column_real(s, i, need, (double *)f);
                         break;
                 case Q_COL_INT64:
-                        *(int64_t *)f = sqlite3_column_int64(s, i);
+                        r = column_int64(s, i, need, 0, (int64_t *)f);
                         break;
                 case Q_COL_INT:
-                        *(int *)f = sqlite3_column_int(s, i);
+                case Q_COL_INT_OR_NONE: {
+                        int64_t none = col->type == Q_COL_INT ? 0 : -1;
+
+                        r = column_int64(s, i, need, none, &v);
+                        /* Wider than an int is no count or code kbench wrote. */
+                        if (r >= 0 && (v < INT_MIN || v > INT_MAX)) {
+                                if (need == COLUMN_NEEDED)
+                                        r = -EDOM;
+                                v = none;
+                        }
+                        if (r >= 0)
+                                *(int *)f = (int)v;
                         break;
-                case Q_COL_INT_OR_NONE:
-                        *(int *)f = sqlite3_column_type(s, i) == SQLITE_NULL ? -1 : sqlite3_column_int(s, i);
-                        break;
+                }
                 case Q_COL_COUNTER:
-                        *(int64_t *)f = col_counter(s, i);
+                        *(int64_t *)f = column_counter(s, i);
                         break;
+                }
+                if (r < 0) {
+                        char where[128];
+
+                        q_row_name(k, s, first, scope, where, sizeof(where));
+                        return column_error(db, r, col->needed ? col->needed : k->what, where, err);
                 }
         }
         if (k->finish)
                 k->finish(row);
-        return oom ? -ENOMEM : 0;
+        return 0;
 }
 
 /* Free the text fields of n rows of kind k, and the array. Accepts NULL. */
@@ -216,18 +220,20 @@ static void q_rows_free(const struct q_kind *k, void *v, size_t n) {
 }
 
 struct q_rows_ctx {
+        struct db *db;
         const struct q_kind *kind;
+        int64_t scope;             /* the id the selection is of (its first parameter) */
         void *v;
         size_t n, cap;
 };
 
-static int q_rows_add(sqlite3_stmt *s, void *ctx) {
+static int q_rows_add(sqlite3_stmt *s, void *ctx, struct kb_error *err) {
         struct q_rows_ctx *a = ctx;
 
         if (grow(&a->v, &a->cap, a->n, a->kind->size) < 0)
-                return -ENOMEM;
+                return error_setf(err, -ENOMEM, "out of memory");
         /* Counted before it is read: a row half copied is freed with the rest. */
-        return q_row_read(a->kind, s, 0, (char *)a->v + a->n++ * a->kind->size);
+        return q_row_read(a->db, a->kind, s, 0, a->scope, (char *)a->v + a->n++ * a->kind->size, err);
 }
 
 /* Every row of sql (with params) as an array of kind k; none is a NULL
@@ -235,7 +241,7 @@ static int q_rows_add(sqlite3_stmt *s, void *ctx) {
  * OUT: *ret (caller frees with the kind's query_*_free), *ret_n. */
 static int q_rows(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
                   const struct q_kind *k, void **ret, size_t *ret_n, struct kb_error *err) {
-        struct q_rows_ctx a = { .kind = k };
+        struct q_rows_ctx a = { .db = db, .kind = k, .scope = n_params && !params[0].is_text ? params[0].i : 0 };
         int r;
 
         r = q_each(db, sql, params, n_params, q_rows_add, &a, k->what, err);
@@ -281,15 +287,15 @@ static int q_first(struct db *db, const char *sql, const struct q_param *params,
 static const struct q_col run_cols[] = {
         Q_COL(INT64, struct query_run, id),
         Q_COL(TEXT, struct query_run, tag),
-        Q_COL(TEXT, struct query_run, settings_json),
+        Q_NEED(TEXT, struct query_run, settings_json, "runs.settings_json"),
         Q_COL(TEXT, struct query_run, host),
         Q_COL(TEXT, struct query_run, host_info_json),
         Q_COL(TEXT, struct query_run, qemu_version),
         Q_COL(TEXT, struct query_run, libvirt_version),
         Q_COL(TEXT, struct query_run, kbench_version),
-        Q_COL(REAL, struct query_run, started_at),
+        Q_NEED(REAL, struct query_run, started_at, "runs.started_at"),
         Q_COL(REAL, struct query_run, finished_at),
-        Q_COL(TEXT, struct query_run, status),
+        Q_NEED(TEXT, struct query_run, status, "runs.status"),
         Q_COL(INT64, struct query_run, n_kernels),
         Q_COL(INT64, struct query_run, n_cells),
         Q_COL(INT64, struct query_run, n_ok),
@@ -305,7 +311,7 @@ static void run_finish(void *row) {
                 r->n_planned = r->n_cells;
 }
 
-static const struct q_kind run_kind = Q_KIND("runs", struct query_run, run_cols, run_finish);
+static const struct q_kind run_kind = Q_KIND("runs", struct query_run, run_cols, run_finish, "run", 0);
 
 void query_runs_free(struct query_run *runs, size_t n) {
         q_rows_free(&run_kind, runs, n);
@@ -329,8 +335,8 @@ int query_run(struct db *db, int64_t run_id, struct query_run **ret_run, struct 
 }
 
 /* Bare ids: the runs a selector names, the newest run. */
-static const struct q_col id_cols[] = { { Q_COL_INT64, 0 } };
-static const struct q_kind id_kind = Q_KIND("runs", int64_t, id_cols, NULL);
+static const struct q_col id_cols[] = { { Q_COL_INT64, 0, NULL } };
+static const struct q_kind id_kind = Q_KIND("runs", int64_t, id_cols, NULL, "run", 0);
 
 int query_last_run_id(struct db *db, int64_t *ret_id, struct kb_error *err) {
         int64_t *v;
@@ -368,14 +374,14 @@ int query_last_run_id(struct db *db, int64_t *ret_id, struct kb_error *err) {
 static const struct q_col cell_cols[] = {
         Q_COL(INT64, struct query_cell, id),
         Q_COL(INT64, struct query_cell, run_id),
-        Q_COL(TEXT, struct query_cell, cell_key),
-        Q_COL(TEXT, struct query_cell, kernel_id),
-        Q_COL(TEXT, struct query_cell, kernel_name),
-        Q_COL(TEXT, struct query_cell, workload),
+        Q_NEED(TEXT, struct query_cell, cell_key, "cells.cell_key"),
+        Q_NEED(TEXT, struct query_cell, kernel_id, "cells.kernel_id"),
+        Q_NEED(TEXT, struct query_cell, kernel_name, "kernels.name"),
+        Q_NEED(TEXT, struct query_cell, workload, "cells.workload"),
         Q_COL(TEXT, struct query_cell, params_json),
-        Q_COL(INT, struct query_cell, iteration),
-        Q_COL(INT, struct query_cell, attempt),
-        Q_COL(TEXT, struct query_cell, state),
+        Q_NEED(INT, struct query_cell, iteration, "cells.iteration"),
+        Q_NEED(INT, struct query_cell, attempt, "cells.attempt"),
+        Q_NEED(TEXT, struct query_cell, state, "cells.state"),
         Q_COL(TEXT, struct query_cell, detail),
         Q_COL(TEXT, struct query_cell, accel),
         Q_COL(REAL, struct query_cell, started_at),
@@ -383,11 +389,11 @@ static const struct q_col cell_cols[] = {
         Q_COL(REAL, struct query_cell, workload_s),
         Q_COL(REAL, struct query_cell, total_s),
         Q_COL(INT_OR_NONE, struct query_cell, exit_code),
-        Q_COL(INT64, struct query_cell, rejected_records),
+        Q_NEED(INT64, struct query_cell, rejected_records, "cells.rejected_records"),
         Q_COL(INT64, struct query_cell, vmstat_samples),
 };
 
-static const struct q_kind cell_kind = Q_KIND("cells", struct query_cell, cell_cols, NULL);
+static const struct q_kind cell_kind = Q_KIND("cells", struct query_cell, cell_cols, NULL, "cell", 0);
 
 void query_cells_free(struct query_cell *cells, size_t n) {
         q_rows_free(&cell_kind, cells, n);
@@ -409,7 +415,8 @@ int query_cell(struct db *db, int64_t run_id, const char *cell_key, struct query
         if (r < 0)
                 return r;
         if (!v)
-                return error_setf(err, -ENOENT, "no cell %s in run %lld", cell_key, (long long)run_id);
+                return error_setf(err, -ENOENT, "no cell " ERROR_VAL " in run %lld", ERROR_VALARG(cell_key),
+                                  (long long)run_id);
         *ret_cell = v;
         return 0;
 }
@@ -418,9 +425,9 @@ int query_cell(struct db *db, int64_t run_id, const char *cell_key, struct query
 
 /* The columns of a metric; a selection reads the first three (no note). */
 static const struct q_col metric_cols[] = {
-        Q_COL(TEXT, struct query_metric, name),
+        Q_NEED(TEXT, struct query_metric, name, "metrics.name"),
         Q_COL(REAL, struct query_metric, value),
-        Q_COL(TEXT, struct query_metric, unit),
+        Q_NEED(TEXT, struct query_metric, unit, "metrics.unit"),
         Q_COL(TEXT, struct query_metric, note),
 };
 
@@ -430,7 +437,7 @@ static void metric_finish(void *row) {
         m->has_value = !isnan(m->value);
 }
 
-static const struct q_kind metric_kind = Q_KIND("metrics", struct query_metric, metric_cols, metric_finish);
+static const struct q_kind metric_kind = Q_KIND("metrics", struct query_metric, metric_cols, metric_finish, "a metric of cell", -1);
 
 void query_metrics_free(struct query_metric *m, size_t n) {
         q_rows_free(&metric_kind, m, n);
@@ -443,17 +450,17 @@ int query_cell_metrics(struct db *db, int64_t cell_id, struct query_metric **ret
 }
 
 static const struct q_col vmstat_cols[] = {
-        Q_COL(INT64, struct db_vmstat_row, seq),
+        Q_NEED(INT64, struct db_vmstat_row, seq, "vmstat.seq"),
         Q_COL(REAL, struct db_vmstat_row, t_host),
         Q_COL(REAL, struct db_vmstat_row, t_guest),
-        Q_COL(INT, struct db_vmstat_row, first),
+        Q_NEED(INT, struct db_vmstat_row, first, "vmstat.first"),
 #define X(name, width, group) Q_COL(REAL, struct db_vmstat_row, v[DB_VM_##name]),
         KB_VMSTAT_COLUMNS(X)
 #undef X
 };
 _Static_assert(ELEMENTSOF(vmstat_cols) == 4 + DB_VM_NCOLS, "a column per vmstat field");
 
-static const struct q_kind vmstat_kind = Q_KIND("vmstat", struct db_vmstat_row, vmstat_cols, NULL);
+static const struct q_kind vmstat_kind = Q_KIND("vmstat", struct db_vmstat_row, vmstat_cols, NULL, "a vmstat row of cell", -1);
 
 int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret, size_t *ret_n,
                       struct kb_error *err) {
@@ -469,14 +476,14 @@ int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret
 }
 
 static const struct q_col hostblk_cols[] = {
-        Q_COL(REAL, struct db_hostblk_row, t_host),
+        Q_NEED(REAL, struct db_hostblk_row, t_host, "host_block.t_host"),
         Q_COL(COUNTER, struct db_hostblk_row, rd_bytes),
         Q_COL(COUNTER, struct db_hostblk_row, wr_bytes),
         Q_COL(COUNTER, struct db_hostblk_row, rd_reqs),
         Q_COL(COUNTER, struct db_hostblk_row, wr_reqs),
 };
 
-static const struct q_kind hostblk_kind = Q_KIND("host_block", struct db_hostblk_row, hostblk_cols, NULL);
+static const struct q_kind hostblk_kind = Q_KIND("host_block", struct db_hostblk_row, hostblk_cols, NULL, "a host_block row of cell", -1);
 
 int query_cell_hostblk(struct db *db, int64_t cell_id, struct db_hostblk_row **ret, size_t *ret_n,
                        struct kb_error *err) {
@@ -486,12 +493,12 @@ int query_cell_hostblk(struct db *db, int64_t cell_id, struct db_hostblk_row **r
 }
 
 static const struct q_col point_cols[] = {
-        Q_COL(TEXT, struct query_point, kind),
-        Q_COL(REAL, struct query_point, t),
+        Q_NEED(TEXT, struct query_point, kind, "timeline.kind"),
+        Q_NEED(REAL, struct query_point, t, "timeline.t"),
         Q_COL(REAL, struct query_point, value),
 };
 
-static const struct q_kind point_kind = Q_KIND("timeline", struct query_point, point_cols, NULL);
+static const struct q_kind point_kind = Q_KIND("timeline", struct query_point, point_cols, NULL, "a timeline point of cell", -1);
 
 void query_points_free(struct query_point *p, size_t n) {
         q_rows_free(&point_kind, p, n);
@@ -509,7 +516,7 @@ static const struct q_col mark_cols[] = {
         Q_COL(REAL, struct query_mark, t_host),
 };
 
-static const struct q_kind mark_kind = Q_KIND("marks", struct query_mark, mark_cols, NULL);
+static const struct q_kind mark_kind = Q_KIND("marks", struct query_mark, mark_cols, NULL, "a mark of cell", -1);
 
 void query_marks_free(struct query_mark *m, size_t n) {
         q_rows_free(&mark_kind, m, n);
@@ -522,11 +529,11 @@ int query_cell_marks(struct db *db, int64_t cell_id, struct query_mark **ret, si
 }
 
 static const struct q_col log_info_cols[] = {
-        Q_COL(TEXT, struct query_log_info, stream),
+        Q_NEED(TEXT, struct query_log_info, stream, "logs.stream"),
         Q_COL(INT64, struct query_log_info, bytes),
 };
 
-static const struct q_kind log_info_kind = Q_KIND("logs", struct query_log_info, log_info_cols, NULL);
+static const struct q_kind log_info_kind = Q_KIND("logs", struct query_log_info, log_info_cols, NULL, "a log of cell", -1);
 
 void query_log_infos_free(struct query_log_info *l, size_t n) {
         q_rows_free(&log_info_kind, l, n);
@@ -552,7 +559,7 @@ int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **re
                 return r;
         rc = sqlite3_step(s);
         if (rc == SQLITE_DONE)
-                return error_setf(err, -ENOENT, "cell has no %s log", stream);
+                return error_setf(err, -ENOENT, "cell has no " ERROR_VAL " log", ERROR_VALARG(stream));
         if (rc != SQLITE_ROW)
                 return db_error(db, rc, err, "reading log %s", stream);
         blob = sqlite3_column_blob(s, 0);
@@ -572,14 +579,14 @@ int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **re
 
 /* A series' heading: the first five columns of the samples' SELECT. */
 static const struct q_col series_cols[] = {
-        Q_COL(TEXT, struct query_series, kernel_id),
-        Q_COL(TEXT, struct query_series, kernel_name),
-        Q_COL(TEXT, struct query_series, workload),
-        Q_COL(TEXT, struct query_series, metric),
-        Q_COL(TEXT, struct query_series, unit),
+        Q_NEED(TEXT, struct query_series, kernel_id, "cells.kernel_id"),
+        Q_NEED(TEXT, struct query_series, kernel_name, "kernels.name"),
+        Q_NEED(TEXT, struct query_series, workload, "cells.workload"),
+        Q_NEED(TEXT, struct query_series, metric, "metrics.name"),
+        Q_NEED(TEXT, struct query_series, unit, "metrics.unit"),
 };
 
-static const struct q_kind series_kind = Q_KIND("samples", struct query_series, series_cols, NULL);
+static const struct q_kind series_kind = Q_KIND("samples", struct query_series, series_cols, NULL, "a sample of run", -1);
 
 void query_series_free(struct query_series *s, size_t n) {
         if (!s)
@@ -601,32 +608,34 @@ struct samples_ctx {
 
 /* One (kernel, workload, metric, value) row: a new series when the first
  * three change (the rows come sorted by them), then its value. */
-static int samples_add(sqlite3_stmt *s, void *ctx) {
+static int samples_add(sqlite3_stmt *s, void *ctx, struct kb_error *err) {
         struct samples_ctx *a = ctx;
         struct query_series *cur = a->series.n ? (struct query_series *)a->series.v + a->series.n - 1 : NULL;
         double value;
 
         if (!cur || !same_col(s, 0, cur->kernel_id) || !same_col(s, 2, cur->workload) ||
             !same_col(s, 3, cur->metric)) {
-                if (q_rows_add(s, &a->series) < 0)
-                        return -ENOMEM;
+                int r = q_rows_add(s, &a->series, err);
+
+                if (r < 0)
+                        return r;
                 cur = (struct query_series *)a->series.v + a->series.n - 1;
                 a->vcap = 0;
         }
-        value = col_real(s, 5);
+        (void)column_real(s, 5, COLUMN_OPTIONAL, &value);
         if (isnan(value)) {
                 cur->n_missing++;
                 return 0;
         }
         if (grow((void **)&cur->values, &a->vcap, cur->n, sizeof(double)) < 0)
-                return -ENOMEM;
+                return error_setf(err, -ENOMEM, "out of memory");
         cur->values[cur->n++] = value;
         return 0;
 }
 
 int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, size_t *ret_n,
                       struct kb_error *err) {
-        struct samples_ctx a = { .series.kind = &series_kind };
+        struct samples_ctx a = { .series = { .db = db, .kind = &series_kind, .scope = run_id } };
         int r;
 
         /* Only ok cells: a failed cell's partial metrics never enter statistics.
@@ -652,11 +661,11 @@ int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, 
 /* ---- selections for compare -------------------------------------------- */
 
 static const struct q_col kernel_cols[] = {
-        Q_COL(TEXT, struct query_kernel, id),
-        Q_COL(TEXT, struct query_kernel, name),
+        Q_NEED(TEXT, struct query_kernel, id, "kernels.id"),
+        Q_NEED(TEXT, struct query_kernel, name, "kernels.name"),
 };
 
-static const struct q_kind kernel_kind = Q_KIND("kernels", struct query_kernel, kernel_cols, NULL);
+static const struct q_kind kernel_kind = Q_KIND("kernels", struct query_kernel, kernel_cols, NULL, "kernel", 0);
 
 void query_kernels_free(struct query_kernel *k, size_t n) {
         q_rows_free(&kernel_kind, k, n);
@@ -724,20 +733,20 @@ int query_tag_runs(struct db *db, const char *tag, int64_t **ret_ids, size_t *re
 
 static const struct q_col sel_cell_cols[] = {
         Q_COL(INT64, struct query_sel_cell, id),
-        Q_COL(TEXT, struct query_sel_cell, cell_key),
-        Q_COL(TEXT, struct query_sel_cell, workload),
+        Q_NEED(TEXT, struct query_sel_cell, cell_key, "cells.cell_key"),
+        Q_NEED(TEXT, struct query_sel_cell, workload, "cells.workload"),
         Q_COL(TEXT, struct query_sel_cell, params_json),
-        Q_COL(TEXT, struct query_sel_cell, state),
+        Q_NEED(TEXT, struct query_sel_cell, state, "cells.state"),
         Q_COL(REAL, struct query_sel_cell, boot_s),
         Q_COL(REAL, struct query_sel_cell, workload_s),
         Q_COL(REAL, struct query_sel_cell, total_s),
 };
 
-static const struct q_kind sel_cell_kind = Q_KIND("cells", struct query_sel_cell, sel_cell_cols, NULL);
+static const struct q_kind sel_cell_kind = Q_KIND("cells", struct query_sel_cell, sel_cell_cols, NULL, "cell", 0);
 
 /* A selection's metrics: name, value and unit; compare reads no notes. */
 static const struct q_kind sel_metric_kind = {
-        "metrics", sizeof(struct query_metric), metric_cols, 3, metric_finish,
+        "metrics", sizeof(struct query_metric), metric_cols, 3, metric_finish, "a metric of cell", -1,
 };
 
 struct query_selection *query_selection_free(struct query_selection *s) {
@@ -777,13 +786,14 @@ static int sel_cell_cmp(const void *key, const void *elem) {
 }
 
 struct sel_metrics_ctx {
+        struct db *db;
         struct query_selection *v;
         struct query_sel_cell *c;  /* the cell of the last row */
         size_t cap;                /* capacity of c->metrics */
 };
 
 /* One (cell_id, name, value, unit) row, into its cell's metrics. */
-static int sel_metric_add(sqlite3_stmt *s, void *ctx) {
+static int sel_metric_add(sqlite3_stmt *s, void *ctx, struct kb_error *err) {
         struct sel_metrics_ctx *a = ctx;
         int64_t cell_id = sqlite3_column_int64(s, 0);
         struct query_sel_cell *c = a->c;
@@ -796,13 +806,13 @@ static int sel_metric_add(sqlite3_stmt *s, void *ctx) {
                 a->cap = c->n_metrics;
         }
         if (grow((void **)&c->metrics, &a->cap, c->n_metrics, sizeof(*c->metrics)) < 0)
-                return -ENOMEM;
-        return q_row_read(&sel_metric_kind, s, 1, &c->metrics[c->n_metrics++]);
+                return error_setf(err, -ENOMEM, "out of memory");
+        return q_row_read(a->db, &sel_metric_kind, s, 1, cell_id, &c->metrics[c->n_metrics++], err);
 }
 
 static int selection_metrics(struct db *db, struct query_selection *v, const char *workload,
                              struct kb_error *err) {
-        struct sel_metrics_ctx a = { .v = v };
+        struct sel_metrics_ctx a = { .db = db, .v = v };
 
         /* No ORDER BY: the join walks each cell's metrics by primary key
          * (cell_id, name), so they come grouped by cell and sorted by name;
@@ -819,11 +829,11 @@ struct sel_head {
 
 static const struct q_col sel_head_cols[] = {
         Q_COL(TEXT, struct sel_head, tag),
-        Q_COL(TEXT, struct sel_head, settings_json),
-        Q_COL(TEXT, struct sel_head, kernel_name),
+        Q_NEED(TEXT, struct sel_head, settings_json, "runs.settings_json"),
+        Q_NEED(TEXT, struct sel_head, kernel_name, "kernels.name"),
 };
 
-static const struct q_kind sel_head_kind = Q_KIND("runs", struct sel_head, sel_head_cols, NULL);
+static const struct q_kind sel_head_kind = Q_KIND("runs", struct sel_head, sel_head_cols, NULL, "run", -1);
 
 static int selection_head(struct db *db, struct query_selection *v, struct kb_error *err) {
         struct sel_head *h;

@@ -5,6 +5,7 @@
  * report/test-view.c. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -242,6 +243,94 @@ TEST(selections_for_compare) {
         ASSERT_TRUE(strncmp(err.msg, "no run 77 in ", 13) == 0);
         ASSERT_TRUE(sel == NULL);
         fixture_done(&f);
+}
+
+/* Copy table into one of the same name without its constraints (CREATE
+ * TABLE AS keeps none), as a hand-rewritten schema leaves it, so a NULL can
+ * be stored where schema.sql says NOT NULL. */
+static void drop_constraints(struct fixture *f, const char *table) {
+        char sql[512];
+
+        snprintf(sql, sizeof(sql),
+                 "PRAGMA foreign_keys = OFF; CREATE TABLE loose AS SELECT * FROM %s; DROP TABLE %s; "
+                 "ALTER TABLE loose RENAME TO %s;", table, table, table);
+        ASSERT_EQ(sqlite3_exec(db_handle(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* A NULL where the schema says NOT NULL, or a needed number that is not
+ * one, is the error naming the table's column and the row, from every
+ * selection that reads it: never a NULL string handed to a view. */
+TEST(needed_values_that_are_not) {
+        static const struct {
+                const char *table, *edit, *says;
+        } cases[] = {
+                { "cells", "UPDATE cells SET workload = NULL WHERE cell_key = 'c000'", "cells.workload is NULL in cell " },
+                { "cells", "UPDATE cells SET state = NULL WHERE cell_key = 'c000'", "cells.state is NULL in cell " },
+                { "cells", "UPDATE cells SET cell_key = NULL WHERE cell_key = 'c000'", "cells.cell_key is NULL in cell " },
+                { "kernels", "UPDATE kernels SET name = NULL", "kernels.name is NULL in cell " },
+                { "metrics", "UPDATE metrics SET name = NULL WHERE name = 'dd.write_MBps'", "metrics.name is NULL in a metric of cell " },
+                { "timeline", "UPDATE timeline SET kind = NULL", "timeline.kind is NULL in a timeline point of cell " },
+                { "runs", "UPDATE runs SET started_at = 9e999", "runs.started_at is not a finite number in run " },
+                { "runs", "UPDATE runs SET status = NULL", "runs.status is NULL in run " },
+        };
+
+        for (size_t k = 0; k < ELEMENTSOF(cases); k++) {
+                struct kb_error err = { { 0 } };
+                struct fixture f;
+                struct query_run *runs = NULL;
+                struct query_cell *cells = NULL;
+                struct query_metric *m = NULL;
+                struct query_point *p = NULL;
+                struct query_series *s = NULL;
+                size_t n = 0;
+                int r, bad = 0;
+
+                fixture_init(&f);
+                drop_constraints(&f, cases[k].table);
+                ASSERT_EQ(sqlite3_exec(db_handle(f.db), cases[k].edit, NULL, NULL, NULL), SQLITE_OK);
+                r = query_runs(f.db, &runs, &n, &err);
+                query_runs_free(runs, r < 0 ? 0 : n);
+                bad += r == -EBADMSG && strstr(err.msg, cases[k].says);
+                r = query_cells(f.db, f.run, &cells, &n, &err);
+                bad += r == -EBADMSG && strstr(err.msg, cases[k].says);
+                if (r >= 0) {
+                        for (size_t i = 0; i < n && r >= 0; i++) {
+                                size_t nm = 0, np = 0;
+
+                                r = query_cell_metrics(f.db, cells[i].id, &m, &nm, &err);
+                                if (r >= 0)
+                                        query_metrics_free(m, nm);
+                                else
+                                        break;
+                                r = query_cell_points(f.db, cells[i].id, &p, &np, &err);
+                                if (r >= 0)
+                                        query_points_free(p, np);
+                        }
+                        bad += r == -EBADMSG && strstr(err.msg, cases[k].says);
+                        query_cells_free(cells, n);
+                }
+                r = query_run_samples(f.db, f.run, &s, &n, &err);
+                if (r >= 0)
+                        query_series_free(s, n);
+                if (!bad)
+                        TEST_FAIL("%s: no selection said \"%s\" (last: %d %s)", cases[k].edit, cases[k].says, r,
+                                  err.msg);
+                fixture_done(&f);
+        }
+        {
+                /* run --resume's reader of the keys already done */
+                struct kb_error err = { { 0 } };
+                struct fixture f;
+                char **keys = NULL;
+
+                fixture_init(&f);
+                drop_constraints(&f, "cells");
+                ASSERT_EQ(sqlite3_exec(db_handle(f.db), "UPDATE cells SET cell_key = NULL WHERE cell_key = 'c000'",
+                                       NULL, NULL, NULL), SQLITE_OK);
+                ASSERT_EQ(db_run_done_keys(f.db, f.run, &keys, &err), -EBADMSG);
+                ASSERT_TRUE(strstr(err.msg, "cells.cell_key is NULL in an ok cell of run ") != NULL);
+                fixture_done(&f);
+        }
 }
 
 /* A database edited by hand (or by a broken writer) can hold text, a blob

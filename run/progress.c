@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "common/utf8.h"
+#include "common/util.h"
 #include "run/progress.h"
 
 static void fmt_dur(char *buf, size_t size, double s) {
@@ -34,24 +36,33 @@ void progress_stage(struct progress *p, const char *stage) {
         fmt_dur(el, sizeof(el), elapsed);
         if (p->finished > 0)
                 fmt_dur(eta, sizeof(eta), p->finished_s / (double)p->finished * (double)(p->total - p->finished));
-        fprintf(stderr, "\r\033[K%s: %s  elapsed %s  ETA %s", p->label, stage, el, eta);
+        {
+                _cleanup_free_ char *label = utf8_mask(p->label);
+
+                fprintf(stderr, "\r\033[K%s: %s  elapsed %s  ETA %s", label, stage, el, eta);
+        }
         fflush(stderr);
 }
 
+/* A cell's label names its kernel (the store's names/) and its detail
+ * quotes the guest's console: both in the terminal-safe form. */
 void progress_end(struct progress *p, const char *state, const char *detail) {
         double s = (double)(g_get_monotonic_time() - p->cell_t0_us) / 1e6;
+        _cleanup_free_ char *label = utf8_mask(p->label), *shown = utf8_mask(detail ? detail : "");
 
         p->finished++;
         p->finished_s += s;
-        fprintf(stderr, "%s%s: %s (%.1f s)%s%s\n", p->tty ? "\r\033[K" : "", p->label, state, s,
-                detail && *detail ? ": " : "", detail ? detail : "");
+        fprintf(stderr, "%s%s: %s (%.1f s)%s%s\n", p->tty ? "\r\033[K" : "", label, state, s,
+                *shown ? ": " : "", shown);
 }
 
 void progress_end_line(struct progress *p, const char *label, double seconds, const char *state, const char *detail) {
+        _cleanup_free_ char *lshown = utf8_mask(label), *shown = utf8_mask(detail ? detail : "");
+
         p->finished++;
         p->finished_s += seconds;
-        fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s)%s%s\n", p->finished, p->total, label, state, seconds,
-                detail && *detail ? ": " : "", detail ? detail : "");
+        fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s)%s%s\n", p->finished, p->total, lshown, state, seconds,
+                *shown ? ": " : "", shown);
 }
 
 void progress_note(struct progress *p, const char *fmt, ...) {

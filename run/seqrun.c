@@ -100,13 +100,20 @@ static int load(const struct seqrun_ctx *c, size_t rounds, GHashTable *by_name, 
         return 0;
 }
 
-static void put_mde(GString *out, json_t *j, const char *name, double mde) {
+/* One metric's MDE in the progress line and the JSON: a fraction, or for
+ * an amount (floor > 0) the difference in its unit (seqrule_mde gives it
+ * over the floor, times the target). */
+static void put_mde(GString *out, json_t *j, const char *name, double mde, double floor, double target) {
+        if (floor > 0 && isfinite(mde))
+                mde = mde / target * floor;
         if (out->len)
                 g_string_append(out, ", ");
         if (isnan(mde))
                 g_string_append_printf(out, "%s n/a", name);
         else if (isinf(mde))
                 g_string_append_printf(out, "%s -", name);
+        else if (floor > 0)
+                g_string_append_printf(out, "%s %.3g", name, mde);
         else
                 g_string_append_printf(out, "%s %.1f%%", name, mde * 100);
         json_object_set_new(j, name, isfinite(mde) ? json_real(mde) : json_null());
@@ -143,8 +150,10 @@ int seqrun_ask(const struct seqrun_ctx *c, size_t rounds, struct seqrun_answer *
                                                      c->n_kernels > 2 ? c->kernel_names[k] : "");
 
                         g_ptr_array_add(names, name);
-                        m[n++] = (struct seqrule_metric){ name, s->v, s->v + k * max };
-                        put_mde(mdes, j, name, seqrule_mde(&m[n - 1], rounds, c->params.alpha, c->params.power));
+                        m[n++] = (struct seqrule_metric){ name, s->v, s->v + k * max, metrics_floor(s->metric) };
+                        put_mde(mdes, j, name,
+                                seqrule_mde(&m[n - 1], rounds, c->params.alpha, c->params.power, c->params.target),
+                                m[n - 1].floor, c->params.target);
                 }
         }
         r = seqrule_decide(&c->params, m, n, rounds, &a.d);

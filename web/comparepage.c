@@ -67,7 +67,7 @@ static void sides_cells(struct html *h, const struct compare_metric *m) {
 }
 
 static void metric_row(struct html *h, const struct compare_metric *m) {
-        char b[80], lo[32], hi[32];
+        char b[80], change[64], ci[64], mde[64];
         const char *cls;
 
         html_start(h, "tr");
@@ -77,15 +77,9 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         case COMPARE_BETTER: cls = "num better"; break;
         default: cls = "num"; break;
         }
-        text_format_pct(m->change, 1, b, sizeof(b));
-        td(h, cls, b);
-        if (isfinite(m->ratio.lo) && isfinite(m->ratio.hi)) {
-                text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
-                text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
-                snprintf(b, sizeof(b), "[%s, %s]", lo, hi);
-        } else
-                snprintf(b, sizeof(b), "n/a");
-        td(h, "num", b);
+        text_format_change(m, change, ci, mde, sizeof(change));
+        td(h, cls, change);
+        td(h, "num", ci);
         switch (m->verdict) {
         case COMPARE_WORSE: td(h, "worse", "worse"); break;
         case COMPARE_BETTER: td(h, "better", "better"); break;
@@ -101,8 +95,7 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         td(h, "num", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
         td(h, "num", b);
-        text_format_pct(m->mde, 0, b, sizeof(b));
-        td(h, "num", b);
+        td(h, "num", mde);
         td_n(h, m->n_for_2, 1000);
         td_n(h, m->n_for_5, 1000);
         html_end(h);

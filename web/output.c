@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +24,26 @@
 static int page_name_ok(const char *name) {
         return *name && !strchr(name, '/') && name[0] != '.' && strlen(name) < 256;
 }
+
+/* Why a manifest entry is not one kbench follows, or NULL when it is: a
+ * name the site could have written, and if it exists, a regular file. */
+static const char *manifest_entry_bad(const struct output *o, const char *name) {
+        g_autofree char *path = NULL;
+        struct stat st;
+
+        if (!page_name_ok(name))
+                return "not a page name";
+        path = g_build_filename(o->dir, name, NULL);
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? NULL : "cannot be checked";
+        if (S_ISDIR(st.st_mode))
+                return "a directory";
+        if (!S_ISREG(st.st_mode))
+                return "not a regular file";
+        return NULL;
+}
+
+static int manifest_write(struct output *o, GHashTable *names, struct kb_error *err);
 
 /* Read DIR/.kbench-site into o->owned. Returns 1 when the manifest exists,
  * 0 when it does not, -errno with err when it cannot be read or is not
@@ -48,9 +70,30 @@ static int manifest_load(struct output *o, struct kb_error *err) {
                 g_autofree char *text = g_strndup(buf + strlen(MANIFEST_HEADER), len - strlen(MANIFEST_HEADER));
                 lines = g_strsplit(text, "\n", -1);
         }
-        for (size_t i = 0; lines[i]; i++)
-                if (page_name_ok(lines[i]))
+        for (size_t i = 0; lines[i]; i++) {
+                const char *why;
+
+                if (!*lines[i])
+                        continue;
+                why = manifest_entry_bad(o, lines[i]);
+                if (!why) {
                         g_hash_table_add(o->owned, g_strdup(lines[i]));
+                        continue;
+                }
+                if (o->dropped++ == 0) {
+                        g_autofree char *shown = g_strescape(lines[i], NULL);
+
+                        snprintf(o->dropped_note, sizeof(o->dropped_note), "'" ERROR_VAL "' (%s)",
+                                 ERROR_VALARG(shown), why);
+                }
+        }
+        /* The entries kept are the manifest from now on: a bad one is never
+         * read again, even if this publish stops before its end. */
+        if (o->dropped) {
+                r = manifest_write(o, o->owned, err);
+                if (r < 0)
+                        return r;
+        }
         return 1;
 }
 
@@ -81,16 +124,16 @@ static int cmp_names(const void *a, const void *b) {
         return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Replace the manifest by one naming exactly the pages of this pass. */
-static int manifest_rewrite(struct output *o, struct kb_error *err) {
+/* Replace the manifest by one naming exactly the pages in names (a set). */
+static int manifest_write(struct output *o, GHashTable *names, struct kb_error *err) {
         g_autoptr(GString) s = g_string_new(MANIFEST_HEADER);
         g_autoptr(GError) gerr = NULL;
-        g_autofree const char **names = (const char **)g_hash_table_get_keys_as_array(o->names, NULL);
-        guint n = g_hash_table_size(o->names);
+        g_autofree const char **list = (const char **)g_hash_table_get_keys_as_array(names, NULL);
+        guint n = g_hash_table_size(names);
 
-        qsort(names, n, sizeof(*names), cmp_names);
+        qsort(list, n, sizeof(*list), cmp_names);
         for (guint i = 0; i < n; i++)
-                g_string_append_printf(s, "%s\n", names[i]);
+                g_string_append_printf(s, "%s\n", list[i]);
         if (!g_file_set_contents(o->manifest, s->str, (gssize)s->len, &gerr))
                 return error_setf(err, -EIO, "%s: cannot write the site manifest: %s", o->manifest, gerr->message);
         return 0;
@@ -98,7 +141,7 @@ static int manifest_rewrite(struct output *o, struct kb_error *err) {
 
 int output_open(struct output *o, const char *dir, int force, struct kb_error *err) {
         struct stat st;
-        int r, fresh = 0;
+        int r, fresh = 0, lock_fd;
 
         if (!*dir)
                 return error_setf(err, -EINVAL, "the site directory is an empty path");
@@ -112,7 +155,19 @@ int output_open(struct output *o, const char *dir, int force, struct kb_error *e
         } else if (!S_ISDIR(st.st_mode)) {
                 return error_setf(err, -ENOTDIR, "%s: not a directory", dir);
         }
-        *o = (struct output){ .dir = g_strdup(dir), .force = force,
+        /* The directory itself is the lock: a lock file would be a file
+         * written into a directory before it is known to be a site (one that
+         * is refused must be left as it was). */
+        lock_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (lock_fd < 0)
+                return error_setf(err, -errno, "%s: %s", dir, g_strerror(errno));
+        while (flock(lock_fd, LOCK_EX) < 0)
+                if (errno != EINTR) {
+                        r = -errno;
+                        close(lock_fd);
+                        return error_setf(err, r, "%s: cannot lock the site directory: %s", dir, g_strerror(-r));
+                }
+        *o = (struct output){ .dir = g_strdup(dir), .force = force, .lock_fd = lock_fd,
                               .manifest = g_build_filename(dir, OUTPUT_MANIFEST, NULL),
                               .names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                               .owned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
@@ -136,6 +191,9 @@ int output_open(struct output *o, const char *dir, int force, struct kb_error *e
 }
 
 void output_close(struct output *o) {
+        if (o->lock_fd >= 0)
+                close(o->lock_fd);
+        o->lock_fd = -1;
         g_free(o->dir);
         o->dir = NULL;
         g_free(o->manifest);
@@ -167,7 +225,7 @@ int output_prune(struct output *o, struct kb_error *err) {
                 else if (errno != ENOENT)
                         return error_setf(err, -errno, "%s: cannot remove a stale page: %s", path, g_strerror(errno));
         }
-        return manifest_rewrite(o, err);
+        return manifest_write(o, o->names, err);
 }
 
 /* 1 when path holds exactly buf[0..len), 0 otherwise (missing, other size,

@@ -12,7 +12,14 @@
  * its page first appears, so a publish killed half-way still owns what it
  * wrote. A missing or empty directory becomes a site; a non-empty one
  * without the manifest is refused unless forced, and a file the manifest
- * does not name is never replaced unless forced (then it is taken over). */
+ * does not name is never replaced unless forced (then it is taken over).
+ *
+ * A manifest entry is followed only when it is a page name kbench could
+ * have written (no '/', no leading '.') and, if it exists, a regular
+ * file: anything else (a directory, a link, "../x") is dropped from the
+ * manifest with a note, never removed or replaced. While a site is open
+ * its directory is locked (flock), so publishes into one site take turns
+ * instead of refusing each other's pages. */
 #pragma once
 
 #include <stddef.h>
@@ -32,12 +39,16 @@ struct output {
         size_t removed;            /* stale pages of an earlier pass removed */
         GHashTable *names;         /* pages of this pass (owned) */
         GHashTable *owned;         /* pages the manifest says kbench wrote (owned) */
+        int lock_fd;               /* the directory, flock()ed while open; -1 when closed */
+        size_t dropped;            /* manifest entries dropped: not pages kbench writes */
+        char dropped_note[256];    /* the first of them and why, for a note; "" when none */
 };
 
-/* Start writing into dir, creating it (and its parents) if needed. Returns
- * 0, or -errno with err naming dir: -EEXIST a non-empty directory that is
- * not a kbench site (unless force), -ENOTDIR, -EBADMSG a manifest that is
- * not kbench's. */
+/* Start writing into dir, creating it (and its parents) if needed, and
+ * wait for any other publish into it to end (the lock is held until
+ * output_close). Returns 0, or -errno with err naming dir: -EEXIST a
+ * non-empty directory that is not a kbench site (unless force), -ENOTDIR,
+ * -EBADMSG a manifest that is not kbench's. */
 int output_open(struct output *o, const char *dir, int force, struct kb_error *err);
 void output_close(struct output *o);
 

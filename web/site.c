@@ -170,18 +170,24 @@ int site_publish(struct db *db, const struct site_options *opt, struct site_resu
         struct model s;
         int r;
 
-        r = output_open(&o, opt->dir, opt->force, err);
-        if (r < 0)
-                return r;
+        /* The store first: a --compare that names nothing, or a damaged
+         * database, must fail before a directory is made for the site. */
         r = model_load(db, opt->compares, opt->n_compares, opt->with_defaults, &s, err);
-        if (r >= 0) {
-                history_regressions(&s);
-                r = publish_pages(&o, &s, err);
+        if (r >= 0)
+                r = output_open(&o, opt->dir, opt->force, err);
+        if (r < 0) {
+                model_free(&s);
+                return r;
         }
+        history_regressions(&s);
+        r = publish_pages(&o, &s, err);
         if (r >= 0)
                 r = output_prune(&o, err);
-        if (r >= 0)
-                *ret = (struct site_result){ o.written, o.unchanged, o.removed };
+        if (r >= 0) {
+                *ret = (struct site_result){ .written = o.written, .unchanged = o.unchanged, .removed = o.removed,
+                                             .dropped = o.dropped };
+                memcpy(ret->dropped_note, o.dropped_note, sizeof(ret->dropped_note));
+        }
         model_free(&s);
         output_close(&o);
         return r;

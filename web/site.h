@@ -28,6 +28,8 @@ struct site_result {
         size_t written;                    /* files (pages, their data, the feed) whose bytes changed */
         size_t unchanged;
         size_t removed;                    /* pages of an earlier pass no longer produced */
+        size_t dropped;                    /* manifest entries dropped: not pages kbench writes */
+        char dropped_note[256];            /* the first of them and why; "" when none */
 };
 
 /* Publish the store behind db into opt->dir. OUT: *ret. Returns 0 or -errno

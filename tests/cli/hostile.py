@@ -12,7 +12,13 @@ file they are given; a foreign or damaged database is refused untouched,
 with its own error; the store's lock and a site's manifest are never
 followed through a link; a kernel add of a non-kernel copies nothing; names
 never shadow ids; damaged kernels are listed and removable; options are
-given once, never empty, in UTF-8; long paths keep their reason.
+given once, never empty, in UTF-8; long paths keep their reason; a store
+with values its schema forbids ends every reader in one line, and charts
+of times near DBL_MAX end; <store>/site as a link is checked as -o is,
+publishes into one site take turns, a manifest entry that is no page is
+dropped; text of the store reaches no terminal raw; --keys stands alone;
+long values are cut; non-UTF-8 paths show their bytes; a dry night does
+not sleep.
 Every check runs (a failure does not end the test), so one run lists
 everything that does not hold.
 Usage: hostile.py KBENCH SCHEMA_SQL; needs a Debian kernel .deb in
@@ -21,6 +27,7 @@ import fcntl
 import glob
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import stat
@@ -112,6 +119,198 @@ def damage(db):
                 return
     os.remove(trial)
     sys.exit("FAIL: found no page to damage")
+
+
+GOLDEN_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "store.sql")
+
+
+def golden_store(home):
+    """A store holding tests/golden/store.sql: real runs, with vmstat rows,
+    marks and timeline points."""
+    os.makedirs(home, exist_ok=True)
+    with open(GOLDEN_SQL, encoding="utf-8") as f, sqlite3.connect(os.path.join(home, "results.db")) as db:
+        db.executescript(f.read())
+    kb(home, "show")        # migrates it to this build's schema (marks from the logs)
+    return home
+
+
+def loosen(db_path, *edits, tables=()):
+    """Apply SQL edits to a database after copying each of tables into one
+    without constraints (CREATE TABLE AS keeps none), as a hand-rewritten
+    schema leaves it: a NULL can then stand where schema.sql says NOT NULL."""
+    db = sqlite3.connect(db_path)
+    db.execute("PRAGMA foreign_keys = OFF")
+    for t in tables:
+        db.executescript(f"CREATE TABLE loose AS SELECT * FROM {t}; DROP TABLE {t}; ALTER TABLE loose RENAME TO {t};")
+    for e in edits:
+        db.execute(e)
+    db.commit()
+    db.close()
+
+
+def no_signal(p):
+    return p.returncode >= 0 and p.returncode != -999
+
+
+def stored_values(d):
+    """Values no kbench writes, from a hand-edited store: show, compare and
+    publish end (20 s), by no signal, with one line naming the table's
+    column and the row, exit 1; a time near DBL_MAX is drawn, not spun on."""
+    base = golden_store(os.path.join(d, "values-base"))
+    sel = ["compare", "run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64"]
+    # Charts: times near DBL_MAX of both signs (the x of a mark was NaN and
+    # publish spun at 100 % CPU).
+    for what, edit in (("vmstat.t_guest", "UPDATE vmstat SET t_guest = 1.7e308 WHERE cell_id = 1"),
+                       ("marks.t_guest", "UPDATE marks SET t_guest = -1.7e308"),
+                       ("vmstat.t_host", "UPDATE vmstat SET t_host = -1.7e308 WHERE cell_id = 1 AND seq % 2 = 0")):
+        home = os.path.join(d, "values-" + what)
+        shutil.copytree(base, home)
+        loosen(os.path.join(home, "results.db"), edit)
+        p = kb(home, "publish", "-o", os.path.join(home, "site"), timeout=20)
+        expect(p.returncode == 0, f"publish draws {what} near DBL_MAX within 20 s: {p.returncode} {p.stderr.strip()[-200:]!r}")
+    # NULLs where the schema says NOT NULL.
+    cases = (
+        ("cells", "UPDATE cells SET workload = NULL WHERE id = 1", "cells.workload is NULL in cell 1"),
+        ("cells", "UPDATE cells SET state = NULL WHERE id = 1", "cells.state is NULL in cell 1"),
+        ("cells", "UPDATE cells SET cell_key = NULL WHERE id = 1", "cells.cell_key is NULL in cell 1"),
+        ("kernels", "UPDATE kernels SET name = NULL WHERE name = '6.1.0-57-amd64'", "kernels.name is NULL in cell "),
+        ("metrics", "UPDATE metrics SET name = NULL WHERE cell_id = 1 AND name = 'dd.write_MBps'",
+         "metrics.name is NULL in a metric of cell 1"),
+        ("timeline", "UPDATE timeline SET kind = NULL WHERE cell_id = 1", "timeline.kind is NULL in a timeline point of cell 1"),
+        ("runs", "UPDATE runs SET started_at = 9e999 WHERE id = 1", "runs.started_at is not a finite number in run 1"),
+    )
+    for table, edit, says in cases:
+        home = os.path.join(d, "values-" + edit.split()[3])
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.copytree(base, home)
+        loosen(os.path.join(home, "results.db"), edit, tables=(table,))
+        said = False
+        for args in (["show", "1"], ["show", "1", "--cell", "c000"], sel, ["publish", "-o", os.path.join(home, "site")]):
+            p = kb(home, *args, timeout=20)
+            expect(no_signal(p) and p.returncode in (0, 1) and (p.returncode == 0 or one_line(p)),
+                   f"{edit}: {' '.join(args[:2])} ends in one line, by no signal: {p.returncode} {p.stderr.strip()[-200:]!r}")
+            said = said or (p.returncode == 1 and says in p.stderr)
+        expect(said, f"{edit}: the error names the table's column and the row ({says!r})")
+
+
+def site_dirs(d):
+    """Which directory publish writes into, and how: <store>/site as a link
+    to someone's directory is checked as the same directory given by -o
+    is; concurrent publishes into one site take turns; a manifest entry that
+    is not a page (a directory, "../x") is dropped with a note, never
+    followed; a --compare that names nothing leaves no directory behind."""
+    home = golden_store(os.path.join(d, "sites"))
+    theirs = os.path.join(d, "theirs")
+    os.makedirs(theirs)
+    with open(os.path.join(theirs, "index.html"), "w") as f:
+        f.write("their index\n")
+    os.symlink(theirs, os.path.join(home, "site"))
+    for args in (["publish"], ["publish", "-o", os.path.join(home, "site")]):
+        p = kb(home, *args, timeout=20)
+        expect(p.returncode == 1 and one_line(p) and "not a kbench site" in p.stderr,
+               f"{' '.join(args)} refuses <store>/site linked to someone's directory: {p.returncode} {p.stderr.strip()!r}")
+    expect(snapshot(os.path.join(theirs, "index.html")) == b"their index\n" and os.listdir(theirs) == ["index.html"],
+           "their directory is left as it was")
+    os.remove(os.path.join(home, "site"))
+    p = kb(home, "publish", timeout=60)
+    expect(p.returncode == 0, f"the store's own site/ is written: {p.returncode} {p.stderr.strip()!r}")
+    p = kb(home, "publish", "-o", os.path.join(home, "site"), timeout=60)
+    expect(p.returncode == 0, f"... and the same directory given by -o too: {p.returncode} {p.stderr.strip()!r}")
+
+    # Four publishes at once into one new directory: all succeed.
+    shared = os.path.join(d, "shared-site")
+    procs = [subprocess.Popen([KBENCH, "--store", home, "publish", "-o", shared], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    results = []
+    for pr in procs:
+        try:
+            _, err = pr.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            pr.kill()
+            _, err = pr.communicate()
+        results.append((pr.returncode, err.strip()))
+    expect(all(rc == 0 for rc, _ in results), f"four concurrent publishes into one site all succeed: {results!r}")
+
+    # A directory named in the manifest.
+    site = os.path.join(home, "site")
+    os.makedirs(os.path.join(site, "sub"))
+    with open(os.path.join(site, "sub", "keep"), "w") as f:
+        f.write("keep\n")
+    with open(os.path.join(site, ".kbench-site"), "a") as f:
+        f.write("sub\n../theirs/index.html\n")
+    for n in (1, 2):
+        p = kb(home, "publish", timeout=60)
+        expect(p.returncode == 0 and os.path.exists(os.path.join(site, "sub", "keep")),
+               f"publish {n} with a directory in the manifest succeeds and leaves it: {p.returncode} {p.stderr.strip()!r}")
+        if n == 1:
+            expect(one_line(p) and "note" in p.stderr and "'sub' (a directory)" in p.stderr,
+                   f"... with a one-line note naming the entry: {p.stderr.strip()!r}")
+    with open(os.path.join(site, ".kbench-site")) as f:
+        entries = f.read().splitlines()
+    expect("sub" not in entries and not any("/" in e for e in entries), f"the manifest is rewritten without them")
+    expect(snapshot(os.path.join(theirs, "index.html")) == b"their index\n", "an entry with '..' is never followed")
+
+    # A --compare no store could answer: no directory is left behind.
+    new = os.path.join(d, "new-site", "deeper")
+    p = kb(home, "publish", "-o", new, "--compare", "nosuch:alsonot", timeout=20)
+    expect(p.returncode == 1 and one_line(p) and not os.path.exists(os.path.join(d, "new-site")),
+           f"publish -o NEW --compare <nothing> makes no NEW: {p.returncode} {p.stderr.strip()!r}")
+
+
+def small_refusals(d):
+    """Usage errors exit 2 in one line (--keys with anything else); a long
+    value is quoted cut; a path that is not UTF-8 is shown by its bytes; a
+    FIFO given to kernel add makes no store; a dry night does not wait on
+    its dir sources."""
+    home = golden_store(os.path.join(d, "small"))
+    for args in (["nightly", "--keys", "extra"], ["nightly", "cfg", "--keys", "--dry-run"],
+                 ["nightly", "--keys", "--json"]):
+        p = kb(home, *args, timeout=20)
+        expect(p.returncode == 2 and one_line(p) and not p.stdout,
+               f"{' '.join(args)} is a usage error in one line: {p.returncode} {p.stderr.strip()[:200]!r}")
+    big = "x" * 130000     # near the kernel's limit for one argument (128 KiB)
+    for args in (["show", "1", "--cell", big], ["compare", "-w", big, "run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64"]):
+        p = kb(home, *args, timeout=20)
+        expect(p.returncode == 1 and one_line(p) and len(p.stderr) < 300,
+               f"{args[0]} with a 130 kB value quotes at most 64 bytes of it: {p.returncode} {len(p.stderr)} bytes")
+    # Paths that are not UTF-8: their bytes, escaped, not U+FFFD.
+    raw = os.fsencode(d) + b"/not\xffutf8"
+    for pre in ([b"--store", raw], [b"--store", os.fsencode(home), b"--db", raw]):
+        p = subprocess.run([os.fsencode(KBENCH), *pre, b"show"], capture_output=True, timeout=20)
+        expect(p.returncode == 1 and b"not\\xffutf8" in p.stderr and "\ufffd".encode() not in p.stderr,
+               f"{pre[-2].decode()} of a non-UTF-8 path is shown by its bytes: {p.returncode} {p.stderr!r}")
+    with open(raw, "w") as f:
+        f.write("a file, not a directory\n")
+    p = subprocess.run([os.fsencode(KBENCH), b"--store", os.fsencode(home), b"publish", b"-o", raw],
+                       capture_output=True, timeout=20)
+    expect(p.returncode == 1 and b"not\\xffutf8" in p.stderr, f"-o of a non-UTF-8 path is shown by its bytes: {p.stderr!r}")
+    # kernel add of a FIFO: refused before a store is made.
+    fifo = os.path.join(d, "small-fifo")
+    os.mkfifo(fifo)
+    fresh = os.path.join(d, "small-fresh-store")
+    p = kb(fresh, "kernel", "add", fifo, timeout=20)
+    expect(p.returncode == 1 and one_line(p) and not os.path.exists(fresh),
+           f"kernel add FIFO makes no store: {p.returncode} {p.stderr.strip()!r} {os.path.exists(fresh)}")
+    # A dry night over 40 dir sources, each with a settled image-like file.
+    srcs = []
+    for i in range(40):
+        sd = os.path.join(d, "small-src", f"s{i:02d}")
+        os.makedirs(sd)
+        img = os.path.join(sd, "vmlinuz-x")
+        head = bytearray(0x208)
+        head[0x202:0x206] = b"HdrS"
+        with open(img, "wb") as f:
+            f.write(head)
+        os.utime(img, (time.time() - 3600, time.time() - 3600))
+        srcs.append({"type": "dir", "path": sd})
+    cfg = os.path.join(d, "small-night.json")
+    with open(cfg, "w") as f:
+        json.dump({"sources": srcs, "baseline": "6.1.0-47-amd64", "workloads": ["dd"]}, f)
+    t0 = time.monotonic()
+    p = kb(home, "nightly", "--dry-run", cfg, timeout=60)
+    took = time.monotonic() - t0
+    expect(no_signal(p) and took < 4, f"a dry night over 40 dir sources does not sleep on them: {took:.1f} s "
+           f"{p.returncode} {p.stderr.strip()[-200:]!r}")
 
 
 def publish_site(d):
@@ -473,9 +672,15 @@ def store_creation(d):
         expect(p.returncode != 0 and not os.path.exists(nosuch) and nosuch in (p.stderr + p.stdout),
                f"{' '.join(verb)} on a missing store fails naming it and creates nothing: {p.returncode} "
                f"{(p.stderr + p.stdout).strip()[-160:]!r}")
+    # kernel add looks at its file first: a missing one (or a FIFO) makes no store.
     p = kb(nosuch, "kernel", "add", os.path.join(d, "no-such-file"))
-    expect(os.path.isdir(nosuch) and f"creating the store {nosuch}" in p.stderr,
-           f"kernel add may create the store, and says so: {p.stderr.strip()!r}")
+    expect(p.returncode == 1 and one_line(p) and "no-such-file" in p.stderr and not os.path.exists(nosuch),
+           f"kernel add of a missing file creates no store: {p.returncode} {p.stderr.strip()!r}")
+    found = sorted(glob.glob(os.path.join(DEBS, "linux-image-6.1.0-57-amd64-unsigned_*.deb")))
+    if found:
+        p = kb(nosuch, "kernel", "add", "-q", found[0], timeout=300)
+        expect(p.returncode == 0 and os.path.isdir(nosuch) and f"creating the store {nosuch}" in p.stderr,
+               f"kernel add of a kernel may create the store, and says so: {p.stderr.strip()!r}")
 
 
 def vmstat(d):
@@ -543,6 +748,27 @@ def with_kernel(d):
         return
     k = json.loads(p.stdout)
     name, kid = k["name"], k["id"]
+
+    # Text of the store reaches the terminal only in the safe form: a
+    # release in kernel.json with CSI, OSC, a right-to-left override and a
+    # newline; a name in names/ with CSI, shown by a kernel add of the image.
+    meta = os.path.join(home, "kernels", kid, "kernel.json")
+    good_meta = snapshot(meta)
+    j = json.loads(good_meta)
+    j["release"] = "\x1b[31mRED\x1b]0;owned\x07" + RLO + "x\nforged line"
+    with open(meta, "w") as f:
+        json.dump(j, f)
+    evil = "\x1b[31mEVIL" + RLO
+    os.symlink(kid, os.path.join(home, "kernels", "names", evil))
+    for args in (["kernel", "list"], ["kernel", "add", found[0]]):
+        p = subprocess.run([KBENCH, "--store", home, *args], capture_output=True, timeout=300)
+        out = p.stdout + p.stderr
+        expect(p.returncode == 0 and b"\x1b" not in out and b"\x07" not in out and RLO.encode() not in out
+               and b"\nforged line" not in out,
+               f"{' '.join(args)} prints no terminal control from the store: {p.returncode} {out[-300:]!r}")
+    with open(meta, "wb") as f:
+        f.write(good_meta)
+    os.remove(os.path.join(home, "kernels", "names", evil))
 
     # run: refused before any run row, exit 2 (a disk too large for the
     # host is there too, so an older kbench stops before it boots).
@@ -664,7 +890,7 @@ def with_kernel(d):
 def main():
     with tempfile.TemporaryDirectory(prefix="kbench-cli-hostile-", dir=os.environ.get("KBENCH_TEST_TMP", "/var/tmp")) as d:
         os.chmod(d, 0o711)
-        for part in (publish_site, special_files, databases, foreign_databases, links, options, long_paths,
+        for part in (publish_site, stored_values, site_dirs, small_refusals, special_files, databases, foreign_databases, links, options, long_paths,
                      build_inputs, nightly_config, store_creation, vmstat, markdown_and_bidi, with_kernel):
             print(f"-- {part.__name__}")
             part(d)

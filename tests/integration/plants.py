@@ -35,7 +35,13 @@ def build(name, patch=None):
     argv = ["kernel", "build", SOURCE, *CONFIG, "--name", name, "--json"]
     if patch:
         argv += ["--patch", os.path.join(TOP, "bench", "plants", patch)]
-    return json.loads(kb(CACHE, *argv, timeout=3600).stdout)
+    p = kb(CACHE, *argv, timeout=3600, check=False)
+    if p.returncode != 0 and "is already taken" in p.stderr:
+        # A plant whose patch changed since the cache was filled.
+        kb(CACHE, "kernel", "remove", name)
+        p = kb(CACHE, *argv, timeout=3600, check=False)
+    expect(p.returncode == 0, f"kbench kernel build {name}: {p.stderr.strip()[-600:]}")
+    return json.loads(p.stdout)
 
 
 def metric(cmp, name):
