@@ -752,20 +752,24 @@ static int agent_resolve_dev(const char *spec, char *ret_path, size_t size) {
  * the disk would never appear, and waiting for it says less. */
 static void agent_check_bus(void) {
         const struct diskbus *bus;
-        char path[128];
+        char path[128], missing[128] = "";
+        size_t len = 0;
         struct stat st;
 
         if (!A.set.disk_bus[0])
                 return;
         if (!(bus = diskbus_find(A.set.disk_bus)))
                 agent_fail("set disk_bus: '%s' is not a disk bus this agent knows", A.set.disk_bus);
-        for (const char *const *d = bus->drivers; *d; d++) {
+        for (const char *const *d = bus->drivers; *d && len < sizeof(missing); d++) {
                 const char *slash = strchr(*d, '/');
                 snprintf(path, sizeof(path), "/sys/bus/%.*s/drivers/%s", (int)(slash - *d), *d, slash + 1);
                 if (stat(path, &st) < 0)
-                        agent_fail("disk bus %s: kernel %s has no %s driver (neither built in nor a module "
-                                   "in the guest image)", bus->name, A.release, slash + 1);
+                        len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%s", len ? ", " : "",
+                                                slash + 1);
         }
+        if (missing[0])
+                agent_fail("disk bus %s: kernel %s has no %s driver (neither built in nor a module in the guest "
+                           "image)", bus->name, A.release, missing);
 }
 
 /* Report the drivers bound to the disk node dev and the devices above it,
