@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/diskbus.h"
 #include "common/crc32.h"
 #include "common/fileio.h"
 #include "common/parse.h"
@@ -281,10 +282,12 @@ static void load_metrics(struct cell *c) {
 static void blk_sample(struct cell *c) {
         struct kb_error e = { { 0 } };
         struct cell_hostblk b;
+        char dev[VM_DISK_TARGET_MAX];
 
         if (!c->blk_on)
                 return;
-        if (c->ops->block_stats(c->vm, VM_DISK_TARGET, &b.s, &e) < 0) {
+        vm_disk_target(c->spec->guest, 0, dev);
+        if (c->ops->block_stats(c->vm, dev, &b.s, &e) < 0) {
                 g_snprintf(c->res->hostblk_note, sizeof(c->res->hostblk_note), "%s", e.msg);
                 c->blk_on = 0;
                 return;
@@ -431,17 +434,17 @@ static int send_line(struct cell *c, const char *a, const char *b) {
 
 static int send_job(struct cell *c, const struct workload_env *env) {
         const struct cell_spec *s = c->spec;
+        const struct diskbus *bus = diskbus_get(s->guest->disk_bus);
         g_auto(GStrv) lines = g_strsplit(c->res->script, "\n", -1);
         int r = 0;
 
-        /* IDE primary master and slave by SCSI address: sd names are handed out
-         * asynchronously, so with two disks "sda" may be either. */
-        r |= send_line(c, "set disk ", "scsi:0:0:0:0");
+        /* Each disk by an address that does not depend on probe order. */
+        r |= send_line(c, "set disk ", bus->disk);
         r |= send_line(c, "set mnt ", env->mnt);
         /* The run options the agent takes, from the option table. */
         for (size_t i = 0; s->agent_lines && s->agent_lines[i]; i++)
                 r |= send_line(c, s->agent_lines[i], "");
-        r |= send_line(c, "set swap ", s->guest->swap_bytes ? "scsi:0:0:1:0" : "");
+        r |= send_line(c, "set swap ", s->guest->swap_bytes ? bus->swap : "");
         r |= send_line(c, "set net ", env->nports > 0 ? "1" : "0");
         for (size_t i = 0; lines[i] && r == 0; i++) {
                 char esc[PROTO_LINE_MAX];
@@ -610,6 +613,21 @@ static void on_disk_head(struct cell *c, const struct msg *m, const struct proto
                                                        "image (crc32 %08x)", c->disk_head));
 }
 
+/* Driver names, blank-separated: anything else from the guest is dropped. */
+static void on_disk_driver(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                           const struct workload_env *env) {
+        static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_- ";
+        size_t n = rec->payload_len;
+
+        if (n == 0 || n > CELL_DISK_DRIVER_MAX || c->res->disk_driver[0])
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (!strchr(ok, rec->payload[i]) || rec->payload[i] == '\0')
+                        return;
+        memcpy(c->res->disk_driver, rec->payload, n);
+        c->res->disk_driver[n] = '\0';
+}
+
 static void on_sysctl(struct cell *c, const struct msg *m, const struct proto_record *rec,
                       const struct workload_env *env) {
         if (c->stage == STAGE_RUN)
@@ -651,6 +669,7 @@ static const struct {
         { "event", 0, on_event },
         { "disk-head", 0, on_disk_head },
         { "sysctl", 0, on_sysctl },
+        { "disk-driver", 0, on_disk_driver },
         { "log", 0, on_log },
         { "done", 0, on_done },
 };

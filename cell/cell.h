@@ -77,6 +77,8 @@ struct cell_point {
         double value;
 };
 
+#define CELL_DISK_DRIVER_MAX 95           /* bytes of a disk-driver record kept */
+
 struct cell_result {
         const char *state;                 /* one of CELL_* */
         char detail[512];                  /* one line: stage reached, quoted line, error */
@@ -98,6 +100,8 @@ struct cell_result {
         GArray *events;                    /* struct cell_event, in arrival order */
         GArray *hostblk;                   /* struct cell_hostblk: go, every second, done */
         char hostblk_note[256];            /* why the host block figures are unknown, "" if known */
+        char disk_driver[CELL_DISK_DRIVER_MAX + 1]; /* drivers the guest bound the disk under test to, the
+                                              disk's first ("sd ahci", "virtio_blk virtio-pci"); "" unknown */
         GString *console;                  /* ttyS0, whole */
         GString *data;                     /* raw ttyS1 */
         char *script;                      /* the job script sent */

@@ -172,9 +172,11 @@ static int fake_taints(struct vm *vm, char ***ret, struct kb_error *err) {
 /* The host's block statistics: 1 MiB more written at each reading, reads
  * not reported; or, with blk_fail set, libvirt's refusal. */
 static int blk_fail, blk_calls;
+/* The disk under test's target as the domain names it on the test's bus. */
+static const char *blk_dev = "hda";
 
 static int fake_block_stats(struct vm *vm, const char *dev, struct vm_block_stats *ret, struct kb_error *err) {
-        ASSERT_STREQ(dev, "hda");
+        ASSERT_STREQ(dev, blk_dev);
         if (blk_fail)
                 return error_setf(err, -EIO, "kb1-r1-c007: cannot read block statistics of hda: fake refusal");
         blk_calls++;
@@ -214,6 +216,8 @@ struct outcome {
 static const char *hostload_root;
 /* The run options' agent lines: the fs ones unless a test sets others. */
 static const char *const *test_agent_lines;
+/* The guest's disk bus: NULL (IDE) unless a test sets one. */
+static const char *test_disk_bus;
 static void run_spec(const struct script *sc, double silence_s, const char *snapshot, struct outcome *out);
 
 static void run(const struct script *sc, double silence_s, struct outcome *out) {
@@ -228,8 +232,8 @@ static void run_spec(const struct script *sc, double silence_s, const char *snap
         struct workload_spec *w = NULL;
         struct kb_error err = { { 0 } };
         static const char *const agent_lines[] = { "set fs ext4", "set mount_opts ", NULL };
-        static const struct guest_shape guest = { .accel = "tcg", .mem_mb = 160, .cpus = 1, .disk_bytes = 64 << 20,
-                                                  .fs = "ext4", .mount_opts = "" };
+        const struct guest_shape guest = { .accel = "tcg", .mem_mb = 160, .cpus = 1, .disk_bytes = 64 << 20,
+                                           .fs = "ext4", .mount_opts = "", .disk_bus = test_disk_bus };
         struct cell_spec spec = {
                 .key = "c007", .domain_prefix = "kb1-r1", .kernel = &k, .iteration = 0, .guest = &guest,
                 .initrd = "/nonexistent/initrd", .work_dir = work,
@@ -504,6 +508,31 @@ TEST(disk_head_matches_the_cells_image) {
         ASSERT_TRUE(strstr(o.res.output->str, "disk head as the guest reads it matches the image"));
         ASSERT_EQ(o.res.warm, 0);
         outcome_clear(&o);
+}
+
+/* Off IDE the agent is sent the disk's serial, the host reads the
+ * statistics of the bus's target, and the drivers the guest reports bound
+ * are kept; a report holding anything but driver names is dropped. */
+TEST(disk_bus_and_bound_driver) {
+        static const char *const job[] = { "disk-driver virtio_blk virtio-pci", VMSTAT_ROW, DD_OUTPUT, "done 0",
+                                           NULL };
+        static const char *const hostile[] = { "disk-driver sd;reboot", VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+        static const struct script sc = { .job = job }, sc_hostile = { .job = hostile };
+        struct outcome o;
+
+        test_disk_bus = "virtio-blk";
+        blk_dev = "vda";
+        run(&sc, 5, &o);
+        expect(&o, CELL_OK, "");
+        ASSERT_STREQ(o.res.disk_driver, "virtio_blk virtio-pci");
+        ASSERT_TRUE(strstr(o.sent, "set disk serial:kbench-disk\n"));
+        outcome_clear(&o);
+        run(&sc_hostile, 5, &o);
+        expect(&o, CELL_OK, "");
+        ASSERT_STREQ(o.res.disk_driver, "");
+        outcome_clear(&o);
+        test_disk_bus = NULL;
+        blk_dev = "hda";
 }
 
 TEST(stale_disk_head_is_infra_error) {

@@ -1,5 +1,5 @@
 /* Unit tests for common/: number and line parsing, file reads, the CRC,
- * the splitmix64 generator. */
+ * the splitmix64 generator, the disk bus table. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/crc32.h"
+#include "common/diskbus.h"
 #include "common/error.h"
 #include "common/fileio.h"
 #include "common/parse.h"
@@ -295,3 +296,27 @@ TEST(terminal_safe_mask) {
         }
 }
 
+/* Every bus row is whole: the agent finds a disk by serial only if the
+ * domain gives it that serial, and it checks "BUS/DRIVER" names; the
+ * default is IDE, and an unknown name reads as it. */
+TEST(diskbus_table) {
+        char names[128];
+
+        ASSERT_STREQ(diskbus_table[0].name, DISKBUS_DEFAULT);
+        ASSERT_STREQ(diskbus_get(NULL)->name, "ide");
+        ASSERT_STREQ(diskbus_get("nvme")->name, "ide");
+        ASSERT_TRUE(diskbus_find("nvme") == NULL);
+        ASSERT_STREQ(diskbus_names(", ", names, sizeof(names)), "ide, ahci, virtio-blk, virtio-scsi");
+        for (const struct diskbus *b = diskbus_table; b->name; b++) {
+                ASSERT_TRUE(strlen(b->name) <= DISKBUS_NAME_MAX);
+                ASSERT_TRUE(b->modules[0] && b->drivers[0] && strlen(b->target_prefix) == 2);
+                for (const char *const *d = b->drivers; *d; d++)
+                        ASSERT_TRUE(strchr(*d, '/') && strchr(*d, '/')[1]);
+                ASSERT_EQ(b->serial_disk != NULL, strncmp(b->disk, "serial:", 7) == 0);
+                ASSERT_EQ(b->serial_swap != NULL, strncmp(b->swap, "serial:", 7) == 0);
+                if (b->serial_disk) {
+                        ASSERT_STREQ(b->disk + 7, b->serial_disk);
+                        ASSERT_STREQ(b->swap + 7, b->serial_swap);
+                }
+        }
+}

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <net/route.h>
 #include <netinet/in.h>
@@ -39,6 +40,7 @@
 #include <unistd.h>
 
 #include "common/crc32.h"
+#include "common/diskbus.h"
 #include "common/insncount-format.h"
 #include "common/parse.h"
 #include "common/util.h"
@@ -65,6 +67,7 @@ struct agent_settings {
         char swap[256];
         char net[8];
         char vmstat_interval_ms[16];
+        char disk_bus[DISKBUS_NAME_MAX + 1];
 };
 
 static const struct agent_setting {
@@ -73,7 +76,7 @@ static const struct agent_setting {
         size_t size;
 } agent_setting_table[] = {
 #define S(f) { #f, offsetof(struct agent_settings, f), sizeof(((struct agent_settings *)0)->f) }
-        S(disk), S(mnt), S(fs), S(mount_opts), S(swap), S(net), S(vmstat_interval_ms),
+        S(disk), S(mnt), S(fs), S(mount_opts), S(swap), S(net), S(vmstat_interval_ms), S(disk_bus),
 #undef S
 };
 
@@ -668,49 +671,133 @@ static int agent_mkdir_p(const char *path) {
         return 0;
 }
 
+/* Whether disk name's serial number is serial: virtio_blk shows it as
+ * /sys/block/NAME/serial; a SCSI disk (and libata's, translated) in its
+ * unit serial number page, VPD 0x80: a 4-byte header, then the serial,
+ * padded with blanks. */
+static int agent_serial_is(const char *name, const char *serial) {
+        char path[320], buf[256];
+        size_t len = strlen(serial), page;
+        const char *p = buf;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/sys/block/%s/serial", name);
+        if ((n = agent_read_small(path, buf, sizeof(buf))) < 0) {
+                snprintf(path, sizeof(path), "/sys/block/%s/device/vpd_pg80", name);
+                if ((n = agent_read_small(path, buf, sizeof(buf))) < 4 || (unsigned char)buf[1] != 0x80)
+                        return 0;
+                page = 4 + ((size_t)(unsigned char)buf[2] << 8 | (unsigned char)buf[3]);
+                if (page < (size_t)n)
+                        buf[page] = '\0';
+                p = buf + 4;
+        }
+        while (*p == ' ')
+                p++;
+        return strncmp(p, serial, len) == 0 && strspn(p + len, " \n") == strlen(p + len);
+}
+
+/* The disk a spec names, once: "scsi:H:C:T:L" by SCSI address, "serial:S"
+ * by serial number (common/diskbus.h says which bus uses which), else a
+ * node path. Returns 1 with ret_path, 0 not (yet) there, or -ENAMETOOLONG. */
+static int agent_find_dev(const char *spec, char *ret_path, size_t size) {
+        char dir[320];
+        DIR *d = NULL;
+        struct dirent *de;
+        struct stat st;
+        int found = 0, by_serial = strncmp(spec, "serial:", 7) == 0;
+
+        if (strncmp(spec, "scsi:", 5) == 0) {
+                snprintf(dir, sizeof(dir), "/sys/bus/scsi/devices/%s/block", spec + 5);
+                d = opendir(dir);
+        } else if (by_serial)
+                d = opendir("/sys/block");
+        else {
+                if ((size_t)snprintf(ret_path, size, "%s", spec) >= size)
+                        return -ENAMETOOLONG;
+                return stat(spec, &st) == 0;
+        }
+        while (d && !found && (de = readdir(d)))
+                if (de->d_name[0] != '.' && (!by_serial || agent_serial_is(de->d_name, spec + 7))) {
+                        if ((size_t)snprintf(ret_path, size, "/dev/%s", de->d_name) >= size) {
+                                closedir(d);
+                                return -ENAMETOOLONG;
+                        }
+                        found = 1;
+                }
+        if (d)
+                closedir(d);
+        return found && stat(ret_path, &st) == 0;
+}
+
 /* Turn a device setting into a node path and wait for it to appear: sd_mod
  * probes disks asynchronously, so right after module loading /dev/sda may not
- * exist yet, and with two disks sda/sdb are handed out in probe order. A
- * "scsi:H:C:T:L" setting names the disk by its SCSI address instead (0:0:0:0
- * is the IDE primary master, 0:0:1:0 the primary slave). Polls every 10 ms,
+ * exist yet, and with two disks sda/sdb are handed out in probe order, which
+ * is why the host names disks by SCSI address (0:0:0:0 is the IDE primary
+ * master, 0:0:1:0 the primary slave) or by serial number. Polls every 10 ms,
  * at most AGENT_DEV_WAIT_MS. Returns 0 or -ENOENT/-ENAMETOOLONG. */
 static int agent_resolve_dev(const char *spec, char *ret_path, size_t size) {
         uint64_t start = agent_now_ms();
+        int r;
 
-        for (;;) {
-                struct stat st;
-
-                if (strncmp(spec, "scsi:", 5) == 0) {
-                        char dir[320];
-                        DIR *d;
-                        struct dirent *de;
-                        int found = 0;
-
-                        snprintf(dir, sizeof(dir), "/sys/bus/scsi/devices/%s/block", spec + 5);
-                        d = opendir(dir);
-                        while (d && (de = readdir(d)))
-                                if (de->d_name[0] != '.') {
-                                        if ((size_t)snprintf(ret_path, size, "/dev/%s", de->d_name) >= size) {
-                                                closedir(d);
-                                                return -ENAMETOOLONG;
-                                        }
-                                        found = 1;
-                                        break;
-                                }
-                        if (d)
-                                closedir(d);
-                        if (found && stat(ret_path, &st) == 0)
-                                return 0;
-                } else {
-                        if ((size_t)snprintf(ret_path, size, "%s", spec) >= size)
-                                return -ENAMETOOLONG;
-                        if (stat(spec, &st) == 0)
-                                return 0;
-                }
+        while ((r = agent_find_dev(spec, ret_path, size)) == 0) {
                 if (agent_now_ms() - start >= AGENT_DEV_WAIT_MS)
                         return -ENOENT;
                 nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000 }, NULL);
         }
+        return r < 0 ? r : 0;
+}
+
+/* Fail at once, in one line naming the bus and the driver, when the kernel
+ * has no driver the bus needs (built in or among the image's modules):
+ * the disk would never appear, and waiting for it says less. */
+static void agent_check_bus(void) {
+        const struct diskbus *bus;
+        char path[128], missing[128] = "";
+        size_t len = 0;
+        struct stat st;
+
+        if (!A.set.disk_bus[0])
+                return;
+        if (!(bus = diskbus_find(A.set.disk_bus)))
+                agent_fail("set disk_bus: '%s' is not a disk bus this agent knows", A.set.disk_bus);
+        for (const char *const *d = bus->drivers; *d && len < sizeof(missing); d++) {
+                const char *slash = strchr(*d, '/');
+                snprintf(path, sizeof(path), "/sys/bus/%.*s/drivers/%s", (int)(slash - *d), *d, slash + 1);
+                if (stat(path, &st) < 0)
+                        len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%s", len ? ", " : "",
+                                                slash + 1);
+        }
+        if (missing[0])
+                agent_fail("disk bus %s: kernel %s has no %s driver (neither built in nor a module in the guest "
+                           "image)", bus->name, A.release, missing);
+}
+
+/* Report the drivers bound to the disk node dev and the devices above it,
+ * the disk's first ("sd ata_piix", "virtio_blk virtio-pci"): which
+ * controller the guest really drove, for the cell's params. */
+static void agent_report_driver(const char *dev) {
+        const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+        char path[320], real[PATH_MAX], link[PATH_MAX], list[128] = "";
+        size_t len = 0;
+
+        snprintf(path, sizeof(path), "/sys/block/%s/device", base);
+        if (!realpath(path, real))
+                return;
+        while (strncmp(real, "/sys/devices/", 13) == 0 && len < sizeof(list)) {
+                char *slash;
+                ssize_t n;
+
+                snprintf(path, sizeof(path), "%.300s/driver", real);
+                if ((n = readlink(path, link, sizeof(link) - 1)) > 0) {
+                        link[n] = '\0';
+                        slash = strrchr(link, '/');
+                        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? " " : "",
+                                                slash ? slash + 1 : link);
+                }
+                *strrchr(real, '/') = '\0';
+        }
+        if (list[0])
+                agent_recordf("disk-driver", "%s", list);
 }
 
 /* Report the CRC-32 of the disk's first AGENT_DISK_HEAD bytes as this
@@ -772,8 +859,10 @@ static void agent_prepare_disk(void) {
                 agent_fail("mkdir %s: %s", A.set.mnt, strerror(-r));
         if (A.set.fs[0] == '\0')
                 agent_fail("no file system type given (set fs)");
+        agent_check_bus();
         if ((r = agent_resolve_dev(A.set.disk, disk, sizeof(disk))) < 0)
                 agent_fail("disk %s did not appear within %d ms: %s", A.set.disk, AGENT_DEV_WAIT_MS, strerror(-r));
+        agent_report_driver(disk);
         agent_forget_disk(disk);
         /* The sampler finds the disk's line of /proc/diskstats by the node's
          * name ("/dev/sda" is "sda"); a longer name leaves its columns absent. */

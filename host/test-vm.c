@@ -72,6 +72,50 @@ TEST(domain_xml_tcg_ide_serial) {
                               "  </qemu:capabilities>\n</domain>"));
 }
 
+/* Each bus: the disks' target names and bus, the controller the bus needs
+ * (one, after the disks), the serial numbers the agent finds the disks by
+ * on every bus but IDE, and the throttle on the disk under test alone. */
+TEST(domain_xml_disk_bus) {
+        static const struct {
+                const char *bus, *disk, *swap, *controller, *serial;
+        } cases[] = {
+                { "ide", "<target dev='hda' bus='ide'/>", "<target dev='hdb' bus='ide'/>", NULL, NULL },
+                { "ahci", "<target dev='sda' bus='sata'/>", "<target dev='sdb' bus='sata'/>",
+                  "<controller type='sata' index='0'/>", "<serial>kbench-disk</serial>" },
+                { "virtio-blk", "<target dev='vda' bus='virtio'/>", "<target dev='vdb' bus='virtio'/>", NULL,
+                  "<serial>kbench-disk</serial>" },
+                { "virtio-scsi", "<target dev='sda' bus='scsi'/>", "<target dev='sdb' bus='scsi'/>",
+                  "<controller type='scsi' index='0' model='virtio-scsi'/>", "<serial>kbench-disk</serial>" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                struct guest_shape g = { .accel = "tcg", .mem_mb = 256, .cpus = 1, .disk_mbps = 40,
+                                         .disk_bus = cases[i].bus };
+                struct vm_config c = { .name = "b", .guest = &g, .kernel = "/k", .cmdline = "x",
+                                       .console_path = "/c", .disk = "/d.img", .swap_disk = "/s.img" };
+                g_autofree char *x = vm_domain_xml(&c);
+                const char *d = strstr(x, cases[i].disk), *sw = strstr(x, cases[i].swap);
+                char dev[VM_DISK_TARGET_MAX];
+
+                well_formed(x);
+                ASSERT_TRUE(d && sw && d < sw);
+                /* The throttle sits in the first disk's element. */
+                ASSERT_TRUE(strstr(d, "<total_bytes_sec>40000000</total_bytes_sec>") < sw);
+                ASSERT_TRUE(strstr(sw, "total_bytes_sec") == NULL);
+                ASSERT_EQ(strstr(x, "<controller type='sata'") != NULL || strstr(x, "<controller type='scsi'") != NULL,
+                          cases[i].controller != NULL);
+                if (cases[i].controller)
+                        ASSERT_TRUE(strstr(sw, cases[i].controller) && !strstr(strstr(x, cases[i].controller) + 1,
+                                                                                cases[i].controller));
+                ASSERT_EQ(strstr(x, "<serial>") != NULL, cases[i].serial != NULL);
+                if (cases[i].serial)
+                        ASSERT_TRUE(strstr(d, cases[i].serial) < sw && strstr(sw, "<serial>kbench-swap</serial>"));
+                /* What the host's block statistics ask libvirt for. */
+                vm_disk_target(&g, 0, dev);
+                ASSERT_TRUE(strstr(cases[i].disk, dev) != NULL);
+        }
+}
+
 /* The agent's channel as a socket kbench connects to (a local connection):
  * libvirt listens at the path, escaped like every other text. */
 TEST(domain_xml_serial_socket) {

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/diskbus.h"
 #include "host/hostload.h"
 #include "host/vm.h"
 
@@ -778,7 +779,14 @@ static void xml_serials(GString *s, const struct vm_config *cfg) {
                 g_string_append(s, "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n");
 }
 
+void vm_disk_target(const struct guest_shape *g, int index, char ret[VM_DISK_TARGET_MAX]) {
+        const struct diskbus *bus = diskbus_get(g->disk_bus);
+
+        snprintf(ret, VM_DISK_TARGET_MAX, "%s%c", bus->target_prefix, 'a' + index);
+}
+
 char *vm_domain_xml(const struct vm_config *cfg) {
+        const struct diskbus *bus = diskbus_get(cfg->guest->disk_bus);
         GString *s = g_string_new(NULL);
 
         g_string_append_printf(s, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n",
@@ -811,17 +819,24 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                            "  <on_crash>destroy</on_crash>\n  <devices>\n");
         for (int i = 0; i < 2; i++) {
                 const char *path = i == 0 ? cfg->disk : cfg->swap_disk;
+                const char *serial = i == 0 ? bus->serial_disk : bus->serial_swap;
+                char dev[VM_DISK_TARGET_MAX];
                 if (!path)
                         continue;
+                vm_disk_target(cfg->guest, i, dev);
                 g_string_append(s, "    <disk type='file' device='disk'>\n"
                                    "      <driver name='qemu' type='raw' cache='none' error_policy='stop' rerror_policy='stop'/>\n      <source file='");
                 xml_text(s, path);
-                g_string_append_printf(s, "'/>\n      <target dev='hd%c' bus='ide'/>\n", 'a' + i);
+                g_string_append_printf(s, "'/>\n      <target dev='%s' bus='%s'/>\n", dev, bus->target_bus);
+                if (serial)
+                        g_string_append_printf(s, "      <serial>%s</serial>\n", serial);
                 if (i == 0 && guest_disk_bytes_per_s(cfg->guest))
                         g_string_append_printf(s, "      <iotune><total_bytes_sec>%llu</total_bytes_sec></iotune>\n",
                                                (unsigned long long)guest_disk_bytes_per_s(cfg->guest));
                 g_string_append(s, "    </disk>\n");
         }
+        if (bus->controller && (cfg->disk || cfg->swap_disk))
+                g_string_append_printf(s, "    %s\n", bus->controller);
         xml_serials(s, cfg);
         g_string_append(s, "    <controller type='usb' model='none'/>\n"
                            "    <memballoon model='none'/>\n  </devices>\n");

@@ -77,9 +77,9 @@ struct vm_config {
         const char *kernel;        /* bzImage or PVH vmlinux */
         const char *initrd;
         const char *cmdline;
-        const char *disk;          /* raw image on the IDE bus (hda), cache=none, a host I/O
-                                      error pauses the guest; NULL = none */
-        const char *swap_disk;     /* second IDE disk (hdb), NULL = none */
+        const char *disk;          /* raw image on guest->disk_bus (hda, sda or vda), cache=none, a
+                                      host I/O error pauses the guest; NULL = none */
+        const char *swap_disk;     /* second disk on the same bus (hdb, ...), NULL = none */
         const char *console_path;  /* ttyS0 is written to this file */
         int console_stream;        /* 1: ttyS0 is a pty read through libvirt and appended to
                                       console_path here (a host whose files kbench cannot read);
@@ -212,8 +212,12 @@ struct vm_block_stats {
         int64_t wr_reqs;
 };
 
-/* The disk under test (vm_config.disk) as libvirt names it in the domain. */
-#define VM_DISK_TARGET "hda"
+/* Room for a disk's target name in the domain ("hda", "vdb"), with the NUL. */
+#define VM_DISK_TARGET_MAX 8
+
+/* The target name libvirt gives disk index (0: vm_config.disk, the disk
+ * under test; 1: swap_disk) on g's bus: what vm_block_stats takes. OUT: ret. */
+void vm_disk_target(const struct guest_shape *g, int index, char ret[VM_DISK_TARGET_MAX]);
 
 /* Read the block statistics of disk target dev (virDomainBlockStats: the
  * hypervisor's counters, so it works over a remote URI too). Returns 0,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "guest/initramfs.h"
+#include "common/diskbus.h"
 #include "common/fileio.h"
 #include "host/accel.h"
 #include "host/snapshot.h"
@@ -44,9 +45,10 @@
 #define KBENCH_LIBEXECDIR "/usr/local/libexec/kbench"
 #endif
 
-/* Modules every guest loads: the IDE disk (PIIX), SCSI disk, and ext4
- * (which also mounts ext2/ext3). Workloads add theirs (e1000 for FTP). */
-static const char *const base_modules[] = { "ata_piix", "sd_mod", "ext4", NULL };
+/* Modules every guest loads: ext4 (which also mounts ext2/ext3). The disk
+ * bus adds its controller's and disk's (common/diskbus.h), workloads
+ * theirs (e1000 for FTP). */
+static const char *const base_modules[] = { "ext4", NULL };
 
 struct run {
         struct run_settings set;           /* as given, and guest.accel once resolved */
@@ -117,7 +119,8 @@ static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell
         }
         w->cmdline = guest_cmdline(WARM_CELL_ID, r->set.guest.append);
         shape = (struct snapshot_shape){
-                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .guest = &r->set.guest, .bus = "ide",
+                .kernel_id = k->id, .initrd_sha256 = r->initrd_sha[pc->kernel], .guest = &r->set.guest,
+                .bus = diskbus_get(r->set.guest.disk_bus)->name,
                 .nic = r->specs[pc->workload]->ops->n_ports > 0, .cmdline = w->cmdline,
                 .qemu_version = r->qemu_version, .libvirt_version = r->libvirt_version,
         };
@@ -202,6 +205,8 @@ static int build_images(struct run *r, struct kb_error *err) {
 
         if (!g_file_test(agent, G_FILE_TEST_IS_EXECUTABLE))
                 return error_setf(err, -ENOENT, "guest agent not found at %s (set KBENCH_AGENT)", agent);
+        for (const char *const *m = diskbus_get(r->set.guest.disk_bus)->modules; *m; m++)
+                strv_add_unique(modules, *m);
         for (size_t i = 0; base_modules[i]; i++)
                 strv_add_unique(modules, base_modules[i]);
         if (!g_str_has_prefix(r->set.guest.fs, "ext"))
@@ -400,6 +405,8 @@ static char *cell_params_json(const struct run *r, const struct run_host *h, con
                 }
                 json_object_set_new(j, "sysctls_applied", applied);
         }
+        if (res && res->disk_driver[0])
+                json_object_set_new(j, "disk_driver", json_string(res->disk_driver));
         s = json_dumps(j, JSON_COMPACT);
 
         json_decref(j);

@@ -17,6 +17,7 @@ struct guest_shape {
         unsigned cpus;                     /* vCPUs */
         uint64_t disk_bytes;               /* the disk under test, bytes */
         uint64_t disk_mbps;                /* the disk's throttle, MB/s (10^6 bytes/s); 0: unthrottled */
+        const char *disk_bus;              /* a row of common/diskbus.h: ide, ahci, virtio-blk, virtio-scsi */
         const char *fs;                    /* made on the host with mkfs.<fs> */
         const char *mount_opts;            /* "" for none */
         uint64_t swap_bytes;               /* the swap disk, bytes; 0: none */

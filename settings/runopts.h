@@ -101,6 +101,8 @@ struct runopt {
         int cell;                          /* 1: also in every cell's params (runopts_cell_params) */
         int added_later;                   /* runs stored before the option existed saved no key and ran
                                               with its default: the default pairs with them (pairkey) */
+        int apart;                         /* MEASURED, and cells that differ in it are never paired
+                                              across it unasked (--ignore-setting KEY pairs them) */
 };
 
 /* A key the runner records in a run's settings (or a cell's params)
@@ -154,8 +156,8 @@ json_t *runopts_how_keys(void);
  * RUNOPT_UNCLASSIFIED for a key kbench does not record. */
 enum runopt_class runopts_key_class(const char *key);
 
-/* Whether a key is an extra key marked apart: cells that differ in it are
- * never paired across it. */
+/* Whether a key is a row or an extra key marked apart: cells that differ
+ * in it are never paired across it unasked. */
 int runopts_key_apart(const char *key);
 
 /* Whether cells that differ in key are never compared, whatever is asked

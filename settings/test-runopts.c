@@ -237,18 +237,51 @@ TEST(agent_lines_from_the_table) {
         ASSERT_EQ(set(&o, "mount-opts", "data=ordered", &err), 0);
         runopts_agent_lines(&o, lines);
         ASSERT_EQ(lines->len, n_agent);
-        ASSERT_STREQ(lines->pdata[0], "set fs ext3");
-        ASSERT_STREQ(lines->pdata[1], "set mount_opts data=ordered");
+        /* The agent checks the bus's drivers before it waits for the disk. */
+        ASSERT_STREQ(lines->pdata[0], "set disk_bus ide");
+        ASSERT_STREQ(lines->pdata[1], "set fs ext3");
+        ASSERT_STREQ(lines->pdata[2], "set mount_opts data=ordered");
         /* The agent counts its interval in milliseconds. */
-        ASSERT_STREQ(lines->pdata[2], "set vmstat_interval_ms 1000");
+        ASSERT_STREQ(lines->pdata[3], "set vmstat_interval_ms 1000");
         g_ptr_array_set_size(lines, 0);
         ASSERT_EQ(set(&o, "vmstat-interval", "0.25", &err), 0);
         runopts_agent_lines(&o, lines);
-        ASSERT_STREQ(lines->pdata[2], "set vmstat_interval_ms 250");
+        ASSERT_STREQ(lines->pdata[3], "set vmstat_interval_ms 250");
         /* 0.1..10 s: faster than the agent's timer is useful, slower than a hang is not. */
         ASSERT_TRUE(set(&o, "vmstat-interval", "0.05", &err) < 0);
         ASSERT_TRUE(set(&o, "vmstat-interval", "11", &err) < 0);
         g_ptr_array_unref(lines);
+}
+
+/* --disk-bus: IDE unless asked, one of the bus table's names, part of what
+ * a run measures and of every cell's params, and the same IDE as runs from
+ * before the option (which saved no key). */
+TEST(disk_bus) {
+        const struct runopt *opt = runopt_find("disk-bus");
+        struct run_settings o;
+        struct kb_error err = { { 0 } };
+        json_t *j = json_object();
+
+        ASSERT_TRUE(opt != NULL);
+        ASSERT_EQ(opt->class, RUNOPT_MEASURED);
+        ASSERT_TRUE(opt->cell && opt->added_later);
+        /* Compare pairs across no bus unasked. */
+        ASSERT_TRUE(runopts_key_apart("disk_bus"));
+        ASSERT_TRUE(!runopts_key_apart("disk_mbps"));
+        runopts_defaults(&o);
+        ASSERT_STREQ(o.guest.disk_bus, "ide");
+        for (const char *const *b = (const char *const[]){ "ide", "ahci", "virtio-blk", "virtio-scsi", NULL }; *b;
+             b++)
+                ASSERT_EQ(set(&o, "disk-bus", *b, &err), 0);
+        ASSERT_STREQ(o.guest.disk_bus, "virtio-scsi");
+        ASSERT_EQ(set(&o, "disk-bus", "nvme", &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "'nvme' is not a disk bus: ide, ahci, virtio-blk, virtio-scsi") != NULL);
+        ASSERT_EQ(set(&o, "disk-bus", "virtio-blk", &err), 0);
+        runopts_cell_params(&o, j);
+        ASSERT_STREQ(json_string_value(json_object_get(j, "disk_bus")), "virtio-blk");
+        /* What the guest bound is a record of the cell, not a setting. */
+        ASSERT_EQ(runopts_key_class("disk_driver"), RUNOPT_HOW);
+        json_decref(j);
 }
 
 /* Every option says whether it is part of what a run measures: a new row
@@ -335,9 +368,9 @@ TEST(sysctls_checked_saved_and_sent) {
         ASSERT_STREQ(back.sysctls[2], "vm.swappiness=10");
         /* One "sysctl KEY VALUE" line each, in the order given. */
         runopts_agent_lines(&o, lines);
-        ASSERT_STREQ(lines->pdata[2], "sysctl vm.swappiness 10");
-        ASSERT_STREQ(lines->pdata[3], "sysctl vm.dirty_ratio 7");
-        ASSERT_STREQ(lines->pdata[4], "sysctl net.ipv4.tcp_rmem 4096 87380 6291456");
+        ASSERT_STREQ(lines->pdata[3], "sysctl vm.swappiness 10");
+        ASSERT_STREQ(lines->pdata[4], "sysctl vm.dirty_ratio 7");
+        ASSERT_STREQ(lines->pdata[5], "sysctl net.ipv4.tcp_rmem 4096 87380 6291456");
         json_decref(j);
 
         /* None: no key at all, as runs stored before --sysctl existed. */
