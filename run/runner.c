@@ -1408,7 +1408,7 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
         if (ret < 0)
                 goto out;
         if (idle) {
-                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, o->all ? SHOW_ALL : SHOW_BRIEF, stdout, err);
                 code = ret < 0 ? 1 : 0;
                 goto out;
         }
@@ -1424,7 +1424,7 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
         }
         ret = close_run_row(&r, err);
         if (ret >= 0)
-                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, o->all ? SHOW_ALL : SHOW_BRIEF, stdout, err);
         if (ret < 0)
                 goto out;
         code = failed > 0 || cell_interrupted || r.stopped || r.past_deadline ? 3 : 0;
