@@ -1060,6 +1060,11 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                 ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
                 if (ret < 0)
                         return ret;
+                /* The defaults the guest decides spelled out, so every
+                 * label says what ran (dd:size=512M, not dd:size=). */
+                ret = workload_spec_resolve(r->specs[w], &env);
+                if (ret < 0)
+                        return error_setf(err, ret, "-w '%.128s': cannot spell out its defaults", o->workloads[w]);
                 /* Compared by the canonical text (every key resolved): dd
                  * and dd:bs=1M are the same workload; more repeats are -n. */
                 for (size_t j = 0; j < w; j++)
