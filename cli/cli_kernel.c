@@ -282,7 +282,7 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
         } else if (n == 0 && nd == 0) {
                 fprintf(stderr, "no kernels stored; add one with 'kbench kernel add FILE'\n");
         } else {
-                printf("%-28s %-28s %-12s %-4s %7s  %-16s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED",
+                printf("%-28s %-28s %-12s %-4s %7s  %-20s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED",
                        "SNAPSHOTS");
                 for (size_t i = 0; i < n; i++) {
                         char added[32] = "-";
@@ -290,8 +290,8 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
                         struct tm tm;
                         uint64_t bytes = 0;
                         int count = 0;
-                        if (localtime_r(&at, &tm))
-                                strftime(added, sizeof(added), "%Y-%m-%d %H:%M", &tm);
+                        if (gmtime_r(&at, &tm))
+                                strftime(added, sizeof(added), "%Y-%m-%d %H:%M UTC", &tm);
                         for (size_t j = 0; j < n_snaps; j++)
                                 if (strcmp(snaps[j].kernel_id, v[i]->id) == 0) {
                                         count++;
@@ -300,7 +300,7 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
                         _cleanup_free_ char *name = utf8_mask(v[i]->name), *id = utf8_mask(v[i]->id),
                                         *release = utf8_mask(v[i]->release ? v[i]->release : "-");
 
-                        printf("%-28s %-28s %.12s %-4s %7d  %-16s  ", name, release, id,
+                        printf("%-28s %-28s %.12s %-4s %7d  %-20s  ", name, release, id,
                                v[i]->vmlinux_path ? "yes" : "no", v[i]->n_modules, added);
                         if (count)
                                 printf("%d (%.1f MiB)\n", count, (double)bytes / (1 << 20));

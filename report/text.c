@@ -152,8 +152,10 @@ static void fmt_time(double t, char *buf, size_t size) {
                 return;
         }
         s = (time_t)t;
-        localtime_r(&s, &tm);
-        strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+        /* UTC, said so: the site's zone, and one a reader elsewhere can
+         * read without knowing the host's. */
+        gmtime_r(&s, &tm);
+        strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
 /* Call the workload's print hook with a cell's metrics. The list only
@@ -188,7 +190,7 @@ void text_runs(const struct view_runs *v, FILE *out) {
                 wtag = MAX(wtag, text_width(runs[i].tag));
                 wstatus = MAX(wstatus, text_width(runs[i].status));
         }
-        fprintf(out, "%5s  %-*s  %-19s  %-*s  %7s  %s\n", "ID", wtag, "TAG", "STARTED", wstatus, "STATUS",
+        fprintf(out, "%5s  %-*s  %-23s  %-*s  %7s  %s\n", "ID", wtag, "TAG", "STARTED", wstatus, "STATUS",
                 "KERNELS", "CELLS OK/TOTAL");
         for (size_t i = 0; i < n; i++) {
                 char started[32];
@@ -196,7 +198,7 @@ void text_runs(const struct view_runs *v, FILE *out) {
                 fmt_time(runs[i].started_at, started, sizeof(started));
                 fprintf(out, "%5lld  ", (long long)runs[i].id);
                 put_text(out, runs[i].tag, wtag);
-                fprintf(out, "  %-19s  ", started);
+                fprintf(out, "  %-23s  ", started);
                 put_text(out, runs[i].status, wstatus);
                 fprintf(out, "  %7lld  %lld/%lld\n", (long long)runs[i].n_kernels, (long long)runs[i].n_ok,
                         (long long)runs[i].n_planned);
