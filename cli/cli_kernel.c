@@ -123,7 +123,7 @@ static int kernel_add(int argc, char **argv, const struct store_ctx *g) {
         if (json) {
                 json_auto_t *o = kstore_kernel_to_json(k);
                 json_object_set_new(o, "existed", json_boolean(existed));
-                json_dumpf(o, stdout, JSON_INDENT(2));
+                json_dumpf(o, stdout, JSON_INDENT(2) | KB_JSON_OUT);
                 putchar('\n');
         } else {
                 _cleanup_free_ char *shown = utf8_mask(k->name), *id = utf8_mask(k->id);
@@ -211,7 +211,7 @@ static int kernel_build(int argc, char **argv, const struct store_ctx *g) {
                 json_object_set_new(j, "source_id", json_string(res.source_id));
                 json_object_set_new(j, "build_s", res.cache_hit ? json_null() : json_real(res.build_s));
                 json_object_set_new(j, "log", res.log_path ? json_string(res.log_path) : json_null());
-                json_dumpf(j, stdout, JSON_INDENT(2));
+                json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT);
                 putchar('\n');
         } else {
                 /* The release is the built tree's, the name may be the store's. */
@@ -277,7 +277,7 @@ static int kernel_list(int argc, char **argv, const struct store_ctx *g) {
                         json_object_set_new(k, "snapshots", sv);
                         json_array_append_new(a, k);
                 }
-                json_dumpf(a, stdout, JSON_INDENT(2));
+                json_dumpf(a, stdout, JSON_INDENT(2) | KB_JSON_OUT);
                 putchar('\n');
         } else if (n == 0 && nd == 0) {
                 fprintf(stderr, "no kernels stored; add one with 'kbench kernel add FILE'\n");

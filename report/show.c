@@ -125,7 +125,7 @@ int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const cha
 }
 
 static int put_json(json_t *j, FILE *out, struct kb_error *err) {
-        int r = json_dumpf(j, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
+        int r = json_dumpf(j, out, JSON_INDENT(2) | KB_JSON_OUT) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
 
         json_decref(j);
         return r < 0 ? error_setf(err, r, "show: cannot write the output") : 0;
