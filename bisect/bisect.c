@@ -402,7 +402,7 @@ static int finish(struct bis *b, const struct bisect_result *res, const char *wh
         if (r < 0 || b->o->quiet)
                 return r;
         if (b->o->json) {
-                json_dumpf(j, stdout, JSON_INDENT(2));
+                json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT);
                 putchar('\n');
                 return 0;
         }

@@ -360,7 +360,7 @@ report:
                                       "ok", c.count[LEVEL_FAIL] == 0, "summary", "ok", c.count[LEVEL_OK], "warn",
                                       c.count[LEVEL_WARN], "fail", c.count[LEVEL_FAIL], "store", g->home, "db",
                                       g->db_path, "connect", g->connect);
-                json_dumpf(o, stdout, JSON_INDENT(2));
+                json_dumpf(o, stdout, JSON_INDENT(2) | KB_JSON_OUT);
                 putchar('\n');
                 json_decref(o);
         } else {

@@ -113,7 +113,7 @@ static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
         if (json) {
                 json_auto_t *o = kstore_kernel_to_json(k);
                 json_object_set_new(o, "existed", json_boolean(existed));
-                json_dumpf(o, stdout, JSON_INDENT(2));
+                json_dumpf(o, stdout, JSON_INDENT(2) | KB_JSON_OUT);
                 putchar('\n');
         } else {
                 _cleanup_free_ char *shown = utf8_mask(k->name), *id = utf8_mask(k->id);
@@ -199,7 +199,7 @@ static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
                 json_object_set_new(j, "source_id", json_string(res.source_id));
                 json_object_set_new(j, "build_s", res.cache_hit ? json_null() : json_real(res.build_s));
                 json_object_set_new(j, "log", res.log_path ? json_string(res.log_path) : json_null());
-                json_dumpf(j, stdout, JSON_INDENT(2));
+                json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT);
                 putchar('\n');
         } else {
                 /* The release is the built tree's, the name may be the store's. */
@@ -266,12 +266,12 @@ static int kernel_list(int argc, char **argv, struct cli_ctx *c) {
                         json_object_set_new(k, "snapshots", sv);
                         json_array_append_new(a, k);
                 }
-                json_dumpf(a, stdout, JSON_INDENT(2));
+                json_dumpf(a, stdout, JSON_INDENT(2) | KB_JSON_OUT);
                 putchar('\n');
         } else if (n == 0 && nd == 0) {
                 fprintf(stderr, "no kernels stored; add one with 'kbench kernel add FILE'\n");
         } else {
-                printf("%-28s %-28s %-12s %-4s %7s  %-16s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED",
+                printf("%-28s %-28s %-12s %-4s %7s  %-20s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED",
                        "SNAPSHOTS");
                 for (size_t i = 0; i < n; i++) {
                         char added[32] = "-";
@@ -279,8 +279,8 @@ static int kernel_list(int argc, char **argv, struct cli_ctx *c) {
                         struct tm tm;
                         uint64_t bytes = 0;
                         int count = 0;
-                        if (localtime_r(&at, &tm))
-                                strftime(added, sizeof(added), "%Y-%m-%d %H:%M", &tm);
+                        if (gmtime_r(&at, &tm))
+                                strftime(added, sizeof(added), "%Y-%m-%d %H:%M UTC", &tm);
                         for (size_t j = 0; j < n_snaps; j++)
                                 if (strcmp(snaps[j].kernel_id, v[i]->id) == 0) {
                                         count++;
@@ -289,7 +289,7 @@ static int kernel_list(int argc, char **argv, struct cli_ctx *c) {
                         _cleanup_free_ char *name = utf8_mask(v[i]->name), *id = utf8_mask(v[i]->id),
                                         *release = utf8_mask(v[i]->release ? v[i]->release : "-");
 
-                        printf("%-28s %-28s %.12s %-4s %7d  %-16s  ", name, release, id,
+                        printf("%-28s %-28s %.12s %-4s %7d  %-20s  ", name, release, id,
                                v[i]->vmlinux_path ? "yes" : "no", v[i]->n_modules, added);
                         if (count)
                                 printf("%d (%.1f MiB)\n", count, (double)bytes / (1 << 20));

@@ -49,20 +49,20 @@ static int check_combination(int argc, gboolean json, gboolean tags, gboolean bi
 
 /* What a RUN argument selects: the run, one of its cells, or a cell's log. */
 static int show_in_run(struct db *db, int64_t run_id, const char *cell, const char *log, int vmstat_view,
-                       gboolean json, struct kb_error *err) {
+                       gboolean json, gboolean all, struct kb_error *err) {
         if (vmstat_view)
                 return show_cell_vmstat(db, run_id, cell, json, stdout, err);
         if (log)
                 return show_cell_log(db, run_id, cell, log, isatty(STDOUT_FILENO), stdout, err);
         if (cell)
                 return show_cell(db, run_id, cell, json, stdout, err);
-        return show_run(db, run_id, json, 0, stdout, err);
+        return show_run(db, run_id, json, all ? SHOW_ALL : 0, stdout, err);
 }
 
 int cli_show(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
         g_autofree char *cell = NULL, *log = NULL;
-        gboolean json = FALSE, tags = FALSE, bisect = FALSE;
+        gboolean json = FALSE, tags = FALSE, bisect = FALSE, all = FALSE;
         struct kb_error err = { { 0 } };
         struct db *db;
         int64_t run_id;
@@ -70,6 +70,8 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
         int r, rc = 1, vmstat_view;
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of tables", NULL },
+                { "all", 'a', 0, G_OPTION_ARG_NONE, &all, "Keep the summary rows that repeat another row or are 0 "
+                  "in every cell", NULL },
                 { "cell", 'c', 0, G_OPTION_ARG_STRING, &cell, "Show one cell of the run in full", "KEY" },
                 { "log", 'l', 0, G_OPTION_ARG_STRING, &log,
                   "With --cell: print one log of the cell raw (console, data, ...); on a terminal, control "
@@ -86,7 +88,8 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
         g_option_context_set_summary(ctx,
                 "Without RUN: list the runs (id, tag, start, status, kernels, cells ok/total).\n"
                 "With RUN (an id, or 'last'): the run's cells with state, timings and metrics,\n"
-                "then per kernel and metric n and mean +/- stddev over the ok cells only.\n"
+                "then one row per metric (judged first) and per kernel n and mean +/- stddev\n"
+                "over the ok cells only; rows that repeat another or are 0 everywhere need --all.\n"
                 "With --cell KEY: one cell in full (metrics, vmstat rows, timeline, logs).");
         g_option_context_add_main_entries(ctx, entries, NULL);
         if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "show", &argc, &argv))
@@ -121,7 +124,7 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
                         return 2;
                 }
                 if (r >= 0)
-                        r = show_in_run(db, run_id, cell, log, vmstat_view, json, &err);
+                        r = show_in_run(db, run_id, cell, log, vmstat_view, json, all, &err);
         }
         if (r < 0)
                 r = db_blame(db, r, &err);

@@ -22,3 +22,10 @@ static inline void closep(int *fd) { if (*fd >= 0) { int e = errno; close(*fd); 
 /* Hand ownership out of a cleanup variable: returns p and sets it to NULL. */
 #define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
 #define TAKE_FD(fd) ({ int _t = (fd); (fd) = -1; _t; })
+
+/* The flags of every JSON kbench prints for a reader or a script (jansson;
+ * expand only where <jansson.h> is included): ASCII, and reals to 10
+ * significant digits, so `kernel list --json`, `show --json` and `compare
+ * --json` write 5.293487 alike, never 5.2934869999999998. What is stored
+ * to be read back exactly (a pairing key's canonical text) keeps 17. */
+#define KB_JSON_OUT (JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10))

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "host/accel.h"
 #include "cell/cell.h"
 #include "cell/endstate.h"
@@ -1294,7 +1295,7 @@ static int step_report(struct night *n, struct kb_error *err) {
         g_ptr_array_remove_index(n->errors, n->errors->len - 1);
         if (n->o->json) {
                 json_t *j = nightly_report_json(&n->rep);
-                int r = json_dumpf(j, stdout, JSON_INDENT(2)) < 0 ? -EIO : 0;
+                int r = json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT) < 0 ? -EIO : 0;
                 json_decref(j);
                 putchar('\n');
                 if (r < 0)

@@ -33,6 +33,8 @@ enum cfg_type {
         CFG_STRING,                /* char *, checked by row->check */
         CFG_INT,                   /* int */
         CFG_NUMBER,                /* double */
+        CFG_FRACTION,              /* double: a number (0.02) or a percentage as the command line
+                                      spells it ("2%") */
         CFG_DURATION,              /* double seconds: "6h", "90m", "30s", "2d" or an integer of seconds */
         CFG_STRV,                  /* char **, NULL-terminated, from an array of strings */
         CFG_RUNOPT,                /* the run option row->opt, into the struct run_settings at offset */
@@ -172,7 +174,7 @@ static const struct cfg_row rows[] = {
         { "vm.mount_opts", CFG_RUNOPT, C(run), .opt = "mount-opts", .help = "mount options, e.g. data=ordered" },
         { "vm.swap", CFG_RUNOPT, C(run), .opt = "swap", .help = "swap disk size (0: none)" },
         { "alpha", CFG_NUMBER, C(alpha), 0, 0.0001, 0.5, "0.05", .help = "significance level of a verdict" },
-        { "noise", CFG_NUMBER, C(noise), 0, 0, 0.5, "0.02",
+        { "noise", CFG_FRACTION, C(noise), 0, 0, 0.5, "0.02",
           .help = "relative noise band: smaller changes are never regressions" },
         { "changepoint", CFG_OBJECT, 0, 0, .help = "change-point detection over each metric's history" },
         { "changepoint.p_value", CFG_NUMBER, C(cp_p_value), 0, 1e-6, 0.5, "0.001",
@@ -586,6 +588,28 @@ static int set_value(const struct cfg_row *r, const json_t *v, const char *dpath
                         return ret;
                 *(double *)dst = json_number_value(v);
                 return 0;
+        case CFG_FRACTION:
+                /* "2%" as --noise takes it; 0.02 as configs wrote it. */
+                if (json_is_string(v)) {
+                        const char *t = json_string_value(v);
+                        char *end;
+
+                        errno = 0;
+                        d = g_ascii_strtod(t, &end);
+                        if (end == t || errno || strcmp(end, "%") != 0 || !isfinite(d))
+                                return error_setf(err, -EINVAL, "%s: expected a percentage such as \"2%%\" or a "
+                                                  "fraction such as 0.02", dpath);
+                        d /= 100;
+                } else if (json_is_number(v))
+                        d = json_number_value(v);
+                else
+                        return error_setf(err, -EINVAL, "%s: expected a percentage such as \"2%%\" or a fraction "
+                                          "such as 0.02", dpath);
+                ret = check_range(r, v, d, dpath, err);
+                if (ret < 0)
+                        return ret;
+                *(double *)dst = d;
+                return 0;
         case CFG_DURATION:
                 ret = parse_duration(v, &d);
                 if (ret == -EINVAL)
@@ -766,7 +790,8 @@ int nightly_config_load(const char *path, struct nightly_config **ret, struct kb
 
 static const char *const type_names[] = {
         [CFG_OBJECT] = "object", [CFG_SOURCES] = "array of objects", [CFG_SOURCE_TYPE] = "string",
-        [CFG_STRING] = "string", [CFG_INT] = "integer", [CFG_NUMBER] = "number", [CFG_DURATION] = "duration",
+        [CFG_STRING] = "string", [CFG_INT] = "integer", [CFG_NUMBER] = "number",
+        [CFG_FRACTION] = "number or percentage", [CFG_DURATION] = "duration",
         [CFG_STRV] = "array of strings", [CFG_RUNOPT_KV] = "object",
 };
 

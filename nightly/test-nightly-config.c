@@ -51,6 +51,10 @@ static const struct { const char *json, *msg; } bad[] = {
         { WITH("\"alpha\": 0.9"), "alpha: 0.9 is out of range (0.0001..0.5)" },
         { WITH("\"alpha\": \"0.05\""), "alpha: expected a number" },
         { WITH("\"noise\": -0.1"), "noise: -0.1 is out of range (0..0.5)" },
+        /* A percentage as --noise spells it, or a fraction; nothing else. */
+        { WITH("\"noise\": \"2\""), "noise: expected a percentage such as \"2%\" or a fraction such as 0.02" },
+        { WITH("\"noise\": \"2 %\""), "noise: expected a percentage such as \"2%\" or a fraction such as 0.02" },
+        { WITH("\"noise\": true"), "noise: expected a percentage such as \"2%\" or a fraction such as 0.02" },
         { WITH("\"changepoint\": {\"p_value\": 0}"), "changepoint.p_value: 0 is out of range (1e-06..0.5)" },
         { WITH("\"changepoint\": {\"window\": 3}"), "changepoint.window: 3 is out of range (4..10000)" },
         { WITH("\"changepoint\": {\"confirm\": true}"), "changepoint.confirm: expected an integer" },
@@ -164,7 +168,7 @@ static const char full[] =
         "  \"repeats\": 6,\n"
         "  \"vm\": {\"mem\": \"160M\", \"cpus\": 2, \"disk_size\": \"4G\", \"fs\": \"ext3\",\n"
         "         \"mount_opts\": \"data=ordered\", \"swap\": \"256M\"},\n"
-        "  \"alpha\": 0.01, \"noise\": 0.03,\n"
+        "  \"alpha\": 0.01, \"noise\": \"3%\",\n"
         "  \"changepoint\": {\"p_value\": 0.005, \"min_magnitude\": 0.1, \"window\": 40, \"confirm\": 2},\n"
         "  \"publish_dir\": \"/var/www/kbench\",\n"
         "  \"connect\": \"qemu:///system\",\n"

@@ -81,7 +81,7 @@ static void json_set(json_t *o, const char *key, json_t *v) {
 }
 
 char *json_view_dumps(const json_t *j) {
-        return j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10)) : NULL;
+        return j ? json_dumps(j, JSON_COMPACT | KB_JSON_OUT) : NULL;
 }
 
 void json_view_set(json_t *o, const char *key, json_t *v) {
@@ -91,7 +91,7 @@ void json_view_set(json_t *o, const char *key, json_t *v) {
 int json_view_print(json_t *j, FILE *out, struct kb_error *err) {
         if (!j)
                 return error_setf(err, -ENOMEM, "out of memory building JSON");
-        if (json_dumpf(j, out, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10)) < 0)
+        if (json_dumpf(j, out, JSON_INDENT(2) | KB_JSON_OUT) < 0)
                 return error_setf(err, -EIO, "cannot write JSON");
         fputc('\n', out);
         return 0;

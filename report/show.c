@@ -61,7 +61,7 @@ int show_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb
         return view_resolve_run(db, text, ret_id, err);
 }
 
-int show_run(struct db *db, int64_t run_id, int json, int brief, FILE *out, struct kb_error *err) {
+int show_run(struct db *db, int64_t run_id, int json, int flags, FILE *out, struct kb_error *err) {
         struct view_run *v = NULL;
         int r;
 
@@ -72,10 +72,10 @@ int show_run(struct db *db, int64_t run_id, int json, int brief, FILE *out, stru
                 json_t *j = json_view_run(v);
                 r = json_view_print(j, out, err);
                 json_decref(j);
-        } else if (brief)
+        } else if (flags & SHOW_BRIEF)
                 text_run_brief(v, out);
         else
-                text_run(v, out);
+                text_run(v, !!(flags & SHOW_ALL), out);
         view_run_free(v);
         return r;
 }
@@ -125,7 +125,7 @@ int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const cha
 }
 
 static int put_json(json_t *j, FILE *out, struct kb_error *err) {
-        int r = json_dumpf(j, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
+        int r = json_dumpf(j, out, JSON_INDENT(2) | KB_JSON_OUT) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
 
         json_decref(j);
         return r < 0 ? error_setf(err, r, "show: cannot write the output") : 0;

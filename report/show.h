@@ -14,14 +14,21 @@
 /* All runs: id, tag, started, status, kernels, cells ok/total. */
 int show_runs(struct db *db, int json, FILE *out, struct kb_error *err);
 
+/* show_run's flags. */
+enum {
+        SHOW_BRIEF = 1 << 0,       /* the end of `kbench run`: failed cells and judged metrics only */
+        SHOW_ALL = 1 << 1,         /* keep the summary rows that repeat another or are 0 everywhere */
+};
+
 /* One run: its cells (key, kernel, workload, iteration, state, accel,
  * timings, metrics; a failed cell shows its detail instead), workload print
  * hooks for ok cells, then per (kernel, workload, metric) n and
- * mean ± stddev over ok cells only. brief (the end of `kbench run`): the
- * header, the cells that did not end ok and the judged metrics' summary
- * only; JSON is always complete. Returns 0, -ENOENT ("no run N in PATH"),
+ * mean ± stddev over ok cells only, side by side per kernel. flags:
+ * SHOW_BRIEF (the end of `kbench run`): the header, the cells that did not
+ * end ok and the judged metrics' summary only; SHOW_ALL: no summary row
+ * left out (text_run). JSON is always complete. Returns 0, -ENOENT ("no run N in PATH"),
  * or another -errno with err. */
-int show_run(struct db *db, int64_t run_id, int json, int brief, FILE *out, struct kb_error *err);
+int show_run(struct db *db, int64_t run_id, int json, int flags, FILE *out, struct kb_error *err);
 
 /* One cell (latest attempt of cell_key) in full: fields, metrics, print
  * hook, vmstat rows, timeline summary, logs. */

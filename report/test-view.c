@@ -55,7 +55,7 @@ TEST(run_text) {
 
         fixture_init(&f);
         ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
-        CAPTURE(text, text_run(v, out));
+        CAPTURE(text, text_run(v, 0, out));
         v = view_run_free(v);
         fputs(text, stderr);
         ASSERT_TRUE(strstr(text, "run 1  tag nightly  complete") != NULL);
@@ -63,7 +63,7 @@ TEST(run_text) {
         ASSERT_TRUE(strstr(text, "cells ok 8/9\n") != NULL);
         ASSERT_TRUE(strstr(text, "qemu 7.2.19") != NULL);
         ASSERT_TRUE(strstr(text, "c000  6.1.0-47-amd64  dd") != NULL);
-        ASSERT_TRUE(strstr(text, "dd.write_MBps=40 ") != NULL || strstr(text, "dd.write_MBps=40\n") != NULL);
+        ASSERT_TRUE(strstr(text, "dd.write_MBps=40.00\n") != NULL);
         /* A metric stored without a value. */
         ASSERT_TRUE(strstr(text, "dd.write_MBps=n/a\n") != NULL);
         /* The failed cell shows its detail with the escape byte masked. */
@@ -75,14 +75,17 @@ TEST(run_text) {
         ASSERT_TRUE(strstr(text, "Sequential Writes") != NULL);
         ASSERT_TRUE(strstr(text, "    33.50") != NULL);
         ASSERT_TRUE(strstr(text, "Summary over ok cells") != NULL);
-        ASSERT_TRUE(strstr(text, "6.1.0-47-amd64  dd        dd.write_MBps") != NULL);
-        /* 40 42 44: the failed cell's 1000 stays out. */
-        ASSERT_TRUE(strstr(text, "3            42 ± 2 ") != NULL);
-        ASSERT_TRUE(strstr(text, "(1 without value)") != NULL);
+        /* Kernels side by side, a unit on every row; 40 42 44: the
+         * failed cell's 1000 stays out. */
+        ASSERT_TRUE(strstr(text, "\nWORKLOAD dd\nMETRIC  ") != NULL);
+        ASSERT_TRUE(strstr(text, "  6.1.0-47-amd64  ") != NULL && strstr(text, "  6.1.0-57-amd64  ") != NULL);
+        ASSERT_TRUE(strstr(text, "\ndd.write_MBps                     MB/s  3  42.00 ± 2.00      ") != NULL);
+        ASSERT_TRUE(strstr(text, "(cells without value: 0 1)") != NULL);
+        ASSERT_TRUE(strstr(text, "left out") == NULL);
         free(text);
 
         ASSERT_EQ(view_run_load(f.db, f.empty_run, &v, &err), 0);
-        CAPTURE(text, text_run(v, out));
+        CAPTURE(text, text_run(v, 0, out));
         v = view_run_free(v);
         ASSERT_TRUE(strstr(text, "no cells stored yet") != NULL);
         ASSERT_TRUE(strstr(text, "cells ok 0/4\n") != NULL);
@@ -115,8 +118,8 @@ TEST(run_text_brief) {
         CAPTURE(text, text_run_brief(v, out));
         fputs(text, stderr);
         ASSERT_TRUE(strstr(text, "run 1  tag nightly  complete") != NULL);
-        ASSERT_TRUE(strstr(text, "\nJudged metrics over ok cells (mean ± stddev):\n") != NULL);
-        ASSERT_TRUE(strstr(text, "6.1.0-47-amd64  dd        dd.write_MBps") != NULL);
+        ASSERT_TRUE(strstr(text, "\nJudged metrics over ok cells (n  mean ± stddev per kernel):\n") != NULL);
+        ASSERT_TRUE(strstr(text, "\ndd.write_MBps ") != NULL);
         ASSERT_TRUE(strstr(text, "tiobench.seq_write.t1.lat_avg_ms") != NULL);
         ASSERT_TRUE(strstr(text, "vmstat.bo_mean") == NULL && strstr(text, "dd.write_s") == NULL);
         /* The failed attempts only, with their detail masked; no ok cell row. */
@@ -126,8 +129,52 @@ TEST(run_text_brief) {
         ASSERT_TRUE(strstr(text, "\n(every cell and metric: kbench show 1)\n") != NULL);
         free(text);
         /* The full table still has them all. */
-        CAPTURE(text, text_run(v, out));
+        CAPTURE(text, text_run(v, 0, out));
         ASSERT_TRUE(strstr(text, "vmstat.bo_mean") != NULL && strstr(text, "c000  ") != NULL);
+        free(text);
+        v = view_run_free(v);
+        fixture_done(&f);
+}
+
+/* The summary leaves out what tells nothing new: a row equal value for
+ * value to another of the same measure (the main phase's vmstat.write.*
+ * beside vmstat.*), and a row that is 0 in every cell; --all keeps them. */
+TEST(run_text_repeats) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct view_run *v = NULL;
+        char *text = NULL;
+
+        fixture_init(&f);
+        ASSERT_EQ(sqlite3_exec(db_handle(f.db),
+                               "INSERT INTO metrics (cell_id, name, value, unit) SELECT id, 'vmstat.bo_mean', "
+                               "4000 + id, 'blocks/s' FROM cells WHERE workload = 'dd';"
+                               "INSERT INTO metrics (cell_id, name, value, unit) SELECT id, 'vmstat.write.bo_mean', "
+                               "4000 + id, 'blocks/s' FROM cells WHERE workload = 'dd';"
+                               /* The same values under another measure: no repeat. */
+                               "INSERT INTO metrics (cell_id, name, value, unit) SELECT id, 'vmstat.write.bi_mean', "
+                               "4000 + id, 'blocks/s' FROM cells WHERE workload = 'dd';"
+                               /* Equal on one kernel only: no repeat. */
+                               "INSERT INTO metrics (cell_id, name, value, unit) SELECT id, 'vmstat.read.bo_mean', "
+                               "CASE WHEN cell_key IN ('c000', 'c002', 'c004') THEN 4000 + id ELSE 1 END, 'blocks/s' FROM cells "
+                               "WHERE workload = 'dd';"
+                               "INSERT INTO metrics (cell_id, name, value, unit) SELECT id, 'vmstat.pgscan_per_s', 0, "
+                               "'pages/s' FROM cells WHERE workload = 'dd';",
+                               NULL, NULL, NULL), SQLITE_OK);
+        ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
+        CAPTURE(text, text_run(v, 0, out));
+        fputs(text, stderr);
+        ASSERT_TRUE(strstr(text, "\nvmstat.bo_mean ") != NULL);
+        ASSERT_TRUE(strstr(text, "\nvmstat.write.bi_mean ") != NULL);
+        ASSERT_TRUE(strstr(text, "\nvmstat.read.bo_mean ") != NULL);
+        ASSERT_TRUE(strstr(text, "vmstat.write.bo_mean") == NULL);
+        ASSERT_TRUE(strstr(text, "vmstat.pgscan_per_s") == NULL);
+        ASSERT_TRUE(strstr(text, "\n2 rows left out (a repeat of another row, or 0 or no value in every cell): "
+                                 "--all shows them\n") != NULL);
+        free(text);
+        CAPTURE(text, text_run(v, 1, out));
+        ASSERT_TRUE(strstr(text, "\nvmstat.write.bo_mean ") != NULL && strstr(text, "\nvmstat.pgscan_per_s ") != NULL);
+        ASSERT_TRUE(strstr(text, "left out") == NULL);
         free(text);
         v = view_run_free(v);
         fixture_done(&f);
@@ -395,7 +442,7 @@ TEST(hostile_strings) {
         json_decref(j);
 
         ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
-        CAPTURE(text, text_run(v, out));
+        CAPTURE(text, text_run(v, 0, out));
         ASSERT_TRUE(!has_control(text));
         free(text);
         j = roundtrip(json_view_run(v));

@@ -171,6 +171,15 @@ TEST(json_dumpf_equals_tree) {
                         ASSERT_EQ(vmstat_parse_text("prose only\n", 11, 0, &t), 0);
                 tree = vmstatout_json(t, 50, 2);
                 ASSERT_TRUE(tree);
+                {
+                        /* Both at the precision kbench prints JSON with. */
+                        char *text = json_dumps(tree, KB_JSON_OUT);
+
+                        json_decref(tree);
+                        tree = json_loads(text, 0, &jerr);
+                        free(text);
+                        ASSERT_TRUE(tree);
+                }
                 ASSERT_EQ(vmstatout_json_dumpf(t, 50, 2, f), 0);
                 fclose(f);
                 streamed = json_loads(out, 0, &jerr);

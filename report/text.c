@@ -152,8 +152,10 @@ static void fmt_time(double t, char *buf, size_t size) {
                 return;
         }
         s = (time_t)t;
-        localtime_r(&s, &tm);
-        strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+        /* UTC, said so: the site's zone, and one a reader elsewhere can
+         * read without knowing the host's. */
+        gmtime_r(&s, &tm);
+        strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
 /* Call the workload's print hook with a cell's metrics. The list only
@@ -188,7 +190,7 @@ void text_runs(const struct view_runs *v, FILE *out) {
                 wtag = MAX(wtag, text_width(runs[i].tag));
                 wstatus = MAX(wstatus, text_width(runs[i].status));
         }
-        fprintf(out, "%5s  %-*s  %-19s  %-*s  %7s  %s\n", "ID", wtag, "TAG", "STARTED", wstatus, "STATUS",
+        fprintf(out, "%5s  %-*s  %-23s  %-*s  %7s  %s\n", "ID", wtag, "TAG", "STARTED", wstatus, "STATUS",
                 "KERNELS", "CELLS OK/TOTAL");
         for (size_t i = 0; i < n; i++) {
                 char started[32];
@@ -196,7 +198,7 @@ void text_runs(const struct view_runs *v, FILE *out) {
                 fmt_time(runs[i].started_at, started, sizeof(started));
                 fprintf(out, "%5lld  ", (long long)runs[i].id);
                 put_text(out, runs[i].tag, wtag);
-                fprintf(out, "  %-19s  ", started);
+                fprintf(out, "  %-23s  ", started);
                 put_text(out, runs[i].status, wstatus);
                 fprintf(out, "  %7lld  %lld/%lld\n", (long long)runs[i].n_kernels, (long long)runs[i].n_ok,
                         (long long)runs[i].n_planned);
@@ -265,55 +267,239 @@ static void run_header(const struct query_run *r, FILE *out) {
         until_mde_line(r, out);
 }
 
-/* The per (kernel, workload, metric) summary; judged_only keeps the metrics
- * a comparison of these cells would judge (view_metric_judged: under TCG
- * with an unthrottled disk, the instruction counts, not the rates), the
- * answer a run is for; paced says whether the run's cells were. */
-static void run_summary(const struct view_series *sum, size_t n, int judged_only, int paced, FILE *out) {
-        int wk = 6, ww = 8, wm = 6;
-        size_t rows = 0;
+/* A figure of the run summary with decimals digits after the point:
+ * one format for every row, never in exponent form ("32231", "0.1254"). */
+static void fmt_fixed(double v, int decimals, char *buf, size_t size) {
+        if (!isfinite(v))
+                snprintf(buf, size, "n/a");
+        else if (fabs(v) >= 1e15)   /* "%.0f" of 1e308 fills any cell */
+                snprintf(buf, size, "%.4g", v);
+        else
+                snprintf(buf, size, "%.*f", decimals, v);
+}
+
+int text_decimals(double maxabs) {
+        int d;
+
+        if (!isfinite(maxabs) || maxabs == 0)
+                return 0;
+        /* 4 significant digits of the largest figure, none past the point
+         * from 1000 on, at most 6 (a mean of 2e-7 reads as 0.000000). */
+        d = 3 - (int)floor(log10(maxabs));
+        return d < 0 ? 0 : d > 6 ? 6 : d;
+}
+
+void text_format_sig(double v, char *buf, size_t size) {
+        fmt_fixed(v, text_decimals(fabs(v)), buf, size);
+}
+
+/* One row of the side-by-side summary: a (workload, metric) and its
+ * series per kernel (NULL: the kernel has no such metric). */
+struct sum_row {
+        const char *workload, *metric, *unit;
+        const struct view_series **per_kernel;  /* n_kernels entries */
+        int judged;
+        int hidden;                             /* a repeat or zero everywhere */
+};
+
+/* Whether two series hold the same values, one by one. */
+static int same_values(const struct view_series *a, const struct view_series *b) {
+        if (!a || !b)
+                return a == b;
+        if (a->s->n != b->s->n || a->s->n_missing != b->s->n_missing)
+                return 0;
+        for (size_t i = 0; i < a->s->n; i++)
+                if (a->s->values[i] != b->s->values[i])
+                        return 0;
+        return 1;
+}
+
+/* The part of a metric name after its last dot: "bi_mean" of
+ * "vmstat.write.bi_mean". */
+static const char *leaf(const char *name) {
+        const char *dot = strrchr(name, '.');
+
+        return dot ? dot + 1 : name;
+}
+
+/* Whether row b repeats row a: the same measure (the same unit and last
+ * name part, "vmstat.bi_mean" and the main phase's "vmstat.write.bi_mean")
+ * with equal values in every kernel's cell. */
+static int row_repeats(const struct sum_row *a, const struct sum_row *b, size_t n_kernels) {
+        if (strcmp(a->workload, b->workload) != 0 || strcmp(leaf(a->metric), leaf(b->metric)) != 0 ||
+            g_strcmp0(a->unit, b->unit) != 0)
+                return 0;
+        for (size_t k = 0; k < n_kernels; k++)
+                if (!same_values(a->per_kernel[k], b->per_kernel[k]))
+                        return 0;
+        return 1;
+}
+
+/* Whether the row tells nothing: every stored value 0 (a counter that
+ * never moved), or no cell with a value at all. */
+static int row_empty(const struct sum_row *r, size_t n_kernels) {
+        for (size_t k = 0; k < n_kernels; k++) {
+                const struct view_series *s = r->per_kernel[k];
+
+                for (size_t i = 0; s && i < s->s->n; i++)
+                        if (s->s->values[i] != 0)
+                                return 0;
+        }
+        return 1;
+}
+
+static int dots(const char *name) {
+        int n = 0;
+
+        for (; *name; name++)
+                n += *name == '.';
+        return n;
+}
+
+static int by_judged_then_name(const void *pa, const void *pb) {
+        const struct sum_row *a = pa, *b = pb;
+        int c = strcmp(a->workload, b->workload);
+
+        if (c)
+                return c;
+        if (a->judged != b->judged)
+                return b->judged - a->judged;
+        return strcmp(a->metric, b->metric);
+}
+
+/* One kernel's cell of a row: "n  mean ± sd" with the row's decimals. */
+static void sum_cell(const struct view_series *s, int decimals, char *buf, size_t size) {
+        char m[48], sd[48];
+
+        if (!s) {
+                snprintf(buf, size, "-");
+                return;
+        }
+        fmt_fixed(s->sum.mean, decimals, m, sizeof(m));
+        fmt_fixed(s->sum.sd, decimals, sd, sizeof(sd));
+        snprintf(buf, size, "%zu  %s ± %s", s->s->n, m, sd);
+}
+
+/* The run summary, side by side: per workload one row per metric and a
+ * column group per kernel (n, mean ± stddev over its ok cells), the judged
+ * metrics first (view_metric_judged: what a comparison of these cells
+ * would judge; paced says whether the run's cells were cpu-paced).
+ * judged_only keeps those rows only; unless all, rows that repeat another
+ * row value for value, or are 0 or without value in every cell, are left
+ * out and counted. */
+static void run_summary(const struct view_series *sum, size_t n, int judged_only, int paced, int all, FILE *out) {
+        g_autoptr(GPtrArray) kernels = g_ptr_array_new();
+        g_autofree struct sum_row *rows = NULL;
+        g_autofree const struct view_series **slots = NULL;
+        size_t n_rows = 0, hidden = 0;
+        int wm = 6, wu = 4;
 
         if (n == 0) {
                 fputs("\nno ok cells: nothing to summarise\n", out);
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                if (judged_only && !view_metric_judged(sum[i].s->metric, paced))
-                        continue;
-                wk = MAX(wk, text_width(sum[i].s->kernel_name));
-                ww = MAX(ww, text_width(sum[i].s->workload));
-                wm = MAX(wm, text_width(sum[i].s->metric));
-                rows++;
+                guint k;
+
+                if (!g_ptr_array_find_with_equal_func(kernels, sum[i].s->kernel_name, g_str_equal, &k))
+                        g_ptr_array_add(kernels, sum[i].s->kernel_name);
         }
-        if (rows == 0) {
-                fputs("\nno judged metric in the ok cells\n", out);
+        rows = calloc(n, sizeof(*rows));
+        slots = calloc(n * kernels->len, sizeof(*slots));
+        if (!rows || !slots)
                 return;
-        }
-        fputs(judged_only ? "\nJudged metrics over ok cells (mean ± stddev):\n"
-                          : "\nSummary over ok cells (mean ± stddev):\n", out);
-        fprintf(out, "%-*s  %-*s  %-*s  %3s  %12s   %-10s  %s\n", wk, "KERNEL", ww, "WORKLOAD", wm, "METRIC",
-                "N", "MEAN", "STDDEV", "UNIT");
         for (size_t i = 0; i < n; i++) {
                 const struct query_series *s = sum[i].s;
-                double mean = sum[i].sum.mean, sd = sum[i].sum.sd;
+                struct sum_row *r = NULL;
+                guint k = 0;
 
                 if (judged_only && !view_metric_judged(s->metric, paced))
                         continue;
-                put_text(out, s->kernel_name, wk);
+                for (size_t j = 0; j < n_rows && !r; j++)
+                        if (strcmp(rows[j].workload, s->workload) == 0 && strcmp(rows[j].metric, s->metric) == 0)
+                                r = &rows[j];
+                if (!r) {
+                        r = &rows[n_rows];
+                        *r = (struct sum_row){ .workload = s->workload, .metric = s->metric, .unit = s->unit,
+                                               .per_kernel = slots + n_rows * kernels->len,
+                                               .judged = view_metric_judged(s->metric, paced) };
+                        n_rows++;
+                }
+                g_ptr_array_find_with_equal_func(kernels, s->kernel_name, g_str_equal, &k);
+                r->per_kernel[k] = &sum[i];
+        }
+        if (n_rows == 0) {
+                fputs("\nno judged metric in the ok cells\n", out);
+                return;
+        }
+        qsort(rows, n_rows, sizeof(*rows), by_judged_then_name);
+        for (size_t i = 0; i < n_rows; i++) {
+                /* Of rows that repeat each other the one with the
+                 * shortest name stays: vmstat.bi_mean, not the main
+                 * phase's vmstat.write.bi_mean. */
+                if (!all && !rows[i].judged) {
+                        rows[i].hidden = row_empty(&rows[i], kernels->len);
+                        for (size_t j = 0; j < n_rows && !rows[i].hidden; j++)
+                                rows[i].hidden = j != i && !rows[j].judged &&
+                                                 (dots(rows[j].metric) < dots(rows[i].metric) ||
+                                                  (dots(rows[j].metric) == dots(rows[i].metric) && j < i)) &&
+                                                 row_repeats(&rows[j], &rows[i], kernels->len);
+                }
+                hidden += rows[i].hidden;
+                if (rows[i].hidden)
+                        continue;
+                wm = MAX(wm, text_width(rows[i].metric));
+                wu = MAX(wu, text_width(rows[i].unit));
+        }
+        fputs(judged_only ? "\nJudged metrics over ok cells (n  mean ± stddev per kernel):\n"
+                          : "\nSummary over ok cells (n  mean ± stddev per kernel; judged metrics first):\n", out);
+        for (size_t i = 0; i < n_rows; i++) {
+                const struct sum_row *r = &rows[i];
+                char cells[64][128];
+                size_t nk = MIN(kernels->len, G_N_ELEMENTS(cells));
+                int wc[64];
+                double maxabs = 0;
+
+                if (i == 0 || strcmp(rows[i - 1].workload, r->workload) != 0) {
+                        fputc('\n', out);
+                        fputs("WORKLOAD ", out);
+                        put_text(out, r->workload, 0);
+                        fputc('\n', out);
+                        fprintf(out, "%-*s  %-*s", wm, "METRIC", wu, "UNIT");
+                        for (size_t k = 0; k < nk; k++) {
+                                fputs("  ", out);
+                                put_text(out, g_ptr_array_index(kernels, k), 30);
+                        }
+                        fputc('\n', out);
+                } else if (rows[i - 1].judged && !r->judged)
+                        fputc('\n', out);   /* the judged rows, then the others */
+                if (r->hidden)
+                        continue;
+                for (size_t k = 0; k < nk; k++)
+                        if (r->per_kernel[k] && isfinite(r->per_kernel[k]->sum.mean))
+                                maxabs = MAX(maxabs, fabs(r->per_kernel[k]->sum.mean));
+                for (size_t k = 0; k < nk; k++) {
+                        sum_cell(r->per_kernel[k], text_decimals(maxabs), cells[k], sizeof(cells[k]));
+                        wc[k] = 30 + (int)(strlen(cells[k]) - (size_t)text_width(cells[k]));
+                }
+                put_text(out, r->metric, wm);
                 fputs("  ", out);
-                put_text(out, s->workload, ww);
-                fputs("  ", out);
-                put_text(out, s->metric, wm);
-                fprintf(out, "  %3zu  ", s->n);
-                put_num(out, mean, 'g', 6, 12);
-                fputs(" ± ", out);
-                put_num(out, sd, 'g', 3, -10);
-                fputs("  ", out);
-                put_text(out, s->unit, 0);
-                if (s->n_missing)
-                        fprintf(out, "  (%zu without value)", s->n_missing);
+                put_text(out, r->unit && *r->unit ? r->unit : "-", wu);
+                for (size_t k = 0; k < nk; k++)
+                        fprintf(out, "  %-*s", k + 1 < nk ? wc[k] : 0, cells[k]);
+                for (size_t k = 0; k < nk; k++)
+                        if (r->per_kernel[k] && r->per_kernel[k]->s->n_missing) {
+                                fputs("  (cells without value:", out);
+                                for (size_t j = 0; j < nk; j++)
+                                        fprintf(out, " %zu", r->per_kernel[j] ? r->per_kernel[j]->s->n_missing : 0);
+                                fputc(')', out);
+                                break;
+                        }
                 fputc('\n', out);
         }
+        if (hidden)
+                fprintf(out, "\n%zu row%s left out (a repeat of another row, or 0 or no value in every cell): --all shows them\n",
+                        hidden, hidden == 1 ? "" : "s");
 }
 
 void text_run_brief(const struct view_run *v, FILE *out) {
@@ -352,11 +538,11 @@ void text_run_brief(const struct view_run *v, FILE *out) {
                         fputc('\n', out);
                 }
         }
-        run_summary(v->summary, v->n_series, 1, view_cpu_paced(v->run->settings_json, NULL), out);
+        run_summary(v->summary, v->n_series, 1, view_cpu_paced(v->run->settings_json, NULL), 1, out);
         fprintf(out, "(every cell and metric: kbench show %lld)\n", (long long)v->run->id);
 }
 
-void text_run(const struct view_run *v, FILE *out) {
+void text_run(const struct view_run *v, int all, FILE *out) {
         int wkey = 3, wk = 6, ww = 8, wst = 5;
         int any_hook = 0;
 
@@ -413,16 +599,15 @@ void text_run(const struct view_run *v, FILE *out) {
                 for (size_t k = 0; k < v->n_metrics[i]; k++) {
                         const struct query_metric *m = &v->metrics[i][k];
                         size_t wl = strlen(c->workload);
+                        char num[48];
 
                         if (strncmp(m->name, c->workload, wl) != 0 || m->name[wl] != '.')
                                 continue;
                         fputc(' ', out);
                         put_text(out, m->name, 0);
                         fputc('=', out);
-                        if (m->has_value)
-                                fprintf(out, "%.6g", m->value);
-                        else
-                                fputs("n/a", out);
+                        text_format_sig(m->has_value ? m->value : NAN, num, sizeof(num));
+                        fputs(num, out);
                 }
                 fputc('\n', out);
         }
@@ -443,7 +628,7 @@ void text_run(const struct view_run *v, FILE *out) {
                         fprintf(out, " iteration %d --\n", c->iteration);
                         print_hook(c->workload, v->metrics[i], v->n_metrics[i], out);
                 }
-        run_summary(v->summary, v->n_series, 0, 0, out);
+        run_summary(v->summary, v->n_series, 0, view_cpu_paced(v->run->settings_json, NULL), all, out);
 }
 
 /* The cell's row: what ran, how it ended, and its times. */

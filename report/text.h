@@ -18,9 +18,13 @@ void text_run_brief(const struct view_run *v, FILE *out);
 
 /* One run: its cells (key, kernel, workload, iteration, state, accel,
  * timings, metrics; a failed cell shows its detail instead), the workload's
- * own layout for ok cells (print hooks), then per (kernel, workload,
- * metric) n and mean ± stddev over ok cells only. */
-void text_run(const struct view_run *v, FILE *out);
+ * own layout for ok cells (print hooks), then the summary side by side:
+ * per workload one row per metric (judged metrics first, a unit on every
+ * row) and per kernel n and mean ± stddev over ok cells only. Unless all,
+ * rows that repeat another row value for value (vmstat.write.* of dd
+ * repeats vmstat.*, the main phase) or are 0 in every cell are left out,
+ * and a last line counts them. */
+void text_run(const struct view_run *v, int all, FILE *out);
 
 /* One cell in full: fields, metrics, print hook, vmstat rows, timeline
  * summary, logs. */
@@ -62,6 +66,12 @@ void text_format_pct(double frac, int sign, char *buf, size_t size);
  * metric's unit for an amount with a floor ("+1.05 s", "[+0.878, +1.21 s]",
  * "0.114 s"). Each buffer holds size >= 48 bytes. */
 void text_format_change(const struct compare_metric *m, char *change, char *ci, char *mde, size_t size);
+/* A figure with 4 significant digits, in fixed notation ("32231",
+ * "268.1", "0.1254"); "n/a" when not finite. buf >= 32. */
+void text_format_sig(double v, char *buf, size_t size);
+/* The digits after the point that give maxabs 4 significant digits
+ * (0 from 1000 on, at most 6): one row's figures share them. */
+int text_decimals(double maxabs);
 /* A p-value, "0.0049", "<0.0001", "n/a". */
 void text_format_p(double p, char *buf, size_t size);
 

@@ -163,7 +163,7 @@ int vmstatout_json_dumpf(const struct vmstat_table *t, double threshold, double 
         if (!root)
                 return -ENOMEM;
         if (fputs("{\n  \"columns\": ", f) < 0 ||
-            json_dumpf(json_object_get(root, "columns"), f, JSON_COMPACT) < 0 ||
+            json_dumpf(json_object_get(root, "columns"), f, JSON_COMPACT | KB_JSON_OUT) < 0 ||
             fputs(",\n  \"samples\": [", f) < 0)
                 goto out_io;
         for (size_t i = 0; i < t->nsamples; i++) {
@@ -171,7 +171,7 @@ int vmstatout_json_dumpf(const struct vmstat_table *t, double threshold, double 
                 int w;
                 if (!o)
                         goto out;
-                w = fputs(i ? ",\n    " : "\n    ", f) < 0 || json_dumpf(o, f, JSON_COMPACT) < 0;
+                w = fputs(i ? ",\n    " : "\n    ", f) < 0 || json_dumpf(o, f, JSON_COMPACT | KB_JSON_OUT) < 0;
                 json_decref(o);
                 if (w)
                         goto out_io;
@@ -180,7 +180,7 @@ int vmstatout_json_dumpf(const struct vmstat_table *t, double threshold, double 
                 goto out_io;
         for (size_t k = 0; k < ELEMENTSOF(keys); k++)
                 if (fprintf(f, ",\n  \"%s\": ", keys[k]) < 0 ||
-                    json_dumpf(json_object_get(root, keys[k]), f, JSON_INDENT(2) | JSON_ENCODE_ANY) < 0)
+                    json_dumpf(json_object_get(root, keys[k]), f, JSON_INDENT(2) | JSON_ENCODE_ANY | KB_JSON_OUT) < 0)
                         goto out_io;
         if (fputs("\n}\n", f) < 0)
                 goto out_io;

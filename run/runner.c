@@ -1055,6 +1055,11 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                 ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
                 if (ret < 0)
                         return ret;
+                /* The defaults the guest decides spelled out, so every
+                 * label says what ran (dd:size=512M, not dd:size=). */
+                ret = workload_spec_resolve(r->specs[w], &env);
+                if (ret < 0)
+                        return error_setf(err, ret, "-w '%.128s': cannot spell out its defaults", o->workloads[w]);
                 /* Compared by the canonical text (every key resolved): dd
                  * and dd:bs=1M are the same workload; more repeats are -n. */
                 for (size_t j = 0; j < w; j++)
@@ -1398,7 +1403,7 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
         if (ret < 0)
                 goto out;
         if (idle) {
-                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, o->all ? SHOW_ALL : SHOW_BRIEF, stdout, err);
                 code = ret < 0 ? 1 : 0;
                 goto out;
         }
@@ -1414,7 +1419,7 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
         }
         ret = close_run_row(&r, err);
         if (ret >= 0)
-                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, !o->all, stdout, err);
+                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, o->all ? SHOW_ALL : SHOW_BRIEF, stdout, err);
         if (ret < 0)
                 goto out;
         code = failed > 0 || cell_interrupted || r.stopped || r.past_deadline ? 3 : 0;

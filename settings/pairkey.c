@@ -1,5 +1,6 @@
 /* settings/pairkey.c: the pairing key of a cell (see pairkey.h). */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "settings/pairkey.h"
@@ -216,13 +217,52 @@ size_t pairkey_diff(const struct pairkey *a, const struct pairkey *b, GPtrArray 
         return n;
 }
 
+/* An amount in bytes as people read it: "2 GiB", "1.5 GiB", "512 KiB". */
+static void append_bytes(GString *t, double bytes) {
+        static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+        size_t u = 0;
+
+        while (u + 1 < G_N_ELEMENTS(unit) && fabs(bytes) >= 1024) {
+                bytes /= 1024;
+                u++;
+        }
+        g_string_append_printf(t, "%.4g %s", bytes, unit[u]);
+}
+
+/* A setting whose name carries its unit ("disk_bytes", "mem_mb"): its
+ * name without the unit and the amount in binary units ("disk 2 GiB");
+ * 0 if the item is not such an amount. */
+static int append_amount(GString *t, const char *name, const json_t *value) {
+        static const struct { const char *suffix; double scale; } amounts[] = {
+                { "_bytes", 1 }, { "_mb", 1 << 20 },
+        };
+        size_t len = strlen(name);
+
+        if (!json_is_number(value))
+                return 0;
+        for (size_t i = 0; i < G_N_ELEMENTS(amounts); i++) {
+                size_t sl = strlen(amounts[i].suffix);
+
+                if (len <= sl || strcmp(name + len - sl, amounts[i].suffix) != 0)
+                        continue;
+                g_string_append_printf(t, "%s%.*s ", t->len ? " " : "", (int)(len - sl), name);
+                if (json_number_value(value) == 0)
+                        g_string_append(t, "0");
+                else
+                        append_bytes(t, json_number_value(value) * amounts[i].scale);
+                return 1;
+        }
+        return 0;
+}
+
 char *pairkey_line(const struct pairkey *k) {
         GString *t = g_string_new(NULL);
 
         for (size_t i = 0; i < k->n; i++) {
                 char *v;
 
-                if (strcmp(k->items[i].name, "workload") == 0)
+                if (strcmp(k->items[i].name, "workload") == 0 ||
+                    append_amount(t, k->items[i].name, k->items[i].value))
                         continue;
                 v = json_dumps(k->items[i].value, JSON_ENCODE_ANY | JSON_COMPACT);
                 g_string_append_printf(t, "%s%s=%s", t->len ? " " : "", k->items[i].name, v ? v : "?");

@@ -70,7 +70,10 @@ const struct pairkey_item *pairkey_get(const struct pairkey *k, const char *name
 size_t pairkey_diff(const struct pairkey *a, const struct pairkey *b, GPtrArray *names, GString *text);
 
 /* The settings as "key=value key=value" (values as compact JSON), the
- * workload left out (it is shown apart). Caller g_frees. */
+ * workload left out (it is shown apart); an amount whose name carries its
+ * unit in binary units under its name without it ("disk_bytes":
+ * 2147483648 as "disk 2 GiB", "mem_mb": 256 as "mem 256 MiB"). Caller
+ * g_frees. */
 char *pairkey_line(const struct pairkey *k);
 
 /* The items as a JSON object, in their order (new reference). */

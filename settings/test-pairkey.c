@@ -137,7 +137,7 @@ TEST(diff_line_and_json) {
         pairkey_unref(a);
         a = key(settings, params, ignore);
         ASSERT_STREQ(a->canon, b->canon);
-        ASSERT_STREQ(line, "accel=\"tcg\" cpus=1 disk_mbps=0 fs=\"ext4\" mem_mb=256");
+        ASSERT_STREQ(line, "accel=\"tcg\" cpus=1 disk_mbps=0 fs=\"ext4\" mem 256 MiB");
         j = pairkey_json(c);
         dumped = json_dumps(j, JSON_COMPACT);
         ASSERT_STREQ(dumped, c->canon);

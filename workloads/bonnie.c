@@ -74,6 +74,17 @@ static const struct bonnie_test bonnie_tests[] = {
         { "rand_delete", "_per_s", "1/s", 36, 37, 49 },
 };
 
+/* The computed sizes, as bonnie_script resolves them: twice guest RAM, and
+ * guest RAM, in whole MiB as the keys take them. */
+static void bonnie_resolve(void *params, const struct workload_env *env) {
+        struct bonnie_params *p = params;
+
+        if (p->size == 0 && env->mem_bytes && (env->mem_bytes * 2) % (1 << 20) == 0)
+                p->size = env->mem_bytes * 2;
+        if (p->ram == 0 && env->mem_bytes && env->mem_bytes % (1 << 20) == 0)
+                p->ram = env->mem_bytes;
+}
+
 static int bonnie_script(const struct workload_spec *spec, const struct workload_env *env,
                          char **ret_script, struct kb_error *err) {
         const struct bonnie_params *p = spec->params;
@@ -286,6 +297,7 @@ const struct workload_ops bonnie_ops = {
         .guest_binaries = bonnie_binaries,
         .packages = bonnie_packages,
         .script = bonnie_script,
+        .resolve = bonnie_resolve,
         .parse = bonnie_parse,
         .metrics = bonnie_metrics,
         .print = bonnie_print,

@@ -38,6 +38,15 @@ static const struct metric_def dd_metrics[] = {
         { NULL },
 };
 
+/* The computed size, as dd_script resolves it: twice guest RAM, whole
+ * blocks. */
+static void dd_resolve(void *params, const struct workload_env *env) {
+        struct dd_params *p = params;
+
+        if (p->size == 0 && p->bs && env->mem_bytes * 2 >= p->bs)
+                p->size = env->mem_bytes * 2 - env->mem_bytes * 2 % p->bs;
+}
+
 static int dd_script(const struct workload_spec *spec, const struct workload_env *env,
                      char **ret_script, struct kb_error *err) {
         const struct dd_params *p = spec->params;
@@ -218,6 +227,7 @@ const struct workload_ops dd_ops = {
         .guest_binaries = dd_binaries,
         .packages = dd_packages,
         .script = dd_script,
+        .resolve = dd_resolve,
         .parse = dd_parse,
         .metrics = dd_metrics,
         .vmstat_phases = dd_vmstat_phases,

@@ -79,6 +79,40 @@ TEST(defaults_and_canonical_text) {
         workload_spec_free(s);
 }
 
+/* A label names what ran: the size the guest's RAM decides is spelled out,
+ * as the script resolves it (whole blocks), and parses to itself. */
+TEST(resolve_spells_out_computed_defaults) {
+        struct workload_env env = { .mem_bytes = 256ULL << 20 };
+        struct workload_spec *s = parse_ok("dd"), *back;
+
+        ASSERT_EQ(workload_spec_resolve(s, &env), 0);
+        ASSERT_STREQ(s->text, "dd:size=512M,bs=1M");
+        back = parse_ok(s->text);
+        ASSERT_STREQ(back->text, s->text);
+        workload_spec_free(back);
+        workload_spec_free(s);
+
+        s = parse_ok("dd:bs=3M");
+        ASSERT_EQ(workload_spec_resolve(s, &env), 0);
+        ASSERT_STREQ(s->text, "dd:size=510M,bs=3M");
+        workload_spec_free(s);
+
+        /* A size given stays; an env that decides nothing leaves "". */
+        s = parse_ok("dd:size=32M");
+        ASSERT_EQ(workload_spec_resolve(s, &env), 0);
+        ASSERT_STREQ(s->text, "dd:size=32M,bs=1M");
+        workload_spec_free(s);
+        s = parse_ok("dd");
+        ASSERT_EQ(workload_spec_resolve(s, &(struct workload_env){ 0 }), 0);
+        ASSERT_STREQ(s->text, "dd:size=,bs=1M");
+        workload_spec_free(s);
+
+        s = parse_ok("bonnie");
+        ASSERT_EQ(workload_spec_resolve(s, &env), 0);
+        ASSERT_TRUE(strstr(s->text, "size=512M") != NULL && strstr(s->text, "ram=256M") != NULL);
+        workload_spec_free(s);
+}
+
 /* A bare number means the unit --help names: bonnie's sizes are MiB. */
 TEST(bare_numbers_use_the_key_unit) {
         struct workload_spec *s = parse_ok("bonnie:ram=64,size=256");

@@ -60,6 +60,14 @@ static const struct metric_def tiobench_metrics[] = {
 
 static const char *const tiobench_phases[] = { "seq_write", "rand_write", "seq_read", "rand_read" };
 
+/* The computed size, as tiobench_script resolves it: twice guest RAM. */
+static void tiobench_resolve(void *params, const struct workload_env *env) {
+        struct tiobench_params *p = params;
+
+        if (p->size == 0)
+                p->size = env->mem_bytes * 2;
+}
+
 static int tiobench_script(const struct workload_spec *spec, const struct workload_env *env,
                            char **ret_script, struct kb_error *err) {
         const struct tiobench_params *p = spec->params;
@@ -377,6 +385,7 @@ const struct workload_ops tiobench_ops = {
         .params_size = sizeof(struct tiobench_params),
         .guest_files = tiobench_files,
         .script = tiobench_script,
+        .resolve = tiobench_resolve,
         .parse = tiobench_parse,
         .metrics = tiobench_metrics,
         .vmstat_phases = tiobench_vmstat_phases,

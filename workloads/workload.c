@@ -287,6 +287,25 @@ static int workload_spec_canon(struct workload_spec *s) {
         return 0;
 }
 
+int workload_spec_resolve(struct workload_spec *s, const struct workload_env *env) {
+        char *old = s->text;
+        void *saved;
+        int r;
+
+        if (!s->ops->resolve)
+                return 0;
+        saved = g_memdup2(s->params, s->ops->params_size ? s->ops->params_size : 1);
+        s->ops->resolve(s->params, env);
+        r = workload_spec_canon(s);
+        if (r < 0) {
+                memcpy(s->params, saved, s->ops->params_size);
+                s->text = old;
+        } else
+                free(old);
+        g_free(saved);
+        return r;
+}
+
 int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_error *err) {
         _cleanup_(workload_spec_freep) struct workload_spec *s = NULL;
         const struct workload_ops *ops;

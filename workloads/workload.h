@@ -163,6 +163,11 @@ struct workload_ops {
          * Errors (bad combinations of keys) name the key. */
         int (*script)(const struct workload_spec *spec, const struct workload_env *env,
                       char **ret_script, struct kb_error *err);
+        /* Optional: fill the keys whose default the guest decides (a size
+         * of twice its RAM) into params, as the script would resolve them,
+         * so the canonical text names the value used (workload_spec_resolve).
+         * Leaves a key 0 when env does not decide it (mem_bytes 0). */
+        void (*resolve)(void *params, const struct workload_env *env);
         /* Pure: the job's output -> metrics appended to *metrics. A line that
          * does not parse is an error quoting it (the cell becomes
          * workload-failure). */
@@ -281,6 +286,11 @@ void workload_names(char *buf, size_t size);
  * OUT: *ret (free with workload_spec_free). Errors name the key and value:
  * "workload dd: unknown key 'sz' (keys: size, bs)". */
 int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_error *err);
+/* Spell out in s the defaults the guest env decides (ops->resolve) and
+ * remake s->text, so "dd" run in 256 MiB reads "dd:size=512M,bs=1M", not
+ * "dd:size=,bs=1M". Keys left computed (ftp's per-cell seed) stay "".
+ * Returns 0 or -ENOMEM/-ENOSPC; s is unchanged on error. */
+int workload_spec_resolve(struct workload_spec *s, const struct workload_env *env);
 struct workload_spec *workload_spec_free(struct workload_spec *s);
 
 /* The unit a bare number of key k means, for help and messages: "bytes",
