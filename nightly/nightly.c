@@ -586,11 +586,18 @@ static int find_baseline_run(struct night *n, struct kb_error *err) {
 
 static void add_finding(struct night *n, const struct subject *s, const struct compare_view *v,
                         const struct compare_metric *m) {
+        char change[64], ci[64], mde[64];
         struct nightly_finding f = {
                 .kernel = g_strdup(s->name), .baseline = g_strdup(n->cfg->baseline), .metric = g_strdup(m->name),
                 .across = v->ignored && v->ignored[0] ? g_strjoinv(",", v->ignored) : NULL,
                 .change = m->change, .p = m->welch.p, .q = m->q, .na = m->na, .nb = m->nb, .verdict = m->verdict,
         };
+
+        /* An amount reads as its difference ("+1.05 s"), as compare prints it. */
+        if (m->info.floor > 0) {
+                text_format_change(m, change, ci, mde, sizeof(change));
+                f.change_text = g_strdup(change);
+        }
 
         n->rep.findings = g_renew(struct nightly_finding, n->rep.findings, n->rep.n_findings + 1);
         n->rep.findings[n->rep.n_findings++] = f;

@@ -17,6 +17,7 @@ void nightly_report_clear(struct nightly_report *r) {
                 g_free(r->findings[i].baseline);
                 g_free(r->findings[i].metric);
                 g_free(r->findings[i].across);
+                g_free(r->findings[i].change_text);
         }
         for (size_t i = 0; i < r->n_failures; i++) {
                 g_free(r->failures[i].kernel);
@@ -99,10 +100,12 @@ char **nightly_reproduce(const json_t *base_settings, const char *base_kernel, c
 }
 
 char *nightly_finding_line(const struct nightly_finding *f) {
-        return g_strdup_printf("%s%s: %s %+.1f %% vs %s (p=%.2g, n=%zu+%zu)%s%s%s",
+        g_autofree char *pct = f->change_text ? NULL : g_strdup_printf("%+.1f %%", 100 * f->change);
+
+        return g_strdup_printf("%s%s: %s %s vs %s (p=%.2g, n=%zu+%zu)%s%s%s",
                                f->verdict == COMPARE_BETTER ? "better: " : "", f->kernel, f->metric,
-                               100 * f->change, f->baseline, f->p, f->na, f->nb, f->across ? " [across " : "",
-                               f->across ? f->across : "", f->across ? "]" : "");
+                               f->change_text ? f->change_text : pct, f->baseline, f->p, f->na, f->nb,
+                               f->across ? " [across " : "", f->across ? f->across : "", f->across ? "]" : "");
 }
 
 /* A cell's detail quotes the guest's console: invalid UTF-8 becomes

@@ -28,6 +28,8 @@ struct nightly_finding {
         double q;                          /* BH-adjusted p, what the verdict used */
         size_t na, nb;
         enum compare_verdict verdict;
+        char *change_text;                 /* the change as compare prints it, "+4.6%", "+1.05 s"
+                                              (an amount); NULL: from change (owned) */
 };
 
 /* A new kernel whose cells did not end ok. */

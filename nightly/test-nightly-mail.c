@@ -73,7 +73,7 @@ TEST(subject_encoding) {
 
 /* The finding, regression and report of one night's comparison. */
 static struct nightly_finding finding = { (char *)"6.1.0-58-café", (char *)"6.1.0-57-amd64", (char *)"dd.write_MBps",
-                                          NULL, -0.131, 0.001, 0.002, 6, 6, COMPARE_WORSE };
+                                          NULL, -0.131, 0.001, 0.002, 6, 6, COMPARE_WORSE, NULL };
 
 static char *night_message(int night, char **thread) {
         char *cmds[] = { (char *)"t=$(date +%Y%m%d-%H%M%S)", NULL };

@@ -24,6 +24,18 @@ TEST(regression_line_reads_like_0day) {
         ASSERT_STREQ(line, "6.1.0-58-amd64: dd.write_MBps -12.3 % vs 6.1.0-57-amd64 (p=0.0021, n=6+6)");
 }
 
+/* An amount reads as its difference, as compare prints it: 26206 % of a
+ * wait near 0 says nothing. */
+TEST(amount_line_reads_as_a_difference) {
+        struct nightly_finding f = finding(COMPARE_WORSE, 262.06);
+        g_autofree char *line = NULL;
+
+        f.metric = (char *)"guest.write.wait_s";
+        f.change_text = (char *)"+4.19 s";
+        line = nightly_finding_line(&f);
+        ASSERT_STREQ(line, "6.1.0-58-amd64: guest.write.wait_s +4.19 s vs 6.1.0-57-amd64 (p=0.0021, n=6+6)");
+}
+
 TEST(line_names_settings_paired_across_and_improvements) {
         struct nightly_finding f = finding(COMPARE_BETTER, 0.05);
         g_autofree char *line = NULL;

@@ -18,6 +18,7 @@
 
 #include "report/html.h"
 #include "report/text.h"
+#include "web/history.h"
 #include "web/model.h"
 #include "web/page.h"
 #include "web/pages.h"
@@ -67,13 +68,13 @@ static void link_to(struct html *h, const char *rel, const char *type, const cha
 /* One state of one regression on one night. */
 static void entry(struct html *h, const struct model *s, const struct model_event *e) {
         const struct night_row *n = &s->nights[e->night];
-        char change[32], since[40], p[32], q[32];
+        char change[64], since[40], p[32], q[32];
         g_autofree char *name = g_strdup_printf("kbench regression state\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%.6f",
                                                 e->subject, e->baseline, e->spec, e->metric,
                                                 regstate_name(e->state), n->started_at);
         g_autofree char *id = feed_uuid(name);
 
-        text_format_pct(e->change, 1, change, sizeof(change));
+        history_event_change(e, change, sizeof(change));
         page_format_time(s->nights[e->since].started_at, since, sizeof(since));
         text_format_p(e->q, q, sizeof(q));
         snprintf(p, sizeof(p), "%zu+%zu", e->na, e->nb);

@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "common/util.h"
+#include "report/text.h"
 #include "settings/pairkey.h"
 #include "web/history.h"
 #include "web/page.h"
@@ -85,9 +86,20 @@ static void add_event(GArray *events, const struct model *s, size_t night, const
                 .baseline = s->nights[night].baseline ? s->nights[night].baseline : "",
                 .spec = t->g->spec, .metric = t->m->name, .state = state, .since = since,
                 .verdict = t->m->verdict, .change = t->m->change, .q = t->m->q, .na = t->m->na, .nb = t->m->nb,
+                .m = t->m,
         };
 
         g_array_append_val(events, e);
+}
+
+void history_event_change(const struct model_event *e, char *buf, size_t size) {
+        char ci[64], mde[64];
+
+        if (!e->m) {
+                text_format_pct(e->change, 1, buf, size);
+                return;
+        }
+        text_format_change(e->m, buf, ci, mde, size < sizeof(ci) ? size : sizeof(ci));
 }
 
 void history_regressions(struct model *s) {

@@ -18,6 +18,10 @@
 /* Fill s->events (replacing what was there). */
 void history_regressions(struct model *s);
 
+/* An event's change as the comparison's page prints it (text_format_change):
+ * "+4.6%" for a ratio, "+1.05 s" for an amount. buf holds size >= 48. */
+void history_event_change(const struct model_event *e, char *buf, size_t size);
+
 struct history_point {
         int64_t run;
         double mean;               /* over the run's ok cells (latest attempts) with a value */

@@ -7,6 +7,7 @@
 
 #include "report/html.h"
 #include "report/text.h"
+#include "web/history.h"
 #include "web/model.h"
 #include "web/page.h"
 #include "web/pages.h"
@@ -112,11 +113,11 @@ static void event_metric(struct html *h, const struct model_event *e) {
 
 static void event_row(struct html *h, const struct model *s, const struct model_event *e) {
         const struct model_compare *c = &s->compares[e->compare];
-        char when[40], since[40], change[32];
+        char when[40], since[40], change[64];
 
         page_format_time(s->nights[e->night].started_at, when, sizeof(when));
         page_format_time(s->nights[e->since].started_at, since, sizeof(since));
-        text_format_pct(e->change, 1, change, sizeof(change));
+        history_event_change(e, change, sizeof(change));
         html_start(h, "tr");
         page_td_text(h, when);
         html_start(h, "td");

@@ -74,6 +74,8 @@ struct model_event {
         size_t since;                      /* the night it became new (index in model.nights) */
         enum compare_verdict verdict;      /* that night's */
         double change;                     /* mean(B) / mean(A) - 1 that night; NAN when unknown */
+        const struct compare_metric *m;    /* that night's statistics (borrowed from the comparison):
+                                              what the pages print as its change */
         double q;                          /* its BH q; NAN when none */
         size_t na, nb;
 };

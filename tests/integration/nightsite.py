@@ -42,6 +42,28 @@ RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$
 UUID5 = re.compile(r"^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
+def number_text(v):
+    """report/text.c's text_format_num."""
+    a = abs(v)
+    if a >= 1e9:
+        return f"{v:.4g}"
+    if a >= 1000:
+        return f"{v:.0f}"
+    if a >= 100:
+        return f"{v:.1f}"
+    if a >= 1 or a == 0:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
+def change_text(m):
+    """A judged metric's change as the pages print it: a percentage, or for
+    an amount (a metric with a floor) the difference in its unit."""
+    if m.get("floor"):
+        return ("-" if m["diff"] < 0 else "+") + number_text(abs(m["diff"])) + (" " + m["unit"] if m["unit"] else "")
+    return f"{m['change_pct']:+.1f}%"
+
+
 def config(path, sources, site):
     cfg = {"sources": sources, "baseline": "6.1.0-47-amd64", "workloads": ["dd:size=64M"], "repeats": REPEATS,
            "alpha": ALPHA, "deadline": "1h", "publish_dir": site}
@@ -112,7 +134,7 @@ def states(site):
         m = [m for g in cmp["compare"]["groups"] for m in g["metrics"] if m["name"] == ev["metric"]][0]
         expect(abs(m["change_pct"] - ev["change_pct"]) < 1e-6 and m["verdict"] == ev["verdict"],
                f"the index's {ev['state']} {ev['metric']} carries its comparison's numbers ({ev['change_pct']:.2f} %)")
-        shown = f"{m['change_pct']:+.1f}%"
+        shown = change_text(m)
         expect(shown in page and shown in html, f"the page and the index show the change {shown}")
         out.setdefault(ev["metric"], []).append(ev["state"])
     for state in {s for v in out.values() for s in v}:
