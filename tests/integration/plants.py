@@ -8,7 +8,7 @@ kind the instruction counts miss:
 - udelay-write: udelay(150) on every write bio, a busy-wait on the clock
   (guest.write.spin_s).
 Each must be called worse against the base on its own judged metric, at
-default settings, 4 cells a side, in one run. The kernels are built with
+default settings, 6 cells a side, in one run (dd of 256 MiB: 256 writes, so the sleeps add about a second). The kernels are built with
 `kbench kernel build --patch` into a store kept in $KBENCH_PLANTS_CACHE
 (default /var/cache/kbench-plants): the first build takes minutes, the
 plants after it seconds, since every patch set of the source builds in one
@@ -74,7 +74,7 @@ with temp_store("kbench-plants-") as home:
     for k in (base, sleep, udelay):
         kb(home, "kernel", "add", "-q", k["image"], "--name", k["name"])
     run = json.loads(kb(home, "run", "-k", "6.1-base", "-k", "6.1-sleep-write", "-k", "6.1-udelay-write",
-                        "-w", "dd:size=128M", "-n", "4", "--mem", "256", "--json").stdout)
+                        "-w", "dd:size=256M", "-n", "6", "--mem", "256", "--json").stdout)
     cells = run["cells"]
     expect(all(c["state"] == "ok" for c in cells), f"{len(cells)} cells ok")
     for plant, name in (("6.1-sleep-write", "guest.write.wait_s"), ("6.1-udelay-write", "guest.write.spin_s")):
