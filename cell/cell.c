@@ -96,6 +96,10 @@ struct cell {
         int insn_loaded;                   /* a read found the plugin's magic */
         struct insncount_marks insn_marks;
         int insn_late_noted;               /* the note on phase marks without a marker is made */
+        /* without the plugin (KVM): the guest PMU's totals for the next phase mark */
+        struct insncount_totals pmu_at;
+        int pmu_fresh;                     /* pmu_at awaits its phase mark */
+        int pmu_lost;                      /* a mark came without its totals: keep no PMU counts */
 
         /* host block statistics of the disk under test over the same window */
         int blk_on;                        /* sampling: between go and done, until a read fails */
@@ -509,6 +513,32 @@ static void note_warm_times(struct cell *c, double ready_t) {
                                         c->restored_t, c->hello_t, ready_t));
 }
 
+/* Without the plugin, a phase mark takes the totals the guest's PMU sent
+ * just before it (guest/pmu.h). Once the guest has sent some, a mark
+ * without its totals would make the phase before it span two: the cell
+ * then keeps no PMU counts at all. */
+static void pmu_mark(struct cell *c, const char *payload, size_t len) {
+        if (c->pmu_fresh) {
+                c->pmu_fresh = 0;
+                c->insn_marks.insns_only = 1;
+                insncount_mark(&c->insn_marks, payload, len, &c->pmu_at);
+        } else if (c->insn_marks.insns_only) {
+                c->pmu_lost = 1;
+        }
+}
+
+static void on_pmu(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                   const struct workload_env *env) {
+        (void)m;
+        (void)env;
+        if (c->insn_fd >= 0)
+                return; /* the plugin counts from outside */
+        if (insncount_parse_pmu(rec->payload, rec->payload_len, &c->pmu_at) == 0)
+                c->pmu_fresh = 1;
+        else if (c->insn_marks.insns_only || c->pmu_fresh)
+                c->pmu_lost = 1;
+}
+
 /* The instruction totals at a phase mark of the job: those the plugin
  * took when the agent executed the marker for it (the k-th phase record,
  * the k-th marker), so a host slow to read the record moves no count; the
@@ -518,6 +548,10 @@ static void insn_mark(struct cell *c, const char *payload, size_t len) {
         struct insncount_totals t;
         int at_marker = 0;
 
+        if (c->insn_fd < 0 && len >= 7 && memcmp(payload, "phase ", 6) == 0) {
+                pmu_mark(c, payload, len);
+                return;
+        }
         if (c->insn_fd < 0 || len < 7 || memcmp(payload, "phase ", 6) != 0 ||
             insncount_read(c->insn_fd, c->insn_marks.n, &t, &at_marker) < 0)
                 return;
@@ -671,6 +705,7 @@ static const struct {
         { "sysctl", 0, on_sysctl },
         { "disk-driver", 0, on_disk_driver },
         { "log", 0, on_log },
+        { "pmu", 0, on_pmu },
         { "done", 0, on_done },
 };
 
@@ -729,6 +764,11 @@ static void parse_outputs(struct cell *c) {
                         metric_add(&c->res->metrics, m->name, m->value, m->unit);
                 else
                         metric_add_none(&c->res->metrics, m->name, m->unit, m->note);
+        }
+        if (c->pmu_lost && c->insn_marks.insns_only) {
+                c->insn_marks.n = 0;
+                g_ptr_array_add(c->host_notes, g_strdup("instruction counts: the guest's PMU missed a phase mark; "
+                                                        "none kept"));
         }
         insncount_metrics(&c->insn_marks, &c->res->metrics);
 }

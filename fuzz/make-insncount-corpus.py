@@ -34,6 +34,10 @@ files = {
                                  (400, 60000, 300, 10**6, 2 * 10**8, 3 * 10**9)]),
     "marks-past-slots": counter_file(marks=[(1, 2, 3, 4, 5, 6)], n_marks=2**64 - 1),
     "short": counter_file()[:100],
+    # The guest PMU's record (guest/pmu.h), which the same target parses.
+    "pmu": b"user=12 kernel=3400",
+    "pmu-lost": b"lost",
+    "pmu-huge": b"user=18446744073709551615 kernel=18446744073709551616",
 }
 for name, data in files.items():
     with open(os.path.join(OUT, name), "wb") as f:

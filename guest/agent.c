@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <linux/fs.h>
+#include <linux/perf_event.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/signalfd.h>
@@ -46,6 +47,7 @@
 #include "common/util.h"
 #include "common/guest-paths.h"
 #include "common/proto.h"
+#include "guest/pmu.h"
 #include "guest/sampler.h"
 
 #define AGENT_TTY "/dev/ttyS1"
@@ -114,6 +116,7 @@ static struct {
         uint64_t last_ms;               /* CLOCK_MONOTONIC of that reading */
         bool sampling;
         unsigned page_kb;
+        struct pmu pmu;                 /* the guest's own instruction counts (KVM with a vPMU) */
 } A = { .tty = -1, .fifo = -1, .timer = -1 };
 
 static uint64_t agent_now_ms(void) {
@@ -1001,12 +1004,39 @@ static pid_t agent_spawn(struct agent_stream streams[3]) {
         return pid;
 }
 
+/* Under KVM with a vPMU: count the guest's instructions from the go on. A
+ * guest without a PMU (TCG emulates none: ENOENT) sends nothing, and the
+ * host's plugin counts instead; any other failure is said once. */
+static void agent_pmu_start(void) {
+        int r = pmu_open(&A.pmu, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+
+        if (r < 0 && r != -ENOENT && r != -EOPNOTSUPP)
+                agent_recordf("log", "no instruction counts from the guest's PMU: perf_event_open: %s", strerror(-r));
+}
+
+/* The PMU's totals at a phase mark, as the record just before the mark's
+ * own: the host pairs the two (cell/cell.c). */
+static void agent_pmu_mark(void) {
+        uint64_t v[2];
+
+        if (A.pmu.n_cpus == 0)
+                return;
+        if (pmu_read(&A.pmu, v) < 0) {
+                agent_recordf("pmu", "lost");
+                return;
+        }
+        agent_recordf("pmu", "user=%llu kernel=%llu", (unsigned long long)v[PMU_USER],
+                      (unsigned long long)v[PMU_KERNEL]);
+}
+
 /* One line of a job pipe as its record. A phase mark executes the
  * instruction counter's marker first (common/insncount-format.h), so the
  * counts are taken here, in the guest, however late the host reads them. */
 static void agent_stream_line(struct agent_stream *s) {
-        if (strcmp(s->type, "event") == 0 && s->len > 6 && memcmp(s->buf, "phase ", 6) == 0)
+        if (strcmp(s->type, "event") == 0 && s->len > 6 && memcmp(s->buf, "phase ", 6) == 0) {
                 insncount_marker();
+                agent_pmu_mark();
+        }
         agent_record(s->type, s->buf, s->len);
 }
 
@@ -1271,6 +1301,7 @@ int main(void) {
 
         agent_prepare_disk();
         agent_apply_sysctls();
+        agent_pmu_start();
         agent_start_sampler();
         r = agent_run_job();
         agent_sample(false);

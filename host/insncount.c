@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/parse.h"
 #include "common/util.h"
 #include "host/insncount.h"
 #include "host/vm.h"
@@ -146,11 +147,33 @@ int insncount_mark(struct insncount_marks *m, const char *text, size_t len, cons
         return 1;
 }
 
+int insncount_parse_pmu(const char *payload, size_t len, struct insncount_totals *ret) {
+        char buf[64], *kernel;
+        uint64_t u, k;
+
+        if (len == 4 && memcmp(payload, "lost", 4) == 0)
+                return -EIO;
+        if (len < 7 || len >= sizeof(buf) || memcmp(payload, "user=", 5) != 0)
+                return -EBADMSG;
+        memcpy(buf, payload, len);
+        buf[len] = '\0';
+        if (strlen(buf) != len)
+                return -EBADMSG;
+        kernel = strstr(buf, " kernel=");
+        if (!kernel)
+                return -EBADMSG;
+        *kernel = '\0';
+        if (parse_u64(buf + 5, &u) < 0 || parse_u64(kernel + 8, &k) < 0)
+                return -EBADMSG;
+        *ret = (struct insncount_totals){ .insns = { [INSNCOUNT_USER] = u, [INSNCOUNT_KERNEL] = k } };
+        return 0;
+}
+
 /* One phase's figures from the totals at its mark (a) and the next (b).
  * Totals only grow; a smaller one is a QEMU that restarted or lied, and
  * that figure is stored without a value. */
 static int phase_metrics(const char *phase, const struct insncount_totals *a, const struct insncount_totals *b,
-                         struct metric_list *metrics) {
+                         int insns_only, struct metric_list *metrics) {
         const struct {
                 const char *what, *unit;
                 uint64_t from, to;
@@ -164,7 +187,8 @@ static int phase_metrics(const char *phase, const struct insncount_totals *a, co
                 { "wall_s", "s", a->t_ns, b->t_ns, 1e-9 },
         };
 
-        for (size_t f = 0; f < ELEMENTSOF(figs); f++) {
+        /* The instruction counts come first in figs[]. */
+        for (size_t f = 0; f < (insns_only ? 2 : ELEMENTSOF(figs)); f++) {
                 char name[96];
                 int r;
 
@@ -193,7 +217,7 @@ int insncount_metrics(const struct insncount_marks *m, struct metric_list *metri
                         seen |= strcmp(m->v[j].phase, a->phase) == 0;
                 if (seen)
                         continue;
-                r = phase_metrics(a->phase, &a->at, &b->at, metrics);
+                r = phase_metrics(a->phase, &a->at, &b->at, m->insns_only, metrics);
                 if (r < 0)
                         return r;
         }

@@ -74,7 +74,17 @@ struct insncount_mark {
 struct insncount_marks {
         struct insncount_mark v[INSNCOUNT_PHASES_MAX];
         size_t n;
+        int insns_only;                    /* 1: the totals are the guest PMU's instructions
+                                              (insncount_parse_pmu): no waiting, spinning or time */
 };
+
+/* Parse the guest agent's "pmu" record (guest/pmu.h, under KVM with a
+ * vPMU): "user=N kernel=N", its instruction totals at the phase mark that
+ * follows it. From the guest, so untrusted. Returns 0 and fills the
+ * insns of *ret (the rest 0); -EIO for "lost" (the guest could not read
+ * its counters at that mark); -EBADMSG for anything else. OUT: *ret, only
+ * on success. */
+int insncount_parse_pmu(const char *payload, size_t len, struct insncount_totals *ret);
 
 /* Record a phase mark: text is the event's payload ("phase seq_read t2"),
  * from the guest, so untrusted; anything but "phase NAME" is ignored.
@@ -83,7 +93,8 @@ struct insncount_marks {
  * no metric of its own. Returns 1 when kept, 0 when ignored. */
 int insncount_mark(struct insncount_marks *m, const char *text, size_t len, const struct insncount_totals *at);
 
-/* Add the per-phase metrics (see above) to metrics: one pair for every
+/* Add the per-phase metrics (see above; with m->insns_only, the two
+ * instruction counts alone) to metrics: one set for every
  * mark followed by another, but the phase named "end" (what follows the
  * job), and a phase named twice counted once, its first span. Returns 0 or
  * -ENOMEM. */

@@ -235,3 +235,40 @@ TEST(metrics_hostile_marks) {
                 insncount_mark(&m, "phase w", 7, &t);
         ASSERT_EQ(m.n, INSNCOUNT_PHASES_MAX);
 }
+
+/* The guest PMU's record (KVM): two counts, nothing else; from the guest,
+ * so everything else is refused. */
+TEST(parse_pmu) {
+        struct insncount_totals t = { .pauses = 7 };
+
+        ASSERT_EQ(insncount_parse_pmu("user=12 kernel=3400", 19, &t), 0);
+        ASSERT_EQ(t.insns[INSNCOUNT_USER], 12);
+        ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 3400);
+        ASSERT_EQ(t.pauses, 0);
+        ASSERT_EQ(insncount_parse_pmu("lost", 4, &t), -EIO);
+        ASSERT_EQ(insncount_parse_pmu("user=12 kernel=3400\0x", 21, &t), -EBADMSG);
+        ASSERT_EQ(insncount_parse_pmu("user=12", 7, &t), -EBADMSG);
+        ASSERT_EQ(insncount_parse_pmu("user=-1 kernel=3", 16, &t), -EBADMSG);
+        ASSERT_EQ(insncount_parse_pmu("user=1 kernel=3 ", 16, &t), -EBADMSG);
+        ASSERT_EQ(insncount_parse_pmu("user=1 kernel=99999999999999999999", 34, &t), -EBADMSG);
+        ASSERT_EQ(insncount_parse_pmu("kernel=3 user=1", 15, &t), -EBADMSG);
+        ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 3400);
+}
+
+/* From the PMU the marks carry instructions only: no waiting, spinning
+ * or phase length is made up from zeros. */
+TEST(metrics_insns_only) {
+        struct insncount_marks m = { .n = 0, .insns_only = 1 };
+        struct metric_list ml = { 0 };
+        struct insncount_totals t = at(1000000, 2000000);
+
+        insncount_mark(&m, "phase write", 11, &t);
+        t = at(3000000, 502000000);
+        insncount_mark(&m, "phase end", 9, &t);
+        ASSERT_EQ(insncount_metrics(&m, &ml), 0);
+        ASSERT_EQ(ml.n, 2);
+        ASSERT_NEAR(value(&ml, "guest.write.kernel_Minsn"), 500.0, 1e-9);
+        ASSERT_NEAR(value(&ml, "guest.write.user_Minsn"), 2.0, 1e-9);
+        ASSERT_TRUE(metric_find(&ml, "guest.write.wait_s") == NULL);
+        metric_list_clear(&ml);
+}

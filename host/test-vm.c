@@ -67,6 +67,7 @@ TEST(domain_xml_tcg_ide_serial) {
         ASSERT_TRUE(strstr(x, "<target port='1'/>"));
         ASSERT_TRUE(!strstr(x, "qemu:commandline"));
         ASSERT_TRUE(!strstr(x, "host-passthrough"));
+        ASSERT_TRUE(!strstr(x, "<pmu"));
         /* libvirt's read of the guest CPU, three QMP commands under TCG. */
         ASSERT_TRUE(strstr(x, "<qemu:capabilities>\n    <qemu:del capability='cpu-unavailable-features'/>\n"
                               "  </qemu:capabilities>\n</domain>"));
@@ -150,6 +151,8 @@ TEST(domain_xml_network_loopback_only) {
         ASSERT_TRUE(!strstr(x, "<disk"));
         ASSERT_TRUE(!strstr(x, "<initrd>"));
         ASSERT_TRUE(strstr(x, "<cpu mode='host-passthrough'/>"));
+        /* The guest counts its instructions with a vPMU (guest/pmu.h). */
+        ASSERT_TRUE(strstr(x, "<features><acpi/><pmu state='on'/></features>"));
         ASSERT_TRUE(!strstr(x, "qemu:capabilities"));
 }
 

@@ -811,9 +811,14 @@ char *vm_domain_xml(const struct vm_config *cfg) {
         }
         g_string_append(s, "    <cmdline>");
         xml_text(s, cfg->cmdline);
-        g_string_append(s, "</cmdline>\n  </os>\n  <features><acpi/></features>\n");
+        g_string_append(s, "</cmdline>\n  </os>\n");
+        /* Under KVM the guest counts its own instructions with a virtual
+         * PMU (guest/pmu.h), as the plugin does under TCG. */
         if (strcmp(cfg->guest->accel, "kvm") == 0)
-                g_string_append(s, "  <cpu mode='host-passthrough'/>\n");
+                g_string_append(s, "  <features><acpi/><pmu state='on'/></features>\n"
+                                   "  <cpu mode='host-passthrough'/>\n");
+        else
+                g_string_append(s, "  <features><acpi/></features>\n");
         g_string_append(s, "  <clock offset='utc'/>\n"
                            "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
                            "  <on_crash>destroy</on_crash>\n  <devices>\n");
