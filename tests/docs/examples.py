@@ -75,8 +75,8 @@ def run(home, cmd):
     argv = shlex.split(cmd)
     env = dict(os.environ, TZ="UTC")
     env.pop("KBENCH_HOME", None)
-    p = subprocess.run([KBENCH, "--store", home, *argv[1:]], cwd=ROOT, env=env, capture_output=True, text=True,
-                       timeout=120)
+    p = subprocess.run([KBENCH, "--store", home, *argv[1:]], cwd=ROOT, env=env, capture_output=True,
+                       encoding="utf-8", timeout=120)
     return p.returncode, p.stdout.replace(home, "$STORE"), p.stderr
 
 

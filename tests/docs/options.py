@@ -41,7 +41,7 @@ failures = []
 
 
 def kb(home, *args):
-    return subprocess.run([KBENCH, "--store", home, *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([KBENCH, "--store", home, *args], capture_output=True, encoding="utf-8", timeout=60)
 
 
 def verbs(home):
