@@ -12,8 +12,9 @@
 - Every kbench command line in README.md, docs/*.md and the man page's
   EXAMPLES (code blocks, a console block's `$` lines, and `inline` code)
   names a verb kbench has and only options that verb takes.
-- The schema version the documents name ("schema versions 1 to N") is
-  results/db.h's DB_SCHEMA_VERSION.
+- The schema version the documents name ("schema versions 1 to N" in the
+  man page and the reference, docs/schema.md's title) is results/db.h's
+  DB_SCHEMA_VERSION.
 - README.md's two commands are its first code block: the main job
   (`tools/quickstart.sh`, an executable of the repository) and the test
   command that .ci/run runs, character for character.
@@ -258,6 +259,10 @@ def check_schema_version():
             failures.append(f"{rel} says schema versions 1 to {named}; the code's is {version} (results/db.h)")
         else:
             print(f"ok: {rel} names schema versions 1 to {version}")
+    with open(os.path.join(ROOT, "docs", "schema.md"), encoding="utf-8") as f:
+        title = re.match(r"# .*\(schema version (\d+)\)", f.readline())
+    if not title or int(title.group(1)) != version:
+        failures.append(f"docs/schema.md's title does not say '(schema version {version})' (results/db.h)")
 
 
 def slugs(path):
