@@ -11,8 +11,8 @@ under it:
 
 The command runs on a copy of the golden store (tests/golden/store.sql:
 real runs of two Debian kernels, see tests/cli/golden.py), from the source
-tree's root, with TZ=UTC; its standard output must equal the block after
-the `$` line, and its exit status must be 0, or N when the marker says
+tree's root, with TZ=UTC; its standard output, with the store's directory
+written as $STORE, must equal the block after the `$` line, and its exit status must be 0, or N when the marker says
 `example exit=N:`. So an example cannot go stale: a change in what kbench
 prints fails here, and KBENCH_DOCS_UPDATE=1 rewrites the blocks from the
 output (commit them with the change). Boots no guest.
