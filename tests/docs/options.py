@@ -4,7 +4,8 @@
 - docs/kbench.1 lists, per verb (a `.SS "kbench VERB ..."` under VERBS),
   every option that `kbench VERB --help-all` prints (the option tables of
   settings/ and cli/ drive it), and none that it does not: each option is
-  a `.TP` whose header starts with the option in bold. A section holding
+  a `.TP` whose header starts with the option in bold, followed by its
+  value exactly when the option takes one. A section holding
   the comment `.\\" options: +VERB` takes VERB's options too (bisect takes
   run's). Its GLOBAL OPTIONS are those of `kbench --help`.
 - docs/reference.md shows each verb's `--help` as a checked example
@@ -55,19 +56,23 @@ def verbs(home):
     return [v for v in names if v != "kernel"] + [f"kernel {c}" for c in cmds]
 
 
-def help_options(text):
+def help_options(text, valued=None):
     """The options of GOption's help text, long and short ("--kernel", "-k"),
-    without its Help Options group (-h, --help, --help-all, --help-run)."""
+    without its Help Options group (-h, --help, --help-all, --help-run).
+    OUT: valued, when given, gains the long options that take a value
+    ("--mem=SIZE")."""
     opts, group = set(), ""
     for line in text.split("\n"):
         if line and not line.startswith(" "):
             group = line
             continue
-        m = re.match(r"^  (?:-(\w), )?(--[a-z0-9][a-z0-9-]*)", line)
+        m = re.match(r"^  (?:-(\w), )?(--[a-z0-9][a-z0-9-]*)(=?)", line)
         if m and group != "Help Options:":
             opts.add(m.group(2))
             if m.group(1):
                 opts.add("-" + m.group(1))
+            if m.group(3) and valued is not None:
+                valued.add(m.group(2))
     return opts
 
 
@@ -91,7 +96,7 @@ def man_sections():
     with each VERB's "+VERB" inheritances; and the man page's lines."""
     with open(MAN, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    sections, inherits, section, current = {}, {}, None, None
+    sections, valued, inherits, section, current = {}, {}, {}, None, None
     for i, line in enumerate(lines):
         if line.startswith(".SH "):
             section = line[4:].strip().strip('"')
@@ -120,29 +125,40 @@ def man_sections():
         if current and line == ".TP" and i + 1 < len(lines):
             head = roff_text(lines[i + 1])
             if head.lstrip().startswith("-"):
-                sections[current] |= option_tokens(head.split("  ")[0])
+                tokens = option_tokens(head.split("  ")[0])
+                sections[current] |= tokens
+                # What follows the option names ("--mem SIZE") is its value.
+                rest = re.sub(r"(?<![\w-])--?[a-zA-Z][a-zA-Z0-9-]*", "", head).replace(",", "").strip()
+                if rest:
+                    valued.setdefault(current, set()).update(t for t in tokens if t.startswith("--"))
     for verb, parents in inherits.items():
         for p in parents:
             sections[verb] |= sections.get(p, set())
-    return sections, lines
+            valued.setdefault(verb, set()).update(valued.get(p, set()))
+    return sections, valued
 
 
 def check_man(home, verb_list):
-    sections, _ = man_sections()
+    sections, man_valued = man_sections()
     want_global = global_options(home)
     got = sections.get("GLOBAL", set())
     if got != want_global:
         failures.append(f"kbench.1 GLOBAL OPTIONS: missing {sorted(want_global - got)}, "
                         f"not in kbench --help {sorted(got - want_global)}")
     for verb in verb_list:
-        want = help_options(kb(home, *verb.split(), "--help-all").stdout)
+        want_valued = set()
+        want = help_options(kb(home, *verb.split(), "--help-all").stdout, want_valued)
         if verb not in sections:
             failures.append(f"kbench.1 has no section .SS \"kbench {verb} ...\" under VERBS")
             continue
-        got = sections[verb]
+        got, got_valued = sections[verb], man_valued.get(verb, set())
         if got != want:
             failures.append(f"kbench.1, kbench {verb}: missing {sorted(want - got)}; "
                             f"not in 'kbench {verb} --help-all': {sorted(got - want)}")
+        elif got_valued != want_valued:
+            failures.append(f"kbench.1, kbench {verb}: shown with a value but taking none "
+                            f"{sorted(got_valued - want_valued)}; taking a value but shown without "
+                            f"{sorted(want_valued - got_valued)}")
         else:
             print(f"ok: kbench.1 lists the {len(want)} options of kbench {verb}")
     extra = set(sections) - set(verb_list) - {"GLOBAL"}
