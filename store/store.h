@@ -46,7 +46,7 @@ static inline int store_session_open(struct store_session *s, unsigned parts, st
         return s->open(s, parts, err);
 }
 
-/* Which verbs may create a store (README, "Which verbs create a store"):
+/* Which verbs may create a store (docs/reference.md, "Which verbs create a store"):
  * those that put a kernel in it, kernel add, kernel build, nightly and
  * bisect --git, once their usage is checked; they say so on stderr
  * ("kbench: creating the store DIR"). Every other verb, run and doctor

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """What `kbench run` refuses before it creates a run row, and with which exit
-code (README: 2 for a usage error or a request this host cannot serve): bad
-numbers, an unknown kernel or workload, a filesystem without mkfs on this
-host, a disk larger than the free space of the store. Boots no guest; needs
-a Debian kernel .deb in $KBENCH_DEBS to import (tools/setup.sh)."""
+code (docs/reference.md, "Exit codes": 2 for a usage error or a request this
+host cannot serve): bad numbers, an unknown kernel or workload, a filesystem
+without mkfs on this host, a disk larger than the free space of the store.
+Boots no guest; needs a Debian kernel .deb in $KBENCH_DEBS to import
+(tools/setup.sh)."""
 import json
 import os
 import sqlite3

@@ -6,7 +6,9 @@
 # disk_mbps). The dump is the fixture; this script is its record, and
 # rerunning it makes a different store (the host's numbers change), so the
 # expected outputs must then be remade (KBENCH_GOLDEN_UPDATE=1, see
-# tests/cli/golden.py). Boots guests: hold /tmp/kbench-guest.lock.
+# tests/cli/golden.py), and so must the documents' examples, which are
+# printed from this store (KBENCH_DOCS_UPDATE=1, tests/docs/examples.py).
+# Boots guests: hold /tmp/kbench-guest.lock.
 # Usage: tests/golden/make-store.sh [KBENCH]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
