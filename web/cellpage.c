@@ -41,7 +41,7 @@ static void metrics_table(struct html *h, const struct view_cell *v) {
                                   : "A failed cell has no metrics: failures never enter statistics.");
                 return;
         }
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin_opt(h, NULL, head, G_N_ELEMENTS(head), 1u << 3);
         for (size_t i = 0; i < v->n_metrics; i++) {
                 const struct query_metric *m = &v->metrics[i];
 

@@ -128,6 +128,7 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
                 g_autofree double *v = g_new(double, (s->n_runs + 1) * (keys->len + 1));
                 const char *unit = NULL;
                 size_t off = 0;
+                int history = 0;
 
                 if (!metrics_verdict(metric))
                         continue;
@@ -146,6 +147,12 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
                                 unit = vs->s->unit;
                         }
                 }
+                /* A line of one run is no history: draw where a set of
+                 * settings has the metric in two runs or more. */
+                for (guint k = 0; k < keys->len && !history; k++)
+                        history = series[k].n >= 2;
+                if (!history)
+                        continue;
                 if (!drawn++) {
                         html_start(h, "div");
                         html_attr(h, "class", "charts");
