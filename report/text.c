@@ -569,7 +569,7 @@ void text_run(const struct view_run *v, int all, FILE *out) {
                 put_text(out, c->kernel_name, wk);
                 fputs("  ", out);
                 put_text(out, c->workload, ww);
-                fprintf(out, "  %3d  %3d  ", c->iteration, c->attempt);
+                fprintf(out, "  %3d  %3d  ", c->iteration + 1, c->attempt);
                 put_text(out, c->state, wst);
                 fputs("  ", out);
                 put_text(out, c->accel, 5);
@@ -625,7 +625,7 @@ void text_run(const struct view_run *v, int all, FILE *out) {
                         put_text(out, c->kernel_name, 0);
                         fputc(' ', out);
                         put_text(out, c->workload, 0);
-                        fprintf(out, " iteration %d --\n", c->iteration);
+                        fprintf(out, " iteration %d --\n", c->iteration + 1);
                         print_hook(c->workload, v->metrics[i], v->n_metrics[i], out);
                 }
         run_summary(v->summary, v->n_series, 0, view_cpu_paced(v->run->settings_json, NULL), all, out);
@@ -646,7 +646,7 @@ static void cell_header(const struct view_cell *v, FILE *out) {
         put_text(out, c->kernel_id, 0);
         fputs(")\nworkload    ", out);
         put_text(out, c->workload, 0);
-        fprintf(out, "  iteration %d\nparams      ", c->iteration);
+        fprintf(out, "  iteration %d\nparams      ", c->iteration + 1);
         put_text(out, c->params_json, 0);
         fputs("\nstate       ", out);
         put_text(out, c->state, 0);
