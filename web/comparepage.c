@@ -94,7 +94,7 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         }
         text_format_change(m, change, ci, mde, sizeof(change));
         td(h, cls, change);
-        td(h, "num", ci);
+        td(h, "num ci", ci);
         switch (m->verdict) {
         case COMPARE_WORSE: td(h, "worse", "worse"); break;
         case COMPARE_BETTER: td(h, "better", "better"); break;

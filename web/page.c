@@ -40,7 +40,7 @@
         "td.num,th.num{text-align:right}" \
         "table.cmp{font-size:.86rem}table.cmp th,table.cmp td{padding:.24rem .42rem}" \
         /* a metric's name and unit may take two lines, so the table fits 1400 px */ \
-        "table.cmp td:first-child{white-space:normal;min-width:9rem}" \
+        "table.cmp td:first-child{white-space:normal;min-width:9rem}table.cmp td.ci{white-space:normal;min-width:7rem}" \
         "td.wrap{white-space:normal;min-width:14rem}" \
         "td.sum{white-space:normal}th.kernel{white-space:normal}" \
         "tbody tr:hover{background:#f7f9fb}" \
