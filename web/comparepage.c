@@ -142,7 +142,7 @@ static void info_row(struct html *h, const struct compare_metric *m) {
         td(h, "num", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
         td(h, "num", b);
-        td(h, "muted", m->info.why ? m->info.why : "not in this kbench's registry");
+        td(h, "muted wrap", m->info.why ? m->info.why : "not in this kbench's registry");
         html_end(h);
 }
 
@@ -429,8 +429,15 @@ static void summary_chart(struct html *h, const struct model_compare *c, const s
                 panels[np].n_rows = panel_rows(g, 1, unit, c->v->noise, rows, values, &nr);
                 np++;
         }
-        if (nr == 0)
+        if (nr == 0) {
+                html_start(h, "p");
+                html_start(h, "strong");
+                html_text(h, g->spec);
+                html_end(h);
+                html_text(h, ": no judged metric (its metrics are informational here; the tables below show them)");
+                html_end(h);
                 return;
+        }
         html_start(h, "figure");
         svg_forest_chart(h, &(struct svg_forest_chart){ .title = g->spec, .panels = panels, .n_panels = np });
         html_start(h, "figcaption");
@@ -499,7 +506,8 @@ static void settings_facts(const struct query_run *run, const char *kernel_id, c
                         release = json_string_value(json_object_get(k, "release"));
         }
         if (shown)
-                fact_add(f[F_KERNEL], release ? g_strdup_printf("%s (%s)", shown, release) : g_strdup(shown));
+                fact_add(f[F_KERNEL], release && strcmp(release, shown) != 0 ? g_strdup_printf("%s (%s)", shown, release)
+                                                                             : g_strdup(shown));
         if (mem > 0 && cpus > 0)
                 fact_add(f[F_GUEST], g_strdup_printf("%lld MiB RAM, %lld vCPU%s", mem, cpus, cpus == 1 ? "" : "s"));
         json_decref(set);

@@ -78,7 +78,7 @@ static void td_settings(struct html *h, const struct query_cell *c) {
         g_autofree char *t = settings_text(c);
 
         html_start(h, "td");
-        html_attr(h, "class", "muted");
+        html_attr(h, "class", "muted wrap");
         html_text(h, t);
         html_end(h);
 }

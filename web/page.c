@@ -42,7 +42,7 @@
         /* a metric's name and unit may take two lines, so the table fits 1400 px */ \
         "table.cmp td:first-child{white-space:normal;min-width:9rem}table.cmp td.ci{white-space:normal;min-width:7rem}" \
         "td.wrap{white-space:normal;min-width:14rem}" \
-        "td.sum{white-space:normal}th.kernel{white-space:normal}" \
+        "td.sum{white-space:normal}th.kernel{white-space:normal}td.muted.wrap{min-width:10rem}" \
         "tbody tr:hover{background:#f7f9fb}" \
         ".cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:0 2rem}" \
         ".cols h3{margin-top:.2rem}" \
