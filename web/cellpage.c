@@ -164,7 +164,7 @@ void cellpage_render(struct html *h, const struct model *s, const struct model_r
         html_end(h);
         html_start(h, "div");
         html_elem(h, "h3", "Parameters");
-        sitehtml_json_kv(h, c->params_json);
+        sitehtml_run_settings(h, c->params_json);
         html_end(h);
         html_end(h);
 

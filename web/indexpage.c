@@ -39,7 +39,7 @@ static void runs_table(struct html *h, const struct model *s) {
                 html_start(h, "td");
                 sitehtml_run_link(h, r);
                 html_end(h);
-                page_td_text(h, run->tag);
+                page_td_wrap(h, run->tag);
                 page_format_time(run->started_at, started, sizeof(started));
                 page_td_text(h, started);
                 page_td_text(h, run->status);

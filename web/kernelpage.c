@@ -198,7 +198,7 @@ static void history(struct html *h, const struct model *s, const char *kernel, c
                 html_start(h, "td");
                 sitehtml_run_link(h, r);
                 html_end(h);
-                page_td_text(h, r->v->run->tag);
+                page_td_wrap(h, r->v->run->tag);
                 page_format_time(r->v->run->started_at, started, sizeof(started));
                 page_td_text(h, started);
                 html_start(h, "td");
@@ -236,9 +236,17 @@ void kernelpage_render(struct html *h, const struct model *s, const struct model
                 g_autoptr(GPtrArray) own = metric_names(s, k->name, workload, 1);
                 g_autoptr(GPtrArray) other = metric_names(s, k->name, workload, 0);
 
+                g_autoptr(GPtrArray) judged = g_ptr_array_new();
+
+                /* trends of every judged measure: the workload's own, then
+                 * the instruction counts, waiting and swapping */
+                for (guint i = 0; i < own->len; i++)
+                        g_ptr_array_add(judged, g_ptr_array_index(own, i));
+                for (guint i = 0; i < other->len; i++)
+                        g_ptr_array_add(judged, g_ptr_array_index(other, i));
                 html_elem(h, "h2", workload);
                 history(h, s, k->name, workload, own);
-                trends(h, s, k->name, workload, own);
+                trends(h, s, k->name, workload, judged);
                 if (other->len) {
                         html_start(h, "details");
                         html_start(h, "summary");

@@ -51,13 +51,13 @@ void sitehtml_compare_table(struct html *h, const struct model *s, int64_t run_i
  * it (a variant's label included), found among the side's cells; NULL
  * when none is loaded. Borrowed from s. */
 const char *sitehtml_side_kernel(const struct model *s, const struct compare_view *v, int side);
-/* A run's settings (its settings_json) as a reader names them: the
- * kernels with their releases, the workloads, the accelerator with the
- * reason in a few words (no probe's raw error), a warm or cold start, then
- * each option by its kbench run name with its unit; options that only say
- * how kbench went about the run are left out at their defaults, and the
- * runner's own bookkeeping (how_keys, the plan's size) always. Text that
- * is not a JSON object is shown as it is. */
+/* A run's settings (its settings_json), or a cell's params, as a reader
+ * names them: the kernels with their releases, the workloads, the
+ * accelerator with the reason in a few words (no probe's raw error), a
+ * warm or cold start, then each option by its kbench run name with its
+ * unit; options that only say how kbench went about the run are left out
+ * at their defaults, and the runner's own bookkeeping (how_keys, the
+ * plan's size) always. Text that is not a JSON object is shown as it is. */
 void sitehtml_run_settings(struct html *h, const char *settings_json);
 /* A run's host_info_json as a reader names it: the CPU with its cores,
  * the RAM in GiB, the host kernel, then any other key as it is; text that
