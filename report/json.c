@@ -143,7 +143,8 @@ static json_t *cell_json(const struct query_cell *c, int contended) {
         json_object_set_new(j, "kernel", json_str(c->kernel_name));
         json_object_set_new(j, "kernel_id", json_str(c->kernel_id));
         json_object_set_new(j, "workload", json_str(c->workload));
-        json_object_set_new(j, "iteration", json_integer(c->iteration));
+        /* 1-based, as every place a reader sees it (the store keeps 0-based) */
+        json_object_set_new(j, "iteration", json_integer((json_int_t)c->iteration + 1));
         json_object_set_new(j, "attempt", json_integer(c->attempt));
         json_object_set_new(j, "state", json_str(c->state));
         json_object_set_new(j, "detail", json_str(c->detail));

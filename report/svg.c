@@ -15,7 +15,11 @@ static const char *const palette[] = {
 #define BAND_FILL "#e8433a"
 #define GRID "#e4e4e4"
 #define AXIS "#555555"
-#define FONT 12                    /* viewBox units; a chart 640 wide shown at 360 px is still ~7 px */
+#define FONT 13                    /* viewBox units: titles and "no data" */
+#define SMALL SVG_FONT_MIN         /* every other label; the page never shows a chart narrower than its
+                                      viewBox (SVG_WIDTH, page.c's min-width), so 12 units are >= 12 px */
+#define WORSE "#b3261e"
+#define BETTER "#16794a"
 
 static const char *colour(int i) {
         if (i < 0)
@@ -293,7 +297,7 @@ static double legend(struct html *h, const struct legend_item *items, size_t n, 
         double x = x0, y = y0;
 
         for (size_t i = 0; i < n; i++) {
-                double w = 22 + text_width(items[i].label, FONT - 1) + 14;
+                double w = 22 + text_width(items[i].label, SMALL) + 14;
 
                 if (x > x0 && x + w > x0 + width) {
                         x = x0;
@@ -305,7 +309,7 @@ static double legend(struct html *h, const struct legend_item *items, size_t n, 
                         else
                                 line(h, x, y - 4, x + 16, y - 4, items[i].colour, 2.5,
                                      items[i].dashed ? "5 3" : NULL);
-                        text_at(h, x + 21, y, NULL, FONT - 1, "#222", items[i].label);
+                        text_at(h, x + 21, y, NULL, SMALL, "#222", items[i].label);
                 }
                 x += w;
         }
@@ -395,10 +399,10 @@ static void line_layout(const struct svg_line_chart *c, const struct legend_item
         const double right = 14, bottom = 36;
         const int H0 = c->height > 0 ? c->height : 260;
 
-        f->W = c->width > 0 ? c->width : 640;
+        f->W = c->width > 0 ? c->width : SVG_WIDTH;
         f->left = 58;
         f->legend_w = f->W - f->left - right;
-        f->top = 24 + legend(NULL, items, n_items, f->left, 0, f->legend_w, 0) + (c->n_marks ? 14 : 4);
+        f->top = 24 + legend(NULL, items, n_items, f->left, 0, f->legend_w, 0) + (c->n_marks ? 16 : 4);
         f->H = H0 + f->top - 40;
         f->pw = f->W - f->left - right;
         f->ph = f->H - f->top - bottom;
@@ -424,23 +428,23 @@ static void line_grid(struct html *h, const struct svg_line_chart *c, const stru
 
                 line(h, f->left, y, f->left + f->pw, y, GRID, 1, NULL);
                 svg_format_tick(f->yt[i], f->ystep, b, sizeof(b));
-                text_at(h, f->left - 5, y + 4, "end", FONT - 1, AXIS, b);
+                text_at(h, f->left - 5, y + 4, "end", SMALL, AXIS, b);
         }
         for (size_t i = 0; i < f->nxt; i++) {
                 double x = fx(f, f->xt[i]);
 
                 line(h, x, f->top + f->ph, x, f->top + f->ph + 4, AXIS, 1, NULL);
                 svg_format_tick(f->xt[i], f->xstep, b, sizeof(b));
-                text_at(h, x, f->top + f->ph + 16, "middle", FONT - 1, AXIS, b);
+                text_at(h, x, f->top + f->ph + 16, "middle", SMALL, AXIS, b);
         }
         if (c->y_unit)
-                text_at(h, 4, f->top - 6, NULL, FONT - 1, AXIS, c->y_unit);
+                text_at(h, 4, f->top - 6, NULL, SMALL, AXIS, c->y_unit);
         if (c->x_label)
-                text_at(h, f->left + f->pw, f->top + f->ph + 31, "end", FONT - 1, AXIS, c->x_label);
+                text_at(h, f->left + f->pw, f->top + f->ph + 31, "end", SMALL, AXIS, c->x_label);
         else if (c->x_unit) {
                 g_autofree char *xl = g_strdup_printf("time (%s)", c->x_unit);
 
-                text_at(h, f->left + f->pw, f->top + f->ph + 31, "end", FONT - 1, AXIS, xl);
+                text_at(h, f->left + f->pw, f->top + f->ph + 31, "end", SMALL, AXIS, xl);
         }
 }
 
@@ -532,12 +536,12 @@ static void line_marks(struct html *h, const struct svg_line_chart *c, const str
                                 g_string_append_printf(label, "%s%s", label->len ? ", " : "", c->marks[j].label);
                 row = x - last_label_x < 90 ? !row : 0;
                 last_label_x = x;
-                y = f->top - 2 + (row ? 11 : 0);
+                y = f->top - 2 + (row ? SMALL + 1 : 0);
                 /* near the right edge the label reads leftwards */
-                if (label->len && x + 3 + text_width(label->str, FONT - 2) > f->W - 2)
-                        text_at(h, x - 3, y, "end", FONT - 2, "#333", label->str);
+                if (label->len && x + 3 + text_width(label->str, SMALL) > f->W - 2)
+                        text_at(h, x - 3, y, "end", SMALL, "#333", label->str);
                 else if (label->len)
-                        text_at(h, x + 3, y, NULL, FONT - 2, "#333", label->str);
+                        text_at(h, x + 3, y, NULL, SMALL, "#333", label->str);
                 g_string_free(label, TRUE);
                 i = j;
         }
@@ -570,8 +574,8 @@ void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
 }
 
 void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
-        const int W = c->width > 0 ? c->width : 640;
-        const double row = 24, label_w = 150, right = 64, top = 30, bottom = 34;
+        const int W = c->width > 0 ? c->width : SVG_WIDTH;
+        const double row = 24, label_w = 160, right = 64, top = 30, bottom = 34;
         double H = top + bottom + row * (double)(c->n_bars ? c->n_bars : 1);
         double x0 = 0, x1 = -INFINITY, step, pw = W - label_w - right;
         double ticks[32];
@@ -603,10 +607,10 @@ void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
 
                 line(h, x, top - 4, x, H - bottom, GRID, 1, NULL);
                 svg_format_tick(ticks[i], step, b, sizeof(b));
-                text_at(h, x, H - bottom + 15, "middle", FONT - 1, AXIS, b);
+                text_at(h, x, H - bottom + 15, "middle", SMALL, AXIS, b);
         }
         if (c->unit)
-                text_at(h, label_w + pw, H - 4, "end", FONT - 1, AXIS, c->unit);
+                text_at(h, label_w + pw, H - 4, "end", SMALL, AXIS, c->unit);
         if (c->n_bars == 0)
                 text_at(h, label_w + pw / 2, top + row / 2 + 4, "middle", FONT, AXIS, "no data");
 
@@ -628,7 +632,7 @@ void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
                 else
                         html_textf(h, "%s: %g %s", name, r->mean, c->unit ? c->unit : "");
                 html_end(h);
-                text_at(h, label_w - 6, cy + 4, "end", FONT - 1, "#222", label);
+                text_at(h, label_w - 6, cy + 4, "end", SMALL, "#222", label);
                 if (isfinite(r->mean)) {
                         double a = X(fmin(0, r->mean)), z = X(fmax(0, r->mean));
 
@@ -645,7 +649,7 @@ void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
                         double end = isfinite(r->hi) ? fmax(X(r->hi), X(r->mean)) : X(r->mean);
 
                         format_value(r->mean, b, sizeof(b));
-                        text_at(h, end + 5, cy + 4, NULL, FONT - 1, "#222", b);
+                        text_at(h, end + 5, cy + 4, NULL, SMALL, "#222", b);
                 }
                 html_end(h);
         }
@@ -698,7 +702,7 @@ static void strip_row(struct html *h, const struct svg_strip *s, double y, doubl
         if (isfinite(s->mean) && isfinite(s->lo) && isfinite(s->hi))
                 html_textf(h, ", mean %g (95%% CI %g to %g)", s->mean, s->lo, s->hi);
         html_end(h);
-        text_at(h, label_w - 6, cy + 4, "end", FONT - 1, "#222", name);
+        text_at(h, label_w - 6, cy + 4, "end", SMALL, "#222", name);
         for (size_t i = 0; i < s->n; i++) {
                 if (!isfinite(s->v[i]))
                         continue;
@@ -721,13 +725,13 @@ static void strip_row(struct html *h, const struct svg_strip *s, double y, doubl
                 line(h, SX(s->mean), wy - 4, SX(s->mean), wy + 4, "#111", 1.2, NULL);
         }
         snprintf(b, sizeof(b), "n=%zu", shown);
-        text_at(h, label_w + pw + 6, cy + 4, NULL, FONT - 1, AXIS, b);
+        text_at(h, label_w + pw + 6, cy + 4, NULL, SMALL, AXIS, b);
         html_end(h);
 #undef SX
 }
 
 void svg_strip_chart(struct html *h, const struct svg_strip_chart *c) {
-        const int W = c->width > 0 ? c->width : 640;
+        const int W = c->width > 0 ? c->width : SVG_WIDTH;
         const double row = 44, label_w = 150, right = 52, top = 30, bottom = 34;
         double H = top + bottom + row * (double)(c->n_rows ? c->n_rows : 1);
         double x0, x1, step, pw = W - label_w - right, ticks[32];
@@ -744,14 +748,139 @@ void svg_strip_chart(struct html *h, const struct svg_strip_chart *c) {
 
                 line(h, x, top - 4, x, H - bottom, GRID, 1, NULL);
                 svg_format_tick(ticks[i], step, b, sizeof(b));
-                text_at(h, x, H - bottom + 15, "middle", FONT - 1, AXIS, b);
+                text_at(h, x, H - bottom + 15, "middle", SMALL, AXIS, b);
         }
         if (c->unit)
-                text_at(h, label_w + pw, H - 4, "end", FONT - 1, AXIS, c->unit);
+                text_at(h, label_w + pw, H - 4, "end", SMALL, AXIS, c->unit);
         if (c->n_rows == 0)
                 text_at(h, label_w + pw / 2, top + row / 2 + 4, "middle", FONT, AXIS, "no data");
         for (size_t r = 0; r < c->n_rows; r++)
                 strip_row(h, &c->rows[r], top + row * (double)r, row, label_w, x0, x1, pw, c->unit);
         line(h, label_w, top - 4, label_w, H - bottom, AXIS, 1, NULL);
+        html_end(h);
+}
+
+/* --- forest plots --- */
+
+#define FOREST_ROW 26              /* a row's height */
+#define FOREST_LABEL_W 214         /* the metric column: 30 labels of SMALL */
+#define FOREST_VALUE_W 92          /* the change column between the labels and the plot, so the numbers
+                                      show first where a phone scrolls the chart ("-0.000205 s") */
+
+static const char *tone_colour(enum svg_tone t) {
+        return t == SVG_TONE_WORSE ? WORSE : t == SVG_TONE_BETTER ? BETTER : AXIS;
+}
+
+/* A panel's axis: 0, every finite change, interval end and band edge. */
+static void forest_domain(const struct svg_forest_panel *p, double *lo, double *hi) {
+        *lo = 0;
+        *hi = 0;
+        for (size_t i = 0; i < p->n_rows; i++) {
+                const struct svg_forest_row *r = &p->rows[i];
+                const double v[] = { r->est, r->lo, r->hi, r->band, -r->band };
+
+                for (size_t k = 0; k < G_N_ELEMENTS(v); k++)
+                        if (isfinite(v[k])) {
+                                *lo = fmin(*lo, v[k]);
+                                *hi = fmax(*hi, v[k]);
+                        }
+        }
+}
+
+static double forest_panel_height(const struct svg_forest_panel *p) {
+        return 20 + FOREST_ROW * (double)(p->n_rows ? p->n_rows : 1) + 34;
+}
+
+struct forest_axis {
+        double x0, x1, left, pw;
+};
+
+static double forest_x(const struct forest_axis *a, double v) {
+        return a->left + fraction(v, a->x0, a->x1) * a->pw;
+}
+
+/* One row: its band, the whisker and the dot in the verdict's colour, the
+ * label at the left and the change at the right. */
+static void forest_row(struct html *h, const struct svg_forest_row *r, const struct forest_axis *a, double y) {
+        const double cy = y + FOREST_ROW / 2.0;
+        const char *name = r->label ? r->label : "";
+        const char *fill = tone_colour(r->tone);
+        size_t cut = html_prefix_chars(name, (size_t)-1, 30);
+        g_autofree char *label = name[cut] ? g_strdup_printf("%.*s\u2026", (int)cut, name) : g_strdup(name);
+
+        html_start(h, "g");
+        html_attr(h, "class", "forest-row");
+        html_start(h, "title");
+        html_textf(h, "%s: %s", name, r->value ? r->value : "n/a");
+        if (isfinite(r->lo) && isfinite(r->hi))
+                html_textf(h, " (95%% CI %g to %g)", r->lo, r->hi);
+        html_end(h);
+        if (isfinite(r->band) && r->band > 0) {
+                double b0 = forest_x(a, -r->band), b1 = forest_x(a, r->band);
+
+                rect(h, b0, y + 2, fmax(b1 - b0, 1), FOREST_ROW - 4, "#8a939c", 0.22);
+        }
+        text_at(h, FOREST_LABEL_W - 8, cy + 4, "end", SMALL, "#222", label);
+        text_at(h, a->left - 8, cy + 4, "end", SMALL, fill, r->value ? r->value : "n/a");
+        if (isfinite(r->lo) && isfinite(r->hi)) {
+                double x0 = forest_x(a, r->lo), x1 = forest_x(a, r->hi);
+
+                line(h, x0, cy, x1, cy, fill, 2, NULL);
+                line(h, x0, cy - 5, x0, cy + 5, fill, 2, NULL);
+                line(h, x1, cy - 5, x1, cy + 5, fill, 2, NULL);
+        }
+        if (isfinite(r->est)) {
+                html_start(h, "circle");
+                html_attr_num(h, "cx", forest_x(a, r->est));
+                html_attr_num(h, "cy", cy);
+                html_attr(h, "r", "4.5");
+                html_attr(h, "fill", fill);
+                html_end_void(h);
+        }
+        html_end(h);
+}
+
+/* One panel from y: its rows over the grid, the line at 0, the ticks and
+ * the axis caption below. Returns the height used. */
+static double forest_panel(struct html *h, const struct svg_forest_panel *p, int W, double y) {
+        struct forest_axis a = { .left = FOREST_LABEL_W + FOREST_VALUE_W,
+                                 .pw = W - FOREST_LABEL_W - FOREST_VALUE_W - 14 };
+        const double rows_top = y + 20, rows_h = FOREST_ROW * (double)(p->n_rows ? p->n_rows : 1);
+        double ticks[32], step;
+        size_t nt;
+        char b[64];
+
+        forest_domain(p, &a.x0, &a.x1);
+        nt = svg_ticks(&a.x0, &a.x1, 5, ticks, G_N_ELEMENTS(ticks), &step);
+        if (p->axis)
+                text_at(h, 4, y + 13, NULL, SMALL, AXIS, p->axis);
+        for (size_t i = 0; i < nt; i++) {
+                double x = forest_x(&a, ticks[i]);
+
+                line(h, x, rows_top, x, rows_top + rows_h, GRID, 1, NULL);
+                svg_format_tick(ticks[i], step, b, sizeof(b));
+                text_at(h, x, rows_top + rows_h + 16, "middle", SMALL, AXIS, b);
+        }
+        if (p->n_rows == 0)
+                text_at(h, a.left + a.pw / 2, rows_top + FOREST_ROW / 2.0 + 4, "middle", FONT, AXIS, "no data");
+        for (size_t i = 0; i < p->n_rows; i++)
+                forest_row(h, &p->rows[i], &a, rows_top + FOREST_ROW * (double)i);
+        /* The line of no change, over the rows and their bands. */
+        line(h, forest_x(&a, 0), rows_top - 2, forest_x(&a, 0), rows_top + rows_h + 2, "#111", 1.4, NULL);
+        line(h, a.left, rows_top + rows_h, a.left + a.pw, rows_top + rows_h, AXIS, 1, NULL);
+        return forest_panel_height(p);
+}
+
+void svg_forest_chart(struct html *h, const struct svg_forest_chart *c) {
+        const int W = c->width > 0 ? c->width : SVG_WIDTH;
+        double H = 26, y = 26;
+
+        for (size_t i = 0; i < c->n_panels; i++)
+                H += forest_panel_height(&c->panels[i]);
+        svg_open(h, W, (int)ceil(H), c->title);
+        if (c->title)
+                text_at(h, 4, 16, NULL, FONT + 1, "#111", c->title);
+        for (size_t i = 0; i < c->n_panels; i++)
+                y += forest_panel(h, &c->panels[i], W, y);
         html_end(h);
 }

@@ -1,12 +1,14 @@
 /* report/svg: the charts of the site, written as inline SVG through the
  * escaping page writer (report/html.h), so a kernel name in a legend is as
- * safe as one in a table. Two kinds: line charts over time (vmstat
+ * safe as one in a table. Line charts over time (vmstat
  * columns, the FTP transfer) with shaded intervals (writeout stalls,
  * transfer halts) and vertical phase marks, horizontal bar charts of
- * means with 95 % confidence whiskers, and strip charts of samples (every
- * value a dot, with the median and the mean's 95 % interval). Charts are drawn in a fixed
- * viewBox and scale to their container, so they read at 1280 px and on a
- * phone; no script, no external resource.
+ * means with 95 % confidence whiskers, strip charts of samples (every
+ * value a dot, with the median and the mean's 95 % interval), and forest
+ * plots of a comparison's changes with their intervals. Charts are drawn
+ * in a fixed viewBox and scale to their container, never below the
+ * viewBox's width (SVG_WIDTH), so their text reads at 12 px or more; no
+ * script, no external resource.
  *
  * Long series are reduced for display to at most four points per pixel
  * column (first, min, max, last of the column, in time order): the drawn
@@ -17,6 +19,13 @@
 #include <stddef.h>
 
 #include "report/html.h"
+
+/* The default viewBox width of every chart, and the smallest font size in
+ * it. The site's style sheet never draws a chart narrower than
+ * SVG_WIDTH px (web/page.c: wider on a wide screen, scrolled sideways on a
+ * phone), so a label is never smaller than SVG_FONT_MIN px. */
+#define SVG_WIDTH 560
+#define SVG_FONT_MIN 12
 
 /* One line. t ascending; v NAN breaks the line (a sample the guest did
  * not report). Borrowed by the chart call. */
@@ -54,7 +63,7 @@ struct svg_line_chart {
         const char *band_label;    /* legend text of the bands ("writeout stall"); NULL: none */
         const struct svg_mark *marks;
         size_t n_marks;
-        int width, height;         /* viewBox; 0 for the default 640 x 260 */
+        int width, height;         /* viewBox; 0 for the default SVG_WIDTH x 260 */
 };
 
 /* Draw a line chart into h (an <svg> element). Empty series, all-NAN
@@ -74,7 +83,7 @@ struct svg_bar_chart {
         const char *unit;
         const struct svg_bar *bars;
         size_t n_bars;
-        int width;                 /* viewBox width; 0 for 640 */
+        int width;                 /* viewBox width; 0 for SVG_WIDTH */
 };
 
 /* Draw a horizontal bar chart of means with whiskers into h. */
@@ -95,7 +104,7 @@ struct svg_strip_chart {
         const char *unit;
         const struct svg_strip *rows;
         size_t n_rows;
-        int width;                 /* viewBox width; 0 for 640 */
+        int width;                 /* viewBox width; 0 for SVG_WIDTH */
 };
 
 /* Draw the samples of each row as dots along a value axis (spread across
@@ -104,6 +113,45 @@ struct svg_strip_chart {
  * distribution, not only its mean. The axis is the samples' range, not
  * from zero. */
 void svg_strip_chart(struct html *h, const struct svg_strip_chart *c);
+
+/* How a forest plot row is coloured: by its verdict. */
+enum svg_tone {
+        SVG_TONE_NONE,             /* no verdict (~, n too small, ...): grey */
+        SVG_TONE_WORSE,
+        SVG_TONE_BETTER,
+};
+
+/* One row of a forest plot: one metric's change and its 95 % interval. */
+struct svg_forest_row {
+        const char *label;         /* the metric */
+        const char *value;         /* the change as the tables print it ("+4.6%", "+1.05 s"), drawn at the
+                                      right; NULL: none */
+        double est, lo, hi;        /* the change and its interval in the panel's unit; NAN: not drawn */
+        double band;               /* half-width of the band around 0 inside which no change is a verdict
+                                      (the noise band, or an amount's floor), panel's unit; 0 or NAN: none */
+        enum svg_tone tone;
+};
+
+/* Rows that share an axis: one unit. */
+struct svg_forest_panel {
+        const char *axis;          /* the axis caption: "change, % of A", "difference, s" */
+        const struct svg_forest_row *rows;
+        size_t n_rows;
+};
+
+struct svg_forest_chart {
+        const char *title;
+        const struct svg_forest_panel *panels;
+        size_t n_panels;
+        int width;                 /* viewBox width; 0 for SVG_WIDTH */
+};
+
+/* Draw a forest plot: per panel, its caption, then a row per metric: the
+ * label, the change as text, and on the panel's axis the change as a dot,
+ * its interval as a whisker and its no-verdict band shaded around a
+ * vertical line at 0, coloured by verdict; the axis's ticks below the
+ * rows. Each row is a <g class="forest-row">. */
+void svg_forest_chart(struct html *h, const struct svg_forest_chart *c);
 
 /* The pieces, exported for the tests. */
 

@@ -1,6 +1,7 @@
 /* Tests of the chart writer: nice tick steps and ranges, tick labels,
  * min/max downsampling that keeps a one-sample dip, charts of empty,
- * all-NAN and single-point series, and escaped text in every label. */
+ * all-NAN and single-point series, escaped text in every label, and
+ * forest plots. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -378,4 +379,41 @@ TEST(strip_offsets) {
                 ASSERT_TRUE(o >= -0.5 && o < 0.5);
                 ASSERT_TRUE(i == 0 || fabs(o - svg_strip_offset(i - 1)) > 0.05);
         }
+}
+
+/* A forest plot: a row per metric in each panel, coloured by verdict, the
+ * band shaded, a row without an interval still a row ("n/a"), hostile
+ * labels as text, no label below SVG_FONT_MIN, the line at 0 drawn where
+ * 0 falls on the axis. */
+TEST(forest_chart) {
+        struct svg_forest_row ratios[] = {
+                { "guest.write.kernel_Minsn", "+4.6%", 4.6, 4.2, 5.0, 2, SVG_TONE_WORSE },
+                { "\"><script>alert(1)</script>", NULL, NAN, NAN, NAN, 2, SVG_TONE_NONE },
+        };
+        struct svg_forest_row amounts[] = {
+                { "guest.write.wait_s", "-1.05 s", -1.05, -1.21, -0.88, 0.05, SVG_TONE_BETTER },
+        };
+        struct svg_forest_panel panels[] = {
+                { "change of the mean, % of A", ratios, 2 },
+                { "difference of the means, s", amounts, 1 },
+        };
+        struct svg_forest_chart c = { .title = "dd", .panels = panels, .n_panels = 2 };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        size_t len;
+
+        svg_forest_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_EQ(test_occurrences(svg, "<g class=\"forest-row\">"), 3);
+        ASSERT_TRUE(strstr(svg, "<script") == NULL && strstr(svg, "&lt;script&gt;") != NULL);
+        ASSERT_TRUE(strstr(svg, ">n/a</text>") != NULL);
+        ASSERT_TRUE(strstr(svg, "fill=\"#b3261e\">+4.6%</text>") != NULL);
+        ASSERT_TRUE(strstr(svg, "fill=\"#16794a\">-1.05 s</text>") != NULL);
+        /* a band per row that has one, a dot per finite change */
+        ASSERT_EQ(test_occurrences(svg, "fill-opacity=\"0.22\""), 3);
+        ASSERT_EQ(test_occurrences(svg, "<circle"), 2);
+        ASSERT_TRUE(strstr(svg, ">change of the mean, % of A</text>") != NULL);
+        for (const char *p = svg; (p = strstr(p, "font-size=\"")); p++)
+                ASSERT_TRUE(strtol(p + 11, NULL, 10) >= SVG_FONT_MIN);
+        ASSERT_TRUE(strstr(svg, "viewBox=\"0 0 560 ") != NULL);
 }

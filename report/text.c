@@ -569,7 +569,7 @@ void text_run(const struct view_run *v, int all, FILE *out) {
                 put_text(out, c->kernel_name, wk);
                 fputs("  ", out);
                 put_text(out, c->workload, ww);
-                fprintf(out, "  %3d  %3d  ", c->iteration, c->attempt);
+                fprintf(out, "  %3d  %3d  ", c->iteration + 1, c->attempt);
                 put_text(out, c->state, wst);
                 fputs("  ", out);
                 put_text(out, c->accel, 5);
@@ -625,7 +625,7 @@ void text_run(const struct view_run *v, int all, FILE *out) {
                         put_text(out, c->kernel_name, 0);
                         fputc(' ', out);
                         put_text(out, c->workload, 0);
-                        fprintf(out, " iteration %d --\n", c->iteration);
+                        fprintf(out, " iteration %d --\n", c->iteration + 1);
                         print_hook(c->workload, v->metrics[i], v->n_metrics[i], out);
                 }
         run_summary(v->summary, v->n_series, 0, view_cpu_paced(v->run->settings_json, NULL), all, out);
@@ -646,7 +646,7 @@ static void cell_header(const struct view_cell *v, FILE *out) {
         put_text(out, c->kernel_id, 0);
         fputs(")\nworkload    ", out);
         put_text(out, c->workload, 0);
-        fprintf(out, "  iteration %d\nparams      ", c->iteration);
+        fprintf(out, "  iteration %d\nparams      ", c->iteration + 1);
         put_text(out, c->params_json, 0);
         fputs("\nstate       ", out);
         put_text(out, c->state, 0);
@@ -1036,26 +1036,34 @@ static void group_table(const struct compare_view *v, const struct compare_group
 /* One judged change in the reader's terms: what it measures, by how much
  * (a difference in the metric's unit for an amount, else a percentage),
  * from what to what, and the 95 % interval. */
-static void answer_line(const struct compare_group *g, const struct compare_metric *m, int md, FILE *out) {
-        char what[160], change[48], a[32], b[32], lo[48], hi[48];
-
-        metrics_describe(m->name, g->workload, what, sizeof(what));
-        text_format_num(m->sa.mean, a, sizeof(a));
-        text_format_num(m->sb.mean, b, sizeof(b));
+void text_answer_parts(const struct compare_group *g, const struct compare_metric *m, struct text_answer *ret) {
+        metrics_describe(m->name, g->workload, ret->what, sizeof(ret->what));
+        text_format_num(m->sa.mean, ret->a, sizeof(ret->a));
+        text_format_num(m->sb.mean, ret->b, sizeof(ret->b));
+        ret->unit = m->unit ? m->unit : "";
         if (m->info.floor > 0) {
-                format_diff(m->diff.estimate, m->unit, change, sizeof(change));
-                format_diff(m->diff.lo, NULL, lo, sizeof(lo));
-                format_diff(m->diff.hi, m->unit, hi, sizeof(hi));
+                format_diff(m->diff.estimate, m->unit, ret->change, sizeof(ret->change));
+                format_diff(m->diff.lo, NULL, ret->lo, sizeof(ret->lo));
+                format_diff(m->diff.hi, m->unit, ret->hi, sizeof(ret->hi));
         } else {
-                text_format_pct(m->change, 1, change, sizeof(change));
-                text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
-                text_format_pct(m->ratio.hi - 1, 1, hi, sizeof(hi));
+                text_format_pct(m->change, 1, ret->change, sizeof(ret->change));
+                text_format_pct(m->ratio.lo - 1, 1, ret->lo, sizeof(ret->lo));
+                text_format_pct(m->ratio.hi - 1, 1, ret->hi, sizeof(ret->hi));
         }
+}
+
+/* One judged change in the reader's terms: what it measures, by how much
+ * (a difference in the metric's unit for an amount, else a percentage),
+ * from what to what, and the 95 % interval. */
+static void answer_line(const struct compare_group *g, const struct compare_metric *m, int md, FILE *out) {
+        struct text_answer t;
+
+        text_answer_parts(g, m, &t);
         fputs("  ", out);
         fputs(md ? "- " : "", out);
-        put_md(out, what, md);
-        fprintf(out, ": %s %s (%s -> %s %s; 95%% CI %s to %s)\n", compare_verdict_name(m->verdict), change, a, b,
-                m->unit ? m->unit : "", lo, hi);
+        put_md(out, t.what, md);
+        fprintf(out, ": %s %s (%s -> %s %s; 95%% CI %s to %s)\n", compare_verdict_name(m->verdict), t.change, t.a,
+                t.b, t.unit, t.lo, t.hi);
 }
 
 /* The answer before the tables: per group, what got worse or better, in

@@ -66,6 +66,20 @@ void text_format_pct(double frac, int sign, char *buf, size_t size);
  * metric's unit for an amount with a floor ("+1.05 s", "[+0.878, +1.21 s]",
  * "0.114 s"). Each buffer holds size >= 48 bytes. */
 void text_format_change(const struct compare_metric *m, char *change, char *ci, char *mde, size_t size);
+/* One judged change in the reader's terms, as the answer before
+ * compare's tables says it and the site's front page repeats it: what the
+ * metric measures (metrics_describe), the change (a difference in its unit
+ * for an amount with a floor, else a percentage), both means and the 95 %
+ * interval's ends. The strings are plain text (the caller escapes them);
+ * unit is borrowed from m. */
+struct text_answer {
+        char what[160];            /* "waiting in dd's write phase" */
+        char change[48];           /* "+1.05 s", "+4.6%" */
+        char a[32], b[32];         /* the means, "0.31", "1.36" */
+        const char *unit;          /* m's unit, "" when none */
+        char lo[48], hi[48];       /* the interval's ends, "+0.878", "+1.21 s" ("n/a" when none) */
+};
+void text_answer_parts(const struct compare_group *g, const struct compare_metric *m, struct text_answer *ret);
 /* A figure with 4 significant digits, in fixed notation ("32231",
  * "268.1", "0.1254"); "n/a" when not finite. buf >= 32. */
 void text_format_sig(double v, char *buf, size_t size);

@@ -41,7 +41,7 @@ static void metrics_table(struct html *h, const struct view_cell *v) {
                                   : "A failed cell has no metrics: failures never enter statistics.");
                 return;
         }
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin_opt(h, NULL, head, G_N_ELEMENTS(head), 1u << 3);
         for (size_t i = 0; i < v->n_metrics; i++) {
                 const struct query_metric *m = &v->metrics[i];
 
@@ -164,7 +164,7 @@ void cellpage_render(struct html *h, const struct model *s, const struct model_r
         html_end(h);
         html_start(h, "div");
         html_elem(h, "h3", "Parameters");
-        sitehtml_json_kv(h, c->params_json);
+        sitehtml_run_settings(h, c->params_json);
         html_end(h);
         html_end(h);
 

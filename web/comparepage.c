@@ -7,6 +7,7 @@
  * verdict are plain. Below each table: bar charts of the two sides' means
  * with 95 % whiskers, and vmstat and the transfer of one representative
  * cell per side (the median by the group's first judged metric) overlaid. */
+#include <jansson.h>
 #include <math.h>
 #include <string.h>
 
@@ -30,7 +31,7 @@ static void td(struct html *h, const char *cls, const char *text) {
         html_end(h);
 }
 
-static void td_n(struct html *h, size_t n, size_t max) {
+static void td_n(struct html *h, const char *cls, size_t n, size_t max) {
         char b[32];
 
         if (n == 0)
@@ -39,7 +40,21 @@ static void td_n(struct html *h, size_t n, size_t max) {
                 snprintf(b, sizeof(b), ">%zu", max);
         else
                 snprintf(b, sizeof(b), "%zu", n);
-        td(h, "num", b);
+        td(h, cls, b);
+}
+
+/* A metric's name that may break after each '.', where a narrow table
+ * wraps it ("guest.drop-caches." / "kernel_Minsn"), never inside a word. */
+static void breakable_name(struct html *h, const char *name) {
+        for (const char *p = name; *p;) {
+                const char *dot = strchr(p, '.');
+                size_t len = dot ? (size_t)(dot - p) + 1 : strlen(p);
+
+                html_textf(h, "%.*s", (int)len, p);
+                p += len;
+                if (dot && *p)
+                        html_literal(h, "<wbr>");
+        }
 }
 
 /* A metric row's first cells, judged or not: the name with its unit,
@@ -48,7 +63,7 @@ static void sides_cells(struct html *h, const struct compare_metric *m) {
         char b[80];
 
         html_start(h, "td");
-        html_text(h, m->name);
+        breakable_name(h, m->name);
         if (m->unit && *m->unit) {
                 html_start(h, "span");
                 html_attr(h, "class", "muted");
@@ -59,11 +74,11 @@ static void sides_cells(struct html *h, const struct compare_metric *m) {
         page_format_num(m->sa.mean, b, sizeof(b));
         td(h, "num", b);
         text_format_pct(m->sa.cov, 0, b, sizeof(b));
-        td(h, "num muted", b);
+        td(h, "num muted opt", b);
         page_format_num(m->sb.mean, b, sizeof(b));
         td(h, "num", b);
         text_format_pct(m->sb.cov, 0, b, sizeof(b));
-        td(h, "num muted", b);
+        td(h, "num muted opt", b);
 }
 
 static void metric_row(struct html *h, const struct compare_metric *m) {
@@ -79,7 +94,7 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         }
         text_format_change(m, change, ci, mde, sizeof(change));
         td(h, cls, change);
-        td(h, "num", ci);
+        td(h, "num ci", ci);
         switch (m->verdict) {
         case COMPARE_WORSE: td(h, "worse", "worse"); break;
         case COMPARE_BETTER: td(h, "better", "better"); break;
@@ -90,14 +105,14 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         text_format_p(m->welch.p, b, sizeof(b));
         td(h, "num", b);
         text_format_p(m->mw.p, b, sizeof(b));
-        td(h, "num", b);
+        td(h, "num opt", b);
         text_format_p(m->q, b, sizeof(b));
-        td(h, "num", b);
+        td(h, "num opt", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
         td(h, "num", b);
-        td(h, "num", mde);
-        td_n(h, m->n_for_2, 1000);
-        td_n(h, m->n_for_5, 1000);
+        td(h, "num opt", mde);
+        td_n(h, "num opt", m->n_for_2, 1000);
+        td_n(h, "num opt", m->n_for_5, 1000);
         html_end(h);
 }
 
@@ -105,7 +120,8 @@ static void metric_table(struct html *h, const struct compare_group *g) {
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "95% CI", "verdict",
                                             "p (Welch)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
 
-        sitehtml_table_begin(h, "cmp", head, G_N_ELEMENTS(head));
+        /* the spreads, Mann-Whitney, q, mde and the repeats */
+        sitehtml_table_begin_opt(h, "cmp", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4 | 1u << 9 | 1u << 10 | 7u << 12);
         for (size_t i = 0; i < g->n_m; i++)
                 if (g->m[i].judged)
                         metric_row(h, &g->m[i]);
@@ -126,14 +142,14 @@ static void info_row(struct html *h, const struct compare_metric *m) {
         td(h, "num", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
         td(h, "num", b);
-        td(h, "muted", m->info.why ? m->info.why : "not in this kbench's registry");
+        td(h, "muted wrap", m->info.why ? m->info.why : "not in this kbench's registry");
         html_end(h);
 }
 
 static void info_table(struct html *h, const struct compare_group *g) {
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "n", "why no verdict" };
 
-        sitehtml_table_begin(h, "info", head, G_N_ELEMENTS(head));
+        sitehtml_table_begin_opt(h, "info", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4);
         for (size_t i = 0; i < g->n_m; i++)
                 if (!g->m[i].judged)
                         info_row(h, &g->m[i]);
@@ -256,7 +272,9 @@ static void metric_charts(struct html *h, const struct model_compare *c, const s
                         html_attr(h, "class", "charts");
                 }
                 distribution(h, c, m);
-                if (lines)
+                /* A history is two runs or more of one side: a single run
+                 * per side is the comparison itself, drawn above. */
+                if (lines && (lines[0].n >= 2 || lines[1].n >= 2))
                         history_chart(h, g, m, lines, hist->last_run);
         }
         if (drawn)
@@ -342,6 +360,244 @@ static void group(struct html *h, const struct model *s, const struct model_comp
         (void)s;
 }
 
+/* ---- the summary: a forest plot per group and the system table ---------- */
+
+/* One judged metric as a forest plot row in its panel's unit: a ratio's
+ * change in percent with Fieller's interval and the noise band, an
+ * amount's difference in its unit with Welch's interval and its band
+ * (compare_band: the floor, or the noise band of A's mean when wider).
+ * value holds the change as the table prints it (size >= 48). */
+static struct svg_forest_row forest_row_of(const struct compare_metric *m, double noise, char *value, size_t size) {
+        char ci[64], mde[64];
+        enum svg_tone tone = m->verdict == COMPARE_WORSE ? SVG_TONE_WORSE
+                             : m->verdict == COMPARE_BETTER ? SVG_TONE_BETTER : SVG_TONE_NONE;
+
+        text_format_change(m, value, ci, mde, size);
+        if (m->info.floor > 0)
+                return (struct svg_forest_row){ .label = m->name, .value = value, .est = m->diff.estimate,
+                                                .lo = m->diff.lo, .hi = m->diff.hi, .band = compare_band(m, noise),
+                                                .tone = tone };
+        return (struct svg_forest_row){ .label = m->name, .value = value, .est = m->change * 100,
+                                        .lo = (m->ratio.lo - 1) * 100, .hi = (m->ratio.hi - 1) * 100,
+                                        .band = noise * 100, .tone = tone };
+}
+
+/* Rows of the judged metrics of g that belong to a panel, appended to
+ * rows from *nr: the ratios (amount 0), or the amounts of one unit.
+ * Returns how many were added. */
+static size_t panel_rows(const struct compare_group *g, int amount, const char *unit, double noise,
+                         struct svg_forest_row *rows, char (*values)[48], size_t *nr) {
+        size_t added = 0;
+
+        for (size_t i = 0; i < g->n_m; i++) {
+                const struct compare_metric *m = &g->m[i];
+
+                if (!m->judged || (m->info.floor > 0) != amount ||
+                    (amount && strcmp(m->unit ? m->unit : "", unit) != 0))
+                        continue;
+                rows[*nr] = forest_row_of(m, noise, values[*nr], sizeof(values[0]));
+                (*nr)++;
+                added++;
+        }
+        return added;
+}
+
+/* Every judged metric of the group, one row each: the ratios in one panel
+ * (percent of A), the amounts in one panel per unit (their difference). */
+static void summary_chart(struct html *h, const struct model_compare *c, const struct compare_group *g) {
+        size_t n = g->n_m + 1, nr = 0, np = 0;
+        g_autofree struct svg_forest_row *rows = g_new0(struct svg_forest_row, n);
+        g_autofree struct svg_forest_panel *panels = g_new0(struct svg_forest_panel, n);
+        g_autofree char(*values)[48] = g_malloc0_n(n, sizeof(*values));
+        g_autoptr(GPtrArray) axes = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GHashTable) units = g_hash_table_new(g_str_hash, g_str_equal);
+
+        panels[np] = (struct svg_forest_panel){ .rows = rows + nr, .axis = "change of the mean, % of A" };
+        panels[np].n_rows = panel_rows(g, 0, NULL, c->v->noise, rows, values, &nr);
+        np += panels[np].n_rows > 0;
+        for (size_t i = 0; i < g->n_m; i++) {
+                const char *unit = g->m[i].unit ? g->m[i].unit : "";
+                char *axis;
+
+                if (!g->m[i].judged || !(g->m[i].info.floor > 0) || g_hash_table_contains(units, unit))
+                        continue;
+                g_hash_table_add(units, (char *)unit);
+                axis = *unit ? g_strdup_printf("difference of the means, %s", unit)
+                             : g_strdup("difference of the means");
+                g_ptr_array_add(axes, axis);
+                panels[np] = (struct svg_forest_panel){ .rows = rows + nr, .axis = axis };
+                panels[np].n_rows = panel_rows(g, 1, unit, c->v->noise, rows, values, &nr);
+                np++;
+        }
+        if (nr == 0) {
+                html_start(h, "p");
+                html_start(h, "strong");
+                html_text(h, g->spec);
+                html_end(h);
+                html_text(h, ": no judged metric (its metrics are informational here; the tables below show them)");
+                html_end(h);
+                return;
+        }
+        html_start(h, "figure");
+        svg_forest_chart(h, &(struct svg_forest_chart){ .title = g->spec, .panels = panels, .n_panels = np });
+        html_start(h, "figcaption");
+        html_textf(h, "B against A, %zu judged metric%s: dot, the change; whisker, its 95 %% interval; shaded, the "
+                      "band within which no change is a verdict (±%g %% noise, or an amount's floor); red worse, "
+                      "green better, grey no verdict.", nr, nr == 1 ? "" : "s", c->v->noise * 100);
+        html_end(h);
+        html_end(h);
+}
+
+/* The facts of the system table, in the order shown. */
+enum { F_KERNEL, F_HOST, F_CPU, F_RAM, F_HOST_KERNEL, F_ACCEL, F_QEMU, F_LIBVIRT, F_GUEST, F_COUNT };
+static const char *const fact_names[F_COUNT] = {
+        "kernel", "host", "CPU", "RAM", "host kernel", "accelerator", "QEMU", "libvirt", "guest",
+};
+
+/* Add v (not NULL or empty) to a fact's values unless it is there. */
+static void fact_add(GPtrArray *values, char *v) {
+        if (!v || !*v) {
+                g_free(v);
+                return;
+        }
+        for (guint i = 0; i < values->len; i++)
+                if (strcmp(g_ptr_array_index(values, i), v) == 0) {
+                        g_free(v);
+                        return;
+                }
+        g_ptr_array_add(values, v);
+}
+
+static char *json_text(const json_t *o, const char *key) {
+        const char *v = json_string_value(json_object_get(o, key));
+
+        return v ? g_strdup(v) : NULL;
+}
+
+/* What the run recorded of its host: name, CPU, memory, host kernel,
+ * QEMU and libvirt (runs.host, host_info_json, the versions). */
+static void host_facts(const struct query_run *run, GPtrArray **f) {
+        json_t *info = run->host_info_json ? json_loads(run->host_info_json, 0, NULL) : NULL;
+
+        fact_add(f[F_HOST], g_strdup(run->host));
+        fact_add(f[F_CPU], sitehtml_host_cpu(info));
+        fact_add(f[F_RAM], sitehtml_host_ram(info));
+        fact_add(f[F_HOST_KERNEL], json_text(info, "kernel"));
+        fact_add(f[F_QEMU], g_strdup(run->qemu_version));
+        fact_add(f[F_LIBVIRT], g_strdup(run->libvirt_version));
+        json_decref(info);
+}
+
+/* The side's kernel with its release and the guest's shape, from the
+ * run's settings (its kernels list: name, id, release). */
+static void settings_facts(const struct query_run *run, const char *kernel_id, const char *shown, GPtrArray **f) {
+        json_t *set = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
+        const char *release = NULL;
+        const json_t *mem_v = json_object_get(set, "mem_mb"), *cpus_v = json_object_get(set, "cpus");
+        long long mem = json_is_integer(mem_v) ? (long long)json_integer_value(mem_v) : 0;
+        long long cpus = json_is_integer(cpus_v) ? (long long)json_integer_value(cpus_v) : 0;
+        size_t i;
+        json_t *k;
+
+        json_array_foreach(json_object_get(set, "kernels"), i, k) {
+                const char *id = json_string_value(json_object_get(k, "id"));
+
+                if (id && strcmp(id, kernel_id) == 0)
+                        release = json_string_value(json_object_get(k, "release"));
+        }
+        if (shown)
+                fact_add(f[F_KERNEL], release && strcmp(release, shown) != 0 ? g_strdup_printf("%s (%s)", shown, release)
+                                                                             : g_strdup(shown));
+        if (mem > 0 && cpus > 0)
+                fact_add(f[F_GUEST], g_strdup_printf("%lld MiB RAM, %lld vCPU%s", mem, cpus, cpus == 1 ? "" : "s"));
+        json_decref(set);
+}
+
+/* Every fact of one side, over the runs its groups' cells come from. */
+static void side_facts(const struct model *s, const struct compare_view *v, int side, GPtrArray **f) {
+        const char *kernel_id = side ? v->kernel_b : v->kernel_a;
+
+        for (size_t g = 0; g < v->n_groups; g++) {
+                const struct compare_side *cs = side ? &v->groups[g].b : &v->groups[g].a;
+
+                for (size_t i = 0; i < cs->n_runs; i++) {
+                        const struct model_run *r = model_run_find(s, cs->runs[i]);
+                        const char *shown = NULL;
+
+                        if (!r || !kernel_id)
+                                continue;
+                        for (size_t k = 0; k < r->n_latest; k++) {
+                                const struct query_cell *c = &r->v->cells[r->latest[k]];
+
+                                if (strcmp(c->kernel_id, kernel_id) != 0)
+                                        continue;
+                                shown = c->kernel_name;
+                                if (c->accel)
+                                        fact_add(f[F_ACCEL], g_ascii_strup(c->accel, -1));
+                        }
+                        host_facts(r->v->run, f);
+                        settings_facts(r->v->run, kernel_id, shown, f);
+                }
+        }
+}
+
+static void facts_td(struct html *h, GPtrArray *values, int both) {
+        html_start(h, "td");
+        html_attr(h, "class", "wrap");
+        if (both)
+                html_attr(h, "colspan", "2");
+        for (guint i = 0; i < values->len; i++)
+                html_textf(h, "%s%s", i ? ", " : "", (const char *)g_ptr_array_index(values, i));
+        html_end(h);
+}
+
+static int facts_equal(GPtrArray *a, GPtrArray *b) {
+        if (a->len != b->len)
+                return 0;
+        for (guint i = 0; i < a->len; i++)
+                if (strcmp(g_ptr_array_index(a, i), g_ptr_array_index(b, i)) != 0)
+                        return 0;
+        return 1;
+}
+
+/* The machines and kernels behind both sides, as the store recorded them:
+ * a row per fact either side has, one cell when both sides agree. Nothing
+ * the store did not record is shown. */
+static void system_table(struct html *h, const struct model *s, const struct compare_view *v) {
+        static const char *const head[] = { "", "A", "B" };
+        GPtrArray *f[2][F_COUNT];
+        int any = 0;
+
+        for (int side = 0; side < 2; side++) {
+                for (int i = 0; i < F_COUNT; i++)
+                        f[side][i] = g_ptr_array_new_with_free_func(g_free);
+                side_facts(s, v, side, f[side]);
+        }
+        for (int i = 0; i < F_COUNT; i++)
+                any |= f[0][i]->len || f[1][i]->len;
+        if (any) {
+                html_elem(h, "h2", "System");
+                sitehtml_table_begin(h, "facts", head, G_N_ELEMENTS(head));
+                for (int i = 0; i < F_COUNT; i++) {
+                        if (!f[0][i]->len && !f[1][i]->len)
+                                continue;
+                        html_start(h, "tr");
+                        html_elem(h, "th", fact_names[i]);
+                        if (facts_equal(f[0][i], f[1][i]))
+                                facts_td(h, f[0][i], 1);
+                        else {
+                                facts_td(h, f[0][i], 0);
+                                facts_td(h, f[1][i], 0);
+                        }
+                        html_end(h);
+                }
+                sitehtml_table_end(h);
+        }
+        for (int side = 0; side < 2; side++)
+                for (int i = 0; i < F_COUNT; i++)
+                        g_ptr_array_free(f[side][i], TRUE);
+}
+
 /* The night that made the comparison: when, what it called the subject. */
 static void night_line(struct html *h, const struct model_compare *c) {
         char when[40];
@@ -383,6 +639,22 @@ void comparepage_render(struct html *h, const struct model *s, const struct mode
                    v->n_groups == 1 ? "" : "s");
         html_end(h);
         html_end(h);
+        /* the summary and the system side by side where the screen is wide */
+        html_start(h, "div");
+        html_attr(h, "class", "overview");
+        if (v->n_groups) {
+                html_start(h, "section");
+                html_attr(h, "class", "summary");
+                html_elem(h, "h2", "Summary");
+                for (size_t g = 0; g < v->n_groups; g++)
+                        summary_chart(h, c, &v->groups[g]);
+                html_end(h);
+        }
+        html_start(h, "section");
+        system_table(h, s, v);
+        html_end(h);
+        html_end(h);
+        html_elem(h, "h2", "How the verdicts are made");
         html_start(h, "p");
         html_attr(h, "class", "lead");
         html_textf(h, "A metric is better or worse only when its Welch t-test p survives Benjamini-Hochberg at "

@@ -4,8 +4,10 @@
  * comparison page. Text reaches it only through the page writer in its
  * XML flavour (report/html.h: escaped, control characters removed).
  *
- * Nothing in it depends on when it was published: the feed's updated is
- * its newest entry's night, an entry's updated is its night, and every id
+ * Nothing in it depends on when it was published while the store has a
+ * run: the feed's updated is its newest entry's night (without entries,
+ * the newest night, else the first run's start), an entry's updated is
+ * its night, and every id
  * is a name-based UUID (RFC 4122 version 5) of what the entry is about
  * (subject, baseline, group, metric, state, the night's start), so a
  * reader sees the same entry as the same one on every publish, and an
@@ -112,6 +114,21 @@ static char *feed_id(const struct model *s) {
         return feed_uuid(name);
 }
 
+/* When the feed last changed: its newest entry's night; without entries
+ * the newest night; without nights the store's first run's start, as the
+ * feed's id is that run's: an empty feed has read the same since, and a
+ * new run must not rewrite it. In a store without runs, the publishing
+ * pass's own time, as RFC 4287 wants a real date. */
+static double feed_updated(const struct model *s) {
+        if (s->n_events)
+                return s->nights[s->events[s->n_events - 1].night].started_at;
+        if (s->n_nights)
+                return s->nights[s->n_nights - 1].started_at;
+        if (s->n_runs && s->runs[0].v->run->started_at > 0)
+                return s->runs[0].v->run->started_at;
+        return s->published_at;
+}
+
 void feed_render(struct html *h, const struct model *s) {
         g_autofree char *id = feed_id(s);
         size_t shown = 0;
@@ -123,8 +140,7 @@ void feed_render(struct html *h, const struct model *s) {
         html_elem(h, "title", "kbench regressions");
         html_elem(h, "subtitle", "The state of each regression kbench nightly found, night by night: new, still "
                                  "there, fixed.");
-        elem_time(h, s->n_events ? s->nights[s->events[s->n_events - 1].night].started_at
-                                 : s->n_nights ? s->nights[s->n_nights - 1].started_at : 0);
+        elem_time(h, feed_updated(s));
         html_start(h, "author");
         html_elem(h, "name", "kbench");
         html_end(h);

@@ -1,8 +1,11 @@
-/* web/indexpage: the site's front page: the regressions across nights with
- * their states (new, still there, fixed; the same as the Atom feed it
+/* web/indexpage: the site's front page: first the verdicts of the latest
+ * comparison of each kernel pair, in the workloads' own terms (the answer
+ * kbench compare prints before its tables); then the regressions across
+ * nights with their states (new, still there, fixed; the same as the Atom feed it
  * announces), the runs (newest first, with their state counts), the
  * comparisons with their worse/better counts, the bisections, the kernels,
  * and the failed cells, each a link to its page. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/html.h"
@@ -16,6 +19,7 @@
 #define FAILED_SHOWN_MAX 200         /* newest failed cells listed */
 #define COMPARES_SHOWN_MAX 50        /* newest comparisons listed */
 #define EVENTS_SHOWN_MAX 100         /* newest regression states listed */
+#define PAIRS_SHOWN_MAX 24           /* kernel pairs in the latest verdicts */
 
 static void runs_table(struct html *h, const struct model *s) {
         static const char *const head[] = { "run", "tag", "started", "status", "kernels", "workloads", "cells" };
@@ -35,7 +39,7 @@ static void runs_table(struct html *h, const struct model *s) {
                 html_start(h, "td");
                 sitehtml_run_link(h, r);
                 html_end(h);
-                page_td_text(h, run->tag);
+                page_td_wrap(h, run->tag);
                 page_format_time(run->started_at, started, sizeof(started));
                 page_td_text(h, started);
                 page_td_text(h, run->status);
@@ -144,7 +148,7 @@ static void event_row(struct html *h, const struct model *s, const struct model_
 /* The newest states first; above them, how many regressions are open (a
  * regression's latest state new or still). */
 static void regressions(struct html *h, const struct model *s) {
-        static const char *const head[] = { "night", "state", "subject", "metric", "change", "verdict", "vs",
+        static const char *const head[] = { "night", "state", "subject", "metric", "change", "verdict", "baseline",
                                             "worse since", "page" };
         g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         size_t open = 0;
@@ -202,6 +206,172 @@ static void bisections_table(struct html *h, const struct model *s) {
         sitehtml_table_end(h);
 }
 
+/* ---- the latest verdicts ------------------------------------------------ */
+
+/* A comparison as the overview orders it: regressions first, then
+ * improvements, then the rest; newest first within each. */
+struct pair {
+        size_t compare;                /* index in s->compares */
+        int64_t newest;                /* the newest run of either side */
+        int rank;                      /* 0 worse, 1 better only, 2 no verdict */
+};
+
+static int newest_first(const void *x, const void *y) {
+        const struct pair *a = x, *b = y;
+
+        if (a->newest != b->newest)
+                return a->newest > b->newest ? -1 : 1;
+        return a->compare > b->compare ? -1 : a->compare < b->compare;
+}
+
+static int pair_order(const void *x, const void *y) {
+        const struct pair *a = x, *b = y;
+
+        return a->rank != b->rank ? a->rank - b->rank : newest_first(x, y);
+}
+
+static int64_t newest_run(const struct compare_view *v) {
+        int64_t newest = 0;
+
+        for (size_t g = 0; g < v->n_groups; g++) {
+                const struct compare_group *gr = &v->groups[g];
+
+                for (size_t i = 0; i < gr->a.n_runs; i++)
+                        newest = MAX(newest, gr->a.runs[i]);
+                for (size_t i = 0; i < gr->b.n_runs; i++)
+                        newest = MAX(newest, gr->b.runs[i]);
+        }
+        return newest;
+}
+
+/* The newest comparison of each kernel pair (B's kernel against A's), in
+ * the overview's order. OUT: *ret_n. Caller g_free()s. */
+static struct pair *latest_pairs(const struct model *s, size_t *ret_n) {
+        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        struct pair *p = g_new0(struct pair, s->n_compares + 1);
+        size_t n = 0, kept = 0;
+
+        for (size_t i = 0; i < s->n_compares; i++) {
+                const struct compare_view *v = s->compares[i].v;
+
+                if (v && v->n_groups)
+                        p[n++] = (struct pair){ i, newest_run(v), v->worse ? 0 : v->better ? 1 : 2 };
+        }
+        /* newest first, so the first of each pair met is its latest */
+        qsort(p, n, sizeof(*p), newest_first);
+        for (size_t i = 0; i < n; i++) {
+                const struct compare_view *v = s->compares[p[i].compare].v;
+                char *key = g_strjoin("\x1f", v->kernel_b ? v->kernel_b : "", v->kernel_a ? v->kernel_a : "", NULL);
+
+                if (g_hash_table_contains(seen, key)) {
+                        g_free(key);
+                        continue;
+                }
+                g_hash_table_add(seen, key);
+                p[kept++] = p[i];
+        }
+        qsort(p, kept, sizeof(*p), pair_order);
+        *ret_n = kept;
+        return p;
+}
+
+/* One judged change: the verdict, then what changed and by how much in
+ * the workload's terms, as kbench compare's answer says it. */
+static void answer_item(struct html *h, const struct compare_group *g, const struct compare_metric *m) {
+        struct text_answer t;
+        int worse = m->verdict == COMPARE_WORSE;
+
+        text_answer_parts(g, m, &t);
+        html_start(h, "li");
+        html_start(h, "span");
+        html_attr(h, "class", worse ? "state bad" : "state ok");
+        html_text(h, compare_verdict_name(m->verdict));
+        html_end(h);
+        html_textf(h, " %s: ", t.what);
+        html_start(h, "strong");
+        html_text(h, t.change);
+        html_end(h);
+        html_textf(h, " (%s \u2192 %s%s%s; 95 %% CI %s to %s)", t.a, t.b, *t.unit ? " " : "", t.unit, t.lo, t.hi);
+        html_end(h);
+}
+
+/* One paired group of a comparison: its workload and its verdicts. */
+static void answer_group(struct html *h, const struct compare_group *g) {
+        size_t judged = 0;
+
+        for (size_t j = 0; j < g->n_m; j++)
+                judged += g->m[j].judged;
+        html_start(h, "li");
+        html_start(h, "strong");
+        html_text(h, g->spec);
+        html_end(h);
+        if (!g->worse && !g->better) {
+                html_textf(h, ": no judged change (%zu judged metric%s)", judged, judged == 1 ? "" : "s");
+                html_end(h);
+                return;
+        }
+        html_textf(h, ": %zu worse, %zu better of %zu judged metric%s", g->worse, g->better, judged,
+                   judged == 1 ? "" : "s");
+        html_start(h, "ul");
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t j = 0; j < g->n_m; j++)
+                        if (g->m[j].verdict == (pass ? COMPARE_BETTER : COMPARE_WORSE))
+                                answer_item(h, g, &g->m[j]);
+        html_end(h);
+        html_end(h);
+}
+
+static void pair_block(struct html *h, const struct model *s, const struct pair *p) {
+        const struct model_compare *c = &s->compares[p->compare];
+        const char *b = sitehtml_side_kernel(s, c->v, 1), *a = sitehtml_side_kernel(s, c->v, 0);
+        g_autofree char *title = g_strdup_printf("%s against %s", b ? b : c->sel_b, a ? a : c->sel_a);
+
+        html_start(h, "div");
+        html_attr(h, "class", p->rank == 0 ? "pair worse" : p->rank == 1 ? "pair better" : "pair");
+        html_start(h, "h3");
+        html_link(h, c->file, title);
+        html_end(h);
+        html_start(h, "p");
+        html_attr(h, "class", "muted");
+        html_text(h, c->v->desc_b);
+        html_text(h, " against ");
+        html_text(h, c->v->desc_a);
+        html_end(h);
+        html_start(h, "ul");
+        for (size_t g = 0; g < c->v->n_groups; g++)
+                answer_group(h, &c->v->groups[g]);
+        html_end(h);
+        html_end(h);
+}
+
+/* What the latest comparisons found, before anything else: per kernel
+ * pair, each workload worse or better and by how much. */
+static void latest_verdicts(struct html *h, const struct model *s) {
+        size_t n = 0;
+        g_autofree struct pair *pairs = latest_pairs(s, &n);
+
+        html_elem(h, "h2", "Latest verdicts");
+        if (n == 0) {
+                html_elem(h, "p", "No comparisons yet: a comparison needs two kernels in a run (or kbench "
+                                  "publish --compare A:B).");
+                return;
+        }
+        html_start(h, "p");
+        html_attr(h, "class", "lead");
+        html_text(h, "The latest comparison of each kernel against the one it was measured with, regressions "
+                     "first: what got worse or better, in the workload's own terms, with the 95 % confidence "
+                     "interval. Each heading links to the comparison.");
+        html_end(h);
+        html_start(h, "div");
+        html_attr(h, "class", "pairs");
+        for (size_t i = 0; i < n && i < PAIRS_SHOWN_MAX; i++)
+                pair_block(h, s, &pairs[i]);
+        html_end(h);
+        if (n > PAIRS_SHOWN_MAX)
+                html_elemf(h, "p", "The first %d of %zu kernel pairs are shown; the comparisons below list "
+                                   "every one.", PAIRS_SHOWN_MAX, n);
+}
+
 void indexpage_render(struct html *h, const struct model *s) {
         size_t failed = 0;
 
@@ -214,6 +384,7 @@ void indexpage_render(struct html *h, const struct model *s) {
                    s->n_kernels == 1 ? "" : "s");
         html_text(h, "Every figure is a mean over ok cells; failed cells are listed, never averaged.");
         html_end(h);
+        latest_verdicts(h, s);
         html_elemf(h, "h2", "Regressions across nights (%zu state%s)", s->n_events, s->n_events == 1 ? "" : "s");
         if (s->n_events)
                 regressions(h, s);

@@ -78,7 +78,7 @@ static void td_settings(struct html *h, const struct query_cell *c) {
         g_autofree char *t = settings_text(c);
 
         html_start(h, "td");
-        html_attr(h, "class", "muted");
+        html_attr(h, "class", "muted wrap");
         html_text(h, t);
         html_end(h);
 }
@@ -128,6 +128,7 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
                 g_autofree double *v = g_new(double, (s->n_runs + 1) * (keys->len + 1));
                 const char *unit = NULL;
                 size_t off = 0;
+                int history = 0;
 
                 if (!metrics_verdict(metric))
                         continue;
@@ -146,6 +147,12 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
                                 unit = vs->s->unit;
                         }
                 }
+                /* A line of one run is no history: draw where a set of
+                 * settings has the metric in two runs or more. */
+                for (guint k = 0; k < keys->len && !history; k++)
+                        history = series[k].n >= 2;
+                if (!history)
+                        continue;
                 if (!drawn++) {
                         html_start(h, "div");
                         html_attr(h, "class", "charts");
@@ -191,7 +198,7 @@ static void history(struct html *h, const struct model *s, const char *kernel, c
                 html_start(h, "td");
                 sitehtml_run_link(h, r);
                 html_end(h);
-                page_td_text(h, r->v->run->tag);
+                page_td_wrap(h, r->v->run->tag);
                 page_format_time(r->v->run->started_at, started, sizeof(started));
                 page_td_text(h, started);
                 html_start(h, "td");
@@ -229,9 +236,17 @@ void kernelpage_render(struct html *h, const struct model *s, const struct model
                 g_autoptr(GPtrArray) own = metric_names(s, k->name, workload, 1);
                 g_autoptr(GPtrArray) other = metric_names(s, k->name, workload, 0);
 
+                g_autoptr(GPtrArray) judged = g_ptr_array_new();
+
+                /* trends of every judged measure: the workload's own, then
+                 * the instruction counts, waiting and swapping */
+                for (guint i = 0; i < own->len; i++)
+                        g_ptr_array_add(judged, g_ptr_array_index(own, i));
+                for (guint i = 0; i < other->len; i++)
+                        g_ptr_array_add(judged, g_ptr_array_index(other, i));
                 html_elem(h, "h2", workload);
                 history(h, s, k->name, workload, own);
-                trends(h, s, k->name, workload, own);
+                trends(h, s, k->name, workload, judged);
                 if (other->len) {
                         html_start(h, "details");
                         html_start(h, "summary");

@@ -104,6 +104,8 @@ struct model {
         size_t n_events;
         struct bisect_row *bisections;     /* newest first, with their steps */
         size_t n_bisections;
+        double published_at;               /* the publishing pass's start, unix time (the feed's updated
+                                              when the store has nothing newer to say) */
 };
 
 /* Load the model of the store behind db: every run view, the kernels,

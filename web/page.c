@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "common/crc32.h"
+#include "report/svg.h"
 #include "report/text.h"
 #include "web/page.h"
 
@@ -25,7 +26,7 @@
         "header.site a{color:#fff;font-weight:600;text-decoration:none}" \
         "header.site .crumb{color:#c9d4df}" \
         "header.site .data{margin-left:auto;font-size:.85rem}header.site .data a{font-weight:400}" \
-        "main{max-width:1240px;margin:0 auto;padding:1rem}" \
+        "main{max-width:1340px;margin:0 auto;padding:1rem}" \
         "h1{font-size:1.45rem;margin:.3rem 0 .6rem}" \
         "h2{font-size:1.15rem;margin:1.6rem 0 .5rem;padding-bottom:.2rem;border-bottom:1px solid var(--line)}" \
         "h3{font-size:1rem;margin:1.1rem 0 .4rem}" \
@@ -38,7 +39,10 @@
         "th{background:var(--head);font-weight:600;font-size:.88rem}" \
         "td.num,th.num{text-align:right}" \
         "table.cmp{font-size:.86rem}table.cmp th,table.cmp td{padding:.24rem .42rem}" \
+        /* a metric's name and unit may take two lines, so the table fits 1400 px */ \
+        "table.cmp td:first-child{white-space:normal;min-width:9rem}table.cmp td.ci{white-space:normal;min-width:7rem}" \
         "td.wrap{white-space:normal;min-width:14rem}" \
+        "td.sum{white-space:normal}th.kernel{white-space:normal}td.muted.wrap{min-width:10rem}" \
         "tbody tr:hover{background:#f7f9fb}" \
         ".cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:0 2rem}" \
         ".cols h3{margin-top:.2rem}" \
@@ -51,19 +55,30 @@
         "td.better{background:var(--better);color:var(--better-fg);font-weight:600}" \
         "td.none{color:var(--muted)}" \
         ".muted{color:var(--muted)}" \
-        ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,540px),1fr));gap:1rem;" \
+        /* two charts side by side from 2 x 580 px on; a chart is never drawn narrower than its viewBox \
+           (report/svg.h SVG_WIDTH), so its 12-unit labels stay 12 px: a narrow screen scrolls it */ \
+        ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,580px),1fr));gap:1rem;" \
         "margin:.5rem 0 1rem}" \
-        "figure{margin:0;border:1px solid var(--line);border-radius:4px;padding:.4rem}" \
+        "figure{margin:0;border:1px solid var(--line);border-radius:4px;padding:.4rem;overflow-x:auto}" \
         "figcaption{font-size:.85rem;color:var(--muted);padding:.2rem .3rem}" \
-        "svg.chart{width:100%;height:auto;display:block}" \
+        "svg.chart{width:100%;height:auto;display:block;min-width:" G_STRINGIFY(SVG_WIDTH) "px}" \
+        ".pairs{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,600px),1fr));gap:0 1.5rem}" \
+        ".pair{border-left:4px solid var(--line);padding:.1rem 0 .1rem .8rem;margin:.7rem 0}" \
+        ".overview{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,600px),1fr));gap:0 2rem}" \
+        ".summary figure{margin-bottom:.8rem}" \
+        ".pair.worse{border-left-color:var(--worse-fg)}.pair.better{border-left-color:var(--better-fg)}" \
+        ".pair h3{margin:.1rem 0}.pair p{margin:.1rem 0 .3rem;font-size:.85rem}" \
+        ".pair ul{margin:.2rem 0;padding-left:1.2rem}.pair li{margin:.2rem 0}" \
+        "table.facts th{background:none;color:var(--muted);font-weight:400}table.facts td.wrap{min-width:8rem}" \
+        "li code,dd{overflow-wrap:anywhere}" \
         "pre.log{background:#f6f8fa;border:1px solid var(--line);padding:.6rem;max-height:32rem;overflow:auto;" \
         "font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre}" \
         "details{margin:.4rem 0}summary{cursor:pointer;font-weight:600}" \
-        "footer{max-width:1240px;margin:2rem auto 1rem;padding:0 1rem;color:var(--muted);font-size:.85rem}" \
+        "footer{max-width:1340px;margin:2rem auto 1rem;padding:0 1rem;color:var(--muted);font-size:.85rem}" \
         "@media (max-width:700px){body{font-size:14px}main{padding:.6rem}th,td{padding:.22rem .4rem}" \
         "h1{font-size:1.2rem}" \
-        /* a chart keeps a readable scale on a phone and scrolls sideways, as the tables do */ \
-        "figure{overflow-x:auto}svg.chart{min-width:560px}}" \
+        /* on a phone a table drops the columns a second reading needs (spread, tests, repeats) */ \
+        ".opt{display:none}}" \
         "</style>"
 
 void page_begin(struct html *h, const struct page_head *head) {
@@ -257,12 +272,5 @@ void page_td_wrap(struct html *h, const char *text) {
 void page_td_state(struct html *h, const char *state) {
         html_start(h, "td");
         page_state(h, state);
-        html_end(h);
-}
-
-void page_header_row(struct html *h, const char *const *names, size_t n) {
-        html_start(h, "tr");
-        for (size_t i = 0; i < n; i++)
-                html_elem(h, "th", names[i]);
         html_end(h);
 }

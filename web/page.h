@@ -64,5 +64,3 @@ void page_state(struct html *h, const char *state);
 void page_td_wrap(struct html *h, const char *text);
 /* <td> holding page_state's label. */
 void page_td_state(struct html *h, const char *state);
-/* <th> cells of a header row. */
-void page_header_row(struct html *h, const char *const *names, size_t n);

@@ -55,11 +55,18 @@ static void matrix(struct html *h, const struct model *s, const struct model_run
         html_start(h, "thead");
         html_start(h, "tr");
         html_elem(h, "th", "metric");
-        html_elem(h, "th", "unit");
-        html_elem(h, "th", "better");
+        /* a phone keeps the metric and the kernels' columns */
+        html_start(h, "th");
+        html_attr(h, "class", "opt");
+        html_text(h, "unit");
+        html_end(h);
+        html_start(h, "th");
+        html_attr(h, "class", "opt");
+        html_text(h, "better");
+        html_end(h);
         for (size_t k = 0; k < r->n_kernels; k++) {
                 html_start(h, "th");
-                html_attr(h, "class", "num");
+                html_attr(h, "class", "num kernel");
                 sitehtml_kernel_link(h, s, r->kernels[k]);
                 html_end(h);
         }
@@ -69,9 +76,12 @@ static void matrix(struct html *h, const struct model *s, const struct model_run
         /* state counts of the workload's cells per kernel */
         if (judged) {
                 html_start(h, "tr");
+                html_elem(h, "td", "cells (latest attempts)");
                 html_start(h, "td");
-                html_attr(h, "colspan", "3");
-                html_text(h, "cells (latest attempts)");
+                html_attr(h, "class", "opt");
+                html_end(h);
+                html_start(h, "td");
+                html_attr(h, "class", "opt");
                 html_end(h);
                 for (size_t k = 0; k < r->n_kernels; k++) {
                         html_start(h, "td");
@@ -90,7 +100,10 @@ static void matrix(struct html *h, const struct model *s, const struct model_run
                         first = model_series(v, r->kernels[k], workload, metrics[m]);
                 html_start(h, "tr");
                 html_elem(h, "td", metrics[m]);
-                page_td_text(h, first ? first->s->unit : NULL);
+                html_start(h, "td");
+                html_attr(h, "class", "opt");
+                html_text(h, first && first->s->unit ? first->s->unit : "-");
+                html_end(h);
                 sitehtml_td_direction(h, metrics[m]);
                 for (size_t k = 0; k < r->n_kernels; k++)
                         sitehtml_td_summary(h, model_series(v, r->kernels[k], workload, metrics[m]));
@@ -99,12 +112,13 @@ static void matrix(struct html *h, const struct model *s, const struct model_run
         sitehtml_table_end(h);
 }
 
-/* One bar chart per verdict metric of the workload's own namespace (the
- * metrics a comparison judges): the per-kernel means with their 95 %
- * intervals. A metric that is 0 for every kernel (no halts) is left out. */
+/* One bar chart per metric a comparison judges (the workload's own, the
+ * kernel's instructions per phase, waiting and spinning, swapping): the
+ * per-kernel means with their 95 % intervals. A metric that is 0 for every
+ * kernel (no halts, no waiting) is left out. */
 static void bars(struct html *h, const struct model_run *r, const char *workload) {
         const struct view_run *v = r->v;
-        size_t n_metrics, wl = strlen(workload), drawn = 0;
+        size_t n_metrics, drawn = 0;
         g_autofree const char **metrics = workload_metrics(v, workload, &n_metrics);
         g_autofree struct svg_bar *b = g_new0(struct svg_bar, r->n_kernels + 1);
 
@@ -114,7 +128,7 @@ static void bars(struct html *h, const struct model_run *r, const char *workload
 
                 int nonzero = 0;
 
-                if (strncmp(metrics[m], workload, wl) != 0 || !metrics_verdict(metrics[m]))
+                if (!metrics_verdict(metrics[m]))
                         continue;
                 for (size_t k = 0; k < r->n_kernels; k++) {
                         const struct view_series *vs = model_series(v, r->kernels[k], workload, metrics[m]);
@@ -204,8 +218,8 @@ void runpage_render(struct html *h, const struct model *s, const struct model_ru
         cells_table(h, s, r, 0);
 
         html_elem(h, "h2", "Settings");
-        sitehtml_json_kv(h, run->settings_json);
+        sitehtml_run_settings(h, run->settings_json);
         html_elem(h, "h3", "Host");
-        sitehtml_json_kv(h, run->host_info_json);
+        sitehtml_host_info(h, run->host_info_json);
         page_end(h);
 }

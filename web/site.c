@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "report/html.h"
 #include "report/json.h"
@@ -179,6 +180,7 @@ int site_publish(struct db *db, const struct site_options *opt, struct site_resu
                 model_free(&s);
                 return r;
         }
+        s.published_at = (double)time(NULL);
         history_regressions(&s);
         r = publish_pages(&o, &s, err);
         if (r >= 0)

@@ -136,6 +136,9 @@ static int add_cell(struct db *db, int64_t run_id, int idx, const char *kid, int
                         m[nm++] = (struct db_metric){ "dd.read_MBps", 350 + 20 * jitter, 1, "MB/s", NULL };
                         m[nm++] = (struct db_metric){ "dd.write_s", 3.2, 1, "s", NULL };
                         m[nm++] = (struct db_metric){ "dd.read_s", 0.9, 1, "s", NULL };
+                        /* judged beyond the workload's own: the kernel's work and its waiting */
+                        m[nm++] = (struct db_metric){ "guest.write.kernel_Minsn", 4200 + 4 * jitter, 1, "Minsn", NULL };
+                        m[nm++] = (struct db_metric){ "guest.write.wait_s", 0.3 + 0.02 * jitter, 1, "s", NULL };
                 }
                 m[nm++] = (struct db_metric){ "vmstat.stall_count", ftp ? 0 : 1, 1, "runs", NULL };
                 m[nm++] = (struct db_metric){ "vmstat.stall_longest_s", ftp ? 0 : 3, 1, "s", NULL };
@@ -180,8 +183,14 @@ int sitefixture_fill(struct db *db, int n_runs, int cells_per_run, int hostile, 
                         .tag = hostile ? "\"><script>alert(1)</script>" : "nightly",
                         .settings_json = "{\"kernels\":[{\"name\":\"6.1.0-47-amd64\"},{\"name\":\"6.1.0-57-amd64\"}],"
                                          "\"workloads\":[\"dd:size=32M\",\"ftp:size=32M\"],\"repeats\":2,"
-                                         "\"mem_mb\":160,\"note\":\"<b>bold?</b>\"}",
-                        .host = "builder", .qemu_version = "7.2.22", .libvirt_version = "9.0.0",
+                                         "\"mem_mb\":160,\"note\":\"<b>bold?</b>\",\"accel\":\"tcg\",\"disk_mbps\":200,"
+                                         "\"accel_why\":\"tcg: KVM probe guest failed to start (" SITEFIXTURE_ACCEL_ERROR
+                                         ")\",\"warm\":false,\"cold\":false,\"how_keys\":[\"repeats\","
+                                         "\"kernels\",\"workloads\",\"accel_why\",\"warm\",\"cold\",\"how_keys\"]}",
+                        .host = "builder", .host_info_json = "{\"cores\":2,\"cpu\":\"AMD EPYC\","
+                                                             "\"kernel\":\"6.18.44\",\"machine\":\"x86_64\","
+                                                             "\"mem_kb\":24683664}",
+                        .qemu_version = "7.2.22", .libvirt_version = "9.0.0",
                         .kbench_version = "0.1.0", .started_at = 1764575000.0 + 3600 * i,
                 };
                 const char *kids[3] = { KID_A, KID_B, KID_H };

@@ -4,7 +4,10 @@
  * vmstat rows, an FTP transfer timeline, ttyS1 event records (phase marks)
  * and logs holding NUL, ESC and invalid UTF-8. Planted in every dd cell:
  * one writeout stall run (3 rows with bo <= 100); in every ftp cell: one
- * transfer halt of 1.5 s. The last cell of each run failed. Not part of
+ * transfer halt of 1.5 s. The last cell of each run failed. The runs'
+ * settings and host facts are shaped as the runner saves them (how_keys,
+ * accel_why with a probe's error, warm and cold; TCG behind a throttled
+ * disk, so rates are judged beside the instruction counts). Not part of
  * kbench itself. */
 #pragma once
 
@@ -14,6 +17,9 @@
 #include "results/db.h"
 
 #define SITEFIXTURE_HOSTILE "<img src=x onerror=alert(1)>"
+/* The raw libvirt error in the runs' accel_why, which a run page must not
+ * show. */
+#define SITEFIXTURE_ACCEL_ERROR "internal error: process exited while connecting to monitor"
 
 /* Add n_runs runs of cells_per_run cells each to db (kernels are upserted).
  * hostile: the third kernel and hostile tags/details. Returns 0 or -errno. */

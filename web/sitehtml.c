@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/metrics.h"
+#include "settings/runopts.h"
 #include "web/page.h"
 #include "web/sitehtml.h"
 
@@ -13,12 +14,24 @@ void sitehtml_scroll_begin(struct html *h) {
 }
 
 void sitehtml_table_begin(struct html *h, const char *cls, const char *const *head, size_t n) {
+        sitehtml_table_begin_opt(h, cls, head, n, 0);
+}
+
+void sitehtml_table_begin_opt(struct html *h, const char *cls, const char *const *head, size_t n, unsigned opt) {
         sitehtml_scroll_begin(h);
         html_start(h, "table");
         if (cls)
                 html_attr(h, "class", cls);
         html_start(h, "thead");
-        page_header_row(h, head, n);
+        html_start(h, "tr");
+        for (size_t i = 0; i < n; i++) {
+                html_start(h, "th");
+                if (i < 32 && (opt & (1u << i)))
+                        html_attr(h, "class", "opt");
+                html_text(h, head[i]);
+                html_end(h);
+        }
+        html_end(h);
         html_end(h);
         html_start(h, "tbody");
 }
@@ -88,7 +101,7 @@ void sitehtml_td_summary(struct html *h, const struct view_series *vs) {
         char mean[32], sd[32];
 
         html_start(h, "td");
-        html_attr(h, "class", "num");
+        html_attr(h, "class", "num sum");
         if (!vs || vs->sum.n == 0) {
                 html_text(h, "-");
                 html_end(h);
@@ -100,10 +113,11 @@ void sitehtml_td_summary(struct html *h, const struct view_series *vs) {
                 double pct = 100 * (vs->sum.sd / fabs(vs->sum.mean));
 
                 snprintf(sd, sizeof(sd), pct < 1e6 ? "%.1f" : "%.3g", pct);
-                html_textf(h, "%s ± %s %%", mean, sd);
+                /* no-break spaces: a narrow table wraps before "±" and "(n)" only */
+                html_textf(h, "%s \u00b1\u00a0%s\u00a0%%", mean, sd);
         } else if (isfinite(vs->sum.sd)) {
                 page_format_num(vs->sum.sd, sd, sizeof(sd));
-                html_textf(h, "%s ± %s", mean, sd);
+                html_textf(h, "%s \u00b1\u00a0%s", mean, sd);
         } else
                 html_text(h, mean);
         html_start(h, "span");
@@ -124,7 +138,7 @@ void sitehtml_td_direction(struct html *h, const char *metric) {
         enum metrics_direction d = metrics_direction(metric);
 
         html_start(h, "td");
-        html_attr(h, "class", "muted");
+        html_attr(h, "class", "muted opt");
         html_text(h, d == METRICS_NONE ? "-" : metrics_direction_name(d));
         html_end(h);
 }
@@ -211,6 +225,224 @@ static void value_text(GString *out, const json_t *v) {
         }
 }
 
+/* The reason an accelerator was used, in a few words: accel_why without
+ * its head naming the accelerator ("tcg: ", "tcg ") and without what
+ * follows " (", "; " or " from " (a probe's raw libvirt error, the cache
+ * file's path). Caller g_free()s; NULL when there is nothing to say. */
+static char *accel_reason(const char *accel, const char *why) {
+        static const char *const cuts[] = { " (", "; ", " from " };
+        size_t len, head = accel ? strlen(accel) : 0;
+
+        if (!why)
+                return NULL;
+        if (head && g_ascii_strncasecmp(why, accel, head) == 0 && (why[head] == ':' || why[head] == ' '))
+                why += head + (why[head] == ':');
+        while (*why == ' ')
+                why++;
+        len = strlen(why);
+        for (size_t i = 0; i < G_N_ELEMENTS(cuts); i++) {
+                const char *p = strstr(why, cuts[i]);
+
+                if (p && (size_t)(p - why) < len)
+                        len = (size_t)(p - why);
+        }
+        return len ? g_strndup(why, len) : NULL;
+}
+
+/* A saved option's value with its unit: sizes in MiB or GiB, seconds,
+ * percentages; 0 of an option where 0 means none as "none". */
+static char *option_value(const struct runopt *row, const json_t *v) {
+        double x = json_number_value(v);
+        GString *t;
+
+        if (!json_is_number(v)) {
+                t = g_string_new(NULL);
+                value_text(t, v);
+                return g_string_free(t, FALSE);
+        }
+        if (x == 0 && (row->zero_ok || (row->unit && strcmp(row->unit, "MB/s") == 0)))
+                return g_strdup("none");
+        switch (row->type) {
+        case RUNOPT_SIZE:
+                return x >= 1024.0 * 1024 * 1024 && fmod(x, 1024.0 * 1024 * 1024) == 0
+                               ? g_strdup_printf("%g GiB", x / (1024.0 * 1024 * 1024))
+                               : g_strdup_printf("%g MiB", x / (1024.0 * 1024));
+        case RUNOPT_MIB: return g_strdup_printf("%g MiB", x);
+        case RUNOPT_SECONDS: return g_strdup_printf("%g s", x);
+        case RUNOPT_PERCENT: return g_strdup_printf("%g %%", x);
+        default:
+                return row->unit && strcmp(row->unit, "bytes") != 0 ? g_strdup_printf("%g %s", x, row->unit)
+                                                                    : g_strdup_printf("%g", x);
+        }
+}
+
+/* Whether a HOW option holds its default (a reader needs only what was
+ * chosen). */
+static int option_default(const struct runopt *row, const json_t *v) {
+        if (row->class != RUNOPT_HOW)
+                return 0;
+        if (row->type == RUNOPT_FLAG)
+                return json_is_false(v);
+        if (json_is_number(v))
+                return row->def && json_number_value(v) == g_ascii_strtod(row->def, NULL);
+        return json_is_string(v) && row->def && strcmp(json_string_value(v), row->def) == 0;
+}
+
+/* The kernels of the run: "name (release)". */
+static void settings_kernels(struct html *h, const json_t *kernels) {
+        GString *t = g_string_new(NULL);
+        size_t i;
+        json_t *k;
+
+        json_array_foreach(kernels, i, k) {
+                const char *name = json_string_value(json_object_get(k, "name"));
+                const char *release = json_string_value(json_object_get(k, "release"));
+
+                if (!name)
+                        continue;
+                g_string_append_printf(t, "%s%s", t->len ? ", " : "", name);
+                if (release)
+                        g_string_append_printf(t, " (%s)", release);
+        }
+        if (t->len) {
+                html_elem(h, "dt", "kernels");
+                html_elem(h, "dd", t->str);
+        }
+        g_string_free(t, TRUE);
+}
+
+/* The accelerator and, in words, why; then warm or cold. */
+static void settings_start(struct html *h, const json_t *j) {
+        const char *accel = json_string_value(json_object_get(j, RUNOPTS_ACCEL_KEY));
+        g_autofree char *why = accel_reason(accel, json_string_value(json_object_get(j, "accel_why")));
+
+        if (accel) {
+                g_autofree char *up = g_ascii_strup(accel, -1);
+
+                html_elem(h, "dt", "accelerator");
+                html_start(h, "dd");
+                html_text(h, up);
+                if (why && *why)
+                        html_textf(h, " (%s)", why);
+                html_end(h);
+        }
+        if (json_object_get(j, "warm") || json_object_get(j, "cold")) {
+                html_elem(h, "dt", "cells start");
+                html_elem(h, "dd", json_is_true(json_object_get(j, "warm")) && !json_is_true(json_object_get(j, "cold"))
+                                           ? "warm, from a snapshot of the booted guest"
+                                           : "cold, each cell boots its guest");
+        }
+}
+
+void sitehtml_run_settings(struct html *h, const char *settings_json) {
+        static const char *const shown_apart[] = { "kernels", "workloads", RUNOPTS_ACCEL_KEY, "accel_why",
+                                                   "accel_requested", "warm", "cold", RUNOPTS_HOW_KEYS,
+                                                   "planned_cells" };
+        json_t *j = settings_json ? json_loads(settings_json, 0, NULL) : NULL;
+        const char *k;
+        json_t *v;
+
+        if (!json_is_object(j)) {
+                json_decref(j);
+                sitehtml_json_kv(h, settings_json);
+                return;
+        }
+        html_start(h, "dl");
+        html_attr(h, "class", "kv");
+        settings_kernels(h, json_object_get(j, "kernels"));
+        if (json_array_size(json_object_get(j, "workloads"))) {
+                GString *t = g_string_new(NULL);
+
+                value_text(t, json_object_get(j, "workloads"));
+                html_elem(h, "dt", "workloads");
+                html_elem(h, "dd", t->str);
+                g_string_free(t, TRUE);
+        }
+        settings_start(h, j);
+        json_object_foreach(j, k, v) {
+                const struct runopt *row = runopt_find_key(k);
+                int apart = 0;
+                g_autofree char *text = NULL;
+
+                for (size_t i = 0; i < G_N_ELEMENTS(shown_apart); i++)
+                        apart |= strcmp(k, shown_apart[i]) == 0;
+                if (apart || json_is_null(v) || (json_is_string(v) && !*json_string_value(v)) ||
+                    (json_is_array(v) && json_array_size(v) == 0) || (row && option_default(row, v)))
+                        continue;
+                if (row)
+                        text = option_value(row, v);
+                else {
+                        GString *t = g_string_new(NULL);
+
+                        value_text(t, v);
+                        text = g_string_free(t, FALSE);
+                }
+                html_elem(h, "dt", row ? row->name : k);
+                html_elem(h, "dd", text);
+        }
+        html_end(h);
+        json_decref(j);
+}
+
+/* A positive whole number of o (a JSON integer), else 0. */
+static long long json_count(const json_t *o, const char *key) {
+        const json_t *v = json_object_get(o, key);
+
+        return json_is_integer(v) && json_integer_value(v) > 0 ? (long long)json_integer_value(v) : 0;
+}
+
+char *sitehtml_host_cpu(const json_t *info) {
+        const char *cpu = json_string_value(json_object_get(info, "cpu"));
+        long long cores = json_count(info, "cores");
+
+        if (!cpu)
+                return NULL;
+        return cores ? g_strdup_printf("%s, %lld core%s", cpu, cores, cores == 1 ? "" : "s") : g_strdup(cpu);
+}
+
+char *sitehtml_host_ram(const json_t *info) {
+        long long kb = json_count(info, "mem_kb");
+
+        return kb ? g_strdup_printf("%.1f GiB", (double)kb / (1024.0 * 1024.0)) : NULL;
+}
+
+void sitehtml_host_info(struct html *h, const char *host_info_json) {
+        json_t *j = host_info_json ? json_loads(host_info_json, 0, NULL) : NULL;
+        g_autofree char *cpu = sitehtml_host_cpu(j), *ram = sitehtml_host_ram(j);
+        const char *k;
+        json_t *v;
+
+        if (!json_is_object(j)) {
+                json_decref(j);
+                sitehtml_json_kv(h, host_info_json);
+                return;
+        }
+        html_start(h, "dl");
+        html_attr(h, "class", "kv");
+        if (cpu) {
+                html_elem(h, "dt", "CPU");
+                html_elem(h, "dd", cpu);
+        }
+        if (ram) {
+                html_elem(h, "dt", "RAM");
+                html_elem(h, "dd", ram);
+        }
+        json_object_foreach(j, k, v) {
+                GString *t;
+
+                /* what the two lines above said */
+                if ((cpu && (strcmp(k, "cpu") == 0 || strcmp(k, "cores") == 0)) || (ram && strcmp(k, "mem_kb") == 0))
+                        continue;
+                t = g_string_new(NULL);
+                value_text(t, v);
+                html_elem(h, "dt", strcmp(k, "kernel") == 0 ? "host kernel" : k);
+                html_elem(h, "dd", t->str);
+                g_string_free(t, TRUE);
+        }
+        html_end(h);
+        json_decref(j);
+}
+
 void sitehtml_json_kv(struct html *h, const char *json) {
         json_t *j;
         const char *k;
@@ -242,7 +474,7 @@ void sitehtml_json_kv(struct html *h, const char *json) {
 }
 
 void sitehtml_compare_table(struct html *h, const struct model *s, int64_t run_id, size_t max) {
-        static const char *const head[] = { "B", "vs A", "worse", "better", "judged", "groups" };
+        static const char *const head[] = { "kernel", "against", "worse", "better", "judged", "groups" };
         size_t shown = 0, total = 0;
 
         for (size_t i = 0; i < s->n_compares; i++)
@@ -292,4 +524,24 @@ void sitehtml_compare_table(struct html *h, const struct model *s, int64_t run_i
         if (total > shown)
                 html_elemf(h, "p", "The newest %zu of %zu comparisons are listed; each run's page lists its own.",
                            shown, total);
+}
+
+const char *sitehtml_side_kernel(const struct model *s, const struct compare_view *v, int side) {
+        const char *id = side ? v->kernel_b : v->kernel_a;
+
+        for (size_t g = 0; id && g < v->n_groups; g++) {
+                const struct compare_side *cs = side ? &v->groups[g].b : &v->groups[g].a;
+
+                for (size_t i = 0; i < cs->n_runs; i++) {
+                        const struct model_run *r = model_run_find(s, cs->runs[i]);
+
+                        for (size_t k = 0; r && k < r->n_latest; k++) {
+                                const struct query_cell *c = &r->v->cells[r->latest[k]];
+
+                                if (strcmp(c->kernel_id, id) == 0)
+                                        return c->kernel_name;
+                        }
+                }
+        }
+        return NULL;
 }

@@ -7,12 +7,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "common/test.h"
+#include "report/svg.h"
 #include "web/page.h"
 #include "web/site.h"
 #include "web/sitefixture.h"
@@ -266,15 +269,15 @@ TEST(compare_page) {
                 while ((t = strstr(t, "<table class=\"cmp\">"))) {
                         g_autofree char *table = g_strndup(t, (gsize)(strstr(t, "</table>") - t));
 
-                        ASSERT_TRUE(strstr(table, ">vmstat.") == NULL && strstr(table, ">dd.write_s<") == NULL);
-                        ASSERT_TRUE(strstr(table, ">ftp.upload_s<") == NULL);
+                        ASSERT_TRUE(strstr(table, ">vmstat.") == NULL && strstr(table, ">dd.<wbr>write_s<") == NULL);
+                        ASSERT_TRUE(strstr(table, ">ftp.<wbr>upload_s<") == NULL);
                         t++;
                 }
                 t = strstr(page, "<table class=\"info\">");
-                ASSERT_TRUE(t && strstr(t, ">dd.write_s<") && strstr(t, "the same measurement as dd.*_MBps"));
+                ASSERT_TRUE(t && strstr(t, ">dd.<wbr>write_s<") && strstr(t, "the same measurement as dd.*_MBps"));
         }
-        ASSERT_TRUE(strstr(page, "<th>p (Welch)</th>") != NULL && strstr(page, "<th>mde</th>") != NULL);
-        ASSERT_TRUE(strstr(page, "<th>n for 2%</th>") != NULL);
+        ASSERT_TRUE(strstr(page, "<th>p (Welch)</th>") != NULL && strstr(page, "<th class=\"opt\">mde</th>") != NULL);
+        ASSERT_TRUE(strstr(page, "<th class=\"opt\">n for 2%</th>") != NULL);
         ASSERT_TRUE(strstr(page, ">dd.write_MBps<") != NULL && strstr(page, ">ftp.MBps<") != NULL);
         /* overlaid vmstat of one representative cell per side, and bars */
         ASSERT_TRUE(strstr(page, "nearest the side&#39;s median") != NULL);
@@ -506,5 +509,139 @@ TEST(bisection_page) {
         ASSERT_EQ(json_array_size(json_object_get(j, "steps")), 3);
         ASSERT_STREQ(json_string_value(json_object_get(j, "first_bad")), SITEFIXTURE_HOSTILE);
         json_decref(j);
+        fx_free(&f);
+}
+
+/* Every chart of a page: no font below SVG_FONT_MIN viewBox units, and no
+ * viewBox wider than the style sheet's smallest drawn width, so no label
+ * is drawn below 12 px. Returns the number of charts. */
+static size_t check_chart_text(const char *page, const char *name) {
+        size_t charts = 0;
+
+        for (const char *p = page; (p = strstr(p, "<svg ")); p++) {
+                const char *vb = strstr(p, "viewBox=\"0 0 ");
+                long w;
+
+                ASSERT_TRUE(vb != NULL);
+                w = strtol(vb + 13, NULL, 10);
+                if (w > SVG_WIDTH)
+                        TEST_FAIL("%s: a chart %ld wide, wider than the %d it is never drawn below", name, w,
+                                  SVG_WIDTH);
+                charts++;
+        }
+        for (const char *p = page; (p = strstr(p, "font-size=\"")); p++) {
+                long size = strtol(p + 11, NULL, 10);
+
+                if (size < SVG_FONT_MIN)
+                        TEST_FAIL("%s: chart text of font-size %ld", name, size);
+        }
+        if (charts)
+                ASSERT_TRUE(strstr(page, "svg.chart{width:100%;height:auto;display:block;min-width:"
+                                         G_STRINGIFY(SVG_WIDTH) "px}") != NULL);
+        return charts;
+}
+
+/* What a reader takes in at a glance: the index opens with the latest
+ * verdicts; a comparison opens with its forest plot (a row per judged
+ * metric) and the system table; histories only where there are two runs;
+ * the run page charts every judged measure and names its settings as a
+ * reader would; chart text is never below 12 px; the feed of a store
+ * without nights is dated. */
+TEST(layout) {
+        struct fx f;
+        g_autofree char *file = page_compare_file("run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64");
+        g_autofree char *json = page_json_file(file);
+        g_autofree char *index = NULL, *page = NULL, *data = NULL, *run = NULL, *feed = NULL, *kernel = NULL;
+        g_autoptr(GPtrArray) names = NULL;
+        const char *h2, *forest, *table;
+        json_t *j, *g;
+        size_t gi, judged = 0, charts = 0;
+
+        fx_init(&f, 1, 12, 0);
+        publish(&f);
+        index = read_page(&f, "index.html");
+        page = read_page(&f, file);
+        data = read_page(&f, json);
+        run = read_page(&f, "run-1.html");
+        feed = read_page(&f, "feed.xml");
+        kernel = read_page(&f, "kernel-6.1.0-57-amd64.html");
+
+        /* the index: the verdicts first, in the workload's terms */
+        h2 = strstr(index, "<h2");
+        ASSERT_TRUE(h2 != NULL && g_str_has_prefix(h2, "<h2>Latest verdicts</h2>"));
+        ASSERT_TRUE(strstr(index, "6.1.0-57-amd64 against 6.1.0-47-amd64</a></h3>") != NULL);
+        ASSERT_TRUE(strstr(index, "<strong>dd:") != NULL && strstr(index, "judged metric") != NULL);
+        ASSERT_TRUE(strstr(index, "<th>kernel</th><th>against</th>") != NULL);
+        ASSERT_TRUE(strstr(index, "vs A") == NULL);
+
+        /* the comparison: the forest plot before the tables, a row per judged metric */
+        j = json_loads(data, 0, NULL);
+        ASSERT_TRUE(j != NULL);
+        json_array_foreach(json_object_get(json_object_get(j, "compare"), "groups"), gi, g) {
+                size_t mi;
+                json_t *m;
+
+                json_array_foreach(json_object_get(g, "metrics"), mi, m)
+                        judged += json_is_true(json_object_get(m, "judged"));
+        }
+        json_decref(j);
+        ASSERT_TRUE(judged >= 6);           /* dd's rates, instructions and waiting; ftp's rate */
+        ASSERT_EQ(test_occurrences(page, "<g class=\"forest-row\">"), judged);
+        forest = strstr(page, "<g class=\"forest-row\">");
+        table = strstr(page, "<table class=\"cmp\">");
+        ASSERT_TRUE(forest && table && forest < table);
+        ASSERT_TRUE(strstr(page, ">change of the mean, % of A</text>") != NULL);
+        ASSERT_TRUE(strstr(page, ">difference of the means, s</text>") != NULL);
+        /* the system table, from what the run stored, and nothing it did not */
+        ASSERT_TRUE(strstr(page, "<h2>System</h2>") != NULL && strstr(page, "<th>QEMU</th>") != NULL);
+        ASSERT_TRUE(strstr(page, "AMD EPYC, 2 cores") != NULL && strstr(page, "23.5 GiB") != NULL);
+        ASSERT_TRUE(strstr(page, "<th>accelerator</th><td class=\"wrap\" colspan=\"2\">TCG</td>") != NULL);
+        /* one run: the comparison is the only point, no history drawn */
+        ASSERT_TRUE(strstr(page, ": history</title>") == NULL);
+        ASSERT_TRUE(strstr(kernel, "<title>dd.write_MBps</title>") == NULL);
+
+        /* the run page: the judged measures beyond dd's rates; settings in words */
+        ASSERT_TRUE(strstr(run, "<title>guest.write.kernel_Minsn</title>") != NULL);
+        ASSERT_TRUE(strstr(run, "<title>guest.write.wait_s</title>") != NULL);
+        ASSERT_TRUE(strstr(run, "how_keys") == NULL && strstr(run, "accel_why") == NULL);
+        ASSERT_TRUE(strstr(run, SITEFIXTURE_ACCEL_ERROR) == NULL);
+        ASSERT_TRUE(strstr(run, "<dd>TCG (KVM probe guest failed to start)</dd>") != NULL);
+        ASSERT_TRUE(strstr(run, "<dd>cold, each cell boots its guest</dd>") != NULL);
+        ASSERT_TRUE(strstr(run, "<dt>warm</dt>") == NULL && strstr(run, "<dt>cold</dt>") == NULL);
+        ASSERT_TRUE(strstr(run, "<dt>mem</dt><dd>160 MiB</dd>") != NULL);
+
+        /* every page's chart text */
+        names = pages(&f);
+        for (guint i = 0; i < names->len; i++) {
+                const char *name = g_ptr_array_index(names, i);
+                g_autofree char *text = NULL;
+
+                if (!g_str_has_suffix(name, ".html"))
+                        continue;
+                text = read_page(&f, name);
+                charts += check_chart_text(text, name);
+        }
+        ASSERT_TRUE(charts > 20);
+
+        /* no nights: the feed is dated by the newest run, not 1970 */
+        ASSERT_TRUE(strstr(feed, "<updated>1970-") == NULL);
+        ASSERT_TRUE(strstr(feed, "<updated>2025-12-01T") != NULL);
+        fx_free(&f);
+}
+
+/* A store without runs still dates its feed: the time of publishing. */
+TEST(empty_feed_dated) {
+        struct fx f;
+        g_autofree char *feed = NULL;
+        char year[16];
+        time_t now = time(NULL);
+        struct tm tm;
+
+        fx_init(&f, 0, 0, 0);
+        publish(&f);
+        feed = read_page(&f, "feed.xml");
+        gmtime_r(&now, &tm);
+        strftime(year, sizeof(year), "<updated>%Y-", &tm);
+        ASSERT_TRUE(strstr(feed, year) != NULL);
         fx_free(&f);
 }

@@ -9,8 +9,9 @@ comparison shows each judged metric's samples and history; every page has
 its data file beside it, which parses; the index announces feed.xml,
 which parses as XML with the hostile text escaped. Publishing again must
 write 0 pages.
-Screenshots (1280 px wide, and the comparison at phone width) are kept in
-the artifacts directory (second argument).
+Screenshots (1400 px wide, and the index, the run and the comparison at
+phone width, 400 px) are kept in the artifacts directory (second
+argument).
 
 Data: with $KBENCH_PUBLISH_STORE set, a copy of that store (e.g. one made
 by `kbench run` earlier); otherwise the test makes its own: both Debian
@@ -130,9 +131,9 @@ def page_checks(profile, site, name, tables, svgs, hostile):
     ext = re.findall(r"""(?:src|href)\s*=\s*["']?\s*(?:[a-z][a-z0-9+.-]*:|//)""", src, re.I)
     expect(not ext, f"{name}: no src/href with a scheme in the source ({ext[:3]})")
     shot = os.path.join(ART, name.replace(".html", ".png"))
-    chromium(profile, url, f"--screenshot={shot}", "--window-size=1280,2000")
+    chromium(profile, url, f"--screenshot={shot}", "--window-size=1400,2000")
     w, h = png_size(shot)
-    expect(w == 1280 and os.path.getsize(shot) > 20000, f"{name}: screenshot {w}x{h}, {os.path.getsize(shot)} bytes")
+    expect(w == 1400 and os.path.getsize(shot) > 20000, f"{name}: screenshot {w}x{h}, {os.path.getsize(shot)} bytes")
     return dom
 
 
@@ -188,18 +189,25 @@ def main():
         expect("p (Welch)" in cmp_dom and "mde" in cmp_dom and "n for 5%" in cmp_dom,
                "the comparison table has p-values and the minimum detectable effect")
         judged = len(re.findall(r"<title>[^<]*: samples</title>", cmp_dom))
-        expect(judged > 0 and judged == len(re.findall(r"<title>[^<]*: history</title>", cmp_dom)),
-               f"each judged metric's samples and history are drawn ({judged})")
+        histories = len(re.findall(r"<title>[^<]*: history</title>", cmp_dom))
+        expect(judged > 0 and histories <= judged,
+               f"each judged metric's samples are drawn ({judged}), its history where there is one ({histories})")
+        rows = cmp_dom.count('<g class="forest-row">')
+        expect(rows >= judged and cmp_dom.find('class="forest-row"') < cmp_dom.find('<table class="cmp">'),
+               f"the summary chart comes first, a row per judged metric ({rows})")
+        expect(re.search(r"<h2>Latest verdicts</h2>", index) and index.find("<h2") == index.find("<h2>Latest"),
+               "the index opens with the latest verdicts")
         expect("kbench nightly of" in cmp_dom, "the night's comparison says which night made it")
         coloured = len(re.findall(r'class="(?:num )?(?:worse|better)"', cmp_dom))
         verdicts = len(re.findall(r'<td class="(?:worse|better)">(?:worse|better)</td>', cmp_dom))
         expect(coloured >= verdicts and (verdicts > 0) == (coloured > 0),
                f"colour only where a verdict exists ({verdicts} verdicts, {coloured} coloured cells)")
         # phone width
-        shot = os.path.join(ART, "compare-phone.png")
-        chromium(profile, "file://" + os.path.join(site, compares[0]), f"--screenshot={shot}",
-                 "--window-size=390,1600")
-        expect(png_size(shot)[0] == 390, "comparison screenshot at phone width")
+        for name, page in (("compare", compares[0]), ("index", "index.html"), ("run", run)):
+            shot = os.path.join(ART, f"{name}-phone.png")
+            chromium(profile, "file://" + os.path.join(site, page), f"--screenshot={shot}",
+                     "--window-size=400,2000")
+            expect(png_size(shot)[0] == 400, f"{name} screenshot at phone width")
         shutil.copy2(os.path.join(ART, compares[0].replace(".html", ".png")), os.path.join(ART, "compare.png"))
 
         cells = re.findall(r'<a href="(cell-[^"]+\.html)">[^<]*</a></td><td><a href="kernel-[^"]*">[^<]*</a></td>'
