@@ -52,5 +52,7 @@ void fakehost_clear(struct fakehost *f);
 
 /* The backend of f, for runner_drive.hosts. Its hosts are named by the
  * spec's name as the real ones are, a single host "fake:///" otherwise;
- * they report the fixture's load, QEMU runs as kbench. */
+ * they report the fixture's load, QEMU runs as kbench. They have no
+ * libvirt connection: a run on them asks for --accel tcg (auto would probe
+ * KVM through one) and boots cold (a snapshot is a libvirt file). */
 struct run_host_backend fakehost_backend(struct fakehost *f);
