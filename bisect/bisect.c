@@ -4,7 +4,7 @@
 #include <glib.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -48,20 +48,26 @@ struct bis {
         json_t *step_runs;         /* the runs of the step under way */
 };
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...) {
+static void say(const struct bis *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line of the bisection for whoever watches it (run/runevent.h). */
+static void say(const struct bis *b, const char *fmt, ...) {
+        g_autofree char *text = NULL;
         va_list ap;
 
+        if (!b->o->events)
+                return;
         va_start(ap, fmt);
-        fputs("bisect: ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
+        text = g_strdup_vprintf(fmt, ap);
         va_end(ap);
+        runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_NOTE, .origin = RUN_ORIGIN_BISECT,
+                                                          .text = text });
 }
 
 static void build_progress(const char *line, void *userdata) {
-        (void)userdata;
-        say("  %s", line);
+        const struct bis *b = userdata;
+
+        runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_BUILD, .origin = RUN_ORIGIN_BISECT,
+                                                          .text = line });
 }
 
 /* argv's standard output in dir (git), trailing newlines cut. */
@@ -221,7 +227,8 @@ static int cand_build(struct bis *b, struct cand *c, struct kb_error *err) {
         g_autofree char *name = g_strdup_printf("bisect%lld-%.12s", (long long)b->id, c->label);
         char *checkout[] = { "checkout", "--detach", "--quiet", "--force", c->label, NULL };
         struct kbuild_opts bo = { .source = b->tree, .config = b->o->config, .fragments = b->o->fragments,
-                                  .name = name, .work_dir = work, .jobs = b->o->jobs, .progress = build_progress };
+                                  .name = name, .work_dir = work, .jobs = b->o->jobs, .progress = build_progress,
+                                  .userdata = b };
         struct kbuild_result res = { 0 };
         struct kb_error berr = { { 0 } };
         int r;
@@ -237,15 +244,15 @@ static int cand_build(struct bis *b, struct cand *c, struct kb_error *err) {
         r = git(b->tree, checkout, NULL, err);
         if (r < 0)
                 return r;
-        say("building %.12s", c->label);
+        say(b, "building %.12s", c->label);
         if (kbuild_run(b->ks, &bo, &res, &berr) < 0) {
-                say("%.12s does not build, skipped: %s", c->label, berr.msg);
+                say(b, "%.12s does not build, skipped: %s", c->label, berr.msg);
                 c->state = CAND_SKIPPED;
                 return 0;
         }
         c->kernel = g_strdup(res.kernel->name);
         c->kernel_id = g_strdup(res.kernel->id);
-        say("%.12s: %s%s", c->label, res.cache_hit ? "cache hit, " : "", res.kernel->name);
+        say(b, "%.12s: %s%s", c->label, res.cache_hit ? "cache hit, " : "", res.kernel->name);
         kbuild_result_clear(&res);
         return 0;
 }
@@ -291,13 +298,14 @@ static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const 
         struct run_settings o = b->o->run;
         /* A step is the bisection's: it runs in the bisection's session
          * and prints its own lines; a night's deadline holds for it too. */
-        const struct runner_drive drive = { .quiet = 1, .deadline_at = b->o->deadline_at };
+        const struct runner_drive drive = { .quiet = 1, .deadline_at = b->o->deadline_at,
+                                            .events = b->o->events, .hosts = b->o->hosts };
         int64_t run = 0;
         int code, r = 0;
 
         for (size_t i = 0; i < n && i < 3; i++)
                 names[i] = b->c[idx[i]].kernel;
-        say("step %d (%s): %s, %zu round(s)", b->step, role, b->c[idx[n > 2 ? 1 : n - 1]].kernel, more);
+        say(b, "step %d (%s): %s, %zu round(s)", b->step, role, b->c[idx[n > 2 ? 1 : n - 1]].kernel, more);
         o.kernels = names;
         o.workloads = workloads;
         o.repeats = (int)more;
@@ -353,13 +361,13 @@ static void op_step(void *ud, const struct bisect_step *st) {
         struct kb_error err = { { 0 } };
 
         if (st->rounds && strcmp(st->role, "ends") == 0)
-                say("ends: %s %+.2f %% against %s over %zu rounds: %s", b->o->metric,
+                say(b, "ends: %s %+.2f %% against %s over %zu rounds: %s", b->o->metric,
                     100 * (st->mean_cand / st->mean_good - 1), b->c[0].kernel, st->rounds, vg);
         else
-                say("step %d: %s is %s%s%s", b->step, c->kernel ? c->kernel : c->label, st->decision,
+                say(b, "step %d: %s is %s%s%s", b->step, c->kernel ? c->kernel : c->label, st->decision,
                     note ? ": " : "", note ? note : "");
         if (db_bisect_step_add(b->db, &row, &err) < 0)
-                say("warning: step %d not stored: %s", b->step, err.msg);
+                say(b, "warning: step %d not stored: %s", b->step, err.msg);
         json_array_append_new(b->steps, json_pack("{s:i, s:s, s:s, s:s?, s:O, s:I, s:s?, s:s?, s:s, s:o, s:o, s:o, "
                                                   "s:s?}",
                                                   "step", b->step, "role", st->role, "candidate", c->label,
@@ -390,7 +398,7 @@ static json_t *result_json(const struct bis *b, const struct bisect_result *res)
                          "change", isfinite(res->change) ? json_real(res->change) : json_null(), "steps", b->steps);
 }
 
-/* The last word: store it, print it; the last line is the answer. */
+/* The last word: store it, and hand it to whoever reports it. */
 static int finish(struct bis *b, const struct bisect_result *res, const char *why, struct kb_error *err) {
         const struct cand *first = res->outcome == BISECT_FIRST_BAD ? &b->c[res->first_bad] : NULL;
         json_auto_t *j = result_json(b, res);
@@ -401,31 +409,9 @@ static int finish(struct bis *b, const struct bisect_result *res, const char *wh
         free(summary);
         if (r < 0 || b->o->quiet)
                 return r;
-        if (b->o->json) {
-                json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT);
-                putchar('\n');
-                return 0;
-        }
-        printf("bisection %lld: %s over %zu candidates, %d steps (kbench show --bisect %lld)\n", (long long)b->id,
-               b->o->metric, b->n, b->step, (long long)b->id);
-        for (size_t i = 0; i < json_array_size(b->steps); i++) {
-                json_t *s = json_array_get(b->steps, i);
-                const char *note = json_string_value(json_object_get(s, "note"));
-                const char *k = json_string_value(json_object_get(s, "kernel"));
-
-                printf("  %-7s %-28.28s %-9s rounds %-3lld%s%s\n", json_string_value(json_object_get(s, "role")),
-                       k ? k : json_string_value(json_object_get(s, "candidate")),
-                       json_string_value(json_object_get(s, "decision")),
-                       (long long)json_integer_value(json_object_get(s, "rounds")), note ? "  " : "", note ? note : "");
-        }
-        if (why)
-                printf("%s\n", why);
-        if (first && res->confirmed == 0)
-                printf("the first bad did not reproduce against the last good: treat it with care\n");
-        if (first)
-                printf("first bad: %s\n", first->label);
-        else
-                printf("%s\n", res->outcome == BISECT_NO_CHANGE ? "no change between the ends" : "cannot tell");
+        runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_BISECT_RESULT,
+                                                          .origin = RUN_ORIGIN_BISECT, .result = j,
+                                                          .total = b->n, .text = why });
         return 0;
 }
 
@@ -487,7 +473,7 @@ static int start(struct bis *b, struct kb_error *err) {
         r = db_bisection_create(b->db, &row, err);
         free(text);
         b->id = row.id;
-        say("bisection %lld: %s of %s over %zu candidates", (long long)b->id, b->o->metric, b->o->workload, b->n);
+        say(b, "bisection %lld: %s of %s over %zu candidates", (long long)b->id, b->o->metric, b->o->workload, b->n);
         return r;
 }
 

@@ -41,7 +41,10 @@ struct bisect_opts {
         double target;             /* the ends' minimum detectable effect, a fraction */
         double alpha, noise;       /* compare's --alpha and --noise */
         int json;
-        int quiet;                 /* print nothing on stdout (a caller reports the answer itself) */
+        int quiet;                 /* no RUN_EVENT_BISECT_RESULT: the caller reports the answer itself */
+        const struct run_events *events; /* where the bisection and its runs report (run/runevent.h):
+                                      its steps, builds, cells and answer; NULL: nowhere */
+        const struct run_host_backend *hosts; /* how its runs reach their hosts; NULL: libvirt */
         double deadline_at;        /* unix time after which no step's cell starts (a night's); 0: none */
 };
 
@@ -64,8 +67,8 @@ void bisect_answer_clear(struct bisect_answer *a);
  * ends), 1 (error) and 2 (usage). */
 #define BISECT_EXIT_UNDECIDED 3    /* the rule could not tell within the budget */
 
-/* Run the bisection; prints progress on stderr and the result on stdout
- * (nothing with o->quiet). Returns an exit code; on 1 and 2 err says why.
+/* Run the bisection, reporting its progress and its answer through
+ * o->events (the answer not with o->quiet). Returns an exit code; on 1 and 2 err says why.
  * Once the request is checked, s is opened (store_session_open): the
  * database, the kernel store, the store lock held; the caller owns it.
  * OUT: *ret (may be NULL), filled when the exit code is 0 or 3. */

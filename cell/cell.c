@@ -967,7 +967,7 @@ static void cell_pump(struct cell *c, const struct workload_env *env,
                         msg_free(m);
                         continue;
                 }
-                if (cell_interrupted)
+                if (s->stop ? *s->stop : cell_interrupted)
                         stop(c, STOP_INTERRUPTED, NULL);
                 else if (t > s->deadline_s)
                         stop(c, STOP_DEADLINE, NULL);

@@ -37,6 +37,8 @@ struct cell_spec {
         double contended_pct;              /* foreign CPU above this marks the cell contended, % */
         const char *insn_plugin;           /* under TCG, QEMU loads this plugin and the cell gets
                                               guest.*_Minsn counts (host/insncount.h); NULL: none */
+        const volatile int *stop;          /* set nonzero: the cell ends as infra-error "interrupted";
+                                              NULL: cell_interrupted */
         /* Warm start (cell/warm.c): the guest is restored from this
          * snapshot instead of booted; NULL boots cold. */
         const char *snapshot;              /* libvirt save image */
@@ -160,5 +162,8 @@ void cell_workload_env(const struct guest_shape *g, struct workload_env *ret);
  * before the snapshot counts as broken and the cell boots cold. */
 #define CELL_WARM_READY_S 15.0
 
-/* Set by the SIGINT handler: the running cell ends as infra-error "interrupted". */
+/* The process's stop request: set by cli/'s SIGINT and SIGTERM handler
+ * (the verb table's CLI_SIGNALS); the running cell of a spec without its
+ * own stop flag ends as infra-error "interrupted", and the pumps start no
+ * other. */
 extern volatile int cell_interrupted;

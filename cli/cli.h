@@ -18,6 +18,8 @@ enum cli_needs {
         CLI_KSTORE = 1 << 3,       /* the kernel store */
         CLI_DB = 1 << 4,           /* the results database, which must exist (--db may lie outside the store) */
         CLI_DB_CREATE = 1 << 5,    /* the results database, created when missing (a verb that adds results) */
+        CLI_SIGNALS = 1 << 6,      /* SIGINT and SIGTERM ask the verb's pump to stop (cell_interrupted): the
+                                      running cell ends as interrupted and the run stays resumable */
 };
 
 /* A verb's context: the store it works on (from the global options) and

@@ -7,6 +7,7 @@
 
 #include "bisect/bisect.h"
 #include "cli/cli.h"
+#include "cli/render.h"
 #include "report/metrics.h"
 #include "settings/runopts.h"
 
@@ -89,6 +90,8 @@ int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
         g_auto(GStrv) fragments = NULL, kernel_list = NULL;
         gint pilot = 4, max_rounds = 12, jobs = 0;
         gdouble target = 1, alpha = 0.05, noise = 2;
+        struct render rd;
+        struct run_events sink;
         GOptionEntry entries[] = {
                 { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "The metric searched (judged: its direction is known)",
                   "NAME" },
@@ -164,9 +167,18 @@ int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
          * a store; one over --kernels needs the store that holds them. */
         if (!git)
                 c->needs &= ~CLI_CREATE;
+        render_init(&rd, o.json, 0);
+        /* A bisection's steps are its own runs: their images are always said. */
+        rd.image_lines = 1;
+        sink = render_sink(&rd);
+        o.events = &sink;
         code = bisect_run(&o, c->g, &c->s, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);
+        else if (rd.failed) {
+                code = 1;
+                cli_error(&rd.err);
+        }
 out:
         runopts_texts_free(texts);
         return code;

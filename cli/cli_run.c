@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/render.h"
 #include "run/runner.h"
 #include "settings/runopts.h"
 #include "workloads/workload.h"
@@ -34,6 +35,9 @@ int cli_run(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
         struct run_settings o;
+        struct render rd;
+        struct run_events sink;
+        struct runner_drive drive;
         struct kb_error err = { { 0 } };
         g_autoptr(GOptionContext) ctx = g_option_context_new("- boot kernels under QEMU and run workloads");
         int code = 2;
@@ -89,9 +93,16 @@ int cli_run(int argc, char **argv, struct cli_ctx *c) {
                 o.kernels = (char **)kern->pdata;
                 o.workloads = (char **)work->pdata;
         }
-        code = runner_run(&o, NULL, c->g, &c->s, NULL, &err);
+        render_init(&rd, o.json, o.all);
+        sink = render_sink(&rd);
+        drive = (struct runner_drive){ .events = &sink };
+        code = runner_run(&o, &drive, c->g, &c->s, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);
+        else if (rd.failed) {
+                code = 1;
+                cli_error(&rd.err);
+        }
 out:
         runopts_texts_free(texts);
         return code;

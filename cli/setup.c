@@ -5,8 +5,11 @@
  * verbs lock, create a store or need a database is read off the table
  * (docs/architecture.md) and no verb, and no floor below cli/, opens the
  * store or takes its lock itself. */
+#include <errno.h>
 #include <glib.h>
+#include <signal.h>
 
+#include "cell/cell.h"
 #include "cli/cli.h"
 #include "kernels/kstore.h"
 #include "results/db.h"
@@ -39,6 +42,23 @@ static int need_db(struct cli_ctx *c, struct kb_error *err) {
                                         : db_open_existing(c->g->db_path, &c->s.db, err);
 }
 
+static void on_stop_signal(int sig) {
+        (void)sig;
+        cell_interrupted = 1;
+}
+
+/* From the moment the store is opened, a signal asks the pump to stop
+ * rather than killing kbench beside a running guest. Before it, nothing
+ * would be left behind: the default action is the right one. */
+static int need_signals(struct cli_ctx *c, struct kb_error *err) {
+        struct sigaction sa = { .sa_handler = on_stop_signal };
+
+        (void)c;
+        if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
+                return error_setf(err, -errno, "cannot install the signal handlers: %s", g_strerror(errno));
+        return 0;
+}
+
 /* In this order: the directory before its lock, the lock before anything
  * is read that another kbench may be writing. part: what a pump asks for
  * to have the step (store.h). */
@@ -50,6 +70,7 @@ static const struct {
         { CLI_STORE | CLI_CREATE, STORE_PART_STORE, need_store },
         { CLI_LOCK, STORE_PART_STORE, need_lock },
         { CLI_KSTORE, STORE_PART_STORE, need_kstore },
+        { CLI_SIGNALS, STORE_PART_STORE, need_signals },
         { CLI_DB | CLI_DB_CREATE, STORE_PART_DB, need_db },
 };
 

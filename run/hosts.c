@@ -3,6 +3,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "host/hostload.h"
 #include "run/hosts.h"
 
 int run_host_uri_embedded(const char *uri) {
@@ -55,6 +56,10 @@ int run_host_open(const char *spec, const char *default_uri, unsigned slots, con
                 if (r >= 0)
                         pool_reap(h.pool, NULL);
         }
+        /* Only where QEMU shares this host is its /proc the right one. */
+        h.hostload_root = hostload_uri_local(h.uri) ? g_strdup("") : NULL;
+        if (r >= 0 && !h.remote)
+                h.qemu_user = vm_conn_qemu_user(h.conn);
         if (r < 0) {
                 error_prefix(err, r, "host %s", run_host_label(&h));
                 run_host_clear(&h);
@@ -72,6 +77,7 @@ void run_host_clear(struct run_host *h) {
         g_free(h->name);
         g_free(h->uri);
         g_free(h->accel_why);
+        g_free(h->hostload_root);
         *h = (struct run_host){ 0 };
 }
 
@@ -87,3 +93,16 @@ const struct cell_vm_ops *run_host_ops(const struct run_host *h, void **ret_ctx)
         *ret_ctx = h->conn;
         return &cell_local_vm_ops;
 }
+
+static int libvirt_open(void *ctx, const char *spec, const char *default_uri, unsigned slots, const char *pool_dir,
+                        struct run_host *ret, struct kb_error *err) {
+        (void)ctx;
+        return run_host_open(spec, default_uri, slots, pool_dir, ret, err);
+}
+
+static const struct cell_vm_ops *libvirt_vm_ops(void *ctx, const struct run_host *h, void **ret_ctx) {
+        (void)ctx;
+        return run_host_ops(h, ret_ctx);
+}
+
+const struct run_host_backend run_host_libvirt = { .open = libvirt_open, .vm_ops = libvirt_vm_ops };

@@ -29,6 +29,10 @@ struct run_host {
         struct pool *pool;                 /* NULL: kbench reaches its files (the embedded driver) */
         struct remote_host *remote;        /* with pool: the cell ops' context */
         int64_t db_id;                     /* hosts.id */
+        const struct vm_qemu_user *qemu_user; /* who QEMU runs as, whom the cells' files are handed to;
+                                              NULL: QEMU reaches them as kbench (a pool's host, a fake) */
+        char *hostload_root;               /* where this host's /proc is read (cell_spec.hostload_root:
+                                              "" the real one); NULL: QEMU runs elsewhere, load unknown */
         const char *accel;                 /* "kvm" or "tcg", resolved on this host */
         char *accel_why;
         struct guest_shape guest;          /* the run's guest, with this host's accelerator */
@@ -55,3 +59,21 @@ const char *run_host_label(const struct run_host *h);
 
 /* The cell operations for h and their context. */
 const struct cell_vm_ops *run_host_ops(const struct run_host *h, void **ret_ctx);
+
+/* How a run reaches its hosts: libvirt (run_host_open, run_host_ops) for
+ * every real run; a scripted fake in the unit tests (run/fakehost.h), so
+ * that the runner's loop goes through boots, crashes, hangs, lost hosts
+ * and contended cells without a guest. The narrowest seam that covers
+ * both ends of a cell: opening its host, and the VM operations a cell
+ * starts its guest and learns its end through (cell/cell.h). */
+struct run_host_backend {
+        /* As run_host_open; ctx is the backend's. */
+        int (*open)(void *ctx, const char *spec, const char *default_uri, unsigned slots, const char *pool_dir,
+                    struct run_host *ret, struct kb_error *err);
+        /* As run_host_ops: the cell operations of h opened by open. */
+        const struct cell_vm_ops *(*vm_ops)(void *ctx, const struct run_host *h, void **ret_ctx);
+        void *ctx;
+};
+
+/* The real backend: libvirt, through host/vm.c and cell/remote.c. */
+extern const struct run_host_backend run_host_libvirt;

@@ -5,7 +5,7 @@
 #include <glib/gstdio.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <inttypes.h>
@@ -27,12 +27,11 @@
 #include "run/plan.h"
 #include "run/schedule.h"
 #include "run/spread.h"
-#include "run/progress.h"
+#include "run/runevent.h"
 #include "store/reap.h"
 #include "run/runner.h"
 #include "settings/runopts.h"
 #include "run/seqrun.h"
-#include "report/show.h"
 #include "host/vm.h"
 #include "store/watchdog.h"
 #include "kernels/kstore.h"
@@ -64,13 +63,15 @@ struct run {
         struct db *db;                     /* s->db, once open */
         struct run_host *hosts;            /* where the cells run: the store's own driver, or --connect's */
         size_t n_hosts;
-        GMutex lock;                       /* with several hosts: the database, progress, counters */
+        GMutex lock;                       /* with several hosts: the database, the events, counters */
         struct vm_conn *conn;              /* the first host's (the one of a single-host run) */
         const char *accel;                 /* the first host's accelerator, the run's settings' */
         char *accel_why;
         struct db_run row;
         char *qemu_version, *libvirt_version;
-        struct progress progress;
+        const struct run_events *ev;       /* d->events: where the run reports */
+        const volatile int *stop;          /* d->stop, or cell_interrupted */
+        const struct run_host_backend *backend; /* d->hosts, or libvirt */
         int usage;                         /* the error was in the request: exit 2 */
         int stopped;                       /* end the run, resumable: the host's disk is full, a commit
                                               failed, or no host is left for the cells (held); with
@@ -99,6 +100,29 @@ static void warm_cell_clear(struct warm_cell *w) {
         g_free(w->domain);
 }
 
+static void run_note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line for whoever watches the run (runevent.h). */
+static void run_note(struct run *r, const char *fmt, ...) {
+        g_autofree char *text = NULL;
+        va_list ap;
+
+        if (!r->ev)
+                return;
+        va_start(ap, fmt);
+        text = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_NOTE, .text = text });
+}
+
+static void run_stage(struct run *r, const char *stage) {
+        runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELL_STAGE, .stage = stage });
+}
+
+/* Whether whoever drives the run asked it to stop (a signal, in kbench). */
+static int stop_requested(const struct run *r) {
+        return *r->stop != 0;
+}
+
 /* With --warm, point spec at the snapshot of its shape, making it first
  * when the store has none (the boot it costs is the one cold boot of that
  * shape). A snapshot that cannot be made is said once and its cells boot
@@ -110,11 +134,11 @@ static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell
 
         /* A snapshot is a file of the host that saved it: the store's own
          * driver's, in a run on that host alone. */
-        if (!r->set.warm || r->set.cold || r->n_hosts != 1 || r->hosts[0].remote)
+        if (!r->set.warm || r->set.cold || r->n_hosts != 1 || r->hosts[0].remote || !r->conn)
                 return;
         if (!r->initrd_sha[pc->kernel] &&
             snapshot_file_sha256(r->initrds[pc->kernel], &r->initrd_sha[pc->kernel], &err) < 0) {
-                progress_note(&r->progress, "warm start off for %s: %s", k->name, err.msg);
+                run_note(r, "warm start off for %s: %s", k->name, err.msg);
                 return;
         }
         w->cmdline = guest_cmdline(WARM_CELL_ID, r->set.guest.append);
@@ -139,14 +163,14 @@ static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell
                 };
                 struct warm_made made;
 
-                progress_stage(&r->progress, "snapshot");
+                run_stage(r, "snapshot");
                 if (warm_make(r->conn, &wb, &made, &err) < 0) {
-                        progress_note(&r->progress, "no snapshot for %s (%s); its cells boot cold", k->name, err.msg);
+                        run_note(r, "no snapshot for %s (%s); its cells boot cold", k->name, err.msg);
                         g_hash_table_add(r->warm_failed, g_strdup(w->key));
                         return;
                 }
-                progress_note(&r->progress, "snapshot for %s: booted in %.2f s, saved in %.2f s, %" G_GUINT64_FORMAT
-                              " MiB", k->name, made.boot_s, made.save_s, made.bytes >> 20);
+                run_note(r, "snapshot for %s: booted in %.2f s, saved in %.2f s, %" G_GUINT64_FORMAT
+                         " MiB", k->name, made.boot_s, made.save_s, made.bytes >> 20);
         }
         w->domain = g_strdup_printf(WATCHDOG_SNAPSHOT_PREFIX "%.16s", w->key);
         spec->snapshot_domain = w->domain;
@@ -164,12 +188,8 @@ static void warm_after_cell(struct run *r, const struct warm_cell *w, const stru
         if (!res->snapshot_failed)
                 return;
         if (snapshot_remove(r->g->home, w->key, &err) < 0)
-                progress_note(&r->progress, "removing the failed snapshot: %s", err.msg);
+                run_note(r, "removing the failed snapshot: %s", err.msg);
         g_hash_table_add(r->warm_failed, g_strdup(w->key));
-}
-
-static void on_sigint(int sig) {
-        cell_interrupted = 1;
 }
 
 char *runner_helper_path(const char *env, const char *build_rel, const char *name) {
@@ -264,10 +284,9 @@ static int build_images(struct run *r, struct kb_error *err) {
                 ret = initramfs_build(&spec, cache, &r->initrds[k], &cached, err);
                 if (ret < 0)
                         return error_prefix(err, ret, "guest image for kernel %s", r->kernels[k]->name);
-                if (!r->set.json || isatty(STDERR_FILENO))
-                        progress_note(&r->progress, "guest image for %s: %s (%.1f s)", r->kernels[k]->name,
-                                      cached ? "cached" : "built",
-                                      (double)(g_get_monotonic_time() - t0) / 1e6);
+                runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_IMAGE, .label = r->kernels[k]->name,
+                                                           .cached = cached,
+                                                           .seconds = (double)(g_get_monotonic_time() - t0) / 1e6 });
         }
         return 0;
 }
@@ -285,8 +304,8 @@ static void stage_plugin(struct run *r) {
         if (strcmp(r->accel, "kvm") == 0)
                 return;
         if (!g_file_get_contents(src, &bytes, &len, NULL)) {
-                progress_note(&r->progress, "no instruction counts: the plugin is not built (%s; tools/setup.sh "
-                              "builds it)", src);
+                run_note(r, "no instruction counts: the plugin is not built (%s; tools/setup.sh "
+                         "builds it)", src);
                 return;
         }
         sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)bytes, len);
@@ -298,7 +317,7 @@ static void stage_plugin(struct run *r) {
                 if (!g_file_set_contents_full(tmp, bytes, (gssize)len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, NULL) ||
                     rename(tmp, dst) < 0) {
                         g_unlink(tmp);
-                        progress_note(&r->progress, "no instruction counts: cannot write %s", dst);
+                        run_note(r, "no instruction counts: cannot write %s", dst);
                         return;
                 }
         }
@@ -426,7 +445,7 @@ static void reserve_take(struct run *r) {
         if (fileio_create(r->reserve, O_WRONLY, 0600, &fd, NULL) < 0)
                 return;
         if (posix_fallocate(fd, 0, RESERVE_BYTES) != 0)
-                progress_note(&r->progress, "no room for the %u MiB reserve in %s", RESERVE_BYTES >> 20, r->g->home);
+                run_note(r, "no room for the %u MiB reserve in %s", RESERVE_BYTES >> 20, r->g->home);
         close(fd);
 }
 
@@ -437,7 +456,7 @@ static int reserve_release(struct run *r) {
 
 /* Store one finished attempt. A failed commit (a full host disk, mostly)
  * first gives back the store's reserve and tries again; if that fails too
- * the cell goes to <store>/pending as JSON, said on stderr with its key,
+ * the cell goes to <store>/pending as JSON, said in a note with its key,
  * and --resume stores it. Returns 0 when the cell is safe (in the database
  * or pending), or the error (the run must stop). */
 static int store_cell(struct run *r, const struct run_host *h, const struct plan_cell *pc, int attempt,
@@ -460,9 +479,9 @@ static int store_cell(struct run *r, const struct run_host *h, const struct plan
         if (ret < 0 && reserve_release(r))
                 ret = db_cell_insert(r->db, &rows.cell, NULL, err);
         if (ret < 0 && cellrows_save_pending(dir, &rows.cell, &path, &perr) == 0) {
-                fprintf(stderr, "kbench: cell %s (run %" G_GINT64_FORMAT ", %s) not stored: %s; kept in %s "
-                        "for 'kbench run --resume %" G_GINT64_FORMAT "'\n", pc->key, r->row.id, res->state,
-                        err->msg, path, r->row.id);
+                run_note(r, "kbench: cell %s (run %" G_GINT64_FORMAT ", %s) not stored: %s; kept in %s "
+                         "for 'kbench run --resume %" G_GINT64_FORMAT "'", pc->key, r->row.id, res->state,
+                         err->msg, path, r->row.id);
                 *ret_pending = 1;
                 ret = 0;
         } else if (ret < 0) {
@@ -474,7 +493,7 @@ static int store_cell(struct run *r, const struct run_host *h, const struct plan
 }
 
 static void on_stage(void *userdata, const char *stage) {
-        progress_stage(userdata, stage);
+        run_stage(userdata, stage);
 }
 
 /* --until-mde: what the run loop keeps between rounds. The rule itself is
@@ -562,14 +581,14 @@ static int seq_round_done(struct run *r, struct seq *s, size_t rounds, int *ret_
         else if (r->set.budget_time_s > 0 && elapsed + mean > r->set.budget_time_s)
                 why = "time";
         if (a.d.answer == SEQRULE_MORE)
-                progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s, next look at %zu rounds", rounds,
-                              a.n_metrics ? a.mdes : "(no judged metric yet)", r->set.until_mde_pct,
-                              why ? "time budget spent" : "more", a.d.next);
+                run_note(r, "round %zu: mde %s (target %g%%): %s, next look at %zu rounds", rounds,
+                         a.n_metrics ? a.mdes : "(no judged metric yet)", r->set.until_mde_pct,
+                         why ? "time budget spent" : "more", a.d.next);
         else
-                progress_note(&r->progress, "round %zu: mde %s (target %g%%): %s at %zu rounds%s%s", rounds,
-                              a.n_metrics ? a.mdes : "(no judged metric)", r->set.until_mde_pct,
-                              a.d.answer == SEQRULE_ENOUGH ? "enough" : "budget spent", a.d.look,
-                              a.worst ? ", worst " : "", a.worst ? a.worst : "");
+                run_note(r, "round %zu: mde %s (target %g%%): %s at %zu rounds%s%s", rounds,
+                         a.n_metrics ? a.mdes : "(no judged metric)", r->set.until_mde_pct,
+                         a.d.answer == SEQRULE_ENOUGH ? "enough" : "budget spent", a.d.look,
+                         a.worst ? ", worst " : "", a.worst ? a.worst : "");
         *ret_stop = why != NULL;
         if (why)
                 ret = seq_record(r, s, &a, why, rounds, err);
@@ -577,8 +596,9 @@ static int seq_round_done(struct run *r, struct seq *s, size_t rounds, int *ret_
         return ret;
 }
 
-/* Where a cell's attempts report: the run's progress line on one host; a
- * line of its own when several hosts run cells at once. */
+/* How a cell's attempts are named in the run's events: by its key under
+ * the progress line of a run on one host; by its whole label, on a line of
+ * its own, when several hosts run cells at once. */
 struct cell_line {
         char label[160];
         int64_t t0_us;
@@ -586,20 +606,17 @@ struct cell_line {
 
 static void cell_note(struct run *r, const char *key, const struct cell_line *l, const char *state,
                       const char *detail, int again) {
-        if (r->n_hosts == 1) {
-                if (again)
-                        progress_note(&r->progress, "%s: %s (%s), retrying", key, state, detail);
-                else
-                        progress_end(&r->progress, state, detail);
-                return;
-        }
-        g_mutex_lock(&r->lock);
-        if (again)
-                progress_note(&r->progress, "%s: %s (%s), retrying", l->label, state, detail);
-        else
-                progress_end_line(&r->progress, l->label, (double)(g_get_monotonic_time() - l->t0_us) / 1e6, state,
-                                  detail);
-        g_mutex_unlock(&r->lock);
+        int multi = r->n_hosts > 1;
+        struct run_event ev = { .kind = again ? RUN_EVENT_CELL_RETRY : RUN_EVENT_CELL_END,
+                                .label = multi ? l->label : key, .state = state, .detail = detail,
+                                .own_line = multi,
+                                .seconds = (double)(g_get_monotonic_time() - l->t0_us) / 1e6 };
+
+        if (multi)
+                g_mutex_lock(&r->lock);
+        runevent_emit(r->ev, &ev);
+        if (multi)
+                g_mutex_unlock(&r->lock);
 }
 
 /* The attempts of one cell on host h: each through its warm start (if
@@ -612,7 +629,7 @@ static int run_attempts(struct run *r, struct run_host *h, const struct plan_cel
                         int *ret_again, struct kb_error *err) {
         int multi = r->n_hosts > 1;
         void *ctx;
-        const struct cell_vm_ops *ops = run_host_ops(h, &ctx);
+        const struct cell_vm_ops *ops = r->backend->vm_ops(r->backend->ctx, h, &ctx);
 
         for (int attempt = first_attempt;; attempt++) {
                 struct cell_result res;
@@ -624,7 +641,7 @@ static int run_attempts(struct run *r, struct run_host *h, const struct plan_cel
                 spec->snapshot_domain = NULL;
                 warm_for_cell(r, pc, spec, &warm);
                 spec->attempt = attempt;
-                ret = cell_run_ops(ops, ctx, spec, &res, multi ? NULL : on_stage, &r->progress, err);
+                ret = cell_run_ops(ops, ctx, spec, &res, multi ? NULL : on_stage, r, err);
                 if (ret == 0)
                         warm_after_cell(r, &warm, &res);
                 warm_cell_clear(&warm);
@@ -647,7 +664,7 @@ static int run_attempts(struct run *r, struct run_host *h, const struct plan_cel
                  * the same budget as an infra error. */
                 again = ret >= 0 && plan_retry(res.retryable || (res.contended && r->set.max_contention_pct > 0),
                                                attempt, first_attempt, r->set.retries,
-                                               cell_interrupted || stopped);
+                                               stop_requested(r) || stopped);
                 cell_note(r, pc->key, line, res.state, res.detail, again);
                 if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
                         (*ret_failed)++;
@@ -677,12 +694,11 @@ static int run_one_cell(struct run *r, struct run_host *h, const struct plan_cel
         struct cell_spec spec = {
                 .key = pc->key, .domain_prefix = prefix, .kernel = k, .workload = r->specs[pc->workload],
                 .iteration = pc->iteration, .guest = &h->guest, .initrd = r->initrds[pc->kernel],
-                .work_dir = work, .qemu_user = h->remote ? NULL : vm_conn_qemu_user(h->conn),
+                .work_dir = work, .qemu_user = h->qemu_user,
                 .agent_lines = (const char *const *)agent_lines->pdata,
                 .deadline_s = r->set.cell_timeout_s, .boot_timeout_s = strcmp(h->accel, "kvm") == 0 ? 60 : 120,
                 .silence_timeout_s = r->set.hang_timeout_s,
-                /* Only where QEMU shares this host is its /proc the right one. */
-                .hostload_root = hostload_uri_local(h->uri) ? "" : NULL,
+                .hostload_root = h->hostload_root, .stop = r->stop,
                 .contended_pct = r->set.max_contention_pct > 0 ? r->set.max_contention_pct : METRICS_CONTENDED_PCT,
                 .insn_plugin = r->insn_plugin,
         };
@@ -700,18 +716,18 @@ static int run_one_cell(struct run *r, struct run_host *h, const struct plan_cel
         if (ret < 0)
                 return ret;
         if (!multi)
-                progress_begin(&r->progress, r->progress.finished, line.label);
+                runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELL_BEGIN, .label = line.label });
         return run_attempts(r, h, pc, &spec, first_attempt, &line, ret_failed, ret_host_failed, ret_again, err);
 }
 
 /* Whether another cell may start: no interrupt, no failed commit, and the
  * caller's deadline (a night's) not passed. */
 static int run_goes_on(struct run *r) {
-        if (cell_interrupted || r->stopped)
+        if (stop_requested(r) || r->stopped)
                 return 0;
         if (r->d->deadline_at > 0 && (double)g_get_real_time() / 1e6 >= r->d->deadline_at) {
                 if (!r->past_deadline)
-                        progress_note(&r->progress, "deadline reached: the remaining cells are not started");
+                        run_note(r, "deadline reached: the remaining cells are not started");
                 r->past_deadline = 1;
                 return 0;
         }
@@ -726,7 +742,7 @@ static int run_cells_here(struct run *r, const struct plan_cell *plan, size_t n,
         int ret, host_failed = 0, again = 0;
 
         seq_init(r, plan, n, &seq);
-        for (size_t i = 0; i < n && !cell_interrupted && !r->stopped; i++) {
+        for (size_t i = 0; i < n && !stop_requested(r) && !r->stopped; i++) {
                 const struct plan_cell *pc = &plan[i];
 
                 /* --until-mde: a round is over; ask whether it was the last. */
@@ -749,7 +765,7 @@ static int run_cells_here(struct run *r, const struct plan_cell *plan, size_t n,
                         return ret;
         }
         /* The budget's last round: the rule's last word. */
-        if (seq.on && !seq.done && !cell_interrupted && !r->stopped && !r->past_deadline) {
+        if (seq.on && !seq.done && !stop_requested(r) && !r->stopped && !r->past_deadline) {
                 int stop = 0;
 
                 ret = seq_round_done(r, &seq, seq.ctx.params.max_rounds, &stop, err);
@@ -788,12 +804,12 @@ static void spread_host_failed(void *userdata, size_t host, long to, size_t held
         struct run *r = ((struct spread_ctx *)userdata)->r;
 
         if (to >= 0) {
-                progress_note(&r->progress, "host %s failed: its cells go to %s", run_host_label(&r->hosts[host]),
-                              run_host_label(&r->hosts[to]));
+                run_note(r, "host %s failed: its cells go to %s", run_host_label(&r->hosts[host]),
+                         run_host_label(&r->hosts[to]));
                 return;
         }
-        progress_note(&r->progress, "host %s failed and no host is left for its %zu cell(s): they are held",
-                      run_host_label(&r->hosts[host]), held);
+        run_note(r, "host %s failed and no host is left for its %zu cell(s): they are held",
+                 run_host_label(&r->hosts[host]), held);
         r->stopped = 1;
 }
 
@@ -819,7 +835,7 @@ static int run_cells_spread(struct run *r, const struct plan_cell *plan, size_t 
         if (ret < 0)
                 return error_setf(err, ret, "cannot schedule the run's cells");
         for (size_t w = 0; w < r->n_specs; w++)
-                progress_note(&r->progress, "%s on %s", r->specs[w]->text, r->hosts[schedule_group_host(s, w)].name);
+                run_note(r, "%s on %s", r->specs[w]->text, r->hosts[schedule_group_host(s, w)].name);
         ret = spread_run(&ops, &sc, s, slots, r->n_hosts, &r->lock, err);
         r->held = schedule_held(s);
         if (ret >= 0 && r->held > 0)
@@ -845,7 +861,8 @@ static int run_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 if (ret < 0)
                         return ret;
         }
-        progress_init(&r->progress, plan_todo(plan, n, (const char *const *)done));
+        runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELLS,
+                                                   .total = plan_todo(plan, n, (const char *const *)done) });
         *ret_failed = 0;
         if (r->n_hosts == 1)
                 return run_cells_here(r, plan, n, (const char *const *)done, prefix, agent_lines, ret_failed, err);
@@ -888,7 +905,7 @@ static int check_host(struct run *r, struct kb_error *err) {
 /* QEMU runs as another user than kbench (vm.c): refuse, before any run row
  * exists, files it could not open; every cell would fail at its start. */
 static int check_qemu_reach(struct run *r, struct kb_error *err) {
-        const struct vm_qemu_user *u = r->hosts[0].remote ? NULL : vm_conn_qemu_user(r->hosts[0].conn);
+        const struct vm_qemu_user *u = r->hosts[0].qemu_user;
         g_autofree char *scratch = g_build_filename(r->g->home, "scratch", NULL);
         int ret = u ? vm_qemu_can_reach(u, scratch, 0, err) : 0;
 
@@ -921,7 +938,7 @@ static int resume_todo(struct run *r, int *ret_todo, struct kb_error *err) {
         if (ret < 0)
                 return ret;
         if (stored)
-                progress_note(&r->progress, "stored %d cell(s) kept in %s", stored, pending);
+                run_note(r, "stored %d cell(s) kept in %s", stored, pending);
         ret = db_run_done_keys(r->db, r->row.id, &done, err);
         if (ret < 0)
                 return ret;
@@ -1160,9 +1177,9 @@ static int prepare_store(struct run *r, struct kb_error *err) {
         if (ret < 0)
                 return ret;
         if (reaped.qemu_killed || reaped.scratch_removed || reaped.runs_interrupted)
-                progress_note(&r->progress, "left by a killed kbench: %d QEMU killed, %d scratch entries removed, "
-                              "%d run(s) marked interrupted", reaped.qemu_killed, reaped.scratch_removed,
-                              reaped.runs_interrupted);
+                run_note(r, "left by a killed kbench: %d QEMU killed, %d scratch entries removed, "
+                         "%d run(s) marked interrupted", reaped.qemu_killed, reaped.scratch_removed,
+                         reaped.runs_interrupted);
         reserve_take(r);
         /* Before the first thread (libvirt's event loop) exists. */
         ret = watchdog_start(prefix, run_dir ? run_dir : "/nonexistent", scratch, err);
@@ -1216,15 +1233,15 @@ static int open_hosts(struct run *r, struct kb_error *err) {
         r->hosts = g_new0(struct run_host, n);
         for (size_t i = 0; i < n; i++) {
                 struct kb_error herr = { { 0 } };
-                int ret = run_host_open(specs ? specs[i] : NULL, r->g->connect, (unsigned)r->set.slots, NULL,
-                                        &r->hosts[r->n_hosts], &herr);
+                int ret = r->backend->open(r->backend->ctx, specs ? specs[i] : NULL, r->g->connect,
+                                           (unsigned)r->set.slots, NULL, &r->hosts[r->n_hosts], &herr);
 
                 if (ret < 0 && n == 1) {
                         *err = herr;
                         return ret;
                 }
                 if (ret < 0) {
-                        progress_note(&r->progress, "%s; the run goes on without it", herr.msg);
+                        run_note(r, "%s; the run goes on without it", herr.msg);
                         continue;
                 }
                 r->n_hosts++;
@@ -1254,11 +1271,11 @@ static int prepare_one_host(struct run *r, struct run_host *h, struct kb_error *
         h->guest = r->set.guest;
         h->guest.accel = h->accel;
         if (h->name)
-                progress_note(&r->progress, "host %s: %s, %s, QEMU %s, libvirt %s; accelerator: %s", h->name,
-                              h->info.hostname, h->info.cpu_model, h->info.qemu_version, h->info.libvirt_version,
-                              h->accel_why);
+                run_note(r, "host %s: %s, %s, QEMU %s, libvirt %s; accelerator: %s", h->name,
+                         h->info.hostname, h->info.cpu_model, h->info.qemu_version, h->info.libvirt_version,
+                         h->accel_why);
         else
-                progress_note(&r->progress, "accelerator: %s", h->accel_why);
+                run_note(r, "accelerator: %s", h->accel_why);
         return db_host_upsert(r->db, &row, &h->db_id, err);
 }
 
@@ -1278,8 +1295,8 @@ static int stage_on_host(struct run *r, struct run_host *h, struct kb_error *err
                 if (ret < 0)
                         return error_prefix(err, ret, "host %s", run_host_label(h));
                 if (sent || sent_i)
-                        progress_note(&r->progress, "host %s: %s and its guest image uploaded (%.1f s)",
-                                      run_host_label(h), kk->name, (double)(g_get_monotonic_time() - t0) / 1e6);
+                        run_note(r, "host %s: %s and its guest image uploaded (%.1f s)",
+                                 run_host_label(h), kk->name, (double)(g_get_monotonic_time() - t0) / 1e6);
         }
         return r->insn_plugin ? remote_host_stage(h->remote, r->insn_plugin, "kbinsn", NULL, err) : 0;
 }
@@ -1349,7 +1366,7 @@ static int open_run_row(struct run *r, int *ret_idle, struct kb_error *err) {
                 return db_run_reopen(r->db, r->row.id, err);
         /* Nothing to run: a finished run keeps its finish time; one killed
          * after its last cell is finished now. */
-        progress_note(&r->progress, "run %" G_GINT64_FORMAT ": every cell is stored, nothing to resume", r->row.id);
+        run_note(r, "run %" G_GINT64_FORMAT ": every cell is stored, nothing to resume", r->row.id);
         *ret_idle = 1;
         return resume_finish_idle(r, err);
 }
@@ -1357,33 +1374,41 @@ static int open_run_row(struct run *r, int *ret_idle, struct kb_error *err) {
 /* After the cells: the run's status and, when it stopped early, how to
  * go on. */
 static int close_run_row(struct run *r, struct kb_error *err) {
-        int ret = db_run_finish(r->db, r->row.id, cell_interrupted || r->stopped || r->past_deadline ?
+        int ret = db_run_finish(r->db, r->row.id, stop_requested(r) || r->stopped || r->past_deadline ?
                                 "interrupted" : "complete", err);
 
         if (ret < 0)
                 return ret;
         if (r->held)
-                progress_note(&r->progress, "stopped: no host is left for %zu cell(s); resume with 'kbench run "
-                              "--resume %" G_GINT64_FORMAT "' once a host is back", r->held, r->row.id);
+                run_note(r, "stopped: no host is left for %zu cell(s); resume with 'kbench run "
+                         "--resume %" G_GINT64_FORMAT "' once a host is back", r->held, r->row.id);
         else if (r->stopped)
-                progress_note(&r->progress, "stopped: the host failed (see the last cell); make room and resume "
-                              "with 'kbench run --resume %" G_GINT64_FORMAT "'", r->row.id);
-        else if (cell_interrupted || r->past_deadline)
-                progress_note(&r->progress, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
-                              r->row.id);
+                run_note(r, "stopped: the host failed (see the last cell); make room and resume "
+                         "with 'kbench run --resume %" G_GINT64_FORMAT "'", r->row.id);
+        else if (stop_requested(r) || r->past_deadline)
+                run_note(r, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
+                         r->row.id);
         return 0;
+}
+
+/* The run's result is ready: unless its driver reports it itself. */
+static void run_result(struct run *r) {
+        if (!r->d->quiet)
+                runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_RESULT, .run_id = r->row.id,
+                                                           .db = r->db });
 }
 
 int runner_run(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
                struct store_session *s, int64_t *ret_run_id, struct kb_error *err) {
         static const struct runner_drive as_kbench_run = { 0 };
-        struct run r = { .set = *o, .d = drive ? drive : &as_kbench_run, .g = g, .s = s,
+        const struct runner_drive *d = drive ? drive : &as_kbench_run;
+        struct run r = { .set = *o, .d = d, .g = g, .s = s, .ev = d->events,
+                         .stop = d->stop ? d->stop : &cell_interrupted,
+                         .backend = d->hosts ? d->hosts : &run_host_libvirt,
                          .warm_failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
-        struct sigaction sa = { .sa_handler = on_sigint };
         int failed = 0, idle = 0, ret, code = 1;
 
         g_mutex_init(&r.lock);
-        progress_init(&r.progress, 0);
         ret = count_axes(&r, err);
         if (ret >= 0)
                 ret = store_session_open(s, STORE_PART_STORE, err);
@@ -1403,26 +1428,22 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
         if (ret < 0)
                 goto out;
         if (idle) {
-                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, o->all ? SHOW_ALL : SHOW_BRIEF, stdout, err);
-                code = ret < 0 ? 1 : 0;
+                run_result(&r);
+                code = 0;
                 goto out;
         }
-        progress_note(&r.progress, "run %" G_GINT64_FORMAT ": %zu kernel(s) x %zu workload(s) x %d repeat(s)",
-                      r.row.id, r.n_kernels, r.n_specs, o->repeats);
-
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
+        run_note(&r, "run %" G_GINT64_FORMAT ": %zu kernel(s) x %zu workload(s) x %d repeat(s)", r.row.id,
+                 r.n_kernels, r.n_specs, o->repeats);
         ret = run_cells(&r, &failed, err);
         if (ret < 0) {
                 db_run_finish(r.db, r.row.id, "failed", NULL);
                 goto out;
         }
         ret = close_run_row(&r, err);
-        if (ret >= 0)
-                ret = r.d->quiet ? 0 : show_run(r.db, r.row.id, o->json, o->all ? SHOW_ALL : SHOW_BRIEF, stdout, err);
         if (ret < 0)
                 goto out;
-        code = failed > 0 || cell_interrupted || r.stopped || r.past_deadline ? 3 : 0;
+        run_result(&r);
+        code = failed > 0 || stop_requested(&r) || r.stopped || r.past_deadline ? 3 : 0;
 out:
         if (ret_run_id)
                 *ret_run_id = r.row.id;

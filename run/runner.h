@@ -3,25 +3,37 @@
  * accelerator, plans the interleaved matrix, runs every cell (retrying infra
  * errors, and with --max-contention cells run beside a busy host, a bounded
  * number of times), stores each finished attempt in one
- * transaction, and prints the run's summary. */
+ * transaction. It prints nothing: it reports through the events of
+ * run/runevent.h, which cli/ renders (the progress lines, the summary). */
 #pragma once
 
 #include <glib.h>
 #include <stdint.h>
 
 #include "common/error.h"
+#include "run/runevent.h"
 #include "settings/runopts.h"
 #include "store/store.h"
 
 /* How a caller that drives the runner (kbench nightly, kbench bisect) wants
  * it to behave beyond the run's settings; never set by an option. */
+struct run_host_backend;
+
 struct runner_drive {
         double deadline_at;                /* unix time after which no cell is started; 0: none */
-        int quiet;                         /* no run summary on stdout */
+        int quiet;                         /* no RUN_EVENT_RESULT: the caller reports the run itself */
+        const struct run_events *events;   /* where the run reports its progress and result; NULL:
+                                              nowhere */
+        const volatile int *stop;          /* set nonzero (from a signal handler, say): the running cell
+                                              ends as interrupted, no other starts, the run is left
+                                              resumable (exit 3). NULL: cell_interrupted, which cli/'s
+                                              SIGINT and SIGTERM handler sets */
+        const struct run_host_backend *hosts; /* how the run reaches its hosts (run/hosts.h); NULL:
+                                              libvirt. A fake one in the unit tests */
 };
 
 /* Run the run that settings s describe, driven as drive says (NULL: as
- * `kbench run`). Returns the exit code: 0 every cell ok, 3 the run
+ * `kbench run`, reporting nothing). Returns the exit code: 0 every cell ok, 3 the run
  * finished with failed cells or was interrupted (a signal,
  * drive->deadline_at, a failed host), 1 on an error that stopped the run, 2 when the request itself was wrong;
  * on 1 and 2 err says why, for the caller to print. Once the request is

@@ -1,4 +1,4 @@
-/* run/progress: what a person watching `kbench run` sees. On a TTY one
+/* cli/progress: what a person watching `kbench run` sees. On a TTY one
  * line redrawn in place (cell i/N, kernel, workload, stage, elapsed, ETA);
  * every finished cell also leaves a permanent line, so logs show the run. */
 #pragma once

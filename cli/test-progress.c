@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "common/test.h"
-#include "run/progress.h"
+#include "cli/progress.h"
 
 TEST_MAIN();
 

@@ -6,7 +6,7 @@
 
 #include "common/utf8.h"
 #include "common/util.h"
-#include "run/progress.h"
+#include "cli/progress.h"
 
 static void fmt_dur(char *buf, size_t size, double s) {
         int t = (int)(s + 0.5);

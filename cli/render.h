@@ -1,0 +1,27 @@
+/* cli/render: the pumps' events (run/runevent.h) as kbench shows them.
+ * Progress and notes go to stderr through cli/progress.c (one line redrawn
+ * on a terminal, a permanent line per cell); a run's summary (report/show.c)
+ * and a bisection's answer go to stdout, as text or as JSON. One renderer
+ * serves kbench run and kbench bisect, whose steps are runs. */
+#pragma once
+
+#include "cli/progress.h"
+#include "common/error.h"
+#include "run/runevent.h"
+
+struct render {
+        struct progress progress;
+        int json;                  /* --json: the summary and the answer as JSON */
+        int all;                   /* --all: the summary shows every metric */
+        int image_lines;           /* say where each guest image came from */
+        int failed;                /* writing to stdout failed: err says why */
+        struct kb_error err;
+};
+
+/* A renderer for a verb's --json and --all. Guest-image lines are shown
+ * unless JSON goes to stdout and stderr is no terminal (a script reading
+ * both wants the data alone). */
+void render_init(struct render *r, int json, int all);
+
+/* The sink that renders into r; r must outlive the pump's run. */
+struct run_events render_sink(struct render *r);
