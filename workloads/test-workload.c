@@ -271,6 +271,17 @@ TEST(every_key_bare_and_suffixed) {
                                 workload_spec_free(s);
                                 parse_rejects(ops, k->name, "1");
                                 break;
+                        case WKEY_TEXT: {
+                                char text[WORKLOAD_TEXT_MAX + 1];
+                                s = parse_round_trip(ops, k->name, "x/y.z");
+                                ASSERT_STREQ((const char *)s->params + k->off, "x/y.z");
+                                workload_spec_free(s);
+                                parse_rejects(ops, k->name, "a\tb");
+                                memset(text, 'a', WORKLOAD_TEXT_MAX);
+                                text[WORKLOAD_TEXT_MAX] = '\0';
+                                parse_rejects(ops, k->name, text);
+                                break;
+                        }
                         }
                         checked++;
                 }
