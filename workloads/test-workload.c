@@ -335,13 +335,13 @@ TEST(errors_name_the_key) {
         parse_fails("bonnie:ram=18446744073709551615", "workload bonnie: key 'ram': '18446744073709551615' MiB is too large");
         {
                 /* the list follows the registry, which other workloads join */
-                char msg[512] = "unknown workload 'fio' (workloads: dd, tiobench, bonnie";
+                char msg[512] = "unknown workload 'iozone' (workloads: dd, tiobench, bonnie";
                 for (size_t i = 3; workload_all[i]; i++) {
                         strcat(msg, ", ");
                         strcat(msg, workload_all[i]->name);
                 }
                 strcat(msg, ")");
-                parse_fails("fio", msg);
+                parse_fails("iozone", msg);
         }
         parse_fails(":x=1", "workload: ':x=1' has no workload name");
 }
