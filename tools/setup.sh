@@ -97,7 +97,8 @@ install_missing $guest_packages
 # candidate version, Debian's patches applied, configured as Debian does but
 # without the engines that link Ceph, Gluster, RDMA, PMDK and NBD. Debian's
 # binary links all of those (62 libraries, 80 MiB), which every guest image
-# of a run with fio would carry into RAM; this one links libaio and zlib.
+# of a run with fio would carry into RAM (its image does not unpack in a
+# 256 MiB guest: docs/workloads.md); this one links libaio and zlib.
 # Kept by version, so this runs once.
 fio_dir=/var/cache/kbench/fio
 fio_version=$(apt-cache policy fio | awk '/Candidate:/ { print $2 }')

@@ -1,8 +1,8 @@
 /* fio.c: the fio workload. fio is Jens Axboe's flexible I/O tester, built
  * from Debian's source package (tools/setup.sh: the same version and
  * patches as Debian's fio, without the engines that link the Ceph, Gluster,
- * RDMA, PMDK and NBD libraries, which would put about 80 MiB of libraries
- * into a guest of 256 MiB). A job is either one of kbench's presets (a
+ * RDMA, PMDK and NBD libraries: with those 80 MiB the guest image does not
+ * even unpack in a guest of 256 MiB, see docs/workloads.md). A job is either one of kbench's presets (a
  * sequential write or read, random 4 KiB reads or writes at queue depth 1
  * or 32, a 70/30 random mix, or all of them in turn) over one file on the
  * disk under test, or a user's job file. fio writes its result as JSON; the
