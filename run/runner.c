@@ -238,8 +238,13 @@ static int build_images(struct run *r, struct kb_error *err) {
                 const struct workload_ops *ops = r->specs[w]->ops;
                 for (size_t i = 0; ops->guest_modules && ops->guest_modules[i]; i++)
                         strv_add_unique(modules, ops->guest_modules[i]);
-                for (size_t i = 0; ops->guest_binaries && ops->guest_binaries[i]; i++)
+                for (size_t i = 0; ops->guest_binaries && ops->guest_binaries[i]; i++) {
+                        if (!g_file_test(ops->guest_binaries[i], G_FILE_TEST_IS_EXECUTABLE))
+                                return error_setf(err, -ENOENT, "workload %s needs %s on this host "
+                                                  "(tools/setup.sh installs it)", ops->name,
+                                                  ops->guest_binaries[i]);
                         strv_add_unique(binaries, ops->guest_binaries[i]);
+                }
                 for (size_t i = 0; ops->guest_files && ops->guest_files[i]; i++) {
                         const char *f = ops->guest_files[i];
                         g_autofree char *env = NULL, *rel = NULL, *path = NULL;

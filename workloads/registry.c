@@ -18,7 +18,8 @@
         X(bonnie)        \
         X(ftp)           \
         X(dbench)        \
-        X(copy)
+        X(copy)          \
+        X(fio)
 
 #define WORKLOAD_DECLARE(name) extern const struct workload_ops name##_ops;
 WORKLOAD_ROWS(WORKLOAD_DECLARE)

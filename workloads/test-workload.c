@@ -271,6 +271,17 @@ TEST(every_key_bare_and_suffixed) {
                                 workload_spec_free(s);
                                 parse_rejects(ops, k->name, "1");
                                 break;
+                        case WKEY_TEXT: {
+                                char text[WORKLOAD_TEXT_MAX + 1];
+                                s = parse_round_trip(ops, k->name, "x/y.z");
+                                ASSERT_STREQ((const char *)s->params + k->off, "x/y.z");
+                                workload_spec_free(s);
+                                parse_rejects(ops, k->name, "a\tb");
+                                memset(text, 'a', WORKLOAD_TEXT_MAX);
+                                text[WORKLOAD_TEXT_MAX] = '\0';
+                                parse_rejects(ops, k->name, text);
+                                break;
+                        }
                         }
                         checked++;
                 }
@@ -324,13 +335,13 @@ TEST(errors_name_the_key) {
         parse_fails("bonnie:ram=18446744073709551615", "workload bonnie: key 'ram': '18446744073709551615' MiB is too large");
         {
                 /* the list follows the registry, which other workloads join */
-                char msg[512] = "unknown workload 'fio' (workloads: dd, tiobench, bonnie";
+                char msg[512] = "unknown workload 'iozone' (workloads: dd, tiobench, bonnie";
                 for (size_t i = 3; workload_all[i]; i++) {
                         strcat(msg, ", ");
                         strcat(msg, workload_all[i]->name);
                 }
                 strcat(msg, ")");
-                parse_fails("fio", msg);
+                parse_fails("iozone", msg);
         }
         parse_fails(":x=1", "workload: ':x=1' has no workload name");
 }

@@ -179,6 +179,19 @@ int workload_key_parse(const struct workload_ops *ops, const struct workload_key
                 memcpy(field, &l, sizeof(l));
                 return 0;
         }
+        case WKEY_TEXT:
+                /* The canonical text joins keys with ',' and is printed
+                 * and stored: no ',' and nothing a terminal would act on. */
+                if (strlen(value) >= WORKLOAD_TEXT_MAX)
+                        return error_setf(err, -EINVAL, "workload %s: key '%s': longer than %d bytes", ops->name,
+                                          k->name, WORKLOAD_TEXT_MAX - 1);
+                for (const char *c = value; *c; c++)
+                        if (*c < 0x20 || *c > 0x7e || *c == ',')
+                                return error_setf(err, -EINVAL, "workload %s: key '%s': the value has a ',' or "
+                                                  "a byte that is not printable ASCII", ops->name, k->name);
+                memset(field, 0, WORKLOAD_TEXT_MAX);
+                memcpy(field, value, strlen(value));
+                return 0;
         case WKEY_ENUM:
                 for (int i = 0; k->choices && k->choices[i]; i++)
                         if (strcmp(k->choices[i], value) == 0) {
@@ -251,6 +264,9 @@ int workload_key_format(const struct workload_key *k, const void *params, char *
         case WKEY_ENUM:
                 memcpy(&b, field, sizeof(b));
                 n = snprintf(buf, size, "%s", k->choices[b]);
+                break;
+        case WKEY_TEXT:
+                n = snprintf(buf, size, "%.*s", (int)strnlen(field, WORKLOAD_TEXT_MAX - 1), field);
                 break;
         }
 out:

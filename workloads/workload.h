@@ -54,9 +54,12 @@ enum workload_key_type {
         WKEY_BOOL,                 /* int 0/1: yes/no, on/off, 1/0, true/false */
         WKEY_LIST,                 /* struct workload_list: counts joined by '/', "1/2/4/8" */
         WKEY_ENUM,                 /* int: index of the value in .choices */
+        WKEY_TEXT,                 /* char[WORKLOAD_TEXT_MAX]: printable ASCII without ','
+                                      (fio's job: a preset's name or a job file's path) */
 };
 
 #define WORKLOAD_LIST_MAX 64       /* entries of a '/' list */
+#define WORKLOAD_TEXT_MAX 256      /* bytes of a WKEY_TEXT field, its NUL included */
 
 struct workload_list {
         size_t n;

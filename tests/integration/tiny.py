@@ -12,6 +12,10 @@ tools/build-tiny-kernel.sh when it is missing or was built from another
 tools/tiny-kernel.config or script (a digest in bzImage.key beside it;
 about 4 minutes on 2 cores, once per machine).
 
+A dd cell on a bus the tiny kernel has no driver for (virtio-scsi: neither
+virtio-pci nor virtio_scsi; AHCI: no ahci) must fail at once with one
+line naming the bus and every driver missing, not wait out a boot.
+
 Then, with the cached tree, the same kernel without CONFIG_TIMERFD and
 CONFIG_SIGNALFD (KBENCH_TINY_WITHOUT, an incremental rebuild): its dd cell
 must end ok, its vmstat paced by poll() and SIGCHLD taken through a
@@ -81,6 +85,21 @@ def without_fds(home):
         expect(f"this kernel lacks {option}" in data, f"the cell's data log names {option}")
 
 
+def missing_bus_drivers(home, name):
+    """The tiny kernel has PIIX IDE only: other buses fail fast, by name."""
+    for bus, missing in (("virtio-scsi", "virtio-pci, virtio_scsi"), ("ahci", "ahci")):
+        p = kb(home, "run", "-k", name, "-w", "dd:size=32M", "--mem", "128", "--disk-bus", bus, "--json",
+               check=False)
+        cells = json.loads(p.stdout)["cells"]
+        detail = cells[0].get("detail") or "" if len(cells) == 1 else ""
+        expect(p.returncode == 3 and len(cells) == 1 and cells[0]["state"] != "ok"
+               and f"disk bus {bus}: kernel" in detail and f"has no {missing} driver" in detail,
+               f"--disk-bus {bus}: the cell fails naming the bus and {missing}: "
+               f"{[(c['state'], c.get('detail')) for c in cells]}")
+        expect(cells[0]["total_s"] < 120, f"--disk-bus {bus}: it fails at once ({cells[0]['total_s']:.1f} s), "
+               "not after a boot timeout")
+
+
 def main():
     if "KBENCH_TINY_KERNEL" not in os.environ:
         build_cached(TINY)
@@ -112,6 +131,7 @@ def main():
         # The note lists every absent column, bi and bo among the first.
         expect(re.search(r"vmstat-note # absent si so bi bo\b", data) is not None,
                "the agent's vmstat-note is in the raw ttyS1 log")
+        missing_bus_drivers(home, name)
         if "KBENCH_TINY_KERNEL" not in os.environ:
             without_fds(home)
 
