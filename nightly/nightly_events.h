@@ -68,6 +68,3 @@ struct nightly_sink {
 /* Hand ev to sink (NULL: report nothing). Returns the sink's answer, 0
  * without a sink. */
 int nightly_events_emit(const struct nightly_sink *sink, const struct nightly_event *ev);
-
-/* The kind's name ("resume", "run-done"), for logs and tests. Static. */
-const char *nightly_events_kind_name(enum nightly_event_kind kind);

@@ -912,3 +912,23 @@ TEST(regression_is_bisected_from_the_last_good_kernel) {
         recorded_clear(&rec);
         world_free(w);
 }
+
+/* Without a sink a night says nothing and still answers; without ops it
+ * reads the wall clock (a dry run starts no runner). */
+TEST(quiet_dry_run_with_the_real_ops) {
+        struct world *w = world_new("quiet");
+        struct nightly_opts o = { .dry_run = 1 };
+        struct store_session s = { .open = world_open };
+        struct kb_error err = { { 0 } };
+
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        world_config(w, NULL);
+        o.config_path = w->config;
+        session_world = w;
+        ASSERT_EQ(nightly_run(&o, &w->g, &s, &err), 0);
+        ASSERT_EQ(fake.n_runs, 0);
+        kstore_free(s.ks);
+        db_close(s.db);
+        world_free(w);
+}
