@@ -148,7 +148,9 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
                                    "argument given" : dry_run ? "--dry-run given" : "--json given");
                         return 2;
                 }
-                nightly_config_print_keys(stdout);
+                g_autofree char *text = nightly_config_keys_text();
+
+                fputs(text, stdout);
                 return 0;
         }
         if (argc != 2) {

@@ -216,7 +216,8 @@ static int fake_cell(struct db *db, int64_t run, const struct run_settings *o, s
         fc->host = h->n ? h->name[h->cur] : NULL;
         fc->host_id = h->n ? h->id[h->cur] : 0;
         if (fc->fk->fate == FATE_CRASH) {
-                fake_store_cell(db, run, o, fc, CELL_BOOT_CRASH, "Kernel panic - not syncing: VFS: Unable to mount root");
+                fake_store_cell(db, run, o, fc, CELL_BOOT_CRASH,
+                                "Kernel panic - not syncing: VFS: Unable to mount root");
                 fake.clock += CELL_S;
                 return 1;
         }
@@ -635,7 +636,8 @@ TEST(regression_is_reported_and_mailed) {
         ASSERT_TRUE(strstr(rec.report_text, "verdict: REGRESSION\n"));
         mail = read_text(w->mail);
         ASSERT_TRUE(mail);
-        ASSERT_TRUE(strstr(mail, "Subject: [kbench] " BAD ": guest.write.kernel_Minsn +30.0% regression vs " BASE "\n"));
+        ASSERT_TRUE(strstr(mail, "Subject: [kbench] " BAD ": guest.write.kernel_Minsn +30.0% regression vs " BASE
+                                 "\n"));
         ASSERT_TRUE(strstr(mail, "kbench run "));
         ASSERT_TRUE(strstr(mail, "page: https://kbench.example.org/nightly/"));
         ASSERT_TRUE(strstr(mail, "host fakehost: Fake CPU, 2.0 GiB RAM, tcg"));
