@@ -1,16 +1,115 @@
-/* cli_nightly.c: `kbench nightly CONFIG.json`, option parsing only; the
- * night's steps are in nightly.c. */
+/* cli_nightly.c: `kbench nightly CONFIG.json`: its options, and the
+ * rendering of the night's events (nightly/nightly_events.h) on stdout and
+ * stderr; the night's steps are in nightly/nightly.c, which prints nothing. */
+#include <errno.h>
 #include <glib.h>
+#include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "common/utf8.h"
+#include "common/util.h"
 #include "nightly/nightly.h"
 #include "nightly/nightly_config.h"
+#include "nightly/nightly_events.h"
+#include "settings/runopts.h"
+
+/* How the events of one `kbench nightly` are shown. */
+struct cli_nightly_view {
+        int json;                          /* the report as JSON (--json) */
+};
+
+/* A dry run's plan on stdout: one line for the plan, one per run with its
+ * settings and kernels, one per kernel measured already. */
+static int cli_nightly_plan(const struct nightly_plan_event *p) {
+        const struct nightly_plan *plan = p->plan;
+        struct run_settings def;
+
+        runopts_defaults(&def);
+        printf("plan: %zu new kernel(s)%s, %zu run(s) of %zu workload(s) x %d repeat(s), accelerator %s\n",
+               plan->n_new, plan->baseline_stale ? " and the baseline" : "", plan->n_groups,
+               (size_t)g_strv_length(p->cfg->workloads), p->cfg->run.repeats, p->accel);
+        for (size_t i = 0; i < plan->n_groups; i++) {
+                const struct nightly_group *gr = &plan->groups[i];
+
+                printf("run %zu:", i + 1);
+                for (const struct runopt *const *opt = nightly_override_opts(); *opt; opt++) {
+                        g_autofree char *v = runopt_text(*opt, gr->v.overrides ? gr->v.overrides : &def);
+
+                        printf(" %s=%s", (*opt)->key, v);
+                }
+                printf(" variant=%s:", gr->v.label ? gr->v.label : "-");
+                for (size_t m = 0; m < gr->n_members; m++)
+                        printf(" %s (%zu of %d stored)", p->cands[gr->members[m]].name, p->cands[gr->members[m]].n_ok,
+                               p->cfg->run.repeats);
+                putchar('\n');
+        }
+        for (size_t i = 0; i < p->n_cands; i++)
+                if (p->cands[i].n_ok >= (size_t)p->cfg->run.repeats)
+                        printf("measured already: %s\n", p->cands[i].name);
+        return fflush(stdout) == 0 ? 0 : -EIO;
+}
+
+/* The night's report on stdout, as text or JSON, flushed before the
+ * notify command (which may write there too) starts. */
+static int cli_nightly_report(const struct nightly_report *r, int json) {
+        if (json) {
+                json_t *j = nightly_report_json(r);
+                int ret = json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT) < 0 ? -EIO : 0;
+
+                json_decref(j);
+                putchar('\n');
+                if (ret < 0)
+                        return ret;
+        } else
+                nightly_report_text(r, stdout);
+        return fflush(stdout) == 0 ? 0 : -EIO;
+}
+
+/* The night's sink: progress on stderr, the plan and the report on stdout. */
+static int cli_nightly_event(const struct nightly_event *ev, void *userdata) {
+        const struct cli_nightly_view *view = userdata;
+
+        switch (ev->kind) {
+        case NIGHTLY_EVENT_RESUME:
+                fprintf(stderr, "nightly: resuming run %" PRId64 ", cut short on an earlier night\n", ev->run);
+                return 0;
+        case NIGHTLY_EVENT_WOULD_RESUME:
+                printf("would resume run %" PRId64 "\n", ev->run);
+                return 0;
+        case NIGHTLY_EVENT_ERROR:
+        case NIGHTLY_EVENT_NOTIFY_FAILED:
+                fprintf(stderr, "kbench: nightly: %s\n", ev->text);
+                return 0;
+        case NIGHTLY_EVENT_PLAN:
+                return cli_nightly_plan(ev->plan);
+        case NIGHTLY_EVENT_RUN_DONE:
+                return 0;          /* the report says what the runs measured */
+        case NIGHTLY_EVENT_NOT_STARTED:
+                fprintf(stderr, "nightly: %s: run %zu of %zu is not started\n",
+                        ev->interrupted ? "interrupted" : "deadline reached", ev->group + 1, ev->n_groups);
+                return 0;
+        case NIGHTLY_EVENT_BISECT: {
+                /* Kernel names come from the files a source yielded. */
+                _cleanup_free_ char *good = utf8_mask(ev->bisect->good), *bad = utf8_mask(ev->bisect->bad);
+
+                fprintf(stderr, "nightly: bisecting %s of %s between %s and %s (%zu kernels)\n", ev->bisect->metric,
+                        ev->bisect->workload, good, bad, ev->bisect->candidates);
+                return 0;
+        }
+        case NIGHTLY_EVENT_REPORT:
+                return cli_nightly_report(ev->report, view->json);
+        }
+        return 0;
+}
 
 int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
         gboolean dry_run = FALSE, json = FALSE, keys = FALSE;
-        struct nightly_opts o = { 0 };
+        struct cli_nightly_view view = { 0 };
+        const struct nightly_sink sink = { cli_nightly_event, &view };
+        struct nightly_opts o = { .sink = &sink };
         struct kb_error err = { { 0 } };
         int code;
         GOptionEntry entries[] = {
@@ -49,7 +148,9 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
                                    "argument given" : dry_run ? "--dry-run given" : "--json given");
                         return 2;
                 }
-                nightly_config_print_keys(stdout);
+                g_autofree char *text = nightly_config_keys_text();
+
+                fputs(text, stdout);
                 return 0;
         }
         if (argc != 2) {
@@ -62,7 +163,7 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
         }
         o.config_path = argv[1];
         o.dry_run = dry_run;
-        o.json = json;
+        view.json = json;
         code = nightly_run(&o, c->g, &c->s, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);

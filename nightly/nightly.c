@@ -1,11 +1,13 @@
 /* nightly.c: the steps of one night (see nightly.h). Each step is a
- * function over struct night; nightly_run() calls them in order. */
+ * function over struct night; nightly_run() calls them in order. What the
+ * night has to say goes to its sink as events (nightly_events.h); what it
+ * measures goes through its ops (nightly_ops.h). */
 #include <errno.h>
 #include <glib.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +55,7 @@ struct subject {
 
 struct night {
         const struct nightly_opts *o;
+        const struct nightly_ops *ops;     /* o->ops or the real table */
         struct store_ctx g;               /* the caller's, with the configuration's connect */
         struct nightly_config *cfg;
         struct store_session *s;           /* the caller's: the database, the kernel store, the lock held */
@@ -75,6 +78,11 @@ struct night {
         GPtrArray *errors;
         struct nightly_report rep;
 };
+
+/* Hand ev to the night's sink. Returns the sink's answer. */
+static int emit(const struct night *n, const struct nightly_event *ev) {
+        return nightly_events_emit(n->o->sink, ev);
+}
 
 static void add_run(struct night *n, int64_t id) {
         for (guint i = 0; i < n->runs->len; i++)
@@ -146,7 +154,7 @@ static int step_config(struct night *n, struct kb_error *err) {
                 }
                 n->g.hosts = n->cfg->hosts;
         }
-        n->started_at = (double)g_get_real_time() / 1e6;
+        n->started_at = n->ops->now();
         n->deadline_at = n->started_at + n->cfg->deadline_s;
         n->accel = accel_cached(n->g.home);
         return 0;
@@ -192,15 +200,15 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
 
         runopts_defaults(&o);
         o.resume_run = id;
-        r = runner_load_resume(&o, n->db, kern, work, keep, err);
+        r = n->ops->load_resume(&o, n->db, kern, work, keep, err);
         if (r < 0)
                 return r;
         g_ptr_array_add(kern, NULL);
         g_ptr_array_add(work, NULL);
         o.kernels = (char **)kern->pdata;
         o.workloads = (char **)work->pdata;
-        fprintf(stderr, "nightly: resuming run %" G_GINT64_FORMAT ", cut short on an earlier night\n", id);
-        code = runner_run(&o, &drive, &n->g, n->s, NULL, err);
+        emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_RESUME, .run = id });
+        code = n->ops->run(&o, &drive, &n->g, n->s, NULL, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "resuming run %" G_GINT64_FORMAT, id);
         note_left(n, id, code);
@@ -236,7 +244,7 @@ static int step_resume(struct night *n, struct kb_error *err) {
                 if (!resumable)
                         continue;
                 if (n->o->dry_run)
-                        printf("would resume run %" G_GINT64_FORMAT "\n", ids[i]);
+                        emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_WOULD_RESUME, .run = ids[i] });
                 else
                         r = resume_one(n, ids[i], err);
         }
@@ -253,8 +261,8 @@ static void add_error(struct night *n, const char *fmt, ...) {
         va_start(ap, fmt);
         msg = g_strdup_vprintf(fmt, ap);
         va_end(ap);
-        fprintf(stderr, "kbench: nightly: %s\n", msg);
         g_ptr_array_add(n->errors, msg);
+        emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_ERROR, .text = msg });
 }
 
 static int step_fetch(struct night *n, struct kb_error *err) {
@@ -411,32 +419,13 @@ static int step_import(struct night *n, struct kb_error *err) {
 
 /* ---- plan --------------------------------------------------------------- */
 
-static void print_plan(const struct night *n) {
-        const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
+/* A dry run's answer: the plan, for the caller to show. */
+static int emit_plan(const struct night *n) {
+        const struct nightly_plan_event p = { .plan = n->plan,
+                                              .cands = (const struct nightly_candidate *)(void *)n->cands->data,
+                                              .n_cands = n->cands->len, .cfg = n->cfg, .accel = n->accel };
 
-        printf("plan: %zu new kernel(s)%s, %zu run(s) of %zu workload(s) x %d repeat(s), accelerator %s\n",
-               n->plan->n_new, n->plan->baseline_stale ? " and the baseline" : "", n->plan->n_groups,
-               (size_t)g_strv_length(n->cfg->workloads), n->cfg->run.repeats, n->accel);
-        for (size_t i = 0; i < n->plan->n_groups; i++) {
-                const struct nightly_group *gr = &n->plan->groups[i];
-                struct run_settings def;
-
-                runopts_defaults(&def);
-                printf("run %zu:", i + 1);
-                for (const struct runopt *const *opt = nightly_override_opts(); *opt; opt++) {
-                        g_autofree char *v = runopt_text(*opt, gr->v.overrides ? gr->v.overrides : &def);
-
-                        printf(" %s=%s", (*opt)->key, v);
-                }
-                printf(" variant=%s:", gr->v.label ? gr->v.label : "-");
-                for (size_t m = 0; m < gr->n_members; m++)
-                        printf(" %s (%zu of %d stored)", c[gr->members[m]].name, c[gr->members[m]].n_ok,
-                               n->cfg->run.repeats);
-                putchar('\n');
-        }
-        for (guint i = 0; i < n->cands->len; i++)
-                if (c[i].n_ok >= (size_t)n->cfg->run.repeats)
-                        printf("measured already: %s\n", c[i].name);
+        return emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_PLAN, .plan = &p });
 }
 
 /* ---- run ---------------------------------------------------------------- */
@@ -455,16 +444,19 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         night_opts(n, &gr->v, &o);
         o.kernels = kernels;
         /* A signal during an earlier run of the night ends the night too. */
-        if ((double)g_get_real_time() / 1e6 >= n->deadline_at || cell_interrupted) {
+        if (n->ops->now() >= n->deadline_at || n->ops->interrupted()) {
                 n->rep.incomplete = 1;
-                fprintf(stderr, "nightly: %s: run %zu of %zu is not started\n",
-                        cell_interrupted ? "interrupted" : "deadline reached", gi + 1, n->plan->n_groups);
+                emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_NOT_STARTED, .group = gi,
+                                                 .n_groups = n->plan->n_groups,
+                                                 .interrupted = n->ops->interrupted() });
                 *ret_run = 0;
                 return 0;
         }
-        code = runner_run(&o, &drive, &n->g, n->s, &id, err);
+        code = n->ops->run(&o, &drive, &n->g, n->s, &id, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "run %zu of the night", gi + 1);
+        emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_RUN_DONE, .group = gi, .n_groups = n->plan->n_groups,
+                                         .run = id, .code = code });
         note_left(n, id, code);
         add_run(n, id);
         for (size_t m = 0; m < gr->n_members; m++) {
@@ -971,7 +963,8 @@ static int bisect_subject(struct night *n, const struct subject *s, struct kb_er
                 if (g_strcmp0(v.label, label) != 0)
                         continue;
                 night_opts(n, &v, &o);
-                in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .s = n->s,
+                in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .s = n->s, .ops = n->ops,
+                                                 .sink = n->o->sink,
                                                  .baseline_run = n->baseline_run, .baseline_id = base->id,
                                                  .source = si, .label = v.label, .kernel_id = s->kernel_id,
                                                  .run = &o, .deadline_at = n->deadline_at };
@@ -1234,17 +1227,30 @@ static int step_publish(struct night *n, struct kb_error *err) {
         return 0;
 }
 
+/* The notify command did not take a message: said, not fatal. */
+static void notify_failed(struct night *n, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void notify_failed(struct night *n, const char *fmt, ...) {
+        g_autofree char *msg = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        msg = g_strdup_vprintf(fmt, ap);
+        va_end(ap);
+        emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_NOTIFY_FAILED, .text = msg });
+}
+
 /* One message to the notify command (sh -c) on its stdin: the night's
  * report (fixed NULL) or the end of a fixed regression's thread. Its
- * failure is said, not fatal: the report is on stdout too. */
+ * failure is said, not fatal: the report event came before. The sink
+ * rendered that report and flushed it, so the command's own output follows
+ * it. */
 static void notify_send(struct night *n, const struct nightly_fixed *fixed, const struct nightly_mail *m) {
         FILE *p;
         int status;
 
-        fflush(stdout);
         p = popen(n->cfg->notify, "w");
         if (!p) {
-                fprintf(stderr, "kbench: nightly: notify: %s\n", g_strerror(errno));
+                notify_failed(n, "notify: %s", g_strerror(errno));
                 return;
         }
         if (fixed)
@@ -1253,8 +1259,7 @@ static void notify_send(struct night *n, const struct nightly_fixed *fixed, cons
                 nightly_report_notify(&n->rep, m, p);
         status = pclose(p);
         if (status != 0)
-                fprintf(stderr, "kbench: nightly: notify command exited with status %d\n",
-                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                notify_failed(n, "notify command exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 /* Mail the report when something regressed, in the thread of the worst
@@ -1294,23 +1299,17 @@ static void step_notify(struct night *n) {
 }
 
 static int step_report(struct night *n, struct kb_error *err) {
+        int r;
+
         g_ptr_array_add(n->measured, NULL);
         n->rep.measured = g_strdupv((char **)n->measured->pdata);
         g_ptr_array_remove_index(n->measured, n->measured->len - 1);
         g_ptr_array_add(n->errors, NULL);
         n->rep.errors = g_strdupv((char **)n->errors->pdata);
         g_ptr_array_remove_index(n->errors, n->errors->len - 1);
-        if (n->o->json) {
-                json_t *j = nightly_report_json(&n->rep);
-                int r = json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT) < 0 ? -EIO : 0;
-                json_decref(j);
-                putchar('\n');
-                if (r < 0)
-                        return error_setf(err, r, "nightly: cannot write the report");
-        } else
-                nightly_report_text(&n->rep, stdout);
-        if (fflush(stdout) != 0)
-                return error_setf(err, -EIO, "nightly: cannot write the report");
+        r = emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_REPORT, .report = &n->rep });
+        if (r < 0)
+                return error_setf(err, r, "nightly: cannot write the report");
         return 0;
 }
 
@@ -1344,7 +1343,7 @@ static void night_free(struct night *n) {
 
 int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct store_session *s,
                 struct kb_error *err) {
-        struct night n = { .o = o, .g = *g, .s = s };
+        struct night n = { .o = o, .ops = nightly_ops_or_real(o->ops), .g = *g, .s = s };
         int r, code = 1;
 
         n.g.connect = g_strdup(g->connect);
@@ -1376,10 +1375,9 @@ int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct 
                 goto out;
         nightly_plan_build(n.cfg, (const struct nightly_candidate *)(void *)n.cands->data, n.cands->len, &n.plan);
         if (o->dry_run) {
-                print_plan(&n);
                 /* As a real night's: a source or an import that failed is
                  * exit 1 (the plan then lacks its kernels). */
-                code = fflush(stdout) == 0 && n.errors->len == 0 ? 0 : 1;
+                code = emit_plan(&n) == 0 && n.errors->len == 0 ? 0 : 1;
                 goto out;
         }
         r = step_run(&n, err);

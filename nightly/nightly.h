@@ -5,20 +5,27 @@
  * group of kernels through the runner of `kbench run`, compare every new
  * kernel with the baseline through compare's pairing (decide/pairing.h)
  * and look for change points in each judged metric's history, then report,
- * notify and publish. */
+ * notify and publish. The night prints nothing: it reports what happens
+ * as events (nightly_events.h) which the caller renders, and reaches the
+ * runner and the bisection through a table (nightly_ops.h) that a test
+ * replaces. */
 #pragma once
 
+#include "nightly/nightly_events.h"
+#include "nightly/nightly_ops.h"
 #include "store/store.h"
 
 struct nightly_opts {
         const char *config_path;
-        int dry_run;                       /* fetch, import and print the plan; measure nothing */
-        int json;                          /* the report as JSON on stdout */
+        int dry_run;                       /* fetch, import and plan (a PLAN event); measure nothing */
+        const struct nightly_sink *sink;   /* where the events go; NULL: nowhere */
+        const struct nightly_ops *ops;     /* NULL: nightly_ops_real */
 };
 
 /* Run one night. Returns the exit code: NIGHTLY_EXIT_* (nightly_report.h),
- * 1 on an error and 2 on a configuration error, with err saying why for
- * the caller to print. Once the configuration is read, s is opened
+ * 1 on an error (also: the sink could not render the plan or the report)
+ * and 2 on a configuration error, with err saying why for the caller to
+ * print. Once the configuration is read, s is opened
  * (store_session_open): it must give the database and the kernel store,
  * the store lock held, and may create the store; the caller owns it. */
 int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct store_session *s,

@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/utf8.h"
 #include "common/util.h"
 #include "bisect/bisect.h"
 #include "nightly/nightly_bisect.h"
@@ -174,7 +173,7 @@ static void run_bisection(const struct nightly_bisect_in *in, char **names, cons
         int code;
 
         o.deadline_at = in->deadline_at;
-        code = bisect_run(&o, in->g, in->s, &a, &err);
+        code = nightly_ops_or_real(in->ops)->bisect(&o, in->g, in->s, &a, &err);
         if (code != 0 && code != BISECT_EXIT_UNDECIDED) {
                 ret->why = g_strdup(err.msg[0] ? err.msg : "the bisection failed");
                 return;
@@ -213,7 +212,7 @@ int nightly_bisect_source(const struct nightly_bisect_in *in, struct nightly_bis
         good = r >= 0 ? nightly_bisect_good_end(marks, bad, &why) : SIZE_MAX;
         if (r >= 0 && good == SIZE_MAX)
                 ret->why = g_strdup(why);
-        else if (r >= 0 && (double)g_get_real_time() / 1e6 >= in->deadline_at && in->deadline_at > 0)
+        else if (r >= 0 && nightly_ops_or_real(in->ops)->now() >= in->deadline_at && in->deadline_at > 0)
                 ret->why = g_strdup("the night's deadline has passed");
         else if (r >= 0) {
                 struct kb_error nerr = { { 0 } };
@@ -222,13 +221,15 @@ int nightly_bisect_source(const struct nightly_bisect_in *in, struct nightly_bis
                 if (!names)
                         ret->why = g_strdup(nerr.msg);
                 else {
+                        struct nightly_bisect_event ev;
+
                         ret->good = g_strdup(names[0]);
                         ret->candidates = g_strv_length(names);
-                        _cleanup_free_ char *first = utf8_mask(names[0]),
-                                        *last = utf8_mask(names[ret->candidates - 1]);
-
-                        fprintf(stderr, "nightly: bisecting %s of %s between %s and %s (%zu kernels)\n",
-                                in->cfg->bisect.metric, workload, first, last, ret->candidates);
+                        ev = (struct nightly_bisect_event){ .metric = in->cfg->bisect.metric, .workload = workload,
+                                                            .good = names[0], .bad = names[ret->candidates - 1],
+                                                            .candidates = ret->candidates };
+                        nightly_events_emit(in->sink, &(struct nightly_event){ .kind = NIGHTLY_EVENT_BISECT,
+                                                                               .bisect = &ev });
                         run_bisection(in, names, workload, ret);
                 }
         }

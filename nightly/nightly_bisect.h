@@ -18,6 +18,8 @@
 #include "common/error.h"
 #include "kernels/kstore.h"
 #include "nightly/nightly_config.h"
+#include "nightly/nightly_events.h"
+#include "nightly/nightly_ops.h"
 #include "nightly/nightly_report.h"
 #include "results/db.h"
 #include "run/runner.h"
@@ -55,9 +57,12 @@ struct nightly_bisect_in {
         const char *kernel_id;             /* tonight's kernel, found worse on the metric */
         const struct run_settings *run;    /* the night's settings for this source's kernels */
         double deadline_at;                /* the night's deadline (unix time); 0: none */
+        const struct nightly_ops *ops;     /* the night's: the bisection and the clock; NULL: the real ones */
+        const struct nightly_sink *sink;   /* the night's: a BISECT event when one starts; NULL: none */
 };
 
-/* Bisect tonight's regression of in->kernel_id over in->source's history.
+/* Bisect tonight's regression of in->kernel_id over in->source's history
+ * (a BISECT event to in->sink when a bisection starts).
  * Returns 0 when the source did not yield that kernel (ret untouched), 1
  * when ret says what happened (a bisection's answer, or why none was
  * started or why it failed), -errno when the results cannot be read.

@@ -810,7 +810,7 @@ static void format_runopt_value(const struct runopt *opt, double v, char *buf, s
 
 /* A run setting's line: its type, default and range are its option's
  * (a row's own default first). */
-static void print_runopt_key(FILE *out, const struct cfg_row *r) {
+static void runopt_key_line(GString *out, const struct cfg_row *r) {
         const struct runopt *opt = runopt_find(r->opt);
         struct run_settings d;
         json_auto_t *saved = json_object();
@@ -820,42 +820,46 @@ static void print_runopt_key(FILE *out, const struct cfg_row *r) {
         runopts_defaults(&d);
         runopts_save(&d, saved);
         v = json_object_get(saved, opt->key);
-        fprintf(out, "%-30s %-16s", r->path, r->type == CFG_RUNOPT_KV ? type_names[r->type] : runopt_kind(opt));
+        g_string_append_printf(out, "%-30s %-16s", r->path,
+                               r->type == CFG_RUNOPT_KV ? type_names[r->type] : runopt_kind(opt));
         if (r->def)
-                fprintf(out, " default %s", r->def);
+                g_string_append_printf(out, " default %s", r->def);
         else if (json_is_string(v))
-                fprintf(out, " default \"%s\"", json_string_value(v));
+                g_string_append_printf(out, " default \"%s\"", json_string_value(v));
         else if (json_is_number(v)) {
                 format_runopt_value(opt, json_number_value(v), lo, sizeof(lo));
-                fprintf(out, strpbrk(lo, "KMGTsmhd") ? " default \"%s\"" : " default %s", lo);
+                g_string_append_printf(out, strpbrk(lo, "KMGTsmhd") ? " default \"%s\"" : " default %s", lo);
         }
         if (opt->min < opt->max) {
                 format_runopt_value(opt, opt->min, lo, sizeof(lo));
                 format_runopt_value(opt, opt->max, hi, sizeof(hi));
-                fprintf(out, " range %s..%s%s", lo, hi, opt->zero_ok ? " or 0" : "");
+                g_string_append_printf(out, " range %s..%s%s", lo, hi, opt->zero_ok ? " or 0" : "");
         }
-        fprintf(out, "  %s\n", r->help);
+        g_string_append_printf(out, "  %s\n", r->help);
 }
 
-void nightly_config_print_keys(FILE *out) {
+char *nightly_config_keys_text(void) {
+        GString *out = g_string_new("");
+
         for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
                 const struct cfg_row *r = &rows[i];
                 char lo[32], hi[32];
 
                 if (r->type == CFG_RUNOPT || r->type == CFG_RUNOPT_KV) {
-                        print_runopt_key(out, r);
+                        runopt_key_line(out, r);
                         continue;
                 }
-                fprintf(out, "%-30s %-16s", r->path, type_names[r->type]);
+                g_string_append_printf(out, "%-30s %-16s", r->path, type_names[r->type]);
                 if (r->flags & CFG_REQUIRED)
-                        fprintf(out, " required%s", r->kinds ? " for its source type" : "");
+                        g_string_append_printf(out, " required%s", r->kinds ? " for its source type" : "");
                 else if (r->def)
-                        fprintf(out, " default %s", r->def);
+                        g_string_append_printf(out, " default %s", r->def);
                 if (r->min < r->max) {
                         format_bound(r, r->min, lo, sizeof(lo));
                         format_bound(r, r->max, hi, sizeof(hi));
-                        fprintf(out, " range %s..%s", lo, hi);
+                        g_string_append_printf(out, " range %s..%s", lo, hi);
                 }
-                fprintf(out, "  %s\n", r->help);
+                g_string_append_printf(out, "  %s\n", r->help);
         }
+        return g_string_free(out, FALSE);
 }

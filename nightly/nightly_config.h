@@ -98,9 +98,10 @@ int nightly_config_load(const char *path, struct nightly_config **ret, struct kb
 
 struct nightly_config *nightly_config_free(struct nightly_config *c);   /* accepts NULL */
 
-/* The key reference (path, type, default, range, help), one key a line:
- * for the verb's help; docs/nightly.md holds the same keys (a test checks). */
-void nightly_config_print_keys(FILE *out);
+/* The key reference (path, type, default, range, help), one key a line,
+ * each ending in a newline: for the verb's --keys; docs/nightly.md holds the
+ * same keys (a test checks). Caller g_frees. */
+char *nightly_config_keys_text(void);
 
 const char *nightly_source_type_name(enum nightly_source_type t);
 

@@ -10,8 +10,9 @@ Night 2, with nothing new, measures nothing (no run is added) and exits 0.
 Night 3 adds a source holding 6.1.0-57 again with a disk throttle at about
 40 % of the write rate night 1 measured: only that variant is measured,
 paired across disk_mbps with the baseline, and the report carries a
-one-line regression verdict (a dd rate, or an instruction count when the
-host's load withheld the rates), reaches the notify command
+one-line regression verdict (a dd rate; when the host's load withheld the
+rates, an instruction count or the guest's waiting seconds in a phase,
+which the slower disk lengthens), reaches the notify command
 on its stdin, and the night exits 4.
 Night 4 adds a source named "dirty7-" yielding 6.1.0-57 again with the
 sysctl vm.dirty_ratio=7: a variant, measured in a run of its own under the
@@ -113,8 +114,9 @@ def main():
         # clears the false-discovery bar depends on how many cells the
         # host's other load left quiet on each side (rates of contended
         # cells are withheld).
-        line = re.search(r"^6\.1\.0-57-amd64: (dd\.(write|read)_MBps -|guest\.\S+_Minsn \+)\d+\.\d % vs "
-                         r"6\.1\.0-47-amd64 \(p=[0-9.e-]+, n=[1-5]\+[1-5]\) \[across disk_mbps\]$", p.stdout, re.M)
+        line = re.search(r"^6\.1\.0-57-amd64: (dd\.(write|read)_MBps -\d+\.\d %|guest\.\S+_Minsn \+\d+\.\d %|"
+                         r"guest\.\S+\.wait_s \+\d+\.\d+ s) vs 6\.1\.0-47-amd64 "
+                         r"\(p=[0-9.e-]+, n=[1-5]\+[1-5]\) \[across disk_mbps\]$", p.stdout, re.M)
         expect(line is not None, "night 3 prints the one-line dd regression verdict")
         expect("verdict: REGRESSION" in p.stdout, "night 3's summary says REGRESSION")
         with open(os.path.join(home, "notified.txt")) as f:

@@ -1,0 +1,936 @@
+/* Unit tests for nightly/nightly.c: whole nights without a guest. The
+ * night reads a real configuration, imports real (synthetic) bzImages from
+ * a drop directory into a real kernel store, and reads and writes a real
+ * SQLite results database; only what boots guests is replaced, through
+ * nightly_ops: a fake runner stores each cell through results/ as
+ * run/runner.c stores it (the run's settings, the cell's params, its end
+ * state and metrics) and ends as the runner ends (exit 0, or 3 with the
+ * run interrupted), on a fake clock. The nights: a good one (runs stored,
+ * the site published, no mail), one with a regression (its report and
+ * mail), a kernel that crashes at boot, a hang that runs past the
+ * deadline, a signal, a host lost mid-run, a contended cell, and a night
+ * cut short by losing its last host that the next night resumes. */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <utime.h>
+
+#include "cell/endstate.h"
+#include "common/test-scratch.h"
+#include "common/test.h"
+#include "kernels/kstore.h"
+#include "kernels/test-fixtures.h"
+#include "nightly/nightly.h"
+#include "nightly/nightly_events.h"
+#include "nightly/nightly_ops.h"
+#include "nightly/nightly_report.h"
+#include "results/db.h"
+#include "results/query.h"
+#include "run/hosts.h"
+#include "settings/runopts.h"
+#include "store/store.h"
+#include "workloads/workload.h"
+
+TEST_MAIN();
+
+#define BASE "6.1.0-47-amd64"
+#define NEW "6.1.0-57-amd64"
+#define BAD "6.1.0-58-amd64"
+#define REPEATS 5
+#define CELL_S 60.0                        /* fake time a cell takes */
+#define HANG_S 7200.0                      /* fake time a hung cell takes: past a 1h deadline */
+
+/* ---- the fake world ----------------------------------------------------- */
+
+enum fate {
+        FATE_OK,
+        FATE_CRASH,                        /* every cell: boot-crash */
+        FATE_HANG,                         /* the first cell hangs for HANG_S */
+        FATE_CONTENDED,                    /* its first cell ok, but beside a busy host */
+};
+
+/* How a kernel (by store name) behaves under the fake runner. */
+struct fake_kernel {
+        const char *name;
+        double write_MBps;                 /* its cells' mean write rate (judged only on a throttled disk) */
+        double kernel_Minsn;               /* its cells' mean kernel instructions writing (judged under TCG) */
+        enum fate fate;
+};
+
+static struct fake {
+        struct fake_kernel kernels[4];
+        double clock;                      /* unix time */
+        int interrupt_after_run;           /* a signal arrives once a run ended */
+        int interrupted;
+        long lose_host_at;                 /* >= 0: the cell index at which the host in use fails */
+        int n_runs;                        /* calls of the fake runner */
+        char **hosts_seen;                 /* g->hosts of the last call (copy) */
+        char *connect_seen;
+        char **bisected;                   /* the kernels the last bisection was given */
+} fake;
+
+static double fake_now(void) {
+        return fake.clock;
+}
+
+static int fake_interrupted(void) {
+        return fake.interrupted;
+}
+
+static const struct fake_kernel *fake_kernel_of(const char *name) {
+        static const struct fake_kernel normal = { NULL, 100, 1000, FATE_OK };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(fake.kernels) && fake.kernels[i].name; i++)
+                if (strcmp(fake.kernels[i].name, name) == 0)
+                        return &fake.kernels[i];
+        return &normal;
+}
+
+/* What the runner stores as a run's settings (run/runner.c settings_json). */
+static char *fake_settings(const struct run_settings *o, struct kstore_kernel **ks, size_t nk, char **specs,
+                           const struct store_ctx *g) {
+        json_t *j = json_object(), *karr = json_array(), *warr = json_array();
+        char *s;
+
+        for (size_t k = 0; k < nk; k++)
+                json_array_append_new(karr, json_pack("{s:s, s:s, s:s?}", "name", ks[k]->name, "id", ks[k]->id,
+                                                      "release", ks[k]->release));
+        for (size_t w = 0; specs[w]; w++)
+                json_array_append_new(warr, json_string(specs[w]));
+        json_object_set_new(j, "kernels", karr);
+        json_object_set_new(j, "workloads", warr);
+        runopts_save(o, j);
+        json_object_set_new(j, "planned_cells", json_integer((json_int_t)(nk * g_strv_length(specs)) * o->repeats));
+        json_object_set_new(j, "accel", json_string("tcg"));
+        json_object_set_new(j, "accel_why", json_string("asked"));
+        if (g->hosts) {
+                json_t *hs = json_array();
+
+                for (size_t h = 0; g->hosts[h]; h++) {
+                        g_autofree char *name = NULL, *uri = NULL;
+                        struct kb_error err = { { 0 } };
+
+                        ASSERT_EQ(run_host_spec_parse(g->hosts[h], &name, &uri, &err), 0);
+                        json_array_append_new(hs, json_pack("{s:s, s:s, s:i}", "name", name ? name : uri, "uri", uri,
+                                                            "slots", 1));
+                }
+                json_object_set_new(j, RUNOPTS_HOSTS_KEY, hs);
+        }
+        json_object_set_new(j, RUNOPTS_HOW_KEYS, runopts_how_keys());
+        s = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        return s;
+}
+
+/* One stored attempt, as cell/ ends one. */
+struct fake_cell {
+        const char *key, *kernel_id, *spec, *host;
+        int iteration, attempt;
+        const struct fake_kernel *fk;
+        int64_t host_id;
+};
+
+static void fake_store_cell(struct db *db, int64_t run, const struct run_settings *o, const struct fake_cell *fc,
+                            const char *state, const char *detail) {
+        int ok = strcmp(state, CELL_OK) == 0;
+        /* A little spread, so that Welch's test has a variance to work with. */
+        double jitter = 1 + 0.004 * ((fc->iteration * 7 + (int)strlen(fc->key)) % 5 - 2);
+        struct db_metric m[] = {
+                { .name = "dd.write_MBps", .value = fc->fk->write_MBps * jitter, .has_value = 1, .unit = "MB/s" },
+                { .name = "dd.read_MBps", .value = 300 * jitter, .has_value = 1, .unit = "MB/s" },
+                { .name = "guest.write.kernel_Minsn", .value = fc->fk->kernel_Minsn * jitter, .has_value = 1,
+                  .unit = "Minsn" },
+                { .name = "host.foreign_cpu_pct", .has_value = 1, .unit = "%",
+                  .value = fc->fk->fate == FATE_CONTENDED && fc->iteration == 0 ? 60 : 1 },
+        };
+        json_t *pj = json_pack("{s:s}", "workload", fc->spec);
+        g_autofree char *params = NULL;
+        struct kb_error err = { { 0 } };
+        struct db_cell c;
+
+        runopts_cell_params(o, pj);
+        json_object_set_new(pj, RUNOPTS_ACCEL_KEY, json_string("tcg"));
+        if (fc->host)
+                json_object_set_new(pj, RUNOPTS_HOST_KEY, json_string(fc->host));
+        params = json_dumps(pj, JSON_COMPACT);
+        json_decref(pj);
+        c = (struct db_cell){
+                .run_id = run, .cell_key = fc->key, .kernel_id = fc->kernel_id, .workload = "dd",
+                .params_json = params, .iteration = fc->iteration, .attempt = fc->attempt, .state = state,
+                .detail = detail, .accel = "tcg", .started_at = fake.clock,
+                .boot_s = strcmp(state, CELL_BOOT_CRASH) == 0 ? NAN : 2.0,
+                .workload_s = ok ? 10.0 : NAN, .total_s = 14.0, .exit_code = ok ? 0 : -1,
+                .host_id = fc->host_id, .n_metrics = ok ? G_N_ELEMENTS(m) : 0, .metrics = m,
+        };
+        if (db_cell_insert(db, &c, NULL, &err) < 0)
+                TEST_FAIL("storing cell %s: %s", fc->key, err.msg);
+}
+
+/* The hosts of the run (g->hosts, "NAME=URI"), each with its row. */
+struct fake_hosts {
+        char *name[4];
+        int64_t id[4];
+        size_t n, cur;                     /* cur: the host cells run on now */
+};
+
+static void fake_hosts_init(struct db *db, const struct store_ctx *g, struct fake_hosts *h) {
+        *h = (struct fake_hosts){ 0 };
+        for (size_t i = 0; g->hosts && g->hosts[i] && i < G_N_ELEMENTS(h->name); i++) {
+                g_autofree char *uri = NULL;
+                struct kb_error err = { { 0 } };
+
+                ASSERT_EQ(run_host_spec_parse(g->hosts[i], &h->name[i], &uri, &err), 0);
+                ASSERT_EQ(db_host_upsert(db, &(struct db_host){ .name = h->name[i], .uri = uri, .hostname = h->name[i],
+                                                                .cpu_model = "Fake CPU", .qemu_version = "7.2.19",
+                                                                .libvirt_version = "9.0.0" },
+                                         &h->id[i], &err), 0);
+                h->n++;
+        }
+}
+
+static void fake_hosts_clear(struct fake_hosts *h) {
+        for (size_t i = 0; i < h->n; i++)
+                g_free(h->name[i]);
+}
+
+/* Run one cell on the host in use; a host lost at this cell ends its
+ * attempt as an infra error and the cell goes to the next host, as
+ * run/spread.c moves a failed host's cells. Returns 0 ok, 1 failed, -1 no
+ * host is left (the cell is held). */
+static int fake_cell(struct db *db, int64_t run, const struct run_settings *o, struct fake_cell *fc,
+                     struct fake_hosts *h, long index) {
+        if (h->n && index == fake.lose_host_at) {
+                fc->host = h->name[h->cur];
+                fc->host_id = h->id[h->cur];
+                fake_store_cell(db, run, o, fc, CELL_INFRA_ERROR, "the host's libvirt connection was lost");
+                fake.clock += CELL_S;
+                if (++h->cur >= h->n)
+                        return -1;
+                fc->attempt++;
+        }
+        fc->host = h->n ? h->name[h->cur] : NULL;
+        fc->host_id = h->n ? h->id[h->cur] : 0;
+        if (fc->fk->fate == FATE_CRASH) {
+                fake_store_cell(db, run, o, fc, CELL_BOOT_CRASH,
+                                "Kernel panic - not syncing: VFS: Unable to mount root");
+                fake.clock += CELL_S;
+                return 1;
+        }
+        if (fc->fk->fate == FATE_HANG && fc->iteration == 0) {
+                fake_store_cell(db, run, o, fc, CELL_HANG, "no output for 60 s");
+                fake.clock += HANG_S;
+                return 1;
+        }
+        fake_store_cell(db, run, o, fc, CELL_OK, NULL);
+        fake.clock += CELL_S;
+        return 0;
+}
+
+static int key_done(char **done, const char *key) {
+        for (size_t i = 0; done && done[i]; i++)
+                if (strcmp(done[i], key) == 0)
+                        return 1;
+        return 0;
+}
+
+/* A new run's row (the runner's prepare_store and run row), or the
+ * resumed run's reopened. */
+static int64_t fake_open_run(struct store_session *s, const struct run_settings *o, struct kstore_kernel **ks,
+                             size_t nk, char **specs, const struct store_ctx *g) {
+        g_autofree char *settings = NULL;
+        struct kb_error err = { { 0 } };
+        struct db_run row;
+
+        if (o->resume_run > 0) {
+                ASSERT_EQ(db_run_reopen(s->db, o->resume_run, &err), 0);
+                return o->resume_run;
+        }
+        for (size_t k = 0; k < nk; k++)
+                ASSERT_EQ(db_kernel_upsert(s->db, &(struct db_kernel){ ks[k]->id, ks[k]->name, ks[k]->release,
+                                                                       ks[k]->source, ks[k]->added_at }, &err), 0);
+        settings = fake_settings(o, ks, nk, specs, g);
+        row = (struct db_run){ .tag = o->tag, .settings_json = settings, .host = "fakehost",
+                               .host_info_json = "{\"cpu\":\"Fake CPU\",\"mem_kb\":2097152}", .qemu_version = "7.2.19",
+                               .libvirt_version = "9.0.0", .kbench_version = "test", .started_at = fake.clock };
+        ASSERT_EQ(db_run_create(s->db, &row, &err), 0);
+        return row.id;
+}
+
+/* The runner, as run/runner.h describes it, without a guest: the plan's
+ * cells interleaved (round, workload, kernel), no cell started past the
+ * deadline or after a signal, the run interrupted when it stopped early. */
+static int fake_run(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
+                    struct store_session *s, int64_t *ret_run_id, struct kb_error *err) {
+        size_t nk = g_strv_length(o->kernels), nw = g_strv_length(o->workloads);
+        g_autofree struct kstore_kernel **ks = g_new0(struct kstore_kernel *, nk + 1);
+        g_auto(GStrv) specs = g_new0(char *, nw + 1);
+        char **done = NULL;
+        struct fake_hosts h;
+        int failed = 0, stopped = 0;
+        long index = 0;
+        int64_t id;
+        int r = store_session_open(s, STORE_PART_STORE | STORE_PART_DB, err);
+
+        if (r < 0)
+                return 1;
+        fake.n_runs++;
+        g_strfreev(fake.hosts_seen);
+        fake.hosts_seen = g_strdupv(g->hosts);
+        g_free(fake.connect_seen);
+        fake.connect_seen = g_strdup(g->connect);
+        ASSERT_TRUE(drive && drive->quiet && drive->deadline_at > 0);
+        for (size_t k = 0; k < nk; k++)
+                ASSERT_EQ(kstore_find(s->ks, o->kernels[k], &ks[k], err), 0);
+        for (size_t w = 0; w < nw; w++) {
+                struct workload_spec *spec = NULL;
+
+                ASSERT_EQ(workload_spec_parse(o->workloads[w], &spec, err), 0);
+                specs[w] = g_strdup(spec->text);
+                workload_spec_free(spec);
+        }
+        id = fake_open_run(s, o, ks, nk, specs, g);
+        if (ret_run_id)
+                *ret_run_id = id;
+        ASSERT_EQ(db_run_done_keys(s->db, id, &done, err), 0);
+        fake_hosts_init(s->db, g, &h);
+        for (int i = 0; i < o->repeats && !stopped; i++)
+                for (size_t w = 0; w < nw && !stopped; w++)
+                        for (size_t k = 0; k < nk && !stopped; k++, index++) {
+                                char key[32];
+                                struct fake_cell fc = { key, ks[k]->id, specs[w], NULL, i, 1,
+                                                        fake_kernel_of(ks[k]->name), 0 };
+
+                                snprintf(key, sizeof(key), "c%03ld", index);
+                                if (key_done(done, key))
+                                        continue;
+                                ASSERT_EQ(db_cell_next_attempt(s->db, id, key, &fc.attempt, err), 0);
+                                if (fake.interrupted || fake.clock >= drive->deadline_at) {
+                                        stopped = 1;
+                                        break;
+                                }
+                                r = fake_cell(s->db, id, o, &fc, &h, index);
+                                stopped = r < 0;
+                                failed += r > 0;
+                        }
+        ASSERT_EQ(db_run_finish(s->db, id, stopped ? "interrupted" : "complete", err), 0);
+        for (size_t i = 0; done && done[i]; i++)
+                free(done[i]);
+        free(done);
+        fake_hosts_clear(&h);
+        for (size_t k = 0; k < nk; k++)
+                kstore_kernel_free(ks[k]);
+        if (fake.interrupt_after_run)
+                fake.interrupted = 1;
+        return failed || stopped ? 3 : 0;
+}
+
+/* bisect_run, answering at once that the last kernel is the first bad
+ * one; what it was asked is kept for the test. */
+static int fake_bisect(const struct bisect_opts *o, const struct store_ctx *g, struct store_session *s,
+                       struct bisect_answer *ret, struct kb_error *err) {
+        size_t n = g_strv_length(o->kernels);
+
+        (void)g, (void)s, (void)err;
+        ASSERT_TRUE(o->quiet && o->deadline_at > 0 && n >= 2);
+        g_strfreev(fake.bisected);
+        fake.bisected = g_strdupv(o->kernels);
+        *ret = (struct bisect_answer){ .id = 0, .outcome = "first-bad", .first_bad = g_strdup(o->kernels[n - 1]),
+                                       .confirmed = 1 };
+        return 0;
+}
+
+static const struct nightly_ops fake_ops = {
+        .run = fake_run,
+        .load_resume = runner_load_resume,         /* reads the database only */
+        .bisect = fake_bisect,
+        .now = fake_now,
+        .interrupted = fake_interrupted,
+};
+
+/* ---- a store, its kernels and its configuration ---------------------------- */
+
+struct world {
+        char *home;                        /* KBENCH_HOME of the nights */
+        char *drop, *drop_slow;            /* the sources' directories */
+        char *site, *mail;                 /* publish_dir, what notify wrote */
+        char *config;
+        struct store_ctx g;
+};
+
+static struct world *session_world;       /* the store session's, for its open() */
+
+/* cli/setup.c's part of the session: the kernel store, then the database. */
+static int world_open(struct store_session *s, unsigned parts, struct kb_error *err) {
+        g_autofree char *kdir = store_kernels_dir(&session_world->g);
+        int r = 0;
+
+        if ((parts & STORE_PART_STORE) && !s->ks)
+                r = kstore_open(kdir, &s->ks, err);
+        if (r >= 0 && (parts & STORE_PART_DB) && !s->db)
+                r = db_open(session_world->g.db_path, &s->db, err);
+        return r;
+}
+
+/* A bzImage of release dropped into dir, old enough to be settled; the
+ * same bytes each time (xz, unlike gzip, stores no time). */
+static void drop_kernel(const char *dir, const char *release) {
+        g_autofree char *version = g_strdup_printf("%s (kbench@test) #1 SMP PREEMPT_DYNAMIC Debian", release);
+        g_autofree char *banner = g_strdup_printf("Linux version %s\n", version);
+        g_autofree char *path = g_strdup_printf("%s/vmlinuz-%s", dir, release);
+        GByteArray *elf = fx_elf(1, banner), *z = fx_compress(elf->data, elf->len, "xz");
+        GByteArray *img = fx_bzimage(z, elf->len, version);
+        struct utimbuf old = { time(NULL) - 600, time(NULL) - 600 };
+
+        ASSERT_TRUE(g_file_set_contents(path, (const char *)img->data, img->len, NULL));
+        ASSERT_EQ(utime(path, &old), 0);
+        g_byte_array_unref(elf);
+        g_byte_array_unref(z);
+        g_byte_array_unref(img);
+}
+
+static struct world *world_new(const char *name) {
+        struct world *w = g_new0(struct world, 1);
+
+        test_scratch("nightly-XXXXXX");
+        test_scratch_keep_if("TEST_NIGHTLY_KEEP");     /* its stores, for kbench show and compare */
+        w->home = test_scratch_path(name);
+        w->drop = g_build_filename(w->home, "drop", NULL);
+        w->drop_slow = g_build_filename(w->home, "drop-slow", NULL);
+        w->site = g_build_filename(w->home, "site", NULL);
+        w->mail = g_build_filename(w->home, "mail.txt", NULL);
+        w->config = g_build_filename(w->home, "night.json", NULL);
+        ASSERT_EQ(g_mkdir_with_parents(w->drop, 0755), 0);
+        ASSERT_EQ(g_mkdir_with_parents(w->drop_slow, 0755), 0);
+        w->g.home = w->home;
+        w->g.db_path = g_build_filename(w->home, "results.db", NULL);
+        fake = (struct fake){ .clock = 1800000000.0, .lose_host_at = -1 };
+        return w;
+}
+
+static void world_free(struct world *w) {
+        g_free(w->drop);
+        g_free(w->drop_slow);
+        g_free(w->site);
+        g_free(w->mail);
+        g_free(w->config);
+        g_free(w->g.db_path);
+        free(w->home);
+        g_free(w);
+        g_strfreev(fake.hosts_seen);
+        g_free(fake.connect_seen);
+        g_strfreev(fake.bisected);
+        fake.hosts_seen = NULL;
+        fake.connect_seen = NULL;
+        fake.bisected = NULL;
+}
+
+/* The configuration: the drop directory, dd at REPEATS, a 1 h deadline,
+ * the site and a notify command; extra (may be NULL) is merged in. */
+static void world_config(struct world *w, json_t *extra) {
+        g_autofree char *notify = g_strdup_printf("cat >> '%s'", w->mail);
+        json_t *cfg = json_pack("{s:[{s:s, s:s}], s:s, s:[s], s:i, s:s, s:s, s:s, s:s, s:f}",
+                                "sources", "type", "dir", "path", w->drop, "baseline", BASE, "workloads",
+                                "dd:size=4M", "repeats", REPEATS, "deadline", "1h", "publish_dir", w->site,
+                                "base_url", "https://kbench.example.org/nightly", "notify", notify, "alpha", 0.05);
+
+        if (extra) {
+                json_object_update(cfg, extra);
+                json_decref(extra);
+        }
+        ASSERT_EQ(json_dump_file(cfg, w->config, 0), 0);
+        json_decref(cfg);
+}
+
+/* ---- the events of a night ------------------------------------------------ */
+
+struct recorded {
+        GArray *events;                    /* struct nightly_event, strings and pointers cleared */
+        GPtrArray *texts;                  /* ERROR and NOTIFY_FAILED texts */
+        json_t *report;                    /* the REPORT event's report, as JSON */
+        char *report_text;                 /* and as text */
+        size_t plan_groups, plan_new;      /* the PLAN event's */
+        char *bisect_bad;
+};
+
+static int record(const struct nightly_event *ev, void *userdata) {
+        struct recorded *rec = userdata;
+        struct nightly_event copy = { .kind = ev->kind, .run = ev->run, .group = ev->group,
+                                      .n_groups = ev->n_groups, .code = ev->code, .interrupted = ev->interrupted };
+        size_t len = 0;
+        FILE *f;
+
+        g_array_append_val(rec->events, copy);
+        if (ev->text)
+                g_ptr_array_add(rec->texts, g_strdup(ev->text));
+        if (ev->kind == NIGHTLY_EVENT_PLAN) {
+                rec->plan_groups = ev->plan->plan->n_groups;
+                rec->plan_new = ev->plan->plan->n_new;
+        }
+        if (ev->kind == NIGHTLY_EVENT_REPORT) {
+                ASSERT_TRUE(!rec->report);
+                rec->report = nightly_report_json(ev->report);
+                f = open_memstream(&rec->report_text, &len);
+                nightly_report_text(ev->report, f);
+                fclose(f);
+        }
+        return 0;
+}
+
+static void recorded_clear(struct recorded *rec) {
+        if (rec->events)
+                g_array_free(rec->events, TRUE);
+        if (rec->texts)
+                g_ptr_array_unref(rec->texts);
+        json_decref(rec->report);
+        free(rec->report_text);
+        *rec = (struct recorded){ 0 };
+}
+
+/* How many events of kind were recorded; *ret (may be NULL) the first. */
+static size_t count_events(const struct recorded *rec, enum nightly_event_kind kind, struct nightly_event *ret) {
+        size_t n = 0;
+
+        for (guint i = 0; i < rec->events->len; i++) {
+                const struct nightly_event *ev = &g_array_index(rec->events, struct nightly_event, i);
+
+                if (ev->kind != kind)
+                        continue;
+                if (n++ == 0 && ret)
+                        *ret = *ev;
+        }
+        return n;
+}
+
+/* One night over w's store, as cli/cli_nightly.c runs it: a session
+ * opened for it and closed after it. The clock moves a day first. */
+static int night(struct world *w, int dry_run, struct recorded *rec) {
+        struct nightly_sink sink = { record, rec };
+        struct nightly_opts o = { .config_path = w->config, .dry_run = dry_run, .sink = &sink, .ops = &fake_ops };
+        struct store_session s = { .open = world_open };
+        struct kb_error err = { { 0 } };
+        int code;
+
+        recorded_clear(rec);
+        rec->events = g_array_new(FALSE, TRUE, sizeof(struct nightly_event));
+        rec->texts = g_ptr_array_new_with_free_func(g_free);
+        fake.clock += 86400;
+        session_world = w;
+        code = nightly_run(&o, &w->g, &s, &err);
+        if (code == 1 || code == 2)
+                fprintf(stderr, "night: exit %d: %s\n", code, err.msg);
+        /* To read what a failing case's nights said. */
+        if (getenv("TEST_NIGHTLY_DEBUG") && rec->report_text)
+                fprintf(stderr, "%s", rec->report_text);
+        kstore_free(s.ks);
+        db_close(s.db);
+        return code;
+}
+
+/* The runs' statuses, "complete,interrupted" (g_free). */
+static char *run_statuses(const struct world *w) {
+        struct db *db = NULL;
+        struct query_run *runs = NULL;
+        struct kb_error err = { { 0 } };
+        GString *s = g_string_new("");
+        size_t n = 0;
+
+        ASSERT_EQ(db_open(w->g.db_path, &db, &err), 0);
+        ASSERT_EQ(query_runs(db, &runs, &n, &err), 0);
+        for (size_t i = 0; i < n; i++)
+                g_string_append_printf(s, "%s%s", i ? "," : "", runs[i].status);
+        query_runs_free(runs, n);
+        db_close(db);
+        return g_string_free(s, FALSE);
+}
+
+static const char *json_str(const json_t *j, const char *path0, size_t i, const char *path1) {
+        const json_t *v = json_object_get(j, path0);
+
+        if (json_is_array(v))
+                v = json_array_get(v, i);
+        if (path1)
+                v = json_object_get(v, path1);
+        return json_string_value(v);
+}
+
+static size_t json_len(const json_t *j, const char *key) {
+        return json_array_size(json_object_get(j, key));
+}
+
+static char *read_text(const char *path) {
+        char *text = NULL;
+
+        return g_file_get_contents(path, &text, NULL, NULL) ? text : NULL;
+}
+
+/* ---- the nights ------------------------------------------------------------ */
+
+/* Both kernels measured alike: one complete run of 2 x REPEATS cells,
+ * one comparison that finds nothing, the site published, no mail; the
+ * next night has nothing new and adds no run. */
+TEST(good_night) {
+        struct world *w = world_new("good");
+        struct recorded rec = { 0 };
+        struct nightly_event ev;
+        g_autofree char *statuses = NULL, *index = NULL;
+
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        world_config(w, NULL);
+
+        ASSERT_EQ(night(w, 1, &rec), 0);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_PLAN, NULL), 1);
+        ASSERT_EQ(rec.plan_groups, 1);
+        ASSERT_EQ(rec.plan_new, 1);
+        ASSERT_EQ(fake.n_runs, 0);
+        ASSERT_TRUE(!rec.report);
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
+        ASSERT_EQ(fake.n_runs, 1);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_RUN_DONE, &ev), 1);
+        ASSERT_EQ(ev.code, 0);
+        ASSERT_EQ(ev.n_groups, 1);
+        statuses = run_statuses(w);
+        ASSERT_STREQ(statuses, "complete");
+        ASSERT_EQ(json_len(rec.report, "measured"), 2);
+        ASSERT_EQ(json_len(rec.report, "compared"), 1);
+        ASSERT_EQ(json_len(rec.report, "findings"), 0);
+        ASSERT_EQ(json_len(rec.report, "failures"), 0);
+        ASSERT_EQ(json_len(rec.report, "errors"), 0);
+        ASSERT_TRUE(strstr(rec.report_text, "verdict: no regression\n"));
+        index = g_build_filename(w->site, "index.html", NULL);
+        ASSERT_TRUE(g_file_test(index, G_FILE_TEST_IS_REGULAR));
+        ASSERT_TRUE(!g_file_test(w->mail, G_FILE_TEST_EXISTS));
+        /* No runner was given hosts: the store's own connection. */
+        ASSERT_TRUE(!fake.hosts_seen);
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
+        ASSERT_EQ(fake.n_runs, 1);
+        ASSERT_TRUE(strstr(rec.report_text, "nightly: nothing new to measure\n"));
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* A kernel that spends 30 % more instructions writing: the finding, the regression with the
+ * commands that reproduce it and its page, the mail to notify. */
+TEST(regression_is_reported_and_mailed) {
+        struct world *w = world_new("regression");
+        struct recorded rec = { 0 };
+        g_autofree char *mail = NULL;
+
+        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1300, FATE_OK };
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, BAD);
+        world_config(w, NULL);
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
+        ASSERT_STREQ(json_str(rec.report, "findings", 0, "kernel"), BAD);
+        ASSERT_STREQ(json_str(rec.report, "findings", 0, "metric"), "guest.write.kernel_Minsn");
+        ASSERT_STREQ(json_str(rec.report, "findings", 0, "verdict"), "worse");
+        ASSERT_TRUE(strstr(rec.report_text, BAD ": guest.write.kernel_Minsn +30.0 % vs " BASE " (p="));
+        ASSERT_TRUE(strstr(rec.report_text, "verdict: REGRESSION\n"));
+        mail = read_text(w->mail);
+        ASSERT_TRUE(mail);
+        ASSERT_TRUE(strstr(mail, "Subject: [kbench] " BAD ": guest.write.kernel_Minsn +30.0% regression vs " BASE
+                                 "\n"));
+        ASSERT_TRUE(strstr(mail, "kbench run "));
+        ASSERT_TRUE(strstr(mail, "page: https://kbench.example.org/nightly/"));
+        ASSERT_TRUE(strstr(mail, "host fakehost: Fake CPU, 2.0 GiB RAM, tcg"));
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOTIFY_FAILED, NULL), 0);
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* A kernel that panics at boot: each of its cells fails; the night says
+ * where and how, and mails it. */
+TEST(kernel_that_crashes_at_boot) {
+        struct world *w = world_new("crash");
+        struct recorded rec = { 0 };
+        g_autofree char *mail = NULL;
+        const json_t *f;
+
+        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1000, FATE_CRASH };
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, BAD);
+        world_config(w, NULL);
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
+        ASSERT_EQ(json_len(rec.report, "failures"), 1);
+        f = json_array_get(json_object_get(rec.report, "failures"), 0);
+        ASSERT_STREQ(json_string_value(json_object_get(f, "kernel")), BAD);
+        ASSERT_STREQ(json_string_value(json_object_get(f, "state")), CELL_BOOT_CRASH);
+        ASSERT_STREQ(json_string_value(json_object_get(f, "stage")), "boot");
+        ASSERT_EQ(json_integer_value(json_object_get(f, "failed")), REPEATS);
+        ASSERT_EQ(json_integer_value(json_object_get(f, "cells")), REPEATS);
+        mail = read_text(w->mail);
+        ASSERT_TRUE(mail && strstr(mail, "Subject: [kbench] " BAD ": failed at boot (boot-crash)"));
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* A second source measures the kernels again with a throttled disk: two
+ * runs in the plan. */
+static json_t *two_sources(const struct world *w) {
+        return json_pack("{s:[{s:s, s:s}, {s:s, s:s, s:s, s:{s:i}}]}", "sources", "type", "dir", "path", w->drop,
+                         "type", "dir", "path", w->drop_slow, "name", "slow-", "overrides", "disk_mbps", 50);
+}
+
+/* A kernel whose first cell hangs until past the deadline: its run stops
+ * (interrupted, exit 3), the plan's second run is not started, the report
+ * says the night is incomplete and names the hang; the next night resumes
+ * the run and measures what is left. */
+TEST(hang_reaches_the_deadline_and_the_next_night_resumes) {
+        struct world *w = world_new("hang");
+        struct recorded rec = { 0 };
+        struct nightly_event ev;
+        g_autofree char *after1 = NULL, *after2 = NULL;
+        const json_t *f;
+
+        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1000, FATE_HANG };
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, BAD);
+        drop_kernel(w->drop_slow, BAD);
+        world_config(w, two_sources(w));
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_RUN_DONE, &ev), 1);
+        ASSERT_EQ(ev.code, 3);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOT_STARTED, &ev), 1);
+        ASSERT_EQ(ev.group, 1);
+        ASSERT_EQ(ev.n_groups, 2);
+        ASSERT_EQ(ev.interrupted, 0);
+        ASSERT_TRUE(json_is_true(json_object_get(rec.report, "incomplete")));
+        f = json_array_get(json_object_get(rec.report, "failures"), 0);
+        ASSERT_STREQ(json_string_value(json_object_get(f, "state")), CELL_HANG);
+        ASSERT_STREQ(json_string_value(json_object_get(f, "stage")), "workload");
+        ASSERT_EQ(json_integer_value(json_object_get(f, "failed")), 1);
+        ASSERT_TRUE(strstr(rec.report_text, "incomplete: cells were left"));
+        after1 = run_statuses(w);
+        ASSERT_STREQ(after1, "interrupted");
+
+        /* The hang is gone: the cut-short run is finished first, then the
+         * slow source's run that was never started. */
+        fake.kernels[0].fate = FATE_OK;
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_RESUME, &ev), 1);
+        ASSERT_EQ(ev.run, 1);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOT_STARTED, NULL), 0);
+        after2 = run_statuses(w);
+        ASSERT_STREQ(after2, "complete,complete");
+        ASSERT_TRUE(!json_is_true(json_object_get(rec.report, "incomplete")));
+        ASSERT_EQ(json_len(rec.report, "failures"), 0);
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* A signal during the first run: the second is not started, and says why. */
+TEST(signal_leaves_the_rest_for_the_next_night) {
+        struct world *w = world_new("signal");
+        struct recorded rec = { 0 };
+        struct nightly_event ev;
+
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        drop_kernel(w->drop_slow, NEW);
+        world_config(w, two_sources(w));
+        fake.interrupt_after_run = 1;
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_INCOMPLETE);
+        ASSERT_EQ(fake.n_runs, 1);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOT_STARTED, &ev), 1);
+        ASSERT_EQ(ev.interrupted, 1);
+        ASSERT_EQ(ev.group, 1);
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* Two hosts from the configuration reach the runner (the first is the
+ * connection of one-host verbs); the host in use is lost at the third
+ * cell, which is tried again on the other: its infra error is not a
+ * failure of the kernel. */
+TEST(lost_host_moves_its_cells) {
+        struct world *w = world_new("lost-host");
+        struct recorded rec = { 0 };
+        g_autofree char *statuses = NULL;
+        int code;
+
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        world_config(w, json_pack("{s:[s, s]}", "hosts", "h1=test:///default", "h2=test:///second"));
+        fake.lose_host_at = 2;
+
+        code = night(w, 0, &rec);
+        ASSERT_TRUE(code == NIGHTLY_EXIT_OK || code == NIGHTLY_EXIT_REGRESSED);
+        ASSERT_TRUE(fake.hosts_seen && g_strv_length(fake.hosts_seen) == 2);
+        ASSERT_STREQ(fake.hosts_seen[1], "h2=test:///second");
+        ASSERT_STREQ(fake.connect_seen, "test:///default");
+        statuses = run_statuses(w);
+        ASSERT_STREQ(statuses, "complete");
+        ASSERT_EQ(json_len(rec.report, "failures"), 0);
+        ASSERT_EQ(json_len(rec.report, "measured"), 2);
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* The only host is lost mid-run: its cells are held, the run stops, the
+ * night is incomplete (exit 3, nothing regressed); the next night resumes
+ * that run rather than starting another. */
+TEST(last_host_lost_then_resumed) {
+        struct world *w = world_new("last-host");
+        struct recorded rec = { 0 };
+        g_autofree char *after1 = NULL, *after2 = NULL;
+        struct nightly_event ev;
+
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        world_config(w, json_pack("{s:[s]}", "hosts", "h1=test:///default"));
+        fake.lose_host_at = 4;
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_INCOMPLETE);
+        after1 = run_statuses(w);
+        ASSERT_STREQ(after1, "interrupted");
+        ASSERT_EQ(json_len(rec.report, "failures"), 0);
+
+        /* A dry run only says it would resume it. */
+        fake.lose_host_at = -1;
+        ASSERT_EQ(night(w, 1, &rec), 0);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_WOULD_RESUME, &ev), 1);
+        ASSERT_EQ(ev.run, 1);
+        ASSERT_EQ(fake.n_runs, 1);
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_RESUME, &ev), 1);
+        ASSERT_EQ(ev.run, 1);
+        after2 = run_statuses(w);
+        ASSERT_TRUE(g_str_has_prefix(after2, "complete"));
+        /* The new kernel's cells are those of the resumed run. */
+        ASSERT_EQ(json_len(rec.report, "compared"), 1);
+        ASSERT_TRUE(g_str_has_suffix(json_str(rec.report, "compared", 0, NULL), " run:1:" NEW));
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* A cell measured beside a busy host (foreign CPU 60 %) keeps its state
+ * but not its rates: the comparison of a kernel that writes slower on a
+ * throttled disk (a source's override, paired across it with the
+ * baseline, so its rates are judged) counts one sample less on that side. */
+TEST(contended_cell_is_left_out_of_rates) {
+        struct world *w = world_new("contended");
+        struct recorded rec = { 0 };
+        const json_t *f;
+
+        fake.kernels[0] = (struct fake_kernel){ BAD, 70, 1000, FATE_CONTENDED };
+        /* The kernel at the base settings too: the site lists a kernel
+         * under the names its runs show (a variant's with its label), and
+         * a night's comparison names it by its store name. */
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, BAD);
+        drop_kernel(w->drop_slow, BAD);
+        world_config(w, two_sources(w));
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
+        ASSERT_EQ(json_len(rec.report, "failures"), 0);
+        ASSERT_EQ(json_len(rec.report, "findings"), 1);
+        f = json_array_get(json_object_get(rec.report, "findings"), 0);
+        ASSERT_STREQ(json_string_value(json_object_get(f, "kernel")), "slow-" BAD);
+        ASSERT_STREQ(json_string_value(json_object_get(f, "across")), "disk_mbps,variant");
+        ASSERT_STREQ(json_string_value(json_object_get(f, "metric")), "dd.write_MBps");
+        ASSERT_EQ(json_integer_value(json_object_get(f, "n_a")), REPEATS);
+        ASSERT_EQ(json_integer_value(json_object_get(f, "n_b")), REPEATS - 1);
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* A notify command that fails is said, and the night's verdict stands. */
+TEST(failing_notify_is_said) {
+        struct world *w = world_new("notify");
+        struct recorded rec = { 0 };
+
+        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1300, FATE_OK };
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, BAD);
+        world_config(w, json_pack("{s:s}", "notify", "cat > /dev/null; exit 7"));
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOTIFY_FAILED, NULL), 1);
+        ASSERT_STREQ(rec.texts->pdata[rec.texts->len - 1], "notify command exited with status 7");
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* A file in the drop directory that is not a kernel: an error event, in
+ * the report too; the night goes on with the others and exits 1. */
+TEST(bad_file_is_an_error_not_the_end) {
+        struct world *w = world_new("badfile");
+        struct recorded rec = { 0 };
+        g_autofree char *junk = NULL;
+        struct utimbuf old = { time(NULL) - 600, time(NULL) - 600 };
+
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        junk = g_build_filename(w->drop, "linux-image-junk.deb", NULL);
+        ASSERT_TRUE(g_file_set_contents(junk, "!<arch>\ndebian-binary   junk\n", -1, NULL));
+        ASSERT_EQ(utime(junk, &old), 0);
+        world_config(w, NULL);
+
+        ASSERT_EQ(night(w, 0, &rec), 1);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_ERROR, NULL), 1);
+        ASSERT_TRUE(g_str_has_prefix(rec.texts->pdata[0], "importing "));
+        ASSERT_EQ(json_len(rec.report, "errors"), 1);
+        ASSERT_EQ(json_len(rec.report, "measured"), 2);
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* With "bisect" configured, a regression of tonight's kernel is bisected
+ * between it and the source's kernel before it, which an earlier night
+ * found not worse. */
+TEST(regression_is_bisected_from_the_last_good_kernel) {
+        struct world *w = world_new("bisect");
+        struct recorded rec = { 0 };
+        g_autofree char *line = NULL;
+
+        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1300, FATE_OK };
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        world_config(w, json_pack("{s:{s:s}}", "bisect", "metric", "guest.write.kernel_Minsn"));
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
+        ASSERT_TRUE(!fake.bisected);
+
+        drop_kernel(w->drop, BAD);
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
+        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_BISECT, NULL), 1);
+        ASSERT_TRUE(fake.bisected && g_strv_length(fake.bisected) == 2);
+        ASSERT_STREQ(fake.bisected[0], NEW);
+        ASSERT_STREQ(fake.bisected[1], BAD);
+        line = g_strdup_printf("bisect: %s guest.write.kernel_Minsn from %s, 2 kernels: first bad: %s\n", BAD, NEW,
+                               BAD);
+        ASSERT_TRUE(strstr(rec.report_text, line));
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* Without a sink a night says nothing and still answers; without ops it
+ * reads the wall clock (a dry run starts no runner). */
+TEST(quiet_dry_run_with_the_real_ops) {
+        struct world *w = world_new("quiet");
+        struct nightly_opts o = { .dry_run = 1 };
+        struct store_session s = { .open = world_open };
+        struct kb_error err = { { 0 } };
+
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        world_config(w, NULL);
+        o.config_path = w->config;
+        session_world = w;
+        ASSERT_EQ(nightly_run(&o, &w->g, &s, &err), 0);
+        ASSERT_EQ(fake.n_runs, 0);
+        kstore_free(s.ks);
+        db_close(s.db);
+        world_free(w);
+}
