@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/render.h"
 #include "common/utf8.h"
 #include "common/util.h"
 #include "nightly/nightly.h"
@@ -110,6 +111,8 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
         struct cli_nightly_view view = { 0 };
         const struct nightly_sink sink = { cli_nightly_event, &view };
         struct nightly_opts o = { .sink = &sink };
+        struct render rd;
+        struct run_events run_sink;
         struct kb_error err = { { 0 } };
         int code;
         GOptionEntry entries[] = {
@@ -164,6 +167,12 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
         o.config_path = argv[1];
         o.dry_run = dry_run;
         view.json = json;
+        /* The night's runs and bisections show their progress as kbench run
+         * and kbench bisect do; the night reports their results itself. */
+        render_init(&rd, json, 0);
+        rd.image_lines = 1;
+        run_sink = render_sink(&rd);
+        o.run_events = &run_sink;
         code = nightly_run(&o, c->g, &c->s, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);

@@ -13,12 +13,15 @@
 
 #include "nightly/nightly_events.h"
 #include "nightly/nightly_ops.h"
+#include "run/runevent.h"
 #include "store/store.h"
 
 struct nightly_opts {
         const char *config_path;
         int dry_run;                       /* fetch, import and plan (a PLAN event); measure nothing */
         const struct nightly_sink *sink;   /* where the events go; NULL: nowhere */
+        const struct run_events *run_events; /* where the night's runs and bisections report their
+                                              progress (run/runevent.h); NULL: nowhere */
         const struct nightly_ops *ops;     /* NULL: nightly_ops_real */
 };
 
