@@ -475,9 +475,9 @@ TEST(a_a_no_verdict) {
         free(line);
         free(text);
         text = render_all(v, 1, 1);
-        ASSERT_TRUE(strstr(text, "\n#### Informational (3 metrics, no verdict)\n\n| metric | A | ± | B | ± | change | n "
+        ASSERT_TRUE(strstr(text, "\n#### Informational (3 metrics, no verdict)\n\n| metric | unit | A | ± | B | ± | change | n "
                                  "| why no verdict |\n") != NULL);
-        ASSERT_TRUE(strstr(text, "| vmstat.bo_mean | 161833 | 1.8% | 162408 | 1.7% |  | 6+7 |") != NULL);
+        ASSERT_TRUE(strstr(text, "| vmstat.bo_mean | blocks/s | 161833 | 1.8% | 162408 | 1.7% |  | 6+7 |") != NULL);
         free(text);
         /* By default the judged rows only, and a count of the others. */
         text = render(v, 0);
@@ -530,9 +530,9 @@ TEST(throttled_is_worse) {
         ASSERT_TRUE(strstr(text, "1 worse, 0 better, of 2 judged metrics in 1 paired group (exit status 4)") != NULL);
         free(text);
         text = render(v, 1);
-        ASSERT_TRUE(strstr(text, "| metric | A | ± | A med | B | ± | B med |") != NULL);
+        ASSERT_TRUE(strstr(text, "| metric | unit | A | ± | A med | B | ± | B med |") != NULL);
         /* mean 161.83, 1.8 %, median 161.5 | mean 112.5, median 112.5 */
-        ASSERT_TRUE(strstr(text, "| dd.write_MBps | 161.8 | 1.8% | 161.5 | 112.5 | 0.4% | 112.5 | -30.5% |") != NULL);
+        ASSERT_TRUE(strstr(text, "| dd.write_MBps | MB/s | 161.8 | 1.8% | 161.5 | 112.5 | 0.4% | 112.5 | -30.5% |") != NULL);
         ASSERT_TRUE(strstr(text, "| worse |") != NULL);
         free(text);
         j = render_json(v);

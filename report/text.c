@@ -60,9 +60,7 @@ static void put_masked(FILE *out, const char *s, int width, enum put_mode mode) 
                         case '&': ent = "&amp;"; break;
                         case '<': ent = "&lt;"; break;
                         case '>': ent = "&gt;"; break;
-                        case '"': ent = "&quot;"; break;
-                        case '\'': ent = "&#39;"; break;
-                        default: break;
+                        default: break; /* quotes are text outside a tag, and no tag can start */
                         }
                         if (!ent && cp < 0x80 && strchr("\\`*[]|", (int)cp))
                                 fputc('\\', out);
@@ -825,10 +823,10 @@ int text_change_shown(const struct compare_metric *m) {
         return fabs(m->sa.mean) > m->sa.sd && fabs(m->sb.mean) > m->sb.sd;
 }
 
-enum { C_METRIC, C_A, C_ASD, C_AMED, C_B, C_BSD, C_BMED, C_CHANGE, C_CI, C_VERDICT, C_PW, C_PMW, C_N, C_MDE, C_N2, C_N5, C_COUNT };
+enum { C_METRIC, C_UNIT, C_A, C_ASD, C_AMED, C_B, C_BSD, C_BMED, C_CHANGE, C_CI, C_VERDICT, C_PW, C_PMW, C_N, C_MDE, C_N2, C_N5, C_COUNT };
 
 static const char *const col_title[C_COUNT] = {
-        "metric", "A", "±", "A med", "B", "±", "B med", "change", "95% CI", "verdict", "p(Welch)", "p(MW)", "n", "mde", "n@2%",
+        "metric", "unit", "A", "±", "A med", "B", "±", "B med", "change", "95% CI", "verdict", "p(Welch)", "p(MW)", "n", "mde", "n@2%",
         "n@5%",
 };
 
@@ -869,6 +867,7 @@ void text_format_change(const struct compare_metric *m, char *change, char *ci, 
 
 static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
         snprintf(cells[C_METRIC], 64, "%.63s", m->name);
+        snprintf(cells[C_UNIT], 64, "%.63s", m->unit ? m->unit : "");
         text_format_num(m->sa.mean, cells[C_A], 64);
         text_format_pct(m->sa.cov, 0, cells[C_ASD], 64);
         text_format_num(m->sa.median, cells[C_AMED], 64);
@@ -959,12 +958,35 @@ static void print_table(FILE *out, int md, int ncols, const char *const *title, 
 
 /* The informational columns: no verdict, no tests, and a change only where
  * text_change_shown() says it means something. */
-enum { I_METRIC, I_A, I_ASD, I_B, I_BSD, I_CHANGE, I_N, I_WHY, I_COUNT };
+enum { I_METRIC, I_UNIT, I_A, I_ASD, I_B, I_BSD, I_CHANGE, I_N, I_WHY, I_COUNT };
 
-static const char *const info_title[I_COUNT] = { "metric", "A", "±", "B", "±", "change", "n", "why no verdict" };
+static const char *const info_title[I_COUNT] = { "metric", "unit", "A", "±", "B", "±", "change", "n", "why no verdict" };
 
-static void info_cells(const struct compare_metric *m, char cells[C_COUNT][64]) {
+/* Why a metric has no verdict, in a cell of 63 bytes: a reason the
+ * group's note gives in full (the TCG rule, which covers every rate) is
+ * pointed at, not repeated; another too long for the cell ends at a word,
+ * never inside one. */
+static void why_cell(const struct compare_group *g, const char *why, char *out, size_t size) {
+        size_t n = strlen(why);
+
+        for (size_t i = 0; i < ELEMENTSOF(g->notes) && g->notes[i]; i++)
+                if (n > 20 && strstr(g->notes[i], why)) {
+                        snprintf(out, size, "as the note above says");
+                        return;
+                }
+        if (n < size) {
+                snprintf(out, size, "%s", why);
+                return;
+        }
+        n = size - 4;
+        while (n > 0 && why[n] != ' ')
+                n--;
+        snprintf(out, size, "%.*s...", (int)n, why);
+}
+
+static void info_cells(const struct compare_group *g, const struct compare_metric *m, char cells[C_COUNT][64]) {
         snprintf(cells[I_METRIC], 64, "%.63s", m->name);
+        snprintf(cells[I_UNIT], 64, "%.63s", m->unit ? m->unit : "");
         text_format_num(m->sa.mean, cells[I_A], 64);
         text_format_pct(m->sa.cov, 0, cells[I_ASD], 64);
         text_format_num(m->sb.mean, cells[I_B], 64);
@@ -975,13 +997,13 @@ static void info_cells(const struct compare_metric *m, char cells[C_COUNT][64]) 
                 snprintf(cells[I_CHANGE], 64, "%s",
                          isfinite(m->change) && m->info.direction != METRICS_NONE ? "near 0" : "");
         snprintf(cells[I_N], 64, "%zu+%zu", m->na, m->nb);
-        snprintf(cells[I_WHY], 64, "%.63s", m->info.why ? m->info.why : "not in this kbench's registry");
+        why_cell(g, m->info.why ? m->info.why : "not in this kbench's registry", cells[I_WHY], 64);
 }
 
 static void group_table(const struct compare_view *v, const struct compare_group *g, int md, int all,
                         FILE *out) {
-        static const int judged_left[C_COUNT] = { [C_METRIC] = 1, [C_VERDICT] = 1 };
-        static const int info_left[I_COUNT] = { [I_METRIC] = 1, [I_WHY] = 1 };
+        static const int judged_left[C_COUNT] = { [C_METRIC] = 1, [C_UNIT] = 1, [C_VERDICT] = 1 };
+        static const int info_left[I_COUNT] = { [I_METRIC] = 1, [I_UNIT] = 1, [I_WHY] = 1 };
         char (*cells)[C_COUNT][64] = calloc(g->n_m + 1, sizeof(*cells));
         size_t rows = 0, n_info = 0;
 
@@ -1023,7 +1045,7 @@ static void group_table(const struct compare_view *v, const struct compare_group
                 rows = 0;
                 for (size_t i = 0; i < g->n_m; i++)
                         if (!g->m[i].judged)
-                                info_cells(&g->m[i], cells[rows++]);
+                                info_cells(g, &g->m[i], cells[rows++]);
                 fprintf(out, md ? "\n#### Informational (%zu metrics, no verdict)\n\n"
                                 : "\ninformational (%zu metrics, no verdict):\n", n_info);
                 print_table(out, md, I_COUNT, info_title, info_left, cells, rows);
