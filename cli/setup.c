@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <glib.h>
 #include <signal.h>
+#include <stdio.h>
 
 #include "cell/cell.h"
 #include "cli/cli.h"
@@ -18,7 +19,11 @@
 /* The store's directory: refused when missing, unless the verb puts a
  * kernel in (store.h, "Which verbs may create a store"). */
 static int need_store(struct cli_ctx *c, struct kb_error *err) {
-        return store_prepare(c->g, !!(c->needs & CLI_CREATE), err);
+        int r = store_prepare(c->g, !!(c->needs & CLI_CREATE), err);
+
+        if (r == 1)
+                fprintf(stderr, "kbench: creating the store %s\n", c->g->home);
+        return r < 0 ? r : 0;
 }
 
 /* After the directory: the lock creates no store. */

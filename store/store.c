@@ -1,7 +1,6 @@
 /* store/store: the store context (see store.h). */
 #include <errno.h>
 #include <glib.h>
-#include <stdio.h>
 #include <sys/stat.h>
 
 #include "store/store.h"
@@ -21,8 +20,7 @@ int store_prepare(const struct store_ctx *s, int create, struct kb_error *err) {
                                   "--store and $KBENCH_HOME)", s->home);
         if (g_mkdir_with_parents(s->home, 0755) < 0)
                 return error_setf(err, -errno, "store %s: cannot create it: %s", s->home, g_strerror(errno));
-        fprintf(stderr, "kbench: creating the store %s\n", s->home);
-        return 0;
+        return 1;
 }
 
 char *store_kernels_dir(const struct store_ctx *s) {

@@ -48,12 +48,12 @@ static inline int store_session_open(struct store_session *s, unsigned parts, st
 
 /* Which verbs may create a store (docs/reference.md, "Which verbs create a store"):
  * those that put a kernel in it, kernel add, kernel build, nightly and
- * bisect --git, once their usage is checked; they say so on stderr
+ * bisect --git, once their usage is checked, and the caller says so
  * ("kbench: creating the store DIR"). Every other verb, run and doctor
  * included, refuses a store directory that does not exist, so a mistyped
  * --store creates nothing. Nothing else creates one: the lock does not.
- * Returns 0 when s->home is a directory (made now when create), else
- * -errno with err naming it. */
+ * Returns 0 when s->home is a directory, 1 when it was made now (create),
+ * else -errno with err naming it. */
 int store_prepare(const struct store_ctx *s, int create, struct kb_error *err);
 
 /* Paths under the store. Caller frees (g_free). */
