@@ -781,8 +781,13 @@ void text_format_num(double v, char *buf, size_t size) {
                 snprintf(buf, size, "%.1f", v);
         else if (a >= 1 || a == 0)
                 snprintf(buf, size, "%.2f", v);
-        else
-                snprintf(buf, size, "%.3g", v);
+        else {
+                /* Three significant digits, never in scientific notation
+                 * ("0.000000981", not "9.81e-07"): at most 9 decimals. */
+                int decimals = 2 - (int)floor(log10(a));
+
+                snprintf(buf, size, "%.*f", decimals < 9 ? decimals : 9, v);
+        }
 }
 
 void text_format_pct(double frac, int sign, char *buf, size_t size) {
@@ -852,7 +857,8 @@ void text_format_change(const struct compare_metric *m, char *change, char *ci, 
                 format_diff(m->diff.lo, NULL, lo, sizeof(lo));
                 format_diff(m->diff.hi, m->unit, hi, sizeof(hi));
                 text_format_num(m->mde_abs, v, sizeof(v));
-                snprintf(mde, size, "%s%s%s", v, m->unit && *m->unit ? " " : "", m->unit ? m->unit : "");
+                snprintf(mde, size, "%s%s%s", v, isfinite(m->mde_abs) && m->unit && *m->unit ? " " : "",
+                         isfinite(m->mde_abs) && m->unit ? m->unit : "");
         } else {
                 text_format_pct(m->change, 1, change, size);
                 text_format_pct(m->ratio.lo - 1, 1, lo, sizeof(lo));
