@@ -8,6 +8,8 @@
 #include "common/error.h"
 #include "store/store.h"
 
+struct run_host_backend;
+
 /* What a verb needs before it works, declared in its row of the verb
  * table (main.c's verbs[], cli_kernel.c's subcommands[]), as git's
  * RUN_SETUP; cli_setup provides it. */
@@ -20,6 +22,9 @@ enum cli_needs {
         CLI_DB_CREATE = 1 << 5,    /* the results database, created when missing (a verb that adds results) */
         CLI_SIGNALS = 1 << 6,      /* SIGINT and SIGTERM ask the verb's pump to stop (cell_interrupted): the
                                       running cell ends as interrupted and the run stays resumable */
+        CLI_HOSTS = 1 << 7,        /* the hosts its runs boot guests on: libvirt (run/hosts.h's backend), which
+                                      the pump connects through once it has checked its request and
+                                      reaches the hosts, so a usage error is never a connection error */
 };
 
 /* A verb's context: the store it works on (from the global options) and
@@ -30,6 +35,8 @@ struct cli_ctx {
         const char *verb;          /* the lock's owner as a second kbench names it ("kernel build") */
         unsigned needs;            /* enum cli_needs, from the verb's row */
         struct store_lock *lock;   /* held when needs has CLI_LOCK and the setup is done */
+        const struct run_host_backend *hosts; /* with CLI_HOSTS: how the verb's pump reaches its hosts
+                                              (run/hosts.h), given to it in its drive; else NULL */
         unsigned opened;           /* the setup's steps done, a bit each (setup.c) */
 };
 

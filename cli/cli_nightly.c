@@ -173,6 +173,7 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
         rd.image_lines = 1;
         run_sink = render_sink(&rd);
         o.run_events = &run_sink;
+        o.hosts = c->hosts;
         code = nightly_run(&o, c->g, &c->s, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);

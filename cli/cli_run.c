@@ -95,7 +95,7 @@ int cli_run(int argc, char **argv, struct cli_ctx *c) {
         }
         render_init(&rd, o.json, o.all);
         sink = render_sink(&rd);
-        drive = (struct runner_drive){ .events = &sink };
+        drive = (struct runner_drive){ .events = &sink, .hosts = c->hosts };
         code = runner_run(&o, &drive, c->g, &c->s, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);

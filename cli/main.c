@@ -28,16 +28,18 @@ static const struct {
         const char *help;
 } verbs[] = {
         { "kernel", cli_kernel, 0, "manage the kernel store: add, build (from source), list, remove" },
-        { "run", cli_run, CLI_STORE | CLI_LOCK | CLI_KSTORE | CLI_DB_CREATE | CLI_SIGNALS,
+        { "run", cli_run, CLI_STORE | CLI_LOCK | CLI_KSTORE | CLI_DB_CREATE | CLI_SIGNALS | CLI_HOSTS,
           "boot kernels under QEMU and run workloads" },
         { "show", cli_show, CLI_DB, "list runs, or one run's cells and metrics" },
         { "compare", cli_compare, CLI_DB, "is kernel B better or worse than A? (statistics, verdicts)" },
         { "workloads", cli_workloads, 0, "list the workloads, their guest packages and metrics" },
         { "vmstat", cli_vmstat, 0, "analyse vmstat output: columns, summary, writeout stalls" },
         { "publish", cli_publish, CLI_DB, "write a static HTML site of the results: tables and charts" },
-        { "bisect", cli_bisect, CLI_STORE | CLI_CREATE | CLI_LOCK | CLI_KSTORE | CLI_DB_CREATE | CLI_SIGNALS,
+        { "bisect", cli_bisect,
+          CLI_STORE | CLI_CREATE | CLI_LOCK | CLI_KSTORE | CLI_DB_CREATE | CLI_SIGNALS | CLI_HOSTS,
           "find the kernel or commit that changed a metric (builds, sequential rule)" },
-        { "nightly", cli_nightly, CLI_STORE | CLI_CREATE | CLI_LOCK | CLI_KSTORE | CLI_DB_CREATE | CLI_SIGNALS,
+        { "nightly", cli_nightly,
+          CLI_STORE | CLI_CREATE | CLI_LOCK | CLI_KSTORE | CLI_DB_CREATE | CLI_SIGNALS | CLI_HOSTS,
           "one unattended night: fetch new kernels, measure, detect, report, publish" },
         { "doctor", cli_doctor, 0, "check QEMU, libvirt, the accelerator and the store" },
 };

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "kernels/kstore.h"
 #include "results/db.h"
+#include "run/hosts.h"
 #include "store/lock.h"
 
 /* The store's directory: refused when missing, unless the verb puts a
@@ -112,6 +113,10 @@ static int session_open(struct store_session *s, unsigned parts, struct kb_error
 
 void cli_ctx_init(struct cli_ctx *c, const struct store_ctx *g, const char *verb, unsigned needs) {
         *c = (struct cli_ctx){ .s = { .open = session_open }, .g = g, .verb = verb, .needs = needs };
+        /* A table of operations, no connection yet: the pump connects to
+         * each host when it reaches it, after checking its request. */
+        if (needs & CLI_HOSTS)
+                c->hosts = &run_host_libvirt;
 }
 
 void cli_ctx_clear(struct cli_ctx *c) {

@@ -165,7 +165,8 @@ static int step_config(struct night *n, struct kb_error *err) {
 /* How the night drives the runner: in the night's session, printing its
  * own report, and starting no cell past its deadline. */
 static struct runner_drive night_drive(const struct night *n) {
-        return (struct runner_drive){ .quiet = 1, .deadline_at = n->deadline_at, .events = n->o->run_events };
+        return (struct runner_drive){ .quiet = 1, .deadline_at = n->deadline_at, .events = n->o->run_events,
+                                     .hosts = n->o->hosts };
 }
 
 /* The runner's exit code as the night reads it: 0 and 3 (failed cells,
@@ -965,6 +966,7 @@ static int bisect_subject(struct night *n, const struct subject *s, struct kb_er
                 night_opts(n, &v, &o);
                 in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .s = n->s, .ops = n->ops,
                                                  .sink = n->o->sink, .run_events = n->o->run_events,
+                                                 .hosts = n->o->hosts,
                                                  .baseline_run = n->baseline_run, .baseline_id = base->id,
                                                  .source = si, .label = v.label, .kernel_id = s->kernel_id,
                                                  .run = &o, .deadline_at = n->deadline_at };

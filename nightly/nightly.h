@@ -22,6 +22,8 @@ struct nightly_opts {
         const struct nightly_sink *sink;   /* where the events go; NULL: nowhere */
         const struct run_events *run_events; /* where the night's runs and bisections report their
                                               progress (run/runevent.h); NULL: nowhere */
+        const struct run_host_backend *hosts; /* how its runs reach their hosts (run/hosts.h); NULL:
+                                              libvirt */
         const struct nightly_ops *ops;     /* NULL: nightly_ops_real */
 };
 

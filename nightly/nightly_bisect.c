@@ -167,7 +167,8 @@ static void run_bisection(const struct nightly_bisect_in *in, char **names, cons
         const struct nightly_bisect_config *c = &in->cfg->bisect;
         struct bisect_opts o = { .run = *in->run, .workload = workload, .metric = c->metric, .kernels = names,
                                  .pilot = 4, .max_rounds = c->max_rounds, .target = 0.01, .alpha = in->cfg->alpha,
-                                 .noise = in->cfg->noise, .quiet = 1, .events = in->run_events };
+                                 .noise = in->cfg->noise, .quiet = 1, .events = in->run_events,
+                                 .hosts = in->hosts };
         struct bisect_answer a = { 0 };
         struct kb_error err = { { 0 } };
         int code;

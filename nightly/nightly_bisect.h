@@ -60,6 +60,7 @@ struct nightly_bisect_in {
         const struct nightly_ops *ops;     /* the night's: the bisection and the clock; NULL: the real ones */
         const struct nightly_sink *sink;   /* the night's: a BISECT event when one starts; NULL: none */
         const struct run_events *run_events; /* the night's: where the bisection's runs report; NULL: nowhere */
+        const struct run_host_backend *hosts; /* the night's: how the bisection's runs reach their hosts */
 };
 
 /* Bisect tonight's regression of in->kernel_id over in->source's history
