@@ -66,15 +66,7 @@ struct world {
 };
 
 static int world_open(struct store_session *s, unsigned parts, struct kb_error *err) {
-        struct world *w = (struct world *)(void *)s;
-        g_autofree char *kdir = g_build_filename(w->g.home, "kernels", NULL);
-        int r = 0;
-
-        if ((parts & STORE_PART_STORE) && !s->ks)
-                r = kstore_open(kdir, &s->ks, err);
-        if (r >= 0 && (parts & STORE_PART_DB) && !s->db)
-                r = db_open(w->g.db_path, &s->db, err);
-        return r;
+        return fakehost_session_parts(s, &((struct world *)(void *)s)->g, parts, err);
 }
 
 /* The kernels in the store, their directories in w. */

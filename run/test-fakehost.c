@@ -9,6 +9,8 @@
 #include "common/proto.h"
 #include "common/test.h"
 #include "common/test-scratch.h"
+#include "kernels/kstore.h"
+#include "results/db.h"
 #include "run/test-fakehost.h"
 
 /* The fixture's QEMU: one process, whose command line names the domain of
@@ -306,4 +308,16 @@ static const struct cell_vm_ops *fake_host_vm_ops(void *ctx, const struct run_ho
 
 struct run_host_backend fakehost_backend(struct fakehost *f) {
         return (struct run_host_backend){ .open = fake_open, .vm_ops = fake_host_vm_ops, .ctx = f };
+}
+
+int fakehost_session_parts(struct store_session *s, const struct store_ctx *g, unsigned parts,
+                           struct kb_error *err) {
+        g_autofree char *kdir = store_kernels_dir(g);
+        int r = 0;
+
+        if ((parts & STORE_PART_STORE) && !s->ks)
+                r = kstore_open(kdir, &s->ks, err);
+        if (r >= 0 && (parts & STORE_PART_DB) && !s->db)
+                r = db_open(g->db_path, &s->db, err);
+        return r;
 }

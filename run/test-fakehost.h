@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "run/hosts.h"
+#include "store/store.h"
 
 enum fakehost_play {
         FAKEHOST_OK,               /* boots, runs dd, the host quiet: ok, with dd's metrics */
@@ -56,3 +57,9 @@ void fakehost_clear(struct fakehost *f);
  * libvirt connection: a run on them asks for --accel tcg (auto would probe
  * KVM through one) and boots cold (a snapshot is a libvirt file). */
 struct run_host_backend fakehost_backend(struct fakehost *f);
+
+/* A test's store_session open(): the parts asked for from g's scratch
+ * store, each opened once (the kernel store, then the database), as
+ * cli/setup.c provides them to a pump. Returns 0 or -errno with err. */
+int fakehost_session_parts(struct store_session *s, const struct store_ctx *g, unsigned parts,
+                           struct kb_error *err);
