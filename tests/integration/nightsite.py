@@ -27,6 +27,7 @@ data file and of its page. Publishing again writes nothing.
 alpha 0.2 and n = 5 as tests/integration/nightly.py (5 + 5 cells across two
 runs give a verdict on a 60 % throttle at 0.2); 15 cells of dd:size=64M."""
 import json
+import math
 import os
 import re
 import shutil
@@ -53,7 +54,8 @@ def number_text(v):
         return f"{v:.1f}"
     if a >= 1 or a == 0:
         return f"{v:.2f}"
-    return f"{v:.3g}"
+    # three significant digits in plain decimals, at most nine
+    return f"{v:.{min(2 - math.floor(math.log10(a)), 9)}f}"
 
 
 def change_text(m):
