@@ -62,6 +62,8 @@ struct night {
         struct db *db;                     /* s->db, once open */
         struct kstore *ks;                 /* s->ks, once open */
         const char *accel;                 /* what the runs use, and what "measured" is asked for */
+        GPtrArray *hosts;                  /* the names the runs store in their cells (run/hosts.c: NAME,
+                                              else the URI), one NULL when the night has no hosts */
         double started_at;                 /* unix time: the night's, as the store records it */
         double deadline_at;                /* unix time */
         struct nightly_found *found;
@@ -151,9 +153,12 @@ static int step_config(struct night *n, struct kb_error *err) {
                                 g_free(n->g.connect);
                                 n->g.connect = g_strdup(uri);
                         }
+                        /* A cell names its host as the runner does. */
+                        g_ptr_array_add(n->hosts, name ? g_steal_pointer(&name) : g_strdup(uri));
                 }
                 n->g.hosts = n->cfg->hosts;
-        }
+        } else
+                g_ptr_array_add(n->hosts, NULL);
         n->started_at = n->ops->now();
         n->deadline_at = n->started_at + n->cfg->deadline_s;
         n->accel = accel_cached(n->g.home);
@@ -333,28 +338,35 @@ static void night_opts(const struct night *n, const struct nightly_variant *v, s
         o->variant = v->label;
 }
 
-/* The fingerprint of workload w measured as variant v: from the very
- * options the night's run would be given. */
-static char *fingerprint_for(const struct night *n, size_t w, const struct nightly_variant *v) {
+/* The fingerprint of workload w measured as variant v on the night's
+ * host h (an index into n->hosts): from the very options the night's run
+ * would be given. */
+static char *fingerprint_for(const struct night *n, size_t w, const struct nightly_variant *v, guint h) {
         struct run_settings o;
 
         night_opts(n, v, &o);
-        return nightly_fingerprint(&o, n->accel, n->cfg->workload_specs[w]);
+        return nightly_fingerprint(&o, n->accel, n->cfg->workload_specs[w], n->hosts->pdata[h]);
 }
 
 /* How many ok cells the results hold for kernel_id measured as variant v,
- * the fewest over the workloads. */
+ * on any of the night's hosts (a run spreads its cells over them), the
+ * fewest over the workloads. */
 static int count_measured(struct night *n, const char *kernel_id, const struct nightly_variant *v, size_t *ret,
                           struct kb_error *err) {
         size_t least = SIZE_MAX;
 
         for (size_t w = 0; n->cfg->workload_specs[w]; w++) {
-                g_autofree char *fp = fingerprint_for(n, w, v);
                 size_t ok = 0;
-                int r = nightly_measured(n->db, kernel_id, fp, &ok, err);
 
-                if (r < 0)
-                        return r;
+                for (guint h = 0; h < n->hosts->len; h++) {
+                        g_autofree char *fp = fingerprint_for(n, w, v, h);
+                        size_t on_host = 0;
+                        int r = nightly_measured(n->db, kernel_id, fp, &on_host, err);
+
+                        if (r < 0)
+                                return r;
+                        ok += on_host;
+                }
                 least = MIN(least, ok);
         }
         *ret = least == SIZE_MAX ? 0 : least;
@@ -553,14 +565,15 @@ static int baseline_in_run(struct night *n, int64_t run, const char *base_id, ch
 static int find_baseline_run(struct night *n, struct kb_error *err) {
         struct query_kernel *base = NULL;
         g_autofree int64_t *ids = NULL;
-        g_auto(GStrv) fps = g_new0(char *, g_strv_length(n->cfg->workload_specs) + 1);
-        size_t nr = 0;
+        g_auto(GStrv) fps = g_new0(char *, g_strv_length(n->cfg->workload_specs) * n->hosts->len + 1);
+        size_t nr = 0, nfp = 0;
         int r;
 
         if (n->baseline_run > 0)
                 return 0;
         for (size_t w = 0; n->cfg->workload_specs[w]; w++)
-                fps[w] = fingerprint_for(n, w, &(struct nightly_variant){ 0 });
+                for (guint h = 0; h < n->hosts->len; h++)
+                        fps[nfp++] = fingerprint_for(n, w, &(struct nightly_variant){ 0 }, h);
         r = query_kernel_by_name(n->db, n->cfg->baseline, &base, err);
         if (r == -ENOENT)
                 return 0;
@@ -1135,12 +1148,13 @@ static void detect_series(struct night *n, const char *workload, const char *met
 }
 
 /* One workload's history as one variant (the base settings, or a
- * source's overrides): every (run, kernel) with ok cells of that
- * fingerprint is a point, in run order; a variant's points are named
- * with its label (results/query.c). */
-static int history_of(struct night *n, size_t w, const struct nightly_variant *v, const struct query_run *runs,
-                      size_t nr, struct kb_error *err) {
-        g_autofree char *fp = fingerprint_for(n, w, v);
+ * source's overrides) on the night's host h: every (run, kernel) with ok
+ * cells of that fingerprint is a point, in run order; a variant's points
+ * are named with its label (results/query.c). Each host is its own
+ * history, as each is its own comparison. */
+static int history_of(struct night *n, size_t w, const struct nightly_variant *v, guint h,
+                      const struct query_run *runs, size_t nr, struct kb_error *err) {
+        g_autofree char *fp = fingerprint_for(n, w, v, h);
         g_autoptr(GHashTable) series = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_points);
         g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
         int r = 0;
@@ -1193,7 +1207,9 @@ static int step_changepoints(struct night *n, struct kb_error *err) {
         r = query_runs(n->db, &runs, &nr, err);
         for (size_t w = 0; r >= 0 && n->cfg->workload_specs[w]; w++)
                 for (guint i = 0; r >= 0 && i < variants->len; i++)
-                        r = history_of(n, w, &g_array_index(variants, struct nightly_variant, i), runs, nr, err);
+                        for (guint h = 0; r >= 0 && h < n->hosts->len; h++)
+                                r = history_of(n, w, &g_array_index(variants, struct nightly_variant, i), h, runs,
+                                               nr, err);
         query_runs_free(runs, nr);
         return r;
 }
@@ -1333,6 +1349,8 @@ static void night_free(struct night *n) {
                 g_ptr_array_unref(n->errors);
         if (n->measured)
                 g_ptr_array_unref(n->measured);
+        if (n->hosts)
+                g_ptr_array_unref(n->hosts);
         if (n->night_compares)
                 g_ptr_array_unref(n->night_compares);
         nightly_plan_free(n->plan);
@@ -1355,6 +1373,7 @@ int nightly_run(const struct nightly_opts *o, const struct store_ctx *g, struct 
         n.keep = g_ptr_array_new_with_free_func(g_free);
         n.errors = g_ptr_array_new_with_free_func(g_free);
         n.measured = g_ptr_array_new_with_free_func(g_free);
+        n.hosts = g_ptr_array_new_with_free_func(g_free);
         n.night_compares = g_ptr_array_new_with_free_func(g_free);
 
         /* The configuration is the user's input: its errors are usage

@@ -33,7 +33,7 @@ static char *digest(const json_t *cell_settings) {
         return fp;
 }
 
-char *nightly_fingerprint(const struct run_settings *o, const char *accel, const char *workload) {
+char *nightly_fingerprint(const struct run_settings *o, const char *accel, const char *workload, const char *host) {
         json_auto_t *cell = json_object();
         char *fp;
 
@@ -44,6 +44,8 @@ char *nightly_fingerprint(const struct run_settings *o, const char *accel, const
         json_object_set_new(cell, RUNOPTS_ACCEL_KEY, json_string(accel ? accel : ""));
         json_object_set_new(cell, RUNOPTS_HOW_KEYS, runopts_how_keys());
         json_object_set_new(cell, "workload", json_string(workload ? workload : ""));
+        if (host)
+                json_object_set_new(cell, RUNOPTS_HOST_KEY, json_string(host));
         fp = digest(cell);
         if (!fp)
                 abort();   /* an object we just built */

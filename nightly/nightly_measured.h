@@ -21,10 +21,12 @@
 
 /* The fingerprint of the cells of workload (its canonical spec, as runs
  * store it) that a run with options o measures with accelerator accel
- * ("tcg" or "kvm", never "auto"): o saved as the runner saves a run's
- * settings (runopts_save), less what the option table classifies as how
- * kbench ran. 64 lowercase hex digits (caller frees, g_free). */
-char *nightly_fingerprint(const struct run_settings *o, const char *accel, const char *workload);
+ * ("tcg" or "kvm", never "auto") on host (the name a run given hosts
+ * stores in each cell; NULL: a run on the store's own connection, which
+ * names none): o saved as the runner saves a run's settings
+ * (runopts_save), less what the option table classifies as how kbench
+ * ran. 64 lowercase hex digits (caller frees, g_free). */
+char *nightly_fingerprint(const struct run_settings *o, const char *accel, const char *workload, const char *host);
 
 /* The fingerprint of a stored cell, from its run's settings_json and its
  * params_json. Settings that are not a JSON object, or params without a

@@ -34,7 +34,7 @@ static struct plan dd256(void) {
 }
 
 static char *fingerprint(const struct plan *p) {
-        return nightly_fingerprint(&p->o, p->accel, p->workload);
+        return nightly_fingerprint(&p->o, p->accel, p->workload, NULL);
 }
 
 TEST(fingerprint_ignores_spelling_not_settings) {

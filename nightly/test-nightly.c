@@ -777,6 +777,28 @@ TEST(lost_host_moves_its_cells) {
         world_free(w);
 }
 
+/* A night on named hosts stores each cell with its host: the next night
+ * finds those cells measured (with the same hosts) and runs nothing. */
+TEST(hosts_night_measures_each_kernel_once) {
+        struct world *w = world_new("hosts-once");
+        struct recorded rec = { 0 };
+
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        world_config(w, json_pack("{s:[s, s]}", "hosts", "h1=test:///default", "h2=test:///second"));
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
+        ASSERT_EQ(fake.n_runs, 1);
+        ASSERT_EQ(json_len(rec.report, "measured"), 2);
+        ASSERT_EQ(json_len(rec.report, "compared"), 1);
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
+        ASSERT_EQ(fake.n_runs, 1);
+        ASSERT_TRUE(strstr(rec.report_text, "nightly: nothing new to measure\n"));
+        recorded_clear(&rec);
+        world_free(w);
+}
+
 /* The only host is lost mid-run: its cells are held, the run stops, the
  * night is incomplete (exit 3, nothing regressed); the next night resumes
  * that run rather than starting another. */
@@ -825,11 +847,7 @@ TEST(contended_cell_is_left_out_of_rates) {
         const json_t *f;
 
         fake.kernels[0] = (struct fake_kernel){ BAD, 70, 1000, FATE_CONTENDED };
-        /* The kernel at the base settings too: the site lists a kernel
-         * under the names its runs show (a variant's with its label), and
-         * a night's comparison names it by its store name. */
         drop_kernel(w->drop, BASE);
-        drop_kernel(w->drop, BAD);
         drop_kernel(w->drop_slow, BAD);
         world_config(w, two_sources(w));
 
@@ -842,6 +860,28 @@ TEST(contended_cell_is_left_out_of_rates) {
         ASSERT_STREQ(json_string_value(json_object_get(f, "metric")), "dd.write_MBps");
         ASSERT_EQ(json_integer_value(json_object_get(f, "n_a")), REPEATS);
         ASSERT_EQ(json_integer_value(json_object_get(f, "n_b")), REPEATS - 1);
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* A kernel that only a source with overrides brings: the night compares
+ * it (under its store name, in its run) and publishes that comparison,
+ * though no run shows it without its source's label. */
+TEST(variant_only_kernel_is_compared_and_published) {
+        struct world *w = world_new("variant-only");
+        struct recorded rec = { 0 };
+        g_autofree char *index = NULL;
+
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop_slow, NEW);
+        world_config(w, two_sources(w));
+
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
+        ASSERT_EQ(json_len(rec.report, "errors"), 0);
+        ASSERT_EQ(json_len(rec.report, "compared"), 1);
+        ASSERT_TRUE(strstr(rec.report_text, "site: "));
+        index = g_build_filename(w->site, "index.html", NULL);
+        ASSERT_TRUE(g_file_test(index, G_FILE_TEST_IS_REGULAR));
         recorded_clear(&rec);
         world_free(w);
 }

@@ -5,6 +5,7 @@
  * loaded it (decide/pairing.c, the night's alpha and noise), so its page,
  * its verdicts and the states derived from them are the night's. */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <string.h>
 
@@ -278,6 +279,23 @@ static void night_compares_add(struct model *s) {
                 }
 }
 
+/* Whether some run stores a kernel as name under its variant label: as
+ * compare does (report/view.c), run:ID:K and tag:T:K take K as the store
+ * name when no run shows a kernel as K. */
+static int stored_under_label(const struct model *s, const char *name) {
+        for (size_t i = 0; i < s->n_runs; i++) {
+                const struct model_run *r = &s->runs[i];
+                json_auto_t *set = json_loads(r->v->run->settings_json ? r->v->run->settings_json : "", 0, NULL);
+                const char *label = json_string_value(json_object_get(set, "variant"));
+                g_autofree char *shown = label ? g_strconcat(label, name, NULL) : NULL;
+
+                for (size_t k = 0; shown && k < r->n_kernels; k++)
+                        if (strcmp(r->kernels[k], shown) == 0)
+                                return 1;
+        }
+        return 0;
+}
+
 /* A selector in kbench compare's syntax that this store can answer: run:
  * and tag: forms that parse and name no kernel or one of the store's, or
  * the exact name of a kernel of the store. */
@@ -291,7 +309,7 @@ static int selector_ok(const struct model *s, const char *text) {
                                 return 1;
         if (strncmp(text, "run:", 4) == 0 || strncmp(text, "tag:", 4) == 0)
                 return compare_selector_parse(text, &sel, NULL) == 0 &&
-                       (!sel.kernel[0] || model_kernel_find(s, sel.kernel));
+                       (!sel.kernel[0] || model_kernel_find(s, sel.kernel) || stored_under_label(s, sel.kernel));
         return model_kernel_find(s, text) != NULL;
 }
 
