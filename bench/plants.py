@@ -50,6 +50,15 @@ CLASSES = {
                      "reclaim scans anon as hard as file whenever swap exists (swap on, dd's 32 MiB buffer)",
                      "vmstat.swap_out_MiB", ["--swap", "128M"], "dd:size=256M,bs=32M"),
     "readahead": ("readahead.patch", "read", "readahead shrunk to 4 pages (16 KiB)", "kernel_Minsn", [], DD),
+    # The same classes at other places and sizes.
+    "cpu-read": ("cpu-read.patch", "read", "CPU work: a 5,000-turn loop on every read() call", "kernel_Minsn", [], DD),
+    "udelay-read": ("udelay-read.patch", "read", "a time-based busy-wait: udelay(50) on every read bio", "spin_s",
+                    [], DD),
+    "sleep-write-sparse": ("sleep-write-sparse.patch", "write",
+                           "sleeping: usleep_range(2 ms) on every 8th write() of a file", "wait_s", [], DD),
+    "sleep-fsync": ("sleep-fsync.patch", "write", "sleeping: msleep(150) once per fsync of a file", "wait_s", [], DD),
+    "writeback-short": ("writeback-short.patch", "write",
+                        "writeback stalls: the flusher sleeps 100 ms after every chunk it writes", "wait_s", [], DD),
 }
 RUN_OPTS = ["--mem", "256"]
 

@@ -765,7 +765,8 @@ void svg_strip_chart(struct html *h, const struct svg_strip_chart *c) {
 #define FOREST_ROW 26              /* a row's height */
 #define FOREST_LABEL_W 214         /* the metric column: 30 labels of SMALL */
 #define FOREST_VALUE_W 92          /* the change column between the labels and the plot, so the numbers
-                                      show first where a phone scrolls the chart ("-0.000205 s") */
+                                      show first where a phone scrolls the chart ("-0.000205 s"); wider
+                                      when a value needs it ("+0.000000981 s") */
 
 static const char *tone_colour(enum svg_tone t) {
         return t == SVG_TONE_WORSE ? WORSE : t == SVG_TONE_BETTER ? BETTER : AXIS;
@@ -794,6 +795,16 @@ static double forest_panel_height(const struct svg_forest_panel *p) {
 struct forest_axis {
         double x0, x1, left, pw;
 };
+
+/* The change column: FOREST_VALUE_W, or the widest value and its margin. */
+static double forest_value_w(const struct svg_forest_chart *c) {
+        double w = FOREST_VALUE_W;
+
+        for (size_t i = 0; i < c->n_panels; i++)
+                for (size_t k = 0; k < c->panels[i].n_rows; k++)
+                        w = fmax(w, text_width(c->panels[i].rows[k].value, SMALL) + 12);
+        return w;
+}
 
 static double forest_x(const struct forest_axis *a, double v) {
         return a->left + fraction(v, a->x0, a->x1) * a->pw;
@@ -842,9 +853,8 @@ static void forest_row(struct html *h, const struct svg_forest_row *r, const str
 
 /* One panel from y: its rows over the grid, the line at 0, the ticks and
  * the axis caption below. Returns the height used. */
-static double forest_panel(struct html *h, const struct svg_forest_panel *p, int W, double y) {
-        struct forest_axis a = { .left = FOREST_LABEL_W + FOREST_VALUE_W,
-                                 .pw = W - FOREST_LABEL_W - FOREST_VALUE_W - 14 };
+static double forest_panel(struct html *h, const struct svg_forest_panel *p, int W, double value_w, double y) {
+        struct forest_axis a = { .left = FOREST_LABEL_W + value_w, .pw = W - FOREST_LABEL_W - value_w - 14 };
         const double rows_top = y + 20, rows_h = FOREST_ROW * (double)(p->n_rows ? p->n_rows : 1);
         double ticks[32], step;
         size_t nt;
@@ -873,6 +883,7 @@ static double forest_panel(struct html *h, const struct svg_forest_panel *p, int
 
 void svg_forest_chart(struct html *h, const struct svg_forest_chart *c) {
         const int W = c->width > 0 ? c->width : SVG_WIDTH;
+        const double value_w = forest_value_w(c);
         double H = 26, y = 26;
 
         for (size_t i = 0; i < c->n_panels; i++)
@@ -881,6 +892,6 @@ void svg_forest_chart(struct html *h, const struct svg_forest_chart *c) {
         if (c->title)
                 text_at(h, 4, 16, NULL, FONT + 1, "#111", c->title);
         for (size_t i = 0; i < c->n_panels; i++)
-                y += forest_panel(h, &c->panels[i], W, y);
+                y += forest_panel(h, &c->panels[i], W, value_w, y);
         html_end(h);
 }

@@ -417,3 +417,27 @@ TEST(forest_chart) {
                 ASSERT_TRUE(strtol(p + 11, NULL, 10) >= SVG_FONT_MIN);
         ASSERT_TRUE(strstr(svg, "viewBox=\"0 0 560 ") != NULL);
 }
+
+/* A long change ("+0.000000981 s") widens the change column rather than
+ * running into the metric's label: its text, right-aligned before the
+ * plot, starts right of the label column (214 units). */
+TEST(forest_chart_long_value) {
+        struct svg_forest_row rows[] = {
+                { "guest.write.spin_s", "+0.000000981 s", 9.81e-7, 1e-7, 2e-6, 0.005, SVG_TONE_NONE },
+        };
+        struct svg_forest_panel panels[] = { { "difference of the means, s", rows, 1 } };
+        struct svg_forest_chart c = { .title = "dd", .panels = panels, .n_panels = 1 };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        const char *t, *x;
+        size_t len;
+
+        svg_forest_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        t = strstr(svg, ">+0.000000981 s</text>");
+        ASSERT_TRUE(t != NULL);
+        x = g_strrstr_len(svg, t - svg, "<text x=\"");
+        ASSERT_TRUE(x != NULL);
+        /* the end of the text at x, 14 characters of SVG_FONT_MIN before it */
+        ASSERT_TRUE(strtod(x + 9, NULL) - 14 * SVG_FONT_MIN * 0.58 >= 214);
+}
