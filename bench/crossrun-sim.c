@@ -50,7 +50,7 @@ static enum compare_verdict decide(double *a, double *b, int run_offset) {
 
         compare_metric_stats(&m, 0.05, 0.02);
         /* A family of one: BH's q is Welch's p. */
-        return compare_decide(&m, m.welch.p, 0.05, 0.02);
+        return compare_decide(&m, m.ttest.p, 0.05, 0.02);
 }
 
 static int judged_change(enum compare_verdict v) {

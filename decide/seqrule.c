@@ -204,21 +204,22 @@ int seqrule_judge(const struct seqrule_params *p, const struct seqrule_metric *m
                 /* What compare_decide reads, computed as compare_metric_stats
                  * does; not its MDE and n@x%, which cost a power search each
                  * and decide nothing (the simulation runs this 10^5 times). */
-                if (stats_welch(c->a, c->na, c->b, c->nb, &c->welch) < 0)
-                        c->welch.p = NAN;
-                if (stats_ratio_ci(c->a, c->na, c->b, c->nb, 0.95, &c->ratio) < 0)
-                        c->ratio.lo = c->ratio.hi = NAN;
-                /* An amount is judged by its difference, beyond its floor
-                 * and the noise band of A's mean. */
+                /* An amount is judged by its difference (Welch's of means or
+                 * Yuen's of trimmed means), beyond its floor and the noise
+                 * band of A's mean. */
                 if (c->info.floor > 0) {
                         stats_summarize(c->a, c->na, &c->sa);
                         stats_summarize(c->b, c->nb, &c->sb);
-                        if (stats_diff_ci(c->a, c->na, c->b, c->nb, 0.95, &c->diff) < 0)
-                                c->diff.lo = c->diff.hi = NAN;
+                        compare_amount_test(c);
+                } else {
+                        if (stats_welch(c->a, c->na, c->b, c->nb, &c->ttest) < 0)
+                                c->ttest.p = NAN;
+                        if (stats_ratio_ci(c->a, c->na, c->b, c->nb, 0.95, &c->ratio) < 0)
+                                c->ratio.lo = c->ratio.hi = NAN;
                 }
                 c->mw_min_p = c->na && c->nb ? stats_mann_whitney_min_p(c->na, c->nb) : 1;
                 /* compare_judge's family: the judged metrics with a defined test. */
-                q[i] = c->na && c->nb && c->mw_min_p <= p->alpha && isfinite(c->welch.p) ? c->welch.p : NAN;
+                q[i] = c->na && c->nb && c->mw_min_p <= p->alpha && isfinite(c->ttest.p) ? c->ttest.p : NAN;
         }
         stats_bh_adjust(q, n_m, q);
         for (size_t i = 0; i < n_m; i++) {

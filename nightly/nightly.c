@@ -596,7 +596,7 @@ static void add_finding(struct night *n, const struct subject *s, const struct c
         struct nightly_finding f = {
                 .kernel = g_strdup(s->name), .baseline = g_strdup(n->cfg->baseline), .metric = g_strdup(m->name),
                 .across = v->ignored && v->ignored[0] ? g_strjoinv(",", v->ignored) : NULL,
-                .change = m->change, .p = m->welch.p, .q = m->q, .na = m->na, .nb = m->nb, .verdict = m->verdict,
+                .change = m->change, .p = m->ttest.p, .q = m->q, .na = m->na, .nb = m->nb, .verdict = m->verdict,
         };
 
         /* An amount reads as its difference ("+1.05 s"), as compare prints it. */

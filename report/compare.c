@@ -12,6 +12,9 @@
 
 #define COMPARE_POWER 0.8
 #define COMPARE_LEVEL 0.95
+/* Of each side of an amount, Yuen's test cuts this share from each end:
+ * one value per end of 5-9 cells. */
+#define COMPARE_TRIM 0.2
 #define COMPARE_MAX_N 1000
 
 static void side_free(struct compare_side *s) {
@@ -142,18 +145,72 @@ static double run_offset_var(const double *x, size_t n, double s2) {
         return fmax(s2, (double)n * fmax(w, 0));
 }
 
-/* x's values moved away from their mean so that a test dividing their
+/* x's values moved away from center so that a test dividing their
  * variance by n sees s2 / n + the run's offset (run_offset_var). Welch's
  * test and Fieller's interval depend on the values only through mean,
- * variance and n, so this is exact for both. Caller frees. */
-static double *with_run_offset(const double *x, size_t n, const struct stats_summary *sm) {
+ * variance and n, so this is exact for both with center the mean; Yuen's
+ * test on trimmed means, with center the trimmed mean, sees its squared
+ * standard error grow by the same factor. Caller frees. */
+static double *with_run_offset(const double *x, size_t n, const struct stats_summary *sm, double center) {
         double *y = malloc((n + 1) * sizeof(*y)), s2 = sm->sd * sm->sd, k = 1;
 
         if (s2 > 0)
                 k = sqrt(1 + (double)n * run_offset_var(x, n, s2) / s2);
         for (size_t i = 0; y && i < n; i++)
-                y[i] = sm->mean + (x[i] - sm->mean) * k;
+                y[i] = center + (x[i] - center) * k;
         return y;
+}
+
+/* Welch's test and interval of x's means, or Yuen's of their trimmed
+ * means (trim > 0), with each side's run offset when m has one. */
+static void amount_one(const struct compare_metric *m, double trim, struct stats_test *ret_test,
+                       struct stats_interval *ret_diff) {
+        _cleanup_free_ double *ya = NULL, *yb = NULL;
+        const double *xa = m->a, *xb = m->b;
+        double ca = m->sa.mean, cb = m->sb.mean, se2;
+
+        if (trim > 0 && (stats_trimmed(m->a, m->na, trim, &ca, &se2) < 0 ||
+                         stats_trimmed(m->b, m->nb, trim, &cb, &se2) < 0))
+                return;
+        if (m->run_offset) {
+                ya = with_run_offset(m->a, m->na, &m->sa, ca);
+                yb = with_run_offset(m->b, m->nb, &m->sb, cb);
+                if (ya && yb) {
+                        xa = ya;
+                        xb = yb;
+                }
+        }
+        if (trim > 0) {
+                stats_yuen(xa, m->na, xb, m->nb, trim, COMPARE_LEVEL, ret_test, ret_diff);
+        } else {
+                stats_welch(xa, m->na, xb, m->nb, ret_test);
+                stats_diff_ci(xa, m->na, xb, m->nb, COMPARE_LEVEL, ret_diff);
+        }
+}
+
+void compare_amount_test(struct compare_metric *m) {
+        struct stats_test w = { NAN, NAN, NAN, 0 }, y = w;
+        struct stats_interval dw = { NAN, NAN, NAN }, dy = dw;
+        double se2;
+
+        m->trimmed_a = m->trimmed_b = NAN;
+        if (stats_trimmed(m->a, m->na, COMPARE_TRIM, &m->trimmed_a, &se2) < 0 ||
+            stats_trimmed(m->b, m->nb, COMPARE_TRIM, &m->trimmed_b, &se2) < 0)
+                m->trimmed_a = m->trimmed_b = NAN;
+        amount_one(m, 0, &w, &dw);
+        /* Below 5 cells a side nothing is trimmed: Yuen's test is Welch's. */
+        if (floor(COMPARE_TRIM * (double)m->na) >= 1 || floor(COMPARE_TRIM * (double)m->nb) >= 1)
+                amount_one(m, COMPARE_TRIM, &y, &dy);
+        /* The test with the smaller p decides, its p doubled (Bonferroni
+         * over the two): Welch's keeps its power on a steady plant of
+         * widely scattered amounts, Yuen's on one with a stray cell. */
+        m->trimmed = isfinite(y.p) && !(w.p <= y.p);
+        m->ttest = m->trimmed ? y : w;
+        m->diff = m->trimmed ? dy : dw;
+        if (!isfinite(m->diff.estimate) && m->na && m->nb)
+                m->diff.estimate = m->sb.mean - m->sa.mean;
+        if (isfinite(m->ttest.p) && isfinite(y.p))
+                m->ttest.p = fmin(1, 2 * m->ttest.p);
 }
 
 double compare_band(const struct compare_metric *m, double noise) {
@@ -172,8 +229,8 @@ void compare_metric_stats(struct compare_metric *m, double alpha, double noise) 
         isa = m->sa;
         isb = m->sb;
         if (m->run_offset && m->na && m->nb) {
-                ia = with_run_offset(m->a, m->na, &m->sa);
-                ib = with_run_offset(m->b, m->nb, &m->sb);
+                ia = with_run_offset(m->a, m->na, &m->sa, m->sa.mean);
+                ib = with_run_offset(m->b, m->nb, &m->sb, m->sb.mean);
                 if (ia && ib) {
                         ta = ia;
                         tb = ib;
@@ -185,10 +242,16 @@ void compare_metric_stats(struct compare_metric *m, double alpha, double noise) 
         m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
         if (stats_ratio_ci(ta, m->na, tb, m->nb, COMPARE_LEVEL, &m->ratio) < 0)
                 m->ratio = (struct stats_interval){ m->change + 1, NAN, NAN };
-        if (stats_diff_ci(ta, m->na, tb, m->nb, COMPARE_LEVEL, &m->diff) < 0)
-                m->diff = (struct stats_interval){ m->na && m->nb ? m->sb.mean - m->sa.mean : NAN, NAN, NAN };
-        if (stats_welch(ta, m->na, tb, m->nb, &m->welch) < 0)
-                m->welch = undefined;
+        m->trimmed_a = m->trimmed_b = NAN;
+        if (m->info.floor > 0) {
+                compare_amount_test(m);
+        } else {
+                if (stats_diff_ci(ta, m->na, tb, m->nb, COMPARE_LEVEL, &m->diff) < 0)
+                        m->diff = (struct stats_interval){ m->na && m->nb ? m->sb.mean - m->sa.mean : NAN, NAN,
+                                                           NAN };
+                if (stats_welch(ta, m->na, tb, m->nb, &m->ttest) < 0)
+                        m->ttest = undefined;
+        }
         if (stats_mann_whitney(m->a, m->na, m->b, m->nb, &m->mw) < 0)
                 m->mw = undefined;
         m->mw_min_p = m->na && m->nb ? stats_mann_whitney_min_p(m->na, m->nb) : 1;
@@ -203,7 +266,9 @@ void compare_metric_stats(struct compare_metric *m, double alpha, double noise) 
         /* stats_mde gives the detectable difference over |mean(a)|: over a
          * mean of 1 it is the difference itself, defined when mean(a) is 0.
          * A verdict needs the interval's near end beyond the floor, so the
-         * difference it detects with that power lies that much further. */
+         * difference it detects with that power lies that much further.
+         * (Welch's: an amount with a stray cell may be seen by Yuen's
+         * test below it.) */
         if (m->info.floor > 0 && m->na > 1 && m->nb > 1) {
                 struct stats_summary unit_a = isa;
 
@@ -225,7 +290,7 @@ done:
 /* Judged, with values on both sides, and sizes at which a rank test can
  * reach alpha: the metrics whose Welch p enters the BH family. */
 static int in_family(const struct compare_metric *m, double alpha) {
-        return m->judged && !m->withheld && m->na && m->nb && m->mw_min_p <= alpha && isfinite(m->welch.p);
+        return m->judged && !m->withheld && m->na && m->nb && m->mw_min_p <= alpha && isfinite(m->ttest.p);
 }
 
 enum compare_verdict compare_decide(const struct compare_metric *m, double q, double alpha, double noise) {
@@ -243,11 +308,12 @@ enum compare_verdict compare_decide(const struct compare_metric *m, double q, do
         if (m->info.floor > 0) {
                 double band = compare_band(m, noise);
 
-                /* Both sides steady: a difference within the band is no
-                 * change, whatever a test of no spread would say. */
-                if (isfinite(m->diff.estimate) && fabs(m->diff.estimate) <= band && m->sa.sd == 0 && m->sb.sd == 0)
+                /* Both sides steady (Yuen's interval has no width): a
+                 * difference within the band is no change, whatever a test
+                 * of no spread would say. */
+                if (isfinite(m->diff.estimate) && fabs(m->diff.estimate) <= band && m->diff.lo == m->diff.hi)
                         return COMPARE_SAME;
-                if (!isfinite(m->welch.p) || !isfinite(q))
+                if (!isfinite(m->ttest.p) || !isfinite(q))
                         return COMPARE_UNDEFINED;
                 if (q > alpha || !isfinite(m->diff.lo) || !isfinite(m->diff.hi))
                         return COMPARE_SAME;
@@ -255,7 +321,7 @@ enum compare_verdict compare_decide(const struct compare_metric *m, double q, do
                 hi = m->diff.hi;
                 noise = band;
         } else {
-                if (!isfinite(m->welch.p) || !isfinite(q))
+                if (!isfinite(m->ttest.p) || !isfinite(q))
                         return COMPARE_UNDEFINED;
                 if (q > alpha || !isfinite(m->ratio.lo) || !isfinite(m->ratio.hi))
                         return COMPARE_SAME;
@@ -288,7 +354,7 @@ int compare_judge(struct compare_view *v) {
         for (size_t i = 0; i < v->n_groups; i++)
                 for (size_t j = 0; j < v->groups[i].n_m; j++)
                         if (in_family(&v->groups[i].m[j], v->alpha))
-                                p[k++] = v->groups[i].m[j].welch.p;
+                                p[k++] = v->groups[i].m[j].ttest.p;
         stats_bh_adjust(p, n, p);
         k = 0;
         v->worse = v->better = v->judged = 0;

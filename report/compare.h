@@ -64,8 +64,13 @@ struct compare_metric {
         struct stats_summary sa, sb;
         double change;             /* mean(b) / mean(a) - 1; NAN when undefined */
         struct stats_interval ratio;   /* Fieller 95 % CI of mean(b) / mean(a); lo/hi NAN if none */
-        struct stats_interval diff;    /* Welch 95 % CI of mean(b) - mean(a); lo/hi NAN if none */
-        struct stats_test welch, mw;
+        struct stats_interval diff;    /* Welch 95 % CI of mean(b) - mean(a); for an amount with
+                                          trimmed set, Yuen's of trimmed(b) - trimmed(a); lo/hi NAN
+                                          if none */
+        double trimmed_a, trimmed_b;   /* an amount's 20 % trimmed means, else NAN */
+        int trimmed;               /* an amount's test, interval and p are Yuen's (else Welch's) */
+        struct stats_test ttest, mw;   /* ttest: Welch's; for an amount Welch's or Yuen's (trimmed), its p
+                                          doubled (compare_amount_test) */
         double mw_min_p;           /* smallest p the exact rank test can give at na, nb */
         double q;                  /* BH-adjusted Welch p; NAN when not in the family */
         double mde;                /* minimum detectable change (fraction of mean(a)), 80 % power
@@ -174,9 +179,21 @@ int compare_selector_parse(const char *text, struct compare_selector *ret, struc
  * to vary by sd^2 / n plus one run's offset: the host's drift between runs,
  * estimated from the drift the side's cells show in their order, and never
  * narrower than their scatter sd^2 (docs/design.md, "Comparisons across
- * runs"). The shown summaries stay the cells' own. Leaves q and verdict to
+ * runs"). The shown summaries stay the cells' own. An amount (a metric
+ * with a floor) is tested by compare_amount_test. Leaves q and verdict to
  * compare_judge(). */
 void compare_metric_stats(struct compare_metric *m, double alpha, double noise);
+
+/* An amount's test (m->a, m->b, na, nb, sa, sb and run_offset set): Welch's
+ * test of the means and Yuen's of the 20 % trimmed means, each with its
+ * interval of the difference; the one with the smaller p decides, its p
+ * doubled (Bonferroni; below 5 cells a side, where nothing is trimmed,
+ * Welch's alone), into m->ttest, m->diff and m->trimmed. Yuen's
+ * keeps a stray cell (a host's hiccup adding 0.3 s of waiting to one cell
+ * in twenty) from setting the interval; Welch's keeps its power where
+ * trimming costs degrees of freedom. With run_offset each side's squared
+ * standard error grows by the run's offset in both. Sets m->trimmed_a/b. */
+void compare_amount_test(struct compare_metric *m);
 
 /* What a metric with a floor must change by, beyond its interval, to be a
  * verdict: the floor, or the noise band of mean(a) when that is wider. */

@@ -368,11 +368,16 @@ static json_t *nfor_json(size_t n) {
 }
 
 /* An amount judged by its difference (a floor in the registry): the
- * difference, its interval and the difference detectable, in its unit. */
+ * difference of the means (Welch's) or of the trimmed means (Yuen's),
+ * whichever decided, its interval and the difference detectable, in its
+ * unit. */
 static json_t *with_diff(json_t *j, const struct compare_metric *m) {
         if (!j || !(m->info.floor > 0))
                 return j;
         if (json_object_set_new(j, "floor", json_real(m->info.floor)) < 0 ||
+            json_object_set_new(j, "trimmed_means", json_pack("[o, o]", json_num(m->trimmed_a),
+                                                              json_num(m->trimmed_b))) < 0 ||
+            json_object_set_new(j, "diff_of", json_string(m->trimmed ? "trimmed means" : "means")) < 0 ||
             json_object_set_new(j, "diff", json_num(m->diff.estimate)) < 0 ||
             json_object_set_new(j, "ci95_diff", isfinite(m->diff.lo) && isfinite(m->diff.hi)
                                                         ? json_pack("[f, f]", m->diff.lo, m->diff.hi)
@@ -395,8 +400,8 @@ static json_t *metric_cmp_json(const struct compare_metric *m) {
                          isfinite(m->ratio.lo) && isfinite(m->ratio.hi)
                                  ? json_pack("[f, f]", (m->ratio.lo - 1) * 100, (m->ratio.hi - 1) * 100)
                                  : json_null(),
-                         "welch", "t", json_num(m->welch.statistic), "df", json_num(m->welch.df), "p",
-                         json_num(m->welch.p), "mann_whitney", "u", json_num(m->mw.statistic), "p",
+                         m->trimmed ? "yuen" : "welch", "t", json_num(m->ttest.statistic), "df", json_num(m->ttest.df), "p",
+                         json_num(m->ttest.p), "mann_whitney", "u", json_num(m->mw.statistic), "p",
                          json_num(m->mw.p), "exact", m->mw.exact, "mann_whitney_min_p", json_num(m->mw_min_p),
                          "q_bh", json_num(m->q), "mde_pct", json_num(m->mde * 100), "n_for_2pct",
                          nfor_json(m->n_for_2), "n_for_5pct", nfor_json(m->n_for_5), "verdict",
@@ -442,12 +447,12 @@ json_t *json_view_compare(const struct compare_view *v) {
                                                         pairkey_json(l->key), "cells", side_json(&l->s),
                                                         "differs", json_str(l->differs)));
         }
-        j = json_pack("{s:{s:o, s:o}, s:{s:o, s:o}, s:f, s:f, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
+        j = json_pack("{s:{s:o, s:o}, s:{s:o, s:o}, s:f, s:f, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
                       "s:I, s:i, s:b}",
                       "a", "selector", json_str(v->sel_a), "resolved", json_str(v->desc_a), "b", "selector",
                       json_str(v->sel_b),
                       "resolved", json_str(v->desc_b), "alpha", v->alpha, "noise_pct", v->noise * 100,
-                      "verdict_test", "welch", "correction", "benjamini-hochberg", "ci", "fieller-95",
+                      "verdict_test", "welch", "amount_test", "welch or yuen-trim-0.2, the smaller p doubled", "correction", "benjamini-hochberg", "ci", "fieller-95",
                       "workload", json_str(v->workload), "metric_glob", json_str(v->metric_glob),
                       "ignore_settings", ignored, "groups", groups, "unpaired", lonely, "judged",
                       (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,

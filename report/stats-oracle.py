@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Reference values for report/test-stats.c, computed independently of
-report/stats.c: SciPy for the t distribution, Welch's test, Mann-Whitney U
+report/stats.c: SciPy for the t distribution, Welch's test, Yuen's test
+of trimmed means (ttest_ind with trim), Mann-Whitney U
 and the noncentral t (Boost's implementation underneath), R's p.adjust for
 Benjamini-Hochberg, Fieller's interval by solving its quadratic with
 numpy.roots, and the mean's t interval of scipy.stats.t.interval (with the
@@ -299,6 +300,37 @@ for i, (a, b, level) in enumerate(diff_cases):
         c(float(np.mean(b) - np.mean(a))), c(lo), c(hi)))
 emit("/* Welch's interval of mean(b) - mean(a): %s */" % ("R t.test" if have_r else "SciPy, no Rscript"))
 emit("static const struct ref_diff ref_diff[] = {")
+out.extend(rows)
+emit("};")
+emit()
+
+# ---- Yuen's test of trimmed means -----------------------------------------------
+# SciPy's ttest_ind(equal_var=False, trim=0.2) gives t and p (SciPy 1.10
+# reports no df): the df is the one at which SciPy's p belongs to SciPy's t,
+# and the interval is the trimmed difference +- the t quantile at that df
+# times the standard error SciPy's t implies; the trimmed means are
+# stats.trim_mean's.
+yuen_cases = [
+    ([0.014, 0.011, 0.014, 0.013, 0.011, 0.015], [0.169, 0.167, 0.219, 0.505, 0.164, 0.169], 0.2, 0.95),  # a stray plant cell
+    ([0.113, 0.012, 0.013, 0.014, 0.011, 0.012], [0.113, 0.101, 0.111, 0.101, 0.104, 0.111], 0.2, 0.95),  # a stray base cell
+    ([1.0, 2.0, 3.0, 4.0, 5.0], [2.0, 4.0, 6.0, 8.0, 30.0], 0.2, 0.95),                                  # n = 5: g = 1
+    ([0.12, 0.10, 0.15, 0.11], [0.61, 0.58, 0.66, 0.60], 0.2, 0.95),                                    # g = 0: Welch's
+    (list(np.round(rng.gamma(4.0, 0.01, 10), 5)), list(np.round(rng.gamma(4.0, 0.03, 8), 5)), 0.2, 0.90),  # g = 2 and 1
+    ([0.0, 0.0, 0.0, 0.0, 0.0, 1.1], [1.2, 1.3, 1.25, 0.0, 1.28, 1.31], 0.2, 0.99),                      # swap: zeros
+]
+emit("struct ref_yuen { const double *a; size_t na; const double *b; size_t nb; double trim, level, stat, df, p, "
+     "estimate, lo, hi; };")
+rows = []
+for i, (a, b, trim, level) in enumerate(yuen_cases):
+    r = stats.ttest_ind(a, b, equal_var=False, trim=trim)
+    est = stats.trim_mean(b, trim) - stats.trim_mean(a, trim)
+    se = est / -r.statistic
+    df = optimize.brentq(lambda d: 2 * stats.t.sf(abs(r.statistic), d) - r.pvalue, 0.5, 1e4, xtol=1e-14, rtol=1e-15)
+    half = t_ppf((1 + level) / 2, df) * se
+    rows.append("        { %s, %d, %s, %d, %s, %s, %s, %s, %s, %s, %s, %s }," % (
+        arr("yuen%d_a" % i, a), len(a), arr("yuen%d_b" % i, b), len(b), c(trim), c(level), c(r.statistic), c(df),
+        c(r.pvalue), c(est), c(est - half), c(est + half)))
+emit("static const struct ref_yuen ref_yuen[] = {")
 out.extend(rows)
 emit("};")
 emit()

@@ -75,6 +75,24 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, doubl
 int stats_diff_ci(const double *a, size_t na, const double *b, size_t nb, double level,
                   struct stats_interval *ret);
 
+/* Yuen's test of trimmed means: trim (0.2) of each sorted side cut from
+ * each end (g = floor(trim n) values), the trimmed means compared with
+ * Welch's test on the winsorized variances (Yuen 1974; SciPy's
+ * ttest_ind(equal_var=False, trim=...)). One stray value per end of six
+ * no longer sets the interval. With g = 0 (n < 5 at 0.2) it is Welch's
+ * test. Writes *ret_test (statistic: t of a minus b) and *ret_diff (the
+ * trimmed mean of b minus that of a, its interval at level). -EDOM, t
+ * and p NAN, when a side keeps fewer than 2 values (then all is NAN) or
+ * neither side has spread once winsorized (then the interval is the
+ * estimate); -ENOMEM. */
+int stats_yuen(const double *a, size_t na, const double *b, size_t nb, double trim, double level,
+               struct stats_test *ret_test, struct stats_interval *ret_diff);
+
+/* The trimmed mean of x (trim as stats_yuen), and its squared standard
+ * error (n - 1) s_w^2 / (h (h - 1)), s_w^2 the winsorized variance and h
+ * the values kept. -EDOM when fewer than 2 are kept; -ENOMEM. */
+int stats_trimmed(const double *x, size_t n, double trim, double *ret_mean, double *ret_se2);
+
 /* Student's t interval of one sample's mean at confidence level (0.95):
  * mean -+ t_{(1 + level) / 2, n - 1} sd / sqrt(n) (SciPy's
  * stats.t.interval(level, n - 1, mean, sd / sqrt(n))); the point itself

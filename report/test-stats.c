@@ -144,6 +144,44 @@ TEST(welch_against_scipy) {
         }
 }
 
+TEST(yuen_against_scipy) {
+        for (size_t i = 0; i < N_OF(ref_yuen); i++) {
+                const struct ref_yuen *r = &ref_yuen[i];
+                struct stats_test t;
+                struct stats_interval d;
+
+                ASSERT_EQ(stats_yuen(r->a, r->na, r->b, r->nb, r->trim, r->level, &t, &d), 0);
+                assert_rel(t.statistic, r->stat, 1e-12, "yuen t", i);
+                assert_rel(t.df, r->df, 1e-9, "yuen df", i);
+                assert_rel(t.p, r->p, 1e-10, "yuen p", i);
+                assert_rel(d.estimate, r->estimate, 1e-12, "yuen estimate", i);
+                assert_rel(d.lo, r->lo, 1e-9, "yuen lo", i);
+                assert_rel(d.hi, r->hi, 1e-9, "yuen hi", i);
+        }
+}
+
+/* Below five values nothing is trimmed at 0.2: Yuen's test is Welch's. A
+ * side that keeps fewer than 2 values, or no spread on either side, is
+ * undefined. */
+TEST(yuen_is_welch_untrimmed_and_undefined_when_flat) {
+        const struct ref_two *w = &ref_welch[3];
+        const double flat[] = { 2, 2, 2, 2, 2, 9 }, flat2[] = { 3, 3, 3, 3, 3, -1 };
+        struct stats_test t, u;
+        struct stats_interval d;
+
+        ASSERT_EQ(stats_yuen(w->a, w->na, w->b, w->nb, 0.2, 0.95, &t, &d), 0);
+        ASSERT_EQ(stats_welch(w->a, w->na, w->b, w->nb, &u), 0);
+        assert_rel(t.statistic, u.statistic, 1e-12, "yuen = welch t", 0);
+        assert_rel(t.p, u.p, 1e-12, "yuen = welch p", 0);
+        ASSERT_EQ(stats_yuen(w->a, 1, w->b, w->nb, 0.2, 0.95, &t, &d), -EDOM);
+        ASSERT_TRUE(isnan(t.p) && isnan(d.lo));
+        /* winsorized, both sides are flat: a difference, no interval width */
+        ASSERT_EQ(stats_yuen(flat, 6, flat2, 6, 0.2, 0.95, &t, &d), -EDOM);
+        ASSERT_TRUE(isnan(t.p));
+        assert_rel(d.estimate, 1, 1e-15, "flat estimate", 0);
+        ASSERT_TRUE(d.lo == d.hi);
+}
+
 TEST(welch_is_antisymmetric_and_scale_free) {
         const struct ref_two *r = &ref_welch[1];
         double a[16], b[16];

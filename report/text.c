@@ -831,7 +831,7 @@ int text_change_shown(const struct compare_metric *m) {
 enum { C_METRIC, C_UNIT, C_A, C_ASD, C_AMED, C_B, C_BSD, C_BMED, C_CHANGE, C_CI, C_VERDICT, C_PW, C_PMW, C_N, C_MDE, C_N2, C_N5, C_COUNT };
 
 static const char *const col_title[C_COUNT] = {
-        "metric", "unit", "A", "±", "A med", "B", "±", "B med", "change", "95% CI", "verdict", "p(Welch)", "p(MW)", "n", "mde", "n@2%",
+        "metric", "unit", "A", "±", "A med", "B", "±", "B med", "change", "95% CI", "verdict", "p(t)", "p(MW)", "n", "mde", "n@2%",
         "n@5%",
 };
 
@@ -882,7 +882,7 @@ static void metric_cells(const struct compare_metric *m, char cells[C_COUNT][64]
         text_format_num(m->sb.median, cells[C_BMED], 64);
         text_format_change(m, cells[C_CHANGE], cells[C_CI], cells[C_MDE], 64);
         snprintf(cells[C_VERDICT], 64, "%s", m->verdict == COMPARE_INFO ? "" : compare_verdict_name(m->verdict));
-        text_format_p(m->welch.p, cells[C_PW], 64);
+        text_format_p(m->ttest.p, cells[C_PW], 64);
         text_format_p(m->mw.p, cells[C_PMW], 64);
         snprintf(cells[C_N], 64, "%zu+%zu", m->na, m->nb);
         fmt_n(m->n_for_2, 1000, cells[C_N2], 64);
@@ -1069,6 +1069,13 @@ void text_answer_parts(const struct compare_group *g, const struct compare_metri
         text_format_num(m->sa.mean, ret->a, sizeof(ret->a));
         text_format_num(m->sb.mean, ret->b, sizeof(ret->b));
         ret->unit = m->unit ? m->unit : "";
+        ret->of = "";
+        if (m->info.floor > 0 && m->trimmed) {
+                /* The difference is of the trimmed means (Yuen's): show those. */
+                text_format_num(m->trimmed_a, ret->a, sizeof(ret->a));
+                text_format_num(m->trimmed_b, ret->b, sizeof(ret->b));
+                ret->of = "trimmed means ";
+        }
         if (m->info.floor > 0) {
                 format_diff(m->diff.estimate, m->unit, ret->change, sizeof(ret->change));
                 format_diff(m->diff.lo, NULL, ret->lo, sizeof(ret->lo));
@@ -1090,8 +1097,8 @@ static void answer_line(const struct compare_group *g, const struct compare_metr
         fputs("  ", out);
         fputs(md ? "- " : "", out);
         put_md(out, t.what, md);
-        fprintf(out, ": %s %s (%s -> %s %s; 95%% CI %s to %s)\n", compare_verdict_name(m->verdict), t.change, t.a,
-                t.b, t.unit, t.lo, t.hi);
+        fprintf(out, ": %s %s (%s%s -> %s %s; 95%% CI %s to %s)\n", compare_verdict_name(m->verdict), t.change, t.of,
+                t.a, t.b, t.unit, t.lo, t.hi);
 }
 
 /* The answer before the tables: per group, what got worse or better, in
@@ -1170,9 +1177,10 @@ void text_compare(const struct compare_view *v, int markdown, int all, FILE *out
                 v->judged, v->n_groups, v->n_groups == 1 ? "" : "s");
         if (v->worse)
                 fprintf(out, " (exit status %d)", v->exit_status);
-        fprintf(out, "\n%sverdict: Welch's p survives Benjamini-Hochberg at q = %g over the judged metrics, and the\n"
-                     "whole 95%% CI of the change lies beyond ±%g%% (Fieller's, of the ratio; for an amount\n"
-                     "in seconds or MiB, Welch's, of the difference, beyond its floor as well)%s\n",
+        fprintf(out, "\n%sverdict: the t-test's p survives Benjamini-Hochberg at q = %g over the judged metrics, and\n"
+                     "the whole 95%% CI of the change lies beyond ±%g%% (Welch's test and Fieller's CI of the\n"
+                     "ratio; for an amount in seconds or MiB, Welch's or Yuen's on 20%% trimmed means, the\n"
+                     "smaller p doubled, and its CI of the difference, beyond its floor as well)%s\n",
                 markdown ? "\n" : "", v->alpha, v->noise * 100, markdown ? "  " : "");
 }
 

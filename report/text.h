@@ -75,7 +75,8 @@ void text_format_change(const struct compare_metric *m, char *change, char *ci, 
 struct text_answer {
         char what[160];            /* "waiting in dd's write phase" */
         char change[48];           /* "+1.05 s", "+4.6%" */
-        char a[32], b[32];         /* the means, "0.31", "1.36" */
+        char a[32], b[32];         /* the means, "0.31", "1.36"; an amount's trimmed means */
+        const char *of;            /* what a and b are, before them: "" or "trimmed means " */
         const char *unit;          /* m's unit, "" when none */
         char lo[48], hi[48];       /* the interval's ends, "+0.878", "+1.21 s" ("n/a" when none) */
 };

@@ -102,7 +102,7 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         case COMPARE_INFO: td(h, "none", ""); break;
         default: td(h, "none", compare_verdict_name(m->verdict)); break;
         }
-        text_format_p(m->welch.p, b, sizeof(b));
+        text_format_p(m->ttest.p, b, sizeof(b));
         td(h, "num", b);
         text_format_p(m->mw.p, b, sizeof(b));
         td(h, "num opt", b);
@@ -118,7 +118,7 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
 
 static void metric_table(struct html *h, const struct compare_group *g) {
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "95% CI", "verdict",
-                                            "p (Welch)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
+                                            "p (t)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
 
         /* the spreads, Mann-Whitney, q, mde and the repeats */
         sitehtml_table_begin_opt(h, "cmp", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4 | 1u << 9 | 1u << 10 | 7u << 12);
@@ -364,7 +364,7 @@ static void group(struct html *h, const struct model *s, const struct model_comp
 
 /* One judged metric as a forest plot row in its panel's unit: a ratio's
  * change in percent with Fieller's interval and the noise band, an
- * amount's difference in its unit with Welch's interval and its band
+ * amount's difference in its unit with its test's interval and its band
  * (compare_band: the floor, or the noise band of A's mean when wider).
  * value holds the change as the table prints it (size >= 48). */
 static struct svg_forest_row forest_row_of(const struct compare_metric *m, double noise, char *value, size_t size) {
@@ -657,9 +657,12 @@ void comparepage_render(struct html *h, const struct model *s, const struct mode
         html_elem(h, "h2", "How the verdicts are made");
         html_start(h, "p");
         html_attr(h, "class", "lead");
-        html_textf(h, "A metric is better or worse only when its Welch t-test p survives Benjamini-Hochberg at "
-                      "q = %g over the judged metrics and the whole 95 %% Fieller interval of the change lies "
-                      "beyond the noise band of ±%g %%; otherwise ~. \"n too small\": the exact Mann-Whitney test "
+        html_textf(h, "A metric is better or worse only when its t-test p survives Benjamini-Hochberg at "
+                      "q = %g over the judged metrics and the whole 95 %% interval of the change lies "
+                      "beyond the noise band of ±%g %% (Welch's test and Fieller's interval of the ratio; for an "
+                      "amount in seconds or MiB, Welch's test of the means or Yuen's of the 20 %% trimmed means, "
+                      "the smaller p doubled, and its interval of the difference, beyond its floor as well); "
+                      "otherwise ~. \"n too small\": the exact Mann-Whitney test "
                       "cannot reach %g at these sizes. mde: the smallest change this comparison could detect "
                       "(80 %% power); n for 2 %% / 5 %%: repeats per side such a change needs. The same view as "
                       "kbench compare %s%s %s.",

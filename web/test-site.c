@@ -276,7 +276,7 @@ TEST(compare_page) {
                 t = strstr(page, "<table class=\"info\">");
                 ASSERT_TRUE(t && strstr(t, ">dd.<wbr>write_s<") && strstr(t, "the same measurement as dd.*_MBps"));
         }
-        ASSERT_TRUE(strstr(page, "<th>p (Welch)</th>") != NULL && strstr(page, "<th class=\"opt\">mde</th>") != NULL);
+        ASSERT_TRUE(strstr(page, "<th>p (t)</th>") != NULL && strstr(page, "<th class=\"opt\">mde</th>") != NULL);
         ASSERT_TRUE(strstr(page, "<th class=\"opt\">n for 2%</th>") != NULL);
         ASSERT_TRUE(strstr(page, ">dd.write_MBps<") != NULL && strstr(page, ">ftp.MBps<") != NULL);
         /* overlaid vmstat of one representative cell per side, and bars */
