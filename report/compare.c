@@ -308,7 +308,7 @@ enum compare_verdict compare_decide(const struct compare_metric *m, double q, do
         if (m->info.floor > 0) {
                 double band = compare_band(m, noise);
 
-                /* Both sides steady (Yuen's interval has no width): a
+                /* Both sides steady (the interval has no width): a
                  * difference within the band is no change, whatever a test
                  * of no spread would say. */
                 if (isfinite(m->diff.estimate) && fabs(m->diff.estimate) <= band && m->diff.lo == m->diff.hi)

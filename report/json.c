@@ -400,8 +400,8 @@ static json_t *metric_cmp_json(const struct compare_metric *m) {
                          isfinite(m->ratio.lo) && isfinite(m->ratio.hi)
                                  ? json_pack("[f, f]", (m->ratio.lo - 1) * 100, (m->ratio.hi - 1) * 100)
                                  : json_null(),
-                         m->trimmed ? "yuen" : "welch", "t", json_num(m->ttest.statistic), "df", json_num(m->ttest.df), "p",
-                         json_num(m->ttest.p), "mann_whitney", "u", json_num(m->mw.statistic), "p",
+                         m->trimmed ? "yuen" : "welch", "t", json_num(m->ttest.statistic), "df",
+                         json_num(m->ttest.df), "p", json_num(m->ttest.p), "mann_whitney", "u", json_num(m->mw.statistic), "p",
                          json_num(m->mw.p), "exact", m->mw.exact, "mann_whitney_min_p", json_num(m->mw_min_p),
                          "q_bh", json_num(m->q), "mde_pct", json_num(m->mde * 100), "n_for_2pct",
                          nfor_json(m->n_for_2), "n_for_5pct", nfor_json(m->n_for_5), "verdict",
@@ -452,7 +452,8 @@ json_t *json_view_compare(const struct compare_view *v) {
                       "a", "selector", json_str(v->sel_a), "resolved", json_str(v->desc_a), "b", "selector",
                       json_str(v->sel_b),
                       "resolved", json_str(v->desc_b), "alpha", v->alpha, "noise_pct", v->noise * 100,
-                      "verdict_test", "welch", "amount_test", "welch or yuen-trim-0.2, the smaller p doubled", "correction", "benjamini-hochberg", "ci", "fieller-95",
+                      "verdict_test", "welch", "amount_test", "welch or yuen-trim-0.2, the smaller p doubled",
+                      "correction", "benjamini-hochberg", "ci", "fieller-95",
                       "workload", json_str(v->workload), "metric_glob", json_str(v->metric_glob),
                       "ignore_settings", ignored, "groups", groups, "unpaired", lonely, "judged",
                       (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,

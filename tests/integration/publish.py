@@ -186,7 +186,7 @@ def main():
         compares = sorted(set(re.findall(r'href="(compare-[^"]+\.html)"', run_dom)))
         expect(compares, f"the run page links a comparison: {compares}")
         cmp_dom = page_checks(profile, site, compares[0], 2, 4, True)
-        expect("p (Welch)" in cmp_dom and "mde" in cmp_dom and "n for 5%" in cmp_dom,
+        expect("p (t)" in cmp_dom and "mde" in cmp_dom and "n for 5%" in cmp_dom,
                "the comparison table has p-values and the minimum detectable effect")
         judged = len(re.findall(r"<title>[^<]*: samples</title>", cmp_dom))
         histories = len(re.findall(r"<title>[^<]*: history</title>", cmp_dom))
