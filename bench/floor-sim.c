@@ -1,5 +1,6 @@
 /* bench/floor-sim.c: how often compare's rule for amounts (a metric with a
- * floor, judged by Yuen's interval of the difference of trimmed means:
+ * floor, judged by Welch's interval of the difference of the means or
+ * Yuen's of the trimmed means, whichever test has the smaller p:
  * report/compare.h)
  * calls a change where there is none, and how often it sees a planted
  * one. It drives the real compare_metric_stats and compare_decide, with

@@ -162,15 +162,15 @@ static double *with_run_offset(const double *x, size_t n, const struct stats_sum
 }
 
 /* Welch's test and interval of x's means, or Yuen's of their trimmed
- * means (trim > 0), with each side's run offset when m has one. */
+ * means (trim > 0: m->trimmed_a/b set), with each side's run offset when
+ * m has one. */
 static void amount_one(const struct compare_metric *m, double trim, struct stats_test *ret_test,
                        struct stats_interval *ret_diff) {
         _cleanup_free_ double *ya = NULL, *yb = NULL;
         const double *xa = m->a, *xb = m->b;
-        double ca = m->sa.mean, cb = m->sb.mean, se2;
+        double ca = trim > 0 ? m->trimmed_a : m->sa.mean, cb = trim > 0 ? m->trimmed_b : m->sb.mean;
 
-        if (trim > 0 && (stats_trimmed(m->a, m->na, trim, &ca, &se2) < 0 ||
-                         stats_trimmed(m->b, m->nb, trim, &cb, &se2) < 0))
+        if (trim > 0 && !(isfinite(ca) && isfinite(cb)))
                 return;
         if (m->run_offset) {
                 ya = with_run_offset(m->a, m->na, &m->sa, ca);
