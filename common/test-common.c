@@ -158,8 +158,18 @@ TEST(fileio_bounds) {
         }
         ASSERT_EQ(fileio_read("/dev/null", 4096, &buf, &len, NULL, &err), -EINVAL);
         ASSERT_STREQ(err.msg, "/dev/null: a character device, not a regular file");
+        /* fileio_check: the same refusals, nothing read; a file of 1 GiB
+         * (sparse) is refused by its size. */
+        ASSERT_EQ(fileio_check(path, 5, &err), 0);
+        ASSERT_EQ(fileio_check(path, 4, &err), -EFBIG);
+        ASSERT_EQ(fileio_check("/dev/zero", 1 << 20, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "/dev/zero: a character device, not a regular file");
+        ASSERT_EQ(truncate(path, 1LL << 30), 0);
+        ASSERT_EQ(fileio_check(path, 64 << 10, &err), -EFBIG);
+        ASSERT_EQ(fileio_read(path, 64 << 10, &buf, &len, NULL, &err), -EFBIG);
         unlink(path);
         ASSERT_EQ(fileio_read(path, 4096, &buf, &len, NULL, &err), -ENOENT);
+        ASSERT_EQ(fileio_check(path, 4096, &err), -ENOENT);
 }
 
 /* The store's own files: a link put where one goes is neither followed nor

@@ -28,6 +28,7 @@
 #define KNOWN_NAMES_MAX 8          /* names a "no kernel" error lists */
 #define STAGING_PREFIX ".tmp-add-"
 #define STAGING_GRACE_S 60         /* a staging directory younger than this is never reaped */
+#define META_MAX (1u << 20)        /* bytes of a kernel.json; kbench writes about 1 KiB */
 
 struct kstore {
         char *root;
@@ -180,18 +181,39 @@ static char *member_path(const char *dir, json_t *o, const char *key) {
         return g_build_filename(dir, v, NULL);
 }
 
+/* A kernel.json: the store's file, but read as any file is (fileio_read):
+ * one someone replaced with a FIFO must not hang kernel list. OUT: *ret
+ * (a JSON object; json_decref). */
+static int meta_load(const char *path, json_t **ret, struct kb_error *err) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        json_error_t jerr;
+        json_t *o;
+        int r = fileio_read(path, META_MAX, &buf, &len, NULL, err);
+
+        if (r < 0)
+                return -EBADMSG;        /* a damaged kernel, as one whose JSON does not parse */
+        o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!json_is_object(o)) {
+                json_decref(o);
+                return error_setf(err, -EBADMSG, "%s: %s", path, o ? "not a JSON object" : jerr.text);
+        }
+        *ret = o;
+        return 0;
+}
+
 static int kstore_load(struct kstore *s, const char *id, const char *name, struct kstore_kernel **ret,
                        struct kb_error *err) {
         _cleanup_(kstore_kernel_freep) struct kstore_kernel *k = g_new0(struct kstore_kernel, 1);
         g_autofree char *meta = NULL;
-        json_error_t jerr;
         json_auto_t *o = NULL;
+        int r;
 
         k->dir = g_build_filename(s->root, id, NULL);
         meta = g_build_filename(k->dir, "kernel.json", NULL);
-        o = json_load_file(meta, JSON_REJECT_DUPLICATES, &jerr);
-        if (!o || !json_is_object(o))
-                return error_setf(err, -EBADMSG, "%s: %s", meta, o ? "not a JSON object" : jerr.text);
+        r = meta_load(meta, &o, err);
+        if (r < 0)
+                return r;
         k->id = g_strdup(id);
         k->name = g_strdup(name);
         k->release = dup_or_null(json_string_value(json_object_get(o, "release")));
@@ -982,15 +1004,14 @@ int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *k
         g_autofree char *file = g_build_filename(dir, dst, NULL);
         g_autofree char *file_tmp = g_strconcat(file, ".tmp", NULL);
         _cleanup_free_ char *text = NULL;
-        json_error_t jerr;
         json_auto_t *meta = NULL;
         int r;
 
         if (!valid_id(k->id) || strchr(dst, '/') || dst[0] == '.' || strcmp(dst, "kernel.json") == 0)
                 return error_setf(err, -EINVAL, "kernel store: cannot attach %s as %s", src, dst);
-        meta = json_load_file(meta_path, JSON_REJECT_DUPLICATES, &jerr);
-        if (!json_is_object(meta))
-                return error_setf(err, -EBADMSG, "%s: %s", meta_path, meta ? "not a JSON object" : jerr.text);
+        r = meta_load(meta_path, &meta, err);
+        if (r < 0)
+                return r;
         unlink(file_tmp);
         r = copy_file(src, file_tmp, err);
         if (r >= 0 && (chmod(file_tmp, 0644) < 0 || rename(file_tmp, file) < 0))

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "host/accel.h"
 #include "cell/cell.h"
@@ -625,14 +626,12 @@ static json_t *run_settings(struct night *n, int64_t run_id, struct query_run **
 
 /* A stored kernel's .config text, or NULL when the store has none. */
 static char *kernel_config(const struct kstore_kernel *k) {
-        char *text = NULL;
-        gsize len = 0;
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
 
-        if (!k || !k->config_path || !g_file_get_contents(k->config_path, &text, &len, NULL))
+        if (!k || !k->config_path || fileio_read(k->config_path, CONFIG_MAX, &buf, &len, NULL, NULL) < 0)
                 return NULL;
-        if (len > CONFIG_MAX)
-                g_clear_pointer(&text, g_free);
-        return text;
+        return g_strndup(buf, len);
 }
 
 /* The versions of kernels a (the baseline) and b from the kernel store,

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/test.h"
 #include "workloads/testdata-ddtb.h"
@@ -181,7 +183,19 @@ static void parse_rejects(const struct workload_ops *ops, const char *key, const
  * counts, lists and bools take no suffix. */
 TEST(every_key_bare_and_suffixed) {
         size_t checked = 0, rows = 0;
+        char old[512], dir[] = "/tmp/test-workload-XXXXXX";
+        FILE *f;
 
+        /* A text value with a '/' is a path to some workloads (fio's job
+         * file), checked when parsed: let it name a file. */
+        ASSERT_TRUE(getcwd(old, sizeof(old)) != NULL);
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        ASSERT_EQ(chdir(dir), 0);
+        ASSERT_EQ(mkdir("x", 0755), 0);
+        f = fopen("x/y.z", "w");
+        ASSERT_TRUE(f != NULL);
+        fputs("[j]\nrw=read\n", f);
+        fclose(f);
         for (size_t w = 0; workload_all[w]; w++) {
                 const struct workload_ops *ops = workload_all[w];
 
@@ -292,6 +306,10 @@ TEST(every_key_bare_and_suffixed) {
                         rows++;
         ASSERT_EQ(checked, rows);
         ASSERT_TRUE(rows >= 17);
+        ASSERT_EQ(unlink("x/y.z"), 0);
+        ASSERT_EQ(rmdir("x"), 0);
+        ASSERT_EQ(chdir(old), 0);
+        ASSERT_EQ(rmdir(dir), 0);
 }
 
 /* The enum type, which no workload uses yet, through a key table of its own. */

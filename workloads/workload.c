@@ -406,6 +406,8 @@ int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_
         r = workload_spec_canon(s);
         if (r < 0)
                 return r;
+        if (ops->check && (r = ops->check(s->params, err)) < 0)
+                return r;
         *ret = TAKE_PTR(s);
         return 0;
 }
