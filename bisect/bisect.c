@@ -415,13 +415,23 @@ static int finish(struct bis *b, const struct bisect_result *res, const char *wh
         return 0;
 }
 
-/* What the user asked for, checked before anything is made: the files a
- * build is given, and with --git the commits (with --kernels, the kernels
+/* What the user asked for, checked before anything is made: the
+ * workload, the files a build is given, and with --git the commits (with --kernels, the kernels
  * are looked up once the store is open). */
 static int check_request(struct bis *b, struct kb_error *err) {
         struct kbuild_opts bo = { .source = b->o->git_dir, .config = b->o->config, .fragments = b->o->fragments };
+        char *workloads[2] = { (char *)b->o->workload, NULL };
+        struct run_settings run = b->o->run;
         int r;
 
+        /* The workload as each step's run will check it, before the store. */
+        run.workloads = workloads;
+        run.until_mde_pct = 0;
+        r = runner_check_workloads(&run, b->g, err);
+        if (r < 0) {
+                b->usage = 1;
+                return r;
+        }
         if (!b->o->git_dir)
                 return 0;
         r = kbuild_check_inputs(&bo, err);

@@ -1041,7 +1041,62 @@ static int count_axes(struct run *r, struct kb_error *err) {
         return 0;
 }
 
-static int resolve_inputs(struct run *r, struct kb_error *err) {
+/* The workloads, parsed (their job files checked), resolved against the
+ * guest and built once, so that keys which do not fit the guest (bonnie's
+ * size below twice its RAM) fail before any boot rather than as a failed
+ * cell per repeat; and --until-mde's budget. Every error here is the
+ * user's request (exit 2), found before the store is looked at. */
+static int parse_workloads(struct run *r, struct kb_error *err) {
+        const struct run_settings *o = &r->set;
+        int ret;
+
+        r->usage = 1;
+        r->specs = g_new0(struct workload_spec *, r->n_specs);
+        for (size_t w = 0; w < r->n_specs; w++) {
+                struct workload_env env = { 0 };
+                g_autofree char *script = NULL;
+
+                cell_workload_env(&o->guest, &env);
+                ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
+                if (ret < 0)
+                        return ret;
+                /* The defaults the guest decides spelled out, so every
+                 * label says what ran (dd:size=512M, not dd:size=). */
+                ret = workload_spec_resolve(r->specs[w], &env);
+                if (ret < 0)
+                        return error_setf(err, ret, "-w '%.128s': cannot spell out its defaults", o->workloads[w]);
+                /* Compared by the canonical text (every key resolved): dd
+                 * and dd:bs=1M are the same workload; more repeats are -n. */
+                for (size_t j = 0; j < w; j++)
+                        if (strcmp(r->specs[j]->text, r->specs[w]->text) == 0)
+                                return error_setf(err, -EINVAL, "-w '%.128s' is the same workload as -w '%.128s' "
+                                                  "(%.200s); give each once, and repeats with -n", o->workloads[w],
+                                                  o->workloads[j], r->specs[w]->text);
+                env.nports = MIN(r->specs[w]->ops->n_ports, (int)G_N_ELEMENTS(env.ports));
+                for (int i = 0; i < env.nports; i++)
+                        env.ports[i] = (uint16_t)(40000 + i);
+                ret = r->specs[w]->ops->script(r->specs[w], &env, &script, err);
+                if (ret < 0)
+                        return ret;
+        }
+        return check_until_mde(r, err);
+}
+
+int runner_check_workloads(const struct run_settings *o, const struct store_ctx *g, struct kb_error *err) {
+        struct run r = { .set = *o, .g = g };
+        int ret;
+
+        for (; o->workloads && o->workloads[r.n_specs]; r.n_specs++)
+                ;
+        ret = parse_workloads(&r, err);
+        for (size_t w = 0; r.specs && w < r.n_specs; w++)
+                workload_spec_free(r.specs[w]);
+        g_free(r.specs);
+        return ret;
+}
+
+/* The kernels, from the kernel store; then what this host can do. */
+static int resolve_kernels(struct run *r, struct kb_error *err) {
         const struct run_settings *o = &r->set;
         int ret;
 
@@ -1064,42 +1119,6 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                                                   r->kernels[k]->id);
                         }
         }
-        r->specs = g_new0(struct workload_spec *, r->n_specs);
-        for (size_t w = 0; w < r->n_specs; w++) {
-                /* Build the job once now, so that keys which do not fit the
-                 * guest (bonnie's size below twice its RAM) fail before any
-                 * boot rather than as a failed cell per repeat. */
-                struct workload_env env = { 0 };
-                g_autofree char *script = NULL;
-
-                cell_workload_env(&o->guest, &env);
-                r->usage = 1;
-                ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
-                if (ret < 0)
-                        return ret;
-                /* The defaults the guest decides spelled out, so every
-                 * label says what ran (dd:size=512M, not dd:size=). */
-                ret = workload_spec_resolve(r->specs[w], &env);
-                if (ret < 0)
-                        return error_setf(err, ret, "-w '%.128s': cannot spell out its defaults", o->workloads[w]);
-                /* Compared by the canonical text (every key resolved): dd
-                 * and dd:bs=1M are the same workload; more repeats are -n. */
-                for (size_t j = 0; j < w; j++)
-                        if (strcmp(r->specs[j]->text, r->specs[w]->text) == 0)
-                                return error_setf(err, -EINVAL, "-w '%.128s' is the same workload as -w '%.128s' "
-                                                  "(%.200s); give each once, and repeats with -n", o->workloads[w],
-                                                  o->workloads[j], r->specs[w]->text);
-                env.nports = MIN(r->specs[w]->ops->n_ports, (int)G_N_ELEMENTS(env.ports));
-                for (int i = 0; i < env.nports; i++)
-                        env.ports[i] = (uint16_t)(40000 + i);
-                ret = r->specs[w]->ops->script(r->specs[w], &env, &script, err);
-                if (ret < 0)
-                        return ret;
-                r->usage = 0;
-        }
-        ret = check_until_mde(r, err);
-        if (ret < 0)
-                return ret;
         return check_host(r, err);
 }
 
@@ -1416,10 +1435,14 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
         g_mutex_init(&r.lock);
         ret = count_axes(&r, err);
         if (ret >= 0)
+                ret = parse_workloads(&r, err);
+        if (ret >= 0) {
+                r.usage = 0;
                 ret = store_session_open(s, STORE_PART_STORE, err);
+        }
         if (ret >= 0) {
                 r.ks = s->ks;
-                ret = resolve_inputs(&r, err);
+                ret = resolve_kernels(&r, err);
         }
         if (ret < 0) {
                 code = r.usage ? 2 : 1;
