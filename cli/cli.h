@@ -108,6 +108,13 @@ void cli_wrap(GString *out, const char *line, size_t width);
 #define CLI_Q "'" ERROR_VAL "'"
 #define CLI_QARG(s) ERROR_VALARG(s)
 
+/* The end of every verb (main.c calls it, and cli_parse before it exits
+ * on --help): stdout flushed and checked, so output lost to a full disk
+ * or a closed file is an error. Returns code, or 1 when a write to stdout
+ * failed, after one line "VERB: cannot write the output: REASON" unless
+ * an error line was already printed. */
+int cli_stdout_done(const char *verb, int code);
+
 /* Print "kbench: <message>" on stderr; returns 1 (the failure exit code). */
 int cli_error(const struct kb_error *err);
 int cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

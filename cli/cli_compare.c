@@ -118,8 +118,6 @@ static int print_view(const struct compare_view *v, gboolean json, int markdown,
                 json_decref(j);
         } else
                 text_compare(v, markdown, all, stdout);
-        if (r >= 0 && fflush(stdout) != 0)
-                r = error_setf(&err, -EIO, "compare: cannot write the output");
         if (r < 0)
                 return cli_error(&err);
         if (v->n_groups == 0)

@@ -134,5 +134,5 @@ int cli_publish(int argc, char **argv, struct cli_ctx *c) {
 
                 printf("site: %s/index.html\n", shown);
         }
-        return fflush(stdout) == 0 ? 0 : cli_errorf("publish: cannot write the output");
+        return 0;
 }

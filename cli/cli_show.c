@@ -128,10 +128,6 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
         }
         if (r < 0)
                 r = db_blame(db, r, &err);
-        if (r >= 0 && fflush(stdout) != 0) {
-                r = -1;
-                snprintf(err.msg, sizeof(err.msg), "show: cannot write the output");
-        }
         rc = r < 0 ? cli_error(&err) : 0;
         return rc;
 }

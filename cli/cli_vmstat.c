@@ -205,7 +205,5 @@ int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
                         ret = cli_errorf("vmstat: %s", strerror(-r));
         }
         vmstat_table_free(t);
-        if (fflush(stdout) != 0)
-                ret = cli_errorf("vmstat: cannot write output");
         return ret;
 }

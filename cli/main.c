@@ -48,6 +48,8 @@ static const struct {
  * settings) and the guest: utf8_mask makes them one line that cannot drive
  * the terminal, and a message of more than a kb_error's bytes (a pasted
  * file as a value) keeps its head and its reason (error_fit). */
+static int errors_said;     /* error lines printed: cli_stdout_done adds none to one */
+
 static void put_error(const char *msg) {
         char fitted[sizeof(((struct kb_error *)0)->msg)];
         _cleanup_free_ char *masked = NULL;
@@ -55,6 +57,20 @@ static void put_error(const char *msg) {
         error_fit(fitted, sizeof(fitted), msg, strlen(msg));
         masked = utf8_mask(fitted);
         fprintf(stderr, "kbench: %s\n", masked);
+        errors_said++;
+}
+
+int cli_stdout_done(const char *verb, int code) {
+        int flushed = fflush(stdout) == 0, e = errno;
+
+        if (flushed && !ferror(stdout))
+                return code;
+        /* A write that failed before this flush (the buffer filled) left
+         * the stream's error flag, but not its reason. */
+        if (!errors_said)
+                cli_errorf("%s: cannot write the output%s%s", verb, flushed ? " (a write to stdout failed)" : ": ",
+                           flushed ? "" : g_strerror(e));
+        return 1;
 }
 
 int cli_error(const struct kb_error *err) {
@@ -375,7 +391,7 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
                 g_set_prgname(prg);
         if (*argc == 2 && strcmp((*argv)[1], CLI_COMPLETE_OPTIONS) == 0) {
                 print_options(ctx, entries);
-                exit(0);
+                exit(cli_stdout_done(verb, 0));
         }
         r = check_argv(verb, entries, *argc, *argv, &help);
         if (r)
@@ -383,7 +399,7 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
         /* Help is printed and the process ends, as GOption would do. */
         if (help) {
                 print_help(ctx, help);
-                exit(0);
+                exit(cli_stdout_done(verb, 0));
         }
         if (!g_option_context_parse(ctx, argc, argv, &gerr))
                 return cli_errorf("%s: %s (try --help)", verb, gerr->message) + 1;
@@ -475,6 +491,9 @@ int main(int argc, char **argv) {
                 }
         cli_errorf("unknown verb " CLI_Q " (try 'kbench --help')", CLI_QARG(argv[1]));
 out:
+        /* Every verb's output, --help's and --version's too: a full disk
+         * behind >FILE is an error, not a success. */
+        r = cli_stdout_done(c.verb ? c.verb : "kbench", r);
         cli_ctx_clear(&c);
         g_free(g.home);
         g_free(g.db_path);
