@@ -479,6 +479,13 @@ int main(int argc, char **argv) {
                 goto out;
         }
         if (strcmp(argv[1], "--version") == 0) {
+                /* A question of its own: what stands beside it would be
+                 * ignored, and a script would take the 0 for its answer. */
+                if (argc > 2) {
+                        cli_errorf("--version takes nothing else (" CLI_Q " given; try 'kbench --help')",
+                                   CLI_QARG(argv[2]));
+                        goto out;
+                }
                 printf("kbench %s\n", KBENCH_VERSION);
                 r = 0;
                 goto out;
