@@ -141,7 +141,10 @@ static const char compare_summary[] =
         "them, and the output says so ('paired across differing settings: disk_mbps').\n"
         "The workload's own parameters (dd:size=512M against dd:size=1G) are never\n"
         "paired across unless named with --ignore-setting workload.\n"
-        "Failed cells never enter statistics; their counts are shown.\n\n"
+        "Failed cells never enter statistics; their counts are shown, and the answer\n"
+        "line names a side's failed cells ('B: 0 of 4 cells ok: 4 hang'). A group whose\n"
+        "B (or A) has no ok cell, or whose B's share of failed cells exceeds A's by more\n"
+        "than 10 percentage points, fails the comparison: exit 5.\n\n"
         "Per metric: n, mean, sd %, change %, its 95% CI (Fieller's interval of the ratio\n"
         "of means), Welch's t-test p and the Mann-Whitney U p, the minimum detectable\n"
         "change (80% power) and the repeats per side a 2% / 5% change needs.\n"
@@ -158,9 +161,10 @@ static const char compare_summary[] =
         "are counted below the table, and listed in their own section, without tests\n"
         "or verdict, with --all or --metric. Their change is shown only where the\n"
         "metric has a direction and both means stand clear of zero.\n\n"
-        "Exit status: 0 no metric worse; 4 at least one metric worse; 1 error (also:\n"
-        "no workload in common, or no metric matching --metric); 2 usage error (also:\n"
-        "an --ignore-setting no selected cell has).";
+        "Exit status: 0 no metric worse; 4 at least one metric worse; 5 a group's cells\n"
+        "failed (no ok cell on a side, or B's failing more often than A's; wins over 4);\n"
+        "1 error (also: no workload in common, or no metric matching --metric); 2 usage\n"
+        "error (also: an --ignore-setting no selected cell has).";
 
 int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;

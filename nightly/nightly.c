@@ -877,6 +877,15 @@ static int compare_subject(struct night *n, const struct subject *s, GPtrArray *
         if (v->n_groups == 0)
                 add_error(n, "%s: nothing pairs with the baseline's cells in run %" G_GINT64_FORMAT, s->name,
                           n->baseline_run);
+        /* A kernel's own failed cells are failures_of's; a baseline
+         * without one ok cell leaves the kernel unjudged, which must not
+         * read as "no regression". */
+        for (size_t gi = 0; gi < v->n_groups; gi++)
+                if (v->groups[gi].failed == COMPARE_FAILED_NO_OK_A)
+                        add_error(n, "%s: %s: the baseline has no ok cell in run %" G_GINT64_FORMAT
+                                  " (%zu failed: %s), nothing judged", s->name, v->groups[gi].spec, n->baseline_run,
+                                  v->groups[gi].a.failed,
+                                  v->groups[gi].a.failed_states ? v->groups[gi].a.failed_states : "");
         compare_view_free(v);
         return 0;
 }

@@ -229,7 +229,12 @@ void nightly_report_text(const struct nightly_report *r, FILE *out) {
                 fprintf(out, "incomplete: cells were left (deadline or signal); the next night resumes them\n");
         if (r->site)
                 fprintf(out, "site: %s\n", r->site);
-        fprintf(out, "verdict: %s\n", n_worse || r->n_failures ? "REGRESSION" : "no regression");
+        /* An error (a source that failed, a baseline without an ok cell)
+         * may have kept something from being judged: then not a plain
+         * "no regression", as the exit status is not 0. */
+        fprintf(out, "verdict: %s\n", n_worse || r->n_failures ? "REGRESSION"
+                                       : r->errors && r->errors[0] ? "no regression found; errors above"
+                                                                   : "no regression");
 }
 
 static json_t *strv_json(char **v) {

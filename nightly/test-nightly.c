@@ -673,6 +673,30 @@ TEST(kernel_that_crashes_at_boot) {
         world_free(w);
 }
 
+/* A baseline whose every cell crashes: the new kernel cannot be judged,
+ * and the night says so instead of "no regression" (the baseline's own
+ * failures are reported too). */
+TEST(baseline_without_an_ok_cell_judges_nothing) {
+        struct world *w = world_new("base-crash");
+        struct recorded rec = { 0 };
+        const json_t *errors;
+        int said = 0;
+
+        fake.kernels[0] = (struct fake_kernel){ BASE, 100, 1000, FATE_CRASH };
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        world_config(w, NULL);
+
+        ASSERT_TRUE(night(w, 0, &rec) != NIGHTLY_EXIT_OK);
+        errors = json_object_get(rec.report, "errors");
+        for (size_t i = 0; i < json_array_size(errors); i++)
+                said += strstr(json_string_value(json_array_get(errors, i)), "the baseline has no ok cell in run ") != NULL;
+        ASSERT_EQ(said, 1);
+        ASSERT_TRUE(!strstr(rec.report_text, "verdict: no regression\n"));
+        recorded_clear(&rec);
+        world_free(w);
+}
+
 /* A second source measures the kernels again with a throttled disk: two
  * runs in the plan. */
 static json_t *two_sources(const struct world *w) {

@@ -429,14 +429,16 @@ json_t *json_view_compare(const struct compare_view *v) {
                 for (size_t k = 0; notes && k < ELEMENTSOF(g->notes) && g->notes[k]; k++)
                         json_array_append_new(notes, json_str(g->notes[k]));
                 json_array_append_new(groups,
-                                      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o}", "workload",
+                                      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}",
+                                                "workload",
                                                 json_str(g->workload), "spec", json_str(g->spec), "settings", pairkey_json(g->key),
                                                 "a", side_json(&g->a), "b", side_json(&g->b), "metrics",
                                                 ms ? ms : json_null(), "geomean_change_pct",
                                                 json_num((g->geomean - 1) * 100), "geomean_metrics",
                                                 (json_int_t)g->n_geomean, "worse", (json_int_t)g->worse,
-                                                "better", (json_int_t)g->better, "notes",
-                                                notes ? notes : json_null()));
+                                                "better", (json_int_t)g->better, "cells_failed",
+                                                g->failed ? json_string(compare_failed_name(g->failed)) : json_null(),
+                                                "notes", notes ? notes : json_null()));
         }
         for (size_t i = 0; i < v->n_lonely; i++) {
                 const struct compare_lonely *l = &v->lonely[i];
@@ -448,7 +450,7 @@ json_t *json_view_compare(const struct compare_view *v) {
                                                         "differs", json_str(l->differs)));
         }
         j = json_pack("{s:{s:o, s:o}, s:{s:o, s:o}, s:f, s:f, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
-                      "s:I, s:i, s:b}",
+                      "s:I, s:I, s:i, s:i, s:b}",
                       "a", "selector", json_str(v->sel_a), "resolved", json_str(v->desc_a), "b", "selector",
                       json_str(v->sel_b),
                       "resolved", json_str(v->desc_b), "alpha", v->alpha, "noise_pct", v->noise * 100,
@@ -457,6 +459,7 @@ json_t *json_view_compare(const struct compare_view *v) {
                       "workload", json_str(v->workload), "metric_glob", json_str(v->metric_glob),
                       "ignore_settings", ignored, "groups", groups, "unpaired", lonely, "judged",
                       (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,
+                      "failed_groups", (json_int_t)v->failed_groups, "failed_margin_pct", COMPARE_FAILED_MARGIN_PCT,
                       "exit_status", v->exit_status, "same_cells", v->same_cells);
         return j;
 }

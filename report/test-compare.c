@@ -189,7 +189,7 @@ TEST(amount_with_a_stray_cell) {
 
 TEST(bh_family) {
         struct compare_metric m[11] = { { 0 } };
-        struct compare_group g = { .m = m, .n_m = 11 };
+        struct compare_group g = { .m = m, .n_m = 11, .a = { .ok = 6 }, .b = { .ok = 6 } };
         struct compare_view v = { .alpha = 0.05, .noise = 0.02, .groups = &g, .n_groups = 1 };
 
         for (size_t i = 0; i < 11; i++)
@@ -221,7 +221,7 @@ TEST(bh_family) {
  * with instruction counts. */
 TEST(geomean_leaves_amounts_out) {
         struct compare_metric m[2] = { { 0 } };
-        struct compare_group g = { .m = m, .n_m = 2 };
+        struct compare_group g = { .m = m, .n_m = 2, .a = { .ok = 6 }, .b = { .ok = 6 } };
         struct compare_view v = { .alpha = 0.05, .noise = 0.02, .groups = &g, .n_groups = 1 };
 
         for (size_t i = 0; i < 2; i++)
@@ -464,6 +464,92 @@ static json_t *json_metric(json_t *j, const char *name) {
         TEST_FAIL("no metric %s in the JSON", name);
 }
 
+/* compare_failed_rule at its edges: a side without an ok cell, and B's
+ * share of failed cells against A's, exactly at the margin and past it. */
+TEST(failed_rule_table) {
+        static const struct {
+                size_t a_ok, a_failed, b_ok, b_failed;
+                enum compare_failed want;
+        } cases[] = {
+                { 3, 0, 3, 0, COMPARE_FAILED_NONE },
+                { 3, 0, 0, 4, COMPARE_FAILED_NO_OK_B },
+                { 0, 4, 0, 4, COMPARE_FAILED_NO_OK_B },
+                { 0, 4, 3, 0, COMPARE_FAILED_NO_OK_A },
+                { 10, 0, 9, 1, COMPARE_FAILED_NONE },     /* 10 points: at the margin */
+                { 10, 0, 8, 2, COMPARE_FAILED_MORE_B },   /* 20 points */
+                { 3, 0, 2, 1, COMPARE_FAILED_MORE_B },    /* one in three */
+                { 9, 1, 8, 2, COMPARE_FAILED_NONE },      /* 10 points over A's own */
+                { 2, 1, 3, 0, COMPARE_FAILED_NONE },      /* A's failures never fail B */
+                { 100, 0, 89, 11, COMPARE_FAILED_MORE_B },
+                { 100, 0, 90, 10, COMPARE_FAILED_NONE },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct compare_side a = { .ok = cases[i].a_ok, .failed = cases[i].a_failed };
+                struct compare_side b = { .ok = cases[i].b_ok, .failed = cases[i].b_failed };
+
+                if (compare_failed_rule(&a, &b) != cases[i].want)
+                        TEST_FAIL("case %zu: %d, want %d", i, compare_failed_rule(&a, &b), cases[i].want);
+        }
+}
+
+/* A kernel whose cells hang: compare does not pass it. No ok cell on a
+ * side, or B's cells failing more often than A's beyond the margin, is
+ * said in the answer line and is exit 5, above a worse metric's 4. */
+TEST(failed_cells_fail_the_comparison) {
+        struct store s;
+        struct compare_view *v;
+        char *text;
+        json_t *j;
+        int64_t dead, flaky;
+        char key[8];
+
+        store_init(&s);
+        dead = add_run(&s, "dead");
+        for (int i = 0; i < 4; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                add_cell(&s, dead, KID, key, 1, "hang", 160, 400, 0);
+        }
+        flaky = add_run(&s, "flaky");
+        for (int i = 0; i < 6; i++) {
+                snprintf(key, sizeof(key), "c%03d", i);
+                add_cell(&s, flaky, KID, key, 1, i < 2 ? "boot-timeout" : "ok", 160 + i, 400, 0);
+        }
+        v = load(&s, "tag:base", "tag:dead", NULL, 0);
+        ASSERT_EQ(v->n_groups, 1);
+        ASSERT_EQ(v->groups[0].failed, COMPARE_FAILED_NO_OK_B);
+        ASSERT_EQ(v->failed_groups, 1);
+        ASSERT_EQ(v->exit_status, COMPARE_EXIT_FAILED);
+        text = render(v, 0);
+        ASSERT_TRUE(strstr(text, "\ndd:size=,bs=1M: B has no ok cell (B: 0 of 4 cells ok: 4 hang)\n") != NULL);
+        ASSERT_TRUE(strstr(text, "of 2 judged metrics in 1 paired group, 1 whose cells failed (exit status 5)\n") !=
+                    NULL);
+        free(text);
+        j = render_json(v);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "exit_status")), COMPARE_EXIT_FAILED);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "failed_groups")), 1);
+        ASSERT_STREQ(json_string_value(json_object_get(json_array_get(json_object_get(j, "groups"), 0),
+                                                       "cells_failed")), "B has no ok cell");
+        json_decref(j);
+        compare_view_free(v);
+
+        v = load(&s, "tag:dead", "tag:base", NULL, 0);
+        ASSERT_EQ(v->groups[0].failed, COMPARE_FAILED_NO_OK_A);
+        ASSERT_EQ(v->exit_status, COMPARE_EXIT_FAILED);
+        compare_view_free(v);
+
+        /* 2 of 6 against 1 of 7: 19 points more, past the margin. */
+        v = load(&s, "tag:base", "tag:flaky", NULL, 0);
+        ASSERT_EQ(v->groups[0].failed, COMPARE_FAILED_MORE_B);
+        ASSERT_EQ(v->exit_status, COMPARE_EXIT_FAILED);
+        text = render(v, 1);
+        ASSERT_TRUE(strstr(text, "- **dd:size=,bs=1M**: B's cells failed more often than A's (A: 6 of 7 cells ok: "
+                                 "1 hang; B: 4 of 6 cells ok: 2 boot-timeout); ") != NULL);
+        free(text);
+        compare_view_free(v);
+        store_done(&s);
+}
+
 TEST(a_a_no_verdict) {
         struct store s;
         struct compare_view *v;
@@ -480,7 +566,8 @@ TEST(a_a_no_verdict) {
         ASSERT_EQ(v->exit_status, 0);
         ASSERT_EQ(v->groups[0].a.ok, 6);
         ASSERT_EQ(v->groups[0].a.failed, 1);
-        ASSERT_STREQ(v->groups[0].a.failed_states, "hang 1");
+        ASSERT_STREQ(v->groups[0].a.failed_states, "1 hang");
+        ASSERT_EQ(v->groups[0].failed, COMPARE_FAILED_NONE);
         /* The retried cell counts once, as ok; its read rate has no value. */
         ASSERT_EQ(v->groups[0].b.ok, 7);
         ASSERT_EQ(v->groups[0].b.failed, 0);
@@ -529,7 +616,10 @@ TEST(a_a_no_verdict) {
         ASSERT_TRUE(strstr(text, "\n3 informational metrics without a verdict (kbench compare --all lists them)\n") !=
                     NULL);
         ASSERT_TRUE(strstr(text, "A: tag:base = 6.1.0-57-amd64 in run 1") != NULL);
-        ASSERT_TRUE(strstr(text, "A: 6 ok, 1 failed (hang 1) in run 1") != NULL);
+        ASSERT_TRUE(strstr(text, "A: 6 ok, 1 failed (1 hang) in run 1") != NULL);
+        /* A's failed cell, within the margin, is said in the answer line. */
+        ASSERT_TRUE(strstr(text, "\ndd:size=,bs=1M: no judged change (2 judged metrics); A: 6 of 7 cells ok: 1 hang\n") !=
+                    NULL);
         ASSERT_TRUE(strstr(text, "0 worse, 0 better, of 2 judged metrics in 1 paired group\n") != NULL);
         ASSERT_TRUE(strstr(text, "worse") == strstr(text, "0 worse") + 2);  /* no metric row says worse */
         free(text);
@@ -589,10 +679,13 @@ TEST(throttled_is_worse) {
         json_decref(j);
         v = compare_view_free(v);
 
-        /* The other way round it is better. */
+        /* The other way round it is better; but base's hung cell, one in
+         * seven against none of thr's six, is past the failed cells'
+         * margin: exit 5 all the same. */
         v = load(&s, "tag:thr", "tag:base", NULL, 0);
         ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_BETTER);
-        ASSERT_EQ(v->exit_status, 0);
+        ASSERT_EQ(v->groups[0].failed, COMPARE_FAILED_MORE_B);
+        ASSERT_EQ(v->exit_status, COMPARE_EXIT_FAILED);
         v = compare_view_free(v);
         store_done(&s);
 }
@@ -645,7 +738,7 @@ TEST(like_with_like) {
         ASSERT_STREQ(v->lonely[1].differs, "disk_mbps 0 | 93");
         ASSERT_EQ(v->exit_status, 0);
         text = render(v, 0);
-        ASSERT_TRUE(strstr(text, "only A: dd:size=,bs=1M,  6 ok, 1 failed (hang 1) in run 1; differs from B's dd "
+        ASSERT_TRUE(strstr(text, "only A: dd:size=,bs=1M,  6 ok, 1 failed (1 hang) in run 1; differs from B's dd "
                                  "cells in: disk_mbps 0 | 93") != NULL);
         free(text);
         j = render_json(v);

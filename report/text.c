@@ -1101,25 +1101,76 @@ static void answer_line(const struct compare_group *g, const struct compare_metr
                 t.a, t.b, t.unit, t.lo, t.hi);
 }
 
-/* The answer before the tables: per group, what got worse or better, in
- * the workload's terms, or that nothing judged moved. */
+/* "B: 7 of 10 cells ok: 3 hang": a side's cells, and how the failed ones
+ * ended. */
+static void side_cells(GString *s, const char *label, const struct compare_side *side) {
+        g_string_append_printf(s, "%s: %zu of %zu cells ok", label, side->ok, side->ok + side->failed);
+        if (side->failed && side->failed_states)
+                g_string_append_printf(s, ": %s", side->failed_states);
+}
+
+char *text_answer_cells(const struct compare_group *g, int failing) {
+        GString *s = g_string_new(NULL);
+
+        if (failing && g->failed) {
+                g_string_append_printf(s, "%s (", compare_failed_name(g->failed));
+                if (g->failed != COMPARE_FAILED_NO_OK_B)
+                        side_cells(s, "A", &g->a);
+                if (g->failed == COMPARE_FAILED_MORE_B)
+                        g_string_append(s, "; ");
+                if (g->failed != COMPARE_FAILED_NO_OK_A)
+                        side_cells(s, "B", &g->b);
+                g_string_append_c(s, ')');
+        } else if (!failing && !g->failed) {
+                if (g->a.failed)
+                        side_cells(s, "A", &g->a);
+                if (g->a.failed && g->b.failed)
+                        g_string_append(s, "; ");
+                if (g->b.failed)
+                        side_cells(s, "B", &g->b);
+        }
+        if (s->len == 0) {
+                g_string_free(s, TRUE);
+                return NULL;
+        }
+        return g_string_free(s, FALSE);
+}
+
+/* The answer before the tables: per group, whether its cells failed, what
+ * got worse or better, in the workload's terms, or that nothing judged
+ * moved. */
 static void answer(const struct compare_view *v, int md, FILE *out) {
         if (v->n_groups)
                 fputc('\n', out);
         for (size_t i = 0; i < v->n_groups; i++) {
                 const struct compare_group *g = &v->groups[i];
+                int no_ok = g->failed == COMPARE_FAILED_NO_OK_A || g->failed == COMPARE_FAILED_NO_OK_B;
                 size_t judged = 0;
 
                 for (size_t j = 0; j < g->n_m; j++)
                         judged += g->m[j].judged;
+                g_autofree char *failing = text_answer_cells(g, 1), *failed = text_answer_cells(g, 0);
+
                 fputs(md ? "- **" : "", out);
                 put_md(out, g->spec, md);
-                if (g->worse || g->better)
-                        fprintf(out, "%s: B is %s (%zu worse, %zu better of %zu judged metrics)\n", md ? "**" : "",
+                fputs(md ? "**: " : ": ", out);
+                if (failing) {
+                        put_md(out, failing, md);
+                        fputs(no_ok ? "" : "; ", out);
+                }
+                if (no_ok)
+                        ;        /* a side without one value: no verdict to speak of */
+                else if (g->worse || g->better)
+                        fprintf(out, "B is %s (%zu worse, %zu better of %zu judged metrics)",
                                 g->worse && g->better ? "worse and better" : g->worse ? "worse" : "better", g->worse,
                                 g->better, judged);
                 else
-                        fprintf(out, "%s: no judged change (%zu judged metrics)\n", md ? "**" : "", judged);
+                        fprintf(out, "no judged change (%zu judged metrics)", judged);
+                if (failed) {
+                        fputs("; ", out);
+                        put_md(out, failed, md);
+                }
+                fputc('\n', out);
                 for (int pass = 0; pass < 2; pass++)
                         for (size_t j = 0; j < g->n_m; j++)
                                 if (g->m[j].verdict == (pass ? COMPARE_BETTER : COMPARE_WORSE))
@@ -1175,7 +1226,9 @@ void text_compare(const struct compare_view *v, int markdown, int all, FILE *out
         }
         fprintf(out, "\n%zu worse, %zu better, of %zu judged metrics in %zu paired group%s", v->worse, v->better,
                 v->judged, v->n_groups, v->n_groups == 1 ? "" : "s");
-        if (v->worse)
+        if (v->failed_groups)
+                fprintf(out, ", %zu whose cells failed", v->failed_groups);
+        if (v->exit_status)
                 fprintf(out, " (exit status %d)", v->exit_status);
         fprintf(out, "\n%sverdict: the t-test's p survives Benjamini-Hochberg at q = %g over the judged metrics, and\n"
                      "the whole 95%% CI of the change lies beyond ±%g%% (Welch's test and Fieller's CI of the\n"

@@ -81,6 +81,12 @@ struct text_answer {
         char lo[48], hi[48];       /* the interval's ends, "+0.878", "+1.21 s" ("n/a" when none) */
 };
 void text_answer_parts(const struct compare_group *g, const struct compare_metric *m, struct text_answer *ret);
+/* What a group's failed cells say in its answer line, plain text for any
+ * renderer: with failing, why they fail the comparison and the sides it
+ * looked at ("B has no ok cell (B: 0 of 4 cells ok: 4 hang)"); without,
+ * each side that has failed cells when they do not ("B: 9 of 10 cells ok:
+ * 1 hang"). NULL when there is nothing of that kind to say; else g_free. */
+char *text_answer_cells(const struct compare_group *g, int failing);
 /* A figure with 4 significant digits, in fixed notation ("32231",
  * "268.1", "0.1254"); "n/a" when not finite. buf >= 32. */
 void text_format_sig(double v, char *buf, size_t size);

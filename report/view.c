@@ -808,8 +808,8 @@ static int copy_side(const struct side_group *g, struct compare_side *ret) {
                         ret->runs[j - 1] = t;
                 }
         for (size_t i = 0; i < g->n_fails; i++)
-                len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %zu", i ? ", " : "", g->fails[i].state,
-                                        g->fails[i].n);
+                len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%zu %s", i ? ", " : "", g->fails[i].n,
+                                        g->fails[i].state);
         if (g->n_fails && !(ret->failed_states = strdup(buf)))
                 return -ENOMEM;
         return 0;

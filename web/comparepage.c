@@ -315,6 +315,16 @@ static void group(struct html *h, const struct model *s, const struct model_comp
         settings_line(h, g->key);
         for (size_t i = 0; i < ELEMENTSOF(g->notes) && g->notes[i]; i++)
                 html_elem(h, "li", g->notes[i]);
+        if (g->failed) {
+                g_autofree char *failing = text_answer_cells(g, 1);
+
+                html_start(h, "li");
+                html_start(h, "span");
+                html_attr(h, "class", "state bad");
+                html_text(h, failing);
+                html_end(h);
+                html_end(h);
+        }
         html_start(h, "li");
         html_textf(h, "%zu worse, %zu better", g->worse, g->better);
         if (isfinite(g->geomean))
@@ -637,6 +647,8 @@ void comparepage_render(struct html *h, const struct model *s, const struct mode
         html_end(h);
         html_textf(h, " of %zu judged metrics in %zu paired group%s", v->judged, v->n_groups,
                    v->n_groups == 1 ? "" : "s");
+        if (v->failed_groups)
+                html_textf(h, ", %zu whose cells failed", v->failed_groups);
         html_end(h);
         html_end(h);
         /* the summary and the system side by side where the screen is wide */

@@ -255,7 +255,8 @@ static struct pair *latest_pairs(const struct model *s, size_t *ret_n) {
                 const struct compare_view *v = s->compares[i].v;
 
                 if (v && v->n_groups)
-                        p[n++] = (struct pair){ i, newest_run(v), v->worse ? 0 : v->better ? 1 : 2 };
+                        p[n++] = (struct pair){ i, newest_run(v),
+                                                v->worse || v->failed_groups ? 0 : v->better ? 1 : 2 };
         }
         /* newest first, so the first of each pair met is its latest */
         qsort(p, n, sizeof(*p), newest_first);
@@ -296,8 +297,10 @@ static void answer_item(struct html *h, const struct compare_group *g, const str
         html_end(h);
 }
 
-/* One paired group of a comparison: its workload and its verdicts. */
+/* One paired group of a comparison: its workload, its failed cells as
+ * compare's answer says them (text_answer_cells), and its verdicts. */
 static void answer_group(struct html *h, const struct compare_group *g) {
+        g_autofree char *failing = text_answer_cells(g, 1), *failed = text_answer_cells(g, 0);
         size_t judged = 0;
 
         for (size_t j = 0; j < g->n_m; j++)
@@ -306,13 +309,30 @@ static void answer_group(struct html *h, const struct compare_group *g) {
         html_start(h, "strong");
         html_text(h, g->spec);
         html_end(h);
-        if (!g->worse && !g->better) {
-                html_textf(h, ": no judged change (%zu judged metric%s)", judged, judged == 1 ? "" : "s");
+        html_text(h, ": ");
+        if (failing) {
+                html_start(h, "span");
+                html_attr(h, "class", "state bad");
+                html_text(h, failing);
+                html_end(h);
+        }
+        if (g->failed == COMPARE_FAILED_NO_OK_A || g->failed == COMPARE_FAILED_NO_OK_B) {
                 html_end(h);
                 return;
         }
-        html_textf(h, ": %zu worse, %zu better of %zu judged metric%s", g->worse, g->better, judged,
+        if (failing)
+                html_text(h, "; ");
+        if (!g->worse && !g->better) {
+                html_textf(h, "no judged change (%zu judged metric%s)", judged, judged == 1 ? "" : "s");
+                if (failed)
+                        html_textf(h, "; %s", failed);
+                html_end(h);
+                return;
+        }
+        html_textf(h, "%zu worse, %zu better of %zu judged metric%s", g->worse, g->better, judged,
                    judged == 1 ? "" : "s");
+        if (failed)
+                html_textf(h, "; %s", failed);
         html_start(h, "ul");
         for (int pass = 0; pass < 2; pass++)
                 for (size_t j = 0; j < g->n_m; j++)
