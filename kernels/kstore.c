@@ -432,6 +432,42 @@ int kstore_list_all(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n
         return 0;
 }
 
+int kstore_unnamed(struct kstore *s, char ***ret, struct kb_error *err) {
+        g_autofree char *names = g_build_filename(s->root, "names", NULL);
+        g_autoptr(GHashTable) named = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+        DIR *d = opendir(names);
+        struct dirent *de;
+
+        /* Every id a name points at, then every image directory that is
+         * none of them: one pass over each directory. */
+        while (d && (de = readdir(d))) {
+                char *id = de->d_name[0] == '.' ? NULL : name_target(s, de->d_name);
+
+                if (id)
+                        g_hash_table_add(named, id);
+        }
+        if (d)
+                closedir(d);
+        d = opendir(s->root);
+        if (!d)
+                return error_setf(err, -errno, "%s: %s", s->root, strerror(errno));
+        while ((de = readdir(d))) {
+                g_autofree char *dir = NULL;
+
+                if (!valid_id(de->d_name) || g_hash_table_contains(named, de->d_name))
+                        continue;
+                dir = g_build_filename(s->root, de->d_name, NULL);
+                if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+                        g_ptr_array_add(out, g_strdup(de->d_name));
+        }
+        closedir(d);
+        g_ptr_array_sort(out, cmp_str);
+        g_ptr_array_add(out, NULL);
+        *ret = (char **)g_ptr_array_free(g_steal_pointer(&out), FALSE);
+        return 0;
+}
+
 int kstore_list(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, struct kb_error *err) {
         return kstore_list_all(s, ret, ret_n, NULL, NULL, err);
 }

@@ -390,6 +390,46 @@ TEST(damaged_entries_are_listed_and_removable) {
         kstore_free(s);
 }
 
+/* An image directory no name points at is found (and only it: a named
+ * one, a dangling name's missing id and staging directories are not), and
+ * a kernel add of its image names it again. */
+TEST(unnamed_images_are_found) {
+        struct kstore *s = open_store("s9");
+        struct kstore_kernel *k = NULL;
+        struct kb_error err = { "" };
+        g_autofree char *img = g_build_filename(tmp(), "bzImage-s9", NULL);
+        g_autofree char *names = g_build_filename(tmp(), "s9", "names", NULL);
+        g_autofree char *link = g_build_filename(names, "soon-gone", NULL);
+        g_autofree char *dangling = g_build_filename(names, "gone", NULL);
+        g_autofree char *id = NULL, *image = NULL;
+        g_auto(GStrv) unnamed = NULL;
+        GByteArray *b = fx_kernel("gzip");
+        int existed;
+
+        ASSERT_TRUE(g_file_set_contents(img, (const char *)b->data, b->len, NULL));
+        ASSERT_EQ(kstore_add(s, img, "soon-gone", &k, &existed, &err), 0);
+        id = g_strdup(k->id);
+        image = g_strdup(k->image_path);
+        kstore_kernel_free(k);
+        ASSERT_EQ(symlink("../1111111111111111111111111111111111111111111111111111111111111111", dangling), 0);
+        ASSERT_EQ(kstore_unnamed(s, &unnamed, &err), 0);
+        ASSERT_EQ(g_strv_length(unnamed), 0);
+        g_clear_pointer(&unnamed, g_strfreev);
+        ASSERT_EQ(unlink(link), 0);
+        ASSERT_EQ(kstore_unnamed(s, &unnamed, &err), 0);
+        ASSERT_EQ(g_strv_length(unnamed), 1);
+        ASSERT_STREQ(unnamed[0], id);
+        g_clear_pointer(&unnamed, g_strfreev);
+        ASSERT_EQ(kstore_add(s, image, "again", &k, &existed, &err), 0);
+        ASSERT_EQ(existed, 1);
+        ASSERT_STREQ(k->id, id);
+        kstore_kernel_free(k);
+        ASSERT_EQ(kstore_unnamed(s, &unnamed, &err), 0);
+        ASSERT_EQ(g_strv_length(unnamed), 0);
+        g_byte_array_unref(b);
+        kstore_free(s);
+}
+
 /* What a killed import left is removed by the next one; a live import's
  * directory (flock'ed) and a brand new one are not. */
 TEST(staging_of_a_killed_import_is_reaped) {
