@@ -30,9 +30,10 @@ static int compare_spec_ok(const char *spec) {
 /* Whether dir is the store's own site: <store>/site, a directory of the
  * store itself (not a link to one elsewhere), whether it was named by -o
  * or by default. That one is kbench's as the store is, and one written
- * before sites carried a manifest is taken over; any other directory,
- * <store>/site as a link to someone's directory too, must be a site or
- * empty. */
+ * before sites carried a manifest is taken over (OUTPUT_ADOPT); once it
+ * has a manifest, a file it does not name is left alone as in any site.
+ * Any other directory, <store>/site as a link to someone's directory too,
+ * must be a site or empty. */
 static int is_store_site(const char *dir, const char *home) {
         g_autofree char *own = g_build_filename(home, "site", NULL);
         struct stat mine, given;
@@ -77,8 +78,9 @@ int cli_publish(int argc, char **argv, struct cli_ctx *c) {
                 "DIR is a kbench site when it holds .kbench-site, the list of the pages\n"
                 "kbench wrote there; only those are ever replaced or removed. A missing or\n"
                 "empty DIR becomes a site; any other DIR is refused unless --force. The\n"
-                "store's own site/ directory (with or without -o; not a link elsewhere) is\n"
-                "kbench's, and taken over as it is. Publishes into one DIR take turns.");
+                "store's own site/ directory (with or without -o; not a link elsewhere)\n"
+                "without .kbench-site was written before kbench kept one: it is taken over,\n"
+                "then follows its manifest as any site. Publishes into one DIR take turns.");
         g_option_context_add_main_entries(ctx, entries, NULL);
         if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "publish", &argc, &argv))
                 return 2;
@@ -92,7 +94,8 @@ int cli_publish(int argc, char **argv, struct cli_ctx *c) {
         }
         if (!dir)
                 dir = g_build_filename(g->home, "site", NULL);
-        opt.force = force || is_store_site(dir, g->home);
+        opt.force = force;
+        opt.adopt = is_store_site(dir, g->home);
         opt.dir = dir;
         opt.compares = (const char *const *)compares;
         opt.n_compares = compares ? g_strv_length(compares) : 0;

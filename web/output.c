@@ -139,7 +139,7 @@ static int manifest_write(struct output *o, GHashTable *names, struct kb_error *
         return 0;
 }
 
-int output_open(struct output *o, const char *dir, int force, struct kb_error *err) {
+int output_open(struct output *o, const char *dir, unsigned flags, struct kb_error *err) {
         struct stat st;
         int r, fresh = 0, lock_fd;
 
@@ -167,14 +167,19 @@ int output_open(struct output *o, const char *dir, int force, struct kb_error *e
                         close(lock_fd);
                         return error_setf(err, r, "%s: cannot lock the site directory: %s", dir, g_strerror(-r));
                 }
-        *o = (struct output){ .dir = g_strdup(dir), .force = force, .lock_fd = lock_fd,
+        *o = (struct output){ .dir = g_strdup(dir), .force = !!(flags & OUTPUT_FORCE), .lock_fd = lock_fd,
                               .manifest = g_build_filename(dir, OUTPUT_MANIFEST, NULL),
                               .names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                               .owned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
         r = manifest_load(o, err);
         if (r > 0)
                 return 0;
-        if (r == 0 && !fresh && !force) {
+        /* Without a manifest the store's own site is one kbench wrote
+         * before it kept one: its pages are kbench's, taken over once and
+         * listed from then on. */
+        if (r == 0 && (flags & OUTPUT_ADOPT))
+                o->force = 1;
+        if (r == 0 && !fresh && !o->force) {
                 r = dir_has_entries(dir);
                 if (r < 0)
                         r = error_setf(err, r, "%s: cannot list the site directory", dir);

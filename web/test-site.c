@@ -134,6 +134,52 @@ TEST(incremental) {
         fx_free(&f);
 }
 
+/* The store's own site (adopt): without a manifest, a site written
+ * before kbench kept one, taken over; with one, a file it does not name
+ * (a foreign index.html, a link) is refused and left, as in any site. */
+TEST(adopted_site_keeps_the_manifest_rule) {
+        struct fx f;
+        struct kb_error err = { { 0 } };
+        struct site_options o = { 0 };
+        struct site_result res;
+        g_autofree char *index = NULL, *manifest = NULL, *text = NULL, *target = NULL;
+        g_autoptr(GString) kept = g_string_new(NULL);
+        g_auto(GStrv) lines = NULL;
+
+        fx_init(&f, 1, 4, 0);
+        index = g_build_filename(f.site, "index.html", NULL);
+        manifest = g_build_filename(f.site, ".kbench-site", NULL);
+        target = g_build_filename(f.dir, "theirs", NULL);
+        ASSERT_EQ(mkdir(f.site, 0755), 0);
+        ASSERT_TRUE(g_file_set_contents(index, "an index of before manifests\n", -1, NULL));
+        o.dir = f.site;
+        o.adopt = 1;
+        if (site_publish(f.db, &o, &res, &err) < 0)
+                TEST_FAIL("adopting: %s", err.msg);
+        text = read_page(&f, "index.html");
+        ASSERT_TRUE(strstr(text, "<html") != NULL);
+        g_clear_pointer(&text, g_free);
+        /* index.html taken out of the manifest; a foreign file, then a link. */
+        ASSERT_TRUE(g_file_get_contents(manifest, &text, NULL, NULL));
+        lines = g_strsplit(text, "\n", -1);
+        for (size_t i = 0; lines[i]; i++)
+                if (*lines[i] && strcmp(lines[i], "index.html") != 0)
+                        g_string_append_printf(kept, "%s\n", lines[i]);
+        ASSERT_TRUE(g_file_set_contents(manifest, kept->str, -1, NULL));
+        ASSERT_TRUE(g_file_set_contents(index, "theirs\n", -1, NULL));
+        ASSERT_EQ(site_publish(f.db, &o, &res, &err), -EEXIST);
+        ASSERT_TRUE(strstr(err.msg, "index.html: exists and kbench did not write it") != NULL);
+        g_clear_pointer(&text, g_free);
+        text = read_page(&f, "index.html");
+        ASSERT_STREQ(text, "theirs\n");
+        ASSERT_EQ(unlink(index), 0);
+        ASSERT_TRUE(g_file_set_contents(target, "theirs\n", -1, NULL));
+        ASSERT_EQ(symlink(target, index), 0);
+        ASSERT_EQ(site_publish(f.db, &o, &res, &err), -EEXIST);
+        ASSERT_TRUE(g_file_test(index, G_FILE_TEST_IS_SYMLINK));
+        fx_free(&f);
+}
+
 TEST(hostile_text_is_text) {
         struct fx f;
         g_autoptr(GPtrArray) names = NULL;
