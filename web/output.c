@@ -45,6 +45,26 @@ static const char *manifest_entry_bad(const struct output *o, const char *name) 
 
 static int manifest_write(struct output *o, GHashTable *names, struct kb_error *err);
 
+/* Whether the manifest's bytes are kbench's: its header line, text
+ * without a NUL, lines ended by '\n' alone. Each refusal says what is
+ * wrong and how to get a site back. */
+static int manifest_check(const struct output *o, const char *buf, size_t len, struct kb_error *err) {
+        static const char *const redo = "remove it and publish with --force to take the site over again";
+        const char *nul = memchr(buf, '\0', len), *cr = memchr(buf, '\r', len);
+
+        if (nul)
+                return error_setf(err, -EBADMSG, "%s: not a kbench site manifest: a NUL byte at byte %zu (kbench "
+                                  "writes text); %s", o->manifest, (size_t)(nul - buf), redo);
+        if (cr && cr + 1 < buf + len && cr[1] == '\n')
+                return error_setf(err, -EBADMSG, "%s: not a kbench site manifest as kbench writes it: CRLF line ends "
+                                  "(an editor's?); make them LF again (sed -i 's/\\r$//' FILE), or %s", o->manifest,
+                                  redo);
+        if (len < strlen(MANIFEST_HEADER) || memcmp(buf, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) != 0)
+                return error_setf(err, -EBADMSG, "%s: not a kbench site manifest (first line is not '%s'); %s",
+                                  o->manifest, "kbench site v1", redo);
+        return 0;
+}
+
 /* Read DIR/.kbench-site into o->owned. Returns 1 when the manifest exists,
  * 0 when it does not, -errno with err when it cannot be read or is not
  * kbench's (a symbolic link, a FIFO: anything but a regular file). */
@@ -61,10 +81,9 @@ static int manifest_load(struct output *o, struct kb_error *err) {
         r = fileio_read_nofollow(o->manifest, MANIFEST_MAX, &buf, &len, err);
         if (r < 0)
                 return error_prefix(err, r, "not a kbench site manifest");
-        if (len < strlen(MANIFEST_HEADER) || memcmp(buf, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) != 0 ||
-            memchr(buf, '\0', len))
-                return error_setf(err, -EBADMSG, "%s: not a kbench site manifest (first line is not '%s')",
-                                  o->manifest, "kbench site v1");
+        r = manifest_check(o, buf, len, err);
+        if (r < 0)
+                return r;
         {
                 /* fileio_read's buffer holds len bytes, no terminator. */
                 g_autofree char *text = g_strndup(buf + strlen(MANIFEST_HEADER), len - strlen(MANIFEST_HEADER));
