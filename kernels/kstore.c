@@ -816,7 +816,9 @@ static int add_unpack(struct add_ctx *c, int *ret_existed, struct kb_error *err)
 /* The image is in the store already: give it the new name, if any, and
  * load it. */
 static int add_existing(struct add_ctx *c, struct kstore_kernel **ret, struct kb_error *err) {
-        g_autofree char *nm = c->name ? g_strdup(c->name) : first_name_of(c->s, c->id);
+        g_autofree char *before = first_name_of(c->s, c->id);
+        g_autofree char *had = c->name ? name_target(c->s, c->name) : NULL;
+        const char *nm = c->name ? c->name : before;
         int r;
 
         if (c->name) {
@@ -824,7 +826,13 @@ static int add_existing(struct add_ctx *c, struct kstore_kernel **ret, struct kb
                 if (r < 0)
                         return r;
         }
-        progress(c->s, "already in the store as %s (%.12s)", nm ? nm : c->id, c->id);
+        /* Say what the store held, and the name this import made. */
+        if (c->name && !had && before)
+                progress(c->s, "already in the store as %s (%.12s); named it %s too", before, c->id, c->name);
+        else if (c->name && !had)
+                progress(c->s, "already in the store without a name (%.12s); named it %s", c->id, c->name);
+        else
+                progress(c->s, "already in the store as %s (%.12s)", nm ? nm : c->id, c->id);
         return kstore_load(c->s, c->id, nm ? nm : c->id, ret, err);
 }
 
@@ -843,6 +851,12 @@ static int add_inspect(struct add_ctx *c, struct kb_error *err) {
                                                                                            : ierr.msg;
                 return error_setf(err, r, "%s: %s", c->path, m);
         }
+        /* QEMU's -kernel boots an ELF through its PVH entry only; without
+         * one the image would be stored and fail at every boot. */
+        if (c->info->is_elf && !c->info->pvh)
+                return error_setf(err, -EINVAL, "%s: an ELF vmlinux without a PVH note (XEN_ELFNOTE_PHYS32_ENTRY, "
+                                  "CONFIG_PVH): QEMU cannot boot it; give its bzImage (arch/x86/boot/bzImage), or "
+                                  "build it with CONFIG_PVH=y", c->path);
         c->rel = g_strdup(c->info->release ? c->info->release : c->deb ? c->deb->release : NULL);
         if (!c->name && !c->rel)
                 return error_setf(err, -EINVAL, "%s: cannot tell the kernel release; give --name", c->path);
@@ -914,6 +928,7 @@ static int add_deb_files(struct add_ctx *c, struct kb_error *err) {
 static int add_write_meta(struct add_ctx *c, struct kb_error *err) {
         const struct kimage_info *info = c->info;
         g_autofree char *mp = g_build_filename(c->staging, "kernel.json", NULL);
+        _cleanup_free_ char *text = NULL;
 
         json_object_set_new(c->meta, "id", json_string(c->id));
         json_object_set_new(c->meta, "release", STR_OR_NULL(c->rel));
@@ -925,9 +940,11 @@ static int add_write_meta(struct add_ctx *c, struct kb_error *err) {
         json_object_set_new(c->meta, "pvh_entry", json_integer((json_int_t)info->pvh_entry));
         json_object_set_new(c->meta, "n_modules", json_integer(c->deb ? c->deb->n_modules : 0));
         json_object_set_new(c->meta, "added_at", json_real((double)g_get_real_time() / 1e6));
-        if (json_dump_file(c->meta, mp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
-                return error_setf(err, -EIO, "%s: cannot write", mp);
-        return 0;
+        text = json_dumps(c->meta, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (!text)
+                return error_setf(err, -ENOMEM, "%s: out of memory", mp);
+        /* A full disk says so: "kernel.json: No space left on device". */
+        return fileio_write_atomic(mp, text, strlen(text), 0644, err);
 }
 
 /* Rename the staging directory to <root>/<id>, name it and load it. A

@@ -170,9 +170,22 @@ TEST(add_deb) {
         ASSERT_EQ(kstore_add(s, fixture_deb(), NULL, &k, &existed, &err), 0);
         ASSERT_EQ(existed, 1);
         ASSERT_STREQ(k->name, FX_RELEASE);
-        ASSERT_TRUE(strstr(prog->str, "already in the store") != NULL);
+        ASSERT_TRUE(strstr(prog->str, "already in the store as " FX_RELEASE " (") != NULL);
         ASSERT_TRUE(strstr(prog->str, "depmod") == NULL);
         kstore_kernel_free(k);
+        /* again with a new name: the store's name is said, and the new one as made */
+        g_string_truncate(prog, 0);
+        ASSERT_EQ(kstore_add(s, fixture_deb(), "again", &k, &existed, &err), 0);
+        ASSERT_EQ(existed, 1);
+        ASSERT_TRUE(strstr(prog->str, "already in the store as " FX_RELEASE " (") != NULL);
+        ASSERT_TRUE(strstr(prog->str, "); named it again too") != NULL);
+        kstore_kernel_free(k);
+        g_string_truncate(prog, 0);
+        ASSERT_EQ(kstore_add(s, fixture_deb(), "again", &k, &existed, &err), 0);
+        ASSERT_TRUE(strstr(prog->str, "already in the store as again (") != NULL);
+        ASSERT_TRUE(strstr(prog->str, "named it") == NULL);
+        kstore_kernel_free(k);
+        ASSERT_EQ(kstore_remove(s, "again", NULL, &err), 0);
         g_autofree char *root = g_build_filename(tmp(), "s1", NULL);
         ASSERT_EQ(count_entries(root), 2);        /* names/ and the one kernel, no staging left */
         g_string_free(prog, TRUE);
@@ -286,6 +299,20 @@ TEST(not_a_kernel_changes_nothing) {
                 g_byte_array_unref(elf);
                 ASSERT_EQ(kstore_add(s, big, NULL, &k, &existed, &err), -EFBIG);
                 ASSERT_TRUE(strstr(err.msg, "larger than any kernel image") != NULL);
+                ASSERT_EQ(count_entries(root), 1);
+                unlink(big);
+        }
+
+        /* An ELF vmlinux without a PVH note: QEMU cannot boot it, so it
+         * is refused at the import, not at every run; nothing is kept. */
+        {
+                GByteArray *elf = fx_elf(0, "Linux version " FX_VERSION "\n");
+
+                ASSERT_TRUE(g_file_set_contents(big, (const char *)elf->data, elf->len, NULL));
+                g_byte_array_unref(elf);
+                ASSERT_EQ(kstore_add(s, big, NULL, &k, &existed, &err), -EINVAL);
+                ASSERT_TRUE(strstr(err.msg, "big.elf: an ELF vmlinux without a PVH note") != NULL);
+                ASSERT_TRUE(strstr(err.msg, "give its bzImage") != NULL);
                 ASSERT_EQ(count_entries(root), 1);
                 unlink(big);
         }
