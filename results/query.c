@@ -185,7 +185,7 @@ static int q_row_read(struct db *db, const struct q_kind *k, sqlite3_stmt *s, in
                         /* Wider than an int is no count or code kbench wrote. */
                         if (r >= 0 && (v < INT_MIN || v > INT_MAX)) {
                                 if (need == COLUMN_NEEDED)
-                                        r = -EDOM;
+                                        r = -ERANGE;
                                 v = none;
                         }
                         if (r >= 0)

@@ -272,6 +272,9 @@ TEST(needed_values_that_are_not) {
                 { "timeline", "UPDATE timeline SET kind = NULL", "timeline.kind is NULL in a timeline point of cell " },
                 { "runs", "UPDATE runs SET started_at = 9e999", "runs.started_at is not a finite number in run " },
                 { "runs", "UPDATE runs SET status = NULL", "runs.status is NULL in run " },
+                /* finite, but wider than the int it is read into; a text is no integer */
+                { "cells", "UPDATE cells SET attempt = 99999999999999", "cells.attempt is out of range in cell " },
+                { "cells", "UPDATE cells SET attempt = 'x'", "cells.attempt is not an integer in cell " },
         };
 
         for (size_t k = 0; k < ELEMENTSOF(cases); k++) {
