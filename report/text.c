@@ -300,37 +300,12 @@ struct sum_row {
         int hidden;                             /* a repeat or zero everywhere */
 };
 
-/* Whether two series hold the same values, one by one. */
-static int same_values(const struct view_series *a, const struct view_series *b) {
-        if (!a || !b)
-                return a == b;
-        if (a->s->n != b->s->n || a->s->n_missing != b->s->n_missing)
-                return 0;
-        for (size_t i = 0; i < a->s->n; i++)
-                if (a->s->values[i] != b->s->values[i])
-                        return 0;
-        return 1;
-}
-
 /* The part of a metric name after its last dot: "bi_mean" of
  * "vmstat.write.bi_mean". */
 static const char *leaf(const char *name) {
         const char *dot = strrchr(name, '.');
 
         return dot ? dot + 1 : name;
-}
-
-/* Whether row b repeats row a: the same measure (the same unit and last
- * name part, "vmstat.bi_mean" and the main phase's "vmstat.write.bi_mean")
- * with equal values in every kernel's cell. */
-static int row_repeats(const struct sum_row *a, const struct sum_row *b, size_t n_kernels) {
-        if (strcmp(a->workload, b->workload) != 0 || strcmp(leaf(a->metric), leaf(b->metric)) != 0 ||
-            g_strcmp0(a->unit, b->unit) != 0)
-                return 0;
-        for (size_t k = 0; k < n_kernels; k++)
-                if (!same_values(a->per_kernel[k], b->per_kernel[k]))
-                        return 0;
-        return 1;
 }
 
 /* Whether the row tells nothing: every stored value 0 (a counter that
@@ -385,8 +360,70 @@ static void sum_cell(const struct view_series *s, int decimals, char *buf, size_
  * judged_only keeps those rows only; unless all, rows that repeat another
  * row value for value, or are 0 or without value in every cell, are left
  * out and counted. */
+/* A row repeats another when it is the same measure (the same workload,
+ * unit and last name part: "vmstat.bi_mean" and the main phase's
+ * "vmstat.write.bi_mean") with equal values in every kernel's cell. Its
+ * key holds exactly that, as bytes, so that rows that repeat each other
+ * share a key; NULL for a row with a value no other can equal (NAN). -0
+ * is +0, as == has it. */
+static GBytes *repeat_key(const struct sum_row *r, size_t n_kernels) {
+        GByteArray *b = g_byte_array_new();
+        const char *l = leaf(r->metric), *unit = r->unit ? r->unit : "";
+
+        g_byte_array_append(b, (const guint8 *)r->workload, (guint)strlen(r->workload) + 1);
+        g_byte_array_append(b, (const guint8 *)l, (guint)strlen(l) + 1);
+        g_byte_array_append(b, (const guint8 *)unit, (guint)strlen(unit) + 1);
+        for (size_t k = 0; k < n_kernels; k++) {
+                const struct view_series *s = r->per_kernel[k];
+                size_t head[2] = { s ? s->s->n + 1 : 0, s ? s->s->n_missing : 0 };
+
+                g_byte_array_append(b, (const guint8 *)head, sizeof(head));
+                for (size_t i = 0; s && i < s->s->n; i++) {
+                        double v = s->s->values[i] + 0.0;
+
+                        if (isnan(v)) {
+                                g_byte_array_unref(b);
+                                return NULL;
+                        }
+                        g_byte_array_append(b, (const guint8 *)&v, sizeof(v));
+                }
+        }
+        return g_byte_array_free_to_bytes(b);
+}
+
+/* Of rows that repeat each other (repeat_key) the one with the fewest
+ * dots in its name stays, the first of those if several: vmstat.bi_mean,
+ * not the main phase's vmstat.write.bi_mean. Judged rows always stay, as
+ * do rows with all; rows 0 or without value in every cell go. One pass
+ * with a hash of each row's key, not a scan of every other row: a run
+ * of 20 000 names must not cost 4 x 10^8 comparisons. */
+static void hide_repeats(struct sum_row *rows, size_t n_rows, size_t n_kernels) {
+        g_autoptr(GHashTable) best = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                                           (GDestroyNotify)g_bytes_unref, NULL);
+        g_autofree GBytes **keys = g_new0(GBytes *, n_rows + 1);
+
+        for (size_t i = 0; i < n_rows; i++) {
+                gpointer was;
+
+                if (rows[i].judged || (rows[i].hidden = row_empty(&rows[i], n_kernels)))
+                        continue;
+                keys[i] = repeat_key(&rows[i], n_kernels);
+                if (!keys[i])
+                        continue;
+                if (!g_hash_table_lookup_extended(best, keys[i], NULL, &was) ||
+                    dots(rows[i].metric) < dots(rows[GPOINTER_TO_SIZE(was) - 1].metric))
+                        g_hash_table_insert(best, g_bytes_ref(keys[i]), GSIZE_TO_POINTER(i + 1));
+        }
+        for (size_t i = 0; i < n_rows; i++) {
+                if (keys[i])
+                        rows[i].hidden = GPOINTER_TO_SIZE(g_hash_table_lookup(best, keys[i])) != i + 1;
+                g_clear_pointer(&keys[i], g_bytes_unref);
+        }
+}
+
 static void run_summary(const struct view_series *sum, size_t n, int judged_only, int paced, int all, FILE *out) {
         g_autoptr(GPtrArray) kernels = g_ptr_array_new();
+        g_autoptr(GHashTable) row_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         g_autofree struct sum_row *rows = NULL;
         g_autofree const struct view_series **slots = NULL;
         size_t n_rows = 0, hidden = 0;
@@ -411,17 +448,21 @@ static void run_summary(const struct view_series *sum, size_t n, int judged_only
                 struct sum_row *r = NULL;
                 guint k = 0;
 
+                g_autofree char *key = NULL;
+                gpointer at;
+
                 if (judged_only && !view_metric_judged(s->metric, paced))
                         continue;
-                for (size_t j = 0; j < n_rows && !r; j++)
-                        if (strcmp(rows[j].workload, s->workload) == 0 && strcmp(rows[j].metric, s->metric) == 0)
-                                r = &rows[j];
+                /* The row of (workload, metric): a hash, not a scan of the rows so far. */
+                key = g_strconcat(s->workload, "\x1f", s->metric, NULL);
+                if (g_hash_table_lookup_extended(row_of, key, NULL, &at))
+                        r = &rows[GPOINTER_TO_SIZE(at) - 1];
                 if (!r) {
                         r = &rows[n_rows];
                         *r = (struct sum_row){ .workload = s->workload, .metric = s->metric, .unit = s->unit,
                                                .per_kernel = slots + n_rows * kernels->len,
                                                .judged = view_metric_judged(s->metric, paced) };
-                        n_rows++;
+                        g_hash_table_insert(row_of, g_steal_pointer(&key), GSIZE_TO_POINTER(++n_rows));
                 }
                 g_ptr_array_find_with_equal_func(kernels, s->kernel_name, g_str_equal, &k);
                 r->per_kernel[k] = &sum[i];
@@ -431,18 +472,9 @@ static void run_summary(const struct view_series *sum, size_t n, int judged_only
                 return;
         }
         qsort(rows, n_rows, sizeof(*rows), by_judged_then_name);
+        if (!all)
+                hide_repeats(rows, n_rows, kernels->len);
         for (size_t i = 0; i < n_rows; i++) {
-                /* Of rows that repeat each other the one with the
-                 * shortest name stays: vmstat.bi_mean, not the main
-                 * phase's vmstat.write.bi_mean. */
-                if (!all && !rows[i].judged) {
-                        rows[i].hidden = row_empty(&rows[i], kernels->len);
-                        for (size_t j = 0; j < n_rows && !rows[i].hidden; j++)
-                                rows[i].hidden = j != i && !rows[j].judged &&
-                                                 (dots(rows[j].metric) < dots(rows[i].metric) ||
-                                                  (dots(rows[j].metric) == dots(rows[i].metric) && j < i)) &&
-                                                 row_repeats(&rows[j], &rows[i], kernels->len);
-                }
                 hidden += rows[i].hidden;
                 if (rows[i].hidden)
                         continue;

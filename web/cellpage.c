@@ -42,7 +42,7 @@ static void metrics_table(struct html *h, const struct view_cell *v) {
                 return;
         }
         sitehtml_table_begin_opt(h, NULL, head, G_N_ELEMENTS(head), 1u << 3);
-        for (size_t i = 0; i < v->n_metrics; i++) {
+        for (size_t i = 0; i < v->n_metrics && i < PAGE_METRICS_MAX; i++) {
                 const struct query_metric *m = &v->metrics[i];
 
                 html_start(h, "tr");
@@ -57,6 +57,12 @@ static void metrics_table(struct html *h, const struct view_cell *v) {
                 html_end(h);
         }
         sitehtml_table_end(h);
+        if (v->n_metrics > PAGE_METRICS_MAX) {
+                g_autofree char *where = g_strdup_printf("kbench show %lld --cell %s", (long long)v->cell->run_id,
+                                                         v->cell->cell_key);
+
+                page_left_out(h, v->n_metrics - PAGE_METRICS_MAX, "metrics", where);
+        }
 }
 
 static const char *log_title(const char *stream) {

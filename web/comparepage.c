@@ -116,16 +116,28 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         html_end(h);
 }
 
-static void metric_table(struct html *h, const struct compare_group *g) {
+/* The rows of g's table of judged (judged 1) or informational metrics,
+ * at most PAGE_METRICS_MAX, then a note of the rest naming where. */
+static void bounded_rows(struct html *h, const struct compare_group *g, int judged, const char *where,
+                         void (*row)(struct html *h, const struct compare_metric *m)) {
+        size_t rows = 0;
+
+        for (size_t i = 0; i < g->n_m; i++)
+                if (g->m[i].judged == judged && rows++ < PAGE_METRICS_MAX)
+                        row(h, &g->m[i]);
+        sitehtml_table_end(h);
+        if (rows > PAGE_METRICS_MAX)
+                page_left_out(h, rows - PAGE_METRICS_MAX, judged ? "judged metrics" : "informational metrics",
+                              where);
+}
+
+static void metric_table(struct html *h, const struct compare_group *g, const char *where) {
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "95% CI", "verdict",
                                             "p (t)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
 
         /* the spreads, Mann-Whitney, q, mde and the repeats */
         sitehtml_table_begin_opt(h, "cmp", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4 | 1u << 9 | 1u << 10 | 7u << 12);
-        for (size_t i = 0; i < g->n_m; i++)
-                if (g->m[i].judged)
-                        metric_row(h, &g->m[i]);
-        sitehtml_table_end(h);
+        bounded_rows(h, g, 1, where, metric_row);
 }
 
 /* One informational row: the two sides and why there is no verdict; the
@@ -146,14 +158,11 @@ static void info_row(struct html *h, const struct compare_metric *m) {
         html_end(h);
 }
 
-static void info_table(struct html *h, const struct compare_group *g) {
+static void info_table(struct html *h, const struct compare_group *g, const char *where) {
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "n", "why no verdict" };
 
         sitehtml_table_begin_opt(h, "info", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4);
-        for (size_t i = 0; i < g->n_m; i++)
-                if (!g->m[i].judged)
-                        info_row(h, &g->m[i]);
-        sitehtml_table_end(h);
+        bounded_rows(h, g, 0, where, info_row);
 }
 
 static void side_line(struct html *h, const char *label, const struct compare_side *s) {
@@ -262,11 +271,10 @@ static void metric_charts(struct html *h, const struct model_compare *c, const s
                 const struct compare_metric *m = &g->m[i];
                 const struct history_line *lines = NULL;
 
-                if (!m->judged || m->na == 0 || m->nb == 0)
+                if (!m->judged || m->na == 0 || m->nb == 0 || drawn >= PAGE_CHARTS_MAX)
                         continue;
-                for (size_t k = 0; hist && k < hist->n_metrics && !lines; k++)
-                        if (strcmp(hist->metrics[k], m->name) == 0)
-                                lines = hist->lines[k];
+                if (hist)
+                        lines = history_lines_of(hist, m->name);
                 if (!drawn++) {
                         html_start(h, "div");
                         html_attr(h, "class", "charts");
@@ -306,6 +314,7 @@ static void group(struct html *h, const struct model *s, const struct model_comp
                   const struct model_group_cells *gc, const struct history_group *hist) {
         const struct model_rep *rep = gc->rep;
         struct cell_charts *const *charts = gc->charts;
+        g_autofree char *where = g_strdup_printf("kbench compare --all %s %s", c->sel_a, c->sel_b);
         size_t others = 0;
 
         html_elem(h, "h2", g->spec);
@@ -332,7 +341,7 @@ static void group(struct html *h, const struct model *s, const struct model_comp
                            g->n_geomean, (g->geomean - 1) * 100);
         html_end(h);
         html_end(h);
-        metric_table(h, g);
+        metric_table(h, g, where);
         metric_charts(h, c, g, hist);
         for (size_t i = 0; i < g->n_m; i++)
                 others += !g->m[i].judged;
@@ -340,7 +349,7 @@ static void group(struct html *h, const struct model *s, const struct model_comp
          * charts: context, not findings. */
         if (others) {
                 html_elemf(h, "h3", "Informational metrics (%zu, no verdict)", others);
-                info_table(h, g);
+                info_table(h, g, where);
         }
         if (charts[0] || charts[1]) {
                 const struct cell_charts *sides[2];

@@ -19,6 +19,7 @@
  * vmstat.* (own = 0) in a second list. Borrowed strings. */
 static GPtrArray *metric_names(const struct model *s, const char *kernel, const char *workload, int own) {
         GPtrArray *names = g_ptr_array_new();
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
         size_t wl = strlen(workload);
 
         for (size_t i = 0; i < s->n_runs; i++) {
@@ -27,14 +28,11 @@ static GPtrArray *metric_names(const struct model *s, const char *kernel, const 
                 for (size_t j = 0; j < v->n_series; j++) {
                         const struct query_series *q = v->summary[j].s;
                         int is_own = strncmp(q->metric, workload, wl) == 0 && q->metric[wl] == '.';
-                        int seen = 0;
 
                         if (strcmp(q->kernel_name, kernel) != 0 || strcmp(q->workload, workload) != 0 ||
                             is_own != own)
                                 continue;
-                        for (guint k = 0; k < names->len && !seen; k++)
-                                seen = strcmp(g_ptr_array_index(names, k), q->metric) == 0;
-                        if (!seen)
+                        if (g_hash_table_add(seen, q->metric))
                                 g_ptr_array_add(names, q->metric);
                 }
         }
@@ -130,14 +128,14 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
                 size_t off = 0;
                 int history = 0;
 
-                if (!metrics_verdict(metric))
+                if (!metrics_verdict(metric) || drawn >= PAGE_CHARTS_MAX)
                         continue;
                 for (guint k = 0; k < keys->len; k++) {
                         series[k] = (struct svg_series){ .label = g_ptr_array_index(labels, k), .t = t + off,
                                                          .v = v + off, .color = (int)k };
                         for (size_t i = 0; i < s->n_runs; i++) {
                                 const struct view_series *vs = group[i] == (int)k ?
-                                        model_series(s->runs[i].v, kernel, workload, metric) : NULL;
+                                        view_run_series(s->runs[i].v, kernel, workload, metric) : NULL;
 
                                 if (!vs || vs->sum.n == 0)
                                         continue;
@@ -206,7 +204,7 @@ static void history(struct html *h, const struct model *s, const char *kernel, c
                 html_end(h);
                 td_settings(h, model_run_cell(r, kernel, workload));
                 for (guint k = 0; k < names->len; k++)
-                        sitehtml_td_summary(h, model_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
+                        sitehtml_td_summary(h, view_run_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
                 html_end(h);
         }
         sitehtml_table_end(h);
@@ -235,6 +233,8 @@ void kernelpage_render(struct html *h, const struct model *s, const struct model
                 const char *workload = g_ptr_array_index(workloads, w);
                 g_autoptr(GPtrArray) own = metric_names(s, k->name, workload, 1);
                 g_autoptr(GPtrArray) other = metric_names(s, k->name, workload, 0);
+                /* Columns of a table: the page's bound holds for both together. */
+                size_t cut = own->len + other->len > PAGE_METRICS_MAX ? own->len + other->len - PAGE_METRICS_MAX : 0;
 
                 g_autoptr(GPtrArray) judged = g_ptr_array_new();
 
@@ -244,7 +244,12 @@ void kernelpage_render(struct html *h, const struct model *s, const struct model
                         g_ptr_array_add(judged, g_ptr_array_index(own, i));
                 for (guint i = 0; i < other->len; i++)
                         g_ptr_array_add(judged, g_ptr_array_index(other, i));
+                if (own->len > PAGE_METRICS_MAX)
+                        g_ptr_array_set_size(own, PAGE_METRICS_MAX);
+                if (own->len + other->len > PAGE_METRICS_MAX)
+                        g_ptr_array_set_size(other, PAGE_METRICS_MAX - own->len);
                 html_elem(h, "h2", workload);
+                page_left_out(h, cut, "metrics", "kbench show --json RUN (the run pages' data files)");
                 history(h, s, k->name, workload, own);
                 trends(h, s, k->name, workload, judged);
                 if (other->len) {

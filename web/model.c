@@ -46,18 +46,6 @@ const struct query_cell *model_run_cell(const struct model_run *r, const char *k
         return NULL;
 }
 
-const struct view_series *model_series(const struct view_run *v, const char *kernel, const char *workload,
-                                      const char *metric) {
-        for (size_t i = 0; i < v->n_series; i++) {
-                const struct query_series *q = v->summary[i].s;
-
-                if (strcmp(q->kernel_name, kernel) == 0 && strcmp(q->workload, workload) == 0 &&
-                    strcmp(q->metric, metric) == 0)
-                        return &v->summary[i];
-        }
-        return NULL;
-}
-
 static int str_index(char **v, size_t n, const char *s) {
         for (size_t i = 0; i < n; i++)
                 if (strcmp(v[i], s) == 0)

@@ -274,3 +274,17 @@ void page_td_state(struct html *h, const char *state) {
         page_state(h, state);
         html_end(h);
 }
+
+void page_left_out(struct html *h, size_t n, const char *what, const char *where) {
+        if (!n)
+                return;
+        html_start(h, "p");
+        html_attr(h, "class", "muted");
+        html_textf(h, "%zu more %s are not shown on this page (at most %d a table, %d charts); ", n, what,
+                   PAGE_METRICS_MAX, PAGE_CHARTS_MAX);
+        html_start(h, "code");
+        html_text(h, where);
+        html_end(h);
+        html_text(h, " lists them all.");
+        html_end(h);
+}

@@ -14,6 +14,15 @@
 /* The site's Atom feed of regressions (web/feed.c), at its root. */
 #define PAGE_FEED_FILE "feed.xml"
 
+/* What one page or data file holds at most, whatever a cell stored: a
+ * workload's real metrics are tens to a thousand (fio's 64 jobs), and a
+ * cell with 20 000 names must not make a page of 100 MB. Rows of one table
+ * of metrics, and metrics of one list or map of a data file (judged ones
+ * first); then a note says how many more and where to see them all. */
+#define PAGE_METRICS_MAX 2000
+/* Charts of metrics on one page (each a few KiB of SVG). */
+#define PAGE_CHARTS_MAX 200
+
 /* What a page's head and header say besides its title. */
 struct page_head {
         const char *title;         /* plain text (escaped) */
@@ -64,3 +73,8 @@ void page_state(struct html *h, const char *state);
 void page_td_wrap(struct html *h, const char *text);
 /* <td> holding page_state's label. */
 void page_td_state(struct html *h, const char *state);
+
+/* After a table or charts cut at PAGE_METRICS_MAX or PAGE_CHARTS_MAX:
+ * "N more WHAT are not shown on this page; WHERE lists them all" (nothing
+ * when n is 0). where is a command, "kbench show 3 --all". */
+void page_left_out(struct html *h, size_t n, const char *what, const char *where);

@@ -22,20 +22,17 @@
  * strings; caller g_free()s the array. */
 static const char **workload_metrics(const struct view_run *v, const char *workload, size_t *ret_n) {
         const char **names = g_new(const char *, v->n_series + 1);
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
         size_t n = 0, wl = strlen(workload);
 
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < v->n_series; i++) {
                         const struct query_series *q = v->summary[i].s;
                         int own = strncmp(q->metric, workload, wl) == 0 && q->metric[wl] == '.';
-                        size_t k;
 
                         if (strcmp(q->workload, workload) != 0 || own != (pass == 0))
                                 continue;
-                        for (k = 0; k < n; k++)
-                                if (strcmp(names[k], q->metric) == 0)
-                                        break;
-                        if (k == n)
+                        if (g_hash_table_add(seen, q->metric))
                                 names[n++] = q->metric;
                 }
         *ret_n = n;
@@ -47,7 +44,7 @@ static const char **workload_metrics(const struct view_run *v, const char *workl
 static void matrix(struct html *h, const struct model *s, const struct model_run *r, const char *workload,
                    int judged) {
         const struct view_run *v = r->v;
-        size_t n_metrics;
+        size_t n_metrics, rows = 0;
         g_autofree const char **metrics = workload_metrics(v, workload, &n_metrics);
 
         sitehtml_scroll_begin(h);
@@ -94,10 +91,10 @@ static void matrix(struct html *h, const struct model *s, const struct model_run
         for (size_t m = 0; m < n_metrics; m++) {
                 const struct view_series *first = NULL;
 
-                if (metrics_verdict(metrics[m]) != judged)
+                if (metrics_verdict(metrics[m]) != judged || rows++ >= PAGE_METRICS_MAX)
                         continue;
                 for (size_t k = 0; k < r->n_kernels && !first; k++)
-                        first = model_series(v, r->kernels[k], workload, metrics[m]);
+                        first = view_run_series(v, r->kernels[k], workload, metrics[m]);
                 html_start(h, "tr");
                 html_elem(h, "td", metrics[m]);
                 html_start(h, "td");
@@ -106,10 +103,15 @@ static void matrix(struct html *h, const struct model *s, const struct model_run
                 html_end(h);
                 sitehtml_td_direction(h, metrics[m]);
                 for (size_t k = 0; k < r->n_kernels; k++)
-                        sitehtml_td_summary(h, model_series(v, r->kernels[k], workload, metrics[m]));
+                        sitehtml_td_summary(h, view_run_series(v, r->kernels[k], workload, metrics[m]));
                 html_end(h);
         }
         sitehtml_table_end(h);
+        if (rows > PAGE_METRICS_MAX) {
+                g_autofree char *where = g_strdup_printf("kbench show %lld --all", (long long)v->run->id);
+
+                page_left_out(h, rows - PAGE_METRICS_MAX, "metrics", where);
+        }
 }
 
 /* One bar chart per metric a comparison judges (the workload's own, the
@@ -131,7 +133,7 @@ static void bars(struct html *h, const struct model_run *r, const char *workload
                 if (!metrics_verdict(metrics[m]))
                         continue;
                 for (size_t k = 0; k < r->n_kernels; k++) {
-                        const struct view_series *vs = model_series(v, r->kernels[k], workload, metrics[m]);
+                        const struct view_series *vs = view_run_series(v, r->kernels[k], workload, metrics[m]);
 
                         if (!vs || vs->sum.n == 0)
                                 continue;
@@ -141,7 +143,7 @@ static void bars(struct html *h, const struct model_run *r, const char *workload
                         c.unit = vs->s->unit;
                         nb++;
                 }
-                if (nb == 0 || !nonzero)
+                if (nb == 0 || !nonzero || drawn >= PAGE_CHARTS_MAX)
                         continue;
                 if (drawn++ == 0) {
                         html_start(h, "div");

@@ -180,6 +180,51 @@ TEST(adopted_site_keeps_the_manifest_rule) {
         fx_free(&f);
 }
 
+/* A cell with more metric names than a page lists: its page and the run's
+ * list PAGE_METRICS_MAX and say how many more and where they are; the
+ * data files hold as many, and count what they leave out. */
+TEST(pages_are_bounded) {
+        enum { N = PAGE_METRICS_MAX + 150 };
+        struct fx f;
+        struct kb_error err = { { 0 } };
+        struct db_kernel k = { .id = "kkkk", .name = "kN", .added_at = 1 };
+        struct db_run run = { .tag = "many", .settings_json = "{\"repeats\":1}", .started_at = 1700000000 };
+        g_autofree struct db_metric *m = g_new0(struct db_metric, N);
+        g_autofree char *names = g_malloc0((size_t)N * 32), *page = NULL, *json = NULL;
+        struct db_cell c = { .cell_key = "c000", .kernel_id = "kkkk", .workload = "dd", .attempt = 1, .state = "ok",
+                             .params_json = "{\"workload\":\"dd:size=,bs=1M\"}", .started_at = 1700000100,
+                             .boot_s = 3, .workload_s = 10, .total_s = 14, .exit_code = 0, .n_metrics = N,
+                             .metrics = m };
+        g_autofree char *cell_html = NULL, *cell_json = NULL, *run_file = NULL;
+        json_t *j;
+
+        fx_init(&f, 0, 0, 0);
+        ASSERT_EQ(db_kernel_upsert(f.db, &k, &err), 0);
+        ASSERT_EQ(db_run_create(f.db, &run, &err), 0);
+        c.run_id = run.id;
+        for (int i = 0; i < N; i++) {
+                snprintf(names + i * 32, 32, "vmstat.m%05d_mean", i);
+                m[i] = (struct db_metric){ .name = names + i * 32, .value = i, .has_value = 1, .unit = "" };
+        }
+        ASSERT_EQ(db_cell_insert(f.db, &c, NULL, &err), 0);
+        publish(&f);
+        cell_html = g_strdup_printf("cell-%lld-c000.html", (long long)run.id);
+        cell_json = g_strdup_printf("cell-%lld-c000.json", (long long)run.id);
+        page = read_page(&f, cell_html);
+        ASSERT_TRUE(strstr(page, ">vmstat.m01999_mean<") != NULL && strstr(page, ">vmstat.m02000_mean<") == NULL);
+        ASSERT_TRUE(strstr(page, "150 more metrics are not shown on this page") != NULL);
+        json = read_page(&f, cell_json);
+        j = json_loads(json, 0, NULL);
+        ASSERT_EQ(json_object_size(json_object_get(j, "metrics")), PAGE_METRICS_MAX);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "metrics_left_out")), 150);
+        json_decref(j);
+        g_clear_pointer(&page, g_free);
+        run_file = g_strdup_printf("run-%lld.html", (long long)run.id);
+        page = read_page(&f, run_file);
+        ASSERT_TRUE(strstr(page, "more metrics are not shown on this page") != NULL);
+        fx_free(&f);
+}
+
 TEST(hostile_text_is_text) {
         struct fx f;
         g_autoptr(GPtrArray) names = NULL;
