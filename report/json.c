@@ -91,9 +91,9 @@ void json_view_set(json_t *o, const char *key, json_t *v) {
 int json_view_print(json_t *j, FILE *out, struct kb_error *err) {
         if (!j)
                 return error_setf(err, -ENOMEM, "out of memory building JSON");
-        if (json_dumpf(j, out, JSON_INDENT(2) | KB_JSON_OUT) < 0)
-                return error_setf(err, -EIO, "cannot write JSON");
-        fputc('\n', out);
+        /* A failed write stays in out's error flag (json.h). */
+        if (json_dumpf(j, out, JSON_INDENT(2) | KB_JSON_OUT) == 0)
+                fputc('\n', out);
         return 0;
 }
 

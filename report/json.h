@@ -47,5 +47,7 @@ json_t *json_bisection(const struct bisect_row *b);
 char *json_view_dumps(const json_t *j);
 
 /* Write j indented, ASCII-only, with a final newline; takes no reference.
- * j == NULL (a failed build) is -ENOMEM. Returns 0, -ENOMEM or -EIO. */
+ * j == NULL (a failed build) is -ENOMEM. A write that fails is left in
+ * out's error flag, for the verb's one check of its output
+ * (cli_stdout_done). Returns 0 or -ENOMEM. */
 int json_view_print(json_t *j, FILE *out, struct kb_error *err);

@@ -119,16 +119,17 @@ int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const cha
         r = view_cell_log(db, run_id, cell_key, stream, &text, &len, err);
         if (r < 0)
                 return r;
-        if (text_log(text, len, terminal, out) < 0)
-                return error_setf(err, -EIO, "cannot write the log");
+        /* A failed write stays in out's error flag, for the verb's one
+         * check of its output. */
+        text_log(text, len, terminal, out);
         return 0;
 }
 
 static int put_json(json_t *j, FILE *out, struct kb_error *err) {
-        int r = json_dumpf(j, out, JSON_INDENT(2) | KB_JSON_OUT) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
+        int r = json_view_print(j, out, err);
 
         json_decref(j);
-        return r < 0 ? error_setf(err, r, "show: cannot write the output") : 0;
+        return r;
 }
 
 int show_bisections(struct db *db, int json, FILE *out, struct kb_error *err) {
