@@ -5,13 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/render.h"
 #include "common/utf8.h"
 #include "common/util.h"
 #include "report/show.h"
+#include "report/textcompare.h"
 
 void render_init(struct render *r, int json, int all) {
-        *r = (struct render){ .json = json, .all = all };
+        *r = (struct render){ .json = json, .all = all, .width = cli_width(TEXTCOMPARE_WIDTH) };
         progress_init(&r->progress, 0);
         r->image_lines = !json || r->progress.tty;
 }
@@ -90,8 +92,11 @@ static void render_run_event(struct render *r, const struct run_event *ev) {
                         progress_end(p, ev->state, ev->detail);
                 break;
         case RUN_EVENT_RESULT:
-                if (!r->failed && show_run(ev->db, ev->run_id, r->json, r->all ? SHOW_ALL : SHOW_BRIEF, stdout,
-                                           &r->err) < 0)
+                if (!r->failed && show_run(ev->db, ev->run_id,
+                                           &(struct show_opts){ .format = r->json ? SHOW_JSON : SHOW_TEXT,
+                                                                .brief = !r->all, .all = r->all,
+                                                                .width = r->width },
+                                           stdout, &r->err) < 0)
                         r->failed = 1;
                 break;
         default:
