@@ -22,7 +22,7 @@
 #include "bench/bench.h"
 #include "report/compare.h"
 #include "report/show.h"
-#include "report/text.h"
+#include "report/textcompare.h"
 #include "report/view.h"
 #include "results/db.h"
 #include "web/site.h"
@@ -138,13 +138,13 @@ static int measure(const char *dir, int n, struct times *t) {
         if (!null || db_open(path, &db, &err) < 0 || fill(db, n) < 0)
                 goto out;
         t0 = bench_now();
-        if (show_run(db, 1, 0, 0, null, &err) < 0)
+        if (show_run(db, 1, &(struct show_opts){ .format = SHOW_TEXT, .width = TEXTCOMPARE_WIDTH }, null, &err) < 0)
                 goto out;
         t->show = bench_now() - t0;
         t0 = bench_now();
         if (view_compare_load(db, &o, &v, &err) < 0)
                 goto out;
-        text_compare(v, 0, 0, null);
+        textcompare_print(v, &(struct textcompare_opts){ .width = TEXTCOMPARE_WIDTH }, null);
         t->compare = bench_now() - t0;
         t0 = bench_now();
         if (site_publish(db, &so, &res, &err) < 0)

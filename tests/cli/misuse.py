@@ -50,9 +50,10 @@ def kb(home, *args, stdout=None, limit_as=None, cwd=None):
             resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
     t0 = time.monotonic()
     try:
+        # A width no answer line reaches: compare's lines are checked whole.
         p = subprocess.run([KBENCH, "--store", home, *args], stdin=subprocess.DEVNULL, timeout=LIMIT_S,
                            stdout=stdout if stdout is not None else subprocess.PIPE, stderr=subprocess.PIPE,
-                           preexec_fn=pre, cwd=cwd)
+                           preexec_fn=pre, cwd=cwd, env=dict(os.environ, COLUMNS="1000"))
         out = p.stdout.decode("utf-8", "replace") if p.stdout is not None else ""
         return subprocess.CompletedProcess(args, p.returncode, out, p.stderr.decode("utf-8", "replace")), \
             time.monotonic() - t0
@@ -225,6 +226,7 @@ def full_stdout(d):
              ["show", "--json", "1"], ["show", "1", "--cell", "c000", "--log", "console"],
              ["compare", *PAIR], ["compare", "--json", *PAIR], ["publish", "-o", os.path.join(d, "full-site")],
              ["vmstat", vm], ["vmstat", "--json", vm], ["--version"], ["--help"], ["run", "--help"],
+             ["help", "compare"], ["metrics"], ["compare", "--format", "csv", *PAIR],
              ["kernel", "add", "--name", "gone", img], ["kernel", "remove", "gone"]]
     with open("/dev/full", "w") as full:
         for args in cases:
