@@ -197,13 +197,18 @@ static int fio_jobfile_read(const char *path, char **ret_text, size_t *ret_len, 
                                   "travels inside the guest's script)", path, FIO_JOBFILE_MAX >> 10);
         if (r < 0)
                 return error_prefix(err, r, "workload fio: key 'job'");
-        r = fio_jobfile_check(path, buf, len, err);
-        if (r < 0)
-                return r;
-        /* fileio_read's buffer holds len bytes, no terminator. */
-        text = strndup(buf, len);
+        /* fileio_read's buffer holds len bytes, no terminator: the check's
+         * line scan needs one after them (a NUL among them it refuses). */
+        text = malloc(len + 1);
         if (!text)
                 return error_setf(err, -ENOMEM, "out of memory");
+        memcpy(text, buf, len);
+        text[len] = '\0';
+        r = fio_jobfile_check(path, text, len, err);
+        if (r < 0) {
+                free(text);
+                return r;
+        }
         *ret_text = text;
         *ret_len = len;
         return 0;
