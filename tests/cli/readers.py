@@ -103,6 +103,11 @@ def csvs(home):
            f"show 1 --format csv: a row per cell and metric ({len(rows)})")
     p = run(home, "show", "--format", "csv")
     expect(p.returncode == 2 and "csv" in p.stderr, f"show --format csv without a run: usage error ({p.stderr.strip()})")
+    site = os.path.join(home, "site-out")
+    p = run(home, "publish", "-o", site, "--json")
+    j = json.loads(p.stdout) if p.returncode == 0 else {}
+    expect(j.get("written", 0) > 0 and j.get("index") == os.path.join(site, "index.html"),
+           f"publish --json says what it wrote ({p.stdout.strip()[:200]})")
     p = run(home, "compare", "--json", "--format", "text", A, B)
     expect(p.returncode == 2, f"--json with --format: usage error ({p.stderr.strip()})")
 
