@@ -304,14 +304,21 @@ static double text_width(const char *s, int size) {
         return (double)chars * size * 0.58;
 }
 
+/* A row label's text: at most max_chars characters, cut with "…".
+ * Caller g_free()s. */
+static char *row_label(const char *name, size_t max_chars) {
+        size_t cut = html_prefix_chars(name ? name : "", (size_t)-1, max_chars);
+
+        name = name ? name : "";
+        return name[cut] ? g_strdup_printf("%.*s\u2026", (int)cut, name) : g_strdup(name);
+}
+
 /* s cut with "…" to what text_width puts within max_w units at SMALL.
  * Caller g_free()s. */
 static char *fit_text(const char *s, double max_w) {
         size_t chars = max_w > 0 ? (size_t)(max_w / (SMALL * 0.58)) : 1;
-        size_t cut = html_prefix_chars(s ? s : "", (size_t)-1, chars > 1 ? chars - 1 : 1);
 
-        s = s ? s : "";
-        return text_width(s, SMALL) <= max_w ? g_strdup(s) : g_strdup_printf("%.*s\u2026", (int)cut, s);
+        return row_label(s, chars > 1 ? chars - 1 : 1);
 }
 
 /* Legend items flow left to right, wrapping; returns the height used. */
@@ -675,15 +682,6 @@ void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
                 line_chart_at(h, c, v[i].width, v[i].cls);
 }
 
-/* A row label's text: at most max_chars characters, cut with "…".
- * Caller g_free()s. */
-static char *row_label(const char *name, size_t max_chars) {
-        size_t cut = html_prefix_chars(name ? name : "", (size_t)-1, max_chars);
-
-        name = name ? name : "";
-        return name[cut] ? g_strdup_printf("%.*s\u2026", (int)cut, name) : g_strdup(name);
-}
-
 /* The label column of a chart whose rows carry labels of at most widest
  * units: the widest and a margin, or 0 when that would take more than two
  * fifths of width W; the labels then sit above their rows. */
@@ -741,8 +739,7 @@ static void bar_row(struct html *h, const struct svg_bar_chart *c, const struct 
                     double y) {
         const char *name = r->label ? r->label : "";
         /* above its bar a label has the chart's width */
-        g_autofree char *label = row_label(name, f->label_w > 0 ? BAR_LABEL_CHARS
-                                                                : (size_t)((f->W - 16) / (SMALL * 0.58)));
+        g_autofree char *label = f->label_w > 0 ? row_label(name, BAR_LABEL_CHARS) : fit_text(name, f->W - 16);
         double by = f->label_w > 0 ? y : y + ABOVE, cy = by + 12;
         char b[64];
 
@@ -1016,7 +1013,7 @@ static void forest_row(struct html *h, const struct svg_forest_row *r, const str
         const double top = a->label_w > 0 ? y : y + ABOVE, cy = top + FOREST_ROW / 2.0;
         const char *fill = tone_colour(r->tone);
         /* above its row a label has the chart's width */
-        g_autofree char *label = row_label(r->label, a->label_w > 0 ? 30 : (size_t)((W - 8) / (SMALL * 0.58)));
+        g_autofree char *label = a->label_w > 0 ? row_label(r->label, 30) : fit_text(r->label, W - 8);
 
         html_start(h, "g");
         html_attr(h, "class", "forest-row");
