@@ -423,6 +423,10 @@ static double unit_scale(double maxabs, const char *unit, const char **ret_unit)
         return 1;
 }
 
+double text_unit_scale(double maxabs, const char *unit, const char **ret_unit) {
+        return unit_scale(maxabs, unit, ret_unit);
+}
+
 void text_format_value(double v, const char *unit, int show_unit, char *buf, size_t size) {
         const char *u;
         double k = unit_scale(fabs(v), unit, &u);

@@ -38,6 +38,12 @@ void text_format_pct(double frac, int sign, char *buf, size_t size);
  * carries its own ("336 µs") and the others none. "n/a" when not finite.
  * buf >= 48. */
 void text_format_value(double v, const char *unit, int show_unit, char *buf, size_t size);
+/* The unit figures up to maxabs of a stored unit are printed in by
+ * text_format_value, and the factor from the stored one: for seconds
+ * 1e6 ("µs"), 1e3 ("ms") or 1 ("s"); any other unit 1 and itself ("" for
+ * NULL). For a chart's axis, whose ticks must share the unit its figures
+ * are printed in. OUT: *ret_unit (static, or unit). */
+double text_unit_scale(double maxabs, const char *unit, const char **ret_unit);
 /* A judged metric's change, its 95 % interval and its minimum detectable
  * change, as compare's table and the site show them: percentages of A's
  * mean for a ratio ("+4.6%", "[+4.2%, +5.0%]", "0.4%"), a difference in the

@@ -43,39 +43,26 @@ static void td_n(struct html *h, const char *cls, size_t n, size_t max) {
         td(h, cls, b);
 }
 
-/* A metric's name that may break after each '.', where a narrow table
- * wraps it ("guest.drop-caches." / "kernel_Minsn"), never inside a word. */
-static void breakable_name(struct html *h, const char *name) {
-        for (const char *p = name; *p;) {
-                const char *dot = strchr(p, '.');
-                size_t len = dot ? (size_t)(dot - p) + 1 : strlen(p);
-
-                html_textf(h, "%.*s", (int)len, p);
-                p += len;
-                if (dot && *p)
-                        html_literal(h, "<wbr>");
-        }
-}
-
 /* A metric row's first cells, judged or not: the name with its unit,
  * then each side's mean and coefficient of variation. */
 static void sides_cells(struct html *h, const struct compare_metric *m) {
         char b[80];
 
         html_start(h, "td");
-        breakable_name(h, m->name);
-        if (m->unit && *m->unit) {
+        sitehtml_metric_name(h, m->name);
+        /* a time's figures carry their own unit (µs, ms, s) */
+        if (m->unit && *m->unit && strcmp(m->unit, "s") != 0) {
                 html_start(h, "span");
                 html_attr(h, "class", "muted");
-                html_textf(h, " %s", m->unit);
+                html_textf(h, " %s", page_unit(m->unit));
                 html_end(h);
         }
         html_end(h);
-        page_format_num(m->sa.mean, b, sizeof(b));
+        page_format_value(m->sa.mean, m->unit, b, sizeof(b));
         td(h, "num", b);
         text_format_pct(m->sa.cov, 0, b, sizeof(b));
         td(h, "num muted opt", b);
-        page_format_num(m->sb.mean, b, sizeof(b));
+        page_format_value(m->sb.mean, m->unit, b, sizeof(b));
         td(h, "num", b);
         text_format_pct(m->sb.cov, 0, b, sizeof(b));
         td(h, "num muted opt", b);
@@ -103,13 +90,13 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         default: td(h, "none", compare_verdict_name(m->verdict)); break;
         }
         text_format_p(m->ttest.p, b, sizeof(b));
-        td(h, "num", b);
+        td(h, "num opt", b);
         text_format_p(m->mw.p, b, sizeof(b));
         td(h, "num opt", b);
         text_format_p(m->q, b, sizeof(b));
         td(h, "num opt", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
-        td(h, "num", b);
+        td(h, "num opt", b);
         td(h, "num opt", mde);
         td_n(h, "num opt", m->n_for_2, 1000);
         td_n(h, "num opt", m->n_for_5, 1000);
@@ -135,8 +122,8 @@ static void metric_table(struct html *h, const struct compare_group *g, const ch
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "95% CI", "verdict",
                                             "p (t)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
 
-        /* the spreads, Mann-Whitney, q, mde and the repeats */
-        sitehtml_table_begin_opt(h, "cmp", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4 | 1u << 9 | 1u << 10 | 7u << 12);
+        /* a phone keeps metric, A, B, change, interval and verdict, as compare's default table */
+        sitehtml_table_begin_opt(h, "cmp", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4 | 15u << 8 | 15u << 11);
         bounded_rows(h, g, 1, where, metric_row);
 }
 
@@ -153,7 +140,7 @@ static void info_row(struct html *h, const struct compare_metric *m) {
                 snprintf(b, sizeof(b), "%s", isfinite(m->change) && m->info.direction != METRICS_NONE ? "near 0" : "");
         td(h, "num", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
-        td(h, "num", b);
+        td(h, "num opt", b);
         td(h, "muted wrap", m->info.why ? m->info.why : "not in this kbench's registry");
         html_end(h);
 }
@@ -161,7 +148,7 @@ static void info_row(struct html *h, const struct compare_metric *m) {
 static void info_table(struct html *h, const struct compare_group *g, const char *where) {
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "n", "why no verdict" };
 
-        sitehtml_table_begin_opt(h, "info", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4);
+        sitehtml_table_begin_opt(h, "info", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4 | 1u << 6);
         bounded_rows(h, g, 0, where, info_row);
 }
 
@@ -200,26 +187,59 @@ static void settings_line(struct html *h, const struct pairkey *key) {
         html_end(h);
 }
 
+/* Both sides' samples (v[0], v[1]: the rows' own copies), medians and
+ * means in the unit page_scale picks for the largest; returns it. */
+static const char *scale_strips(struct svg_strip rows[2], double *v[2], const char *unit) {
+        const char *shown;
+        double k = page_scale(fmax(page_maxabs(v[0], rows[0].n), page_maxabs(v[1], rows[1].n)), unit, &shown);
+
+        for (int r = 0; r < 2; r++) {
+                for (size_t i = 0; i < rows[r].n; i++)
+                        v[r][i] *= k;
+                rows[r].median *= k;
+                rows[r].mean *= k;
+                rows[r].lo *= k;
+                rows[r].hi *= k;
+        }
+        return shown;
+}
+
 /* The distribution of one judged metric's samples on each side: a dot per
  * ok cell, the median, the mean's 95 % interval. */
 static void distribution(struct html *h, const struct model_compare *c, const struct compare_metric *m) {
+        g_autofree double *a = g_memdup2(m->a, m->na * sizeof(double));
+        g_autofree double *b = g_memdup2(m->b, m->nb * sizeof(double));
         struct svg_strip rows[2] = {
-                { .label = "A", .v = m->a, .n = m->na, .median = m->sa.median, .mean = m->sa.mean, .color = 0 },
-                { .label = "B", .v = m->b, .n = m->nb, .median = m->sb.median, .mean = m->sb.mean, .color = 1 },
+                { .label = "A", .v = a, .n = m->na, .median = m->sa.median, .mean = m->sa.mean, .color = 0 },
+                { .label = "B", .v = b, .n = m->nb, .median = m->sb.median, .mean = m->sb.mean, .color = 1 },
         };
         g_autofree char *title = g_strdup_printf("%s: samples", m->name);
+        const char *unit;
 
         if (stats_mean_ci(&m->sa, 0.95, &rows[0].lo, &rows[0].hi) < 0)
                 rows[0].lo = rows[0].hi = NAN;
         if (stats_mean_ci(&m->sb, 0.95, &rows[1].lo, &rows[1].hi) < 0)
                 rows[1].lo = rows[1].hi = NAN;
+        unit = scale_strips(rows, (double *[2]){ a, b }, m->unit);
         html_start(h, "figure");
-        svg_strip_chart(h, &(struct svg_strip_chart){ .title = title, .unit = m->unit, .rows = rows, .n_rows = 2 });
+        svg_strip_chart(h, &(struct svg_strip_chart){ .title = title, .unit = unit, .rows = rows, .n_rows = 2 });
         html_start(h, "figcaption");
         html_textf(h, "A = %s, B = %s; a dot per ok cell, tall tick: median, whisker: 95 %% confidence interval "
                       "of the mean", c->v->desc_a, c->v->desc_b);
         html_end(h);
         html_end(h);
+}
+
+/* Both sides' means in one unit, the one page_scale picks for the
+ * largest; returns it. */
+static const char *scale_sides(double *v[2], const struct history_line lines[2], const char *unit) {
+        const char *shown;
+        double k = page_scale(fmax(page_maxabs(v[0], lines[0].n), page_maxabs(v[1], lines[1].n)), unit, &shown);
+
+        for (int side = 0; side < 2; side++)
+                for (size_t i = 0; i < lines[side].n; i++)
+                        v[side][i] *= k;
+        return shown;
 }
 
 /* The metric's history at each side's settings, the compared runs marked. */
@@ -233,6 +253,7 @@ static void history_chart(struct html *h, const struct compare_group *g, const s
         double *t[2], *v[2];
         struct svg_series series[2];
         size_t n_marks = 0;
+        const char *unit;
 
         for (int side = 0; side < 2; side++) {
                 t[side] = g_new(double, lines[side].n + 1);
@@ -246,9 +267,10 @@ static void history_chart(struct html *h, const struct compare_group *g, const s
                 for (size_t i = 0; i < sides[side]->n_runs; i++)
                         marks[n_marks++] = (struct svg_mark){ (double)sides[side]->runs[i], side ? "B" : "A" };
         }
+        unit = scale_sides(v, lines, m->unit);
         html_start(h, "figure");
         svg_line_chart(h, &(struct svg_line_chart){ .title = title, .x_label = "run", .x_integer = 1, .markers = 1,
-                                                    .y_fit = 1, .y_unit = m->unit, .series = series, .n_series = 2,
+                                                    .y_fit = 1, .y_unit = unit, .series = series, .n_series = 2,
                                                     .marks = marks, .n_marks = n_marks });
         html_start(h, "figcaption");
         html_textf(h, "mean over each run's ok cells of the side's kernel at the side's own settings, runs up to "
@@ -310,10 +332,39 @@ static void rep_line(struct html *h, const char *side, const struct model_rep *r
         html_end(h);
 }
 
+/* vmstat and the transfer of the representative cell of each side,
+ * overlaid. */
+static void rep_charts(struct html *h, const struct model_group_cells *gc) {
+        struct cell_charts *const *charts = gc->charts;
+        const struct cell_charts *sides[2];
+        const char *labels[2] = { "A", "B" };
+        size_t n = 0;
+
+        if (!charts[0] && !charts[1])
+                return;
+        html_elem(h, "h3", "vmstat of a representative cell per side (A solid, B dashed)");
+        html_start(h, "ul");
+        rep_line(h, "A:", &gc->rep[0]);
+        rep_line(h, "B:", &gc->rep[1]);
+        html_end(h);
+        if (charts[0])
+                sides[n++] = charts[0];
+        if (charts[1]) {
+                labels[n] = "B";
+                sides[n++] = charts[1];
+        }
+        if (n == 1)
+                labels[0] = charts[0] ? "A" : "B";
+        html_start(h, "p");
+        html_attr(h, "class", "lead");
+        html_text(h, "Shaded: A's writeout stall runs; dashed verticals: A's phase marks.");
+        html_end(h);
+        charts_vmstat(h, sides, labels, n);
+        charts_ftp(h, sides, labels, n);
+}
+
 static void group(struct html *h, const struct model *s, const struct model_compare *c, const struct compare_group *g,
                   const struct model_group_cells *gc, const struct history_group *hist) {
-        const struct model_rep *rep = gc->rep;
-        struct cell_charts *const *charts = gc->charts;
         g_autofree char *where = g_strdup_printf("kbench compare --all %s %s", c->sel_a, c->sel_b);
         size_t others = 0;
 
@@ -343,38 +394,18 @@ static void group(struct html *h, const struct model *s, const struct model_comp
         html_end(h);
         metric_table(h, g, where);
         metric_charts(h, c, g, hist);
+        rep_charts(h, gc);
         for (size_t i = 0; i < g->n_m; i++)
                 others += !g->m[i].judged;
-        /* In a section of their own, open, after the judged rows and their
-         * charts: context, not findings. */
+        /* Folded, after the judged rows and the charts: context, not
+         * findings, and a long table. */
         if (others) {
-                html_elemf(h, "h3", "Informational metrics (%zu, no verdict)", others);
+                html_start(h, "details");
+                html_start(h, "summary");
+                html_textf(h, "Informational metrics (%zu, no verdict)", others);
+                html_end(h);
                 info_table(h, g, where);
-        }
-        if (charts[0] || charts[1]) {
-                const struct cell_charts *sides[2];
-                const char *labels[2] = { "A", "B" };
-                size_t n = 0;
-
-                html_elem(h, "h3", "vmstat of a representative cell per side (A solid, B dashed)");
-                html_start(h, "ul");
-                rep_line(h, "A:", &rep[0]);
-                rep_line(h, "B:", &rep[1]);
                 html_end(h);
-                if (charts[0])
-                        sides[n++] = charts[0];
-                if (charts[1]) {
-                        labels[n] = "B";
-                        sides[n++] = charts[1];
-                }
-                if (n == 1)
-                        labels[0] = charts[0] ? "A" : "B";
-                html_start(h, "p");
-                html_attr(h, "class", "lead");
-                html_text(h, "Shaded: A's writeout stall runs; dashed verticals: A's phase marks.");
-                html_end(h);
-                charts_vmstat(h, sides, labels, n);
-                charts_ftp(h, sides, labels, n);
         }
         (void)s;
 }
@@ -421,6 +452,27 @@ static size_t panel_rows(const struct compare_group *g, int amount, const char *
         return added;
 }
 
+/* A panel's n rows of amounts in the unit page_scale picks for their
+ * largest figure (ms for waits of milliseconds); returns it. */
+static const char *scale_rows(struct svg_forest_row *rows, size_t n, const char *unit) {
+        double maxabs = 0, k;
+        const char *shown;
+
+        for (size_t i = 0; i < n; i++) {
+                const double v[] = { rows[i].est, rows[i].lo, rows[i].hi, rows[i].band };
+
+                maxabs = fmax(maxabs, page_maxabs(v, G_N_ELEMENTS(v)));
+        }
+        k = page_scale(maxabs, unit, &shown);
+        for (size_t i = 0; i < n; i++) {
+                rows[i].est *= k;
+                rows[i].lo *= k;
+                rows[i].hi *= k;
+                rows[i].band *= k;
+        }
+        return shown ? shown : "";
+}
+
 /* Every judged metric of the group, one row each: the ratios in one panel
  * (percent of A), the amounts in one panel per unit (their difference). */
 static void summary_chart(struct html *h, const struct model_compare *c, const struct compare_group *g) {
@@ -441,12 +493,13 @@ static void summary_chart(struct html *h, const struct model_compare *c, const s
                 if (!g->m[i].judged || !(g->m[i].info.floor > 0) || g_hash_table_contains(units, unit))
                         continue;
                 g_hash_table_add(units, (char *)unit);
+                panels[np] = (struct svg_forest_panel){ .rows = rows + nr };
+                panels[np].n_rows = panel_rows(g, 1, unit, c->v->noise, rows, values, &nr);
+                unit = scale_rows(rows + nr - panels[np].n_rows, panels[np].n_rows, unit);
                 axis = *unit ? g_strdup_printf("difference of the means, %s", unit)
                              : g_strdup("difference of the means");
                 g_ptr_array_add(axes, axis);
-                panels[np] = (struct svg_forest_panel){ .rows = rows + nr, .axis = axis };
-                panels[np].n_rows = panel_rows(g, 1, unit, c->v->noise, rows, values, &nr);
-                np++;
+                panels[np++].axis = axis;
         }
         if (nr == 0) {
                 html_start(h, "p");

@@ -24,7 +24,7 @@
 static void runs_table(struct html *h, const struct model *s) {
         static const char *const head[] = { "run", "tag", "started", "status", "kernels", "workloads", "cells" };
 
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         for (size_t i = s->n_runs; i-- > 0;) {
                 const struct model_run *r = &s->runs[i];
                 const struct query_run *run = r->v->run;
@@ -78,7 +78,7 @@ static void failed_table(struct html *h, const struct model *s, size_t total) {
         static const char *const head[] = { "run", "cell", "kernel", "workload", "state", "detail" };
         size_t shown = 0;
 
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         for (size_t i = s->n_runs; i-- > 0 && shown < FAILED_SHOWN_MAX;) {
                 const struct model_run *r = &s->runs[i];
 
@@ -171,7 +171,7 @@ static void regressions(struct html *h, const struct model *s) {
                      "first night a metric is worse, still while it stays worse, fixed the first night it is not. ");
         html_link(h, PAGE_FEED_FILE, "Atom feed");
         html_end(h);
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         for (size_t i = s->n_events, shown = 0; i-- > 0 && shown < EVENTS_SHOWN_MAX; shown++)
                 event_row(h, s, &s->events[i]);
         sitehtml_table_end(h);
@@ -184,7 +184,7 @@ static void bisections_table(struct html *h, const struct model *s) {
         static const char *const head[] = { "bisection", "metric", "workload", "good", "bad", "status", "outcome",
                                             "first bad" };
 
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         for (size_t i = 0; i < s->n_bisections; i++) {
                 const struct bisect_row *b = &s->bisections[i];
                 g_autofree char *file = page_bisect_file(b->id);
