@@ -47,6 +47,7 @@
 #include "common/util.h"
 #include "common/guest-paths.h"
 #include "common/proto.h"
+#include "guest/ksymlist.h"
 #include "guest/pmu.h"
 #include "guest/sampler.h"
 
@@ -70,6 +71,7 @@ struct agent_settings {
         char net[8];
         char vmstat_interval_ms[16];
         char disk_bus[DISKBUS_NAME_MAX + 1];
+        char ksyms[4];                  /* "1": list the kernel's symbols after the job (guest/ksymlist.h) */
 };
 
 static const struct agent_setting {
@@ -78,7 +80,7 @@ static const struct agent_setting {
         size_t size;
 } agent_setting_table[] = {
 #define S(f) { #f, offsetof(struct agent_settings, f), sizeof(((struct agent_settings *)0)->f) }
-        S(disk), S(mnt), S(fs), S(mount_opts), S(swap), S(net), S(vmstat_interval_ms), S(disk_bus),
+        S(disk), S(mnt), S(fs), S(mount_opts), S(swap), S(net), S(vmstat_interval_ms), S(disk_bus), S(ksyms),
 #undef S
 };
 
@@ -444,13 +446,21 @@ static void agent_say(const char *text) {
                 agent_recordf("log", "say: %s: %s", AGENT_FIFO, strerror(errno));
 }
 
-/* The `ready` record: what the host checks before it sends the job. */
+static void agent_emit(const char *type, const char *payload, size_t len, void *userdata) {
+        (void)userdata;
+        agent_record(type, payload, len);
+}
+
+/* The `ready` record: what the host checks before it sends the job. The
+ * kernel's bases go just before it, so the host has them when it answers
+ * (guest/ksymlist.h). */
 static void agent_ready(void) {
         struct sampler_snapshot s;
         int r;
 
         if ((r = sampler_read("", NULL, &s)) < 0)
                 agent_fail("reading /proc for vmstat: %s", strerror(-r));
+        ksymlist_base("", agent_emit, NULL);
         agent_recordf("ready", "release=%s cpus=%ld mem_kb=%llu", A.release, sysconf(_SC_NPROCESSORS_ONLN),
                       (unsigned long long)s.mem_total);
 }
@@ -1306,5 +1316,8 @@ int main(void) {
         r = agent_run_job();
         agent_sample(false);
         agent_recordf("done", "%d", r);
+        /* After done, so no measured window holds it. */
+        if (strcmp(A.set.ksyms, "1") == 0)
+                ksymlist_dump("", PROTO_PAYLOAD_MAX, agent_emit, NULL);
         agent_poweroff();
 }
