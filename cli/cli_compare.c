@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "decide/pairing.h"
 #include "report/compare.h"
+#include "report/explain.h"
 #include "report/json.h"
 #include "report/text.h"
 #include "report/view.h"
@@ -160,6 +161,11 @@ static const char compare_summary[] =
         "are counted below the table, and listed in their own section, without tests\n"
         "or verdict, with --all or --metric. Their change is shown only where the\n"
         "metric has a direction and both means stand clear of zero.\n\n"
+        "Under each judged change of a phase's kernel instructions, compare says where\n"
+        "it went: from the cells' profiles (under TCG), the kernel functions whose\n"
+        "instructions per cell changed most, each with its share of A's phase, and the\n"
+        "others summed, so the list adds up to the change; 'only in B' marks a function\n"
+        "the other kernel lacks. --explain does so for every such count.\n\n"
         "Exit status: 0 no metric worse; 4 at least one metric worse; 1 error (also:\n"
         "no workload in common, or no metric matching --metric); 2 usage error (also:\n"
         "an --ignore-setting no selected cell has).";
@@ -169,7 +175,7 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format = NULL;
         g_auto(GStrv) ignore = NULL;
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
-        gboolean json = FALSE, all_runs = FALSE, all = FALSE;
+        gboolean json = FALSE, all_runs = FALSE, all = FALSE, explain = FALSE;
         struct compare_options o = { .alpha = 0.05, .noise = 0.02 };
         struct compare_view *v = NULL;
         struct compare_selector sel;
@@ -191,6 +197,9 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                   "Pair cells even though these settings differ (disk_mbps,...); repeatable", "KEY[,KEY]" },
                 { "all", 0, 0, G_OPTION_ARG_NONE, &all,
                   "List the informational metrics too, in their own section (the text and markdown)", NULL },
+                { "explain", 0, 0, G_OPTION_ARG_NONE, &explain,
+                  "Say where every change of the kernel's instructions went, judged or not (default: under each "
+                  "judged change)", NULL },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON: every number, the pairing, the verdicts", NULL },
                 { "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or markdown", "FORMAT" },
                 { NULL },
@@ -228,6 +237,8 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         if (r < 0)
                 return cli_error(&err);
         rc = check_view(v, ignored, n_user, metric);
+        if (rc == 0 && explain_load(c->s.db, v, &(struct explain_options){ .all = explain }, &err) < 0)
+                rc = cli_error(&err);
         if (rc == 0)
                 rc = print_view(v, json, markdown, all);
         compare_view_free(v);

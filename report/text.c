@@ -11,6 +11,7 @@
 
 #include "common/utf8.h"
 #include "common/util.h"
+#include "report/explain.h"
 #include "report/hostdisk.h"
 #include "report/metrics.h"
 #include "report/text.h"
@@ -1101,6 +1102,85 @@ static void answer_line(const struct compare_group *g, const struct compare_metr
                 t.a, t.b, t.unit, t.lo, t.hi);
 }
 
+/* ---- where a change of the kernel's instructions went ---------------- */
+
+#define EXPLAIN_WIDTH 100                  /* columns a line of the explanation fills, at most */
+
+/* A count of instructions as Minsn with its sign: "+5.24", "-0.0210". */
+static void format_minsn(double insns, char *buf, size_t size) {
+        char num[32];
+
+        text_format_num(insns / 1e6, num, sizeof(num));
+        snprintf(buf, size, "%s%s", insns > 0 && num[0] != '-' ? "+" : "", num);
+}
+
+/* One function's figures after its name: " +5.24 (+4.8%)", with ", only in
+ * B" when it exists in one kernel only. */
+static void explain_figures(const struct explain *x, const struct explain_fn *f, char *buf, size_t size) {
+        char d[40], pct[40];
+
+        format_minsn(f->delta, d, sizeof(d));
+        text_format_pct(x->total_a > 0 ? f->delta / x->total_a : NAN, 1, pct, sizeof(pct));
+        if (f->only)
+                snprintf(buf, size, " %s (%s, only in %c)", d, pct, f->only);
+        else
+                snprintf(buf, size, " %s (%s)", d, pct);
+}
+
+/* Start a new line of the explanation when the next item would pass the
+ * width (text only: markdown keeps one line). */
+static void explain_wrap(int md, int indent, int item, int *col, FILE *out) {
+        if (!md && *col > indent && *col + item > EXPLAIN_WIDTH) {
+                fprintf(out, "\n%*s", indent + 2, "");
+                *col = indent + 2;
+        } else if (*col > indent) {
+                fputc(' ', out);
+                (*col)++;
+        }
+        *col += item;
+}
+
+void text_explain(const struct explain *x, int md, int indent, FILE *out) {
+        char d[40], a[40], b[40], head[200], fig[120], rest[80];
+        int col;
+
+        fprintf(out, "%*s%s", indent, "", md ? "- " : "");
+        if (x->none) {
+                fprintf(out, "where: not known (%s)\n", x->none);
+                return;
+        }
+        format_minsn(x->total_b - x->total_a, d, sizeof(d));
+        text_format_num(x->total_a / 1e6, a, sizeof(a));
+        text_format_num(x->total_b / 1e6, b, sizeof(b));
+        snprintf(head, sizeof(head), "where, Minsn a cell (%s -> %s, %zu + %zu cells profiled):", a, b, x->na, x->nb);
+        fputs(head, out);
+        col = indent + (md ? 2 : 0) + (int)strlen(head);
+        for (size_t i = 0; i < x->n_top; i++) {
+                const struct explain_fn *f = &x->top[i];
+
+                explain_figures(x, f, fig, sizeof(fig));
+                explain_wrap(md, indent, text_width(f->symbol) + (int)strlen(fig) + 1, &col, out);
+                put_md(out, f->symbol, md);
+                fprintf(out, "%s%s", fig, i + 1 < x->n_top || x->n_rest ? "," : "");
+        }
+        format_minsn(x->rest, d, sizeof(d));
+        snprintf(rest, sizeof(rest), "%zu other%s %s", x->n_rest, x->n_rest == 1 ? "" : "s", d);
+        if (x->n_rest) {
+                explain_wrap(md, indent, (int)strlen(rest), &col, out);
+                fputs(rest, out);
+        }
+        fputc('\n', out);
+}
+
+/* The explanation of metric m of group gi, under its line of the answer. */
+static void answer_explain(const struct compare_view *v, size_t gi, const struct compare_metric *m, int md,
+                           FILE *out) {
+        const struct explain *x = explain_find(v, gi, m);
+
+        if (x)
+                text_explain(x, md, 4, out);
+}
+
 /* The answer before the tables: per group, what got worse or better, in
  * the workload's terms, or that nothing judged moved. */
 static void answer(const struct compare_view *v, int md, FILE *out) {
@@ -1122,8 +1202,17 @@ static void answer(const struct compare_view *v, int md, FILE *out) {
                         fprintf(out, "%s: no judged change (%zu judged metrics)\n", md ? "**" : "", judged);
                 for (int pass = 0; pass < 2; pass++)
                         for (size_t j = 0; j < g->n_m; j++)
-                                if (g->m[j].verdict == (pass ? COMPARE_BETTER : COMPARE_WORSE))
+                                if (g->m[j].verdict == (pass ? COMPARE_BETTER : COMPARE_WORSE)) {
                                         answer_line(g, &g->m[j], md, out);
+                                        answer_explain(v, i, &g->m[j], md, out);
+                                }
+                /* Explanations asked for beyond the verdicts (compare --explain). */
+                for (size_t j = 0; j < g->n_m; j++)
+                        if (g->m[j].verdict != COMPARE_WORSE && g->m[j].verdict != COMPARE_BETTER &&
+                            explain_find(v, i, &g->m[j])) {
+                                answer_line(g, &g->m[j], md, out);
+                                answer_explain(v, i, &g->m[j], md, out);
+                        }
         }
         if (v->n_groups)
                 fputc('\n', out);

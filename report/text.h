@@ -46,6 +46,15 @@ void text_cell_vmstat(const struct view_cell *v, FILE *out);
  * the same tables as GitHub-style markdown. */
 void text_compare(const struct compare_view *v, int markdown, int all, FILE *out);
 
+struct explain;
+/* Where a change of the kernel's instructions went (report/explain.h), as
+ * compare prints it under the change: a line indented by indent, "where,
+ * Minsn a cell (A -> B, na + nb cells profiled):", then each listed
+ * function's difference of the means and its share of A's phase, "only in
+ * B" for one the other kernel lacks, and the others summed, wrapped at 100
+ * columns (markdown: one list item). Or why it is not known. */
+void text_explain(const struct explain *x, int md, int indent, FILE *out);
+
 /* Whether a row's change means something: always for a judged metric;
  * for an informational one only when the metric has a direction and both
  * means lie beyond their own standard deviation from zero (-98.8 % of a
