@@ -9,6 +9,7 @@
 #include "common/utf8.h"
 #include "common/util.h"
 #include "report/show.h"
+#include "report/text.h"
 
 void render_init(struct render *r, int json, int all) {
         *r = (struct render){ .json = json, .all = all };
@@ -40,6 +41,10 @@ static void render_bisect_text(const struct run_event *ev) {
                 printf("%s\n", ev->text);
         if (json_is_string(first) && json_is_false(json_object_get(j, "confirmed")))
                 printf("the first bad did not reproduce against the last good: treat it with care\n");
+        if (json_is_string(first) && ev->explain) {
+                printf("last good -> first bad:\n");
+                text_explain(ev->explain, 0, 2, stdout);
+        }
         if (json_is_string(first))
                 printf("first bad: %s\n", json_string_value(first));
         else
