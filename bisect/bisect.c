@@ -18,7 +18,7 @@
 #include "decide/pairing.h"
 #include "report/explain.h"
 #include "report/json.h"
-#include "report/text.h"
+#include "report/textcompare.h"
 #include "report/metrics.h"
 #include "results/bisect.h"
 #include "results/query.h"
@@ -448,7 +448,7 @@ static struct compare_view *where(struct bis *b, const struct bisect_result *res
         return v;
 }
 
-/* The explanation as the lines nightly prints (text_explain), or NULL. */
+/* The explanation as the lines nightly prints (textcompare_explain), or NULL. */
 static char *where_text(const struct compare_view *v) {
         char *text = NULL;
         size_t len = 0;
@@ -456,7 +456,7 @@ static char *where_text(const struct compare_view *v) {
 
         if (!v || !(f = open_memstream(&text, &len)))
                 return NULL;
-        text_explain(&v->explain->v[0], 0, 0, f);
+        textcompare_explain(&v->explain->v[0], 0, 0, TEXTCOMPARE_WIDTH, f);
         fclose(f);
         return text;
 }

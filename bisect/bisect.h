@@ -56,7 +56,7 @@ struct bisect_answer {
         int confirmed;             /* 1 reproduced against the last good, 0 not, -1 not asked */
         size_t skipped_between;    /* candidates between last good and first bad that were skipped */
         char *where;               /* where a change of the kernel's instructions went, last good to
-                                      first bad, as text_explain's lines (report/text.h), or NULL
+                                      first bad, as textcompare_explain's lines (report/textcompare.h), or NULL
                                       (owned: bisect_answer_clear) */
 };
 

@@ -11,6 +11,10 @@
 #include "common/diskbus.h"
 #include "common/error.h"
 #include "common/fileio.h"
+#include "common/nearest.h"
+#include "common/util.h"
+#include "common/nearest.h"
+#include "common/util.h"
 #include "common/parse.h"
 #include "common/utf8.h"
 #include "common/splitmix64.h"
@@ -21,6 +25,19 @@ TEST_MAIN();
 /* Registered in this order (constructors run in definition order): the
  * case after a skip must still run. */
 static int skip_reached, after_skip_ran;
+
+/* The names nearest a mistyped one, for "did you mean". */
+TEST(nearest_names) {
+        const char *names[] = { "6.1.0-47-amd64", "tiny-base", "6.1.0-57-amd64", "6.12.107-amd64" };
+
+        ASSERT_EQ(nearest_distance("kitten", "sitting"), 3);
+        ASSERT_EQ(nearest_distance("", "abc"), 3);
+        ASSERT_EQ(nearest_distance("same", "same"), 0);
+        ASSERT_EQ(nearest_sort("6.1.0-57-amd46", names, ELEMENTSOF(names)), 2);
+        ASSERT_STREQ(names[0], "6.1.0-57-amd64");
+        ASSERT_STREQ(names[1], "6.1.0-47-amd64");
+        ASSERT_EQ(nearest_sort("zzzzzzzz", names, ELEMENTSOF(names)), 0);
+}
 
 TEST(skip_ends_only_its_case) {
         skip_reached = 1;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/fileio.h"
+#include "common/nearest.h"
 #include "common/util.h"
 #include "kernels/deb.h"
 #include "kernels/kimage.h"
@@ -239,12 +240,13 @@ static gint cmp_str(gconstpointer a, gconstpointer b) {
 }
 
 /* Comma-separated list of known names for "not found" messages. */
-static char *known_names(struct kstore *s) {
+static char *known_names(struct kstore *s, const char *want) {
         g_autofree char *names = g_build_filename(s->root, "names", NULL);
         g_autoptr(GPtrArray) v = g_ptr_array_new_with_free_func(g_free);
         DIR *d = opendir(names);
         struct dirent *de;
         GString *out = g_string_new(NULL);
+        size_t near;
 
         while (d && (de = readdir(d)))
                 if (de->d_name[0] != '.')
@@ -252,11 +254,16 @@ static char *known_names(struct kstore *s) {
         if (d)
                 closedir(d);
         g_ptr_array_sort(v, cmp_str);
-        /* A few names, each cut: a store of hundreds must not make a
-         * screenful of one error line. */
-        for (guint i = 0; i < v->len && i < KNOWN_NAMES_MAX; i++)
-                g_string_append_printf(out, "%s%.64s", i ? ", " : "", *(char **)&v->pdata[i]);
-        if (v->len > KNOWN_NAMES_MAX)
+        near = nearest_sort(want, (const char **)v->pdata, v->len);
+        /* The nearest names first, or a few names, each cut: a store of
+         * hundreds must not make a screenful of one error line. */
+        if (near)
+                g_string_append(out, "did you mean ");
+        for (guint i = 0; i < v->len && i < (near ? MIN(near, 3) : KNOWN_NAMES_MAX); i++)
+                g_string_append_printf(out, "%s%.64s", i ? (near ? " or " : ", ") : "", *(char **)&v->pdata[i]);
+        if (near)
+                g_string_append_printf(out, "? %u in all: kbench kernel list", v->len);
+        else if (v->len > KNOWN_NAMES_MAX)
                 g_string_append_printf(out, ", ... (%u in all: kbench kernel list)", v->len);
         if (v->len == 0)
                 g_string_append(out, "none; add one with 'kbench kernel add'");
@@ -305,8 +312,9 @@ int kstore_find(struct kstore *s, const char *name_or_id, struct kstore_kernel *
                 name = first_name_of(s, id);
         }
         if (!id) {
-                g_autofree char *known = known_names(s);
-                return error_setf(err, -ENOENT, "no kernel '%.128s' in the store (known: %s)", name_or_id, known);
+                g_autofree char *known = known_names(s, name_or_id);
+                return error_setf(err, -ENOENT, "no kernel '%.128s' in the store (%s%s)", name_or_id,
+                                  g_str_has_prefix(known, "did you") ? "" : "known: ", known);
         }
         return kstore_load(s, id, name ? name : id, ret, err);
 }
@@ -425,8 +433,9 @@ int kstore_remove(struct kstore *s, const char *name, char **ret_gone_id, struct
         /* A damaged entry (kernel list shows it) goes as a sound one does:
          * a dangling link, a link to no id, a file that is not a link. */
         if (!valid_name(name) || lstat(link, &st) < 0) {
-                g_autofree char *known = known_names(s);
-                return error_setf(err, -ENOENT, "no kernel named '%.128s' in the store (known: %s)", name, known);
+                g_autofree char *known = known_names(s, name);
+                return error_setf(err, -ENOENT, "no kernel named '%.128s' in the store (%s%s)", name,
+                                  g_str_has_prefix(known, "did you") ? "" : "known: ", known);
         }
         if (S_ISDIR(st.st_mode) ? rmdir(link) < 0 : unlink(link) < 0)
                 return error_setf(err, -errno, "%s: %s", link, strerror(errno));

@@ -39,6 +39,7 @@
 #include "results/nights.h"
 #include "results/query.h"
 #include "report/text.h"
+#include "report/textcompare.h"
 #include "web/page.h"
 #include "web/regstate.h"
 #include "web/site.h"
@@ -695,7 +696,7 @@ static int add_regression(struct night *n, const struct subject *s, const struct
         if (!f) {
                 g.rows = NULL;
         } else {
-                text_compare(v, 0, 0, f);
+                textcompare_print(v, &(struct textcompare_opts){ .width = TEXTCOMPARE_WIDTH }, f);
                 fclose(f);
                 g.rows = g_strdup(rows);
                 free(rows);

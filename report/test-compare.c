@@ -17,6 +17,11 @@
 #include "report/compare.h"
 #include "report/json.h"
 #include "report/text.h"
+#include "report/textcompare.h"
+
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
 #include "report/view.h"
 #include "results/db.h"
 
@@ -139,6 +144,39 @@ TEST(decide_floor_table) {
                 if (got != c->want)
                         TEST_FAIL("%s: %s, want %s", c->what, compare_verdict_name(got), compare_verdict_name(c->want));
         }
+}
+
+/* Figures in a kernel developer's units: seconds scaled to µs, ms or s
+ * with three significant digits, never "+0.0000315 s"; a count is a whole
+ * number; an interval's ends share one scale. */
+TEST(units_a_reader_reads) {
+        static const struct {
+                double v;
+                const char *unit, *want;
+        } cases[] = {
+                { 0.0000315, "s", "31.5 µs" }, { 0.000336, "s", "336 µs" }, { 0.0236, "s", "23.6 ms" },
+                { 0.5, "s", "500 ms" },        { 1.31, "s", "1.31 s" },     { 42.7, "s", "42.7 s" },
+                { 0, "s", "0 s" },             { 150.26, "Minsn", "150.3 Minsn" }, { 2, "stalls", "2 stalls" },
+                { 0, "MiB", "0 MiB" },         { NAN, "s", "n/a" },
+        };
+        struct compare_metric m = { .unit = (char *)"s", .info = { .floor = 0.05 },
+                                    .diff = { .estimate = 0.0000315, .lo = -0.0000757, .hi = 0.000140 },
+                                    .mde_abs = 0.0506 };
+        char buf[64], change[64], ci[64], mde[64];
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                text_format_value(cases[i].v, cases[i].unit, 1, buf, sizeof(buf));
+                if (strcmp(buf, cases[i].want) != 0)
+                        TEST_FAIL("%g %s: '%s', want '%s'", cases[i].v, cases[i].unit, buf, cases[i].want);
+        }
+        text_format_change(&m, change, ci, mde, sizeof(change));
+        ASSERT_STREQ(change, "+31.5 µs");
+        ASSERT_STREQ(ci, "[-76, +140 µs]");
+        ASSERT_STREQ(mde, "50.6 ms");
+        text_format_num(2.0, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "2");
+        text_format_num(0.0412, buf, sizeof(buf));
+        ASSERT_STREQ(buf, "0.0412");
 }
 
 /* Ten judged metrics, each with a CI far beyond the noise: p = 0.001 and
@@ -427,7 +465,7 @@ static char *render_all(const struct compare_view *v, int markdown, int all) {
         FILE *f = open_memstream(&text, &len);
 
         ASSERT_TRUE(f);
-        text_compare(v, markdown, all, f);
+        textcompare_print(v, &(struct textcompare_opts){ .format = markdown ? TEXTCOMPARE_MARKDOWN : TEXTCOMPARE_TEXT, .all = all, .width = 0 }, f);
         fclose(f);
         return text;
 }
@@ -511,23 +549,21 @@ TEST(a_a_no_verdict) {
         ASSERT_TRUE(strstr(text, "\ndd.write_MBps ") < strstr(text, "informational"));
         line = line_of(text, "vmstat.bo_mean ");
         ASSERT_TRUE(strchr(line, '+') == strrchr(line, '+'));   /* only n's "6+7" */
-        ASSERT_TRUE(strstr(line, "1.7%  ") != NULL && strstr(line, "follows the workload's own rate") != NULL);
+        ASSERT_TRUE(strstr(line, "162408 blocks/s") != NULL && strstr(line, "follows the workload's own rate") != NULL);
         free(line);
         line = line_of(text, "dd.write_s ");
         ASSERT_TRUE(strstr(line, "-0.4%") != NULL && strstr(line, "~") == NULL);
         free(line);
         free(text);
         text = render_all(v, 1, 1);
-        ASSERT_TRUE(strstr(text, "\n#### Informational (3 metrics, no verdict)\n\n| metric | unit | A | ± | B | ± | change | n "
-                                 "| why no verdict |\n") != NULL);
-        ASSERT_TRUE(strstr(text, "| vmstat.bo_mean | blocks/s | 161833 | 1.8% | 162408 | 1.7% |  | 6+7 |") != NULL);
+        ASSERT_TRUE(strstr(text, "\n#### Informational (3 metrics, no verdict)\n\n```text\nmetric ") != NULL);
+        ASSERT_TRUE(strstr(text, "\nvmstat.bo_mean  161833 blocks/s  162408 blocks/s          6+7  follows") != NULL);
         free(text);
         /* By default the judged rows only, and a count of the others. */
         text = render(v, 0);
         fputs(text, stderr);
         ASSERT_TRUE(strstr(text, "\nvmstat.bo_mean") == NULL && strstr(text, "\ndd.write_s") == NULL);
-        ASSERT_TRUE(strstr(text, "\n3 informational metrics without a verdict (kbench compare --all lists them)\n") !=
-                    NULL);
+        ASSERT_TRUE(strstr(text, "\n3 informational metrics without a verdict: --all lists them\n") != NULL);
         ASSERT_TRUE(strstr(text, "A: tag:base = 6.1.0-57-amd64 in run 1") != NULL);
         ASSERT_TRUE(strstr(text, "A: 6 ok, 1 failed (hang 1) in run 1") != NULL);
         ASSERT_TRUE(strstr(text, "0 worse, 0 better, of 2 judged metrics in 1 paired group\n") != NULL);
@@ -573,10 +609,17 @@ TEST(throttled_is_worse) {
         ASSERT_TRUE(strstr(text, "1 worse, 0 better, of 2 judged metrics in 1 paired group (exit status 4)") != NULL);
         free(text);
         text = render(v, 1);
-        ASSERT_TRUE(strstr(text, "| metric | unit | A | ± | A med | B | ± | B med |") != NULL);
-        /* mean 161.83, 1.8 %, median 161.5 | mean 112.5, median 112.5 */
-        ASSERT_TRUE(strstr(text, "| dd.write_MBps | MB/s | 161.8 | 1.8% | 161.5 | 112.5 | 0.4% | 112.5 | -30.5% |") != NULL);
-        ASSERT_TRUE(strstr(text, "| worse |") != NULL);
+        /* The compact table in a code block: metric, A, B, change, CI, verdict. */
+        ASSERT_TRUE(strstr(text, "```text\nmetric             A      B  change  ") != NULL);
+        line = line_of(text, "dd.write_MBps ");
+        ASSERT_TRUE(strstr(line, " 161.8  112.5  -30.5%  ") != NULL && strstr(line, "  worse") != NULL);
+        free(line);
+        free(text);
+        /* Every column with --all: mean 161.83, 1.8 %, median 161.5 | mean 112.5, median 112.5 */
+        text = render_all(v, 1, 1);
+        line = line_of(text, "dd.write_MBps ");
+        ASSERT_TRUE(strstr(line, "MB/s  161.8  1.8%  161.5  112.5  0.4%  112.5  -30.5%") != NULL);
+        free(line);
         free(text);
         j = render_json(v);
         jm = json_metric(j, "dd.write_MBps");
@@ -593,6 +636,49 @@ TEST(throttled_is_worse) {
         v = load(&s, "tag:thr", "tag:base", NULL, 0);
         ASSERT_EQ(metric(v, "dd.write_MBps")->verdict, COMPARE_BETTER);
         ASSERT_EQ(v->exit_status, 0);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
+/* The widest line of text, in columns. */
+static int widest(const char *text) {
+        int w = 0;
+
+        for (const char *p = text; *p;) {
+                size_t n = strcspn(p, "\n");
+                char *line = strndup(p, n);
+
+                w = MAX(w, text_columns(line));
+                free(line);
+                p += n + (p[n] == '\n');
+        }
+        return w;
+}
+
+/* The text fits the reader's width: notes and settings wrap under their
+ * label, and a table wider than the width puts each metric on a line of
+ * its own, its figures indented under it. */
+TEST(fits_the_readers_width) {
+        struct store s;
+        struct compare_view *v;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        store_init(&s);
+        v = load(&s, "tag:base", "tag:thr", NULL, 0);
+        for (int width = 100; width >= 60; width -= 40) {
+                f = open_memstream(&text, &len);
+                ASSERT_TRUE(f);
+                textcompare_print(v, &(struct textcompare_opts){ .width = width }, f);
+                fclose(f);
+                fputs(text, stderr);
+                ASSERT_TRUE(widest(text) <= width);
+                ASSERT_TRUE(strstr(text, "\n  note: A and B come from different runs:") != NULL);
+                if (width == 60)
+                        ASSERT_TRUE(strstr(text, "\ndd.write_MBps\n    ") != NULL);
+                free(text);
+        }
         v = compare_view_free(v);
         store_done(&s);
 }
@@ -645,7 +731,7 @@ TEST(like_with_like) {
         ASSERT_STREQ(v->lonely[1].differs, "disk_mbps 0 | 93");
         ASSERT_EQ(v->exit_status, 0);
         text = render(v, 0);
-        ASSERT_TRUE(strstr(text, "only A: dd:size=,bs=1M,  6 ok, 1 failed (hang 1) in run 1; differs from B's dd "
+        ASSERT_TRUE(strstr(text, "only A: dd:size=,bs=1M, 6 ok, 1 failed (hang 1) in run 1; differs from B's dd "
                                  "cells in: disk_mbps 0 | 93") != NULL);
         free(text);
         j = render_json(v);
@@ -888,8 +974,8 @@ TEST(tag_with_colons) {
 }
 
 /* A metric name from the store with a C1 control (U+009B, CSI), a raw 0x9b
- * and a '|': the markdown table masks the controls as the text table does
- * and keeps the '|' from ending the cell. */
+ * and a '|': the markdown table (a code block) masks the controls as the
+ * text table does. */
 TEST(markdown_masks_controls) {
         struct store s;
         struct compare_view *v;
@@ -901,7 +987,7 @@ TEST(markdown_masks_controls) {
                                "WHERE name = 'dd.read_MBps'", NULL, NULL, NULL), SQLITE_OK);
         v = load(&s, "tag:base", "tag:again", NULL, 0);
         text = render_all(v, 1, 1);
-        ASSERT_TRUE(strstr(text, "| dd.x?31m\\x9b\\|y ") != NULL);
+        ASSERT_TRUE(strstr(text, "\ndd.x?31m\\x9b|y ") != NULL);
         ASSERT_TRUE(strstr(text, "\x9b") == NULL);
         free(text);
         text = render_all(v, 0, 1);
@@ -924,6 +1010,27 @@ static int64_t add_tcg_run(struct store *s, const char *tag, int disk_mbps) {
                  "\"disk_bytes\":2147483648,\"disk_mbps\":%d,\"fs\":\"ext4\",\"accel\":\"tcg\"}", disk_mbps);
         ASSERT_EQ(db_run_create(s->db, &run, &err), 0);
         return run.id;
+}
+
+/* text with its fenced code blocks left out (caller frees). */
+static char *outside_code(const char *text) {
+        char *out = strdup(text), *o = out;
+        int in = 0;
+
+        ASSERT_TRUE(out);
+        for (const char *p = text; *p;) {
+                size_t n = strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n');
+
+                if (strncmp(p, "```", 3) == 0)
+                        in = !in;
+                else if (!in) {
+                        memcpy(o, p, n);
+                        o += n;
+                }
+                p += n;
+        }
+        *o = '\0';
+        return out;
 }
 
 /* One TCG dd cell: its write rate, the kernel instructions of its write
@@ -990,10 +1097,10 @@ TEST(tcg_rates_not_judged) {
         ASSERT_EQ(m->verdict, COMPARE_WORSE);
         ASSERT_EQ(v->worse, 1);
         ASSERT_EQ(v->better, 0);
-        ASSERT_TRUE(has_note(&v->groups[0], "rates and times are not judged"));
+        ASSERT_TRUE(has_note(&v->groups[0], "rates and times are shown, not judged"));
         ASSERT_TRUE(!has_note(&v->groups[0], "different runs"));
         text = render(v, 0);
-        ASSERT_TRUE(strstr(text, "  note: rates and times are not judged: under TCG") != NULL);
+        ASSERT_TRUE(strstr(text, "  note: rates and times are shown, not judged: under TCG") != NULL);
         free(text);
         /* The same rule, asked by a driver that chooses repeats. */
         ASSERT_EQ(view_cpu_paced("{\"accel\":\"tcg\",\"disk_mbps\":0}", NULL), 1);
@@ -1158,10 +1265,17 @@ TEST(markdown_escapes_markup_and_bidi) {
                                NULL, NULL, NULL), SQLITE_OK);
         v = load(&s, "tag:base", "tag:again", NULL, 0);
         text = render_all(v, 1, 1);
-        ASSERT_TRUE(strstr(text, "| dd.&lt;script&gt;alert(1)&lt;/script&gt;\\*x\\* ") != NULL);
-        ASSERT_TRUE(strstr(text, "<script") == NULL);
+        /* A table is a code block, whose text no renderer reads as markup:
+         * only a backtick could end it, and the names hold none. */
+        ASSERT_TRUE(strstr(text, "\ndd.<script>alert(1)</script>*x* ") != NULL);
+        {
+                char *prose = outside_code(text);
+
+                ASSERT_TRUE(strstr(prose, "<script") == NULL);
+                free(prose);
+        }
         ASSERT_TRUE(strstr(text, "\xe2\x80\xae") == NULL);
-        ASSERT_TRUE(strstr(text, "| dd.?w ") != NULL);
+        ASSERT_TRUE(strstr(text, "\ndd.?w ") != NULL);
         free(text);
         text = render_all(v, 0, 1);
         ASSERT_TRUE(strstr(text, "\xe2\x80\xae") == NULL);

@@ -879,8 +879,7 @@ static int same_runs(const struct compare_side *a, const struct compare_side *b)
 }
 
 static const char why_cpu_paced[] =
-        "under TCG with an unthrottled disk a rate or time is the emulator's speed as much as the kernel's; "
-        "the guest.*_Minsn counts are judged instead";
+        "under TCG with an unthrottled disk a rate or time is the emulator's speed as much as the kernel's";
 static const char why_contended[] = "the host was busy beside too many cells (contended)";
 
 /* The fewest quiet cells a side keeps for a rate or time to be judged
@@ -939,7 +938,8 @@ static int group_notes(const struct side_group *ga, const struct side_group *gb,
                      "each side's mean also carries its run's offset, estimated from the drift its cells show "
                      "and never narrower than their scatter") < 0)
                 return -ENOMEM;
-        if (ruled[RULE_PACED] && asprintf(&g->notes[k++], "rates and times are not judged: %s", why_cpu_paced) < 0)
+        if (ruled[RULE_PACED] && asprintf(&g->notes[k++], "rates and times are shown, not judged: %s; what the guest itself did is "
+                                       "judged instead", why_cpu_paced) < 0)
                 return -ENOMEM;
         if (ruled[RULE_LEFT_OUT] &&
             asprintf(&g->notes[k++], "contended cells are left out of rates and times: A %zu of %zu, B %zu of %zu "

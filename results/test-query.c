@@ -184,6 +184,10 @@ TEST(selections_for_compare) {
         query_kernels_free(k, 1);
         ASSERT_EQ(query_kernel_by_name(f.db, "7.0", &k, &err), -ENOENT);
         ASSERT_TRUE(strncmp(err.msg, "no kernel '7.0' in ", 19) == 0);
+        ASSERT_TRUE(strstr(err.msg, "did you mean") == NULL);
+        /* A typo gets the nearest names. */
+        ASSERT_EQ(query_kernel_by_name(f.db, "6.1.0-57-amd46", &k, &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, " (did you mean 6.1.0-57-amd64 or 6.1.0-47-amd64?)") != NULL);
 
         ASSERT_EQ(query_run_kernels(f.db, f.run, &k, &n, &err), 0);
         ASSERT_EQ(n, 2);
