@@ -837,6 +837,7 @@ struct cell_files {
         char *disk, *swap, *console, *serial, *name, *cmdline;
         char *insns;                       /* the plugin's counter file, NULL: no counts */
         char *prof;                        /* the profile plugin's file, NULL: no profile */
+        char prof_why[300];                /* why there is none though the run asked, or "" */
         uint32_t disk_head;                /* see disk_head_crc */
         struct workload_env env;
         struct vm_config vc;
@@ -941,18 +942,14 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
         }
 
         /* The profile rides with the counter; without it the cell still
-         * counts, and says why it has no profile. */
+         * measures everything, and says why it has no profile. */
         if (f->insns && s->prof_plugin) {
                 f->prof = g_build_filename(s->work_dir, "kprof.bin", NULL);
                 if (!vm_plugin_path_ok(s->prof_plugin) || !vm_plugin_path_ok(f->prof) ||
                     kprof_file_create(f->prof, s->qemu_user, &verr) < 0) {
-                        g_snprintf(res->detail, sizeof(res->detail), "profile: %s",
+                        g_snprintf(f->prof_why, sizeof(f->prof_why), "%s",
                                    verr.msg[0] ? verr.msg : "a path holds a comma");
-                        g_unlink(f->disk);
-                        g_unlink(f->swap);
-                        g_unlink(f->console);
-                        g_unlink(f->insns);
-                        return 0;
+                        g_clear_pointer(&f->prof, g_free);
                 }
         }
 
@@ -1271,6 +1268,8 @@ static void cell_init(struct cell *c, const struct cell_vm_ops *ops, const struc
         c->disk_head = f->disk_head;
         c->insn_fd = f->insns ? open(f->insns, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
         cellprof_init(&c->prof, f->prof, s->kernel);
+        if (f->prof_why[0])
+                g_ptr_array_add(c->host_notes, g_strdup_printf("no profile: its file: %s", f->prof_why));
         console_stream_init(&c->stream, s->key);
 }
 

@@ -34,21 +34,26 @@
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
-/* One kernel block start address: its instructions, and their number at
- * the last mark. Blocks live in chunks that never move (the generated
- * code adds into insns by address). */
-struct blk {
-        uint64_t pc;
-        uint64_t insns;
-        uint64_t at_mark;
-};
-
+/* The kernel's block start addresses, in chunks that never move (the
+ * generated code adds into a block's counter by address). Each chunk
+ * holds its blocks' counters side by side, apart from their addresses
+ * and their counts at the last mark, so that the counters of blocks
+ * translated together, and mostly run together, share cache lines: the
+ * one thing execution touches. */
 #define CHUNK_BLKS 4096
 
 struct chunk {
         struct chunk *next;
         size_t n;
-        struct blk b[CHUNK_BLKS];
+        uint64_t insns[CHUNK_BLKS];        /* instructions executed in the block */
+        uint64_t pc[CHUNK_BLKS];           /* its first address */
+        uint64_t at_mark[CHUNK_BLKS];      /* insns at the last mark */
+};
+
+/* A block: its chunk and its index there. */
+struct blk {
+        struct chunk *c;
+        size_t i;
 };
 
 /* Translation may run on several vCPU threads at once, and a mark walks
@@ -56,7 +61,7 @@ struct chunk {
  * execution, which takes no lock). */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct chunk *chunks;               /* newest first */
-static struct blk **table;                 /* open addressing by pc, NULL: free */
+static struct blk *table;                  /* open addressing by pc; c NULL: free */
 static size_t table_size, table_used;      /* size a power of two, at most half used */
 static struct kprof_header *file;
 static struct kprof_entry *entries;
@@ -64,21 +69,21 @@ static int one_vcpu;
 static uint64_t marks_seen;                /* marker executions so far */
 
 static size_t slot_of(uint64_t pc, size_t size) {
-        return (size_t)((pc * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & (size - 1);
+        return (size_t)((pc * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (size - 1);
 }
 
 static int table_grow(void) {
         size_t size = table_size ? table_size * 2 : 1u << 14;
-        struct blk **t = calloc(size, sizeof(*t));
+        struct blk *t = calloc(size, sizeof(*t));
 
         if (!t)
                 return -1;
         for (size_t i = 0; i < table_size; i++) {
                 size_t s;
 
-                if (!table[i])
+                if (!table[i].c)
                         continue;
-                for (s = slot_of(table[i]->pc, size); t[s]; s = (s + 1) & (size - 1))
+                for (s = slot_of(table[i].c->pc[table[i].i], size); t[s].c; s = (s + 1) & (size - 1))
                         ;
                 t[s] = table[i];
         }
@@ -88,15 +93,16 @@ static int table_grow(void) {
         return 0;
 }
 
-/* The block of pc, made when new; NULL when out of memory. Under lock. */
-static struct blk *blk_get(uint64_t pc) {
+/* The counter of the block at pc, the block made when new; NULL when out
+ * of memory. Under lock. */
+static uint64_t *blk_get(uint64_t pc) {
         size_t s;
 
         if (table_used * 2 >= table_size && table_grow() < 0)
                 return NULL;
-        for (s = slot_of(pc, table_size); table[s]; s = (s + 1) & (table_size - 1))
-                if (table[s]->pc == pc)
-                        return table[s];
+        for (s = slot_of(pc, table_size); table[s].c; s = (s + 1) & (table_size - 1))
+                if (table[s].c->pc[table[s].i] == pc)
+                        return &table[s].c->insns[table[s].i];
         if (!chunks || chunks->n == CHUNK_BLKS) {
                 struct chunk *c = calloc(1, sizeof(*c));
 
@@ -105,21 +111,21 @@ static struct blk *blk_get(uint64_t pc) {
                 c->next = chunks;
                 chunks = c;
         }
-        table[s] = &chunks->b[chunks->n++];
-        table[s]->pc = pc;
+        table[s] = (struct blk){ chunks, chunks->n++ };
+        chunks->pc[table[s].i] = pc;
         table_used++;
-        return table[s];
+        return &chunks->insns[table[s].i];
 }
 
-/* Several vCPUs: udata is the block's address with the block's
+/* Several vCPUs: udata is the block's counter's address with the block's
  * instruction count in its top 16 bits (x86-64 user addresses fit in 48;
  * a block holds at most 512 instructions). */
 static void tb_exec(unsigned int vcpu, void *udata) {
         uintptr_t v = (uintptr_t)udata;
-        struct blk *b = (struct blk *)(v & ((UINT64_C(1) << 48) - 1));
+        uint64_t *insns = (uint64_t *)(v & ((UINT64_C(1) << 48) - 1));
 
         (void)vcpu;
-        __atomic_fetch_add(&b->insns, v >> 48, __ATOMIC_RELAXED);
+        __atomic_fetch_add(insns, v >> 48, __ATOMIC_RELAXED);
 }
 
 /* The marker ran: the segment of the phase it ends, each block's growth
@@ -140,16 +146,15 @@ static void mark_exec(unsigned int vcpu, void *udata) {
         fits = k > 0 && at <= file->capacity;
         for (struct chunk *c = chunks; c; c = c->next)
                 for (size_t i = 0; i < c->n; i++) {
-                        struct blk *b = &c->b[i];
-                        uint64_t now = __atomic_load_n(&b->insns, __ATOMIC_RELAXED);
+                        uint64_t now = __atomic_load_n(&c->insns[i], __ATOMIC_RELAXED);
 
-                        if (now == b->at_mark)
+                        if (now == c->at_mark[i])
                                 continue;
                         if (fits && at < file->capacity)
-                                entries[at++] = (struct kprof_entry){ b->pc, now - b->at_mark };
+                                entries[at++] = (struct kprof_entry){ c->pc[i], now - c->at_mark[i] };
                         else
                                 fits = 0;
-                        b->at_mark = now;
+                        c->at_mark[i] = now;
                 }
         if (fits) {
                 entries[used] = (struct kprof_entry){ 0, k };
@@ -175,7 +180,7 @@ static void find_marker(struct qemu_plugin_tb *tb, size_t n) {
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
         uint64_t pc = qemu_plugin_tb_vaddr(tb);
         size_t n = qemu_plugin_tb_n_insns(tb);
-        struct blk *b;
+        uint64_t *insns;
 
         (void)id;
         if (!(pc >> 63)) {
@@ -183,17 +188,17 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
                 return;
         }
         pthread_mutex_lock(&lock);
-        b = blk_get(pc);
+        insns = blk_get(pc);
         pthread_mutex_unlock(&lock);
-        if (!b || n == 0)
+        if (!insns || n == 0)
                 return;
         /* One vCPU thread: a plain add in the generated code. Several: an
          * atomic add in a callback. */
         if (one_vcpu)
-                qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->insns, n);
+                qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, insns, n);
         else
                 qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
-                                                     (void *)((uintptr_t)b | (uintptr_t)n << 48));
+                                                     (void *)((uintptr_t)insns | (uintptr_t)n << 48));
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv) {

@@ -225,3 +225,50 @@ TEST(metric_phase) {
         ASSERT_EQ(explain_metric_phase("guest..kernel_Minsn", phase, sizeof(phase)), 0);
         ASSERT_EQ(explain_metric_phase("guest.a-very-long-phase-name.kernel_Minsn", phase, sizeof(phase)), 0);
 }
+
+/* A function's name comes from a guest (its kallsyms): it is printed as
+ * text in every form, never as markup or a terminal's control. */
+TEST(hostile_names_are_text) {
+        static const char hostile[] = "<img_src=x>\x1b[31m*[x](y)|`";
+        struct store s;
+        struct compare_view *v;
+        struct kb_error err = { { 0 } };
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+        json_t *j;
+
+        store_init(&s);
+        ASSERT_EQ(sqlite3_exec(db_handle(s.db), "UPDATE symbols SET name = 'x' WHERE name = 'rt_spin_lock'", NULL,
+                               NULL, NULL), SQLITE_OK);
+        {
+                sqlite3_stmt *st;
+
+                ASSERT_EQ(sqlite3_prepare_v2(db_handle(s.db), "UPDATE symbols SET name = ?1 WHERE name = 'x'", -1, &st,
+                                             NULL), SQLITE_OK);
+                sqlite3_bind_text(st, 1, hostile, -1, SQLITE_STATIC);
+                ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);
+                sqlite3_finalize(st);
+        }
+        v = compared(&s);
+        ASSERT_EQ(explain_load(s.db, v, &(struct explain_options){ 0 }, &err), 0);
+        f = open_memstream(&text, &len);
+        textcompare_print(v, &(struct textcompare_opts){ .format = TEXTCOMPARE_TEXT, .width = 100 }, f);
+        fclose(f);
+        ASSERT_TRUE(strstr(text, "\x1b") == NULL);
+        ASSERT_TRUE(strstr(text, "<img_src=x>?[31m*[x](y)|`") != NULL);
+        free(text);
+        text = NULL;
+        f = open_memstream(&text, &len);
+        textcompare_print(v, &(struct textcompare_opts){ .format = TEXTCOMPARE_MARKDOWN, .width = 100 }, f);
+        fclose(f);
+        ASSERT_TRUE(strstr(text, "&lt;img_src=x>?\\[31m\\*\\[x\\](y)\\|\\`") != NULL);
+        free(text);
+        j = json_view_compare(v);
+        text = json_dumps(j, JSON_ENSURE_ASCII);
+        ASSERT_TRUE(strstr(text, "\"symbol\": \"<img_src=x>\\u001B[31m*[x](y)|`\"") != NULL);
+        free(text);
+        json_decref(j);
+        compare_view_free(v);
+        store_done(&s);
+}
