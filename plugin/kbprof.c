@@ -18,19 +18,16 @@
  * to; a block ends at every branch, so it never spans two functions but
  * for a function that falls through into the next. User-mode blocks are
  * not counted: only the marker is looked for in them. */
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <qemu-plugin.h>
 
 #include "common/insncount-format.h"
 #include "common/kprof-format.h"
+#include "plugin/outfile.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -202,27 +199,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv) {
-        const char *out = NULL;
-        struct stat st;
         void *p;
-        int fd;
 
-        for (int i = 0; i < argc; i++)
-                if (strncmp(argv[i], "out=", 4) == 0)
-                        out = argv[i] + 4;
-        if (!out || !info->system_emulation || info->system.max_vcpus < 1)
-                return -1;
-        /* kbench made the file: never create one, never follow a link. */
-        fd = open(out, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -1;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != KPROF_FILE_SIZE) {
-                close(fd);
-                return -1;
-        }
-        p = mmap(NULL, KPROF_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
-        if (p == MAP_FAILED)
+        if (!info->system_emulation || info->system.max_vcpus < 1 || !(p = outfile_map(argc, argv, KPROF_FILE_SIZE)))
                 return -1;
         file = p;
         entries = (struct kprof_entry *)(file + 1);
