@@ -37,6 +37,12 @@
 
 volatile int cell_interrupted;
 
+/* How long a guest listing its symbols after the job may fall silent
+ * before the cell ends without them: the job is done, and a table that
+ * does not come whole is not used (cellprof.h). Its records come in
+ * bursts with pauses well under a second. */
+#define CELL_SYMS_SILENCE_S 10.0
+
 enum msg_kind { MSG_LINE, MSG_EOF, MSG_STOPPED, MSG_IO_ERROR, MSG_HOST_DONE, MSG_HOST_LOST };
 
 struct msg {
@@ -1028,8 +1034,10 @@ static void cell_pump(struct cell *c, const struct workload_env *env,
                         stop(c, STOP_NO_CONSOLE, NULL);
                 else if (c->stage == STAGE_READY_WAIT && t > c->ready_timeout_s)
                         stop(c, STOP_NO_READY, NULL);
+                else if (c->syms_wait && t - c->last_record_t > CELL_SYMS_SILENCE_S)
+                        stop(c, STOP_DONE, NULL);
                 else if (c->stage == STAGE_RUN && t - c->last_record_t > s->silence_timeout_s)
-                        stop(c, c->syms_wait ? STOP_DONE : STOP_SILENCE, NULL);
+                        stop(c, STOP_SILENCE, NULL);
         }
 }
 
