@@ -13,6 +13,7 @@
 #include "decide/pairing.h"
 #include "report/compare.h"
 #include "report/csv.h"
+#include "report/explain.h"
 #include "report/json.h"
 #include "report/textcompare.h"
 #include "report/view.h"
@@ -154,6 +155,11 @@ static const char compare_summary[] =
         "Which metrics are judged, and how finely: kbench metrics [WORKLOAD]. Under TCG\n"
         "with an unthrottled disk, rates and times are shown but not judged (they are\n"
         "the emulator's speed as much as the kernel's); what the guest did is judged.\n\n"
+        "Under each judged change of a phase's kernel instructions, compare says where\n"
+        "it went: from the cells' profiles (under TCG), the kernel functions whose\n"
+        "instructions per cell changed most, each with its share of A's phase, and the\n"
+        "others summed, so the list adds up to the change; 'only in B' marks a function\n"
+        "the other kernel lacks. --explain does so for every such count.\n\n"
         "Exit status: 0 no metric worse; 4 at least one metric worse; 5 a group's cells\n"
         "failed (no ok cell on a side, or B's failing more often than A's; wins over 4);\n"
         "1 error (also: no workload in common, or no metric matching --metric); 2 usage\n"
@@ -164,7 +170,7 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format_s = NULL;
         g_auto(GStrv) ignore = NULL;
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
-        gboolean json = FALSE, all_runs = FALSE, all = FALSE, wide = FALSE;
+        gboolean json = FALSE, all_runs = FALSE, all = FALSE, wide = FALSE, explain = FALSE;
         struct compare_options o = { .alpha = 0.05, .noise = 0.02 };
         struct compare_view *v = NULL;
         struct compare_selector sel;
@@ -191,6 +197,9 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                 { "wide", 0, 0, G_OPTION_ARG_NONE, &wide,
                   "Add the statistics' columns: spread, medians, both tests' p, n, the MDE, the cells needed",
                   NULL },
+                { "explain", 0, 0, G_OPTION_ARG_NONE, &explain,
+                  "Say where every change of the kernel's instructions went, judged or not (default: under each "
+                  "judged change)", NULL },
                 { "format", 0, 0, G_OPTION_ARG_STRING, &format_s,
                   "text (default), markdown (for a mail or a forge), json (every number) or csv", "FORMAT" },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Short for --format=json", NULL },
@@ -235,6 +244,8 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         if (r < 0)
                 return cli_error(&err);
         rc = check_view(v, ignored, n_user, metric);
+        if (rc == 0 && explain_load(c->s.db, v, &(struct explain_options){ .all = explain }, &err) < 0)
+                rc = cli_error(&err);
         if (rc == 0)
                 rc = print_view(v, format, &t);
         compare_view_free(v);

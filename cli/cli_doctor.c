@@ -72,16 +72,25 @@ static void check_program(struct checks *c, const char *name, const char *hint) 
         check(c, name, unless(p != NULL, LEVEL_FAIL), "%s", p ? p : hint);
 }
 
-/* The TCG plugin that gives cells their guest.*_Minsn counts. A missing
- * one is no failure: the cells measure all else, and say so. */
+/* The TCG plugins that give cells their guest.*_Minsn counts and their
+ * profiles. A missing one is no failure: the cells measure all else, and
+ * say so. */
 static void check_insn_plugin(struct checks *c) {
         g_autofree char *p = runner_helper_path(RUNNER_INSN_PLUGIN);
+
+        g_autofree char *q = runner_helper_path(RUNNER_PROF_PLUGIN);
 
         if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
                 check(c, "insn-plugin", LEVEL_OK, "%s (under TCG, cells count guest instructions)", p);
         else
                 check(c, "insn-plugin", LEVEL_WARN, "not built (%s): cells under TCG carry no guest.*_Minsn "
                       "counts, the measure TCG verdicts rest on; bash tools/setup.sh builds it", p);
+        if (g_file_test(q, G_FILE_TEST_IS_REGULAR))
+                check(c, "prof-plugin", LEVEL_OK, "%s (under TCG, cells profile the kernel's instructions by "
+                      "function)", q);
+        else
+                check(c, "prof-plugin", LEVEL_WARN, "not built (%s): compare cannot say where a change of the "
+                      "kernel's instructions went; bash tools/setup.sh builds it", q);
 }
 
 /* Who QEMU runs as under the embedded driver, whether it can reach the

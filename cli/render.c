@@ -17,9 +17,9 @@ void render_init(struct render *r, int json, int all) {
         r->image_lines = !json || r->progress.tty;
 }
 
-/* The text of a bisection's answer: its steps, a caution, and the answer
- * as the last line. */
-static void render_bisect_text(const struct run_event *ev) {
+/* The text of a bisection's answer: its steps, a caution, where a change
+ * of the kernel's instructions went, and the answer as the last line. */
+static void render_bisect_text(const struct render *r, const struct run_event *ev) {
         const json_t *j = ev->result, *steps = json_object_get(j, "steps");
         const json_t *first = json_object_get(j, "first_bad");
         const char *outcome = json_string_value(json_object_get(j, "outcome"));
@@ -41,6 +41,10 @@ static void render_bisect_text(const struct run_event *ev) {
                 printf("%s\n", ev->text);
         if (json_is_string(first) && json_is_false(json_object_get(j, "confirmed")))
                 printf("the first bad did not reproduce against the last good: treat it with care\n");
+        if (json_is_string(first) && ev->explain) {
+                printf("last good -> first bad:\n");
+                textcompare_explain(ev->explain, 0, 2, r->width, stdout);
+        }
         if (json_is_string(first))
                 printf("first bad: %s\n", json_string_value(first));
         else
@@ -50,7 +54,7 @@ static void render_bisect_text(const struct run_event *ev) {
 
 static void render_bisect_result(struct render *r, const struct run_event *ev) {
         if (!r->json) {
-                render_bisect_text(ev);
+                render_bisect_text(r, ev);
                 return;
         }
         /* A failed write stays in stdout's error flag: the verb's one check

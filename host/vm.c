@@ -374,6 +374,23 @@ int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_
         return 0;
 }
 
+int vm_qemu_file_create(const char *path, size_t size, const struct vm_qemu_user *u, struct kb_error *err) {
+        int fd, e;
+
+        if (unlink(path) < 0 && errno != ENOENT)
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        e = posix_fallocate(fd, 0, (off_t)size);
+        close(fd);
+        if (e != 0) {
+                unlink(path);
+                return error_setf(err, -e, "%s: %s", path, g_strerror(e));
+        }
+        return vm_qemu_hand_over(u, path, err);
+}
+
 int vm_qemu_kvm_usable(const struct vm_qemu_user *u, const char *kvm_dev) {
         struct stat st;
 
@@ -904,6 +921,15 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                 xml_text(s, cfg->plugin);
                 g_string_append(s, ",out=");
                 xml_text(s, cfg->plugin_out);
+                g_string_append(s, "'/>\n");
+        }
+        /* The profile (plugin/kbprof.c) rides with the counter: its
+         * segments end at the counter's marks. */
+        if (plugin_on(cfg) && vm_plugin_path_ok(cfg->prof_plugin) && vm_plugin_path_ok(cfg->prof_out)) {
+                g_string_append(s, "    <qemu:arg value='-plugin'/>\n    <qemu:arg value='file=");
+                xml_text(s, cfg->prof_plugin);
+                g_string_append(s, ",out=");
+                xml_text(s, cfg->prof_out);
                 g_string_append(s, "'/>\n");
         }
         if (cfg->n_forwards > 0 || plugin_on(cfg))

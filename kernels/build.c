@@ -598,6 +598,7 @@ static int step_store(struct build *b, struct kstore *s, double build_s, struct 
                       struct kb_error *err) {
         g_autofree char *image = g_build_filename(b->o_dir, IMAGE, NULL);
         g_autofree char *config = g_build_filename(b->o_dir, ".config", NULL);
+        g_autofree char *map = g_build_filename(b->o_dir, "System.map", NULL);
         g_autofree char *record_path = g_strconcat(b->log_path, ".build.json", NULL);
         g_autofree char *release = NULL, *name = NULL;
         g_auto(GStrv) rel_argv = NULL;
@@ -615,6 +616,8 @@ static int step_store(struct build *b, struct kstore *s, double build_s, struct 
         if (r < 0)
                 return r;
         r = kstore_attach(s, ret->kernel, "config", config, "config", err);
+        if (r >= 0)
+                r = kstore_attach(s, ret->kernel, "system_map", map, "System.map", err);
         record = build_record(b, build_s);
         if (r >= 0) {
                 _cleanup_free_ char *text = json_dumps(record, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -635,6 +638,20 @@ static int step_store(struct build *b, struct kstore *s, double build_s, struct 
         return kstore_find(s, name, &ret->kernel, err);
 }
 
+/* A kernel stored before kbench kept a build's System.map gets it from
+ * the O= tree, when the tree's image is still that kernel's: a profile of
+ * a kernel without kallsyms needs it (cell/cellprof.h). */
+static void attach_map_late(const struct build *b, struct kstore *s, const struct kstore_kernel *k) {
+        g_autofree char *image = g_build_filename(b->o_dir, IMAGE, NULL);
+        g_autofree char *map = g_build_filename(b->o_dir, "System.map", NULL);
+        g_autofree char *sum = NULL;
+        struct kb_error ignored = { { 0 } };
+
+        if (k->system_map_path || kstore_file_sha256(image, &sum, &ignored) < 0 || strcmp(sum, k->id) != 0)
+                return;
+        kstore_attach(s, k, "system_map", map, "System.map", &ignored);
+}
+
 /* The same inputs built a kernel that is still stored: take it (under
  * o->name too, when one is asked for). */
 static int try_cache(const struct build *b, struct kstore *s, struct kbuild_result *ret, struct kb_error *err) {
@@ -647,6 +664,7 @@ static int try_cache(const struct build *b, struct kstore *s, struct kbuild_resu
         g_strstrip(id);
         if (strlen(id) != 64 || kstore_find(s, id, &k, &ignored) < 0)
                 return 0;
+        attach_map_late(b, s, k);
         if (b->o->name && strcmp(b->o->name, k->name) != 0) {
                 g_autofree char *image = g_strdup(k->image_path);
 

@@ -32,6 +32,7 @@
 #include "settings/runopts.h"
 #include "kernels/kstore.h"
 #include "decide/changepoint.h"
+#include "report/explain.h"
 #include "report/metrics.h"
 #include "report/view.h"
 #include "results/db.h"
@@ -858,6 +859,9 @@ static int compare_subject(struct night *n, const struct subject *s, GPtrArray *
         r = pairing_compare_load(n->db, &o, ignored, &v, err);
         if (r < 0)
                 return r;
+        /* A regression's rows say where its kernel instructions went. */
+        if (v->worse && explain_load(n->db, v, &(struct explain_options){ 0 }, err) < 0)
+                add_error(n, "%s: where its change went is not known: %s", s->name, err->msg);
         g_ptr_array_add(compared, g_strdup_printf("%s %s", a, b));
         g_ptr_array_add(n->night_compares, g_strdup(s->name));
         g_ptr_array_add(n->night_compares, g_strdup(a));

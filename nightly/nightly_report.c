@@ -70,6 +70,7 @@ void nightly_report_clear(struct nightly_report *r) {
                 g_free(r->bisection->first_bad);
                 g_free(r->bisection->why);
                 g_strfreev(r->bisection->steps);
+                g_strfreev(r->bisection->where);
                 g_free(r->bisection);
         }
         g_free(r->regressions);
@@ -253,11 +254,15 @@ static json_t *num(double x) {
 static json_t *bisection_json(const struct nightly_bisection *b) {
         if (!b)
                 return json_null();
-        return json_pack("{s:s, s:s, s:s?, s:I, s:o, s:s?, s:s?, s:o, s:I, s:s?}", "kernel", b->kernel, "metric",
+        json_t *where = b->where ? json_array() : json_null();
+
+        for (size_t i = 0; b->where && b->where[i]; i++)
+                json_array_append_new(where, json_string(b->where[i]));
+        return json_pack("{s:s, s:s, s:s?, s:I, s:o, s:s?, s:s?, s:o, s:I, s:s?, s:o}", "kernel", b->kernel, "metric",
                          b->metric, "good", b->good, "candidates", (json_int_t)b->candidates,
                          "bisection", b->id ? json_integer(b->id) : json_null(), "outcome", b->outcome, "first_bad",
                          b->first_bad, "confirmed", b->confirmed < 0 ? json_null() : json_boolean(b->confirmed),
-                         "skipped_between", (json_int_t)b->skipped_between, "why", b->why);
+                         "skipped_between", (json_int_t)b->skipped_between, "why", b->why, "where", where);
 }
 
 json_t *nightly_report_json(const struct nightly_report *r) {
@@ -452,6 +457,15 @@ void nightly_report_notify(const struct nightly_report *r, const struct nightly_
                 if (g->rows)
                         fputs(g->rows, out);
                 fputs("\n", out);
+        }
+        if (r->bisection && r->bisection->where && r->bisection->where[0]) {
+                fputs("bisection: last good -> first bad:\n", out);
+                for (size_t i = 0; r->bisection->where[i]; i++) {
+                        g_autofree char *line = printable(r->bisection->where[i], 400);
+
+                        fprintf(out, "  %s\n", line);
+                }
+                fputc('\n', out);
         }
         if (r->bisection && r->bisection->steps && r->bisection->steps[0]) {
                 fputs("bisection steps:\n", out);

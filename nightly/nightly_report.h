@@ -88,6 +88,9 @@ struct nightly_bisection {
         char *why;                         /* none started, or it failed: one line (owned) */
         char **steps;                      /* one line per step as kbench show --bisect lists them,
                                               NULL-terminated, or NULL (owned) */
+        char **where;                      /* where a change of the kernel's instructions went, last good
+                                              to first bad (bisect_answer.where's lines), NULL-terminated,
+                                              or NULL (owned) */
 };
 
 /* A regression of an earlier night that tonight's comparison of its

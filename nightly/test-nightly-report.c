@@ -294,7 +294,7 @@ TEST(reproduce_commands_select_their_own_runs) {
 TEST(bisection_line) {
         struct nightly_bisection b = { (char *)"6.1.0-58-amd64", (char *)"guest.write.kernel_Minsn",
                                        (char *)"6.1.0-55-amd64", 4, 3, (char *)"first-bad", (char *)"6.1.0-57-amd64", 1,
-                                       0, NULL, NULL };
+                                       0, NULL, NULL, NULL };
         struct nightly_report r = { .bisection = &b };
         g_autofree char *line = nightly_bisection_line(&b), *text = NULL;
         json_t *j;
@@ -335,7 +335,7 @@ TEST(bisection_line) {
         ASSERT_TRUE(strstr(line, ": failed: step 2: run 9 was interrupted?forged: line") != NULL);
         /* Never started: no good end, no id. */
         b = (struct nightly_bisection){ (char *)"6.1.0-58-amd64", (char *)"m", NULL, 0, 0, NULL, NULL, -1, 0,
-                                        (char *)"no kernel before it in its source was measured", NULL };
+                                        (char *)"no kernel before it in its source was measured", NULL, NULL };
         g_free(line);
         line = nightly_bisection_line(&b);
         ASSERT_STREQ(line, "bisect: 6.1.0-58-amd64 m: not started: no kernel before it in its source was measured");

@@ -20,11 +20,13 @@
 static void side_free(struct compare_side *s) {
         free(s->failed_states);
         free(s->runs);
+        free(s->cells);
 }
 
 struct compare_view *compare_view_free(struct compare_view *v) {
         if (!v)
                 return NULL;
+        explain_view_free(v->explain);
         for (size_t i = 0; i < v->n_groups; i++) {
                 struct compare_group *g = &v->groups[i];
 

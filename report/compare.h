@@ -111,6 +111,9 @@ struct compare_side {
         char *failed_states;       /* "1 hang, 2 boot-timeout", or NULL (owned) */
         size_t n_runs;
         int64_t *runs;             /* run ids the cells come from, ascending (owned) */
+        size_t n_cells;
+        int64_t *cells;            /* the ok cells' ids, for what is read of them later (their
+                                      profiles, report/explain.h) (owned) */
 };
 
 struct compare_group {
@@ -173,7 +176,12 @@ struct compare_view {
         size_t failed_groups;      /* groups whose cells failed (compare_failed_rule) */
         int exit_status;           /* 0; COMPARE_EXIT_WORSE when worse > 0; COMPARE_EXIT_FAILED
                                       when failed_groups > 0 */
+        struct explain_view *explain;  /* where changes of the kernel's instructions went, when
+                                          explain_load asked (report/explain.h), else NULL (owned) */
 };
+
+struct explain_view;
+struct explain_view *explain_view_free(struct explain_view *x);
 
 struct compare_view *compare_view_free(struct compare_view *v);
 

@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "common/util.h"
+#include "report/explain.h"
 #include "report/metrics.h"
 #include "report/text.h"
 #include "report/textcompare.h"
@@ -342,6 +343,87 @@ static void answer_line(const struct compare_group *g, const struct compare_metr
         text_wrap(out, md ? "- " : "  ", "    ", line, md, o->width);
 }
 
+/* ---- where a change of the kernel's instructions went ------------------ */
+
+/* A count of instructions as Minsn with its sign: "+5.24", "-0.0210". */
+static void format_minsn(double insns, char *buf, size_t size) {
+        char num[32];
+
+        text_format_num(insns / 1e6, num, sizeof(num));
+        snprintf(buf, size, "%s%s", insns > 0 && num[0] != '-' ? "+" : "", num);
+}
+
+/* One function's figures after its name: " +5.24 (+4.8%)", with ", only in
+ * B" when it exists in one kernel only. */
+static void explain_figures(const struct explain *x, const struct explain_fn *f, char *buf, size_t size) {
+        char d[40], pct[40];
+
+        format_minsn(f->delta, d, sizeof(d));
+        text_format_pct(x->total_a > 0 ? f->delta / x->total_a : NAN, 1, pct, sizeof(pct));
+        if (f->only)
+                snprintf(buf, size, " %s (%s, only in %c)", d, pct, f->only);
+        else
+                snprintf(buf, size, " %s (%s)", d, pct);
+}
+
+/* Before an item n columns wide: a blank, or a new line when the item
+ * would pass width (0: no limit). A function and its figures stay on one
+ * line. */
+static void explain_wrap(int indent, int width, int n, int *col, FILE *out) {
+        if (width > 0 && *col > indent + 2 && *col + 1 + n > width) {
+                fprintf(out, "\n%*s", indent + 2, "");
+                *col = indent + 2;
+        } else {
+                fputc(' ', out);
+                (*col)++;
+        }
+        *col += n;
+}
+
+void textcompare_explain(const struct explain *x, int md, int indent, int width, FILE *out) {
+        char d[40], a[40], b[40], head[200], fig[120], rest[80];
+        int col;
+
+        fprintf(out, "%*s%s", indent, "", md ? "- " : "");
+        if (x->none) {
+                fputs("where: not known (", out);
+                text_put_md(out, x->none, md);
+                fputs(")\n", out);
+                return;
+        }
+        text_format_num(x->total_a / 1e6, a, sizeof(a));
+        text_format_num(x->total_b / 1e6, b, sizeof(b));
+        snprintf(head, sizeof(head), "where, Minsn a cell (%s -> %s, %zu + %zu cells profiled):", a, b, x->na, x->nb);
+        fputs(head, out);
+        col = indent + (md ? 2 : 0) + (int)strlen(head);
+        for (size_t i = 0; i < x->n_top; i++) {
+                const struct explain_fn *f = &x->top[i];
+                int more = i + 1 < x->n_top || x->n_rest;
+
+                explain_figures(x, f, fig, sizeof(fig));
+                explain_wrap(indent, width, text_columns(f->symbol) + (int)strlen(fig) + more, &col, out);
+                text_put_md(out, f->symbol, md);
+                fprintf(out, "%s%s", fig, more ? "," : "");
+        }
+        format_minsn(x->rest, d, sizeof(d));
+        snprintf(rest, sizeof(rest), "%zu other%s %s", x->n_rest, x->n_rest == 1 ? "" : "s", d);
+        if (x->n_rest) {
+                explain_wrap(indent, width, (int)strlen(rest), &col, out);
+                fputs(rest, out);
+        }
+        fputc('\n', out);
+}
+
+/* The explanation of metric m of group gi, under its line of the answer. */
+static void answer_explain(const struct compare_view *v, size_t gi, const struct compare_metric *m,
+                           const struct textcompare_opts *o, FILE *out) {
+        const struct explain *x = explain_find(v, gi, m);
+        int md = o->format == TEXTCOMPARE_MARKDOWN;
+
+        if (x)
+                textcompare_explain(x, md, md ? 2 : 4, o->width, out);
+}
+
 static void answer(const struct compare_view *v, const struct textcompare_opts *o, FILE *out) {
         int md = o->format == TEXTCOMPARE_MARKDOWN;
 
@@ -376,8 +458,17 @@ static void answer(const struct compare_view *v, const struct textcompare_opts *
                         fputc('\n', out);
                 for (int pass = 0; pass < 2; pass++)
                         for (size_t j = 0; j < g->n_m; j++)
-                                if (g->m[j].verdict == (pass ? COMPARE_BETTER : COMPARE_WORSE))
+                                if (g->m[j].verdict == (pass ? COMPARE_BETTER : COMPARE_WORSE)) {
                                         answer_line(g, &g->m[j], o, out);
+                                        answer_explain(v, i, &g->m[j], o, out);
+                                }
+                /* Explanations asked for beyond the verdicts (compare --explain). */
+                for (size_t j = 0; j < g->n_m; j++)
+                        if (g->m[j].verdict != COMPARE_WORSE && g->m[j].verdict != COMPARE_BETTER &&
+                            explain_find(v, i, &g->m[j])) {
+                                answer_line(g, &g->m[j], o, out);
+                                answer_explain(v, i, &g->m[j], o, out);
+                        }
                 if (md && i + 1 < v->n_groups)
                         fputc('\n', out);
         }

@@ -27,3 +27,13 @@ struct textcompare_opts {
 #define TEXTCOMPARE_WIDTH 100
 
 void textcompare_print(const struct compare_view *v, const struct textcompare_opts *o, FILE *out);
+
+struct explain;
+/* Where a change of the kernel's instructions went (report/explain.h), as
+ * compare prints it under the change: a line indented by indent, "where,
+ * Minsn a cell (A -> B, na + nb cells profiled):", then each listed
+ * function's difference of the means and its share of A's phase, "only in
+ * B" for one the other kernel lacks, and the others summed, wrapped at
+ * width columns (0: no limit), a function and its figures never apart; as
+ * markdown, one list item. Or why it is not known. */
+void textcompare_explain(const struct explain *x, int md, int indent, int width, FILE *out);

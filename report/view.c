@@ -275,6 +275,8 @@ struct side_group {
         size_t n_fails;
         int64_t *runs;             /* the runs its cells come from */
         size_t n_runs, cap_runs;
+        int64_t *cells;            /* its ok cells' ids */
+        size_t n_cells, cap_cells;
         size_t contended;          /* ok cells the host was busy beside (host.foreign_cpu_pct) */
         size_t cpu_paced;          /* ok cells whose rates the emulator's CPU set: TCG, no disk
                                       throttle */
@@ -301,6 +303,7 @@ static void side_clear(struct side *s) {
                 if (s->g[i].index)
                         g_hash_table_destroy(s->g[i].index);
                 free(s->g[i].runs);
+                free(s->g[i].cells);
                 pairkey_unref(s->g[i].key);
                 free(s->g[i].workload);
         }
@@ -504,6 +507,9 @@ static int side_add_cells(struct side *s, const struct query_selection *sel, con
                         continue;
                 }
                 busy = contended_over(limit, c->metrics, c->n_metrics) == 1;
+                if (grow_array((void **)&g->cells, &g->cap_cells, g->n_cells, sizeof(*g->cells)) < 0)
+                        return error_setf(err, -ENOMEM, "out of memory");
+                g->cells[g->n_cells++] = c->id;
                 g->ok++;
                 g->contended += busy;
                 g->cpu_paced += paced;
@@ -825,10 +831,13 @@ static int copy_side(const struct side_group *g, struct compare_side *ret) {
         char buf[512] = "";
         size_t len = 0;
 
-        *ret = (struct compare_side){ .ok = g->ok, .failed = g->failed, .n_runs = g->n_runs };
+        *ret = (struct compare_side){ .ok = g->ok, .failed = g->failed, .n_runs = g->n_runs, .n_cells = g->n_cells };
         ret->runs = malloc((g->n_runs + 1) * sizeof(*ret->runs));
-        if (!ret->runs)
+        ret->cells = malloc((g->n_cells + 1) * sizeof(*ret->cells));
+        if (!ret->runs || !ret->cells)
                 return -ENOMEM;
+        if (g->n_cells)
+                memcpy(ret->cells, g->cells, g->n_cells * sizeof(*ret->cells));
         if (g->n_runs)
                 memcpy(ret->runs, g->runs, g->n_runs * sizeof(*ret->runs));
         for (size_t i = 1; i < ret->n_runs; i++)      /* few runs: insertion sort */

@@ -64,3 +64,5 @@ char *runner_helper_path(const char *env, const char *build_rel, const char *nam
 
 /* runner_helper_path's arguments for the instruction-count plugin. */
 #define RUNNER_INSN_PLUGIN "KBENCH_INSN_PLUGIN", "plugin/libkbinsn.so", "libkbinsn.so"
+/* ... and for the profile plugin QEMU loads beside it (plugin/kbprof.c). */
+#define RUNNER_PROF_PLUGIN "KBENCH_PROF_PLUGIN", "plugin/libkbprof.so", "libkbprof.so"

@@ -198,6 +198,11 @@ const struct runopt runopt_table[] = {
                   "that warm and cold cells measure the same is shown only to +-10 %, docs/design.md)", .class = RUNOPT_HOW },
         { "cold", 0, RUNOPT_FLAG, OFF(cold), 0, 0, NULL, "cold",
           .help = "Boot every cell fresh (the default; wins over --warm)", .class = RUNOPT_HOW },
+        /* The profile counts what the counter counts: it shapes no figure
+         * but the emulator's speed, which the host's drift moves more. */
+        { "no-profile", 0, RUNOPT_FLAG, OFF(no_profile), 0, 0, NULL, "no_profile",
+          .help = "Do not profile the kernel's instructions by function (under TCG every cell is profiled, "
+                  "for compare to say where a change went)", .class = RUNOPT_HOW },
         { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON", .class = RUNOPT_HOW },
         { "all", 0, RUNOPT_FLAG, OFF(all), .help = "End with every cell and every metric's summary (as kbench "
           "show RUN), not only the judged metrics", .class = RUNOPT_HOW },

@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "report/compare.h"
+#include "report/explain.h"
 #include "report/html.h"
 #include "report/stats.h"
 #include "report/svg.h"
@@ -670,6 +671,89 @@ static void system_table(struct html *h, const struct model *s, const struct com
                         g_ptr_array_free(f[side][i], TRUE);
 }
 
+/* A count of instructions per cell as Minsn, signed when sign. */
+static void minsn(double insns, int sign, char *buf, size_t size) {
+        char num[40];
+
+        text_format_num(insns / 1e6, num, sizeof(num));
+        snprintf(buf, size, "%s%s", sign && insns > 0 && num[0] != '-' ? "+" : "", num);
+}
+
+/* One function of an explanation: its name, both sides, the difference
+ * and its share of A's phase, and "only in B" for one the other lacks. */
+static void explain_row(struct html *h, const struct explain *x, const struct explain_fn *f) {
+        char b[64];
+
+        html_start(h, "tr");
+        html_start(h, "td");
+        html_elem(h, "code", f->symbol);
+        if (f->only) {
+                html_start(h, "span");
+                html_attr(h, "class", "muted");
+                html_textf(h, " only in %c", f->only);
+                html_end(h);
+        }
+        html_end(h);
+        minsn(f->a, 0, b, sizeof(b));
+        td(h, "num", b);
+        minsn(f->b, 0, b, sizeof(b));
+        td(h, "num", b);
+        minsn(f->delta, 1, b, sizeof(b));
+        td(h, f->delta > 0 ? "num worse" : "num", b);
+        text_format_pct(x->total_a > 0 ? f->delta / x->total_a : NAN, 1, b, sizeof(b));
+        td(h, "num", b);
+        html_end(h);
+}
+
+/* The functions not listed, their differences summed. */
+static void rest_row(struct html *h, const struct explain *x) {
+        char b[64];
+
+        html_start(h, "tr");
+        snprintf(b, sizeof(b), "%zu other%s", x->n_rest, x->n_rest == 1 ? "" : "s");
+        td(h, "muted", b);
+        td(h, "num", "");
+        td(h, "num", "");
+        minsn(x->rest, 1, b, sizeof(b));
+        td(h, "num", b);
+        text_format_pct(x->total_a > 0 ? x->rest / x->total_a : NAN, 1, b, sizeof(b));
+        td(h, "num", b);
+        html_end(h);
+}
+
+/* Where each explained change of the group's kernel instructions went
+ * (report/explain.h): a small table per phase beside the forest plot, as
+ * kbench compare prints it under the change. */
+static void explain_tables(struct html *h, const struct compare_view *v, size_t gi) {
+        static const char *const head[] = { "function", "A Minsn", "B Minsn", "change", "% of A's phase" };
+
+        for (size_t i = 0; v->explain && i < v->explain->n; i++) {
+                const struct explain *x = &v->explain->v[i];
+                char d[64], a[64], b[64];
+
+                if (x->group != gi)
+                        continue;
+                html_start(h, "p");
+                html_textf(h, "Where the kernel's instructions of the %s phase went", x->phase);
+                if (x->none) {
+                        html_textf(h, ": not known (%s).", x->none);
+                        html_end(h);
+                        continue;
+                }
+                minsn(x->total_b - x->total_a, 1, d, sizeof(d));
+                minsn(x->total_a, 0, a, sizeof(a));
+                minsn(x->total_b, 0, b, sizeof(b));
+                html_textf(h, ", Minsn a cell: %s (%s -> %s; %zu + %zu cells profiled).", d, a, b, x->na, x->nb);
+                html_end(h);
+                sitehtml_table_begin(h, "cmp explain", head, G_N_ELEMENTS(head));
+                for (size_t k = 0; k < x->n_top; k++)
+                        explain_row(h, x, &x->top[k]);
+                if (x->n_rest)
+                        rest_row(h, x);
+                sitehtml_table_end(h);
+        }
+}
+
 /* The night that made the comparison: when, what it called the subject. */
 static void night_line(struct html *h, const struct model_compare *c) {
         char when[40];
@@ -720,8 +804,10 @@ void comparepage_render(struct html *h, const struct model *s, const struct mode
                 html_start(h, "section");
                 html_attr(h, "class", "summary");
                 html_elem(h, "h2", "Summary");
-                for (size_t g = 0; g < v->n_groups; g++)
+                for (size_t g = 0; g < v->n_groups; g++) {
                         summary_chart(h, c, &v->groups[g]);
+                        explain_tables(h, v, g);
+                }
                 html_end(h);
         }
         html_start(h, "section");
