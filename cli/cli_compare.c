@@ -10,6 +10,7 @@
 
 #include "common/parse.h"
 #include "cli/cli.h"
+#include "cli/kfacts.h"
 #include "decide/pairing.h"
 #include "report/compare.h"
 #include "report/csv.h"
@@ -34,6 +35,21 @@ static int parse_noise(const char *text, double *ret) {
         if (parse_double(buf, &v) < 0 || !(v >= 0 && v < 100))
                 return -EINVAL;
         *ret = v / 100;
+        return 0;
+}
+
+/* --top N: the functions an explanation lists. Returns 0 or -1 after one line. */
+static int check_top(const char *top_s, size_t *ret) {
+        union parse_value v;
+
+        *ret = 0;
+        if (top_s && parse_number(top_s, PARSE_UINT, 1, EXPLAIN_TOP_MAX, &v) < 0) {
+                cli_errorf("compare: --top " CLI_Q " is not a whole number from 1 to %d", CLI_QARG(top_s),
+                           EXPLAIN_TOP_MAX);
+                return -1;
+        }
+        if (top_s)
+                *ret = (size_t)v.u;
         return 0;
 }
 
@@ -168,6 +184,8 @@ static const char compare_summary[] =
 int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
         g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format_s = NULL;
+        g_autofree char *top_s = NULL;
+        size_t top = 0;
         g_auto(GStrv) ignore = NULL;
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
         gboolean json = FALSE, all_runs = FALSE, all = FALSE, wide = FALSE, explain = FALSE;
@@ -200,6 +218,8 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                 { "explain", 0, 0, G_OPTION_ARG_NONE, &explain,
                   "Say where every change of the kernel's instructions went, judged or not (default: under each "
                   "judged change)", NULL },
+                { "top", 0, 0, G_OPTION_ARG_STRING, &top_s,
+                  "Functions each explanation of a change lists before the others' sum (default 8)", "N" },
                 { "format", 0, 0, G_OPTION_ARG_STRING, &format_s,
                   "text (default), markdown (for a mail or a forge), json (every number) or csv", "FORMAT" },
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Short for --format=json", NULL },
@@ -219,7 +239,7 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                 cli_errorf("compare: %s", err.msg);
                 return 2;
         }
-        if (check_values(alpha_s, noise_s, &o) < 0)
+        if (check_values(alpha_s, noise_s, &o) < 0 || check_top(top_s, &top) < 0)
                 return 2;
         if (cli_format("compare", format_s, json, CLI_FORMAT_BIT(CLI_FORMAT_TEXT) |
                        CLI_FORMAT_BIT(CLI_FORMAT_MARKDOWN) | CLI_FORMAT_BIT(CLI_FORMAT_JSON) |
@@ -244,7 +264,9 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         if (r < 0)
                 return cli_error(&err);
         rc = check_view(v, ignored, n_user, metric);
-        if (rc == 0 && explain_load(c->s.db, v, &(struct explain_options){ .all = explain }, &err) < 0)
+        if (rc == 0)
+                kfacts_compare(c, v);
+        if (rc == 0 && explain_load(c->s.db, v, &(struct explain_options){ .all = explain, .top = top }, &err) < 0)
                 rc = cli_error(&err);
         if (rc == 0)
                 rc = print_view(v, format, &t);

@@ -30,6 +30,7 @@
 #include "run/hosts.h"
 #include "run/runner.h"
 #include "settings/runopts.h"
+#include "kernels/kconfig.h"
 #include "kernels/kstore.h"
 #include "decide/changepoint.h"
 #include "report/explain.h"
@@ -623,18 +624,7 @@ static json_t *run_settings(struct night *n, int64_t run_id, struct query_run **
         return json_loads((*ret)->settings_json, 0, NULL);
 }
 
-#define CONFIG_MAX ((gsize)8 << 20)  /* a .config read for the report, bytes at most */
 #define CONFIG_DIFF_LINES 60           /* options the report lists of a config difference */
-
-/* A stored kernel's .config text, or NULL when the store has none. */
-static char *kernel_config(const struct kstore_kernel *k) {
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-
-        if (!k || !k->config_path || fileio_read(k->config_path, CONFIG_MAX, &buf, &len, NULL, NULL) < 0)
-                return NULL;
-        return g_strndup(buf, len);
-}
 
 /* The versions of kernels a (the baseline) and b from the kernel store,
  * and how their configurations differ when the store has both. */
@@ -649,10 +639,10 @@ static void kernel_facts(struct night *n, const char *a, const char *b, struct n
                 kb = NULL;
         g->version_a = g_strdup(ka ? ka->version : NULL);
         g->version_b = g_strdup(kb ? kb->version : NULL);
-        ca = kernel_config(ka);
-        cb = kernel_config(kb);
+        ca = kconfig_read(ka ? ka->config_path : NULL);
+        cb = kconfig_read(kb ? kb->config_path : NULL);
         if (ca && cb)
-                g->config_diff = nightly_config_diff(ca, cb, CONFIG_DIFF_LINES);
+                g->config_diff = kconfig_diff(ca, cb, CONFIG_DIFF_LINES, NULL);
         kstore_kernel_free(ka);
         kstore_kernel_free(kb);
 }

@@ -336,67 +336,6 @@ char *nightly_report_subject(const struct nightly_report *r) {
         return NULL;
 }
 
-/* A .config's options: name -> value ("y", "m", "\"text\"", or NULL for
- * "# CONFIG_X is not set"). Lines are bounded: a .config is a file of the
- * store, not trusted. */
-static GHashTable *config_options(const char *text) {
-        GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
-
-        for (size_t i = 0; lines[i]; i++) {
-                char *l = g_strstrip(lines[i]), *eq;
-
-                if (strlen(l) > 4096)
-                        continue;
-                if (g_str_has_prefix(l, "# CONFIG_") && g_str_has_suffix(l, " is not set")) {
-                        l[strlen(l) - strlen(" is not set")] = '\0';
-                        g_hash_table_replace(h, g_strdup(l + 2), NULL);
-                } else if (g_str_has_prefix(l, "CONFIG_") && (eq = strchr(l, '='))) {
-                        *eq = '\0';
-                        g_hash_table_replace(h, g_strdup(l), g_strdup(eq + 1));
-                }
-        }
-        return h;
-}
-
-static gint cmp_strp(gconstpointer a, gconstpointer b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-char **nightly_config_diff(const char *config_a, const char *config_b, size_t max) {
-        g_autoptr(GHashTable) a = config_options(config_a), b = config_options(config_b);
-        g_autoptr(GPtrArray) names = g_ptr_array_new();
-        GPtrArray *out = g_ptr_array_new();
-        GHashTableIter it;
-        gpointer key;
-        size_t shown = 0;
-
-        g_hash_table_iter_init(&it, a);
-        while (g_hash_table_iter_next(&it, &key, NULL))
-                g_ptr_array_add(names, key);
-        g_hash_table_iter_init(&it, b);
-        while (g_hash_table_iter_next(&it, &key, NULL))
-                if (!g_hash_table_contains(a, key))
-                        g_ptr_array_add(names, key);
-        g_ptr_array_sort(names, cmp_strp);
-        for (guint i = 0; i < names->len; i++) {
-                const char *va = g_hash_table_lookup(a, names->pdata[i]), *vb = g_hash_table_lookup(b, names->pdata[i]);
-                g_autofree char *line = NULL;
-
-                if (g_strcmp0(va, vb) == 0)
-                        continue;
-                if (shown++ >= max)
-                        continue;
-                line = g_strdup_printf("%s: %s -> %s", (const char *)names->pdata[i], va ? va : "(unset)",
-                                       vb ? vb : "(unset)");
-                g_ptr_array_add(out, printable(line, 300));
-        }
-        if (shown > max)
-                g_ptr_array_add(out, g_strdup_printf("... and %zu more", shown - max));
-        g_ptr_array_add(out, NULL);
-        return (char **)g_ptr_array_free(out, FALSE);
-}
-
 /* The header of a message of r's thread: the Subject, "Re: " when it
  * answers an earlier one. */
 static void mail_header(const struct nightly_mail *m, const char *subject, char *const *thread, FILE *out) {

@@ -346,27 +346,3 @@ TEST(bisection_line) {
         ASSERT_TRUE(json_is_null(json_object_get(j, "bisection")));
         json_decref(j);
 }
-
-/* Two .configs differ in the options set otherwise, "is not set" being
- * unset; comments and order do not count. */
-TEST(config_diff) {
-        const char *a = "# Linux/x86 6.1.0 Kernel Configuration\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n"
-                        "# CONFIG_KASAN is not set\nCONFIG_EXT4_FS=m\n";
-        const char *b = "CONFIG_EXT4_FS=y\nCONFIG_HZ=1000\nCONFIG_HZ_1000=y\n# CONFIG_HZ_250 is not set\n"
-                        "# CONFIG_KASAN is not set\n# comment\n";
-        char **d = nightly_config_diff(a, b, 10);
-
-        ASSERT_STREQ(d[0], "CONFIG_EXT4_FS: m -> y");
-        ASSERT_STREQ(d[1], "CONFIG_HZ: 250 -> 1000");
-        ASSERT_STREQ(d[2], "CONFIG_HZ_1000: (unset) -> y");
-        ASSERT_STREQ(d[3], "CONFIG_HZ_250: y -> (unset)");
-        ASSERT_TRUE(d[4] == NULL);
-        g_strfreev(d);
-        d = nightly_config_diff(a, b, 2);
-        ASSERT_STREQ(d[2], "... and 2 more");
-        ASSERT_TRUE(d[3] == NULL);
-        g_strfreev(d);
-        d = nightly_config_diff(a, a, 10);
-        ASSERT_TRUE(d[0] == NULL);
-        g_strfreev(d);
-}
