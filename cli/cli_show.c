@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/kfacts.h"
 #include "report/show.h"
 #include "report/textcompare.h"
 #include "results/db.h"
@@ -49,8 +50,9 @@ static int check_combination(int argc, gboolean json, gboolean tags, gboolean bi
 }
 
 /* What a RUN argument selects: the run, one of its cells, or a cell's log. */
-static int show_in_run(struct db *db, int64_t run_id, const char *cell, const char *log, int vmstat_view,
+static int show_in_run(struct cli_ctx *c, int64_t run_id, const char *cell, const char *log, int vmstat_view,
                        enum cli_format format, gboolean all, struct kb_error *err) {
+        struct db *db = c->s.db;
         int json = format == CLI_FORMAT_JSON;
 
         if (vmstat_view)
@@ -61,7 +63,8 @@ static int show_in_run(struct db *db, int64_t run_id, const char *cell, const ch
                 return show_cell(db, run_id, cell, json, stdout, err);
         return show_run(db, run_id,
                         &(struct show_opts){ .format = json ? SHOW_JSON : format == CLI_FORMAT_CSV ? SHOW_CSV : SHOW_TEXT,
-                                             .all = all, .width = cli_width(TEXTCOMPARE_WIDTH) },
+                                             .all = all, .width = cli_width(TEXTCOMPARE_WIDTH),
+                                             .upstream = kfacts_upstream, .upstream_ctx = c },
                         stdout, err);
 }
 
@@ -141,7 +144,7 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
                         return 2;
                 }
                 if (r >= 0)
-                        r = show_in_run(db, run_id, cell, log, vmstat_view, format, all, &err);
+                        r = show_in_run(c, run_id, cell, log, vmstat_view, format, all, &err);
         }
         if (r < 0)
                 r = db_blame(db, r, &err);

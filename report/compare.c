@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "common/parse.h"
 #include "common/util.h"
 #include "report/compare.h"
@@ -27,6 +29,9 @@ struct compare_view *compare_view_free(struct compare_view *v) {
         if (!v)
                 return NULL;
         explain_view_free(v->explain);
+        free(v->kernels.upstream_a);
+        free(v->kernels.upstream_b);
+        g_strfreev(v->kernels.config_diff);
         for (size_t i = 0; i < v->n_groups; i++) {
                 struct compare_group *g = &v->groups[i];
 

@@ -156,6 +156,16 @@ struct compare_options {
         const char *const *ignore_settings;   /* NULL-terminated, or NULL */
 };
 
+/* What tells the two sides' kernels apart for a reader, from the kernel
+ * store: filled by a caller that has one (cli/cli_compare.c), never
+ * judged. Each NULL where unknown. */
+struct compare_kernels {
+        char *upstream_a, *upstream_b;  /* the upstream version, "6.1.170" (owned) */
+        char **config_diff;        /* how B's .config differs from A's (kconfig_diff's lines, the last
+                                      perhaps "... and N more"), NULL-terminated; NULL: a side has none (owned) */
+        size_t config_differ;      /* options that differ */
+};
+
 struct compare_view {
         char *sel_a, *sel_b;       /* as given (owned) */
         char *desc_a, *desc_b;     /* what they resolved to, "6.1.0-57-amd64 in run 1 (tag a1)" */
@@ -176,6 +186,7 @@ struct compare_view {
         size_t failed_groups;      /* groups whose cells failed (compare_failed_rule) */
         int exit_status;           /* 0; COMPARE_EXIT_WORSE when worse > 0; COMPARE_EXIT_FAILED
                                       when failed_groups > 0 */
+        struct compare_kernels kernels;
         struct explain_view *explain;  /* where changes of the kernel's instructions went, when
                                           explain_load asked (report/explain.h), else NULL (owned) */
 };

@@ -445,6 +445,19 @@ static json_t *group_explain_json(const struct compare_view *v, size_t gi) {
         return a;
 }
 
+/* How the kernels' configurations differ: {differ, lines}, or null when
+ * a side has no .config in the store. */
+static json_t *config_diff_json(const struct compare_kernels *k) {
+        json_t *lines;
+
+        if (!k->config_diff)
+                return json_null();
+        lines = json_array();
+        for (size_t i = 0; k->config_diff[i]; i++)
+                json_array_append_new(lines, json_str(k->config_diff[i]));
+        return json_pack("{s:I, s:o}", "differ", (json_int_t)k->config_differ, "lines", lines);
+}
+
 json_t *json_view_compare(const struct compare_view *v) {
         json_t *j, *groups = json_array(), *lonely = json_array(), *ignored = json_array();
 
@@ -489,11 +502,12 @@ json_t *json_view_compare(const struct compare_view *v) {
                                                         pairkey_json(l->key), "cells", side_json(&l->s),
                                                         "differs", json_str(l->differs)));
         }
-        j = json_pack("{s:{s:o, s:o}, s:{s:o, s:o}, s:f, s:f, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
-                      "s:I, s:I, s:i, s:i, s:b}",
-                      "a", "selector", json_str(v->sel_a), "resolved", json_str(v->desc_a), "b", "selector",
-                      json_str(v->sel_b),
-                      "resolved", json_str(v->desc_b), "alpha", v->alpha, "noise_pct", v->noise * 100,
+        j = json_pack("{s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:o, s:f, s:f, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, "
+                      "s:o, s:I, s:I, s:I, s:I, s:i, s:i, s:b}",
+                      "a", "selector", json_str(v->sel_a), "resolved", json_str(v->desc_a), "upstream",
+                      json_str(v->kernels.upstream_a), "b", "selector", json_str(v->sel_b), "resolved",
+                      json_str(v->desc_b), "upstream", json_str(v->kernels.upstream_b), "config_diff",
+                      config_diff_json(&v->kernels), "alpha", v->alpha, "noise_pct", v->noise * 100,
                       "verdict_test", "welch", "amount_test", "welch or yuen-trim-0.2, the smaller p doubled",
                       "correction", "benjamini-hochberg", "ci", "fieller-95",
                       "workload", json_str(v->workload), "metric_glob", json_str(v->metric_glob),

@@ -64,7 +64,8 @@ int show_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb
 }
 
 int show_run(struct db *db, int64_t run_id, const struct show_opts *o, FILE *out, struct kb_error *err) {
-        struct textrun_opts t = { .all = o->all, .width = o->width };
+        struct textrun_opts t = { .all = o->all, .width = o->width, .upstream = o->upstream,
+                                  .upstream_ctx = o->upstream_ctx };
         struct view_run *v = NULL;
         int r;
 

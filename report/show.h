@@ -20,6 +20,8 @@ struct show_opts {
         int brief;                 /* the end of `kbench run`: failed cells and judged metrics only */
         int all;                   /* keep the summary rows that repeat another or are 0 everywhere */
         int width;                 /* columns the text fits in; 0: no limit */
+        char *(*upstream)(void *ctx, const char *kernel_id);  /* textrun_opts.upstream, or NULL */
+        void *upstream_ctx;
 };
 
 /* One run: its cells (key, kernel, workload, iteration, state, accel,

@@ -23,6 +23,7 @@
 #endif
 
 #define CELL 64                    /* bytes of one table cell */
+#define TEXTCOMPARE_CONFIG_LINES 4 /* differing config options the answer lists without -a */
 
 /* The columns of a group's table; the compact ones are marked. */
 enum col {
@@ -511,6 +512,48 @@ static void lonely_print(const struct compare_view *v, int md, FILE *out) {
         }
 }
 
+/* One line of facts: wrapped in text; in markdown a line of its own
+ * (two blanks before its newline), as the selectors' lines are. */
+static void fact_line(const char *line, const struct textcompare_opts *o, FILE *out) {
+        if (o->format != TEXTCOMPARE_MARKDOWN) {
+                text_wrap(out, "", "  ", line, 0, o->width);
+                return;
+        }
+        text_put_md(out, line, 1);
+        fputs("  \n", out);
+}
+
+/* The kernels' upstream versions and how their configurations differ,
+ * when the kernel store had them: the first things a kernel developer
+ * asks of two kernels. A few differing options, all with o->all. */
+static void kernels_print(const struct compare_kernels *k, const struct textcompare_opts *o, FILE *out) {
+        size_t n = 0, shown;
+        g_autoptr(GString) line = g_string_new(NULL);
+
+        if (k->upstream_a || k->upstream_b) {
+                g_autofree char *l = g_strdup_printf("upstream: A %s, B %s", k->upstream_a ? k->upstream_a : "?",
+                                                     k->upstream_b ? k->upstream_b : "?");
+                fact_line(l, o, out);
+        }
+        if (!k->config_diff)
+                return;
+        if (k->config_differ == 0) {
+                fact_line("config: the same options", o, out);
+                return;
+        }
+        while (k->config_diff[n] && !g_str_has_prefix(k->config_diff[n], "... and "))
+                n++;
+        shown = o->all ? n : MIN(n, TEXTCOMPARE_CONFIG_LINES);
+        g_string_append_printf(line, "config: %zu option%s differ%s:", k->config_differ,
+                               k->config_differ == 1 ? "" : "s", k->config_differ == 1 ? "s" : "");
+        for (size_t i = 0; i < shown; i++)
+                g_string_append_printf(line, "%s %s", i ? ";" : "", k->config_diff[i]);
+        if (shown < k->config_differ)
+                g_string_append_printf(line, "; and %zu more%s", k->config_differ - shown,
+                                       shown < n ? " (-a lists them)" : "");
+        fact_line(line->str, o, out);
+}
+
 void textcompare_print(const struct compare_view *v, const struct textcompare_opts *o, FILE *out) {
         int md = o->format == TEXTCOMPARE_MARKDOWN;
         g_autofree char *rule = NULL, *total = NULL, *exit_note = g_strdup_printf(" (exit status %d)", v->exit_status);
@@ -519,6 +562,7 @@ void textcompare_print(const struct compare_view *v, const struct textcompare_op
 
         selector_line("A", v->sel_a, v->desc_a, md, out);
         selector_line("B", v->sel_b, v->desc_b, md, out);
+        kernels_print(&v->kernels, o, out);
         if (v->same_cells)
                 fprintf(out, "note: A and B select the same cells; for an A/A comparison name two runs or tags%s\n",
                         md ? "  " : "");

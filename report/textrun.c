@@ -110,6 +110,29 @@ static void run_header(const struct query_run *r, FILE *out) {
         until_mde_line(r, out);
 }
 
+/* "kernels 6.1.0-47-amd64 (upstream 6.1.170), ...": each kernel of the
+ * run once, when o->upstream knows its version; the release alone does
+ * not say which stable update a distribution's kernel is. */
+static void kernels_line(const struct view_run *v, const struct textrun_opts *o, FILE *out) {
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+        g_autoptr(GString) line = g_string_new("kernels");
+        int any = 0;
+
+        for (size_t i = 0; o->upstream && i < v->n_cells; i++) {
+                const struct query_cell *c = &v->cells[i];
+                g_autofree char *up = NULL;
+
+                if (!c->kernel_id || !c->kernel_name || !g_hash_table_add(seen, c->kernel_id))
+                        continue;
+                up = o->upstream(o->upstream_ctx, c->kernel_id);
+                g_string_append_printf(line, "%s %s (upstream %s)", g_hash_table_size(seen) > 1 ? "," : "",
+                                       c->kernel_name, up ? up : "?");
+                any |= up != NULL;
+        }
+        if (any)
+                text_wrap(out, "", "  ", line->str, 0, o->width);
+}
+
 /* ---- the summary, side by side ------------------------------------------ */
 
 /* One row of the summary: a (workload, metric) and its series per kernel
@@ -447,6 +470,7 @@ void textrun_brief(const struct view_run *v, const struct textrun_opts *o, FILE 
         size_t failed = 0;
 
         run_header(v->run, out);
+        kernels_line(v, o, out);
         if (v->n_cells == 0) {
                 fputs("\nno cells stored yet\n", out);
                 return;
@@ -568,6 +592,7 @@ void textrun_run(const struct view_run *v, const struct textrun_opts *o, FILE *o
         int any_hook = 0;
 
         run_header(v->run, out);
+        kernels_line(v, o, out);
         if (v->n_cells == 0) {
                 fputs("\nno cells stored yet\n", out);
                 return;

@@ -12,6 +12,11 @@
 struct textrun_opts {
         int all;                   /* keep the summary rows that repeat another or are 0 everywhere */
         int width;                 /* columns to fit in; 0: no limit */
+        /* The upstream version of the kernel with this id ("6.1.170"), a
+         * new string or NULL, from whoever has the kernel store (NULL:
+         * nobody has): a line of the header names each kernel's. */
+        char *(*upstream)(void *ctx, const char *kernel_id);
+        void *upstream_ctx;
 };
 
 /* All runs: id, tag, started, status, kernels, cells ok/total. */
