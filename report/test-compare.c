@@ -776,6 +776,65 @@ TEST(fits_the_readers_width) {
         store_done(&s);
 }
 
+/* text with each wrapped line joined to the one before, in place. */
+static char *unwrapped(char *text) {
+        char *w = text;
+
+        for (const char *r = text; *r; r++) {
+                if (r[0] == '\n' && r[1] == ' ' && r[2] == ' ') {
+                        *w++ = ' ';
+                        r += 2;
+                        while (r[1] == ' ')
+                                r++;
+                } else
+                        *w++ = *r;
+        }
+        *w = '\0';
+        return text;
+}
+
+/* The kernels' facts, when the caller found them: the upstream versions,
+ * and the config difference cut to a few options unless -a, in the
+ * reader's width, in markdown each a line of its own. */
+TEST(kernels_facts) {
+        static const char *const diff[] = { "CONFIG_A: y -> (unset)", "CONFIG_B: m -> y", "CONFIG_C: 1 -> 2",
+                                            "CONFIG_D: (unset) -> y", "CONFIG_E_WITH_A_LONG_NAME_THAT_GOES_ON: y -> m",
+                                            "... and 2 more", NULL };
+        struct store s;
+        struct compare_view *v;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        store_init(&s);
+        v = load(&s, "tag:base", "tag:thr", NULL, 0);
+        v->kernels.upstream_a = strdup("6.1.170");
+        v->kernels.upstream_b = strdup("6.1.192");
+        v->kernels.config_diff = g_strdupv((char **)diff);
+        v->kernels.config_differ = 7;
+        for (int md = 0; md <= 1; md++) {
+                f = open_memstream(&text, &len);
+                ASSERT_TRUE(f);
+                textcompare_print(v, &(struct textcompare_opts){ .width = 60, .format = md ? TEXTCOMPARE_MARKDOWN
+                                                                                          : TEXTCOMPARE_TEXT }, f);
+                fclose(f);
+                fputs(text, stderr);
+                ASSERT_TRUE(md || widest(text) <= 60);
+                ASSERT_TRUE(strstr(text, md ? "\nupstream: A 6.1.170, B 6.1.192  \nconfig: 7 options differ:"
+                                            : "\nupstream: A 6.1.170, B 6.1.192\nconfig: 7 options differ:") != NULL);
+                ASSERT_TRUE(strstr(unwrapped(text), "CONFIG_D: (unset) -> y; and 3 more (-a lists them)") != NULL);
+                ASSERT_TRUE(strstr(text, "CONFIG_E_WITH") == NULL);
+                free(text);
+        }
+        f = open_memstream(&text, &len);
+        textcompare_print(v, &(struct textcompare_opts){ .all = 1 }, f);
+        fclose(f);
+        ASSERT_TRUE(strstr(text, "CONFIG_E_WITH_A_LONG_NAME_THAT_GOES_ON: y -> m; and 2 more\n") != NULL);
+        free(text);
+        v = compare_view_free(v);
+        store_done(&s);
+}
+
 TEST(too_few_samples) {
         struct store s;
         struct compare_view *v;

@@ -515,12 +515,23 @@ static void lonely_print(const struct compare_view *v, int md, FILE *out) {
 /* One line of facts: wrapped in text; in markdown a line of its own
  * (two blanks before its newline), as the selectors' lines are. */
 static void fact_line(const char *line, const struct textcompare_opts *o, FILE *out) {
-        if (o->format != TEXTCOMPARE_MARKDOWN) {
+        int md = o->format == TEXTCOMPARE_MARKDOWN;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = md ? open_memstream(&buf, &len) : NULL;
+
+        if (!m) {
                 text_wrap(out, "", "  ", line, 0, o->width);
                 return;
         }
-        text_put_md(out, line, 1);
+        /* Wrapped two columns short, for the line break's blanks. */
+        text_wrap(m, "", "  ", line, 1, o->width > 2 ? o->width - 2 : o->width);
+        fclose(m);
+        if (len && buf[len - 1] == '\n')
+                len--;
+        fwrite(buf, 1, len, out);
         fputs("  \n", out);
+        free(buf);
 }
 
 /* The kernels' upstream versions and how their configurations differ,
