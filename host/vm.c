@@ -825,22 +825,9 @@ void vm_disk_target(const struct guest_shape *g, int index, char ret[VM_DISK_TAR
         snprintf(ret, VM_DISK_TARGET_MAX, "%s%c", bus->target_prefix, 'a' + index);
 }
 
-char *vm_domain_xml(const struct vm_config *cfg) {
-        const struct diskbus *bus = diskbus_get(cfg->guest->disk_bus);
-        GString *s = g_string_new(NULL);
-
-        g_string_append_printf(s, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n",
-                               strcmp(cfg->guest->accel, "kvm") == 0 ? "kvm" : "qemu");
-        g_string_append(s, "  <name>");
-        xml_text(s, cfg->name);
-        g_string_append(s, "</name>\n");
-        if (cfg->uuid) {
-                g_string_append(s, "  <uuid>");
-                xml_text(s, cfg->uuid);
-                g_string_append(s, "</uuid>\n");
-        }
-        g_string_append_printf(s, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n",
-                               cfg->guest->mem_mb, cfg->guest->cpus);
+/* <os>, then <features> and <cpu>: the kernel booted directly, with its
+ * command line. */
+static void xml_os(GString *s, const struct vm_config *cfg) {
         g_string_append(s, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
         xml_text(s, cfg->kernel);
         g_string_append(s, "</kernel>\n");
@@ -859,9 +846,13 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                                    "  <cpu mode='host-passthrough'/>\n");
         else
                 g_string_append(s, "  <features><acpi/></features>\n");
-        g_string_append(s, "  <clock offset='utc'/>\n"
-                           "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
-                           "  <on_crash>destroy</on_crash>\n  <devices>\n");
+}
+
+/* The work disk and the swap disk, on the guest's bus, with the bus's
+ * controller. */
+static void xml_disks(GString *s, const struct vm_config *cfg) {
+        const struct diskbus *bus = diskbus_get(cfg->guest->disk_bus);
+
         for (int i = 0; i < 2; i++) {
                 const char *path = i == 0 ? cfg->disk : cfg->swap_disk;
                 const char *serial = i == 0 ? bus->serial_disk : bus->serial_swap;
@@ -882,24 +873,11 @@ char *vm_domain_xml(const struct vm_config *cfg) {
         }
         if (bus->controller && (cfg->disk || cfg->swap_disk))
                 g_string_append_printf(s, "    %s\n", bus->controller);
-        xml_serials(s, cfg);
-        g_string_append(s, "    <controller type='usb' model='none'/>\n"
-                           "    <memballoon model='none'/>\n  </devices>\n");
-        /* Once QEMU is up, libvirt 9.0 reads the guest CPU back one QOM
-         * property per QMP command (qom-get, about 400 of them), and QEMU 7.2
-         * reads QMP one byte per poll: 0.23 s of every start and every
-         * restore on this project's host, most of a restore. Without this
-         * capability libvirt reads the two CPUID word lists instead (three
-         * commands). Under TCG the domain asks for no CPU model or feature
-         * (libvirt fills in qemu64), so the read has nothing to find missing,
-         * and QEMU's -cpu and the CPU a save records come out the same either
-         * way (docs/design.md, "Where a restore's time goes"). libvirt taints
-         * the domain "hypervisor feature autodetection override". KVM keeps
-         * the full read: its host-passthrough CPU is what that read updates. */
-        if (strcmp(cfg->guest->accel, "kvm") != 0)
-                g_string_append(s, "  <qemu:capabilities>\n"
-                                   "    <qemu:del capability='cpu-unavailable-features'/>\n"
-                                   "  </qemu:capabilities>\n");
+}
+
+/* What goes to QEMU beside libvirt: the loopback NIC's forwards and the
+ * plugins. */
+static void xml_commandline(GString *s, const struct vm_config *cfg) {
         if (cfg->n_forwards > 0 || plugin_on(cfg))
                 g_string_append(s, "  <qemu:commandline>\n");
         if (cfg->n_forwards > 0) {
@@ -934,6 +912,47 @@ char *vm_domain_xml(const struct vm_config *cfg) {
         }
         if (cfg->n_forwards > 0 || plugin_on(cfg))
                 g_string_append(s, "  </qemu:commandline>\n");
+}
+
+char *vm_domain_xml(const struct vm_config *cfg) {
+        GString *s = g_string_new(NULL);
+
+        g_string_append_printf(s, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n",
+                               strcmp(cfg->guest->accel, "kvm") == 0 ? "kvm" : "qemu");
+        g_string_append(s, "  <name>");
+        xml_text(s, cfg->name);
+        g_string_append(s, "</name>\n");
+        if (cfg->uuid) {
+                g_string_append(s, "  <uuid>");
+                xml_text(s, cfg->uuid);
+                g_string_append(s, "</uuid>\n");
+        }
+        g_string_append_printf(s, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n",
+                               cfg->guest->mem_mb, cfg->guest->cpus);
+        xml_os(s, cfg);
+        g_string_append(s, "  <clock offset='utc'/>\n"
+                           "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
+                           "  <on_crash>destroy</on_crash>\n  <devices>\n");
+        xml_disks(s, cfg);
+        xml_serials(s, cfg);
+        g_string_append(s, "    <controller type='usb' model='none'/>\n"
+                           "    <memballoon model='none'/>\n  </devices>\n");
+        /* Once QEMU is up, libvirt 9.0 reads the guest CPU back one QOM
+         * property per QMP command (qom-get, about 400 of them), and QEMU 7.2
+         * reads QMP one byte per poll: 0.23 s of every start and every
+         * restore on this project's host, most of a restore. Without this
+         * capability libvirt reads the two CPUID word lists instead (three
+         * commands). Under TCG the domain asks for no CPU model or feature
+         * (libvirt fills in qemu64), so the read has nothing to find missing,
+         * and QEMU's -cpu and the CPU a save records come out the same either
+         * way (docs/design.md, "Where a restore's time goes"). libvirt taints
+         * the domain "hypervisor feature autodetection override". KVM keeps
+         * the full read: its host-passthrough CPU is what that read updates. */
+        if (strcmp(cfg->guest->accel, "kvm") != 0)
+                g_string_append(s, "  <qemu:capabilities>\n"
+                                   "    <qemu:del capability='cpu-unavailable-features'/>\n"
+                                   "  </qemu:capabilities>\n");
+        xml_commandline(s, cfg);
         g_string_append(s, "</domain>\n");
         return g_string_free(s, FALSE);
 }
