@@ -433,103 +433,106 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
         return 0;
 }
 
+/* The global options (--store, --db, --connect), taken out of argv, and
+ * what they default to. Returns 0, or -1 once the error is said. */
+static int global_options(int *argc, char **argv, struct store_ctx *g) {
+        const char *env;
+
+        if (take_option(argc, argv, "--store", "DIR", &g->home) || take_option(argc, argv, "--db", "FILE", &g->db_path) ||
+            take_connects(argc, argv, &g->hosts))
+                return -1;
+        /* A verb that talks to one host (doctor checks each) takes the
+         * first; a run spreads its cells over all of them. One host given
+         * without a name is the run's one host, as nightly's connect and
+         * every run before several hosts: its cells name no host, so they
+         * pair with those runs'. */
+        if (g->hosts) {
+                g_autofree char *name = NULL;
+                struct kb_error err = { { 0 } };
+
+                if (run_host_spec_parse(g->hosts[0], &name, &g->connect, &err) < 0) {
+                        cli_errorf("%s", err.msg);
+                        return -1;
+                }
+                if (!g->hosts[1] && !name)
+                        g_clear_pointer(&g->hosts, g_strfreev);
+        }
+
+        if (!g->home) {
+                /* As root, QEMU runs as libvirt-qemu (host/vm.c), which
+                 * cannot enter /root (mode 0700): root's store is a system one. */
+                env = getenv("KBENCH_HOME");
+                g->home = env && *env ? g_strdup(env)
+                         : geteuid() == 0 ? g_strdup("/var/lib/kbench")
+                                          : g_build_filename(g_get_user_data_dir(), "kbench", NULL);
+        }
+        if (!g_path_is_absolute(g->home)) {
+                char *cwd = g_get_current_dir(), *abs = g_build_filename(cwd, g->home, NULL);
+                g_free(cwd);
+                g_free(g->home);
+                g->home = abs;
+        }
+        if (!g->db_path)
+                g->db_path = g_build_filename(g->home, "results.db", NULL);
+        if (!g->connect)
+                g->connect = g_strdup_printf("qemu:///embed?root=%s/libvirt", g->home);
+        return 0;
+}
+
+/* The verb argv[1] names, or help, the version, completion. Returns the
+ * exit code. */
+static int dispatch(int argc, char **argv, struct store_ctx *g, struct cli_ctx *c) {
+        int verb;
+
+        /* A bare kbench is a usage error like any other: one line. */
+        if (argc < 2)
+                return cli_errorf("no verb given; try 'kbench --help'") + 1;
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || (strcmp(argv[1], "help") == 0 && argc == 2)) {
+                usage(stdout);
+                return 0;
+        }
+        /* "kbench help VERB [SUBCOMMAND]" is "kbench VERB [SUBCOMMAND] --help". */
+        if (strcmp(argv[1], "help") == 0)
+                return help_verb(g, argc - 2, argv + 2);
+        /* Hidden, for cli/kbench.bash: the global options, and lists of
+         * what the store holds (cli_complete.c). */
+        if (strcmp(argv[1], CLI_COMPLETE_OPTIONS) == 0) {
+                fputs("--store=\n--db=\n--connect=\n--help\n--version\n", stdout);
+                return 0;
+        }
+        if (strcmp(argv[1], "--complete") == 0) {
+                cli_ctx_init(c, g, "complete", CLI_DB);
+                return cli_complete(argc - 1, argv + 1, c);
+        }
+        if (strcmp(argv[1], "--version") == 0) {
+                /* A question of its own: what stands beside it would be
+                 * ignored, and a script would take the 0 for its answer. */
+                if (argc > 2)
+                        return cli_errorf("--version takes nothing else (" CLI_Q " given; try 'kbench --help')",
+                                          CLI_QARG(argv[2])) + 1;
+                printf("kbench %s\n", KBENCH_VERSION);
+                return 0;
+        }
+        verb = find_verb(argv[1]);
+        if (verb >= 0) {
+                cli_ctx_init(c, g, verbs[verb].name, verbs[verb].needs);
+                return verbs[verb].fn(argc - 1, argv + 1, c);
+        }
+        return cli_errorf("unknown verb " CLI_Q " (try 'kbench --help')", CLI_QARG(argv[1])) + 1;
+}
+
 int main(int argc, char **argv) {
         struct store_ctx g = { 0 };
         struct cli_ctx c = { 0 };
-        const char *env;
-        int r = 2, verb;
+        int r = 2;
 
         /* Option values and names from the store are UTF-8, whatever the
          * environment's locale: GOption then takes "--tag café" as text.
          * Only the character type: numbers keep the C locale's '.'. */
         if (!setlocale(LC_CTYPE, "C.UTF-8"))
                 setlocale(LC_CTYPE, "");
-        if (take_option(&argc, argv, "--store", "DIR", &g.home) || take_option(&argc, argv, "--db", "FILE", &g.db_path) ||
-            take_connects(&argc, argv, &g.hosts))
-                goto out;
-        /* A verb that talks to one host (doctor checks each) takes the
-         * first; a run spreads its cells over all of them. One host given
-         * without a name is the run's one host, as nightly's connect and
-         * every run before several hosts: its cells name no host, so they
-         * pair with those runs'. */
-        if (g.hosts) {
-                g_autofree char *name = NULL;
-                struct kb_error err = { { 0 } };
-
-                if (run_host_spec_parse(g.hosts[0], &name, &g.connect, &err) < 0) {
-                        cli_errorf("%s", err.msg);
-                        goto out;
-                }
-                if (!g.hosts[1] && !name)
-                        g_clear_pointer(&g.hosts, g_strfreev);
-        }
-
-        if (!g.home) {
-                /* As root, QEMU runs as libvirt-qemu (host/vm.c), which
-                 * cannot enter /root (mode 0700): root's store is a system one. */
-                env = getenv("KBENCH_HOME");
-                g.home = env && *env ? g_strdup(env)
-                         : geteuid() == 0 ? g_strdup("/var/lib/kbench")
-                                          : g_build_filename(g_get_user_data_dir(), "kbench", NULL);
-        }
-        if (!g_path_is_absolute(g.home)) {
-                char *cwd = g_get_current_dir(), *abs = g_build_filename(cwd, g.home, NULL);
-                g_free(cwd);
-                g_free(g.home);
-                g.home = abs;
-        }
-        if (!g.db_path)
-                g.db_path = g_build_filename(g.home, "results.db", NULL);
-        if (!g.connect)
-                g.connect = g_strdup_printf("qemu:///embed?root=%s/libvirt", g.home);
-
-        /* A bare kbench is a usage error like any other: one line. */
-        if (argc < 2) {
-                cli_errorf("no verb given; try 'kbench --help'");
-                goto out;
-        }
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || (strcmp(argv[1], "help") == 0 && argc == 2)) {
-                usage(stdout);
-                r = 0;
-                goto out;
-        }
-        /* "kbench help VERB [SUBCOMMAND]" is "kbench VERB [SUBCOMMAND] --help". */
-        if (strcmp(argv[1], "help") == 0) {
-                r = help_verb(&g, argc - 2, argv + 2);
-                goto out;
-        }
-        /* Hidden, for cli/kbench.bash: the global options, and lists of
-         * what the store holds (cli_complete.c). */
-        if (strcmp(argv[1], CLI_COMPLETE_OPTIONS) == 0) {
-                fputs("--store=\n--db=\n--connect=\n--help\n--version\n", stdout);
-                r = 0;
-                goto out;
-        }
-        if (strcmp(argv[1], "--complete") == 0) {
-                cli_ctx_init(&c, &g, "complete", CLI_DB);
-                r = cli_complete(argc - 1, argv + 1, &c);
-                goto out;
-        }
-        if (strcmp(argv[1], "--version") == 0) {
-                /* A question of its own: what stands beside it would be
-                 * ignored, and a script would take the 0 for its answer. */
-                if (argc > 2) {
-                        cli_errorf("--version takes nothing else (" CLI_Q " given; try 'kbench --help')",
-                                   CLI_QARG(argv[2]));
-                        goto out;
-                }
-                printf("kbench %s\n", KBENCH_VERSION);
-                r = 0;
-                goto out;
-        }
-        verb = find_verb(argv[1]);
-        if (verb >= 0) {
-                cli_ctx_init(&c, &g, verbs[verb].name, verbs[verb].needs);
-                r = verbs[verb].fn(argc - 1, argv + 1, &c);
-                goto out;
-        }
-        cli_errorf("unknown verb " CLI_Q " (try 'kbench --help')", CLI_QARG(argv[1]));
-out:
+        if (global_options(&argc, argv, &g) == 0)
+                r = dispatch(argc, argv, &g, &c);
         /* Every verb's output, --help's and --version's too: a full disk
          * behind >FILE is an error, not a success. */
         r = cli_stdout_done(c.verb ? c.verb : "kbench", r);
