@@ -74,6 +74,51 @@ static int print_json(const char *dir, const struct site_result *res, struct kb_
         return r;
 }
 
+static const char publish_summary[] =
+        "Write a static HTML site of the result store: an index, a page per run,\n"
+        "per cell (settings, metrics, charts, logs) and per kernel (its metrics\n"
+        "across runs) and per comparison (kbench compare's tables and verdicts,\n"
+        "with bar charts and vmstat of both sides overlaid). Without --compare,\n"
+        "each kernel of a run is compared with the one before it in that run.\n"
+        "A and B are selectors as in kbench compare: a kernel name, run:ID,\n"
+        "run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL.\n\n"
+        "Pages are plain HTML with inline CSS and SVG charts: no script, no\n"
+        "external request; they work from file:// and any web server. Only pages\n"
+        "whose bytes changed are written.\n\n"
+        "DIR is a kbench site when it holds .kbench-site, the list of the pages\n"
+        "kbench wrote there; only those are ever replaced or removed. A missing or\n"
+        "empty DIR becomes a site; any other DIR is refused unless --force. The\n"
+        "store's own site/ directory (with or without -o; not a link elsewhere)\n"
+        "without .kbench-site was written before kbench kept one: it is taken over,\n"
+        "then follows its manifest as any site. Publishes into one DIR take turns.";
+
+/* What publish was asked, before any store is opened: the arguments,
+ * the format, -o and each --compare. Returns 0, or -1 once the usage
+ * error is said. */
+static int check_request(int argc, char **argv, const char *format_s, gboolean json, enum cli_format *format,
+                         const char *dir, char **compares) {
+        if (argc > 1) {
+                cli_errorf("publish: unexpected argument '%.64s' (try 'kbench publish --help')", argv[1]);
+                return -1;
+        }
+        if (cli_format("publish", format_s, json, CLI_FORMAT_BIT(CLI_FORMAT_TEXT) | CLI_FORMAT_BIT(CLI_FORMAT_JSON),
+                       format))
+                return -1;
+        if (dir && !*dir) {
+                cli_errorf("publish: -o needs a directory, not an empty string");
+                return -1;
+        }
+        /* What no store could make a comparison of is a usage error; which
+         * kernels and runs exist is the store's to say (exit 1). */
+        for (size_t i = 0; compares && compares[i]; i++)
+                if (!compare_spec_ok(compares[i])) {
+                        cli_errorf("publish: --compare " CLI_Q " is not A:B with A and B selectors (a kernel name, "
+                                   "run:ID, run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL)", CLI_QARG(compares[i]));
+                        return -1;
+                }
+        return 0;
+}
+
 int cli_publish(int argc, char **argv, struct cli_ctx *c) {
         const struct store_ctx *g = c->g;
         g_autoptr(GOptionContext) ctx = NULL;
@@ -100,37 +145,12 @@ int cli_publish(int argc, char **argv, struct cli_ctx *c) {
         };
 
         ctx = g_option_context_new("");
-        g_option_context_set_summary(ctx,
-                "Write a static HTML site of the result store: an index, a page per run,\n"
-                "per cell (settings, metrics, charts, logs) and per kernel (its metrics\n"
-                "across runs) and per comparison (kbench compare's tables and verdicts,\n"
-                "with bar charts and vmstat of both sides overlaid). Without --compare,\n"
-                "each kernel of a run is compared with the one before it in that run.\n"
-                "A and B are selectors as in kbench compare: a kernel name, run:ID,\n"
-                "run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL.\n\n"
-                "Pages are plain HTML with inline CSS and SVG charts: no script, no\n"
-                "external request; they work from file:// and any web server. Only pages\n"
-                "whose bytes changed are written.\n\n"
-                "DIR is a kbench site when it holds .kbench-site, the list of the pages\n"
-                "kbench wrote there; only those are ever replaced or removed. A missing or\n"
-                "empty DIR becomes a site; any other DIR is refused unless --force. The\n"
-                "store's own site/ directory (with or without -o; not a link elsewhere)\n"
-                "without .kbench-site was written before kbench kept one: it is taken over,\n"
-                "then follows its manifest as any site. Publishes into one DIR take turns.");
+        g_option_context_set_summary(ctx, publish_summary);
         g_option_context_add_main_entries(ctx, entries, NULL);
         if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "publish", &argc, &argv))
                 return 2;
-        if (argc > 1) {
-                cli_errorf("publish: unexpected argument '%.64s' (try 'kbench publish --help')", argv[1]);
+        if (check_request(argc, argv, format_s, json, &format, dir, compares) < 0)
                 return 2;
-        }
-        if (cli_format("publish", format_s, json, CLI_FORMAT_BIT(CLI_FORMAT_TEXT) | CLI_FORMAT_BIT(CLI_FORMAT_JSON),
-                       &format))
-                return 2;
-        if (dir && !*dir) {
-                cli_errorf("publish: -o needs a directory, not an empty string");
-                return 2;
-        }
         if (!dir)
                 dir = g_build_filename(g->home, "site", NULL);
         opt.force = force;
@@ -138,14 +158,6 @@ int cli_publish(int argc, char **argv, struct cli_ctx *c) {
         opt.dir = dir;
         opt.compares = (const char *const *)compares;
         opt.n_compares = compares ? g_strv_length(compares) : 0;
-        /* What no store could make a comparison of is a usage error; which
-         * kernels and runs exist is the store's to say (exit 1). */
-        for (size_t i = 0; i < opt.n_compares; i++)
-                if (!compare_spec_ok(compares[i])) {
-                        cli_errorf("publish: --compare " CLI_Q " is not A:B with A and B selectors (a kernel name, "
-                                   "run:ID, run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL)", CLI_QARG(compares[i]));
-                        return 2;
-                }
 
         r = cli_setup(c, &err);
         if (r < 0)
