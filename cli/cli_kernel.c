@@ -219,6 +219,70 @@ static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
         return 0;
 }
 
+/* The stored kernels with their snapshots, and the damaged entries, as
+ * `kernel list --json` prints them. */
+static void list_json(struct kstore_kernel **v, size_t n, const struct kstore_damaged *dm, size_t nd,
+                      const struct snapshot_info *snaps, size_t n_snaps) {
+        json_auto_t *a = json_array();
+
+        for (size_t i = 0; i < nd; i++)
+                json_array_append_new(a, json_pack("{s:s, s:o, s:b, s:s}", "name", dm[i].name, "id",
+                                                   dm[i].id ? json_string(dm[i].id) : json_null(),
+                                                   "damaged", 1, "why", dm[i].why));
+        for (size_t i = 0; i < n; i++) {
+                json_t *k = kstore_kernel_to_json(v[i]), *sv = json_array();
+                for (size_t j = 0; j < n_snaps; j++)
+                        if (strcmp(snaps[j].kernel_id, v[i]->id) == 0)
+                                json_array_append_new(sv, json_pack("{s:s, s:I, s:i, s:i, s:f, s:f, s:b}",
+                                        "key", snaps[j].key, "bytes", (json_int_t)snaps[j].bytes,
+                                        "mem_mb", (int)snaps[j].mem_mb, "cpus", (int)snaps[j].cpus,
+                                        "created_at", snaps[j].created_at, "boot_s", snaps[j].boot_s,
+                                        "complete", snaps[j].complete));
+                json_object_set_new(k, "snapshots", sv);
+                json_array_append_new(a, k);
+        }
+        json_dumpf(a, stdout, JSON_INDENT(2) | KB_JSON_OUT);
+        putchar('\n');
+}
+
+/* The stored kernels, a line each with its snapshots' count and size,
+ * then the damaged entries. */
+static void list_text(struct kstore_kernel **v, size_t n, const struct kstore_damaged *dm, size_t nd,
+                      const struct snapshot_info *snaps, size_t n_snaps) {
+        printf("%-28s %-28s %-12s %-4s %7s  %-20s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED",
+               "SNAPSHOTS");
+        for (size_t i = 0; i < n; i++) {
+                char added[32] = "-";
+                time_t at = (time_t)v[i]->added_at;
+                struct tm tm;
+                uint64_t bytes = 0;
+                int count = 0;
+                if (gmtime_r(&at, &tm))
+                        strftime(added, sizeof(added), "%Y-%m-%d %H:%M UTC", &tm);
+                for (size_t j = 0; j < n_snaps; j++)
+                        if (strcmp(snaps[j].kernel_id, v[i]->id) == 0) {
+                                count++;
+                                bytes += snaps[j].bytes;
+                        }
+                _cleanup_free_ char *name = utf8_mask(v[i]->name), *id = utf8_mask(v[i]->id),
+                                *release = utf8_mask(v[i]->release ? v[i]->release : "-");
+
+                printf("%-28s %-28s %.12s %-4s %7d  %-20s  ", name, release, id,
+                       v[i]->vmlinux_path ? "yes" : "no", v[i]->n_modules, added);
+                if (count)
+                        printf("%d (%.1f MiB)\n", count, (double)bytes / (1 << 20));
+                else
+                        printf("-\n");
+        }
+        /* A damaged entry is shown, not hidden: it holds a name,
+         * and 'kernel remove' takes it away. */
+        for (size_t i = 0; i < nd; i++) {
+                _cleanup_free_ char *why = utf8_mask(dm[i].why), *name = utf8_mask(dm[i].name);
+
+                printf("%-28s DAMAGED: %s (kbench kernel remove %s)\n", name, why, name);
+        }
+}
+
 static int kernel_list(int argc, char **argv, struct cli_ctx *c) {
         const struct store_ctx *g = c->g;
         gboolean json = FALSE;
@@ -249,62 +313,12 @@ static int kernel_list(int argc, char **argv, struct cli_ctx *c) {
                 kstore_damaged_free(dm, nd);
                 return cli_error(&err);
         }
-        if (json) {
-                json_auto_t *a = json_array();
-                for (size_t i = 0; i < nd; i++)
-                        json_array_append_new(a, json_pack("{s:s, s:o, s:b, s:s}", "name", dm[i].name, "id",
-                                                           dm[i].id ? json_string(dm[i].id) : json_null(),
-                                                           "damaged", 1, "why", dm[i].why));
-                for (size_t i = 0; i < n; i++) {
-                        json_t *k = kstore_kernel_to_json(v[i]), *sv = json_array();
-                        for (size_t j = 0; j < n_snaps; j++)
-                                if (strcmp(snaps[j].kernel_id, v[i]->id) == 0)
-                                        json_array_append_new(sv, json_pack("{s:s, s:I, s:i, s:i, s:f, s:f, s:b}",
-                                                "key", snaps[j].key, "bytes", (json_int_t)snaps[j].bytes,
-                                                "mem_mb", (int)snaps[j].mem_mb, "cpus", (int)snaps[j].cpus,
-                                                "created_at", snaps[j].created_at, "boot_s", snaps[j].boot_s,
-                                                "complete", snaps[j].complete));
-                        json_object_set_new(k, "snapshots", sv);
-                        json_array_append_new(a, k);
-                }
-                json_dumpf(a, stdout, JSON_INDENT(2) | KB_JSON_OUT);
-                putchar('\n');
-        } else if (n == 0 && nd == 0) {
+        if (json)
+                list_json(v, n, dm, nd, snaps, n_snaps);
+        else if (n == 0 && nd == 0)
                 fprintf(stderr, "no kernels stored; add one with 'kbench kernel add FILE'\n");
-        } else {
-                printf("%-28s %-28s %-12s %-4s %7s  %-20s  %s\n", "NAME", "RELEASE", "ID", "PVH", "MODULES", "ADDED",
-                       "SNAPSHOTS");
-                for (size_t i = 0; i < n; i++) {
-                        char added[32] = "-";
-                        time_t at = (time_t)v[i]->added_at;
-                        struct tm tm;
-                        uint64_t bytes = 0;
-                        int count = 0;
-                        if (gmtime_r(&at, &tm))
-                                strftime(added, sizeof(added), "%Y-%m-%d %H:%M UTC", &tm);
-                        for (size_t j = 0; j < n_snaps; j++)
-                                if (strcmp(snaps[j].kernel_id, v[i]->id) == 0) {
-                                        count++;
-                                        bytes += snaps[j].bytes;
-                                }
-                        _cleanup_free_ char *name = utf8_mask(v[i]->name), *id = utf8_mask(v[i]->id),
-                                        *release = utf8_mask(v[i]->release ? v[i]->release : "-");
-
-                        printf("%-28s %-28s %.12s %-4s %7d  %-20s  ", name, release, id,
-                               v[i]->vmlinux_path ? "yes" : "no", v[i]->n_modules, added);
-                        if (count)
-                                printf("%d (%.1f MiB)\n", count, (double)bytes / (1 << 20));
-                        else
-                                printf("-\n");
-                }
-                /* A damaged entry is shown, not hidden: it holds a name,
-                 * and 'kernel remove' takes it away. */
-                for (size_t i = 0; i < nd; i++) {
-                        _cleanup_free_ char *why = utf8_mask(dm[i].why), *name = utf8_mask(dm[i].name);
-
-                        printf("%-28s DAMAGED: %s (kbench kernel remove %s)\n", name, why, name);
-                }
-        }
+        else
+                list_text(v, n, dm, nd, snaps, n_snaps);
         kstore_kernel_list_free(v, n);
         kstore_damaged_free(dm, nd);
         snapshot_info_free(snaps, n_snaps);
