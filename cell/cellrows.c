@@ -14,6 +14,7 @@
 #include "cell/cellrows.h"
 #include "report/hostdisk.h"
 #include "workloads/vmstat.h"
+#include "workloads/vmstat_metrics.h"
 
 /* The [first, last] time of the timeline series kind, or NANs. */
 static void series_span(const struct cell_result *res, const char *kind, double *ret_from, double *ret_to) {

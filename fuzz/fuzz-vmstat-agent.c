@@ -14,6 +14,7 @@
 
 #include "common/vmstat-columns.h"
 #include "workloads/vmstat.h"
+#include "workloads/vmstat_metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

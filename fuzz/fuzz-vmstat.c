@@ -9,6 +9,7 @@
 
 #include "report/vmstatout.h"
 #include "workloads/vmstat.h"
+#include "workloads/vmstat_metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

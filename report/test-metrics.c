@@ -16,6 +16,7 @@
 #include "testdata-report.h"
 #include "workloads/ftp.h"
 #include "workloads/vmstat.h"
+#include "workloads/vmstat_metrics.h"
 #include "workloads/workload.h"
 
 TEST_MAIN();
@@ -213,14 +214,14 @@ TEST(vmstat_fixtures) {
  * metric_add/metric_add_none, and "vmstat.x" table rows. */
 TEST(literal_names_in_sources) {
         static const char *const files[] = { "workloads/dd.c", "workloads/tiobench.c", "workloads/bonnie.c",
-                                             "workloads/ftp.c", "workloads/vmstat.c", "cell/cell.c",
+                                             "workloads/ftp.c", "workloads/vmstat_metrics.c", "cell/cell.c",
                                              "cell/cellrows.c" };
         regex_t add, row, deep;
         size_t found = 0, deep_found = 0;
 
         ASSERT_EQ(regcomp(&add, "metric_add(_none)?\\([^,;]+,[[:space:]]*\"([^\"]+)\"", REG_EXTENDED), 0);
         ASSERT_EQ(regcomp(&row, "\\{ \"(vmstat\\.[a-z_]+)\", \"([^\"]*)\" \\}", REG_EXTENDED), 0);
-        /* vmstat.c's deep_cols rows: { "col", "vmstat.name", "unit", DEEP_... } */
+        /* vmstat_metrics.c's deep_cols rows: { "col", "vmstat.name", "unit", DEEP_... } */
         ASSERT_EQ(regcomp(&deep, "\\{ \"[a-z_]+\", \"(vmstat\\.[A-Za-z_]+)\", \"([^\"]*)\", DEEP_",
                           REG_EXTENDED), 0);
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
@@ -270,7 +271,7 @@ TEST(literal_names_in_sources) {
         regfree(&add);
         regfree(&row);
         regfree(&deep);
-        /* vmstat.c's sixteen figures of the vm, disk and swap columns. */
+        /* vmstat_metrics.c's sixteen figures of the vm, disk and swap columns. */
         ASSERT_EQ(deep_found, 16);
         /* ftp.c alone has seven literal names; cell.c and cellrows.c six. */
         ASSERT_TRUE(found >= 21);

@@ -2,7 +2,7 @@
  * and json.c: the table the vmstat parser made (workloads/vmstat.h), its
  * per-column summary and its stall and pause runs, as text or as the JSON
  * object docs/vmstat.md describes. The parsing and the analysis stay in
- * workloads/vmstat.c; this file only writes what they found. */
+ * workloads/vmstat.c and vmstat_metrics.c; this file only writes what they found. */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>

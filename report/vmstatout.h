@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "workloads/vmstat.h"
+#include "workloads/vmstat_metrics.h"
 
 /* The `kbench vmstat --json` object described in docs/vmstat.md: columns,
  * samples, rejected, summary, stalls (with pauses when times are known).

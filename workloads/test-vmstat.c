@@ -15,6 +15,7 @@
 #include "common/test.h"
 #include "common/util.h"
 #include "workloads/vmstat.h"
+#include "workloads/vmstat_metrics.h"
 
 static char *fixture_read(const char *name, size_t *ret_len) {
         char path[4096], src[4096];

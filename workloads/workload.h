@@ -194,7 +194,7 @@ struct workload_ops {
         /* Optional: the phase name that window gets ("upload"). */
         const char *vmstat_window_phase;
         /* Optional, terminated by { NULL }: the phases (see
-         * vmstat_phases_from_events() in workloads/vmstat.h, plus the
+         * vmstat_phases_from_events() in workloads/vmstat_metrics.h, plus the
          * window above) whose vmstat figures are stored on their own, as
          * vmstat.<phase>.<metric>. */
         const struct workload_phase *vmstat_phases;
