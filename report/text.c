@@ -1114,7 +1114,10 @@ static void answer(const struct compare_view *v, int md, FILE *out) {
                         judged += g->m[j].judged;
                 fputs(md ? "- **" : "", out);
                 put_md(out, g->spec, md);
-                if (g->worse || g->better)
+                if (v->no_verdict)
+                        fprintf(out, "%s: no verdict (%zu judged metrics withheld: A and B were not measured "
+                                "together)\n", md ? "**" : "", judged);
+                else if (g->worse || g->better)
                         fprintf(out, "%s: B is %s (%zu worse, %zu better of %zu judged metrics)\n", md ? "**" : "",
                                 g->worse && g->better ? "worse and better" : g->worse ? "worse" : "better", g->worse,
                                 g->better, judged);
@@ -1132,6 +1135,12 @@ static void answer(const struct compare_view *v, int md, FILE *out) {
 void text_compare(const struct compare_view *v, int markdown, int all, FILE *out) {
         enum put_mode code = markdown ? PUT_MD_CODE : PUT_TEXT;
 
+        /* What the selection bounds comes first: the run chosen by kernel
+         * name, why there is no verdict, what a verdict across runs costs. */
+        if (v->first) {
+                put_md(out, v->first, markdown);
+                fputs(markdown ? "\n\n" : "\n", out);
+        }
         fputs(markdown ? "**A**: `" : "A: ", out);
         put_masked(out, v->sel_a, 0, code);
         fputs(markdown ? "` = " : " = ", out);
@@ -1177,10 +1186,11 @@ void text_compare(const struct compare_view *v, int markdown, int all, FILE *out
                 v->judged, v->n_groups, v->n_groups == 1 ? "" : "s");
         if (v->worse)
                 fprintf(out, " (exit status %d)", v->exit_status);
-        fprintf(out, "\n%sverdict: the t-test's p survives Benjamini-Hochberg at q = %g over the judged metrics, and\n"
-                     "the whole 95%% CI of the change lies beyond ±%g%% (Welch's test and Fieller's CI of the\n"
-                     "ratio; for an amount in seconds or MiB, Welch's or Yuen's on 20%% trimmed means, the\n"
-                     "smaller p doubled, and its CI of the difference, beyond its floor as well)%s\n",
+        fprintf(out, "\n%sverdict: the t-test's p survives Benjamini-Hochberg at q = %g over the judged metrics of\n"
+                     "its group, and the whole 95%% CI of the change lies beyond ±%g%% (Welch's test and Fieller's\n"
+                     "CI of the ratio; for an amount in seconds or MiB, Welch's or Yuen's on 20%% trimmed means,\n"
+                     "the smaller p doubled, and its CI of the difference, beyond its floor as well); mde: the\n"
+                     "smallest change whose whole CI lies beyond that band with 80%% power%s\n",
                 markdown ? "\n" : "", v->alpha, v->noise * 100, markdown ? "  " : "");
 }
 
