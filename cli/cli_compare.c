@@ -123,24 +123,34 @@ static int print_view(const struct compare_view *v, gboolean json, int markdown,
         if (r < 0)
                 return cli_error(&err);
         if (v->n_groups == 0)
-                return cli_errorf("compare: nothing to compare: A and B have no workload in common%s",
-                                  v->n_lonely ? "" : " (no ok or failed cells selected)");
+                return cli_errorf("compare: nothing to compare: A and B have no workload in common with identical "
+                                  "settings%s", v->n_lonely ? "" : " (no ok or failed cells selected)");
+        if (v->no_verdict)
+                return cli_errorf("compare: no verdict: A and B were not measured together with identical settings "
+                                  "(the first line says where each comes from; --across-runs judges them across "
+                                  "runs)");
         return v->exit_status;
 }
 
 static const char compare_summary[] =
-        "Is B better or worse than A? A and B each select cells: a kernel name (its cells\n"
-        "in the latest run that has it; --all-runs: every run), run:ID, run:ID:KERNEL,\n"
-        "tag:NAME or tag:NAME:KERNEL. Both may be the same kernel (an A/A comparison).\n"
+        "Is B better or worse than A? A and B each select cells: a kernel name, run:ID,\n"
+        "run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL. Both may be the same kernel (an A/A\n"
+        "comparison). A kernel name takes its cells from the latest run that holds A and\n"
+        "B with identical settings, so the verdict rests on cells measured together; when\n"
+        "no run does, the first line says so, names each side's latest run, and no\n"
+        "verdict is given (exit 1) unless --across-runs asks to judge those runs, whose\n"
+        "first line then says what that costs (each run's offset widens the MDE).\n"
+        "--all-runs: a kernel name takes every run that has it.\n"
         "A kernel is named as results show it: a run with a variant label (kbench run\n"
         "--variant, a nightly source's name) shows dirty7-6.1.0-57-amd64, and the bare\n"
         "6.1.0-57-amd64 means the runs without a label.\n\n"
         "Only cells with identical workload parameters and VM settings are paired (one\n"
         "table per workload and settings); groups on one side only are listed, never\n"
-        "mixed in. When nothing pairs like with like but both sides ran the same\n"
-        "workload under settings that differ (e.g. tag:base against tag:throttled),\n"
-        "those settings are what A and B compare: the cells are paired across exactly\n"
-        "them, and the output says so ('paired across differing settings: disk_mbps').\n"
+        "mixed in. When nothing pairs like with like but both sides, selected by run or\n"
+        "tag, ran the same workload under settings that differ (e.g. tag:base against\n"
+        "tag:throttled), those settings are what A and B compare: the cells are paired\n"
+        "across exactly them, and the output says so ('paired across differing\n"
+        "settings: disk_mbps'); a kernel name is never paired across settings.\n"
         "The workload's own parameters (dd:size=512M against dd:size=1G) are never\n"
         "paired across unless named with --ignore-setting workload.\n"
         "Failed cells never enter statistics; their counts are shown.\n\n"
@@ -149,8 +159,10 @@ static const char compare_summary[] =
         "change (80% power) and the repeats per side a 2% / 5% change needs.\n"
         "Welch's p drives the verdict (it tests the same means the CI and the MDE are\n"
         "built on); Mann-Whitney's p is shown beside it. A metric is 'better' or 'worse'\n"
-        "only if its Welch p survives Benjamini-Hochberg at q = --alpha over all judged\n"
-        "metrics of the comparison AND the whole CI lies beyond --noise; else '~'.\n"
+        "only if its Welch p survives Benjamini-Hochberg at q = --alpha over the judged\n"
+        "metrics of its group (one workload at one set of settings) AND the whole CI\n"
+        "lies beyond --noise; else '~'. The MDE and n@x% are what such a verdict sees:\n"
+        "the change whose whole CI clears the band with 80% power.\n"
         "An amount (seconds waited or spun, MiB swapped) is judged by its difference,\n"
         "whose CI must also lie beyond its floor: Welch's test of the means or Yuen's\n"
         "of the 20% trimmed means, whichever has the smaller p, that p doubled.\n"
@@ -161,15 +173,16 @@ static const char compare_summary[] =
         "or verdict, with --all or --metric. Their change is shown only where the\n"
         "metric has a direction and both means stand clear of zero.\n\n"
         "Exit status: 0 no metric worse; 4 at least one metric worse; 1 error (also:\n"
-        "no workload in common, or no metric matching --metric); 2 usage error (also:\n"
-        "an --ignore-setting no selected cell has).";
+        "no workload in common, no verdict for kernel names not measured together, or\n"
+        "no metric matching --metric); 2 usage error (also: an --ignore-setting no\n"
+        "selected cell has).";
 
 int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
         g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format = NULL;
         g_auto(GStrv) ignore = NULL;
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
-        gboolean json = FALSE, all_runs = FALSE, all = FALSE;
+        gboolean json = FALSE, all_runs = FALSE, across_runs = FALSE, all = FALSE;
         struct compare_options o = { .alpha = 0.05, .noise = 0.02 };
         struct compare_view *v = NULL;
         struct compare_selector sel;
@@ -187,6 +200,9 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                   "Noise band: a verdict needs the whole 95% CI of the change beyond it (default 2%)", "PCT" },
                 { "all-runs", 0, 0, G_OPTION_ARG_NONE, &all_runs,
                   "A kernel name selects its cells in every run, not only the latest", NULL },
+                { "across-runs", 0, 0, G_OPTION_ARG_NONE, &across_runs,
+                  "A kernel name selects its latest run even when the other side's is another: a verdict across "
+                  "runs, its power stated", NULL },
                 { "ignore-setting", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ignore,
                   "Pair cells even though these settings differ (disk_mbps,...); repeatable", "KEY[,KEY]" },
                 { "all", 0, 0, G_OPTION_ARG_NONE, &all,
@@ -215,7 +231,12 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         o.b = argv[2];
         o.workload = workload;
         o.metric_glob = metric;
+        if (all_runs && across_runs) {
+                cli_errorf("compare: --all-runs and --across-runs exclude each other");
+                return 2;
+        }
         o.all_runs = all_runs;
+        o.across_runs = across_runs;
         if (split_ignored(ignore, ignored, &n_user))
                 return 2;
 
