@@ -738,13 +738,16 @@ static void append_option(GString *s, const struct runopt *opt, const json_t *v)
         }
 }
 
-char *runopts_command(const json_t *settings, const char *kernel, const char *tag) {
-        GString *s = g_string_new("kbench run -k");
+char *runopts_command(const json_t *settings, const char *const *kernels, const char *tag) {
+        GString *s = g_string_new("kbench run");
         json_t *defaults = json_object(), *v;
         struct run_settings d;
         size_t i;
 
-        append_arg(s, kernel);
+        for (i = 0; kernels[i]; i++) {
+                g_string_append(s, " -k");
+                append_arg(s, kernels[i]);
+        }
         json_array_foreach(json_object_get(settings, "workloads"), i, v)
                 if (json_is_string(v)) {
                         g_string_append(s, " -w");
