@@ -134,6 +134,10 @@ static int step_config(struct night *n, struct kb_error *err) {
         if (n->cfg->run.until_mde_pct > 0 && n->cfg->run.budget_cells <= 0 && n->cfg->run.budget_time_s <= 0)
                 return error_setf(err, -EINVAL, "%s: until_mde needs a budget: budget_cells or budget_time",
                                   n->o->config_path);
+        if (n->cfg->run.until_mde_pct > 0 && n->cfg->run.until_mde_pct / 100 <= n->cfg->noise)
+                return error_setf(err, -EINVAL, "%s: until_mde %g%% lies within noise (%g%%): a verdict needs the "
+                                  "whole interval beyond it", n->o->config_path, n->cfg->run.until_mde_pct,
+                                  100 * n->cfg->noise);
         if (n->cfg->connect) {
                 g_free(n->g.connect);
                 n->g.connect = g_strdup(n->cfg->connect);

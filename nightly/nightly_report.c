@@ -264,12 +264,12 @@ json_t *nightly_report_json(const struct nightly_report *r) {
 
         for (size_t i = 0; i < r->n_findings; i++) {
                 const struct nightly_finding *f = &r->findings[i];
-                json_array_append_new(fs, json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:s?}",
+                json_array_append_new(fs, json_pack("{s:s, s:s, s:s, s:s, s:o, s:s?, s:o, s:o, s:I, s:I, s:s?}",
                                                     "kernel", f->kernel, "baseline", f->baseline, "metric",
                                                     f->metric, "verdict", compare_verdict_name(f->verdict),
-                                                    "change", num(f->change), "p", num(f->p), "q", num(f->q),
-                                                    "n_a", (json_int_t)f->na, "n_b", (json_int_t)f->nb,
-                                                    "across", f->across));
+                                                    "change", num(f->change), "change_text", f->change_text,
+                                                    "p", num(f->p), "q", num(f->q), "n_a", (json_int_t)f->na,
+                                                    "n_b", (json_int_t)f->nb, "across", f->across));
         }
         for (size_t i = 0; i < r->n_failures; i++) {
                 const struct nightly_failure *f = &r->failures[i];
