@@ -319,9 +319,12 @@ char *nightly_report_subject(const struct nightly_report *r) {
                 n_worse += r->findings[i].verdict == COMPARE_WORSE;
         if (worst) {
                 g_autofree char *more = n_worse > 1 ? g_strdup_printf(" (+%zu more)", n_worse - 1) : g_strdup("");
+                /* An amount's change is its difference, as the report prints it. */
+                g_autofree char *change = worst->change_text ? g_strdup(worst->change_text)
+                                                             : g_strdup_printf("%+.1f%%", 100 * worst->change);
 
-                return g_strdup_printf("[kbench] %s: %s %+.1f%% regression vs %s%s", worst->kernel, worst->metric,
-                                       100 * worst->change, worst->baseline, more);
+                return g_strdup_printf("[kbench] %s: %s %s regression vs %s%s", worst->kernel, worst->metric, change,
+                                       worst->baseline, more);
         }
         if (r->n_failures)
                 return g_strdup_printf("[kbench] %s: failed at %s (%s)%s", r->failures[0].kernel,

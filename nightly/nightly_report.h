@@ -174,7 +174,8 @@ int nightly_report_exit(const struct nightly_report *r);
 void nightly_report_text(const struct nightly_report *r, FILE *out);
 
 /* The subject of the regression report: "[kbench] NEW: METRIC -13.1% regression
- * vs BASE" for the worse finding with the largest change ("(+N more)" when
+ * vs BASE" (an amount: "+0.207 s") for the worse finding with the largest
+ * change ("(+N more)" when
  * there are others), "[kbench] NEW: failed at STAGE (STATE)" when only cells
  * failed, NULL when nothing regressed. Caller g_frees. */
 char *nightly_report_subject(const struct nightly_report *r);

@@ -221,6 +221,17 @@ TEST(notify_subject_and_body) {
                 struct nightly_report r3 = { .findings = &fs[1], .n_findings = 1 };
                 ASSERT_TRUE(nightly_report_subject(&r3) == NULL);
         }
+        /* An amount: its difference, not a ratio of two near-zero means. */
+        {
+                struct nightly_finding w = finding(COMPARE_WORSE, 18.692);
+                struct nightly_report r4 = { .findings = &w, .n_findings = 1 };
+                g_autofree char *s4 = NULL;
+
+                w.metric = (char *)"guest.write.wait_s";
+                w.change_text = (char *)"+0.207 s";
+                s4 = nightly_report_subject(&r4);
+                ASSERT_STREQ(s4, "[kbench] 6.1.0-58-amd64: guest.write.wait_s +0.207 s regression vs 6.1.0-57-amd64");
+        }
 }
 
 /* The lines of one paste, run by sh with kbench a function that prints its
