@@ -42,12 +42,15 @@ AMOUNT = (".wait_s", ".spin_s", "_MiB")
 LOADS = {"idle": (0, 0), "cpu": (2, 0), "disk": (0, 2)}
 
 
-def amounts_of(cmp, run_id, kernels):
-    """Per judged amount, the cells' values of each side: (metric, run, kernel, value)."""
+def amounts_of(cmp, run_id, kernels, swap):
+    """Per judged amount, the cells' values of each side: (metric, run,
+    kernel, value); of a swap run its swap amounts, of another run the
+    others (without swap it swaps nothing, and the swap workload's waiting
+    is another workload's)."""
     out = []
     for g in cmp["groups"]:
         for m in g["metrics"]:
-            if not (m["judged"] and m["name"].endswith(AMOUNT)):
+            if not (m["judged"] and m["name"].endswith(AMOUNT)) or m["name"].endswith("_MiB") != swap:
                 continue
             for side, k in (("a", kernels[0]), ("b", kernels[1])):
                 out += [(m["name"], run_id, k, v) for v in m[side]["values"] or [] if v is not None]
@@ -68,13 +71,14 @@ def verdicts(cmp):
             if m["verdict"] in ("worse", "better")]
 
 
-def measure(args, workload, opts, tag, pairs):
+def measure(args, workload, opts, tag, pairs, swap=False):
     """One run of the A/A pair; its within-run comparison. Appends to pairs."""
     out, secs = plants.run(args.kbench, args.store, [BASE, plants.AA_PARTNER[0]], args.n, workload, opts, tag)
     rid = out["run"]["id"]
     cmp = plants.compare(args.kbench, args.store, f"run:{rid}:{BASE}", f"run:{rid}:{plants.AA_PARTNER[0]}")
     pairs.append({"run": rid, "workload": workload, "seconds": secs, "verdicts": verdicts(cmp),
-                  "foreign_cpu_pct": foreign_of(cmp), "cells": amounts_of(cmp, rid, [BASE, plants.AA_PARTNER[0]])})
+                  "foreign_cpu_pct": foreign_of(cmp),
+                  "cells": amounts_of(cmp, rid, [BASE, plants.AA_PARTNER[0]], swap)})
     return rid
 
 
@@ -122,7 +126,7 @@ def main():
         swap_opts = plants.CLASSES["swap-reclaim"][4]
         swap_wl = plants.CLASSES["swap-reclaim"][5]
         for k in range(args.swap_runs):
-            measure(args, swap_wl, swap_opts, f"floors-{args.load}-{stamp}-swap{k}", pairs)
+            measure(args, swap_wl, swap_opts, f"floors-{args.load}-{stamp}-swap{k}", pairs, swap=True)
         for i in range(len(base_runs)):
             for j in range(i + 1, len(base_runs)):
                 a, b = base_runs[i], base_runs[j]
