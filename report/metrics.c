@@ -104,20 +104,11 @@ static const struct metrics_info report_rows[] = {
         { "total_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload", 1, 0 },
 };
 
-int metrics_lookup(const char *name, struct metrics_info *ret) {
-        const struct metric_def *def;
-        int directed;
+/* A workload's row as the registry's. */
+static struct metrics_info from_workload(const struct metric_def *def) {
+        int directed = def->higher_is_better == 0 || def->higher_is_better == 1;
 
-        for (size_t i = 0; i < ELEMENTSOF(report_rows); i++)
-                if (fnmatch(report_rows[i].pattern, name, 0) == 0) {
-                        *ret = report_rows[i];
-                        return 0;
-                }
-        def = workload_metric_def(name);
-        if (!def)
-                return -ENOENT;
-        directed = def->higher_is_better == 0 || def->higher_is_better == 1;
-        *ret = (struct metrics_info){
+        return (struct metrics_info){
                 .pattern = def->pattern,
                 .unit = def->unit,
                 .direction = def->higher_is_better == 1 ? METRICS_HIGHER :
@@ -128,7 +119,38 @@ int metrics_lookup(const char *name, struct metrics_info *ret) {
                 /* Every workload measures rates, times and latencies. */
                 .host_timed = 1,
         };
+}
+
+int metrics_lookup(const char *name, struct metrics_info *ret) {
+        const struct metric_def *def;
+
+        for (size_t i = 0; i < ELEMENTSOF(report_rows); i++)
+                if (fnmatch(report_rows[i].pattern, name, 0) == 0) {
+                        *ret = report_rows[i];
+                        return 0;
+                }
+        def = workload_metric_def(name);
+        if (!def)
+                return -ENOENT;
+        *ret = from_workload(def);
         return 0;
+}
+
+void metrics_each(void (*fn)(const struct metrics_info *row, const char *workload, void *userdata),
+                  const char *workload, void *userdata) {
+        for (size_t i = 0; i < ELEMENTSOF(report_rows); i++)
+                fn(&report_rows[i], NULL, userdata);
+        for (size_t i = 0; workload_all[i]; i++) {
+                const struct workload_ops *ops = workload_all[i];
+
+                if (workload && strcmp(ops->name, workload) != 0)
+                        continue;
+                for (size_t j = 0; ops->metrics && ops->metrics[j].pattern; j++) {
+                        struct metrics_info row = from_workload(&ops->metrics[j]);
+
+                        fn(&row, ops->name, userdata);
+                }
+        }
 }
 
 enum metrics_direction metrics_direction(const char *name) {
