@@ -36,6 +36,7 @@
 #include "host/vm.h"
 #include "store/watchdog.h"
 #include "kernels/ksyms.h"
+#include "kernels/kconfig.h"
 #include "kernels/kstore.h"
 #include "results/db.h"
 #include "results/query.h"
@@ -400,9 +401,15 @@ static char *settings_json(const struct run *r) {
         json_t *j = json_object(), *ks = json_array(), *ws = json_array();
         char *s;
 
-        for (size_t k = 0; k < r->n_kernels; k++)
-                json_array_append_new(ks, json_pack("{s:s, s:s, s:s?}", "name", r->kernels[k]->name, "id",
-                                                    r->kernels[k]->id, "release", r->kernels[k]->release));
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                /* The upstream version, for the pages: the store may have
+                 * lost the kernel by the time they are written. */
+                g_autofree char *up = kconfig_upstream(r->kernels[k]->version, r->kernels[k]->release);
+
+                json_array_append_new(ks, json_pack("{s:s, s:s, s:s?, s:s?}", "name", r->kernels[k]->name, "id",
+                                                    r->kernels[k]->id, "release", r->kernels[k]->release,
+                                                    "upstream", up));
+        }
         for (size_t w = 0; w < r->n_specs; w++)
                 json_array_append_new(ws, json_string(r->specs[w]->text));
         json_object_set_new(j, "kernels", ks);

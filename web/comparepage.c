@@ -562,11 +562,12 @@ static void host_facts(const struct query_run *run, GPtrArray **f) {
         json_decref(info);
 }
 
-/* The side's kernel with its release and the guest's shape, from the
- * run's settings (its kernels list: name, id, release). */
+/* The side's kernel with its release and upstream version and the
+ * guest's shape, from the run's settings (its kernels list: name, id,
+ * release, upstream). */
 static void settings_facts(const struct query_run *run, const char *kernel_id, const char *shown, GPtrArray **f) {
         json_t *set = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
-        const char *release = NULL;
+        const char *release = NULL, *up = NULL;
         const json_t *mem_v = json_object_get(set, "mem_mb"), *cpus_v = json_object_get(set, "cpus");
         long long mem = json_is_integer(mem_v) ? (long long)json_integer_value(mem_v) : 0;
         long long cpus = json_is_integer(cpus_v) ? (long long)json_integer_value(cpus_v) : 0;
@@ -576,12 +577,18 @@ static void settings_facts(const struct query_run *run, const char *kernel_id, c
         json_array_foreach(json_object_get(set, "kernels"), i, k) {
                 const char *id = json_string_value(json_object_get(k, "id"));
 
-                if (id && strcmp(id, kernel_id) == 0)
+                if (id && strcmp(id, kernel_id) == 0) {
                         release = json_string_value(json_object_get(k, "release"));
+                        up = json_string_value(json_object_get(k, "upstream"));
+                }
         }
+        if (release && shown && strcmp(release, shown) == 0)
+                release = NULL;
         if (shown)
-                fact_add(f[F_KERNEL], release && strcmp(release, shown) != 0 ? g_strdup_printf("%s (%s)", shown, release)
-                                                                             : g_strdup(shown));
+                fact_add(f[F_KERNEL], release || up ? g_strdup_printf("%s (%s%s%s%s)", shown, release ? release : "",
+                                                                      release && up ? ", " : "", up ? "upstream " : "",
+                                                                      up ? up : "")
+                                                    : g_strdup(shown));
         if (mem > 0 && cpus > 0)
                 fact_add(f[F_GUEST], g_strdup_printf("%lld MiB RAM, %lld vCPU%s", mem, cpus, cpus == 1 ? "" : "s"));
         json_decref(set);

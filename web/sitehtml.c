@@ -324,7 +324,8 @@ static int option_default(const struct runopt *row, const json_t *v) {
         return json_is_string(v) && row->def && strcmp(json_string_value(v), row->def) == 0;
 }
 
-/* The kernels of the run: "name (release)". */
+/* The kernels of the run: "name (release, upstream 6.1.170)", each part
+ * in brackets when the run recorded it and the name does not say it. */
 static void settings_kernels(struct html *h, const json_t *kernels) {
         GString *t = g_string_new(NULL);
         size_t i;
@@ -333,12 +334,16 @@ static void settings_kernels(struct html *h, const json_t *kernels) {
         json_array_foreach(kernels, i, k) {
                 const char *name = json_string_value(json_object_get(k, "name"));
                 const char *release = json_string_value(json_object_get(k, "release"));
+                const char *up = json_string_value(json_object_get(k, "upstream"));
 
                 if (!name)
                         continue;
                 g_string_append_printf(t, "%s%s", t->len ? ", " : "", name);
-                if (release)
-                        g_string_append_printf(t, " (%s)", release);
+                if (release && strcmp(release, name) == 0)
+                        release = NULL;
+                if (release || up)
+                        g_string_append_printf(t, " (%s%s%s%s)", release ? release : "", release && up ? ", " : "",
+                                               up ? "upstream " : "", up ? up : "");
         }
         if (t->len) {
                 html_elem(h, "dt", "kernels");

@@ -160,6 +160,10 @@ def main():
         expect(f'href="{run}"' in index, f"the index links {run}")
         run_dom = page_checks(profile, site, run, 4, 2, True)
         compares = sorted(set(re.findall(r'href="(compare-[^"]+\.html)"', run_dom)))
+        # Each kernel with the upstream version its .deb was built from.
+        for d in debs("linux-image-6.1.0-*-amd64-unsigned_*.deb", 2):
+            up = re.search(r"_(\d+\.\d+\.\d+)-[^_]*_amd64\.deb$", d).group(1)
+            expect(f"(upstream {up})" in run_dom, f"the run page names upstream {up}")
         expect(compares, f"the run page links a comparison: {compares}")
         cmp_dom = page_checks(profile, site, compares[0], 2, 4, True)
         expect("p (t)" in cmp_dom and "mde" in cmp_dom and "n for 5%" in cmp_dom,
