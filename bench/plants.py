@@ -14,14 +14,19 @@ explanation of that change and where the planted function stands (a CPU
 plant's function must be first).
 
     bench/plants.py [--kbench build/cli/kbench] [--store DIR] [-n 6]
-                    [--classes sleep-write,cpu-write] [--busy 2] [--aa 3]
-                    [--json FILE]
+                    [--classes sleep-write,cpu-write] [--busy 2]
+                    [--disk-busy 1] [--aa 3] [--json FILE]
 
---busy N runs N `yes` loops beside the guests (a busy host); --aa K also
-runs the base alone in 2 K separate runs and compares them in pairs (an
-A/A test: no verdict is the right answer). Takes about 1.5 minutes per
-cell pair-round on 2 TCG cores; the builds are incremental after the
-first (one O= tree for every patch set of a source)."""
+--busy N runs N `yes` loops beside the guests (a busy host); --disk-busy
+N runs N loops of direct-I/O dd on the host's own disk beside them (the
+guests' disks are files on it, opened cache=none, so the host's disk
+latency reaches the guest's waiting); --aa K also runs the base alone in
+2 K separate runs and compares them in pairs, and K runs of the base
+beside 6.1-night1 (the same source, its release renamed: an A/A pair
+measured together, as a night measures), each compared within its run:
+no verdict is the right answer. Takes about 1.5 minutes per cell
+pair-round on 2 TCG cores; the builds are incremental after the first
+(one O= tree for every patch set of a source)."""
 import argparse
 import json
 import os
@@ -64,6 +69,35 @@ CLASSES = {
                         "writeback stalls: the flusher sleeps 100 ms after every chunk it writes", "wait_s", [], DD),
 }
 RUN_OPTS = ["--mem", "256"]
+# The A/A partner of the base: the same tree, only its release renamed.
+AA_PARTNER = ("6.1-night1", "night1.patch")
+
+
+def load(store, cpu=0, disk=0):
+    """Start the load beside the guests: cpu `yes` loops, disk loops that
+    write and read 512 MiB with direct I/O on the store's disk (the
+    guests' disk files live there). Returns the processes (stop_load)."""
+    procs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(cpu)]
+    for i in range(disk):
+        f = os.path.join(store, f"disk-busy-{i}.tmp")
+        loop = (f"while :; do dd if=/dev/zero of='{f}' bs=1M count=512 oflag=direct status=none; "
+                f"dd if='{f}' of=/dev/null bs=1M iflag=direct status=none; done")
+        procs.append(subprocess.Popen(["sh", "-c", loop], start_new_session=True))
+    return procs
+
+
+def stop_load(procs, store):
+    for p in procs:
+        if p.args[0] == "sh":
+            os.killpg(p.pid, signal.SIGTERM)
+        else:
+            p.send_signal(signal.SIGTERM)
+        p.wait()
+    for f in os.listdir(store):
+        if f.startswith("disk-busy-") and f.endswith(".tmp"):
+            os.unlink(os.path.join(store, f))
+
+
 # The function each CPU plant's code is in, as the tiny kernel's System.map
 # has it (vfs_write and vfs_read are functions of their own there, not
 # inlined): compare's explanation of the plant's instruction change must
@@ -216,7 +250,10 @@ def main():
     ap.add_argument("-n", type=int, default=6, help="cells per kernel (default 6)")
     ap.add_argument("--classes", default=",".join(CLASSES), help="comma-separated classes (default: all)")
     ap.add_argument("--busy", type=int, default=0, help="run N `yes` loops beside the guests")
-    ap.add_argument("--aa", type=int, default=0, help="also K A/A pairs of separate base runs")
+    ap.add_argument("--disk-busy", type=int, default=0,
+                    help="run N direct-I/O dd loops on the host's disk beside the guests")
+    ap.add_argument("--aa", type=int, default=0,
+                    help="also K A/A pairs of separate base runs, and K runs of the base beside its A/A partner")
     ap.add_argument("--json", help="write the rows as JSON to this file")
     args = ap.parse_args()
     classes = [c for c in args.classes.split(",") if c]
@@ -229,8 +266,10 @@ def main():
     build(args.kbench, args.store, "6.1-base", None)
     for c in classes:
         build(args.kbench, args.store, f"6.1-{c}", CLASSES[c][0])
+    if args.aa:
+        build(args.kbench, args.store, AA_PARTNER[0], AA_PARTNER[1])
 
-    busy = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(args.busy)]
+    busy = load(args.store, args.busy, args.disk_busy)
     rows = []
     stamp = time.strftime("%Y%m%d-%H%M%S")
     try:
@@ -253,14 +292,18 @@ def main():
                 ids.append(out["run"]["id"])
             cmp = compare(args.kbench, args.store, f"run:{ids[0]}:6.1-base", f"run:{ids[1]}:6.1-base")
             rows.append(row(f"A/A {k + 1} (runs {ids[0]}, {ids[1]})", cmp, "write", secs, args.n, "wait_s"))
+        for k in range(args.aa):
+            out, secs = run(args.kbench, args.store, ["6.1-base", AA_PARTNER[0]], args.n, DD, [],
+                            f"plants-aa-{stamp}-{k}-together")
+            rid = out["run"]["id"]
+            cmp = compare(args.kbench, args.store, f"run:{rid}:6.1-base", f"run:{rid}:{AA_PARTNER[0]}")
+            rows.append(row(f"A/A {k + 1} together (run {rid})", cmp, "write", secs, args.n, "wait_s"))
     finally:
-        for p in busy:
-            p.send_signal(signal.SIGTERM)
-            p.wait()
+        stop_load(busy, args.store)
     print_table(rows)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"busy": args.busy, "n": args.n, "rows": rows}, f, indent=1)
+            json.dump({"busy": args.busy, "disk_busy": args.disk_busy, "n": args.n, "rows": rows}, f, indent=1)
     missed = [r["class"] for r in rows if r["class"] in CLASSES and not r["called_worse"]]
     aa_false = [r["class"] for r in rows if r["class"].startswith("A/A") and (r["worse"] or r["better"])]
     unnamed = [r["class"] for r in rows if r["class"] in NAMED_FIRST and r["planted_rank"] != 1]

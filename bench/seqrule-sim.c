@@ -108,6 +108,7 @@ static void one_run(const struct scenario *sc, const struct seqrule_params *p, s
         struct seqrule_metric m[N_METRICS];
         struct host h = { 0.8 + 0.4 * uniform() };
         int dirs[N_METRICS];
+        struct seqrule_params p0;
         struct seqrule_decision d;
         enum seqrule_verdict v0, v2;
         struct stats_test w;
@@ -129,9 +130,10 @@ static void one_run(const struct scenario *sc, const struct seqrule_params *p, s
                         b[k][rounds] = 100 * (k ? 1 : 1 + sc->effect) * sb * (1 + sc->cov * gauss());
                 }
         }
+        p0 = *p;
+        p0.noise = 0;
         if (seqrule_decide(p, m, N_METRICS, rounds, &d) < 0 || d.answer == SEQRULE_MORE ||
-            seqrule_judge(p, m, dirs, N_METRICS, &d, 0.0, &v0) < 0 ||
-            seqrule_judge(p, m, dirs, N_METRICS, &d, 0.02, &v2) < 0)
+            seqrule_judge(&p0, m, dirs, N_METRICS, &d, &v0) < 0 || seqrule_judge(p, m, dirs, N_METRICS, &d, &v2) < 0)
                 abort();
         t->enough += d.answer == SEQRULE_ENOUGH;
         t->budget += d.answer == SEQRULE_BUDGET;
@@ -141,6 +143,102 @@ static void one_run(const struct scenario *sc, const struct seqrule_params *p, s
                 t->welch++;
         t->rounds[d.look]++;
         t->rounds_sum += (double)d.look;
+}
+
+/* A gamma variate of mean 1 and coefficient of variation cov (Marsaglia and
+ * Tsang; shape 1 / cov^2, boosted below 1): an amount's scatter, skewed and
+ * never below 0, as bench/floor-sim.c draws it. */
+static double gamma1(double cov) {
+        double k = 1 / (cov * cov), boost = 1, d, c, x, v;
+
+        if (k < 1) {
+                boost = pow(uniform(), 1 / k);
+                k += 1;
+        }
+        d = k - 1.0 / 3;
+        c = 1 / sqrt(9 * d);
+        for (;;) {
+                do {
+                        x = gauss();
+                        v = 1 + c * x;
+                } while (v <= 0);
+                v = v * v * v;
+                if (log(uniform()) < 0.5 * x * x + d - d * v + d * log(v))
+                        break;
+        }
+        return d * v * boost * cov * cov;
+}
+
+/* An amount's run: A and B interleaved, A waiting level * gamma(cov) a
+ * cell, B that plus plant * gamma(plant_cov); a cell in stray_p waits
+ * stray seconds more (a host's hiccup). */
+struct amount {
+        double level, cov, stray_p, stray, plant, plant_cov;
+};
+
+static void amount_run(const struct amount *am, const struct seqrule_params *p, struct tally *t) {
+        static double a[MAX_ROUNDS], b[MAX_ROUNDS];
+        struct seqrule_metric m = { "guest.write.wait_s", a, b, metrics_floor("guest.write.wait_s") };
+        int dirs[1] = { METRICS_LOWER };
+        struct seqrule_decision d;
+        enum seqrule_verdict v;
+
+        for (size_t i = 0; i < p->max_rounds; i++) {
+                a[i] = am->level * gamma1(am->cov) + (uniform() < am->stray_p ? am->stray : 0);
+                b[i] = am->level * gamma1(am->cov) + (am->plant > 0 ? am->plant * gamma1(am->plant_cov) : 0) +
+                       (uniform() < am->stray_p ? am->stray : 0);
+        }
+        if (seqrule_decide(p, &m, 1, p->max_rounds, &d) < 0 || d.answer == SEQRULE_MORE ||
+            seqrule_judge(p, &m, dirs, 1, &d, &v) < 0)
+                abort();
+        t->enough += d.answer == SEQRULE_ENOUGH;
+        t->budget += d.answer == SEQRULE_BUDGET;
+        t->diff2 += v == SEQRULE_DIFFERENT;
+        t->rounds[d.look]++;
+        t->rounds_sum += (double)d.look;
+}
+
+static size_t percentile(const struct tally *t, size_t reps, double q);
+
+/* `seqrule-sim amounts [REPS [SEED]]`: an amount's stopping point (its
+ * target: SEQRULE_AMOUNT_BANDS floors beyond which the whole interval lies
+ * with 80 % power) and how often compare's verdict at that point calls a
+ * plant of 1, 1.5, 2 and 3 floors worse. */
+static int amounts_main(size_t reps, uint64_t seed) {
+        static const struct amount bases[] = {
+                { 0.03, 0.3, 0, 0, 0, 0.15 },
+                { 0.03, 0.6, 0, 0, 0, 0.15 },
+                { 0.015, 0.2, 0.06, 0.3, 0, 0.08 },
+        };
+        static const double plants[] = { 0, 1, 1.5, 2, 3 };
+        double floor = metrics_floor("guest.write.wait_s");
+        struct seqrule_params p = { .target = 0.05, .alpha = 0.05, .power = 0.8, .pilot = 4,
+                                    .max_rounds = MAX_ROUNDS, .noise = 0.02 };
+
+        rng_seed(seed);
+        printf("seqrule-sim amounts: guest.write.wait_s (floor %g s), target %g floors, alpha %.2f, power %.1f, "
+               "pilot %zu, budget %zu rounds, noise %.0f%%, %zu runs per row, seed %llu\n", floor,
+               SEQRULE_AMOUNT_BANDS, p.alpha, p.power, p.pilot, p.max_rounds, p.noise * 100, reps,
+               (unsigned long long)seed);
+        printf("%7s %5s %11s %7s | %7s %7s %6s %4s | %7s\n", "level", "CoV", "stray", "plant", "enough", "budget",
+               "rounds", "p90", "worse");
+        for (size_t bi = 0; bi < sizeof(bases) / sizeof(bases[0]); bi++)
+                for (size_t pi = 0; pi < sizeof(plants) / sizeof(plants[0]); pi++) {
+                        struct amount am = bases[bi];
+                        struct tally t;
+
+                        am.plant = plants[pi] * floor;
+                        memset(&t, 0, sizeof(t));
+                        for (size_t i = 0; i < reps; i++)
+                                amount_run(&am, &p, &t);
+                        printf("%6.3gs %4.0f%% %4.0f%% +%4.2gs %4.2gfl | %6.1f%% %6.1f%% %6.1f %4zu | %6.1f%%\n",
+                               am.level, am.cov * 100, am.stray_p * 100, am.stray, plants[pi],
+                               100.0 * (double)t.enough / (double)reps, 100.0 * (double)t.budget / (double)reps,
+                               t.rounds_sum / (double)reps, percentile(&t, reps, 0.9),
+                               100.0 * (double)t.diff2 / (double)reps);
+                        fflush(stdout);
+                }
+        return 0;
 }
 
 static size_t percentile(const struct tally *t, size_t reps, double q) {
@@ -159,11 +257,17 @@ int main(int argc, char **argv) {
         static const double drifts[] = { 0, 0.04 };
         double effects[16] = { 0, -0.02, -0.05, -0.10 };
         size_t n_effects = 4;
-        size_t reps = argc > 1 ? strtoul(argv[1], NULL, 10) : 2000;
-        uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261202;
+        size_t reps;
+        uint64_t seed;
         struct seqrule_params p = { .target = 0.05, .alpha = 0.05, .power = 0.8, .pilot = 3,
-                                    .max_rounds = MAX_ROUNDS };
+                                    .max_rounds = MAX_ROUNDS, .noise = 0.02 };
         clock_t t0 = clock();
+
+        if (argc > 1 && strcmp(argv[1], "amounts") == 0)
+                return amounts_main(argc > 2 ? strtoul(argv[2], NULL, 10) : 2000,
+                                    argc > 3 ? strtoull(argv[3], NULL, 10) : 20261206);
+        reps = argc > 1 ? strtoul(argv[1], NULL, 10) : 2000;
+        seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261202;
 
         if (reps == 0)
                 reps = 1;
@@ -180,9 +284,9 @@ int main(int argc, char **argv) {
                 }
         }
         rng_seed(seed);
-        printf("seqrule-sim: target MDE %.0f%%, alpha %.2f, power %.1f, pilot %zu, budget %zu rounds, %zu runs "
-               "per row, seed %llu\n", p.target * 100, p.alpha, p.power, p.pilot, p.max_rounds, reps,
-               (unsigned long long)seed);
+        printf("seqrule-sim: target MDE %.0f%% (noise band %.0f%% included), alpha %.2f, power %.1f, pilot %zu, "
+               "budget %zu rounds, %zu runs per row, seed %llu\n", p.target * 100, p.noise * 100, p.alpha, p.power,
+               p.pilot, p.max_rounds, reps, (unsigned long long)seed);
         printf("two kernels interleaved, two judged metrics; drift: log-speed random walk, sd per cell, within "
                "+-20%%\n");
         printf("A/A: 'diff' and 'welch' are false alarms; MC error of a 5%% rate: +-%.1f%% (2 se)\n\n",

@@ -68,6 +68,10 @@ static int check_ranges(int pilot, int max_rounds, double target, double alpha, 
                 return cli_errorf("bisect: --alpha %g is not in (0, 1)", alpha) + 1;
         if (!(noise >= 0 && noise < 100))
                 return cli_errorf("bisect: --noise %g is not a percentage in [0, 100)", noise) + 1;
+        if (target <= noise)
+                return cli_errorf("bisect: --target %g%% lies within the noise band (--noise %g%%): a verdict needs "
+                                  "the whole interval of a change beyond it, so the target must be larger", target,
+                                  noise) + 1;
         if (jobs < 0)
                 return cli_errorf("bisect: -j %d is not a number of jobs (0: the host's CPUs)", jobs) + 1;
         return 0;
@@ -109,7 +113,7 @@ int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
         g_autofree char *metric = NULL, *kernels = NULL, *git = NULL, *good = NULL, *bad = NULL, *config = NULL;
         g_auto(GStrv) fragments = NULL, kernel_list = NULL;
         gint pilot = 4, max_rounds = 12, jobs = 0;
-        gdouble target = 1, alpha = 0.05, noise = 2;
+        gdouble target = 3, alpha = 0.05, noise = 2;
         struct render rd;
         struct run_events sink;
         GOptionEntry entries[] = {
@@ -129,7 +133,8 @@ int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
                 { "max-rounds", 0, 0, G_OPTION_ARG_INT, &max_rounds,
                   "Rounds a step may take before it is 'cannot tell' (default 12)", "N" },
                 { "target", 0, 0, G_OPTION_ARG_DOUBLE, &target,
-                  "Minimum detectable change at the ends, % (default 1); a step's is half the ends' change", "PCT" },
+                  "Change the ends must be able to show with 80% power, the noise band included, % (default 3); "
+                  "a step's is the band plus half the ends' change", "PCT" },
                 { "alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha, "Test level (default 0.05)", "Q" },
                 { "noise", 0, 0, G_OPTION_ARG_DOUBLE, &noise, "Noise band, % (default 2), as kbench compare's", "PCT" },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },

@@ -53,8 +53,13 @@ static int check_top(const char *top_s, size_t *ret) {
         return 0;
 }
 
-/* The numbers: 0, or -1 once the error is said. */
+/* The numbers, and which runs a kernel name takes: 0, or -1 once the
+ * error is said. */
 static int check_values(const char *alpha_s, const char *noise_s, struct compare_options *o) {
+        if (o->all_runs && o->across_runs) {
+                cli_errorf("compare: --all-runs and --across-runs exclude each other");
+                return -1;
+        }
         if (alpha_s && (parse_double(alpha_s, &o->alpha) < 0 || !(o->alpha > 0 && o->alpha <= 0.5))) {
                 cli_errorf("compare: --alpha " CLI_Q " is not a number in (0, 0.5]", CLI_QARG(alpha_s));
                 return -1;
@@ -130,24 +135,34 @@ static int print_view(const struct compare_view *v, enum cli_format format, cons
         if (r < 0)
                 return cli_error(&err);
         if (v->n_groups == 0)
-                return cli_errorf("compare: nothing to compare: A and B have no workload in common%s",
-                                  v->n_lonely ? "" : " (no ok or failed cells selected)");
+                return cli_errorf("compare: nothing to compare: A and B have no workload in common with identical "
+                                  "settings%s", v->n_lonely ? "" : " (no ok or failed cells selected)");
+        if (v->no_verdict)
+                return cli_errorf("compare: no verdict: A and B were not measured together with identical settings "
+                                  "(the first line says where each comes from; --across-runs judges them across "
+                                  "runs)");
         return v->exit_status;
 }
 
 static const char compare_summary[] =
-        "Is B better or worse than A? A and B each select cells: a kernel name (its cells\n"
-        "in the latest run that has it; --all-runs: every run), run:ID, run:ID:KERNEL,\n"
-        "tag:NAME or tag:NAME:KERNEL. Both may be the same kernel (an A/A comparison).\n"
+        "Is B better or worse than A? A and B each select cells: a kernel name, run:ID,\n"
+        "run:ID:KERNEL, tag:NAME or tag:NAME:KERNEL. Both may be the same kernel (an A/A\n"
+        "comparison). A kernel name takes its cells from the latest run that holds A and\n"
+        "B with identical settings, so the verdict rests on cells measured together; when\n"
+        "no run does, the first line says so, names each side's latest run, and no\n"
+        "verdict is given (exit 1) unless --across-runs asks to judge those runs, whose\n"
+        "first line then says what that costs (each run's offset widens the MDE).\n"
+        "--all-runs: a kernel name takes every run that has it.\n"
         "A kernel is named as results show it: a run with a variant label (kbench run\n"
         "--variant, a nightly source's name) shows dirty7-6.1.0-57-amd64, and the bare\n"
         "6.1.0-57-amd64 means the runs without a label.\n\n"
         "Only cells with identical workload parameters and VM settings are paired (one\n"
         "table per workload and settings); groups on one side only are listed, never\n"
-        "mixed in. When nothing pairs like with like but both sides ran the same\n"
-        "workload under settings that differ (e.g. tag:base against tag:throttled),\n"
-        "those settings are what A and B compare: the cells are paired across exactly\n"
-        "them, and the output says so ('paired across differing settings: disk_mbps').\n"
+        "mixed in. When nothing pairs like with like but both sides, selected by run or\n"
+        "tag, ran the same workload under settings that differ (e.g. tag:base against\n"
+        "tag:throttled), those settings are what A and B compare: the cells are paired\n"
+        "across exactly them, and the output says so ('paired across differing\n"
+        "settings: disk_mbps'); a kernel name is never paired across settings.\n"
         "The workload's own parameters (dd:size=512M against dd:size=1G) are never\n"
         "paired across unless named with --ignore-setting workload.\n"
         "Failed cells never enter statistics; their counts are shown, and the answer\n"
@@ -157,17 +172,20 @@ static const char compare_summary[] =
         "The answer comes first: per paired group, what got worse or better, in the\n"
         "workload's terms. Then a table per group: metric, A and B (means), change, its\n"
         "95% CI, verdict. --wide adds the spread, medians, Welch's and Mann-Whitney's p,\n"
-        "n, the minimum detectable change (80% power) and the cells a side needs;\n"
+        "n, the minimum detectable change and the cells a side needs for a verdict;\n"
         "--all adds the informational metrics (no verdict) in their own section.\n"
         "Seconds read as µs, ms or s.\n\n"
         "The rule: a metric is 'better' or 'worse' only if its p survives\n"
-        "Benjamini-Hochberg at q = --alpha over the judged metrics AND the whole 95% CI\n"
-        "lies beyond --noise; else '~'. A ratio (kernel instructions) is tested by Welch's\n"
-        "test, its CI Fieller's interval of the ratio of means. An amount (seconds waited\n"
-        "or spun, MiB swapped) is judged by its difference, whose CI must also lie beyond\n"
-        "its floor: Welch's test of the means or Yuen's of the 20% trimmed means,\n"
-        "whichever has the smaller p, that p doubled. 'n too small': the exact\n"
-        "Mann-Whitney test cannot reach alpha at these sizes (3+3 cannot reach 0.05).\n"
+        "Benjamini-Hochberg at q = --alpha over the judged metrics of its group (one\n"
+        "workload at one set of settings) AND the whole 95% CI lies beyond --noise;\n"
+        "else '~'. A ratio (kernel instructions) is tested by Welch's test, its CI\n"
+        "Fieller's interval of the ratio of means. An amount (seconds waited or spun,\n"
+        "MiB swapped) is judged by its difference, whose CI must also lie beyond its\n"
+        "floor: Welch's test of the means or Yuen's of the 20% trimmed means,\n"
+        "whichever has the smaller p, that p doubled. The MDE and the cells needed are\n"
+        "what such a verdict sees: the change whose whole CI clears the band (or the\n"
+        "floor) with 80% power. 'n too small': the exact Mann-Whitney test cannot\n"
+        "reach alpha at these sizes (3+3 cannot reach 0.05).\n"
         "Which metrics are judged, and how finely: kbench metrics [WORKLOAD]. Under TCG\n"
         "with an unthrottled disk, rates and times are shown but not judged (they are\n"
         "the emulator's speed as much as the kernel's); what the guest did is judged.\n\n"
@@ -178,8 +196,9 @@ static const char compare_summary[] =
         "the other kernel lacks. --explain does so for every such count.\n\n"
         "Exit status: 0 no metric worse; 4 at least one metric worse; 5 a group's cells\n"
         "failed (no ok cell on a side, or B's failing more often than A's; wins over 4);\n"
-        "1 error (also: no workload in common, or no metric matching --metric); 2 usage\n"
-        "error (also: an --ignore-setting no selected cell has).";
+        "1 error (also: no workload in common, no verdict for kernel names not measured\n"
+        "together, or no metric matching --metric); 2 usage error (also: an\n"
+        "--ignore-setting no selected cell has).";
 
 int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
@@ -188,7 +207,7 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         size_t top = 0;
         g_auto(GStrv) ignore = NULL;
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
-        gboolean json = FALSE, all_runs = FALSE, all = FALSE, wide = FALSE, explain = FALSE;
+        gboolean json = FALSE, all_runs = FALSE, across_runs = FALSE, all = FALSE, wide = FALSE, explain = FALSE;
         struct compare_options o = { .alpha = 0.05, .noise = 0.02 };
         struct compare_view *v = NULL;
         struct compare_selector sel;
@@ -208,6 +227,9 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                   "Noise band: a verdict needs the whole 95% CI of the change beyond it (default 2%)", "PCT" },
                 { "all-runs", 0, 0, G_OPTION_ARG_NONE, &all_runs,
                   "A kernel name selects its cells in every run, not only the latest", NULL },
+                { "across-runs", 0, 0, G_OPTION_ARG_NONE, &across_runs,
+                  "A kernel name selects its latest run even when the other side's is another: a verdict across "
+                  "runs, its power stated", NULL },
                 { "ignore-setting", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ignore,
                   "Pair cells even though these settings differ (disk_mbps,...); repeatable", "KEY[,KEY]" },
                 { "all", 'a', 0, G_OPTION_ARG_NONE, &all,
@@ -239,6 +261,8 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                 cli_errorf("compare: %s", err.msg);
                 return 2;
         }
+        o.all_runs = all_runs;
+        o.across_runs = across_runs;
         if (check_values(alpha_s, noise_s, &o) < 0 || check_top(top_s, &top) < 0)
                 return 2;
         if (cli_format("compare", format_s, json, CLI_FORMAT_BIT(CLI_FORMAT_TEXT) |
@@ -251,7 +275,6 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         o.b = argv[2];
         o.workload = workload;
         o.metric_glob = metric;
-        o.all_runs = all_runs;
         if (split_ignored(ignore, ignored, &n_user))
                 return 2;
 

@@ -29,7 +29,7 @@ static int cli_nightly_plan(const struct nightly_plan_event *p) {
 
         runopts_defaults(&def);
         printf("plan: %zu new kernel(s)%s, %zu run(s) of %zu workload(s) x %d repeat(s), accelerator %s\n",
-               plan->n_new, plan->baseline_stale ? " and the baseline" : "", plan->n_groups,
+               plan->n_new, plan->with_baseline ? " and the baseline beside them" : "", plan->n_groups,
                (size_t)g_strv_length(p->cfg->workloads), p->cfg->run.repeats, p->accel);
         for (size_t i = 0; i < plan->n_groups; i++) {
                 const struct nightly_group *gr = &plan->groups[i];
@@ -42,12 +42,15 @@ static int cli_nightly_plan(const struct nightly_plan_event *p) {
                 }
                 printf(" variant=%s:", gr->v.label ? gr->v.label : "-");
                 for (size_t m = 0; m < gr->n_members; m++)
-                        printf(" %s (%zu of %d stored)", p->cands[gr->members[m]].name, p->cands[gr->members[m]].n_ok,
-                               p->cfg->run.repeats);
+                        if (p->cands[gr->members[m]].is_baseline)
+                                printf(" %s (the baseline)", p->cands[gr->members[m]].name);
+                        else
+                                printf(" %s (%zu of %d stored)", p->cands[gr->members[m]].name,
+                                       p->cands[gr->members[m]].n_ok, p->cfg->run.repeats);
                 putchar('\n');
         }
         for (size_t i = 0; i < p->n_cands; i++)
-                if (p->cands[i].n_ok >= (size_t)p->cfg->run.repeats)
+                if (!p->cands[i].is_baseline && p->cands[i].n_ok >= (size_t)p->cfg->run.repeats)
                         printf("measured already: %s\n", p->cands[i].name);
         return fflush(stdout) == 0 ? 0 : -EIO;
 }
@@ -127,13 +130,13 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
         g_option_context_set_summary(ctx,
                 "One unattended night: take the store's lock, resume a night that was cut\n"
                 "short, fetch the configured sources and import new kernels, measure each new\n"
-                "kernel not yet measured with these settings (and the baseline when it has no\n"
-                "results with them) through the runner of 'kbench run', kernels interleaved,\n"
-                "stopping at the configuration's deadline; compare each new kernel with the\n"
-                "baseline as 'kbench compare' does (paired across a source's overrides), look\n"
-                "for change points in each judged metric's history, print one line per\n"
-                "regression, feed the report to 'notify' when something regressed, and\n"
-                "publish the site into publish_dir. The configuration is described in\n"
+                "kernel not yet measured with these settings and the baseline beside it, in\n"
+                "one run, interleaved, through the runner of 'kbench run', stopping at the\n"
+                "configuration's deadline; compare each new kernel with the baseline of its\n"
+                "run as 'kbench compare' does (a verdict from cells measured together), look\n"
+                "for change points in each judged metric's history across nights, print one\n"
+                "line per regression, feed the report to 'notify' when something regressed,\n"
+                "and publish the site into publish_dir. The configuration is described in\n"
                 "docs/nightly.md ('--keys' lists its keys).");
         g_option_context_set_description(ctx,
                 "Exit status: 0 nothing regressed; 4 a metric of a new kernel is worse than\n"

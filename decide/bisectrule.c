@@ -61,7 +61,8 @@ static enum seqrule_verdict judge(const struct bisect_params *p, const struct bi
 
         *next = 0;
         rp.target = target;
-        if (rounds == 0 || seqrule_verdict(&rp, &m, dirs, 1, rounds, p->noise, &v, &d) < 0)
+        rp.noise = p->noise;
+        if (rounds == 0 || seqrule_verdict(&rp, &m, dirs, 1, rounds, &v, &d) < 0)
                 return SEQRULE_NOT_YET;
         if (v == SEQRULE_NOT_YET && d.answer == SEQRULE_MORE)
                 *next = d.next < rp.max_rounds ? d.next : rp.max_rounds;
@@ -192,10 +193,19 @@ static int ends(const struct bisect_params *p, const struct bisect_ops *ops, voi
         return v == SEQRULE_DIFFERENT;
 }
 
+/* A step's target: half the change the ends showed, beyond the noise
+ * band (the rule's targets include the band: a verdict needs the whole
+ * interval beyond it). */
+static double step_target(const struct bisect_params *p, double change) {
+        double half = fabs(change) / 2;
+
+        return p->noise + (half > MIN_TARGET ? half : MIN_TARGET);
+}
+
 /* Halve [lo, hi]. Returns 1 when a step could not tell. */
 static int halve(const struct bisect_params *p, const struct bisect_ops *ops, void *ud, size_t n,
                  enum bisect_state *state, struct bisect_result *res, size_t *lo, size_t *hi) {
-        double target = fabs(res->change) / 2 > MIN_TARGET ? fabs(res->change) / 2 : MIN_TARGET;
+        double target = step_target(p, res->change);
 
         for (;;) {
                 size_t i = pick(state, n, *lo, *hi);
@@ -256,7 +266,7 @@ int bisect_search(const struct bisect_params *p, size_t n, const struct bisect_o
         if (r == 0) {
                 struct bisect_step st;
                 enum seqrule_verdict v = SEQRULE_NOT_YET;
-                double target = fabs(res.change) / 2 > MIN_TARGET ? fabs(res.change) / 2 : MIN_TARGET;
+                double target = step_target(p, res.change);
 
                 r = pair(p, ops, ud, lo, hi, "confirm", target, &st, &v);
                 if (r < 0)

@@ -11,9 +11,10 @@
  * one candidate interleaved with both ends, more rounds while the rule
  * says "not yet", and asks it twice: like good and unlike bad is good,
  * the reverse bad, unlike both bad (the change has begun there); anything
- * else when the budget is spent is "cannot tell". A step's target is half
- * the change seen at the ends, so a candidate at either end is told apart
- * from the other. A candidate that cannot be built or measured is skipped
+ * else when the budget is spent is "cannot tell". A step's target is the
+ * noise band plus half the change seen at the ends (the rule's targets
+ * include the band), so a candidate at either end is told apart from the
+ * other. A candidate that cannot be built or measured is skipped
  * and its neighbour nearest the middle is taken; one whose image equals a
  * decided one takes that decision unmeasured. The first bad is measured
  * once more against the last good (its parent when nothing between was
@@ -66,7 +67,8 @@ struct bisect_ops {
 };
 
 struct bisect_params {
-        struct seqrule_params rule;    /* target: the ends'; pilot, max_rounds per step; alpha, power */
+        struct seqrule_params rule;    /* target: the ends' (noise band included); pilot, max_rounds per
+                                          step; alpha, power; its noise is set from noise */
         double noise;              /* compare's noise band, a fraction */
         int dir;                   /* the metric's direction (METRICS_HIGHER or METRICS_LOWER) */
         double floor;              /* the metric's floor (report/metrics.h): > 0 an amount, judged

@@ -22,54 +22,79 @@ static void summarize_prefix(const double *v, size_t rounds, double *buf, struct
         *ret_n = n;
 }
 
-/* An amount's MDE and spread on the ratios' scale: the difference
- * detectable (stats_mde over a mean of 1 is the difference itself) over
- * the floor, times target; the spread over the floor, times target, so
- * stats_n_for_effect(cov, target) finds the rounds at which a difference of
- * the floor is detectable. */
-static double amount_mde(const struct stats_summary *sa, const struct stats_summary *sb, double floor,
-                         double alpha, double power, double target, double *ret_cov) {
-        struct stats_summary unit_a = *sa;
-        double mde;
+/* One metric at a look: its MDE in its own terms and on the target's
+ * scale, and what its spread says of the rounds the target needs
+ * (stats_n_for_effect(cov, effect)). */
+struct look {
+        double shown;              /* a fraction of mean(a), or an amount's difference in its unit */
+        double scaled;             /* on the target's scale: at most target when the target is met */
+        double cov, effect;        /* the spread and the change beyond the band, in one unit */
+};
 
-        *ret_cov = sqrt((sa->sd * sa->sd + sb->sd * sb->sd) / 2) / floor * target;
-        if (sa->sd == 0.0 && sb->sd == 0.0)
-                return 0.0;
+/* An amount: the difference whose whole interval clears its band (the
+ * floor, or the noise band of mean(a) when wider) with the rule's power is
+ * the band plus Welch's detectable difference (stats_mde over a mean of 1
+ * is the difference itself); its target is SEQRULE_AMOUNT_BANDS bands, so
+ * the part beyond the band must come down to one band. */
+static void amount_look(const struct stats_summary *sa, const struct stats_summary *sb, double floor,
+                        const struct seqrule_params *p, struct look *ret) {
+        struct stats_summary unit_a = *sa;
+        double band = fmax(floor, p->noise * fabs(sa->mean)), w;
+
+        ret->cov = sqrt((sa->sd * sa->sd + sb->sd * sb->sd) / 2) / band;
+        ret->effect = SEQRULE_AMOUNT_BANDS - 1;
         unit_a.mean = 1;
-        mde = stats_mde(&unit_a, sb, alpha, power);
-        return isnan(mde) ? INFINITY : mde / floor * target;
+        w = sa->sd == 0.0 && sb->sd == 0.0 ? 0.0 : stats_mde(&unit_a, sb, p->alpha, p->power);
+        ret->shown = isnan(w) ? INFINITY : band + w;
+        ret->scaled = ret->shown / (SEQRULE_AMOUNT_BANDS * band) * p->target;
 }
 
-static double mde_with(const struct seqrule_metric *m, size_t rounds, double alpha, double power, double target,
-                       double *buf, double *ret_cov) {
+/* A ratio metric: Welch's detectable change beyond the noise band, on the
+ * target's own scale; the part of the target beyond the band is what the
+ * spread must resolve (nothing, when the target lies within the band). */
+static void ratio_look(const struct stats_summary *sa, const struct stats_summary *sb,
+                       const struct seqrule_params *p, struct look *ret) {
+        double w;
+
+        ret->cov = sqrt((sa->cov * sa->cov + sb->cov * sb->cov) / 2);
+        ret->effect = p->target - p->noise;
+        w = sa->sd == 0.0 && sb->sd == 0.0 ? 0.0 : stats_mde(sa, sb, p->alpha, p->power);
+        ret->shown = isnan(w) ? INFINITY : p->noise + w;
+        ret->scaled = ret->shown;
+}
+
+static void look_with(const struct seqrule_metric *m, size_t rounds, const struct seqrule_params *p, double *buf,
+                      struct look *ret) {
         struct stats_summary sa, sb;
         size_t na, nb;
-        double mde;
 
         summarize_prefix(m->a, rounds, buf, &sa, &na);
         summarize_prefix(m->b, rounds, buf, &sb, &nb);
-        *ret_cov = NAN;
+        *ret = (struct look){ INFINITY, INFINITY, NAN, NAN };
         if (na < 2 || nb < 2)
-                return INFINITY;
-        if (m->floor > 0)
-                return amount_mde(&sa, &sb, m->floor, alpha, power, target, ret_cov);
-        if (!isfinite(sa.mean) || sa.mean == 0.0)
-                return NAN;
-        *ret_cov = sqrt((sa.cov * sa.cov + sb.cov * sb.cov) / 2);
-        if (sa.sd == 0.0 && sb.sd == 0.0)
-                return 0.0;
-        mde = stats_mde(&sa, &sb, alpha, power);
-        return isnan(mde) ? INFINITY : mde;
+                return;
+        if (m->floor > 0) {
+                amount_look(&sa, &sb, m->floor, p, ret);
+                return;
+        }
+        if (!isfinite(sa.mean) || sa.mean == 0.0) {
+                *ret = (struct look){ NAN, NAN, NAN, NAN };
+                return;
+        }
+        ratio_look(&sa, &sb, p, ret);
 }
 
-double seqrule_mde(const struct seqrule_metric *m, size_t rounds, double alpha, double power, double target) {
-        double *buf = malloc((rounds ? rounds : 1) * sizeof(*buf)), cov, mde;
+double seqrule_mde(const struct seqrule_metric *m, size_t rounds, const struct seqrule_params *p,
+                   double *ret_shown) {
+        double *buf = malloc((rounds ? rounds : 1) * sizeof(*buf));
+        struct look l = { NAN, NAN, NAN, NAN };
 
-        if (!buf)
-                return NAN;
-        mde = mde_with(m, rounds, alpha, power, target, buf, &cov);
+        if (buf)
+                look_with(m, rounds, p, buf, &l);
         free(buf);
-        return mde;
+        if (ret_shown)
+                *ret_shown = l.shown;
+        return l.scaled;
 }
 
 /* The smallest n per side at which the exact rank test can reach alpha:
@@ -84,7 +109,7 @@ static size_t verdict_floor(double alpha) {
 
 static int params_ok(const struct seqrule_params *p) {
         return p->target > 0 && isfinite(p->target) && p->pilot >= 2 && p->max_rounds >= 1 && p->alpha > 0 &&
-               p->alpha < 1 && p->power > p->alpha && p->power < 1;
+               p->alpha < 1 && p->power > p->alpha && p->power < 1 && p->noise >= 0 && p->noise < 1;
 }
 
 /* Evaluate the look at `look` rounds. OUT: the worst MDE and its metric,
@@ -98,21 +123,28 @@ static void evaluate(const struct seqrule_params *p, const struct seqrule_metric
         d->worst = 0;
         d->n_undefined = 0;
         for (size_t i = 0; i < n_m; i++) {
-                double cov, mde = mde_with(&m[i], look, p->alpha, p->power, p->target, buf, &cov);
+                struct look l;
                 size_t n;
 
-                if (isnan(mde)) {
+                look_with(&m[i], look, p, buf, &l);
+                if (isnan(l.scaled)) {
                         d->n_undefined++;
                         continue;
                 }
-                if (mde > d->worst_mde) {
-                        d->worst_mde = mde;
+                if (l.scaled > d->worst_mde) {
+                        d->worst_mde = l.scaled;
                         d->worst = i;
                 }
-                if (mde <= p->target)
+                if (l.scaled <= p->target)
                         continue;
-                /* Too few values (failed cells): one more round at least. */
-                n = isfinite(cov) ? stats_n_for_effect(cov, p->target, p->alpha, p->power, p->max_rounds) : look + 1;
+                /* Too few values (failed cells): one more round at least.
+                 * A target within the band is never met: the budget. */
+                if (!isfinite(l.cov))
+                        n = look + 1;
+                else if (!(l.effect > 0))
+                        n = p->max_rounds + 1;
+                else
+                        n = stats_n_for_effect(l.cov, l.effect, p->alpha, p->power, p->max_rounds);
                 if (n > need)
                         need = n;
         }
@@ -167,7 +199,7 @@ int seqrule_decide(const struct seqrule_params *p, const struct seqrule_metric *
 }
 
 int seqrule_judge(const struct seqrule_params *p, const struct seqrule_metric *m, const int *dirs, size_t n_m,
-                  const struct seqrule_decision *d, double noise, enum seqrule_verdict *ret) {
+                  const struct seqrule_decision *d, enum seqrule_verdict *ret) {
         struct compare_metric *cm;
         double *q;
         int r = 0, different = 0;
@@ -223,7 +255,7 @@ int seqrule_judge(const struct seqrule_params *p, const struct seqrule_metric *m
         }
         stats_bh_adjust(q, n_m, q);
         for (size_t i = 0; i < n_m; i++) {
-                enum compare_verdict v = compare_decide(&cm[i], q[i], p->alpha, noise);
+                enum compare_verdict v = compare_decide(&cm[i], q[i], p->alpha, p->noise);
 
                 different |= v == COMPARE_BETTER || v == COMPARE_WORSE;
         }
@@ -239,13 +271,13 @@ out:
 }
 
 int seqrule_verdict(const struct seqrule_params *p, const struct seqrule_metric *m, const int *dirs, size_t n_m,
-                    size_t rounds, double noise, enum seqrule_verdict *ret, struct seqrule_decision *ret_decision) {
+                    size_t rounds, enum seqrule_verdict *ret, struct seqrule_decision *ret_decision) {
         struct seqrule_decision d;
         enum seqrule_verdict v;
         int r = seqrule_decide(p, m, n_m, rounds, &d);
 
         if (r >= 0)
-                r = seqrule_judge(p, m, dirs, n_m, &d, noise, &v);
+                r = seqrule_judge(p, m, dirs, n_m, &d, &v);
         if (r < 0)
                 return r;
         *ret = v;

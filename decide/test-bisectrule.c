@@ -116,7 +116,7 @@ static void w_step(void *ud, const struct bisect_step *s) {
 static const struct bisect_ops ops = { w_prepare, w_same_image, w_measure, w_step };
 
 static struct bisect_params params(size_t max_rounds) {
-        return (struct bisect_params){ .rule = { .target = 0.01, .alpha = 0.05, .power = 0.8, .pilot = 4,
+        return (struct bisect_params){ .rule = { .target = 0.03, .alpha = 0.05, .power = 0.8, .pilot = 4,
                                                  .max_rounds = max_rounds ? max_rounds : 12 },
                                        .noise = 0.02, .dir = METRICS_LOWER };
 }

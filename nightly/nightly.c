@@ -35,6 +35,7 @@
 #include "decide/changepoint.h"
 #include "report/explain.h"
 #include "report/metrics.h"
+#include "report/stats.h"
 #include "report/view.h"
 #include "results/db.h"
 #include "results/bisect.h"
@@ -77,7 +78,6 @@ struct night {
         struct nightly_plan *plan;
         GArray *subjects;                  /* struct subject */
         GArray *runs;                      /* int64_t: runs of this night (resumed and new) */
-        int64_t baseline_run;              /* a run with baseline cells at the base settings, 0: none */
         GPtrArray *keep;                   /* strings the candidates point to */
         GPtrArray *measured;               /* names of the kernels run tonight, each once */
         GPtrArray *night_compares;         /* each comparison made tonight: subject, selector A, B */
@@ -138,6 +138,10 @@ static int step_config(struct night *n, struct kb_error *err) {
         if (n->cfg->run.until_mde_pct > 0 && n->cfg->run.budget_cells <= 0 && n->cfg->run.budget_time_s <= 0)
                 return error_setf(err, -EINVAL, "%s: until_mde needs a budget: budget_cells or budget_time",
                                   n->o->config_path);
+        if (n->cfg->run.until_mde_pct > 0 && n->cfg->run.until_mde_pct / 100 <= n->cfg->noise)
+                return error_setf(err, -EINVAL, "%s: until_mde %g%% lies within noise (%g%%): a verdict needs the "
+                                  "whole interval beyond it", n->o->config_path, n->cfg->run.until_mde_pct,
+                                  100 * n->cfg->noise);
         if (n->cfg->connect) {
                 g_free(n->g.connect);
                 n->g.connect = g_strdup(n->cfg->connect);
@@ -172,10 +176,12 @@ static int step_config(struct night *n, struct kb_error *err) {
 /* ---- runner ------------------------------------------------------------- */
 
 /* How the night drives the runner: in the night's session, printing its
- * own report, and starting no cell past its deadline. */
+ * own report, starting no cell past its deadline, and with until_mde
+ * stopping where the night's own comparison (its noise band) sees the
+ * target. */
 static struct runner_drive night_drive(const struct night *n) {
         return (struct runner_drive){ .quiet = 1, .deadline_at = n->deadline_at, .events = n->o->run_events,
-                                     .hosts = n->o->hosts };
+                                     .hosts = n->o->hosts, .noise = n->cfg->noise };
 }
 
 /* The runner's exit code as the night reads it: 0 and 3 (failed cells,
@@ -478,8 +484,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         add_run(n, id);
         for (size_t m = 0; m < gr->n_members; m++) {
                 const struct nightly_candidate *cm = &c[gr->members[m]];
-                if (cm->is_baseline && nightly_variant_equal(&gr->v, &(struct nightly_variant){ 0 }))
-                        n->baseline_run = id;
+
                 add_subject(n, id, cm->name, cm->store_name ? cm->store_name : cm->name, cm->kernel_id);
         }
         *ret_run = id;
@@ -530,69 +535,6 @@ static int step_run(struct night *n, struct kb_error *err) {
 }
 
 /* ---- detect: against the baseline ------------------------------------- */
-
-/* Whether the baseline has an ok cell with one of the base fingerprints in run. */
-static int baseline_in_run(struct night *n, int64_t run, const char *base_id, char **fps, int *ret,
-                           struct kb_error *err) {
-        struct query_selection *sel = NULL;
-        struct query_run *qr = NULL;
-        int r, found = 0;
-
-        /* A bisection's step measures the baseline a few rounds, for its
-         * own question: the night compares with a run of its own. */
-        r = query_run(n->db, run, &qr, err);
-        if (r < 0)
-                return r;
-        found = qr->tag && g_str_has_prefix(qr->tag, BISECT_TAG_PREFIX);
-        query_runs_free(qr, 1);
-        if (found) {
-                *ret = 0;
-                return 0;
-        }
-        r = query_selection(n->db, run, base_id, NULL, &sel, err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < sel->n_cells && !found; i++) {
-                g_autofree char *fp = NULL;
-                if (strcmp(sel->cells[i].state, CELL_OK) != 0 ||
-                    nightly_fingerprint_stored(sel->settings_json, sel->cells[i].params_json, &fp, NULL) < 0)
-                        continue;
-                for (size_t w = 0; fps[w] && !found; w++)
-                        found = strcmp(fp, fps[w]) == 0;
-        }
-        query_selection_free(sel);
-        *ret = found;
-        return 0;
-}
-
-/* The latest run holding baseline cells measured with the base settings. */
-static int find_baseline_run(struct night *n, struct kb_error *err) {
-        struct query_kernel *base = NULL;
-        g_autofree int64_t *ids = NULL;
-        g_auto(GStrv) fps = g_new0(char *, g_strv_length(n->cfg->workload_specs) * n->hosts->len + 1);
-        size_t nr = 0, nfp = 0;
-        int r;
-
-        if (n->baseline_run > 0)
-                return 0;
-        for (size_t w = 0; n->cfg->workload_specs[w]; w++)
-                for (guint h = 0; h < n->hosts->len; h++)
-                        fps[nfp++] = fingerprint_for(n, w, &(struct nightly_variant){ 0 }, h);
-        r = query_kernel_by_name(n->db, n->cfg->baseline, &base, err);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return r;
-        r = query_kernel_runs(n->db, base->id, &ids, &nr, err);
-        for (size_t i = nr; r >= 0 && i-- > 0 && n->baseline_run == 0;) {
-                int found = 0;
-                r = baseline_in_run(n, ids[i], base->id, fps, &found, err);
-                if (r >= 0 && found)
-                        n->baseline_run = ids[i];
-        }
-        query_kernels_free(base, 1);
-        return r;
-}
 
 static void add_finding(struct night *n, const struct subject *s, const struct compare_view *v,
                         const struct compare_metric *m) {
@@ -648,15 +590,19 @@ static void kernel_facts(struct night *n, const char *a, const char *b, struct n
 }
 
 /* What a kernel developer needs to act on a comparison that found a metric
- * worse: the host and versions it ran on, the commands that measure both
- * sides again and compare them (each side as its own run, with its run's
- * measured settings, so a variant keeps its overrides), the rows as
- * kbench compare prints them, and the site's page. */
+ * worse: which run each side came from, the host and versions it ran on,
+ * the commands that measure both again in one run and compare them (with
+ * the run's measured settings, so a variant keeps its overrides), the rows
+ * as kbench compare prints them, and the site's page. */
 static int add_regression(struct night *n, const struct subject *s, const struct compare_view *v) {
         struct nightly_regression g = { .kernel = g_strdup(s->name), .baseline = g_strdup(n->cfg->baseline),
-                                        .sel_a = g_strdup(v->sel_a), .sel_b = g_strdup(v->sel_b) };
-        struct query_run *ra = NULL, *rb = NULL;
-        json_t *sa = run_settings(n, n->baseline_run, &ra), *sb = run_settings(n, s->run, &rb);
+                                        .sel_a = g_strdup(v->sel_a), .sel_b = g_strdup(v->sel_b),
+                                        .desc_a = g_strdup(v->desc_a), .desc_b = g_strdup(v->desc_b),
+                                        .together = v->n_groups && v->groups[0].a.n_runs == 1 &&
+                                                    v->groups[0].b.n_runs == 1 &&
+                                                    v->groups[0].a.runs[0] == v->groups[0].b.runs[0] };
+        struct query_run *rb = NULL;
+        json_t *sb = run_settings(n, s->run, &rb);
         char *rows = NULL;
         size_t len = 0;
         FILE *f;
@@ -674,12 +620,10 @@ static int add_regression(struct night *n, const struct subject *s, const struct
         }
         g.accel = g_strdup(n->accel);
         kernel_facts(n, n->cfg->baseline, s->store_name, &g);
-        g.reproduce = sa && sb ? nightly_reproduce(sa, n->cfg->baseline, sb, s->store_name, s->run, n->cfg->alpha,
-                                                   n->cfg->noise)
-                               : g_new0(char *, 1);
-        json_decref(sa);
+        g.reproduce = sb ? nightly_reproduce(sb, n->cfg->baseline, s->store_name, s->run, n->cfg->alpha,
+                                             n->cfg->noise)
+                         : g_new0(char *, 1);
         json_decref(sb);
-        query_runs_free(ra, ra ? 1 : 0);
         query_runs_free(rb, rb ? 1 : 0);
         f = open_memstream(&rows, &len);
         if (!f) {
@@ -837,8 +781,12 @@ static void add_fixed(struct night *n, const struct subject *s, const struct com
         }
 }
 
+/* A kernel measured tonight against the baseline measured beside it, in
+ * its run: a verdict from cells measured together, interleaved. A run
+ * without the baseline's cells (one an older kbench started, resumed
+ * tonight) gives no verdict: the error says so. */
 static int compare_subject(struct night *n, const struct subject *s, GPtrArray *compared, struct kb_error *err) {
-        g_autofree char *a = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", n->baseline_run, n->cfg->baseline);
+        g_autofree char *a = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", s->run, n->cfg->baseline);
         g_autofree char *b = g_strdup_printf("run:%" G_GINT64_FORMAT ":%s", s->run, s->store_name);
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
         struct compare_options o = { .a = a, .b = b, .alpha = n->cfg->alpha, .noise = n->cfg->noise };
@@ -847,6 +795,12 @@ static int compare_subject(struct night *n, const struct subject *s, GPtrArray *
 
         g_ptr_array_add(ignored, NULL);
         r = pairing_compare_load(n->db, &o, ignored, &v, err);
+        if (r == -ENOENT) {
+                add_error(n, "%s: run %" G_GINT64_FORMAT " holds no ok cell of the baseline %s, so no verdict (a "
+                          "night compares cells measured together): %s", s->name, s->run, n->cfg->baseline, err->msg);
+                *err = (struct kb_error){ { 0 } };
+                return 0;
+        }
         if (r < 0)
                 return r;
         /* A regression's rows say where its kernel instructions went. */
@@ -870,15 +824,14 @@ static int compare_subject(struct night *n, const struct subject *s, GPtrArray *
                                 add_finding(n, s, v, m);
                 }
         if (v->n_groups == 0)
-                add_error(n, "%s: nothing pairs with the baseline's cells in run %" G_GINT64_FORMAT, s->name,
-                          n->baseline_run);
+                add_error(n, "%s: nothing pairs with the baseline's cells in run %" G_GINT64_FORMAT, s->name, s->run);
         /* A kernel's own failed cells are failures_of's; a baseline
          * without one ok cell leaves the kernel unjudged, which must not
          * read as "no regression". */
         for (size_t gi = 0; gi < v->n_groups; gi++)
                 if (v->groups[gi].failed == COMPARE_FAILED_NO_OK_A)
                         add_error(n, "%s: %s: the baseline has no ok cell in run %" G_GINT64_FORMAT
-                                  " (%zu failed: %s), nothing judged", s->name, v->groups[gi].spec, n->baseline_run,
+                                  " (%zu failed: %s), nothing judged", s->name, v->groups[gi].spec, s->run,
                                   v->groups[gi].a.failed,
                                   v->groups[gi].a.failed_states ? v->groups[gi].a.failed_states : "");
         compare_view_free(v);
@@ -927,20 +880,23 @@ static int failures_of(struct night *n, const struct subject *s, struct kb_error
 
 static int step_compare(struct night *n, struct kb_error *err) {
         g_autoptr(GPtrArray) compared = g_ptr_array_new_with_free_func(g_free);
-        int r = find_baseline_run(n, err);
+        const struct nightly_candidate *c = (const struct nightly_candidate *)(void *)n->cands->data;
+        const char *base_id = NULL;
+        int r = 0;
 
+        for (guint k = 0; k < n->cands->len; k++)
+                if (c[k].is_baseline)
+                        base_id = c[k].kernel_id;
         for (guint i = 0; r >= 0 && i < n->subjects->len; i++) {
                 const struct subject *s = &g_array_index(n->subjects, struct subject, i);
 
-                r = failures_of(n, s, err);
-                if (r < 0)
-                        break;
-                if (n->baseline_run == 0) {
-                        add_error(n, "%s: no run holds the baseline %s with these settings", s->name,
-                                  n->cfg->baseline);
+                /* The baseline measured beside a variant's kernels is the
+                 * other side of their comparison, not a subject. */
+                if (base_id && strcmp(s->kernel_id, base_id) == 0)
                         continue;
-                }
-                r = compare_subject(n, s, compared, err);
+                r = failures_of(n, s, err);
+                if (r >= 0)
+                        r = compare_subject(n, s, compared, err);
         }
         if (r >= 0)
                 record_night(n);
@@ -982,8 +938,7 @@ static int bisect_subject(struct night *n, const struct subject *s, struct kb_er
                 night_opts(n, &v, &o);
                 in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .s = n->s, .ops = n->ops,
                                                  .sink = n->o->sink, .run_events = n->o->run_events,
-                                                 .hosts = n->o->hosts,
-                                                 .baseline_run = n->baseline_run, .baseline_id = base->id,
+                                                 .hosts = n->o->hosts, .baseline_id = base->id,
                                                  .source = si, .label = v.label, .kernel_id = s->kernel_id,
                                                  .run = &o, .deadline_at = n->deadline_at };
                 r = nightly_bisect_source(&in, b, err);
@@ -1022,7 +977,7 @@ static void bisection_steps(struct night *n, struct nightly_bisection *b) {
  * configured metric worse: each costs rounds of cells the night may not
  * have. */
 static int step_bisect(struct night *n, struct kb_error *err) {
-        if (!n->cfg->bisect.metric || n->baseline_run == 0)
+        if (!n->cfg->bisect.metric)
                 return 0;
         for (guint i = 0; i < n->subjects->len; i++) {
                 const struct subject *s = &g_array_index(n->subjects, struct subject, i);
@@ -1117,6 +1072,19 @@ static struct changepoint_params cp_params(const struct nightly_config *cfg) {
         return p;
 }
 
+/* A history's power at a change point: the step between the points
+ * before it and those after that Welch's test would show with 80 % power
+ * at the detector's p-value, as a fraction of the level before. Each
+ * point is one run's mean, so its scatter is the runs' offsets as much as
+ * the cells'. */
+static double history_mde(const double *v, size_t len, size_t at, double p_value) {
+        struct stats_summary before, after;
+
+        stats_summarize(v, at, &before);
+        stats_summarize(v + at, len - at, &after);
+        return stats_mde(&before, &after, p_value, 0.8);
+}
+
 static void detect_series(struct night *n, const char *workload, const char *metric, GArray *pts) {
         struct changepoint_params p = cp_params(n->cfg);
         size_t off = pts->len > p.window ? pts->len - p.window : 0, len = pts->len - off, count = 0;
@@ -1143,6 +1111,7 @@ static void detect_series(struct night *n, const char *workload, const char *met
                         .before = g_strdup(before->kernel), .run = at->run, .rel_change = cps[i].rel_change,
                         .p = cps[i].p, .provisional = cps[i].provisional,
                         .worse = metrics_direction(metric) * cps[i].rel_change < 0,
+                        .mde = history_mde(v, len, cps[i].index, p.p_threshold),
                 };
                 n->rep.changes = g_renew(struct nightly_change, n->rep.changes, n->rep.n_changes + 1);
                 n->rep.changes[n->rep.n_changes++] = c;

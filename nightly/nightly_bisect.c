@@ -1,6 +1,6 @@
 /* nightly/nightly_bisect.c: a night's bisection (see nightly_bisect.h). The
  * marks come from the same comparison the night makes (decide/pairing.c
- * over run:BASELINE_RUN:BASELINE and the kernel's latest nightly run); the
+ * over the baseline and the kernel in the kernel's latest nightly run); the
  * bisection is bisect/bisect.c's, embedded: quiet, under the night's lock. */
 #include <errno.h>
 #include <glib.h>
@@ -67,11 +67,12 @@ size_t nightly_bisect_good_end(const enum nightly_bisect_mark *marks, size_t bad
         return SIZE_MAX;
 }
 
-/* What run's comparison with the baseline says of the metric in the
- * workload's group: its verdict, or UNMEASURED without a value. */
+/* What run's comparison with the baseline measured beside the kernel in it
+ * says of the metric in the workload's group: its verdict, or UNMEASURED
+ * without a value (or without the baseline in that run). */
 static int mark_in_run(const struct nightly_bisect_in *in, int64_t run, const char *name, const char *spec,
                        enum nightly_bisect_mark *ret, struct kb_error *err) {
-        g_autofree char *a = g_strdup_printf("run:%" PRId64 ":%s", in->baseline_run, in->cfg->baseline);
+        g_autofree char *a = g_strdup_printf("run:%" PRId64 ":%s", run, in->cfg->baseline);
         g_autofree char *b = g_strdup_printf("run:%" PRId64 ":%s", run, name);
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
         struct compare_options o = { .a = a, .b = b, .alpha = in->cfg->alpha, .noise = in->cfg->noise };
@@ -79,10 +80,14 @@ static int mark_in_run(const struct nightly_bisect_in *in, int64_t run, const ch
         int r;
 
         g_ptr_array_add(ignored, NULL);
+        *ret = NIGHTLY_BISECT_UNMEASURED;
         r = pairing_compare_load(in->s->db, &o, ignored, &v, err);
+        if (r == -ENOENT) {
+                *err = (struct kb_error){ { 0 } };
+                return 0;
+        }
         if (r < 0)
                 return r;
-        *ret = NIGHTLY_BISECT_UNMEASURED;
         for (size_t gi = 0; gi < v->n_groups; gi++) {
                 if (strcmp(v->groups[gi].spec, spec) != 0)
                         continue;
@@ -166,7 +171,8 @@ static void run_bisection(const struct nightly_bisect_in *in, char **names, cons
                           struct nightly_bisection *ret) {
         const struct nightly_bisect_config *c = &in->cfg->bisect;
         struct bisect_opts o = { .run = *in->run, .workload = workload, .metric = c->metric, .kernels = names,
-                                 .pilot = 4, .max_rounds = c->max_rounds, .target = 0.01, .alpha = in->cfg->alpha,
+                                 .pilot = 4, .max_rounds = c->max_rounds, .target = in->cfg->noise + 0.01,
+                                 .alpha = in->cfg->alpha,
                                  .noise = in->cfg->noise, .quiet = 1, .events = in->run_events,
                                  .hosts = in->hosts };
         struct bisect_answer a = { 0 };

@@ -5,7 +5,9 @@
  * version); each kernel before tonight's is marked from the comparison the
  * nights made with the baseline (its latest nightly run, at the source's
  * settings, the configured workload and metric): worse, not worse, or never
- * measured. The good end is the nearest measured kernel before tonight's
+ * measured (a run without the baseline beside the kernel is no mark: a
+ * verdict compares cells measured together). The good end is the nearest
+ * measured kernel before tonight's
  * when it was not worse; when it was worse the regression is older than
  * tonight and was that night's to bisect. The bisection measures with the
  * night's settings for the source (its overrides too), under the night's
@@ -50,7 +52,6 @@ struct nightly_bisect_in {
         const struct store_ctx *g;
         struct store_session *s;           /* the night's, open: its database and kernel store, in which the
                                               bisection runs too */
-        int64_t baseline_run;              /* the run the night compared with */
         const char *baseline_id;           /* the baseline's kernel id */
         size_t source;                     /* the source whose history is searched */
         const char *label;                 /* its variant label (nightly_source_variant), or NULL */

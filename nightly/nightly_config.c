@@ -167,7 +167,8 @@ static const struct cfg_row rows[] = {
         { "repeats", CFG_RUNOPT, C(run), .def = "5", .opt = "repeat", .help = "repeats of every (kernel, workload)" },
         { "until_mde", CFG_RUNOPT, C(run), .opt = "until-mde",
           .help = "repeats chosen by the tool: rounds are added to repeats (the pilot) until every judged "
-                  "metric's minimum detectable effect is at most this, \"5%\" (0: off; needs a budget)" },
+                  "metric's minimum detectable effect, noise included, is at most this, \"5%\" (0: off; needs a "
+                  "budget and more than noise)" },
         { "budget_cells", CFG_RUNOPT, C(run), .opt = "budget-cells",
           .help = "with until_mde: cells per run of the night, at most (0: no cell budget)" },
         { "budget_time", CFG_RUNOPT, C(run), .opt = "budget-time",

@@ -52,35 +52,50 @@ static int already_member(const struct nightly_group *g, const struct nightly_ca
         return 0;
 }
 
+/* Put the baseline, c[base], first in g, unless g has its image. */
+static void lead_with(struct nightly_group *g, const struct nightly_candidate *c, size_t base) {
+        if (already_member(g, c, base))
+                return;
+        g->members = g_renew(size_t, g->members, g->n_members + 1);
+        memmove(g->members + 1, g->members, g->n_members * sizeof(*g->members));
+        g->members[0] = base;
+        g->n_members++;
+}
+
 void nightly_plan_build(const struct nightly_config *cfg, const struct nightly_candidate *c, size_t n,
                         struct nightly_plan **ret) {
         GArray *groups = g_array_new(FALSE, TRUE, sizeof(struct nightly_group));
         struct nightly_plan *p = g_new0(struct nightly_plan, 1);
+        size_t base = n;
 
-        /* The base group exists first so that the baseline leads its run
-         * and the groups come out in a stable order. */
+        /* The base group exists first so that the groups come out in a
+         * stable order. */
         group_for(groups, &(struct nightly_variant){ 0 });
-        for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < n; i++) {
-                        struct nightly_group *g;
-                        struct nightly_variant v;
+        for (size_t i = 0; i < n; i++) {
+                struct nightly_group *g;
+                struct nightly_variant v;
 
-                        if (!!c[i].is_baseline != (pass == 0) || c[i].n_ok >= (size_t)cfg->run.repeats)
-                                continue;
-                        nightly_candidate_variant(cfg, &c[i], &v);
-                        g = group_for(groups, &v);
-                        if (already_member(g, c, i))
-                                continue;
-                        g->members = g_renew(size_t, g->members, g->n_members + 1);
-                        g->members[g->n_members++] = i;
-                        if (c[i].is_baseline)
-                                p->baseline_stale = 1;
-                        else
-                                p->n_new++;
+                if (c[i].is_baseline) {
+                        base = i;
+                        continue;
                 }
+                if (c[i].n_ok >= (size_t)cfg->run.repeats)
+                        continue;
+                nightly_candidate_variant(cfg, &c[i], &v);
+                g = group_for(groups, &v);
+                if (already_member(g, c, i))
+                        continue;
+                g->members = g_renew(size_t, g->members, g->n_members + 1);
+                g->members[g->n_members++] = i;
+                p->n_new++;
+        }
         /* Drop the base group when it stayed empty. */
         if (g_array_index(groups, struct nightly_group, 0).n_members == 0)
                 g_array_remove_index(groups, 0);
+        for (guint gi = 0; base < n && gi < groups->len; gi++) {
+                lead_with(&g_array_index(groups, struct nightly_group, gi), c, base);
+                p->with_baseline = 1;
+        }
         p->n_groups = groups->len;
         p->groups = (struct nightly_group *)(void *)g_array_free(groups, FALSE);
         *ret = p;

@@ -6,9 +6,11 @@
  * kernels that share their settings (a source's overrides change the
  * kernel command line, the sysctls or the disk throttle, and a source's
  * name labels them as a variant, none of which one run varies per
- * kernel). Within a group the runner interleaves the kernels. The baseline
- * is measured, with the configuration's own settings, only when it lacks
- * results with them. Pure: tested from tables in test-nightly-plan.c. */
+ * kernel). Within a group the runner interleaves the kernels, and every
+ * group measures the baseline too, first, with the group's settings, so a
+ * night's verdict compares cells measured together in one run; a night
+ * with nothing new measures nothing, the baseline included. Pure: tested
+ * from tables in test-nightly-plan.c. */
 #pragma once
 
 #include <stddef.h>
@@ -35,10 +37,10 @@ struct nightly_variant {
         const struct run_settings *overrides;  /* the source's, NULL: none (every option's default) */
 };
 
-/* One run of the night: kernels sharing a variant. */
+/* One run of the night: kernels sharing a variant, and the baseline. */
 struct nightly_group {
         struct nightly_variant v;          /* borrowed from the configuration */
-        size_t *members;                   /* indexes into the candidates, baseline first */
+        size_t *members;                   /* indexes into the candidates, the baseline first */
         size_t n_members;
 };
 
@@ -46,7 +48,7 @@ struct nightly_plan {
         struct nightly_group *groups;      /* base settings first, then in source order */
         size_t n_groups;
         size_t n_new;                      /* non-baseline kernels to measure */
-        int baseline_stale;                /* the baseline is measured tonight */
+        int with_baseline;                 /* the baseline is measured tonight, beside them */
 };
 
 /* The label of a source's kernels as a variant: its name when it has
@@ -63,10 +65,12 @@ void nightly_candidate_variant(const struct nightly_config *cfg, const struct ni
  * option alike (runopt_equal: sysctls in the same order). */
 int nightly_variant_equal(const struct nightly_variant *a, const struct nightly_variant *b);
 
-/* The plan for candidates c[0..n) under cfg. A candidate is measured when
- * c->n_ok < cfg->repeats; the same kernel twice with the same settings
- * (two sources yielding one package) is measured once. OUT: *ret
- * (nightly_plan_free). */
+/* The plan for candidates c[0..n) under cfg. A kernel other than the
+ * baseline is measured when c->n_ok < cfg->repeats; the same kernel twice
+ * with the same settings (two sources yielding one package) is measured
+ * once; each group leads with the baseline (the candidate with
+ * is_baseline, whatever its n_ok), unless a source yielded the baseline's
+ * own image with that group's settings. OUT: *ret (nightly_plan_free). */
 void nightly_plan_build(const struct nightly_config *cfg, const struct nightly_candidate *c, size_t n,
                         struct nightly_plan **ret);
 

@@ -37,6 +37,8 @@ void nightly_report_clear(struct nightly_report *r) {
                 g_free(g->kernel);
                 g_free(g->baseline);
                 g_free(g->sel_a);
+                g_free(g->desc_a);
+                g_free(g->desc_b);
                 g_free(g->sel_b);
                 g_free(g->host);
                 g_free(g->qemu);
@@ -84,19 +86,19 @@ void nightly_report_clear(struct nightly_report *r) {
         memset(r, 0, sizeof(*r));
 }
 
-char **nightly_reproduce(const json_t *base_settings, const char *base_kernel, const json_t *new_settings,
-                         const char *new_kernel, int64_t run, double alpha, double noise) {
-        char **cmds = g_new0(char *, 5);
-        g_autofree char *run_a = runopts_command(base_settings, base_kernel, NULL);
-        g_autofree char *run_b = runopts_command(new_settings, new_kernel, NULL);
+char **nightly_reproduce(const json_t *settings, const char *base_kernel, const char *new_kernel, int64_t run,
+                         double alpha, double noise) {
+        char **cmds = g_new0(char *, 4);
+        g_autofree char *both = runopts_command(settings, (const char *const[]){ base_kernel, new_kernel, NULL },
+                                                NULL);
 
-        /* Seconds are enough: the runs of one paste take minutes, so the
+        /* Seconds are enough: the run of one paste takes minutes, so the
          * next paste's date is a later one. */
         cmds[0] = g_strdup("t=$(date +%Y%m%d-%H%M%S)");
-        cmds[1] = g_strdup_printf("%s --tag \"repro-%" PRId64 "-base-$t\"", run_a, run);
-        cmds[2] = g_strdup_printf("%s --tag \"repro-%" PRId64 "-new-$t\"", run_b, run);
-        cmds[3] = g_strdup_printf("kbench compare --alpha %g --noise %g%% \"tag:repro-%" PRId64 "-base-$t\" "
-                                  "\"tag:repro-%" PRId64 "-new-$t\"", alpha, 100 * noise, run, run);
+        cmds[1] = g_strdup_printf("%s --tag \"repro-%" PRId64 "-$t\"", both, run);
+        cmds[2] = g_strdup_printf("kbench compare --alpha %g --noise %g%% \"tag:repro-%" PRId64 "-$t:%s\" "
+                                  "\"tag:repro-%" PRId64 "-$t:%s\"", alpha, 100 * noise, run, base_kernel, run,
+                                  new_kernel);
         return cmds;
 }
 
@@ -140,9 +142,11 @@ char *nightly_failure_line(const struct nightly_failure *f) {
 }
 
 char *nightly_change_line(const struct nightly_change *c) {
-        return g_strdup_printf("change point: %s %+.1f %% from %s (after %s, run %" G_GINT64_FORMAT ", p=%.2g)%s%s",
-                               c->metric, 100 * c->rel_change, c->kernel, c->before, c->run, c->p,
-                               c->worse ? " worse" : "", c->provisional ? " provisional" : "");
+        g_autofree char *mde = isfinite(c->mde) ? g_strdup_printf("%.1f %%", 100 * c->mde) : g_strdup("unknown");
+
+        return g_strdup_printf("change point across nights: %s %+.1f %% from %s (after %s, run %" G_GINT64_FORMAT
+                               ", p=%.2g; history's mde %s)%s%s", c->metric, 100 * c->rel_change, c->kernel, c->before,
+                               c->run, c->p, mde, c->worse ? " worse" : "", c->provisional ? " provisional" : "");
 }
 
 int nightly_change_is_news(size_t index, size_t len_before, int provisional, size_t min_size, size_t confirm) {
@@ -270,12 +274,12 @@ json_t *nightly_report_json(const struct nightly_report *r) {
 
         for (size_t i = 0; i < r->n_findings; i++) {
                 const struct nightly_finding *f = &r->findings[i];
-                json_array_append_new(fs, json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:s?}",
+                json_array_append_new(fs, json_pack("{s:s, s:s, s:s, s:s, s:o, s:s?, s:o, s:o, s:I, s:I, s:s?}",
                                                     "kernel", f->kernel, "baseline", f->baseline, "metric",
                                                     f->metric, "verdict", compare_verdict_name(f->verdict),
-                                                    "change", num(f->change), "p", num(f->p), "q", num(f->q),
-                                                    "n_a", (json_int_t)f->na, "n_b", (json_int_t)f->nb,
-                                                    "across", f->across));
+                                                    "change", num(f->change), "change_text", f->change_text,
+                                                    "p", num(f->p), "q", num(f->q), "n_a", (json_int_t)f->na,
+                                                    "n_b", (json_int_t)f->nb, "across", f->across));
         }
         for (size_t i = 0; i < r->n_failures; i++) {
                 const struct nightly_failure *f = &r->failures[i];
@@ -286,11 +290,11 @@ json_t *nightly_report_json(const struct nightly_report *r) {
         }
         for (size_t i = 0; i < r->n_changes; i++) {
                 const struct nightly_change *c = &r->changes[i];
-                json_array_append_new(cs, json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:b, s:b}", "metric",
+                json_array_append_new(cs, json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:b, s:b, s:o}", "metric",
                                                     c->metric, "workload", c->workload, "kernel", c->kernel,
                                                     "after", c->before, "run", (json_int_t)c->run, "rel_change",
                                                     num(c->rel_change), "p", num(c->p), "provisional",
-                                                    c->provisional, "worse", c->worse));
+                                                    c->provisional, "worse", c->worse, "mde", num(c->mde)));
         }
         json_object_set_new(j, "measured", strv_json(r->measured));
         json_object_set_new(j, "compared", strv_json(r->compared));
@@ -325,9 +329,12 @@ char *nightly_report_subject(const struct nightly_report *r) {
                 n_worse += r->findings[i].verdict == COMPARE_WORSE;
         if (worst) {
                 g_autofree char *more = n_worse > 1 ? g_strdup_printf(" (+%zu more)", n_worse - 1) : g_strdup("");
+                /* An amount's change is its difference, as the report prints it. */
+                g_autofree char *change = worst->change_text ? g_strdup(worst->change_text)
+                                                             : g_strdup_printf("%+.1f%%", 100 * worst->change);
 
-                return g_strdup_printf("[kbench] %s: %s %+.1f%% regression vs %s%s", worst->kernel, worst->metric,
-                                       100 * worst->change, worst->baseline, more);
+                return g_strdup_printf("[kbench] %s: %s %s regression vs %s%s", worst->kernel, worst->metric, change,
+                                       worst->baseline, more);
         }
         if (r->n_failures)
                 return g_strdup_printf("[kbench] %s: failed at %s (%s)%s", r->failures[0].kernel,
@@ -382,11 +389,17 @@ void nightly_report_notify(const struct nightly_report *r, const struct nightly_
 
                 fprintf(out, "%s against %s\n", kernel, base);
                 fprintf(out, "  compared: kbench compare %s %s\n", sa, sb);
+                if (g->desc_a && g->desc_b) {
+                        g_autofree char *da = printable(g->desc_a, 300), *db = printable(g->desc_b, 300);
+
+                        fprintf(out, "  A: %s\n  B: %s%s\n", da, db,
+                                g->together ? " (measured together, interleaved)" : "");
+                }
                 regression_facts(g, out);
                 if (g->link)
                         fprintf(out, "  page: %s\n", g->link);
-                fputs("\nreproduce (paste into a shell: each run on its own, then the comparison of the two;\n"
-                      "t makes each paste's runs its own):\n", out);
+                fputs("\nreproduce (paste into a shell: one run of both, interleaved, then their comparison;\n"
+                      "t makes each paste's run its own):\n", out);
                 for (size_t k = 0; g->reproduce && g->reproduce[k]; k++) {
                         g_autofree char *cmd = printable(g->reproduce[k], 2000);
 

@@ -53,6 +53,10 @@ struct nightly_change {
         double p;
         int provisional;
         int worse;                         /* the step goes the metric's bad way */
+        double mde;                        /* the history's power: the smallest step (a fraction of the
+                                              level before) its points show with 80 % power at the change
+                                              points' p-value, their scatter being each run's offset;
+                                              NAN unknown */
 };
 
 /* One comparison that found a metric worse: what a kernel developer needs
@@ -70,6 +74,9 @@ struct nightly_regression {
         char *version_a, *version_b;       /* the kernels' version strings, baseline's first (owned; may be NULL) */
         char **config_diff;                /* kconfig_diff of the two .configs, NULL-terminated; NULL:
                                               the store lacks one of them (owned) */
+        char *desc_a, *desc_b;             /* what each resolved to, "6.1.0-47-amd64 in run 12": the run
+                                              each side came from (owned; may be NULL) */
+        int together;                      /* both sides' cells come from one run, interleaved */
 };
 
 /* The bisection a night started for a regression (nightly/nightly_bisect.h),
@@ -126,15 +133,16 @@ struct nightly_report {
 void nightly_report_clear(struct nightly_report *r);
 
 /* The commands that measure both sides of a regression again and compare
- * them, for a user to paste into a shell: one `kbench run` per side with
- * its run's measured settings (run/runopts.h: runopts_command), then
- * `kbench compare` of the two at the night's alpha and noise (a fraction).
- * The first line sets the shell variable t to the time of the paste and
- * the tags carry it ("repro-RUN-base-$t"), so a second paste measures runs
- * of its own and its comparison selects only those: a tag of fixed text
- * would collect the cells of every attempt. NULL-terminated (g_strfreev). */
-char **nightly_reproduce(const json_t *base_settings, const char *base_kernel, const json_t *new_settings,
-                         const char *new_kernel, int64_t run, double alpha, double noise);
+ * them, for a user to paste into a shell: one `kbench run` of both kernels,
+ * interleaved as the night measured them, with the night's run's measured
+ * settings (settings/runopts.h: runopts_command), then `kbench compare` of
+ * the two in that run at the night's alpha and noise (a fraction). The
+ * first line sets the shell variable t to the time of the paste and the
+ * tag carries it ("repro-RUN-$t"), so a second paste measures a run of its
+ * own and its comparison selects only that: a tag of fixed text would
+ * collect the cells of every attempt. NULL-terminated (g_strfreev). */
+char **nightly_reproduce(const json_t *settings, const char *base_kernel, const char *new_kernel, int64_t run,
+                         double alpha, double noise);
 
 /* "6.1.0-58-amd64: dd.write_MBps -12.3 % vs 6.1.0-57-amd64 (p=0.002, n=6+6)",
  * with " [across disk_mbps]" when the cells were paired across settings and
@@ -147,7 +155,10 @@ char *nightly_finding_line(const struct nightly_finding *f);
 char *nightly_bisection_line(const struct nightly_bisection *b);
 /* "6.1.0-58-amd64: failed at boot (boot-timeout: detail), 3 of 3 cells". */
 char *nightly_failure_line(const struct nightly_failure *f);
-/* "change point: dd.write_MBps -12.0 % from 6.1.0-58-amd64 (after 6.1.0-57-amd64, run 4, p=0.005)[ provisional]". */
+/* "change point across nights: dd.write_MBps -12.0 % from 6.1.0-58-amd64
+ * (after 6.1.0-57-amd64, run 4, p=0.005; history's mde 4.1 %)[ worse][
+ * provisional]": a trend, from runs measured on different nights, not a
+ * verdict. */
 char *nightly_change_line(const struct nightly_change *c);
 
 /* Whether a change point at index of a history whose first len_before
@@ -166,7 +177,8 @@ int nightly_report_exit(const struct nightly_report *r);
 void nightly_report_text(const struct nightly_report *r, FILE *out);
 
 /* The subject of the regression report: "[kbench] NEW: METRIC -13.1% regression
- * vs BASE" for the worse finding with the largest change ("(+N more)" when
+ * vs BASE" (an amount: "+0.207 s") for the worse finding with the largest
+ * change ("(+N more)" when
  * there are others), "[kbench] NEW: failed at STAGE (STATE)" when only cells
  * failed, NULL when nothing regressed. Caller g_frees. */
 char *nightly_report_subject(const struct nightly_report *r);

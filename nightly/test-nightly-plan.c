@@ -31,7 +31,7 @@ static char *const *sysctls(const struct nightly_group *g) {
         return g->v.overrides ? g->v.overrides->sysctls : NULL;
 }
 
-TEST(new_kernel_and_stale_baseline_share_one_run) {
+TEST(new_kernel_and_baseline_share_one_run) {
         const struct nightly_candidate c[] = {
                 { "k57", "id57", 0, 0, 0, NULL },
                 { "k47", "id47", 0, 1, 0, NULL },
@@ -42,7 +42,7 @@ TEST(new_kernel_and_stale_baseline_share_one_run) {
         nightly_plan_build(&cfg, c, 2, &p);
         ASSERT_EQ(p->n_groups, 1);
         ASSERT_EQ(p->n_new, 1);
-        ASSERT_EQ(p->baseline_stale, 1);
+        ASSERT_EQ(p->with_baseline, 1);
         ASSERT_EQ(p->groups[0].n_members, 2);
         ASSERT_EQ(p->groups[0].members[0], 1);   /* the baseline leads */
         ASSERT_EQ(p->groups[0].members[1], 0);
@@ -62,11 +62,14 @@ TEST(nothing_new_measures_nothing) {
         nightly_plan_build(&cfg, c, 2, &p);
         ASSERT_EQ(p->n_groups, 0);
         ASSERT_EQ(p->n_new, 0);
-        ASSERT_EQ(p->baseline_stale, 0);
+        ASSERT_EQ(p->with_baseline, 0);
         nightly_plan_free(p);
 }
 
-TEST(partly_measured_is_measured_again) {
+/* A kernel measured in part is measured again, and the baseline beside it
+ * though it has every cell it needs: a verdict compares cells measured
+ * together. */
+TEST(partly_measured_is_measured_again_beside_the_baseline) {
         const struct nightly_candidate c[] = {
                 { "k57", "id57", 0, 0, 2, NULL },
                 { "k47", "id47", 0, 1, 3, NULL },
@@ -76,9 +79,26 @@ TEST(partly_measured_is_measured_again) {
         setup();
         nightly_plan_build(&cfg, c, 2, &p);
         ASSERT_EQ(p->n_groups, 1);
-        ASSERT_EQ(p->groups[0].n_members, 1);
-        ASSERT_EQ(p->groups[0].members[0], 0);
-        ASSERT_EQ(p->baseline_stale, 0);
+        ASSERT_EQ(p->groups[0].n_members, 2);
+        ASSERT_EQ(p->groups[0].members[0], 1);
+        ASSERT_EQ(p->groups[0].members[1], 0);
+        ASSERT_EQ(p->with_baseline, 1);
+        nightly_plan_free(p);
+}
+
+/* The baseline alone, short of cells, is not measured: with nothing new
+ * there is nothing to compare it with tonight. */
+TEST(baseline_alone_is_not_measured) {
+        const struct nightly_candidate c[] = {
+                { "k57", "id57", 0, 0, 3, NULL },
+                { "k47", "id47", 0, 1, 0, NULL },
+        };
+        struct nightly_plan *p;
+
+        setup();
+        nightly_plan_build(&cfg, c, 2, &p);
+        ASSERT_EQ(p->n_groups, 0);
+        ASSERT_EQ(p->with_baseline, 0);
         nightly_plan_free(p);
 }
 
@@ -97,13 +117,18 @@ TEST(overrides_get_runs_of_their_own) {
         nightly_plan_build(&cfg, c, 4, &p);
         ASSERT_EQ(p->n_groups, 3);
         ASSERT_EQ(p->n_new, 3);
+        /* Every run leads with the baseline, measured with its settings. */
         ASSERT_EQ(disk_mbps(&p->groups[0]), 0);
-        ASSERT_EQ(p->groups[0].members[0], 0);
+        ASSERT_EQ(p->groups[0].n_members, 2);
+        ASSERT_EQ(p->groups[0].members[0], 3);
+        ASSERT_EQ(p->groups[0].members[1], 0);
         ASSERT_EQ(disk_mbps(&p->groups[1]), 40);
-        ASSERT_EQ(p->groups[1].n_members, 1);
-        ASSERT_EQ(p->groups[1].members[0], 1);
+        ASSERT_EQ(p->groups[1].n_members, 2);
+        ASSERT_EQ(p->groups[1].members[0], 3);
+        ASSERT_EQ(p->groups[1].members[1], 1);
         ASSERT_STREQ(append(&p->groups[2]), "elevator=none");
-        ASSERT_EQ(p->groups[2].members[0], 2);
+        ASSERT_EQ(p->groups[2].members[0], 3);
+        ASSERT_EQ(p->groups[2].members[1], 2);
         nightly_plan_free(p);
 }
 
@@ -119,7 +144,7 @@ TEST(one_kernel_twice_with_one_setting_is_measured_once) {
         setup();
         nightly_plan_build(&cfg, c, 3, &p);
         ASSERT_EQ(p->n_groups, 1);
-        ASSERT_EQ(p->groups[0].n_members, 1);
+        ASSERT_EQ(p->groups[0].n_members, 2);
         ASSERT_EQ(p->n_new, 1);
         nightly_plan_free(p);
 }
@@ -185,10 +210,11 @@ TEST(sysctl_variant_is_a_group_of_its_own) {
         nightly_plan_build(&c3, c, 3, &p);
         ASSERT_EQ(p->n_groups, 2);
         ASSERT_EQ(p->n_new, 2);
-        ASSERT_EQ(p->groups[0].n_members, 1);
+        ASSERT_EQ(p->groups[0].n_members, 2);
         ASSERT_TRUE(p->groups[0].v.label == NULL && sysctls(&p->groups[0]) == NULL);
-        ASSERT_EQ(p->groups[1].n_members, 1);
-        ASSERT_EQ(p->groups[1].members[0], 1);
+        ASSERT_EQ(p->groups[1].n_members, 2);
+        ASSERT_EQ(p->groups[1].members[0], 2);
+        ASSERT_EQ(p->groups[1].members[1], 1);
         ASSERT_STREQ(p->groups[1].v.label, "dirty7-");
         ASSERT_STREQ(sysctls(&p->groups[1])[0], "vm.dirty_ratio=7");
         nightly_plan_free(p);

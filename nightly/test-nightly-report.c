@@ -73,10 +73,14 @@ TEST(failure_detail_from_the_guest_cannot_forge_lines) {
 
 TEST(change_point_line) {
         struct nightly_change c = { (char *)"dd.write_MBps", (char *)"dd:size=64M,bs=", (char *)"k58",
-                                    (char *)"k57", 4, -0.12, 0.005, 1, 1 };
-        g_autofree char *line = nightly_change_line(&c);
+                                    (char *)"k57", 4, -0.12, 0.005, 1, 1, 0.041 };
+        g_autofree char *line = nightly_change_line(&c), *unknown = NULL;
 
-        ASSERT_STREQ(line, "change point: dd.write_MBps -12.0 % from k58 (after k57, run 4, p=0.005) worse provisional");
+        ASSERT_STREQ(line, "change point across nights: dd.write_MBps -12.0 % from k58 (after k57, run 4, p=0.005; "
+                           "history's mde 4.1 %) worse provisional");
+        c.mde = NAN;
+        unknown = nightly_change_line(&c);
+        ASSERT_TRUE(strstr(unknown, "history's mde unknown)") != NULL);
 }
 
 /* The exit status from a table of (findings, failures, errors, incomplete). */
@@ -157,15 +161,16 @@ TEST(change_point_is_news_once) {
 TEST(notify_subject_and_body) {
         struct nightly_finding fs[] = { finding(COMPARE_WORSE, -0.05), finding(COMPARE_BETTER, 0.3),
                                         finding(COMPARE_WORSE, -0.131) };
-        char *cmds[] = { (char *)"kbench run -k 6.1.0-57-amd64 -w dd:size=64M -n 6 --accel tcg --tag repro-4-base",
-                         (char *)"kbench run -k 6.1.0-58-amd64 -w dd:size=64M -n 6 --accel tcg --tag repro-4-new",
-                         (char *)"kbench compare tag:repro-4-base tag:repro-4-new", NULL };
+        char *cmds[] = { (char *)"kbench run -k 6.1.0-57-amd64 -k 6.1.0-58-amd64 -w dd:size=64M -n 6 --accel tcg "
+                                 "--tag repro-4",
+                         (char *)"kbench compare tag:repro-4:6.1.0-57-amd64 tag:repro-4:6.1.0-58-amd64", NULL };
         struct nightly_regression g = { (char *)"6.1.0-58-amd64", (char *)"6.1.0-57-amd64",
-                                        (char *)"run:1:6.1.0-57-amd64", (char *)"run:4:6.1.0-58-amd64",
+                                        (char *)"run:4:6.1.0-57-amd64", (char *)"run:4:6.1.0-58-amd64",
                                         (char *)"vm\nSubject: forged", (char *)"7.2.22", (char *)"9.0.0", cmds,
                                         (char *)"dd:size=64M,bs=\nmetric  A  B\n",
                                         (char *)"https://ci.example/kbench/compare-x.html", NULL, 0, NULL, NULL, NULL,
-                                        NULL };
+                                        NULL, (char *)"6.1.0-57-amd64 in run 4", (char *)"6.1.0-58-amd64 in run 4",
+                                        1 };
         struct nightly_report r = { .findings = fs, .n_findings = 3, .regressions = &g, .n_regressions = 1 };
         g_autofree char *subject = nightly_report_subject(&r), *text = NULL;
         size_t len = 0;
@@ -196,9 +201,11 @@ TEST(notify_subject_and_body) {
         ASSERT_TRUE(strstr(text, "  baseline: Linux version 6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP\n"
                                  "  kernel: version unknown\n") != NULL);
         ASSERT_TRUE(strstr(text, "  config difference (baseline -> kernel):\n    CONFIG_HZ_250: y -> (unset)\n"));
-        ASSERT_TRUE(strstr(text, "  compared: kbench compare run:1:6.1.0-57-amd64 run:4:6.1.0-58-amd64\n") != NULL);
+        ASSERT_TRUE(strstr(text, "  compared: kbench compare run:4:6.1.0-57-amd64 run:4:6.1.0-58-amd64\n"
+                                 "  A: 6.1.0-57-amd64 in run 4\n  B: 6.1.0-58-amd64 in run 4 (measured together, "
+                                 "interleaved)\n") != NULL);
         ASSERT_TRUE(strstr(text, "  page: https://ci.example/kbench/compare-x.html\n") != NULL);
-        ASSERT_TRUE(strstr(text, "\n  kbench compare tag:repro-4-base tag:repro-4-new\n") != NULL);
+        ASSERT_TRUE(strstr(text, "\n  kbench compare tag:repro-4:6.1.0-57-amd64 tag:repro-4:6.1.0-58-amd64\n") != NULL);
         ASSERT_TRUE(strstr(text, "\ndd:size=64M,bs=\nmetric  A  B\n") != NULL);
         ASSERT_TRUE(strstr(text, "-- the night --\n") != NULL && strstr(text, "verdict: REGRESSION\n") != NULL);
 
@@ -213,6 +220,17 @@ TEST(notify_subject_and_body) {
         {
                 struct nightly_report r3 = { .findings = &fs[1], .n_findings = 1 };
                 ASSERT_TRUE(nightly_report_subject(&r3) == NULL);
+        }
+        /* An amount: its difference, not a ratio of two near-zero means. */
+        {
+                struct nightly_finding w = finding(COMPARE_WORSE, 18.692);
+                struct nightly_report r4 = { .findings = &w, .n_findings = 1 };
+                g_autofree char *s4 = NULL;
+
+                w.metric = (char *)"guest.write.wait_s";
+                w.change_text = (char *)"+0.207 s";
+                s4 = nightly_report_subject(&r4);
+                ASSERT_STREQ(s4, "[kbench] 6.1.0-58-amd64: guest.write.wait_s +0.207 s regression vs 6.1.0-57-amd64");
         }
 }
 
@@ -245,45 +263,42 @@ static char *arg_after(const char *out, size_t n, const char *opt) {
         TEST_FAIL("no %s in command %zu: %s", opt, n, cmds[n]);
 }
 
-/* Pasted twice, the reproduction makes runs of its own each time, and each
- * comparison selects that paste's two runs only: a fixed tag would mix the
- * cells of both attempts in `compare tag:...`. */
-TEST(reproduce_commands_select_their_own_runs) {
-        json_auto_t *sa = json_pack("{s:[s], s:i, s:s}", "workloads", "dd:size=64M", "repeats", 5, "accel", "tcg");
-        json_auto_t *sb = json_pack("{s:[s], s:i, s:s, s:i}", "workloads", "dd:size=64M", "repeats", 5, "accel", "tcg",
-                                    "disk_mbps", 36);
-        g_auto(GStrv) cmds = nightly_reproduce(sa, "6.1.0-47-amd64", sb, "6.1.0-57-amd64", 7, 0.2, 0.02);
-        g_autofree char *one = NULL, *two = NULL, *base1 = NULL, *new1 = NULL, *base2 = NULL, *sel_a = NULL,
-                        *sel_b = NULL;
+/* Pasted twice, the reproduction makes a run of its own each time, of
+ * both kernels interleaved (so the comparison is within one run, as the
+ * night's was), and each comparison selects that paste's run only: a fixed
+ * tag would mix the cells of both attempts in `compare tag:...`. */
+TEST(reproduce_commands_select_their_own_run) {
+        json_auto_t *st = json_pack("{s:[s], s:i, s:s, s:i}", "workloads", "dd:size=64M", "repeats", 5, "accel",
+                                    "tcg", "disk_mbps", 36);
+        g_auto(GStrv) cmds = nightly_reproduce(st, "6.1.0-47-amd64", "6.1.0-57-amd64", 7, 0.2, 0.02);
+        g_autofree char *one = NULL, *two = NULL, *tag1 = NULL, *tag2 = NULL, *sel_a = NULL, *sel_b = NULL;
         g_autofree char *k = NULL;
 
-        ASSERT_EQ(g_strv_length(cmds), 4);
+        ASSERT_EQ(g_strv_length(cmds), 3);
         for (size_t i = 0; cmds[i]; i++)
                 fprintf(stderr, "  %s\n", cmds[i]);
-        ASSERT_TRUE(g_str_has_prefix(cmds[1], "kbench run -k 6.1.0-47-amd64 -w dd:size=64M -n 5 --accel tcg"));
-        ASSERT_TRUE(strstr(cmds[1], "--disk-mbps") == NULL && strstr(cmds[2], "--disk-mbps 36") != NULL);
+        ASSERT_TRUE(g_str_has_prefix(cmds[1], "kbench run -k 6.1.0-47-amd64 -k 6.1.0-57-amd64 -w dd:size=64M -n 5 "
+                                              "--accel tcg --disk-mbps 36"));
         one = paste(cmds);
         g_usleep(1100 * 1000);
         two = paste(cmds);
         k = arg_after(one, 0, "-k");
         ASSERT_STREQ(k, "6.1.0-47-amd64");
-        base1 = arg_after(one, 0, "--tag");
-        new1 = arg_after(one, 1, "--tag");
-        base2 = arg_after(two, 0, "--tag");
-        ASSERT_TRUE(g_str_has_prefix(base1, "repro-7-base-2") && g_str_has_prefix(new1, "repro-7-new-2"));
-        ASSERT_STREQ(base1 + strlen("repro-7-base-"), new1 + strlen("repro-7-new-"));
-        ASSERT_TRUE(strcmp(base1, base2) != 0);
-        /* compare's two selectors are this paste's tags. */
+        tag1 = arg_after(one, 0, "--tag");
+        tag2 = arg_after(two, 0, "--tag");
+        ASSERT_TRUE(g_str_has_prefix(tag1, "repro-7-2"));
+        ASSERT_TRUE(strcmp(tag1, tag2) != 0);
+        /* compare's two selectors are this paste's run, one kernel each. */
         {
                 g_auto(GStrv) c = g_strsplit(one, "\n\n", -1);
-                g_auto(GStrv) args = g_strsplit(c[2], "\n", -1);
+                g_auto(GStrv) args = g_strsplit(c[1], "\n", -1);
                 size_t n = g_strv_length(args);
 
                 ASSERT_STREQ(args[0], "compare");
                 ASSERT_STREQ(args[2], "0.2");
                 ASSERT_STREQ(args[4], "2%");
-                sel_a = g_strconcat("tag:", base1, NULL);
-                sel_b = g_strconcat("tag:", new1, NULL);
+                sel_a = g_strconcat("tag:", tag1, ":6.1.0-47-amd64", NULL);
+                sel_b = g_strconcat("tag:", tag1, ":6.1.0-57-amd64", NULL);
                 ASSERT_STREQ(args[n - 2], sel_a);
                 ASSERT_STREQ(args[n - 1], sel_b);
         }

@@ -71,6 +71,7 @@ struct compare_view *compare_view_free(struct compare_view *v) {
         free(v->desc_b);
         free(v->kernel_a);
         free(v->kernel_b);
+        free(v->first);
         free(v);
         return NULL;
 }
@@ -195,15 +196,20 @@ static void amount_one(const struct compare_metric *m, double trim, struct stats
         }
 }
 
-void compare_amount_test(struct compare_metric *m) {
-        struct stats_test w = { NAN, NAN, NAN, 0 }, y = w;
-        struct stats_interval dw = { NAN, NAN, NAN }, dy = dw;
+static void trimmed_means(struct compare_metric *m) {
         double se2;
 
         m->trimmed_a = m->trimmed_b = NAN;
         if (stats_trimmed(m->a, m->na, COMPARE_TRIM, &m->trimmed_a, &se2) < 0 ||
             stats_trimmed(m->b, m->nb, COMPARE_TRIM, &m->trimmed_b, &se2) < 0)
                 m->trimmed_a = m->trimmed_b = NAN;
+}
+
+void compare_amount_test(struct compare_metric *m) {
+        struct stats_test w = { NAN, NAN, NAN, 0 }, y = w;
+        struct stats_interval dw = { NAN, NAN, NAN }, dy = dw;
+
+        trimmed_means(m);
         amount_one(m, 0, &w, &dw);
         /* Below 5 cells a side nothing is trimmed: Yuen's test is Welch's. */
         if (floor(COMPARE_TRIM * (double)m->na) >= 1 || floor(COMPARE_TRIM * (double)m->nb) >= 1)
@@ -220,8 +226,87 @@ void compare_amount_test(struct compare_metric *m) {
                 m->ttest.p = fmin(1, 2 * m->ttest.p);
 }
 
+void compare_amount_test_alone(struct compare_metric *m, int trimmed) {
+        struct stats_test t = { NAN, NAN, NAN, 0 };
+        struct stats_interval d = { NAN, NAN, NAN };
+
+        trimmed_means(m);
+        amount_one(m, trimmed ? COMPARE_TRIM : 0, &t, &d);
+        m->trimmed = trimmed && isfinite(t.p);
+        m->ttest = t;
+        m->diff = d;
+        if (!isfinite(m->diff.estimate) && m->na && m->nb)
+                m->diff.estimate = m->sb.mean - m->sa.mean;
+}
+
 double compare_band(const struct compare_metric *m, double noise) {
         return fmax(m->info.floor, noise * fabs(m->sa.mean));
+}
+
+/* The repeats a side needs for a change of effect (a fraction of
+ * mean(a)) to get a verdict with COMPARE_POWER: the part of it beyond the
+ * band (band_rel, the band over |mean(a)|) must stand out of the spread
+ * cov. COMPARE_MAX_N + 1 when the change lies within the band (never a
+ * verdict, whatever n), 0 when unknown. */
+static size_t n_for(double effect, double band_rel, double cov, double alpha) {
+        if (!isfinite(cov) || !isfinite(band_rel))
+                return 0;
+        if (effect <= band_rel)
+                return COMPARE_MAX_N + 1;
+        return stats_n_for_effect(cov, effect - band_rel, alpha, COMPARE_POWER, COMPARE_MAX_N);
+}
+
+/* What a verdict could have detected, from the summaries the tests use
+ * (sa, sb: with the run offset when the sides come from different runs):
+ * the smallest change whose whole interval clears the band (the noise
+ * band, and an amount's floor) with COMPARE_POWER, i.e. Welch's MDE beyond
+ * the band (a verdict needs the interval's near end past the band, so the
+ * change it detects that often lies that much further); the same as a
+ * difference for an amount, whose mean(a) may be 0; and the repeats for
+ * 2 % and 5 %. Only for the metrics that can get a verdict (the power
+ * computation is the costly part of a metric). (Welch's: an amount with
+ * a stray cell may be seen by Yuen's test below it.) */
+static void compare_power(struct compare_metric *m, const struct stats_summary *sa,
+                          const struct stats_summary *sb, double alpha, double noise) {
+        double band = compare_band(m, noise), mean_a = fabs(m->sa.mean), cov = NAN, welch;
+        double band_rel = mean_a > 0 && isfinite(mean_a) ? band / mean_a : NAN;
+
+        m->mde = NAN;
+        m->mde_abs = NAN;
+        m->mde_one_run = NAN;
+        m->n_for_2 = m->n_for_5 = m->n_for_twice_band = 0;
+        m->twice_band = NAN;
+        if (!m->judged)
+                return;
+        if (m->na > 1 && m->nb > 1) {
+                struct stats_summary unit_a = *sa;
+
+                welch = stats_mde(sa, sb, alpha, COMPARE_POWER);
+                m->mde = isfinite(welch) ? welch + band_rel : NAN;
+                /* Across runs: what one run would have seen, for the
+                 * answer's statement of what the offset costs. */
+                if (m->run_offset)
+                        m->mde_one_run = stats_mde(&m->sa, &m->sb, alpha, COMPARE_POWER) + band_rel;
+                /* stats_mde over a mean of 1 is the detectable difference
+                 * itself, defined when mean(a) is 0. */
+                unit_a.mean = 1;
+                if (m->info.floor > 0)
+                        m->mde_abs = band + stats_mde(&unit_a, sb, alpha, COMPARE_POWER);
+        }
+        /* The spread both sides share: the root mean square of their CoVs. */
+        if (isfinite(m->sa.cov) && isfinite(m->sb.cov))
+                cov = sqrt((m->sa.cov * m->sa.cov + m->sb.cov * m->sb.cov) / 2);
+        else if (isfinite(m->sa.cov))
+                cov = m->sa.cov;
+        m->n_for_2 = n_for(0.02, band_rel, cov, alpha);
+        m->n_for_5 = n_for(0.05, band_rel, cov, alpha);
+        /* An amount's 2 % of a mean near 0 lies within its floor: what a
+         * reader can ask of it is a difference of two bands, as
+         * --until-mde does. */
+        if (m->info.floor > 0) {
+                m->twice_band = 2 * band;
+                m->n_for_twice_band = n_for(2 * band_rel, band_rel, cov, alpha);
+        }
 }
 
 void compare_metric_stats(struct compare_metric *m, double alpha, double noise) {
@@ -229,7 +314,6 @@ void compare_metric_stats(struct compare_metric *m, double alpha, double noise) 
         _cleanup_free_ double *ia = NULL, *ib = NULL;
         const double *ta = m->a, *tb = m->b;
         struct stats_summary isa, isb;
-        double cov = NAN;
 
         stats_summarize(m->a, m->na, &m->sa);
         stats_summarize(m->b, m->nb, &m->sb);
@@ -262,34 +346,7 @@ void compare_metric_stats(struct compare_metric *m, double alpha, double noise) 
         if (stats_mann_whitney(m->a, m->na, m->b, m->nb, &m->mw) < 0)
                 m->mw = undefined;
         m->mw_min_p = m->na && m->nb ? stats_mann_whitney_min_p(m->na, m->nb) : 1;
-        /* What a verdict could have detected: only for the metrics that can
-         * get one (the power computation is the costly part of a metric). */
-        m->mde = NAN;
-        m->mde_abs = NAN;
-        m->n_for_2 = m->n_for_5 = 0;
-        if (!m->judged)
-                goto done;
-        m->mde = m->na > 1 && m->nb > 1 ? stats_mde(&isa, &isb, alpha, COMPARE_POWER) : NAN;
-        /* stats_mde gives the detectable difference over |mean(a)|: over a
-         * mean of 1 it is the difference itself, defined when mean(a) is 0.
-         * A verdict needs the interval's near end beyond the floor, so the
-         * difference it detects with that power lies that much further.
-         * (Welch's: an amount with a stray cell may be seen by Yuen's
-         * test below it.) */
-        if (m->info.floor > 0 && m->na > 1 && m->nb > 1) {
-                struct stats_summary unit_a = isa;
-
-                unit_a.mean = 1;
-                m->mde_abs = compare_band(m, noise) + stats_mde(&unit_a, &isb, alpha, COMPARE_POWER);
-        }
-        /* The spread both sides share: the root mean square of their CoVs. */
-        if (isfinite(m->sa.cov) && isfinite(m->sb.cov))
-                cov = sqrt((m->sa.cov * m->sa.cov + m->sb.cov * m->sb.cov) / 2);
-        else if (isfinite(m->sa.cov))
-                cov = m->sa.cov;
-        m->n_for_2 = isfinite(cov) ? stats_n_for_effect(cov, 0.02, alpha, COMPARE_POWER, COMPARE_MAX_N) : 0;
-        m->n_for_5 = isfinite(cov) ? stats_n_for_effect(cov, 0.05, alpha, COMPARE_POWER, COMPARE_MAX_N) : 0;
-done:
+        compare_power(m, &isa, &isb, alpha, noise);
         m->q = NAN;
         m->verdict = m->judged ? COMPARE_SAME : COMPARE_INFO;
 }
@@ -348,51 +405,68 @@ enum compare_verdict compare_decide(const struct compare_metric *m, double q, do
         return COMPARE_INFO;
 }
 
-int compare_judge(struct compare_view *v) {
+/* One paired group's verdicts: BH over the group's family (its judged
+ * metrics that can give a verdict), then each metric's verdict, the
+ * group's counts and geometric mean. The family is the group, not the
+ * view: one workload at one set of settings is one question, so a group's
+ * verdicts do not depend on which other workloads the selectors or -w
+ * brought in (docs/design.md, "kbench compare"). Returns 0 or -ENOMEM. */
+static int judge_group(struct compare_group *g, double alpha, double noise) {
         size_t n = 0, k = 0;
-        double *p;
+        double logsum = 0, *p;
 
-        for (size_t i = 0; i < v->n_groups; i++)
-                for (size_t j = 0; j < v->groups[i].n_m; j++)
-                        n += in_family(&v->groups[i].m[j], v->alpha);
+        for (size_t j = 0; j < g->n_m; j++)
+                n += in_family(&g->m[j], alpha);
         p = calloc(n + 1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
-        for (size_t i = 0; i < v->n_groups; i++)
-                for (size_t j = 0; j < v->groups[i].n_m; j++)
-                        if (in_family(&v->groups[i].m[j], v->alpha))
-                                p[k++] = v->groups[i].m[j].ttest.p;
+        for (size_t j = 0; j < g->n_m; j++)
+                if (in_family(&g->m[j], alpha))
+                        p[k++] = g->m[j].ttest.p;
         stats_bh_adjust(p, n, p);
         k = 0;
+        g->worse = g->better = g->n_geomean = 0;
+        for (size_t j = 0; j < g->n_m; j++) {
+                struct compare_metric *m = &g->m[j];
+
+                m->q = in_family(m, alpha) ? p[k++] : NAN;
+                m->verdict = compare_decide(m, m->q, alpha, noise);
+                g->worse += m->verdict == COMPARE_WORSE;
+                g->better += m->verdict == COMPARE_BETTER;
+                /* An amount near 0 (seconds waited) has no ratio worth a
+                 * vote: 0.02 s against 1.05 s would outweigh every count. */
+                if (m->judged && m->info.floor == 0 && m->sa.mean > 0 && m->sb.mean > 0 && isfinite(m->sa.mean) &&
+                    isfinite(m->sb.mean)) {
+                        double r = m->sb.mean / m->sa.mean;
+
+                        logsum += log(m->info.direction == METRICS_LOWER ? 1 / r : r);
+                        g->n_geomean++;
+                }
+        }
+        g->geomean = g->n_geomean ? exp(logsum / (double)g->n_geomean) : NAN;
+        free(p);
+        return 0;
+}
+
+static const char why_apart[] = "A and B were not measured together (kbench compare --across-runs judges them "
+                                "across runs)";
+
+int compare_judge(struct compare_view *v) {
         v->worse = v->better = v->judged = 0;
         for (size_t i = 0; i < v->n_groups; i++) {
                 struct compare_group *g = &v->groups[i];
-                double logsum = 0;
 
-                g->worse = g->better = g->n_geomean = 0;
-                for (size_t j = 0; j < g->n_m; j++) {
-                        struct compare_metric *m = &g->m[j];
+                for (size_t j = 0; v->no_verdict && j < g->n_m; j++)
+                        if (g->m[j].judged)
+                                g->m[j].withheld = why_apart;
 
-                        m->q = in_family(m, v->alpha) ? p[k++] : NAN;
-                        m->verdict = compare_decide(m, m->q, v->alpha, v->noise);
-                        g->worse += m->verdict == COMPARE_WORSE;
-                        g->better += m->verdict == COMPARE_BETTER;
-                        v->judged += m->judged;
-                        /* An amount near 0 (seconds waited) has no ratio worth a
-                         * vote: 0.02 s against 1.05 s would outweigh every count. */
-                        if (m->judged && m->info.floor == 0 && m->sa.mean > 0 && m->sb.mean > 0 &&
-                            isfinite(m->sa.mean) && isfinite(m->sb.mean)) {
-                                double r = m->sb.mean / m->sa.mean;
-
-                                logsum += log(m->info.direction == METRICS_LOWER ? 1 / r : r);
-                                g->n_geomean++;
-                        }
-                }
-                g->geomean = g->n_geomean ? exp(logsum / (double)g->n_geomean) : NAN;
+                if (judge_group(g, v->alpha, v->noise) < 0)
+                        return -ENOMEM;
+                for (size_t j = 0; j < g->n_m; j++)
+                        v->judged += g->m[j].judged;
                 v->worse += g->worse;
                 v->better += g->better;
         }
-        free(p);
         v->failed_groups = 0;
         for (size_t i = 0; i < v->n_groups; i++) {
                 v->groups[i].failed = compare_failed_rule(&v->groups[i].a, &v->groups[i].b);

@@ -18,8 +18,10 @@
  * these sizes cannot reach alpha at all (stats_mann_whitney_min_p > alpha),
  * the samples are too few for any verdict. A verdict metric (report/metrics)
  * is `better` or `worse` only when its Benjamini-Hochberg adjusted Welch p
- * (q, over every verdict metric of the comparison, all groups together) is
- * at most alpha AND the whole 95 % Fieller interval of the change lies
+ * (q, over the verdict metrics of its paired group: one workload at one set
+ * of settings is one family, so what else was selected does not move a
+ * group's verdicts) is at most alpha AND the whole 95 % Fieller interval of
+ * the change lies
  * beyond the noise band (+-noise); otherwise `~`. A metric with a floor
  * (an amount that is 0 without a regression: seconds waited or spun, MiB
  * swapped) is judged by its difference instead: the whole 95 % Welch
@@ -91,15 +93,26 @@ struct compare_metric {
                                           doubled (compare_amount_test) */
         double mw_min_p;           /* smallest p the exact rank test can give at na, nb */
         double q;                  /* BH-adjusted Welch p; NAN when not in the family */
-        double mde;                /* minimum detectable change (fraction of mean(a)), 80 % power
-                                      at alpha; judged metrics only, else NAN */
+        double mde;                /* minimum detectable change (fraction of mean(a)): the smallest
+                                      change whose whole interval clears the band (compare_band)
+                                      with 80 % power at alpha, Welch's MDE beyond the band;
+                                      judged metrics only, else NAN */
         double mde_abs;            /* the same as a difference, in unit; judged metrics with a
                                       floor only (their mean(a) may be 0), else NAN */
-        size_t n_for_2, n_for_5;   /* repeats per side for 2 % / 5 % at 80 % power (from the RMS
-                                      of both sides' CoV); judged metrics only; 0 unknown */
+        size_t n_for_2, n_for_5;   /* repeats per side for a change of 2 % / 5 % of mean(a) to get
+                                      a verdict with 80 % power (its part beyond the band, from
+                                      the RMS of both sides' CoV); a change within the band never
+                                      does (1001); judged metrics only; 0 unknown */
+        double twice_band;         /* an amount (a floor): twice compare_band, the difference
+                                      --until-mde aims at (seqrule's SEQRULE_AMOUNT_BANDS), in
+                                      unit; else NAN */
+        size_t n_for_twice_band;   /* an amount: repeats per side for a difference of twice_band to
+                                      get a verdict with 80 % power; 0 unknown or not an amount */
         int run_offset;            /* set before compare_metric_stats: the sides come from
                                       different runs, so each side's mean also carries that run's
                                       offset (see compare_metric_stats) */
+        double mde_one_run;        /* with run_offset: mde as the same cells would give measured
+                                      in one run (the cells' own spread); else NAN */
         const char *withheld;      /* why a judged metric gets no verdict (static), or NULL */
         enum compare_verdict verdict;
 };
@@ -153,6 +166,8 @@ struct compare_options {
         double alpha;              /* BH q level, and the tests' alpha (0.05) */
         double noise;              /* noise band, a fraction (0.02) */
         int all_runs;              /* a kernel selector takes every run, not the latest */
+        int across_runs;           /* a kernel selector takes its latest run even when the other side's
+                                      lies elsewhere (decide/pairing.h): a verdict across runs */
         const char *const *ignore_settings;   /* NULL-terminated, or NULL */
 };
 
@@ -189,6 +204,11 @@ struct compare_view {
         struct compare_kernels kernels;
         struct explain_view *explain;  /* where changes of the kernel's instructions went, when
                                           explain_load asked (report/explain.h), else NULL (owned) */
+        char *first;               /* the answer's first line when the selection bounds it, or NULL
+                                      (owned; decide/pairing.c): the run chosen by kernel name, why
+                                      there is no verdict, or the power of a comparison across runs */
+        int no_verdict;            /* 1: the sides were not measured together and no comparison
+                                      across runs was asked for: every judged metric is withheld */
 };
 
 struct explain_view;
@@ -213,8 +233,8 @@ int compare_selector_parse(const char *text, struct compare_selector *ret, struc
 
 /* The statistics of one metric from its values (m->a, m->b, na, nb, judged
  * and run_offset set): summaries, change, Fieller CI, both tests, and for
- * judged metrics the MDE (with a floor, also mde_abs, which needs the
- * noise band) and the repeats for 2 %/5 %.
+ * judged metrics the MDE beyond the band (with a floor, also mde_abs)
+ * and the repeats for 2 %/5 %, which need the noise band.
  * With run_offset, Welch's test, the CI and the MDE take each side's mean
  * to vary by sd^2 / n plus one run's offset: the host's drift between runs,
  * estimated from the drift the side's cells show in their order, and never
@@ -235,18 +255,26 @@ void compare_metric_stats(struct compare_metric *m, double alpha, double noise);
  * standard error grows by the run's offset in both. Sets m->trimmed_a/b. */
 void compare_amount_test(struct compare_metric *m);
 
-/* What a metric with a floor must change by, beyond its interval, to be a
- * verdict: the floor, or the noise band of mean(a) when that is wider. */
+/* One test alone for an amount (m as compare_amount_test wants it):
+ * Welch's (trimmed 0) or Yuen's (1), its p not doubled, into m->ttest,
+ * m->diff and m->trimmed. For bench/floor-sim.c, which shows what each
+ * test alone would decide beside the pair. */
+void compare_amount_test_alone(struct compare_metric *m, int trimmed);
+
+/* What a metric must change by, beyond its interval, to be a verdict: the
+ * noise band of mean(a), or an amount's floor when that is wider. In the
+ * metric's unit. */
 double compare_band(const struct compare_metric *m, double noise);
 
 /* The verdict of one metric from its statistics and its BH q (pure; the
  * table of recorded cases in report/test-compare.c pins it down). */
 enum compare_verdict compare_decide(const struct compare_metric *m, double q, double alpha, double noise);
 
-/* BH over the Welch p of every judged metric of every group with enough
- * samples, then each metric's verdict, the per-group geometric means and
- * counts, each group's failed cells (compare_failed_rule), and the view's
- * exit status. Returns 0 or -ENOMEM. */
+/* Per paired group, BH over the Welch p of its judged metrics with enough
+ * samples, then each metric's verdict, the group's geometric mean and
+ * counts, and its failed cells (compare_failed_rule); the view's counts
+ * and exit status. With v->no_verdict every judged metric is withheld
+ * first. Returns 0 or -ENOMEM. */
 int compare_judge(struct compare_view *v);
 
 /* Whether a group's cells failed the comparison (pure): B with no ok cell,

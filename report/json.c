@@ -383,7 +383,20 @@ static json_t *with_diff(json_t *j, const struct compare_metric *m) {
             json_object_set_new(j, "ci95_diff", isfinite(m->diff.lo) && isfinite(m->diff.hi)
                                                         ? json_pack("[f, f]", m->diff.lo, m->diff.hi)
                                                         : json_null()) < 0 ||
-            json_object_set_new(j, "mde_abs", json_num(m->mde_abs)) < 0) {
+            json_object_set_new(j, "mde_abs", json_num(m->mde_abs)) < 0 ||
+            json_object_set_new(j, "twice_band", json_num(m->twice_band)) < 0 ||
+            json_object_set_new(j, "n_for_twice_band", nfor_json(m->n_for_twice_band)) < 0) {
+                json_decref(j);
+                return NULL;
+        }
+        return j;
+}
+
+/* Across runs: what one run would have given (report/compare.h). */
+static json_t *with_one_run(json_t *j, const struct compare_metric *m) {
+        if (!j || !isfinite(m->mde_one_run))
+                return j;
+        if (json_object_set_new(j, "mde_one_run_pct", json_real(m->mde_one_run * 100)) < 0) {
                 json_decref(j);
                 return NULL;
         }
@@ -391,7 +404,7 @@ static json_t *with_diff(json_t *j, const struct compare_metric *m) {
 }
 
 static json_t *metric_cmp_json(const struct compare_metric *m) {
-        return with_diff(json_pack("{s:o, s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:b}, "
+        return with_one_run(with_diff(json_pack("{s:o, s:o, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:b}, "
                          "s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:b}",
                          "name", json_str(m->name), "unit", json_str(m->unit ? m->unit : ""), "direction",
                          metrics_direction_name(m->info.direction), "judged", m->judged, "why_not_judged",
@@ -407,7 +420,7 @@ static json_t *metric_cmp_json(const struct compare_metric *m) {
                          "q_bh", json_num(m->q), "mde_pct", json_num(m->mde * 100), "n_for_2pct",
                          nfor_json(m->n_for_2), "n_for_5pct", nfor_json(m->n_for_5), "verdict",
                          compare_verdict_name(m->verdict), "withheld_why", json_str(m->withheld), "run_offset",
-                         m->run_offset), m);
+                         m->run_offset), m), m);
 }
 
 json_t *json_view_explain(const struct explain *x) {
@@ -515,6 +528,14 @@ json_t *json_view_compare(const struct compare_view *v) {
                       (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,
                       "failed_groups", (json_int_t)v->failed_groups, "failed_margin_pct", COMPARE_FAILED_MARGIN_PCT,
                       "exit_status", v->exit_status, "same_cells", v->same_cells);
+        /* What the selection bounds: the answer's first line, and whether
+         * verdicts were withheld for sides not measured together. */
+        if (j && (json_object_set_new(j, "first_line", json_str(v->first)) < 0 ||
+                  json_object_set_new(j, "no_verdict", json_boolean(v->no_verdict)) < 0 ||
+                  json_object_set_new(j, "correction_family", json_string("paired group")) < 0)) {
+                json_decref(j);
+                return NULL;
+        }
         return j;
 }
 

@@ -21,7 +21,8 @@ json_t *json_view_cell_vmstat(const struct view_cell *v);
  * a, b, metrics[{name, unit, direction, judged, a, b, change_pct,
  * ci95_change_pct, welch, mann_whitney, q_bh, mde_pct, n_for_2pct,
  * n_for_5pct, verdict}], geomean_change_pct}], unpaired, worse, better,
- * exit_status}: every number of the table, the samples, the pairing. */
+ * exit_status, first_line, no_verdict}: every number of the table, the
+ * samples, the pairing. */
 json_t *json_view_compare(const struct compare_view *v);
 struct explain;
 /* Where a change of the kernel's instructions went (report/explain.h), in

@@ -76,19 +76,21 @@ static void fmt_n(size_t n, size_t max, char *buf, size_t size) {
                 snprintf(buf, size, "%zu", n);
 }
 
-/* How many cells a side needs to see a change: for a ratio the noise band
- * and 5 %, for an amount its floor's figure (mde_abs at these n is what
- * the comparison could see now). */
+/* How many cells a side needs for a verdict on a change: for a ratio 2 %
+ * and 5 % (">1000" within the noise band: never), for an amount a
+ * difference of twice its band, what --until-mde aims at (2 % of a mean
+ * near 0 lies within the floor). */
 static void need_cell(const struct compare_metric *m, char *buf, size_t size) {
         char n2[16], n5[16];
 
         fmt_n(m->n_for_2, 1000, n2, sizeof(n2));
         fmt_n(m->n_for_5, 1000, n5, sizeof(n5));
         if (m->info.floor > 0) {
-                char floor[32];
+                char twice[32];
 
-                text_format_value(m->info.floor, m->unit, 1, floor, sizeof(floor));
-                snprintf(buf, size, "%s for %s", n2, floor);
+                fmt_n(m->n_for_twice_band, 1000, n2, sizeof(n2));
+                text_format_value(m->twice_band, m->unit, 1, twice, sizeof(twice));
+                snprintf(buf, size, "%s for %s", n2, twice);
         } else
                 snprintf(buf, size, "%s for 2%%, %s for 5%%", n2, n5);
 }
@@ -448,6 +450,9 @@ static void answer(const struct compare_view *v, const struct textcompare_opts *
                         verdicts = g_strdup_printf("B is %s (%zu worse, %zu better of %zu judged metrics)",
                                                    g->worse && g->better ? "worse and better"
                                                    : g->worse ? "worse" : "better", g->worse, g->better, judged);
+                else if (v->no_verdict)
+                        verdicts = g_strdup_printf("no verdict (%zu judged metrics withheld: A and B were not "
+                                                   "measured together)", judged);
                 else
                         verdicts = g_strdup_printf("no judged change (%zu judged metrics)", judged);
                 /* failing and failed are never both (text_answer_cells). */
@@ -571,6 +576,13 @@ void textcompare_print(const struct compare_view *v, const struct textcompare_op
         g_autofree char *failed_note = v->failed_groups ? g_strdup_printf(", %zu whose cells failed", v->failed_groups)
                                                         : g_strdup("");
 
+        /* What the selection bounds comes first: the run chosen by kernel
+         * name, why there is no verdict, what a verdict across runs costs. */
+        if (v->first) {
+                text_wrap(out, "", "  ", v->first, md, o->width);
+                if (md)
+                        fputc('\n', out);
+        }
         selector_line("A", v->sel_a, v->desc_a, md, out);
         selector_line("B", v->sel_b, v->desc_b, md, out);
         kernels_print(&v->kernels, o, out);
@@ -597,7 +609,9 @@ void textcompare_print(const struct compare_view *v, const struct textcompare_op
         if (md)
                 fputc('\n', out);
         /* The rule in one labelled line; --help and the guide say it in full. */
-        rule = g_strdup_printf("rule: a verdict needs Benjamini-Hochberg q <= %g and the whole 95%% CI beyond "
-                               "±%g%% (an amount: beyond its floor too)", v->alpha, v->noise * 100);
+        rule = g_strdup_printf("rule: a verdict needs Benjamini-Hochberg q <= %g over its group's judged metrics "
+                               "and the whole 95%% CI beyond ±%g%% (an amount: beyond its floor too)%s", v->alpha,
+                               v->noise * 100, o->wide || o->all ? "; mde: the smallest change whose whole CI lies "
+                               "beyond the band with 80% power" : "");
         text_wrap(out, "", "  ", rule, md, o->width);
 }

@@ -797,6 +797,28 @@ static int side_resolve(struct db *db, const char *text, int all_runs, struct si
         return s->desc ? 0 : error_setf(err, -ENOMEM, "out of memory");
 }
 
+int view_selector_runs(struct db *db, const char *text, int64_t **ret_runs, size_t *ret_n, struct kb_error *err) {
+        struct side_sel sel = { 0 };
+        int64_t *runs;
+        int r = side_resolve(db, text, 1, &sel, err);
+
+        if (r < 0) {
+                side_sel_clear(&sel);
+                return r;
+        }
+        runs = malloc((sel.n + 1) * sizeof(*runs));
+        if (!runs) {
+                side_sel_clear(&sel);
+                return error_setf(err, -ENOMEM, "out of memory");
+        }
+        if (sel.n)
+                memcpy(runs, sel.runs, sel.n * sizeof(*runs));
+        *ret_runs = runs;
+        *ret_n = sel.n;
+        side_sel_clear(&sel);
+        return 0;
+}
+
 static int load_side(struct db *db, const char *text, const struct compare_options *o, struct side *side,
                      unsigned char *ignored_found, char **ret_desc, char **ret_kernel, struct kb_error *err) {
         struct side_sel sel = { 0 };

@@ -115,6 +115,12 @@ int view_cell_log(struct db *db, int64_t run_id, const char *cell_key, const cha
  * OUT: *ret_id. Errors: "bad run 'x' (a run id or 'last')", "no run N in PATH". */
 int view_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb_error *err);
 
+/* The runs a selector can take its cells from, ascending: a kernel name's
+ * every run that shows it, run:ID's one, tag:NAME's every run (with a
+ * kernel, those showing it). Errors as view_compare_load's for one side.
+ * OUT: *ret_runs (free), *ret_n. */
+int view_selector_runs(struct db *db, const char *text, int64_t **ret_runs, size_t *ret_n, struct kb_error *err);
+
 /* The comparison of selectors o->a and o->b (report/compare.h): resolve
  * each (a kernel's latest run, or every run with o->all_runs; run:ID;
  * run:ID:KERNEL; tag:NAME[:KERNEL]), read only those runs' cells and

@@ -378,6 +378,12 @@ static char *host_info_json(void) {
 #define SEQ_ALPHA 0.05
 #define SEQ_POWER 0.8
 
+/* The noise band --until-mde's targets include: the driver's, or compare's
+ * default. */
+static double seq_noise(const struct run *r) {
+        return r->d->noise > 0 ? r->d->noise : RUNNER_NOISE;
+}
+
 /* The rounds the plan holds: -n, or with --until-mde as many as the budget
  * allows (the rule decides how many of them run). */
 static int plan_rounds(const struct run *r) {
@@ -585,7 +591,8 @@ static void seq_init(struct run *r, const struct plan_cell *plan, size_t n, stru
                 .n_specs = r->n_specs, .kernel_ids = s->kernel_ids, .kernel_names = s->kernel_names,
                 .spec_names = s->spec_names,
                 .params = { .target = o->until_mde_pct / 100, .alpha = SEQ_ALPHA, .power = SEQ_POWER,
-                            .pilot = (size_t)MAX(o->repeats, 2), .max_rounds = n / MAX(r->n_kernels * r->n_specs, 1) },
+                            .pilot = (size_t)MAX(o->repeats, 2), .max_rounds = n / MAX(r->n_kernels * r->n_specs, 1),
+                            .noise = seq_noise(r) },
         };
 }
 
@@ -1050,6 +1057,12 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
         }
         if (o->budget_cells <= 0 && o->budget_time_s <= 0)
                 return error_setf(err, -EINVAL, "--until-mde needs a budget: --budget-cells N or --budget-time S");
+        /* A verdict needs the whole interval beyond the noise band: no
+         * change within it is ever called, so no run could meet it. */
+        if (o->until_mde_pct / 100 <= seq_noise(r))
+                return error_setf(err, -EINVAL, "--until-mde %g%%: a verdict needs the whole interval of a change "
+                                  "beyond compare's noise band (%g %%), so the target must be larger",
+                                  o->until_mde_pct, 100 * seq_noise(r));
         /* Its rule looks at every round of one run's comparison at once,
          * which the hosts of a spread run would measure apart. */
         if (r->g->hosts && r->g->hosts[1])

@@ -30,7 +30,14 @@ struct runner_drive {
                                               SIGINT and SIGTERM handler sets */
         const struct run_host_backend *hosts; /* how the run reaches its hosts (run/hosts.h); NULL:
                                               libvirt. A fake one in the unit tests */
+        double noise;                      /* --until-mde: the noise band (a fraction) the driver's
+                                              comparison judges with, which the stopping rule's targets
+                                              include; 0: compare's default, RUNNER_NOISE */
 };
+
+/* The noise band `kbench compare` judges with unless told (--noise 2%):
+ * what --until-mde's targets include when the driver names none. */
+#define RUNNER_NOISE 0.02
 
 /* Run the run that settings s describe, driven as drive says (NULL: as
  * `kbench run`, reporting nothing). Returns the exit code: 0 every cell ok, 3 the run

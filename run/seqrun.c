@@ -100,12 +100,10 @@ static int load(const struct seqrun_ctx *c, size_t rounds, GHashTable *by_name, 
         return 0;
 }
 
-/* One metric's MDE in the progress line and the JSON: a fraction, or for
- * an amount (floor > 0) the difference in its unit (seqrule_mde gives it
- * over the floor, times the target). */
-static void put_mde(GString *out, json_t *j, const char *name, double mde, double floor, double target) {
-        if (floor > 0 && isfinite(mde))
-                mde = mde / target * floor;
+/* One metric's MDE in the progress line and the JSON, as compare shows it:
+ * a fraction, or for an amount (floor > 0) the difference in its unit
+ * (seqrule_mde's shown figure). */
+static void put_mde(GString *out, json_t *j, const char *name, double mde, double floor) {
         if (out->len)
                 g_string_append(out, ", ");
         if (isnan(mde))
@@ -150,10 +148,11 @@ int seqrun_ask(const struct seqrun_ctx *c, size_t rounds, struct seqrun_answer *
                                                      c->n_kernels > 2 ? c->kernel_names[k] : "");
 
                         g_ptr_array_add(names, name);
+                        double shown;
+
                         m[n++] = (struct seqrule_metric){ name, s->v, s->v + k * max, metrics_floor(s->metric) };
-                        put_mde(mdes, j, name,
-                                seqrule_mde(&m[n - 1], rounds, c->params.alpha, c->params.power, c->params.target),
-                                m[n - 1].floor, c->params.target);
+                        seqrule_mde(&m[n - 1], rounds, &c->params, &shown);
+                        put_mde(mdes, j, name, shown, m[n - 1].floor);
                 }
         }
         r = seqrule_decide(&c->params, m, n, rounds, &a.d);

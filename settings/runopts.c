@@ -183,7 +183,8 @@ const struct runopt runopt_table[] = {
          * its measurement, not what it measured, so HOW. */
         { "until-mde", 0, RUNOPT_PERCENT, OFF(until_mde_pct), 0, 100, "0", "until_mde_pct", .suffix = 1,
           .help = "Add interleaved rounds until every judged metric's minimum detectable effect (compare's "
-                  "mde) is at most P % (5%), or the budget is spent; -n is then the pilot (default 0: off)",
+                  "mde, its 2% noise band included; an amount's: twice its floor) is at most P % (5%), or the "
+                  "budget is spent; -n is then the pilot (default 0: off)",
           .arg = "P", .class = RUNOPT_HOW },
         { "budget-cells", 0, RUNOPT_INT, OFF(budget_cells), 0, 100000, "0", "budget_cells",
           .help = "With --until-mde: run at most N cells in all (default 0: no cell budget)", .arg = "N",
@@ -747,13 +748,16 @@ static void append_option(GString *s, const struct runopt *opt, const json_t *v)
         }
 }
 
-char *runopts_command(const json_t *settings, const char *kernel, const char *tag) {
-        GString *s = g_string_new("kbench run -k");
+char *runopts_command(const json_t *settings, const char *const *kernels, const char *tag) {
+        GString *s = g_string_new("kbench run");
         json_t *defaults = json_object(), *v;
         struct run_settings d;
         size_t i;
 
-        append_arg(s, kernel);
+        for (i = 0; kernels[i]; i++) {
+                g_string_append(s, " -k");
+                append_arg(s, kernels[i]);
+        }
         json_array_foreach(json_object_get(settings, "workloads"), i, v)
                 if (json_is_string(v)) {
                         g_string_append(s, " -w");

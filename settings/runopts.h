@@ -142,13 +142,14 @@ extern const struct runopt_extra_key runopt_extra_keys[];
 /* The table, terminated by a row with name == NULL. */
 extern const struct runopt runopt_table[];
 
-/* The kbench run command that measures kernel as a stored run did:
- * "kbench run -k KERNEL -w SPEC... -n N --accel ACCEL" and every MEASURED
- * option whose saved value in settings differs from its default, each
- * argument shell-quoted, then " --tag TAG" when tag is not NULL. kernel is
- * the name in the kernel store (a variant's label is its --variant). Caller
+/* The kbench run command that measures kernels (NULL-terminated, at
+ * least one) as a stored run did, interleaved in one run: "kbench run -k
+ * KERNEL... -w SPEC... -n N --accel ACCEL" and every MEASURED option whose
+ * saved value in settings differs from its default, each argument
+ * shell-quoted, then " --tag TAG" when tag is not NULL. A kernel is its
+ * name in the kernel store (a variant's label is its --variant). Caller
  * g_frees. */
-char *runopts_command(const json_t *settings, const char *kernel, const char *tag);
+char *runopts_command(const json_t *settings, const char *const *kernels, const char *tag);
 
 /* A JSON array of every HOW key, of the table and of runopt_extra_keys,
  * and RUNOPTS_HOW_KEYS itself (new reference). */

@@ -525,7 +525,8 @@ TEST(command_reproduces_the_measured_settings) {
                 "\"variant\":\"thr-\",\"append\":\"elevator=none quiet\",\"vmstat_interval_s\":0.5,\"cell_timeout_s\":99,"
                 "\"accel_requested\":\"auto\"}";
         json_t *settings = json_loads(settings_text, 0, NULL), *saved = json_object(), *v;
-        g_autofree char *cmd = runopts_command(settings, "6.1.0-57-amd64", "repro-4-new");
+        g_autofree char *cmd = runopts_command(settings, (const char *const[]){ "6.1.0-57-amd64", NULL },
+                                               "repro-4-new");
         g_auto(GStrv) argv = NULL;
         g_autofree char **texts = NULL;
         g_autofree int *flags = NULL;
@@ -543,6 +544,15 @@ TEST(command_reproduces_the_measured_settings) {
                           "1G --disk-mbps 40 --mount-opts data=ordered,noatime --sysctl vm.dirty_ratio=7 "
                           "--sysctl vm.swappiness=1 --variant thr- --append 'elevator=none quiet' --vmstat-interval 0.5 "
                           "--tag repro-4-new");
+        /* Two kernels: one run that interleaves them. */
+        {
+                g_autofree char *two = runopts_command(settings, (const char *const[]){ "6.1.0-47-amd64",
+                                                                                        "6.1.0-57-amd64", NULL },
+                                                       NULL);
+
+                ASSERT_TRUE(g_str_has_prefix(two, "kbench run -k 6.1.0-47-amd64 -k 6.1.0-57-amd64 -w dd:size=64M -n 6 "));
+                ASSERT_TRUE(strstr(two, "--tag") == NULL);
+        }
         ASSERT_TRUE(g_shell_parse_argv(cmd, &argc, &argv, NULL));
         while (runopt_table[n].name)
                 n++;

@@ -274,8 +274,9 @@ static void history_chart(struct html *h, const struct compare_group *g, const s
                                                     .y_fit = 1, .y_unit = unit, .series = series, .n_series = 2,
                                                     .marks = marks, .n_marks = n_marks });
         html_start(h, "figcaption");
-        html_textf(h, "mean over each run's ok cells of the side's kernel at the side's own settings, runs up to "
-                      "%lld; dashed verticals: the runs compared", (long long)last_run);
+        html_textf(h, "history across runs, a trend and not this comparison: mean over each run's ok cells of the "
+                      "side's kernel at the side's own settings, each carrying its run's offset, runs up to %lld; "
+                      "dashed verticals: the runs compared", (long long)last_run);
         html_end(h);
         html_end(h);
         for (int side = 0; side < 2; side++) {

@@ -5,6 +5,7 @@
  * nightly runs reads down a column, and their trends; every other metric
  * folded below. */
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -99,6 +100,50 @@ static void td_run(struct html *h, const struct model_run *r, const char *kernel
         html_end(h);
 }
 
+/* A history's power, for the caption of its chart: the runs' means of one
+ * line scatter from one run to the next by their runs' offsets as much as
+ * by their cells, so a step between two runs smaller than (z_0.975 +
+ * z_0.8) times the sd of successive differences is not told from that
+ * scatter with 80 % power. Over the longest line; NAN below 3 points. */
+static double history_step(const struct svg_series *series, size_t n_series, double *ret_level) {
+        const struct svg_series *l = NULL;
+        double sum = 0, sq = 0, mean;
+
+        for (size_t k = 0; k < n_series; k++)
+                if (!l || series[k].n > l->n)
+                        l = &series[k];
+        *ret_level = NAN;
+        if (!l || l->n < 3)
+                return NAN;
+        for (size_t i = 1; i < l->n; i++)
+                sum += l->v[i] - l->v[i - 1];
+        mean = sum / (double)(l->n - 1);
+        for (size_t i = 1; i < l->n; i++)
+                sq += (l->v[i] - l->v[i - 1] - mean) * (l->v[i] - l->v[i - 1] - mean);
+        *ret_level = l->v[l->n - 1];
+        return (1.959964 + 0.841621) * sqrt(sq / (double)(l->n - 2));
+}
+
+/* The caption of a trend: what it is (a history across runs, not a
+ * verdict) and its power. */
+static void trend_caption(struct html *h, const struct svg_series *series, size_t n_series, const char *unit) {
+        double level, step = history_step(series, n_series, &level);
+        char num[32];
+
+        html_start(h, "figcaption");
+        html_text(h, "history across runs: mean over each run's ok cells, one line per set of guest settings; a "
+                     "trend, not a verdict (compare kernels measured together in one run)");
+        if (isfinite(step)) {
+                page_format_num(step, num, sizeof(num));
+                html_textf(h, "; a step between two runs smaller than %s%s%s", num, unit && *unit ? " " : "",
+                           unit ? unit : "");
+                if (isfinite(level) && level != 0)
+                        html_textf(h, " (%.1f %%)", 100 * step / fabs(level));
+                html_text(h, " is within the runs' scatter (80 % power)");
+        }
+        html_end(h);
+}
+
 /* One line per set of guest settings (compare's pairing key, so only
  * comparable runs share a line): each of names' mean by run, in the unit
  * page_scale picks. Drawn when some line has two runs or more. */
@@ -178,7 +223,7 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
                 svg_line_chart(h, &(struct svg_line_chart){ .title = metric, .x_label = "run", .x_integer = 1, .markers = 1,
                                                             .y_unit = unit, .series = series,
                                                             .n_series = keys->len });
-                html_elem(h, "figcaption", "mean over the run's ok cells; one line per set of guest settings");
+                trend_caption(h, series, keys->len, unit);
                 html_end(h);
         }
         if (drawn)

@@ -123,7 +123,7 @@ def main():
         got = complete(share, g + "run --re")
         expect(set(got) == {"--repeat", "--resume", "--retries"}, f"run's options from its --help: {got}")
         got = complete(share, g + "compare --a")
-        expect(set(got) == {"--alpha", "--all-runs", "--all"}, f"compare's options: {got}")
+        expect(set(got) == {"--alpha", "--all-runs", "--across-runs", "--all"}, f"compare's options: {got}")
         got = complete(share, g + "run -w dd")
         expect(got == ["dd:"], f"a workload name, ready for its keys: {got}")
         got = complete(share, g + "run -w d")

@@ -24,7 +24,8 @@ UPDATE = os.environ.get("KBENCH_GOLDEN_UPDATE") == "1"
 # Times are printed in local time: the expected files are UTC's.
 os.environ["TZ"] = "UTC"
 
-# (expected file, kbench arguments); every compare exits 0 or 4.
+# (expected file, kbench arguments[, exit status]); a compare exits 0 or 4
+# unless its row says otherwise.
 COMMANDS = [
     ("compare-run1.json", ["compare", "--json", "run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64"]),
     ("compare-run1.txt", ["compare", "--all", "run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64"]),
@@ -34,6 +35,13 @@ COMMANDS = [
                                "run:1:6.1.0-47-amd64", "run:3:6.1.0-57-amd64"]),
     ("compare-metric.json", ["compare", "--json", "--metric", "dd.*", "-w", "dd",
                              "run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64"]),
+    # By kernel name: the latest run that holds both with identical settings
+    # (run 1, though 6.1.0-57's latest run is 3); none for B beside A's run
+    # 2 (no verdict, exit 1); or across runs, asked for, its power stated.
+    ("compare-byname.txt", ["compare", "6.1.0-47-amd64", "6.1.0-57-amd64"]),
+    ("compare-byname-apart.json", ["compare", "--json", "run:2:6.1.0-57-amd64", "6.1.0-47-amd64"], 1),
+    ("compare-across.txt", ["compare", "--across-runs", "-w", "dd", "run:2:6.1.0-57-amd64", "6.1.0-47-amd64"]),
+    ("compare-across-apart.txt", ["compare", "--across-runs", "6.1.0-47-amd64", "6.1.0-57-amd64"], 1),
     ("show.json", ["show", "--json"]),
     ("show-run1.json", ["show", "--json", "1"]),
     ("show-run1.txt", ["show", "1"]),
@@ -81,10 +89,11 @@ def check(name, got, home):
 def main():
     with temp_store("kbench-golden-") as home:
         load_store(home)
-        for name, args in COMMANDS:
+        for name, args, *status in COMMANDS:
             p = kb(home, *args, check=False)
-            expect(p.returncode in (0, 4), f"kbench {' '.join(args)} exits 0 or 4 (got {p.returncode}: "
-                                           f"{p.stderr.strip()[-400:]})")
+            want = tuple(status) or (0, 4)
+            expect(p.returncode in want, f"kbench {' '.join(args)} exits {' or '.join(map(str, want))} (got "
+                                         f"{p.returncode}: {p.stderr.strip()[-400:]})")
             if name.endswith(".json"):
                 json.loads(p.stdout)
             check(name, p.stdout, home)

@@ -50,8 +50,8 @@ def main():
 
         p = kb(home, "nightly", "--dry-run", cfg)
         expect("would resume run 1" in p.stdout, "dry run says it would resume run 1")
-        expect(f"measured already: {k['name']}" in p.stdout and "0 run(s)" in p.stdout,
-               f"the stored cells count as measured with these settings: {p.stdout!r}")
+        expect("plan: 0 new kernel(s), 0 run(s)" in p.stdout,
+               f"the baseline alone, its cells stored, is not measured: {p.stdout!r}")
         p = kb(home, "nightly", "--json", cfg, check=False)
         expect(p.returncode == 0, f"the night exits 0: {p.returncode} {p.stderr[-1500:]!r}")
         with sqlite3.connect(db) as c:

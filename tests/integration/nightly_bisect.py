@@ -14,8 +14,9 @@ good end (the baseline, which the source yielded) and the first bad
 with its ends and confirmation, its runs tagged "bisect ...".
 Night 2 adds Debian's 6.1.0-47 as the source's third file; it is worse
 than the baseline too, and the kernel before it (6.1.0-57) was worse
-already, so the night starts no bisection and says why; its comparison
-uses night 1's run of the baseline, not one of the bisection's runs, which
+already (in night 1's run, beside the baseline), so the night starts no
+bisection and says why; its comparison is with the baseline measured
+beside it in night 2's own run, not one of the bisection's runs, which
 measured the baseline too with the same settings.
 
 The tiny kernel is tests/integration/tiny.py's: $KBENCH_TINY_KERNEL, or
@@ -71,7 +72,6 @@ def main():
         line = re.search(rf"^bisect: 6\.1\.0-57-amd64 {re.escape(METRIC)} from {re.escape(base)}, 2 kernels: "
                          r"first bad: 6\.1\.0-57-amd64 \(kbench show --bisect (\d+)\)$", p.stdout, re.M)
         expect(line is not None, "night 1's report names the bisection's first bad")
-        night1_base = re.search(r"^compared: kbench compare (run:\d+:\S+) ", p.stdout, re.M).group(1)
         shown = json.loads(kb(home, "show", "--bisect", line.group(1), "--json").stdout)
         roles = [s["role"] for s in shown["steps"]]
         expect(shown["outcome"] == "first-bad" and shown["first_bad"] == "6.1.0-57-amd64" and shown["good"] == base
@@ -89,10 +89,13 @@ def main():
         expect(re.search(rf"^bisect: 6\.1\.0-47-amd64 {re.escape(METRIC)}: not started: the kernel before it "
                          r"was worse already", p.stdout, re.M) is not None,
                "night 2 starts no bisection: the regression is older than tonight")
-        compared = re.search(r"^compared: kbench compare (run:\d+:\S+) ", p.stdout, re.M)
-        expect(compared is not None and compared.group(1) == night1_base,
-               f"night 2 compares with night 1's run of the baseline, not a bisection's ({compared and compared.group(1)}"
-               f", {night1_base})")
+        compared = re.search(r"^compared: kbench compare run:(\d+):\S+ run:(\d+):6\.1\.0-47-amd64$", p.stdout, re.M)
+        runs = json.loads(kb(home, "show", "--json").stdout)
+        tags = {r["id"]: r["tag"] for r in runs}
+        expect(compared is not None and compared.group(1) == compared.group(2) and
+               tags.get(int(compared.group(1))) == "nightly",
+               f"night 2 compares with the baseline measured beside the kernel in its own nightly run, not a "
+               f"bisection's ({compared and compared.group(0)})")
 
 
 if __name__ == "__main__":
