@@ -808,6 +808,7 @@ static void parse_outputs(struct cell *c) {
         insncount_metrics(&c->insn_marks, &c->res->metrics);
         guestcount_metrics(&c->gc_marks, &c->res->metrics);
         guestcount_memory_metrics(&c->mem_start, &c->mem_end, &c->res->metrics);
+        workload_per_op_metrics(ops, &c->res->metrics);
 }
 
 static void read_console(const char *path, GString *into) {
