@@ -1070,6 +1070,10 @@ void text_answer_parts(const struct compare_group *g, const struct compare_metri
         text_format_num(m->sb.mean, ret->b, sizeof(ret->b));
         ret->unit = m->unit ? m->unit : "";
         ret->of = "";
+        ret->stalled[0] = '\0';
+        if (m->info.tail > 0)
+                snprintf(ret->stalled, sizeof(ret->stalled), "; stalled in %zu of %zu cells, A %zu of %zu", m->tail_b,
+                         m->nb, m->tail_a, m->na);
         if (m->info.floor > 0 && m->trimmed) {
                 /* The difference is of the trimmed means (Yuen's): show those. */
                 text_format_num(m->trimmed_a, ret->a, sizeof(ret->a));
@@ -1097,8 +1101,8 @@ static void answer_line(const struct compare_group *g, const struct compare_metr
         fputs("  ", out);
         fputs(md ? "- " : "", out);
         put_md(out, t.what, md);
-        fprintf(out, ": %s %s (%s%s -> %s %s; 95%% CI %s to %s)\n", compare_verdict_name(m->verdict), t.change, t.of,
-                t.a, t.b, t.unit, t.lo, t.hi);
+        fprintf(out, ": %s %s (%s%s -> %s %s; 95%% CI %s to %s%s)\n", compare_verdict_name(m->verdict), t.change,
+                t.of, t.a, t.b, t.unit, t.lo, t.hi, t.stalled);
 }
 
 /* The answer before the tables: per group, what got worse or better, in

@@ -79,6 +79,8 @@ struct text_answer {
         const char *of;            /* what a and b are, before them: "" or "trimmed means " */
         const char *unit;          /* m's unit, "" when none */
         char lo[48], hi[48];       /* the interval's ends, "+0.878", "+1.21 s" ("n/a" when none) */
+        char stalled[64];          /* the tail rule's cells, "; stalled in 3 of 6 cells, A 0 of 6"; ""
+                                      for a metric it does not judge */
 };
 void text_answer_parts(const struct compare_group *g, const struct compare_metric *m, struct text_answer *ret);
 /* A figure with 4 significant digits, in fixed notation ("32231",
