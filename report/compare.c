@@ -226,7 +226,10 @@ void compare_tail_test(struct compare_metric *m) {
                 m->tail_a += m->a[i] > threshold;
         for (size_t i = 0; i < m->nb; i++)
                 m->tail_b += m->b[i] > threshold;
-        p0 = fmax(COMPARE_TAIL_STRAY, (double)m->tail_a / (double)m->na);
+        /* One stalled cell in A is a hiccup as often as not; two say the
+         * host hiccups more than COMPARE_TAIL_STRAY, at A's own rate. */
+        p0 = m->tail_a >= COMPARE_TAIL_MIN_CELLS ? fmax(COMPARE_TAIL_STRAY, (double)m->tail_a / (double)m->na)
+                                                 : COMPARE_TAIL_STRAY;
         m->ttest = (struct stats_test){ (double)m->tail_b, NAN, stats_binom_sf(m->tail_b, m->nb, p0), 0 };
         m->trimmed = 0;
 }

@@ -207,13 +207,15 @@ void compare_amount_test(struct compare_metric *m);
  * twice A's median too, when that is further: a phase whose halts chain,
  * I/O at depth 1, has long ones anyway.) Its p is
  * the chance that at least tail_b of B's cells stall when each does with
- * the larger of COMPARE_TAIL_STRAY (a host's hiccup: measured in A/A runs,
- * docs/detection.md) and the share of A's cells that did (a host hiccuping
- * more often says so in A too): binomial, one-sided (B stalls more). It
+ * COMPARE_TAIL_STRAY (a host's hiccup: measured in A/A runs,
+ * docs/detection.md), or the share of A's cells that did when that is
+ * larger and at least COMPARE_TAIL_MIN_CELLS of them did (a host
+ * hiccuping more often says so in A too; one stalled cell of A is a
+ * hiccup): binomial, one-sided (B stalls more). It
  * replaces m->ttest (statistic tail_b, df NAN); m->diff stays the
  * amount's interval, shown beside it. Sets tail_a, tail_b. */
 #define COMPARE_TAIL_STRAY 0.05
-#define COMPARE_TAIL_MIN_CELLS 2   /* one stalled cell is a stray, whatever the odds */
+#define COMPARE_TAIL_MIN_CELLS 2   /* fewer stalled cells, of A or of B, are strays */
 void compare_tail_test(struct compare_metric *m);
 
 /* What a metric with a floor must change by, beyond its interval, to be a

@@ -211,6 +211,18 @@ TEST(tail_rule) {
         compare_metric_stats(&m, 0.05, 0.02);
         ASSERT_EQ(m.tail_b, 1);
         ASSERT_EQ(compare_decide(&m, 0.001, 0.05, 0.02), COMPARE_SAME);
+        /* One stalled cell of A is a hiccup too: the host's rate stands,
+         * not A's 1 in 6. */
+        {
+                double one[] = { 0.013, 0.45, 0.013, 0.014, 0.012, 0.008 };
+
+                m.a = one;
+                m.b = stalls;
+                compare_metric_stats(&m, 0.05, 0.02);
+                ASSERT_EQ(m.tail_a, 1);
+                ASSERT_NEAR(m.ttest.p, 0.00222984375, 1e-12);   /* binom.sf(2, 6, 0.05) */
+                ASSERT_EQ(compare_decide(&m, m.ttest.p, 0.05, 0.02), COMPARE_WORSE);
+        }
         /* A stalls as often: a hiccuping host, not the kernel; and the rule
          * is one-sided, A stalling more is no verdict. */
         m.a = hiccups;
