@@ -1184,7 +1184,8 @@ void text_compare(const struct compare_view *v, int markdown, int all, FILE *out
         fprintf(out, "\n%sverdict: the t-test's p survives Benjamini-Hochberg at q = %g over the judged metrics, and\n"
                      "the whole 95%% CI of the change lies beyond ±%g%% (Welch's test and Fieller's CI of the\n"
                      "ratio; for an amount in seconds or MiB, Welch's or Yuen's on 20%% trimmed means, the\n"
-                     "smaller p doubled, and its CI of the difference, beyond its floor as well)%s\n",
+                     "smaller p doubled, and its CI of the difference, beyond its floor as well; for the\n"
+                     "longest stall of a phase, the share of B's cells that stall: the tail rule)%s\n",
                 markdown ? "\n" : "", v->alpha, v->noise * 100, markdown ? "  " : "");
 }
 
