@@ -9,10 +9,18 @@ median of the cells' wall time (QEMU start to domain gone), boot and
 workload time, and their ratios to the cell without a plugin.
 
     bench/plugin-cost.py -k KERNEL [--store DIR] [-w dd:size=256M] [-n 4]
-                         [--rounds 3] [--json FILE]
+                         [--rounds 3] [--before BUILD] [--json FILE]
 
-Takes about rounds x 3 x n cells (some 10 s each for a 256 MiB dd on 2
-TCG cores)."""
+--before BUILD adds a fourth variant: the guest agent of an earlier
+kbench's build directory (the main branch's, say) with this build's
+plugin, so what a change to the agent costs (the kernel's counters at
+each phase mark, its memory at the job's start and end, the job's tasks
+as they exit) shows as "now" against "before". The earlier plugin is not
+used: when the counters' shared format changed, QEMU cannot load it
+beside this host.
+
+Takes about rounds x 3 (4 with --before) x n cells (some 10 s each for a
+256 MiB dd on 2 TCG cores)."""
 import argparse
 import json
 import os
@@ -26,16 +34,24 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 
 
-def variants(build):
-    return {
-        "no plugin": os.path.join(build, "plugin", "no-such-plugin.so"),
-        "instructions only": os.path.join(build, "plugin", "libkbinsn-insns.so"),
-        "instructions, waiting, spinning": os.path.join(build, "plugin", "libkbinsn.so"),
+def variants(build, before):
+    """Each variant's environment: the plugin QEMU loads, and the agent."""
+    agent = os.path.join(build, "guest", "kbench-agent")
+    v = {
+        "no plugin": {"KBENCH_INSN_PLUGIN": os.path.join(build, "plugin", "no-such-plugin.so"), "KBENCH_AGENT": agent},
+        "instructions only": {"KBENCH_INSN_PLUGIN": os.path.join(build, "plugin", "libkbinsn-insns.so"),
+                              "KBENCH_AGENT": agent},
+        "instructions, waiting, spinning": {"KBENCH_INSN_PLUGIN": os.path.join(build, "plugin", "libkbinsn.so"),
+                                            "KBENCH_AGENT": agent},
     }
+    if before:
+        v["before: " + before] = {"KBENCH_INSN_PLUGIN": os.path.join(build, "plugin", "libkbinsn.so"),
+                                  "KBENCH_AGENT": os.path.join(before, "guest", "kbench-agent")}
+    return v
 
 
-def run(args, plugin, tag):
-    env = dict(os.environ, KBENCH_INSN_PLUGIN=plugin)
+def run(args, variant, tag):
+    env = dict(os.environ, **variant)
     argv = [args.kbench, "--store", args.store, "run", "-k", args.kernel, "-w", args.workload, "-n", str(args.n),
             "--mem", "256", "--tag", tag, "--json"]
     p = subprocess.run(argv, capture_output=True, text=True, env=env)
@@ -59,13 +75,16 @@ def main():
     ap.add_argument("-w", "--workload", default="dd:size=256M")
     ap.add_argument("-n", type=int, default=4, help="cells per variant and round (default 4)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--before", help="an earlier kbench's build directory: its agent and plugin as a variant")
     ap.add_argument("--json", help="write the figures as JSON to this file")
     args = ap.parse_args()
     build = os.path.dirname(os.path.dirname(os.path.abspath(args.kbench)))
-    vs = variants(build)
-    for name, path in vs.items():
-        if name != "no plugin" and not os.path.exists(path):
-            sys.exit(f"plugin-cost: {path} is not built (tools/setup.sh builds the plugins)")
+    vs = variants(build, args.before)
+    for name, env in vs.items():
+        for path in env.values():
+            if name != "no plugin" or path.endswith("kbench-agent"):
+                if not os.path.exists(path):
+                    sys.exit(f"plugin-cost: {path} is not built (tools/setup.sh builds the plugins)")
 
     runs = {name: [] for name in vs}
     stamp = time.strftime("%Y%m%d-%H%M%S")
