@@ -24,6 +24,7 @@
 #include "common/util.h"
 #include "report/compare.h"
 #include "report/text.h"
+#include "report/textcompare.h"
 #include "report/view.h"
 #include "results/db.h"
 
@@ -151,7 +152,7 @@ static double time_compare(struct db *db, const char *a, const char *b, int all_
                         fprintf(stderr, "bench-compare: %s %s: %s\n", a, b, err.msg);
                         exit(1);
                 }
-                text_compare(v, 0, 0, null);
+                textcompare_print(v, &(struct textcompare_opts){ .width = TEXTCOMPARE_WIDTH }, null);
                 secs[i] = bench_now() - t0;
                 *ret_cells = v->n_groups ? v->groups[0].a.ok + v->groups[0].b.ok : 0;
                 compare_view_free(v);

@@ -15,6 +15,10 @@
 #include "kernels/build.h"
 #include "kernels/kstore.h"
 #include "decide/bisectrule.h"
+#include "decide/pairing.h"
+#include "report/explain.h"
+#include "report/json.h"
+#include "report/textcompare.h"
 #include "report/metrics.h"
 #include "results/bisect.h"
 #include "results/query.h"
@@ -398,30 +402,108 @@ static json_t *result_json(const struct bis *b, const struct bisect_result *res)
                          "change", isfinite(res->change) ? json_real(res->change) : json_null(), "steps", b->steps);
 }
 
-/* The last word: store it, and hand it to whoever reports it. */
-static int finish(struct bis *b, const struct bisect_result *res, const char *why, struct kb_error *err) {
-        const struct cand *first = res->outcome == BISECT_FIRST_BAD ? &b->c[res->first_bad] : NULL;
-        json_auto_t *j = result_json(b, res);
-        char *summary = json_dumps(j, JSON_COMPACT);
-        int r = db_bisection_finish(b->db, b->id, "done", bisect_outcome_name(res->outcome),
-                                    first ? first->label : NULL, summary, err);
+/* The step that measured the first bad against the last good once more
+ * (decide/bisectrule.h), or -1. */
+static int confirm_step(const struct bis *b) {
+        for (size_t i = json_array_size(b->steps); i-- > 0;) {
+                json_t *s = json_array_get(b->steps, i);
 
-        free(summary);
-        if (r < 0 || b->o->quiet)
-                return r;
-        runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_BISECT_RESULT,
-                                                          .origin = RUN_ORIGIN_BISECT, .result = j,
-                                                          .total = b->n, .text = why });
-        return 0;
+                if (g_strcmp0(json_string_value(json_object_get(s, "role")), "confirm") == 0)
+                        return (int)json_integer_value(json_object_get(s, "step"));
+        }
+        return -1;
 }
 
-/* What the user asked for, checked before anything is made: the files a
- * build is given, and with --git the commits (with --kernels, the kernels
+/* Where a change of the kernel's instructions went between the last good
+ * and the first bad, from the profiles of the confirming step's cells, as
+ * compare explains it (report/explain.h). NULL when the metric is no
+ * kernel instruction count, or nothing could be read (said). Caller frees
+ * with compare_view_free. */
+static struct compare_view *where(struct bis *b, const struct bisect_result *res) {
+        int step = confirm_step(b);
+        g_autofree char *a = NULL, *bs = NULL;
+        g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
+        struct compare_options o = { .alpha = b->o->alpha, .noise = b->o->noise };
+        struct kb_error err = { { 0 } };
+        struct compare_view *v = NULL;
+        char phase[64];
+
+        if (res->outcome != BISECT_FIRST_BAD || step < 0 || !b->c[res->last_good].kernel ||
+            !b->c[res->first_bad].kernel || !explain_metric_phase(b->o->metric, phase, sizeof(phase)))
+                return NULL;
+        a = g_strdup_printf("tag:" BISECT_TAG_PREFIX "%lld step %d (confirm):%s", (long long)b->id, step,
+                            b->c[res->last_good].kernel);
+        bs = g_strdup_printf("tag:" BISECT_TAG_PREFIX "%lld step %d (confirm):%s", (long long)b->id, step,
+                             b->c[res->first_bad].kernel);
+        o.a = a;
+        o.b = bs;
+        g_ptr_array_add(ignored, NULL);
+        if (pairing_compare_load(b->db, &o, ignored, &v, &err) < 0 ||
+            explain_load(b->db, v, &(struct explain_options){ .metric = b->o->metric }, &err) < 0) {
+                say(b, "where the change went is not known: %s", err.msg);
+                return compare_view_free(v);
+        }
+        if (!v->explain || !v->explain->n)
+                return compare_view_free(v);
+        return v;
+}
+
+/* The explanation as the lines nightly prints (textcompare_explain), or NULL. */
+static char *where_text(const struct compare_view *v) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        if (!v || !(f = open_memstream(&text, &len)))
+                return NULL;
+        textcompare_explain(&v->explain->v[0], 0, 0, TEXTCOMPARE_WIDTH, f);
+        fclose(f);
+        return text;
+}
+
+/* The last word: store it, and hand it to whoever reports it, with where
+ * the change went. OUT: *ret_where (free()), the explanation's lines. */
+static int finish(struct bis *b, const struct bisect_result *res, const char *why, char **ret_where,
+                  struct kb_error *err) {
+        const struct cand *first = res->outcome == BISECT_FIRST_BAD ? &b->c[res->first_bad] : NULL;
+        json_auto_t *j = result_json(b, res);
+        struct compare_view *v = where(b, res);
+        char *summary;
+        int r;
+
+        if (v)
+                json_object_set_new(j, "explain", json_view_explain(&v->explain->v[0]));
+        summary = json_dumps(j, JSON_COMPACT);
+        r = db_bisection_finish(b->db, b->id, "done", bisect_outcome_name(res->outcome), first ? first->label : NULL,
+                                summary, err);
+        free(summary);
+        *ret_where = where_text(v);
+        if (r >= 0 && !b->o->quiet)
+                runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_BISECT_RESULT,
+                                                                  .origin = RUN_ORIGIN_BISECT, .result = j,
+                                                                  .total = b->n, .text = why,
+                                                                  .explain = v ? &v->explain->v[0] : NULL });
+        compare_view_free(v);
+        return r;
+}
+
+/* What the user asked for, checked before anything is made: the
+ * workload, the files a build is given, and with --git the commits (with --kernels, the kernels
  * are looked up once the store is open). */
 static int check_request(struct bis *b, struct kb_error *err) {
         struct kbuild_opts bo = { .source = b->o->git_dir, .config = b->o->config, .fragments = b->o->fragments };
+        char *workloads[2] = { (char *)b->o->workload, NULL };
+        struct run_settings run = b->o->run;
         int r;
 
+        /* The workload as each step's run will check it, before the store. */
+        run.workloads = workloads;
+        run.until_mde_pct = 0;
+        r = runner_check_workloads(&run, b->g, err);
+        if (r < 0) {
+                b->usage = 1;
+                return r;
+        }
         if (!b->o->git_dir)
                 return 0;
         r = kbuild_check_inputs(&bo, err);
@@ -494,6 +576,7 @@ static const struct bisect_ops real_ops = { op_prepare, op_same_image, op_measur
 
 void bisect_answer_clear(struct bisect_answer *a) {
         g_free(a->first_bad);
+        free(a->where);
         *a = (struct bisect_answer){ 0 };
 }
 
@@ -507,6 +590,7 @@ int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct st
         struct bisect_result res = { 0 };
         g_autofree enum bisect_state *state = NULL;
         g_autofree char *why = NULL;
+        _cleanup_free_ char *where_lines = NULL;
         int r, code = 1;
 
         r = start(&b, err);
@@ -525,12 +609,13 @@ int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct st
         if (r >= 0 && res.outcome == BISECT_CANNOT_TELL)
                 why = g_strdup("the rule could not tell within the budget (--max-rounds)");
         if (r >= 0)
-                r = finish(&b, &res, why, err);
+                r = finish(&b, &res, why, &where_lines, err);
         if (r >= 0 && ret)
                 *ret = (struct bisect_answer){ .id = b.id, .outcome = bisect_outcome_name(res.outcome),
                                                .first_bad = res.outcome == BISECT_FIRST_BAD
                                                                     ? g_strdup(b.c[res.first_bad].label) : NULL,
-                                               .confirmed = res.confirmed, .skipped_between = res.skipped_between };
+                                               .confirmed = res.confirmed, .skipped_between = res.skipped_between,
+                                               .where = g_steal_pointer(&where_lines) };
         if (r >= 0)
                 code = res.outcome == BISECT_CANNOT_TELL ? BISECT_EXIT_UNDECIDED : 0;
         else if (b.usage)

@@ -55,6 +55,9 @@ struct bisect_answer {
         char *first_bad;           /* commit id or kernel name, or NULL (owned: bisect_answer_clear) */
         int confirmed;             /* 1 reproduced against the last good, 0 not, -1 not asked */
         size_t skipped_between;    /* candidates between last good and first bad that were skipped */
+        char *where;               /* where a change of the kernel's instructions went, last good to
+                                      first bad, as textcompare_explain's lines (report/textcompare.h), or NULL
+                                      (owned: bisect_answer_clear) */
 };
 
 void bisect_answer_clear(struct bisect_answer *a);

@@ -29,12 +29,20 @@
 #include "common/guest-paths.h"
 #include "common/proto.h"
 #include "cell/cell.h"
+#include "cell/cellprof.h"
 #include "host/console.h"
 #include "host/guestcount.h"
 #include "host/hostload.h"
 #include "host/insncount.h"
+#include "host/kprof.h"
 
 volatile int cell_interrupted;
+
+/* How long a guest listing its symbols after the job may fall silent
+ * before the cell ends without them: the job is done, and a table that
+ * does not come whole is not used (cellprof.h). Its records come in
+ * bursts with pauses well under a second. */
+#define CELL_SYMS_SILENCE_S 10.0
 
 enum msg_kind { MSG_LINE, MSG_EOF, MSG_STOPPED, MSG_IO_ERROR, MSG_HOST_DONE, MSG_HOST_LOST };
 
@@ -101,6 +109,9 @@ struct cell {
         struct insncount_totals pmu_at;
         int pmu_fresh;                     /* pmu_at awaits its phase mark */
         int pmu_lost;                      /* a mark came without its totals: keep no PMU counts */
+        /* where the kernel's instructions went (cellprof.h) */
+        struct cellprof prof;
+        int syms_wait;                     /* the job is done; the guest's symbol table is still coming */
 
         /* the guest kernel's counters at the phase marks, its memory at the
          * job's start and end (guestcount.h) */
@@ -458,6 +469,8 @@ static int send_job(struct cell *c, const struct workload_env *env) {
                 r |= send_line(c, s->agent_lines[i], "");
         r |= send_line(c, "set swap ", s->guest->swap_bytes ? bus->swap : "");
         r |= send_line(c, "set net ", env->nports > 0 ? "1" : "0");
+        if (c->prof.asked)
+                r |= send_line(c, "set ksyms ", "1");
         for (size_t i = 0; lines[i] && r == 0; i++) {
                 char esc[PROTO_LINE_MAX];
                 if (proto_escape(esc, sizeof(esc), lines[i], strlen(lines[i])) < 0)
@@ -593,6 +606,7 @@ static void on_ready(struct cell *c, const struct msg *m, const struct proto_rec
                 stop(c, STOP_RELEASE_MISMATCH, NULL);
                 return;
         }
+        cellprof_ask(&c->prof);
         if (send_job(c, env) < 0) {
                 stop(c, STOP_SEND_FAILED, NULL);
                 return;
@@ -718,7 +732,30 @@ static void on_done(struct cell *c, const struct msg *m, const struct proto_reco
         c->res->workload_s = m->t - c->go_t;
         load_window_end(c);
         blk_window_end(c);
+        /* The guest lists its symbols after done when asked: the cell ends
+         * with their last record (or the guest's end, or its silence). */
+        if (c->prof.asked && !c->prof.ended) {
+                c->syms_wait = 1;
+                return;
+        }
         stop(c, STOP_DONE, NULL);
+}
+
+static void on_kbase(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                     const struct workload_env *env) {
+        cellprof_on_base(&c->prof, rec->payload, rec->payload_len);
+}
+
+static void on_ksym(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                    const struct workload_env *env) {
+        cellprof_on_sym(&c->prof, rec->payload, rec->payload_len);
+}
+
+static void on_ksyms_end(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                         const struct workload_env *env) {
+        cellprof_on_end(&c->prof, rec->payload, rec->payload_len);
+        if (c->syms_wait)
+                stop(c, STOP_DONE, NULL);
 }
 
 /* What each record type of the agent (common/proto.h) does to the cell; a
@@ -742,6 +779,9 @@ static const struct {
         { "counters", 0, on_counters },
         { "memory", 0, on_memory },
         { "done", 0, on_done },
+        { "kbase", 0, on_kbase },
+        { "ksym", 0, on_ksym },
+        { "ksyms-end", 0, on_ksyms_end },
 };
 
 /* Marks the host could not read while the job ran (the counter file came
@@ -840,6 +880,8 @@ static off_t console_head(const struct cell_spec *s, GString *into) {
 struct cell_files {
         char *disk, *swap, *console, *serial, *name, *cmdline;
         char *insns;                       /* the plugin's counter file, NULL: no counts */
+        char *prof;                        /* the profile plugin's file, NULL: no profile */
+        char prof_why[300];                /* why there is none though the run asked, or "" */
         uint32_t disk_head;                /* see disk_head_crc */
         struct workload_env env;
         struct vm_config vc;
@@ -853,6 +895,7 @@ static void cell_files_clear(struct cell_files *f) {
         g_free(f->name);
         g_free(f->cmdline);
         g_free(f->insns);
+        g_free(f->prof);
 }
 
 void cell_workload_env(const struct guest_shape *g, struct workload_env *ret) {
@@ -942,6 +985,18 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
                 }
         }
 
+        /* The profile rides with the counter; without it the cell still
+         * measures everything, and says why it has no profile. */
+        if (f->insns && s->prof_plugin) {
+                f->prof = g_build_filename(s->work_dir, "kprof.bin", NULL);
+                if (!vm_plugin_path_ok(s->prof_plugin) || !vm_plugin_path_ok(f->prof) ||
+                    kprof_file_create(f->prof, s->qemu_user, &verr) < 0) {
+                        g_snprintf(f->prof_why, sizeof(f->prof_why), "%s",
+                                   verr.msg[0] ? verr.msg : "a path holds a comma");
+                        g_clear_pointer(&f->prof, g_free);
+                }
+        }
+
         /* A restored guest keeps the command line it booted with; the
          * cell's id reaches it in the hello. */
         f->cmdline = s->snapshot ? g_strdup(s->snapshot_cmdline) : guest_cmdline(s->key, s->guest->append);
@@ -952,6 +1007,7 @@ static int cell_prepare(const struct cell_spec *s, struct cell_result *res, stru
                 .swap_disk = s->guest->swap_bytes ? f->swap : NULL,
                 .console_path = f->console, .serial_socket = f->serial,
                 .plugin = f->insns ? s->insn_plugin : NULL, .plugin_out = f->insns,
+                .prof_plugin = f->prof ? s->prof_plugin : NULL, .prof_out = f->prof,
         };
         for (int i = 0; i < f->env.nports; i++)
                 f->vc.forwards[i] = (struct vm_forward){ f->env.ports[i],
@@ -991,7 +1047,8 @@ static void cell_pump(struct cell *c, const struct workload_env *env,
                         case MSG_EOF:
                         case MSG_STOPPED:
                         case MSG_HOST_LOST:
-                                stop(c, STOP_DOMAIN_ENDED, m->text);
+                                /* A job that was done stays done. */
+                                stop(c, c->syms_wait ? STOP_DONE : STOP_DOMAIN_ENDED, m->text);
                                 break;
                         case MSG_IO_ERROR:
                                 stop(c, STOP_IO_ERROR, m->text);
@@ -1015,6 +1072,8 @@ static void cell_pump(struct cell *c, const struct workload_env *env,
                         stop(c, STOP_NO_CONSOLE, NULL);
                 else if (c->stage == STAGE_READY_WAIT && t > c->ready_timeout_s)
                         stop(c, STOP_NO_READY, NULL);
+                else if (c->syms_wait && t - c->last_record_t > CELL_SYMS_SILENCE_S)
+                        stop(c, STOP_DONE, NULL);
                 else if (c->stage == STAGE_RUN && t - c->last_record_t > s->silence_timeout_s)
                         stop(c, STOP_SILENCE, NULL);
         }
@@ -1206,6 +1265,8 @@ static void cell_fall_back_cold(struct cell *c, struct cell_files *f) {
                                                                (char *)c->agent_logs->pdata[i]));
         g_ptr_array_set_size(c->agent_logs, 0);
         g_clear_pointer(&c->stop_detail, g_free);
+        cellprof_reset(&c->prof);
+        c->syms_wait = 0;
         c->stop = STOP_DONE;
         c->stage = STAGE_BOOT;
         c->ready_t = c->go_t = c->done_t = c->last_record_t = 0;
@@ -1252,7 +1313,22 @@ static void cell_init(struct cell *c, const struct cell_vm_ops *ops, const struc
         c->ready_timeout_s = s->boot_timeout_s;
         c->disk_head = f->disk_head;
         c->insn_fd = f->insns ? open(f->insns, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+        cellprof_init(&c->prof, f->prof, s->kernel);
+        if (f->prof_why[0])
+                g_ptr_array_add(c->host_notes, g_strdup_printf("no profile: its file: %s", f->prof_why));
         console_stream_init(&c->stream, s->key);
+}
+
+/* An ok cell's profile, resolved now the plugin's file is complete. */
+static void conclude_profile(struct cell *c, const struct cell_files *f) {
+        const struct kstore_kernel *k = c->spec->kernel;
+        struct cellprof_result pr;
+
+        cellprof_conclude(&c->prof, &c->insn_marks, f->cmdline, k->vmlinux_path && f->vc.kernel == k->vmlinux_path,
+                          c->host_notes, &pr);
+        c->res->profile = pr.rows;
+        c->res->ksyms = pr.ksyms;
+        c->res->ksyms_fresh = pr.ksyms_fresh;
 }
 
 /* After the guest is gone: the end state from what was seen, the metrics
@@ -1294,8 +1370,10 @@ static void cell_conclude(struct cell *c, const struct cell_files *f) {
                 if (strcmp(res->state, CELL_OK) == 0)
                         g_strlcpy(res->detail, warn, sizeof(res->detail));
         }
-        if (c->done_t > 0 && strcmp(res->state, CELL_OK) == 0)
+        if (c->done_t > 0 && strcmp(res->state, CELL_OK) == 0) {
                 load_metrics(c);
+                conclude_profile(c, f);
+        }
         if (c->insn_fd >= 0 && !c->insn_loaded && c->done_t > 0)
                 g_ptr_array_add(c->host_notes, g_strdup("no instruction counts: QEMU ran without kbench's "
                                                         "plugin (its counter file stayed empty)"));
@@ -1325,6 +1403,9 @@ static void cell_clear(struct cell *c, struct cell_files *f) {
                 close(c->insn_fd);
         if (f->insns)
                 g_unlink(f->insns);
+        if (f->prof)
+                g_unlink(f->prof);
+        cellprof_clear(&c->prof);
         g_async_queue_unref(c->q);
         g_ptr_array_free(c->out_lines, TRUE);
         g_ptr_array_free(c->agent_logs, TRUE);
@@ -1350,6 +1431,8 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
                         g_unlink(f.console);
                 if (f.insns)
                         g_unlink(f.insns);
+                if (f.prof)
+                        g_unlink(f.prof);
                 cell_files_clear(&f);
                 return r;
         }
@@ -1401,5 +1484,6 @@ void cell_result_clear(struct cell_result *r) {
         g_free(r->release);
         g_free(r->script);
         metric_list_clear(&r->metrics);
+        cellprof_result_clear(&(struct cellprof_result){ r->profile, r->ksyms, 0 });
         *r = (struct cell_result){ 0 };
 }

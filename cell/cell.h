@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "cell/endstate.h"
 #include "host/vm.h"
+#include "kernels/ksyms.h"
 #include "kernels/kstore.h"
 #include "settings/guest.h"
 #include "workloads/workload.h"
@@ -37,6 +38,9 @@ struct cell_spec {
         double contended_pct;              /* foreign CPU above this marks the cell contended, % */
         const char *insn_plugin;           /* under TCG, QEMU loads this plugin and the cell gets
                                               guest.*_Minsn counts (host/insncount.h); NULL: none */
+        const char *prof_plugin;           /* with insn_plugin, QEMU loads this one too and the cell gets
+                                              a profile of its kernel's instructions (cell/cellprof.h);
+                                              NULL: none */
         const volatile int *stop;          /* set nonzero: the cell ends as infra-error "interrupted";
                                               NULL: cell_interrupted */
         /* Warm start (cell/warm.c): the guest is restored from this
@@ -110,6 +114,11 @@ struct cell_result {
         GPtrArray *sysctls;                /* char*: "key=value" of each sysctl the agent was sent, as it
                                               read the value back after writing it */
         GString *output;                   /* the job's stdout/stderr lines and agent logs */
+        GArray *profile;                   /* struct cell_profile_row (cell/cellprof.h): an ok cell's
+                                              kernel instructions per phase and function; NULL or empty:
+                                              no profile */
+        struct ksyms *ksyms;               /* the symbol table the profile was resolved with, or NULL */
+        int ksyms_fresh;                   /* the guest sent ksyms in this cell: the store should keep it */
 };
 
 /* How a cell reaches its VM: host/vm.c for real cells, a scripted fake

@@ -10,6 +10,7 @@
 
 #include "common/fileio.h"
 #include "common/util.h"
+#include "cell/cellprof.h"
 #include "cell/cellrows.h"
 #include "report/hostdisk.h"
 #include "workloads/vmstat.h"
@@ -180,12 +181,33 @@ static void hostblk_rows(const struct cell_result *res, const GArray *vmstat, do
         metric_add(metrics, "host.write_disagree_s", sum.disagree_s, "s");
 }
 
+static int add_name(const char *name, void *userdata) {
+        g_ptr_array_add(userdata, (gpointer)name);
+        return 0;
+}
+
+/* An ok cell's profile, and the names of the table behind it (the
+ * strings stay the result's). */
+static void profile_rows(const struct cell_result *res, struct cellrows *r) {
+        for (guint i = 0; res->profile && i < res->profile->len; i++) {
+                const struct cell_profile_row *p = &g_array_index(res->profile, struct cell_profile_row, i);
+                struct db_profile_row row = { p->phase, p->symbol, (int64_t)p->insns };
+
+                if (p->insns > 0 && p->insns <= INT64_MAX)
+                        g_array_append_val(r->profile, row);
+        }
+        if (res->ksyms && r->profile->len)
+                ksyms_each_name(res->ksyms, add_name, r->kernel_symbols);
+}
+
 static void arrays_new(struct cellrows *r) {
         r->metrics = g_array_new(FALSE, FALSE, sizeof(struct db_metric));
         r->vmstat = g_array_new(FALSE, FALSE, sizeof(struct db_vmstat_row));
         r->points = g_array_new(FALSE, FALSE, sizeof(struct db_point));
         r->hostblk = g_array_new(FALSE, FALSE, sizeof(struct db_hostblk_row));
         r->marks = g_array_new(FALSE, FALSE, sizeof(struct db_mark));
+        r->profile = g_array_new(FALSE, FALSE, sizeof(struct db_profile_row));
+        r->kernel_symbols = g_ptr_array_new();
 }
 
 static void point_arrays(struct cellrows *r) {
@@ -199,6 +221,10 @@ static void point_arrays(struct cellrows *r) {
         r->cell.hostblk = (const struct db_hostblk_row *)(void *)r->hostblk->data;
         r->cell.n_marks = r->marks->len;
         r->cell.marks = (const struct db_mark *)(void *)r->marks->data;
+        r->cell.n_profile = r->profile->len;
+        r->cell.profile = (const struct db_profile_row *)(void *)r->profile->data;
+        r->cell.n_kernel_symbols = r->kernel_symbols->len;
+        r->cell.kernel_symbols = (const char *const *)r->kernel_symbols->pdata;
         r->cell.logs = r->logs;
 }
 
@@ -238,6 +264,8 @@ void cellrows_build(const struct cellrows_ctx *ctx, struct cell_result *res, str
                 struct db_mark m = { e->name, e->t_guest, e->t_host };
                 g_array_append_val(r.marks, m);
         }
+        if (ok)
+                profile_rows(res, &r);
         r.logs[n_logs++] = (struct db_log){ "console", res->console->str, res->console->len };
         r.logs[n_logs++] = (struct db_log){ "data", res->data->str, res->data->len };
         if (res->output)
@@ -267,6 +295,10 @@ void cellrows_clear(struct cellrows *r) {
                 g_array_free(r->hostblk, TRUE);
         if (r->marks)
                 g_array_free(r->marks, TRUE);
+        if (r->profile)
+                g_array_free(r->profile, TRUE);
+        if (r->kernel_symbols)
+                g_ptr_array_free(r->kernel_symbols, TRUE);
         db_marks_free(r->log_marks, r->n_log_marks);
         g_free(r->params_json);
         for (size_t i = 0; i < G_N_ELEMENTS(r->log_bufs); i++)
@@ -342,6 +374,13 @@ json_t *cellrows_to_json(const struct db_cell *c) {
                 json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "name", c->marks[i].name, "t_guest",
                                                    num(c->marks[i].t_guest), "t_host", num(c->marks[i].t_host)));
         json_object_set_new(j, "marks", a);
+        /* The profile's rows; the kernel's symbol names are left to a
+         * later cell of the kernel. */
+        a = json_array();
+        for (size_t i = 0; i < c->n_profile; i++)
+                json_array_append_new(a, json_pack("{s:s, s:s, s:I}", "phase", c->profile[i].phase, "symbol",
+                                                   c->profile[i].symbol, "insns", (json_int_t)c->profile[i].insns));
+        json_object_set_new(j, "profile", a);
         a = json_array();
         for (size_t i = 0; i < c->n_logs; i++)
         {
@@ -444,6 +483,17 @@ static int arrays_from_json(json_t *j, struct cellrows *r, struct kb_error *err)
                         return -EINVAL;
                 }
                 g_array_append_val(r->marks, m);
+        }
+        /* Absent in a file written before profiles. */
+        json_array_foreach(json_object_get(j, "profile"), i, e) {
+                struct db_profile_row p;
+
+                if (get_str(e, "phase", 0, &p.phase, err) < 0 || get_str(e, "symbol", 0, &p.symbol, err) < 0 ||
+                    get_int(e, "insns", 1, INT64_MAX, &p.insns, err) < 0) {
+                        error_prefix(err, -EINVAL, "profile[%zu]", i);
+                        return -EINVAL;
+                }
+                g_array_append_val(r->profile, p);
         }
         a = json_object_get(j, "logs");
         if (json_array_size(a) > G_N_ELEMENTS(r->logs)) {

@@ -20,6 +20,9 @@ struct cellrows {
         GArray *points;                    /* struct db_point */
         GArray *hostblk;                   /* struct db_hostblk_row */
         GArray *marks;                     /* struct db_mark: the guest's events */
+        GArray *profile;                   /* struct db_profile_row: an ok cell's profile */
+        GPtrArray *kernel_symbols;         /* const char *: the names of the table it was resolved with,
+                                              borrowed from the cell's result (none from a pending file) */
         struct db_mark *log_marks;         /* owned: the marks of a pending file from before marks
                                               were rows, read from its data log */
         size_t n_log_marks;

@@ -9,6 +9,7 @@
 
 #include "cell/remote.h"
 #include "common/insncount-format.h"
+#include "common/kprof-format.h"
 
 struct remote_host {
         struct vm_conn *conn;
@@ -20,9 +21,10 @@ struct remote_host {
 
 /* What one domain left in the pool, removed when it ends. */
 struct remote_cell {
-        char *volumes[3];          /* disk, swap, counter file; NULL: none */
+        char *volumes[4];          /* disk, swap, counter file, profile file; NULL: none */
         char *insns_local;         /* where the counter file comes back to; NULL: none */
         char *insns_volume;
+        char *prof_local;          /* where the profile file comes back to; NULL: none */
 };
 
 static void remote_cell_free(gpointer p) {
@@ -31,6 +33,7 @@ static void remote_cell_free(gpointer p) {
         for (size_t i = 0; i < G_N_ELEMENTS(rc->volumes); i++)
                 g_free(rc->volumes[i]);
         g_free(rc->insns_local);
+        g_free(rc->prof_local);
         g_free(rc);
 }
 
@@ -91,6 +94,26 @@ static void volumes_remove(struct remote_host *h, struct remote_cell *rc) {
                         pool_remove(h->pool, rc->volumes[i], NULL);
 }
 
+/* The profile plugin and its file, as the counter's. */
+static int stage_profile(struct remote_host *h, const struct vm_config *cfg, struct vm_config *rcfg,
+                         struct remote_cell *rc, GPtrArray *keep, struct kb_error *err) {
+        char *path;
+        int r = staged_path(h, cfg->prof_plugin, "kbprof", &path, NULL, err);
+
+        if (r < 0)
+                return r;
+        g_ptr_array_add(keep, path);
+        rcfg->prof_plugin = path;
+        rc->volumes[3] = g_strdup_printf("%s-kprof.bin", cfg->name);
+        r = pool_put_blank(h->pool, rc->volumes[3], KPROF_FILE_SIZE, &path, err);
+        if (r < 0)
+                return r;
+        g_ptr_array_add(keep, path);
+        rcfg->prof_out = path;
+        rc->prof_local = g_strdup(cfg->prof_out);
+        return 0;
+}
+
 /* The cell's own files as volumes named after its domain (unique on the
  * host: the runner's prefix names this kbench). */
 static int stage_cell(struct remote_host *h, const struct vm_config *cfg, struct vm_config *rcfg,
@@ -127,7 +150,7 @@ static int stage_cell(struct remote_host *h, const struct vm_config *cfg, struct
                 rc->insns_local = g_strdup(cfg->plugin_out);
                 rc->insns_volume = rc->volumes[2];
         }
-        return 0;
+        return cfg->plugin && cfg->prof_plugin && cfg->prof_out ? stage_profile(h, cfg, rcfg, rc, keep, err) : 0;
 }
 
 static int remote_start(void *ctx, const struct vm_config *cfg, vm_event_fn fn, void *userdata, struct vm **ret,
@@ -186,6 +209,25 @@ static void fetch_counts(struct remote_host *h, const struct remote_cell *rc) {
         close(fd);
 }
 
+/* The profile file comes back over the local one the cell reads. */
+static void fetch_profile(struct remote_host *h, const struct remote_cell *rc) {
+        g_autofree char *buf = NULL;
+        size_t len = 0;
+        int fd;
+
+        if (!rc->prof_local)
+                return;
+        buf = g_malloc(KPROF_FILE_SIZE);
+        if (pool_get(h->pool, rc->volumes[3], buf, KPROF_FILE_SIZE, &len, NULL) < 0)
+                return;
+        fd = open(rc->prof_local, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return;
+        if (pwrite(fd, buf, len, 0) != (ssize_t)len)
+                (void)ftruncate(fd, 0);  /* half a file is no file: no profile, said by the cell */
+        close(fd);
+}
+
 /* The domain goes first (its QEMU holds the volumes), then its files. */
 static void remote_stop(void *ctx, struct vm *vm, int background) {
         struct remote_host *h = ctx;
@@ -203,6 +245,7 @@ static void remote_stop(void *ctx, struct vm *vm, int background) {
         if (!rc)
                 return;
         fetch_counts(h, rc);
+        fetch_profile(h, rc);
         volumes_remove(h, rc);
         remote_cell_free(rc);
 }

@@ -29,6 +29,7 @@ struct script {
         int fail_start;
         int fail_restore;
         int no_ready;
+        const char *const *before_ready;   /* records the guest sends before its ready (kbase) */
 };
 
 struct fake {
@@ -114,6 +115,12 @@ static int fake_start(void *ctx, const struct vm_config *cfg, vm_event_fn fn, vo
         f->go = 0;
         f->sent = g_string_new(NULL);
         append_console(f, f->sc->console ? f->sc->console : "[    0.000000] Linux version 6.1.0-57-amd64\n");
+        for (size_t i = 0; f->sc->before_ready && f->sc->before_ready[i]; i++) {
+                const char *sp = strchr(f->sc->before_ready[i], ' ');
+                g_autofree char *type = g_strndup(f->sc->before_ready[i], (size_t)(sp - f->sc->before_ready[i]));
+
+                emit(f, type, sp + 1);
+        }
         if (!f->sc->no_ready) {
                 g_autofree char *ready = g_strdup_printf("release=%s", f->sc->release ? f->sc->release
                                                                                    : "6.1.0-57-amd64");
@@ -214,6 +221,9 @@ struct outcome {
 
 /* The cell's hostload_root: NULL (QEMU elsewhere) unless a test sets it. */
 static const char *hostload_root;
+/* The plugins the cell loads: none unless a test sets them (the files are
+ * made, and stay empty: the fake runs no QEMU). */
+static const char *test_insn_plugin, *test_prof_plugin;
 /* The run options' agent lines: the fs ones unless a test sets others. */
 static const char *const *test_agent_lines;
 /* The guest's disk bus: NULL (IDE) unless a test sets one. */
@@ -240,6 +250,7 @@ static void run_spec(const struct script *sc, double silence_s, const char *snap
                 .agent_lines = test_agent_lines ? test_agent_lines : agent_lines,
                 .deadline_s = 20, .boot_timeout_s = 6, .silence_timeout_s = silence_s,
                 .hostload_root = hostload_root, .contended_pct = 10,
+                .insn_plugin = test_insn_plugin, .prof_plugin = test_prof_plugin,
         };
         g_autofree char *snap_console = g_build_filename(dir, "snap.console", NULL);
 
@@ -598,4 +609,54 @@ TEST(restored_guest_of_another_release_boots_cold) {
         ASSERT_EQ(o.res.snapshot_failed, 1);
         ASSERT_TRUE(strstr(o.res.output->str, "another release"));
         outcome_clear(&o);
+}
+
+/* A guest whose kernel's symbol table the store lacks is asked for it
+ * (set ksyms 1); it lists it after done, and the cell ends with the
+ * list's last record, ok: the job's window ended at done. A guest that
+ * ends before the list does (or falls silent) ends the cell ok too. */
+TEST(the_symbol_table_comes_after_done) {
+        static const char *const bases[] = { "kbase text ffffffff81000000", NULL };
+        static const char *const job[] = { VMSTAT_ROW, DD_OUTPUT, "done 0", "ksym core 0 startup_64 100 vfs_write",
+                                           "ksyms-end 2", NULL };
+        static const char *const cut[] = { VMSTAT_ROW, DD_OUTPUT, "done 0", "ksym core 0 startup_64",
+                                           "!stop shutdown", NULL };
+        static const struct script sc = { .job = job, .before_ready = bases };
+        static const struct script sc_cut = { .job = cut, .before_ready = bases };
+        struct outcome o;
+
+        test_insn_plugin = test_prof_plugin = "/nonexistent/plugin.so";
+        run(&sc, 5, &o);
+        expect(&o, CELL_OK, "");
+        ASSERT_TRUE(strstr(o.sent, "set ksyms 1\n") != NULL);
+        ASSERT_TRUE(metric_find(&o.res.metrics, "dd.write_MBps") != NULL);
+        ASSERT_TRUE(o.res.workload_s < 1);
+        outcome_clear(&o);
+        run(&sc_cut, 5, &o);
+        expect(&o, CELL_OK, "");
+        outcome_clear(&o);
+        /* Silent after part of the list: the cell waits for it, not for
+         * ever, and not as for a hang. */
+        {
+                static const char *const silent[] = { VMSTAT_ROW, DD_OUTPUT, "done 0", "ksym core 0 startup_64",
+                                                      NULL };
+                static const struct script sc_silent = { .job = silent, .before_ready = bases };
+
+                run(&sc_silent, 30, &o);
+                expect(&o, CELL_OK, "");
+                ASSERT_TRUE(o.res.total_s > 9.5 && o.res.total_s < 15);
+                outcome_clear(&o);
+        }
+        /* A kernel with no kallsyms is not asked. */
+        {
+                static const char *const none[] = { "kbase none", NULL };
+                static const char *const plain[] = { VMSTAT_ROW, DD_OUTPUT, "done 0", NULL };
+                static const struct script sc_none = { .job = plain, .before_ready = none };
+
+                run(&sc_none, 5, &o);
+                expect(&o, CELL_OK, "");
+                ASSERT_TRUE(strstr(o.sent, "set ksyms") == NULL);
+                outcome_clear(&o);
+        }
+        test_insn_plugin = test_prof_plugin = NULL;
 }

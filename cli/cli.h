@@ -71,6 +71,7 @@ int cli_publish(int argc, char **argv, struct cli_ctx *c);
 int cli_nightly(int argc, char **argv, struct cli_ctx *c);
 int cli_bisect(int argc, char **argv, struct cli_ctx *c);
 int cli_workloads(int argc, char **argv, struct cli_ctx *c);
+int cli_metrics(int argc, char **argv, struct cli_ctx *c);
 
 /* Parse a verb's options: entries lists the GOptionEntry arrays of ctx
  * (each NULL-terminated; the list too), verb names it in messages ("run",
@@ -108,6 +109,29 @@ void cli_wrap(GString *out, const char *line, size_t width);
 #define CLI_Q "'" ERROR_VAL "'"
 #define CLI_QARG(s) ERROR_VALARG(s)
 
+/* The end of every verb (main.c calls it, and cli_parse before it exits
+ * on --help): stdout flushed and checked, so output lost to a full disk
+ * or a closed file is an error. Returns code, or 1 when a write to stdout
+ * failed, after one line "VERB: cannot write the output: REASON" unless
+ * an error line was already printed. */
+int cli_stdout_done(const char *verb, int code);
+
 /* Print "kbench: <message>" on stderr; returns 1 (the failure exit code). */
 int cli_error(const struct kb_error *err);
 int cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The formats a verb's view prints in (--format=NAME; --json is
+ * --format=json). */
+enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_MARKDOWN, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
+#define CLI_FORMAT_BIT(f) (1u << (f))
+
+/* The format a verb was asked for: format (--format's value, or NULL)
+ * among allowed (a mask, 1 << CLI_FORMAT_*), json its short form.
+ * Returns 0 with *ret (text when neither is given), or 2 after one line
+ * naming the formats the verb has. */
+int cli_format(const char *verb, const char *format, gboolean json, unsigned allowed, enum cli_format *ret);
+
+/* The columns the reader's text should fit in: $COLUMNS when it is a
+ * number from 20 on, else the terminal's width when stdout is one, else
+ * fallback. */
+int cli_width(int fallback);

@@ -53,6 +53,26 @@ static int check_source(char **kernels, const char *git, const char *good, const
         return 0;
 }
 
+/* The numbers of a bisection's own options, each in its range: the first
+ * one out of it is named with its value and range. Returns 0, or 2 after
+ * one line. */
+static int check_ranges(int pilot, int max_rounds, double target, double alpha, double noise, int jobs) {
+        if (pilot < 2 || pilot > 1000)
+                return cli_errorf("bisect: --pilot %d is not in 2..1000 (rounds of a step before the rule first "
+                                  "looks)", pilot) + 1;
+        if (max_rounds < pilot || max_rounds > 1000)
+                return cli_errorf("bisect: --max-rounds %d is not in --pilot (%d)..1000", max_rounds, pilot) + 1;
+        if (!(target > 0 && target < 100))
+                return cli_errorf("bisect: --target %g is not a percentage in (0, 100)", target) + 1;
+        if (!(alpha > 0 && alpha < 1))
+                return cli_errorf("bisect: --alpha %g is not in (0, 1)", alpha) + 1;
+        if (!(noise >= 0 && noise < 100))
+                return cli_errorf("bisect: --noise %g is not a percentage in [0, 100)", noise) + 1;
+        if (jobs < 0)
+                return cli_errorf("bisect: -j %d is not a number of jobs (0: the host's CPUs)", jobs) + 1;
+        return 0;
+}
+
 /* --help's summary; the run options a bisection refuses are not_here's. */
 static char *help_summary(void) {
         g_autoptr(GString) s = g_string_new("Each step measures one candidate interleaved with both ends and decides\n"
@@ -142,12 +162,8 @@ int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
         if (refuse_run_options(texts, flags) || check_metric(metric) || check_source(kernels ? &kernels : NULL, git,
                                                                                       good, bad))
                 goto out;
-        if (pilot < 2 || max_rounds < pilot || max_rounds > 1000 || !(target > 0 && target < 100) ||
-            !(alpha > 0 && alpha < 1) || !(noise >= 0 && noise < 100) || jobs < 0) {
-                cli_errorf("bisect: need 2 <= --pilot <= --max-rounds <= 1000, 0 < --target < 100, 0 < --alpha < 1, "
-                           "0 <= --noise < 100");
+        if (check_ranges(pilot, max_rounds, target, alpha, noise, jobs))
                 goto out;
-        }
         if (runopts_apply(&o.run, texts, flags, &err) < 0) {
                 cli_errorf("bisect: %s", err.msg);
                 goto out;

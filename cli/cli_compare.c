@@ -10,10 +10,13 @@
 
 #include "common/parse.h"
 #include "cli/cli.h"
+#include "cli/kfacts.h"
 #include "decide/pairing.h"
 #include "report/compare.h"
+#include "report/csv.h"
+#include "report/explain.h"
 #include "report/json.h"
-#include "report/text.h"
+#include "report/textcompare.h"
 #include "report/view.h"
 #include "results/db.h"
 #include "settings/runopts.h"
@@ -35,25 +38,29 @@ static int parse_noise(const char *text, double *ret) {
         return 0;
 }
 
-/* The numbers and the format: 0, or -1 once the error is said. */
-static int check_values(const char *alpha_s, const char *noise_s, const char *format, gboolean json,
-                        struct compare_options *o, int *markdown) {
+/* --top N: the functions an explanation lists. Returns 0 or -1 after one line. */
+static int check_top(const char *top_s, size_t *ret) {
+        union parse_value v;
+
+        *ret = 0;
+        if (top_s && parse_number(top_s, PARSE_UINT, 1, EXPLAIN_TOP_MAX, &v) < 0) {
+                cli_errorf("compare: --top " CLI_Q " is not a whole number from 1 to %d", CLI_QARG(top_s),
+                           EXPLAIN_TOP_MAX);
+                return -1;
+        }
+        if (top_s)
+                *ret = (size_t)v.u;
+        return 0;
+}
+
+/* The numbers: 0, or -1 once the error is said. */
+static int check_values(const char *alpha_s, const char *noise_s, struct compare_options *o) {
         if (alpha_s && (parse_double(alpha_s, &o->alpha) < 0 || !(o->alpha > 0 && o->alpha <= 0.5))) {
                 cli_errorf("compare: --alpha " CLI_Q " is not a number in (0, 0.5]", CLI_QARG(alpha_s));
                 return -1;
         }
         if (noise_s && parse_noise(noise_s, &o->noise) < 0) {
                 cli_errorf("compare: --noise " CLI_Q " is not a percentage in [0, 100) (e.g. 2%%)", CLI_QARG(noise_s));
-                return -1;
-        }
-        if (format && strcmp(format, "markdown") == 0)
-                *markdown = 1;
-        else if (format && strcmp(format, "text") != 0) {
-                cli_errorf("compare: --format " CLI_Q " (text or markdown)", CLI_QARG(format));
-                return -1;
-        }
-        if (format && json) {
-                cli_errorf("compare: --json and --format exclude each other");
                 return -1;
         }
         return 0;
@@ -108,18 +115,18 @@ static int check_view(const struct compare_view *v, GPtrArray *ignored, guint n_
 }
 
 /* The comparison on stdout; returns the exit status. */
-static int print_view(const struct compare_view *v, gboolean json, int markdown, gboolean all) {
+static int print_view(const struct compare_view *v, enum cli_format format, const struct textcompare_opts *t) {
         struct kb_error err = { { 0 } };
         int r = 0;
 
-        if (json) {
+        if (format == CLI_FORMAT_JSON) {
                 json_t *j = json_view_compare(v);
                 r = json_view_print(j, stdout, &err);
                 json_decref(j);
-        } else
-                text_compare(v, markdown, all, stdout);
-        if (r >= 0 && fflush(stdout) != 0)
-                r = error_setf(&err, -EIO, "compare: cannot write the output");
+        } else if (format == CLI_FORMAT_CSV)
+                csv_compare(v, stdout);
+        else
+                textcompare_print(v, t, stdout);
         if (r < 0)
                 return cli_error(&err);
         if (v->n_groups == 0)
@@ -143,43 +150,57 @@ static const char compare_summary[] =
         "them, and the output says so ('paired across differing settings: disk_mbps').\n"
         "The workload's own parameters (dd:size=512M against dd:size=1G) are never\n"
         "paired across unless named with --ignore-setting workload.\n"
-        "Failed cells never enter statistics; their counts are shown.\n\n"
-        "Per metric: n, mean, sd %, change %, its 95% CI (Fieller's interval of the ratio\n"
-        "of means), Welch's t-test p and the Mann-Whitney U p, the minimum detectable\n"
-        "change (80% power) and the repeats per side a 2% / 5% change needs.\n"
-        "Welch's p drives the verdict (it tests the same means the CI and the MDE are\n"
-        "built on); Mann-Whitney's p is shown beside it. A metric is 'better' or 'worse'\n"
-        "only if its Welch p survives Benjamini-Hochberg at q = --alpha over all judged\n"
-        "metrics of the comparison AND the whole CI lies beyond --noise; else '~'.\n"
-        "An amount (seconds waited or spun, MiB swapped) is judged by its difference,\n"
-        "whose CI must also lie beyond its floor: Welch's test of the means or Yuen's\n"
-        "of the 20% trimmed means, whichever has the smaller p, that p doubled.\n"
-        "The longest stall of a phase (guest.PHASE.halt_longest_s) is judged by the\n"
-        "share of B's cells beyond A's median by 0.1 s, against a host's hiccups\n"
-        "(5% of cells): the tail rule. kbench's own steps (dd's drop-caches, fio's\n"
-        "layout) are shown, never judged; a phase of fixed time (fio, dbench) is\n"
-        "judged per operation (guest.PHASE.*_per_op), its totals shown.\n"
-        "'n too small': the exact Mann-Whitney test cannot reach alpha at these sizes\n"
-        "(3+3 cannot reach 0.05), so no verdict is possible. Only metrics the registry\n"
-        "judges get a verdict; the informational ones (dd.*_s, vmstat.*, boot_s, host.*)\n"
-        "are counted below the table, and listed in their own section, without tests\n"
-        "or verdict, with --all or --metric. Their change is shown only where the\n"
-        "metric has a direction and both means stand clear of zero.\n\n"
-        "Exit status: 0 no metric worse; 4 at least one metric worse; 1 error (also:\n"
-        "no workload in common, or no metric matching --metric); 2 usage error (also:\n"
-        "an --ignore-setting no selected cell has).";
+        "Failed cells never enter statistics; their counts are shown, and the answer\n"
+        "line names a side's failed cells ('B: 0 of 4 cells ok: 4 hang'). A group whose\n"
+        "B (or A) has no ok cell, or whose B's share of failed cells exceeds A's by more\n"
+        "than 10 percentage points, fails the comparison: exit 5.\n\n"
+        "The answer comes first: per paired group, what got worse or better, in the\n"
+        "workload's terms. Then a table per group: metric, A and B (means), change, its\n"
+        "95% CI, verdict. --wide adds the spread, medians, Welch's and Mann-Whitney's p,\n"
+        "n, the minimum detectable change (80% power) and the cells a side needs;\n"
+        "--all adds the informational metrics (no verdict) in their own section.\n"
+        "Seconds read as µs, ms or s.\n\n"
+        "The rule: a metric is 'better' or 'worse' only if its p survives\n"
+        "Benjamini-Hochberg at q = --alpha over the judged metrics AND the whole 95% CI\n"
+        "lies beyond --noise; else '~'. A ratio (kernel instructions) is tested by Welch's\n"
+        "test, its CI Fieller's interval of the ratio of means. An amount (seconds waited\n"
+        "or spun, MiB swapped) is judged by its difference, whose CI must also lie beyond\n"
+        "its floor: Welch's test of the means or Yuen's of the 20% trimmed means,\n"
+        "whichever has the smaller p, that p doubled. The longest stall of a phase\n"
+        "(guest.PHASE.halt_longest_s) is judged by the share of B's cells beyond A's\n"
+        "median by 0.1 s, against a host's hiccups (5% of cells): the tail rule.\n"
+        "kbench's own steps (dd's drop-caches, fio's layout) are shown, never judged;\n"
+        "a phase of fixed time (fio, dbench) is judged per operation\n"
+        "(guest.PHASE.*_per_op), its totals shown. 'n too small': the exact\n"
+        "Mann-Whitney test cannot reach alpha at these sizes (3+3 cannot reach 0.05).\n"
+        "Which metrics are judged, and how finely: kbench metrics [WORKLOAD]. Under TCG\n"
+        "with an unthrottled disk, rates and times are shown but not judged (they are\n"
+        "the emulator's speed as much as the kernel's); what the guest did is judged.\n\n"
+        "Under each judged change of a phase's kernel instructions, compare says where\n"
+        "it went: from the cells' profiles (under TCG), the kernel functions whose\n"
+        "instructions per cell changed most, each with its share of A's phase, and the\n"
+        "others summed, so the list adds up to the change; 'only in B' marks a function\n"
+        "the other kernel lacks. --explain does so for every such count.\n\n"
+        "Exit status: 0 no metric worse; 4 at least one metric worse; 5 a group's cells\n"
+        "failed (no ok cell on a side, or B's failing more often than A's; wins over 4);\n"
+        "1 error (also: no workload in common, or no metric matching --metric); 2 usage\n"
+        "error (also: an --ignore-setting no selected cell has).";
 
 int cli_compare(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
-        g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format = NULL;
+        g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format_s = NULL;
+        g_autofree char *top_s = NULL;
+        size_t top = 0;
         g_auto(GStrv) ignore = NULL;
         g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
-        gboolean json = FALSE, all_runs = FALSE, all = FALSE;
+        gboolean json = FALSE, all_runs = FALSE, all = FALSE, wide = FALSE, explain = FALSE;
         struct compare_options o = { .alpha = 0.05, .noise = 0.02 };
         struct compare_view *v = NULL;
         struct compare_selector sel;
         struct kb_error err = { { 0 } };
-        int markdown = 0, r, rc;
+        struct textcompare_opts t = { .format = TEXTCOMPARE_TEXT };
+        enum cli_format format;
+        int r, rc;
         guint n_user = 0;
         GOptionEntry entries[] = {
                 { "workload", 'w', 0, G_OPTION_ARG_STRING, &workload, "Compare this workload only (dd, ftp, ...)",
@@ -194,10 +215,19 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                   "A kernel name selects its cells in every run, not only the latest", NULL },
                 { "ignore-setting", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ignore,
                   "Pair cells even though these settings differ (disk_mbps,...); repeatable", "KEY[,KEY]" },
-                { "all", 0, 0, G_OPTION_ARG_NONE, &all,
-                  "List the informational metrics too, in their own section (the text and markdown)", NULL },
-                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON: every number, the pairing, the verdicts", NULL },
-                { "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or markdown", "FORMAT" },
+                { "all", 'a', 0, G_OPTION_ARG_NONE, &all,
+                  "Show everything: the informational metrics too, and every column of --wide", NULL },
+                { "wide", 0, 0, G_OPTION_ARG_NONE, &wide,
+                  "Add the statistics' columns: spread, medians, both tests' p, n, the MDE, the cells needed",
+                  NULL },
+                { "explain", 0, 0, G_OPTION_ARG_NONE, &explain,
+                  "Say where every change of the kernel's instructions went, judged or not (default: under each "
+                  "judged change)", NULL },
+                { "top", 0, 0, G_OPTION_ARG_STRING, &top_s,
+                  "Functions each explanation of a change lists before the others' sum (default 8)", "N" },
+                { "format", 0, 0, G_OPTION_ARG_STRING, &format_s,
+                  "text (default), markdown (for a mail or a forge), json (every number) or csv", "FORMAT" },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Short for --format=json", NULL },
                 { NULL },
         };
 
@@ -214,8 +244,14 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                 cli_errorf("compare: %s", err.msg);
                 return 2;
         }
-        if (check_values(alpha_s, noise_s, format, json, &o, &markdown) < 0)
+        if (check_values(alpha_s, noise_s, &o) < 0 || check_top(top_s, &top) < 0)
                 return 2;
+        if (cli_format("compare", format_s, json, CLI_FORMAT_BIT(CLI_FORMAT_TEXT) |
+                       CLI_FORMAT_BIT(CLI_FORMAT_MARKDOWN) | CLI_FORMAT_BIT(CLI_FORMAT_JSON) |
+                       CLI_FORMAT_BIT(CLI_FORMAT_CSV), &format))
+                return 2;
+        t = (struct textcompare_opts){ .format = format == CLI_FORMAT_MARKDOWN ? TEXTCOMPARE_MARKDOWN : TEXTCOMPARE_TEXT,
+                                       .all = all, .wide = wide, .width = cli_width(TEXTCOMPARE_WIDTH) };
         o.a = argv[1];
         o.b = argv[2];
         o.workload = workload;
@@ -234,7 +270,11 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                 return cli_error(&err);
         rc = check_view(v, ignored, n_user, metric);
         if (rc == 0)
-                rc = print_view(v, json, markdown, all);
+                kfacts_compare(c, v);
+        if (rc == 0 && explain_load(c->s.db, v, &(struct explain_options){ .all = explain, .top = top }, &err) < 0)
+                rc = cli_error(&err);
+        if (rc == 0)
+                rc = print_view(v, format, &t);
         compare_view_free(v);
         return rc;
 }

@@ -72,16 +72,25 @@ static void check_program(struct checks *c, const char *name, const char *hint) 
         check(c, name, unless(p != NULL, LEVEL_FAIL), "%s", p ? p : hint);
 }
 
-/* The TCG plugin that gives cells their guest.*_Minsn counts. A missing
- * one is no failure: the cells measure all else, and say so. */
+/* The TCG plugins that give cells their guest.*_Minsn counts and their
+ * profiles. A missing one is no failure: the cells measure all else, and
+ * say so. */
 static void check_insn_plugin(struct checks *c) {
         g_autofree char *p = runner_helper_path(RUNNER_INSN_PLUGIN);
+
+        g_autofree char *q = runner_helper_path(RUNNER_PROF_PLUGIN);
 
         if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
                 check(c, "insn-plugin", LEVEL_OK, "%s (under TCG, cells count guest instructions)", p);
         else
                 check(c, "insn-plugin", LEVEL_WARN, "not built (%s): cells under TCG carry no guest.*_Minsn "
                       "counts, the measure TCG verdicts rest on; bash tools/setup.sh builds it", p);
+        if (g_file_test(q, G_FILE_TEST_IS_REGULAR))
+                check(c, "prof-plugin", LEVEL_OK, "%s (under TCG, cells profile the kernel's instructions by "
+                      "function)", q);
+        else
+                check(c, "prof-plugin", LEVEL_WARN, "not built (%s): compare cannot say where a change of the "
+                      "kernel's instructions went; bash tools/setup.sh builds it", q);
 }
 
 /* Who QEMU runs as under the embedded driver, whether it can reach the
@@ -226,6 +235,45 @@ static void check_accel(struct checks *c, const char *label, int resolved, const
 
 /* libvirt and the accelerator, probed with the store's first kernel (k,
  * may be NULL). OUT: *ret_conn, the connection when there is one. */
+/* Up to DAMAGED_SHOWN entries of a list in one check's line. */
+#define DAMAGED_SHOWN 3
+
+/* The stored kernels, and what kernel list would show as damaged (a name
+ * whose image is gone, a kernel.json that does not read) and what no
+ * name reaches (an image directory without a name): each a finding, with
+ * what to do about it. OUT: *ret, *ret_n, the sound kernels. Returns 0, or
+ * -1 when the kernel store cannot be read (said as a FAIL). */
+static int check_kernels(struct checks *c, struct kstore *ks, const char *kdir, struct kstore_kernel ***ret,
+                         size_t *ret_n) {
+        struct kstore_damaged *bad = NULL;
+        g_auto(GStrv) unnamed = NULL;
+        g_autoptr(GString) list = g_string_new(NULL);
+        struct kb_error err = { { 0 } };
+        size_t nd = 0, nu;
+
+        if (kstore_list_all(ks, ret, ret_n, &bad, &nd, &err) < 0 || kstore_unnamed(ks, &unnamed, &err) < 0) {
+                check(c, "kernels", LEVEL_FAIL, "%s", err.msg);
+                return -1;
+        }
+        nu = g_strv_length(unnamed);
+        check(c, "kernels", LEVEL_OK, "%zu kernel(s) in %s", *ret_n, kdir);
+        for (size_t i = 0; i < nd && i < DAMAGED_SHOWN; i++)
+                g_string_append_printf(list, "%s%.64s (%s)", i ? ", " : "", bad[i].name, bad[i].why);
+        if (nd)
+                check(c, "damaged", LEVEL_FAIL, "%zu damaged kernel name(s) in %s/names: %s%s; remove each with "
+                      "'kbench kernel remove NAME' (kbench kernel list shows them)", nd, kdir, list->str,
+                      nd > DAMAGED_SHOWN ? ", ..." : "");
+        g_string_truncate(list, 0);
+        for (size_t i = 0; i < nu && i < DAMAGED_SHOWN; i++)
+                g_string_append_printf(list, "%s%.12s", i ? ", " : "", unnamed[i]);
+        if (nu)
+                check(c, "unnamed", LEVEL_WARN, "%zu image director%s in %s that no name reaches: %s%s; name one "
+                      "with 'kbench kernel add --name NAME %s/ID/image', or remove its directory", nu,
+                      nu == 1 ? "y" : "ies", kdir, list->str, nu > DAMAGED_SHOWN ? ", ..." : "", kdir);
+        kstore_damaged_free(bad, nd);
+        return 0;
+}
+
 static void check_libvirt(struct checks *c, const struct store_ctx *g, const struct kstore_kernel *k,
                           struct vm_conn **ret_conn) {
         g_autofree char *qv = NULL, *lv = NULL, *why = NULL;
@@ -333,12 +381,8 @@ int cli_doctor(int argc, char **argv, struct cli_ctx *x) {
         check(&c, "store", unless(access(g->home, W_OK) == 0, LEVEL_FAIL), "%s%s", g->home,
               access(g->home, W_OK) == 0 ? "" : " (not writable: run cannot use it)");
         check_qemu_user(&c, g);
-        if (cli_setup_only(x, CLI_KSTORE, &err) == 0 && kstore_list(x->s.ks, &kernels, &nk, &err) == 0) {
-                check(&c, "kernels", LEVEL_OK, "%zu kernel(s) in %s", nk, kdir);
+        if (cli_setup_only(x, CLI_KSTORE, &err) == 0 && check_kernels(&c, x->s.ks, kdir, &kernels, &nk) == 0)
                 check_staging(&c, x->s.ks, kdir);
-        } else {
-                check(&c, "kernels", LEVEL_FAIL, "%s", err.msg);
-        }
         check_database(&c, x);
         if (x->s.db)
                 check_rows(&c, x->s.db);

@@ -85,8 +85,9 @@ static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
         int r, existed = 0;
 
         g_option_context_set_summary(ctx, "FILE is a Debian linux-image .deb (modules are extracted, depmod is run)\n"
-                                          "or a bare kernel image (bzImage or ELF vmlinux). Importing the same image\n"
-                                          "again changes nothing. The kernel's sha256 identifies it.");
+                                          "or a bare kernel image (bzImage, or an ELF vmlinux with a PVH note).\n"
+                                          "Importing the same image again changes nothing (but --name adds a name).\n"
+                                          "The kernel's sha256 identifies it.");
         g_option_context_add_main_entries(ctx, entries, NULL);
         if ((r = parse_options(ctx, entries, "kernel add", &argc, &argv)))
                 return r;

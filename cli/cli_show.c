@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/kfacts.h"
 #include "report/show.h"
+#include "report/textcompare.h"
 #include "results/db.h"
 
 static int parse_bisection_id(const char *text, gint64 *ret) {
@@ -48,30 +50,40 @@ static int check_combination(int argc, gboolean json, gboolean tags, gboolean bi
 }
 
 /* What a RUN argument selects: the run, one of its cells, or a cell's log. */
-static int show_in_run(struct db *db, int64_t run_id, const char *cell, const char *log, int vmstat_view,
-                       gboolean json, gboolean all, struct kb_error *err) {
+static int show_in_run(struct cli_ctx *c, int64_t run_id, const char *cell, const char *log, int vmstat_view,
+                       enum cli_format format, gboolean all, struct kb_error *err) {
+        struct db *db = c->s.db;
+        int json = format == CLI_FORMAT_JSON;
+
         if (vmstat_view)
                 return show_cell_vmstat(db, run_id, cell, json, stdout, err);
         if (log)
                 return show_cell_log(db, run_id, cell, log, isatty(STDOUT_FILENO), stdout, err);
         if (cell)
                 return show_cell(db, run_id, cell, json, stdout, err);
-        return show_run(db, run_id, json, all ? SHOW_ALL : 0, stdout, err);
+        return show_run(db, run_id,
+                        &(struct show_opts){ .format = json ? SHOW_JSON : format == CLI_FORMAT_CSV ? SHOW_CSV : SHOW_TEXT,
+                                             .all = all, .width = cli_width(TEXTCOMPARE_WIDTH),
+                                             .upstream = kfacts_upstream, .upstream_ctx = c },
+                        stdout, err);
 }
 
 int cli_show(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GOptionContext) ctx = NULL;
-        g_autofree char *cell = NULL, *log = NULL;
+        g_autofree char *cell = NULL, *log = NULL, *format_s = NULL;
         gboolean json = FALSE, tags = FALSE, bisect = FALSE, all = FALSE;
         struct kb_error err = { { 0 } };
         struct db *db;
         int64_t run_id;
         gint64 bisection = 0;
+        enum cli_format format;
         int r, rc = 1, vmstat_view;
         GOptionEntry entries[] = {
-                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of tables", NULL },
-                { "all", 'a', 0, G_OPTION_ARG_NONE, &all, "Keep the summary rows that repeat another row or are 0 "
-                  "in every cell", NULL },
+                { "format", 0, 0, G_OPTION_ARG_STRING, &format_s,
+                  "text (default), json, or csv (a run's metrics, one row per cell and metric)", "FORMAT" },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Short for --format=json", NULL },
+                { "all", 'a', 0, G_OPTION_ARG_NONE, &all, "Show everything: keep the summary rows that repeat "
+                  "another row or are 0 in every cell", NULL },
                 { "cell", 'c', 0, G_OPTION_ARG_STRING, &cell, "Show one cell of the run in full", "KEY" },
                 { "log", 'l', 0, G_OPTION_ARG_STRING, &log,
                   "With --cell: print one log of the cell raw (console, data, ...); on a terminal, control "
@@ -96,6 +108,14 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
                 return 2;
         if (argc > 2) {
                 cli_errorf("show: unexpected argument '%.64s' (try 'kbench show --help')", argv[2]);
+                return 2;
+        }
+        if (cli_format("show", format_s, json, CLI_FORMAT_BIT(CLI_FORMAT_TEXT) | CLI_FORMAT_BIT(CLI_FORMAT_JSON) |
+                       CLI_FORMAT_BIT(CLI_FORMAT_CSV), &format))
+                return 2;
+        json = format == CLI_FORMAT_JSON;
+        if (format == CLI_FORMAT_CSV && (argc < 2 || tags || bisect || cell || log)) {
+                cli_errorf("show: --format=csv is a run's metrics: kbench show RUN --format=csv");
                 return 2;
         }
         if (check_combination(argc, json, tags, bisect, cell, log))
@@ -124,14 +144,10 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
                         return 2;
                 }
                 if (r >= 0)
-                        r = show_in_run(db, run_id, cell, log, vmstat_view, json, all, &err);
+                        r = show_in_run(c, run_id, cell, log, vmstat_view, format, all, &err);
         }
         if (r < 0)
                 r = db_blame(db, r, &err);
-        if (r >= 0 && fflush(stdout) != 0) {
-                r = -1;
-                snprintf(err.msg, sizeof(err.msg), "show: cannot write the output");
-        }
         rc = r < 0 ? cli_error(&err) : 0;
         return rc;
 }

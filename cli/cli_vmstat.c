@@ -197,15 +197,15 @@ int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
         if (o.json) {
                 /* Streamed sample by sample: a tree of every sample would
                  * take gigabytes on a large capture. */
-                if (vmstatout_json_dumpf(t, threshold, interval, stdout) < 0)
-                        ret = cli_errorf("vmstat: cannot write JSON");
+                /* -EIO, a failed write, is said by the check of every
+                 * verb's output (cli_stdout_done). */
+                if (vmstatout_json_dumpf(t, threshold, interval, stdout) == -ENOMEM)
+                        ret = cli_errorf("vmstat: out of memory");
         } else {
                 r = vmstatout_print(t, threshold, interval, stdout);
                 if (r < 0)
                         ret = cli_errorf("vmstat: %s", strerror(-r));
         }
         vmstat_table_free(t);
-        if (fflush(stdout) != 0)
-                ret = cli_errorf("vmstat: cannot write output");
         return ret;
 }

@@ -33,6 +33,7 @@ static const struct {
         { "show", cli_show, CLI_DB, "list runs, or one run's cells and metrics" },
         { "compare", cli_compare, CLI_DB, "is kernel B better or worse than A? (statistics, verdicts)" },
         { "workloads", cli_workloads, 0, "list the workloads, their guest packages and metrics" },
+        { "metrics", cli_metrics, 0, "list the metrics: which are judged, by what rule, how finely, and why not" },
         { "vmstat", cli_vmstat, 0, "analyse vmstat output: columns, summary, writeout stalls" },
         { "publish", cli_publish, CLI_DB, "write a static HTML site of the results: tables and charts" },
         { "bisect", cli_bisect,
@@ -48,6 +49,8 @@ static const struct {
  * settings) and the guest: utf8_mask makes them one line that cannot drive
  * the terminal, and a message of more than a kb_error's bytes (a pasted
  * file as a value) keeps its head and its reason (error_fit). */
+static int errors_said;     /* error lines printed: cli_stdout_done adds none to one */
+
 static void put_error(const char *msg) {
         char fitted[sizeof(((struct kb_error *)0)->msg)];
         _cleanup_free_ char *masked = NULL;
@@ -55,6 +58,20 @@ static void put_error(const char *msg) {
         error_fit(fitted, sizeof(fitted), msg, strlen(msg));
         masked = utf8_mask(fitted);
         fprintf(stderr, "kbench: %s\n", masked);
+        errors_said++;
+}
+
+int cli_stdout_done(const char *verb, int code) {
+        int flushed = fflush(stdout) == 0, e = errno;
+
+        if (flushed && !ferror(stdout))
+                return code;
+        /* A write that failed before this flush (the buffer filled) left
+         * the stream's error flag, but not its reason. */
+        if (!errors_said)
+                cli_errorf("%s: cannot write the output%s%s", verb, flushed ? " (a write to stdout failed)" : ": ",
+                           flushed ? "" : g_strerror(e));
+        return 1;
 }
 
 int cli_error(const struct kb_error *err) {
@@ -87,7 +104,33 @@ static void usage(FILE *f) {
                    "  --connect [NAME=]URI\n"
                    "                  libvirt URI (default qemu:///embed?root=<store>/libvirt); given more\n"
                    "                  than once, kbench run spreads its cells over those hosts\n"
-                   "\n'kbench VERB --help' describes a verb.\n");
+                   "\n'kbench help VERB' (or 'kbench VERB --help') describes a verb.\n");
+}
+
+static int find_verb(const char *name) {
+        for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++)
+                if (strcmp(name, verbs[i].name) == 0)
+                        return (int)i;
+        return -1;
+}
+
+/* `kbench help VERB [WORD...]`: the verb's own --help (kernel's commands
+ * take theirs: help kernel add). Returns the exit code. */
+static int help_verb(const struct store_ctx *g, int argc, char **argv) {
+        g_autofree char **args = g_new0(char *, (size_t)argc + 2);
+        struct cli_ctx c = { 0 };
+        int v = find_verb(argv[0]), r;
+
+        if (v < 0)
+                return cli_errorf("help: unknown verb " CLI_Q " (kbench --help lists them)", CLI_QARG(argv[0])) + 1;
+        if (argc > 2)
+                return cli_errorf("help: " CLI_Q " takes at most one word after it", CLI_QARG(argv[0])) + 1;
+        memcpy(args, argv, sizeof(char *) * (size_t)argc);
+        args[argc] = (char *)"--help";
+        cli_ctx_init(&c, g, verbs[v].name, verbs[v].needs);
+        r = verbs[v].fn(argc + 1, args, &c);
+        cli_ctx_clear(&c);
+        return r;
 }
 
 /* Take the first global option opt ("--store", whose value is a what) out
@@ -375,7 +418,7 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
                 g_set_prgname(prg);
         if (*argc == 2 && strcmp((*argv)[1], CLI_COMPLETE_OPTIONS) == 0) {
                 print_options(ctx, entries);
-                exit(0);
+                exit(cli_stdout_done(verb, 0));
         }
         r = check_argv(verb, entries, *argc, *argv, &help);
         if (r)
@@ -383,17 +426,104 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
         /* Help is printed and the process ends, as GOption would do. */
         if (help) {
                 print_help(ctx, help);
-                exit(0);
+                exit(cli_stdout_done(verb, 0));
         }
         if (!g_option_context_parse(ctx, argc, argv, &gerr))
                 return cli_errorf("%s: %s (try --help)", verb, gerr->message) + 1;
         return 0;
 }
 
+/* The global options (--store, --db, --connect), taken out of argv, and
+ * what they default to. Returns 0, or -1 once the error is said. */
+static int global_options(int *argc, char **argv, struct store_ctx *g) {
+        const char *env;
+
+        if (take_option(argc, argv, "--store", "DIR", &g->home) || take_option(argc, argv, "--db", "FILE", &g->db_path) ||
+            take_connects(argc, argv, &g->hosts))
+                return -1;
+        /* A verb that talks to one host (doctor checks each) takes the
+         * first; a run spreads its cells over all of them. One host given
+         * without a name is the run's one host, as nightly's connect and
+         * every run before several hosts: its cells name no host, so they
+         * pair with those runs'. */
+        if (g->hosts) {
+                g_autofree char *name = NULL;
+                struct kb_error err = { { 0 } };
+
+                if (run_host_spec_parse(g->hosts[0], &name, &g->connect, &err) < 0) {
+                        cli_errorf("%s", err.msg);
+                        return -1;
+                }
+                if (!g->hosts[1] && !name)
+                        g_clear_pointer(&g->hosts, g_strfreev);
+        }
+
+        if (!g->home) {
+                /* As root, QEMU runs as libvirt-qemu (host/vm.c), which
+                 * cannot enter /root (mode 0700): root's store is a system one. */
+                env = getenv("KBENCH_HOME");
+                g->home = env && *env ? g_strdup(env)
+                         : geteuid() == 0 ? g_strdup("/var/lib/kbench")
+                                          : g_build_filename(g_get_user_data_dir(), "kbench", NULL);
+        }
+        if (!g_path_is_absolute(g->home)) {
+                char *cwd = g_get_current_dir(), *abs = g_build_filename(cwd, g->home, NULL);
+                g_free(cwd);
+                g_free(g->home);
+                g->home = abs;
+        }
+        if (!g->db_path)
+                g->db_path = g_build_filename(g->home, "results.db", NULL);
+        if (!g->connect)
+                g->connect = g_strdup_printf("qemu:///embed?root=%s/libvirt", g->home);
+        return 0;
+}
+
+/* The verb argv[1] names, or help, the version, completion. Returns the
+ * exit code. */
+static int dispatch(int argc, char **argv, struct store_ctx *g, struct cli_ctx *c) {
+        int verb;
+
+        /* A bare kbench is a usage error like any other: one line. */
+        if (argc < 2)
+                return cli_errorf("no verb given; try 'kbench --help'") + 1;
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || (strcmp(argv[1], "help") == 0 && argc == 2)) {
+                usage(stdout);
+                return 0;
+        }
+        /* "kbench help VERB [SUBCOMMAND]" is "kbench VERB [SUBCOMMAND] --help". */
+        if (strcmp(argv[1], "help") == 0)
+                return help_verb(g, argc - 2, argv + 2);
+        /* Hidden, for cli/kbench.bash: the global options, and lists of
+         * what the store holds (cli_complete.c). */
+        if (strcmp(argv[1], CLI_COMPLETE_OPTIONS) == 0) {
+                fputs("--store=\n--db=\n--connect=\n--help\n--version\n", stdout);
+                return 0;
+        }
+        if (strcmp(argv[1], "--complete") == 0) {
+                cli_ctx_init(c, g, "complete", CLI_DB);
+                return cli_complete(argc - 1, argv + 1, c);
+        }
+        if (strcmp(argv[1], "--version") == 0) {
+                /* A question of its own: what stands beside it would be
+                 * ignored, and a script would take the 0 for its answer. */
+                if (argc > 2)
+                        return cli_errorf("--version takes nothing else (" CLI_Q " given; try 'kbench --help')",
+                                          CLI_QARG(argv[2])) + 1;
+                printf("kbench %s\n", KBENCH_VERSION);
+                return 0;
+        }
+        verb = find_verb(argv[1]);
+        if (verb >= 0) {
+                cli_ctx_init(c, g, verbs[verb].name, verbs[verb].needs);
+                return verbs[verb].fn(argc - 1, argv + 1, c);
+        }
+        return cli_errorf("unknown verb " CLI_Q " (try 'kbench --help')", CLI_QARG(argv[1])) + 1;
+}
+
 int main(int argc, char **argv) {
         struct store_ctx g = { 0 };
         struct cli_ctx c = { 0 };
-        const char *env;
         int r = 2;
 
         /* Option values and names from the store are UTF-8, whatever the
@@ -401,80 +531,11 @@ int main(int argc, char **argv) {
          * Only the character type: numbers keep the C locale's '.'. */
         if (!setlocale(LC_CTYPE, "C.UTF-8"))
                 setlocale(LC_CTYPE, "");
-        if (take_option(&argc, argv, "--store", "DIR", &g.home) || take_option(&argc, argv, "--db", "FILE", &g.db_path) ||
-            take_connects(&argc, argv, &g.hosts))
-                goto out;
-        /* A verb that talks to one host (doctor checks each) takes the
-         * first; a run spreads its cells over all of them. One host given
-         * without a name is the run's one host, as nightly's connect and
-         * every run before several hosts: its cells name no host, so they
-         * pair with those runs'. */
-        if (g.hosts) {
-                g_autofree char *name = NULL;
-                struct kb_error err = { { 0 } };
-
-                if (run_host_spec_parse(g.hosts[0], &name, &g.connect, &err) < 0) {
-                        cli_errorf("%s", err.msg);
-                        goto out;
-                }
-                if (!g.hosts[1] && !name)
-                        g_clear_pointer(&g.hosts, g_strfreev);
-        }
-
-        if (!g.home) {
-                /* As root, QEMU runs as libvirt-qemu (host/vm.c), which
-                 * cannot enter /root (mode 0700): root's store is a system one. */
-                env = getenv("KBENCH_HOME");
-                g.home = env && *env ? g_strdup(env)
-                         : geteuid() == 0 ? g_strdup("/var/lib/kbench")
-                                          : g_build_filename(g_get_user_data_dir(), "kbench", NULL);
-        }
-        if (!g_path_is_absolute(g.home)) {
-                char *cwd = g_get_current_dir(), *abs = g_build_filename(cwd, g.home, NULL);
-                g_free(cwd);
-                g_free(g.home);
-                g.home = abs;
-        }
-        if (!g.db_path)
-                g.db_path = g_build_filename(g.home, "results.db", NULL);
-        if (!g.connect)
-                g.connect = g_strdup_printf("qemu:///embed?root=%s/libvirt", g.home);
-
-        /* A bare kbench is a usage error like any other: one line. */
-        if (argc < 2) {
-                cli_errorf("no verb given; try 'kbench --help'");
-                goto out;
-        }
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
-                usage(stdout);
-                r = 0;
-                goto out;
-        }
-        /* Hidden, for cli/kbench.bash: the global options, and lists of
-         * what the store holds (cli_complete.c). */
-        if (strcmp(argv[1], CLI_COMPLETE_OPTIONS) == 0) {
-                fputs("--store=\n--db=\n--connect=\n--help\n--version\n", stdout);
-                r = 0;
-                goto out;
-        }
-        if (strcmp(argv[1], "--complete") == 0) {
-                cli_ctx_init(&c, &g, "complete", CLI_DB);
-                r = cli_complete(argc - 1, argv + 1, &c);
-                goto out;
-        }
-        if (strcmp(argv[1], "--version") == 0) {
-                printf("kbench %s\n", KBENCH_VERSION);
-                r = 0;
-                goto out;
-        }
-        for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++)
-                if (strcmp(argv[1], verbs[i].name) == 0) {
-                        cli_ctx_init(&c, &g, verbs[i].name, verbs[i].needs);
-                        r = verbs[i].fn(argc - 1, argv + 1, &c);
-                        goto out;
-                }
-        cli_errorf("unknown verb " CLI_Q " (try 'kbench --help')", CLI_QARG(argv[1]));
-out:
+        if (global_options(&argc, argv, &g) == 0)
+                r = dispatch(argc, argv, &g, &c);
+        /* Every verb's output, --help's and --version's too: a full disk
+         * behind >FILE is an error, not a success. */
+        r = cli_stdout_done(c.verb ? c.verb : "kbench", r);
         cli_ctx_clear(&c);
         g_free(g.home);
         g_free(g.db_path);

@@ -1,24 +1,25 @@
 /* render.c: kbench's rendering of the pumps' events (see render.h). */
-#include <errno.h>
 #include <glib.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/render.h"
 #include "common/utf8.h"
 #include "common/util.h"
 #include "report/show.h"
+#include "report/textcompare.h"
 
 void render_init(struct render *r, int json, int all) {
-        *r = (struct render){ .json = json, .all = all };
+        *r = (struct render){ .json = json, .all = all, .width = cli_width(TEXTCOMPARE_WIDTH) };
         progress_init(&r->progress, 0);
         r->image_lines = !json || r->progress.tty;
 }
 
-/* The text of a bisection's answer: its steps, a caution, and the answer
- * as the last line. */
-static void render_bisect_text(const struct run_event *ev) {
+/* The text of a bisection's answer: its steps, a caution, where a change
+ * of the kernel's instructions went, and the answer as the last line. */
+static void render_bisect_text(const struct render *r, const struct run_event *ev) {
         const json_t *j = ev->result, *steps = json_object_get(j, "steps");
         const json_t *first = json_object_get(j, "first_bad");
         const char *outcome = json_string_value(json_object_get(j, "outcome"));
@@ -40,6 +41,10 @@ static void render_bisect_text(const struct run_event *ev) {
                 printf("%s\n", ev->text);
         if (json_is_string(first) && json_is_false(json_object_get(j, "confirmed")))
                 printf("the first bad did not reproduce against the last good: treat it with care\n");
+        if (json_is_string(first) && ev->explain) {
+                printf("last good -> first bad:\n");
+                textcompare_explain(ev->explain, 0, 2, r->width, stdout);
+        }
         if (json_is_string(first))
                 printf("first bad: %s\n", json_string_value(first));
         else
@@ -49,13 +54,13 @@ static void render_bisect_text(const struct run_event *ev) {
 
 static void render_bisect_result(struct render *r, const struct run_event *ev) {
         if (!r->json) {
-                render_bisect_text(ev);
+                render_bisect_text(r, ev);
                 return;
         }
-        if (json_dumpf(ev->result, stdout, JSON_INDENT(2) | KB_JSON_OUT) < 0 || putchar('\n') == EOF) {
-                r->failed = 1;
-                error_setf(&r->err, -EIO, "cannot write the answer: %s", g_strerror(errno));
-        }
+        /* A failed write stays in stdout's error flag: the verb's one check
+         * of its output (cli_stdout_done) says it. */
+        if (json_dumpf(ev->result, stdout, JSON_INDENT(2) | KB_JSON_OUT) == 0)
+                putchar('\n');
 }
 
 /* A run's lines, on the progress display. */
@@ -90,8 +95,11 @@ static void render_run_event(struct render *r, const struct run_event *ev) {
                         progress_end(p, ev->state, ev->detail);
                 break;
         case RUN_EVENT_RESULT:
-                if (!r->failed && show_run(ev->db, ev->run_id, r->json, r->all ? SHOW_ALL : SHOW_BRIEF, stdout,
-                                           &r->err) < 0)
+                if (!r->failed && show_run(ev->db, ev->run_id,
+                                           &(struct show_opts){ .format = r->json ? SHOW_JSON : SHOW_TEXT,
+                                                                .brief = !r->all, .all = r->all,
+                                                                .width = r->width },
+                                           stdout, &r->err) < 0)
                         r->failed = 1;
                 break;
         default:

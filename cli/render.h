@@ -13,8 +13,9 @@ struct render {
         struct progress progress;
         int json;                  /* --json: the summary and the answer as JSON */
         int all;                   /* --all: the summary shows every metric */
+        int width;                 /* columns the summary fits in (cli_width) */
         int image_lines;           /* say where each guest image came from */
-        int failed;                /* writing to stdout failed: err says why */
+        int failed;                /* the run's result could not be shown: err says why */
         struct kb_error err;
 };
 

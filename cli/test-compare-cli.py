@@ -86,7 +86,8 @@ def main():
                f"a workload neither side ran: error, exit 1 ({p.stderr.strip()})")
 
         p = compare(db, "tag:a1", "tag:slow", "--format", "markdown")
-        expect(p.returncode == 4 and "| dd.write_MBps |" in p.stdout, "--format markdown prints a table")
+        expect(p.returncode == 4 and "```text\nmetric " in p.stdout and "\ndd.write_MBps " in p.stdout,
+               "--format markdown prints its table in a code block")
 
         for args, what in ((["tag:a1"], "one selector"), (["run:x", "tag:a1"], "a bad selector"),
                            (["tag:a1", "tag:a2", "--alpha", "2"], "--alpha 2"),

@@ -61,6 +61,31 @@ int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err) {
         return open_regular(path, 0, ret_fd, err);
 }
 
+/* open_regular, then the size, before a byte is read: /dev/zero is no
+ * regular file, and a file of a GiB is refused by its size, not read to
+ * find out. OUT: *ret_fd, *ret_st. */
+static int open_bounded(const char *path, int extra, size_t max, int *ret_fd, struct stat *ret_st,
+                        struct kb_error *err) {
+        _cleanup_close_ int fd = -1;
+        int r = open_regular(path, extra, &fd, err);
+
+        if (r < 0)
+                return r;
+        if (fstat(fd, ret_st) < 0)
+                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        if ((unsigned long long)ret_st->st_size > max)
+                return error_setf(err, -EFBIG, "%s: larger than %zu bytes", path, max);
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int fileio_check(const char *path, size_t max, struct kb_error *err) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        return open_bounded(path, 0, max, &fd, &st, err);
+}
+
 static int read_whole(const char *path, int extra, size_t max, char **ret_buf, size_t *ret_len, unsigned *ret_mode,
                       struct kb_error *err) {
         _cleanup_close_ int fd = -1;
@@ -69,13 +94,9 @@ static int read_whole(const char *path, int extra, size_t max, char **ret_buf, s
         size_t got = 0;
         int r;
 
-        r = open_regular(path, extra, &fd, err);
+        r = open_bounded(path, extra, max, &fd, &st, err);
         if (r < 0)
                 return r;
-        if (fstat(fd, &st) < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        if ((unsigned long long)st.st_size > max)
-                return error_setf(err, -EFBIG, "%s: larger than %zu bytes", path, max);
         buf = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
         if (!buf)
                 return error_setf(err, -ENOMEM, "%s: out of memory", path);

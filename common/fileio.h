@@ -1,5 +1,8 @@
 /* Reading whole files whose size we do not trust: regular files only, up
- * to a bound, with one clear error naming the file. */
+ * to a bound, with one clear error naming the file. Every file kbench is
+ * given by name (a job file, a nightly configuration, a patch, a config
+ * fragment, a kernel) is opened here: a FIFO is never waited on, a device
+ * never read, and a file's size is checked before a byte of it is read. */
 #pragma once
 
 #include <stddef.h>
@@ -19,6 +22,11 @@ int fileio_open_regular(const char *path, int *ret_fd, struct kb_error *err);
  * than max, -EIO the file shrank while being read. */
 int fileio_read(const char *path, size_t max, char **ret_buf, size_t *ret_len, unsigned *ret_mode,
                 struct kb_error *err);
+
+/* What fileio_read(path, max) checks before it reads, without reading:
+ * for a verb that looks at the files it is given before it starts (kernel
+ * build's --config). Returns 0 or fileio_read's -errno with err. */
+int fileio_check(const char *path, size_t max, struct kb_error *err);
 
 /* fileio_read of a file kbench wrote and trusts (a site's manifest): a
  * symbolic link there is -ELOOP "PATH: a symbolic link, not followed",

@@ -1,7 +1,9 @@
 /* parse.c: checked conversions for untrusted text (see parse.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -87,6 +89,19 @@ int parse_size(const char *s, uint64_t *ret_bytes) {
                 return 0;
         }
         return -EINVAL;
+}
+
+void parse_size_text(uint64_t bytes, char *buf, size_t size) {
+        static const struct { char suffix; unsigned shift; } units[] = {
+                { 'T', 40 }, { 'G', 30 }, { 'M', 20 }, { 'k', 10 },
+        };
+
+        for (size_t i = 0; bytes && i < sizeof(units) / sizeof(units[0]); i++)
+                if (bytes % (1ULL << units[i].shift) == 0) {
+                        snprintf(buf, size, "%" PRIu64 "%c", bytes >> units[i].shift, units[i].suffix);
+                        return;
+                }
+        snprintf(buf, size, bytes ? "%" PRIu64 "B" : "%" PRIu64, bytes);
 }
 
 int parse_bool(const char *s, int *ret) {

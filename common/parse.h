@@ -17,6 +17,9 @@ int parse_double(const char *s, double *ret);
  * "1T" (also "KiB"/"MiB"/... and "k"/"m"/"g"). Bytes out. Returns 0 or
  * -EINVAL/-ERANGE. */
 int parse_size(const char *s, uint64_t *ret_bytes);
+/* bytes as parse_size reads it back, with the largest suffix that holds
+ * it exactly: "2G", "512M", "4k", "1000B"; "0" for 0. buf >= 24. */
+void parse_size_text(uint64_t bytes, char *buf, size_t size);
 
 /* Parse "yes/no/true/false/on/off/1/0". Returns 0 or -EINVAL. */
 int parse_bool(const char *s, int *ret);

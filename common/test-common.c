@@ -11,6 +11,10 @@
 #include "common/diskbus.h"
 #include "common/error.h"
 #include "common/fileio.h"
+#include "common/nearest.h"
+#include "common/util.h"
+#include "common/nearest.h"
+#include "common/util.h"
 #include "common/parse.h"
 #include "common/utf8.h"
 #include "common/splitmix64.h"
@@ -21,6 +25,19 @@ TEST_MAIN();
 /* Registered in this order (constructors run in definition order): the
  * case after a skip must still run. */
 static int skip_reached, after_skip_ran;
+
+/* The names nearest a mistyped one, for "did you mean". */
+TEST(nearest_names) {
+        const char *names[] = { "6.1.0-47-amd64", "tiny-base", "6.1.0-57-amd64", "6.12.107-amd64" };
+
+        ASSERT_EQ(nearest_distance("kitten", "sitting"), 3);
+        ASSERT_EQ(nearest_distance("", "abc"), 3);
+        ASSERT_EQ(nearest_distance("same", "same"), 0);
+        ASSERT_EQ(nearest_sort("6.1.0-57-amd46", names, ELEMENTSOF(names)), 2);
+        ASSERT_STREQ(names[0], "6.1.0-57-amd64");
+        ASSERT_STREQ(names[1], "6.1.0-47-amd64");
+        ASSERT_EQ(nearest_sort("zzzzzzzz", names, ELEMENTSOF(names)), 0);
+}
 
 TEST(skip_ends_only_its_case) {
         skip_reached = 1;
@@ -158,8 +175,18 @@ TEST(fileio_bounds) {
         }
         ASSERT_EQ(fileio_read("/dev/null", 4096, &buf, &len, NULL, &err), -EINVAL);
         ASSERT_STREQ(err.msg, "/dev/null: a character device, not a regular file");
+        /* fileio_check: the same refusals, nothing read; a file of 1 GiB
+         * (sparse) is refused by its size. */
+        ASSERT_EQ(fileio_check(path, 5, &err), 0);
+        ASSERT_EQ(fileio_check(path, 4, &err), -EFBIG);
+        ASSERT_EQ(fileio_check("/dev/zero", 1 << 20, &err), -EINVAL);
+        ASSERT_STREQ(err.msg, "/dev/zero: a character device, not a regular file");
+        ASSERT_EQ(truncate(path, 1LL << 30), 0);
+        ASSERT_EQ(fileio_check(path, 64 << 10, &err), -EFBIG);
+        ASSERT_EQ(fileio_read(path, 64 << 10, &buf, &len, NULL, &err), -EFBIG);
         unlink(path);
         ASSERT_EQ(fileio_read(path, 4096, &buf, &len, NULL, &err), -ENOENT);
+        ASSERT_EQ(fileio_check(path, 4096, &err), -ENOENT);
 }
 
 /* The store's own files: a link put where one goes is neither followed nor

@@ -55,7 +55,7 @@ static void show_everything(struct db *db, FILE *out) {
                 size_t n_cells = 0;
 
                 for (int json = 0; json < 2; json++)
-                        (void)show_run(db, runs[i].id, json, 0, out, &err);
+                        (void)show_run(db, runs[i].id, &(struct show_opts){ .format = json ? SHOW_JSON : SHOW_TEXT }, out, &err);
                 if (query_cells(db, runs[i].id, &cells, &n_cells, &err) < 0)
                         continue;
                 for (size_t k = 0; k < n_cells && k < 4; k++) {

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct svg_mark m = { 0.5, label };
         struct svg_line_chart c = { .title = label, .x_unit = "s", .y_unit = label, .series = &s, .n_series = 1,
                                     .marks = &m, .n_marks = 1 };
-        struct svg_bar bar = { label, 1, 0.5, 1.5, 0 };
+        struct svg_bar bar = { label, 1, 0.5, 1.5, 0, NULL };
         struct svg_bar_chart bc = { .title = label, .unit = label, .bars = &bar, .n_bars = 1 };
         struct svg_strip strip = { label, v, 2, 1.5, 1.5, 1, 2, 0 };
         struct svg_strip_chart sc = { .title = label, .unit = label, .rows = &strip, .n_rows = 1 };

@@ -68,24 +68,7 @@ int insncount_parse(const void *buf, size_t len, struct insncount_totals *ret) {
 }
 
 int insncount_file_create(const char *path, const struct vm_qemu_user *u, struct kb_error *err) {
-        int fd;
-
-        if (unlink(path) < 0 && errno != ENOENT)
-                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
-        /* Allocated, not sparse: QEMU writes it through a shared mapping,
-         * and a page first touched on a full filesystem (a full host disk,
-         * which a cell must survive paused) would kill QEMU with SIGBUS. */
-        int e = posix_fallocate(fd, 0, (off_t)INSNCOUNT_FILE_SIZE);
-        if (e != 0) {
-                close(fd);
-                unlink(path);
-                return error_setf(err, -e, "%s: %s", path, g_strerror(e));
-        }
-        close(fd);
-        return vm_qemu_hand_over(u, path, err);
+        return vm_qemu_file_create(path, INSNCOUNT_FILE_SIZE, u, err);
 }
 
 int insncount_read(int fd, size_t k, struct insncount_totals *ret, int *ret_at_marker) {

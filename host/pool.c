@@ -439,7 +439,7 @@ int pool_reap(struct pool *p, struct kb_error *err) {
                 const char *name = virStorageVolGetName(vols[i]);
 
                 if (name && g_regex_match_simple("^kb[0-9]+-r[0-9]+-c[0-9]+(-a[0-9]+)?-(disk\\.img|swap\\.img|"
-                                                 "insns\\.bin)$", name, 0, 0) &&
+                                                 "insns\\.bin|kprof\\.bin)$", name, 0, 0) &&
                     vol_stale(p, vols[i], name, now) && virStorageVolDelete(vols[i], 0) == 0)
                         removed++;
                 virStorageVolFree(vols[i]);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "common/diskbus.h"
+#include "common/fileio.h"
 #include "host/hostload.h"
 #include "host/vm.h"
 
@@ -373,6 +374,23 @@ int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_
         return 0;
 }
 
+int vm_qemu_file_create(const char *path, size_t size, const struct vm_qemu_user *u, struct kb_error *err) {
+        int fd, e;
+
+        if (unlink(path) < 0 && errno != ENOENT)
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return error_setf(err, -errno, "%s: %s", path, g_strerror(errno));
+        e = posix_fallocate(fd, 0, (off_t)size);
+        close(fd);
+        if (e != 0) {
+                unlink(path);
+                return error_setf(err, -e, "%s: %s", path, g_strerror(e));
+        }
+        return vm_qemu_hand_over(u, path, err);
+}
+
 int vm_qemu_kvm_usable(const struct vm_qemu_user *u, const char *kvm_dev) {
         struct stat st;
 
@@ -499,11 +517,33 @@ static void reap_own_qemus(void) {
         }
 }
 
+#define TEST_DRIVER_FILE_MAX (16u << 20)  /* bytes of a test driver's XML; its examples are a few KiB */
+
+/* libvirt's test driver reads the file its URI names (test:///PATH, all
+ * but test:///default) with libxml2, which waits on a FIFO and prints its
+ * own "I/O warning" on stderr for a missing file: the file is checked as
+ * every file kbench is given is, first. Returns 0 or -errno with err. */
+static int check_test_uri(const char *uri, struct kb_error *err) {
+        g_autofree char *path = NULL;
+        int r;
+
+        if (!g_str_has_prefix(uri, "test:///"))
+                return 0;
+        path = g_strndup(uri + strlen("test://"), strcspn(uri + strlen("test://"), "?#"));
+        if (strcmp(path, "/default") == 0)
+                return 0;
+        r = fileio_check(path, TEST_DRIVER_FILE_MAX, err);
+        return r < 0 ? error_prefix(err, r, "libvirt: cannot connect to %s", uri) : 0;
+}
+
 int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err) {
         static gsize once;
         struct vm_qemu_user u = { 0 };
         struct vm_conn *c;
-        int r;
+        int r = check_test_uri(uri, err);
+
+        if (r < 0)
+                return r;
 
         if (strstr(uri, "/embed")) {
                 r = vm_qemu_user_get(&u, err);
@@ -785,22 +825,9 @@ void vm_disk_target(const struct guest_shape *g, int index, char ret[VM_DISK_TAR
         snprintf(ret, VM_DISK_TARGET_MAX, "%s%c", bus->target_prefix, 'a' + index);
 }
 
-char *vm_domain_xml(const struct vm_config *cfg) {
-        const struct diskbus *bus = diskbus_get(cfg->guest->disk_bus);
-        GString *s = g_string_new(NULL);
-
-        g_string_append_printf(s, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n",
-                               strcmp(cfg->guest->accel, "kvm") == 0 ? "kvm" : "qemu");
-        g_string_append(s, "  <name>");
-        xml_text(s, cfg->name);
-        g_string_append(s, "</name>\n");
-        if (cfg->uuid) {
-                g_string_append(s, "  <uuid>");
-                xml_text(s, cfg->uuid);
-                g_string_append(s, "</uuid>\n");
-        }
-        g_string_append_printf(s, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n",
-                               cfg->guest->mem_mb, cfg->guest->cpus);
+/* <os>, then <features> and <cpu>: the kernel booted directly, with its
+ * command line. */
+static void xml_os(GString *s, const struct vm_config *cfg) {
         g_string_append(s, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
         xml_text(s, cfg->kernel);
         g_string_append(s, "</kernel>\n");
@@ -819,9 +846,13 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                                    "  <cpu mode='host-passthrough'/>\n");
         else
                 g_string_append(s, "  <features><acpi/></features>\n");
-        g_string_append(s, "  <clock offset='utc'/>\n"
-                           "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
-                           "  <on_crash>destroy</on_crash>\n  <devices>\n");
+}
+
+/* The work disk and the swap disk, on the guest's bus, with the bus's
+ * controller. */
+static void xml_disks(GString *s, const struct vm_config *cfg) {
+        const struct diskbus *bus = diskbus_get(cfg->guest->disk_bus);
+
         for (int i = 0; i < 2; i++) {
                 const char *path = i == 0 ? cfg->disk : cfg->swap_disk;
                 const char *serial = i == 0 ? bus->serial_disk : bus->serial_swap;
@@ -842,24 +873,11 @@ char *vm_domain_xml(const struct vm_config *cfg) {
         }
         if (bus->controller && (cfg->disk || cfg->swap_disk))
                 g_string_append_printf(s, "    %s\n", bus->controller);
-        xml_serials(s, cfg);
-        g_string_append(s, "    <controller type='usb' model='none'/>\n"
-                           "    <memballoon model='none'/>\n  </devices>\n");
-        /* Once QEMU is up, libvirt 9.0 reads the guest CPU back one QOM
-         * property per QMP command (qom-get, about 400 of them), and QEMU 7.2
-         * reads QMP one byte per poll: 0.23 s of every start and every
-         * restore on this project's host, most of a restore. Without this
-         * capability libvirt reads the two CPUID word lists instead (three
-         * commands). Under TCG the domain asks for no CPU model or feature
-         * (libvirt fills in qemu64), so the read has nothing to find missing,
-         * and QEMU's -cpu and the CPU a save records come out the same either
-         * way (docs/design.md, "Where a restore's time goes"). libvirt taints
-         * the domain "hypervisor feature autodetection override". KVM keeps
-         * the full read: its host-passthrough CPU is what that read updates. */
-        if (strcmp(cfg->guest->accel, "kvm") != 0)
-                g_string_append(s, "  <qemu:capabilities>\n"
-                                   "    <qemu:del capability='cpu-unavailable-features'/>\n"
-                                   "  </qemu:capabilities>\n");
+}
+
+/* What goes to QEMU beside libvirt: the loopback NIC's forwards and the
+ * plugins. */
+static void xml_commandline(GString *s, const struct vm_config *cfg) {
         if (cfg->n_forwards > 0 || plugin_on(cfg))
                 g_string_append(s, "  <qemu:commandline>\n");
         if (cfg->n_forwards > 0) {
@@ -883,8 +901,58 @@ char *vm_domain_xml(const struct vm_config *cfg) {
                 xml_text(s, cfg->plugin_out);
                 g_string_append(s, "'/>\n");
         }
+        /* The profile (plugin/kbprof.c) rides with the counter: its
+         * segments end at the counter's marks. */
+        if (plugin_on(cfg) && vm_plugin_path_ok(cfg->prof_plugin) && vm_plugin_path_ok(cfg->prof_out)) {
+                g_string_append(s, "    <qemu:arg value='-plugin'/>\n    <qemu:arg value='file=");
+                xml_text(s, cfg->prof_plugin);
+                g_string_append(s, ",out=");
+                xml_text(s, cfg->prof_out);
+                g_string_append(s, "'/>\n");
+        }
         if (cfg->n_forwards > 0 || plugin_on(cfg))
                 g_string_append(s, "  </qemu:commandline>\n");
+}
+
+char *vm_domain_xml(const struct vm_config *cfg) {
+        GString *s = g_string_new(NULL);
+
+        g_string_append_printf(s, "<domain type='%s' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n",
+                               strcmp(cfg->guest->accel, "kvm") == 0 ? "kvm" : "qemu");
+        g_string_append(s, "  <name>");
+        xml_text(s, cfg->name);
+        g_string_append(s, "</name>\n");
+        if (cfg->uuid) {
+                g_string_append(s, "  <uuid>");
+                xml_text(s, cfg->uuid);
+                g_string_append(s, "</uuid>\n");
+        }
+        g_string_append_printf(s, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n",
+                               cfg->guest->mem_mb, cfg->guest->cpus);
+        xml_os(s, cfg);
+        g_string_append(s, "  <clock offset='utc'/>\n"
+                           "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
+                           "  <on_crash>destroy</on_crash>\n  <devices>\n");
+        xml_disks(s, cfg);
+        xml_serials(s, cfg);
+        g_string_append(s, "    <controller type='usb' model='none'/>\n"
+                           "    <memballoon model='none'/>\n  </devices>\n");
+        /* Once QEMU is up, libvirt 9.0 reads the guest CPU back one QOM
+         * property per QMP command (qom-get, about 400 of them), and QEMU 7.2
+         * reads QMP one byte per poll: 0.23 s of every start and every
+         * restore on this project's host, most of a restore. Without this
+         * capability libvirt reads the two CPUID word lists instead (three
+         * commands). Under TCG the domain asks for no CPU model or feature
+         * (libvirt fills in qemu64), so the read has nothing to find missing,
+         * and QEMU's -cpu and the CPU a save records come out the same either
+         * way (docs/design.md, "Where a restore's time goes"). libvirt taints
+         * the domain "hypervisor feature autodetection override". KVM keeps
+         * the full read: its host-passthrough CPU is what that read updates. */
+        if (strcmp(cfg->guest->accel, "kvm") != 0)
+                g_string_append(s, "  <qemu:capabilities>\n"
+                                   "    <qemu:del capability='cpu-unavailable-features'/>\n"
+                                   "  </qemu:capabilities>\n");
+        xml_commandline(s, cfg);
         g_string_append(s, "</domain>\n");
         return g_string_free(s, FALSE);
 }

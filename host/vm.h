@@ -58,6 +58,14 @@ int vm_qemu_can_reach(const struct vm_qemu_user *u, const char *path, int need_f
  * Returns 0 or -errno with err naming path. */
 int vm_qemu_hand_over(const struct vm_qemu_user *u, const char *path, struct kb_error *err);
 
+/* Make path a zero-filled file of size bytes, mode 0600, that QEMU (a
+ * plugin) writes through a shared mapping, handed to u (u may be NULL).
+ * Allocated, not sparse: a page first touched on a full filesystem (a full
+ * host disk, which a cell must survive paused) would kill QEMU with
+ * SIGBUS. Replaces what was there. Returns 0 or -errno with err naming
+ * path. */
+int vm_qemu_file_create(const char *path, size_t size, const struct vm_qemu_user *u, struct kb_error *err);
+
 /* Whether u can open kvm_dev (VM_KVM_DEV) read-write (1), cannot (0), or
  * there is no such device or no driver behind it (-1). libvirt throws its capability cache away
  * whenever this differs from what its probe saw (vm.c). */
@@ -92,6 +100,9 @@ struct vm_config {
         const char *plugin;        /* TCG only: QEMU loads this plugin (plugin/kbinsn.c) with
                                       out=plugin_out; NULL = none */
         const char *plugin_out;    /* the plugin's counter file (host/insncount.h) */
+        const char *prof_plugin;   /* TCG only, with plugin: QEMU loads this profile plugin too
+                                      (plugin/kbprof.c) with out=prof_out; NULL = none */
+        const char *prof_out;      /* its file (host/kprof.h) */
 };
 
 /* Whether path can be handed to QEMU's -plugin option: absolute, and

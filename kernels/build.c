@@ -23,6 +23,7 @@
 #define ARCH "x86_64"
 #define IMAGE "arch/x86/boot/bzImage"
 #define PROGRESS_EVERY_S 15
+#define CONFIG_MAX (16u << 20)     /* bytes of a .config or fragment; Debian's is about 250 KiB */
 
 /* What one build knows as it goes. */
 struct build {
@@ -271,11 +272,11 @@ int kbuild_source_id(const char *source, char **ret_id, char **ret_commit, struc
         return r;
 }
 
-/* A file named by an option must be a regular file, checked without
- * waiting on it (a FIFO would block the build, /dev/zero never end it). */
-static int check_file(const char *opt, const char *path, struct kb_error *err) {
-        _cleanup_close_ int fd = -1;
-        int r = fileio_open_regular(path, &fd, err);
+/* A file named by an option must be a regular file of at most max bytes,
+ * checked without waiting on it (a FIFO would block the build, /dev/zero
+ * never end it). */
+static int check_file(const char *opt, const char *path, size_t max, struct kb_error *err) {
+        int r = fileio_check(path, max, err);
 
         return r < 0 ? error_prefix(err, r, "%s", opt) : 0;
 }
@@ -289,11 +290,11 @@ int kbuild_check_inputs(const struct kbuild_opts *o, struct kb_error *err) {
         if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
                 return error_setf(err, -EINVAL, "source %s: not a kernel source tree nor a tarball", o->source);
         if (o->config && strcmp(o->config, "defconfig") != 0 && strcmp(o->config, "tinyconfig") != 0)
-                r = check_file("--config", o->config, err);
+                r = check_file("--config", o->config, CONFIG_MAX, err);
         for (size_t i = 0; r >= 0 && o->fragments && o->fragments[i]; i++)
-                r = check_file("--fragment", o->fragments[i], err);
+                r = check_file("--fragment", o->fragments[i], CONFIG_MAX, err);
         for (size_t i = 0; r >= 0 && o->patches && o->patches[i]; i++)
-                r = check_file("--patch", o->patches[i], err);
+                r = check_file("--patch", o->patches[i], TREEPATCH_MAX, err);
         return r;
 }
 
@@ -482,6 +483,23 @@ static int make_target(const struct build *b, const char *target, const char *wh
         return run_logged(b, argv, b->tree, what, err);
 }
 
+/* A configuration or fragment the user named, read as every file kbench
+ * is given is (fileio_read: a regular file, never waited on, its size
+ * checked first). OUT: *ret_text (NUL-terminated, g_free), *ret_len (may
+ * be NULL). Returns 0 or -errno with err naming the file. */
+static int build_read_input(const char *path, char **ret_text, size_t *ret_len, struct kb_error *err) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = fileio_read(path, CONFIG_MAX, &buf, &len, NULL, err);
+
+        if (r < 0)
+                return r;
+        *ret_text = g_strndup(buf, len);
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
 /* A fragment's settings that olddefconfig dropped (a dependency forbids
  * them) are said, not silently lost. */
 static void check_fragments(const struct build *b) {
@@ -494,7 +512,7 @@ static void check_fragments(const struct build *b) {
                 g_autofree char *text = NULL;
                 g_auto(GStrv) lines = NULL;
 
-                if (!g_file_get_contents(b->o->fragments[i], &text, NULL, NULL))
+                if (build_read_input(b->o->fragments[i], &text, NULL, &(struct kb_error){ { 0 } }) < 0)
                         continue;
                 lines = g_strsplit(text, "\n", -1);
                 for (size_t k = 0; lines[k]; k++) {
@@ -518,11 +536,14 @@ static int step_configure(struct build *b, struct kb_error *err) {
                 return error_setf(err, -errno, "%s: %s", b->o_dir, strerror(errno));
         if (g_str_has_prefix(b->config_base, "file:")) {
                 g_autofree char *text = NULL;
-                gsize n;
+                size_t n = 0;
                 g_autoptr(GError) gerr = NULL;
 
-                if (!g_file_get_contents(base, &text, &n, &gerr) || !g_file_set_contents(config, text, (gssize)n, &gerr))
-                        return error_setf(err, -EIO, "--config %s: %s", base, gerr->message);
+                r = build_read_input(base, &text, &n, err);
+                if (r < 0)
+                        return error_prefix(err, r, "--config");
+                if (!g_file_set_contents(config, text, (gssize)n, &gerr))
+                        return error_setf(err, -EIO, "%s: %s", config, gerr->message);
                 r = make_target(b, "olddefconfig", "configuring", err);
         } else
                 r = make_target(b, base, "configuring", err);
@@ -577,6 +598,7 @@ static int step_store(struct build *b, struct kstore *s, double build_s, struct 
                       struct kb_error *err) {
         g_autofree char *image = g_build_filename(b->o_dir, IMAGE, NULL);
         g_autofree char *config = g_build_filename(b->o_dir, ".config", NULL);
+        g_autofree char *map = g_build_filename(b->o_dir, "System.map", NULL);
         g_autofree char *record_path = g_strconcat(b->log_path, ".build.json", NULL);
         g_autofree char *release = NULL, *name = NULL;
         g_auto(GStrv) rel_argv = NULL;
@@ -594,6 +616,8 @@ static int step_store(struct build *b, struct kstore *s, double build_s, struct 
         if (r < 0)
                 return r;
         r = kstore_attach(s, ret->kernel, "config", config, "config", err);
+        if (r >= 0)
+                r = kstore_attach(s, ret->kernel, "system_map", map, "System.map", err);
         record = build_record(b, build_s);
         if (r >= 0) {
                 _cleanup_free_ char *text = json_dumps(record, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -614,6 +638,20 @@ static int step_store(struct build *b, struct kstore *s, double build_s, struct 
         return kstore_find(s, name, &ret->kernel, err);
 }
 
+/* A kernel stored before kbench kept a build's System.map gets it from
+ * the O= tree, when the tree's image is still that kernel's: a profile of
+ * a kernel without kallsyms needs it (cell/cellprof.h). */
+static void attach_map_late(const struct build *b, struct kstore *s, const struct kstore_kernel *k) {
+        g_autofree char *image = g_build_filename(b->o_dir, IMAGE, NULL);
+        g_autofree char *map = g_build_filename(b->o_dir, "System.map", NULL);
+        g_autofree char *sum = NULL;
+        struct kb_error ignored = { { 0 } };
+
+        if (k->system_map_path || kstore_file_sha256(image, &sum, &ignored) < 0 || strcmp(sum, k->id) != 0)
+                return;
+        kstore_attach(s, k, "system_map", map, "System.map", &ignored);
+}
+
 /* The same inputs built a kernel that is still stored: take it (under
  * o->name too, when one is asked for). */
 static int try_cache(const struct build *b, struct kstore *s, struct kbuild_result *ret, struct kb_error *err) {
@@ -626,6 +664,7 @@ static int try_cache(const struct build *b, struct kstore *s, struct kbuild_resu
         g_strstrip(id);
         if (strlen(id) != 64 || kstore_find(s, id, &k, &ignored) < 0)
                 return 0;
+        attach_map_late(b, s, k);
         if (b->o->name && strcmp(b->o->name, k->name) != 0) {
                 g_autofree char *image = g_strdup(k->image_path);
 

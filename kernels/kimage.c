@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "kernels/kimage.h"
 
@@ -309,17 +310,17 @@ int kimage_parse(const uint8_t *data, size_t size, const char *what,
 }
 
 int kimage_inspect(const char *path, struct kimage_info **ret, struct kb_error *err) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        _cleanup_close_ int fd = -1;
         struct stat st;
         void *map;
         int r;
 
-        if (fd < 0)
-                return error_setf(err, -errno, "%s: %s", path, strerror(errno));
+        /* A FIFO or a device is refused without waiting on it. */
+        r = fileio_open_regular(path, &fd, err);
+        if (r < 0)
+                return r;
         if (fstat(fd, &st) < 0)
                 return error_setf(err, -errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode))
-                return error_setf(err, -EINVAL, "%s: not a kernel image (not a regular file)", path);
         if (st.st_size == 0)
                 return error_setf(err, -EINVAL, "%s: not a kernel image (empty file)", path);
         map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/fileio.h"
+#include "common/nearest.h"
 #include "common/util.h"
 #include "kernels/deb.h"
 #include "kernels/kimage.h"
@@ -28,6 +29,7 @@
 #define KNOWN_NAMES_MAX 8          /* names a "no kernel" error lists */
 #define STAGING_PREFIX ".tmp-add-"
 #define STAGING_GRACE_S 60         /* a staging directory younger than this is never reaped */
+#define META_MAX (1u << 20)        /* bytes of a kernel.json; kbench writes about 1 KiB */
 
 struct kstore {
         char *root;
@@ -180,18 +182,39 @@ static char *member_path(const char *dir, json_t *o, const char *key) {
         return g_build_filename(dir, v, NULL);
 }
 
+/* A kernel.json: the store's file, but read as any file is (fileio_read):
+ * one someone replaced with a FIFO must not hang kernel list. OUT: *ret
+ * (a JSON object; json_decref). */
+static int meta_load(const char *path, json_t **ret, struct kb_error *err) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        json_error_t jerr;
+        json_t *o;
+        int r = fileio_read(path, META_MAX, &buf, &len, NULL, err);
+
+        if (r < 0)
+                return -EBADMSG;        /* a damaged kernel, as one whose JSON does not parse */
+        o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!json_is_object(o)) {
+                json_decref(o);
+                return error_setf(err, -EBADMSG, "%s: %s", path, o ? "not a JSON object" : jerr.text);
+        }
+        *ret = o;
+        return 0;
+}
+
 static int kstore_load(struct kstore *s, const char *id, const char *name, struct kstore_kernel **ret,
                        struct kb_error *err) {
         _cleanup_(kstore_kernel_freep) struct kstore_kernel *k = g_new0(struct kstore_kernel, 1);
         g_autofree char *meta = NULL;
-        json_error_t jerr;
         json_auto_t *o = NULL;
+        int r;
 
         k->dir = g_build_filename(s->root, id, NULL);
         meta = g_build_filename(k->dir, "kernel.json", NULL);
-        o = json_load_file(meta, JSON_REJECT_DUPLICATES, &jerr);
-        if (!o || !json_is_object(o))
-                return error_setf(err, -EBADMSG, "%s: %s", meta, o ? "not a JSON object" : jerr.text);
+        r = meta_load(meta, &o, err);
+        if (r < 0)
+                return r;
         k->id = g_strdup(id);
         k->name = g_strdup(name);
         k->release = dup_or_null(json_string_value(json_object_get(o, "release")));
@@ -239,12 +262,13 @@ static gint cmp_str(gconstpointer a, gconstpointer b) {
 }
 
 /* Comma-separated list of known names for "not found" messages. */
-static char *known_names(struct kstore *s) {
+static char *known_names(struct kstore *s, const char *want) {
         g_autofree char *names = g_build_filename(s->root, "names", NULL);
         g_autoptr(GPtrArray) v = g_ptr_array_new_with_free_func(g_free);
         DIR *d = opendir(names);
         struct dirent *de;
         GString *out = g_string_new(NULL);
+        size_t near;
 
         while (d && (de = readdir(d)))
                 if (de->d_name[0] != '.')
@@ -252,11 +276,16 @@ static char *known_names(struct kstore *s) {
         if (d)
                 closedir(d);
         g_ptr_array_sort(v, cmp_str);
-        /* A few names, each cut: a store of hundreds must not make a
-         * screenful of one error line. */
-        for (guint i = 0; i < v->len && i < KNOWN_NAMES_MAX; i++)
-                g_string_append_printf(out, "%s%.64s", i ? ", " : "", *(char **)&v->pdata[i]);
-        if (v->len > KNOWN_NAMES_MAX)
+        near = nearest_sort(want, (const char **)v->pdata, v->len);
+        /* The nearest names first, or a few names, each cut: a store of
+         * hundreds must not make a screenful of one error line. */
+        if (near)
+                g_string_append(out, "did you mean ");
+        for (guint i = 0; i < v->len && i < (near ? MIN(near, 3) : KNOWN_NAMES_MAX); i++)
+                g_string_append_printf(out, "%s%.64s", i ? (near ? " or " : ", ") : "", *(char **)&v->pdata[i]);
+        if (near)
+                g_string_append_printf(out, "? %u in all: kbench kernel list", v->len);
+        else if (v->len > KNOWN_NAMES_MAX)
                 g_string_append_printf(out, ", ... (%u in all: kbench kernel list)", v->len);
         if (v->len == 0)
                 g_string_append(out, "none; add one with 'kbench kernel add'");
@@ -305,8 +334,9 @@ int kstore_find(struct kstore *s, const char *name_or_id, struct kstore_kernel *
                 name = first_name_of(s, id);
         }
         if (!id) {
-                g_autofree char *known = known_names(s);
-                return error_setf(err, -ENOENT, "no kernel '%.128s' in the store (known: %s)", name_or_id, known);
+                g_autofree char *known = known_names(s, name_or_id);
+                return error_setf(err, -ENOENT, "no kernel '%.128s' in the store (%s%s)", name_or_id,
+                                  g_str_has_prefix(known, "did you") ? "" : "known: ", known);
         }
         return kstore_load(s, id, name ? name : id, ret, err);
 }
@@ -410,6 +440,42 @@ int kstore_list_all(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n
         return 0;
 }
 
+int kstore_unnamed(struct kstore *s, char ***ret, struct kb_error *err) {
+        g_autofree char *names = g_build_filename(s->root, "names", NULL);
+        g_autoptr(GHashTable) named = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+        DIR *d = opendir(names);
+        struct dirent *de;
+
+        /* Every id a name points at, then every image directory that is
+         * none of them: one pass over each directory. */
+        while (d && (de = readdir(d))) {
+                char *id = de->d_name[0] == '.' ? NULL : name_target(s, de->d_name);
+
+                if (id)
+                        g_hash_table_add(named, id);
+        }
+        if (d)
+                closedir(d);
+        d = opendir(s->root);
+        if (!d)
+                return error_setf(err, -errno, "%s: %s", s->root, strerror(errno));
+        while ((de = readdir(d))) {
+                g_autofree char *dir = NULL;
+
+                if (!valid_id(de->d_name) || g_hash_table_contains(named, de->d_name))
+                        continue;
+                dir = g_build_filename(s->root, de->d_name, NULL);
+                if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+                        g_ptr_array_add(out, g_strdup(de->d_name));
+        }
+        closedir(d);
+        g_ptr_array_sort(out, cmp_str);
+        g_ptr_array_add(out, NULL);
+        *ret = (char **)g_ptr_array_free(g_steal_pointer(&out), FALSE);
+        return 0;
+}
+
 int kstore_list(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n, struct kb_error *err) {
         return kstore_list_all(s, ret, ret_n, NULL, NULL, err);
 }
@@ -425,8 +491,9 @@ int kstore_remove(struct kstore *s, const char *name, char **ret_gone_id, struct
         /* A damaged entry (kernel list shows it) goes as a sound one does:
          * a dangling link, a link to no id, a file that is not a link. */
         if (!valid_name(name) || lstat(link, &st) < 0) {
-                g_autofree char *known = known_names(s);
-                return error_setf(err, -ENOENT, "no kernel named '%.128s' in the store (known: %s)", name, known);
+                g_autofree char *known = known_names(s, name);
+                return error_setf(err, -ENOENT, "no kernel named '%.128s' in the store (%s%s)", name,
+                                  g_str_has_prefix(known, "did you") ? "" : "known: ", known);
         }
         if (S_ISDIR(st.st_mode) ? rmdir(link) < 0 : unlink(link) < 0)
                 return error_setf(err, -errno, "%s: %s", link, strerror(errno));
@@ -758,7 +825,9 @@ static int add_unpack(struct add_ctx *c, int *ret_existed, struct kb_error *err)
 /* The image is in the store already: give it the new name, if any, and
  * load it. */
 static int add_existing(struct add_ctx *c, struct kstore_kernel **ret, struct kb_error *err) {
-        g_autofree char *nm = c->name ? g_strdup(c->name) : first_name_of(c->s, c->id);
+        g_autofree char *before = first_name_of(c->s, c->id);
+        g_autofree char *had = c->name ? name_target(c->s, c->name) : NULL;
+        const char *nm = c->name ? c->name : before;
         int r;
 
         if (c->name) {
@@ -766,7 +835,13 @@ static int add_existing(struct add_ctx *c, struct kstore_kernel **ret, struct kb
                 if (r < 0)
                         return r;
         }
-        progress(c->s, "already in the store as %s (%.12s)", nm ? nm : c->id, c->id);
+        /* Say what the store held, and the name this import made. */
+        if (c->name && !had && before)
+                progress(c->s, "already in the store as %s (%.12s); named it %s too", before, c->id, c->name);
+        else if (c->name && !had)
+                progress(c->s, "already in the store without a name (%.12s); named it %s", c->id, c->name);
+        else
+                progress(c->s, "already in the store as %s (%.12s)", nm ? nm : c->id, c->id);
         return kstore_load(c->s, c->id, nm ? nm : c->id, ret, err);
 }
 
@@ -785,6 +860,12 @@ static int add_inspect(struct add_ctx *c, struct kb_error *err) {
                                                                                            : ierr.msg;
                 return error_setf(err, r, "%s: %s", c->path, m);
         }
+        /* QEMU's -kernel boots an ELF through its PVH entry only; without
+         * one the image would be stored and fail at every boot. */
+        if (c->info->is_elf && !c->info->pvh)
+                return error_setf(err, -EINVAL, "%s: an ELF vmlinux without a PVH note (XEN_ELFNOTE_PHYS32_ENTRY, "
+                                  "CONFIG_PVH): QEMU cannot boot it; give its bzImage (arch/x86/boot/bzImage), or "
+                                  "build it with CONFIG_PVH=y", c->path);
         c->rel = g_strdup(c->info->release ? c->info->release : c->deb ? c->deb->release : NULL);
         if (!c->name && !c->rel)
                 return error_setf(err, -EINVAL, "%s: cannot tell the kernel release; give --name", c->path);
@@ -856,6 +937,7 @@ static int add_deb_files(struct add_ctx *c, struct kb_error *err) {
 static int add_write_meta(struct add_ctx *c, struct kb_error *err) {
         const struct kimage_info *info = c->info;
         g_autofree char *mp = g_build_filename(c->staging, "kernel.json", NULL);
+        _cleanup_free_ char *text = NULL;
 
         json_object_set_new(c->meta, "id", json_string(c->id));
         json_object_set_new(c->meta, "release", STR_OR_NULL(c->rel));
@@ -867,9 +949,11 @@ static int add_write_meta(struct add_ctx *c, struct kb_error *err) {
         json_object_set_new(c->meta, "pvh_entry", json_integer((json_int_t)info->pvh_entry));
         json_object_set_new(c->meta, "n_modules", json_integer(c->deb ? c->deb->n_modules : 0));
         json_object_set_new(c->meta, "added_at", json_real((double)g_get_real_time() / 1e6));
-        if (json_dump_file(c->meta, mp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
-                return error_setf(err, -EIO, "%s: cannot write", mp);
-        return 0;
+        text = json_dumps(c->meta, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (!text)
+                return error_setf(err, -ENOMEM, "%s: out of memory", mp);
+        /* A full disk says so: "kernel.json: No space left on device". */
+        return fileio_write_atomic(mp, text, strlen(text), 0644, err);
 }
 
 /* Rename the staging directory to <root>/<id>, name it and load it. A
@@ -982,15 +1066,14 @@ int kstore_attach(struct kstore *s, const struct kstore_kernel *k, const char *k
         g_autofree char *file = g_build_filename(dir, dst, NULL);
         g_autofree char *file_tmp = g_strconcat(file, ".tmp", NULL);
         _cleanup_free_ char *text = NULL;
-        json_error_t jerr;
         json_auto_t *meta = NULL;
         int r;
 
         if (!valid_id(k->id) || strchr(dst, '/') || dst[0] == '.' || strcmp(dst, "kernel.json") == 0)
                 return error_setf(err, -EINVAL, "kernel store: cannot attach %s as %s", src, dst);
-        meta = json_load_file(meta_path, JSON_REJECT_DUPLICATES, &jerr);
-        if (!json_is_object(meta))
-                return error_setf(err, -EBADMSG, "%s: %s", meta_path, meta ? "not a JSON object" : jerr.text);
+        r = meta_load(meta_path, &meta, err);
+        if (r < 0)
+                return r;
         unlink(file_tmp);
         r = copy_file(src, file_tmp, err);
         if (r >= 0 && (chmod(file_tmp, 0644) < 0 || rename(file_tmp, file) < 0))

@@ -99,6 +99,12 @@ int kstore_list_all(struct kstore *s, struct kstore_kernel ***ret, size_t *ret_n
                     size_t *ret_nd, struct kb_error *err);
 void kstore_damaged_free(struct kstore_damaged *v, size_t n);
 
+/* The image directories no name points at (a removal killed between
+ * its name and its directory, a hand-edited store): their ids, sorted.
+ * kstore_find still finds one by an id prefix. OUT: *ret (NULL-terminated;
+ * g_strfreev). */
+int kstore_unnamed(struct kstore *s, char ***ret, struct kb_error *err);
+
 /* Remove a kernel by name, a damaged one too; the image dir goes when no
  * other name points at it. -ENOENT naming some known names when there is
  * no such name. OUT: *ret_gone_id (may be NULL): the id no name points at

@@ -170,9 +170,22 @@ TEST(add_deb) {
         ASSERT_EQ(kstore_add(s, fixture_deb(), NULL, &k, &existed, &err), 0);
         ASSERT_EQ(existed, 1);
         ASSERT_STREQ(k->name, FX_RELEASE);
-        ASSERT_TRUE(strstr(prog->str, "already in the store") != NULL);
+        ASSERT_TRUE(strstr(prog->str, "already in the store as " FX_RELEASE " (") != NULL);
         ASSERT_TRUE(strstr(prog->str, "depmod") == NULL);
         kstore_kernel_free(k);
+        /* again with a new name: the store's name is said, and the new one as made */
+        g_string_truncate(prog, 0);
+        ASSERT_EQ(kstore_add(s, fixture_deb(), "again", &k, &existed, &err), 0);
+        ASSERT_EQ(existed, 1);
+        ASSERT_TRUE(strstr(prog->str, "already in the store as " FX_RELEASE " (") != NULL);
+        ASSERT_TRUE(strstr(prog->str, "); named it again too") != NULL);
+        kstore_kernel_free(k);
+        g_string_truncate(prog, 0);
+        ASSERT_EQ(kstore_add(s, fixture_deb(), "again", &k, &existed, &err), 0);
+        ASSERT_TRUE(strstr(prog->str, "already in the store as again (") != NULL);
+        ASSERT_TRUE(strstr(prog->str, "named it") == NULL);
+        kstore_kernel_free(k);
+        ASSERT_EQ(kstore_remove(s, "again", NULL, &err), 0);
         g_autofree char *root = g_build_filename(tmp(), "s1", NULL);
         ASSERT_EQ(count_entries(root), 2);        /* names/ and the one kernel, no staging left */
         g_string_free(prog, TRUE);
@@ -290,6 +303,20 @@ TEST(not_a_kernel_changes_nothing) {
                 unlink(big);
         }
 
+        /* An ELF vmlinux without a PVH note: QEMU cannot boot it, so it
+         * is refused at the import, not at every run; nothing is kept. */
+        {
+                GByteArray *elf = fx_elf(0, "Linux version " FX_VERSION "\n");
+
+                ASSERT_TRUE(g_file_set_contents(big, (const char *)elf->data, elf->len, NULL));
+                g_byte_array_unref(elf);
+                ASSERT_EQ(kstore_add(s, big, NULL, &k, &existed, &err), -EINVAL);
+                ASSERT_TRUE(strstr(err.msg, "big.elf: an ELF vmlinux without a PVH note") != NULL);
+                ASSERT_TRUE(strstr(err.msg, "give its bzImage") != NULL);
+                ASSERT_EQ(count_entries(root), 1);
+                unlink(big);
+        }
+
         /* a truncated package */
         ASSERT_TRUE(g_file_get_contents(fixture_deb(), &deb, &len, NULL));
         ASSERT_TRUE(g_file_set_contents(cut, deb, (gssize)(len / 2), NULL));
@@ -386,6 +413,46 @@ TEST(damaged_entries_are_listed_and_removable) {
         ASSERT_EQ(n + nd, 0);
         kstore_kernel_list_free(v, n);
         kstore_damaged_free(dm, nd);
+        g_byte_array_unref(b);
+        kstore_free(s);
+}
+
+/* An image directory no name points at is found (and only it: a named
+ * one, a dangling name's missing id and staging directories are not), and
+ * a kernel add of its image names it again. */
+TEST(unnamed_images_are_found) {
+        struct kstore *s = open_store("s9");
+        struct kstore_kernel *k = NULL;
+        struct kb_error err = { "" };
+        g_autofree char *img = g_build_filename(tmp(), "bzImage-s9", NULL);
+        g_autofree char *names = g_build_filename(tmp(), "s9", "names", NULL);
+        g_autofree char *link = g_build_filename(names, "soon-gone", NULL);
+        g_autofree char *dangling = g_build_filename(names, "gone", NULL);
+        g_autofree char *id = NULL, *image = NULL;
+        g_auto(GStrv) unnamed = NULL;
+        GByteArray *b = fx_kernel("gzip");
+        int existed;
+
+        ASSERT_TRUE(g_file_set_contents(img, (const char *)b->data, b->len, NULL));
+        ASSERT_EQ(kstore_add(s, img, "soon-gone", &k, &existed, &err), 0);
+        id = g_strdup(k->id);
+        image = g_strdup(k->image_path);
+        kstore_kernel_free(k);
+        ASSERT_EQ(symlink("../1111111111111111111111111111111111111111111111111111111111111111", dangling), 0);
+        ASSERT_EQ(kstore_unnamed(s, &unnamed, &err), 0);
+        ASSERT_EQ(g_strv_length(unnamed), 0);
+        g_clear_pointer(&unnamed, g_strfreev);
+        ASSERT_EQ(unlink(link), 0);
+        ASSERT_EQ(kstore_unnamed(s, &unnamed, &err), 0);
+        ASSERT_EQ(g_strv_length(unnamed), 1);
+        ASSERT_STREQ(unnamed[0], id);
+        g_clear_pointer(&unnamed, g_strfreev);
+        ASSERT_EQ(kstore_add(s, image, "again", &k, &existed, &err), 0);
+        ASSERT_EQ(existed, 1);
+        ASSERT_STREQ(k->id, id);
+        kstore_kernel_free(k);
+        ASSERT_EQ(kstore_unnamed(s, &unnamed, &err), 0);
+        ASSERT_EQ(g_strv_length(unnamed), 0);
         g_byte_array_unref(b);
         kstore_free(s);
 }

@@ -32,7 +32,7 @@ static int read_text(const char *path, size_t max, int nofollow, char **ret, str
  * Adds to files (a set). */
 static int patch_files(const char *patch_path, GHashTable *files, struct kb_error *err) {
         g_autofree char *text = NULL;
-        int r = read_text(patch_path, 64u << 20, 0, &text, err);
+        int r = read_text(patch_path, TREEPATCH_MAX, 0, &text, err);
 
         if (r < 0)
                 return error_prefix(err, r, "--patch");

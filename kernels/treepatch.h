@@ -14,6 +14,10 @@
 
 #include "common/error.h"
 
+/* Bytes of one patch, at most: kernel build checks its --patch files
+ * against it before it starts, treepatch_apply reads them up to it. */
+#define TREEPATCH_MAX (64u << 20)
+
 /* Runs argv in cwd ("patch -p1 ..."); what names it in an error. Returns
  * 0 or -errno with err set. */
 typedef int (*treepatch_run_fn)(char **argv, const char *cwd, const char *what, void *userdata,

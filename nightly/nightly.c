@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "host/accel.h"
 #include "cell/cell.h"
@@ -29,8 +30,10 @@
 #include "run/hosts.h"
 #include "run/runner.h"
 #include "settings/runopts.h"
+#include "kernels/kconfig.h"
 #include "kernels/kstore.h"
 #include "decide/changepoint.h"
+#include "report/explain.h"
 #include "report/metrics.h"
 #include "report/view.h"
 #include "results/db.h"
@@ -38,6 +41,7 @@
 #include "results/nights.h"
 #include "results/query.h"
 #include "report/text.h"
+#include "report/textcompare.h"
 #include "web/page.h"
 #include "web/regstate.h"
 #include "web/site.h"
@@ -620,20 +624,7 @@ static json_t *run_settings(struct night *n, int64_t run_id, struct query_run **
         return json_loads((*ret)->settings_json, 0, NULL);
 }
 
-#define CONFIG_MAX ((gsize)8 << 20)  /* a .config read for the report, bytes at most */
 #define CONFIG_DIFF_LINES 60           /* options the report lists of a config difference */
-
-/* A stored kernel's .config text, or NULL when the store has none. */
-static char *kernel_config(const struct kstore_kernel *k) {
-        char *text = NULL;
-        gsize len = 0;
-
-        if (!k || !k->config_path || !g_file_get_contents(k->config_path, &text, &len, NULL))
-                return NULL;
-        if (len > CONFIG_MAX)
-                g_clear_pointer(&text, g_free);
-        return text;
-}
 
 /* The versions of kernels a (the baseline) and b from the kernel store,
  * and how their configurations differ when the store has both. */
@@ -648,10 +639,10 @@ static void kernel_facts(struct night *n, const char *a, const char *b, struct n
                 kb = NULL;
         g->version_a = g_strdup(ka ? ka->version : NULL);
         g->version_b = g_strdup(kb ? kb->version : NULL);
-        ca = kernel_config(ka);
-        cb = kernel_config(kb);
+        ca = kconfig_read(ka ? ka->config_path : NULL);
+        cb = kconfig_read(kb ? kb->config_path : NULL);
         if (ca && cb)
-                g->config_diff = nightly_config_diff(ca, cb, CONFIG_DIFF_LINES);
+                g->config_diff = kconfig_diff(ca, cb, CONFIG_DIFF_LINES, NULL);
         kstore_kernel_free(ka);
         kstore_kernel_free(kb);
 }
@@ -694,7 +685,7 @@ static int add_regression(struct night *n, const struct subject *s, const struct
         if (!f) {
                 g.rows = NULL;
         } else {
-                text_compare(v, 0, 0, f);
+                textcompare_print(v, &(struct textcompare_opts){ .width = TEXTCOMPARE_WIDTH }, f);
                 fclose(f);
                 g.rows = g_strdup(rows);
                 free(rows);
@@ -858,6 +849,9 @@ static int compare_subject(struct night *n, const struct subject *s, GPtrArray *
         r = pairing_compare_load(n->db, &o, ignored, &v, err);
         if (r < 0)
                 return r;
+        /* A regression's rows say where its kernel instructions went. */
+        if (v->worse && explain_load(n->db, v, &(struct explain_options){ 0 }, err) < 0)
+                add_error(n, "%s: where its change went is not known: %s", s->name, err->msg);
         g_ptr_array_add(compared, g_strdup_printf("%s %s", a, b));
         g_ptr_array_add(n->night_compares, g_strdup(s->name));
         g_ptr_array_add(n->night_compares, g_strdup(a));
@@ -878,6 +872,15 @@ static int compare_subject(struct night *n, const struct subject *s, GPtrArray *
         if (v->n_groups == 0)
                 add_error(n, "%s: nothing pairs with the baseline's cells in run %" G_GINT64_FORMAT, s->name,
                           n->baseline_run);
+        /* A kernel's own failed cells are failures_of's; a baseline
+         * without one ok cell leaves the kernel unjudged, which must not
+         * read as "no regression". */
+        for (size_t gi = 0; gi < v->n_groups; gi++)
+                if (v->groups[gi].failed == COMPARE_FAILED_NO_OK_A)
+                        add_error(n, "%s: %s: the baseline has no ok cell in run %" G_GINT64_FORMAT
+                                  " (%zu failed: %s), nothing judged", s->name, v->groups[gi].spec, n->baseline_run,
+                                  v->groups[gi].a.failed,
+                                  v->groups[gi].a.failed_states ? v->groups[gi].a.failed_states : "");
         compare_view_free(v);
         return 0;
 }

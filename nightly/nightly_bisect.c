@@ -184,6 +184,7 @@ static void run_bisection(const struct nightly_bisect_in *in, char **names, cons
         ret->first_bad = g_strdup(a.first_bad);
         ret->confirmed = a.confirmed;
         ret->skipped_between = a.skipped_between;
+        ret->where = a.where ? g_strsplit(g_strchomp(a.where), "\n", -1) : NULL;
         bisect_answer_clear(&a);
 }
 

@@ -105,9 +105,15 @@ static const char *check_mailbox(const char *s) {
         return strchr(s, '@') && strlen(s) <= 900 ? NULL : "must hold an address user@host (at most 900 characters)";
 }
 
+/* An http(s) URL with a host: a page links it and a mail names it, so
+ * javascript:, a blank or a bare "https://" is refused. */
 static const char *check_url(const char *s) {
-        if (!g_str_has_prefix(s, "http://") && !g_str_has_prefix(s, "https://"))
-                return "must start with http:// or https://";
+        const char *host = g_str_has_prefix(s, "http://") ? s + 7 : g_str_has_prefix(s, "https://") ? s + 8 : NULL;
+
+        if (!host)
+                return "must start with http:// or https:// (an http(s) URL)";
+        if (!*host || *host == '/')
+                return "must name a host after http(s)://";
         for (const unsigned char *p = (const unsigned char *)s; *p; p++)
                 if (*p <= 0x20 || *p >= 0x7f)
                         return "must not contain blanks or non-ASCII characters";
@@ -186,7 +192,7 @@ static const struct cfg_row rows[] = {
           .help = "later points needed before a change point is no longer provisional" },
         { "publish_dir", CFG_STRING, C(publish_dir), 0, .check = check_text,
           .help = "directory of the published site (absent: no publishing)" },
-        { "base_url", CFG_STRING, C(base_url), 0, .check = check_text,
+        { "base_url", CFG_STRING, C(base_url), 0, .check = check_url,
           .help = "URL under which publish_dir is served (https://host/kbench): the regression report links "
                   "the comparison's page" },
         { "connect", CFG_STRING, C(connect), 0, .check = check_text,
@@ -753,6 +759,10 @@ int nightly_config_parse(const char *text, size_t len, struct nightly_config **r
         json_auto_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
         int r;
 
+        /* jansson names its flag for a NUL; no key takes one anyway. */
+        if (!root && json_error_code(&jerr) == json_error_null_character)
+                return error_setf(err, -EINVAL, "line %d, column %d: a string holds \\u0000 (a NUL character), "
+                                  "which no key takes: remove it", jerr.line, jerr.column);
         if (!root)
                 return error_setf(err, -EINVAL, "line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
         c = g_new0(struct nightly_config, 1);

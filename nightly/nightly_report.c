@@ -70,6 +70,7 @@ void nightly_report_clear(struct nightly_report *r) {
                 g_free(r->bisection->first_bad);
                 g_free(r->bisection->why);
                 g_strfreev(r->bisection->steps);
+                g_strfreev(r->bisection->where);
                 g_free(r->bisection);
         }
         g_free(r->regressions);
@@ -229,7 +230,12 @@ void nightly_report_text(const struct nightly_report *r, FILE *out) {
                 fprintf(out, "incomplete: cells were left (deadline or signal); the next night resumes them\n");
         if (r->site)
                 fprintf(out, "site: %s\n", r->site);
-        fprintf(out, "verdict: %s\n", n_worse || r->n_failures ? "REGRESSION" : "no regression");
+        /* An error (a source that failed, a baseline without an ok cell)
+         * may have kept something from being judged: then not a plain
+         * "no regression", as the exit status is not 0. */
+        fprintf(out, "verdict: %s\n", n_worse || r->n_failures ? "REGRESSION"
+                                       : r->errors && r->errors[0] ? "no regression found; errors above"
+                                                                   : "no regression");
 }
 
 static json_t *strv_json(char **v) {
@@ -248,11 +254,15 @@ static json_t *num(double x) {
 static json_t *bisection_json(const struct nightly_bisection *b) {
         if (!b)
                 return json_null();
-        return json_pack("{s:s, s:s, s:s?, s:I, s:o, s:s?, s:s?, s:o, s:I, s:s?}", "kernel", b->kernel, "metric",
+        json_t *where = b->where ? json_array() : json_null();
+
+        for (size_t i = 0; b->where && b->where[i]; i++)
+                json_array_append_new(where, json_string(b->where[i]));
+        return json_pack("{s:s, s:s, s:s?, s:I, s:o, s:s?, s:s?, s:o, s:I, s:s?, s:o}", "kernel", b->kernel, "metric",
                          b->metric, "good", b->good, "candidates", (json_int_t)b->candidates,
                          "bisection", b->id ? json_integer(b->id) : json_null(), "outcome", b->outcome, "first_bad",
                          b->first_bad, "confirmed", b->confirmed < 0 ? json_null() : json_boolean(b->confirmed),
-                         "skipped_between", (json_int_t)b->skipped_between, "why", b->why);
+                         "skipped_between", (json_int_t)b->skipped_between, "why", b->why, "where", where);
 }
 
 json_t *nightly_report_json(const struct nightly_report *r) {
@@ -326,67 +336,6 @@ char *nightly_report_subject(const struct nightly_report *r) {
         return NULL;
 }
 
-/* A .config's options: name -> value ("y", "m", "\"text\"", or NULL for
- * "# CONFIG_X is not set"). Lines are bounded: a .config is a file of the
- * store, not trusted. */
-static GHashTable *config_options(const char *text) {
-        GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
-
-        for (size_t i = 0; lines[i]; i++) {
-                char *l = g_strstrip(lines[i]), *eq;
-
-                if (strlen(l) > 4096)
-                        continue;
-                if (g_str_has_prefix(l, "# CONFIG_") && g_str_has_suffix(l, " is not set")) {
-                        l[strlen(l) - strlen(" is not set")] = '\0';
-                        g_hash_table_replace(h, g_strdup(l + 2), NULL);
-                } else if (g_str_has_prefix(l, "CONFIG_") && (eq = strchr(l, '='))) {
-                        *eq = '\0';
-                        g_hash_table_replace(h, g_strdup(l), g_strdup(eq + 1));
-                }
-        }
-        return h;
-}
-
-static gint cmp_strp(gconstpointer a, gconstpointer b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-char **nightly_config_diff(const char *config_a, const char *config_b, size_t max) {
-        g_autoptr(GHashTable) a = config_options(config_a), b = config_options(config_b);
-        g_autoptr(GPtrArray) names = g_ptr_array_new();
-        GPtrArray *out = g_ptr_array_new();
-        GHashTableIter it;
-        gpointer key;
-        size_t shown = 0;
-
-        g_hash_table_iter_init(&it, a);
-        while (g_hash_table_iter_next(&it, &key, NULL))
-                g_ptr_array_add(names, key);
-        g_hash_table_iter_init(&it, b);
-        while (g_hash_table_iter_next(&it, &key, NULL))
-                if (!g_hash_table_contains(a, key))
-                        g_ptr_array_add(names, key);
-        g_ptr_array_sort(names, cmp_strp);
-        for (guint i = 0; i < names->len; i++) {
-                const char *va = g_hash_table_lookup(a, names->pdata[i]), *vb = g_hash_table_lookup(b, names->pdata[i]);
-                g_autofree char *line = NULL;
-
-                if (g_strcmp0(va, vb) == 0)
-                        continue;
-                if (shown++ >= max)
-                        continue;
-                line = g_strdup_printf("%s: %s -> %s", (const char *)names->pdata[i], va ? va : "(unset)",
-                                       vb ? vb : "(unset)");
-                g_ptr_array_add(out, printable(line, 300));
-        }
-        if (shown > max)
-                g_ptr_array_add(out, g_strdup_printf("... and %zu more", shown - max));
-        g_ptr_array_add(out, NULL);
-        return (char **)g_ptr_array_free(out, FALSE);
-}
-
 /* The header of a message of r's thread: the Subject, "Re: " when it
  * answers an earlier one. */
 static void mail_header(const struct nightly_mail *m, const char *subject, char *const *thread, FILE *out) {
@@ -447,6 +396,15 @@ void nightly_report_notify(const struct nightly_report *r, const struct nightly_
                 if (g->rows)
                         fputs(g->rows, out);
                 fputs("\n", out);
+        }
+        if (r->bisection && r->bisection->where && r->bisection->where[0]) {
+                fputs("bisection: last good -> first bad:\n", out);
+                for (size_t i = 0; r->bisection->where[i]; i++) {
+                        g_autofree char *line = printable(r->bisection->where[i], 400);
+
+                        fprintf(out, "  %s\n", line);
+                }
+                fputc('\n', out);
         }
         if (r->bisection && r->bisection->steps && r->bisection->steps[0]) {
                 fputs("bisection steps:\n", out);

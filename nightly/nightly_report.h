@@ -68,7 +68,7 @@ struct nightly_regression {
         uint64_t mem_kib;                  /* the host's RAM, KiB; 0: unknown */
         char *accel;                       /* what the night's cells ran under, "kvm" or "tcg" (owned; may be NULL) */
         char *version_a, *version_b;       /* the kernels' version strings, baseline's first (owned; may be NULL) */
-        char **config_diff;                /* nightly_config_diff of the two .configs, NULL-terminated; NULL:
+        char **config_diff;                /* kconfig_diff of the two .configs, NULL-terminated; NULL:
                                               the store lacks one of them (owned) */
 };
 
@@ -88,6 +88,9 @@ struct nightly_bisection {
         char *why;                         /* none started, or it failed: one line (owned) */
         char **steps;                      /* one line per step as kbench show --bisect lists them,
                                               NULL-terminated, or NULL (owned) */
+        char **where;                      /* where a change of the kernel's instructions went, last good
+                                              to first bad (bisect_answer.where's lines), NULL-terminated,
+                                              or NULL (owned) */
 };
 
 /* A regression of an earlier night that tonight's comparison of its
@@ -171,14 +174,6 @@ char *nightly_report_subject(const struct nightly_report *r);
 /* The worse finding with the largest change, what the subject and the
  * mail thread are about; NULL when none is worse. */
 const struct nightly_finding *nightly_report_worst(const struct nightly_report *r);
-
-/* The difference of two kernel .config texts (untrusted: each line bounded,
- * control characters '?'): one line per option set differently,
- * "CONFIG_X: y -> m", "CONFIG_Y: (unset) -> y", in the order of the
- * options' names, at most max lines and then "... and N more". Comments
- * other than "# CONFIG_X is not set" (which is unset) are ignored. An
- * empty array when they agree. NULL-terminated (g_strfreev). */
-char **nightly_config_diff(const char *config_a, const char *config_b, size_t max);
 
 /* The report the notify command reads when something regressed, as a mail
  * message (nightly/nightly_mail.h): m's header with the Subject of

@@ -92,7 +92,9 @@ static const struct { const char *json, *msg; } bad[] = {
         { SOURCE("{\"type\": \"ftp\"}"), "sources[1].type: \"ftp\" is not one of dir, url, apt" },
         { SOURCE("{\"type\": 1}"), "sources[1].type: expected a string" },
         { SOURCE("{\"type\": \"url\", \"url\": \"ftp://x/k.deb\"}"),
-          "sources[1].url: must start with http:// or https://" },
+          "sources[1].url: must start with http:// or https:// (an http(s) URL)" },
+        { SOURCE("{\"type\": \"url\", \"url\": \"https:///k.deb\"}"),
+          "sources[1].url: must name a host after http(s)://" },
         { SOURCE("{\"type\": \"url\", \"url\": \"http://x/a b.deb\"}"),
           "sources[1].url: must not contain blanks or non-ASCII characters" },
         { SOURCE("{\"type\": \"url\", \"url\": \"http://x/\", \"sha256\": \"abc\"}"),
@@ -133,6 +135,14 @@ static const struct { const char *json, *msg; } bad[] = {
         { SOURCE("{\"type\": \"dir\", \"path\": \"/srv/k\"}"),
           "sources[1]: the same source as sources[0] ('/srv/k'); give it once, or a name to each" },
         { SOURCE("{\"type\": \"dir\", \"path\": \"/d\", \"x\\u0001y\": 1}"), "sources[1].x?y: unknown key" },
+        /* base_url is linked from pages and mails: an http(s) URL only. */
+        { "{\"sources\": [{\"type\": \"dir\", \"path\": \"/k\"}], \"baseline\": \"b\", \"workloads\": [\"dd\"], "
+          "\"base_url\": \"javascript:alert(1)\"}", "base_url: must start with http:// or https:// (an http(s) URL)" },
+        { "{\"sources\": [{\"type\": \"dir\", \"path\": \"/k\"}], \"baseline\": \"b\", \"workloads\": [\"dd\"], "
+          "\"base_url\": \"http://a b\"}", "base_url: must not contain blanks or non-ASCII characters" },
+        /* A NUL: what it is, not the JSON library's flag. */
+        { "{\"sources\": [{\"type\": \"dir\", \"path\": \"/k\\u0000\"}], \"baseline\": \"b\", \"workloads\": [\"dd\"]}",
+          "line 1, column 47: a string holds \\u0000 (a NUL character), which no key takes: remove it" },
 };
 
 TEST(bad_configs_name_their_path) {

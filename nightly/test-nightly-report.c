@@ -294,7 +294,7 @@ TEST(reproduce_commands_select_their_own_runs) {
 TEST(bisection_line) {
         struct nightly_bisection b = { (char *)"6.1.0-58-amd64", (char *)"guest.write.kernel_Minsn",
                                        (char *)"6.1.0-55-amd64", 4, 3, (char *)"first-bad", (char *)"6.1.0-57-amd64", 1,
-                                       0, NULL, NULL };
+                                       0, NULL, NULL, NULL };
         struct nightly_report r = { .bisection = &b };
         g_autofree char *line = nightly_bisection_line(&b), *text = NULL;
         json_t *j;
@@ -335,7 +335,7 @@ TEST(bisection_line) {
         ASSERT_TRUE(strstr(line, ": failed: step 2: run 9 was interrupted?forged: line") != NULL);
         /* Never started: no good end, no id. */
         b = (struct nightly_bisection){ (char *)"6.1.0-58-amd64", (char *)"m", NULL, 0, 0, NULL, NULL, -1, 0,
-                                        (char *)"no kernel before it in its source was measured", NULL };
+                                        (char *)"no kernel before it in its source was measured", NULL, NULL };
         g_free(line);
         line = nightly_bisection_line(&b);
         ASSERT_STREQ(line, "bisect: 6.1.0-58-amd64 m: not started: no kernel before it in its source was measured");
@@ -345,28 +345,4 @@ TEST(bisection_line) {
         j = nightly_report_json(&(struct nightly_report){ 0 });
         ASSERT_TRUE(json_is_null(json_object_get(j, "bisection")));
         json_decref(j);
-}
-
-/* Two .configs differ in the options set otherwise, "is not set" being
- * unset; comments and order do not count. */
-TEST(config_diff) {
-        const char *a = "# Linux/x86 6.1.0 Kernel Configuration\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n"
-                        "# CONFIG_KASAN is not set\nCONFIG_EXT4_FS=m\n";
-        const char *b = "CONFIG_EXT4_FS=y\nCONFIG_HZ=1000\nCONFIG_HZ_1000=y\n# CONFIG_HZ_250 is not set\n"
-                        "# CONFIG_KASAN is not set\n# comment\n";
-        char **d = nightly_config_diff(a, b, 10);
-
-        ASSERT_STREQ(d[0], "CONFIG_EXT4_FS: m -> y");
-        ASSERT_STREQ(d[1], "CONFIG_HZ: 250 -> 1000");
-        ASSERT_STREQ(d[2], "CONFIG_HZ_1000: (unset) -> y");
-        ASSERT_STREQ(d[3], "CONFIG_HZ_250: y -> (unset)");
-        ASSERT_TRUE(d[4] == NULL);
-        g_strfreev(d);
-        d = nightly_config_diff(a, b, 2);
-        ASSERT_STREQ(d[2], "... and 2 more");
-        ASSERT_TRUE(d[3] == NULL);
-        g_strfreev(d);
-        d = nightly_config_diff(a, a, 10);
-        ASSERT_TRUE(d[0] == NULL);
-        g_strfreev(d);
 }

@@ -148,6 +148,12 @@ static void fake_store_cell(struct db *db, int64_t run, const struct run_setting
                 { .name = "host.foreign_cpu_pct", .has_value = 1, .unit = "%",
                   .value = fc->fk->fate == FATE_CONTENDED && fc->iteration == 0 ? 60 : 1 },
         };
+        /* Where the write phase's instructions go: a fixed part in
+         * vfs_write, the rest (what a regression adds) in submit_bio. */
+        struct db_profile_row prof[] = {
+                { "write", "vfs_write", (int64_t)(400e6 * jitter) },
+                { "write", "submit_bio", (int64_t)(fc->fk->kernel_Minsn * jitter * 1e6) - (int64_t)(400e6 * jitter) },
+        };
         json_t *pj = json_pack("{s:s}", "workload", fc->spec);
         g_autofree char *params = NULL;
         struct kb_error err = { { 0 } };
@@ -166,6 +172,7 @@ static void fake_store_cell(struct db *db, int64_t run, const struct run_setting
                 .boot_s = strcmp(state, CELL_BOOT_CRASH) == 0 ? NAN : 2.0,
                 .workload_s = ok ? 10.0 : NAN, .total_s = 14.0, .exit_code = ok ? 0 : -1,
                 .host_id = fc->host_id, .n_metrics = ok ? G_N_ELEMENTS(m) : 0, .metrics = m,
+                .n_profile = ok && fc->fk->kernel_Minsn > 400 ? G_N_ELEMENTS(prof) : 0, .profile = prof,
         };
         if (db_cell_insert(db, &c, NULL, &err) < 0)
                 TEST_FAIL("storing cell %s: %s", fc->key, err.msg);
@@ -641,6 +648,9 @@ TEST(regression_is_reported_and_mailed) {
         ASSERT_TRUE(strstr(mail, "kbench run "));
         ASSERT_TRUE(strstr(mail, "page: https://kbench.example.org/nightly/"));
         ASSERT_TRUE(strstr(mail, "host fakehost: Fake CPU, 2.0 GiB RAM, tcg"));
+        /* The mail says where the kernel's extra instructions went. */
+        ASSERT_TRUE(strstr(mail, "    where, Minsn a cell (1000 -> 1300, 5 + 5 cells profiled): submit_bio +300 "
+                                 "(+30.0%),\n      vfs_write 0"));
         ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOTIFY_FAILED, NULL), 0);
         recorded_clear(&rec);
         world_free(w);
@@ -669,6 +679,30 @@ TEST(kernel_that_crashes_at_boot) {
         ASSERT_EQ(json_integer_value(json_object_get(f, "cells")), REPEATS);
         mail = read_text(w->mail);
         ASSERT_TRUE(mail && strstr(mail, "Subject: [kbench] " BAD ": failed at boot (boot-crash)"));
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* A baseline whose every cell crashes: the new kernel cannot be judged,
+ * and the night says so instead of "no regression" (the baseline's own
+ * failures are reported too). */
+TEST(baseline_without_an_ok_cell_judges_nothing) {
+        struct world *w = world_new("base-crash");
+        struct recorded rec = { 0 };
+        const json_t *errors;
+        int said = 0;
+
+        fake.kernels[0] = (struct fake_kernel){ BASE, 100, 1000, FATE_CRASH };
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, NEW);
+        world_config(w, NULL);
+
+        ASSERT_TRUE(night(w, 0, &rec) != NIGHTLY_EXIT_OK);
+        errors = json_object_get(rec.report, "errors");
+        for (size_t i = 0; i < json_array_size(errors); i++)
+                said += strstr(json_string_value(json_array_get(errors, i)), "the baseline has no ok cell in run ") != NULL;
+        ASSERT_EQ(said, 1);
+        ASSERT_TRUE(!strstr(rec.report_text, "verdict: no regression\n"));
         recorded_clear(&rec);
         world_free(w);
 }

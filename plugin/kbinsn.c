@@ -42,6 +42,7 @@
 #include <qemu-plugin.h>
 
 #include "common/insncount-format.h"
+#include "plugin/outfile.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -197,28 +198,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv) {
-        const char *out = NULL;
-        struct stat st;
         void *p;
-        int fd;
 
-        for (int i = 0; i < argc; i++)
-                if (strncmp(argv[i], "out=", 4) == 0)
-                        out = argv[i] + 4;
-        if (!out || !info->system_emulation || info->system.max_vcpus < 1 ||
-            info->system.max_vcpus > INSNCOUNT_VCPUS_MAX)
-                return -1;
-        /* kbench made the file: never create one, never follow a link. */
-        fd = open(out, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -1;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != INSNCOUNT_FILE_SIZE) {
-                close(fd);
-                return -1;
-        }
-        p = mmap(NULL, INSNCOUNT_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
-        if (p == MAP_FAILED)
+        if (!info->system_emulation || info->system.max_vcpus < 1 || info->system.max_vcpus > INSNCOUNT_VCPUS_MAX ||
+            !(p = outfile_map(argc, argv, INSNCOUNT_FILE_SIZE)))
                 return -1;
         counts = p;
         counts->version = INSNCOUNT_VERSION;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "common/parse.h"
 #include "common/util.h"
 #include "report/compare.h"
@@ -20,11 +22,16 @@
 static void side_free(struct compare_side *s) {
         free(s->failed_states);
         free(s->runs);
+        free(s->cells);
 }
 
 struct compare_view *compare_view_free(struct compare_view *v) {
         if (!v)
                 return NULL;
+        explain_view_free(v->explain);
+        free(v->kernels.upstream_a);
+        free(v->kernels.upstream_b);
+        g_strfreev(v->kernels.config_diff);
         for (size_t i = 0; i < v->n_groups; i++) {
                 struct compare_group *g = &v->groups[i];
 
@@ -425,8 +432,41 @@ int compare_judge(struct compare_view *v) {
                 v->better += g->better;
         }
         free(p);
-        v->exit_status = v->worse ? COMPARE_EXIT_WORSE : 0;
+        v->failed_groups = 0;
+        for (size_t i = 0; i < v->n_groups; i++) {
+                v->groups[i].failed = compare_failed_rule(&v->groups[i].a, &v->groups[i].b);
+                v->failed_groups += v->groups[i].failed != COMPARE_FAILED_NONE;
+        }
+        v->exit_status = v->failed_groups ? COMPARE_EXIT_FAILED : v->worse ? COMPARE_EXIT_WORSE : 0;
         return 0;
+}
+
+enum compare_failed compare_failed_rule(const struct compare_side *a, const struct compare_side *b) {
+        uint64_t ta = a->ok + a->failed, tb = b->ok + b->failed;
+
+        if (b->ok == 0)
+                return COMPARE_FAILED_NO_OK_B;
+        if (a->ok == 0)
+                return COMPARE_FAILED_NO_OK_A;
+        /* failed_b / tb - failed_a / ta > margin / 100, in integers: a
+         * share exactly at the margin passes, whatever the rounding. */
+        if (100 * ((uint64_t)b->failed * ta) > 100 * ((uint64_t)a->failed * tb) + COMPARE_FAILED_MARGIN_PCT * ta * tb)
+                return COMPARE_FAILED_MORE_B;
+        return COMPARE_FAILED_NONE;
+}
+
+const char *compare_failed_name(enum compare_failed f) {
+        switch (f) {
+        case COMPARE_FAILED_NONE:
+                return "";
+        case COMPARE_FAILED_NO_OK_B:
+                return "B has no ok cell";
+        case COMPARE_FAILED_NO_OK_A:
+                return "A has no ok cell";
+        case COMPARE_FAILED_MORE_B:
+                return "B's cells failed more often than A's";
+        }
+        return "?";
 }
 
 const char *compare_verdict_name(enum compare_verdict v) {

@@ -40,6 +40,24 @@
 /* Exit status of `kbench compare` when at least one metric is worse (1 is
  * an error, 2 a usage error, 3 is `kbench run`'s "some cells failed"). */
 #define COMPARE_EXIT_WORSE 4
+/* Exit status when a group's cells failed the comparison (compare_failed):
+ * it wins over COMPARE_EXIT_WORSE, since what the cells that did not fail
+ * measured does not vouch for a kernel whose cells failed. */
+#define COMPARE_EXIT_FAILED 5
+/* How far B's share of failed cells may exceed A's, in percentage points of
+ * each side's cells, before B's cells fail the comparison: one failed cell
+ * in 10 against none passes, one in 3 or 2 in 10 does not. */
+#define COMPARE_FAILED_MARGIN_PCT 10
+
+/* Whether a paired group's cells failed the comparison, whatever its
+ * metrics say. */
+enum compare_failed {
+        COMPARE_FAILED_NONE,
+        COMPARE_FAILED_NO_OK_B,    /* B has no ok cell: nothing of B was measured */
+        COMPARE_FAILED_NO_OK_A,    /* A has no ok cell: nothing to compare B with */
+        COMPARE_FAILED_MORE_B,     /* B's share of failed cells exceeds A's by more than
+                                      COMPARE_FAILED_MARGIN_PCT points */
+};
 
 enum compare_verdict {
         COMPARE_INFO,              /* informational metric: never judged */
@@ -92,9 +110,12 @@ struct compare_metric {
 struct compare_side {
         size_t ok;
         size_t failed;             /* cells whose latest attempt is not ok */
-        char *failed_states;       /* "hang 1, boot-timeout 2", or NULL (owned) */
+        char *failed_states;       /* "1 hang, 2 boot-timeout", or NULL (owned) */
         size_t n_runs;
         int64_t *runs;             /* run ids the cells come from, ascending (owned) */
+        size_t n_cells;
+        int64_t *cells;            /* the ok cells' ids, for what is read of them later (their
+                                      profiles, report/explain.h) (owned) */
 };
 
 struct compare_group {
@@ -110,6 +131,7 @@ struct compare_group {
                                       contribute mean(a)/mean(b)); NAN when none */
         size_t n_geomean;
         size_t worse, better;
+        enum compare_failed failed;/* compare_failed_rule of its sides */
         char *notes[5];            /* what limits the group's verdicts, one line each, NULL-
                                       terminated (owned): contended cells, different runs, timed
                                       metrics paced by the emulator */
@@ -136,6 +158,16 @@ struct compare_options {
         const char *const *ignore_settings;   /* NULL-terminated, or NULL */
 };
 
+/* What tells the two sides' kernels apart for a reader, from the kernel
+ * store: filled by a caller that has one (cli/cli_compare.c), never
+ * judged. Each NULL where unknown. */
+struct compare_kernels {
+        char *upstream_a, *upstream_b;  /* the upstream version, "6.1.170" (owned) */
+        char **config_diff;        /* how B's .config differs from A's (kconfig_diff's lines, the last
+                                      perhaps "... and N more"), NULL-terminated; NULL: a side has none (owned) */
+        size_t config_differ;      /* options that differ */
+};
+
 struct compare_view {
         char *sel_a, *sel_b;       /* as given (owned) */
         char *desc_a, *desc_b;     /* what they resolved to, "6.1.0-57-amd64 in run 1 (tag a1)" */
@@ -153,8 +185,16 @@ struct compare_view {
         struct compare_lonely *lonely;
         size_t n_lonely;
         size_t worse, better, judged;  /* over all groups */
-        int exit_status;           /* 0, or COMPARE_EXIT_WORSE when worse > 0 */
+        size_t failed_groups;      /* groups whose cells failed (compare_failed_rule) */
+        int exit_status;           /* 0; COMPARE_EXIT_WORSE when worse > 0; COMPARE_EXIT_FAILED
+                                      when failed_groups > 0 */
+        struct compare_kernels kernels;
+        struct explain_view *explain;  /* where changes of the kernel's instructions went, when
+                                          explain_load asked (report/explain.h), else NULL (owned) */
 };
+
+struct explain_view;
+struct explain_view *explain_view_free(struct explain_view *x);
 
 struct compare_view *compare_view_free(struct compare_view *v);
 
@@ -228,8 +268,17 @@ enum compare_verdict compare_decide(const struct compare_metric *m, double q, do
 
 /* BH over the Welch p of every judged metric of every group with enough
  * samples, then each metric's verdict, the per-group geometric means and
- * counts, and the view's exit status. Returns 0 or -ENOMEM. */
+ * counts, each group's failed cells (compare_failed_rule), and the view's
+ * exit status. Returns 0 or -ENOMEM. */
 int compare_judge(struct compare_view *v);
+
+/* Whether a group's cells failed the comparison (pure): B with no ok cell,
+ * A with none, or B's share of failed cells (any state but ok) over A's
+ * by more than COMPARE_FAILED_MARGIN_PCT percentage points. */
+enum compare_failed compare_failed_rule(const struct compare_side *a, const struct compare_side *b);
+
+/* The failure in words, "B has no ok cell"; "" for COMPARE_FAILED_NONE. */
+const char *compare_failed_name(enum compare_failed f);
 
 /* "better", "worse", "~", "info", "n too small", "undefined", "one side". */
 const char *compare_verdict_name(enum compare_verdict v);

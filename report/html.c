@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/utf8.h"
@@ -195,6 +196,19 @@ void html_start_(struct html *h, const char *tag) {
         g_string_append_c(h->buf, '<');
         g_string_append(h->buf, tag);
         h->in_tag = 1;
+        if (h->labels && strcmp(tag, "tr") == 0)
+                h->column = 0;
+        else if (h->labels && strcmp(tag, "td") == 0) {
+                if (h->column < h->n_labels && *h->labels[h->column])
+                        html_attr_(h, "data-label", h->labels[h->column]);
+                h->column++;
+        }
+}
+
+void html_column_labels(struct html *h, const char *const *labels, size_t n) {
+        h->labels = n ? labels : NULL;
+        h->n_labels = n;
+        h->column = 0;
 }
 
 void html_attr_(struct html *h, const char *name, const char *value) {
@@ -210,6 +224,13 @@ void html_attr_(struct html *h, const char *name, const char *value) {
         g_string_append(h->buf, "=\"");
         escape(h->buf, value, (size_t)-1, 1, h->xml);
         g_string_append_c(h->buf, '"');
+        /* a cell spanning k columns: the next cell's label is k on */
+        if (h->labels && strcmp(name, "colspan") == 0 && strcmp(h->stack[h->depth - 1], "td") == 0) {
+                long k = strtol(value, NULL, 10);
+
+                if (k > 1 && k < 1000)
+                        h->column += (size_t)k - 1;
+        }
 }
 
 void html_attr_int_(struct html *h, const char *name, long long v) {

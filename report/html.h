@@ -35,6 +35,8 @@ struct html {
         int in_tag;                /* 1 between html_start() and its content: attributes allowed */
         int broken;                /* a nesting error happened (programming error) */
         int xml;                   /* an XML document: controls removed, not pictured */
+        const char *const *labels; /* html_column_labels: the open table's column labels, or NULL */
+        size_t n_labels, column;   /* how many; the column of the next <td> in its <tr> */
 };
 
 /* A new, empty page buffer. Never NULL (GLib aborts on OOM). Free with
@@ -99,6 +101,13 @@ void html_elemf_(struct html *h, const char *tag, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 /* Markup that is part of the program (the style sheet, the doctype). */
 void html_literal_(struct html *h, const char *markup);
+
+/* The column labels of the table being written (borrowed; NULL or n 0:
+ * none). While they are set, each <td> gets data-label="its column's
+ * label" (the i-th cell of its <tr>, a colspan counted; an empty label
+ * adds nothing), so a narrow screen's style sheet can lay a row out as
+ * labelled lines (web/page.c's table.cards). */
+void html_column_labels(struct html *h, const char *const *labels, size_t n);
 
 /* A link: <a href="href">text</a>. href is a relative path the site built;
  * one that looks like it carries a scheme ("x:") or starts with '/' or

@@ -10,6 +10,7 @@
 #include "common/utf8.h"
 #include "common/util.h"
 #include "report/hostdisk.h"
+#include "report/explain.h"
 #include "report/json.h"
 #include "results/bisect.h"
 #include "settings/runopts.h"
@@ -91,9 +92,9 @@ void json_view_set(json_t *o, const char *key, json_t *v) {
 int json_view_print(json_t *j, FILE *out, struct kb_error *err) {
         if (!j)
                 return error_setf(err, -ENOMEM, "out of memory building JSON");
-        if (json_dumpf(j, out, JSON_INDENT(2) | KB_JSON_OUT) < 0)
-                return error_setf(err, -EIO, "cannot write JSON");
-        fputc('\n', out);
+        /* A failed write stays in out's error flag (json.h). */
+        if (json_dumpf(j, out, JSON_INDENT(2) | KB_JSON_OUT) == 0)
+                fputc('\n', out);
         return 0;
 }
 
@@ -414,6 +415,54 @@ static json_t *metric_cmp_json(const struct compare_metric *m) {
                          m->run_offset), m);
 }
 
+json_t *json_view_explain(const struct explain *x) {
+        json_t *fns = json_array();
+
+        for (size_t i = 0; fns && i < x->n_top; i++) {
+                const struct explain_fn *f = &x->top[i];
+                char only[2] = { f->only, 0 };
+
+                json_array_append_new(fns, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "symbol", json_str(f->symbol),
+                                                     "a_Minsn", json_num(f->a / 1e6), "b_Minsn", json_num(f->b / 1e6),
+                                                     "change_Minsn", json_num(f->delta / 1e6), "pct_of_phase_a",
+                                                     json_num(x->total_a > 0 ? 100 * f->delta / x->total_a : NAN),
+                                                     "only_in", f->only ? json_string(only) : json_null()));
+        }
+        return json_pack("{s:o, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:{s:I, s:o}, s:o}", "metric", json_str(x->m->name),
+                         "phase", x->phase, "profiled_a", (json_int_t)x->na, "profiled_b", (json_int_t)x->nb,
+                         "a_Minsn", x->none ? json_null() : json_num(x->total_a / 1e6),
+                         "b_Minsn", x->none ? json_null() : json_num(x->total_b / 1e6),
+                         "change_Minsn", x->none ? json_null() : json_num((x->total_b - x->total_a) / 1e6),
+                         "functions", fns ? fns : json_null(), "others", "n", (json_int_t)x->n_rest, "change_Minsn",
+                         json_num(x->rest / 1e6), "why_none", json_str(x->none));
+}
+
+/* The explanations of group gi, or NULL when it has none. */
+static json_t *group_explain_json(const struct compare_view *v, size_t gi) {
+        json_t *a = NULL;
+
+        for (size_t i = 0; v->explain && i < v->explain->n; i++)
+                if (v->explain->v[i].group == gi) {
+                        if (!a)
+                                a = json_array();
+                        json_array_append_new(a, json_view_explain(&v->explain->v[i]));
+                }
+        return a;
+}
+
+/* How the kernels' configurations differ: {differ, lines}, or null when
+ * a side has no .config in the store. */
+static json_t *config_diff_json(const struct compare_kernels *k) {
+        json_t *lines;
+
+        if (!k->config_diff)
+                return json_null();
+        lines = json_array();
+        for (size_t i = 0; k->config_diff[i]; i++)
+                json_array_append_new(lines, json_str(k->config_diff[i]));
+        return json_pack("{s:I, s:o}", "differ", (json_int_t)k->config_differ, "lines", lines);
+}
+
 json_t *json_view_compare(const struct compare_view *v) {
         json_t *j, *groups = json_array(), *lonely = json_array(), *ignored = json_array();
 
@@ -427,21 +476,27 @@ json_t *json_view_compare(const struct compare_view *v) {
                 json_array_append_new(ignored, json_str(v->ignored[i]));
         for (size_t i = 0; i < v->n_groups; i++) {
                 const struct compare_group *g = &v->groups[i];
-                json_t *ms = json_array(), *notes = json_array();
+                json_t *ms = json_array(), *notes = json_array(), *ex = group_explain_json(v, i), *gj;
 
                 for (size_t k = 0; ms && k < g->n_m; k++)
                         json_array_append_new(ms, metric_cmp_json(&g->m[k]));
                 for (size_t k = 0; notes && k < ELEMENTSOF(g->notes) && g->notes[k]; k++)
                         json_array_append_new(notes, json_str(g->notes[k]));
-                json_array_append_new(groups,
-                                      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o}", "workload",
-                                                json_str(g->workload), "spec", json_str(g->spec), "settings", pairkey_json(g->key),
-                                                "a", side_json(&g->a), "b", side_json(&g->b), "metrics",
-                                                ms ? ms : json_null(), "geomean_change_pct",
-                                                json_num((g->geomean - 1) * 100), "geomean_metrics",
-                                                (json_int_t)g->n_geomean, "worse", (json_int_t)g->worse,
-                                                "better", (json_int_t)g->better, "notes",
-                                                notes ? notes : json_null()));
+                gj = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}", "workload",
+                               json_str(g->workload), "spec", json_str(g->spec), "settings", pairkey_json(g->key),
+                               "a", side_json(&g->a), "b", side_json(&g->b), "metrics", ms ? ms : json_null(),
+                               "geomean_change_pct", json_num((g->geomean - 1) * 100), "geomean_metrics",
+                               (json_int_t)g->n_geomean, "worse", (json_int_t)g->worse, "better",
+                               (json_int_t)g->better, "cells_failed",
+                               g->failed ? json_string(compare_failed_name(g->failed)) : json_null(),
+                               "notes", notes ? notes : json_null());
+                /* Only when asked for: the comparisons of stores without
+                 * profiles read as before. */
+                if (gj && ex)
+                        json_object_set_new(gj, "explain", ex);
+                else
+                        json_decref(ex);
+                json_array_append_new(groups, gj);
         }
         for (size_t i = 0; i < v->n_lonely; i++) {
                 const struct compare_lonely *l = &v->lonely[i];
@@ -452,16 +507,18 @@ json_t *json_view_compare(const struct compare_view *v) {
                                                         pairkey_json(l->key), "cells", side_json(&l->s),
                                                         "differs", json_str(l->differs)));
         }
-        j = json_pack("{s:{s:o, s:o}, s:{s:o, s:o}, s:f, s:f, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
-                      "s:I, s:i, s:b}",
-                      "a", "selector", json_str(v->sel_a), "resolved", json_str(v->desc_a), "b", "selector",
-                      json_str(v->sel_b),
-                      "resolved", json_str(v->desc_b), "alpha", v->alpha, "noise_pct", v->noise * 100,
+        j = json_pack("{s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:o, s:f, s:f, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, "
+                      "s:o, s:I, s:I, s:I, s:I, s:i, s:i, s:b}",
+                      "a", "selector", json_str(v->sel_a), "resolved", json_str(v->desc_a), "upstream",
+                      json_str(v->kernels.upstream_a), "b", "selector", json_str(v->sel_b), "resolved",
+                      json_str(v->desc_b), "upstream", json_str(v->kernels.upstream_b), "config_diff",
+                      config_diff_json(&v->kernels), "alpha", v->alpha, "noise_pct", v->noise * 100,
                       "verdict_test", "welch", "amount_test", "welch or yuen-trim-0.2, the smaller p doubled",
                       "correction", "benjamini-hochberg", "ci", "fieller-95",
                       "workload", json_str(v->workload), "metric_glob", json_str(v->metric_glob),
                       "ignore_settings", ignored, "groups", groups, "unpaired", lonely, "judged",
                       (json_int_t)v->judged, "worse", (json_int_t)v->worse, "better", (json_int_t)v->better,
+                      "failed_groups", (json_int_t)v->failed_groups, "failed_margin_pct", COMPARE_FAILED_MARGIN_PCT,
                       "exit_status", v->exit_status, "same_cells", v->same_cells);
         return j;
 }

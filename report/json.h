@@ -23,6 +23,13 @@ json_t *json_view_cell_vmstat(const struct view_cell *v);
  * n_for_5pct, verdict}], geomean_change_pct}], unpaired, worse, better,
  * exit_status}: every number of the table, the samples, the pairing. */
 json_t *json_view_compare(const struct compare_view *v);
+struct explain;
+/* Where a change of the kernel's instructions went (report/explain.h), in
+ * Minsn per profiled cell: {metric, phase, profiled_a, profiled_b, a_Minsn,
+ * b_Minsn, change_Minsn, functions[{symbol, a_Minsn, b_Minsn, change_Minsn,
+ * pct_of_phase_a, only_in}], others{n, change_Minsn}, why_none}. A
+ * comparison's groups carry theirs as "explain" when it was loaded. */
+json_t *json_view_explain(const struct explain *x);
 
 /* A string from the store as JSON: null for NULL, bytes that are not
  * UTF-8 as U+FFFD (jansson refuses them). New reference. */
@@ -47,5 +54,7 @@ json_t *json_bisection(const struct bisect_row *b);
 char *json_view_dumps(const json_t *j);
 
 /* Write j indented, ASCII-only, with a final newline; takes no reference.
- * j == NULL (a failed build) is -ENOMEM. Returns 0, -ENOMEM or -EIO. */
+ * j == NULL (a failed build) is -ENOMEM. A write that fails is left in
+ * out's error flag, for the verb's one check of its output
+ * (cli_stdout_done). Returns 0 or -ENOMEM. */
 int json_view_print(json_t *j, FILE *out, struct kb_error *err);

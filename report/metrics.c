@@ -200,27 +200,11 @@ static const struct {
         { "guest.*.halt_longest_s", GUEST_TAIL_HALT_S },
 };
 
-int metrics_lookup(const char *name, struct metrics_info *ret) {
-        const struct metric_def *def;
-        int directed;
+/* A workload's row as the registry's. */
+static struct metrics_info from_workload(const struct metric_def *def) {
+        int directed = def->higher_is_better == 0 || def->higher_is_better == 1;
 
-        for (size_t i = 0; i < ELEMENTSOF(report_rows); i++)
-                if (fnmatch(report_rows[i].pattern, name, 0) == 0) {
-                        const struct report_row *r = &report_rows[i];
-
-                        *ret = (struct metrics_info){ r->pattern, r->unit, r->direction, r->verdict, r->why,
-                                                      r->host_timed, r->floor, 0 };
-                        for (size_t t = 0; t < ELEMENTSOF(tail_rows); t++)
-                                if (fnmatch(tail_rows[t].pattern, name, 0) == 0)
-                                        ret->tail = tail_rows[t].tail;
-                        phase_kind_rule(name, ret);
-                        return 0;
-                }
-        def = workload_metric_def(name);
-        if (!def)
-                return -ENOENT;
-        directed = def->higher_is_better == 0 || def->higher_is_better == 1;
-        *ret = (struct metrics_info){
+        return (struct metrics_info){
                 .pattern = def->pattern,
                 .unit = def->unit,
                 .direction = def->higher_is_better == 1 ? METRICS_HIGHER :
@@ -232,7 +216,53 @@ int metrics_lookup(const char *name, struct metrics_info *ret) {
                 .host_timed = 1,
                 .tail = 0,
         };
+}
+
+/* A row of the table as the registry's, with its tail (tail_rows) when
+ * name is judged by the tail rule. */
+static struct metrics_info from_row(const struct report_row *r, const char *name) {
+        struct metrics_info m = { r->pattern, r->unit, r->direction, r->verdict, r->why, r->host_timed, r->floor, 0 };
+
+        for (size_t t = 0; t < ELEMENTSOF(tail_rows); t++)
+                if (fnmatch(tail_rows[t].pattern, name, 0) == 0)
+                        m.tail = tail_rows[t].tail;
+        return m;
+}
+
+int metrics_lookup(const char *name, struct metrics_info *ret) {
+        const struct metric_def *def;
+
+        for (size_t i = 0; i < ELEMENTSOF(report_rows); i++)
+                if (fnmatch(report_rows[i].pattern, name, 0) == 0) {
+                        *ret = from_row(&report_rows[i], name);
+                        phase_kind_rule(name, ret);
+                        return 0;
+                }
+        def = workload_metric_def(name);
+        if (!def)
+                return -ENOENT;
+        *ret = from_workload(def);
         return 0;
+}
+
+void metrics_each(void (*fn)(const struct metrics_info *row, const char *workload, void *userdata),
+                  const char *workload, void *userdata) {
+        for (size_t i = 0; i < ELEMENTSOF(report_rows); i++) {
+                struct metrics_info row = from_row(&report_rows[i], report_rows[i].pattern);
+
+                fn(&row, NULL, userdata);
+        }
+        for (size_t i = 0; workload_all[i]; i++) {
+                const struct workload_ops *ops = workload_all[i];
+
+                if (workload && strcmp(ops->name, workload) != 0)
+                        continue;
+                for (size_t j = 0; ops->metrics && ops->metrics[j].pattern; j++) {
+                        struct metrics_info row = from_workload(&ops->metrics[j]);
+
+                        fn(&row, ops->name, userdata);
+                }
+        }
 }
 
 enum metrics_direction metrics_direction(const char *name) {

@@ -44,6 +44,13 @@ struct metrics_info {
  * an unknown metric as informational. OUT: *ret (strings are static). */
 int metrics_lookup(const char *name, struct metrics_info *ret);
 
+/* Every row of the registry, in lookup order: kbench's own (the guest's
+ * counts, vmstat, the host, the cell's timings; workload NULL), then each
+ * workload's as metrics_lookup converts them, or only workload's when it
+ * is not NULL. fn's row lives for the call only. */
+void metrics_each(void (*fn)(const struct metrics_info *row, const char *workload, void *userdata),
+                  const char *workload, void *userdata);
+
 /* The direction and verdict flag of name, unknown names being
  * informational. */
 enum metrics_direction metrics_direction(const char *name);

@@ -10,8 +10,10 @@
 
 #include "common/util.h"
 #include "report/show.h"
+#include "report/csv.h"
 #include "report/json.h"
 #include "report/text.h"
+#include "report/textrun.h"
 #include "report/view.h"
 #include "results/bisect.h"
 
@@ -27,7 +29,7 @@ int show_runs(struct db *db, int json, FILE *out, struct kb_error *err) {
                 r = json_view_print(j, out, err);
                 json_decref(j);
         } else
-                text_runs(v, out);
+                textrun_runs(v, out);
         view_runs_free(v);
         return r;
 }
@@ -61,21 +63,25 @@ int show_resolve_run(struct db *db, const char *text, int64_t *ret_id, struct kb
         return view_resolve_run(db, text, ret_id, err);
 }
 
-int show_run(struct db *db, int64_t run_id, int json, int flags, FILE *out, struct kb_error *err) {
+int show_run(struct db *db, int64_t run_id, const struct show_opts *o, FILE *out, struct kb_error *err) {
+        struct textrun_opts t = { .all = o->all, .width = o->width, .upstream = o->upstream,
+                                  .upstream_ctx = o->upstream_ctx };
         struct view_run *v = NULL;
         int r;
 
         r = view_run_load(db, run_id, &v, err);
         if (r < 0)
                 return r;
-        if (json) {
+        if (o->format == SHOW_JSON) {
                 json_t *j = json_view_run(v);
                 r = json_view_print(j, out, err);
                 json_decref(j);
-        } else if (flags & SHOW_BRIEF)
-                text_run_brief(v, out);
+        } else if (o->format == SHOW_CSV)
+                csv_run(v, out);
+        else if (o->brief)
+                textrun_brief(v, &t, out);
         else
-                text_run(v, !!(flags & SHOW_ALL), out);
+                textrun_run(v, &t, out);
         view_run_free(v);
         return r;
 }
@@ -119,16 +125,17 @@ int show_cell_log(struct db *db, int64_t run_id, const char *cell_key, const cha
         r = view_cell_log(db, run_id, cell_key, stream, &text, &len, err);
         if (r < 0)
                 return r;
-        if (text_log(text, len, terminal, out) < 0)
-                return error_setf(err, -EIO, "cannot write the log");
+        /* A failed write stays in out's error flag, for the verb's one
+         * check of its output. */
+        text_log(text, len, terminal, out);
         return 0;
 }
 
 static int put_json(json_t *j, FILE *out, struct kb_error *err) {
-        int r = json_dumpf(j, out, JSON_INDENT(2) | KB_JSON_OUT) == 0 && fputc('\n', out) != EOF ? 0 : -EIO;
+        int r = json_view_print(j, out, err);
 
         json_decref(j);
-        return r < 0 ? error_setf(err, r, "show: cannot write the output") : 0;
+        return r;
 }
 
 int show_bisections(struct db *db, int json, FILE *out, struct kb_error *err) {

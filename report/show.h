@@ -14,21 +14,26 @@
 /* All runs: id, tag, started, status, kernels, cells ok/total. */
 int show_runs(struct db *db, int json, FILE *out, struct kb_error *err);
 
-/* show_run's flags. */
-enum {
-        SHOW_BRIEF = 1 << 0,       /* the end of `kbench run`: failed cells and judged metrics only */
-        SHOW_ALL = 1 << 1,         /* keep the summary rows that repeat another or are 0 everywhere */
+/* How show_run prints a run. */
+struct show_opts {
+        enum { SHOW_TEXT, SHOW_JSON, SHOW_CSV } format;
+        int brief;                 /* the end of `kbench run`: failed cells and judged metrics only */
+        int all;                   /* keep the summary rows that repeat another or are 0 everywhere */
+        int width;                 /* columns the text fits in; 0: no limit */
+        char *(*upstream)(void *ctx, const char *kernel_id);  /* textrun_opts.upstream, or NULL */
+        void *upstream_ctx;
 };
 
 /* One run: its cells (key, kernel, workload, iteration, state, accel,
  * timings, metrics; a failed cell shows its detail instead), workload print
  * hooks for ok cells, then per (kernel, workload, metric) n and
- * mean ± stddev over ok cells only, side by side per kernel. flags:
- * SHOW_BRIEF (the end of `kbench run`): the header, the cells that did not
- * end ok and the judged metrics' summary only; SHOW_ALL: no summary row
- * left out (text_run). JSON is always complete. Returns 0, -ENOENT ("no run N in PATH"),
- * or another -errno with err. */
-int show_run(struct db *db, int64_t run_id, int json, int flags, FILE *out, struct kb_error *err);
+ * mean ± stddev over ok cells only, side by side per kernel. o->brief (the
+ * end of `kbench run`): the header, the cells that did not end ok and the
+ * judged metrics' summary only; o->all: no summary row left out
+ * (textrun_run). JSON is always complete; CSV is every stored metric of
+ * every cell attempt (report/csv.h). Returns 0, -ENOENT ("no run N in
+ * PATH"), or another -errno with err. */
+int show_run(struct db *db, int64_t run_id, const struct show_opts *o, FILE *out, struct kb_error *err);
 
 /* One cell (latest attempt of cell_key) in full: fields, metrics, print
  * hook, vmstat rows, timeline summary, logs. */

@@ -116,17 +116,19 @@ void svg_format_tick(double v, double step, char *buf, size_t size) {
                 snprintf(buf, size, "%.*f%s", decimals, v, suffix);
 }
 
-/* One value for a bar label: three significant figures, not fewer than
- * the integer part. */
+/* One value for a bar label: three significant figures, never fewer than
+ * the integer part, never in exponent form below 1e9 ("0.000289", not
+ * "0.000"). */
 static void format_value(double v, char *buf, size_t size) {
         double a = fabs(v);
+        int decimals = a > 0 ? 2 - (int)floor(log10(a)) : 0;
 
         if (!isfinite(v))
                 snprintf(buf, size, "n/a");
         else if (a >= 1e9)
                 snprintf(buf, size, "%.4g", v);
         else
-                snprintf(buf, size, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3, v);
+                snprintf(buf, size, "%.*f", decimals < 0 ? 0 : decimals > 9 ? 9 : decimals, v);
 }
 
 /* Where v falls between lo and hi, as a fraction in [0, 1]: the one
@@ -261,16 +263,34 @@ static void rect(struct html *h, double x, double y, double w, double hh, const 
         html_end_void(h);
 }
 
-static void svg_open(struct html *h, int w, int hh, const char *title) {
+static void svg_open(struct html *h, int w, int hh, const char *cls, const char *title) {
         html_start(h, "svg");
         html_attr(h, "xmlns", "http://www.w3.org/2000/svg");
         html_attrf(h, "viewBox", "0 0 %d %d", w, hh);
-        html_attr(h, "class", "chart");
+        html_attr(h, "class", cls);
         html_attr(h, "role", "img");
         html_attr(h, "aria-label", title ? title : "chart");
         html_attr(h, "font-family", "system-ui, sans-serif");
         if (title)
                 html_elem(h, "title", title);
+}
+
+/* The drawings of a chart of the given width: that width once (class
+ * "chart"), or with width 0 the wide and the narrow variant, which the
+ * page's style sheet picks between by their classes. Returns how many. */
+struct variant {
+        int width;
+        const char *cls;
+};
+
+static size_t variants(int width, struct variant ret[2]) {
+        if (width > 0) {
+                ret[0] = (struct variant){ width, "chart" };
+                return 1;
+        }
+        ret[0] = (struct variant){ SVG_WIDTH, "chart wide" };
+        ret[1] = (struct variant){ SVG_NARROW, "chart narrow" };
+        return 2;
 }
 
 /* Approximate advance of a label in viewBox units (no font metrics here). */
@@ -282,6 +302,23 @@ static double text_width(const char *s, int size) {
         for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
                 chars += (*p & 0xc0) != 0x80;
         return (double)chars * size * 0.58;
+}
+
+/* A row label's text: at most max_chars characters, cut with "…".
+ * Caller g_free()s. */
+static char *row_label(const char *name, size_t max_chars) {
+        size_t cut = html_prefix_chars(name ? name : "", (size_t)-1, max_chars);
+
+        name = name ? name : "";
+        return name[cut] ? g_strdup_printf("%.*s\u2026", (int)cut, name) : g_strdup(name);
+}
+
+/* s cut with "…" to what text_width puts within max_w units at SMALL.
+ * Caller g_free()s. */
+static char *fit_text(const char *s, double max_w) {
+        size_t chars = max_w > 0 ? (size_t)(max_w / (SMALL * 0.58)) : 1;
+
+        return row_label(s, chars > 1 ? chars - 1 : 1);
 }
 
 /* Legend items flow left to right, wrapping; returns the height used. */
@@ -297,7 +334,9 @@ static double legend(struct html *h, const struct legend_item *items, size_t n, 
         double x = x0, y = y0;
 
         for (size_t i = 0; i < n; i++) {
-                double w = 22 + text_width(items[i].label, SMALL) + 14;
+                /* a label longer than a whole line is cut to it */
+                g_autofree char *label = fit_text(items[i].label, width - 36);
+                double w = 22 + text_width(label, SMALL) + 14;
 
                 if (x > x0 && x + w > x0 + width) {
                         x = x0;
@@ -309,7 +348,7 @@ static double legend(struct html *h, const struct legend_item *items, size_t n, 
                         else
                                 line(h, x, y - 4, x + 16, y - 4, items[i].colour, 2.5,
                                      items[i].dashed ? "5 3" : NULL);
-                        text_at(h, x + 21, y, NULL, SMALL, "#222", items[i].label);
+                        text_at(h, x + 21, y, NULL, SMALL, "#222", label);
                 }
                 x += w;
         }
@@ -327,6 +366,8 @@ struct frame {
         double xt[32], yt[32];     /* tick values */
         size_t nxt, nyt;
         double xstep, ystep;
+        GArray *labels;            /* the phase labels placed (struct mark_label) */
+        int mark_rows;             /* rows of phase labels above the plot */
 };
 
 static double fx(const struct frame *f, double t) {
@@ -392,21 +433,78 @@ static struct legend_item *line_legend_items(const struct svg_line_chart *c, siz
         return items;
 }
 
-/* The plot area below the title and the legend (measured, not drawn),
- * and the ticks of both axes. */
-static void line_layout(const struct svg_line_chart *c, const struct legend_item *items, size_t n_items,
-                        struct frame *f) {
+/* A phase label placed above the plot: the labels of marks that share a
+ * point joined, the mark's x, which side of it the text reads, its row. */
+struct mark_label {
+        char *text;
+        double x;
+        int leftwards;             /* near the right edge the label reads leftwards */
+        int row;                   /* 0: nearest the plot */
+};
+
+#define MARK_ROWS 3                /* rows of phase labels at most */
+#define MARK_JOIN 6                /* marks closer than this (units) share one label */
+#define MARK_GAP 6                 /* the least room between two labels of a row */
+
+static void mark_label_clear(void *p) {
+        g_free(((struct mark_label *)p)->text);
+}
+
+/* Place the phase labels: each group of marks closer than MARK_JOIN gets
+ * one label, in the lowest row where it clears the label before it (the
+ * y axis' unit holds the lowest row's left end); a label that clears
+ * nothing in MARK_ROWS rows is left out, its mark's tooltip still says
+ * it. So close phases ("drop-caches", "read") are staggered and never
+ * drawn over each other. */
+static void mark_labels(const struct svg_line_chart *c, struct frame *f) {
+        double ends[MARK_ROWS];
+
+        f->labels = g_array_new(FALSE, FALSE, sizeof(struct mark_label));
+        g_array_set_clear_func(f->labels, mark_label_clear);
+        f->mark_rows = 0;
+        for (int r = 0; r < MARK_ROWS; r++)
+                ends[r] = -INFINITY;
+        if (c->y_unit)
+                ends[0] = 4 + text_width(c->y_unit, SMALL);
+        for (size_t i = 0, j; i < c->n_marks; i = j) {
+                struct mark_label l = { .x = fx(f, c->marks[i].t) };
+                GString *t = g_string_new(NULL);
+                double w, a;
+                int r = 0;
+
+                for (j = i; j < c->n_marks && fx(f, c->marks[j].t) - l.x < MARK_JOIN; j++)
+                        if (c->marks[j].label)
+                                g_string_append_printf(t, "%s%s", t->len ? ", " : "", c->marks[j].label);
+                w = text_width(t->str, SMALL);
+                l.leftwards = l.x + 3 + w > f->W - 2;
+                a = l.leftwards ? l.x - 3 - w : l.x + 3;
+                while (r < MARK_ROWS && ends[r] + MARK_GAP > a)
+                        r++;
+                if (t->len == 0 || r == MARK_ROWS) {
+                        g_string_free(t, TRUE);
+                        continue;
+                }
+                ends[r] = a + w;
+                l.row = r;
+                l.text = g_string_free(t, FALSE);
+                g_array_append_val(f->labels, l);
+                f->mark_rows = MAX(f->mark_rows, r + 1);
+        }
+}
+
+/* The plot area below the title, the legend and the phase labels
+ * (measured, not drawn), and the ticks of both axes. A narrow chart has
+ * fewer ticks on x, about one per 62 units. */
+static void line_layout(const struct svg_line_chart *c, int width, const struct legend_item *items,
+                        size_t n_items, struct frame *f) {
         const double right = 14, bottom = 36;
         const int H0 = c->height > 0 ? c->height : 260;
 
-        f->W = c->width > 0 ? c->width : SVG_WIDTH;
+        f->W = width;
         f->left = 58;
         f->legend_w = f->W - f->left - right;
-        f->top = 24 + legend(NULL, items, n_items, f->left, 0, f->legend_w, 0) + (c->n_marks ? 16 : 4);
-        f->H = H0 + f->top - 40;
         f->pw = f->W - f->left - right;
-        f->ph = f->H - f->top - bottom;
-        f->nxt = svg_ticks(&f->x0, &f->x1, 8, f->xt, G_N_ELEMENTS(f->xt), &f->xstep);
+        f->nxt = svg_ticks(&f->x0, &f->x1, (int)fmax(3, f->pw / 62), f->xt, G_N_ELEMENTS(f->xt), &f->xstep);
         /* Counts (run ids) have no ticks between integers. */
         if (c->x_integer && f->xstep < 1) {
                 f->xstep = 1;
@@ -416,7 +514,18 @@ static void line_layout(const struct svg_line_chart *c, const struct legend_item
                 for (double v = f->x0; v <= f->x1 + 1e-9 && f->nxt < G_N_ELEMENTS(f->xt); v += 1)
                         f->xt[f->nxt++] = v;
         }
+        mark_labels(c, f);
+        f->top = 24 + legend(NULL, items, n_items, f->left, 0, f->legend_w, 0) + 4 +
+                 (f->mark_rows ? f->mark_rows * (SMALL + 2) + 4 : 0);
+        f->H = H0 + f->top - 40;
+        f->ph = f->H - f->top - bottom;
         f->nyt = svg_ticks(&f->y0, &f->y1, 5, f->yt, G_N_ELEMENTS(f->yt), &f->ystep);
+}
+
+/* The baseline of a row of phase labels; the lowest, row 0, is the y
+ * axis' unit's too, clear of the top tick's label. */
+static double mark_row_y(const struct frame *f, int row) {
+        return f->top - 6 - row * (SMALL + 2);
 }
 
 /* Grid lines, tick labels and the axis captions. */
@@ -438,7 +547,7 @@ static void line_grid(struct html *h, const struct svg_line_chart *c, const stru
                 text_at(h, x, f->top + f->ph + 16, "middle", SMALL, AXIS, b);
         }
         if (c->y_unit)
-                text_at(h, 4, f->top - 6, NULL, SMALL, AXIS, c->y_unit);
+                text_at(h, 4, mark_row_y(f, 0), NULL, SMALL, AXIS, c->y_unit);
         if (c->x_label)
                 text_at(h, f->left + f->pw, f->top + f->ph + 31, "end", SMALL, AXIS, c->x_label);
         else if (c->x_unit) {
@@ -517,45 +626,36 @@ static size_t line_series(struct html *h, const struct svg_line_chart *c, const 
         return np;
 }
 
-/* Phase marks over the lines. Marks closer than a label's width share one
- * label ("upload-seen, sync-start, sync-end" within a few ms); labels of
- * neighbouring groups alternate two rows. */
+/* Phase marks over the lines, each with its label as a tooltip, and the
+ * labels mark_labels placed. */
 static void line_marks(struct html *h, const struct svg_line_chart *c, const struct frame *f) {
-        double last_label_x = -1e9;
-        int row = 0;
+        for (size_t i = 0; i < c->n_marks; i++) {
+                double x = fx(f, c->marks[i].t);
 
-        for (size_t i = 0; i < c->n_marks; i++)
-                line(h, fx(f, c->marks[i].t), f->top, fx(f, c->marks[i].t), f->top + f->ph, "#333", 1, "3 3");
-        for (size_t i = 0; i < c->n_marks;) {
-                double x = fx(f, c->marks[i].t), y;
-                GString *label = g_string_new(NULL);
-                size_t j = i;
+                html_start(h, "g");
+                if (c->marks[i].label)
+                        html_elem(h, "title", c->marks[i].label);
+                line(h, x, f->top, x, f->top + f->ph, "#333", 1, "3 3");
+                html_end(h);
+        }
+        for (guint i = 0; i < f->labels->len; i++) {
+                const struct mark_label *l = &g_array_index(f->labels, struct mark_label, i);
+                double y = mark_row_y(f, l->row);
 
-                for (; j < c->n_marks && fx(f, c->marks[j].t) - x < 30; j++)
-                        if (c->marks[j].label)
-                                g_string_append_printf(label, "%s%s", label->len ? ", " : "", c->marks[j].label);
-                row = x - last_label_x < 90 ? !row : 0;
-                last_label_x = x;
-                y = f->top - 2 + (row ? SMALL + 1 : 0);
-                /* near the right edge the label reads leftwards */
-                if (label->len && x + 3 + text_width(label->str, SMALL) > f->W - 2)
-                        text_at(h, x - 3, y, "end", SMALL, "#333", label->str);
-                else if (label->len)
-                        text_at(h, x + 3, y, NULL, SMALL, "#333", label->str);
-                g_string_free(label, TRUE);
-                i = j;
+                text_at(h, l->leftwards ? l->x - 3 : l->x + 3, y, l->leftwards ? "end" : NULL, SMALL, "#333",
+                        l->text);
         }
 }
 
-void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
+static void line_chart_at(struct html *h, const struct svg_line_chart *c, int width, const char *cls) {
         struct frame f;
         struct legend_item *items;
         size_t n_items, n_points = 0;
 
         line_domain(c, &f);
         items = line_legend_items(c, &n_items);
-        line_layout(c, items, n_items, &f);
-        svg_open(h, f.W, (int)ceil(f.H), c->title);
+        line_layout(c, width, items, n_items, &f);
+        svg_open(h, f.W, (int)ceil(f.H), cls, c->title);
         if (c->title)
                 text_at(h, 4, 15, NULL, FONT + 1, "#111", c->title);
         legend(h, items, n_items, f.left, 34, f.legend_w, 1);
@@ -565,6 +665,7 @@ void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
         for (size_t s = 0; s < c->n_series; s++)
                 n_points += line_series(h, c, &c->series[s], &f);
         line_marks(h, c, &f);
+        g_array_free(f.labels, TRUE);
         /* axes */
         line(h, f.left, f.top, f.left, f.top + f.ph, AXIS, 1, NULL);
         line(h, f.left, f.top + f.ph, f.left + f.pw, f.top + f.ph, AXIS, 1, NULL);
@@ -573,89 +674,145 @@ void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
         html_end(h);
 }
 
-void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
-        const int W = c->width > 0 ? c->width : SVG_WIDTH;
-        const double row = 24, label_w = 160, right = 64, top = 30, bottom = 34;
-        double H = top + bottom + row * (double)(c->n_bars ? c->n_bars : 1);
-        double x0 = 0, x1 = -INFINITY, step, pw = W - label_w - right;
-        double ticks[32];
+void svg_line_chart(struct html *h, const struct svg_line_chart *c) {
+        struct variant v[2];
+        size_t n = variants(c->width, v);
+
+        for (size_t i = 0; i < n; i++)
+                line_chart_at(h, c, v[i].width, v[i].cls);
+}
+
+/* The label column of a chart whose rows carry labels of at most widest
+ * units: the widest and a margin, or 0 when that would take more than two
+ * fifths of width W; the labels then sit above their rows. */
+static double label_column(double widest, int W) {
+        double w = widest + 12;
+
+        return w <= W * 0.4 ? w : 0;
+}
+
+#define BAR_LABEL_CHARS 22         /* a bar's label is cut here */
+#define ABOVE 14                   /* the height a label above its row adds */
+
+/* The geometry of a bar chart: the label column (0: labels above the
+ * bars), a row's height, the plot's left and width, the axis. */
+struct bar_frame {
+        int W;
+        double label_w, row, top, bottom, left, pw, H, x0, x1;
+};
+
+static void bar_layout(const struct svg_bar_chart *c, int W, struct bar_frame *f) {
+        const double right = 64;
+        double widest = 0;
+
+        f->x0 = 0;
+        f->x1 = -INFINITY;
+        for (size_t i = 0; i < c->n_bars; i++) {
+                const struct svg_bar *r = &c->bars[i];
+                g_autofree char *label = row_label(r->label, BAR_LABEL_CHARS);
+
+                widest = fmax(widest, text_width(label, SMALL));
+                if (isfinite(r->mean)) {
+                        f->x0 = fmin(f->x0, r->mean);
+                        f->x1 = fmax(f->x1, r->mean);
+                }
+                if (isfinite(r->lo) && isfinite(r->hi)) {
+                        f->x0 = fmin(f->x0, r->lo);
+                        f->x1 = fmax(f->x1, r->hi);
+                }
+        }
+        if (!isfinite(f->x1))
+                f->x1 = 1;
+        f->W = W;
+        f->label_w = label_column(fmax(widest, 60), W);
+        f->row = f->label_w > 0 ? 24 : 24 + ABOVE;
+        f->top = 30;
+        f->bottom = 34;
+        f->left = f->label_w > 0 ? f->label_w : 8;
+        f->pw = W - f->left - right;
+        f->H = f->top + f->bottom + f->row * (double)(c->n_bars ? c->n_bars : 1);
+}
+
+/* One bar: its label (left of it, or above), the bar, the whisker, the
+ * value at its end. */
+static void bar_row(struct html *h, const struct svg_bar_chart *c, const struct svg_bar *r, const struct bar_frame *f,
+                    double y) {
+        const char *name = r->label ? r->label : "";
+        /* above its bar a label has the chart's width */
+        g_autofree char *label = f->label_w > 0 ? row_label(name, BAR_LABEL_CHARS) : fit_text(name, f->W - 16);
+        double by = f->label_w > 0 ? y : y + ABOVE, cy = by + 12;
+        char b[64];
+
+#define X(v) (f->left + fraction((v), f->x0, f->x1) * f->pw)
+        html_start(h, "g");
+        html_start(h, "title");
+        if (!isfinite(r->mean))
+                html_textf(h, "%s: n/a", name);
+        else if (isfinite(r->lo) && isfinite(r->hi))
+                html_textf(h, "%s: %g %s (95%% CI %g to %g)", name, r->mean, c->unit ? c->unit : "", r->lo, r->hi);
+        else
+                html_textf(h, "%s: %g %s", name, r->mean, c->unit ? c->unit : "");
+        html_end(h);
+        if (f->label_w > 0)
+                text_at(h, f->label_w - 6, cy + 4, "end", SMALL, "#222", label);
+        else
+                text_at(h, f->left, y + 12, NULL, SMALL, "#222", label);
+        if (isfinite(r->mean)) {
+                double a = X(fmin(0, r->mean)), z = X(fmax(0, r->mean));
+
+                rect(h, a, by + 4, fmax(z - a, 1), 16, colour(r->color), 0.85);
+        }
+        if (isfinite(r->lo) && isfinite(r->hi)) {
+                double a = X(r->lo), z = X(r->hi);
+
+                line(h, a, cy, z, cy, "#111", 1.4, NULL);
+                line(h, a, cy - 6, a, cy + 6, "#111", 1.4, NULL);
+                line(h, z, cy - 6, z, cy + 6, "#111", 1.4, NULL);
+        }
+        if (isfinite(r->mean)) {
+                double end = isfinite(r->hi) ? fmax(X(r->hi), X(r->mean)) : X(r->mean);
+
+                format_value(r->mean, b, sizeof(b));
+                text_at(h, end + 5, cy + 4, NULL, SMALL, "#222", r->value ? r->value : b);
+        }
+        html_end(h);
+#undef X
+}
+
+static void bar_chart_at(struct html *h, const struct svg_bar_chart *c, int W, const char *cls) {
+        struct bar_frame f;
+        double ticks[32], step;
         size_t nt;
         char b[64];
 
-        for (size_t i = 0; i < c->n_bars; i++) {
-                const struct svg_bar *r = &c->bars[i];
-
-                if (isfinite(r->mean)) {
-                        x0 = fmin(x0, r->mean);
-                        x1 = fmax(x1, r->mean);
-                }
-                if (isfinite(r->lo) && isfinite(r->hi)) {
-                        x0 = fmin(x0, r->lo);
-                        x1 = fmax(x1, r->hi);
-                }
-        }
-        if (!isfinite(x1))
-                x1 = 1;
-        nt = svg_ticks(&x0, &x1, 5, ticks, G_N_ELEMENTS(ticks), &step);
-#define X(v) (label_w + fraction((v), x0, x1) * pw)
-
-        svg_open(h, W, (int)ceil(H), c->title);
+        bar_layout(c, W, &f);
+        nt = svg_ticks(&f.x0, &f.x1, (int)fmax(3, f.pw / 70), ticks, G_N_ELEMENTS(ticks), &step);
+        svg_open(h, W, (int)ceil(f.H), cls, c->title);
         if (c->title)
                 text_at(h, 4, 15, NULL, FONT + 1, "#111", c->title);
         for (size_t i = 0; i < nt; i++) {
-                double x = X(ticks[i]);
+                double x = f.left + fraction(ticks[i], f.x0, f.x1) * f.pw;
 
-                line(h, x, top - 4, x, H - bottom, GRID, 1, NULL);
+                line(h, x, f.top - 4, x, f.H - f.bottom, GRID, 1, NULL);
                 svg_format_tick(ticks[i], step, b, sizeof(b));
-                text_at(h, x, H - bottom + 15, "middle", SMALL, AXIS, b);
+                text_at(h, x, f.H - f.bottom + 15, "middle", SMALL, AXIS, b);
         }
         if (c->unit)
-                text_at(h, label_w + pw, H - 4, "end", SMALL, AXIS, c->unit);
+                text_at(h, f.left + f.pw, f.H - 4, "end", SMALL, AXIS, c->unit);
         if (c->n_bars == 0)
-                text_at(h, label_w + pw / 2, top + row / 2 + 4, "middle", FONT, AXIS, "no data");
-
-        for (size_t i = 0; i < c->n_bars; i++) {
-                const struct svg_bar *r = &c->bars[i];
-                double y = top + row * (double)i, cy = y + row / 2;
-                const char *name = r->label ? r->label : "";
-                size_t cut = html_prefix_chars(name, (size_t)-1, 22);
-                g_autofree char *label = name[cut] ? g_strdup_printf("%.*s\u2026", (int)cut, name)
-                                                   : g_strdup(name);
-
-                html_start(h, "g");
-                html_start(h, "title");
-                if (!isfinite(r->mean))
-                        html_textf(h, "%s: n/a", name);
-                else if (isfinite(r->lo) && isfinite(r->hi))
-                        html_textf(h, "%s: %g %s (95%% CI %g to %g)", name, r->mean, c->unit ? c->unit : "",
-                                   r->lo, r->hi);
-                else
-                        html_textf(h, "%s: %g %s", name, r->mean, c->unit ? c->unit : "");
-                html_end(h);
-                text_at(h, label_w - 6, cy + 4, "end", SMALL, "#222", label);
-                if (isfinite(r->mean)) {
-                        double a = X(fmin(0, r->mean)), z = X(fmax(0, r->mean));
-
-                        rect(h, a, y + 4, fmax(z - a, 1), row - 8, colour(r->color), 0.85);
-                }
-                if (isfinite(r->lo) && isfinite(r->hi)) {
-                        double a = X(r->lo), z = X(r->hi);
-
-                        line(h, a, cy, z, cy, "#111", 1.4, NULL);
-                        line(h, a, cy - 6, a, cy + 6, "#111", 1.4, NULL);
-                        line(h, z, cy - 6, z, cy + 6, "#111", 1.4, NULL);
-                }
-                if (isfinite(r->mean)) {
-                        double end = isfinite(r->hi) ? fmax(X(r->hi), X(r->mean)) : X(r->mean);
-
-                        format_value(r->mean, b, sizeof(b));
-                        text_at(h, end + 5, cy + 4, NULL, SMALL, "#222", b);
-                }
-                html_end(h);
-        }
-        line(h, label_w, top - 4, label_w, H - bottom, AXIS, 1, NULL);
+                text_at(h, f.left + f.pw / 2, f.top + f.row / 2 + 4, "middle", FONT, AXIS, "no data");
+        for (size_t i = 0; i < c->n_bars; i++)
+                bar_row(h, c, &c->bars[i], &f, f.top + f.row * (double)i);
+        line(h, f.left, f.top - 4, f.left, f.H - f.bottom, AXIS, 1, NULL);
         html_end(h);
-#undef X
+}
+
+void svg_bar_chart(struct html *h, const struct svg_bar_chart *c) {
+        struct variant v[2];
+        size_t n = variants(c->width, v);
+
+        for (size_t i = 0; i < n; i++)
+                bar_chart_at(h, c, v[i].width, v[i].cls);
 }
 
 double svg_strip_offset(size_t i) {
@@ -683,26 +840,35 @@ static void strip_domain(const struct svg_strip_chart *c, double *lo, double *hi
         }
 }
 
+/* The geometry of a strip chart: the label column (0: labels above the
+ * rows), a row's height, the plot's left and width, the axis. */
+struct strip_frame {
+        double label_w, row, left, pw, x0, x1;
+};
+
 /* One row: its label, the dots, the median tick, the mean's whisker. */
-static void strip_row(struct html *h, const struct svg_strip *s, double y, double row, double label_w,
-                      double x0, double x1, double pw, const char *unit) {
-        const double cy = y + row * 0.38;
-        const char *name = s->label ? s->label : "";
+static void strip_row(struct html *h, const struct svg_strip *s, double y, const struct strip_frame *f,
+                      const char *unit) {
+        const double row = 44, cy = (f->label_w > 0 ? y : y + ABOVE) + row * 0.38;
+        g_autofree char *name = row_label(s->label, 30);
         size_t shown = 0;
         char b[64];
 
-#define SX(v) (label_w + fraction((v), x0, x1) * pw)
+#define SX(v) (f->left + fraction((v), f->x0, f->x1) * f->pw)
         html_start(h, "g");
         for (size_t i = 0; i < s->n; i++)
                 shown += isfinite(s->v[i]);
         html_start(h, "title");
-        html_textf(h, "%s: %zu samples", name, shown);
+        html_textf(h, "%s: %zu samples", s->label ? s->label : "", shown);
         if (isfinite(s->median))
                 html_textf(h, ", median %g %s", s->median, unit ? unit : "");
         if (isfinite(s->mean) && isfinite(s->lo) && isfinite(s->hi))
                 html_textf(h, ", mean %g (95%% CI %g to %g)", s->mean, s->lo, s->hi);
         html_end(h);
-        text_at(h, label_w - 6, cy + 4, "end", SMALL, "#222", name);
+        if (f->label_w > 0)
+                text_at(h, f->label_w - 6, cy + 4, "end", SMALL, "#222", name);
+        else
+                text_at(h, f->left, y + 12, NULL, SMALL, "#222", name);
         for (size_t i = 0; i < s->n; i++) {
                 if (!isfinite(s->v[i]))
                         continue;
@@ -717,7 +883,7 @@ static void strip_row(struct html *h, const struct svg_strip *s, double y, doubl
         if (isfinite(s->median))
                 line(h, SX(s->median), cy - row * 0.26, SX(s->median), cy + row * 0.26, "#111", 2.5, NULL);
         if (isfinite(s->mean) && isfinite(s->lo) && isfinite(s->hi)) {
-                double wy = y + row * 0.8, a = SX(s->lo), z = SX(s->hi);
+                double wy = cy + row * 0.42, a = SX(s->lo), z = SX(s->hi);
 
                 line(h, a, wy, z, wy, "#111", 1.2, NULL);
                 line(h, a, wy - 3, a, wy + 3, "#111", 1.2, NULL);
@@ -725,39 +891,56 @@ static void strip_row(struct html *h, const struct svg_strip *s, double y, doubl
                 line(h, SX(s->mean), wy - 4, SX(s->mean), wy + 4, "#111", 1.2, NULL);
         }
         snprintf(b, sizeof(b), "n=%zu", shown);
-        text_at(h, label_w + pw + 6, cy + 4, NULL, SMALL, AXIS, b);
+        text_at(h, f->left + f->pw + 6, cy + 4, NULL, SMALL, AXIS, b);
         html_end(h);
 #undef SX
 }
 
-void svg_strip_chart(struct html *h, const struct svg_strip_chart *c) {
-        const int W = c->width > 0 ? c->width : SVG_WIDTH;
-        const double row = 44, label_w = 150, right = 52, top = 30, bottom = 34;
-        double H = top + bottom + row * (double)(c->n_rows ? c->n_rows : 1);
-        double x0, x1, step, pw = W - label_w - right, ticks[32];
+static void strip_chart_at(struct html *h, const struct svg_strip_chart *c, int W, const char *cls) {
+        const double right = 52, top = 30, bottom = 34;
+        struct strip_frame f = { 0 };
+        double H, step, ticks[32], widest = 0;
         size_t nt;
         char b[64];
 
-        strip_domain(c, &x0, &x1);
-        nt = svg_ticks(&x0, &x1, 5, ticks, G_N_ELEMENTS(ticks), &step);
-        svg_open(h, W, (int)ceil(H), c->title);
+        for (size_t r = 0; r < c->n_rows; r++) {
+                g_autofree char *name = row_label(c->rows[r].label, 30);
+
+                widest = fmax(widest, text_width(name, SMALL));
+        }
+        f.label_w = label_column(fmax(widest, 24), W);
+        f.row = f.label_w > 0 ? 44 : 44 + ABOVE;
+        f.left = f.label_w > 0 ? f.label_w : 8;
+        f.pw = W - f.left - right;
+        H = top + bottom + f.row * (double)(c->n_rows ? c->n_rows : 1);
+        strip_domain(c, &f.x0, &f.x1);
+        nt = svg_ticks(&f.x0, &f.x1, (int)fmax(3, f.pw / 70), ticks, G_N_ELEMENTS(ticks), &step);
+        svg_open(h, W, (int)ceil(H), cls, c->title);
         if (c->title)
                 text_at(h, 4, 15, NULL, FONT + 1, "#111", c->title);
         for (size_t i = 0; i < nt; i++) {
-                double x = label_w + fraction(ticks[i], x0, x1) * pw;
+                double x = f.left + fraction(ticks[i], f.x0, f.x1) * f.pw;
 
                 line(h, x, top - 4, x, H - bottom, GRID, 1, NULL);
                 svg_format_tick(ticks[i], step, b, sizeof(b));
                 text_at(h, x, H - bottom + 15, "middle", SMALL, AXIS, b);
         }
         if (c->unit)
-                text_at(h, label_w + pw, H - 4, "end", SMALL, AXIS, c->unit);
+                text_at(h, f.left + f.pw, H - 4, "end", SMALL, AXIS, c->unit);
         if (c->n_rows == 0)
-                text_at(h, label_w + pw / 2, top + row / 2 + 4, "middle", FONT, AXIS, "no data");
+                text_at(h, f.left + f.pw / 2, top + f.row / 2 + 4, "middle", FONT, AXIS, "no data");
         for (size_t r = 0; r < c->n_rows; r++)
-                strip_row(h, &c->rows[r], top + row * (double)r, row, label_w, x0, x1, pw, c->unit);
-        line(h, label_w, top - 4, label_w, H - bottom, AXIS, 1, NULL);
+                strip_row(h, &c->rows[r], top + f.row * (double)r, &f, c->unit);
+        line(h, f.left, top - 4, f.left, H - bottom, AXIS, 1, NULL);
         html_end(h);
+}
+
+void svg_strip_chart(struct html *h, const struct svg_strip_chart *c) {
+        struct variant v[2];
+        size_t n = variants(c->width, v);
+
+        for (size_t i = 0; i < n; i++)
+                strip_chart_at(h, c, v[i].width, v[i].cls);
 }
 
 /* --- forest plots --- */
@@ -788,13 +971,16 @@ static void forest_domain(const struct svg_forest_panel *p, double *lo, double *
         }
 }
 
-static double forest_panel_height(const struct svg_forest_panel *p) {
-        return 20 + FOREST_ROW * (double)(p->n_rows ? p->n_rows : 1) + 34;
-}
-
+/* The geometry shared by a forest plot's panels: the label column (0:
+ * each label above its row), a row's height, where the plot starts and
+ * how wide it is; and one panel's axis. */
 struct forest_axis {
-        double x0, x1, left, pw;
+        double label_w, row, x0, x1, left, pw;
 };
+
+static double forest_panel_height(const struct svg_forest_panel *p, double row) {
+        return 20 + row * (double)(p->n_rows ? p->n_rows : 1) + 34;
+}
 
 /* The change column: FOREST_VALUE_W, or the widest value and its margin. */
 static double forest_value_w(const struct svg_forest_chart *c) {
@@ -806,32 +992,45 @@ static double forest_value_w(const struct svg_forest_chart *c) {
         return w;
 }
 
+/* The label column where it leaves the plot SVG_NARROW / 2 units, else
+ * labels above their rows; the change column; the plot after them. */
+static void forest_layout(const struct svg_forest_chart *c, int W, struct forest_axis *a) {
+        double value_w = forest_value_w(c);
+
+        a->label_w = FOREST_LABEL_W + value_w + 14 + SVG_NARROW / 2 <= W ? FOREST_LABEL_W : 0;
+        a->row = a->label_w > 0 ? FOREST_ROW : FOREST_ROW + ABOVE;
+        a->left = a->label_w + value_w;
+        a->pw = W - a->left - 14;
+}
+
 static double forest_x(const struct forest_axis *a, double v) {
         return a->left + fraction(v, a->x0, a->x1) * a->pw;
 }
 
 /* One row: its band, the whisker and the dot in the verdict's colour, the
- * label at the left and the change at the right. */
-static void forest_row(struct html *h, const struct svg_forest_row *r, const struct forest_axis *a, double y) {
-        const double cy = y + FOREST_ROW / 2.0;
-        const char *name = r->label ? r->label : "";
+ * label at the left (or above) and the change before the plot. */
+static void forest_row(struct html *h, const struct svg_forest_row *r, const struct forest_axis *a, double y, int W) {
+        const double top = a->label_w > 0 ? y : y + ABOVE, cy = top + FOREST_ROW / 2.0;
         const char *fill = tone_colour(r->tone);
-        size_t cut = html_prefix_chars(name, (size_t)-1, 30);
-        g_autofree char *label = name[cut] ? g_strdup_printf("%.*s\u2026", (int)cut, name) : g_strdup(name);
+        /* above its row a label has the chart's width */
+        g_autofree char *label = a->label_w > 0 ? row_label(r->label, 30) : fit_text(r->label, W - 8);
 
         html_start(h, "g");
         html_attr(h, "class", "forest-row");
         html_start(h, "title");
-        html_textf(h, "%s: %s", name, r->value ? r->value : "n/a");
+        html_textf(h, "%s: %s", r->label ? r->label : "", r->value ? r->value : "n/a");
         if (isfinite(r->lo) && isfinite(r->hi))
                 html_textf(h, " (95%% CI %g to %g)", r->lo, r->hi);
         html_end(h);
         if (isfinite(r->band) && r->band > 0) {
                 double b0 = forest_x(a, -r->band), b1 = forest_x(a, r->band);
 
-                rect(h, b0, y + 2, fmax(b1 - b0, 1), FOREST_ROW - 4, "#8a939c", 0.22);
+                rect(h, b0, top + 2, fmax(b1 - b0, 1), FOREST_ROW - 4, "#8a939c", 0.22);
         }
-        text_at(h, FOREST_LABEL_W - 8, cy + 4, "end", SMALL, "#222", label);
+        if (a->label_w > 0)
+                text_at(h, a->label_w - 8, cy + 4, "end", SMALL, "#222", label);
+        else
+                text_at(h, 4, y + 12, NULL, SMALL, "#222", label);
         text_at(h, a->left - 8, cy + 4, "end", SMALL, fill, r->value ? r->value : "n/a");
         if (isfinite(r->lo) && isfinite(r->hi)) {
                 double x0 = forest_x(a, r->lo), x1 = forest_x(a, r->hi);
@@ -851,47 +1050,72 @@ static void forest_row(struct html *h, const struct svg_forest_row *r, const str
         html_end(h);
 }
 
+/* A vertical line at x over a panel's rows from rows_top: one line, or
+ * where the labels sit above the rows, a piece per row below its label so
+ * no line crosses a label. */
+static void forest_vertical(struct html *h, const struct forest_axis *a, const struct svg_forest_panel *p, double x,
+                            double rows_top, const char *stroke, double width) {
+        const size_t n = p->n_rows ? p->n_rows : 1;
+
+        if (a->label_w > 0) {
+                line(h, x, rows_top, x, rows_top + a->row * (double)n, stroke, width, NULL);
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                double y = rows_top + a->row * (double)i + ABOVE;
+
+                line(h, x, y, x, y + FOREST_ROW, stroke, width, NULL);
+        }
+}
+
 /* One panel from y: its rows over the grid, the line at 0, the ticks and
  * the axis caption below. Returns the height used. */
-static double forest_panel(struct html *h, const struct svg_forest_panel *p, int W, double value_w, double y) {
-        struct forest_axis a = { .left = FOREST_LABEL_W + value_w, .pw = W - FOREST_LABEL_W - value_w - 14 };
-        const double rows_top = y + 20, rows_h = FOREST_ROW * (double)(p->n_rows ? p->n_rows : 1);
+static double forest_panel(struct html *h, const struct svg_forest_panel *p, struct forest_axis a, int W, double y) {
+        const double rows_top = y + 20, rows_h = a.row * (double)(p->n_rows ? p->n_rows : 1);
         double ticks[32], step;
         size_t nt;
         char b[64];
 
         forest_domain(p, &a.x0, &a.x1);
-        nt = svg_ticks(&a.x0, &a.x1, 5, ticks, G_N_ELEMENTS(ticks), &step);
+        nt = svg_ticks(&a.x0, &a.x1, (int)fmax(3, a.pw / 50), ticks, G_N_ELEMENTS(ticks), &step);
         if (p->axis)
                 text_at(h, 4, y + 13, NULL, SMALL, AXIS, p->axis);
         for (size_t i = 0; i < nt; i++) {
                 double x = forest_x(&a, ticks[i]);
 
-                line(h, x, rows_top, x, rows_top + rows_h, GRID, 1, NULL);
+                forest_vertical(h, &a, p, x, rows_top, GRID, 1);
                 svg_format_tick(ticks[i], step, b, sizeof(b));
                 text_at(h, x, rows_top + rows_h + 16, "middle", SMALL, AXIS, b);
         }
         if (p->n_rows == 0)
-                text_at(h, a.left + a.pw / 2, rows_top + FOREST_ROW / 2.0 + 4, "middle", FONT, AXIS, "no data");
+                text_at(h, a.left + a.pw / 2, rows_top + a.row / 2.0 + 4, "middle", FONT, AXIS, "no data");
         for (size_t i = 0; i < p->n_rows; i++)
-                forest_row(h, &p->rows[i], &a, rows_top + FOREST_ROW * (double)i);
+                forest_row(h, &p->rows[i], &a, rows_top + a.row * (double)i, W);
         /* The line of no change, over the rows and their bands. */
-        line(h, forest_x(&a, 0), rows_top - 2, forest_x(&a, 0), rows_top + rows_h + 2, "#111", 1.4, NULL);
+        forest_vertical(h, &a, p, forest_x(&a, 0), rows_top, "#111", 1.4);
         line(h, a.left, rows_top + rows_h, a.left + a.pw, rows_top + rows_h, AXIS, 1, NULL);
-        return forest_panel_height(p);
+        return forest_panel_height(p, a.row);
 }
 
-void svg_forest_chart(struct html *h, const struct svg_forest_chart *c) {
-        const int W = c->width > 0 ? c->width : SVG_WIDTH;
-        const double value_w = forest_value_w(c);
+static void forest_chart_at(struct html *h, const struct svg_forest_chart *c, int W, const char *cls) {
+        struct forest_axis a;
         double H = 26, y = 26;
 
+        forest_layout(c, W, &a);
         for (size_t i = 0; i < c->n_panels; i++)
-                H += forest_panel_height(&c->panels[i]);
-        svg_open(h, W, (int)ceil(H), c->title);
+                H += forest_panel_height(&c->panels[i], a.row);
+        svg_open(h, W, (int)ceil(H), cls, c->title);
         if (c->title)
                 text_at(h, 4, 16, NULL, FONT + 1, "#111", c->title);
         for (size_t i = 0; i < c->n_panels; i++)
-                y += forest_panel(h, &c->panels[i], W, value_w, y);
+                y += forest_panel(h, &c->panels[i], a, W, y);
         html_end(h);
+}
+
+void svg_forest_chart(struct html *h, const struct svg_forest_chart *c) {
+        struct variant v[2];
+        size_t n = variants(c->width, v);
+
+        for (size_t i = 0; i < n; i++)
+                forest_chart_at(h, c, v[i].width, v[i].cls);
 }

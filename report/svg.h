@@ -7,8 +7,11 @@
  * value a dot, with the median and the mean's 95 % interval), and forest
  * plots of a comparison's changes with their intervals. Charts are drawn
  * in a fixed viewBox and scale to their container, never below the
- * viewBox's width (SVG_WIDTH), so their text reads at 12 px or more; no
- * script, no external resource.
+ * viewBox's width, so their text reads at 12 px or more; no script, no
+ * external resource. A chart that would not fit a phone at that size is
+ * drawn a second time, narrow (SVG_NARROW): fewer ticks, a label that
+ * does not fit beside its row above it, phase labels staggered or left
+ * out; the page's style sheet shows one of the two.
  *
  * Long series are reduced for display to at most four points per pixel
  * column (first, min, max, last of the column, in time order): the drawn
@@ -20,11 +23,15 @@
 
 #include "report/html.h"
 
-/* The default viewBox width of every chart, and the smallest font size in
- * it. The site's style sheet never draws a chart narrower than
- * SVG_WIDTH px (web/page.c: wider on a wide screen, scrolled sideways on a
- * phone), so a label is never smaller than SVG_FONT_MIN px. */
+/* The viewBox widths of a chart, wide and narrow, and the smallest font
+ * size in it. A chart struct's width 0 draws both: <svg class="chart
+ * wide"> SVG_WIDTH units wide, then <svg class="chart narrow">
+ * SVG_NARROW wide. The site's style sheet (web/page.c) shows the narrow
+ * one on a phone and the wide one elsewhere, and never draws either
+ * narrower than its viewBox, so a label is never smaller than
+ * SVG_FONT_MIN px. A width > 0 draws one <svg class="chart"> that wide. */
 #define SVG_WIDTH 560
+#define SVG_NARROW 320
 #define SVG_FONT_MIN 12
 
 /* One line. t ascending; v NAN breaks the line (a sample the guest did
@@ -44,7 +51,8 @@ struct svg_band {
 
 struct svg_mark {
         double t;                  /* x unit */
-        const char *label;         /* drawn at the top of the mark; may be NULL */
+        const char *label;         /* drawn at the top of the mark where it finds room (else only the
+                                      mark's tooltip says it); may be NULL */
 };
 
 struct svg_line_chart {
@@ -63,7 +71,7 @@ struct svg_line_chart {
         const char *band_label;    /* legend text of the bands ("writeout stall"); NULL: none */
         const struct svg_mark *marks;
         size_t n_marks;
-        int width, height;         /* viewBox; 0 for the default SVG_WIDTH x 260 */
+        int width, height;         /* viewBox; width 0: wide and narrow (above), height 0: 260 */
 };
 
 /* Draw a line chart into h (an <svg> element). Empty series, all-NAN
@@ -76,6 +84,8 @@ struct svg_bar {
         double mean;
         double lo, hi;             /* 95 % interval; NAN: no whisker */
         int color;
+        const char *value;         /* the mean as text at the bar's end ("289 µs"); NULL: the mean with
+                                      three significant digits */
 };
 
 struct svg_bar_chart {
@@ -83,10 +93,12 @@ struct svg_bar_chart {
         const char *unit;
         const struct svg_bar *bars;
         size_t n_bars;
-        int width;                 /* viewBox width; 0 for SVG_WIDTH */
+        int width;                 /* viewBox width; 0: wide and narrow (above) */
 };
 
-/* Draw a horizontal bar chart of means with whiskers into h. */
+/* Draw a horizontal bar chart of means with whiskers into h. Labels sit
+ * left of their bars, or above them when the widest would take more than
+ * two fifths of the width. */
 void svg_bar_chart(struct html *h, const struct svg_bar_chart *c);
 
 /* One row of a strip chart: a side's samples. */
@@ -104,7 +116,7 @@ struct svg_strip_chart {
         const char *unit;
         const struct svg_strip *rows;
         size_t n_rows;
-        int width;                 /* viewBox width; 0 for SVG_WIDTH */
+        int width;                 /* viewBox width; 0: wide and narrow (above) */
 };
 
 /* Draw the samples of each row as dots along a value axis (spread across
@@ -143,14 +155,16 @@ struct svg_forest_chart {
         const char *title;
         const struct svg_forest_panel *panels;
         size_t n_panels;
-        int width;                 /* viewBox width; 0 for SVG_WIDTH */
+        int width;                 /* viewBox width; 0: wide and narrow (above) */
 };
 
 /* Draw a forest plot: per panel, its caption, then a row per metric: the
  * label, the change as text, and on the panel's axis the change as a dot,
  * its interval as a whisker and its no-verdict band shaded around a
  * vertical line at 0, coloured by verdict; the axis's ticks below the
- * rows. Each row is a <g class="forest-row">. */
+ * rows. Each row is a <g class="forest-row">. The labels take a column
+ * left of the changes where it leaves the plot SVG_NARROW / 2 units;
+ * otherwise (the narrow variant) each sits above its row. */
 void svg_forest_chart(struct html *h, const struct svg_forest_chart *c);
 
 /* The pieces, exported for the tests. */

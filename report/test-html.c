@@ -224,3 +224,37 @@ TEST(xml_document) {
                           "<title>xy&lt;z&gt;</title><link href=\"compare-a.html\"/></feed>");
         g_free(buf);
 }
+
+/* Column labels: each <td> of a row gets its column's label (escaped), a
+ * colspan moves the next cell's label on, an empty label adds nothing, a
+ * new row starts again, and none are added once they are cleared. */
+TEST(column_labels) {
+        static const char *const labels[] = { "run", "", "a\"b", "d" };
+        struct html *h = html_new();
+        char *buf = NULL;
+        size_t len = 0;
+
+        html_column_labels(h, labels, G_N_ELEMENTS(labels));
+        html_start(h, "tr");
+        html_elem(h, "td", "1");
+        html_elem(h, "td", "2");
+        html_elem(h, "td", "3");
+        html_end(h);
+        html_start(h, "tr");
+        html_start(h, "td");
+        html_attr(h, "colspan", "3");
+        html_text(h, "x");
+        html_end(h);
+        html_elem(h, "td", "y");
+        html_elem(h, "td", "past the labels");
+        html_end(h);
+        html_column_labels(h, NULL, 0);
+        html_start(h, "tr");
+        html_elem(h, "td", "z");
+        html_end(h);
+        ASSERT_EQ(html_finish(h, &buf, &len), 0);
+        ASSERT_STREQ(buf, "<tr><td data-label=\"run\">1</td><td>2</td><td data-label=\"a&quot;b\">3</td></tr>"
+                          "<tr><td data-label=\"run\" colspan=\"3\">x</td><td data-label=\"d\">y</td>"
+                          "<td>past the labels</td></tr><tr><td>z</td></tr>");
+        g_free(buf);
+}

@@ -150,7 +150,7 @@ static char *render_line(const struct svg_series *s, size_t ns) {
         struct svg_line_chart c = {
                 .title = "bo <blocks>", .x_unit = "s", .y_unit = "KiB/s",
                 .series = s, .n_series = ns, .bands = &band, .n_bands = 1, .band_label = "stall",
-                .marks = mark, .n_marks = 2,
+                .marks = mark, .n_marks = 2, .width = SVG_WIDTH,
         };
         char *buf;
         size_t len;
@@ -217,11 +217,12 @@ TEST(line_chart_parts) {
 
 TEST(bar_chart) {
         struct svg_bar bars[] = {
-                { "6.1.0-47-amd64", 160.5, 150.0, 171.0, 0 },
-                { "\"><script>alert(1)</script>", 140.0, NAN, NAN, 1 },
-                { "a-very-long-kernel-name-that-does-not-fit", 10, 9, 11, 2 },
+                { "6.1.0-47-amd64", 160.5, 150.0, 171.0, 0, NULL },
+                { "\"><script>alert(1)</script>", 140.0, NAN, NAN, 1, NULL },
+                { "a-very-long-kernel-name-that-does-not-fit", 10, 9, 11, 2, NULL },
         };
-        struct svg_bar_chart c = { .title = "dd.write_MBps", .unit = "MB/s", .bars = bars, .n_bars = 3 };
+        struct svg_bar_chart c = { .title = "dd.write_MBps", .unit = "MB/s", .bars = bars, .n_bars = 3,
+                                   .width = SVG_WIDTH };
         struct html *h = html_new();
         g_autofree char *svg = NULL;
         size_t len;
@@ -266,7 +267,7 @@ TEST(integer_x_axis) {
         double t[] = { 3, 4 }, v[] = { 100, 102 };
         struct svg_series s = { .label = "6.1.0-57-amd64", .t = t, .v = v, .n = 2 };
         struct svg_line_chart c = { .title = "dd.write_MBps", .x_label = "run", .x_integer = 1, .markers = 1,
-                                    .y_unit = "MB/s", .series = &s, .n_series = 1 };
+                                    .y_unit = "MB/s", .series = &s, .n_series = 1, .width = SVG_WIDTH };
         struct html *h = html_new();
         g_autofree char *svg = NULL;
         size_t len;
@@ -308,8 +309,8 @@ TEST(line_chart_span_beyond_double) {
 
 TEST(bar_chart_odd_values) {
         struct svg_bar bars[] = {
-                { "none", NAN, NAN, NAN, 0 },
-                { "huge", 4e307, 3e307, 5e307, 1 },
+                { "none", NAN, NAN, NAN, 0, NULL },
+                { "huge", 4e307, 3e307, 5e307, 1, NULL },
         };
         struct svg_bar_chart c = { .title = "dd.write_MBps", .unit = "MB/s", .bars = bars, .n_bars = 2 };
         struct html *h = html_new();
@@ -337,7 +338,8 @@ TEST(strip_chart) {
                 { .label = "<img src=x onerror=alert(1)>", .v = b, .n = 2, .median = 60.5, .mean = NAN, .lo = NAN,
                   .hi = NAN, .color = 1 },
         };
-        struct svg_strip_chart c = { .title = "dd.write_MBps", .unit = "MB/s", .rows = rows, .n_rows = 2 };
+        struct svg_strip_chart c = { .title = "dd.write_MBps", .unit = "MB/s", .rows = rows, .n_rows = 2,
+                                     .width = SVG_WIDTH };
         struct html *h = html_new();
         g_autofree char *svg = NULL;
         size_t len;
@@ -397,7 +399,7 @@ TEST(forest_chart) {
                 { "change of the mean, % of A", ratios, 2 },
                 { "difference of the means, s", amounts, 1 },
         };
-        struct svg_forest_chart c = { .title = "dd", .panels = panels, .n_panels = 2 };
+        struct svg_forest_chart c = { .title = "dd", .panels = panels, .n_panels = 2, .width = SVG_WIDTH };
         struct html *h = html_new();
         g_autofree char *svg = NULL;
         size_t len;
@@ -426,7 +428,7 @@ TEST(forest_chart_long_value) {
                 { "guest.write.spin_s", "+0.000000981 s", 9.81e-7, 1e-7, 2e-6, 0.005, SVG_TONE_NONE },
         };
         struct svg_forest_panel panels[] = { { "difference of the means, s", rows, 1 } };
-        struct svg_forest_chart c = { .title = "dd", .panels = panels, .n_panels = 1 };
+        struct svg_forest_chart c = { .title = "dd", .panels = panels, .n_panels = 1, .width = SVG_WIDTH };
         struct html *h = html_new();
         g_autofree char *svg = NULL;
         const char *t, *x;
@@ -440,4 +442,177 @@ TEST(forest_chart_long_value) {
         ASSERT_TRUE(x != NULL);
         /* the end of the text at x, 14 characters of SVG_FONT_MIN before it */
         ASSERT_TRUE(strtod(x + 9, NULL) - 14 * SVG_FONT_MIN * 0.58 >= 214);
+}
+
+/* The viewBox width of the svg element at p. */
+static long viewbox_width(const char *p) {
+        const char *vb = strstr(p, "viewBox=\"0 0 ");
+
+        ASSERT_TRUE(vb != NULL);
+        return strtol(vb + 13, NULL, 10);
+}
+
+/* Width 0 draws every kind of chart twice: wide, then narrow, each with
+ * the class the page's style sheet picks by. */
+TEST(wide_and_narrow) {
+        double t[] = { 0, 1 }, v[] = { 1, 2 };
+        struct svg_series s = { .label = "bo", .t = t, .v = v, .n = 2 };
+        struct svg_bar bar = { "6.1.0-47-amd64", 1, 0.5, 1.5, 0, NULL };
+        struct svg_strip strip = { .label = "A", .v = v, .n = 2, .median = 1.5, .mean = NAN, .lo = NAN, .hi = NAN };
+        struct svg_forest_row row = { "guest.write.kernel_Minsn", "+4.6%", 4.6, 4.2, 5.0, 2, SVG_TONE_WORSE };
+        struct svg_forest_panel panel = { "change of the mean, % of A", &row, 1 };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        const char *p;
+        size_t len;
+
+        svg_line_chart(h, &(struct svg_line_chart){ .title = "l", .series = &s, .n_series = 1 });
+        svg_bar_chart(h, &(struct svg_bar_chart){ .title = "b", .bars = &bar, .n_bars = 1 });
+        svg_strip_chart(h, &(struct svg_strip_chart){ .title = "s", .rows = &strip, .n_rows = 1 });
+        svg_forest_chart(h, &(struct svg_forest_chart){ .title = "f", .panels = &panel, .n_panels = 1 });
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_EQ(test_occurrences(svg, "<svg "), 8);
+        ASSERT_EQ(test_occurrences(svg, "class=\"chart wide\""), 4);
+        ASSERT_EQ(test_occurrences(svg, "class=\"chart narrow\""), 4);
+        p = svg;
+        for (int i = 0; i < 8; i++) {
+                p = strstr(p, "<svg ");
+                ASSERT_TRUE(p != NULL);
+                ASSERT_EQ(viewbox_width(p), i % 2 ? SVG_NARROW : SVG_WIDTH);
+                ASSERT_TRUE(strncmp(strstr(p, "class=\""), i % 2 ? "class=\"chart narrow\"" : "class=\"chart wide\"",
+                                    i % 2 ? 20 : 18) == 0);
+                p++;
+        }
+}
+
+/* The x of the <text> element before the one that shows label, and its y
+ * (OUT). */
+static double text_x(const char *svg, const char *label, double *ret_y) {
+        const char *t = strstr(svg, label), *x;
+
+        ASSERT_TRUE(t != NULL);
+        x = g_strrstr_len(svg, t - svg, "<text x=\"");
+        ASSERT_TRUE(x != NULL);
+        *ret_y = strtod(strstr(x, " y=\"") + 4, NULL);
+        return strtod(x + 9, NULL);
+}
+
+/* A narrow forest plot puts each label above its row, from the left edge,
+ * so neither the label nor the change is cut and no text is below 12 px:
+ * the label's baseline is above its dot, the change right of the label's
+ * start, the plot inside the viewBox. */
+TEST(forest_chart_narrow) {
+        struct svg_forest_row rows[] = {
+                { "guest.drop-caches.kernel_Minsn", "-0.3%", -0.3, -1.1, 0.5, 2, SVG_TONE_NONE },
+                { "guest.write.wait_s", "+330 µs", 0.33, 0.1, 0.5, 0.05, SVG_TONE_WORSE },
+        };
+        struct svg_forest_panel panels[] = { { "change, % of A", rows, 1 }, { "difference, ms", rows + 1, 1 } };
+        struct svg_forest_chart c = { .title = "dd", .panels = panels, .n_panels = 2, .width = SVG_NARROW };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        double lx, ly, vx, vy;
+        const char *dot;
+        size_t len;
+
+        svg_forest_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_EQ(viewbox_width(svg), SVG_NARROW);
+        ASSERT_EQ(test_occurrences(svg, "<g class=\"forest-row\">"), 2);
+        lx = text_x(svg, ">guest.drop-caches.kernel_Minsn</text>", &ly);
+        vx = text_x(svg, ">-0.3%</text>", &vy);
+        ASSERT_NEAR(lx, 4, 1e-9);
+        ASSERT_TRUE(vy > ly + SVG_FONT_MIN);                    /* the change is on the row below its label */
+        ASSERT_TRUE(vx - 5 * SVG_FONT_MIN * 0.58 >= 0);          /* right-aligned at vx, inside the chart */
+        dot = strstr(svg, "<circle ");
+        ASSERT_TRUE(dot != NULL);
+        ASSERT_TRUE(strtod(strstr(dot, "cy=\"") + 4, NULL) > ly);
+        ASSERT_TRUE(strtod(strstr(dot, "cx=\"") + 4, NULL) < SVG_NARROW);
+        for (const char *p = svg; (p = strstr(p, "font-size=\"")); p++)
+                ASSERT_TRUE(strtol(p + 11, NULL, 10) >= SVG_FONT_MIN);
+        /* at the wide width the same labels take a column left of the changes */
+        h = html_new();
+        g_free(svg);
+        c.width = SVG_WIDTH;
+        svg_forest_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        lx = text_x(svg, ">guest.drop-caches.kernel_Minsn</text>", &ly);
+        vx = text_x(svg, ">-0.3%</text>", &vy);
+        ASSERT_NEAR(ly, vy, 1e-9);
+        ASSERT_TRUE(lx < vx);
+}
+
+/* The labels of phase marks close together ("drop-caches", "read", "end"
+ * within a few pixels of each other, and one at the left edge under the y
+ * axis' unit) never overlap: each label's span, estimated as the writer
+ * estimates it, is clear of every other in its row; a label with no room
+ * in any row is left to its mark's tooltip. */
+TEST(marks_staggered) {
+        double t[] = { 0, 10 }, v[] = { 1, 2 };
+        struct svg_series s = { .label = "bo", .t = t, .v = v, .n = 2 };
+        struct svg_mark marks[] = { { 0.1, "write" }, { 7.8, "drop-caches" }, { 8.1, "read" }, { 8.4, "sync" },
+                                    { 8.7, "end" }, { 9.0, "umount" }, { 9.3, "last" } };
+        struct svg_line_chart c = { .title = "t", .x_unit = "s", .y_unit = "blocks/s (1 KiB)", .series = &s,
+                                    .n_series = 1, .marks = marks, .n_marks = 7, .width = SVG_NARROW };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        double x0[16], x1[16], y[16];
+        size_t len, n = 0;
+
+        svg_line_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        for (size_t i = 0; i < G_N_ELEMENTS(marks); i++) {
+                g_autofree char *needle = g_strdup_printf(">%s</text>", marks[i].label);
+                const char *at = strstr(svg, needle), *x;
+
+                /* every mark names itself in its tooltip */
+                g_autofree char *tip = g_strdup_printf("<title>%s</title>", marks[i].label);
+                ASSERT_TRUE(strstr(svg, tip) != NULL);
+                if (!at)
+                        continue;
+                x = g_strrstr_len(svg, at - svg, "<text x=\"");
+                x0[n] = strtod(x + 9, NULL);
+                y[n] = strtod(strstr(x, " y=\"") + 4, NULL);
+                x1[n] = x0[n] + strlen(marks[i].label) * SVG_FONT_MIN * 0.58;
+                if (strstr(x, "text-anchor=\"end\"") && strstr(x, "text-anchor=\"end\"") < at) {
+                        x1[n] = x0[n];
+                        x0[n] -= strlen(marks[i].label) * SVG_FONT_MIN * 0.58;
+                }
+                ASSERT_TRUE(x0[n] >= 0 && x1[n] <= SVG_NARROW);
+                n++;
+        }
+        ASSERT_TRUE(n >= 4);   /* write and at least three of the close ones */
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = i + 1; k < n; k++)
+                        if (y[i] == y[k])
+                                ASSERT_TRUE(x1[i] <= x0[k] || x1[k] <= x0[i]);
+        /* the unit at the left and "write" just right of the axis do not share a row */
+        {
+                double wy, uy, wx = text_x(svg, ">write</text>", &wy), ux = text_x(svg, ">blocks/s (1 KiB)</text>", &uy);
+
+                ASSERT_TRUE(fabs(wy - uy) >= SVG_FONT_MIN || wx > ux + 16 * SVG_FONT_MIN * 0.58);
+        }
+}
+
+/* A bar's value label has three significant digits, never "0.000"; the
+ * caller's text when it gives one; on a narrow chart a long label sits
+ * above its bar, whole. */
+TEST(bar_values_and_narrow_labels) {
+        struct svg_bar bars[] = {
+                { "6.1.0-47-amd64", 0.000289, 0.00025, 0.00033, 0, NULL },
+                { "6.1.0-57-amd64+a-long-variant", 0.000313, NAN, NAN, 1, "313 \xc2\xb5s" },
+        };
+        struct svg_bar_chart c = { .title = "guest.drop-caches.spin_s", .unit = "s", .bars = bars, .n_bars = 2,
+                                   .width = SVG_NARROW };
+        struct html *h = html_new();
+        g_autofree char *svg = NULL;
+        double y, x;
+        size_t len;
+
+        svg_bar_chart(h, &c);
+        ASSERT_EQ(html_finish(h, &svg, &len), 0);
+        ASSERT_TRUE(strstr(svg, ">0.000<") == NULL && strstr(svg, ">0.000289<") != NULL);
+        ASSERT_TRUE(strstr(svg, ">313 \xc2\xb5s<") != NULL);
+        x = text_x(svg, ">6.1.0-57-amd64+a-long-variant</text>", &y);
+        ASSERT_TRUE(x < 20);                                /* above the bar, from the left */
+        ASSERT_EQ(viewbox_width(svg), SVG_NARROW);
 }

@@ -15,6 +15,11 @@
 #include "common/util.h"
 #include "report/json.h"
 #include "report/text.h"
+#include "report/textrun.h"
+
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
 #include "report/view.h"
 #include "results/db.h"
 #include "results/query.h"
@@ -55,7 +60,7 @@ TEST(run_text) {
 
         fixture_init(&f);
         ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
-        CAPTURE(text, text_run(v, 0, out));
+        CAPTURE(text, textrun_run(v, &(struct textrun_opts){ .width = 0 }, out));
         v = view_run_free(v);
         fputs(text, stderr);
         ASSERT_TRUE(strstr(text, "run 1  tag nightly  complete") != NULL);
@@ -63,7 +68,7 @@ TEST(run_text) {
         ASSERT_TRUE(strstr(text, "cells ok 8/9\n") != NULL);
         ASSERT_TRUE(strstr(text, "qemu 7.2.19") != NULL);
         ASSERT_TRUE(strstr(text, "c000  6.1.0-47-amd64  dd") != NULL);
-        ASSERT_TRUE(strstr(text, "dd.write_MBps=40.00\n") != NULL);
+        ASSERT_TRUE(strstr(text, "dd.write_MBps=40\n") != NULL);
         /* A metric stored without a value. */
         ASSERT_TRUE(strstr(text, "dd.write_MBps=n/a\n") != NULL);
         /* The failed cell shows its detail with the escape byte masked. */
@@ -79,13 +84,13 @@ TEST(run_text) {
          * failed cell's 1000 stays out. */
         ASSERT_TRUE(strstr(text, "\nWORKLOAD dd\nMETRIC  ") != NULL);
         ASSERT_TRUE(strstr(text, "  6.1.0-47-amd64  ") != NULL && strstr(text, "  6.1.0-57-amd64  ") != NULL);
-        ASSERT_TRUE(strstr(text, "\ndd.write_MBps                     MB/s  3  42.00 ± 2.00      ") != NULL);
-        ASSERT_TRUE(strstr(text, "(cells without value: 0 1)") != NULL);
+        ASSERT_TRUE(strstr(text, "\ndd.write_MBps  MB/s  3  42.00 ± 2.00  3  51.00 ± 1.73 (1 without a value)\n") !=
+                    NULL);
         ASSERT_TRUE(strstr(text, "left out") == NULL);
         free(text);
 
         ASSERT_EQ(view_run_load(f.db, f.empty_run, &v, &err), 0);
-        CAPTURE(text, text_run(v, 0, out));
+        CAPTURE(text, textrun_run(v, &(struct textrun_opts){ .width = 0 }, out));
         v = view_run_free(v);
         ASSERT_TRUE(strstr(text, "no cells stored yet") != NULL);
         ASSERT_TRUE(strstr(text, "cells ok 0/4\n") != NULL);
@@ -100,6 +105,46 @@ TEST(run_text) {
 
 /* The end of kbench run: the judged metrics only (the registry's
  * verdict metrics), the cells that did not end ok, and where the rest is. */
+/* The widest line of text, in columns. */
+static int widest(const char *text) {
+        int w = 0;
+
+        for (const char *p = text; *p;) {
+                size_t n = strcspn(p, "\n");
+                char *line = strndup(p, n);
+
+                w = MAX(w, text_columns(line));
+                free(line);
+                p += n + (p[n] == '\n');
+        }
+        return w;
+}
+
+/* Within the reader's width: a cell's figures go under its row, and
+ * kernels that do not fit side by side come in blocks. */
+TEST(run_text_fits_width) {
+        struct kb_error err = { { 0 } };
+        struct fixture f;
+        struct view_run *v = NULL;
+        char *text = NULL;
+
+        fixture_init(&f);
+        ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
+        CAPTURE(text, textrun_run(v, &(struct textrun_opts){ .width = 100 }, out));
+        fputs(text, stderr);
+        ASSERT_TRUE(widest(text) <= 100);
+        ASSERT_TRUE(strstr(text, "24.00\n      dd.read_MBps=100 dd.write_MBps=40\n") != NULL);
+        free(text);
+        CAPTURE(text, textrun_run(v, &(struct textrun_opts){ .width = 40 }, out));
+        fputs(text, stderr);
+        /* One kernel a block: the second kernel's header opens its own. */
+        ASSERT_TRUE(strstr(text, "\nMETRIC         UNIT  6.1.0-57-amd64\n") != NULL);
+        ASSERT_TRUE(strstr(text, "\nMETRIC         UNIT  6.1.0-47-amd64\n") != NULL);
+        free(text);
+        v = view_run_free(v);
+        fixture_done(&f);
+}
+
 TEST(run_text_brief) {
         struct kb_error err = { { 0 } };
         struct fixture f;
@@ -115,7 +160,7 @@ TEST(run_text_brief) {
                                "FROM cells WHERE workload = 'dd';",
                                NULL, NULL, NULL), SQLITE_OK);
         ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
-        CAPTURE(text, text_run_brief(v, out));
+        CAPTURE(text, textrun_brief(v, &(struct textrun_opts){ .width = 0 }, out));
         fputs(text, stderr);
         ASSERT_TRUE(strstr(text, "run 1  tag nightly  complete") != NULL);
         ASSERT_TRUE(strstr(text, "\nJudged metrics over ok cells (n  mean ± stddev per kernel):\n") != NULL);
@@ -129,7 +174,7 @@ TEST(run_text_brief) {
         ASSERT_TRUE(strstr(text, "\n(every cell and metric: kbench show 1)\n") != NULL);
         free(text);
         /* The full table still has them all. */
-        CAPTURE(text, text_run(v, 0, out));
+        CAPTURE(text, textrun_run(v, &(struct textrun_opts){ .width = 0 }, out));
         ASSERT_TRUE(strstr(text, "vmstat.bo_mean") != NULL && strstr(text, "c000  ") != NULL);
         free(text);
         v = view_run_free(v);
@@ -162,7 +207,7 @@ TEST(run_text_repeats) {
                                "'pages/s' FROM cells WHERE workload = 'dd';",
                                NULL, NULL, NULL), SQLITE_OK);
         ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
-        CAPTURE(text, text_run(v, 0, out));
+        CAPTURE(text, textrun_run(v, &(struct textrun_opts){ .width = 0 }, out));
         fputs(text, stderr);
         ASSERT_TRUE(strstr(text, "\nvmstat.bo_mean ") != NULL);
         ASSERT_TRUE(strstr(text, "\nvmstat.write.bi_mean ") != NULL);
@@ -172,7 +217,7 @@ TEST(run_text_repeats) {
         ASSERT_TRUE(strstr(text, "\n2 rows left out (a repeat of another row, or 0 or no value in every cell): "
                                  "--all shows them\n") != NULL);
         free(text);
-        CAPTURE(text, text_run(v, 1, out));
+        CAPTURE(text, textrun_run(v, &(struct textrun_opts){ .all = 1 }, out));
         ASSERT_TRUE(strstr(text, "\nvmstat.write.bo_mean ") != NULL && strstr(text, "\nvmstat.pgscan_per_s ") != NULL);
         ASSERT_TRUE(strstr(text, "left out") == NULL);
         free(text);
@@ -250,7 +295,7 @@ TEST(runs_text_and_resolve) {
 
         fixture_init(&f);
         ASSERT_EQ(view_runs_load(f.db, &runs, &err), 0);
-        CAPTURE(text, text_runs(runs, out));
+        CAPTURE(text, textrun_runs(runs, out));
         runs = view_runs_free(runs);
         ASSERT_TRUE(strstr(text, "CELLS OK/TOTAL") != NULL);
         ASSERT_TRUE(strstr(text, "    1  nightly  ") != NULL);
@@ -442,7 +487,7 @@ TEST(hostile_strings) {
         json_decref(j);
 
         ASSERT_EQ(view_run_load(f.db, f.run, &v, &err), 0);
-        CAPTURE(text, text_run(v, 0, out));
+        CAPTURE(text, textrun_run(v, &(struct textrun_opts){ .width = 0 }, out));
         ASSERT_TRUE(!has_control(text));
         free(text);
         j = roundtrip(json_view_run(v));

@@ -38,6 +38,8 @@ struct view_run {
         struct query_series *series;
         size_t n_series;
         struct view_series *summary;       /* n_series entries, same order */
+        struct _GHashTable *series_of;     /* "kernel\x1fworkload\x1fmetric" -> 1 + its place in
+                                              summary, for view_run_series (owned) */
 };
 
 /* How a cell's guest started, from its boot_warm metric: "warm", "cold",
@@ -84,6 +86,12 @@ int view_metric_judged(const char *name, int cpu_paced);
 /* All runs. OUT: *ret (free with view_runs_free). */
 int view_runs_load(struct db *db, struct view_runs **ret, struct kb_error *err);
 struct view_runs *view_runs_free(struct view_runs *v);
+
+/* The summary of (kernel name, workload, metric) in v, or NULL: one
+ * lookup, for a renderer that asks it of every metric of every kernel
+ * (the site's run and kernel pages). */
+const struct view_series *view_run_series(const struct view_run *v, const char *kernel, const char *workload,
+                                          const char *metric);
 
 /* One run. Errors: -ENOENT "no run N in PATH", or a database error.
  * OUT: *ret (free with view_run_free). */

@@ -45,7 +45,7 @@ int column_int64(sqlite3_stmt *s, int i, enum column_need need, int64_t none_val
 
         if (t != SQLITE_INTEGER) {
                 if (need == COLUMN_NEEDED)
-                        return t == SQLITE_NULL ? -ENODATA : -EDOM;
+                        return t == SQLITE_NULL ? -ENODATA : -ENOTNAM;
                 *ret = none_value;
                 return 0;
         }
@@ -96,6 +96,11 @@ int column_error(struct db *db, int r, const char *column, const char *row, stru
                 return error_setf(err, -EBADMSG, "%s: %s is NULL in %s", db_path(db), column, row);
         case -EDOM:
                 return error_setf(err, -EBADMSG, "%s: %s is not a finite number in %s", db_path(db), column, row);
+        case -ENOTNAM:
+                return error_setf(err, -EBADMSG, "%s: %s is not an integer in %s", db_path(db), column, row);
+        case -ERANGE:
+                return error_setf(err, -EBADMSG, "%s: %s is out of range in %s (an integer wider than kbench "
+                                  "writes there)", db_path(db), column, row);
         default:
                 return error_setf(err, r, "out of memory");
         }

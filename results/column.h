@@ -30,8 +30,8 @@ int column_text(sqlite3_stmt *s, int i, enum column_need need, char **ret);
  * when optional; when needed, -ENODATA for NULL and -EDOM for the rest. */
 int column_real(sqlite3_stmt *s, int i, enum column_need need, double *ret);
 /* Column i as an integer. When optional, NULL is none_value; when needed,
- * NULL is -ENODATA. Any other type than an integer is -EDOM when needed,
- * none_value when optional. */
+ * NULL is -ENODATA. Any other type than an integer is -ENOTNAM when
+ * needed, none_value when optional. */
 int column_int64(sqlite3_stmt *s, int i, enum column_need need, int64_t none_value, int64_t *ret);
 /* A counter: a non-negative integer, or -1 for NULL (not reported) and
  * anything else (the file is data). */
@@ -55,8 +55,10 @@ double column_row_real(struct column_row *row, int i, const char *needed);
 /* Column i as column_int64 (0 when absent), an int when it fits. */
 int64_t column_row_int64(struct column_row *row, int i, const char *needed);
 
-/* The one line for a value a column_* accessor refused with r (-ENODATA,
- * -EDOM): "PATH: TABLE.COLUMN is NULL in ROW" (column is "table.column",
- * row says which row: "cell 3"). Any other r is "out of memory". Returns
+/* The one line for a value a column_* accessor or its caller refused with
+ * r: -ENODATA "PATH: TABLE.COLUMN is NULL in ROW" (column is
+ * "table.column", row says which row: "cell 3"), -EDOM a real that is not
+ * finite, -ENOTNAM an integer column holding something else, -ERANGE an
+ * integer wider than its field. Any other r is "out of memory". Returns
  * -EBADMSG for the refusals (the file is damaged), else r. */
 int column_error(struct db *db, int r, const char *column, const char *row, struct kb_error *err);

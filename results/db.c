@@ -18,6 +18,7 @@
 #include "common/util.h"
 #include "results/column.h"
 #include "results/db.h"
+#include "results/profile.h"
 #include "results/schema-sql.h"
 
 struct db {
@@ -159,6 +160,31 @@ static const char db_schema_v7[] =
         ");\n"
         "ALTER TABLE cells ADD COLUMN host_id INTEGER REFERENCES hosts(id);\n";
 
+/* Version 8: where each phase's kernel instructions went (cell/cellprof.h):
+ * per cell and phase, the instructions executed in each function of the
+ * kernel, every function that ran (the rows sum to the phase's kernel
+ * instructions); and per kernel the names its symbol table holds, so a
+ * reader can tell a function of one kernel only from one that did not
+ * run. Names are rows of their own: one kernel's ~50,000 functions, and
+ * every cell's few thousand rows, would otherwise repeat them. */
+static const char db_schema_v8[] =
+        "CREATE TABLE symbols (\n"
+        "        id        INTEGER PRIMARY KEY,\n"
+        "        name      TEXT NOT NULL UNIQUE\n"          /* "vfs_write", "ext4_map_blocks [ext4]" */
+        ");\n"
+        "CREATE TABLE kernel_symbols (\n"
+        "        kernel_id TEXT NOT NULL REFERENCES kernels(id),\n"
+        "        symbol_id INTEGER NOT NULL REFERENCES symbols(id),\n"
+        "        PRIMARY KEY (kernel_id, symbol_id)\n"
+        ") WITHOUT ROWID;\n"
+        "CREATE TABLE profile (\n"
+        "        cell_id   INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,\n"
+        "        phase     TEXT NOT NULL,\n"              /* as in guest.<phase>.kernel_Minsn */
+        "        symbol_id INTEGER NOT NULL REFERENCES symbols(id),\n"
+        "        insns     INTEGER NOT NULL CHECK (insns > 0),\n"   /* instructions executed there */
+        "        PRIMARY KEY (cell_id, phase, symbol_id)\n"
+        ") WITHOUT ROWID;\n";
+
 static int db_fill_marks(struct db *db, struct kb_error *err);
 
 /* Migration steps in order; step i brings user_version from i to i + 1.
@@ -176,6 +202,7 @@ static const struct db_migration {
         { 5, db_schema_v5, db_fill_marks },
         { 6, db_schema_v6, NULL },
         { 7, db_schema_v7, NULL },
+        { 8, db_schema_v8, NULL },
 };
 _Static_assert(ELEMENTSOF(db_migrations) == DB_SCHEMA_VERSION,
                "one migration step per schema version");
@@ -1155,6 +1182,8 @@ int db_cell_insert(struct db *db, const struct db_cell *cell, int64_t *ret_cell_
                 r = cell_insert_marks(db, cell, id, err);
         if (r >= 0)
                 r = cell_insert_logs(db, cell, id, err);
+        if (r >= 0)
+                r = db_profile_insert(db, cell, id, err);
         if (r >= 0)
                 r = db_exec(db, "COMMIT", err);
         if (r < 0) {

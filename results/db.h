@@ -16,7 +16,7 @@
 struct db;
 
 /* The schema version this build writes (PRAGMA user_version after migration). */
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 /* Columns of the agent's vmstat rows, in this order: the one list in
  * common/vmstat-columns.h (results/test-vmstat-schema.c checks schema.sql
@@ -100,6 +100,14 @@ struct db_mark {
         double t_host;             /* arrival, s since the cell's QEMU start; NAN: unknown */
 };
 
+/* One row of a cell's profile (results/profile.h): the instructions the
+ * kernel executed in one function during one phase. */
+struct db_profile_row {
+        const char *phase;         /* "write", as in guest.write.kernel_Minsn */
+        const char *symbol;        /* "vfs_write", "ext4_map_blocks [ext4]", "[unknown]" */
+        int64_t insns;             /* > 0 */
+};
+
 struct db_log {
         const char *stream;        /* "console" (ttyS0), "data" (raw ttyS1), "script", ... */
         const char *text;          /* may be large */
@@ -131,6 +139,12 @@ struct db_cell {
         size_t n_hostblk;   const struct db_hostblk_row *hostblk;   /* in time order */
         size_t n_marks;     const struct db_mark *marks;            /* in arrival order */
         size_t n_logs;      const struct db_log *logs;
+        size_t n_profile;   const struct db_profile_row *profile;
+        /* Every name of the symbol table the profile was resolved with,
+         * for kernel_symbols: stored when the kernel's stored names are
+         * fewer (the first cell of a kernel, or one whose boot loaded
+         * modules the earlier ones did not). */
+        size_t n_kernel_symbols; const char *const *kernel_symbols;
 };
 
 /* Open (creating and migrating as needed) the database at path. Returns 0 and

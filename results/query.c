@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/nearest.h"
 #include "common/util.h"
 #include "results/column.h"
 #include "results/query.h"
@@ -185,7 +186,7 @@ static int q_row_read(struct db *db, const struct q_kind *k, sqlite3_stmt *s, in
                         /* Wider than an int is no count or code kbench wrote. */
                         if (r >= 0 && (v < INT_MIN || v > INT_MAX)) {
                                 if (need == COLUMN_NEEDED)
-                                        r = -EDOM;
+                                        r = -ERANGE;
                                 v = none;
                         }
                         if (r >= 0)
@@ -671,6 +672,29 @@ void query_kernels_free(struct query_kernel *k, size_t n) {
         q_rows_free(&kernel_kind, k, n);
 }
 
+/* " (did you mean A or B?)" for the stored kernel names nearest name, or
+ * "" when none is near (caller frees). */
+static char *kernel_suggestion(struct db *db, const char *name) {
+        struct query_kernel *all = NULL;
+        struct kb_error ignored = { { 0 } };
+        _cleanup_free_ const char **names = NULL;
+        char *out = NULL;
+        size_t n = 0, near = 0;
+
+        if (q_rows(db, "SELECT id, name FROM kernels ORDER BY name", NULL, 0, &kernel_kind, (void **)&all, &n,
+                   &ignored) < 0 || !(names = calloc(n + 1, sizeof(*names))))
+                goto out;
+        for (size_t i = 0; i < n; i++)
+                names[i] = all[i].name;
+        near = nearest_sort(name, names, n);
+        if ((near == 1 && asprintf(&out, " (did you mean %.128s?)", names[0]) < 0) ||
+            (near > 1 && asprintf(&out, " (did you mean %.128s or %.128s?)", names[0], names[1]) < 0))
+                out = NULL;
+out:
+        query_kernels_free(all, n);
+        return out ? out : strdup("");
+}
+
 int query_kernel_by_name(struct db *db, const char *name, struct query_kernel **ret, struct kb_error *err) {
         struct query_kernel *v;
         int r;
@@ -679,8 +703,11 @@ int query_kernel_by_name(struct db *db, const char *name, struct query_kernel **
                     (void **)&v, err);
         if (r < 0)
                 return r;
-        if (!v)
-                return error_setf(err, -ENOENT, "no kernel '%.128s' in %s", name, db_path(db));
+        if (!v) {
+                _cleanup_free_ char *hint = kernel_suggestion(db, name);
+
+                return error_setf(err, -ENOENT, "no kernel '%.128s' in %s%s", name, db_path(db), hint ? hint : "");
+        }
         *ret = v;
         return 0;
 }

@@ -14,6 +14,7 @@
 #include "common/test.h"
 #include "common/util.h"
 #include "results/db.h"
+#include "results/profile.h"
 #include "results/nights.h"
 #include "results/query.h"
 #include "results/schema-sql.h"
@@ -1029,7 +1030,8 @@ TEST(nights_round_trip) {
 
         tmpdb_init(&t);
         ASSERT_EQ(db_open(t.path, &db, &err), 0);
-        ASSERT_EQ(sqlite3_exec(db_handle(db), "DROP TABLE night_compares; DROP TABLE nights; "
+        ASSERT_EQ(sqlite3_exec(db_handle(db), "DROP TABLE profile; DROP TABLE kernel_symbols; DROP TABLE symbols; "
+                               "DROP TABLE night_compares; DROP TABLE nights; "
                                "ALTER TABLE cells DROP COLUMN host_id; DROP TABLE hosts; PRAGMA user_version = 5",
                                NULL, NULL, NULL), SQLITE_OK);
         db = db_close(db);
@@ -1054,6 +1056,80 @@ TEST(nights_round_trip) {
         ASSERT_STREQ(rows[0].compares[1].sel_b, "run:3:6.1.0-57-amd64");
         ASSERT_EQ(rows[1].n_compares, 0);
         night_rows_free(rows, n);
+        db_close(db);
+        tmpdb_done(&t);
+}
+
+/* A cell's profile comes back as stored, per phase; the kernel's symbol
+ * names are stored once (a later cell with no more names adds none), and
+ * tell a function the kernel lacks from one that did not run. A row that
+ * is not one fails the whole cell, nothing written. */
+TEST(profile_round_trip) {
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct kb_error err = { { 0 } };
+        const struct db_profile_row rows[] = {
+                { "write", "vfs_write", 5000 },
+                { "write", "ext4_buffered_write_iter [ext4]", 700 },
+                { "read", "vfs_read", 30 },
+        };
+        const char *const names[] = { "vfs_write", "vfs_read", "ext4_buffered_write_iter [ext4]" };
+        const struct db_profile_row bad[] = { { "write", "vfs_write", 0 } };
+        struct db_profile_entry *e = NULL;
+        struct db_cell c;
+        int64_t run, id = 0;
+        size_t n = 0;
+        int has = 7;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_kernel(db, KID_A, "6.1.0-47-amd64");
+        add_kernel(db, KID_B, "6.1.0-57-amd64");
+        run = add_run(db, NULL);
+        c = simple_cell(run, "c000", "ok", 1);
+        c.n_profile = ELEMENTSOF(rows);
+        c.profile = rows;
+        c.n_kernel_symbols = ELEMENTSOF(names);
+        c.kernel_symbols = names;
+        ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
+        c = simple_cell(run, "c001", "ok", 1);
+        c.n_profile = 1;
+        c.profile = rows;
+        c.n_kernel_symbols = 2;
+        c.kernel_symbols = names;
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM kernel_symbols"), 3);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM symbols"), 3);
+
+        ASSERT_EQ(db_profile_read(db, id, "write", &e, &n, &err), 0);
+        ASSERT_EQ(n, 2);
+        ASSERT_TRUE(strcmp(e[0].symbol, "vfs_write") == 0 ? e[0].insns == 5000 : e[1].insns == 5000);
+        db_profile_entries_free(e, n);
+        ASSERT_EQ(db_profile_read(db, id, "drop-caches", &e, &n, &err), 0);
+        ASSERT_EQ(n, 0);
+        db_profile_entries_free(e, n);
+
+        ASSERT_EQ(db_profile_kernel_has(db, KID_A, "vfs_read", &has, &err), 0);
+        ASSERT_EQ(has, 1);
+        ASSERT_EQ(db_profile_kernel_has(db, KID_A, "rt_spin_lock", &has, &err), 0);
+        ASSERT_EQ(has, 0);
+        ASSERT_EQ(db_profile_kernel_has(db, KID_B, "vfs_read", &has, &err), 0);
+        ASSERT_EQ(has, -1);
+
+        c = simple_cell(run, "c002", "ok", 1);
+        c.n_profile = 1;
+        c.profile = bad;
+        ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), -EINVAL);
+        ASSERT_TRUE(strstr(err.msg, "c002") != NULL);
+        ASSERT_EQ(q_int(db, "SELECT count(*) FROM cells WHERE cell_key = 'c002'"), 0);
+
+        /* A damaged row is an error naming the cell, never a count of 0. */
+        ASSERT_EQ(sqlite3_exec(db_handle(db), "UPDATE profile SET insns = -3 WHERE phase = 'read'", NULL, NULL, NULL) &
+                  0xff, SQLITE_CONSTRAINT);
+        ASSERT_EQ(sqlite3_exec(db_handle(db), "PRAGMA ignore_check_constraints = 1; "
+                               "UPDATE profile SET insns = -3 WHERE phase = 'read'", NULL, NULL, NULL), SQLITE_OK);
+        ASSERT_EQ(db_profile_read(db, id, "read", &e, &n, &err), -EBADMSG);
+        ASSERT_TRUE(strstr(err.msg, "profile.insns") != NULL);
         db_close(db);
         tmpdb_done(&t);
 }

@@ -184,6 +184,10 @@ TEST(selections_for_compare) {
         query_kernels_free(k, 1);
         ASSERT_EQ(query_kernel_by_name(f.db, "7.0", &k, &err), -ENOENT);
         ASSERT_TRUE(strncmp(err.msg, "no kernel '7.0' in ", 19) == 0);
+        ASSERT_TRUE(strstr(err.msg, "did you mean") == NULL);
+        /* A typo gets the nearest names. */
+        ASSERT_EQ(query_kernel_by_name(f.db, "6.1.0-57-amd46", &k, &err), -ENOENT);
+        ASSERT_TRUE(strstr(err.msg, " (did you mean 6.1.0-57-amd64 or 6.1.0-47-amd64?)") != NULL);
 
         ASSERT_EQ(query_run_kernels(f.db, f.run, &k, &n, &err), 0);
         ASSERT_EQ(n, 2);
@@ -272,6 +276,9 @@ TEST(needed_values_that_are_not) {
                 { "timeline", "UPDATE timeline SET kind = NULL", "timeline.kind is NULL in a timeline point of cell " },
                 { "runs", "UPDATE runs SET started_at = 9e999", "runs.started_at is not a finite number in run " },
                 { "runs", "UPDATE runs SET status = NULL", "runs.status is NULL in run " },
+                /* finite, but wider than the int it is read into; a text is no integer */
+                { "cells", "UPDATE cells SET attempt = 99999999999999", "cells.attempt is out of range in cell " },
+                { "cells", "UPDATE cells SET attempt = 'x'", "cells.attempt is not an integer in cell " },
         };
 
         for (size_t k = 0; k < ELEMENTSOF(cases); k++) {

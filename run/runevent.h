@@ -35,6 +35,8 @@ enum run_event_origin {
         RUN_ORIGIN_BISECT,
 };
 
+struct explain;
+
 struct run_event {
         enum run_event_kind kind;
         enum run_event_origin origin;
@@ -54,7 +56,10 @@ struct run_event {
         int64_t run_id;            /* RESULT */
         struct db *db;             /* RESULT: the run's database, open during the call */
         const struct json_t *result; /* BISECT_RESULT: what `kbench bisect --json` prints (bisection,
-                                      workload, metric, outcome, first_bad, confirmed, change, steps) */
+                                      workload, metric, outcome, first_bad, confirmed, change, steps,
+                                      explain) */
+        const struct explain *explain; /* BISECT_RESULT: where a change of the kernel's instructions
+                                      went, last good to first bad (report/explain.h), or NULL */
 };
 
 /* A sink. on_event is called from the pump's thread; with several hosts

@@ -20,6 +20,7 @@
 #include "host/snapshot.h"
 #include "cell/warm.h"
 #include "cell/cell.h"
+#include "cell/cellprof.h"
 #include "cell/cellrows.h"
 #include "host/hostload.h"
 #include "report/metrics.h"
@@ -34,6 +35,8 @@
 #include "run/seqrun.h"
 #include "host/vm.h"
 #include "store/watchdog.h"
+#include "kernels/ksyms.h"
+#include "kernels/kconfig.h"
 #include "kernels/kstore.h"
 #include "results/db.h"
 #include "results/query.h"
@@ -82,6 +85,7 @@ struct run {
         char **initrd_sha;                 /* per kernel, for snapshot keys; filled when first needed */
         GHashTable *warm_failed;           /* snapshot keys that failed this run: their cells boot cold */
         char *insn_plugin;                 /* the instruction counter in the store's cache, or NULL */
+        char *prof_plugin;                 /* the profile plugin there, or NULL (cell/cellprof.h) */
         char *settings_text, *host_info;   /* the run row's (row points to them) */
         char hostname[256];
 };
@@ -296,37 +300,50 @@ static int build_images(struct run *r, struct kb_error *err) {
         return 0;
 }
 
-/* The instruction-count plugin (plugin/kbinsn.c) as a file QEMU can open:
- * a copy in the store's cache named by its content, since QEMU runs as
- * VM_QEMU_USER and the build tree need not be reachable by it. Under KVM,
- * or without a built plugin, cells carry no counts and the run says why
- * once. */
-static void stage_plugin(struct run *r) {
-        g_autofree char *src = runner_helper_path(RUNNER_INSN_PLUGIN);
-        g_autofree char *cache = store_cache_dir(r->g), *bytes = NULL, *sum = NULL, *name = NULL, *dst = NULL;
+/* A plugin as a file QEMU can open: a copy in the store's cache named by
+ * its content (prefix-<sha>.so), since QEMU runs as VM_QEMU_USER and the
+ * build tree need not be reachable by it. NULL, said once with what, when
+ * it is not built or cannot be copied. Caller g_frees. */
+static char *stage_plugin(struct run *r, const char *env, const char *rel, const char *name, const char *prefix,
+                          const char *what) {
+        g_autofree char *src = runner_helper_path(env, rel, name);
+        g_autofree char *cache = store_cache_dir(r->g), *bytes = NULL, *sum = NULL, *file = NULL, *dst = NULL;
         gsize len = 0;
 
-        if (strcmp(r->accel, "kvm") == 0)
-                return;
         if (!g_file_get_contents(src, &bytes, &len, NULL)) {
-                run_note(r, "no instruction counts: the plugin is not built (%s; tools/setup.sh "
-                         "builds it)", src);
-                return;
+                run_note(r, "no %s: the plugin is not built (%s; tools/setup.sh builds it)", what, src);
+                return NULL;
         }
         sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)bytes, len);
-        name = g_strdup_printf("kbinsn-%.16s.so", sum);
-        dst = g_build_filename(cache, name, NULL);
+        file = g_strdup_printf("%s-%.16s.so", prefix, sum);
+        dst = g_build_filename(cache, file, NULL);
         g_mkdir_with_parents(cache, 0755);
         if (!g_file_test(dst, G_FILE_TEST_EXISTS)) {
                 g_autofree char *tmp = g_strconcat(dst, ".tmp", NULL);
                 if (!g_file_set_contents_full(tmp, bytes, (gssize)len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, NULL) ||
                     rename(tmp, dst) < 0) {
                         g_unlink(tmp);
-                        run_note(r, "no instruction counts: cannot write %s", dst);
-                        return;
+                        run_note(r, "no %s: cannot write %s", what, dst);
+                        return NULL;
                 }
         }
-        r->insn_plugin = g_steal_pointer(&dst);
+        return g_steal_pointer(&dst);
+}
+
+/* The instruction counter (plugin/kbinsn.c) and, unless --no-profile, the
+ * profile plugin beside it (plugin/kbprof.c). Both are TCG's: under KVM
+ * cells count with the guest's PMU and have no profile, which the run
+ * says once. */
+static void stage_plugins(struct run *r) {
+        if (strcmp(r->accel, "kvm") == 0) {
+                if (!r->set.no_profile)
+                        run_note(r, "no profile of the kernel's instructions: it needs TCG's plugin (the cells run "
+                                 "under KVM)");
+                return;
+        }
+        r->insn_plugin = stage_plugin(r, RUNNER_INSN_PLUGIN, "kbinsn", "instruction counts");
+        if (r->insn_plugin && !r->set.no_profile)
+                r->prof_plugin = stage_plugin(r, RUNNER_PROF_PLUGIN, "kbprof", "profile of the kernel's instructions");
 }
 
 static char *host_info_json(void) {
@@ -378,9 +395,15 @@ static char *settings_json(const struct run *r) {
         json_t *j = json_object(), *ks = json_array(), *ws = json_array();
         char *s;
 
-        for (size_t k = 0; k < r->n_kernels; k++)
-                json_array_append_new(ks, json_pack("{s:s, s:s, s:s?}", "name", r->kernels[k]->name, "id",
-                                                    r->kernels[k]->id, "release", r->kernels[k]->release));
+        for (size_t k = 0; k < r->n_kernels; k++) {
+                /* The upstream version, for the pages: the store may have
+                 * lost the kernel by the time they are written. */
+                g_autofree char *up = kconfig_upstream(r->kernels[k]->version, r->kernels[k]->release);
+
+                json_array_append_new(ks, json_pack("{s:s, s:s, s:s?, s:s?}", "name", r->kernels[k]->name, "id",
+                                                    r->kernels[k]->id, "release", r->kernels[k]->release,
+                                                    "upstream", up));
+        }
         for (size_t w = 0; w < r->n_specs; w++)
                 json_array_append_new(ws, json_string(r->specs[w]->text));
         json_object_set_new(j, "kernels", ks);
@@ -457,6 +480,33 @@ static void reserve_take(struct run *r) {
 /* Give the reserve back; returns 1 when there was one to give. */
 static int reserve_release(struct run *r) {
         return r->reserve && g_unlink(r->reserve) == 0;
+}
+
+/* A kernel's symbol table its guest sent in a cell goes into the kernel
+ * store, so the kernel's later cells need not send it again
+ * (cell/cellprof.h). Not being able to is said, not fatal: the next cell
+ * sends it again. */
+static void keep_ksyms(struct run *r, const struct kstore_kernel *k, const struct cell_result *res) {
+        g_autofree char *tmp = NULL;
+        struct kb_error err = { { 0 } };
+        int multi = r->n_hosts > 1, fd;
+
+        if (!res->ksyms_fresh || !res->ksyms)
+                return;
+        tmp = g_build_filename(r->g->home, "scratch", "ksyms-XXXXXX", NULL);
+        fd = g_mkstemp(tmp);
+        if (fd < 0) {
+                run_note(r, "%s: its symbol table is not kept: %s: %s", k->name, tmp, g_strerror(errno));
+                return;
+        }
+        close(fd);
+        if (multi)
+                g_mutex_lock(&r->lock);
+        if (ksyms_save(res->ksyms, tmp, &err) < 0 || kstore_attach(r->ks, k, "ksyms", tmp, CELLPROF_KSYMS_FILE, &err) < 0)
+                run_note(r, "%s: its symbol table is not kept: %s", k->name, err.msg);
+        if (multi)
+                g_mutex_unlock(&r->lock);
+        g_unlink(tmp);
 }
 
 /* Store one finished attempt. A failed commit (a full host disk, mostly)
@@ -647,8 +697,10 @@ static int run_attempts(struct run *r, struct run_host *h, const struct plan_cel
                 warm_for_cell(r, pc, spec, &warm);
                 spec->attempt = attempt;
                 ret = cell_run_ops(ops, ctx, spec, &res, multi ? NULL : on_stage, r, err);
-                if (ret == 0)
+                if (ret == 0) {
                         warm_after_cell(r, &warm, &res);
+                        keep_ksyms(r, spec->kernel, &res);
+                }
                 warm_cell_clear(&warm);
                 if (ret < 0)
                         return ret;
@@ -705,7 +757,7 @@ static int run_one_cell(struct run *r, struct run_host *h, const struct plan_cel
                 .silence_timeout_s = r->set.hang_timeout_s,
                 .hostload_root = h->hostload_root, .stop = r->stop,
                 .contended_pct = r->set.max_contention_pct > 0 ? r->set.max_contention_pct : METRICS_CONTENDED_PCT,
-                .insn_plugin = r->insn_plugin,
+                .insn_plugin = r->insn_plugin, .prof_plugin = r->prof_plugin,
         };
 
         /* The name results will show: a variant's label first; and where. */
@@ -927,6 +979,8 @@ static int check_qemu_reach(struct run *r, struct kb_error *err) {
         }
         if (ret == 0 && r->insn_plugin)
                 ret = vm_qemu_can_reach(u, r->insn_plugin, 1, err);
+        if (ret == 0 && r->prof_plugin)
+                ret = vm_qemu_can_reach(u, r->prof_plugin, 1, err);
         return ret;
 }
 
@@ -1041,7 +1095,62 @@ static int count_axes(struct run *r, struct kb_error *err) {
         return 0;
 }
 
-static int resolve_inputs(struct run *r, struct kb_error *err) {
+/* The workloads, parsed (their job files checked), resolved against the
+ * guest and built once, so that keys which do not fit the guest (bonnie's
+ * size below twice its RAM) fail before any boot rather than as a failed
+ * cell per repeat; and --until-mde's budget. Every error here is the
+ * user's request (exit 2), found before the store is looked at. */
+static int parse_workloads(struct run *r, struct kb_error *err) {
+        const struct run_settings *o = &r->set;
+        int ret;
+
+        r->usage = 1;
+        r->specs = g_new0(struct workload_spec *, r->n_specs);
+        for (size_t w = 0; w < r->n_specs; w++) {
+                struct workload_env env = { 0 };
+                g_autofree char *script = NULL;
+
+                cell_workload_env(&o->guest, &env);
+                ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
+                if (ret < 0)
+                        return ret;
+                /* The defaults the guest decides spelled out, so every
+                 * label says what ran (dd:size=512M, not dd:size=). */
+                ret = workload_spec_resolve(r->specs[w], &env);
+                if (ret < 0)
+                        return error_setf(err, ret, "-w '%.128s': cannot spell out its defaults", o->workloads[w]);
+                /* Compared by the canonical text (every key resolved): dd
+                 * and dd:bs=1M are the same workload; more repeats are -n. */
+                for (size_t j = 0; j < w; j++)
+                        if (strcmp(r->specs[j]->text, r->specs[w]->text) == 0)
+                                return error_setf(err, -EINVAL, "-w '%.128s' is the same workload as -w '%.128s' "
+                                                  "(%.200s); give each once, and repeats with -n", o->workloads[w],
+                                                  o->workloads[j], r->specs[w]->text);
+                env.nports = MIN(r->specs[w]->ops->n_ports, (int)G_N_ELEMENTS(env.ports));
+                for (int i = 0; i < env.nports; i++)
+                        env.ports[i] = (uint16_t)(40000 + i);
+                ret = r->specs[w]->ops->script(r->specs[w], &env, &script, err);
+                if (ret < 0)
+                        return ret;
+        }
+        return check_until_mde(r, err);
+}
+
+int runner_check_workloads(const struct run_settings *o, const struct store_ctx *g, struct kb_error *err) {
+        struct run r = { .set = *o, .g = g };
+        int ret;
+
+        for (; o->workloads && o->workloads[r.n_specs]; r.n_specs++)
+                ;
+        ret = parse_workloads(&r, err);
+        for (size_t w = 0; r.specs && w < r.n_specs; w++)
+                workload_spec_free(r.specs[w]);
+        g_free(r.specs);
+        return ret;
+}
+
+/* The kernels, from the kernel store; then what this host can do. */
+static int resolve_kernels(struct run *r, struct kb_error *err) {
         const struct run_settings *o = &r->set;
         int ret;
 
@@ -1064,42 +1173,6 @@ static int resolve_inputs(struct run *r, struct kb_error *err) {
                                                   r->kernels[k]->id);
                         }
         }
-        r->specs = g_new0(struct workload_spec *, r->n_specs);
-        for (size_t w = 0; w < r->n_specs; w++) {
-                /* Build the job once now, so that keys which do not fit the
-                 * guest (bonnie's size below twice its RAM) fail before any
-                 * boot rather than as a failed cell per repeat. */
-                struct workload_env env = { 0 };
-                g_autofree char *script = NULL;
-
-                cell_workload_env(&o->guest, &env);
-                r->usage = 1;
-                ret = workload_spec_parse(o->workloads[w], &r->specs[w], err);
-                if (ret < 0)
-                        return ret;
-                /* The defaults the guest decides spelled out, so every
-                 * label says what ran (dd:size=512M, not dd:size=). */
-                ret = workload_spec_resolve(r->specs[w], &env);
-                if (ret < 0)
-                        return error_setf(err, ret, "-w '%.128s': cannot spell out its defaults", o->workloads[w]);
-                /* Compared by the canonical text (every key resolved): dd
-                 * and dd:bs=1M are the same workload; more repeats are -n. */
-                for (size_t j = 0; j < w; j++)
-                        if (strcmp(r->specs[j]->text, r->specs[w]->text) == 0)
-                                return error_setf(err, -EINVAL, "-w '%.128s' is the same workload as -w '%.128s' "
-                                                  "(%.200s); give each once, and repeats with -n", o->workloads[w],
-                                                  o->workloads[j], r->specs[w]->text);
-                env.nports = MIN(r->specs[w]->ops->n_ports, (int)G_N_ELEMENTS(env.ports));
-                for (int i = 0; i < env.nports; i++)
-                        env.ports[i] = (uint16_t)(40000 + i);
-                ret = r->specs[w]->ops->script(r->specs[w], &env, &script, err);
-                if (ret < 0)
-                        return ret;
-                r->usage = 0;
-        }
-        ret = check_until_mde(r, err);
-        if (ret < 0)
-                return ret;
         return check_host(r, err);
 }
 
@@ -1121,6 +1194,7 @@ static void run_free(struct run *r) {
         g_free(r->hosts);
         g_free(r->accel_why);
         g_free(r->insn_plugin);
+        g_free(r->prof_plugin);
         g_free(r->reserve);
         g_free(r->qemu_version);
         g_free(r->libvirt_version);
@@ -1303,7 +1377,11 @@ static int stage_on_host(struct run *r, struct run_host *h, struct kb_error *err
                         run_note(r, "host %s: %s and its guest image uploaded (%.1f s)",
                                  run_host_label(h), kk->name, (double)(g_get_monotonic_time() - t0) / 1e6);
         }
-        return r->insn_plugin ? remote_host_stage(h->remote, r->insn_plugin, "kbinsn", NULL, err) : 0;
+        int ret = r->insn_plugin ? remote_host_stage(h->remote, r->insn_plugin, "kbinsn", NULL, err) : 0;
+
+        if (ret >= 0 && r->prof_plugin)
+                ret = remote_host_stage(h->remote, r->prof_plugin, "kbprof", NULL, err);
+        return ret;
 }
 
 /* The host side: libvirt, each host's accelerator (which completes the
@@ -1341,7 +1419,7 @@ static int prepare_host(struct run *r, struct kb_error *err) {
         ret = build_images(r, err);
         if (ret < 0)
                 return ret;
-        stage_plugin(r);
+        stage_plugins(r);
         ret = check_qemu_reach(r, err);
         for (size_t h = 0; ret >= 0 && h < r->n_hosts; h++)
                 if (r->hosts[h].remote)
@@ -1416,10 +1494,14 @@ int runner_run(const struct run_settings *o, const struct runner_drive *drive, c
         g_mutex_init(&r.lock);
         ret = count_axes(&r, err);
         if (ret >= 0)
+                ret = parse_workloads(&r, err);
+        if (ret >= 0) {
+                r.usage = 0;
                 ret = store_session_open(s, STORE_PART_STORE, err);
+        }
         if (ret >= 0) {
                 r.ks = s->ks;
-                ret = resolve_inputs(&r, err);
+                ret = resolve_kernels(&r, err);
         }
         if (ret < 0) {
                 code = r.usage ? 2 : 1;

@@ -43,6 +43,13 @@ struct runner_drive {
 int runner_run(const struct run_settings *s, const struct runner_drive *drive, const struct store_ctx *g,
                struct store_session *session, int64_t *ret_run_id, struct kb_error *err);
 
+/* The workloads of s (s->workloads) checked as runner_run checks them
+ * before it opens the store: each parsed (a job file read), resolved
+ * against s's guest and its job built once. For a driver that runs later
+ * and must refuse a bad workload first (kbench bisect). Returns 0, or
+ * -errno with err: a usage error. */
+int runner_check_workloads(const struct run_settings *s, const struct store_ctx *g, struct kb_error *err);
+
 /* For resuming run s->resume_run, read from db: the kernels (store ids) and workloads it
  * was started with, appended to kern and work (g_free'd strings), and its
  * saved options loaded into s (strings s points to go into keep). Errors
@@ -57,3 +64,5 @@ char *runner_helper_path(const char *env, const char *build_rel, const char *nam
 
 /* runner_helper_path's arguments for the instruction-count plugin. */
 #define RUNNER_INSN_PLUGIN "KBENCH_INSN_PLUGIN", "plugin/libkbinsn.so", "libkbinsn.so"
+/* ... and for the profile plugin QEMU loads beside it (plugin/kbprof.c). */
+#define RUNNER_PROF_PLUGIN "KBENCH_PROF_PLUGIN", "plugin/libkbprof.so", "libkbprof.so"

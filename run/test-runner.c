@@ -99,9 +99,11 @@ struct world {
         char *kernels[2];
         char *workloads[3];
         volatile int stop;
+        int opens;                 /* store_session_open calls */
 };
 
 static int world_open(struct store_session *s, unsigned parts, struct kb_error *err) {
+        ((struct world *)(void *)s)->opens++;
         return fakehost_session_parts(s, &((struct world *)(void *)s)->g, parts, err);
 }
 
@@ -570,6 +572,31 @@ TEST(request_errors_are_usage) {
         ASSERT_TRUE(strstr(err.msg, "budgets of --until-mde") != NULL);
         ASSERT_EQ(w.fake.started, 0);
         ASSERT_EQ(heard_count(&w.heard, "cells"), 0);
+        world_clear(&w);
+}
+
+/* A workload the runner cannot run is the request's error, said before
+ * the store is looked at (a mistyped --store must not hide it, nor an
+ * unknown kernel). */
+TEST(workload_errors_before_the_store) {
+        static const char *const bad[][2] = {
+                { "nosuch", "unknown workload 'nosuch'" },
+                { "dd:bogus=1", "workload dd: unknown key 'bogus'" },
+                { "fio:runtime=0", "workload fio: key 'runtime': '0' is not between 1 and 3600" },
+                { "fio:job=/dev/zero", "workload fio: key 'job': /dev/zero: a character device" },
+        };
+        struct world w;
+
+        world_init(&w, "usage-store", NULL, 0);
+        w.kernels[0] = "no-such-kernel";
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                struct kb_error err = { { 0 } };
+
+                w.workloads[0] = (char *)bad[i][0];
+                ASSERT_EQ(runner_run(&w.o, &w.drive, &w.g, &w.s, NULL, &err), 2);
+                ASSERT_TRUE(strstr(err.msg, bad[i][1]) == err.msg);
+        }
+        ASSERT_EQ(w.opens, 0);
         world_clear(&w);
 }
 

@@ -125,7 +125,7 @@ const struct runopt runopt_table[] = {
         { "cpus", 0, RUNOPT_UINT, OFF(guest.cpus), 1, 64, "1", "cpus", .help = "Guest vCPUs (default 1)", .arg = "N",
           .class = RUNOPT_MEASURED, .cell = 1 },
         { "disk-size", 0, RUNOPT_SIZE, OFF(guest.disk_bytes), 64 * MiB, 16.0 * 1024 * 1024 * MiB, "2G", "disk_bytes",
-          .unit = "bytes", .help = "Size of the disk under test, with a unit: 4G, 512M; a bare number is bytes "
+          .unit = "MiB", .help = "Size of the disk under test; a bare number is MiB, or with a unit: 4G, 512M "
           "(default 2G)", .arg = "SIZE", .class = RUNOPT_MEASURED, .cell = 1 },
         { "disk-mbps", 0, RUNOPT_U64, OFF(guest.disk_mbps), 0, 100000, "0", "disk_mbps",
           .unit = "MB/s", .help = "Throttle the disk to N MB/s (10^6 bytes/s, a whole number without a unit), "
@@ -144,7 +144,7 @@ const struct runopt runopt_table[] = {
           .agent = "mount_opts",
           .help = "Mount options, e.g. data=ordered", .arg = "OPTS", .class = RUNOPT_MEASURED, .cell = 1 },
         { "swap", 0, RUNOPT_SIZE, OFF(guest.swap_bytes), MiB, 1024 * 1024 * MiB, "0", "swap_bytes", .zero_ok = 1,
-          .unit = "bytes", .help = "Swap disk of this size, with a unit: 256M; a bare number is bytes "
+          .unit = "MiB", .help = "Swap disk of this size; a bare number is MiB, or with a unit: 256M "
           "(default 0: none)", .arg = "SIZE", .class = RUNOPT_MEASURED, .cell = 1 },
         { "tag", 0, RUNOPT_STRING, OFF(tag), .check = check_tag,
           .help = "Label the run (not empty, no control characters, at most 256 bytes)", .arg = "NAME",
@@ -198,6 +198,11 @@ const struct runopt runopt_table[] = {
                   "that warm and cold cells measure the same is shown only to +-10 %, docs/design.md)", .class = RUNOPT_HOW },
         { "cold", 0, RUNOPT_FLAG, OFF(cold), 0, 0, NULL, "cold",
           .help = "Boot every cell fresh (the default; wins over --warm)", .class = RUNOPT_HOW },
+        /* The profile counts what the counter counts: it shapes no figure
+         * but the emulator's speed, which the host's drift moves more. */
+        { "no-profile", 0, RUNOPT_FLAG, OFF(no_profile), 0, 0, NULL, "no_profile",
+          .help = "Do not profile the kernel's instructions by function (under TCG every cell is profiled, "
+                  "for compare to say where a change went)", .class = RUNOPT_HOW },
         { "json", 0, RUNOPT_FLAG, OFF(json), .help = "Print the results as JSON", .class = RUNOPT_HOW },
         { "all", 0, RUNOPT_FLAG, OFF(all), .help = "End with every cell and every metric's summary (as kbench "
           "show RUN), not only the judged metrics", .class = RUNOPT_HOW },
@@ -342,7 +347,7 @@ static int is_real(const struct runopt *opt) {
 static int parse_text(const struct runopt *opt, const char *text, union parse_value *ret) {
         static const enum parse_kind kinds[] = {
                 [RUNOPT_INT] = PARSE_UINT, [RUNOPT_UINT] = PARSE_UINT, [RUNOPT_MIB] = PARSE_MIB,
-                [RUNOPT_U64] = PARSE_UINT, [RUNOPT_SIZE] = PARSE_SIZE, [RUNOPT_SECONDS] = PARSE_REAL,
+                [RUNOPT_U64] = PARSE_UINT, [RUNOPT_SIZE] = PARSE_MIB, [RUNOPT_SECONDS] = PARSE_REAL,
                 [RUNOPT_PERCENT] = PARSE_REAL,
                 [RUNOPT_I64] = PARSE_UINT,
         };
@@ -729,7 +734,11 @@ static void append_option(GString *s, const struct runopt *opt, const json_t *v)
                 return;
         if (json_is_string(v))
                 append_arg(s, json_string_value(v));
-        else if (json_is_integer(v)) {
+        else if (opt->type == RUNOPT_SIZE && json_is_integer(v) && json_integer_value(v) >= 0) {
+                /* A bare number is MiB on the command line: bytes get their unit. */
+                parse_size_text((uint64_t)json_integer_value(v), num, sizeof(num));
+                append_arg(s, num);
+        } else if (json_is_integer(v)) {
                 snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
                 append_arg(s, num);
         } else {

@@ -42,6 +42,8 @@ struct run_settings {
         double max_contention_pct;         /* > 0: re-run cells whose host had more foreign CPU, %; 0 never */
         int warm;                          /* restore cells from snapshots (cell/warm.h) */
         int cold;                          /* boot every cell fresh, whatever else says */
+        int no_profile;                    /* no profile of the kernel's instructions by function
+                                              (cell/cellprof.h); under TCG every cell has one */
         int json;
         int all;                           /* end with the full run table, not the judged summary */
         int64_t resume_run;                /* > 0: continue this run */

@@ -540,7 +540,7 @@ TEST(command_reproduces_the_measured_settings) {
         ASSERT_TRUE(settings != NULL);
         fprintf(stderr, "%s\n", cmd);
         ASSERT_STREQ(cmd, "kbench run -k 6.1.0-57-amd64 -w dd:size=64M -n 6 --accel tcg --mem 160 --disk-size "
-                          "1073741824 --disk-mbps 40 --mount-opts data=ordered,noatime --sysctl vm.dirty_ratio=7 "
+                          "1G --disk-mbps 40 --mount-opts data=ordered,noatime --sysctl vm.dirty_ratio=7 "
                           "--sysctl vm.swappiness=1 --variant thr- --append 'elevator=none quiet' --vmstat-interval 0.5 "
                           "--tag repro-4-new");
         ASSERT_TRUE(g_shell_parse_argv(cmd, &argc, &argv, NULL));

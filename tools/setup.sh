@@ -91,6 +91,10 @@ if [ ! -f build/build.ninja ]; then
   meson setup build --werror
 fi
 ninja -C build
+# kbench on the PATH (/usr/local), with its helpers, the man page and the
+# shell completion, so that the documents' "kbench ..." lines work as typed
+# and <TAB> completes verbs, options, kernels, runs and tags in a new shell.
+meson install -C build --no-rebuild --quiet
 guest_packages=$(build/cli/kbench workloads --packages)
 # shellcheck disable=SC2086 # one package name per line
 install_missing $guest_packages

@@ -45,9 +45,9 @@ static void runs_td(struct html *h, const struct model *s, const struct bisect_s
 
 static void steps_table(struct html *h, const struct model *s, const struct bisect_row *b) {
         static const char *const head[] = { "step", "role", "candidate", "decision", "rounds", "vs good", "vs bad",
-                                            "good", "candidate", "bad", "runs", "note" };
+                                            "mean good", "mean candidate", "mean bad", "runs", "note" };
 
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         for (size_t i = 0; i < b->n_steps; i++) {
                 const struct bisect_step_row *st = &b->steps[i];
 

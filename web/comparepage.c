@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "report/compare.h"
+#include "report/explain.h"
 #include "report/html.h"
 #include "report/stats.h"
 #include "report/svg.h"
@@ -43,39 +44,26 @@ static void td_n(struct html *h, const char *cls, size_t n, size_t max) {
         td(h, cls, b);
 }
 
-/* A metric's name that may break after each '.', where a narrow table
- * wraps it ("guest.drop-caches." / "kernel_Minsn"), never inside a word. */
-static void breakable_name(struct html *h, const char *name) {
-        for (const char *p = name; *p;) {
-                const char *dot = strchr(p, '.');
-                size_t len = dot ? (size_t)(dot - p) + 1 : strlen(p);
-
-                html_textf(h, "%.*s", (int)len, p);
-                p += len;
-                if (dot && *p)
-                        html_literal(h, "<wbr>");
-        }
-}
-
 /* A metric row's first cells, judged or not: the name with its unit,
  * then each side's mean and coefficient of variation. */
 static void sides_cells(struct html *h, const struct compare_metric *m) {
         char b[80];
 
         html_start(h, "td");
-        breakable_name(h, m->name);
-        if (m->unit && *m->unit) {
+        sitehtml_metric_name(h, m->name);
+        /* a time's figures carry their own unit (µs, ms, s) */
+        if (m->unit && *m->unit && strcmp(m->unit, "s") != 0) {
                 html_start(h, "span");
                 html_attr(h, "class", "muted");
-                html_textf(h, " %s", m->unit);
+                html_textf(h, " %s", page_unit(m->unit));
                 html_end(h);
         }
         html_end(h);
-        page_format_num(m->sa.mean, b, sizeof(b));
+        page_format_value(m->sa.mean, m->unit, b, sizeof(b));
         td(h, "num", b);
         text_format_pct(m->sa.cov, 0, b, sizeof(b));
         td(h, "num muted opt", b);
-        page_format_num(m->sb.mean, b, sizeof(b));
+        page_format_value(m->sb.mean, m->unit, b, sizeof(b));
         td(h, "num", b);
         text_format_pct(m->sb.cov, 0, b, sizeof(b));
         td(h, "num muted opt", b);
@@ -103,29 +91,41 @@ static void metric_row(struct html *h, const struct compare_metric *m) {
         default: td(h, "none", compare_verdict_name(m->verdict)); break;
         }
         text_format_p(m->ttest.p, b, sizeof(b));
-        td(h, "num", b);
+        td(h, "num opt", b);
         text_format_p(m->mw.p, b, sizeof(b));
         td(h, "num opt", b);
         text_format_p(m->q, b, sizeof(b));
         td(h, "num opt", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
-        td(h, "num", b);
+        td(h, "num opt", b);
         td(h, "num opt", mde);
         td_n(h, "num opt", m->n_for_2, 1000);
         td_n(h, "num opt", m->n_for_5, 1000);
         html_end(h);
 }
 
-static void metric_table(struct html *h, const struct compare_group *g) {
+/* The rows of g's table of judged (judged 1) or informational metrics,
+ * at most PAGE_METRICS_MAX, then a note of the rest naming where. */
+static void bounded_rows(struct html *h, const struct compare_group *g, int judged, const char *where,
+                         void (*row)(struct html *h, const struct compare_metric *m)) {
+        size_t rows = 0;
+
+        for (size_t i = 0; i < g->n_m; i++)
+                if (g->m[i].judged == judged && rows++ < PAGE_METRICS_MAX)
+                        row(h, &g->m[i]);
+        sitehtml_table_end(h);
+        if (rows > PAGE_METRICS_MAX)
+                page_left_out(h, rows - PAGE_METRICS_MAX, judged ? "judged metrics" : "informational metrics",
+                              where);
+}
+
+static void metric_table(struct html *h, const struct compare_group *g, const char *where) {
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "95% CI", "verdict",
                                             "p (t)", "p (MW)", "q (BH)", "n", "mde", "n for 2%", "n for 5%" };
 
-        /* the spreads, Mann-Whitney, q, mde and the repeats */
-        sitehtml_table_begin_opt(h, "cmp", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4 | 1u << 9 | 1u << 10 | 7u << 12);
-        for (size_t i = 0; i < g->n_m; i++)
-                if (g->m[i].judged)
-                        metric_row(h, &g->m[i]);
-        sitehtml_table_end(h);
+        /* a phone keeps metric, A, B, change, interval and verdict, as compare's default table */
+        sitehtml_table_begin_opt(h, "cmp", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4 | 15u << 8 | 15u << 11);
+        bounded_rows(h, g, 1, where, metric_row);
 }
 
 /* One informational row: the two sides and why there is no verdict; the
@@ -141,19 +141,16 @@ static void info_row(struct html *h, const struct compare_metric *m) {
                 snprintf(b, sizeof(b), "%s", isfinite(m->change) && m->info.direction != METRICS_NONE ? "near 0" : "");
         td(h, "num", b);
         snprintf(b, sizeof(b), "%zu+%zu", m->na, m->nb);
-        td(h, "num", b);
+        td(h, "num opt", b);
         td(h, "muted wrap", m->info.why ? m->info.why : "not in this kbench's registry");
         html_end(h);
 }
 
-static void info_table(struct html *h, const struct compare_group *g) {
+static void info_table(struct html *h, const struct compare_group *g, const char *where) {
         static const char *const head[] = { "metric", "A", "± sd", "B", "± sd", "change", "n", "why no verdict" };
 
-        sitehtml_table_begin_opt(h, "info", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4);
-        for (size_t i = 0; i < g->n_m; i++)
-                if (!g->m[i].judged)
-                        info_row(h, &g->m[i]);
-        sitehtml_table_end(h);
+        sitehtml_table_begin_opt(h, "info", head, G_N_ELEMENTS(head), 1u << 2 | 1u << 4 | 1u << 6);
+        bounded_rows(h, g, 0, where, info_row);
 }
 
 static void side_line(struct html *h, const char *label, const struct compare_side *s) {
@@ -191,26 +188,59 @@ static void settings_line(struct html *h, const struct pairkey *key) {
         html_end(h);
 }
 
+/* Both sides' samples (v[0], v[1]: the rows' own copies), medians and
+ * means in the unit page_scale picks for the largest; returns it. */
+static const char *scale_strips(struct svg_strip rows[2], double *v[2], const char *unit) {
+        const char *shown;
+        double k = page_scale(fmax(page_maxabs(v[0], rows[0].n), page_maxabs(v[1], rows[1].n)), unit, &shown);
+
+        for (int r = 0; r < 2; r++) {
+                for (size_t i = 0; i < rows[r].n; i++)
+                        v[r][i] *= k;
+                rows[r].median *= k;
+                rows[r].mean *= k;
+                rows[r].lo *= k;
+                rows[r].hi *= k;
+        }
+        return shown;
+}
+
 /* The distribution of one judged metric's samples on each side: a dot per
  * ok cell, the median, the mean's 95 % interval. */
 static void distribution(struct html *h, const struct model_compare *c, const struct compare_metric *m) {
+        g_autofree double *a = g_memdup2(m->a, m->na * sizeof(double));
+        g_autofree double *b = g_memdup2(m->b, m->nb * sizeof(double));
         struct svg_strip rows[2] = {
-                { .label = "A", .v = m->a, .n = m->na, .median = m->sa.median, .mean = m->sa.mean, .color = 0 },
-                { .label = "B", .v = m->b, .n = m->nb, .median = m->sb.median, .mean = m->sb.mean, .color = 1 },
+                { .label = "A", .v = a, .n = m->na, .median = m->sa.median, .mean = m->sa.mean, .color = 0 },
+                { .label = "B", .v = b, .n = m->nb, .median = m->sb.median, .mean = m->sb.mean, .color = 1 },
         };
         g_autofree char *title = g_strdup_printf("%s: samples", m->name);
+        const char *unit;
 
         if (stats_mean_ci(&m->sa, 0.95, &rows[0].lo, &rows[0].hi) < 0)
                 rows[0].lo = rows[0].hi = NAN;
         if (stats_mean_ci(&m->sb, 0.95, &rows[1].lo, &rows[1].hi) < 0)
                 rows[1].lo = rows[1].hi = NAN;
+        unit = scale_strips(rows, (double *[2]){ a, b }, m->unit);
         html_start(h, "figure");
-        svg_strip_chart(h, &(struct svg_strip_chart){ .title = title, .unit = m->unit, .rows = rows, .n_rows = 2 });
+        svg_strip_chart(h, &(struct svg_strip_chart){ .title = title, .unit = unit, .rows = rows, .n_rows = 2 });
         html_start(h, "figcaption");
         html_textf(h, "A = %s, B = %s; a dot per ok cell, tall tick: median, whisker: 95 %% confidence interval "
                       "of the mean", c->v->desc_a, c->v->desc_b);
         html_end(h);
         html_end(h);
+}
+
+/* Both sides' means in one unit, the one page_scale picks for the
+ * largest; returns it. */
+static const char *scale_sides(double *v[2], const struct history_line lines[2], const char *unit) {
+        const char *shown;
+        double k = page_scale(fmax(page_maxabs(v[0], lines[0].n), page_maxabs(v[1], lines[1].n)), unit, &shown);
+
+        for (int side = 0; side < 2; side++)
+                for (size_t i = 0; i < lines[side].n; i++)
+                        v[side][i] *= k;
+        return shown;
 }
 
 /* The metric's history at each side's settings, the compared runs marked. */
@@ -224,6 +254,7 @@ static void history_chart(struct html *h, const struct compare_group *g, const s
         double *t[2], *v[2];
         struct svg_series series[2];
         size_t n_marks = 0;
+        const char *unit;
 
         for (int side = 0; side < 2; side++) {
                 t[side] = g_new(double, lines[side].n + 1);
@@ -237,9 +268,10 @@ static void history_chart(struct html *h, const struct compare_group *g, const s
                 for (size_t i = 0; i < sides[side]->n_runs; i++)
                         marks[n_marks++] = (struct svg_mark){ (double)sides[side]->runs[i], side ? "B" : "A" };
         }
+        unit = scale_sides(v, lines, m->unit);
         html_start(h, "figure");
         svg_line_chart(h, &(struct svg_line_chart){ .title = title, .x_label = "run", .x_integer = 1, .markers = 1,
-                                                    .y_fit = 1, .y_unit = m->unit, .series = series, .n_series = 2,
+                                                    .y_fit = 1, .y_unit = unit, .series = series, .n_series = 2,
                                                     .marks = marks, .n_marks = n_marks });
         html_start(h, "figcaption");
         html_textf(h, "mean over each run's ok cells of the side's kernel at the side's own settings, runs up to "
@@ -262,11 +294,10 @@ static void metric_charts(struct html *h, const struct model_compare *c, const s
                 const struct compare_metric *m = &g->m[i];
                 const struct history_line *lines = NULL;
 
-                if (!m->judged || m->na == 0 || m->nb == 0)
+                if (!m->judged || m->na == 0 || m->nb == 0 || drawn >= PAGE_CHARTS_MAX)
                         continue;
-                for (size_t k = 0; hist && k < hist->n_metrics && !lines; k++)
-                        if (strcmp(hist->metrics[k], m->name) == 0)
-                                lines = hist->lines[k];
+                if (hist)
+                        lines = history_lines_of(hist, m->name);
                 if (!drawn++) {
                         html_start(h, "div");
                         html_attr(h, "class", "charts");
@@ -302,10 +333,40 @@ static void rep_line(struct html *h, const char *side, const struct model_rep *r
         html_end(h);
 }
 
+/* vmstat and the transfer of the representative cell of each side,
+ * overlaid. */
+static void rep_charts(struct html *h, const struct model_group_cells *gc) {
+        struct cell_charts *const *charts = gc->charts;
+        const struct cell_charts *sides[2];
+        const char *labels[2] = { "A", "B" };
+        size_t n = 0;
+
+        if (!charts[0] && !charts[1])
+                return;
+        html_elem(h, "h3", "vmstat of a representative cell per side (A solid, B dashed)");
+        html_start(h, "ul");
+        rep_line(h, "A:", &gc->rep[0]);
+        rep_line(h, "B:", &gc->rep[1]);
+        html_end(h);
+        if (charts[0])
+                sides[n++] = charts[0];
+        if (charts[1]) {
+                labels[n] = "B";
+                sides[n++] = charts[1];
+        }
+        if (n == 1)
+                labels[0] = charts[0] ? "A" : "B";
+        html_start(h, "p");
+        html_attr(h, "class", "lead");
+        html_text(h, "Shaded: A's writeout stall runs; dashed verticals: A's phase marks.");
+        html_end(h);
+        charts_vmstat(h, sides, labels, n);
+        charts_ftp(h, sides, labels, n);
+}
+
 static void group(struct html *h, const struct model *s, const struct model_compare *c, const struct compare_group *g,
                   const struct model_group_cells *gc, const struct history_group *hist) {
-        const struct model_rep *rep = gc->rep;
-        struct cell_charts *const *charts = gc->charts;
+        g_autofree char *where = g_strdup_printf("kbench compare --all %s %s", c->sel_a, c->sel_b);
         size_t others = 0;
 
         html_elem(h, "h2", g->spec);
@@ -315,6 +376,16 @@ static void group(struct html *h, const struct model *s, const struct model_comp
         settings_line(h, g->key);
         for (size_t i = 0; i < ELEMENTSOF(g->notes) && g->notes[i]; i++)
                 html_elem(h, "li", g->notes[i]);
+        if (g->failed) {
+                g_autofree char *failing = text_answer_cells(g, 1);
+
+                html_start(h, "li");
+                html_start(h, "span");
+                html_attr(h, "class", "state bad");
+                html_text(h, failing);
+                html_end(h);
+                html_end(h);
+        }
         html_start(h, "li");
         html_textf(h, "%zu worse, %zu better", g->worse, g->better);
         if (isfinite(g->geomean))
@@ -322,40 +393,20 @@ static void group(struct html *h, const struct model *s, const struct model_comp
                            g->n_geomean, (g->geomean - 1) * 100);
         html_end(h);
         html_end(h);
-        metric_table(h, g);
+        metric_table(h, g, where);
         metric_charts(h, c, g, hist);
+        rep_charts(h, gc);
         for (size_t i = 0; i < g->n_m; i++)
                 others += !g->m[i].judged;
-        /* In a section of their own, open, after the judged rows and their
-         * charts: context, not findings. */
+        /* Folded, after the judged rows and the charts: context, not
+         * findings, and a long table. */
         if (others) {
-                html_elemf(h, "h3", "Informational metrics (%zu, no verdict)", others);
-                info_table(h, g);
-        }
-        if (charts[0] || charts[1]) {
-                const struct cell_charts *sides[2];
-                const char *labels[2] = { "A", "B" };
-                size_t n = 0;
-
-                html_elem(h, "h3", "vmstat of a representative cell per side (A solid, B dashed)");
-                html_start(h, "ul");
-                rep_line(h, "A:", &rep[0]);
-                rep_line(h, "B:", &rep[1]);
+                html_start(h, "details");
+                html_start(h, "summary");
+                html_textf(h, "Informational metrics (%zu, no verdict)", others);
                 html_end(h);
-                if (charts[0])
-                        sides[n++] = charts[0];
-                if (charts[1]) {
-                        labels[n] = "B";
-                        sides[n++] = charts[1];
-                }
-                if (n == 1)
-                        labels[0] = charts[0] ? "A" : "B";
-                html_start(h, "p");
-                html_attr(h, "class", "lead");
-                html_text(h, "Shaded: A's writeout stall runs; dashed verticals: A's phase marks.");
+                info_table(h, g, where);
                 html_end(h);
-                charts_vmstat(h, sides, labels, n);
-                charts_ftp(h, sides, labels, n);
         }
         (void)s;
 }
@@ -402,6 +453,27 @@ static size_t panel_rows(const struct compare_group *g, int amount, const char *
         return added;
 }
 
+/* A panel's n rows of amounts in the unit page_scale picks for their
+ * largest figure (ms for waits of milliseconds); returns it. */
+static const char *scale_rows(struct svg_forest_row *rows, size_t n, const char *unit) {
+        double maxabs = 0, k;
+        const char *shown;
+
+        for (size_t i = 0; i < n; i++) {
+                const double v[] = { rows[i].est, rows[i].lo, rows[i].hi, rows[i].band };
+
+                maxabs = fmax(maxabs, page_maxabs(v, G_N_ELEMENTS(v)));
+        }
+        k = page_scale(maxabs, unit, &shown);
+        for (size_t i = 0; i < n; i++) {
+                rows[i].est *= k;
+                rows[i].lo *= k;
+                rows[i].hi *= k;
+                rows[i].band *= k;
+        }
+        return shown ? shown : "";
+}
+
 /* Every judged metric of the group, one row each: the ratios in one panel
  * (percent of A), the amounts in one panel per unit (their difference). */
 static void summary_chart(struct html *h, const struct model_compare *c, const struct compare_group *g) {
@@ -422,12 +494,13 @@ static void summary_chart(struct html *h, const struct model_compare *c, const s
                 if (!g->m[i].judged || !(g->m[i].info.floor > 0) || g_hash_table_contains(units, unit))
                         continue;
                 g_hash_table_add(units, (char *)unit);
+                panels[np] = (struct svg_forest_panel){ .rows = rows + nr };
+                panels[np].n_rows = panel_rows(g, 1, unit, c->v->noise, rows, values, &nr);
+                unit = scale_rows(rows + nr - panels[np].n_rows, panels[np].n_rows, unit);
                 axis = *unit ? g_strdup_printf("difference of the means, %s", unit)
                              : g_strdup("difference of the means");
                 g_ptr_array_add(axes, axis);
-                panels[np] = (struct svg_forest_panel){ .rows = rows + nr, .axis = axis };
-                panels[np].n_rows = panel_rows(g, 1, unit, c->v->noise, rows, values, &nr);
-                np++;
+                panels[np++].axis = axis;
         }
         if (nr == 0) {
                 html_start(h, "p");
@@ -488,11 +561,12 @@ static void host_facts(const struct query_run *run, GPtrArray **f) {
         json_decref(info);
 }
 
-/* The side's kernel with its release and the guest's shape, from the
- * run's settings (its kernels list: name, id, release). */
+/* The side's kernel with its release and upstream version and the
+ * guest's shape, from the run's settings (its kernels list: name, id,
+ * release, upstream). */
 static void settings_facts(const struct query_run *run, const char *kernel_id, const char *shown, GPtrArray **f) {
         json_t *set = run->settings_json ? json_loads(run->settings_json, 0, NULL) : NULL;
-        const char *release = NULL;
+        const char *release = NULL, *up = NULL;
         const json_t *mem_v = json_object_get(set, "mem_mb"), *cpus_v = json_object_get(set, "cpus");
         long long mem = json_is_integer(mem_v) ? (long long)json_integer_value(mem_v) : 0;
         long long cpus = json_is_integer(cpus_v) ? (long long)json_integer_value(cpus_v) : 0;
@@ -502,12 +576,18 @@ static void settings_facts(const struct query_run *run, const char *kernel_id, c
         json_array_foreach(json_object_get(set, "kernels"), i, k) {
                 const char *id = json_string_value(json_object_get(k, "id"));
 
-                if (id && strcmp(id, kernel_id) == 0)
+                if (id && strcmp(id, kernel_id) == 0) {
                         release = json_string_value(json_object_get(k, "release"));
+                        up = json_string_value(json_object_get(k, "upstream"));
+                }
         }
+        if (release && shown && strcmp(release, shown) == 0)
+                release = NULL;
         if (shown)
-                fact_add(f[F_KERNEL], release && strcmp(release, shown) != 0 ? g_strdup_printf("%s (%s)", shown, release)
-                                                                             : g_strdup(shown));
+                fact_add(f[F_KERNEL], release || up ? g_strdup_printf("%s (%s%s%s%s)", shown, release ? release : "",
+                                                                      release && up ? ", " : "", up ? "upstream " : "",
+                                                                      up ? up : "")
+                                                    : g_strdup(shown));
         if (mem > 0 && cpus > 0)
                 fact_add(f[F_GUEST], g_strdup_printf("%lld MiB RAM, %lld vCPU%s", mem, cpus, cpus == 1 ? "" : "s"));
         json_decref(set);
@@ -598,6 +678,89 @@ static void system_table(struct html *h, const struct model *s, const struct com
                         g_ptr_array_free(f[side][i], TRUE);
 }
 
+/* A count of instructions per cell as Minsn, signed when sign. */
+static void minsn(double insns, int sign, char *buf, size_t size) {
+        char num[40];
+
+        text_format_num(insns / 1e6, num, sizeof(num));
+        snprintf(buf, size, "%s%s", sign && insns > 0 && num[0] != '-' ? "+" : "", num);
+}
+
+/* One function of an explanation: its name, both sides, the difference
+ * and its share of A's phase, and "only in B" for one the other lacks. */
+static void explain_row(struct html *h, const struct explain *x, const struct explain_fn *f) {
+        char b[64];
+
+        html_start(h, "tr");
+        html_start(h, "td");
+        html_elem(h, "code", f->symbol);
+        if (f->only) {
+                html_start(h, "span");
+                html_attr(h, "class", "muted");
+                html_textf(h, " only in %c", f->only);
+                html_end(h);
+        }
+        html_end(h);
+        minsn(f->a, 0, b, sizeof(b));
+        td(h, "num", b);
+        minsn(f->b, 0, b, sizeof(b));
+        td(h, "num", b);
+        minsn(f->delta, 1, b, sizeof(b));
+        td(h, f->delta > 0 ? "num worse" : "num", b);
+        text_format_pct(x->total_a > 0 ? f->delta / x->total_a : NAN, 1, b, sizeof(b));
+        td(h, "num", b);
+        html_end(h);
+}
+
+/* The functions not listed, their differences summed. */
+static void rest_row(struct html *h, const struct explain *x) {
+        char b[64];
+
+        html_start(h, "tr");
+        snprintf(b, sizeof(b), "%zu other%s", x->n_rest, x->n_rest == 1 ? "" : "s");
+        td(h, "muted", b);
+        td(h, "num", "");
+        td(h, "num", "");
+        minsn(x->rest, 1, b, sizeof(b));
+        td(h, "num", b);
+        text_format_pct(x->total_a > 0 ? x->rest / x->total_a : NAN, 1, b, sizeof(b));
+        td(h, "num", b);
+        html_end(h);
+}
+
+/* Where each explained change of the group's kernel instructions went
+ * (report/explain.h): a small table per phase beside the forest plot, as
+ * kbench compare prints it under the change. */
+static void explain_tables(struct html *h, const struct compare_view *v, size_t gi) {
+        static const char *const head[] = { "function", "A Minsn", "B Minsn", "change", "% of A's phase" };
+
+        for (size_t i = 0; v->explain && i < v->explain->n; i++) {
+                const struct explain *x = &v->explain->v[i];
+                char d[64], a[64], b[64];
+
+                if (x->group != gi)
+                        continue;
+                html_start(h, "p");
+                html_textf(h, "Where the kernel's instructions of the %s phase went", x->phase);
+                if (x->none) {
+                        html_textf(h, ": not known (%s).", x->none);
+                        html_end(h);
+                        continue;
+                }
+                minsn(x->total_b - x->total_a, 1, d, sizeof(d));
+                minsn(x->total_a, 0, a, sizeof(a));
+                minsn(x->total_b, 0, b, sizeof(b));
+                html_textf(h, ", Minsn a cell: %s (%s -> %s; %zu + %zu cells profiled).", d, a, b, x->na, x->nb);
+                html_end(h);
+                sitehtml_table_begin(h, "cmp explain", head, G_N_ELEMENTS(head));
+                for (size_t k = 0; k < x->n_top; k++)
+                        explain_row(h, x, &x->top[k]);
+                if (x->n_rest)
+                        rest_row(h, x);
+                sitehtml_table_end(h);
+        }
+}
+
 /* The night that made the comparison: when, what it called the subject. */
 static void night_line(struct html *h, const struct model_compare *c) {
         char when[40];
@@ -637,6 +800,8 @@ void comparepage_render(struct html *h, const struct model *s, const struct mode
         html_end(h);
         html_textf(h, " of %zu judged metrics in %zu paired group%s", v->judged, v->n_groups,
                    v->n_groups == 1 ? "" : "s");
+        if (v->failed_groups)
+                html_textf(h, ", %zu whose cells failed", v->failed_groups);
         html_end(h);
         html_end(h);
         /* the summary and the system side by side where the screen is wide */
@@ -646,8 +811,10 @@ void comparepage_render(struct html *h, const struct model *s, const struct mode
                 html_start(h, "section");
                 html_attr(h, "class", "summary");
                 html_elem(h, "h2", "Summary");
-                for (size_t g = 0; g < v->n_groups; g++)
+                for (size_t g = 0; g < v->n_groups; g++) {
                         summary_chart(h, c, &v->groups[g]);
+                        explain_tables(h, v, g);
+                }
                 html_end(h);
         }
         html_start(h, "section");

@@ -192,14 +192,15 @@ static void side_lines(const struct model *s, const struct compare_group *g, con
                         if (strcmp(c->state, "ok") != 0 || strcmp(c->kernel_id, kernel_id) != 0 ||
                             strcmp(c->workload, g->workload) != 0 || !r->keys[k] || !has_key(keys, r->keys[k]))
                                 continue;
-                        for (size_t j = 0; j < r->v->n_metrics[ci]; j++)
-                                for (size_t m = 0; m < h->n_metrics; m++)
-                                        if (r->v->metrics[ci][j].has_value &&
-                                            isfinite(r->v->metrics[ci][j].value) &&
-                                            strcmp(r->v->metrics[ci][j].name, h->metrics[m]) == 0) {
-                                                sum[m] += r->v->metrics[ci][j].value;
-                                                cnt[m]++;
-                                        }
+                        for (size_t j = 0; j < r->v->n_metrics[ci]; j++) {
+                                const struct query_metric *qm = &r->v->metrics[ci][j];
+                                size_t m = GPOINTER_TO_SIZE(g_hash_table_lookup(h->of, qm->name));
+
+                                if (m && qm->has_value && isfinite(qm->value)) {
+                                        sum[m - 1] += qm->value;
+                                        cnt[m - 1]++;
+                                }
+                        }
                 }
                 for (size_t m = 0; m < h->n_metrics; m++)
                         if (cnt[m])
@@ -215,9 +216,12 @@ void history_group_load(const struct model *s, const struct model_compare *c, co
         struct history_group h = { 0 };
 
         h.metrics = g_new0(const char *, g->n_m + 1);
+        h.of = g_hash_table_new(g_str_hash, g_str_equal);
         for (size_t i = 0; i < g->n_m; i++)
-                if (g->m[i].judged)
+                if (g->m[i].judged) {
                         h.metrics[h.n_metrics++] = g->m[i].name;
+                        g_hash_table_insert(h.of, (gpointer)g->m[i].name, GSIZE_TO_POINTER(h.n_metrics));
+                }
         h.lines = g_malloc0_n(h.n_metrics + 1, sizeof(*h.lines));
         for (int side = 0; side < 2; side++)
                 for (size_t i = 0; i < sides[side]->n_runs; i++)
@@ -243,5 +247,13 @@ void history_group_free(struct history_group *h) {
         }
         g_free(h->lines);
         g_free(h->metrics);
+        if (h->of)
+                g_hash_table_destroy(h->of);
         *h = (struct history_group){ 0 };
+}
+
+const struct history_line *history_lines_of(const struct history_group *h, const char *name) {
+        size_t m = h->of ? GPOINTER_TO_SIZE(g_hash_table_lookup(h->of, name)) : 0;
+
+        return m ? h->lines[m - 1] : NULL;
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 #include "report/compare.h"
 #include "web/model.h"
 
@@ -39,6 +41,7 @@ struct history_group {
         const char **metrics;      /* borrowed from the comparison view */
         struct history_line (*lines)[2];   /* per metric: A, B (owned) */
         size_t n_metrics;
+        GHashTable *of;            /* metric name -> 1 + its place in metrics (owned; keys borrowed) */
         int64_t last_run;          /* the newest run of either side: the history ends there */
 };
 
@@ -47,3 +50,5 @@ struct history_group {
 void history_group_load(const struct model *s, const struct model_compare *c, const struct compare_group *g,
                         struct history_group *ret);
 void history_group_free(struct history_group *h);     /* accepts a zeroed struct */
+/* The lines (A, B) of metric name in h, or NULL when h has none. */
+const struct history_line *history_lines_of(const struct history_group *h, const char *name);

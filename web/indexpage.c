@@ -24,7 +24,7 @@
 static void runs_table(struct html *h, const struct model *s) {
         static const char *const head[] = { "run", "tag", "started", "status", "kernels", "workloads", "cells" };
 
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         for (size_t i = s->n_runs; i-- > 0;) {
                 const struct model_run *r = &s->runs[i];
                 const struct query_run *run = r->v->run;
@@ -78,7 +78,7 @@ static void failed_table(struct html *h, const struct model *s, size_t total) {
         static const char *const head[] = { "run", "cell", "kernel", "workload", "state", "detail" };
         size_t shown = 0;
 
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         for (size_t i = s->n_runs; i-- > 0 && shown < FAILED_SHOWN_MAX;) {
                 const struct model_run *r = &s->runs[i];
 
@@ -171,7 +171,7 @@ static void regressions(struct html *h, const struct model *s) {
                      "first night a metric is worse, still while it stays worse, fixed the first night it is not. ");
         html_link(h, PAGE_FEED_FILE, "Atom feed");
         html_end(h);
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         for (size_t i = s->n_events, shown = 0; i-- > 0 && shown < EVENTS_SHOWN_MAX; shown++)
                 event_row(h, s, &s->events[i]);
         sitehtml_table_end(h);
@@ -184,7 +184,7 @@ static void bisections_table(struct html *h, const struct model *s) {
         static const char *const head[] = { "bisection", "metric", "workload", "good", "bad", "status", "outcome",
                                             "first bad" };
 
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         for (size_t i = 0; i < s->n_bisections; i++) {
                 const struct bisect_row *b = &s->bisections[i];
                 g_autofree char *file = page_bisect_file(b->id);
@@ -255,7 +255,8 @@ static struct pair *latest_pairs(const struct model *s, size_t *ret_n) {
                 const struct compare_view *v = s->compares[i].v;
 
                 if (v && v->n_groups)
-                        p[n++] = (struct pair){ i, newest_run(v), v->worse ? 0 : v->better ? 1 : 2 };
+                        p[n++] = (struct pair){ i, newest_run(v),
+                                                v->worse || v->failed_groups ? 0 : v->better ? 1 : 2 };
         }
         /* newest first, so the first of each pair met is its latest */
         qsort(p, n, sizeof(*p), newest_first);
@@ -291,13 +292,14 @@ static void answer_item(struct html *h, const struct compare_group *g, const str
         html_start(h, "strong");
         html_text(h, t.change);
         html_end(h);
-        html_textf(h, " (%s%s \u2192 %s%s%s; 95 %% CI %s to %s%s)", t.of, t.a, t.b, *t.unit ? " " : "", t.unit, t.lo,
-                   t.hi, t.stalled);
+        html_textf(h, " (%s%s \u2192 %s; 95 %% CI %s to %s%s)", t.of, t.a, t.b, t.lo, t.hi, t.stalled);
         html_end(h);
 }
 
-/* One paired group of a comparison: its workload and its verdicts. */
+/* One paired group of a comparison: its workload, its failed cells as
+ * compare's answer says them (text_answer_cells), and its verdicts. */
 static void answer_group(struct html *h, const struct compare_group *g) {
+        g_autofree char *failing = text_answer_cells(g, 1), *failed = text_answer_cells(g, 0);
         size_t judged = 0;
 
         for (size_t j = 0; j < g->n_m; j++)
@@ -306,13 +308,30 @@ static void answer_group(struct html *h, const struct compare_group *g) {
         html_start(h, "strong");
         html_text(h, g->spec);
         html_end(h);
-        if (!g->worse && !g->better) {
-                html_textf(h, ": no judged change (%zu judged metric%s)", judged, judged == 1 ? "" : "s");
+        html_text(h, ": ");
+        if (failing) {
+                html_start(h, "span");
+                html_attr(h, "class", "state bad");
+                html_text(h, failing);
+                html_end(h);
+        }
+        if (g->failed == COMPARE_FAILED_NO_OK_A || g->failed == COMPARE_FAILED_NO_OK_B) {
                 html_end(h);
                 return;
         }
-        html_textf(h, ": %zu worse, %zu better of %zu judged metric%s", g->worse, g->better, judged,
+        if (failing)
+                html_text(h, "; ");
+        if (!g->worse && !g->better) {
+                html_textf(h, "no judged change (%zu judged metric%s)", judged, judged == 1 ? "" : "s");
+                if (failed)
+                        html_textf(h, "; %s", failed);
+                html_end(h);
+                return;
+        }
+        html_textf(h, "%zu worse, %zu better of %zu judged metric%s", g->worse, g->better, judged,
                    judged == 1 ? "" : "s");
+        if (failed)
+                html_textf(h, "; %s", failed);
         html_start(h, "ul");
         for (int pass = 0; pass < 2; pass++)
                 for (size_t j = 0; j < g->n_m; j++)

@@ -1,13 +1,15 @@
-/* web/kernelpage: one kernel across runs: per workload, its metrics in run
- * order (mean ± sd over the run's ok cells, the same summaries as the run
- * pages), so a drift over nightly runs reads down a column. */
+/* web/kernelpage: one kernel across runs: per workload, first the measures
+ * `kbench compare` judges of its cells (the registry's verdict, less what
+ * the emulator paced: view_metric_judged) in run order (mean ± sd over the
+ * run's ok cells, the same summaries as the run pages), so a drift over
+ * nightly runs reads down a column, and their trends; every other metric
+ * folded below. */
 #include <jansson.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "report/compare.h"
 #include "report/html.h"
-#include "report/metrics.h"
 #include "report/svg.h"
 #include "settings/runopts.h"
 #include "web/model.h"
@@ -19,6 +21,7 @@
  * vmstat.* (own = 0) in a second list. Borrowed strings. */
 static GPtrArray *metric_names(const struct model *s, const char *kernel, const char *workload, int own) {
         GPtrArray *names = g_ptr_array_new();
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
         size_t wl = strlen(workload);
 
         for (size_t i = 0; i < s->n_runs; i++) {
@@ -27,14 +30,11 @@ static GPtrArray *metric_names(const struct model *s, const char *kernel, const 
                 for (size_t j = 0; j < v->n_series; j++) {
                         const struct query_series *q = v->summary[j].s;
                         int is_own = strncmp(q->metric, workload, wl) == 0 && q->metric[wl] == '.';
-                        int seen = 0;
 
                         if (strcmp(q->kernel_name, kernel) != 0 || strcmp(q->workload, workload) != 0 ||
                             is_own != own)
                                 continue;
-                        for (guint k = 0; k < names->len && !seen; k++)
-                                seen = strcmp(g_ptr_array_index(names, k), q->metric) == 0;
-                        if (!seen)
+                        if (g_hash_table_add(seen, q->metric))
                                 g_ptr_array_add(names, q->metric);
                 }
         }
@@ -74,18 +74,34 @@ static char *settings_text(const struct query_cell *c) {
         return g_string_free(t, FALSE);
 }
 
-static void td_settings(struct html *h, const struct query_cell *c) {
-        g_autofree char *t = settings_text(c);
+/* The run a row is about, its figures stacked: the run linked with its
+ * tag, when it started, its cells' states, its guest settings. */
+static void td_run(struct html *h, const struct model_run *r, const char *kernel, const char *workload) {
+        g_autofree char *t = settings_text(model_run_cell(r, kernel, workload));
+        char started[40];
 
+        page_format_time(r->v->run->started_at, started, sizeof(started));
         html_start(h, "td");
-        html_attr(h, "class", "muted wrap");
+        html_attr(h, "class", "run");
+        sitehtml_run_link(h, r);
+        if (r->v->run->tag)
+                html_textf(h, " %s", r->v->run->tag);
+        html_start(h, "br");
+        html_end_void(h);
+        html_textf(h, "%s, ", started);
+        sitehtml_state_counts(h, r, kernel, workload);
+        html_start(h, "br");
+        html_end_void(h);
+        html_start(h, "span");
+        html_attr(h, "class", "muted");
         html_text(h, t);
+        html_end(h);
         html_end(h);
 }
 
 /* One line per set of guest settings (compare's pairing key, so only
- * comparable runs share a line): a verdict metric's mean by run. Drawn when
- * some line has two runs or more. */
+ * comparable runs share a line): each of names' mean by run, in the unit
+ * page_scale picks. Drawn when some line has two runs or more. */
 static void trends(struct html *h, const struct model *s, const char *kernel, const char *workload,
                    GPtrArray *names) {
         g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
@@ -130,14 +146,14 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
                 size_t off = 0;
                 int history = 0;
 
-                if (!metrics_verdict(metric))
+                if (drawn >= PAGE_CHARTS_MAX)
                         continue;
                 for (guint k = 0; k < keys->len; k++) {
                         series[k] = (struct svg_series){ .label = g_ptr_array_index(labels, k), .t = t + off,
                                                          .v = v + off, .color = (int)k };
                         for (size_t i = 0; i < s->n_runs; i++) {
                                 const struct view_series *vs = group[i] == (int)k ?
-                                        model_series(s->runs[i].v, kernel, workload, metric) : NULL;
+                                        view_run_series(s->runs[i].v, kernel, workload, metric) : NULL;
 
                                 if (!vs || vs->sum.n == 0)
                                         continue;
@@ -157,6 +173,7 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
                         html_start(h, "div");
                         html_attr(h, "class", "charts");
                 }
+                unit = page_scale_values(v, off, unit);
                 html_start(h, "figure");
                 svg_line_chart(h, &(struct svg_line_chart){ .title = metric, .x_label = "run", .x_integer = 1, .markers = 1,
                                                             .y_unit = unit, .series = series,
@@ -168,21 +185,28 @@ static void trends(struct html *h, const struct model *s, const char *kernel, co
                 html_end(h);
 }
 
+/* The metrics of names in every run that has the kernel's workload, a row
+ * per run: on a phone a block per run, each figure labelled (class
+ * "cards"), or at every width (class "flow": more metrics than a screen
+ * has columns). */
 static void history(struct html *h, const struct model *s, const char *kernel, const char *workload,
-                    GPtrArray *names) {
+                    GPtrArray *names, const char *cls) {
+        g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+
+        g_ptr_array_add(labels, g_strdup("run"));
+        for (guint k = 0; k < names->len; k++)
+                g_ptr_array_add(labels, sitehtml_breakable(g_ptr_array_index(names, k)));
         sitehtml_scroll_begin(h);
+        html_column_labels(h, (const char *const *)labels->pdata, labels->len);
         html_start(h, "table");
+        html_attr(h, "class", cls);
         html_start(h, "thead");
         html_start(h, "tr");
         html_elem(h, "th", "run");
-        html_elem(h, "th", "tag");
-        html_elem(h, "th", "started");
-        html_elem(h, "th", "cells");
-        html_elem(h, "th", "settings");
         for (guint k = 0; k < names->len; k++) {
                 html_start(h, "th");
-                html_attr(h, "class", "num");
-                html_text(h, g_ptr_array_index(names, k));
+                html_attr(h, "class", "num metric");
+                sitehtml_metric_name(h, g_ptr_array_index(names, k));
                 html_end(h);
         }
         html_end(h);
@@ -190,26 +214,42 @@ static void history(struct html *h, const struct model *s, const char *kernel, c
         html_start(h, "tbody");
         for (size_t i = 0; i < s->n_runs; i++) {
                 const struct model_run *r = &s->runs[i];
-                char started[40];
 
                 if (!run_has(r, kernel, workload))
                         continue;
                 html_start(h, "tr");
-                html_start(h, "td");
-                sitehtml_run_link(h, r);
-                html_end(h);
-                page_td_wrap(h, r->v->run->tag);
-                page_format_time(r->v->run->started_at, started, sizeof(started));
-                page_td_text(h, started);
-                html_start(h, "td");
-                sitehtml_state_counts(h, r, kernel, workload);
-                html_end(h);
-                td_settings(h, model_run_cell(r, kernel, workload));
+                td_run(h, r, kernel, workload);
                 for (guint k = 0; k < names->len; k++)
-                        sitehtml_td_summary(h, model_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
+                        sitehtml_td_summary(h, view_run_series(r->v, kernel, workload, g_ptr_array_index(names, k)));
                 html_end(h);
         }
         sitehtml_table_end(h);
+}
+
+/* Split the kernel's metrics of a workload (own first, then the rest) into
+ * those a comparison judges in at least one of its runs and the others. */
+static void split_judged(const struct model *s, const char *kernel, const char *workload, GPtrArray *judged,
+                         GPtrArray *other) {
+        g_autoptr(GPtrArray) own = metric_names(s, kernel, workload, 1);
+        g_autoptr(GPtrArray) rest = metric_names(s, kernel, workload, 0);
+        g_autofree int *paced = g_new(int, s->n_runs + 1);
+
+        for (size_t i = 0; i < s->n_runs; i++)
+                paced[i] = run_has(&s->runs[i], kernel, workload)
+                                   ? sitehtml_paced(&s->runs[i], model_run_cell(&s->runs[i], kernel, workload))
+                                   : -1;
+        for (int pass = 0; pass < 2; pass++) {
+                GPtrArray *names = pass ? rest : own;
+
+                for (guint k = 0; k < names->len; k++) {
+                        const char *metric = g_ptr_array_index(names, k);
+                        int is_judged = 0;
+
+                        for (size_t i = 0; i < s->n_runs && !is_judged; i++)
+                                is_judged = paced[i] >= 0 && view_metric_judged(metric, paced[i]);
+                        g_ptr_array_add(is_judged ? judged : other, (char *)metric);
+                }
+        }
 }
 
 void kernelpage_render(struct html *h, const struct model *s, const struct model_kernel *k) {
@@ -228,31 +268,38 @@ void kernelpage_render(struct html *h, const struct model *s, const struct model
                                 g_ptr_array_add(workloads, (char *)name);
                 }
         page_begin(h, &(struct page_head){ title, "kernel", json, NULL });
-        html_elem(h, "p", "Its metrics in every run that has it, in run order: mean ± sd (as % of the mean) "
-                          "over the run's ok cells, (n) the number of ok cells. Read a column down only across "
+        html_elem(h, "p", "Per workload, the measures kbench compare judges of its cells, in every run that has "
+                          "it, in run order: mean ± sd (as % of the mean) over the run's ok cells, (n) the number "
+                          "of ok cells; their trends; then the other metrics. Read a column down only across "
                           "rows with the same settings.");
         for (guint w = 0; w < workloads->len; w++) {
                 const char *workload = g_ptr_array_index(workloads, w);
-                g_autoptr(GPtrArray) own = metric_names(s, k->name, workload, 1);
-                g_autoptr(GPtrArray) other = metric_names(s, k->name, workload, 0);
-
                 g_autoptr(GPtrArray) judged = g_ptr_array_new();
+                g_autoptr(GPtrArray) other = g_ptr_array_new();
+                size_t cut;
 
-                /* trends of every judged measure: the workload's own, then
-                 * the instruction counts, waiting and swapping */
-                for (guint i = 0; i < own->len; i++)
-                        g_ptr_array_add(judged, g_ptr_array_index(own, i));
-                for (guint i = 0; i < other->len; i++)
-                        g_ptr_array_add(judged, g_ptr_array_index(other, i));
+                split_judged(s, k->name, workload, judged, other);
+                /* Each table's columns at most the page's bound. */
+                cut = (judged->len > PAGE_METRICS_MAX ? judged->len - PAGE_METRICS_MAX : 0) +
+                      (other->len > PAGE_METRICS_MAX ? other->len - PAGE_METRICS_MAX : 0);
+                if (judged->len > PAGE_METRICS_MAX)
+                        g_ptr_array_set_size(judged, PAGE_METRICS_MAX);
+                if (other->len > PAGE_METRICS_MAX)
+                        g_ptr_array_set_size(other, PAGE_METRICS_MAX);
                 html_elem(h, "h2", workload);
-                history(h, s, k->name, workload, own);
+                page_left_out(h, cut, "metrics", "kbench show --json RUN (the run pages' data files)");
+                if (judged->len)
+                        history(h, s, k->name, workload, judged, "cards");
+                else
+                        html_elem(h, "p", "kbench compare judges none of its metrics in these runs.");
                 trends(h, s, k->name, workload, judged);
                 if (other->len) {
                         html_start(h, "details");
                         html_start(h, "summary");
-                        html_textf(h, "vmstat and other metrics (%u)", other->len);
+                        html_textf(h, "Other metrics (%u, no verdict: vmstat, host, timings, rates the emulator "
+                                      "paced)", other->len);
                         html_end(h);
-                        history(h, s, k->name, workload, other);
+                        history(h, s, k->name, workload, other, "flow");
                         html_end(h);
                 }
         }

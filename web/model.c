@@ -11,6 +11,7 @@
 
 #include "common/util.h"
 #include "decide/pairing.h"
+#include "report/explain.h"
 #include "settings/pairkey.h"
 #include "web/model.h"
 #include "web/page.h"
@@ -42,18 +43,6 @@ const struct query_cell *model_run_cell(const struct model_run *r, const char *k
 
                 if (strcmp(c->kernel_name, kernel) == 0 && strcmp(c->workload, workload) == 0)
                         return c;
-        }
-        return NULL;
-}
-
-const struct view_series *model_series(const struct view_run *v, const char *kernel, const char *workload,
-                                      const char *metric) {
-        for (size_t i = 0; i < v->n_series; i++) {
-                const struct query_series *q = v->summary[i].s;
-
-                if (strcmp(q->kernel_name, kernel) == 0 && strcmp(q->workload, workload) == 0 &&
-                    strcmp(q->metric, metric) == 0)
-                        return &v->summary[i];
         }
         return NULL;
 }
@@ -384,6 +373,9 @@ static int compares_load(struct model *s, const char *const *compares, size_t n_
                 /* Paired as `kbench compare A B` pairs them, so the page and
                  * the command agree on every verdict. */
                 r = pairing_compare_load(s->db, &o, ignored, &c->v, &e);
+                /* Where its judged changes of the kernel's instructions went, as compare says. */
+                if (r >= 0)
+                        r = explain_load(s->db, c->v, &(struct explain_options){ 0 }, &e);
                 if (r < 0 && i >= asked_from && i < asked_to)
                         return error_setf(err, r, "--compare %s:%s: %s", c->sel_a, c->sel_b, e.msg);
                 if (r < 0)

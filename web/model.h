@@ -131,9 +131,6 @@ const struct model_run *model_run_find(const struct model *s, int64_t id);
 const struct model_kernel *model_kernel_find(const struct model *s, const char *name);
 /* The first latest attempt of (kernel, workload) in a run, or NULL. */
 const struct query_cell *model_run_cell(const struct model_run *r, const char *kernel, const char *workload);
-/* The summary of (kernel, workload, metric) in a run view, or NULL. */
-const struct view_series *model_series(const struct view_run *v, const char *kernel, const char *workload,
-                                       const char *metric);
 /* The representative cells (A then B) of group g of comparison c.
  * OUT: ret[0], ret[1] (cell_key NULL when a side has none). */
 void model_representatives(const struct model *s, const struct compare_group *g, struct model_rep ret[2]);

@@ -45,6 +45,26 @@ static const char *manifest_entry_bad(const struct output *o, const char *name) 
 
 static int manifest_write(struct output *o, GHashTable *names, struct kb_error *err);
 
+/* Whether the manifest's bytes are kbench's: its header line, text
+ * without a NUL, lines ended by '\n' alone. Each refusal says what is
+ * wrong and how to get a site back. */
+static int manifest_check(const struct output *o, const char *buf, size_t len, struct kb_error *err) {
+        static const char *const redo = "remove it and publish with --force to take the site over again";
+        const char *nul = memchr(buf, '\0', len), *cr = memchr(buf, '\r', len);
+
+        if (nul)
+                return error_setf(err, -EBADMSG, "%s: not a kbench site manifest: a NUL byte at byte %zu (kbench "
+                                  "writes text); %s", o->manifest, (size_t)(nul - buf), redo);
+        if (cr && cr + 1 < buf + len && cr[1] == '\n')
+                return error_setf(err, -EBADMSG, "%s: not a kbench site manifest as kbench writes it: CRLF line ends "
+                                  "(an editor's?); make them LF again (sed -i 's/\\r$//' FILE), or %s", o->manifest,
+                                  redo);
+        if (len < strlen(MANIFEST_HEADER) || memcmp(buf, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) != 0)
+                return error_setf(err, -EBADMSG, "%s: not a kbench site manifest (first line is not '%s'); %s",
+                                  o->manifest, "kbench site v1", redo);
+        return 0;
+}
+
 /* Read DIR/.kbench-site into o->owned. Returns 1 when the manifest exists,
  * 0 when it does not, -errno with err when it cannot be read or is not
  * kbench's (a symbolic link, a FIFO: anything but a regular file). */
@@ -61,10 +81,9 @@ static int manifest_load(struct output *o, struct kb_error *err) {
         r = fileio_read_nofollow(o->manifest, MANIFEST_MAX, &buf, &len, err);
         if (r < 0)
                 return error_prefix(err, r, "not a kbench site manifest");
-        if (len < strlen(MANIFEST_HEADER) || memcmp(buf, MANIFEST_HEADER, strlen(MANIFEST_HEADER)) != 0 ||
-            memchr(buf, '\0', len))
-                return error_setf(err, -EBADMSG, "%s: not a kbench site manifest (first line is not '%s')",
-                                  o->manifest, "kbench site v1");
+        r = manifest_check(o, buf, len, err);
+        if (r < 0)
+                return r;
         {
                 /* fileio_read's buffer holds len bytes, no terminator. */
                 g_autofree char *text = g_strndup(buf + strlen(MANIFEST_HEADER), len - strlen(MANIFEST_HEADER));
@@ -139,7 +158,7 @@ static int manifest_write(struct output *o, GHashTable *names, struct kb_error *
         return 0;
 }
 
-int output_open(struct output *o, const char *dir, int force, struct kb_error *err) {
+int output_open(struct output *o, const char *dir, unsigned flags, struct kb_error *err) {
         struct stat st;
         int r, fresh = 0, lock_fd;
 
@@ -167,14 +186,19 @@ int output_open(struct output *o, const char *dir, int force, struct kb_error *e
                         close(lock_fd);
                         return error_setf(err, r, "%s: cannot lock the site directory: %s", dir, g_strerror(-r));
                 }
-        *o = (struct output){ .dir = g_strdup(dir), .force = force, .lock_fd = lock_fd,
+        *o = (struct output){ .dir = g_strdup(dir), .force = !!(flags & OUTPUT_FORCE), .lock_fd = lock_fd,
                               .manifest = g_build_filename(dir, OUTPUT_MANIFEST, NULL),
                               .names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                               .owned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) };
         r = manifest_load(o, err);
         if (r > 0)
                 return 0;
-        if (r == 0 && !fresh && !force) {
+        /* Without a manifest the store's own site is one kbench wrote
+         * before it kept one: its pages are kbench's, taken over once and
+         * listed from then on. */
+        if (r == 0 && (flags & OUTPUT_ADOPT))
+                o->force = 1;
+        if (r == 0 && !fresh && !o->force) {
                 r = dir_has_entries(dir);
                 if (r < 0)
                         r = error_setf(err, r, "%s: cannot list the site directory", dir);

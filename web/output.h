@@ -44,12 +44,20 @@ struct output {
         char dropped_note[256];    /* the first of them and why, for a note; "" when none */
 };
 
+/* output_open's flags. */
+#define OUTPUT_FORCE 1             /* --force: write into a directory that is not a site, and take over the
+                                      files whose names the pages take */
+#define OUTPUT_ADOPT 2             /* the store's own site: one without a manifest (written before kbench
+                                      kept one) is kbench's, taken over as OUTPUT_FORCE would for this pass;
+                                      one with a manifest follows the manifest, as every site */
+
 /* Start writing into dir, creating it (and its parents) if needed, and
  * wait for any other publish into it to end (the lock is held until
- * output_close). Returns 0, or -errno with err naming dir: -EEXIST a
- * non-empty directory that is not a kbench site (unless force), -ENOTDIR,
- * -EBADMSG a manifest that is not kbench's. */
-int output_open(struct output *o, const char *dir, int force, struct kb_error *err);
+ * output_close); flags: OUTPUT_FORCE, OUTPUT_ADOPT. Returns 0, or -errno
+ * with err naming dir: -EEXIST a non-empty directory that is not a kbench
+ * site (unless forced or adopted), -ENOTDIR, -EBADMSG a manifest that is
+ * not kbench's. */
+int output_open(struct output *o, const char *dir, unsigned flags, struct kb_error *err);
 void output_close(struct output *o);
 
 /* Write buf (len bytes) as dir/name unless the file already holds exactly

@@ -2,7 +2,11 @@
  * page.h). The style sheet is inline so a page is one self-contained file
  * that works from file:// and from any server, with no request leaving it;
  * it is written for a table-heavy page: tabular figures, right-aligned
- * numbers, tables that scroll sideways on a phone instead of squeezing. */
+ * numbers. On a phone (600 px and less) nothing scrolls sideways: a chart
+ * shows its narrow variant (report/svg.h), metric names break after '.'
+ * and '_', a cell's figures stack, a table of records (class "cards")
+ * becomes one block of labelled lines per row, and a comparison's table
+ * leaves out its second-reading columns (.opt). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,11 +43,22 @@
         "th{background:var(--head);font-weight:600;font-size:.88rem}" \
         "td.num,th.num{text-align:right}" \
         "table.cmp{font-size:.86rem}table.cmp th,table.cmp td{padding:.24rem .42rem}" \
-        /* a metric's name and unit may take two lines, so the table fits 1400 px */ \
-        "table.cmp td:first-child{white-space:normal;min-width:9rem}table.cmp td.ci{white-space:normal;min-width:7rem}" \
+        /* a metric's name breaks after '.' and '_' (<wbr>) where its table is short of room */ \
+        "td.metric,table.cmp td:first-child{white-space:normal;min-width:7rem}th.metric{white-space:normal}" \
+        "table.cmp td.ci{white-space:normal;min-width:7rem}" \
         "td.wrap{white-space:normal;min-width:14rem}" \
         "td.sum{white-space:normal}th.kernel{white-space:normal}td.muted.wrap{min-width:10rem}" \
+        "td.run{white-space:normal;min-width:9rem}" \
         "tbody tr:hover{background:#f7f9fb}" \
+        /* a table of more columns than any screen holds (a kernel's every metric by run): a block per row, \
+           its cells flowing as "label value" lines in as many columns as fit */ \
+        "table.flow,table.flow tbody{display:block}table.flow thead{display:none}" \
+        "table.flow tr{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,22rem),1fr));" \
+        "column-gap:1.5rem;padding:.3rem 0;border-bottom:1px solid var(--line)}" \
+        "table.flow td{display:block;border:0;padding:.08rem .3rem;white-space:normal;text-align:left;min-width:0}" \
+        "table.flow td[data-label]::before{content:attr(data-label);display:inline-block;width:58%;" \
+        "padding-right:.5rem;vertical-align:top;color:var(--muted)}" \
+        "table.flow td:first-child{grid-column:1/-1;display:block}table.flow td:first-child::before{content:none}" \
         ".cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:0 2rem}" \
         ".cols h3{margin-top:.2rem}" \
         "dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.3rem 0 1rem}" \
@@ -56,12 +71,14 @@
         "td.none{color:var(--muted)}" \
         ".muted{color:var(--muted)}" \
         /* two charts side by side from 2 x 580 px on; a chart is never drawn narrower than its viewBox \
-           (report/svg.h SVG_WIDTH), so its 12-unit labels stay 12 px: a narrow screen scrolls it */ \
+           (report/svg.h), so its 12-unit labels stay 12 px: a phone shows the narrow variant */ \
         ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,580px),1fr));gap:1rem;" \
         "margin:.5rem 0 1rem}" \
         "figure{margin:0;border:1px solid var(--line);border-radius:4px;padding:.4rem;overflow-x:auto}" \
         "figcaption{font-size:.85rem;color:var(--muted);padding:.2rem .3rem}" \
-        "svg.chart{width:100%;height:auto;display:block;min-width:" G_STRINGIFY(SVG_WIDTH) "px}" \
+        "svg.chart{width:100%;height:auto;display:block}" \
+        "svg.wide{min-width:" G_STRINGIFY(SVG_WIDTH) "px}" \
+        "svg.narrow{display:none;min-width:" G_STRINGIFY(SVG_NARROW) "px;max-width:440px}" \
         ".pairs{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,600px),1fr));gap:0 1.5rem}" \
         ".pair{border-left:4px solid var(--line);padding:.1rem 0 .1rem .8rem;margin:.7rem 0}" \
         ".overview{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,600px),1fr));gap:0 2rem}" \
@@ -78,7 +95,26 @@
         "@media (max-width:700px){body{font-size:14px}main{padding:.6rem}th,td{padding:.22rem .4rem}" \
         "h1{font-size:1.2rem}" \
         /* on a phone a table drops the columns a second reading needs (spread, tests, repeats) */ \
-        ".opt{display:none}}" \
+        ".opt{display:none}td.wrap,td.muted.wrap{min-width:8rem}}" \
+        /* where a wide chart (560 px and the figure's frame) no longer fits: the narrow one, and a \
+           record per block of "label value" lines */ \
+        "@media (max-width:600px){svg.wide{display:none}svg.narrow{display:block}" \
+        "td.metric{min-width:5rem}" \
+        "table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}" \
+        "table.cards thead{display:none}" \
+        "table.cards tr{border-bottom:1px solid var(--line);padding:.3rem 0}" \
+        "table.cards td{border:0;padding:.05rem .3rem;white-space:normal;text-align:left;min-width:0;" \
+        "overflow-wrap:anywhere}" \
+        "table.cards td:empty,table.cards td.opt{display:none}" \
+        "table.cards td[data-label]::before{content:attr(data-label);display:inline-block;width:42%;" \
+        "padding-right:.5rem;vertical-align:top;color:var(--muted);font-size:.85rem;overflow-wrap:normal}" \
+        /* a comparison's row: the metric on a line of its own, its figures in aligned columns below */ \
+        "table.cmp,table.info,table.cmp thead,table.cmp tbody,table.info thead,table.info tbody{display:block}" \
+        "table.cmp tr{display:grid;grid-template-columns:.9fr .9fr 1fr 1.5fr 1fr}" \
+        "table.info tr{display:grid;grid-template-columns:1fr 1fr 1fr 2fr}" \
+        "table.cmp th,table.cmp td,table.info th,table.info td{white-space:normal;min-width:0}" \
+        "table.cmp td,table.info td{overflow-wrap:anywhere}" \
+        "table.cmp :is(td,th):first-child,table.info :is(td,th):first-child{grid-column:1/-1;border-bottom:0}}" \
         "</style>"
 
 void page_begin(struct html *h, const struct page_head *head) {
@@ -213,6 +249,77 @@ void page_format_num(double v, char *buf, size_t size) {
                 text_format_num(v, buf, size);
 }
 
+/* Stored units the site shows in another: amounts of bytes in MiB. Rates
+ * stay in MB/s, dd's own unit, which the host's rates share. */
+static const struct {
+        const char *stored, *shown;
+        double factor;
+} shown_units[] = {
+        { "MB", "MiB", 1e6 / (1024.0 * 1024.0) },
+};
+
+/* The factor from a stored unit to the one the site shows it in
+ * (OUT: *ret_shown; unit itself and 1 when it is shown as stored). */
+static double shown_factor(const char *unit, const char **ret_shown) {
+        *ret_shown = unit;
+        for (size_t i = 0; unit && i < G_N_ELEMENTS(shown_units); i++)
+                if (strcmp(unit, shown_units[i].stored) == 0) {
+                        *ret_shown = shown_units[i].shown;
+                        return shown_units[i].factor;
+                }
+        return 1;
+}
+
+const char *page_unit(const char *unit) {
+        const char *shown;
+
+        shown_factor(unit, &shown);
+        return shown;
+}
+
+double page_scale(double maxabs, const char *unit, const char **ret_unit) {
+        if (unit && strcmp(unit, "s") == 0)
+                return text_unit_scale(maxabs, unit, ret_unit);
+        return shown_factor(unit, ret_unit);
+}
+
+double page_maxabs(const double *v, size_t n) {
+        double maxabs = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (isfinite(v[i]))
+                        maxabs = fmax(maxabs, fabs(v[i]));
+        return maxabs;
+}
+
+const char *page_scale_values(double *v, size_t n, const char *unit) {
+        const char *shown;
+        double k = page_scale(page_maxabs(v, n), unit, &shown);
+
+        for (size_t i = 0; i < n && k != 1; i++)
+                v[i] *= k;
+        return shown;
+}
+
+void page_format_value(double v, const char *unit, char *buf, size_t size) {
+        const char *shown;
+        int seconds = unit && strcmp(unit, "s") == 0;
+
+        v *= shown_factor(unit, &shown);
+        if (!isfinite(v))
+                snprintf(buf, size, "-");
+        else if (seconds && fabs(v) < 1e6)
+                text_format_value(v, unit, 1, buf, size);
+        else if (seconds) {
+                /* no store's time is this long: digits as text_format_num keeps them, never cut */
+                char num[40];
+
+                text_format_num(v, num, sizeof(num));
+                snprintf(buf, size, "%s s", num);
+        } else
+                text_format_num(v, buf, size);
+}
+
 void page_format_time(double unix_time, char *buf, size_t size) {
         struct tm tm;
         time_t t;
@@ -272,5 +379,19 @@ void page_td_wrap(struct html *h, const char *text) {
 void page_td_state(struct html *h, const char *state) {
         html_start(h, "td");
         page_state(h, state);
+        html_end(h);
+}
+
+void page_left_out(struct html *h, size_t n, const char *what, const char *where) {
+        if (!n)
+                return;
+        html_start(h, "p");
+        html_attr(h, "class", "muted");
+        html_textf(h, "%zu more %s are not shown on this page (at most %d a table, %d charts); ", n, what,
+                   PAGE_METRICS_MAX, PAGE_CHARTS_MAX);
+        html_start(h, "code");
+        html_text(h, where);
+        html_end(h);
+        html_text(h, " lists them all.");
         html_end(h);
 }

@@ -14,6 +14,15 @@
 /* The site's Atom feed of regressions (web/feed.c), at its root. */
 #define PAGE_FEED_FILE "feed.xml"
 
+/* What one page or data file holds at most, whatever a cell stored: a
+ * workload's real metrics are tens to a thousand (fio's 64 jobs), and a
+ * cell with 20 000 names must not make a page of 100 MB. Rows of one table
+ * of metrics, and metrics of one list or map of a data file (judged ones
+ * first); then a note says how many more and where to see them all. */
+#define PAGE_METRICS_MAX 2000
+/* Charts of metrics on one page (each a few KiB of SVG). */
+#define PAGE_CHARTS_MAX 200
+
 /* What a page's head and header say besides its title. */
 struct page_head {
         const char *title;         /* plain text (escaped) */
@@ -47,6 +56,26 @@ char *page_json_file(const char *html_file);
  * 352.2, 3.31, 0.0273; but NAN as "-". buf >= 32. Percentages and
  * p-values: text_format_pct and text_format_p. */
 void page_format_num(double v, char *buf, size_t size);
+/* A metric's value as every page prints it: seconds scaled to µs, ms or
+ * s and carrying that unit ("289 µs", text_format_value); an amount
+ * stored in MB (10^6 bytes) in MiB, the unit of the guest's own amounts
+ * (vmstat.*_MiB), so the host's and the guest's count of the same bytes
+ * read alike; anything else as page_format_num. "-" when not finite.
+ * buf >= 48. */
+void page_format_value(double v, const char *unit, char *buf, size_t size);
+/* The unit page_format_value shows a stored unit in ("MiB" for "MB"),
+ * NULL for NULL. */
+const char *page_unit(const char *unit);
+/* The factor and unit a chart draws values up to maxabs of a stored unit
+ * in, so its ticks read as its figures: seconds scaled to µs, ms or s
+ * (text_unit_scale), MB in MiB, anything else 1 and as stored.
+ * OUT: *ret_unit (static, or unit; NULL for NULL). */
+double page_scale(double maxabs, const char *unit, const char **ret_unit);
+/* The largest |v| of n values, NAN left out (0 when none). */
+double page_maxabs(const double *v, size_t n);
+/* The n values (NAN kept) scaled in place to the unit page_scale picks
+ * for the largest; returns that unit. */
+const char *page_scale_values(double *v, size_t n, const char *unit);
 /* UTC, "2026-12-01 07:49" ("-" when unknown). */
 void page_format_time(double unix_time, char *buf, size_t size);
 /* RFC 3339 in UTC, "2026-12-01T07:49:12Z" (the Unix epoch when unknown):
@@ -64,3 +93,8 @@ void page_state(struct html *h, const char *state);
 void page_td_wrap(struct html *h, const char *text);
 /* <td> holding page_state's label. */
 void page_td_state(struct html *h, const char *state);
+
+/* After a table or charts cut at PAGE_METRICS_MAX or PAGE_CHARTS_MAX:
+ * "N more WHAT are not shown on this page; WHERE lists them all" (nothing
+ * when n is 0). where is a command, "kbench show 3 --all". */
+void page_left_out(struct html *h, size_t n, const char *what, const char *where);

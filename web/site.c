@@ -175,7 +175,7 @@ int site_publish(struct db *db, const struct site_options *opt, struct site_resu
          * database, must fail before a directory is made for the site. */
         r = model_load(db, opt->compares, opt->n_compares, opt->with_defaults, &s, err);
         if (r >= 0)
-                r = output_open(&o, opt->dir, opt->force, err);
+                r = output_open(&o, opt->dir, (opt->force ? OUTPUT_FORCE : 0) | (opt->adopt ? OUTPUT_ADOPT : 0), err);
         if (r < 0) {
                 model_free(&s);
                 return r;

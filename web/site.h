@@ -20,7 +20,10 @@ struct site_options {
         const char *dir;                   /* where the pages go */
         const char *const *compares;       /* "A:B" selections (kbench compare's syntax) */
         size_t n_compares;                 /* 0: each kernel against the one before it in each run */
-        int force;                         /* write into a directory that is not a kbench site (web/output.h) */
+        int force;                         /* write into a directory that is not a kbench site, replace
+                                              files not in its manifest (web/output.h) */
+        int adopt;                         /* the store's own site: one without a manifest (written
+                                              before kbench kept one) is taken over (web/output.h) */
         int with_defaults;                 /* those default ones besides the compares asked for */
 };
 

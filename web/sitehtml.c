@@ -19,6 +19,7 @@ void sitehtml_table_begin(struct html *h, const char *cls, const char *const *he
 
 void sitehtml_table_begin_opt(struct html *h, const char *cls, const char *const *head, size_t n, unsigned opt) {
         sitehtml_scroll_begin(h);
+        html_column_labels(h, head, n);
         html_start(h, "table");
         if (cls)
                 html_attr(h, "class", cls);
@@ -40,6 +41,41 @@ void sitehtml_table_end(struct html *h) {
         html_end(h); /* tbody */
         html_end(h); /* table */
         html_end(h); /* the scrolling div */
+        html_column_labels(h, NULL, 0);
+}
+
+void sitehtml_metric_name(struct html *h, const char *name) {
+        for (const char *p = name; *p;) {
+                size_t len = strcspn(p, "._");
+
+                len += p[len] != '\0';
+                html_text_len(h, p, len);
+                p += len;
+                if (*p && (p[-1] == '.' || p[-1] == '_'))
+                        html_literal(h, "<wbr>");
+        }
+}
+
+char *sitehtml_breakable(const char *name) {
+        GString *t = g_string_new(NULL);
+
+        for (const char *p = name; *p; p++) {
+                g_string_append_c(t, *p);
+                if ((*p == '.' || *p == '_') && p[1])
+                        g_string_append(t, "\u200b");
+        }
+        return g_string_free(t, FALSE);
+}
+
+void sitehtml_td_metric(struct html *h, const char *name) {
+        html_start(h, "td");
+        html_attr(h, "class", "metric");
+        sitehtml_metric_name(h, name);
+        html_end(h);
+}
+
+int sitehtml_paced(const struct model_run *r, const struct query_cell *c) {
+        return view_cpu_paced(r->v->run->settings_json, c ? c->params_json : NULL);
 }
 
 void sitehtml_run_link(struct html *h, const struct model_run *r) {
@@ -98,7 +134,7 @@ void sitehtml_state_counts(struct html *h, const struct model_run *r, const char
 }
 
 void sitehtml_td_summary(struct html *h, const struct view_series *vs) {
-        char mean[32], sd[32];
+        char mean[48], sd[32];
 
         html_start(h, "td");
         html_attr(h, "class", "num sum");
@@ -107,7 +143,7 @@ void sitehtml_td_summary(struct html *h, const struct view_series *vs) {
                 html_end(h);
                 return;
         }
-        page_format_num(vs->sum.mean, mean, sizeof(mean));
+        page_format_value(vs->sum.mean, vs->s->unit, mean, sizeof(mean));
         /* sd / mean of values near DBL_MAX overflows: no percentage then. */
         if (isfinite(vs->sum.sd) && vs->sum.mean != 0 && isfinite(vs->sum.sd / fabs(vs->sum.mean) * 100)) {
                 double pct = 100 * (vs->sum.sd / fabs(vs->sum.mean));
@@ -116,7 +152,7 @@ void sitehtml_td_summary(struct html *h, const struct view_series *vs) {
                 /* no-break spaces: a narrow table wraps before "±" and "(n)" only */
                 html_textf(h, "%s \u00b1\u00a0%s\u00a0%%", mean, sd);
         } else if (isfinite(vs->sum.sd)) {
-                page_format_num(vs->sum.sd, sd, sizeof(sd));
+                page_format_value(vs->sum.sd, vs->s->unit, sd, sizeof(sd));
                 html_textf(h, "%s \u00b1\u00a0%s", mean, sd);
         } else
                 html_text(h, mean);
@@ -288,7 +324,8 @@ static int option_default(const struct runopt *row, const json_t *v) {
         return json_is_string(v) && row->def && strcmp(json_string_value(v), row->def) == 0;
 }
 
-/* The kernels of the run: "name (release)". */
+/* The kernels of the run: "name (release, upstream 6.1.170)", each part
+ * in brackets when the run recorded it and the name does not say it. */
 static void settings_kernels(struct html *h, const json_t *kernels) {
         GString *t = g_string_new(NULL);
         size_t i;
@@ -297,12 +334,16 @@ static void settings_kernels(struct html *h, const json_t *kernels) {
         json_array_foreach(kernels, i, k) {
                 const char *name = json_string_value(json_object_get(k, "name"));
                 const char *release = json_string_value(json_object_get(k, "release"));
+                const char *up = json_string_value(json_object_get(k, "upstream"));
 
                 if (!name)
                         continue;
                 g_string_append_printf(t, "%s%s", t->len ? ", " : "", name);
-                if (release)
-                        g_string_append_printf(t, " (%s)", release);
+                if (release && strcmp(release, name) == 0)
+                        release = NULL;
+                if (release || up)
+                        g_string_append_printf(t, " (%s%s%s%s)", release ? release : "", release && up ? ", " : "",
+                                               up ? "upstream " : "", up ? up : "");
         }
         if (t->len) {
                 html_elem(h, "dt", "kernels");
@@ -483,7 +524,7 @@ void sitehtml_compare_table(struct html *h, const struct model *s, int64_t run_i
                 html_elem(h, "p", "No comparisons: a comparison needs two kernels (or kbench publish --compare A:B).");
                 return;
         }
-        sitehtml_table_begin(h, NULL, head, G_N_ELEMENTS(head));
+        sitehtml_table_begin(h, "cards", head, G_N_ELEMENTS(head));
         /* newest first, as the runs */
         for (size_t i = s->n_compares; i-- > 0 && shown < max;) {
                 const struct model_compare *c = &s->compares[i];

@@ -11,19 +11,36 @@
 #include "report/view.h"
 #include "web/model.h"
 
-/* A table that scrolls sideways on a narrow screen. sitehtml_scroll_begin
- * opens the scrolling div only, for a table that writes its own <table>,
- * header row and <tbody>; sitehtml_table_begin opens the div, <table> (of
- * class cls, may be NULL), the header row of n names in <thead>, and
- * <tbody>. */
+/* A table in a box that scrolls sideways should it still be too wide.
+ * sitehtml_scroll_begin opens the box only, for a table that writes its
+ * own <table>, header row and <tbody>; sitehtml_table_begin opens the box,
+ * <table> (of class cls, may be NULL), the header row of n names in
+ * <thead>, and <tbody>, and labels each cell with its column's name
+ * (html_column_labels): a table of class "cards" is laid out on a phone
+ * as one block of labelled lines per row (web/page.c). */
 void sitehtml_scroll_begin(struct html *h);
 void sitehtml_table_begin(struct html *h, const char *cls, const char *const *head, size_t n);
 /* The same, the columns whose bit is set in opt (bit i: column i) marked
  * as a phone leaves them out (the style sheet's .opt); their cells must
  * carry the class too. */
 void sitehtml_table_begin_opt(struct html *h, const char *cls, const char *const *head, size_t n, unsigned opt);
-/* Close <tbody>, <table> and the scrolling div. */
+/* Close <tbody>, <table> and the scrolling div; no more column labels. */
 void sitehtml_table_end(struct html *h);
+
+/* A metric's name that may break after each '.' and '_' (<wbr>), where a
+ * narrow table wraps it ("guest.drop-caches." / "kernel_Minsn"), never
+ * inside a word; <td class="metric"> (sitehtml_td_metric) wraps there. */
+void sitehtml_metric_name(struct html *h, const char *name);
+void sitehtml_td_metric(struct html *h, const char *name);
+/* The same breaks for text that cannot hold markup (a column's label, which
+ * the style sheet shows as generated content): name with a zero-width
+ * space after each '.' and '_'. Caller g_free()s. */
+char *sitehtml_breakable(const char *name);
+/* Whether cells like c (its run's settings, its own parameters; c NULL:
+ * none known) had their rates and times paced by the emulator
+ * (view_cpu_paced): what view_metric_judged asks to say whether
+ * `kbench compare` judges a metric of them. */
+int sitehtml_paced(const struct model_run *r, const struct query_cell *c);
 
 /* A link to the run's page, "run 3". */
 void sitehtml_run_link(struct html *h, const struct model_run *r);
@@ -35,8 +52,10 @@ void sitehtml_cell_tds(struct html *h, const struct model *s, const struct query
 /* "3 ok" / "2 ok, 1 hang" over the run's latest attempts of (kernel,
  * workload); either may be NULL for all. */
 void sitehtml_state_counts(struct html *h, const struct model_run *r, const char *kernel, const char *workload);
-/* <td> "163.4 ± 2.1 % (5)"; "-" when vs is NULL or has no values. A
- * narrow table wraps it before "±" and "(5)" only. */
+/* <td> "163.4 ± 2.1 % (5)", a time scaled ("289 µs ± 0.9 % (3)") and a
+ * value in page_format_value's unit; "-" when vs is NULL or has no
+ * values. A narrow table stacks its figures: it wraps before "±" and
+ * "(5)" only. */
 void sitehtml_td_summary(struct html *h, const struct view_series *vs);
 /* <td> "higher" / "lower" / "-" from the metric registry (left out on a
  * phone: the style sheet's .opt). */

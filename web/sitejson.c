@@ -18,6 +18,93 @@
 #define S json_view_string
 #define N json_view_number
 
+/* Which entries of a list of metrics a data file keeps: judged ones
+ * first (an entry saying "judged": true), then the rest, PAGE_METRICS_MAX
+ * in all; in a run's "summary", PAGE_METRICS_MAX per kernel and workload.
+ * OUT: keep[i]. Returns how many are cut. */
+static size_t pick(const json_t *a, int summary, unsigned char *keep) {
+        g_autoptr(GHashTable) per = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        size_t n = json_array_size(a), kept = 0;
+
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < n; i++) {
+                        const json_t *e = json_array_get(a, i);
+                        char *key;
+                        size_t c;
+
+                        if (keep[i] || (!summary && pass == 0 && !json_is_true(json_object_get(e, "judged"))))
+                                continue;
+                        if (!summary) {
+                                keep[i] = kept < PAGE_METRICS_MAX;
+                                kept += keep[i];
+                                continue;
+                        }
+                        key = g_strjoin("\x1f", json_string_value(json_object_get(e, "kernel")) ?: "",
+                                        json_string_value(json_object_get(e, "workload")) ?: "", NULL);
+                        c = GPOINTER_TO_SIZE(g_hash_table_lookup(per, key));
+                        keep[i] = c < PAGE_METRICS_MAX;
+                        kept += keep[i];
+                        g_hash_table_insert(per, key, GSIZE_TO_POINTER(c + 1));
+                }
+        return n - kept;
+}
+
+/* A list of metrics cut to what pick keeps, in its order. Returns how
+ * many went. */
+static size_t bound_list(json_t *a, int summary) {
+        g_autofree unsigned char *keep = g_new0(unsigned char, json_array_size(a) + 1);
+        size_t cut = pick(a, summary, keep), n = json_array_size(a);
+
+        for (size_t i = n; cut && i-- > 0;)
+                if (!keep[i])
+                        json_array_remove(a, i);
+        return cut;
+}
+
+/* A map of metrics (name: value) cut to its first PAGE_METRICS_MAX names.
+ * Returns how many went. */
+static size_t bound_map(json_t *o) {
+        size_t n = json_object_size(o), i = 0, cut = n > PAGE_METRICS_MAX ? n - PAGE_METRICS_MAX : 0;
+        const char *key;
+        json_t *v;
+        void *tmp;
+
+        json_object_foreach_safe(o, tmp, key, v)
+                if (i++ >= PAGE_METRICS_MAX)
+                        json_object_del(o, key);
+        return cut;
+}
+
+/* Every list or map of metrics in j, and a run's summary, bounded as the
+ * pages are (PAGE_METRICS_MAX): a cell of 20 000 names must not make a
+ * data file of 100 MB. What is cut is counted beside it, in
+ * "metrics_left_out"; `kbench show --json` and `kbench compare --json`
+ * print it all. */
+static json_t *bounded(json_t *j) {
+        size_t i, cut = 0;
+        const char *key;
+        json_t *v;
+
+        if (json_is_array(j))
+                json_array_foreach(j, i, v)
+                        bounded(v);
+        if (!json_is_object(j))
+                return j;
+        json_object_foreach(j, key, v) {
+                int summary = strcmp(key, "summary") == 0;
+
+                if ((summary || strcmp(key, "metrics") == 0) && json_is_array(v) &&
+                    json_array_size(v) > PAGE_METRICS_MAX)
+                        cut += bound_list(v, summary);
+                else if (strcmp(key, "metrics") == 0 && json_is_object(v))
+                        cut += bound_map(v);
+                bounded(v);
+        }
+        if (cut)
+                json_object_set_new(j, "metrics_left_out", json_integer((json_int_t)cut));
+        return j;
+}
+
 static json_t *with_page(json_t *j, const char *page) {
         g_autofree char *data = page ? page_json_file(page) : NULL;
 
@@ -142,13 +229,13 @@ json_t *sitejson_run(const struct model *s, const struct model_run *r) {
                 if (s->compares[i].run_id == r->v->run->id)
                         json_array_append_new(cmp, compare_entry(&s->compares[i]));
         json_object_set_new(j, "comparisons", cmp);
-        return with_page(j, r->file);
+        return bounded(with_page(j, r->file));
 }
 
 json_t *sitejson_cell(const struct view_cell *c) {
         g_autofree char *file = page_cell_file(c->cell->run_id, c->cell->cell_key);
 
-        return with_page(json_view_cell(c), file);
+        return bounded(with_page(json_view_cell(c), file));
 }
 
 /* The summaries of (kernel, workload) in one run: {metric: {mean, stddev, n, unit}}. */
@@ -211,7 +298,7 @@ json_t *sitejson_kernel(const struct model *s, const struct model_kernel *k) {
                         json_array_append_new(wl, kernel_workload(s, k->name, workload));
                 }
         json_object_set_new(j, "workloads", wl);
-        return with_page(j, k->file);
+        return bounded(with_page(j, k->file));
 }
 
 static json_t *line_json(const struct history_line *l) {
@@ -258,7 +345,7 @@ json_t *sitejson_compare(const struct model_compare *c, const struct model_group
                                                       rep_json(&groups[g].rep[0]), "b", rep_json(&groups[g].rep[1])));
         }
         json_object_set_new(j, "representatives", reps);
-        return with_page(j, c->file);
+        return bounded(with_page(j, c->file));
 }
 
 json_t *sitejson_bisect(const struct bisect_row *b) {

@@ -134,6 +134,97 @@ TEST(incremental) {
         fx_free(&f);
 }
 
+/* The store's own site (adopt): without a manifest, a site written
+ * before kbench kept one, taken over; with one, a file it does not name
+ * (a foreign index.html, a link) is refused and left, as in any site. */
+TEST(adopted_site_keeps_the_manifest_rule) {
+        struct fx f;
+        struct kb_error err = { { 0 } };
+        struct site_options o = { 0 };
+        struct site_result res;
+        g_autofree char *index = NULL, *manifest = NULL, *text = NULL, *target = NULL;
+        g_autoptr(GString) kept = g_string_new(NULL);
+        g_auto(GStrv) lines = NULL;
+
+        fx_init(&f, 1, 4, 0);
+        index = g_build_filename(f.site, "index.html", NULL);
+        manifest = g_build_filename(f.site, ".kbench-site", NULL);
+        target = g_build_filename(f.dir, "theirs", NULL);
+        ASSERT_EQ(mkdir(f.site, 0755), 0);
+        ASSERT_TRUE(g_file_set_contents(index, "an index of before manifests\n", -1, NULL));
+        o.dir = f.site;
+        o.adopt = 1;
+        if (site_publish(f.db, &o, &res, &err) < 0)
+                TEST_FAIL("adopting: %s", err.msg);
+        text = read_page(&f, "index.html");
+        ASSERT_TRUE(strstr(text, "<html") != NULL);
+        g_clear_pointer(&text, g_free);
+        /* index.html taken out of the manifest; a foreign file, then a link. */
+        ASSERT_TRUE(g_file_get_contents(manifest, &text, NULL, NULL));
+        lines = g_strsplit(text, "\n", -1);
+        for (size_t i = 0; lines[i]; i++)
+                if (*lines[i] && strcmp(lines[i], "index.html") != 0)
+                        g_string_append_printf(kept, "%s\n", lines[i]);
+        ASSERT_TRUE(g_file_set_contents(manifest, kept->str, -1, NULL));
+        ASSERT_TRUE(g_file_set_contents(index, "theirs\n", -1, NULL));
+        ASSERT_EQ(site_publish(f.db, &o, &res, &err), -EEXIST);
+        ASSERT_TRUE(strstr(err.msg, "index.html: exists and kbench did not write it") != NULL);
+        g_clear_pointer(&text, g_free);
+        text = read_page(&f, "index.html");
+        ASSERT_STREQ(text, "theirs\n");
+        ASSERT_EQ(unlink(index), 0);
+        ASSERT_TRUE(g_file_set_contents(target, "theirs\n", -1, NULL));
+        ASSERT_EQ(symlink(target, index), 0);
+        ASSERT_EQ(site_publish(f.db, &o, &res, &err), -EEXIST);
+        ASSERT_TRUE(g_file_test(index, G_FILE_TEST_IS_SYMLINK));
+        fx_free(&f);
+}
+
+/* A cell with more metric names than a page lists: its page and the run's
+ * list PAGE_METRICS_MAX and say how many more and where they are; the
+ * data files hold as many, and count what they leave out. */
+TEST(pages_are_bounded) {
+        enum { N = PAGE_METRICS_MAX + 150 };
+        struct fx f;
+        struct kb_error err = { { 0 } };
+        struct db_kernel k = { .id = "kkkk", .name = "kN", .added_at = 1 };
+        struct db_run run = { .tag = "many", .settings_json = "{\"repeats\":1}", .started_at = 1700000000 };
+        g_autofree struct db_metric *m = g_new0(struct db_metric, N);
+        g_autofree char *names = g_malloc0((size_t)N * 32), *page = NULL, *json = NULL;
+        struct db_cell c = { .cell_key = "c000", .kernel_id = "kkkk", .workload = "dd", .attempt = 1, .state = "ok",
+                             .params_json = "{\"workload\":\"dd:size=,bs=1M\"}", .started_at = 1700000100,
+                             .boot_s = 3, .workload_s = 10, .total_s = 14, .exit_code = 0, .n_metrics = N,
+                             .metrics = m };
+        g_autofree char *cell_html = NULL, *cell_json = NULL, *run_file = NULL;
+        json_t *j;
+
+        fx_init(&f, 0, 0, 0);
+        ASSERT_EQ(db_kernel_upsert(f.db, &k, &err), 0);
+        ASSERT_EQ(db_run_create(f.db, &run, &err), 0);
+        c.run_id = run.id;
+        for (int i = 0; i < N; i++) {
+                snprintf(names + i * 32, 32, "vmstat.m%05d_mean", i);
+                m[i] = (struct db_metric){ .name = names + i * 32, .value = i, .has_value = 1, .unit = "" };
+        }
+        ASSERT_EQ(db_cell_insert(f.db, &c, NULL, &err), 0);
+        publish(&f);
+        cell_html = g_strdup_printf("cell-%lld-c000.html", (long long)run.id);
+        cell_json = g_strdup_printf("cell-%lld-c000.json", (long long)run.id);
+        page = read_page(&f, cell_html);
+        ASSERT_TRUE(strstr(page, ">m01999_") != NULL && strstr(page, ">m02000_") == NULL);
+        ASSERT_TRUE(strstr(page, "150 more metrics are not shown on this page") != NULL);
+        json = read_page(&f, cell_json);
+        j = json_loads(json, 0, NULL);
+        ASSERT_EQ(json_object_size(json_object_get(j, "metrics")), PAGE_METRICS_MAX);
+        ASSERT_EQ(json_integer_value(json_object_get(j, "metrics_left_out")), 150);
+        json_decref(j);
+        g_clear_pointer(&page, g_free);
+        run_file = g_strdup_printf("run-%lld.html", (long long)run.id);
+        page = read_page(&f, run_file);
+        ASSERT_TRUE(strstr(page, "more metrics are not shown on this page") != NULL);
+        fx_free(&f);
+}
+
 TEST(hostile_text_is_text) {
         struct fx f;
         g_autoptr(GPtrArray) names = NULL;
@@ -197,21 +288,31 @@ TEST(cell_charts) {
         dd = read_page(&f, "cell-1-c000.html");
         ftp = read_page(&f, "cell-1-c002.html");
         failed = read_page(&f, "cell-1-c005.html");
-        ASSERT_EQ(test_occurrences(dd, "<svg "), 4);
+        /* each chart wide and narrow (report/svg.h) */
+        ASSERT_EQ(test_occurrences(dd, "<svg "), 2 * 4);
         ASSERT_TRUE(strstr(dd, "1 writeout stall run shaded") != NULL);
         {
                 g_autofree char *dd4 = read_page(&f, "cell-1-c004.html");
                 ASSERT_TRUE(strstr(dd4, "0 writeout stall runs shaded") != NULL);
         }
         /* the stall band is drawn on each of the four charts */
-        ASSERT_EQ(test_occurrences(dd, "fill-opacity=\"0.2\""), 4);
+        ASSERT_EQ(test_occurrences(dd, "fill-opacity=\"0.2\""), 2 * 4);
         ASSERT_TRUE(strstr(dd, ">write</text>") != NULL && strstr(dd, ">read</text>") != NULL);
         ASSERT_TRUE(strstr(dd, ">bogus</text>") == NULL); /* only in the log (bad CRC) */
         ASSERT_TRUE(strstr(dd, ">mounted<") == NULL);    /* the agent's, not the workload's */
         ASSERT_TRUE(strstr(dd, "NUL:\xe2\x90\x80:after") != NULL);
         ASSERT_TRUE(strstr(dd, "\xe2\x90\x9b[31mcolour") != NULL);
 
-        ASSERT_EQ(test_occurrences(ftp, "<svg "), 5);
+        ASSERT_EQ(test_occurrences(ftp, "<svg "), 2 * 5);
+        /* what a reader looks at first comes first: the charts, the judged metrics, then the rest folded */
+        {
+                const char *chart = strstr(dd, "<svg "), *judged = strstr(dd, "<h2>Judged metrics</h2>");
+                const char *other = strstr(dd, "<details><summary>Other metrics ("), *facts = strstr(dd, "<h2>Cell</h2>");
+
+                ASSERT_TRUE(chart && judged && other && facts && chart < judged && judged < other && other < facts);
+                ASSERT_TRUE(strstr(judged, ">guest.<wbr>write.<wbr>kernel_<wbr>Minsn<") < other);
+                ASSERT_TRUE(strstr(other, ">vmstat.<wbr>bo_<wbr>mean<") != NULL);
+        }
         ASSERT_TRUE(strstr(ftp, "1 halt of at least 1 s shaded") != NULL);
         ASSERT_TRUE(strstr(ftp, "0 writeout stall runs shaded") != NULL);
         ASSERT_TRUE(strstr(ftp, ">sync-start") != NULL);
@@ -261,22 +362,25 @@ TEST(compare_page) {
         /* judged rows and informational ones in tables of their own, dd and ftp */
         ASSERT_EQ(test_occurrences(page, "<table class=\"cmp\">"), 2);
         ASSERT_EQ(test_occurrences(page, "<table class=\"info\">"), 2);
-        ASSERT_EQ(test_occurrences(page, "<h3>Informational metrics ("), 2);
-        ASSERT_TRUE(strstr(page, "<details") == NULL);
+        /* the informational ones folded, after the judged rows and the charts */
+        ASSERT_EQ(test_occurrences(page, "<details><summary>Informational metrics ("), 2);
+        ASSERT_TRUE(strstr(page, "<summary>Informational metrics (") > strstr(page, "nearest the side&#39;s median"));
         {
                 const char *t = page;
 
                 while ((t = strstr(t, "<table class=\"cmp\">"))) {
                         g_autofree char *table = g_strndup(t, (gsize)(strstr(t, "</table>") - t));
 
-                        ASSERT_TRUE(strstr(table, ">vmstat.") == NULL && strstr(table, ">dd.<wbr>write_s<") == NULL);
-                        ASSERT_TRUE(strstr(table, ">ftp.<wbr>upload_s<") == NULL);
+                        ASSERT_TRUE(strstr(table, ">vmstat.") == NULL &&
+                                    strstr(table, ">dd.<wbr>write_<wbr>s<") == NULL);
+                        ASSERT_TRUE(strstr(table, ">ftp.<wbr>upload_<wbr>s<") == NULL);
                         t++;
                 }
                 t = strstr(page, "<table class=\"info\">");
-                ASSERT_TRUE(t && strstr(t, ">dd.<wbr>write_s<") && strstr(t, "the same measurement as dd.*_MBps"));
+                ASSERT_TRUE(t && strstr(t, ">dd.<wbr>write_<wbr>s<") && strstr(t, "the same measurement as dd.*_MBps"));
         }
-        ASSERT_TRUE(strstr(page, "<th>p (t)</th>") != NULL && strstr(page, "<th class=\"opt\">mde</th>") != NULL);
+        ASSERT_TRUE(strstr(page, "<th class=\"opt\">p (t)</th>") != NULL &&
+                    strstr(page, "<th class=\"opt\">mde</th>") != NULL);
         ASSERT_TRUE(strstr(page, "<th class=\"opt\">n for 2%</th>") != NULL);
         ASSERT_TRUE(strstr(page, ">dd.write_MBps<") != NULL && strstr(page, ">ftp.MBps<") != NULL);
         /* overlaid vmstat of one representative cell per side, and bars */
@@ -341,6 +445,7 @@ TEST(huge_and_infinite_values) {
         fx_init(&f, 2, 4, 0);
         ASSERT_EQ(sqlite3_exec(db_handle(f.db),
                                "UPDATE metrics SET value = 4e307 * (1 + cell_id % 3) WHERE name = 'dd.write_MBps';"
+                               "UPDATE metrics SET value = -3e306 WHERE name = 'guest.write.wait_s';"
                                "UPDATE metrics SET value = 9e999 WHERE name = 'dd.read_MBps' AND "
                                "cell_id = (SELECT min(cell_id) FROM metrics WHERE name = 'dd.read_MBps');",
                                NULL, NULL, NULL), SQLITE_OK);
@@ -512,33 +617,61 @@ TEST(bisection_page) {
         fx_free(&f);
 }
 
-/* Every chart of a page: no font below SVG_FONT_MIN viewBox units, and no
- * viewBox wider than the style sheet's smallest drawn width, so no label
- * is drawn below 12 px. Returns the number of charts. */
+/* Every chart of a page: no font below SVG_FONT_MIN viewBox units; each
+ * chart wide and narrow, the wide no wider than SVG_WIDTH and the narrow
+ * no wider than SVG_NARROW, the style sheet's smallest drawn widths of
+ * each, so no label is drawn below 12 px. Returns the number of charts. */
 static size_t check_chart_text(const char *page, const char *name) {
-        size_t charts = 0;
+        size_t charts = 0, narrow = 0;
 
         for (const char *p = page; (p = strstr(p, "<svg ")); p++) {
-                const char *vb = strstr(p, "viewBox=\"0 0 ");
+                const char *vb = strstr(p, "viewBox=\"0 0 "), *cls = strstr(p, "class=\"chart ");
+                int is_narrow;
                 long w;
 
-                ASSERT_TRUE(vb != NULL);
+                ASSERT_TRUE(vb != NULL && cls != NULL && cls < strchr(p, '>'));
+                is_narrow = strncmp(cls, "class=\"chart narrow\"", 20) == 0;
+                ASSERT_TRUE(is_narrow || strncmp(cls, "class=\"chart wide\"", 18) == 0);
                 w = strtol(vb + 13, NULL, 10);
-                if (w > SVG_WIDTH)
-                        TEST_FAIL("%s: a chart %ld wide, wider than the %d it is never drawn below", name, w,
-                                  SVG_WIDTH);
+                if (w > (is_narrow ? SVG_NARROW : SVG_WIDTH))
+                        TEST_FAIL("%s: a %s chart %ld wide, wider than the %d it is never drawn below", name,
+                                  is_narrow ? "narrow" : "wide", w, is_narrow ? SVG_NARROW : SVG_WIDTH);
+                narrow += is_narrow;
                 charts++;
         }
+        ASSERT_EQ(narrow * 2, charts);
         for (const char *p = page; (p = strstr(p, "font-size=\"")); p++) {
                 long size = strtol(p + 11, NULL, 10);
 
                 if (size < SVG_FONT_MIN)
                         TEST_FAIL("%s: chart text of font-size %ld", name, size);
         }
-        if (charts)
-                ASSERT_TRUE(strstr(page, "svg.chart{width:100%;height:auto;display:block;min-width:"
-                                         G_STRINGIFY(SVG_WIDTH) "px}") != NULL);
+        if (charts) {
+                ASSERT_TRUE(strstr(page, "svg.wide{min-width:" G_STRINGIFY(SVG_WIDTH) "px}") != NULL);
+                ASSERT_TRUE(strstr(page, "svg.narrow{display:none;min-width:" G_STRINGIFY(SVG_NARROW) "px;") != NULL);
+                ASSERT_TRUE(strstr(page, "@media (max-width:600px){svg.wide{display:none}svg.narrow{display:block}") !=
+                            NULL);
+        }
         return charts;
+}
+
+/* The comparison's narrow forest plot: as wide as SVG_NARROW, each
+ * metric's label on a line above its row, starting at the left edge. */
+static void check_narrow_forest(const char *page) {
+        const char *p = strstr(page, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ");
+        const char *narrow = NULL;
+
+        for (; p; p = strstr(p + 1, "<svg "))
+                if (strstr(p, "class=\"chart narrow\"") < strchr(p, '>') && strstr(p, "forest-row") &&
+                    strstr(p, "forest-row") < strstr(p, "</svg>")) {
+                        narrow = p;
+                        break;
+                }
+        ASSERT_TRUE(narrow != NULL);
+        ASSERT_EQ(strtol(strstr(narrow, "viewBox=\"0 0 ") + 13, NULL, 10), SVG_NARROW);
+        /* a row's label: the first text of the row, at x = 4 */
+        p = strstr(strstr(narrow, "<g class=\"forest-row\">"), "<text x=\"");
+        ASSERT_TRUE(p != NULL && strncmp(p, "<text x=\"4\" ", 12) == 0);
 }
 
 /* What a reader takes in at a glance: the index opens with the latest
@@ -586,12 +719,17 @@ TEST(layout) {
         }
         json_decref(j);
         ASSERT_TRUE(judged >= 6);           /* dd's rates, instructions and waiting; ftp's rate */
-        ASSERT_EQ(test_occurrences(page, "<g class=\"forest-row\">"), judged);
+        /* a row per judged metric in the wide plot and again in the narrow one */
+        ASSERT_EQ(test_occurrences(page, "<g class=\"forest-row\">"), 2 * judged);
         forest = strstr(page, "<g class=\"forest-row\">");
         table = strstr(page, "<table class=\"cmp\">");
         ASSERT_TRUE(forest && table && forest < table);
         ASSERT_TRUE(strstr(page, ">change of the mean, % of A</text>") != NULL);
-        ASSERT_TRUE(strstr(page, ">difference of the means, s</text>") != NULL);
+        /* waiting and spinning in the unit their figures are printed in */
+        ASSERT_TRUE(strstr(page, ">difference of the means, s</text>") != NULL ||
+                    strstr(page, ">difference of the means, ms</text>") != NULL ||
+                    strstr(page, ">difference of the means, \xc2\xb5s</text>") != NULL);
+        check_narrow_forest(page);
         /* the system table, from what the run stored, and nothing it did not */
         ASSERT_TRUE(strstr(page, "<h2>System</h2>") != NULL && strstr(page, "<th>QEMU</th>") != NULL);
         ASSERT_TRUE(strstr(page, "AMD EPYC, 2 cores") != NULL && strstr(page, "23.5 GiB") != NULL);
@@ -600,6 +738,17 @@ TEST(layout) {
         ASSERT_TRUE(strstr(page, ": history</title>") == NULL);
         ASSERT_TRUE(strstr(kernel, "<title>dd.write_MBps</title>") == NULL);
 
+        /* no bar labelled 0.000: small times in µs or ms, other small values to three digits */
+        ASSERT_TRUE(strstr(run, ">0.000<") == NULL && strstr(page, ">0.000<") == NULL);
+        /* the kernel page headlines the judged measures, the rest folded below */
+        {
+                const char *other = strstr(kernel, "<details><summary>Other metrics (");
+                const char *minsn = strstr(kernel, ">guest.<wbr>write.<wbr>kernel_<wbr>Minsn</th>");
+
+                ASSERT_TRUE(other && minsn && minsn < other);
+                ASSERT_TRUE(strstr(other, ">vmstat.<wbr>bo_<wbr>mean</th>") != NULL);
+                ASSERT_TRUE(strstr(kernel, ">vmstat.<wbr>bo_<wbr>mean</th>") > other);
+        }
         /* the run page: the judged measures beyond dd's rates; settings in words */
         ASSERT_TRUE(strstr(run, "<title>guest.write.kernel_Minsn</title>") != NULL);
         ASSERT_TRUE(strstr(run, "<title>guest.write.wait_s</title>") != NULL);

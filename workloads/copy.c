@@ -36,8 +36,8 @@ struct copy_params {
 };
 
 static const struct workload_key copy_keys[] = {
-        { "size", WKEY_SIZE, offsetof(struct copy_params, size), "64M", .unit = 1, .min = 1 << 20,
-          .max = COPY_SIZE_MAX, .help = "bytes in the generated tree; a bare number is bytes" },
+        { "size", WKEY_SIZE, offsetof(struct copy_params, size), "64M", .unit = 1 << 20, .min = 1 << 20,
+          .max = COPY_SIZE_MAX, .help = "bytes in the generated tree; a bare number is MiB" },
         /* Fixed by default, unlike the per-cell seed: the number and sizes
          * of the files set how long a copy takes, so every cell compared
          * must copy the same tree. */

@@ -22,10 +22,10 @@ struct dd_params {
 };
 
 static const struct workload_key dd_keys[] = {
-        { "size", WKEY_SIZE, offsetof(struct dd_params, size), "", .unit = 1, .min = 1,
-          .help = "bytes written then read; a bare number is bytes; computed: 2x guest RAM" },
-        { "bs", WKEY_SIZE, offsetof(struct dd_params, bs), "1M", .unit = 1, .min = 1, .max = DD_BS_MAX,
-          .help = "block size of each read/write; a bare number is bytes" },
+        { "size", WKEY_SIZE, offsetof(struct dd_params, size), "", .unit = 1 << 20, .min = 1,
+          .help = "bytes written then read; a bare number is MiB; computed: 2x guest RAM" },
+        { "bs", WKEY_SIZE, offsetof(struct dd_params, bs), "1M", .unit = 1 << 20, .min = 1, .max = DD_BS_MAX,
+          .help = "block size of each read/write; a bare number is MiB (4k: 4 KiB)" },
         { NULL },
 };
 

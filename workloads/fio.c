@@ -23,6 +23,7 @@
 #include <glib.h>
 #include <jansson.h>
 
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "common/util.h"
 #include "workloads/workload.h"
@@ -168,34 +169,73 @@ static int fio_preset_script(const struct fio_params *p, const struct workload_e
 /* A job file's text, checked to travel in a here-document of the script:
  * text only (tabs and line ends allowed), and no line that would end it. */
 static int fio_jobfile_check(const char *path, const char *text, size_t len, struct kb_error *err) {
-        if (len > FIO_JOBFILE_MAX)
-                return error_setf(err, -EFBIG, "workload fio: job file %s: larger than %d KiB", path,
-                                  FIO_JOBFILE_MAX >> 10);
         for (size_t i = 0; i < len; i++) {
                 unsigned char c = (unsigned char)text[i];
                 if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
-                        return error_setf(err, -EINVAL, "workload fio: job file %s: byte %zu is not text", path, i);
+                        return error_setf(err, -EINVAL, "workload fio: key 'job': job file %s: byte %zu is not "
+                                          "text (give a fio job file, text of at most %d KiB)", path, i,
+                                          FIO_JOBFILE_MAX >> 10);
         }
         for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
                 if (strncmp(l, FIO_HEREDOC, strlen(FIO_HEREDOC)) == 0)
-                        return error_setf(err, -EINVAL, "workload fio: job file %s: a line begins with "
-                                          FIO_HEREDOC, path);
+                        return error_setf(err, -EINVAL, "workload fio: key 'job': job file %s: a line begins "
+                                          "with " FIO_HEREDOC, path);
         return 0;
+}
+
+/* A user's job file, read and checked: a regular file (a FIFO is never
+ * waited on, /dev/zero never read), refused by its size before a byte is
+ * read, then text that travels in the script. OUT: *ret_text (NUL-
+ * terminated, caller frees), *ret_len. */
+static int fio_jobfile_read(const char *path, char **ret_text, size_t *ret_len, struct kb_error *err) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        char *text;
+        int r = fileio_read(path, FIO_JOBFILE_MAX, &buf, &len, NULL, err);
+
+        if (r == -EFBIG)
+                return error_setf(err, r, "workload fio: key 'job': job file %s: larger than %d KiB (a job file "
+                                  "travels inside the guest's script)", path, FIO_JOBFILE_MAX >> 10);
+        if (r < 0)
+                return error_prefix(err, r, "workload fio: key 'job'");
+        /* fileio_read's buffer holds len bytes, no terminator: the check's
+         * line scan needs one after them (a NUL among them it refuses). */
+        text = malloc(len + 1);
+        if (!text)
+                return error_setf(err, -ENOMEM, "out of memory");
+        memcpy(text, buf, len);
+        text[len] = '\0';
+        r = fio_jobfile_check(path, text, len, err);
+        if (r < 0) {
+                free(text);
+                return r;
+        }
+        *ret_text = text;
+        *ret_len = len;
+        return 0;
+}
+
+/* When the spec is parsed: a job file that cannot run is a usage error of
+ * -w (or of a nightly configuration's workloads), not a failed cell. */
+static int fio_check(const void *params, struct kb_error *err) {
+        const struct fio_params *p = params;
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+
+        if (!strchr(p->job, '/'))
+                return 0;        /* a preset: fio_preset_script says which are known */
+        return fio_jobfile_read(p->job, &text, &len, err);
 }
 
 /* A user's job file: read on the host when the cell's script is made,
  * written into FIO_DIR in the guest and run there as one phase, so files
  * its jobs name by relative paths land on the disk under test. */
 static int fio_jobfile_script(const struct fio_params *p, char **ret_script, struct kb_error *err) {
-        g_autofree char *text = NULL;
-        g_autoptr(GError) gerr = NULL;
-        gsize len = 0;
-        int r;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r = fio_jobfile_read(p->job, &text, &len, err);
 
-        if (!g_file_get_contents(p->job, &text, &len, &gerr))
-                return error_setf(err, -ENOENT, "workload fio: key 'job': cannot read the job file: %s",
-                                  gerr->message);
-        if ((r = fio_jobfile_check(p->job, text, len, err)) < 0)
+        if (r < 0)
                 return r;
         if (asprintf(ret_script,
                      "set -e\n"
@@ -508,6 +548,7 @@ const struct workload_ops fio_ops = {
         .params_size = sizeof(struct fio_params),
         .guest_binaries = fio_binaries,
         .packages = fio_packages,
+        .check = fio_check,
         .script = fio_script,
         .resolve = fio_resolve,
         .parse = fio_parse,

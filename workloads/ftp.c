@@ -142,8 +142,8 @@ int ftp_setup_s(double t_start, const double *t, const double *bytes, size_t n,
  * environment by ftp_params_from_spec(). */
 #define K(f) offsetof(struct ftp_params, f)
 static const struct workload_key ftp_keys[] = {
-        { "size", WKEY_SIZE, K(size), "600M", .unit = 1, .min = 1,
-          .help = "bytes uploaded (the seed post's 600 MB iso); a bare number is bytes" },
+        { "size", WKEY_SIZE, K(size), "600M", .unit = 1 << 20, .min = 1,
+          .help = "bytes uploaded (the seed post's 600 MB iso); a bare number is MiB" },
         { "verify", WKEY_BOOL, K(verify), "0", .help = "the job also compares the file's sha256 with the host's" },
         { "seed", WKEY_COUNT, K(seed), "", .min = 1, .help = "generator seed, >= 1; computed: the cell's seed" },
         /* Below FTP_RATE_MIN libcurl's bursts would be far enough apart to read as halts. */

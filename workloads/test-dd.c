@@ -163,7 +163,7 @@ TEST(script) {
         free(script);
         workload_spec_free(s);
 
-        ASSERT_EQ(workload_spec_parse("dd:size=1000,bs=4k", &s, &err), 0);
+        ASSERT_EQ(workload_spec_parse("dd:size=1000B,bs=4k", &s, &err), 0);
         ASSERT_EQ(dd_ops.script(s, &env, &script, &err), -EINVAL);
         ASSERT_STREQ(err.msg, "workload dd: key 'size': 1000 is not a multiple of bs (4096)");
         workload_spec_free(s);

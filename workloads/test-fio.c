@@ -2,10 +2,13 @@
  * tools/setup.sh) printed (tests/data/fio/, see its README): every preset
  * in turn on the host, a job file of two jobs, and a guest's cell. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/test.h"
@@ -331,34 +334,91 @@ TEST(job_file_script) {
         free(script);
         unlink(path);
         free(path);
-        ASSERT_TRUE(script_of("fio:job=/nonexistent/x.fio", 2ULL << 30, &err, &r) == NULL);
-        ASSERT_EQ(r, -ENOENT);
-        ASSERT_TRUE(strstr(err.msg, "workload fio: key 'job': cannot read the job file: "));
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct workload_spec *s = NULL;
+
                 path = write_temp(bad[i], strlen(bad[i]));
                 snprintf(text, sizeof(text), "fio:job=%s", path);
-                ASSERT_TRUE(script_of(text, 2ULL << 30, &err, &r) == NULL);
-                ASSERT_EQ(r, -EINVAL);
+                ASSERT_EQ(workload_spec_parse(text, &s, &err), -EINVAL);
                 ASSERT_TRUE(strstr(err.msg, path) != NULL);
                 unlink(path);
                 free(path);
         }
-        /* A relative path is spelled out: the label says which file ran. */
-        {
-                struct workload_env env = { .disk_bytes = 2ULL << 30 };
-                struct workload_spec *s = NULL;
-                char cwd[512], want[700];
+}
 
-                ASSERT_TRUE(getcwd(cwd, sizeof(cwd)) != NULL);
-                ASSERT_EQ(workload_spec_parse("fio:job=./x/../nothing.fio", &s, &err), 0);
-                ASSERT_EQ(workload_spec_resolve(s, &env), 0);
-                snprintf(want, sizeof(want), "fio:job=%s%snothing.fio,size=256M,runtime=10,ioengine=libaio,direct=yes",
-                         cwd, strcmp(cwd, "/") == 0 ? "" : "/");
-                ASSERT_STREQ(s->text, want);
-                workload_spec_free(s);
-                ASSERT_EQ(workload_spec_parse("fio:job=/a/b.fio", &s, &err), 0);
-                ASSERT_EQ(workload_spec_resolve(s, &env), 0);
-                ASSERT_STREQ(s->text, "fio:job=/a/b.fio,size=256M,runtime=10,ioengine=libaio,direct=yes");
-                workload_spec_free(s);
+static double mono_s(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A job file's path made absolute: the label says which file ran. */
+TEST(job_file_relative) {
+        struct workload_env env = { .disk_bytes = 2ULL << 30 };
+        struct workload_spec *s = NULL;
+        struct kb_error err = { "" };
+        char old[512], dir[] = "/tmp/test-fio-dir-XXXXXX", want[700];
+        FILE *f;
+
+        ASSERT_TRUE(getcwd(old, sizeof(old)) != NULL);
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        ASSERT_EQ(chdir(dir), 0);
+        ASSERT_EQ(mkdir("x", 0755), 0);
+        f = fopen("job.fio", "w");
+        ASSERT_TRUE(f != NULL);
+        fputs("[r]\nrw=read\n", f);
+        fclose(f);
+        ASSERT_EQ(workload_spec_parse("fio:job=./x/../job.fio", &s, &err), 0);
+        ASSERT_EQ(workload_spec_resolve(s, &env), 0);
+        snprintf(want, sizeof(want), "fio:job=%s/job.fio,size=256M,runtime=10,ioengine=libaio,direct=yes", dir);
+        ASSERT_STREQ(s->text, want);
+        workload_spec_free(s);
+        ASSERT_EQ(unlink("job.fio"), 0);
+        ASSERT_EQ(rmdir("x"), 0);
+        ASSERT_EQ(chdir(old), 0);
+        ASSERT_EQ(rmdir(dir), 0);
+}
+
+/* What is no job file is refused when the spec is parsed, in one line
+ * naming it, without waiting on it or reading it: a missing file, a
+ * FIFO (a read would wait for a writer forever), a device (/dev/zero
+ * never ends), a file of 1 GiB (sparse: refused by its size, so reading
+ * it whole would show as time), a directory. */
+TEST(job_file_refused) {
+        char dir[] = "/tmp/test-fio-dir-XXXXXX", fifo[64], huge[64], text[128];
+        static const struct { const char *path; int r; const char *says; } cases[] = {
+                { "/nonexistent/x.fio", -ENOENT, "/nonexistent/x.fio: No such file or directory" },
+                { "/dev/zero", -EINVAL, "/dev/zero: a character device, not a regular file" },
+                { "/tmp/", -EINVAL, "/tmp/: a directory, not a regular file" },
+                { NULL, -EINVAL, ": a FIFO, not a regular file" },
+                { NULL, -EFBIG, ": larger than 64 KiB" },
+        };
+        int fd;
+
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+        snprintf(huge, sizeof(huge), "%s/huge.fio", dir);
+        ASSERT_EQ(mkfifo(fifo, 0600), 0);
+        fd = open(huge, O_WRONLY | O_CREAT, 0600);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(ftruncate(fd, 1LL << 30), 0);
+        close(fd);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const char *path = cases[i].path ? cases[i].path : i == 3 ? fifo : huge;
+                struct workload_spec *s = NULL;
+                struct kb_error err = { "" };
+                double t0 = mono_s();
+
+                snprintf(text, sizeof(text), "fio:job=%s", path);
+                ASSERT_EQ(workload_spec_parse(text, &s, &err), cases[i].r);
+                ASSERT_TRUE(s == NULL);
+                ASSERT_TRUE(strncmp(err.msg, "workload fio: key 'job': ", 25) == 0);
+                ASSERT_TRUE(strstr(err.msg, cases[i].says) != NULL);
+                ASSERT_TRUE(strstr(err.msg, path) != NULL);
+                ASSERT_TRUE(mono_s() - t0 < 1.0);
         }
+        ASSERT_EQ(unlink(fifo), 0);
+        ASSERT_EQ(unlink(huge), 0);
+        ASSERT_EQ(rmdir(dir), 0);
 }

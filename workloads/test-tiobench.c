@@ -217,7 +217,7 @@ TEST(script) {
         free(script);
         workload_spec_free(s);
 
-        ASSERT_EQ(workload_spec_parse("tiobench:block=1000,direct=yes", &s, &err), 0);
+        ASSERT_EQ(workload_spec_parse("tiobench:block=1000B,direct=yes", &s, &err), 0);
         ASSERT_EQ(tiobench_ops.script(s, &env, &script, &err), -EINVAL);
         ASSERT_STREQ(err.msg, "workload tiobench: key 'block': 1000 is not a multiple of 512, which direct=yes needs");
         workload_spec_free(s);

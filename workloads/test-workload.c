@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/test.h"
 #include "workloads/testdata-ddtb.h"
@@ -74,7 +76,7 @@ TEST(defaults_and_canonical_text) {
         s = parse_ok("dd:size=,bs=1M");
         ASSERT_STREQ(s->text, "dd:size=,bs=1M");
         workload_spec_free(s);
-        s = parse_ok("dd:size=1000,bs=1536");
+        s = parse_ok("dd:size=1000B,bs=1536B");
         ASSERT_STREQ(s->text, "dd:size=1000B,bs=1536B");
         workload_spec_free(s);
 }
@@ -113,7 +115,8 @@ TEST(resolve_spells_out_computed_defaults) {
         workload_spec_free(s);
 }
 
-/* A bare number means the unit --help names: bonnie's sizes are MiB. */
+/* A bare number means the unit --help names: MiB, for every size of every
+ * workload, as for kbench run's sizes; a block size of 4 KiB is "4k". */
 TEST(bare_numbers_use_the_key_unit) {
         struct workload_spec *s = parse_ok("bonnie:ram=64,size=256");
 
@@ -126,10 +129,16 @@ TEST(bare_numbers_use_the_key_unit) {
         s = parse_ok("bonnie:ram=64M");
         ASSERT_EQ(key_u64(s, "ram"), 64ULL << 20);
         workload_spec_free(s);
-        s = parse_ok("dd:bs=4096");
-        ASSERT_EQ(key_u64(s, "bs"), 4096);
-        ASSERT_STREQ(workload_key_unit(key_of(workload_find("dd"), "bs")), "bytes");
+        s = parse_ok("dd:bs=1,size=512");
+        ASSERT_EQ(key_u64(s, "bs"), 1ULL << 20);
+        ASSERT_EQ(key_u64(s, "size"), 512ULL << 20);
+        ASSERT_STREQ(workload_key_unit(key_of(workload_find("dd"), "bs")), "MiB");
         workload_spec_free(s);
+        s = parse_ok("dd:bs=4k");
+        ASSERT_EQ(key_u64(s, "bs"), 4096);
+        workload_spec_free(s);
+        parse_fails("dd:bs=4096", "workload dd: key 'bs': '4096' is not between 1 byte and 64 MiB (a bare number is MiB: "
+                    "give a unit, e.g. 4k)");
 }
 
 TEST(lists_bools_counts) {
@@ -181,7 +190,19 @@ static void parse_rejects(const struct workload_ops *ops, const char *key, const
  * counts, lists and bools take no suffix. */
 TEST(every_key_bare_and_suffixed) {
         size_t checked = 0, rows = 0;
+        char old[512], dir[] = "/tmp/test-workload-XXXXXX";
+        FILE *f;
 
+        /* A text value with a '/' is a path to some workloads (fio's job
+         * file), checked when parsed: let it name a file. */
+        ASSERT_TRUE(getcwd(old, sizeof(old)) != NULL);
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        ASSERT_EQ(chdir(dir), 0);
+        ASSERT_EQ(mkdir("x", 0755), 0);
+        f = fopen("x/y.z", "w");
+        ASSERT_TRUE(f != NULL);
+        fputs("[j]\nrw=read\n", f);
+        fclose(f);
         for (size_t w = 0; workload_all[w]; w++) {
                 const struct workload_ops *ops = workload_all[w];
 
@@ -292,6 +313,10 @@ TEST(every_key_bare_and_suffixed) {
                         rows++;
         ASSERT_EQ(checked, rows);
         ASSERT_TRUE(rows >= 17);
+        ASSERT_EQ(unlink("x/y.z"), 0);
+        ASSERT_EQ(rmdir("x"), 0);
+        ASSERT_EQ(chdir(old), 0);
+        ASSERT_EQ(rmdir(dir), 0);
 }
 
 /* The enum type, which no workload uses yet, through a key table of its own. */

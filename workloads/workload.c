@@ -100,6 +100,7 @@ static void workload_size_text(uint64_t v, char *buf, size_t size) {
 static int workload_range_check(const struct workload_ops *ops, const struct workload_key *k, uint64_t v,
                                 const char *value, struct kb_error *err) {
         char lo[48], hi[48];
+        int bare;
 
         if (v >= k->min && (k->max == 0 || v <= k->max))
                 return 0;
@@ -110,11 +111,13 @@ static int workload_range_check(const struct workload_ops *ops, const struct wor
                 snprintf(lo, sizeof(lo), "%" PRIu64, k->min);
                 snprintf(hi, sizeof(hi), "%" PRIu64, k->max);
         }
+        /* A bare number too large was most likely meant in bytes. */
+        bare = k->type == WKEY_SIZE && k->unit > 1 && v > k->max && k->max && value[strspn(value, "0123456789")] == '\0';
         if (k->max == 0)
                 return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is less than %s", ops->name, k->name,
                                   value, lo);
-        return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is not between %s and %s", ops->name,
-                          k->name, value, lo, hi);
+        return error_setf(err, -EINVAL, "workload %s: key '%s': '%s' is not between %s and %s%s", ops->name,
+                          k->name, value, lo, hi, bare ? " (a bare number is MiB: give a unit, e.g. 4k)" : "");
 }
 
 int workload_key_parse(const struct workload_ops *ops, const struct workload_key *k, const char *value,
@@ -405,6 +408,8 @@ int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_
         }
         r = workload_spec_canon(s);
         if (r < 0)
+                return r;
+        if (ops->check && (r = ops->check(s->params, err)) < 0)
                 return r;
         *ret = TAKE_PTR(s);
         return 0;

@@ -181,6 +181,13 @@ struct workload_ops {
         int n_ports;                             /* host forwards needed (0: no network) */
         uint16_t guest_ports[8];                 /* guest port of forward i; 0: the same port as
                                                     on the host (passive FTP needs that) */
+        /* Optional: what a key names outside the spec (fio's job file),
+         * checked when the spec is parsed, so that kbench run, bisect and
+         * nightly refuse it alike, before any store or guest. A file is
+         * read through fileio_read (a regular file, opened without
+         * waiting, its size checked before a byte is read). Returns 0 or
+         * -errno with err naming the key. */
+        int (*check)(const void *params, struct kb_error *err);
         /* The job as a busybox sh script. OUT: *ret_script (caller frees).
          * Errors (bad combinations of keys) name the key. */
         int (*script)(const struct workload_spec *spec, const struct workload_env *env,
@@ -328,7 +335,8 @@ const struct workload_ops *workload_find(const char *name);
 /* "dd, tiobench, ..." for messages, cut to fit size (>= 1). */
 void workload_names(char *buf, size_t size);
 
-/* Parse "-w NAME[:key=value[,key=value...]]" (list values use '/').
+/* Parse "-w NAME[:key=value[,key=value...]]" (list values use '/'), and
+ * check what its keys name (ops->check: a job file).
  * OUT: *ret (free with workload_spec_free). Errors name the key and value:
  * "workload dd: unknown key 'sz' (keys: size, bs)". */
 int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_error *err);

@@ -241,6 +241,13 @@ def check_commands(home, verb_list):
             elif name.startswith("-"):
                 opts.extend(option_tokens(name.rstrip(").,;:")))
             i += 1
+        if verb == "help":
+            # "kbench help VERB": the verb named must be one.
+            rest = [w for w in words if not w.startswith("-") and w != "help"]
+            if rest and rest[0] not in known and rest[0] not in ("VERB", "kernel"):
+                failures.append(f"{where}: '{cmd}': kbench help names no verb '{rest[0]}'")
+            checked += 1
+            continue
         if verb is None or not re.fullmatch(r"[a-z]+( [a-z]+)?", verb):
             # "kbench --help", "kbench <TAB>", "kbench VERB --help": no verb of its own to check.
             bad = [o for o in opts if o not in glob_opts and not o.startswith("--complete")]

@@ -195,6 +195,10 @@ def main():
         print(f"bisection took {took:.0f} s")
         expect(out["outcome"] == "first-bad" and out["first_bad"] == ids["culprit"] and out["confirmed"] is True,
                f"--json names the culprit, confirmed: {out['outcome']}, {out['first_bad']}, {out['confirmed']}")
+        # Where the change went, last good to first bad: the culprit's loop
+        # is in submit_bio, a function of its own in the tiny kernel's map.
+        fns = [f["symbol"] for f in (out.get("explain") or {}).get("functions", [])]
+        expect(fns[:1] == ["submit_bio"], f"the answer says where the change went, submit_bio first: {fns[:4]}")
         text = kb(home, "show", "--bisect", str(out["bisection"])).stdout
         expect(text.strip().splitlines()[-1] == f"first bad: {out['first_bad']}",
                f"the stored bisection's last line is the JSON's first bad: {text.strip()[-200:]!r}")

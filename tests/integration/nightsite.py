@@ -48,21 +48,33 @@ def number_text(v):
     a = abs(v)
     if a >= 1e9:
         return f"{v:.4g}"
-    if a >= 1000:
+    if a >= 1000 or v == math.floor(v):
         return f"{v:.0f}"
     if a >= 100:
         return f"{v:.1f}"
-    if a >= 1 or a == 0:
+    if a >= 1:
         return f"{v:.2f}"
     # three significant digits in plain decimals, at most nine
     return f"{v:.{min(2 - math.floor(math.log10(a)), 9)}f}"
+
+
+def value_text(v, unit):
+    """report/text.c's text_format_value: seconds scaled to µs, ms or s
+    with three significant digits, other units as text_format_num."""
+    if unit != "s":
+        return number_text(v) + (" " + unit if unit else "")
+    a = abs(v)
+    k, u = (1e6, "µs") if 0 < a < 1e-3 else (1e3, "ms") if 0 < a < 1 else (1, "s")
+    x = v * k
+    d = 0 if x == 0 else max(0, min(2 - math.floor(math.log10(abs(x))), 9))
+    return f"{x:.{d}f} {u}"
 
 
 def change_text(m):
     """A judged metric's change as the pages print it: a percentage, or for
     an amount (a metric with a floor) the difference in its unit."""
     if m.get("floor"):
-        return ("-" if m["diff"] < 0 else "+") + number_text(abs(m["diff"])) + (" " + m["unit"] if m["unit"] else "")
+        return ("-" if m["diff"] < 0 else "+") + value_text(abs(m["diff"]), m["unit"])
     return f"{m['change_pct']:+.1f}%"
 
 

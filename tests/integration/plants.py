@@ -80,6 +80,12 @@ with temp_store("kbench-plants-") as home:
                         "-w", "dd:size=256M", "-n", "6", "--mem", "256", "--json").stdout)
     cells = run["cells"]
     expect(all(c["state"] == "ok" for c in cells), f"{len(cells)} cells ok")
+    # Added as bare images: the tiny kernel lists no symbols (no kallsyms)
+    # and a bzImage brings no System.map, so its cells have no profile,
+    # and say why.
+    out = kb(home, "show", str(run["run"]["id"]), "--cell", cells[0]["key"], "--log", "output").stdout
+    expect("no profile: the kernel lists no symbols (no /proc/kallsyms) and has no System.map of its own" in out,
+           "a bare tiny image's cell says why it has no profile")
     for plant, name in (("6.1-sleep-write", "guest.write.wait_s"), ("6.1-udelay-write", "guest.write.spin_s")):
         p = kb(home, "compare", f"run:{run['run']['id']}:6.1-base", f"run:{run['run']['id']}:{plant}", "--json",
                check=False)

@@ -9,6 +9,9 @@ comparison shows each judged metric's samples and history; every page has
 its data file beside it, which parses; the index announces feed.xml,
 which parses as XML with the hostile text escaped. Publishing again must
 write 0 pages.
+At phone width (400 px) no figure, table or .scroll box of the index, the
+run, the comparison, the bisection, a cell and a kernel page is wider than
+its box, and no chart is drawn below its viewBox's width (browser.py).
 Screenshots (1400 px wide, and the index, the run and the comparison at
 phone width, 400 px) are kept in the artifacts directory (second
 argument).
@@ -26,42 +29,15 @@ import os
 import re
 import shutil
 import sqlite3
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from browser import chromium, layout_overflows
 from kbtest import debs, expect, kb, temp_store
 
 ART = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "publish-artifacts")
 HOSTILE = "<img src=x onerror=alert(1)>"
 HOSTILE_DOM = "&lt;img src=x onerror=alert(1)&gt;"
-# Requests the browser makes on its own (time, updates, accounts), whatever
-# the page: not the page's doing.
-BROWSER_HOSTS = re.compile(r"^https?://([^/]*\.)?(google\.com|googleapis\.com|gvt1\.com|gstatic\.com|"
-                           r"googleusercontent\.com|chrome\.com)(:\d+)?/")
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-    "--host-resolver-rules=MAP * ~NOTFOUND", "--enable-logging=stderr", "--v=1",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-default-apps", "--no-first-run", "--disable-extensions",
-]
-
-
-def chromium(profile, url, *extra, timeout=120):
-    """Run chromium on url; returns (stdout, the page's network requests)."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not exe:
-        sys.exit("FAIL: chromium is not installed (tools/setup.sh installs it)")
-    p = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url],
-                       capture_output=True, text=True, timeout=timeout)
-    reqs = []
-    for line in p.stderr.splitlines():
-        m = re.search(r"NotifyBeforeURLRequest: (\S+)", line)
-        if m and not BROWSER_HOSTS.match(m.group(1)):
-            reqs.append(m.group(1))
-    return p.stdout, reqs
-
-
 def png_size(path):
     with open(path, "rb") as f:
         head = f.read(24)
@@ -184,6 +160,10 @@ def main():
         expect(f'href="{run}"' in index, f"the index links {run}")
         run_dom = page_checks(profile, site, run, 4, 2, True)
         compares = sorted(set(re.findall(r'href="(compare-[^"]+\.html)"', run_dom)))
+        # Each kernel with the upstream version its .deb was built from.
+        for d in debs("linux-image-6.1.0-*-amd64-unsigned_*.deb", 2):
+            up = re.search(r"_(\d+\.\d+\.\d+)-[^_]*_amd64\.deb$", d).group(1)
+            expect(f"(upstream {up})" in run_dom, f"the run page names upstream {up}")
         expect(compares, f"the run page links a comparison: {compares}")
         cmp_dom = page_checks(profile, site, compares[0], 2, 4, True)
         expect("p (t)" in cmp_dom and "mde" in cmp_dom and "n for 5%" in cmp_dom,
@@ -199,7 +179,7 @@ def main():
                "the index opens with the latest verdicts")
         expect("kbench nightly of" in cmp_dom, "the night's comparison says which night made it")
         coloured = len(re.findall(r'class="(?:num )?(?:worse|better)"', cmp_dom))
-        verdicts = len(re.findall(r'<td class="(?:worse|better)">(?:worse|better)</td>', cmp_dom))
+        verdicts = len(re.findall(r'<td[^>]* class="(?:worse|better)">(?:worse|better)</td>', cmp_dom))
         expect(coloured >= verdicts and (verdicts > 0) == (coloured > 0),
                f"colour only where a verdict exists ({verdicts} verdicts, {coloured} coloured cells)")
         # phone width
@@ -210,8 +190,8 @@ def main():
             expect(png_size(shot)[0] == 400, f"{name} screenshot at phone width")
         shutil.copy2(os.path.join(ART, compares[0].replace(".html", ".png")), os.path.join(ART, "compare.png"))
 
-        cells = re.findall(r'<a href="(cell-[^"]+\.html)">[^<]*</a></td><td><a href="kernel-[^"]*">[^<]*</a></td>'
-                           r'<td>(dd|ftp)</td>', run_dom)
+        cells = re.findall(r'<a href="(cell-[^"]+\.html)">[^<]*</a></td><td[^>]*><a href="kernel-[^"]*">[^<]*</a></td>'
+                           r'<td[^>]*>(dd|ftp)</td>', run_dom)
         for workload in ("dd", "ftp"):
             pages = [c for c, w in cells if w == workload]
             expect(pages, f"the run has a {workload} cell page")
@@ -229,6 +209,16 @@ def main():
                        f"{pages[0]}: {halts} halts shaded = ftp.halt_count {metrics.get('ftp.halt_count')}")
         hostile_cell = [c for c, _ in cells if HOSTILE_DOM in open(os.path.join(site, c)).read()]
         expect(hostile_cell, "the planted console line is on its cell's page, escaped")
+
+        # A phone: nothing of these pages wider than its box, no chart text below 12 px.
+        kernels = sorted(f for f in os.listdir(site) if f.startswith("kernel-") and f.endswith(".html"))
+        shown = ["index.html", run, compares[0], f"bisect-{bis}.html", *(c for c, _ in cells[:2]), *kernels[:1]]
+        shown += [c for c, w in cells if w == "ftp"][:1]
+        found = layout_overflows(profile, [os.path.join(site, p) for p in shown], 400, home)
+        for page in shown:
+            bad, boxes, charts = found.get(page, (["not measured"], 0, 0))
+            expect(not bad, f"400 px: {page}: {boxes} boxes and {charts} charts fit"
+                            + ("" if not bad else ":\n  " + "\n  ".join(bad[:12])))
 
         out = kb(home, "publish").stdout
         expect(re.search(r"publish: 0 pages written, \d+ unchanged$", out, re.M),

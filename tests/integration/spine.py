@@ -147,6 +147,17 @@ def main():
         for c, name in zip(cells, [names[0], names[1]]):
             log = kb(home, "show", str(run["run"]["id"]), "--cell", c["key"], "--log", "console").stdout
             expect(f"Linux version {name}" in log, f"console of {c['key']} shows 'Linux version {name}'")
+        # The kernels' identity beside the verdict: the upstream version the
+        # .deb was built from (its file name says it) and the .configs' difference.
+        upstream = [re.search(r"_(\d+\.\d+\.\d+)-[^_]*_amd64\.deb$", d).group(1) for d in found]
+        text = kb(home, "compare", names[0], names[1], check=False).stdout
+        expect(f"upstream: A {upstream[0]}, B {upstream[1]}" in text,
+               f"compare names the upstream versions {upstream}: {text[:400]!r}")
+        expect(re.search(r"^config: (the same options|\d+ options? differs?: CONFIG_)", text, re.M) is not None,
+               f"compare says how the configs differ: {text[:600]!r}")
+        shown = kb(home, "show", str(run["run"]["id"])).stdout
+        expect(f"{names[0]} (upstream {upstream[0]})" in shown, f"show names each kernel's upstream version: "
+               f"{shown[:400]!r}")
 
         # A kernel that panics at boot (no init in the initramfs -> VFS panic),
         # and a guest that outlives its deadline (dd throttled to 1 MB/s):

@@ -109,13 +109,15 @@ def main():
         sys.exit(77)
     with temp_store("kbench-tiny-") as home:
         name = json.loads(kb(home, "kernel", "add", "--json", TINY, "--name", "6.1-tiny").stdout)["name"]
-        run = json.loads(kb(home, "run", "-k", name, "-w", "dd:size=32M", "--mem", "128", "--json").stdout)
+        # 128 MiB keeps the cell several vmstat intervals long on a fast
+        # host: at 32 MiB a cell of two rows had no interval in its window.
+        run = json.loads(kb(home, "run", "-k", name, "-w", "dd:size=128M", "--mem", "128", "--json").stdout)
         cells = run["cells"]
         expect(len(cells) == 1 and cells[0]["state"] == "ok",
                f"one dd cell on {name}, ok: {[(c['state'], c.get('detail')) for c in cells]}")
         cell = json.loads(kb(home, "show", str(run["run"]["id"]), "--cell", "c000", "--json").stdout)
         rows = cell["vmstat"]
-        expect(len(rows) >= 2, f"{len(rows)} vmstat rows stored")
+        expect(len(rows) >= 3, f"{len(rows)} vmstat rows stored")
         for c in ABSENT:
             expect(all(r.get(c) is None for r in rows), f"{c} is null in every row, never 0")
         for c in ("cs", "us", "free", "dirty"):
