@@ -23,9 +23,10 @@ the classes named fio-* and dbench-*), and the table is printed per
 workload. --busy N runs N `yes` loops beside the guests (a busy host); --aa
 K also runs the base alone in 2 K separate runs of each workload the
 classes run and compares them in pairs (an A/A test: no verdict is the
-right answer). It exits 1 when a class is not called worse, or is called
-better on some measure, or an A/A pair gets a verdict. Takes about 1.5 minutes per
-cell pair-round on 2 TCG cores; the builds are incremental after the
+right answer). It exits 1 when a class is not called worse (the classes
+in LIMITS, measured limits, excepted), or is called better on some
+measure, or an A/A pair gets a verdict. Takes about 1.5 minutes per cell
+pair-round on 2 TCG cores; the builds are incremental after the
 first (one O= tree for every patch set of a source)."""
 import argparse
 import json
