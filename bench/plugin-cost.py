@@ -14,10 +14,18 @@ table once (after the job: in its wall time, not its workload's); the store
 keeps it, so the rounds measure what every later cell costs.
 
     bench/plugin-cost.py -k KERNEL [--store DIR] [-w dd:size=256M] [-n 4]
-                         [--rounds 3] [--json FILE]
+                         [--rounds 3] [--before BUILD] [--json FILE]
 
-Takes about rounds x 4 x n cells (some 10 s each for a 256 MiB dd on 2
-TCG cores)."""
+--before BUILD adds a fifth variant: the guest agent of an earlier
+kbench's build directory (the main branch's, say) with this build's
+counter and no profile, so what a change to the agent costs (the kernel's
+counters at each phase mark, its memory at the job's start and end, the
+job's tasks as they exit) shows as "now" (instructions, waiting,
+spinning) against "before". The earlier plugin is not used: when the
+counters' shared format changed, QEMU cannot load it beside this host.
+
+Takes about rounds x 4 (5 with --before) x n cells (some 10 s each for a
+256 MiB dd on 2 TCG cores)."""
 import argparse
 import json
 import os
@@ -31,20 +39,24 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 
 
-def variants(build):
-    """name -> (the counter plugin, extra run options)."""
+def variants(build, before):
+    """name -> (the counter plugin, the guest agent, extra run options)."""
     counter = os.path.join(build, "plugin", "libkbinsn.so")
-    return {
-        "no plugin": (os.path.join(build, "plugin", "no-such-plugin.so"), []),
-        "instructions only": (os.path.join(build, "plugin", "libkbinsn-insns.so"), ["--no-profile"]),
-        "instructions, waiting, spinning": (counter, ["--no-profile"]),
-        "the same and the profile (the default)": (counter, []),
+    agent = os.path.join(build, "guest", "kbench-agent")
+    v = {
+        "no plugin": (os.path.join(build, "plugin", "no-such-plugin.so"), agent, []),
+        "instructions only": (os.path.join(build, "plugin", "libkbinsn-insns.so"), agent, ["--no-profile"]),
+        "instructions, waiting, spinning": (counter, agent, ["--no-profile"]),
+        "the same and the profile (the default)": (counter, agent, []),
     }
+    if before:
+        v["before: " + before] = (counter, os.path.join(before, "guest", "kbench-agent"), ["--no-profile"])
+    return v
 
 
 def run(args, variant, tag):
-    plugin, opts = variant
-    env = dict(os.environ, KBENCH_INSN_PLUGIN=plugin)
+    plugin, agent, opts = variant
+    env = dict(os.environ, KBENCH_INSN_PLUGIN=plugin, KBENCH_AGENT=agent)
     argv = [args.kbench, "--store", args.store, "run", "-k", args.kernel, "-w", args.workload, "-n", str(args.n),
             "--mem", "256", "--tag", tag, "--json", *opts]
     p = subprocess.run(argv, capture_output=True, text=True, env=env)
@@ -68,13 +80,15 @@ def main():
     ap.add_argument("-w", "--workload", default="dd:size=256M")
     ap.add_argument("-n", type=int, default=4, help="cells per variant and round (default 4)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--before", help="an earlier kbench's build directory: its agent as a variant")
     ap.add_argument("--json", help="write the figures as JSON to this file")
     args = ap.parse_args()
     build = os.path.dirname(os.path.dirname(os.path.abspath(args.kbench)))
-    vs = variants(build)
-    for name, (path, _) in vs.items():
-        if name != "no plugin" and not os.path.exists(path):
-            sys.exit(f"plugin-cost: {path} is not built (tools/setup.sh builds the plugins)")
+    vs = variants(build, args.before)
+    for name, (plugin, agent, _) in vs.items():
+        for path in (agent,) if name == "no plugin" else (plugin, agent):
+            if not os.path.exists(path):
+                sys.exit(f"plugin-cost: {path} is not built (tools/setup.sh builds the plugins)")
     if not os.path.exists(os.path.join(build, "plugin", "libkbprof.so")):
         sys.exit("plugin-cost: plugin/libkbprof.so is not built (tools/setup.sh builds the plugins)")
 

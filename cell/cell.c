@@ -31,6 +31,7 @@
 #include "cell/cell.h"
 #include "cell/cellprof.h"
 #include "host/console.h"
+#include "host/guestcount.h"
 #include "host/hostload.h"
 #include "host/insncount.h"
 #include "host/kprof.h"
@@ -111,6 +112,13 @@ struct cell {
         /* where the kernel's instructions went (cellprof.h) */
         struct cellprof prof;
         int syms_wait;                     /* the job is done; the guest's symbol table is still coming */
+
+        /* the guest kernel's counters at the phase marks, its memory at the
+         * job's start and end (guestcount.h) */
+        struct guestcount_marks gc_marks;
+        struct guestcount_totals gc_at;    /* the counters sent for the next phase mark */
+        int gc_fresh;                      /* gc_at awaits its phase mark */
+        struct guestcount_memory mem_start, mem_end;
 
         /* host block statistics of the disk under test over the same window */
         int blk_on;                        /* sampling: between go and done, until a read fails */
@@ -633,6 +641,8 @@ static void on_event(struct cell *c, const struct msg *m, const struct proto_rec
         g_ptr_array_add(c->events, g_strndup(rec->payload, rec->payload_len));
         g_array_append_val(c->event_t, t);
         insn_mark(c, rec->payload, rec->payload_len);
+        guestcount_mark(&c->gc_marks, rec->payload, rec->payload_len, c->gc_fresh ? &c->gc_at : NULL);
+        c->gc_fresh = 0;
         g_array_append_val(c->res->events, ev);
         if (strcmp(rec->payload, "host-start") == 0 && c->spec->workload->ops->host && !c->host_thread) {
                 c->host = (struct workload_host){
@@ -642,6 +652,29 @@ static void on_event(struct cell *c, const struct msg *m, const struct proto_rec
                 };
                 c->host_thread = g_thread_new("kbench-host-phase", host_thread, c);
         }
+}
+
+/* The kernel's counters for the phase mark that follows (guestcount.h). A
+ * record that does not parse leaves that mark without them. */
+static void on_counters(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                        const struct workload_env *env) {
+        (void)m;
+        (void)env;
+        c->gc_fresh = guestcount_parse(rec->payload, rec->payload_len, &c->gc_at) == 0;
+}
+
+/* The kernel's memory at the job's start or end; the first of each counts. */
+static void on_memory(struct cell *c, const struct msg *m, const struct proto_record *rec,
+                      const struct workload_env *env) {
+        struct guestcount_memory mem;
+        int end;
+
+        (void)m;
+        (void)env;
+        if (guestcount_memory_parse(rec->payload, rec->payload_len, &end, &mem) < 0)
+                return;
+        if (!(end ? &c->mem_end : &c->mem_start)->have)
+                *(end ? &c->mem_end : &c->mem_start) = mem;
 }
 
 /* The disk head as the guest reads it must be this cell's image. */
@@ -743,6 +776,8 @@ static const struct {
         { "disk-driver", 0, on_disk_driver },
         { "log", 0, on_log },
         { "pmu", 0, on_pmu },
+        { "counters", 0, on_counters },
+        { "memory", 0, on_memory },
         { "done", 0, on_done },
         { "kbase", 0, on_kbase },
         { "ksym", 0, on_ksym },
@@ -811,6 +846,9 @@ static void parse_outputs(struct cell *c) {
                                                         "none kept"));
         }
         insncount_metrics(&c->insn_marks, &c->res->metrics);
+        guestcount_metrics(&c->gc_marks, &c->res->metrics);
+        guestcount_memory_metrics(&c->mem_start, &c->mem_end, &c->res->metrics);
+        workload_per_op_metrics(ops, &c->res->metrics);
 }
 
 static void read_console(const char *path, GString *into) {

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define INSNCOUNT_MAGIC "KBINSN1"          /* 8 bytes with its NUL */
-#define INSNCOUNT_VERSION 3
+#define INSNCOUNT_VERSION 4
 #define INSNCOUNT_VCPUS_MAX 64
 #define INSNCOUNT_MARKS_MAX 64
 
@@ -41,6 +41,13 @@ enum { INSNCOUNT_USER = 0, INSNCOUNT_KERNEL = 1 };
  * gap longer than this is the vCPU thread preempted, or two loops. */
 #define INSNCOUNT_SPIN_GAP_NS 100000
 
+/* Two spans of every vCPU halted with fewer guest instructions than this
+ * between them are one stall. An idle guest is not idle all along: a
+ * periodic tick (the tiny kernel's 250 Hz) wakes it for a few thousand
+ * instructions at a time, which would cut a 500 ms sleep into 4 ms halts;
+ * a task that runs in between does far more. */
+#define INSNCOUNT_HALT_JOIN_INSNS 50000
+
 /* One vCPU's counters on a cache line of its own: under multi-threaded TCG
  * each vCPU thread adds to its own slot only. */
 struct insncount_vcpu {
@@ -60,6 +67,9 @@ struct insncount_mark_slot {
         uint64_t spin_ns;
         uint64_t wait_ns;                  /* struct insncount_file's wait_ns then */
         uint64_t t_ns;                     /* the host's CLOCK_MONOTONIC then, ns */
+        uint64_t halt_longest_ns;          /* the longest stall since the previous mark: host ns
+                                              from a halt of every vCPU to the resume that ends
+                                              it, halts joined across INSNCOUNT_HALT_JOIN_INSNS */
 };
 
 struct insncount_file {

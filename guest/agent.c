@@ -47,9 +47,11 @@
 #include "common/util.h"
 #include "common/guest-paths.h"
 #include "common/proto.h"
+#include "guest/counters.h"
 #include "guest/ksymlist.h"
 #include "guest/pmu.h"
 #include "guest/sampler.h"
+#include "guest/taskstats.h"
 
 #define AGENT_TTY "/dev/ttyS1"
 #define AGENT_MODULES_LIST KB_GUEST_MODULES_LIST
@@ -119,7 +121,9 @@ static struct {
         bool sampling;
         unsigned page_kb;
         struct pmu pmu;                 /* the guest's own instruction counts (KVM with a vPMU) */
-} A = { .tty = -1, .fifo = -1, .timer = -1 };
+        struct taskstats_listener ts;   /* the job's exiting tasks; fd -1: not listening */
+        struct taskstats_sums ts_sums;  /* summed since the job started */
+} A = { .tty = -1, .fifo = -1, .timer = -1, .ts = { .fd = -1 } };
 
 static uint64_t agent_now_ms(void) {
         struct timespec ts;
@@ -1060,6 +1064,24 @@ static void agent_pmu_mark(void) {
                       (unsigned long long)v[PMU_KERNEL]);
 }
 
+/* The kernel's counters at a phase mark (guest/counters.h), as the record
+ * just before the mark's own, like the PMU's: the job's exited tasks as
+ * the socket holds them now, reclaim, the page cache and the disk. */
+static void agent_counters_mark(void) {
+        struct sampler_snapshot s;
+        char payload[COUNTERS_PAYLOAD_MAX];
+        int n = A.ts.fd >= 0 ? taskstats_drain(&A.ts, &A.ts_sums) : 0;
+
+        if (n < 0)
+                agent_recordf("log", "taskstats: %s", strerror(-n));
+        taskstats_mark(&A.ts, &A.ts_sums);
+        if (sampler_read("", A.disk_name, &s) < 0)
+                return;
+        n = counters_phase(&s, A.ts.fd >= 0 ? &A.ts_sums : NULL, payload, sizeof(payload));
+        if (n > 0)
+                agent_record("counters", payload, (size_t)n);
+}
+
 /* One line of a job pipe as its record. A phase mark executes the
  * instruction counter's marker first (common/insncount-format.h), so the
  * counts are taken here, in the guest, however late the host reads them. */
@@ -1067,8 +1089,49 @@ static void agent_stream_line(struct agent_stream *s) {
         if (strcmp(s->type, "event") == 0 && s->len > 6 && memcmp(s->buf, "phase ", 6) == 0) {
                 insncount_marker();
                 agent_pmu_mark();
+                agent_counters_mark();
         }
         agent_record(s->type, s->buf, s->len);
+}
+
+/* What the kernel holds, as the `memory` record of when ("start", "end"):
+ * written back and its clean caches dropped first, so page cache and
+ * dentries the job left behind do not count, and a kernel that keeps what
+ * it should have freed does (host/guestcount.h). */
+static void agent_memory(const char *when) {
+        static char meminfo[16384];
+        char payload[COUNTERS_PAYLOAD_MAX];
+        int fd, n;
+        ssize_t len;
+
+        sync();
+        fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || agent_write_all(fd, "3\n", 2) < 0)
+                agent_recordf("log", "memory %s: /proc/sys/vm/drop_caches: %s", when, strerror(errno));
+        if (fd >= 0)
+                close(fd);
+        if ((len = agent_read_small("/proc/meminfo", meminfo, sizeof(meminfo))) < 0)
+                return;
+        n = counters_memory(when, meminfo, (size_t)len, payload, sizeof(payload));
+        if (n > 0)
+                agent_record("memory", payload, (size_t)n);
+}
+
+/* From the job's start: the kernel's memory, and its tasks as they exit
+ * (with delay accounting, which 5.14+ leaves off until asked, their
+ * waiting on I/O and in reclaim). A kernel without taskstats sends no task
+ * sums; the cell says nothing of its tasks then. */
+static void agent_counters_start(void) {
+        int fd = open("/proc/sys/kernel/task_delayacct", O_WRONLY | O_CLOEXEC), r;
+
+        if (fd >= 0) {
+                (void)agent_write_all(fd, "1\n", 2);
+                close(fd);
+        }
+        agent_memory("start");
+        r = taskstats_open(&A.ts);
+        if (r < 0 && r != -ENOENT && r != -EPROTONOSUPPORT && r != -EAFNOSUPPORT)
+                agent_recordf("log", "no task figures: taskstats: %s", strerror(-r));
 }
 
 static void agent_stream_flush(struct agent_stream *s) {
@@ -1238,7 +1301,7 @@ static int agent_run_job(void) {
 
         pid = agent_spawn(streams);
         for (;;) {
-                struct pollfd pfd[6];
+                struct pollfd pfd[7];
                 int nfd = 0, timeout = -1, open_streams = 0;
 
                 pfd[nfd++] = (struct pollfd){ .fd = A.tty, .events = POLLIN };
@@ -1248,6 +1311,7 @@ static int agent_run_job(void) {
                         pfd[nfd++] = (struct pollfd){ .fd = streams[i].fd, .events = POLLIN };
                         open_streams += streams[i].fd >= 0;
                 }
+                pfd[nfd++] = (struct pollfd){ .fd = A.ts.fd, .events = POLLIN };
                 if (code >= 0 && agent_drained(streams, open_streams, exited_at, &timeout))
                         break;
                 if (A.timer < 0) {
@@ -1276,6 +1340,9 @@ static int agent_run_job(void) {
                                 agent_stream_read(&streams[i]);
                 if (pfd[1].revents)
                         agent_reap(sfd, pid, &code, &exited_at);
+                /* Keep the socket from overflowing between two marks. */
+                if (pfd[6].revents && (r = taskstats_drain(&A.ts, &A.ts_sums)) < 0)
+                        agent_recordf("log", "taskstats: %s", strerror(-r));
         }
         if (self_pipe) {
                 signal(SIGCHLD, SIG_DFL);
@@ -1332,10 +1399,13 @@ int main(void) {
 
         agent_prepare_disk();
         agent_apply_sysctls();
+        agent_counters_start();
         agent_pmu_start();
         agent_start_sampler();
         r = agent_run_job();
         agent_sample(false);
+        taskstats_close(&A.ts);
+        agent_memory("end");
         agent_recordf("done", "%d", r);
         /* After done, so no measured window holds it. */
         if (strcmp(A.set.ksyms, "1") == 0)

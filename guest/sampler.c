@@ -192,6 +192,7 @@ int sampler_parse_vmstat(const char *buf, size_t len, struct sampler_snapshot *s
                 F("nr_writeback", nr_writeback, SAMPLER_HAVE_NR_WRITEBACK),
                 F("nr_dirty_threshold", dirty_thresh, SAMPLER_HAVE_DIRTY_THRESH),
                 F("nr_dirty_background_threshold", bg_thresh, SAMPLER_HAVE_BG_THRESH),
+                F("nr_file_pages", file_pages, SAMPLER_HAVE_FILE_PAGES),
         };
         /* pgscan_direct_throttle counts throttling events, not pages; the
          * _anon/_file lines (5.8+) split the same pages a second time. */
@@ -227,7 +228,8 @@ int sampler_parse_diskstats(const char *buf, size_t len, const char *disk, struc
                 e = s + ln;
                 /* "MAJOR MINOR NAME" then the counters; other lines are not ours */
                 const char *p = s, *name;
-                uint64_t major, minor, f[11];
+                uint64_t major, minor, f[17];
+                size_t nf = 0;
 
                 if (read_u64(&p, e, &major) < 0 || read_u64(&p, e, &minor) < 0)
                         continue;
@@ -238,16 +240,18 @@ int sampler_parse_diskstats(const char *buf, size_t len, const char *disk, struc
                         p++;
                 if ((size_t)(p - name) != dl || dl == 0 || memcmp(name, disk, dl) != 0)
                         continue;
-                for (size_t i = 0; i < ELEMENTSOF(f); i++)
-                        if (read_u64(&p, e, &f[i]) < 0)
-                                return -EBADMSG;
+                while (nf < ELEMENTSOF(f) && read_u64(&p, e, &f[nf]) == 0)
+                        nf++;
                 /* reads, reads merged, sectors read, ms reading, writes,
                  * writes merged, sectors written, ms writing, in flight,
-                 * io_ticks, weighted ms; later kernels append discards and
-                 * flushes, which the columns do not use. */
+                 * io_ticks, weighted ms; 4.18 appends four of discards,
+                 * 5.5 flushes completed and ms flushing. */
+                if (nf < 11)
+                        return -EBADMSG;
                 t.dk = (struct sampler_disk){ .rd_ios = f[0], .rd_sectors = f[2], .wr_ios = f[4],
-                                              .wr_sectors = f[6], .inflight = f[8], .io_ticks = f[9] };
-                t.have |= SAMPLER_HAVE_DISK;
+                                              .wr_sectors = f[6], .inflight = f[8], .io_ticks = f[9],
+                                              .flush_ios = nf >= 16 ? f[15] : 0 };
+                t.have |= SAMPLER_HAVE_DISK | (nf >= 16 ? SAMPLER_HAVE_DISK_FLUSH : 0);
                 break;
         }
         *snap = t;

@@ -73,6 +73,8 @@ enum {
         SAMPLER_HAVE_ALLOCSTALL   = 1u << 27,  /* allocstall (< 4.10) or allocstall_<zone> */
         SAMPLER_HAVE_DISKSTATS_FILE = 1u << 28, /* /proc/diskstats exists */
         SAMPLER_HAVE_DISK         = 1u << 29,  /* it has a line for the disk under test */
+        SAMPLER_HAVE_FILE_PAGES   = 1u << 30,  /* /proc/vmstat's nr_file_pages */
+        SAMPLER_HAVE_DISK_FLUSH   = 1u << 31,  /* the disk's line counts flushes (5.5+) */
 };
 
 /* The disk under test's line of /proc/diskstats (Documentation/admin-guide/
@@ -83,6 +85,7 @@ struct sampler_disk {
         uint64_t rd_sectors, wr_sectors;   /* 512-byte sectors */
         uint64_t inflight;                 /* requests in flight now */
         uint64_t io_ticks;                 /* ms the disk had requests in flight */
+        uint64_t flush_ios;                /* flush requests completed (SAMPLER_HAVE_DISK_FLUSH) */
 };
 
 /* One reading of the three files; counters are cumulative since boot. A
@@ -110,6 +113,7 @@ struct sampler_snapshot {
         uint64_t pgscan;                   /* pages scanned since boot: the pgscan_* by source summed */
         uint64_t pgsteal;                  /* pages reclaimed since boot: pgsteal_* summed */
         uint64_t allocstall;               /* direct reclaim entries since boot: allocstall* summed */
+        uint64_t file_pages;               /* pages in the page cache now (nr_file_pages) */
         /* /proc/diskstats */
         char disk[SAMPLER_DISK_NAME_MAX + 1]; /* the disk looked for, "" if none was named */
         struct sampler_disk dk;
@@ -138,7 +142,7 @@ int sampler_parse_stat(const char *buf, size_t len, struct sampler_snapshot *sna
 /* Same for /proc/vmstat (pgpgin, pgpgout, pswpin, pswpout; its values take
  * precedence over the page and swap lines of /proc/stat), and its writeback
  * and reclaim figures: nr_dirty, nr_writeback, nr_dirty_threshold,
- * nr_dirty_background_threshold, and the sums of pgscan_*, pgsteal_* and
+ * nr_dirty_background_threshold, nr_file_pages, and the sums of pgscan_*, pgsteal_* and
  * allocstall* (kswapd, direct, khugepaged, proactive, or per zone on older
  * kernels; not pgscan_direct_throttle, which counts throttling events, nor
  * the pgscan_anon/_file and pgsteal_anon/_file split of the same pages).
@@ -152,7 +156,8 @@ int sampler_parse_meminfo(const char *buf, size_t len, struct sampler_snapshot *
 /* Same for /proc/diskstats: the first line whose device name is disk
  * ("sda", as in /dev/sda; at most SAMPLER_DISK_NAME_MAX bytes, else
  * -EINVAL) fills snap->dk; it must carry at least the eleven fields of 2.6
- * (-EBADMSG otherwise). Lines of other devices, and lines that are not
+ * (-EBADMSG otherwise), and from 5.5 on its flush count (the 16th: flush
+ * requests completed). Lines of other devices, and lines that are not
  * "MAJOR MINOR NAME ..." at all, are skipped. Records disk in snap->disk. */
 int sampler_parse_diskstats(const char *buf, size_t len, const char *disk, struct sampler_snapshot *snap);
 

@@ -42,6 +42,7 @@ int insncount_parse_mark(const void *buf, size_t len, size_t k, struct insncount
                 .spin_ns = f.marks[k].spin_ns,
                 .wait_ns = f.marks[k].wait_ns,
                 .t_ns = f.marks[k].t_ns,
+                .halt_longest_ns = f.marks[k].halt_longest_ns,
         };
         return 0;
 }
@@ -90,9 +91,7 @@ int insncount_read(int fd, size_t k, struct insncount_totals *ret, int *ret_at_m
         return r;
 }
 
-/* "seq_read t2" -> "seq_read.t2"; 0 when the words are not [a-z0-9_-]
- * or the name would be too long. */
-static int phase_name(const char *s, size_t len, char *out) {
+int insncount_phase_name(const char *s, size_t len, char *out) {
         size_t o = 0;
         int word = 0;
 
@@ -124,7 +123,7 @@ int insncount_mark(struct insncount_marks *m, const char *text, size_t len, cons
         if (len < 7 || memcmp(text, "phase ", 6) != 0 || m->n >= INSNCOUNT_PHASES_MAX)
                 return 0;
         k = &m->v[m->n++];
-        if (!phase_name(text + 6, len - 6, k->phase))
+        if (!insncount_phase_name(text + 6, len - 6, k->phase))
                 k->phase[0] = '\0';
         k->at = *at;
         return 1;
@@ -185,6 +184,13 @@ static int phase_metrics(const char *phase, const struct insncount_totals *a, co
                                        figs[f].unit);
                 if (r < 0)
                         return r;
+        }
+        /* Not a running total: the next mark holds the phase's longest stall. */
+        if (!insns_only) {
+                char name[96];
+
+                snprintf(name, sizeof(name), "guest.%s.halt_longest_s", phase);
+                return metric_add(metrics, name, (double)b->halt_longest_ns * 1e-9, "s");
         }
         return 0;
 }

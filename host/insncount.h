@@ -10,6 +10,9 @@
  *       seconds during which every vCPU was halted: the guest waited
  *   guest.<phase>.spin_s   guest.<phase>.kernel_pauses
  *       seconds the guest's kernel spent in `pause` loops, and their turns
+ *   guest.<phase>.halt_longest_s
+ *       the longest stall: seconds from a halt of every vCPU to the resume
+ *       that ended it, halts joined across the ticks between them
  *   guest.<phase>.wall_s
  *       the phase's length, host seconds
  *
@@ -36,6 +39,8 @@ struct insncount_totals {
         uint64_t spin_ns;                  /* host ns spent spinning on them */
         uint64_t wait_ns;                  /* host ns every vCPU was halted */
         uint64_t t_ns;                     /* the host's CLOCK_MONOTONIC, ns; 0: not known */
+        uint64_t halt_longest_ns;          /* at a mark: the longest stall since the previous mark
+                                              (insncount_mark_slot); 0 in running totals */
 };
 
 /* Parse a counter file's bytes (len of them): the running totals (t_ns 0:
@@ -85,6 +90,11 @@ struct insncount_marks {
  * its counters at that mark); -EBADMSG for anything else. OUT: *ret, only
  * on success. */
 int insncount_parse_pmu(const char *payload, size_t len, struct insncount_totals *ret);
+
+/* A phase mark's words as a metric's middle: "seq_read t2" (len bytes)
+ * -> "seq_read.t2" in out (INSNCOUNT_PHASE_NAME_MAX + 1 bytes). Returns 1,
+ * or 0 when a word is not [a-z0-9_-] or the name would be too long. */
+int insncount_phase_name(const char *s, size_t len, char *out);
 
 /* Record a phase mark: text is the event's payload ("phase seq_read t2"),
  * from the guest, so untrusted; anything but "phase NAME" is ignored.

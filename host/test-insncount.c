@@ -79,6 +79,7 @@ TEST(parse_mark) {
         f.marks[1].spin_ns = 6;
         f.marks[1].pauses = 7;
         f.marks[1].t_ns = 8;
+        f.marks[1].halt_longest_ns = 10;
         f.n_marks = 2;
         ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 1, &t), 0);
         ASSERT_EQ(t.insns[INSNCOUNT_KERNEL], 9);
@@ -86,6 +87,7 @@ TEST(parse_mark) {
         ASSERT_EQ(t.spin_ns, 6);
         ASSERT_EQ(t.pauses, 7);
         ASSERT_EQ(t.t_ns, 8);
+        ASSERT_EQ(t.halt_longest_ns, 10);
         ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), 2, &t), -ENOENT);
         f.n_marks = UINT64_MAX;
         ASSERT_EQ(insncount_parse_mark(&f, sizeof(f), INSNCOUNT_MARKS_MAX, &t), -ENOENT);
@@ -168,6 +170,7 @@ TEST(metrics_per_phase) {
         t.wait_ns = 850000000;
         t.spin_ns = 20000000;
         t.pauses = 4000;
+        t.halt_longest_ns = 250000000;
         ASSERT_EQ(insncount_mark(&m, "phase drop-caches", 17, &t), 1);
         t = at(3500000, 512000000);
         ASSERT_EQ(insncount_mark(&m, "sync-start", 10, &t), 0);
@@ -183,6 +186,9 @@ TEST(metrics_per_phase) {
         ASSERT_NEAR(value(&ml, "guest.write.spin_s"), 0.02, 1e-9);
         ASSERT_NEAR(value(&ml, "guest.write.kernel_pauses"), 4000, 1e-9);
         ASSERT_NEAR(value(&ml, "guest.write.wall_s"), 3.5, 1e-9);
+        /* The longest stall is the next mark's, not a difference. */
+        ASSERT_NEAR(value(&ml, "guest.write.halt_longest_s"), 0.25, 1e-9);
+        ASSERT_NEAR(value(&ml, "guest.read.halt_longest_s"), 0, 1e-9);
         /* The next mark carries no time: that phase has no length. */
         ASSERT_EQ(metric_find(&ml, "guest.drop-caches.wall_s")->has_value, 0);
         ASSERT_NEAR(value(&ml, "guest.drop-caches.kernel_Minsn"), 10.0, 1e-9);
@@ -191,7 +197,7 @@ TEST(metrics_per_phase) {
         /* "end" is what follows the job, and the last mark has no span. */
         ASSERT_TRUE(metric_find(&ml, "guest.end.kernel_Minsn") == NULL);
         ASSERT_TRUE(metric_find(&ml, "guest.after.kernel_Minsn") == NULL);
-        ASSERT_EQ(ml.n, 18);
+        ASSERT_EQ(ml.n, 21);
         metric_list_clear(&ml);
 }
 
@@ -217,7 +223,7 @@ TEST(metrics_hostile_marks) {
         insncount_mark(&m, "phase", 5, &t);
         ASSERT_EQ(insncount_metrics(&m, &ml), 0);
         ASSERT_NEAR(value(&ml, "guest.seq_read.t2.kernel_Minsn"), 100.0, 1e-9);
-        ASSERT_EQ(ml.n, 6);
+        ASSERT_EQ(ml.n, 7);
         metric_list_clear(&ml);
         /* A counter that goes back is no number. */
         m.n = 0;

@@ -62,6 +62,11 @@ static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t n_idle;
 static uint64_t all_idle_since_ns;
 
+/* The stall under way (halts joined across the ticks between them,
+ * INSNCOUNT_HALT_JOIN_INSNS) and the longest since the last mark. */
+static uint64_t stall_since_ns, insns_at_resume, halt_longest_ns;
+static int stall_open;
+
 static uint64_t now_ns(void) {
         struct timespec ts;
 
@@ -69,12 +74,25 @@ static uint64_t now_ns(void) {
         return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Every vCPU's instructions so far. */
+static uint64_t insns_now(void) {
+        uint64_t n = 0;
+
+        for (uint32_t i = 0; i < counts->n_vcpus && i < INSNCOUNT_VCPUS_MAX; i++)
+                n += counts->vcpu[i].insns[INSNCOUNT_USER] + counts->vcpu[i].insns[INSNCOUNT_KERNEL];
+        return n;
+}
+
 static void vcpu_idle(qemu_plugin_id_t id, unsigned int vcpu) {
         (void)id;
         (void)vcpu;
         pthread_mutex_lock(&idle_lock);
-        if (++n_idle == counts->n_vcpus)
+        if (++n_idle == counts->n_vcpus) {
                 all_idle_since_ns = now_ns();
+                if (!stall_open || insns_now() - insns_at_resume >= INSNCOUNT_HALT_JOIN_INSNS)
+                        stall_since_ns = all_idle_since_ns;
+                stall_open = 1;
+        }
         pthread_mutex_unlock(&idle_lock);
 }
 
@@ -84,8 +102,14 @@ static void vcpu_resume(qemu_plugin_id_t id, unsigned int vcpu) {
         pthread_mutex_lock(&idle_lock);
         /* A resume without its idle (the plugin loaded while halted) counts nothing. */
         if (n_idle > 0) {
-                if (n_idle == counts->n_vcpus)
-                        counts->wait_ns += now_ns() - all_idle_since_ns;
+                if (n_idle == counts->n_vcpus) {
+                        uint64_t t = now_ns();
+
+                        counts->wait_ns += t - all_idle_since_ns;
+                        if (t - stall_since_ns > halt_longest_ns)
+                                halt_longest_ns = t - stall_since_ns;
+                        insns_at_resume = insns_now();
+                }
                 n_idle--;
         }
         pthread_mutex_unlock(&idle_lock);
@@ -136,6 +160,8 @@ static void mark_exec(unsigned int vcpu, void *udata) {
         /* This vCPU runs, so no span of all halted is open. */
         pthread_mutex_lock(&idle_lock);
         m.wait_ns = counts->wait_ns;
+        m.halt_longest_ns = halt_longest_ns;
+        halt_longest_ns = 0;
         pthread_mutex_unlock(&idle_lock);
         m.t_ns = now_ns();
         counts->marks[k] = m;

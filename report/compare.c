@@ -239,6 +239,27 @@ void compare_amount_test_alone(struct compare_metric *m, int trimmed) {
                 m->diff.estimate = m->sb.mean - m->sa.mean;
 }
 
+void compare_tail_test(struct compare_metric *m) {
+        double p0, threshold;
+
+        m->tail_a = m->tail_b = 0;
+        if (!m->na || !m->nb || !isfinite(m->sa.median))
+                return;
+        /* Longer than twice A's median, and by more than the tail: a
+         * phase whose halts chain (I/O at depth 1) has long ones anyway. */
+        threshold = m->sa.median + fmax(m->info.tail, m->sa.median);
+        for (size_t i = 0; i < m->na; i++)
+                m->tail_a += m->a[i] > threshold;
+        for (size_t i = 0; i < m->nb; i++)
+                m->tail_b += m->b[i] > threshold;
+        /* One stalled cell in A is a hiccup as often as not; two say the
+         * host hiccups more than COMPARE_TAIL_STRAY, at A's own rate. */
+        p0 = m->tail_a >= COMPARE_TAIL_MIN_CELLS ? fmax(COMPARE_TAIL_STRAY, (double)m->tail_a / (double)m->na)
+                                                 : COMPARE_TAIL_STRAY;
+        m->ttest = (struct stats_test){ (double)m->tail_b, NAN, stats_binom_sf(m->tail_b, m->nb, p0), 0 };
+        m->trimmed = 0;
+}
+
 double compare_band(const struct compare_metric *m, double noise) {
         return fmax(m->info.floor, noise * fabs(m->sa.mean));
 }
@@ -336,6 +357,8 @@ void compare_metric_stats(struct compare_metric *m, double alpha, double noise) 
         m->trimmed_a = m->trimmed_b = NAN;
         if (m->info.floor > 0) {
                 compare_amount_test(m);
+                if (m->info.tail > 0)
+                        compare_tail_test(m);
         } else {
                 if (stats_diff_ci(ta, m->na, tb, m->nb, COMPARE_LEVEL, &m->diff) < 0)
                         m->diff = (struct stats_interval){ m->na && m->nb ? m->sb.mean - m->sa.mean : NAN, NAN,
@@ -346,6 +369,13 @@ void compare_metric_stats(struct compare_metric *m, double alpha, double noise) 
         if (stats_mann_whitney(m->a, m->na, m->b, m->nb, &m->mw) < 0)
                 m->mw = undefined;
         m->mw_min_p = m->na && m->nb ? stats_mann_whitney_min_p(m->na, m->nb) : 1;
+        /* An exact count that never varies on either side (requests, flushes
+         * of a fixed workload) has no t test: its difference is what it
+         * is, and the exact rank test says how sure a difference of every
+         * cell is at these sizes. */
+        if (m->info.floor > 0 && !(m->info.tail > 0) && !isfinite(m->ttest.p) && m->na > 1 && m->nb > 1 &&
+            m->sa.sd == 0 && m->sb.sd == 0 && m->sa.mean != m->sb.mean)
+                m->ttest = m->mw;
         compare_power(m, &isa, &isb, alpha, noise);
         m->q = NAN;
         m->verdict = m->judged ? COMPARE_SAME : COMPARE_INFO;
@@ -369,6 +399,15 @@ enum compare_verdict compare_decide(const struct compare_metric *m, double q, do
                 return COMPARE_WITHHELD;
         if (m->mw_min_p > alpha)
                 return COMPARE_N_SMALL;
+        if (m->info.tail > 0) {
+                /* B stalls in more cells than a host's hiccups explain. */
+                if (!isfinite(m->ttest.p) || !isfinite(q))
+                        return COMPARE_UNDEFINED;
+                if (q > alpha || m->tail_b < COMPARE_TAIL_MIN_CELLS || m->tail_b * m->na <= m->tail_a * m->nb)
+                        return COMPARE_SAME;
+                return m->info.direction == METRICS_LOWER ? COMPARE_WORSE :
+                       m->info.direction == METRICS_HIGHER ? COMPARE_BETTER : COMPARE_INFO;
+        }
         if (m->info.floor > 0) {
                 double band = compare_band(m, noise);
 

@@ -114,6 +114,8 @@ struct compare_metric {
         double mde_one_run;        /* with run_offset: mde as the same cells would give measured
                                       in one run (the cells' own spread); else NAN */
         const char *withheld;      /* why a judged metric gets no verdict (static), or NULL */
+        size_t tail_a, tail_b;     /* the tail rule (info.tail > 0): cells of A and of B beyond
+                                      median(A) + info.tail, which stalled */
         enum compare_verdict verdict;
 };
 
@@ -252,7 +254,9 @@ void compare_metric_stats(struct compare_metric *m, double alpha, double noise);
  * keeps a stray cell (a host's hiccup adding 0.3 s of waiting to one cell
  * in twenty) from setting the interval; Welch's keeps its power where
  * trimming costs degrees of freedom. With run_offset each side's squared
- * standard error grows by the run's offset in both. Sets m->trimmed_a/b. */
+ * standard error grows by the run's offset in both. Sets m->trimmed_a/b.
+ * (An amount that never varies on either side, an exact count, has no t
+ * test: compare_metric_stats takes the exact rank test's p then.) */
 void compare_amount_test(struct compare_metric *m);
 
 /* One test alone for an amount (m as compare_amount_test wants it):
@@ -261,9 +265,27 @@ void compare_amount_test(struct compare_metric *m);
  * test alone would decide beside the pair. */
 void compare_amount_test_alone(struct compare_metric *m, int trimmed);
 
-/* What a metric must change by, beyond its interval, to be a verdict: the
- * noise band of mean(a), or an amount's floor when that is wider. In the
- * metric's unit. */
+/* The tail rule, for a metric whose registry row sets a tail (the longest
+ * stall of a phase): a kernel that stalls in some cells, not all. A cell
+ * stalled when it lies beyond A's median by more than the tail; Welch's and
+ * Yuen's tests of the means see few such cells as a stray to ignore, and at
+ * 6 cells a side a kernel stalling in half of them went unseen. (Beyond
+ * twice A's median too, when that is further: a phase whose halts chain,
+ * I/O at depth 1, has long ones anyway.) Its p is
+ * the chance that at least tail_b of B's cells stall when each does with
+ * COMPARE_TAIL_STRAY (a host's hiccup: measured in A/A runs,
+ * docs/detection.md), or the share of A's cells that did when that is
+ * larger and at least COMPARE_TAIL_MIN_CELLS of them did (a host
+ * hiccuping more often says so in A too; one stalled cell of A is a
+ * hiccup): binomial, one-sided (B stalls more). It
+ * replaces m->ttest (statistic tail_b, df NAN); m->diff stays the
+ * amount's interval, shown beside it. Sets tail_a, tail_b. */
+#define COMPARE_TAIL_STRAY 0.05
+#define COMPARE_TAIL_MIN_CELLS 2   /* fewer stalled cells, of A or of B, are strays */
+void compare_tail_test(struct compare_metric *m);
+
+/* What a metric with a floor must change by, beyond its interval, to be a
+ * verdict: the floor, or the noise band of mean(a) when that is wider. */
 double compare_band(const struct compare_metric *m, double noise);
 
 /* The verdict of one metric from its statistics and its BH q (pure; the

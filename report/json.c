@@ -371,7 +371,8 @@ static json_t *nfor_json(size_t n) {
 /* An amount judged by its difference (a floor in the registry): the
  * difference of the means (Welch's) or of the trimmed means (Yuen's),
  * whichever decided, its interval and the difference detectable, in its
- * unit. */
+ * unit; for one the tail rule judges, the cells of each side that
+ * stalled (its test's "t" is B's). */
 static json_t *with_diff(json_t *j, const struct compare_metric *m) {
         if (!j || !(m->info.floor > 0))
                 return j;
@@ -385,7 +386,11 @@ static json_t *with_diff(json_t *j, const struct compare_metric *m) {
                                                         : json_null()) < 0 ||
             json_object_set_new(j, "mde_abs", json_num(m->mde_abs)) < 0 ||
             json_object_set_new(j, "twice_band", json_num(m->twice_band)) < 0 ||
-            json_object_set_new(j, "n_for_twice_band", nfor_json(m->n_for_twice_band)) < 0) {
+            json_object_set_new(j, "n_for_twice_band", nfor_json(m->n_for_twice_band)) < 0 ||
+            (m->info.tail > 0 &&
+             json_object_set_new(j, "tail", json_pack("{s:f, s:I, s:I}", "beyond_median_of_a_by", m->info.tail,
+                                                      "stalled_a", (json_int_t)m->tail_a, "stalled_b",
+                                                      (json_int_t)m->tail_b)) < 0)) {
                 json_decref(j);
                 return NULL;
         }
@@ -414,7 +419,7 @@ static json_t *metric_cmp_json(const struct compare_metric *m) {
                          isfinite(m->ratio.lo) && isfinite(m->ratio.hi)
                                  ? json_pack("[f, f]", (m->ratio.lo - 1) * 100, (m->ratio.hi - 1) * 100)
                                  : json_null(),
-                         m->trimmed ? "yuen" : "welch", "t", json_num(m->ttest.statistic), "df",
+                         m->info.tail > 0 ? "tail" : m->trimmed ? "yuen" : "welch", "t", json_num(m->ttest.statistic), "df",
                          json_num(m->ttest.df), "p", json_num(m->ttest.p), "mann_whitney", "u", json_num(m->mw.statistic), "p",
                          json_num(m->mw.p), "exact", m->mw.exact, "mann_whitney_min_p", json_num(m->mw_min_p),
                          "q_bh", json_num(m->q), "mde_pct", json_num(m->mde * 100), "n_for_2pct",

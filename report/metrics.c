@@ -6,15 +6,47 @@
  * mean. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "report/metrics.h"
 #include "workloads/workload.h"
 
+/* The floors of the guest kernel's counts (amounts near 0 without a
+ * regression), each above what A/A pairs of separate runs showed
+ * (docs/detection.md, "The floors"). */
+#define GUEST_FLOOR_ALLOCSTALLS 10.0          /* direct-reclaim stalls in a phase */
+#define GUEST_FLOOR_FLUSHES 4.0               /* flushes the disk completed in a phase */
+#define GUEST_FLOOR_PGSCAN 1000.0             /* pages reclaim scanned in a phase (4 MiB) */
+#define GUEST_FLOOR_DISK_WRITES 8.0           /* write requests the disk completed in a phase */
+#define GUEST_FLOOR_DISK_WRITTEN_MIB 1.0      /* MiB they wrote */
+#define GUEST_FLOOR_WAIT_US_PER_OP 50.0       /* vCPU-halt time per operation of a timed phase */
+#define GUEST_FLOOR_SPIN_US_PER_OP 5.0        /* spinning per operation */
+#define GUEST_FLOOR_SLEEP_US_PER_OP 100.0      /* the tasks' sleeping per operation */
+#define GUEST_FLOOR_FLUSHES_PER_KOP 5.0       /* flushes per 1000 operations */
+#define GUEST_FLOOR_ALLOCSTALLS_PER_KOP 2.0   /* direct-reclaim stalls per 1000 operations */
+#define GUEST_FLOOR_PGSCAN_PER_OP 0.5         /* pages reclaim scanned per operation */
+#define MEM_FLOOR_HELD_MIB 1.0                /* what the kernel kept after the job */
+#define GUEST_TAIL_HALT_S 0.1                 /* a stall beyond A's median longest stall */
+
+#define GUEST_WHY_SLEEP "the job's tasks' sleeping in a phase of fixed work follows the emulated disk and CPU; " \
+        "per operation of a timed phase it is judged (sleep_us_per_op)"
+
+/* A row as written below: a metrics_info but its tail, which tail_rows
+ * gives the few metrics judged by the tail rule. */
+struct report_row {
+        const char *pattern, *unit;
+        enum metrics_direction direction;
+        int verdict;
+        const char *why;
+        int host_timed;
+        double floor;
+};
+
 /* The last column: host_timed (see metrics.h). Only judged rows are
  * affected by it; the others are marked as what they are. */
-static const struct metrics_info report_rows[] = {
+static const struct report_row report_rows[] = {
         /* One phase's figures (vmstat.write.stall_longest_s, vmstat.seq_read.t2.bo_mean): the
          * cell's plain vmstat.* already speak for its main phase. */
         /* The agent's vm and disk columns, per phase and over the main phase
@@ -87,6 +119,42 @@ static const struct metrics_info report_rows[] = {
          * spin that scatters by 20 %. */
         { "guest.*.wait_s", "s", METRICS_LOWER, 1, NULL, 0, 0.05 },
         { "guest.*.spin_s", "s", METRICS_LOWER, 1, NULL, 0, 0.002 },
+        /* The guest kernel's own counters per phase (host/guestcount.h):
+         * counts of events and bytes, which the host's speed does not set. */
+        { "guest.*.allocstalls", "stalls", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_ALLOCSTALLS },
+        { "guest.*.pgscan", "pages", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_PGSCAN },
+        { "guest.*.pgsteal", "pages", METRICS_LOWER, 0, "what reclaim freed follows what it scanned (pgscan is judged)",
+          0, 0 },
+        { "guest.*.cache_MiB", "MiB", METRICS_NONE, 0, "the page cache's change follows the workload", 0, 0 },
+        { "guest.*.disk_reads", "requests", METRICS_LOWER, 0, "what is read from the disk follows what the cache "
+          "held", 0, 0 },
+        { "guest.*.disk_read_MiB", "MiB", METRICS_LOWER, 0, "what is read from the disk follows what the cache held",
+          0, 0 },
+        { "guest.*.disk_writes", "requests", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_DISK_WRITES },
+        { "guest.*.disk_written_MiB", "MiB", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_DISK_WRITTEN_MIB },
+        { "guest.*.disk_flushes", "flushes", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_FLUSHES },
+        { "guest.*.tasks", "tasks", METRICS_NONE, 0, "how many tasks the job ran", 0, 0 },
+        { "guest.*.sleep_s", "s", METRICS_LOWER, 0, GUEST_WHY_SLEEP, 0, 0 },
+        { "guest.*.run_delay_s", "s", METRICS_LOWER, 0, "waiting for a CPU follows how many tasks ran at once", 0, 0 },
+        { "guest.*.blkio_s", "s", METRICS_LOWER, 0, "waiting on the disk is the emulated disk's speed as much as "
+          "the kernel's", 0, 0 },
+        { "guest.*.reclaim_s", "s", METRICS_LOWER, 0, "time in reclaim is emulated CPU work: its stalls (allocstalls) "
+          "are judged", 0, 0 },
+        /* The same per operation, for a phase of fixed time
+         * (workloads/phases.c): its totals follow the host's speed. */
+        { "guest.*.kernel_insn_per_op", "insn/op", METRICS_LOWER, 1, NULL, 0, 0 },
+        { "guest.*.wait_us_per_op", "us/op", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_WAIT_US_PER_OP },
+        { "guest.*.spin_us_per_op", "us/op", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_SPIN_US_PER_OP },
+        { "guest.*.sleep_us_per_op", "us/op", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_SLEEP_US_PER_OP },
+        { "guest.*.disk_written_KiB_per_op", "KiB/op", METRICS_LOWER, 1, NULL, 0, 0 },
+        { "guest.*.disk_writes_per_op", "requests/op", METRICS_LOWER, 1, NULL, 0, 0 },
+        { "guest.*.disk_flushes_per_kop", "flushes/kop", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_FLUSHES_PER_KOP },
+        { "guest.*.allocstalls_per_kop", "stalls/kop", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_ALLOCSTALLS_PER_KOP },
+        { "guest.*.pgscan_per_op", "pages/op", METRICS_LOWER, 1, NULL, 0, GUEST_FLOOR_PGSCAN_PER_OP },
+        /* What the kernel keeps after the job (host/guestcount.h): a leak. */
+        { "mem.held_MiB", "MiB", METRICS_LOWER, 1, NULL, 0, MEM_FLOOR_HELD_MIB },
+        { "mem.*", "MiB", METRICS_LOWER, 0, "a part of what the kernel holds: mem.held_MiB is judged", 0, 0 },
+        { "guest.*.halt_longest_s", "s", METRICS_LOWER, 1, NULL, 0, GUEST_TAIL_HALT_S },
         { "guest.*.kernel_pauses", "pauses", METRICS_NONE, 0,
           "how many turns a spin loop takes follows the host's speed: its seconds (spin_s) are judged", 1, 0 },
         { "guest.*.wall_s", "s", METRICS_LOWER, 0, "a phase's length under TCG is the emulator's speed as much as "
@@ -104,6 +172,43 @@ static const struct metrics_info report_rows[] = {
         { "total_s", "s", METRICS_LOWER, 0, "cell timing, shown beside the workload", 1, 0 },
 };
 
+static const char why_step[] = "kbench's own step (sync, drop caches, laying a file out) between the "
+        "workload's phases: what it does follows what they left behind, so a kernel that kept less cache would "
+        "look faster at it";
+static const char why_timed[] = "a phase of fixed time: its totals are the emulator's speed times the work per "
+        "operation; the figures per operation (guest.<phase>.*_per_op) are judged";
+
+/* A judged guest.<phase>.* row of a phase that is not of fixed work
+ * (workloads/phases.c): a step's figures are shown only, and so are a
+ * timed phase's totals, whose per-operation figures are judged instead. */
+static void phase_kind_rule(const char *name, struct metrics_info *m) {
+        const char *last = strrchr(name, '.');
+        char phase[128];
+        enum workload_phase_kind k;
+
+        if (!m->verdict || strncmp(name, "guest.", 6) != 0 || !last || last <= name + 6 ||
+            (size_t)(last - name - 6) >= sizeof(phase))
+                return;
+        snprintf(phase, sizeof(phase), "%.*s", (int)(last - name - 6), name + 6);
+        k = workload_phase_kind(phase);
+        if (k == WORKLOAD_PHASE_STEP) {
+                m->verdict = 0;
+                m->why = why_step;
+        } else if (k == WORKLOAD_PHASE_TIMED && !strstr(last, "_per_op") && !strstr(last, "_per_kop")) {
+                m->verdict = 0;
+                m->why = why_timed;
+        }
+}
+
+/* The metrics judged by the tail rule (report/compare.h): a cell whose
+ * longest stall lies beyond A's median by more than this stalled. */
+static const struct {
+        const char *pattern;
+        double tail;
+} tail_rows[] = {
+        { "guest.*.halt_longest_s", GUEST_TAIL_HALT_S },
+};
+
 /* A workload's row as the registry's. */
 static struct metrics_info from_workload(const struct metric_def *def) {
         int directed = def->higher_is_better == 0 || def->higher_is_better == 1;
@@ -118,7 +223,19 @@ static struct metrics_info from_workload(const struct metric_def *def) {
                        directed ? NULL : "no direction in the workload's metric table",
                 /* Every workload measures rates, times and latencies. */
                 .host_timed = 1,
+                .tail = 0,
         };
+}
+
+/* A row of the table as the registry's, with its tail (tail_rows) when
+ * name is judged by the tail rule. */
+static struct metrics_info from_row(const struct report_row *r, const char *name) {
+        struct metrics_info m = { r->pattern, r->unit, r->direction, r->verdict, r->why, r->host_timed, r->floor, 0 };
+
+        for (size_t t = 0; t < ELEMENTSOF(tail_rows); t++)
+                if (fnmatch(tail_rows[t].pattern, name, 0) == 0)
+                        m.tail = tail_rows[t].tail;
+        return m;
 }
 
 int metrics_lookup(const char *name, struct metrics_info *ret) {
@@ -126,7 +243,8 @@ int metrics_lookup(const char *name, struct metrics_info *ret) {
 
         for (size_t i = 0; i < ELEMENTSOF(report_rows); i++)
                 if (fnmatch(report_rows[i].pattern, name, 0) == 0) {
-                        *ret = report_rows[i];
+                        *ret = from_row(&report_rows[i], name);
+                        phase_kind_rule(name, ret);
                         return 0;
                 }
         def = workload_metric_def(name);
@@ -138,8 +256,11 @@ int metrics_lookup(const char *name, struct metrics_info *ret) {
 
 void metrics_each(void (*fn)(const struct metrics_info *row, const char *workload, void *userdata),
                   const char *workload, void *userdata) {
-        for (size_t i = 0; i < ELEMENTSOF(report_rows); i++)
-                fn(&report_rows[i], NULL, userdata);
+        for (size_t i = 0; i < ELEMENTSOF(report_rows); i++) {
+                struct metrics_info row = from_row(&report_rows[i], report_rows[i].pattern);
+
+                fn(&row, NULL, userdata);
+        }
         for (size_t i = 0; workload_all[i]; i++) {
                 const struct workload_ops *ops = workload_all[i];
 
@@ -191,6 +312,23 @@ static const struct {
         { "vmstat.swap_out_MiB", "swapped out" },
         { "vmstat.stall_total_s", "writeout stalls in all" },
         { "vmstat.stall_longest_s", "the longest writeout stall" },
+        { "halt_longest_s", "the longest stall in" },
+        { "allocstalls", "direct-reclaim stalls in" },
+        { "pgscan", "pages reclaim scanned in" },
+        { "disk_writes", "write requests to the disk in" },
+        { "disk_written_MiB", "MiB written to the disk in" },
+        { "disk_flushes", "disk flushes in" },
+        { "sleep_s", "the job's tasks' sleeping in" },
+        { "kernel_insn_per_op", "kernel instructions per operation in" },
+        { "wait_us_per_op", "waiting per operation in" },
+        { "spin_us_per_op", "busy-waiting per operation in" },
+        { "sleep_us_per_op", "the job's tasks' sleeping per operation in" },
+        { "disk_written_KiB_per_op", "KiB written to the disk per operation in" },
+        { "disk_writes_per_op", "write requests to the disk per operation in" },
+        { "disk_flushes_per_kop", "disk flushes per 1000 operations in" },
+        { "allocstalls_per_kop", "direct-reclaim stalls per 1000 operations in" },
+        { "pgscan_per_op", "pages reclaim scanned per operation in" },
+        { "mem.held_MiB", "memory the kernel kept after the job" },
 };
 
 void metrics_describe(const char *name, const char *workload, char *buf, size_t size) {

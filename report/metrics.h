@@ -29,6 +29,10 @@ struct metrics_info {
         double floor;              /* > 0: an amount judged by its difference, in unit, which
                                       must lie beyond this (and the noise band of A's mean) to
                                       be a verdict; its A side may be 0. 0: judged by the ratio */
+        double tail;               /* > 0 (an amount whose floor is set too): judged by the tail
+                                      rule instead: a cell of B beyond A's median by more than
+                                      this stalled, and the share of B's cells that stalled is
+                                      tested (report/compare.h); 0: not */
 };
 
 /* Foreign CPU (host.foreign_cpu_pct) above which a cell is contended

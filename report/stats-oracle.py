@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Reference values for report/test-stats.c, computed independently of
 report/stats.c: SciPy for the t distribution, Welch's test, Yuen's test
-of trimmed means (ttest_ind with trim), Mann-Whitney U
+of trimmed means (ttest_ind with trim), Mann-Whitney U, the binomial's
+upper tail (binom.sf)
 and the noncentral t (Boost's implementation underneath), R's p.adjust for
 Benjamini-Hochberg, Fieller's interval by solving its quadratic with
 numpy.roots, and the mean's t interval of scipy.stats.t.interval (with the
@@ -430,5 +431,15 @@ for cov, effect, alpha, pw, max_n in [(0.01, 0.02, 0.05, 0.8, 1000), (0.05, 0.02
     emit("        { %s, %s, %s, %s, %d, %d, %s, %s }," % (
         c(cov), c(effect), c(alpha), c(pw), max_n, n, c(p_n), c(p_n1)))
 emit("};")
+
+# ---- binomial upper tail ------------------------------------------------------
+emit("struct ref_binom { size_t k, n; double p, sf; };  /* sf = P(X >= k) */")
+emit("static const struct ref_binom ref_binom[] = {")
+for k, n, p in [(0, 6, 0.05), (1, 6, 0.05), (2, 6, 0.05), (3, 6, 0.05), (3, 6, 0.1), (4, 8, 0.05),
+                (6, 6, 0.05), (7, 6, 0.05), (2, 8, 1 / 6), (5, 10, 0.5), (1, 1, 0.3), (30, 200, 0.02),
+                (150, 1000, 0.1)]:
+    emit("        { %d, %d, %s, %s }," % (k, n, c(p), c(stats.binom.sf(k - 1, n, p))))
+emit("};")
+emit()
 
 print("\n".join(out))

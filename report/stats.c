@@ -847,3 +847,21 @@ size_t stats_n_for_effect(double cov, double effect, double alpha, double power,
         }
         return hi;
 }
+
+double stats_binom_sf(size_t k, size_t n, double p) {
+        double sum = 0;
+
+        if (!(p >= 0 && p <= 1))
+                return NAN;
+        if (k == 0)
+                return 1;
+        if (k > n)
+                return 0;
+        if (p == 0 || p == 1)
+                return p;
+        /* Term by term in logs: C(n, i) p^i (1 - p)^(n - i), i = k..n. */
+        for (size_t i = k; i <= n; i++)
+                sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) +
+                           (double)i * log(p) + (double)(n - i) * log1p(-p));
+        return fmin(1, sum);
+}

@@ -124,3 +124,9 @@ double stats_t_quantile(double p, double df);
  * df < 1 or alpha outside (0, 1). stats_mde and stats_n_for_effect solve
  * this for the effect and for n. */
 double stats_t_power(double df, double nc, double alpha);
+
+/* The binomial upper tail P(X >= k) for X ~ Binomial(n, p): the chance
+ * that at least k of n independent cells, each with probability p, do
+ * something. 1 for k = 0, 0 for k > n; NAN for p outside [0, 1] or NAN.
+ * Checked against SciPy's binom.sf(k - 1, n, p). */
+double stats_binom_sf(size_t k, size_t n, double p);

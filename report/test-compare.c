@@ -225,6 +225,89 @@ TEST(amount_with_a_stray_cell) {
         ASSERT_NEAR(m.ttest.p, welch.p, 1e-12);
 }
 
+/* The tail rule (guest.*.halt_longest_s): a kernel that stalls 0.5 s in
+ * three of six cells. Welch's and Yuen's tests of the means see no
+ * change beyond the floor; the share of B's cells beyond A's median by
+ * more than the tail does: P(X >= 3) for X ~ Binomial(6, 0.05). */
+TEST(tail_rule) {
+        double base[] = { 0.013, 0.027, 0.013, 0.014, 0.012, 0.008 };
+        double stalls[] = { 0.51, 0.012, 0.49, 0.014, 0.52, 0.011 };
+        double stray[] = { 0.011, 0.012, 0.48, 0.014, 0.013, 0.011 };
+        double hiccups[] = { 0.4, 0.012, 0.013, 0.014, 0.5, 0.011 };
+        struct compare_metric m = { .name = (char *)"guest.write.halt_longest_s", .judged = 1, .a = base,
+                                    .b = stalls, .na = 6, .nb = 6 };
+
+        ASSERT_EQ(metrics_lookup(m.name, &m.info), 0);
+        ASSERT_TRUE(m.info.tail > 0 && m.info.floor > 0);
+        compare_metric_stats(&m, 0.05, 0.02);
+        ASSERT_EQ(m.tail_a, 0);
+        ASSERT_EQ(m.tail_b, 3);
+        ASSERT_NEAR(m.ttest.p, 0.00222984375, 1e-12);   /* SciPy's binom.sf(2, 6, 0.05) */
+        ASSERT_EQ(compare_decide(&m, m.ttest.p, 0.05, 0.02), COMPARE_WORSE);
+        /* One stalled cell is a stray, whatever the odds. */
+        m.b = stray;
+        compare_metric_stats(&m, 0.05, 0.02);
+        ASSERT_EQ(m.tail_b, 1);
+        ASSERT_EQ(compare_decide(&m, 0.001, 0.05, 0.02), COMPARE_SAME);
+        /* One stalled cell of A is a hiccup too: the host's rate stands,
+         * not A's 1 in 6. */
+        {
+                double one[] = { 0.013, 0.45, 0.013, 0.014, 0.012, 0.008 };
+
+                m.a = one;
+                m.b = stalls;
+                compare_metric_stats(&m, 0.05, 0.02);
+                ASSERT_EQ(m.tail_a, 1);
+                ASSERT_NEAR(m.ttest.p, 0.00222984375, 1e-12);   /* binom.sf(2, 6, 0.05) */
+                ASSERT_EQ(compare_decide(&m, m.ttest.p, 0.05, 0.02), COMPARE_WORSE);
+        }
+        /* A stalls as often: a hiccuping host, not the kernel; and the rule
+         * is one-sided, A stalling more is no verdict. */
+        m.a = hiccups;
+        m.b = stalls;
+        compare_metric_stats(&m, 0.05, 0.02);
+        ASSERT_EQ(m.tail_a, 2);
+        ASSERT_EQ(m.tail_b, 3);
+        ASSERT_NEAR(m.ttest.p, 0.3196159122085048, 1e-12);   /* binom.sf(2, 6, 1/3) */
+        ASSERT_EQ(compare_decide(&m, m.ttest.p, 0.05, 0.02), COMPARE_SAME);
+        m.a = stalls;
+        m.b = base;
+        compare_metric_stats(&m, 0.05, 0.02);
+        ASSERT_EQ(m.tail_b, 0);
+        ASSERT_EQ(compare_decide(&m, m.ttest.p, 0.05, 0.02), COMPARE_SAME);
+        /* Halts that chain (fio at depth 1): twice A's median is the mark. */
+        {
+                double chains[] = { 0.25, 0.21, 0.27, 0.20, 0.26, 0.22 };
+                double longer[] = { 0.40, 0.45, 0.30, 0.42, 0.24, 0.38 };
+
+                m.a = chains;
+                m.b = longer;
+                compare_metric_stats(&m, 0.05, 0.02);
+                ASSERT_EQ(m.tail_b, 0);
+        }
+}
+
+/* Exact counts that never vary (write requests of a fixed dd): no t test
+ * is defined; the rank test decides (all tied within a side: its normal
+ * approximation, as SciPy's). Within the floor, a steady difference is no
+ * change. */
+TEST(exact_counts) {
+        double a[] = { 227, 227, 227, 227, 227, 227 }, b[] = { 470, 470, 470, 470, 470, 470 };
+        double near[] = { 229, 229, 229, 229, 229, 229 };
+        struct compare_metric m = { .name = (char *)"guest.write.disk_writes", .judged = 1, .a = a, .b = b,
+                                    .na = 6, .nb = 6 };
+
+        ASSERT_EQ(metrics_lookup(m.name, &m.info), 0);
+        compare_metric_stats(&m, 0.05, 0.02);
+        ASSERT_NEAR(m.ttest.p, m.mw.p, 0);
+        ASSERT_TRUE(m.ttest.p < 0.002);
+        ASSERT_NEAR(m.diff.lo, 243, 1e-9);
+        ASSERT_EQ(compare_decide(&m, m.ttest.p, 0.05, 0.02), COMPARE_WORSE);
+        m.b = near;
+        compare_metric_stats(&m, 0.05, 0.02);
+        ASSERT_EQ(compare_decide(&m, m.ttest.p, 0.05, 0.02), COMPARE_SAME);
+}
+
 TEST(bh_family) {
         struct compare_metric m[11] = { { 0 } };
         struct compare_group g = { .m = m, .n_m = 11, .a = { .ok = 6 }, .b = { .ok = 6 } };

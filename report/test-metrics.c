@@ -336,3 +336,45 @@ TEST(registry_rows) {
         ASSERT_NEAR(info.floor, 0.5, 0);
         ASSERT_EQ(metrics_verdict("vmstat.read.swap_out_MiB"), 0);
 }
+
+/* Which phases carry a verdict: kbench's own steps never, a phase of fixed
+ * time per operation only, every other phase by its totals; the new
+ * amounts, their floors and the tail rule's metric. */
+TEST(phase_kinds_and_new_amounts) {
+        struct metrics_info info;
+
+        ASSERT_EQ(metrics_verdict("guest.write.kernel_Minsn"), 1);
+        ASSERT_EQ(metrics_lookup("guest.drop-caches.kernel_Minsn", &info), 0);
+        ASSERT_EQ(info.verdict, 0);
+        ASSERT_TRUE(strstr(info.why, "kbench's own step") != NULL);
+        ASSERT_EQ(metrics_verdict("guest.drop-caches.wait_s"), 0);
+        ASSERT_EQ(metrics_verdict("guest.layout.disk_written_MiB"), 0);
+        ASSERT_EQ(metrics_verdict("guest.drop-caches.t4.kernel_Minsn"), 0);
+        ASSERT_EQ(metrics_verdict("guest.create.kernel_Minsn"), 0);
+        /* copy's sync is its own cost. */
+        ASSERT_EQ(metrics_verdict("guest.sync.kernel_Minsn"), 1);
+        ASSERT_EQ(metrics_lookup("guest.randwrite.kernel_Minsn", &info), 0);
+        ASSERT_EQ(info.verdict, 0);
+        ASSERT_TRUE(strstr(info.why, "fixed time") != NULL);
+        ASSERT_EQ(metrics_verdict("guest.randwrite.kernel_insn_per_op"), 1);
+        ASSERT_EQ(metrics_verdict("guest.dbench.wait_s"), 0);
+        ASSERT_EQ(metrics_lookup("guest.dbench.sleep_us_per_op", &info), 0);
+        ASSERT_EQ(info.verdict, 1);
+        ASSERT_TRUE(info.floor > 0);
+        ASSERT_EQ(metrics_verdict("guest.randrw.disk_flushes_per_kop"), 1);
+        /* A phase of fixed work: its totals, never a figure per operation
+         * (none is made for it). */
+        ASSERT_EQ(metrics_lookup("mem.held_MiB", &info), 0);
+        ASSERT_EQ(info.verdict, 1);
+        ASSERT_NEAR(info.floor, 1.0, 0);
+        ASSERT_EQ(metrics_verdict("mem.sunreclaim_MiB"), 0);
+        ASSERT_EQ(metrics_lookup("guest.read.allocstalls", &info), 0);
+        ASSERT_EQ(info.verdict, 1);
+        ASSERT_TRUE(info.floor > 0 && info.tail == 0);
+        ASSERT_EQ(metrics_verdict("guest.write.disk_flushes"), 1);
+        ASSERT_EQ(metrics_verdict("guest.write.disk_read_MiB"), 0);
+        ASSERT_EQ(metrics_verdict("guest.write.sleep_s"), 0);
+        ASSERT_EQ(metrics_lookup("guest.write.halt_longest_s", &info), 0);
+        ASSERT_EQ(info.verdict, 1);
+        ASSERT_TRUE(info.tail > 0 && info.floor > 0);
+}

@@ -458,3 +458,19 @@ TEST(n_for_effect_edges) {
         ASSERT_EQ(stats_n_for_effect(0.01, 0.0, 0.05, 0.8, 100), 101);
         ASSERT_EQ(stats_n_for_effect(0.01, 0.02, 0.05, 0.8, 1), 2);
 }
+
+TEST(binom_sf_against_scipy) {
+        for (size_t i = 0; i < N_OF(ref_binom); i++) {
+                const struct ref_binom *r = &ref_binom[i];
+                double sf = stats_binom_sf(r->k, r->n, r->p);
+
+                if (r->sf == 0)
+                        ASSERT_TRUE(sf == 0);
+                else
+                        assert_rel(sf, r->sf, 1e-10, "binom_sf", i);
+        }
+        ASSERT_TRUE(isnan(stats_binom_sf(1, 6, -0.1)));
+        ASSERT_TRUE(isnan(stats_binom_sf(1, 6, NAN)));
+        ASSERT_TRUE(stats_binom_sf(3, 6, 0) == 0);
+        ASSERT_TRUE(stats_binom_sf(3, 6, 1) == 1);
+}

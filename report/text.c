@@ -538,6 +538,10 @@ void text_answer_parts(const struct compare_group *g, const struct compare_metri
         text_format_value(b, m->unit, 1, ret->b, sizeof(ret->b));
         /* The difference is of the trimmed means (Yuen's): show those. */
         ret->of = amount && m->trimmed ? "trimmed means " : "";
+        ret->stalled[0] = '\0';
+        if (m->info.tail > 0)
+                snprintf(ret->stalled, sizeof(ret->stalled), "; stalled in %zu of %zu cells, A %zu of %zu", m->tail_b,
+                         m->nb, m->tail_a, m->na);
         if (amount) {
                 format_diff(m->diff.estimate, m->unit, ret->change, sizeof(ret->change));
                 format_diff(m->diff.lo, m->unit, ret->lo, sizeof(ret->lo));

@@ -62,6 +62,8 @@ struct text_answer {
                                       means) each with its unit, "310 ms", "1.36 s" */
         const char *of;            /* what a and b are, before them: "" or "trimmed means " */
         char lo[48], hi[48];       /* the interval's ends, "+7.5%", "+878 ms" ("n/a" when none) */
+        char stalled[64];          /* the tail rule's cells, "; stalled in 3 of 6 cells, A 0 of 6"; ""
+                                      for a metric it does not judge */
 };
 void text_answer_parts(const struct compare_group *g, const struct compare_metric *m, struct text_answer *ret);
 /* What a group's failed cells say in its answer line, plain text for any

@@ -341,8 +341,8 @@ static void answer_line(const struct compare_group *g, const struct compare_metr
         struct text_answer t;
 
         text_answer_parts(g, m, &t);
-        line = g_strdup_printf("%s: %s %s (%s%s -> %s; 95%% CI %s to %s)", t.what, compare_verdict_name(m->verdict),
-                               t.change, t.of, t.a, t.b, t.lo, t.hi);
+        line = g_strdup_printf("%s: %s %s (%s%s -> %s; 95%% CI %s to %s%s)", t.what, compare_verdict_name(m->verdict),
+                               t.change, t.of, t.a, t.b, t.lo, t.hi, t.stalled);
         text_wrap(out, md ? "- " : "  ", "    ", line, md, o->width);
 }
 
@@ -610,8 +610,9 @@ void textcompare_print(const struct compare_view *v, const struct textcompare_op
                 fputc('\n', out);
         /* The rule in one labelled line; --help and the guide say it in full. */
         rule = g_strdup_printf("rule: a verdict needs Benjamini-Hochberg q <= %g over its group's judged metrics "
-                               "and the whole 95%% CI beyond ±%g%% (an amount: beyond its floor too)%s", v->alpha,
-                               v->noise * 100, o->wide || o->all ? "; mde: the smallest change whose whole CI lies "
-                               "beyond the band with 80% power" : "");
+                               "and the whole 95%% CI beyond ±%g%% (an amount: beyond its floor too; a phase's "
+                               "longest stall: the tail rule)%s", v->alpha, v->noise * 100,
+                               o->wide || o->all ? "; mde: the smallest change whose whole CI lies beyond the band "
+                               "with 80% power" : "");
         text_wrap(out, "", "  ", rule, md, o->width);
 }

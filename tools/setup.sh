@@ -28,6 +28,8 @@ packages=(
   gcovr chromium fonts-dejavu-core bash-completion
   linux-source-6.1 flex bison bc libelf-dev ccache git
   dpkg-dev libaio-dev zlib1g-dev
+  # report/stats-oracle.py, which computes the statistics' reference values
+  python3-scipy r-base-core
 )
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup.sh: run as root (it installs packages)" >&2

@@ -292,7 +292,7 @@ static void answer_item(struct html *h, const struct compare_group *g, const str
         html_start(h, "strong");
         html_text(h, t.change);
         html_end(h);
-        html_textf(h, " (%s%s \u2192 %s; 95 %% CI %s to %s)", t.of, t.a, t.b, t.lo, t.hi);
+        html_textf(h, " (%s%s \u2192 %s; 95 %% CI %s to %s%s)", t.of, t.a, t.b, t.lo, t.hi, t.stalled);
         html_end(h);
 }
 

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ static const struct metric_def dbench_metrics[] = {
         { "dbench.max_latency_ms", "ms", 0, NULL },
         { "dbench.*.avg_ms", "ms", 0, NULL },
         { "dbench.*.max_ms", "ms", 0, NULL },
+        { "dbench.ops", "ops", 1, "the same operations as dbench.MBps, counted over the measured time" },
         { NULL },
 };
 
@@ -104,7 +106,7 @@ static int dbench_at_end(const char *p) {
 
 /* " NTCreateX      22078     0.082    28.109": an operation (letters), its
  * count and its average and maximum latency in ms. */
-static int dbench_row(const char *line, char *ret_name, double *ret_avg, double *ret_max) {
+static int dbench_row(const char *line, char *ret_name, double *ret_count, double *ret_avg, double *ret_max) {
         const char *p = line;
         char name[DBENCH_OP_NAME_MAX];
         double count, avg, max;
@@ -118,6 +120,7 @@ static int dbench_row(const char *line, char *ret_name, double *ret_avg, double 
             !dbench_at_end(p) || avg > max)
                 return -EINVAL;
         strcpy(ret_name, name);
+        *ret_count = count;
         *ret_avg = avg;
         *ret_max = max;
         return 0;
@@ -168,6 +171,7 @@ static int dbench_parse(const struct workload_spec *spec, const struct workload_
         enum dbench_state st = DBENCH_PROGRESS;
         char seen[DBENCH_OPS_MAX][DBENCH_OP_NAME_MAX];
         size_t n_ops = 0;
+        double ops = 0;
         const char *last = NULL;
         char q[256];
         int r = 0;
@@ -175,7 +179,7 @@ static int dbench_parse(const struct workload_spec *spec, const struct workload_
         for (size_t i = 0; i < out->n_lines && r >= 0; i++) {
                 const char *line = out->lines[i];
                 char name[DBENCH_OP_NAME_MAX], metric[80];
-                double avg, max, mbps;
+                double count, avg, max, mbps;
 
                 if (strnlen(line, DBENCH_LINE_MAX + 1) > DBENCH_LINE_MAX) {
                         if (st == DBENCH_PROGRESS)
@@ -201,7 +205,7 @@ static int dbench_parse(const struct workload_spec *spec, const struct workload_
                         st = DBENCH_ROWS;
                         break;
                 case DBENCH_ROWS:
-                        if (dbench_row(line, name, &avg, &max) < 0)
+                        if (dbench_row(line, name, &count, &avg, &max) < 0)
                                 return error_setf(err, -EBADMSG, "dbench: bad result row: \"%s\"",
                                                   workload_quote(line, q, sizeof(q)));
                         for (size_t k = 0; k < n_ops; k++)
@@ -212,6 +216,7 @@ static int dbench_parse(const struct workload_spec *spec, const struct workload_
                                 return error_setf(err, -EBADMSG, "dbench: more than %d result rows",
                                                   DBENCH_OPS_MAX);
                         strcpy(seen[n_ops++], name);
+                        ops += count;
                         snprintf(metric, sizeof(metric), "dbench.%s.avg_ms", name);
                         r = metric_add(metrics, metric, avg, "ms");
                         snprintf(metric, sizeof(metric), "dbench.%s.max_ms", name);
@@ -226,6 +231,10 @@ static int dbench_parse(const struct workload_spec *spec, const struct workload_
                         r = metric_add(metrics, "dbench.MBps", mbps, "MB/s");
                         if (r >= 0)
                                 r = metric_add(metrics, "dbench.max_latency_ms", max, "ms");
+                        /* The operations the result table counts: what the
+                         * phase's figures per operation divide by. */
+                        if (r >= 0)
+                                r = metric_add(metrics, "dbench.ops", ops, "ops");
                         st = DBENCH_DONE;
                         break;
                 case DBENCH_DONE:
@@ -250,6 +259,17 @@ static int dbench_parse(const struct workload_spec *spec, const struct workload_
 
 static const struct workload_phase dbench_vmstat_phases[] = { { "dbench", 1 }, { NULL } };
 
+/* dbench runs for its -t seconds: its phase's figures are per operation.
+ * The phase holds the warm-up and the cleanup too, the table's counts the
+ * measured part only; both grow with the operations the time held. */
+static const struct workload_phase_kind_row dbench_phase_kinds[] = { { "dbench", WORKLOAD_PHASE_TIMED }, { NULL } };
+
+static double dbench_phase_ops(const struct metric_list *metrics, const char *phase) {
+        const struct metric *m = metric_find(metrics, "dbench.ops");
+
+        return strcmp(phase, "dbench") == 0 && m && m->has_value ? m->value : NAN;
+}
+
 const struct workload_ops dbench_ops = {
         .name = "dbench",
         .summary = "dbench 4.0: N clients replay a file-server trace (client.txt) for a fixed time",
@@ -263,4 +283,6 @@ const struct workload_ops dbench_ops = {
         .metrics = dbench_metrics,
         .vmstat_phases = dbench_vmstat_phases,
         .vmstat_main = "dbench",
+        .phase_kinds = dbench_phase_kinds,
+        .phase_ops = dbench_phase_ops,
 };

@@ -219,6 +219,10 @@ static int dd_parse(const struct workload_spec *spec, const struct workload_outp
 /* The read phase writes nothing by design: its bo of 0 is no stall. */
 static const struct workload_phase dd_vmstat_phases[] = { { "write", 1 }, { "read", 0 }, { NULL } };
 
+/* Syncing and dropping the caches between the write and the read is
+ * kbench's method: a kernel that left less to drop is not faster at it. */
+static const struct workload_phase_kind_row dd_phase_kinds[] = { { "drop-caches", WORKLOAD_PHASE_STEP }, { NULL } };
+
 const struct workload_ops dd_ops = {
         .name = "dd",
         .summary = "GNU dd: sequential write with fsync, drop caches, sequential read",
@@ -232,4 +236,5 @@ const struct workload_ops dd_ops = {
         .metrics = dd_metrics,
         .vmstat_phases = dd_vmstat_phases,
         .vmstat_main = "write",
+        .phase_kinds = dd_phase_kinds,
 };

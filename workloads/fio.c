@@ -94,6 +94,7 @@ static const struct metric_def fio_metrics[] = {
         { "fio.*_p50_us", "us", 0, NULL },
         { "fio.*_p99_us", "us", 0, NULL },
         { "fio.*_p99_9_us", "us", 0, NULL },
+        { "fio.*.ios", "ios", 1, "the same I/Os as fio.*_iops, counted over the job's runtime" },
         { NULL },
 };
 
@@ -325,19 +326,21 @@ static int fio_percentile(const json_t *lat, double pct, const char *job, double
         return -ENOENT;
 }
 
+/* fio.<job>.<dir>_<suffix>, or fio.<job>.<suffix> for dir "". */
 static int fio_add(struct metric_list *m, const char *job, const char *dir, const char *suffix, double v,
                    const char *unit, struct kb_error *err) {
         char name[128];
 
-        snprintf(name, sizeof(name), "fio.%s.%s_%s", job, dir, suffix);
+        snprintf(name, sizeof(name), "fio.%s.%s%s%s", job, dir, dir[0] ? "_" : "", suffix);
         if (metric_add(m, name, v, unit) < 0)
                 return error_setf(err, -ENOMEM, "fio: out of memory");
         return 0;
 }
 
 /* One direction (read, write, trim) of a job: nothing when it did no I/O.
- * Returns 1 when it added metrics, 0 when none, or -errno with err. */
-static int fio_direction(const json_t *jobj, const char *job, const char *dir, struct metric_list *m,
+ * Its I/Os are added to *ios. Returns 1 when it added metrics, 0 when
+ * none, or -errno with err. */
+static int fio_direction(const json_t *jobj, const char *job, const char *dir, struct metric_list *m, double *ios_sum,
                          struct kb_error *err) {
         const json_t *d = json_object_get(jobj, dir), *lat;
         const char *latname = "clat";
@@ -352,6 +355,7 @@ static int fio_direction(const json_t *jobj, const char *job, const char *dir, s
                 return r;
         if (ios == 0)
                 return 0;
+        *ios_sum += ios;
         if ((r = fio_number(d, "bw_bytes", job, dir, &bw, err)) < 0 ||
             (r = fio_number(d, "iops", job, dir, &iops, err)) < 0 ||
             (r = fio_add(m, job, dir, "MBps", bw / 1e6, "MB/s", err)) < 0 ||
@@ -408,7 +412,7 @@ static int fio_result(const json_t *root, char (*names)[FIO_JOBNAME_MAX], size_t
                 return error_setf(err, -EBADMSG, "fio: a result without jobs");
         json_array_foreach(jobs, i, jobj) {
                 char job[FIO_JOBNAME_MAX];
-                double error;
+                double error, ios = 0;
                 int r, any = 0;
 
                 if (!json_is_object(jobj))
@@ -427,12 +431,16 @@ static int fio_result(const json_t *root, char (*names)[FIO_JOBNAME_MAX], size_t
                 if (error != 0)
                         return error_setf(err, -EBADMSG, "fio: job %s failed with error %.0f", job, error);
                 for (size_t d = 0; d < ELEMENTSOF(dirs); d++) {
-                        if ((r = fio_direction(jobj, job, dirs[d], m, err)) < 0)
+                        if ((r = fio_direction(jobj, job, dirs[d], m, &ios, err)) < 0)
                                 return r;
                         any |= r;
                 }
                 if (!any)
                         return error_setf(err, -EBADMSG, "fio: job %s did no I/O", job);
+                /* The job's operations: what its phase's figures per
+                 * operation divide by (fio_phase_ops). */
+                if ((r = fio_add(m, job, "", "ios", ios, "ios", err)) < 0)
+                        return r;
         }
         return 0;
 }
@@ -491,6 +499,42 @@ static int fio_parse(const struct workload_spec *spec, const struct workload_out
         return 0;
 }
 
+/* The operations of a timed phase: a preset's phase is its job's; a job
+ * file's one phase, "fio", holds all its jobs. */
+static double fio_phase_ops(const struct metric_list *metrics, const char *phase) {
+        char name[128];
+        const struct metric *m;
+        double sum = 0;
+        int any = 0;
+
+        snprintf(name, sizeof(name), "fio.%s.ios", phase);
+        if ((m = metric_find(metrics, name)) && m->has_value)
+                return m->value;
+        if (strcmp(phase, "fio") != 0)
+                return NAN;
+        for (size_t i = 0; i < metrics->n; i++) {
+                const char *n = metrics->v[i].name;
+                size_t len = strlen(n);
+
+                if (strncmp(n, "fio.", 4) == 0 && len > 8 && strcmp(n + len - 4, ".ios") == 0 &&
+                    metrics->v[i].has_value) {
+                        sum += metrics->v[i].value;
+                        any = 1;
+                }
+        }
+        return any ? sum : NAN;
+}
+
+/* Every preset runs for its runtime, and a job file is assumed to (most
+ * set time_based); laying the presets' file out is kbench's step. */
+static const struct workload_phase_kind_row fio_phase_kinds[] = {
+        { "layout", WORKLOAD_PHASE_STEP },
+        { "seqwrite", WORKLOAD_PHASE_TIMED }, { "seqread", WORKLOAD_PHASE_TIMED },
+        { "randread*", WORKLOAD_PHASE_TIMED }, { "randwrite*", WORKLOAD_PHASE_TIMED },
+        { "randrw", WORKLOAD_PHASE_TIMED }, { "fio", WORKLOAD_PHASE_TIMED },
+        { NULL },
+};
+
 /* The reading phases write nothing by design: their bo of 0 is no stall. */
 static const struct workload_phase fio_vmstat_phases[] = {
         { "seqwrite", 1 }, { "seqread", 0 }, { "randread*", 0 }, { "randwrite*", 1 }, { "randrw", 1 },
@@ -511,4 +555,6 @@ const struct workload_ops fio_ops = {
         .metrics = fio_metrics,
         .vmstat_phases = fio_vmstat_phases,
         .vmstat_main = "fio",
+        .phase_kinds = fio_phase_kinds,
+        .phase_ops = fio_phase_ops,
 };

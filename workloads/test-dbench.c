@@ -2,6 +2,7 @@
  * 4.0 (tests/data/dbench/, see its README): host runs with 1, 2 and 4
  * clients, one of which printed a warm-up line, and a guest run. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,11 +38,12 @@ TEST(parse_host_runs) {
                 const char *file;
                 double mbps, max_latency, flush_avg, flush_max;
                 size_t rows;       /* Deltree and Mkdir, done once, appear only in some runs */
+                double ops;
         } runs[] = {
-                { "host-1c-3s.txt", 83.7049, 20.821, 2.911, 39.085, 16 },
-                { "host-2c-5s.txt", 111.809, 52.900, 3.227, 52.890, 14 },
-                { "host-4c-12s.txt", 333.234, 55.200, -1, -1, 14 },
-                { "guest-2c-10s.txt", 16.8941, 230.987, 15.873, 230.865, 14 },
+                { "host-1c-3s.txt", 83.7049, 20.821, 2.911, 39.085, 16, 42061 },
+                { "host-2c-5s.txt", 111.809, 52.900, 3.227, 52.890, 14, 127767 },
+                { "host-4c-12s.txt", 333.234, 55.200, -1, -1, 14, 724215 },
+                { "guest-2c-10s.txt", 16.8941, 230.987, 15.873, 230.865, 14, 30080 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(runs); i++) {
@@ -56,8 +58,14 @@ TEST(parse_host_runs) {
                         ASSERT_NEAR(test_value(&m, "dbench.Flush.avg_ms"), runs[i].flush_avg, 1e-9);
                         ASSERT_NEAR(test_value(&m, "dbench.Flush.max_ms"), runs[i].flush_max, 1e-9);
                 }
-                /* An average and a maximum per row, then the throughput line's two. */
-                ASSERT_EQ(m.n, runs[i].rows * 2 + 2);
+                /* The rows' counts summed: what the phase's figures per
+                 * operation divide by. */
+                ASSERT_NEAR(test_value(&m, "dbench.ops"), runs[i].ops, 0);
+                ASSERT_NEAR(dbench_ops.phase_ops(&m, "dbench"), runs[i].ops, 0);
+                ASSERT_TRUE(isnan(dbench_ops.phase_ops(&m, "other")));
+                /* An average and a maximum per row, then the throughput
+                 * line's two and the operations. */
+                ASSERT_EQ(m.n, runs[i].rows * 2 + 3);
                 ASSERT_STREQ(metric_find(&m, "dbench.NTCreateX.max_ms")->unit, "ms");
                 ASSERT_STREQ(metric_find(&m, "dbench.MBps")->unit, "MB/s");
                 metric_list_clear(&m);

@@ -3,6 +3,7 @@
  * in turn on the host, a job file of two jobs, and a guest's cell. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,8 +89,16 @@ TEST(parse_every_preset) {
                 expect_metric(&m, NAME("clat_p99_9_us"), want[i].p999, "us", 0);
 #undef NAME
         }
-        /* Five metrics per direction a job used: each preset one, randrw two. */
-        ASSERT_EQ(m.n, 5 * (ELEMENTSOF(presets) + 1));
+        /* Five metrics per direction a job used (each preset one, randrw
+         * two), and per job its I/Os, which its phase's figures per
+         * operation divide by. */
+        ASSERT_EQ(m.n, 5 * (ELEMENTSOF(presets) + 1) + ELEMENTSOF(presets));
+        expect_metric(&m, "fio.randwrite.ios", 5219, "ios", 1);
+        expect_metric(&m, "fio.randrw.ios", 4926, "ios", 1);
+        ASSERT_NEAR(fio_ops.phase_ops(&m, "randread-qd32"), 29498, 0);
+        /* A job file's one phase holds all its jobs. */
+        ASSERT_NEAR(fio_ops.phase_ops(&m, "fio"), 1175 + 874 + 8575 + 29498 + 5219 + 28905 + 4926, 0);
+        ASSERT_TRUE(isnan(fio_ops.phase_ops(&m, "layout")));
         for (size_t i = 0; i < ELEMENTSOF(presets); i++) {
                 snprintf(name, sizeof(name), "fio.%s.%s_MBps", presets[i], strstr(presets[i], "write") ? "write" : "read");
                 ASSERT_TRUE(metric_find(&m, name) != NULL);
@@ -121,7 +130,9 @@ TEST(parse_job_file) {
         expect_metric(&m, "fio.seq-read-lat.read_lat_p99_us", 4046.848, "us", 0);
         expect_metric(&m, "fio.seq-read-lat.read_lat_p99_9_us", 8454.144, "us", 0);
         ASSERT_TRUE(metric_find(&m, "fio.seq-read-lat.read_clat_p50_us") == NULL);
-        ASSERT_EQ(m.n, 15);
+        /* Its one phase's operations: both jobs'. */
+        ASSERT_NEAR(fio_ops.phase_ops(&m, "fio"), 8880 + 8129, 0);
+        ASSERT_EQ(m.n, 17);
         metric_list_clear(&m);
 }
 
@@ -135,7 +146,8 @@ TEST(parse_guest_cell) {
         char a[96], b[96], c[96];
 
         ASSERT_EQ(parse_fixture("guest-all.txt", &m, &err), 0);
-        ASSERT_EQ(m.n, 5 * ELEMENTSOF(dirs));
+        /* Five per direction, and the seven jobs' I/Os. */
+        ASSERT_EQ(m.n, 5 * ELEMENTSOF(dirs) + 7);
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
                 snprintf(a, sizeof(a), "fio.%s_MBps", dirs[i]);
                 ASSERT_TRUE(test_value(&m, a) > 0);
@@ -168,11 +180,12 @@ TEST(small_results) {
         ASSERT_NEAR(test_value(&m, "fio.a_b_c.read_clat_p50_us"), 1.0, 1e-12);
         ASSERT_NEAR(test_value(&m, "fio.a_b_c.read_clat_p99_us"), 2.0, 1e-12);
         ASSERT_NEAR(test_value(&m, "fio.a_b_c.read_clat_p99_9_us"), 3.0, 1e-12);
-        ASSERT_EQ(m.n, 5);
+        ASSERT_EQ(m.n, 6);
         metric_list_clear(&m);
-        /* No percentiles reported (a job file turned them off): rates only. */
+        /* No percentiles reported (a job file turned them off): rates and
+         * the I/Os only. */
         ASSERT_EQ(test_parse(&fio_ops, nopct, ELEMENTSOF(nopct), &m, &err), 0);
-        ASSERT_EQ(m.n, 2);
+        ASSERT_EQ(m.n, 3);
         metric_list_clear(&m);
 }
 

@@ -524,3 +524,41 @@ TEST(registry_rows_complete) {
         }
         free(doc);
 }
+
+/* A phase's kind by its name in every workload; a timed phase's figures
+ * per operation from its totals and the workload's operations. */
+TEST(phase_kinds_and_per_op) {
+        extern const struct workload_ops fio_ops, dd_ops;
+        struct metric_list m = { 0 };
+
+        ASSERT_EQ(workload_phase_kind("drop-caches"), WORKLOAD_PHASE_STEP);
+        ASSERT_EQ(workload_phase_kind("drop-caches.t2"), WORKLOAD_PHASE_STEP);
+        ASSERT_EQ(workload_phase_kind("layout"), WORKLOAD_PHASE_STEP);
+        ASSERT_EQ(workload_phase_kind("randwrite-qd32"), WORKLOAD_PHASE_TIMED);
+        ASSERT_EQ(workload_phase_kind("dbench"), WORKLOAD_PHASE_TIMED);
+        ASSERT_EQ(workload_phase_kind("write"), WORKLOAD_PHASE_WORK);
+        ASSERT_EQ(workload_phase_kind("seq_write.t2"), WORKLOAD_PHASE_WORK);
+        /* A name means one kind in every workload that names it. */
+        for (size_t a = 0; workload_all[a]; a++)
+                for (size_t i = 0; workload_all[a]->phase_kinds && workload_all[a]->phase_kinds[i].pattern; i++)
+                        ASSERT_EQ(workload_phase_kind(workload_all[a]->phase_kinds[i].pattern),
+                                  workload_all[a]->phase_kinds[i].kind);
+
+        ASSERT_EQ(metric_add(&m, "guest.randwrite.kernel_Minsn", 400, "Minsn"), 0);
+        ASSERT_EQ(metric_add(&m, "guest.randwrite.wait_s", 4, "s"), 0);
+        ASSERT_EQ(metric_add(&m, "guest.randwrite.disk_flushes", 6, "flushes"), 0);
+        ASSERT_EQ(metric_add_none(&m, "guest.randwrite.sleep_s", "s", "dropped"), 0);
+        ASSERT_EQ(metric_add(&m, "guest.layout.kernel_Minsn", 700, "Minsn"), 0);
+        ASSERT_EQ(metric_add(&m, "fio.randwrite.ios", 20000, "ios"), 0);
+        ASSERT_EQ(workload_per_op_metrics(&fio_ops, &m), 0);
+        ASSERT_NEAR(metric_find(&m, "guest.randwrite.kernel_insn_per_op")->value, 20000, 1e-9);
+        ASSERT_NEAR(metric_find(&m, "guest.randwrite.wait_us_per_op")->value, 200, 1e-9);
+        ASSERT_NEAR(metric_find(&m, "guest.randwrite.disk_flushes_per_kop")->value, 0.3, 1e-12);
+        /* No value, no figure; a step has none; dd has no timed phase. */
+        ASSERT_TRUE(metric_find(&m, "guest.randwrite.sleep_us_per_op") == NULL);
+        ASSERT_TRUE(metric_find(&m, "guest.layout.kernel_insn_per_op") == NULL);
+        ASSERT_EQ(m.n, 9);
+        ASSERT_EQ(workload_per_op_metrics(&dd_ops, &m), 0);
+        ASSERT_EQ(m.n, 9);
+        metric_list_clear(&m);
+}

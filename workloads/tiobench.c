@@ -378,6 +378,13 @@ static const struct workload_phase tiobench_vmstat_phases[] = {
         { NULL },
 };
 
+/* tiotest's sync and drop of the caches before each read phase, marked
+ * apart (drop-caches.t2): kbench's method, not the workload. */
+static const struct workload_phase_kind_row tiobench_phase_kinds[] = {
+        { "drop-caches.*", WORKLOAD_PHASE_STEP },
+        { NULL },
+};
+
 const struct workload_ops tiobench_ops = {
         .name = "tiobench",
         .summary = "threaded sequential/random write and read (kbench's tiotest, tiobench's method)",
@@ -389,5 +396,6 @@ const struct workload_ops tiobench_ops = {
         .parse = tiobench_parse,
         .metrics = tiobench_metrics,
         .vmstat_phases = tiobench_vmstat_phases,
+        .phase_kinds = tiobench_phase_kinds,
         .print = tiobench_print,
 };

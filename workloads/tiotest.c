@@ -327,7 +327,12 @@ static int tiotest_run(const struct tiotest_opts *o, unsigned n) {
                  * sequential read leaves every file in the page cache, and
                  * a random read after it would time memory copies. */
                 if ((p == SEQ_READ || p == RAND_READ) && o->drop_caches) {
-                        int d = tiotest_drop_caches();
+                        int d;
+
+                        /* A phase of its own: how much the drop frees
+                         * follows what the phase before it left. */
+                        tiotest_event(o, "drop-caches", n);
+                        d = tiotest_drop_caches();
                         if (d < 0) {
                                 fprintf(stderr, "tiotest: drop caches: %s\n", strerror(-d));
                                 r = 1;

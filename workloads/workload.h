@@ -144,6 +144,25 @@ struct workload_phase {
                                               stall and no vmstat.<phase>.stall_* is stored */
 };
 
+/* What the guest's totals of a phase (guest.<phase>.*: its kernel
+ * instructions, waiting, what reached the disk) measure, and so which of
+ * them carry a verdict (report/metrics.c, docs/detection.md). */
+enum workload_phase_kind {
+        WORKLOAD_PHASE_WORK = 0,           /* a fixed amount of work (dd's write): its totals are judged */
+        WORKLOAD_PHASE_TIMED,              /* a fixed time (fio's --time_based, dbench -t): its totals are
+                                              the host's speed times the work per operation, so the
+                                              figures per operation are judged instead */
+        WORKLOAD_PHASE_STEP,               /* kbench's own step between the workload's phases (sync, drop
+                                              caches, laying a file out): what it does follows what the
+                                              phases before it left behind; shown, never judged */
+};
+
+/* A phase that is not one of fixed work. */
+struct workload_phase_kind_row {
+        const char *pattern;               /* fnmatch pattern over phase names */
+        enum workload_phase_kind kind;
+};
+
 struct workload_ops {
         const char *name;
         const char *summary;                     /* one line for --help */
@@ -202,6 +221,15 @@ struct workload_ops {
          * (where writeback matters: dd's write, ftp's upload). NULL, or a
          * job that never marked it: the whole capture. */
         const char *vmstat_main;
+        /* Optional, terminated by { NULL }: the job's phases that are timed
+         * or kbench's steps (enum workload_phase_kind); any other phase is
+         * one of fixed work. A phase name means one kind in every workload
+         * (workload_phase_kind() looks them up by name alone). */
+        const struct workload_phase_kind_row *phase_kinds;
+        /* For timed phases: the operations the job did in phase, from its
+         * parsed metrics (fio's I/Os of that job, dbench's operations); NAN
+         * when they are unknown. Pure. */
+        double (*phase_ops)(const struct metric_list *metrics, const char *phase);
         /* Optional: print one cell's metrics in the workload's classic layout
          * (tiobench's four sections) for `kbench show`. */
         void (*print)(const struct metric_list *metrics, FILE *out);
@@ -280,6 +308,21 @@ int vmstat_stall_spans(const struct vmstat_stall_sample *s, size_t n, double thr
  * none left. */
 int ftp_halt_next(const double *t, const double *bytes, size_t n, double min_s, size_t *pos,
                   size_t *ret_first, size_t *ret_last);
+
+/* ---- phases of fixed time and kbench's steps (workload.c) ---------------- */
+
+/* The kind a phase name has in the workloads' phase_kinds rows (the first
+ * that matches), WORKLOAD_PHASE_WORK when none names it. */
+enum workload_phase_kind workload_phase_kind(const char *phase);
+
+/* For each timed phase of ops (phase_kinds, phase_ops) whose operations
+ * are known, the guest's figures per operation, from its totals in
+ * metrics: guest.<phase>.kernel_insn_per_op (from kernel_Minsn),
+ * wait_us_per_op, spin_us_per_op, sleep_us_per_op, disk_written_KiB_per_op,
+ * disk_writes_per_op, disk_flushes_per_kop, allocstalls_per_kop and
+ * pgscan_per_op, each where its total is there with a value. Appended to
+ * metrics. Returns 0 or -ENOMEM. */
+int workload_per_op_metrics(const struct workload_ops *ops, struct metric_list *metrics);
 
 /* ---- registry (registry.c) -------------------------------------------- */
 
