@@ -82,6 +82,10 @@ def check_fio(home, run_id, cell, insn):
     rd = docs[0]["jobs"][0]["read"]
     expect(rd["total_ios"] > 0 and docs[0]["jobs"][0]["error"] == 0, f"{key}: fio read {rd['total_ios']} blocks")
     want = {"fio.randread.read_MBps": (rd["bw_bytes"] / 1e6, "MB/s"), "fio.randread.read_iops": (rd["iops"], "IO/s")}
+    # The job's I/Os over every direction: what its phase's figures per
+    # operation divide by.
+    job = docs[0]["jobs"][0]
+    want["fio.randread.ios"] = (sum(job[d]["total_ios"] for d in ("read", "write", "trim") if d in job), "ios")
     for pct, suffix in (("50.000000", "p50"), ("99.000000", "p99"), ("99.900000", "p99_9")):
         want[f"fio.randread.read_clat_{suffix}_us"] = (rd["clat_ns"]["percentile"][pct] / 1e3, "us")
     for name, (value, unit) in want.items():
