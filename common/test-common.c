@@ -323,6 +323,29 @@ TEST(terminal_safe_mask) {
         }
 }
 
+/* utf8_mask_cut counts characters, a masked byte as one, and says it cut. */
+TEST(utf8_mask_cut) {
+        static const struct {
+                const char *in;
+                size_t max;
+                const char *out;
+        } cases[] = {
+                { "caf\xc3\xa9", 4, "caf\xc3\xa9" },
+                { "caf\xc3\xa9!", 4, "caf\xc3\xa9..." },
+                { "a\x1b[2J", 2, "a?..." },
+                { "\xff\xfe", 1, "\\xff..." },
+                { NULL, 5, "" },
+                { "abc", 0, "..." },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *m = utf8_mask_cut(cases[i].in, cases[i].max);
+
+                ASSERT_STREQ(m, cases[i].out);
+                free(m);
+        }
+}
+
 /* Every bus row is whole: the agent finds a disk by serial only if the
  * domain gives it that serial, and it checks "BUS/DRIVER" names; the
  * default is IDE, and an unknown name reads as it. */

@@ -110,3 +110,10 @@ static inline int utf8_safe_width(const char *buf) {
  * U+FFFD). NULL s is "-". Returns a string the caller frees with free(),
  * or NULL when out of memory. */
 char *utf8_mask(const char *s);
+
+/* utf8_mask of at most max_chars characters of s (a masked byte counts as
+ * one), then "..." when s was longer: for text from a store or a guest
+ * that a line quotes (a mail's facts, a .config's option). NULL s is "".
+ * Returns a string the caller frees with free(), or NULL when out of
+ * memory. */
+char *utf8_mask_cut(const char *s, size_t max_chars);

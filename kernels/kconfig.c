@@ -70,24 +70,6 @@ static GHashTable *options(const char *text) {
         return h;
 }
 
-/* line as valid UTF-8 without controls, cut at LINE_MAX_CHARS. */
-static char *printable(const char *line) {
-        g_autofree char *valid = g_utf8_make_valid(line, -1);
-        GString *out = g_string_new(NULL);
-        const char *p = valid;
-
-        for (size_t n = 0; *p && n < LINE_MAX_CHARS; p = g_utf8_next_char(p), n++) {
-                gunichar c = g_utf8_get_char(p);
-                if (utf8_is_terminal_control(c))
-                        g_string_append_c(out, '?');
-                else
-                        g_string_append_unichar(out, c);
-        }
-        if (*p)
-                g_string_append(out, "...");
-        return g_string_free(out, FALSE);
-}
-
 static gint cmp_strp(gconstpointer a, gconstpointer b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -118,7 +100,7 @@ char **kconfig_diff(const char *config_a, const char *config_b, size_t max, size
                         continue;
                 line = g_strdup_printf("%s: %s -> %s", (const char *)names->pdata[i], va ? va : "(unset)",
                                        vb ? vb : "(unset)");
-                g_ptr_array_add(out, printable(line));
+                g_ptr_array_add(out, utf8_mask_cut(line, LINE_MAX_CHARS));
         }
         if (shown > max)
                 g_ptr_array_add(out, g_strdup_printf("... and %zu more", shown - max));

@@ -111,31 +111,8 @@ char *nightly_finding_line(const struct nightly_finding *f) {
                                f->across ? " [across " : "", f->across ? f->across : "", f->across ? "]" : "");
 }
 
-/* A cell's detail quotes the guest's console: invalid UTF-8 becomes
- * U+FFFD, every control character '?' (the bidirectional ones too, which
- * would reverse the lines after them: common/utf8.h), and it is cut at max
- * characters,
- * so it cannot forge a line of the report or drive a terminal. Caller
- * g_frees. */
-static char *printable(const char *s, size_t max) {
-        g_autofree char *valid = g_utf8_make_valid(s ? s : "", -1);
-        GString *out = g_string_new(NULL);
-        const char *p = valid;
-
-        for (size_t n = 0; *p && n < max; p = g_utf8_next_char(p), n++) {
-                gunichar c = g_utf8_get_char(p);
-                if (utf8_is_terminal_control(c))
-                        g_string_append_c(out, '?');
-                else
-                        g_string_append_unichar(out, c);
-        }
-        if (*p)
-                g_string_append(out, "...");
-        return g_string_free(out, FALSE);
-}
-
 char *nightly_failure_line(const struct nightly_failure *f) {
-        g_autofree char *detail = printable(f->detail, 120);
+        g_autofree char *detail = utf8_mask_cut(f->detail, 120);
 
         return g_strdup_printf("%s: failed at %s (%s%s%s), %zu of %zu cells", f->kernel, f->stage, f->state,
                                *detail ? ": " : "", detail, f->failed, f->total);
@@ -169,19 +146,19 @@ int nightly_report_exit(const struct nightly_report *r) {
 }
 
 char *nightly_bisection_line(const struct nightly_bisection *b) {
-        g_autofree char *kernel = printable(b->kernel, 200), *metric = printable(b->metric, 200);
-        g_autofree char *good = b->good ? printable(b->good, 200) : NULL, *answer = NULL, *why = NULL;
+        g_autofree char *kernel = utf8_mask_cut(b->kernel, 200), *metric = utf8_mask_cut(b->metric, 200);
+        g_autofree char *good = b->good ? utf8_mask_cut(b->good, 200) : NULL, *answer = NULL, *why = NULL;
         g_autofree char *head = good ? g_strdup_printf("bisect: %s %s from %s, %zu kernels", kernel, metric, good,
                                                        b->candidates)
                                      : g_strdup_printf("bisect: %s %s", kernel, metric);
         g_autofree char *show = b->id ? g_strdup_printf(" (kbench show --bisect %" PRId64 ")", b->id) : g_strdup("");
 
         if (!b->outcome) {
-                why = printable(b->why ? b->why : "?", 600);
+                why = utf8_mask_cut(b->why ? b->why : "?", 600);
                 return g_strdup_printf("%s: %s: %s%s", head, good ? "failed" : "not started", why, show);
         }
         if (strcmp(b->outcome, "first-bad") == 0 && b->first_bad) {
-                g_autofree char *first = printable(b->first_bad, 200);
+                g_autofree char *first = utf8_mask_cut(b->first_bad, 200);
 
                 answer = g_strdup_printf("first bad: %s%s%s", first,
                                          b->skipped_between ? " (kernels skipped before it: it may be one of them)" : "",
@@ -357,9 +334,9 @@ static void mail_header(const struct nightly_mail *m, const char *subject, char 
 /* What a regression's reader needs first of the two kernels: their
  * versions and how their configurations differ, and the machine. */
 static void regression_facts(const struct nightly_regression *g, FILE *out) {
-        g_autofree char *host = printable(g->host, 120), *qemu = printable(g->qemu, 60),
-                        *libvirt = printable(g->libvirt, 60), *cpu = printable(g->cpu_model, 120),
-                        *va = printable(g->version_a, 300), *vb = printable(g->version_b, 300);
+        g_autofree char *host = utf8_mask_cut(g->host, 120), *qemu = utf8_mask_cut(g->qemu, 60),
+                        *libvirt = utf8_mask_cut(g->libvirt, 60), *cpu = utf8_mask_cut(g->cpu_model, 120),
+                        *va = utf8_mask_cut(g->version_a, 300), *vb = utf8_mask_cut(g->version_b, 300);
 
         fprintf(out, "  host %s: %s, %.1f GiB RAM, %s, QEMU %s, libvirt %s\n", *host ? host : "?", *cpu ? cpu : "CPU ?",
                 (double)g->mem_kib / (1024 * 1024), g->accel ? g->accel : "accelerator ?", *qemu ? qemu : "?",
@@ -384,13 +361,13 @@ void nightly_report_notify(const struct nightly_report *r, const struct nightly_
         mail_header(m, subject ? subject : "[kbench] nightly report", r->thread, out);
         for (size_t i = 0; i < r->n_regressions; i++) {
                 const struct nightly_regression *g = &r->regressions[i];
-                g_autofree char *kernel = printable(g->kernel, 200), *base = printable(g->baseline, 200),
-                                *sa = printable(g->sel_a, 300), *sb = printable(g->sel_b, 300);
+                g_autofree char *kernel = utf8_mask_cut(g->kernel, 200), *base = utf8_mask_cut(g->baseline, 200),
+                                *sa = utf8_mask_cut(g->sel_a, 300), *sb = utf8_mask_cut(g->sel_b, 300);
 
                 fprintf(out, "%s against %s\n", kernel, base);
                 fprintf(out, "  compared: kbench compare %s %s\n", sa, sb);
                 if (g->desc_a && g->desc_b) {
-                        g_autofree char *da = printable(g->desc_a, 300), *db = printable(g->desc_b, 300);
+                        g_autofree char *da = utf8_mask_cut(g->desc_a, 300), *db = utf8_mask_cut(g->desc_b, 300);
 
                         fprintf(out, "  A: %s\n  B: %s%s\n", da, db,
                                 g->together ? " (measured together, interleaved)" : "");
@@ -401,7 +378,7 @@ void nightly_report_notify(const struct nightly_report *r, const struct nightly_
                 fputs("\nreproduce (paste into a shell: one run of both, interleaved, then their comparison;\n"
                       "t makes each paste's run its own):\n", out);
                 for (size_t k = 0; g->reproduce && g->reproduce[k]; k++) {
-                        g_autofree char *cmd = printable(g->reproduce[k], 2000);
+                        g_autofree char *cmd = utf8_mask_cut(g->reproduce[k], 2000);
 
                         fprintf(out, "  %s\n", cmd);
                 }
@@ -413,7 +390,7 @@ void nightly_report_notify(const struct nightly_report *r, const struct nightly_
         if (r->bisection && r->bisection->where && r->bisection->where[0]) {
                 fputs("bisection: last good -> first bad:\n", out);
                 for (size_t i = 0; r->bisection->where[i]; i++) {
-                        g_autofree char *line = printable(r->bisection->where[i], 400);
+                        g_autofree char *line = utf8_mask_cut(r->bisection->where[i], 400);
 
                         fprintf(out, "  %s\n", line);
                 }
@@ -422,7 +399,7 @@ void nightly_report_notify(const struct nightly_report *r, const struct nightly_
         if (r->bisection && r->bisection->steps && r->bisection->steps[0]) {
                 fputs("bisection steps:\n", out);
                 for (size_t i = 0; r->bisection->steps[i]; i++) {
-                        g_autofree char *step = printable(r->bisection->steps[i], 400);
+                        g_autofree char *step = utf8_mask_cut(r->bisection->steps[i], 400);
 
                         fprintf(out, "  %s\n", step);
                 }
@@ -435,9 +412,9 @@ void nightly_report_notify(const struct nightly_report *r, const struct nightly_
 void nightly_report_notify_fixed(const struct nightly_fixed *f, const struct nightly_mail *m, FILE *out) {
         g_autofree char *subject = g_strdup_printf("[kbench] %s: %s regression vs %s fixed", f->kernel, f->metric,
                                                    f->baseline);
-        g_autofree char *kernel = printable(f->kernel, 200), *metric = printable(f->metric, 200),
-                        *base = printable(f->baseline, 200), *sa = printable(f->sel_a, 300),
-                        *sb = printable(f->sel_b, 300);
+        g_autofree char *kernel = utf8_mask_cut(f->kernel, 200), *metric = utf8_mask_cut(f->metric, 200),
+                        *base = utf8_mask_cut(f->baseline, 200), *sa = utf8_mask_cut(f->sel_a, 300),
+                        *sb = utf8_mask_cut(f->sel_b, 300);
 
         mail_header(m, subject, f->thread, out);
         fprintf(out, "%s: %s is no longer worse than %s tonight.\n  compared: kbench compare %s %s\n", kernel, metric,

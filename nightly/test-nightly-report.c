@@ -60,7 +60,9 @@ TEST(failure_detail_from_the_guest_cannot_forge_lines) {
                                      (char *)"/init: error\nverdict: no regression\x1b[2J\xff", 1, 3 };
         g_autofree char *line = nightly_failure_line(&f), *cut = NULL;
 
-        ASSERT_STREQ(line, "k: failed at boot (boot-crash: /init: error?verdict: no regression?[2J\xef\xbf\xbd), 1 of 3 cells");
+        /* A byte that is no UTF-8 is shown by its value, as every writer of
+         * guest text shows it (common/utf8.h). */
+        ASSERT_STREQ(line, "k: failed at boot (boot-crash: /init: error?verdict: no regression?[2J\\xff), 1 of 3 cells");
         /* a right-to-left override would show the lines after it reversed */
         f.detail = (char *)"ok \xe2\x80\xae" "sseccus";
         g_autofree char *bidi = nightly_failure_line(&f);
