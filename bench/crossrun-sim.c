@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench/simrand.h"
 #include "report/compare.h"
 
 #define N 6
@@ -35,12 +36,6 @@ static double walk(GRand *g, double logspeed, double step) {
         if (x < log(1 - BOUND))
                 x = 2 * log(1 - BOUND) - x;
         return x;
-}
-
-static double gauss(GRand *g) {
-        double u = g_rand_double_range(g, 1e-12, 1), v = g_rand_double(g);
-
-        return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
 }
 
 static enum compare_verdict decide(double *a, double *b, int run_offset) {
@@ -74,22 +69,22 @@ int main(int argc, char **argv) {
                                 /* A/A: run A, a gap, run B. */
                                 for (int i = 0; i < N; i++) {
                                         x = walk(g, x, steps[s]);
-                                        a[i] = 100 * exp(x) * (1 + covs[c] * gauss(g));
+                                        a[i] = 100 * exp(x) * (1 + covs[c] * sim_gauss(g));
                                 }
                                 for (int i = 0; i < N; i++)
                                         x = walk(g, x, steps[s]);
                                 for (int i = 0; i < N; i++) {
                                         x = walk(g, x, steps[s]);
-                                        b[i] = 100 * exp(x) * (1 + covs[c] * gauss(g));
+                                        b[i] = 100 * exp(x) * (1 + covs[c] * sim_gauss(g));
                                 }
                                 fa0 += judged_change(decide(a, b, 0));
                                 fa1 += judged_change(decide(a, b, 1));
                                 /* A -6 % kernel, interleaved: A B A B ... */
                                 for (int i = 0; i < N; i++) {
                                         x = walk(g, x, steps[s]);
-                                        a[i] = 100 * exp(x) * (1 + covs[c] * gauss(g));
+                                        a[i] = 100 * exp(x) * (1 + covs[c] * sim_gauss(g));
                                         x = walk(g, x, steps[s]);
-                                        b[i] = 94 * exp(x) * (1 + covs[c] * gauss(g));
+                                        b[i] = 94 * exp(x) * (1 + covs[c] * sim_gauss(g));
                                 }
                                 hit += decide(a, b, 0) == COMPARE_WORSE;
                         }

@@ -46,41 +46,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/simrand.h"
 #include "report/compare.h"
 
 #define NMAX 8
 #define ALPHA 0.05
 #define NOISE 0.02
-
-static double gauss(GRand *g) {
-        double u = g_rand_double_range(g, 1e-12, 1), v = g_rand_double(g);
-
-        return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
-
-/* A gamma variate of mean 1 and coefficient of variation cov (Marsaglia and
- * Tsang; shape k = 1 / cov^2, boosted below 1). */
-static double gamma1(GRand *g, double cov) {
-        double k = 1 / (cov * cov), boost = 1, d, c, x, v, u;
-
-        if (k < 1) {
-                boost = pow(g_rand_double_range(g, 1e-12, 1), 1 / k);
-                k += 1;
-        }
-        d = k - 1.0 / 3;
-        c = 1 / sqrt(9 * d);
-        for (;;) {
-                do {
-                        x = gauss(g);
-                        v = 1 + c * x;
-                } while (v <= 0);
-                v = v * v * v;
-                u = g_rand_double_range(g, 1e-12, 1);
-                if (log(u) < 0.5 * x * x + d - d * v + d * log(v))
-                        break;
-        }
-        return d * v * boost * cov * cov;
-}
 
 /* Which test an amount is judged by: compare's pair, or one alone. */
 enum tests { BOTH, WELCH_ALONE, YUEN_ALONE };
@@ -131,7 +102,7 @@ static void side(GRand *g, const struct amount *c, double host, double add, size
         double run = 1 + host * g_rand_double(g);
 
         for (size_t i = 0; i < n; i++)
-                v[i] = c->level * run * gamma1(g, c->cov) + (add > 0 ? add * gamma1(g, c->plant_cov) : 0) +
+                v[i] = c->level * run * sim_gamma1(g, c->cov) + (add > 0 ? add * sim_gamma1(g, c->plant_cov) : 0) +
                        (g_rand_double(g) < c->stray_p ? c->stray : 0);
 }
 
@@ -206,8 +177,8 @@ static void ratios(GRand *g, long reps) {
                         double a[6], b[6];
 
                         for (size_t i = 0; i < 6; i++) {
-                                a[i] = 100 * (1 + cases[c].cov * gauss(g));
-                                b[i] = 100 * (1 + cases[c].change) * (1 + cases[c].cov * gauss(g));
+                                a[i] = 100 * (1 + cases[c].cov * sim_gauss(g));
+                                b[i] = 100 * (1 + cases[c].change) * (1 + cases[c].cov * sim_gauss(g));
                         }
                         /* The same cells, read as one run or as two. */
                         in += judged(decide("guest.write.kernel_Minsn", 0, BOTH, a, 6, b, 6, 0));
@@ -257,8 +228,8 @@ static void count_group(GRand *g, struct compare_group *grp, struct compare_metr
                 double *a = vals + 12 * k, *b = a + 6;
 
                 for (size_t i = 0; i < 6; i++) {
-                        a[i] = 100 * (1 + 0.005 * gauss(g));
-                        b[i] = 100 * (1 + (k ? 0 : change)) * (1 + 0.005 * gauss(g));
+                        a[i] = 100 * (1 + 0.005 * sim_gauss(g));
+                        b[i] = 100 * (1 + (k ? 0 : change)) * (1 + 0.005 * sim_gauss(g));
                 }
                 m[k] = (struct compare_metric){ .name = (char *)"guest.write.kernel_Minsn", .judged = 1, .a = a,
                                                 .b = b, .na = 6, .nb = 6 };
@@ -405,7 +376,7 @@ static void resample_metric(GRand *g, GArray *cells, const char *metric, long re
                         in += judged(decide(metric, *f, BOTH, a, 6, b, 6, 0));
                         /* The plant scatters a little itself (CoV 10 %). */
                         for (size_t i = 0; i < 6; i++)
-                                b[i] += plant * gamma1(g, 0.1);
+                                b[i] += plant * sim_gamma1(g, 0.1);
                         hit += decide(metric, *f, BOTH, a, 6, b, 6, 0) == COMPARE_WORSE;
                         /* Across two runs (another, when there is one). */
                         if (runs->len > 1)

@@ -31,39 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench/simrand.h"
 #include "report/compare.h"
 
 #define NMAX 12
-
-static double gauss(GRand *g) {
-        double u = g_rand_double_range(g, 1e-12, 1), v = g_rand_double(g);
-
-        return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
-
-/* A gamma variate of mean 1 and coefficient of variation cov (Marsaglia and
- * Tsang; shape k = 1 / cov^2, boosted below 1). */
-static double gamma1(GRand *g, double cov) {
-        double k = 1 / (cov * cov), boost = 1, d, c, x, v, u;
-
-        if (k < 1) {
-                boost = pow(g_rand_double_range(g, 1e-12, 1), 1 / k);
-                k += 1;
-        }
-        d = k - 1.0 / 3;
-        c = 1 / sqrt(9 * d);
-        for (;;) {
-                do {
-                        x = gauss(g);
-                        v = 1 + c * x;
-                } while (v <= 0);
-                v = v * v * v;
-                u = g_rand_double_range(g, 1e-12, 1);
-                if (log(u) < 0.5 * x * x + d - d * v + d * log(v))
-                        break;
-        }
-        return d * v * boost * cov * cov;
-}
 
 #define FAMILY_MAX 100
 
@@ -96,8 +67,8 @@ static void side(GRand *g, const struct amount *c, double host, double add, size
         double run = 1 + host * g_rand_double(g);
 
         for (size_t i = 0; i < n; i++)
-                v[i] = (c->cov > 0 ? c->level * run * gamma1(g, c->cov) : c->level * run) + c->sd * gauss(g) +
-                       (add > 0 && g_rand_double(g) < c->plant_p ? add * gamma1(g, c->plant_cov) : 0) +
+                v[i] = (c->cov > 0 ? c->level * run * sim_gamma1(g, c->cov) : c->level * run) + c->sd * sim_gauss(g) +
+                       (add > 0 && g_rand_double(g) < c->plant_p ? add * sim_gamma1(g, c->plant_cov) : 0) +
                        (g_rand_double(g) < c->stray_p ? c->stray : 0);
 }
 

@@ -1,31 +1,12 @@
 /* common/utf8.c: the terminal-safe writer's allocation (see utf8.h). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/utf8.h"
 
 char *utf8_mask(const char *s) {
-        size_t len, n = 0;
-        char *out;
-
-        if (!s)
-                s = "-";
-        len = strlen(s);
-        /* No form is longer than 4 bytes per byte it stands for ("\xNN"). */
-        out = malloc(len * 4 + 1);
-        if (!out)
-                return NULL;
-        for (size_t i = 0; i < len;) {
-                char safe[UTF8_SAFE_MAX];
-                size_t k = utf8_terminal_safe((const unsigned char *)s + i, len - i, safe);
-                size_t w = strlen(safe);
-
-                memcpy(out + n, safe, w);
-                n += w;
-                i += k;
-        }
-        out[n] = '\0';
-        return out;
+        return utf8_mask_cut(s ? s : "-", SIZE_MAX);
 }
 
 char *utf8_mask_cut(const char *s, size_t max_chars) {
