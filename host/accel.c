@@ -151,7 +151,7 @@ int accel_resolve(struct vm_conn *c, const char *requested, const char *home, co
                 /* The probe's reason, not only that there was one: a reader
                  * of doctor must learn why KVM is not used. */
                 *ret_why = ok || !reason[0]
-                        ? g_strdup_printf("%s: cached KVM probe verdict from %s (delete it to probe again)",
+                        ? g_strdup_printf("%s: KVM probe cached in %s (delete it to probe again)",
                                           *ret_accel, cache)
                         : g_strdup_printf("tcg: KVM probed unusable here (%s); cached verdict in %s (delete it to "
                                           "probe again)", reason, cache);
