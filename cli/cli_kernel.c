@@ -131,6 +131,32 @@ static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
         return 0;
 }
 
+static void print_built(const struct kbuild_result *res, int json) {
+        if (json) {
+                json_auto_t *j = kstore_kernel_to_json(res->kernel);
+
+                json_object_set_new(j, "cache_hit", json_boolean(res->cache_hit));
+                json_object_set_new(j, "existed", json_boolean(res->existed));
+                json_object_set_new(j, "source_id", json_string(res->source_id));
+                json_object_set_new(j, "build_s", res->cache_hit ? json_null() : json_real(res->build_s));
+                json_object_set_new(j, "log", res->log_path ? json_string(res->log_path) : json_null());
+                json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT);
+                putchar('\n');
+        } else {
+                /* The release is the built tree's, the name may be the store's. */
+                _cleanup_free_ char *kname = utf8_mask(res->kernel->name),
+                                *release = utf8_mask(res->kernel->release ? res->kernel->release : "-"),
+                                *id = utf8_mask(res->kernel->id), *source = utf8_mask(res->source_id),
+                                *log = utf8_mask(res->log_path ? res->log_path : "-");
+
+                if (res->cache_hit)
+                        printf("cache hit: %s (%s, id %.12s): built before from %s\n", kname, release, id, source);
+                else
+                        printf("built: %s (%s, id %.12s) from %s in %.0f s%s; log %s\n", kname, release, id, source,
+                               res->build_s, res->existed ? " (the same image was stored already)" : "", log);
+        }
+}
+
 /* `kernel build SRC`: kernels/build.c does the work; this checks the
  * options, holds the store's lock (a build writes into the store) and
  * prints the result. */
@@ -192,29 +218,7 @@ static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
         o.work_dir = work;
         if (kbuild_run(s, &o, &res, &err) < 0)
                 return cli_error(&err);
-        if (json) {
-                json_auto_t *j = kstore_kernel_to_json(res.kernel);
-
-                json_object_set_new(j, "cache_hit", json_boolean(res.cache_hit));
-                json_object_set_new(j, "existed", json_boolean(res.existed));
-                json_object_set_new(j, "source_id", json_string(res.source_id));
-                json_object_set_new(j, "build_s", res.cache_hit ? json_null() : json_real(res.build_s));
-                json_object_set_new(j, "log", res.log_path ? json_string(res.log_path) : json_null());
-                json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT);
-                putchar('\n');
-        } else {
-                /* The release is the built tree's, the name may be the store's. */
-                _cleanup_free_ char *kname = utf8_mask(res.kernel->name),
-                                *release = utf8_mask(res.kernel->release ? res.kernel->release : "-"),
-                                *id = utf8_mask(res.kernel->id), *source = utf8_mask(res.source_id),
-                                *log = utf8_mask(res.log_path ? res.log_path : "-");
-
-                if (res.cache_hit)
-                        printf("cache hit: %s (%s, id %.12s): built before from %s\n", kname, release, id, source);
-                else
-                        printf("built: %s (%s, id %.12s) from %s in %.0f s%s; log %s\n", kname, release, id, source,
-                               res.build_s, res.existed ? " (the same image was stored already)" : "", log);
-        }
+        print_built(&res, json);
         kbuild_result_clear(&res);
         return 0;
 }
