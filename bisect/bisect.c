@@ -4,7 +4,6 @@
 #include <glib.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -52,20 +51,8 @@ struct bis {
         json_t *step_runs;         /* the runs of the step under way */
 };
 
-static void say(const struct bis *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One line of the bisection for whoever watches it (run/runevent.h). */
-static void say(const struct bis *b, const char *fmt, ...) {
-        g_autofree char *text = NULL;
-        va_list ap;
-
-        if (!b->o->events)
-                return;
-        va_start(ap, fmt);
-        text = g_strdup_vprintf(fmt, ap);
-        va_end(ap);
-        runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_NOTE, .origin = RUN_ORIGIN_BISECT,
-                                                          .text = text });
-}
+#define say(b, ...) runevent_note((b)->o->events, RUN_ORIGIN_BISECT, __VA_ARGS__)
 
 static void build_progress(const char *line, void *userdata) {
         const struct bis *b = userdata;
