@@ -391,6 +391,13 @@ static void doctor_report(struct checks *c, int json, const struct store_ctx *g)
 }
 
 int cli_doctor(int argc, char **argv, struct cli_ctx *x) {
+        static const struct cli_usage usage = {
+                .verb = "doctor",
+                .params = "- check QEMU, libvirt, the accelerator and the store",
+                .description = "Each check is ok, warn (kbench works, but its results mean less or "
+                               "it runs slower)\nor FAIL. Exit status: 0 no check failed, 1 a check "
+                               "failed, 2 usage error.",
+        };
         const struct store_ctx *g = x->g;
         int json = 0, repair = 0;
         GOptionEntry entries[] = {
@@ -400,17 +407,12 @@ int cli_doctor(int argc, char **argv, struct cli_ctx *x) {
                   "first; nothing that holds results", NULL },
                 { NULL },
         };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("- check QEMU, libvirt, the accelerator and the store");
         struct checks c = { .list = json_array() };
         struct vm_conn *conn = NULL;
         struct kstore_kernel **kernels = NULL;
         size_t nk = 0;
 
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_description(ctx, "Each check is ok, warn (kbench works, but its results mean less or "
-                                         "it runs slower)\nor FAIL. Exit status: 0 no check failed, 1 a check "
-                                         "failed, 2 usage error.");
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "doctor", &argc, &argv)) {
+        if (cli_options(&usage, entries, &argc, &argv)) {
                 json_decref(c.list);
                 return 2;
         }

@@ -87,7 +87,15 @@ static int show_select(struct cli_ctx *c, int argc, int64_t run_id, gboolean tag
 }
 
 int cli_show(int argc, char **argv, struct cli_ctx *c) {
-        g_autoptr(GOptionContext) ctx = NULL;
+        static const struct cli_usage usage = {
+                .verb = "show",
+                .params = "[RUN|last]",
+                .summary = "Without RUN: list the runs (id, tag, start, status, kernels, cells ok/total).\n"
+                           "With RUN (an id, or 'last'): the run's cells with state, timings and metrics,\n"
+                           "then one row per metric (judged first) and per kernel n and mean +/- stddev\n"
+                           "over the ok cells only; rows that repeat another or are 0 everywhere need --all.\n"
+                           "With --cell KEY: one cell in full (metrics, vmstat rows, timeline, logs).",
+        };
         g_autofree char *cell = NULL, *log = NULL, *format_s = NULL;
         gboolean json = FALSE, tags = FALSE, bisect = FALSE, all = FALSE;
         struct kb_error err = { { 0 } };
@@ -114,15 +122,7 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
                 { NULL },
         };
 
-        ctx = g_option_context_new("[RUN|last]");
-        g_option_context_set_summary(ctx,
-                "Without RUN: list the runs (id, tag, start, status, kernels, cells ok/total).\n"
-                "With RUN (an id, or 'last'): the run's cells with state, timings and metrics,\n"
-                "then one row per metric (judged first) and per kernel n and mean +/- stddev\n"
-                "over the ok cells only; rows that repeat another or are 0 everywhere need --all.\n"
-                "With --cell KEY: one cell in full (metrics, vmstat rows, timeline, logs).");
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "show", &argc, &argv))
+        if (cli_options(&usage, entries, &argc, &argv))
                 return 2;
         if (argc > 2) {
                 cli_errorf("show: unexpected argument '%.64s' (try 'kbench show --help')", argv[2]);

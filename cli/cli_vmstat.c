@@ -166,6 +166,13 @@ static int vmstat_output(const struct vmstat_table *t, int json, double threshol
 }
 
 int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
+        static const struct cli_usage usage = {
+                .verb = "vmstat",
+                .params = "FILE|- - analyse vmstat output",
+                .summary = "Reads any vmstat output (every procps dialect, kbench captures and ttyS1 data\n"
+                           "logs, serial logs with other lines mixed in) and reports the columns, a per-column summary and the\n"
+                           "writeout stalls: runs of samples whose bo is at or below the threshold.",
+        };
         _cleanup_(vmstat_opts_clear) struct vmstat_opts o = { 0 };
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object", NULL },
@@ -177,19 +184,13 @@ int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
                   "Drop each capture's first row (the average since boot)", NULL },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("FILE|- - analyse vmstat output");
         struct kb_error err = { { 0 } };
         struct vmstat_parser *p;
         struct vmstat_table *t;
         double interval = VMSTAT_INTERVAL, threshold = VMSTAT_BO_THRESHOLD;
         int r, ret = 0;
 
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_summary(ctx,
-                "Reads any vmstat output (every procps dialect, kbench captures and ttyS1 data\n"
-                "logs, serial logs with other lines mixed in) and reports the columns, a per-column summary and the\n"
-                "writeout stalls: runs of samples whose bo is at or below the threshold.");
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "vmstat", &argc, &argv))
+        if (cli_options(&usage, entries, &argc, &argv))
                 return 2;
         if (argc != 2) {
                 cli_errorf("vmstat: expected one FILE (or - for stdin), see kbench vmstat --help");
