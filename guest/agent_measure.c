@@ -20,6 +20,8 @@
 #include "guest/pmu.h"
 #include "guest/taskstats.h"
 
+/* What is measured, from agent_measure_start to agent_measure_end: this
+ * room's own, the rest of the agent sees only the descriptors poll() needs. */
 static struct {
         int timer;                      /* timerfd driving the sampler; -1: paced by poll (sampler_pace) */
         uint64_t tick_ms;               /* the sampling interval */
