@@ -94,7 +94,7 @@ static void check_insn_plugin(struct checks *c) {
 }
 
 /* Who QEMU runs as under the embedded driver, whether it can reach the
- * store, and whether libvirt will keep its capability cache (vm.c: it
+ * store, and whether libvirt will keep its capability cache (host/vm_qemu.c: it
  * throws it away when that user cannot open /dev/kvm). */
 static void check_qemu_user(struct checks *c, const struct store_ctx *g) {
         g_autofree char *scratch = g_build_filename(g->home, "scratch", NULL);

@@ -470,7 +470,7 @@ static int global_options(int *argc, char **argv, struct store_ctx *g) {
         }
 
         if (!g->home) {
-                /* As root, QEMU runs as libvirt-qemu (host/vm.c), which
+                /* As root, QEMU runs as libvirt-qemu (host/vm_qemu.c), which
                  * cannot enter /root (mode 0700): root's store is a system one. */
                 env = getenv("KBENCH_HOME");
                 g->home = env && *env ? g_strdup(env)

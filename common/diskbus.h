@@ -3,7 +3,7 @@
  * and device names, the controller the domain needs, how the guest agent
  * finds the disk under test and the swap disk, the kernel modules the guest
  * image carries for it and the drivers the guest kernel must have. The
- * option table (settings/runopts.c), the domain XML (host/vm.c), the cell,
+ * option table (settings/runopts.c), the domain XML (host/vm_xml.c), the cell,
  * the runner's guest image and the static guest agent all read this one
  * table, so it lives in common/: plain data, no host library. */
 #pragma once

@@ -1,4 +1,4 @@
-/* fuzz-caps: the parser of a libvirt host's capabilities (host/vm.c's
+/* fuzz-caps: the parser of a libvirt host's capabilities (host/vm_caps.c's
  * vm_caps_parse) on arbitrary bytes: a host kbench only reaches over the
  * network says what it is in this document. */
 #include <stdint.h>

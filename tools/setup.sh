@@ -40,7 +40,7 @@ install_missing "${packages[@]}"
 # never as root: the kernels it boots are fetched from the network.
 # (libvirt-daemon-system creates it too; kbench does not need the daemon.)
 # Its access to /dev/kvm comes from kbench's qemu.conf, which takes
-# /dev/kvm's group (host/vm.c), so no group membership is set up here.
+# /dev/kvm's group (host/vm_qemu.c), so no group membership is set up here.
 getent passwd libvirt-qemu >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin libvirt-qemu
 if [ "$(id -u libvirt-qemu)" -eq 0 ]; then
   echo "setup.sh: the user libvirt-qemu has uid 0; give it a uid of its own" >&2

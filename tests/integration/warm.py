@@ -129,7 +129,7 @@ def main():
             expect(re.search(r"warm start: .* serial1 \(socket\) open", output) is not None,
                    f"{c['key']}: the restored guest's ttyS1 was a socket")
             # libvirt took the domain's override of its guest CPU read
-            # (host/vm.c): three QMP commands instead of about 400.
+            # (host/vm_xml.c): three QMP commands instead of about 400.
             expect("libvirt: tainted: hypervisor feature autodetection override" in output,
                    f"{c['key']}: libvirt noted the CPU read override")
             heads.add(head)
