@@ -1367,10 +1367,10 @@ static void cell_conclude(struct cell *c, const struct cell_files *f) {
                 char warn[sizeof(res->detail)];
                 g_strlcpy(warn, res->detail, sizeof(warn));
                 parse_outputs(c);
-                if (strcmp(res->state, CELL_OK) == 0)
+                if (cellstate_is(res->state, CELLSTATE_OK))
                         g_strlcpy(res->detail, warn, sizeof(res->detail));
         }
-        if (c->done_t > 0 && strcmp(res->state, CELL_OK) == 0) {
+        if (c->done_t > 0 && cellstate_is(res->state, CELLSTATE_OK)) {
                 load_metrics(c);
                 conclude_profile(c, f);
         }

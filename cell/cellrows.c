@@ -231,7 +231,7 @@ static void point_arrays(struct cellrows *r) {
 
 void cellrows_build(const struct cellrows_ctx *ctx, struct cell_result *res, struct cellrows *ret) {
         struct cellrows r = { 0 };
-        int ok = strcmp(res->state, CELL_OK) == 0;
+        int ok = cellstate_is(res->state, CELLSTATE_OK);
         struct vmstat_phase ph[VMSTAT_PHASES_MAX];
         size_t n_logs = 0, n_ph;
 

@@ -22,7 +22,7 @@ static struct db_cell sample(const struct db_metric *m, size_t nm, const struct 
         return (struct db_cell){
                 .run_id = 7, .cell_key = "c003", .kernel_id = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
                 .workload = "dd", .params_json = "{\"mem_mb\":160}", .iteration = 1, .attempt = 2,
-                .state = "infra-error", .detail = "host disk full", .accel = "tcg", .started_at = 1700000000.25,
+                .state = CELL_INFRA_ERROR, .detail = "host disk full", .accel = "tcg", .started_at = 1700000000.25,
                 .boot_s = 2.5, .workload_s = NAN, .total_s = 31.0, .exit_code = -1, .rejected_records = 3,
                 .n_metrics = nm, .metrics = m, .n_vmstat = nv, .vmstat = v, .n_points = np, .points = p,
                 .n_logs = nl, .logs = l,
@@ -60,7 +60,7 @@ TEST(json_round_trip) {
         json_decref(j);
         ASSERT_EQ(back.cell.run_id, 7);
         ASSERT_STREQ(back.cell.cell_key, "c003");
-        ASSERT_STREQ(back.cell.state, "infra-error");
+        ASSERT_STREQ(back.cell.state, CELL_INFRA_ERROR);
         ASSERT_STREQ(back.cell.detail, "host disk full");
         ASSERT_EQ(back.cell.attempt, 2);
         ASSERT_EQ(back.cell.iteration, 1);
@@ -212,7 +212,7 @@ TEST(pending_stored_on_resume) {
         ASSERT_EQ(db_run_create(db, &run, &err), 0);
         c = sample(NULL, 0, NULL, 0, NULL, 0, l, 1);
         c.run_id = run.id;
-        c.state = "ok";
+        c.state = CELL_OK;
         ASSERT_EQ(cellrows_save_pending(pending, &c, &path, &err), 0);
         ASSERT_TRUE(g_file_test(path, G_FILE_TEST_EXISTS));
         /* Another run's pending cells stay where they are. */
