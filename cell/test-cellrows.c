@@ -179,6 +179,30 @@ TEST(json_refuses_bad_fields) {
                 "{\"run_id\":1,\"cell_key\":\"c0\",\"kernel_id\":\"k\",\"workload\":\"dd\",\"state\":\"ok\","
                 "\"iteration\":0,\"attempt\":1,\"exit_code\":0,\"rejected_records\":0,\"logs\":[{\"stream\":\"a\"}]}",
         };
+        /* Each row array's element, bad, names its array and index. */
+        static const char *const head = "{\"run_id\":1,\"cell_key\":\"c0\",\"kernel_id\":\"k\",\"workload\":\"dd\","
+                                        "\"state\":\"ok\",\"iteration\":0,\"attempt\":1,\"exit_code\":0,"
+                                        "\"rejected_records\":0,";
+        static const struct { const char *tail, *want; } named[] = {
+                { "\"host_block\":[{\"t_host\":1,\"rd_bytes\":-2}]}", "host_block[0]" },
+                { "\"marks\":[{\"name\":\"m\",\"t_guest\":1},{\"name\":\"m\"}]}", "marks[1]" },
+                { "\"profile\":[{\"phase\":\"w\",\"symbol\":\"f\",\"insns\":0}]}", "profile[0]" },
+                { "\"metrics\":[{\"name\":\"m\"}]}", "unit" },
+                { "\"points\":[{\"t\":1}]}", "kind" },
+                { "\"logs\":[{},{},{},{},{}]}", "logs: more than 4" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(named); i++) {
+                g_autofree char *doc = g_strconcat(head, named[i].tail, NULL);
+                struct cellrows back;
+                struct kb_error err = { { 0 } };
+                json_t *j = json_loads(doc, 0, NULL);
+
+                ASSERT_TRUE(j != NULL);
+                if (cellrows_from_json(j, &back, &err) != -EINVAL || !strstr(err.msg, named[i].want))
+                        TEST_FAIL("%s: %s", doc, err.msg);
+                json_decref(j);
+        }
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 struct cellrows back;
                 struct kb_error err = { { 0 } };
