@@ -21,6 +21,9 @@
 
 volatile int cell_interrupted;
 
+/* The metrics of a cell whose job finished: the workload parser's from the
+ * job's output (a parse failure demotes the cell), the host phase's, and
+ * the counters of the guest and of QEMU's plugin at the phase marks. */
 static void parse_outputs(struct cell *c) {
         const struct workload_ops *ops = c->spec->workload->ops;
         struct workload_output out = {
