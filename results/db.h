@@ -267,7 +267,7 @@ struct db_param {
         enum { DB_PARAM_NULL, DB_PARAM_INT, DB_PARAM_REAL, DB_PARAM_TEXT, DB_PARAM_BLOB } type;
         int64_t i;                 /* DB_PARAM_INT */
         double d;                  /* DB_PARAM_REAL */
-        const void *p;             /* DB_PARAM_TEXT, DB_PARAM_BLOB: bound as SQLITE_TRANSIENT, except a blob's */
+        const void *p;             /* DB_PARAM_TEXT (copied when bound), DB_PARAM_BLOB (not copied) */
         int n;                     /* bytes of p; -1: up to its NUL */
 };
 #define DB_NULL { .type = DB_PARAM_NULL }
@@ -285,7 +285,7 @@ struct db_param {
 #define DB_NO_ARGS NULL, 0
 
 /* For results/: reset s and bind params to it from ?1 on; a failure is a
- * db_error "binding <what>". */
+ * db_error "<what>: binding ?N". */
 int db_bind(struct db *db, sqlite3_stmt *s, const struct db_param *params, size_t n_params, const char *what,
             struct kb_error *err);
 /* For results/: run the prepared statement s with params to its end (its
