@@ -231,7 +231,7 @@ static void point_arrays(struct cellrows *r) {
 
 void cellrows_build(const struct cellrows_ctx *ctx, struct cell_result *res, struct cellrows *ret) {
         struct cellrows r = { 0 };
-        int ok = strcmp(res->state, CELL_OK) == 0;
+        int ok = cellstate_is(res->state, CELLSTATE_OK);
         struct vmstat_phase ph[VMSTAT_PHASES_MAX];
         size_t n_logs = 0, n_ph;
 
@@ -423,99 +423,124 @@ static double get_num(json_t *j, const char *key) {
         return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* The row arrays of a pending cell (metrics, vmstat, points, host_block,
- * marks, logs) into r, whose arrays are new. Strings stay borrowed from j;
- * decoded logs are owned by r. Returns 0, or -EINVAL with err naming the
- * field. */
-static int arrays_from_json(json_t *j, struct cellrows *r, struct kb_error *err) {
-        json_t *a, *e;
+/* One element of a row array of a pending cell (entry i of its array)
+ * appended to r. Strings stay borrowed from e. Returns 0, or -EINVAL with
+ * err naming the field. */
+typedef int (*row_from_json_fn)(json_t *e, size_t i, struct cellrows *r, struct kb_error *err);
+
+static int metric_from_json(json_t *e, size_t i, struct cellrows *r, struct kb_error *err) {
+        struct db_metric m = { .value = get_num(e, "value"),
+                               .has_value = json_is_true(json_object_get(e, "has_value")) };
+
+        (void)i;
+        if (get_str(e, "name", 0, &m.name, err) < 0 || get_str(e, "unit", 0, &m.unit, err) < 0 ||
+            get_str(e, "note", 1, &m.note, err) < 0)
+                return -EINVAL;
+        g_array_append_val(r->metrics, m);
+        return 0;
+}
+
+static int vmstat_from_json(json_t *e, size_t i, struct cellrows *r, struct kb_error *err) {
+        struct db_vmstat_row row = { .t_host = get_num(e, "t_host"), .t_guest = get_num(e, "t_guest"),
+                                     .first = json_is_true(json_object_get(e, "first")) };
+        json_t *a = json_object_get(e, "v");
+
+        if (get_int(e, "seq", 0, INT64_MAX, &row.seq, err) < 0)
+                return -EINVAL;
+        /* A pending file from before the vm and disk columns holds the
+         * first DB_VM_writeback + 1; the rest were not measured. */
+        if (json_array_size(a) > DB_VM_NCOLS || json_array_size(a) < DB_VM_writeback + 1)
+                return error_setf(err, -EINVAL, "vmstat[%zu]: not %d to %d values", i, DB_VM_writeback + 1,
+                                  DB_VM_NCOLS);
+        for (int k = 0; k < DB_VM_NCOLS; k++) {
+                json_t *x = json_array_get(a, (size_t)k);
+                row.v[k] = json_is_number(x) ? json_number_value(x) : NAN;
+        }
+        g_array_append_val(r->vmstat, row);
+        return 0;
+}
+
+static int point_from_json(json_t *e, size_t i, struct cellrows *r, struct kb_error *err) {
+        struct db_point p = { .t = get_num(e, "t"), .value = get_num(e, "value") };
+
+        (void)i;
+        if (get_str(e, "kind", 0, &p.kind, err) < 0)
+                return -EINVAL;
+        g_array_append_val(r->points, p);
+        return 0;
+}
+
+static int hostblk_from_json(json_t *e, size_t i, struct cellrows *r, struct kb_error *err) {
+        struct db_hostblk_row b = { .t_host = get_num(e, "t_host") };
+
+        if (get_int(e, "rd_bytes", -1, INT64_MAX, &b.rd_bytes, err) < 0 ||
+            get_int(e, "wr_bytes", -1, INT64_MAX, &b.wr_bytes, err) < 0 ||
+            get_int(e, "rd_reqs", -1, INT64_MAX, &b.rd_reqs, err) < 0 ||
+            get_int(e, "wr_reqs", -1, INT64_MAX, &b.wr_reqs, err) < 0)
+                return error_prefix(err, -EINVAL, "host_block[%zu]", i);
+        g_array_append_val(r->hostblk, b);
+        return 0;
+}
+
+static int mark_from_json(json_t *e, size_t i, struct cellrows *r, struct kb_error *err) {
+        struct db_mark m = { .t_guest = get_num(e, "t_guest"), .t_host = get_num(e, "t_host") };
+
+        if (get_str(e, "name", 0, &m.name, err) < 0 || !isfinite(m.t_guest))
+                return error_setf(err, -EINVAL, "marks[%zu]: no name or guest time", i);
+        g_array_append_val(r->marks, m);
+        return 0;
+}
+
+static int profile_from_json(json_t *e, size_t i, struct cellrows *r, struct kb_error *err) {
+        struct db_profile_row p;
+
+        if (get_str(e, "phase", 0, &p.phase, err) < 0 || get_str(e, "symbol", 0, &p.symbol, err) < 0 ||
+            get_int(e, "insns", 1, INT64_MAX, &p.insns, err) < 0)
+                return error_prefix(err, -EINVAL, "profile[%zu]", i);
+        g_array_append_val(r->profile, p);
+        return 0;
+}
+
+/* The row arrays of a pending cell and how each element is read. An array
+ * that is absent is empty: host_block, marks and profile are absent in a
+ * file written before each existed. */
+static const struct {
+        const char *key;
+        row_from_json_fn fn;
+} row_arrays[] = {
+        { "metrics", metric_from_json },
+        { "vmstat", vmstat_from_json },
+        { "points", point_from_json },
+        { "host_block", hostblk_from_json },
+        { "marks", mark_from_json },
+        { "profile", profile_from_json },
+};
+
+/* The logs of a pending cell, decoded into r (owned by r). */
+static int logs_from_json(json_t *a, struct cellrows *r, struct kb_error *err) {
+        json_t *e;
         size_t i;
 
-        json_array_foreach(json_object_get(j, "metrics"), i, e) {
-                struct db_metric m = { .value = get_num(e, "value"),
-                                       .has_value = json_is_true(json_object_get(e, "has_value")) };
-                if (get_str(e, "name", 0, &m.name, err) < 0 || get_str(e, "unit", 0, &m.unit, err) < 0 ||
-                    get_str(e, "note", 1, &m.note, err) < 0)
-                        return -EINVAL;
-                g_array_append_val(r->metrics, m);
-        }
-        json_array_foreach(json_object_get(j, "vmstat"), i, e) {
-                struct db_vmstat_row row = { .t_host = get_num(e, "t_host"), .t_guest = get_num(e, "t_guest"),
-                                             .first = json_is_true(json_object_get(e, "first")) };
-                a = json_object_get(e, "v");
-                if (get_int(e, "seq", 0, INT64_MAX, &row.seq, err) < 0)
-                        return -EINVAL;
-                /* A pending file from before the vm and disk columns holds
-                 * the first DB_VM_writeback + 1; the rest were not measured. */
-                if (json_array_size(a) > DB_VM_NCOLS || json_array_size(a) < DB_VM_writeback + 1) {
-                        error_setf(err, -EINVAL, "vmstat[%zu]: not %d to %d values", i, DB_VM_writeback + 1,
-                                   DB_VM_NCOLS);
-                        return -EINVAL;
-                }
-                for (int k = 0; k < DB_VM_NCOLS; k++) {
-                        json_t *x = json_array_get(a, (size_t)k);
-                        row.v[k] = json_is_number(x) ? json_number_value(x) : NAN;
-                }
-                g_array_append_val(r->vmstat, row);
-        }
-        json_array_foreach(json_object_get(j, "points"), i, e) {
-                struct db_point p = { .t = get_num(e, "t"), .value = get_num(e, "value") };
-                if (get_str(e, "kind", 0, &p.kind, err) < 0)
-                        return -EINVAL;
-                g_array_append_val(r->points, p);
-        }
-        /* Absent in a file written before host block samples existed. */
-        json_array_foreach(json_object_get(j, "host_block"), i, e) {
-                struct db_hostblk_row b = { .t_host = get_num(e, "t_host") };
-                if (get_int(e, "rd_bytes", -1, INT64_MAX, &b.rd_bytes, err) < 0 ||
-                    get_int(e, "wr_bytes", -1, INT64_MAX, &b.wr_bytes, err) < 0 ||
-                    get_int(e, "rd_reqs", -1, INT64_MAX, &b.rd_reqs, err) < 0 ||
-                    get_int(e, "wr_reqs", -1, INT64_MAX, &b.wr_reqs, err) < 0) {
-                        error_prefix(err, -EINVAL, "host_block[%zu]", i);
-                        return -EINVAL;
-                }
-                g_array_append_val(r->hostblk, b);
-        }
-        /* Absent in a file written before marks were rows. */
-        json_array_foreach(json_object_get(j, "marks"), i, e) {
-                struct db_mark m = { .t_guest = get_num(e, "t_guest"), .t_host = get_num(e, "t_host") };
-                if (get_str(e, "name", 0, &m.name, err) < 0 || !isfinite(m.t_guest)) {
-                        error_setf(err, -EINVAL, "marks[%zu]: no name or guest time", i);
-                        return -EINVAL;
-                }
-                g_array_append_val(r->marks, m);
-        }
-        /* Absent in a file written before profiles. */
-        json_array_foreach(json_object_get(j, "profile"), i, e) {
-                struct db_profile_row p;
-
-                if (get_str(e, "phase", 0, &p.phase, err) < 0 || get_str(e, "symbol", 0, &p.symbol, err) < 0 ||
-                    get_int(e, "insns", 1, INT64_MAX, &p.insns, err) < 0) {
-                        error_prefix(err, -EINVAL, "profile[%zu]", i);
-                        return -EINVAL;
-                }
-                g_array_append_val(r->profile, p);
-        }
-        a = json_object_get(j, "logs");
-        if (json_array_size(a) > G_N_ELEMENTS(r->logs)) {
-                error_setf(err, -EINVAL, "logs: more than %zu", G_N_ELEMENTS(r->logs));
-                return -EINVAL;
-        }
+        if (json_array_size(a) > G_N_ELEMENTS(r->logs))
+                return error_setf(err, -EINVAL, "logs: more than %zu", G_N_ELEMENTS(r->logs));
         json_array_foreach(a, i, e) {
                 json_t *t = json_object_get(e, "base64");
                 gsize len = 0;
-                if (get_str(e, "stream", 0, &r->logs[i].stream, err) < 0 || !json_is_string(t)) {
-                        error_setf(err, -EINVAL, "logs[%zu]: no stream or base64 text", i);
-                        return -EINVAL;
-                }
+
+                if (get_str(e, "stream", 0, &r->logs[i].stream, err) < 0 || !json_is_string(t))
+                        return error_setf(err, -EINVAL, "logs[%zu]: no stream or base64 text", i);
                 r->log_bufs[i] = (char *)g_base64_decode(json_string_value(t), &len);
                 r->logs[i].text = r->log_bufs[i] ? r->log_bufs[i] : "";
                 r->logs[i].len = r->log_bufs[i] ? len : 0;
                 r->cell.n_logs = i + 1;
         }
-        /* A file written before marks were rows: from its data log, as the
-         * store's migration fills those of a cell stored then. */
-        for (i = 0; !json_object_get(j, "marks") && i < r->cell.n_logs && !r->log_marks; i++)
+        return 0;
+}
+
+/* A file written before marks were rows: its marks from its data log, as
+ * the store's migration fills those of a cell stored then. */
+static int marks_from_data_log(struct cellrows *r, struct kb_error *err) {
+        for (size_t i = 0; i < r->cell.n_logs && !r->log_marks; i++)
                 if (strcmp(r->logs[i].stream, "data") == 0) {
                         if (db_marks_from_log(r->logs[i].text, r->logs[i].len, r->cell.boot_s, &r->log_marks,
                                               &r->n_log_marks) < 0)
@@ -523,6 +548,22 @@ static int arrays_from_json(json_t *j, struct cellrows *r, struct kb_error *err)
                         g_array_append_vals(r->marks, r->log_marks, (guint)r->n_log_marks);
                 }
         return 0;
+}
+
+/* The row arrays of a pending cell (row_arrays, then the logs) into r,
+ * whose arrays are new. Strings stay borrowed from j; decoded logs are
+ * owned by r. Returns 0, or -EINVAL with err naming the field. */
+static int arrays_from_json(json_t *j, struct cellrows *r, struct kb_error *err) {
+        json_t *e;
+        size_t i;
+
+        for (size_t k = 0; k < G_N_ELEMENTS(row_arrays); k++)
+                json_array_foreach(json_object_get(j, row_arrays[k].key), i, e)
+                        if (row_arrays[k].fn(e, i, r, err) < 0)
+                                return -EINVAL;
+        if (logs_from_json(json_object_get(j, "logs"), r, err) < 0)
+                return -EINVAL;
+        return json_object_get(j, "marks") ? 0 : marks_from_data_log(r, err);
 }
 
 int cellrows_from_json(json_t *j, struct cellrows *ret, struct kb_error *err) {

@@ -21,15 +21,7 @@
 
 #include <stddef.h>
 
-/* End states, in the words stored in cells.state. */
-#define CELL_OK "ok"
-#define CELL_INFRA_ERROR "infra-error"
-#define CELL_BOOT_TIMEOUT "boot-timeout"
-#define CELL_BOOT_CRASH "boot-crash"
-#define CELL_RUNTIME_CRASH "runtime-crash"
-#define CELL_HANG "hang"
-#define CELL_WORKLOAD_FAILURE "workload-failure"
-#define CELL_CORRUPT_OUTPUT "corrupt-output"
+#include "results/cellstate.h"             /* the end states: enum cellstate, their CELL_* words */
 
 enum endstate_stop {
         STOP_DONE,                         /* the agent sent done */

@@ -22,7 +22,7 @@ static struct db_cell sample(const struct db_metric *m, size_t nm, const struct 
         return (struct db_cell){
                 .run_id = 7, .cell_key = "c003", .kernel_id = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
                 .workload = "dd", .params_json = "{\"mem_mb\":160}", .iteration = 1, .attempt = 2,
-                .state = "infra-error", .detail = "host disk full", .accel = "tcg", .started_at = 1700000000.25,
+                .state = CELL_INFRA_ERROR, .detail = "host disk full", .accel = "tcg", .started_at = 1700000000.25,
                 .boot_s = 2.5, .workload_s = NAN, .total_s = 31.0, .exit_code = -1, .rejected_records = 3,
                 .n_metrics = nm, .metrics = m, .n_vmstat = nv, .vmstat = v, .n_points = np, .points = p,
                 .n_logs = nl, .logs = l,
@@ -60,7 +60,7 @@ TEST(json_round_trip) {
         json_decref(j);
         ASSERT_EQ(back.cell.run_id, 7);
         ASSERT_STREQ(back.cell.cell_key, "c003");
-        ASSERT_STREQ(back.cell.state, "infra-error");
+        ASSERT_STREQ(back.cell.state, CELL_INFRA_ERROR);
         ASSERT_STREQ(back.cell.detail, "host disk full");
         ASSERT_EQ(back.cell.attempt, 2);
         ASSERT_EQ(back.cell.iteration, 1);
@@ -179,6 +179,30 @@ TEST(json_refuses_bad_fields) {
                 "{\"run_id\":1,\"cell_key\":\"c0\",\"kernel_id\":\"k\",\"workload\":\"dd\",\"state\":\"ok\","
                 "\"iteration\":0,\"attempt\":1,\"exit_code\":0,\"rejected_records\":0,\"logs\":[{\"stream\":\"a\"}]}",
         };
+        /* Each row array's element, bad, names its array and index. */
+        static const char *const head = "{\"run_id\":1,\"cell_key\":\"c0\",\"kernel_id\":\"k\",\"workload\":\"dd\","
+                                        "\"state\":\"ok\",\"iteration\":0,\"attempt\":1,\"exit_code\":0,"
+                                        "\"rejected_records\":0,";
+        static const struct { const char *tail, *want; } named[] = {
+                { "\"host_block\":[{\"t_host\":1,\"rd_bytes\":-2}]}", "host_block[0]" },
+                { "\"marks\":[{\"name\":\"m\",\"t_guest\":1},{\"name\":\"m\"}]}", "marks[1]" },
+                { "\"profile\":[{\"phase\":\"w\",\"symbol\":\"f\",\"insns\":0}]}", "profile[0]" },
+                { "\"metrics\":[{\"name\":\"m\"}]}", "unit" },
+                { "\"points\":[{\"t\":1}]}", "kind" },
+                { "\"logs\":[{},{},{},{},{}]}", "logs: more than 4" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(named); i++) {
+                g_autofree char *doc = g_strconcat(head, named[i].tail, NULL);
+                struct cellrows back;
+                struct kb_error err = { { 0 } };
+                json_t *j = json_loads(doc, 0, NULL);
+
+                ASSERT_TRUE(j != NULL);
+                if (cellrows_from_json(j, &back, &err) != -EINVAL || !strstr(err.msg, named[i].want))
+                        TEST_FAIL("%s: %s", doc, err.msg);
+                json_decref(j);
+        }
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 struct cellrows back;
                 struct kb_error err = { { 0 } };
@@ -212,7 +236,7 @@ TEST(pending_stored_on_resume) {
         ASSERT_EQ(db_run_create(db, &run, &err), 0);
         c = sample(NULL, 0, NULL, 0, NULL, 0, l, 1);
         c.run_id = run.id;
-        c.state = "ok";
+        c.state = CELL_OK;
         ASSERT_EQ(cellrows_save_pending(pending, &c, &path, &err), 0);
         ASSERT_TRUE(g_file_test(path, G_FILE_TEST_EXISTS));
         /* Another run's pending cells stay where they are. */

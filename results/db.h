@@ -256,6 +256,54 @@ int db_prepare(struct db *db, const char *sql, sqlite3_stmt **ret, struct kb_err
 int db_error(struct db *db, int rc, struct kb_error *err, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
+/* For results/: run sql, which returns no rows, on db's connection (a
+ * transaction's BEGIN, COMMIT, a pragma); a failure is a db_error. */
+int db_exec(struct db *db, const char *sql, struct kb_error *err);
+
+/* One bound parameter of a statement, for results/: ?1 is the first of a
+ * list, ?2 the next. Written with the macros below, as a list:
+ * DB_ARGS(DB_INT(run_id), DB_TEXT(key)). */
+struct db_param {
+        enum { DB_PARAM_NULL, DB_PARAM_INT, DB_PARAM_REAL, DB_PARAM_TEXT, DB_PARAM_BLOB } type;
+        int64_t i;                 /* DB_PARAM_INT */
+        double d;                  /* DB_PARAM_REAL */
+        const void *p;             /* DB_PARAM_TEXT (copied when bound), DB_PARAM_BLOB (not copied) */
+        int n;                     /* bytes of p; -1: up to its NUL */
+};
+#define DB_NULL { .type = DB_PARAM_NULL }
+#define DB_INT(v) { .type = DB_PARAM_INT, .i = (v) }
+/* A NULL string binds SQL NULL. */
+#define DB_TEXT(v) { .type = DB_PARAM_TEXT, .p = (v), .n = -1 }
+#define DB_TEXTN(v, len) { .type = DB_PARAM_TEXT, .p = (v), .n = (int)(len) }
+/* A non-finite number binds SQL NULL: not measured. */
+#define DB_REAL(v) { .type = DB_PARAM_REAL, .d = (v) }
+/* Bound SQLITE_STATIC: the bytes must last until the statement steps. */
+#define DB_BLOB(v, len) { .type = DB_PARAM_BLOB, .p = (v), .n = (int)(len) }
+/* A parameter list and its length, for the functions below. */
+#define DB_ARGS(...) (const struct db_param[]){ __VA_ARGS__ }, \
+        sizeof((const struct db_param[]){ __VA_ARGS__ }) / sizeof(struct db_param)
+#define DB_NO_ARGS NULL, 0
+
+/* For results/: reset s and bind params to it from ?1 on; a failure is a
+ * db_error "<what>: binding ?N". */
+int db_bind(struct db *db, sqlite3_stmt *s, const struct db_param *params, size_t n_params, const char *what,
+            struct kb_error *err);
+/* For results/: run the prepared statement s with params to its end (its
+ * rows, if any, ignored); again and again for the rows of a table. A
+ * failure is a db_error naming what ("storing metric"). */
+int db_step_args(struct db *db, sqlite3_stmt *s, const struct db_param *params, size_t n_params, const char *what,
+                 struct kb_error *err);
+/* For results/: run sql, which changes rows and returns none, with params.
+ * OUT: *ret_changes (may be NULL), the rows it changed. A failure is a
+ * db_error naming what ("finishing run"). */
+int db_write(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+             int *ret_changes, struct kb_error *err);
+/* For results/: run sql with params, which returns one row, and read its
+ * first column as an integer: a pragma, a count, an INSERT ... RETURNING
+ * id. No row, or a failure, is a db_error naming what. OUT: *ret. */
+int db_one_int64(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+                 int64_t *ret, struct kb_error *err);
+
 static inline void db_finalizep(sqlite3_stmt **s) {
         if (*s)
                 sqlite3_finalize(*s);

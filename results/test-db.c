@@ -13,6 +13,7 @@
 #include "common/proto.h"
 #include "common/test.h"
 #include "common/util.h"
+#include "results/cellstate.h"
 #include "results/db.h"
 #include "results/profile.h"
 #include "results/nights.h"
@@ -312,7 +313,7 @@ TEST(marks_round_trip) {
         tmpdb_init(&t);
         ASSERT_EQ(db_open(t.path, &db, &err), 0);
         add_kernel(db, KID_A, "k-a");
-        c = simple_cell(add_run(db, NULL), "c000", "ok", 1);
+        c = simple_cell(add_run(db, NULL), "c000", CELL_OK, 1);
         c.marks = marks;
         c.n_marks = ELEMENTSOF(marks);
         ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
@@ -347,7 +348,7 @@ TEST(host_block_round_trip) {
         ASSERT_EQ(db_open(t.path, &db, &err), 0);
         add_kernel(db, KID_A, "6.1.0-47-amd64");
         run = add_run(db, NULL);
-        c = simple_cell(run, "c000", "ok", 1);
+        c = simple_cell(run, "c000", CELL_OK, 1);
         c.n_hostblk = ELEMENTSOF(in);
         c.hostblk = in;
         ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
@@ -362,7 +363,7 @@ TEST(host_block_round_trip) {
         free(out);
         /* A sample without a time is refused with the cell. */
         in[0].t_host = NAN;
-        c = simple_cell(run, "c001", "ok", 1);
+        c = simple_cell(run, "c001", CELL_OK, 1);
         c.n_hostblk = ELEMENTSOF(in);
         c.hostblk = in;
         ASSERT_EQ(db_cell_insert(db, &c, &id, &err), -EINVAL);
@@ -394,10 +395,10 @@ TEST(hosts_one_row_per_host_measured) {
         ASSERT_EQ(q_int(db, "SELECT count(*) FROM hosts"), 2);
         add_kernel(db, KID_A, "6.1.0-47-amd64");
         run = add_run(db, NULL);
-        c = simple_cell(run, "c000", "ok", 1);
+        c = simple_cell(run, "c000", CELL_OK, 1);
         c.host_id = q;
         ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
-        c = simple_cell(run, "c001", "ok", 1);
+        c = simple_cell(run, "c001", CELL_OK, 1);
         ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
         ASSERT_EQ(q_int(db, "SELECT count(*) FROM cells c JOIN hosts h ON h.id = c.host_id WHERE "
                             "h.qemu_version = '8.0.0' AND c.cell_key = 'c000'"), 1);
@@ -448,7 +449,7 @@ TEST(check_finds_garbage_in_the_middle) {
                 struct db_log log = { "console", text, sizeof(text) - 1 };
                 struct db_cell c;
                 snprintf(key, sizeof(key), "c%03d", i);
-                c = simple_cell(run, key, "ok", 1);
+                c = simple_cell(run, key, CELL_OK, 1);
                 c.n_logs = 1;
                 c.logs = &log;
                 ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
@@ -746,7 +747,7 @@ TEST(cell_round_trip) {
         rows[1].v[DB_VM_gu] = NAN;
         rows[1].v[DB_VM_dirty] = NAN;
 
-        c = simple_cell(run, "c000", "ok", 1);
+        c = simple_cell(run, "c000", CELL_OK, 1);
         c.iteration = 2;
         c.rejected_records = 3;
         c.n_metrics = ELEMENTSOF(metrics); c.metrics = metrics;
@@ -772,7 +773,7 @@ TEST(cell_round_trip) {
         ASSERT_STREQ((const char *)sqlite3_column_text(s, 4), "{\"size\":\"512M\"}");
         ASSERT_EQ(sqlite3_column_int(s, 5), 2);
         ASSERT_EQ(sqlite3_column_int(s, 6), 1);
-        ASSERT_STREQ((const char *)sqlite3_column_text(s, 7), "ok");
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 7), CELL_OK);
         ASSERT_EQ(sqlite3_column_type(s, 8), SQLITE_NULL);
         ASSERT_STREQ((const char *)sqlite3_column_text(s, 9), "tcg");
         ASSERT_NEAR(sqlite3_column_double(s, 10), 1700000200.0, 1e-6);
@@ -855,7 +856,7 @@ TEST(cell_insert_is_atomic) {
         run = add_run(db, "atomic");
 
         /* Fails at the second metric, after the cell row and one metric. */
-        c = simple_cell(run, "c000", "ok", 1);
+        c = simple_cell(run, "c000", CELL_OK, 1);
         c.n_metrics = 2; c.metrics = dup;
         ASSERT_EQ(db_cell_insert(db, &c, &id, &err), -EEXIST);
         ASSERT_EQ(id, -7);
@@ -889,7 +890,7 @@ TEST(cell_insert_is_atomic) {
 
         /* The same cell, valid now, goes in whole; a second copy of the same
          * (run, key, attempt) is refused and leaves the first intact. */
-        c.state = "ok";
+        c.state = CELL_OK;
         ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
         ASSERT_TRUE(id > 0);
         ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), -EEXIST);
@@ -924,17 +925,17 @@ TEST(done_keys_and_attempts) {
         ASSERT_TRUE(keys && keys[0] == NULL);
         free(keys);
 
-        c = simple_cell(run, "c001", "ok", 1);
+        c = simple_cell(run, "c001", CELL_OK, 1);
         ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
-        c = simple_cell(run, "c000", "hang", 1);
+        c = simple_cell(run, "c000", CELL_HANG, 1);
         ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
-        c = simple_cell(run, "c002", "infra-error", 1);
+        c = simple_cell(run, "c002", CELL_INFRA_ERROR, 1);
         ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
         ASSERT_EQ(db_cell_next_attempt(db, run, "c002", &attempt, &err), 0);
         ASSERT_EQ(attempt, 2);
-        c = simple_cell(run, "c002", "ok", attempt);
+        c = simple_cell(run, "c002", CELL_OK, attempt);
         ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
-        c = simple_cell(other, "c000", "ok", 1);
+        c = simple_cell(other, "c000", CELL_OK, 1);
         ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
 
         ASSERT_EQ(db_run_done_keys(db, run, &keys, &err), 0);
@@ -951,6 +952,43 @@ TEST(done_keys_and_attempts) {
         ASSERT_EQ(attempt, 3);
         ASSERT_EQ(db_cell_next_attempt(db, run, "c099", &attempt, &err), 0);
         ASSERT_EQ(attempt, 1);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
+/* Every state of the table is a word the schema's CHECK takes, and the
+ * table reads each word back as its state; a word outside it is neither. */
+TEST(cell_states_are_the_schemas) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        struct db_cell c;
+        enum cellstate got;
+        int64_t run;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_kernel(db, KID_A, "k-a");
+        run = add_run(db, NULL);
+        for (int s = 0; s < CELLSTATE_N; s++) {
+                char key[16];
+
+                snprintf(key, sizeof(key), "c%03d", s);
+                c = simple_cell(run, key, cellstate_name((enum cellstate)s), 1);
+                ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), 0);
+                ASSERT_EQ(cellstate_parse(cellstate_name((enum cellstate)s), &got), 0);
+                ASSERT_EQ(got, s);
+                ASSERT_TRUE(cellstate_is(cellstate_name((enum cellstate)s), (enum cellstate)s));
+        }
+        ASSERT_EQ(q_int(db, "SELECT count(DISTINCT state) FROM cells"), CELLSTATE_N);
+        ASSERT_STREQ(cellstate_name(CELLSTATE_OK), CELL_OK);
+        ASSERT_TRUE(cellstate_name(CELLSTATE_N) == NULL);
+        ASSERT_EQ(cellstate_parse("okay", &got), -EINVAL);
+        ASSERT_EQ(cellstate_parse(NULL, &got), -EINVAL);
+        ASSERT_TRUE(!cellstate_is(CELL_HANG, CELLSTATE_OK));
+        ASSERT_TRUE(!cellstate_is(NULL, CELLSTATE_OK));
+        c = simple_cell(run, "c100", "okay", 1);
+        ASSERT_TRUE(db_cell_insert(db, &c, NULL, &err) < 0);
         db = db_close(db);
         tmpdb_done(&t);
 }
@@ -1086,13 +1124,13 @@ TEST(profile_round_trip) {
         add_kernel(db, KID_A, "6.1.0-47-amd64");
         add_kernel(db, KID_B, "6.1.0-57-amd64");
         run = add_run(db, NULL);
-        c = simple_cell(run, "c000", "ok", 1);
+        c = simple_cell(run, "c000", CELL_OK, 1);
         c.n_profile = ELEMENTSOF(rows);
         c.profile = rows;
         c.n_kernel_symbols = ELEMENTSOF(names);
         c.kernel_symbols = names;
         ASSERT_EQ(db_cell_insert(db, &c, &id, &err), 0);
-        c = simple_cell(run, "c001", "ok", 1);
+        c = simple_cell(run, "c001", CELL_OK, 1);
         c.n_profile = 1;
         c.profile = rows;
         c.n_kernel_symbols = 2;
@@ -1116,7 +1154,7 @@ TEST(profile_round_trip) {
         ASSERT_EQ(db_profile_kernel_has(db, KID_B, "vfs_read", &has, &err), 0);
         ASSERT_EQ(has, -1);
 
-        c = simple_cell(run, "c002", "ok", 1);
+        c = simple_cell(run, "c002", CELL_OK, 1);
         c.n_profile = 1;
         c.profile = bad;
         ASSERT_EQ(db_cell_insert(db, &c, NULL, &err), -EINVAL);
