@@ -21,6 +21,7 @@
 #include "report/textcompare.h"
 #include "report/metrics.h"
 #include "results/bisect.h"
+#include "results/cellstate.h"
 #include "results/query.h"
 
 /* A candidate's own state: built (kernel set) or not buildable. What the
@@ -263,7 +264,7 @@ static int values(struct bis *b, int64_t run, const char *kernel_id, struct bise
                 const struct query_sel_cell *cell = &sel->cells[k];
                 double v = NAN;
 
-                for (size_t m = 0; strcmp(cell->state, "ok") == 0 && m < cell->n_metrics; m++)
+                for (size_t m = 0; cellstate_is(cell->state, CELLSTATE_OK) && m < cell->n_metrics; m++)
                         if (strcmp(cell->metrics[m].name, b->o->metric) == 0 && cell->metrics[m].has_value)
                                 v = cell->metrics[m].value;
                 if (bisect_series_add(out, v) < 0)

@@ -15,6 +15,7 @@
 #include "report/hostdisk.h"
 #include "report/metrics.h"
 #include "report/text.h"
+#include "results/cellstate.h"
 #include "settings/runopts.h"
 #include "workloads/workload.h"
 
@@ -288,7 +289,7 @@ static void cell_metrics(const struct view_cell *v, FILE *out) {
                 put_text(out, m->note ? m->note : "", 0);
                 fputc('\n', out);
         }
-        if (strcmp(v->cell->state, "ok") == 0) {
+        if (cellstate_is(v->cell->state, CELLSTATE_OK)) {
                 fputc('\n', out);
                 text_print_hook(v->cell->workload, v->metrics, v->n_metrics, out);
         }

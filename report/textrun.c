@@ -13,6 +13,7 @@
 #include "common/util.h"
 #include "report/text.h"
 #include "report/textrun.h"
+#include "results/cellstate.h"
 #include "settings/runopts.h"
 #include "workloads/workload.h"
 
@@ -462,7 +463,7 @@ static void run_summary(const struct view_series *sum, size_t n, int judged_only
 /* ---- a run ------------------------------------------------------------------ */
 
 static int cell_ok(const struct query_cell *c) {
-        return strcmp(c->state, "ok") == 0;
+        return cellstate_is(c->state, CELLSTATE_OK);
 }
 
 void textrun_brief(const struct view_run *v, const struct textrun_opts *o, FILE *out) {

@@ -17,6 +17,7 @@
 #include "report/compare.h"
 #include "report/metrics.h"
 #include "report/view.h"
+#include "results/cellstate.h"
 #include "settings/runopts.h"
 
 int view_runs_load(struct db *db, struct view_runs **ret, struct kb_error *err) {
@@ -502,7 +503,7 @@ static int side_add_cells(struct side *s, const struct query_selection *sel, con
                 pairkey_unref(key);
                 if (!g || side_group_run(g, sel->run_id) < 0)
                         return error_setf(err, -ENOMEM, "out of memory");
-                if (strcmp(c->state, "ok") != 0) {
+                if (!cellstate_is(c->state, CELLSTATE_OK)) {
                         side_group_fail(g, c->state);
                         continue;
                 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "results/cellstate.h"
 #include "results/db.h"
 #include "results/dbschema.h"
 
@@ -361,7 +362,7 @@ int db_check(struct db *db, int full, struct kb_error *err) {
                 return error_prefix(err, r, "PRAGMA %s", pragma);
         while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
                 const char *t = (const char *)sqlite3_column_text(s, 0);
-                if (t && strcmp(t, "ok") == 0)
+                if (cellstate_is(t, CELLSTATE_OK))
                         continue;
                 problems += db_check_row(t ? t : "(null)", first, sizeof(first));
         }

@@ -19,6 +19,7 @@
 
 #include "common/nearest.h"
 #include "common/util.h"
+#include "results/cellstate.h"
 #include "results/column.h"
 #include "results/query.h"
 
@@ -281,7 +282,7 @@ static int q_first(struct db *db, const char *sql, const struct q_param *params,
         "r.libvirt_version, r.kbench_version, r.started_at, r.finished_at, r.status, "     \
         "(SELECT count(DISTINCT kernel_id) FROM cells WHERE run_id = r.id), "              \
         "(SELECT count(DISTINCT cell_key) FROM cells WHERE run_id = r.id), "               \
-        "(SELECT count(DISTINCT cell_key) FROM cells WHERE run_id = r.id AND state = 'ok'), " \
+        "(SELECT count(DISTINCT cell_key) FROM cells WHERE run_id = r.id AND state = '" CELL_OK "'), " \
         "CASE WHEN json_valid(r.settings_json) THEN json_extract(r.settings_json, '$.planned_cells') END " \
         "FROM runs r "
 
@@ -645,7 +646,7 @@ int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, 
                        "(SELECT min(id) FROM cells f WHERE f.run_id = c.run_id AND f.kernel_id = c.kernel_id) AS kfirst "
                        "FROM metrics m JOIN cells c ON c.id = m.cell_id "
                        "JOIN kernels k ON k.id = c.kernel_id JOIN runs vr ON vr.id = c.run_id "
-                       "WHERE c.run_id = ?1 AND c.state = 'ok' "
+                       "WHERE c.run_id = ?1 AND c.state = '" CELL_OK "' "
                        "AND c.attempt = (SELECT max(attempt) FROM cells l "
                        "                 WHERE l.run_id = c.run_id AND l.cell_key = c.cell_key) "
                        "ORDER BY kfirst, c.workload, m.name, c.id",
@@ -845,7 +846,7 @@ static int selection_metrics(struct db *db, struct query_selection *v, const cha
          * (cell_id, name), so they come grouped by cell and sorted by name;
          * a sorter over every row would cost more than the rows. */
         return q_each(db, "SELECT m.cell_id, m.name, m.value, m.unit FROM cells c "
-                          "JOIN metrics m ON m.cell_id = c.id " SEL_WHERE "AND c.state = 'ok'",
+                          "JOIN metrics m ON m.cell_id = c.id " SEL_WHERE "AND c.state = '" CELL_OK "'",
                       SEL_ARGS(v, workload), sel_metric_add, &a, "metrics", err);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/html.h"
+#include "results/cellstate.h"
 #include "web/charts.h"
 #include "web/model.h"
 #include "web/page.h"
@@ -95,7 +96,7 @@ static void metrics(struct html *h, const struct model_run *r, const struct view
 
         html_elem(h, "h2", "Judged metrics");
         if (v->n_metrics == 0) {
-                html_elem(h, "p", strcmp(v->cell->state, "ok") == 0 ? "No metrics stored."
+                html_elem(h, "p", cellstate_is(v->cell->state, CELLSTATE_OK) ? "No metrics stored."
                                   : "A failed cell has no metrics: failures never enter statistics.");
                 return;
         }

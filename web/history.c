@@ -7,6 +7,7 @@
 
 #include "common/util.h"
 #include "report/text.h"
+#include "results/cellstate.h"
 #include "settings/pairkey.h"
 #include "web/history.h"
 #include "web/page.h"
@@ -189,7 +190,7 @@ static void side_lines(const struct model *s, const struct compare_group *g, con
                         size_t ci = r->latest[k];
                         const struct query_cell *c = &r->v->cells[ci];
 
-                        if (strcmp(c->state, "ok") != 0 || strcmp(c->kernel_id, kernel_id) != 0 ||
+                        if (!cellstate_is(c->state, CELLSTATE_OK) || strcmp(c->kernel_id, kernel_id) != 0 ||
                             strcmp(c->workload, g->workload) != 0 || !r->keys[k] || !has_key(keys, r->keys[k]))
                                 continue;
                         for (size_t j = 0; j < r->v->n_metrics[ci]; j++) {

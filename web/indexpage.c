@@ -10,6 +10,7 @@
 
 #include "report/html.h"
 #include "report/text.h"
+#include "results/cellstate.h"
 #include "web/history.h"
 #include "web/model.h"
 #include "web/page.h"
@@ -85,7 +86,7 @@ static void failed_table(struct html *h, const struct model *s, size_t total) {
                 for (size_t k = 0; k < r->n_latest && shown < FAILED_SHOWN_MAX; k++) {
                         const struct query_cell *c = &r->v->cells[r->latest[k]];
 
-                        if (strcmp(c->state, "ok") == 0)
+                        if (cellstate_is(c->state, CELLSTATE_OK))
                                 continue;
                         shown++;
                         html_start(h, "tr");

@@ -12,6 +12,7 @@
 #include "common/util.h"
 #include "decide/pairing.h"
 #include "report/explain.h"
+#include "results/cellstate.h"
 #include "settings/pairkey.h"
 #include "web/model.h"
 #include "web/page.h"
@@ -80,7 +81,7 @@ static void run_index(struct model_run *r) {
                 if (str_index(r->workloads, r->n_workloads, c->workload) < 0)
                         r->workloads[r->n_workloads++] = c->workload;
         }
-        r->states[r->n_states++] = (struct model_state_count){ "ok", 0 };
+        r->states[r->n_states++] = (struct model_state_count){ CELL_OK, 0 };
         for (size_t k = 0; k < r->n_latest; k++) {
                 const char *st = v->cells[r->latest[k]].state;
                 size_t j;
@@ -91,7 +92,7 @@ static void run_index(struct model_run *r) {
                 if (j == r->n_states)
                         r->states[r->n_states++] = (struct model_state_count){ st, 0 };
                 r->states[j].n++;
-                r->n_failed += strcmp(st, "ok") != 0;
+                r->n_failed += !cellstate_is(st, CELLSTATE_OK);
         }
         /* Each cell's settings, parsed once here: the comparison pages ask
          * for every run's cells at the compared settings. */
@@ -129,7 +130,7 @@ static void representative(const struct model *s, const struct compare_side *sid
                         size_t ci = r->latest[k];
                         const struct query_cell *c = &r->v->cells[ci];
 
-                        if (strcmp(c->state, "ok") != 0 || strcmp(c->workload, g->workload) != 0)
+                        if (!cellstate_is(c->state, CELLSTATE_OK) || strcmp(c->workload, g->workload) != 0)
                                 continue;
                         for (size_t j = 0; j < r->v->n_metrics[ci]; j++) {
                                 const struct query_metric *qm = &r->v->metrics[ci][j];

@@ -15,6 +15,7 @@
 #include "common/crc32.h"
 #include "report/svg.h"
 #include "report/text.h"
+#include "results/cellstate.h"
 #include "web/page.h"
 
 /* A macro, not a variable: html_literal takes string literals only. */
@@ -364,7 +365,7 @@ void page_td_int(struct html *h, long long v) {
 
 void page_state(struct html *h, const char *state) {
         html_start(h, "span");
-        html_attr(h, "class", state && strcmp(state, "ok") == 0 ? "state ok" : "state bad");
+        html_attr(h, "class", cellstate_is(state, CELLSTATE_OK) ? "state ok" : "state bad");
         html_text(h, state ? state : "?");
         html_end(h);
 }

@@ -12,6 +12,7 @@
 #include "report/stats.h"
 #include "report/svg.h"
 #include "report/text.h"
+#include "results/cellstate.h"
 #include "web/model.h"
 #include "web/page.h"
 #include "web/pages.h"
@@ -212,7 +213,7 @@ static void cells_table(struct html *h, const struct model *s, const struct mode
         for (size_t k = 0; k < r->n_latest; k++) {
                 const struct query_cell *c = &r->v->cells[r->latest[k]];
 
-                if (failed_only && strcmp(c->state, "ok") == 0)
+                if (failed_only && cellstate_is(c->state, CELLSTATE_OK))
                         continue;
                 html_start(h, "tr");
                 sitehtml_cell_tds(h, s, c);

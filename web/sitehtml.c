@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/metrics.h"
+#include "results/cellstate.h"
 #include "settings/runopts.h"
 #include "web/page.h"
 #include "web/sitehtml.h"
@@ -125,7 +126,7 @@ void sitehtml_state_counts(struct html *h, const struct model_run *r, const char
                         html_text(h, ", ");
                 first = 0;
                 html_start(h, "span");
-                html_attr(h, "class", strcmp(r->states[j].state, "ok") == 0 ? "state ok" : "state bad");
+                html_attr(h, "class", cellstate_is(r->states[j].state, CELLSTATE_OK) ? "state ok" : "state bad");
                 html_textf(h, "%zu %s", n, r->states[j].state);
                 html_end(h);
         }
