@@ -176,7 +176,9 @@ int judgeopt_parse_json(const struct judgeopt *opt, const json_t *v, double *ret
                 judgeopt_describe(opt, what, sizeof(what));
                 return error_setf(err, -EINVAL, "%s is not %s", given, what);
         }
-        *ret = opt->type == JUDGEOPT_PERCENT ? x / 100 : x;
+        /* A fraction as the file wrote it, not through a percentage. */
+        *ret = opt->file_fraction && json_is_number(v) ? json_number_value(v) :
+               opt->type == JUDGEOPT_PERCENT ? x / 100 : x;
         return 0;
 }
 
