@@ -10,7 +10,9 @@
  * option (opt) and its offset is the struct run_settings of its level: the
  * value goes through that option's typed setter (runopt_set_json), so its
  * type, range and checks are the option table's; sizes in this file keep
- * their documented form (a string with a unit, or an integer of bytes). */
+ * their documented form (a string with a unit, or an integer of bytes).
+ * A judging key's row (CFG_JUDGE) goes through decide/judgeopts.c's row of
+ * the same key, in the spelling the file documents (noise 0.02 or "2%"). */
 #include <assert.h>
 #include <errno.h>
 #include <glib.h>

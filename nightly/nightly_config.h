@@ -7,7 +7,10 @@
  * source's overrides) are rows that name their `kbench run` option and
  * nothing else: their type, range and checks are the option table's
  * (settings/runopts.h), so a night cannot hold a setting that the run, or
- * its --resume, would refuse. The file is
+ * its --resume, would refuse; the judging keys (alpha, noise,
+ * bisect.max_rounds) are rows of the judging options' table
+ * (decide/judgeopts.h), so their ranges are compare's and bisect's, and
+ * the parse ends with that table's check across fields. The file is
  * written by hand and read unattended every night, so it is strict: an
  * unknown key, a wrong type or a value out of range is one error naming the
  * key's path ("sources[1].url: expected a string"), never a silent default. */
