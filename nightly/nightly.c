@@ -666,46 +666,20 @@ static void record_night(struct night *n) {
 
 /* ---- mail threads: a regression's messages across nights --------------- */
 
-/* What a comparison says of each metric it holds (a metric of several
- * paired groups: worse in one is worse), by the site's rule
- * (web/history.c: a side without samples says nothing). name -> enum
- * regstate_input. */
-static GHashTable *view_inputs(const struct compare_view *v) {
-        GHashTable *in = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-
-        for (size_t gi = 0; gi < v->n_groups; gi++)
-                for (size_t i = 0; i < v->groups[gi].n_m; i++) {
-                        const struct compare_metric *m = &v->groups[gi].m[i];
-                        enum regstate_input was = GPOINTER_TO_INT(g_hash_table_lookup(in, m->name));
-                        enum regstate_input now = m->na && m->nb ? regstate_input(m->verdict) : REGSTATE_UNKNOWN;
-
-                        if (now > was)
-                                g_hash_table_replace(in, g_strdup(m->name), GINT_TO_POINTER(now));
-                }
-        return in;
-}
-
-static void thread_free(void *p) {
-        nightly_thread_clear(p);
-        g_free(p);
-}
-
-/* The mail threads of subject's regressions before tonight: metric ->
- * struct nightly_thread (g_hash_table_unref), an open one holding the
- * Message-IDs of its messages so far (the night it was new, then each
- * night it was still there), by web/regstate.h's rule over the
- * comparisons the store recorded, loaded again from the cells as the site
- * loads them. A message's ID is made again from the regression and its
- * night (nightly_mail_id): nothing of a mail is stored. A night that
+/* The mail threads of subject's regressions before tonight
+ * (nightly_mail_threads), from the comparisons the store recorded,
+ * loaded again from the cells as the site loads them. A night that
  * cannot be loaded again says nothing, as on the site. */
 static GHashTable *open_threads(struct night *n, const char *subject) {
-        GHashTable *threads = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, thread_free);
+        GArray *past = g_array_new(FALSE, TRUE, sizeof(struct nightly_past));
         struct night_row *nights = NULL;
         struct kb_error err = { { 0 } };
-        size_t nn = 0;
+        size_t nn = 0, np;
+        struct nightly_past *p;
+        GHashTable *threads;
 
         if (db_nights_list(n->db, &nights, &nn, &err) < 0)
-                return threads;
+                nn = 0;
         for (size_t i = 0; i < nn; i++) {
                 const struct night_row *nr = &nights[i];
 
@@ -715,55 +689,33 @@ static GHashTable *open_threads(struct night *n, const char *subject) {
                         const struct night_compare_row *cr = &nr->compares[c];
                         struct compare_options o = { .a = cr->sel_a, .b = cr->sel_b, .alpha = nr->alpha,
                                                      .noise = nr->noise };
-                        g_autoptr(GPtrArray) ignored = g_ptr_array_new();
-                        g_autoptr(GHashTable) in = NULL;
+                        g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
                         struct compare_view *v = NULL;
-                        GHashTableIter it;
-                        gpointer key, val;
+                        struct nightly_past one;
 
                         if (g_strcmp0(cr->subject, subject) != 0 || !cr->sel_a || !cr->sel_b || !nr->baseline)
                                 continue;
                         g_ptr_array_add(ignored, NULL);
                         if (pairing_compare_load(n->db, &o, ignored, &v, &err) < 0)
                                 continue;
-                        in = view_inputs(v);
+                        one = (struct nightly_past){ nr->started_at, g_strdup(nr->baseline), nightly_thread_inputs(v) };
                         compare_view_free(v);
-                        g_hash_table_iter_init(&it, in);
-                        while (g_hash_table_iter_next(&it, &key, &val)) {
-                                struct nightly_thread *t = g_hash_table_lookup(threads, key);
-                                g_autofree char *id = nightly_mail_id(subject, nr->baseline, key, nr->started_at,
-                                                                      g_get_host_name());
-
-                                if (!t) {
-                                        t = g_new0(struct nightly_thread, 1);
-                                        g_hash_table_insert(threads, g_strdup(key), t);
-                                }
-                                nightly_thread_step(t, GPOINTER_TO_INT(val), id);
-                        }
+                        g_array_append_val(past, one);
                 }
         }
         night_rows_free(nights, nn);
+        np = past->len;
+        p = (struct nightly_past *)(void *)g_array_free(past, FALSE);
+        threads = nightly_mail_threads(subject, p, np, g_get_host_name());
+        nightly_past_free(p, np);
         return threads;
-}
-
-/* The Message-IDs of an open thread t (may be NULL) as a NULL-terminated
- * copy (g_strfreev), NULL when there is none. */
-static char **thread_ids(const struct nightly_thread *t) {
-        char **v;
-
-        if (!t || !t->open || !t->ids || !t->ids->len)
-                return NULL;
-        v = g_new0(char *, t->ids->len + 1);
-        for (guint i = 0; i < t->ids->len; i++)
-                v[i] = g_strdup(t->ids->pdata[i]);
-        return v;
 }
 
 /* The regressions of s that earlier nights reported and tonight's
  * comparison v no longer finds: their threads end tonight. */
 static void add_fixed(struct night *n, const struct subject *s, const struct compare_view *v) {
         g_autoptr(GHashTable) threads = open_threads(n, s->name);
-        g_autoptr(GHashTable) in = view_inputs(v);
+        g_autoptr(GHashTable) in = nightly_thread_inputs(v);
         GHashTableIter it;
         gpointer key, val;
 
@@ -775,7 +727,7 @@ static void add_fixed(struct night *n, const struct subject *s, const struct com
                     !((const struct nightly_thread *)val)->open)
                         continue;
                 f = (struct nightly_fixed){ g_strdup(s->name), g_strdup(n->cfg->baseline), g_strdup(key),
-                                            g_strdup(v->sel_a), g_strdup(v->sel_b), thread_ids(val) };
+                                            g_strdup(v->sel_a), g_strdup(v->sel_b), nightly_thread_ids(val) };
                 n->rep.fixed = g_renew(struct nightly_fixed, n->rep.fixed, n->rep.n_fixed + 1);
                 n->rep.fixed[n->rep.n_fixed++] = f;
         }
@@ -1268,7 +1220,7 @@ static void step_notify(struct night *n) {
                 if (worst) {
                         g_autoptr(GHashTable) threads = open_threads(n, worst->kernel);
 
-                        n->rep.thread = thread_ids(g_hash_table_lookup(threads, worst->metric));
+                        n->rep.thread = nightly_thread_ids(g_hash_table_lookup(threads, worst->metric));
                         id = nightly_mail_id(worst->kernel, worst->baseline, worst->metric, n->started_at, m.domain);
                 } else {
                         g_autofree char *what = g_strdup_printf("failed at %s", n->rep.failures[0].stage);
