@@ -19,6 +19,8 @@
 #include "run/runner.h"
 #include "run/test-fakehost.h"
 
+#include <sqlite3.h>
+
 TEST_MAIN();
 
 /* What a run reported, one line per event, as the test reads it. */
@@ -200,6 +202,21 @@ static char *world_status(struct world *w, int64_t run) {
         return status;
 }
 
+/* Make w's settings --resume run's, as `kbench run --resume` loads them;
+ * the strings go into kern, work and keep. */
+static void world_resume(struct world *w, int64_t run, GPtrArray *kern, GPtrArray *work, GPtrArray *keep) {
+        struct kb_error err = { { 0 } };
+
+        runopts_defaults(&w->o);
+        w->o.resume_run = run;
+        if (runner_load_resume(&w->o, w->s.db, kern, work, keep, &err) < 0)
+                TEST_FAIL("runner_load_resume: %s", err.msg);
+        g_ptr_array_add(kern, NULL);
+        g_ptr_array_add(work, NULL);
+        w->o.kernels = (char **)kern->pdata;
+        w->o.workloads = (char **)work->pdata;
+}
+
 /* Whether the cell row has the metric, with a value. */
 static int cell_has_metric(struct world *w, const struct query_cell *c, const char *name, double *ret_value) {
         struct query_metric *m = NULL;
@@ -370,7 +387,6 @@ TEST(lost_host_stops_the_run_resumably) {
         static const enum fakehost_play plays[] = { FAKEHOST_OK, FAKEHOST_LOST };
         struct world w;
         struct query_cell *c = NULL;
-        struct kb_error err = { { 0 } };
         g_autofree char *status = NULL, *status2 = NULL;
         g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
@@ -397,13 +413,7 @@ TEST(lost_host_stops_the_run_resumably) {
         /* The host is back: --resume runs c001 and c002 only. */
         fakehost_clear(&w.fake);
         fakehost_init(&w.fake, w.g.home, FX_RELEASE, NULL, 0);
-        runopts_defaults(&w.o);
-        w.o.resume_run = run;
-        ASSERT_EQ(runner_load_resume(&w.o, w.s.db, kern, work, keep, &err), 0);
-        g_ptr_array_add(kern, NULL);
-        g_ptr_array_add(work, NULL);
-        w.o.kernels = (char **)kern->pdata;
-        w.o.workloads = (char **)work->pdata;
+        world_resume(&w, run, kern, work, keep);
         ASSERT_EQ(w.o.repeats, 3);
         ASSERT_EQ(world_run(&w, &run2), 0);
         ASSERT_EQ(run2, run);
@@ -517,7 +527,6 @@ TEST(deadline_passed_starts_no_cell) {
 /* Resuming a run that has every cell: nothing runs, its result is shown. */
 TEST(resume_with_nothing_left) {
         struct world w;
-        struct kb_error err = { { 0 } };
         g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
@@ -525,13 +534,7 @@ TEST(resume_with_nothing_left) {
 
         world_init(&w, "idle", NULL, 0);
         ASSERT_EQ(world_run(&w, &run), 0);
-        runopts_defaults(&w.o);
-        w.o.resume_run = run;
-        ASSERT_EQ(runner_load_resume(&w.o, w.s.db, kern, work, keep, &err), 0);
-        g_ptr_array_add(kern, NULL);
-        g_ptr_array_add(work, NULL);
-        w.o.kernels = (char **)kern->pdata;
-        w.o.workloads = (char **)work->pdata;
+        world_resume(&w, run, kern, work, keep);
         g_ptr_array_set_size(w.heard.lines, 0);
         w.heard.result_run = 0;
         ASSERT_EQ(world_run(&w, &run2), 0);
@@ -649,6 +652,78 @@ TEST(until_mde_stops_when_the_rule_says) {
         n = world_cells(&w, run, &c);
         ASSERT_TRUE(n >= 2 && n <= 6);
         ASSERT_TRUE(heard_find(&w.heard, "note round 2: mde ") != NULL);
+        query_cells_free(c, n);
+        world_clear(&w);
+}
+
+/* The files in <home>/pending, where a cell the database refused waits. */
+static size_t pending_files(const struct world *w) {
+        g_autofree char *dir = g_build_filename(w->g.home, "pending", NULL);
+        g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+        size_t n = 0;
+
+        while (d && g_dir_read_name(d))
+                n++;
+        return n;
+}
+
+/* A commit that fails (a full disk, as it were) even once the store's
+ * reserve is given back: the attempt is kept as a pending file, said with
+ * how to go on, and the run stops resumably; --resume stores the kept
+ * cell first, then runs only the cells left. */
+TEST(failed_commit_kept_pending_until_resume) {
+        struct world w;
+        struct query_cell *c = NULL;
+        struct db *db = NULL;
+        struct kb_error err = { { 0 } };
+        sqlite3 *h = NULL;
+        g_autofree char *reserve = NULL, *status = NULL, *status2 = NULL;
+        g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+        int64_t run = 0, run2 = 0;
+        size_t n;
+
+        world_init(&w, "pending", NULL, 0);
+        w.o.repeats = 2;
+        reserve = g_build_filename(w.g.home, "reserve", NULL);
+        /* The database exists before the run and refuses every cell. */
+        ASSERT_EQ(db_open(w.g.db_path, &db, &err), 0);
+        db_close(db);
+        ASSERT_EQ(sqlite3_open(w.g.db_path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "CREATE TRIGGER refuse BEFORE INSERT ON cells "
+                                  "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END", NULL, NULL, NULL),
+                  SQLITE_OK);
+        ASSERT_EQ(world_run(&w, &run), 3);
+        ASSERT_EQ(w.fake.started, 1);
+        ASSERT_TRUE(heard_find(&w.heard, "note kbench: cell c000 (run ") != NULL);
+        ASSERT_TRUE(strstr(heard_find(&w.heard, "note kbench: cell c000 (run "), "not stored: ") != NULL);
+        ASSERT_TRUE(heard_find(&w.heard, "note stopped: ") != NULL);
+        /* The reserve was given back for a second try. */
+        ASSERT_TRUE(!g_file_test(reserve, G_FILE_TEST_EXISTS));
+        ASSERT_EQ(pending_files(&w), 1);
+        ASSERT_EQ(world_cells(&w, run, &c), 0);
+        query_cells_free(c, 0);
+        status = world_status(&w, run);
+        ASSERT_STREQ(status, "interrupted");
+
+        /* Room again: the kept cell is stored, and only c001 runs. */
+        ASSERT_EQ(sqlite3_exec(h, "DROP TRIGGER refuse", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        world_resume(&w, run, kern, work, keep);
+        ASSERT_EQ(world_run(&w, &run2), 0);
+        ASSERT_EQ(run2, run);
+        ASSERT_TRUE(heard_find(&w.heard, "note stored 1 cell(s) kept in ") != NULL);
+        ASSERT_EQ(w.fake.started, 2);
+        ASSERT_EQ(pending_files(&w), 0);
+        n = world_cells(&w, run, &c);
+        ASSERT_EQ(n, 2);
+        ASSERT_STREQ(c[0].cell_key, "c000");
+        ASSERT_STREQ(c[0].state, CELL_OK);
+        ASSERT_STREQ(c[1].cell_key, "c001");
+        ASSERT_STREQ(c[1].state, CELL_OK);
+        status2 = world_status(&w, run);
+        ASSERT_STREQ(status2, "complete");
         query_cells_free(c, n);
         world_clear(&w);
 }
