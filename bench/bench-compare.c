@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/benchstore.h"
 #include "common/util.h"
 #include "report/compare.h"
 #include "report/text.h"
@@ -34,19 +35,8 @@
 #define BENCH_METRICS 40
 #define BENCH_LIMIT_S 0.2
 
-static int exec(sqlite3 *h, const char *sql) {
-        char *msg = NULL;
-
-        if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-                fprintf(stderr, "bench-compare: %s: %s\n", sql, msg ? msg : "?");
-                sqlite3_free(msg);
-                return -1;
-        }
-        return 0;
-}
-
 /* 40 metric names: dd's four, the vmstat analysis' 22, 14 more columns. */
-static void metric_name(int k, char *buf, size_t size, const char **unit) {
+static double metric_name(int k, char *buf, size_t size, const char **unit) {
         static const char *const dd[] = { "dd.write_MBps", "dd.read_MBps", "dd.write_s", "dd.read_s" };
         static const char *const vm[] = { "vmstat.samples", "vmstat.stall_count", "vmstat.stall_longest_s",
                                           "vmstat.stall_total_s", "vmstat.stall_fraction", "vmstat.pause_count",
@@ -63,30 +53,23 @@ static void metric_name(int k, char *buf, size_t size, const char **unit) {
                 snprintf(buf, size, "vmstat.%s_%s", cols[(k - 12) / 2], (k - 12) % 2 ? "cov" : "mean");
         else
                 snprintf(buf, size, "vmstat.col%02d_mean", k - 26);
+        return 100 + k;
 }
 
 static int fill(struct db *db) {
         sqlite3 *h = db_handle(db);
-        sqlite3_stmt *run = NULL, *cell = NULL, *metric = NULL;
+        sqlite3_stmt *run = NULL;
         const char *settings = "{\"workloads\":[\"dd:size=,bs=1M\"],\"repeats\":25,\"mem_mb\":256,\"cpus\":1,"
                                "\"disk_mbps\":0,\"fs\":\"ext4\",\"append\":null}";
         const char *params = "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_mbps\":0,"
                              "\"fs\":\"ext4\",\"accel\":\"tcg\"}";
-        unsigned x = 12345;
-        int64_t cell_id = 0;
+        struct benchstore b;
         int r = -1;
 
-        if (exec(h, "INSERT INTO kernels (id, name, added_at) VALUES "
-                    "('aaaa', 'kA', 1), ('bbbb', 'kB', 1)") < 0 ||
-            exec(h, "BEGIN") < 0)
-                return -1;
+        if (benchstore_begin(&b, h, "bench-compare") < 0)
+                return benchstore_end(&b, -1);
         if (sqlite3_prepare_v2(h, "INSERT INTO runs (id, tag, settings_json, started_at, status) "
-                                  "VALUES (?1, ?2, ?3, 1700000000, 'complete')", -1, &run, NULL) != SQLITE_OK ||
-            sqlite3_prepare_v2(h, "INSERT INTO cells (id, run_id, cell_key, kernel_id, workload, params_json, "
-                                  "iteration, attempt, state, boot_s) VALUES (?1, ?2, ?3, ?4, 'dd', ?5, ?6, 1, "
-                                  "'ok', 3.1)", -1, &cell, NULL) != SQLITE_OK ||
-            sqlite3_prepare_v2(h, "INSERT INTO metrics (cell_id, name, value, unit) VALUES (?1, ?2, ?3, ?4)", -1,
-                               &metric, NULL) != SQLITE_OK)
+                                  "VALUES (?1, ?2, ?3, 1700000000, 'complete')", -1, &run, NULL) != SQLITE_OK)
                 goto out;
         for (int ri = 1; ri <= BENCH_RUNS; ri++) {
                 char tag[16];
@@ -98,43 +81,16 @@ static int fill(struct db *db) {
                 if (sqlite3_step(run) != SQLITE_DONE)
                         goto out;
                 sqlite3_reset(run);
-                for (int ci = 0; ci < 2 * BENCH_CELLS_PER_KERNEL; ci++) {
-                        char key[16];
-
-                        snprintf(key, sizeof(key), "c%03d", ci);
-                        sqlite3_bind_int64(cell, 1, ++cell_id);
-                        sqlite3_bind_int(cell, 2, ri);
-                        sqlite3_bind_text(cell, 3, key, -1, SQLITE_TRANSIENT);
-                        sqlite3_bind_text(cell, 4, ci % 2 ? "bbbb" : "aaaa", -1, SQLITE_STATIC);
-                        sqlite3_bind_text(cell, 5, params, -1, SQLITE_STATIC);
-                        sqlite3_bind_int(cell, 6, ci / 2);
-                        if (sqlite3_step(cell) != SQLITE_DONE)
-                                goto out;
-                        sqlite3_reset(cell);
-                        for (int k = 0; k < BENCH_METRICS; k++) {
-                                char name[32];
-                                const char *unit;
-
-                                x = x * 1103515245u + 12345u;
-                                metric_name(k, name, sizeof(name), &unit);
-                                sqlite3_bind_int64(metric, 1, cell_id);
-                                sqlite3_bind_text(metric, 2, name, -1, SQLITE_TRANSIENT);
-                                sqlite3_bind_double(metric, 3, 100 + k + (double)(x >> 16 & 1023) / 256);
-                                sqlite3_bind_text(metric, 4, unit, -1, SQLITE_STATIC);
-                                if (sqlite3_step(metric) != SQLITE_DONE)
-                                        goto out;
-                                sqlite3_reset(metric);
-                        }
-                }
+                if (benchstore_cells(&b, ri, 2 * BENCH_CELLS_PER_KERNEL, params, BENCH_METRICS, metric_name) < 0)
+                        goto out_quiet;
         }
-        r = exec(h, "COMMIT");
+        r = 0;
+        goto out_quiet;
 out:
-        if (r < 0)
-                fprintf(stderr, "bench-compare: filling the store: %s\n", sqlite3_errmsg(h));
+        fprintf(stderr, "bench-compare: filling the store: %s\n", sqlite3_errmsg(h));
+out_quiet:
         sqlite3_finalize(run);
-        sqlite3_finalize(cell);
-        sqlite3_finalize(metric);
-        return r;
+        return benchstore_end(&b, r);
 }
 
 /* Median seconds of view + text rendering for one comparison. */

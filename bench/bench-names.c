@@ -20,6 +20,7 @@
 #include <glib.h>
 
 #include "bench/bench.h"
+#include "bench/benchstore.h"
 #include "report/compare.h"
 #include "report/show.h"
 #include "report/textcompare.h"
@@ -34,69 +35,26 @@
  * table (web/page.h), a few hundred bytes each. */
 #define FILE_BYTES_MAX (8 << 20)
 
-static int exec(sqlite3 *h, const char *sql) {
-        char *msg = NULL;
-
-        if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-                fprintf(stderr, "bench-names: %s: %s\n", sql, msg ? msg : "?");
-                sqlite3_free(msg);
-                return -1;
-        }
-        return 0;
+/* Metric k: a name of its own kind, vmstat-like and informational. */
+static double metric_name(int k, char *name, size_t size, const char **unit) {
+        snprintf(name, size, "vmstat.m%05d_mean", k);
+        *unit = "blocks/s";
+        return 100;
 }
 
 /* One run of 2 x CELLS_PER_KERNEL dd cells, each with n metric names. */
 static int fill(struct db *db, int n) {
-        sqlite3 *h = db_handle(db);
-        sqlite3_stmt *cell = NULL, *metric = NULL;
         const char *params = "{\"workload\":\"dd:size=,bs=1M\",\"mem_mb\":256,\"cpus\":1,\"disk_mbps\":0,"
                              "\"fs\":\"ext4\",\"accel\":\"kvm\"}";
-        unsigned x = 12345;
+        struct benchstore b;
         int r = -1;
 
-        if (exec(h, "INSERT INTO kernels (id, name, added_at) VALUES ('aaaa', 'kA', 1), ('bbbb', 'kB', 1)") < 0 ||
-            exec(h, "INSERT INTO runs (id, tag, settings_json, started_at, status) VALUES (1, 'names', "
-                    "'{\"repeats\":4,\"mem_mb\":256,\"cpus\":1,\"accel\":\"kvm\"}', 1700000000, 'complete')") < 0 ||
-            exec(h, "BEGIN") < 0)
-                return -1;
-        if (sqlite3_prepare_v2(h, "INSERT INTO cells (id, run_id, cell_key, kernel_id, workload, params_json, "
-                                  "iteration, attempt, state, boot_s) VALUES (?1, 1, ?2, ?3, 'dd', ?4, ?5, 1, "
-                                  "'ok', 3.1)", -1, &cell, NULL) != SQLITE_OK ||
-            sqlite3_prepare_v2(h, "INSERT INTO metrics (cell_id, name, value, unit) VALUES (?1, ?2, ?3, "
-                                  "'blocks/s')", -1, &metric, NULL) != SQLITE_OK)
-                goto out;
-        for (int c = 0; c < 2 * CELLS_PER_KERNEL; c++) {
-                char key[16];
-
-                snprintf(key, sizeof(key), "c%03d", c);
-                sqlite3_bind_int(cell, 1, c + 1);
-                sqlite3_bind_text(cell, 2, key, -1, SQLITE_TRANSIENT);
-                sqlite3_bind_text(cell, 3, c % 2 ? "bbbb" : "aaaa", -1, SQLITE_STATIC);
-                sqlite3_bind_text(cell, 4, params, -1, SQLITE_STATIC);
-                sqlite3_bind_int(cell, 5, c / 2);
-                if (sqlite3_step(cell) != SQLITE_DONE)
-                        goto out;
-                sqlite3_reset(cell);
-                for (int k = 0; k < n; k++) {
-                        char name[48];
-
-                        x = x * 1103515245u + 12345u;
-                        snprintf(name, sizeof(name), "vmstat.m%05d_mean", k);
-                        sqlite3_bind_int(metric, 1, c + 1);
-                        sqlite3_bind_text(metric, 2, name, -1, SQLITE_TRANSIENT);
-                        sqlite3_bind_double(metric, 3, 100 + (double)(x >> 16 & 1023) / 256);
-                        if (sqlite3_step(metric) != SQLITE_DONE)
-                                goto out;
-                        sqlite3_reset(metric);
-                }
-        }
-        r = exec(h, "COMMIT");
-out:
-        if (r < 0)
-                fprintf(stderr, "bench-names: filling the store: %s\n", sqlite3_errmsg(h));
-        sqlite3_finalize(cell);
-        sqlite3_finalize(metric);
-        return r;
+        if (benchstore_begin(&b, db_handle(db), "bench-names") == 0 &&
+            benchstore_exec(b.h, b.who, "INSERT INTO runs (id, tag, settings_json, started_at, status) VALUES (1, "
+                            "'names', '{\"repeats\":4,\"mem_mb\":256,\"cpus\":1,\"accel\":\"kvm\"}', "
+                            "1700000000, 'complete')") == 0)
+                r = benchstore_cells(&b, 1, 2 * CELLS_PER_KERNEL, params, n, metric_name);
+        return benchstore_end(&b, r);
 }
 
 /* The site's bytes and its largest file. */

@@ -4,7 +4,6 @@
 #include <glib.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -18,6 +17,7 @@
 #include "decide/pairing.h"
 #include "report/explain.h"
 #include "report/json.h"
+#include "report/textbisect.h"
 #include "report/textcompare.h"
 #include "report/metrics.h"
 #include "results/bisect.h"
@@ -48,24 +48,13 @@ struct bis {
         char *top;                 /* git: the repository's top directory */
         int usage;                 /* the error is the user's request: exit 2 */
         struct kb_error *err;      /* where a callback's error goes */
-        json_t *steps;             /* what --json prints */
+        struct bisect_row *row;    /* the bisection as it will be stored and reported; its steps: */
+        GArray *steps;             /* of struct bisect_step_row, owned strings */
         json_t *step_runs;         /* the runs of the step under way */
 };
 
-static void say(const struct bis *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One line of the bisection for whoever watches it (run/runevent.h). */
-static void say(const struct bis *b, const char *fmt, ...) {
-        g_autofree char *text = NULL;
-        va_list ap;
-
-        if (!b->o->events)
-                return;
-        va_start(ap, fmt);
-        text = g_strdup_vprintf(fmt, ap);
-        va_end(ap);
-        runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_NOTE, .origin = RUN_ORIGIN_BISECT,
-                                                          .text = text });
-}
+#define say(b, ...) runevent_note((b)->o->events, RUN_ORIGIN_BISECT, __VA_ARGS__)
 
 static void build_progress(const char *line, void *userdata) {
         const struct bis *b = userdata;
@@ -347,7 +336,22 @@ static int op_same_image(void *ud, size_t i, size_t j) {
         return b->c[i].kernel_id && b->c[j].kernel_id && strcmp(b->c[i].kernel_id, b->c[j].kernel_id) == 0;
 }
 
-/* bisect_ops.step: store the step, keep it for --json, say it. */
+/* The step as the bisection's answer lists it: a copy of its stored row,
+ * with the kernel's name. */
+static void keep_step(struct bis *b, const struct db_bisect_step *row, const char *kernel) {
+        struct bisect_step_row st = {
+                .step = row->step, .rounds = row->rounds, .role = g_strdup(row->role),
+                .candidate = g_strdup(row->candidate), .kernel_id = g_strdup(row->kernel_id),
+                .run_ids_json = g_strdup(row->run_ids_json), .vs_good = g_strdup(row->vs_good),
+                .vs_bad = g_strdup(row->vs_bad), .decision = g_strdup(row->decision), .note = g_strdup(row->note),
+                .kernel = g_strdup(kernel), .mean_good = row->mean_good, .mean_cand = row->mean_cand,
+                .mean_bad = row->mean_bad,
+        };
+
+        g_array_append_val(b->steps, st);
+}
+
+/* bisect_ops.step: store the step, keep it for the answer, say it. */
 static void op_step(void *ud, const struct bisect_step *st) {
         struct bis *b = ud;
         struct cand *c = &b->c[st->cand];
@@ -372,44 +376,21 @@ static void op_step(void *ud, const struct bisect_step *st) {
                     note ? ": " : "", note ? note : "");
         if (db_bisect_step_add(b->db, &row, &err) < 0)
                 say(b, "warning: step %d not stored: %s", b->step, err.msg);
-        json_array_append_new(b->steps, json_pack("{s:i, s:s, s:s, s:s?, s:O, s:I, s:s?, s:s?, s:s, s:o, s:o, s:o, "
-                                                  "s:s?}",
-                                                  "step", b->step, "role", st->role, "candidate", c->label,
-                                                  "kernel", c->kernel, "runs", b->step_runs,
-                                                  "rounds", (json_int_t)st->rounds, "vs_good", vg, "vs_bad", vb,
-                                                  "decision", st->decision,
-                                                  "mean_good", isfinite(st->mean_good) ? json_real(st->mean_good)
-                                                                                     : json_null(),
-                                                  "mean_candidate", isfinite(st->mean_cand) ? json_real(st->mean_cand)
-                                                                                          : json_null(),
-                                                  "mean_bad", isfinite(st->mean_bad) ? json_real(st->mean_bad)
-                                                                                   : json_null(),
-                                                  "note", note));
+        keep_step(b, &row, c->kernel);
         free(runs);
         json_decref(b->step_runs);
         b->step_runs = json_array();
         b->step++;
 }
 
-static json_t *result_json(const struct bis *b, const struct bisect_result *res) {
-        const struct cand *first = res->outcome == BISECT_FIRST_BAD ? &b->c[res->first_bad] : NULL;
-
-        return json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:O}", "bisection", (json_int_t)b->id,
-                         "workload", b->o->workload, "metric", b->o->metric,
-                         "outcome", bisect_outcome_name(res->outcome), "first_bad", first ? first->label : NULL,
-                         "first_bad_kernel", first ? first->kernel : NULL,
-                         "confirmed", res->confirmed < 0 ? json_null() : json_boolean(res->confirmed),
-                         "change", isfinite(res->change) ? json_real(res->change) : json_null(), "steps", b->steps);
-}
-
 /* The step that measured the first bad against the last good once more
  * (decide/bisectrule.h), or -1. */
 static int confirm_step(const struct bis *b) {
-        for (size_t i = json_array_size(b->steps); i-- > 0;) {
-                json_t *s = json_array_get(b->steps, i);
+        for (size_t i = b->steps->len; i-- > 0;) {
+                const struct bisect_step_row *s = &g_array_index(b->steps, struct bisect_step_row, i);
 
-                if (g_strcmp0(json_string_value(json_object_get(s, "role")), "confirm") == 0)
-                        return (int)json_integer_value(json_object_get(s, "step"));
+                if (strcmp(s->role, "confirm") == 0)
+                        return s->step;
         }
         return -1;
 }
@@ -461,28 +442,44 @@ static char *where_text(const struct compare_view *v) {
         return text;
 }
 
+/* The bisection's row as it ends: its answer and its steps (borrowed
+ * from b->steps until bis_free). */
+static void end_row(struct bis *b, const struct bisect_result *res) {
+        struct bisect_row *row = b->row;
+
+        row->id = b->id;
+        row->finished_at = (double)time(NULL);
+        g_free(row->status), g_free(row->outcome), g_free(row->first_bad);
+        row->status = g_strdup("done");
+        row->outcome = g_strdup(bisect_outcome_name(res->outcome));
+        row->first_bad = res->outcome == BISECT_FIRST_BAD ? g_strdup(b->c[res->first_bad].label) : NULL;
+        row->steps = (struct bisect_step_row *)(void *)b->steps->data;
+        row->n_steps = b->steps->len;
+}
+
 /* The last word: store it, and hand it to whoever reports it, with where
  * the change went. OUT: *ret_where (free()), the explanation's lines. */
 static int finish(struct bis *b, const struct bisect_result *res, const char *why, char **ret_where,
                   struct kb_error *err) {
         const struct cand *first = res->outcome == BISECT_FIRST_BAD ? &b->c[res->first_bad] : NULL;
-        json_auto_t *j = result_json(b, res);
         struct compare_view *v = where(b, res);
+        struct bisect_ending e = { .candidates = b->n, .caution = why, .confirmed = res->confirmed,
+                                   .change = res->change, .first_bad_kernel = first ? first->kernel : NULL,
+                                   .explain = v ? &v->explain->v[0] : NULL };
+        json_auto_t *j = NULL;
         char *summary;
         int r;
 
-        if (v)
-                json_object_set_new(j, "explain", json_view_explain(&v->explain->v[0]));
-        summary = json_dumps(j, JSON_COMPACT);
-        r = db_bisection_finish(b->db, b->id, "done", bisect_outcome_name(res->outcome), first ? first->label : NULL,
-                                summary, err);
+        end_row(b, res);
+        j = json_bisect_answer(b->row, &e);
+        summary = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        r = db_bisection_finish(b->db, b->id, "done", b->row->outcome, b->row->first_bad, summary, err);
         free(summary);
         *ret_where = where_text(v);
         if (r >= 0 && !b->o->quiet)
                 runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_BISECT_RESULT,
-                                                                  .origin = RUN_ORIGIN_BISECT, .result = j,
-                                                                  .total = b->n, .text = why,
-                                                                  .explain = v ? &v->explain->v[0] : NULL });
+                                                                  .origin = RUN_ORIGIN_BISECT,
+                                                                  .bisection = b->row, .ending = &e });
         compare_view_free(v);
         return r;
 }
@@ -555,6 +552,10 @@ static int start(struct bis *b, struct kb_error *err) {
         r = db_bisection_create(b->db, &row, err);
         free(text);
         b->id = row.id;
+        *b->row = (struct bisect_row){ .id = row.id, .started_at = (double)time(NULL), .finished_at = NAN,
+                                       .status = g_strdup("running"), .workload = g_strdup(b->o->workload),
+                                       .metric = g_strdup(b->o->metric), .source = g_strdup(source),
+                                       .good = g_strdup(row.good), .bad = g_strdup(row.bad) };
         say(b, "bisection %lld: %s of %s over %zu candidates", (long long)b->id, b->o->metric, b->o->workload, b->n);
         return r;
 }
@@ -568,7 +569,9 @@ static void bis_free(struct bis *b) {
         g_free(b->c);
         g_free(b->tree);
         g_free(b->top);
-        json_decref(b->steps);
+        b->row->n_steps = b->steps->len;
+        b->row->steps = (struct bisect_step_row *)(void *)g_array_free(b->steps, FALSE);
+        bisect_rows_free(b->row, 1);
         json_decref(b->step_runs);
 }
 
@@ -582,7 +585,9 @@ void bisect_answer_clear(struct bisect_answer *a) {
 
 int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct store_session *s,
                struct bisect_answer *ret, struct kb_error *err) {
-        struct bis b = { .o = o, .g = g, .s = s, .err = err, .steps = json_array(), .step_runs = json_array() };
+        struct bis b = { .o = o, .g = g, .s = s, .err = err, .row = g_new0(struct bisect_row, 1),
+                         .steps = g_array_new(FALSE, TRUE, sizeof(struct bisect_step_row)),
+                         .step_runs = json_array() };
         struct bisect_params p = { .rule = { .target = o->target, .alpha = o->alpha, .power = 0.8,
                                              .pilot = (size_t)o->pilot, .max_rounds = (size_t)o->max_rounds },
                                    .noise = o->noise, .dir = metrics_direction(o->metric),

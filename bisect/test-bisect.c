@@ -11,9 +11,12 @@
 
 #include "bisect/bisect.h"
 #include "common/test.h"
+#include "common/util.h"
 #include "common/test-scratch.h"
 #include "kernels/kstore.h"
 #include "kernels/test-fixtures.h"
+#include "report/json.h"
+#include "report/textbisect.h"
 #include "results/bisect.h"
 #include "results/db.h"
 #include "run/test-fakehost.h"
@@ -25,13 +28,27 @@ TEST_MAIN();
 static const char *const names[] = { "k1", "k2", "k3" };
 static const char *const filters[] = { "gzip", "xz", "zstd" };
 
-/* What the bisection said: its lines, and its answer's JSON text. */
+/* What the bisection said: its lines, its answer's JSON text, and the
+ * answer's steps in the text layout without the ending. */
 struct heard {
         GPtrArray *notes;
         size_t cell_ends;
         char *result;
+        char *steps_text;
         size_t candidates;
 };
+
+/* text_bisection's lines for b, without an ending. */
+static char *bisection_text(const struct bisect_row *b) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        ASSERT_TRUE(f != NULL);
+        text_bisection(b, NULL, 100, f);
+        fclose(f);
+        return text;
+}
 
 static void heard_event(void *ctx, const struct run_event *ev) {
         struct heard *h = ctx;
@@ -41,9 +58,14 @@ static void heard_event(void *ctx, const struct run_event *ev) {
         if (ev->kind == RUN_EVENT_CELL_END)
                 h->cell_ends++;
         if (ev->kind == RUN_EVENT_BISECT_RESULT) {
-                g_free(h->result);
-                h->result = json_dumps(ev->result, JSON_COMPACT | JSON_SORT_KEYS);
-                h->candidates = ev->total;
+                json_t *j = json_bisect_answer(ev->bisection, ev->ending);
+
+                free(h->result);
+                free(h->steps_text);
+                h->result = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+                h->steps_text = bisection_text(ev->bisection);
+                h->candidates = ev->ending->candidates;
+                json_decref(j);
         }
 }
 
@@ -128,6 +150,7 @@ static void world_clear(struct world *w) {
         fakehost_clear(&w->fake);
         g_ptr_array_free(w->heard.notes, TRUE);
         free(w->heard.result);
+        free(w->heard.steps_text);
         for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
                 g_free(w->dirs[i]);
         g_free(w->g.home);
@@ -167,7 +190,17 @@ TEST(first_slow_kernel_is_the_first_bad) {
         ASSERT_TRUE(w.heard.result != NULL);
         ASSERT_TRUE(strstr(w.heard.result, "\"first_bad\":\"k2\"") != NULL);
         ASSERT_TRUE(strstr(w.heard.result, "\"outcome\":\"first-bad\"") != NULL);
+        ASSERT_TRUE(strstr(w.heard.result, "\"kernel\":\"k2\"") != NULL);
         ASSERT_EQ(w.heard.candidates, 3);
+        /* One layout: the answer as it was reported is the stored
+         * bisection as `kbench show --bisect` prints it, last line the
+         * first bad. */
+        {
+                _cleanup_free_ char *stored = bisection_text(row);
+
+                ASSERT_STREQ(w.heard.steps_text, stored);
+                ASSERT_TRUE(g_str_has_suffix(stored, "\nfirst bad: k2\n"));
+        }
         bisect_rows_free(row, 1);
         bisect_answer_clear(&a);
         world_clear(&w);

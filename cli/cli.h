@@ -81,6 +81,21 @@ int cli_metrics(int argc, char **argv, struct cli_ctx *c);
  * or 2 (the usage exit code) after one error line. */
 int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const char *verb, int *argc, char ***argv);
 
+/* A verb's command line as its help shows it: the usage line's operands
+ * ("SRC - build a kernel from source into the store"), the text above the
+ * options and the text below them (either may be NULL). */
+struct cli_usage {
+        const char *verb;          /* "kernel build": its error lines and help say it */
+        const char *params;
+        const char *summary;
+        const char *description;
+};
+
+/* The opening every verb shares: its options' context made from u and
+ * entries (one table, NULL-ended), then cli_parse. Returns 0, or 2 (the
+ * usage exit code) after one error line. */
+int cli_options(const struct cli_usage *u, const GOptionEntry *entries, int *argc, char ***argv);
+
 /* `kbench VERB --complete-options` (hidden, alone after the verb): the
  * verb's options as cli_parse knows them, one a line, "--name=" for one
  * that takes a value, for the shell completion. */

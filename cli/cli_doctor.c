@@ -330,7 +330,74 @@ static void check_hosts(struct checks *c, const struct store_ctx *g, const struc
         }
 }
 
+/* Each part in turn, the store's parts in cli_setup's order; a part that
+ * cannot be opened is a finding, and what needs it is not looked at. */
+static void doctor_checks(struct checks *c, struct cli_ctx *x, struct kstore_kernel ***kernels, size_t *nk,
+                          struct vm_conn **conn) {
+        const struct store_ctx *g = x->g;
+        g_autofree char *kdir = store_kernels_dir(g);
+        struct kb_error err = { { 0 } };
+
+        check_program(c, "qemu-system-x86_64", "not found: apt-get install -y qemu-system-x86");
+        check_program(c, "mkfs.ext4", "not found: apt-get install -y e2fsprogs");
+        check_program(c, "depmod", "not found: apt-get install -y kmod");
+        check_insn_plugin(c);
+        check(c, "busybox", unless(g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE), LEVEL_FAIL),
+              "%s", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE) ? "/bin/busybox"
+                                                                            : "missing: apt-get install -y busybox-static");
+        /* doctor looks and never creates: a mistyped --store must not
+         * become a store that then reports ok. Without a store, nothing of
+         * it can be checked, and libvirt's embedded root would be made in it. */
+        if (cli_setup_only(x, CLI_STORE, &err) < 0) {
+                check(c, "store", LEVEL_FAIL, "%s", err.msg);
+                return;
+        }
+        check(c, "store", unless(access(g->home, W_OK) == 0, LEVEL_FAIL), "%s%s", g->home,
+              access(g->home, W_OK) == 0 ? "" : " (not writable: run cannot use it)");
+        check_qemu_user(c, g);
+        if (cli_setup_only(x, CLI_KSTORE, &err) == 0 && check_kernels(c, x->s.ks, kdir, kernels, nk) == 0)
+                check_staging(c, x->s.ks, kdir);
+        check_database(c, x);
+        if (x->s.db)
+                check_rows(c, x->s.db);
+
+        /* A store in use is fine, but its libvirt root is then taken: the
+         * embedded driver allows one process per root. */
+        if (cli_setup_only(x, CLI_LOCK, &err) < 0) {
+                check(c, "lock", LEVEL_FAIL, "%s", err.msg);
+                return;
+        }
+        check_leftovers(c, g, x->s.db);
+        if (g->hosts)
+                check_hosts(c, g, *nk > 0 ? (*kernels)[0] : NULL);
+        else
+                check_libvirt(c, g, *nk > 0 ? (*kernels)[0] : NULL, conn);
+}
+
+static void doctor_report(struct checks *c, int json, const struct store_ctx *g) {
+        if (json) {
+                json_t *o = json_pack("{s:o, s:b, s:{s:i, s:i, s:i}, s:s, s:s, s:s}", "checks", c->list,
+                                      "ok", c->count[LEVEL_FAIL] == 0, "summary", "ok", c->count[LEVEL_OK], "warn",
+                                      c->count[LEVEL_WARN], "fail", c->count[LEVEL_FAIL], "store", g->home, "db",
+                                      g->db_path, "connect", g->connect);
+                json_dumpf(o, stdout, JSON_INDENT(2) | KB_JSON_OUT);
+                putchar('\n');
+                json_decref(o);
+        } else {
+                printf("doctor: %d ok, %d warn, %d fail\n", c->count[LEVEL_OK], c->count[LEVEL_WARN],
+                       c->count[LEVEL_FAIL]);
+                json_decref(c->list);
+        }
+}
+
 int cli_doctor(int argc, char **argv, struct cli_ctx *x) {
+        static const struct cli_usage usage = {
+                .verb = "doctor",
+                .params = "- check QEMU, libvirt, the accelerator and the store",
+                .description = "Each check is ok, warn (kbench works, but its results mean less or "
+                               "it runs slower)\nor FAIL. Exit status: 0 no check failed, 1 a check "
+                               "failed, 2 usage error.",
+        };
         const struct store_ctx *g = x->g;
         int json = 0, repair = 0;
         GOptionEntry entries[] = {
@@ -340,19 +407,12 @@ int cli_doctor(int argc, char **argv, struct cli_ctx *x) {
                   "first; nothing that holds results", NULL },
                 { NULL },
         };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("- check QEMU, libvirt, the accelerator and the store");
-        g_autofree char *kdir = store_kernels_dir(g);
         struct checks c = { .list = json_array() };
         struct vm_conn *conn = NULL;
         struct kstore_kernel **kernels = NULL;
-        struct kb_error err = { { 0 } };
         size_t nk = 0;
 
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_description(ctx, "Each check is ok, warn (kbench works, but its results mean less or "
-                                         "it runs slower)\nor FAIL. Exit status: 0 no check failed, 1 a check "
-                                         "failed, 2 usage error.");
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "doctor", &argc, &argv)) {
+        if (cli_options(&usage, entries, &argc, &argv)) {
                 json_decref(c.list);
                 return 2;
         }
@@ -364,54 +424,8 @@ int cli_doctor(int argc, char **argv, struct cli_ctx *x) {
         c.json = json;
         c.repair = repair;
 
-        check_program(&c, "qemu-system-x86_64", "not found: apt-get install -y qemu-system-x86");
-        check_program(&c, "mkfs.ext4", "not found: apt-get install -y e2fsprogs");
-        check_program(&c, "depmod", "not found: apt-get install -y kmod");
-        check_insn_plugin(&c);
-        check(&c, "busybox", unless(g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE), LEVEL_FAIL),
-              "%s", g_file_test("/bin/busybox", G_FILE_TEST_IS_EXECUTABLE) ? "/bin/busybox"
-                                                                            : "missing: apt-get install -y busybox-static");
-        /* doctor looks and never creates: a mistyped --store must not
-         * become a store that then reports ok. Without a store, nothing of
-         * it can be checked, and libvirt's embedded root would be made in it. */
-        if (cli_setup_only(x, CLI_STORE, &err) < 0) {
-                check(&c, "store", LEVEL_FAIL, "%s", err.msg);
-                goto report;
-        }
-        check(&c, "store", unless(access(g->home, W_OK) == 0, LEVEL_FAIL), "%s%s", g->home,
-              access(g->home, W_OK) == 0 ? "" : " (not writable: run cannot use it)");
-        check_qemu_user(&c, g);
-        if (cli_setup_only(x, CLI_KSTORE, &err) == 0 && check_kernels(&c, x->s.ks, kdir, &kernels, &nk) == 0)
-                check_staging(&c, x->s.ks, kdir);
-        check_database(&c, x);
-        if (x->s.db)
-                check_rows(&c, x->s.db);
-
-        /* A store in use is fine, but its libvirt root is then taken: the
-         * embedded driver allows one process per root. */
-        if (cli_setup_only(x, CLI_LOCK, &err) < 0) {
-                check(&c, "lock", LEVEL_FAIL, "%s", err.msg);
-                goto report;
-        }
-        check_leftovers(&c, g, x->s.db);
-        if (g->hosts)
-                check_hosts(&c, g, nk > 0 ? kernels[0] : NULL);
-        else
-                check_libvirt(&c, g, nk > 0 ? kernels[0] : NULL, &conn);
-report:
-        if (json) {
-                json_t *o = json_pack("{s:o, s:b, s:{s:i, s:i, s:i}, s:s, s:s, s:s}", "checks", c.list,
-                                      "ok", c.count[LEVEL_FAIL] == 0, "summary", "ok", c.count[LEVEL_OK], "warn",
-                                      c.count[LEVEL_WARN], "fail", c.count[LEVEL_FAIL], "store", g->home, "db",
-                                      g->db_path, "connect", g->connect);
-                json_dumpf(o, stdout, JSON_INDENT(2) | KB_JSON_OUT);
-                putchar('\n');
-                json_decref(o);
-        } else {
-                printf("doctor: %d ok, %d warn, %d fail\n", c.count[LEVEL_OK], c.count[LEVEL_WARN],
-                       c.count[LEVEL_FAIL]);
-                json_decref(c.list);
-        }
+        doctor_checks(&c, x, &kernels, &nk, &conn);
+        doctor_report(&c, json, g);
         kstore_kernel_list_free(kernels, nk);
         vm_conn_free(conn);
         return c.count[LEVEL_FAIL] ? 1 : 0;

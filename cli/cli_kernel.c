@@ -15,14 +15,6 @@
 #include "kernels/build.h"
 #include "kernels/kstore.h"
 
-
-/* Parse a subcommand's options (cli_parse); 0 = go on, else the exit code. */
-static int parse_options(GOptionContext *ctx, const GOptionEntry *entries, const char *verb, int *argc, char ***argv) {
-        const GOptionEntry *const list[] = { entries, NULL };
-
-        return cli_parse(ctx, list, verb, argc, argv);
-}
-
 /* The command's setup (its row's needs): 0, or the exit code after the
  * error line. OUT: *ret, the kernel store (the context's). */
 static int open_store(struct cli_ctx *c, struct kstore **ret) {
@@ -67,6 +59,14 @@ static void print_kernel(const struct kstore_kernel *k) {
 }
 
 static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
+        static const struct cli_usage usage = {
+                .verb = "kernel add",
+                .params = "FILE - import a kernel",
+                .summary = "FILE is a Debian linux-image .deb (modules are extracted, depmod is run)\n"
+                           "or a bare kernel image (bzImage, or an ELF vmlinux with a PVH note).\n"
+                           "Importing the same image again changes nothing (but --name adds a name).\n"
+                           "The kernel's sha256 identifies it.",
+        };
         g_autofree char *name = NULL;
         gboolean json = FALSE, quiet = FALSE;
         GOptionEntry entries[] = {
@@ -76,7 +76,6 @@ static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
                   "No progress lines; one line naming the stored kernel (errors still print)", NULL },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("FILE - import a kernel");
         struct kstore *s = NULL;
         struct kstore_kernel *k = NULL;
         struct kb_error err = { "" };
@@ -84,12 +83,7 @@ static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
         struct timespec t;
         int r, existed = 0;
 
-        g_option_context_set_summary(ctx, "FILE is a Debian linux-image .deb (modules are extracted, depmod is run)\n"
-                                          "or a bare kernel image (bzImage, or an ELF vmlinux with a PVH note).\n"
-                                          "Importing the same image again changes nothing (but --name adds a name).\n"
-                                          "The kernel's sha256 identifies it.");
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        if ((r = parse_options(ctx, entries, "kernel add", &argc, &argv)))
+        if ((r = cli_options(&usage, entries, &argc, &argv)))
                 return r;
         if (argc != 2)
                 return cli_errorf("kernel add: expected one FILE (try --help)") + 1;
@@ -131,10 +125,46 @@ static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
         return 0;
 }
 
+static void print_built(const struct kbuild_result *res, int json) {
+        if (json) {
+                json_auto_t *j = kstore_kernel_to_json(res->kernel);
+
+                json_object_set_new(j, "cache_hit", json_boolean(res->cache_hit));
+                json_object_set_new(j, "existed", json_boolean(res->existed));
+                json_object_set_new(j, "source_id", json_string(res->source_id));
+                json_object_set_new(j, "build_s", res->cache_hit ? json_null() : json_real(res->build_s));
+                json_object_set_new(j, "log", res->log_path ? json_string(res->log_path) : json_null());
+                json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT);
+                putchar('\n');
+        } else {
+                /* The release is the built tree's, the name may be the store's. */
+                _cleanup_free_ char *kname = utf8_mask(res->kernel->name),
+                                *release = utf8_mask(res->kernel->release ? res->kernel->release : "-"),
+                                *id = utf8_mask(res->kernel->id), *source = utf8_mask(res->source_id),
+                                *log = utf8_mask(res->log_path ? res->log_path : "-");
+
+                if (res->cache_hit)
+                        printf("cache hit: %s (%s, id %.12s): built before from %s\n", kname, release, id, source);
+                else
+                        printf("built: %s (%s, id %.12s) from %s in %.0f s%s; log %s\n", kname, release, id, source,
+                               res->build_s, res->existed ? " (the same image was stored already)" : "", log);
+        }
+}
+
 /* `kernel build SRC`: kernels/build.c does the work; this checks the
  * options, holds the store's lock (a build writes into the store) and
  * prints the result. */
 static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
+        static const struct cli_usage usage = {
+                .verb = "kernel build",
+                .params = "SRC - build a kernel from source into the store",
+                .summary = "SRC is a kernel source tree (a git checkout, Debian's linux-source unpacked)\n"
+                           "or a linux-source .tar.xz. The build runs in a persistent O= tree per\n"
+                           "source tree and configuration (<store>/build), with ccache when installed,\n"
+                           "so the next build of a nearby commit is incremental; the same inputs again\n"
+                           "are a cache hit. The stored kernel keeps its .config and build.json\n"
+                           "(source, commit, configuration, compiler, build time).",
+        };
         const struct store_ctx *g = c->g;
         g_autofree char *name = NULL, *config = NULL;
         g_auto(GStrv) fragments = NULL, patches = NULL;
@@ -153,7 +183,6 @@ static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the stored kernel and the build as JSON", NULL },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("SRC - build a kernel from source into the store");
         struct kstore *s = NULL;
         g_autofree char *work = NULL;
         struct kbuild_opts o = { 0 };
@@ -163,14 +192,7 @@ static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
         struct timespec t;
         int r;
 
-        g_option_context_set_summary(ctx, "SRC is a kernel source tree (a git checkout, Debian's linux-source unpacked)\n"
-                                          "or a linux-source .tar.xz. The build runs in a persistent O= tree per\n"
-                                          "source tree and configuration (<store>/build), with ccache when installed,\n"
-                                          "so the next build of a nearby commit is incremental; the same inputs again\n"
-                                          "are a cache hit. The stored kernel keeps its .config and build.json\n"
-                                          "(source, commit, configuration, compiler, build time).");
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        if ((r = parse_options(ctx, entries, "kernel build", &argc, &argv)))
+        if ((r = cli_options(&usage, entries, &argc, &argv)))
                 return r;
         if (argc != 2)
                 return cli_errorf("kernel build: expected one SRC (try --help)") + 1;
@@ -192,29 +214,7 @@ static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
         o.work_dir = work;
         if (kbuild_run(s, &o, &res, &err) < 0)
                 return cli_error(&err);
-        if (json) {
-                json_auto_t *j = kstore_kernel_to_json(res.kernel);
-
-                json_object_set_new(j, "cache_hit", json_boolean(res.cache_hit));
-                json_object_set_new(j, "existed", json_boolean(res.existed));
-                json_object_set_new(j, "source_id", json_string(res.source_id));
-                json_object_set_new(j, "build_s", res.cache_hit ? json_null() : json_real(res.build_s));
-                json_object_set_new(j, "log", res.log_path ? json_string(res.log_path) : json_null());
-                json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT);
-                putchar('\n');
-        } else {
-                /* The release is the built tree's, the name may be the store's. */
-                _cleanup_free_ char *kname = utf8_mask(res.kernel->name),
-                                *release = utf8_mask(res.kernel->release ? res.kernel->release : "-"),
-                                *id = utf8_mask(res.kernel->id), *source = utf8_mask(res.source_id),
-                                *log = utf8_mask(res.log_path ? res.log_path : "-");
-
-                if (res.cache_hit)
-                        printf("cache hit: %s (%s, id %.12s): built before from %s\n", kname, release, id, source);
-                else
-                        printf("built: %s (%s, id %.12s) from %s in %.0f s%s; log %s\n", kname, release, id, source,
-                               res.build_s, res.existed ? " (the same image was stored already)" : "", log);
-        }
+        print_built(&res, json);
         kbuild_result_clear(&res);
         return 0;
 }
@@ -284,13 +284,16 @@ static void list_text(struct kstore_kernel **v, size_t n, const struct kstore_da
 }
 
 static int kernel_list(int argc, char **argv, struct cli_ctx *c) {
+        static const struct cli_usage usage = {
+                .verb = "kernel list",
+                .params = "- list stored kernels",
+        };
         const struct store_ctx *g = c->g;
         gboolean json = FALSE;
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON array", NULL },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("- list stored kernels");
         struct kstore *s = NULL;
         struct kstore_kernel **v = NULL;
         struct kstore_damaged *dm = NULL;
@@ -299,8 +302,7 @@ static int kernel_list(int argc, char **argv, struct cli_ctx *c) {
         size_t n = 0, nd = 0, n_snaps = 0;
         int r;
 
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        if ((r = parse_options(ctx, entries, "kernel list", &argc, &argv)))
+        if ((r = cli_options(&usage, entries, &argc, &argv)))
                 return r;
         if (argc != 1)
                 return cli_errorf("kernel list: unexpected argument '%.64s'", argv[1]) + 1;
@@ -326,17 +328,19 @@ static int kernel_list(int argc, char **argv, struct cli_ctx *c) {
 }
 
 static int kernel_remove(int argc, char **argv, struct cli_ctx *c) {
+        static const struct cli_usage usage = {
+                .verb = "kernel remove",
+                .params = "NAME - remove a kernel name (and its files and "
+                          "snapshots when unused)",
+        };
         const struct store_ctx *g = c->g;
         GOptionEntry entries[] = { { NULL, 0, 0, 0, NULL, NULL, NULL } };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("NAME - remove a kernel name (and its files and "
-                                                             "snapshots when unused)");
         struct kstore *s = NULL;
         g_autofree char *gone = NULL;
         struct kb_error err = { "" };
         int r;
 
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        if ((r = parse_options(ctx, entries, "kernel remove", &argc, &argv)))
+        if ((r = cli_options(&usage, entries, &argc, &argv)))
                 return r;
         if (argc != 2)
                 return cli_errorf("kernel remove: expected one NAME (try --help)") + 1;

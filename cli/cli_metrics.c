@@ -134,7 +134,15 @@ static int print_json(const struct listing *l, const char *workload) {
 }
 
 int cli_metrics(int argc, char **argv, struct cli_ctx *c) {
-        g_autoptr(GOptionContext) ctx = g_option_context_new("[WORKLOAD]");
+        static const struct cli_usage usage = {
+                .verb = "metrics",
+                .params = "[WORKLOAD]",
+                .summary = "Every metric kbench stores (of one workload's cells with WORKLOAD), with its unit,\n"
+                           "the direction that is better, and how kbench compare judges it: a ratio whose\n"
+                           "whole 95% CI must lie beyond the noise band (--noise, 2%), or an amount's\n"
+                           "difference, beyond its floor as well. The others are shown without a verdict,\n"
+                           "each with why. docs/detection.md says what each judged metric can detect.",
+        };
         g_autofree char *format_s = NULL;
         g_autoptr(GPtrArray) judged = g_ptr_array_new_with_free_func(row_free);
         g_autoptr(GPtrArray) shown = g_ptr_array_new_with_free_func(row_free);
@@ -150,14 +158,7 @@ int cli_metrics(int argc, char **argv, struct cli_ctx *c) {
         };
 
         (void)c;
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_summary(ctx,
-                "Every metric kbench stores (of one workload's cells with WORKLOAD), with its unit,\n"
-                "the direction that is better, and how kbench compare judges it: a ratio whose\n"
-                "whole 95% CI must lie beyond the noise band (--noise, 2%), or an amount's\n"
-                "difference, beyond its floor as well. The others are shown without a verdict,\n"
-                "each with why. docs/detection.md says what each judged metric can detect.");
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "metrics", &argc, &argv))
+        if (cli_options(&usage, entries, &argc, &argv))
                 return 2;
         if (cli_format("metrics", format_s, json, CLI_FORMAT_BIT(CLI_FORMAT_TEXT) | CLI_FORMAT_BIT(CLI_FORMAT_JSON),
                        &format))

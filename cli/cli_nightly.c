@@ -109,7 +109,24 @@ static int cli_nightly_event(const struct nightly_event *ev, void *userdata) {
 }
 
 int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
-        g_autoptr(GOptionContext) ctx = NULL;
+        static const struct cli_usage usage = {
+                .verb = "nightly",
+                .params = "CONFIG.json",
+                .summary = "One unattended night: take the store's lock, resume a night that was cut\n"
+                           "short, fetch the configured sources and import new kernels, measure each new\n"
+                           "kernel not yet measured with these settings and the baseline beside it, in\n"
+                           "one run, interleaved, through the runner of 'kbench run', stopping at the\n"
+                           "configuration's deadline; compare each new kernel with the baseline of its\n"
+                           "run as 'kbench compare' does (a verdict from cells measured together), look\n"
+                           "for change points in each judged metric's history across nights, print one\n"
+                           "line per regression, feed the report to 'notify' when something regressed,\n"
+                           "and publish the site into publish_dir. The configuration is described in\n"
+                           "docs/nightly.md ('--keys' lists its keys).",
+                .description = "Exit status: 0 nothing regressed; 4 a metric of a new kernel is worse than\n"
+                               "the baseline (compare's 4), or a new kernel's cells failed (boot, crash);\n"
+                               "3 nothing regressed but cells were left for the next night (deadline,\n"
+                               "signal); 1 error (also: a source or an import failed); 2 usage.",
+        };
         gboolean dry_run = FALSE, json = FALSE, keys = FALSE;
         struct cli_nightly_view view = { 0 };
         const struct nightly_sink sink = { cli_nightly_event, &view };
@@ -126,25 +143,7 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
                 { NULL },
         };
 
-        ctx = g_option_context_new("CONFIG.json");
-        g_option_context_set_summary(ctx,
-                "One unattended night: take the store's lock, resume a night that was cut\n"
-                "short, fetch the configured sources and import new kernels, measure each new\n"
-                "kernel not yet measured with these settings and the baseline beside it, in\n"
-                "one run, interleaved, through the runner of 'kbench run', stopping at the\n"
-                "configuration's deadline; compare each new kernel with the baseline of its\n"
-                "run as 'kbench compare' does (a verdict from cells measured together), look\n"
-                "for change points in each judged metric's history across nights, print one\n"
-                "line per regression, feed the report to 'notify' when something regressed,\n"
-                "and publish the site into publish_dir. The configuration is described in\n"
-                "docs/nightly.md ('--keys' lists its keys).");
-        g_option_context_set_description(ctx,
-                "Exit status: 0 nothing regressed; 4 a metric of a new kernel is worse than\n"
-                "the baseline (compare's 4), or a new kernel's cells failed (boot, crash);\n"
-                "3 nothing regressed but cells were left for the next night (deadline,\n"
-                "signal); 1 error (also: a source or an import failed); 2 usage.");
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "nightly", &argc, &argv))
+        if (cli_options(&usage, entries, &argc, &argv))
                 return 2;
         if (keys) {
                 /* --keys is a question of its own: anything beside it would

@@ -120,8 +120,12 @@ static int check_request(int argc, char **argv, const char *format_s, gboolean j
 }
 
 int cli_publish(int argc, char **argv, struct cli_ctx *c) {
+        static const struct cli_usage usage = {
+                .verb = "publish",
+                .params = "",
+                .summary = publish_summary,
+        };
         const struct store_ctx *g = c->g;
-        g_autoptr(GOptionContext) ctx = NULL;
         g_autofree char *dir = NULL;
         g_auto(GStrv) compares = NULL;
         struct kb_error err = { { 0 } };
@@ -144,10 +148,7 @@ int cli_publish(int argc, char **argv, struct cli_ctx *c) {
                 { NULL },
         };
 
-        ctx = g_option_context_new("");
-        g_option_context_set_summary(ctx, publish_summary);
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "publish", &argc, &argv))
+        if (cli_options(&usage, entries, &argc, &argv))
                 return 2;
         if (check_request(argc, argv, format_s, json, &format, dir, compares) < 0)
                 return 2;

@@ -68,16 +68,42 @@ static int show_in_run(struct cli_ctx *c, int64_t run_id, const char *cell, cons
                         stdout, err);
 }
 
+/* What the arguments select, once they are checked: tags, bisections, the
+ * list of runs or one run (run_id, resolved from RUN). */
+static int show_select(struct cli_ctx *c, int argc, int64_t run_id, gboolean tags, gboolean bisect, gint64 bisection,
+                       const char *cell, const char *log, enum cli_format format, gboolean all, struct kb_error *err) {
+        struct db *db = c->s.db;
+        int json = format == CLI_FORMAT_JSON;
+
+        if (tags)
+                return show_tags(db, stdout, err);
+        if (bisect && argc < 2)
+                return show_bisections(db, json, stdout, err);
+        if (bisect)
+                return show_bisection(db, bisection, json, stdout, err);
+        if (argc < 2)
+                return show_runs(db, json, stdout, err);
+        return show_in_run(c, run_id, cell, log, log && strcmp(log, "vmstat") == 0, format, all, err);
+}
+
 int cli_show(int argc, char **argv, struct cli_ctx *c) {
-        g_autoptr(GOptionContext) ctx = NULL;
+        static const struct cli_usage usage = {
+                .verb = "show",
+                .params = "[RUN|last]",
+                .summary = "Without RUN: list the runs (id, tag, start, status, kernels, cells ok/total).\n"
+                           "With RUN (an id, or 'last'): the run's cells with state, timings and metrics,\n"
+                           "then one row per metric (judged first) and per kernel n and mean +/- stddev\n"
+                           "over the ok cells only; rows that repeat another or are 0 everywhere need --all.\n"
+                           "With --cell KEY: one cell in full (metrics, vmstat rows, timeline, logs).",
+        };
         g_autofree char *cell = NULL, *log = NULL, *format_s = NULL;
         gboolean json = FALSE, tags = FALSE, bisect = FALSE, all = FALSE;
         struct kb_error err = { { 0 } };
         struct db *db;
-        int64_t run_id;
+        int64_t run_id = 0;
         gint64 bisection = 0;
         enum cli_format format;
-        int r, rc = 1, vmstat_view;
+        int r, rc = 1;
         GOptionEntry entries[] = {
                 { "format", 0, 0, G_OPTION_ARG_STRING, &format_s,
                   "text (default), json, or csv (a run's metrics, one row per cell and metric)", "FORMAT" },
@@ -96,15 +122,7 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
                 { NULL },
         };
 
-        ctx = g_option_context_new("[RUN|last]");
-        g_option_context_set_summary(ctx,
-                "Without RUN: list the runs (id, tag, start, status, kernels, cells ok/total).\n"
-                "With RUN (an id, or 'last'): the run's cells with state, timings and metrics,\n"
-                "then one row per metric (judged first) and per kernel n and mean +/- stddev\n"
-                "over the ok cells only; rows that repeat another or are 0 everywhere need --all.\n"
-                "With --cell KEY: one cell in full (metrics, vmstat rows, timeline, logs).");
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "show", &argc, &argv))
+        if (cli_options(&usage, entries, &argc, &argv))
                 return 2;
         if (argc > 2) {
                 cli_errorf("show: unexpected argument '%.64s' (try 'kbench show --help')", argv[2]);
@@ -120,7 +138,6 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
         }
         if (check_combination(argc, json, tags, bisect, cell, log))
                 return 2;
-        vmstat_view = log && strcmp(log, "vmstat") == 0;
         if (bisect && argc > 1 && !parse_bisection_id(argv[1], &bisection)) {
                 cli_errorf("show: --bisect '%.64s' is not a bisection id", argv[1]);
                 return 2;
@@ -129,23 +146,15 @@ int cli_show(int argc, char **argv, struct cli_ctx *c) {
         if (r < 0)
                 return cli_error(&err);
         db = c->s.db;
-        if (tags)
-                r = show_tags(db, stdout, &err);
-        else if (bisect && argc < 2)
-                r = show_bisections(db, json, stdout, &err);
-        else if (bisect)
-                r = show_bisection(db, bisection, json, stdout, &err);
-        else if (argc < 2)
-                r = show_runs(db, json, stdout, &err);
-        else {
+        if (argc >= 2 && !tags && !bisect) {
                 r = show_resolve_run(db, argv[1], &run_id, &err);
                 if (r == -EINVAL) {     /* RUN is neither an id nor 'last': a usage error */
                         cli_error(&err);
                         return 2;
                 }
-                if (r >= 0)
-                        r = show_in_run(c, run_id, cell, log, vmstat_view, format, all, &err);
         }
+        if (r >= 0)
+                r = show_select(c, argc, run_id, tags, bisect, bisection, cell, log, format, all, &err);
         if (r < 0)
                 r = db_blame(db, r, &err);
         rc = r < 0 ? cli_error(&err) : 0;

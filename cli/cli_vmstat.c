@@ -118,7 +118,61 @@ static int cli_vmstat_read(const char *path, struct vmstat_parser *p, struct kb_
         return r < 0 ? r : 0;
 }
 
+/* The options' values, checked; 2 (a usage error) when one is refused. */
+static int vmstat_values(const struct vmstat_opts *o, double *interval, double *threshold) {
+        /* A value is echoed cut at 64 bytes: a pasted file must not become
+         * a 100 KB error line. vmstat's delay is whole seconds, at most a
+         * day is any capture's; above that a stall length means nothing. */
+        if (o->interval) {
+                union parse_value v;
+
+                if (parse_number(o->interval, PARSE_REAL, VMSTAT_INTERVAL_MIN, VMSTAT_INTERVAL_MAX, &v) < 0) {
+                        cli_errorf("vmstat: --interval " CLI_Q ": expected seconds in %g..%g", CLI_QARG(o->interval),
+                                   VMSTAT_INTERVAL_MIN, VMSTAT_INTERVAL_MAX);
+                        return 2;
+                }
+                *interval = v.d;
+        }
+        /* bo is never negative: a threshold below 0 would find no stall
+         * and say nothing of why. */
+        if (o->threshold) {
+                union parse_value v;
+
+                if (parse_number(o->threshold, PARSE_REAL, 0, VMSTAT_VALUE_MAX, &v) < 0) {
+                        cli_errorf("vmstat: --bo-threshold " CLI_Q ": expected blocks/s from 0 to 2^53",
+                                   CLI_QARG(o->threshold));
+                        return 2;
+                }
+                *threshold = v.d;
+        }
+        return 0;
+}
+
+static int vmstat_output(const struct vmstat_table *t, int json, double threshold, double interval) {
+        if (json) {
+                /* Streamed sample by sample: a tree of every sample would
+                 * take gigabytes on a large capture. */
+                /* -EIO, a failed write, is said by the check of every
+                 * verb's output (cli_stdout_done). */
+                if (vmstatout_json_dumpf(t, threshold, interval, stdout) == -ENOMEM)
+                        return cli_errorf("vmstat: out of memory");
+        } else {
+                int r = vmstatout_print(t, threshold, interval, stdout);
+
+                if (r < 0)
+                        return cli_errorf("vmstat: %s", strerror(-r));
+        }
+        return 0;
+}
+
 int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
+        static const struct cli_usage usage = {
+                .verb = "vmstat",
+                .params = "FILE|- - analyse vmstat output",
+                .summary = "Reads any vmstat output (every procps dialect, kbench captures and ttyS1 data\n"
+                           "logs, serial logs with other lines mixed in) and reports the columns, a per-column summary and the\n"
+                           "writeout stalls: runs of samples whose bo is at or below the threshold.",
+        };
         _cleanup_(vmstat_opts_clear) struct vmstat_opts o = { 0 };
         GOptionEntry entries[] = {
                 { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print one JSON object", NULL },
@@ -130,49 +184,20 @@ int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
                   "Drop each capture's first row (the average since boot)", NULL },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("FILE|- - analyse vmstat output");
         struct kb_error err = { { 0 } };
         struct vmstat_parser *p;
         struct vmstat_table *t;
         double interval = VMSTAT_INTERVAL, threshold = VMSTAT_BO_THRESHOLD;
         int r, ret = 0;
 
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_summary(ctx,
-                "Reads any vmstat output (every procps dialect, kbench captures and ttyS1 data\n"
-                "logs, serial logs with other lines mixed in) and reports the columns, a per-column summary and the\n"
-                "writeout stalls: runs of samples whose bo is at or below the threshold.");
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "vmstat", &argc, &argv))
+        if (cli_options(&usage, entries, &argc, &argv))
                 return 2;
         if (argc != 2) {
                 cli_errorf("vmstat: expected one FILE (or - for stdin), see kbench vmstat --help");
                 return 2;
         }
-        /* A value is echoed cut at 64 bytes: a pasted file must not become
-         * a 100 KB error line. vmstat's delay is whole seconds, at most a
-         * day is any capture's; above that a stall length means nothing. */
-        if (o.interval) {
-                union parse_value v;
-
-                if (parse_number(o.interval, PARSE_REAL, VMSTAT_INTERVAL_MIN, VMSTAT_INTERVAL_MAX, &v) < 0) {
-                        cli_errorf("vmstat: --interval " CLI_Q ": expected seconds in %g..%g", CLI_QARG(o.interval),
-                                   VMSTAT_INTERVAL_MIN, VMSTAT_INTERVAL_MAX);
-                        return 2;
-                }
-                interval = v.d;
-        }
-        /* bo is never negative: a threshold below 0 would find no stall
-         * and say nothing of why. */
-        if (o.threshold) {
-                union parse_value v;
-
-                if (parse_number(o.threshold, PARSE_REAL, 0, VMSTAT_VALUE_MAX, &v) < 0) {
-                        cli_errorf("vmstat: --bo-threshold " CLI_Q ": expected blocks/s from 0 to 2^53",
-                                   CLI_QARG(o.threshold));
-                        return 2;
-                }
-                threshold = v.d;
-        }
+        if (vmstat_values(&o, &interval, &threshold))
+                return 2;
 
         p = vmstat_parser_new();
         if (!p)
@@ -194,18 +219,7 @@ int cli_vmstat(int argc, char **argv, struct cli_ctx *c) {
                 return ret;
         }
 
-        if (o.json) {
-                /* Streamed sample by sample: a tree of every sample would
-                 * take gigabytes on a large capture. */
-                /* -EIO, a failed write, is said by the check of every
-                 * verb's output (cli_stdout_done). */
-                if (vmstatout_json_dumpf(t, threshold, interval, stdout) == -ENOMEM)
-                        ret = cli_errorf("vmstat: out of memory");
-        } else {
-                r = vmstatout_print(t, threshold, interval, stdout);
-                if (r < 0)
-                        ret = cli_errorf("vmstat: %s", strerror(-r));
-        }
+        ret = vmstat_output(t, o.json, threshold, interval);
         vmstat_table_free(t);
         return ret;
 }

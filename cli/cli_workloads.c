@@ -45,19 +45,20 @@ static void print_workloads(void) {
 }
 
 int cli_workloads(int argc, char **argv, struct cli_ctx *c) {
+        static const struct cli_usage usage = {
+                .verb = "workloads",
+                .params = "- list the workloads and their metrics",
+                .summary = "Each workload with its guest packages and its metrics (unit, direction).\n"
+                           "Keys and defaults: kbench run --help. Details: docs/workloads.md.",
+        };
         gboolean packages = FALSE;
         GOptionEntry entries[] = {
                 { "packages", 0, 0, G_OPTION_ARG_NONE, &packages,
                   "Print the Debian packages the guests need, one per line", NULL },
                 { NULL, 0, 0, 0, NULL, NULL, NULL },
         };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("- list the workloads and their metrics");
 
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_summary(ctx,
-                "Each workload with its guest packages and its metrics (unit, direction).\n"
-                "Keys and defaults: kbench run --help. Details: docs/workloads.md.");
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "workloads", &argc, &argv))
+        if (cli_options(&usage, entries, &argc, &argv))
                 return 2;
         if (argc > 1) {
                 cli_errorf("workloads: unexpected argument '%.64s'", argv[1]);

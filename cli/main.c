@@ -433,6 +433,17 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
         return 0;
 }
 
+int cli_options(const struct cli_usage *u, const GOptionEntry *entries, int *argc, char ***argv) {
+        g_autoptr(GOptionContext) ctx = g_option_context_new(u->params);
+
+        if (u->summary)
+                g_option_context_set_summary(ctx, u->summary);
+        if (u->description)
+                g_option_context_set_description(ctx, u->description);
+        g_option_context_add_main_entries(ctx, entries, NULL);
+        return cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, u->verb, argc, argv);
+}
+
 /* The global options (--store, --db, --connect), taken out of argv, and
  * what they default to. Returns 0, or -1 once the error is said. */
 static int global_options(int *argc, char **argv, struct store_ctx *g) {

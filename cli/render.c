@@ -8,7 +8,9 @@
 #include "cli/render.h"
 #include "common/utf8.h"
 #include "common/util.h"
+#include "report/json.h"
 #include "report/show.h"
+#include "report/textbisect.h"
 #include "report/textcompare.h"
 
 void render_init(struct render *r, int json, int all) {
@@ -17,50 +19,20 @@ void render_init(struct render *r, int json, int all) {
         r->image_lines = !json || r->progress.tty;
 }
 
-/* The text of a bisection's answer: its steps, a caution, where a change
- * of the kernel's instructions went, and the answer as the last line. */
-static void render_bisect_text(const struct render *r, const struct run_event *ev) {
-        const json_t *j = ev->result, *steps = json_object_get(j, "steps");
-        const json_t *first = json_object_get(j, "first_bad");
-        const char *outcome = json_string_value(json_object_get(j, "outcome"));
-        long long id = (long long)json_integer_value(json_object_get(j, "bisection"));
-
-        printf("bisection %lld: %s over %zu candidates, %zu steps (kbench show --bisect %lld)\n", id,
-               json_string_value(json_object_get(j, "metric")), ev->total, json_array_size(steps), id);
-        for (size_t i = 0; i < json_array_size(steps); i++) {
-                json_t *s = json_array_get(steps, i);
-                const char *note = json_string_value(json_object_get(s, "note"));
-                const char *k = json_string_value(json_object_get(s, "kernel"));
-
-                printf("  %-7s %-28.28s %-9s rounds %-3lld%s%s\n", json_string_value(json_object_get(s, "role")),
-                       k ? k : json_string_value(json_object_get(s, "candidate")),
-                       json_string_value(json_object_get(s, "decision")),
-                       (long long)json_integer_value(json_object_get(s, "rounds")), note ? "  " : "", note ? note : "");
-        }
-        if (ev->text)
-                printf("%s\n", ev->text);
-        if (json_is_string(first) && json_is_false(json_object_get(j, "confirmed")))
-                printf("the first bad did not reproduce against the last good: treat it with care\n");
-        if (json_is_string(first) && ev->explain) {
-                printf("last good -> first bad:\n");
-                textcompare_explain(ev->explain, 0, 2, r->width, stdout);
-        }
-        if (json_is_string(first))
-                printf("first bad: %s\n", json_string_value(first));
-        else
-                printf("%s\n", outcome && strcmp(outcome, "no-change") == 0 ? "no change between the ends"
-                                                                              : "cannot tell");
-}
-
+/* A bisection's answer in the layout `kbench show --bisect` prints too. */
 static void render_bisect_result(struct render *r, const struct run_event *ev) {
+        json_t *j;
+
         if (!r->json) {
-                render_bisect_text(r, ev);
+                text_bisection(ev->bisection, ev->ending, r->width, stdout);
                 return;
         }
+        j = json_bisect_answer(ev->bisection, ev->ending);
         /* A failed write stays in stdout's error flag: the verb's one check
          * of its output (cli_stdout_done) says it. */
-        if (json_dumpf(ev->result, stdout, JSON_INDENT(2) | KB_JSON_OUT) == 0)
+        if (j && json_dumpf(j, stdout, JSON_INDENT(2) | KB_JSON_OUT) == 0)
                 putchar('\n');
+        json_decref(j);
 }
 
 /* A run's lines, on the progress display. */

@@ -12,6 +12,7 @@
 #include "report/hostdisk.h"
 #include "report/explain.h"
 #include "report/json.h"
+#include "report/textbisect.h"
 #include "results/bisect.h"
 #include "settings/runopts.h"
 
@@ -556,13 +557,13 @@ static json_t *bisect_step_json(const struct bisect_step_row *s) {
                 json_decref(runs);
                 runs = json_array();
         }
-        return json_pack("{s:i, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "step", s->step,
+        return json_pack("{s:i, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "step", s->step,
                          "role", json_str(s->role), "candidate", json_str(s->candidate),
                          "kernel_id", json_str(s->kernel_id), "runs", runs, "rounds", s->rounds,
                          "vs_good", json_str(s->vs_good), "vs_bad", json_str(s->vs_bad),
                          "decision", json_str(s->decision), "mean_good", json_num(s->mean_good),
                          "mean_candidate", json_num(s->mean_cand), "mean_bad", json_num(s->mean_bad),
-                         "note", json_str(s->note));
+                         "note", json_str(s->note), "kernel", json_str(s->kernel));
 }
 
 json_t *json_bisection(const struct bisect_row *b) {
@@ -582,5 +583,20 @@ json_t *json_bisection(const struct bisect_row *b) {
         for (size_t i = 0; i < b->n_steps; i++)
                 json_array_append_new(steps, bisect_step_json(&b->steps[i]));
         json_object_set_new(j, "steps", steps);
+        return j;
+}
+
+json_t *json_bisect_answer(const struct bisect_row *b, const struct bisect_ending *e) {
+        json_t *j = json_bisection(b);
+
+        if (!j)
+                return NULL;
+        /* "bisection" is the id as `kbench bisect --json` named it first. */
+        json_object_set_new(j, "bisection", json_integer(b->id));
+        json_object_set_new(j, "first_bad_kernel", json_str(e->first_bad_kernel));
+        json_object_set_new(j, "confirmed", e->confirmed < 0 ? json_null() : json_boolean(e->confirmed));
+        json_object_set_new(j, "change", json_num(e->change));
+        if (e->explain)
+                json_object_set_new(j, "explain", json_view_explain(e->explain));
         return j;
 }

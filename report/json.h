@@ -9,6 +9,8 @@
 #include "common/error.h"
 #include "report/view.h"
 
+struct bisect_ending;
+
 /* Each returns a new reference (caller json_decref), NULL on -ENOMEM. */
 json_t *json_view_runs(const struct view_runs *v);
 json_t *json_view_run(const struct view_run *v);      /* {run, cells, summary} */
@@ -46,8 +48,13 @@ struct bisect_row;
  * {id, started_at, finished_at, status, workload, metric, source, good,
  * bad, outcome, first_bad, steps[{step, role, candidate, kernel_id, runs,
  * rounds, vs_good, vs_bad, decision, mean_good, mean_candidate, mean_bad,
- * note}]}. Strings that are not valid UTF-8 are cleaned as everywhere. */
+ * note, kernel}]} (kernel: the name, known only to the bisection that
+ * just ended). Strings that are not valid UTF-8 are cleaned as everywhere. */
 json_t *json_bisection(const struct bisect_row *b);
+/* What `kbench bisect --json` prints as a bisection ends, and what it
+ * stores as its summary: json_bisection's keys and the ending's
+ * ("bisection", "first_bad_kernel", "confirmed", "change", "explain"). */
+json_t *json_bisect_answer(const struct bisect_row *b, const struct bisect_ending *e);
 
 /* j as one compact line, ASCII-only, numbers as json_view_print writes
  * them (caller free()s; NULL when j is NULL or out of memory): the site's

@@ -13,6 +13,8 @@
 #include "report/csv.h"
 #include "report/json.h"
 #include "report/text.h"
+#include "report/textbisect.h"
+#include "report/textcompare.h"
 #include "report/textrun.h"
 #include "report/view.h"
 #include "results/bisect.h"
@@ -181,51 +183,7 @@ int show_bisection(struct db *db, int64_t id, int json, FILE *out, struct kb_err
                 bisect_rows_free(b, 1);
                 return r;
         }
-        fprintf(out, "bisection %lld: ", (long long)b->id);
-        text_put(out, b->metric, 0);
-        fputs(" of ", out);
-        text_put(out, b->workload, 0);
-        fputs(", good ", out);
-        text_put(out, b->good, 0);
-        fputs(", bad ", out);
-        text_put(out, b->bad, 0);
-        fputs(" (", out);
-        text_put(out, b->status, 0);
-        fputs(")\n", out);
-        fprintf(out, "  %-4s %-7s %-40s %-9s %-6s %-9s %-9s %12s %12s %12s\n", "step", "role", "candidate", "decision",
-                "rounds", "vs good", "vs bad", "good", "candidate", "bad");
-        for (size_t i = 0; i < b->n_steps; i++) {
-                const struct bisect_step_row *s = &b->steps[i];
-                char g[32], c[32], d[32];
-
-                text_format_num(s->mean_good, g, sizeof(g));
-                text_format_num(s->mean_cand, c, sizeof(c));
-                text_format_num(s->mean_bad, d, sizeof(d));
-                fprintf(out, "  %-4d ", s->step);
-                text_put(out, s->role, 7);
-                fputc(' ', out);
-                text_put(out, s->candidate, 40);
-                fputc(' ', out);
-                text_put(out, s->decision, 9);
-                fprintf(out, " %-6d ", s->rounds);
-                text_put(out, s->vs_good, 9);
-                fputc(' ', out);
-                text_put(out, s->vs_bad, 9);
-                fprintf(out, " %12s %12s %12s", g, c, d);
-                if (s->note) {
-                        fputs("  ", out);
-                        text_put(out, s->note, 0);
-                }
-                fputc('\n', out);
-        }
-        if (b->first_bad) {
-                fputs("first bad: ", out);
-                text_put(out, b->first_bad, 0);
-                fputc('\n', out);
-        } else if (b->outcome) {
-                text_put(out, strcmp(b->outcome, "no-change") == 0 ? "no change between the ends" : b->outcome, 0);
-                fputc('\n', out);
-        }
+        text_bisection(b, NULL, TEXTCOMPARE_WIDTH, out);
         bisect_rows_free(b, 1);
         return 0;
 }

@@ -215,6 +215,7 @@ void bisect_rows_free(struct bisect_row *rows, size_t n) {
 
                         g_free(st->role), g_free(st->candidate), g_free(st->kernel_id), g_free(st->run_ids_json);
                         g_free(st->vs_good), g_free(st->vs_bad), g_free(st->decision), g_free(st->note);
+                        g_free(st->kernel);
                 }
                 g_free(b->steps);
                 g_free(b->status), g_free(b->workload), g_free(b->metric), g_free(b->source), g_free(b->good);

@@ -43,6 +43,8 @@ int db_bisection_finish(struct db *db, int64_t id, const char *status, const cha
 struct bisect_step_row {
         int step, rounds;
         char *role, *candidate, *kernel_id, *run_ids_json, *vs_good, *vs_bad, *decision, *note;
+        char *kernel;              /* the kernel's name: known to the bisection that measured it, not stored
+                                      (NULL when read back) */
         double mean_good, mean_cand, mean_bad;
 };
 

@@ -10,8 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct bisect_ending;
+struct bisect_row;
 struct db;
-struct json_t;
 
 enum run_event_kind {
         RUN_EVENT_NOTE,            /* text: one line for the person watching (a host opened, a round's
@@ -26,7 +27,7 @@ enum run_event_kind {
                                       ended */
         RUN_EVENT_RESULT,          /* run_id, db: the run ended (or had nothing left to run); its summary
                                       can be read from db. Not sent when the driver reports it itself */
-        RUN_EVENT_BISECT_RESULT,   /* result, total, text: the bisection's answer */
+        RUN_EVENT_BISECT_RESULT,   /* bisection, ending: the bisection's answer */
 };
 
 /* Who sent the event: a bisection's own lines read as the bisection's. */
@@ -35,31 +36,27 @@ enum run_event_origin {
         RUN_ORIGIN_BISECT,
 };
 
-struct explain;
-
 struct run_event {
         enum run_event_kind kind;
         enum run_event_origin origin;
-        const char *text;          /* NOTE, BUILD: the line, without a newline; BISECT_RESULT: why the
-                                      answer is weak (skipped candidates, the budget), or NULL */
+        const char *text;          /* NOTE, BUILD: the line, without a newline */
         const char *label;         /* CELL_*: the cell as its line names it ("c003" on one host, the
                                       whole label beside others); IMAGE: the kernel's name */
         const char *stage;         /* CELL_STAGE */
         const char *state;         /* CELL_RETRY, CELL_END: the attempt's end state (cell/endstate.h) */
         const char *detail;        /* CELL_RETRY, CELL_END: one line; it may quote the guest's console:
                                       untrusted, render it through an escaping writer */
-        size_t total;              /* CELLS: cells to run; BISECT_RESULT: the candidates */
+        size_t total;              /* CELLS: cells to run */
         double seconds;            /* CELL_END with own_line: the cell's wall time; IMAGE: the build's */
         int cached;                /* IMAGE: 1 found in the store's cache, 0 built now */
         int own_line;              /* CELL_END: cells ran side by side, so no progress line was drawn:
                                       the line carries its label and seconds */
         int64_t run_id;            /* RESULT */
         struct db *db;             /* RESULT: the run's database, open during the call */
-        const struct json_t *result; /* BISECT_RESULT: what `kbench bisect --json` prints (bisection,
-                                      workload, metric, outcome, first_bad, confirmed, change, steps,
-                                      explain) */
-        const struct explain *explain; /* BISECT_RESULT: where a change of the kernel's instructions
-                                      went, last good to first bad (report/explain.h), or NULL */
+        const struct bisect_row *bisection; /* BISECT_RESULT: the bisection as stored, with its steps
+                                      (results/bisect.h) */
+        const struct bisect_ending *ending; /* BISECT_RESULT: what it adds as it ends: the caution, the
+                                      confirmation, where the change went (report/textbisect.h) */
 };
 
 /* A sink. on_event is called from the pump's thread; with several hosts

@@ -325,29 +325,98 @@ int workload_spec_resolve(struct workload_spec *s, const struct workload_env *en
         return r;
 }
 
+/* The name before ':' picks the workload's row. */
+static int spec_ops(const char *text, size_t *ret_len, const struct workload_ops **ret, struct kb_error *err) {
+        char name[64], buf[1024];
+        size_t len = strcspn(text, ":");
+
+        if (len == 0 || len >= sizeof(name))
+                return error_setf(err, -EINVAL, "workload: '%.64s' has no workload name", text);
+        memcpy(name, text, len);
+        name[len] = '\0';
+        *ret = workload_find(name);
+        if (!*ret) {
+                workload_names(buf, sizeof(buf));
+                return error_setf(err, -EINVAL, "unknown workload '%s' (workloads: %s)", name, buf);
+        }
+        *ret_len = len;
+        return 0;
+}
+
+/* One "key=value" item of p, ending at ',' or the end; bit k of *given
+ * says key k was given, so that a key given twice is refused. */
+static int spec_item(struct workload_spec *s, const char *p, size_t item, uint64_t *given, struct kb_error *err) {
+        const struct workload_ops *ops = s->ops;
+        size_t klen = strcspn(p, "=,");
+        char value[WORKLOAD_VALUE_MAX], buf[1024];
+        int k;
+
+        if (klen == 0 || p[klen] != '=')
+                return error_setf(err, -EINVAL, "workload %s: '%.*s' is not key=value", ops->name,
+                                  (int)(item > 64 ? 64 : item), p);
+        k = workload_key_index(ops, p, klen);
+        if (k < 0) {
+                workload_key_names(ops, buf, sizeof(buf));
+                return error_setf(err, -EINVAL, "workload %s: unknown key '%.*s' (keys: %s)", ops->name,
+                                  (int)(klen > 64 ? 64 : klen), p, buf);
+        }
+        if (*given & (1ULL << k))
+                return error_setf(err, -EINVAL, "workload %s: key '%s' given twice", ops->name, ops->keys[k].name);
+        if (item - klen - 1 >= sizeof(value))
+                return error_setf(err, -EINVAL, "workload %s: key '%s': value too long", ops->name,
+                                  ops->keys[k].name);
+        memcpy(value, p + klen + 1, item - klen - 1);
+        value[item - klen - 1] = '\0';
+        *given |= 1ULL << k;
+        return workload_key_parse(ops, &ops->keys[k], value, s->params, err);
+}
+
+static int spec_items(struct workload_spec *s, const char *p, uint64_t *given, struct kb_error *err) {
+        if (*p == '\0')
+                return error_setf(err, -EINVAL, "workload %s: nothing after ':'", s->ops->name);
+        for (;;) {
+                size_t item = strcspn(p, ",");
+                int r = spec_item(s, p, item, given, err);
+
+                if (r < 0)
+                        return r;
+                if (p[item] == '\0')
+                        return 0;
+                p += item + 1;
+        }
+}
+
+/* Defaults are checked too: a bad default is a bug we want to see in the
+ * unit tests, not in a guest. */
+static int spec_defaults(struct workload_spec *s, uint64_t given, struct kb_error *err) {
+        const struct workload_ops *ops = s->ops;
+
+        for (size_t i = 0; i < workload_nkeys(ops); i++) {
+                int r;
+
+                if (given & (1ULL << i))
+                        continue;
+                r = workload_key_parse(ops, &ops->keys[i], ops->keys[i].def ? ops->keys[i].def : "", s->params,
+                                       err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_error *err) {
         _cleanup_(workload_spec_freep) struct workload_spec *s = NULL;
         const struct workload_ops *ops;
-        char name[64], buf[1024];
-        const char *p;
-        size_t len, nkeys;
-        uint64_t given = 0;        /* bit k: key k was given */
+        uint64_t given = 0;
+        size_t len;
         int r;
 
         if (!text || strnlen(text, WORKLOAD_SPEC_MAX + 1) > WORKLOAD_SPEC_MAX)
                 return error_setf(err, -EINVAL, "workload: specification too long (max %d bytes)",
                                   WORKLOAD_SPEC_MAX);
-        len = strcspn(text, ":");
-        if (len == 0 || len >= sizeof(name))
-                return error_setf(err, -EINVAL, "workload: '%.64s' has no workload name", text);
-        memcpy(name, text, len);
-        name[len] = '\0';
-        ops = workload_find(name);
-        if (!ops) {
-                workload_names(buf, sizeof(buf));
-                return error_setf(err, -EINVAL, "unknown workload '%s' (workloads: %s)", name, buf);
-        }
-
+        r = spec_ops(text, &len, &ops, err);
+        if (r < 0)
+                return r;
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
@@ -355,57 +424,13 @@ int workload_spec_parse(const char *text, struct workload_spec **ret, struct kb_
         s->params = calloc(1, ops->params_size ? ops->params_size : 1);
         if (!s->params)
                 return -ENOMEM;
-        nkeys = workload_nkeys(ops);
-        if (nkeys > sizeof(given) * 8)
+        if (workload_nkeys(ops) > sizeof(given) * 8)
                 return error_setf(err, -EINVAL, "workload %s: more than %zu keys", ops->name, sizeof(given) * 8);
-
-        p = text + len;
-        if (*p == ':') {
-                p++;
-                if (*p == '\0')
-                        return error_setf(err, -EINVAL, "workload %s: nothing after ':'", ops->name);
-                for (;;) {
-                        size_t item = strcspn(p, ","), klen = strcspn(p, "=,");
-                        char value[WORKLOAD_VALUE_MAX];
-                        int k;
-
-                        if (klen == 0 || p[klen] != '=')
-                                return error_setf(err, -EINVAL, "workload %s: '%.*s' is not key=value",
-                                                  ops->name, (int)(item > 64 ? 64 : item), p);
-                        k = workload_key_index(ops, p, klen);
-                        if (k < 0) {
-                                workload_key_names(ops, buf, sizeof(buf));
-                                return error_setf(err, -EINVAL, "workload %s: unknown key '%.*s' (keys: %s)",
-                                                  ops->name, (int)(klen > 64 ? 64 : klen), p, buf);
-                        }
-                        if (given & (1ULL << k))
-                                return error_setf(err, -EINVAL, "workload %s: key '%s' given twice",
-                                                  ops->name, ops->keys[k].name);
-                        if (item - klen - 1 >= sizeof(value))
-                                return error_setf(err, -EINVAL, "workload %s: key '%s': value too long",
-                                                  ops->name, ops->keys[k].name);
-                        memcpy(value, p + klen + 1, item - klen - 1);
-                        value[item - klen - 1] = '\0';
-                        r = workload_key_parse(ops, &ops->keys[k], value, s->params, err);
-                        if (r < 0)
-                                return r;
-                        given |= 1ULL << k;
-                        if (p[item] == '\0')
-                                break;
-                        p += item + 1;
-                }
-        }
-
-        for (size_t i = 0; i < nkeys; i++) {
-                if (given & (1ULL << i))
-                        continue;
-                /* Defaults are checked too: a bad default is a bug we want to see
-                 * in the unit tests, not in a guest. */
-                r = workload_key_parse(ops, &ops->keys[i], ops->keys[i].def ? ops->keys[i].def : "", s->params,
-                                       err);
-                if (r < 0)
-                        return r;
-        }
+        if (text[len] == ':' && (r = spec_items(s, text + len + 1, &given, err)) < 0)
+                return r;
+        r = spec_defaults(s, given, err);
+        if (r < 0)
+                return r;
         r = workload_spec_canon(s);
         if (r < 0)
                 return r;
