@@ -6,7 +6,6 @@
  * (runner_loop.c) and the row closed with how to go on. */
 #include <errno.h>
 #include <glib.h>
-#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,18 +14,6 @@
 #include "run/runner_int.h"
 #include "store/reap.h"
 #include "store/watchdog.h"
-
-void run_note(struct run *r, const char *fmt, ...) {
-        g_autofree char *text = NULL;
-        va_list ap;
-
-        if (!r->ev)
-                return;
-        va_start(ap, fmt);
-        text = g_strdup_vprintf(fmt, ap);
-        va_end(ap);
-        runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_NOTE, .text = text });
-}
 
 void run_stage(struct run *r, const char *stage) {
         runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELL_STAGE, .stage = stage });

@@ -66,8 +66,8 @@ struct run {
 
 /* runner.c: what every room reports by. */
 
-/* One line for whoever watches the run (runevent.h). */
-void run_note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line for whoever watches the run (runevent.h), as the run's. */
+#define run_note(r, ...) runevent_note((r)->ev, RUN_ORIGIN_RUN, __VA_ARGS__)
 /* The running cell's stage, under its progress line. */
 void run_stage(struct run *r, const char *stage);
 /* Whether whoever drives the run asked it to stop (a signal, in kbench). */
