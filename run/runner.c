@@ -6,7 +6,6 @@
  * (runner_loop.c) and the row closed with how to go on. */
 #include <errno.h>
 #include <glib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "host/accel.h"
