@@ -641,8 +641,11 @@ TEST(cells_spread_over_two_hosts) {
 TEST(until_mde_stops_when_the_rule_says) {
         struct world w;
         struct query_cell *c = NULL;
-        int64_t run = 0;
-        size_t n;
+        g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+        int64_t run = 0, run2 = 0;
+        size_t n, started;
 
         world_init(&w, "until-mde", NULL, 0);
         w.o.until_mde_pct = 10;
@@ -653,6 +656,48 @@ TEST(until_mde_stops_when_the_rule_says) {
         ASSERT_TRUE(n >= 2 && n <= 6);
         ASSERT_TRUE(heard_find(&w.heard, "note round 2: mde ") != NULL);
         query_cells_free(c, n);
+        /* The rule's answer is stored: resumed, the run has nothing left,
+         * though its plan (the budget's rounds) holds more cells. */
+        world_resume(&w, run, kern, work, keep);
+        started = w.fake.started;
+        ASSERT_EQ(world_run(&w, &run2), 0);
+        ASSERT_EQ(run2, run);
+        ASSERT_EQ(w.fake.started, started);
+        ASSERT_TRUE(heard_find(&w.heard, "every cell is stored, nothing to resume") != NULL);
+        world_clear(&w);
+}
+
+/* What --until-mde's request gets wrong is a usage error found before the
+ * store is opened: a budget without it, none with it, a target inside
+ * compare's noise band, several hosts, a budget smaller than the pilot. */
+TEST(until_mde_request_errors_are_usage) {
+        static const char *const two[] = { "a=fake:///a", "b=fake:///b", NULL };
+        static const struct {
+                double pct, time_s;
+                int cells, hosts;
+                const char *says;
+        } bad[] = {
+                { 0, 60, 0, 0, "--budget-cells and --budget-time are budgets of --until-mde" },
+                { 10, 0, 0, 0, "--until-mde needs a budget" },
+                { 2, 0, 6, 0, "--until-mde 2%: a verdict needs the whole interval" },
+                { 10, 0, 6, 1, "--until-mde runs on one host" },
+                { 10, 0, 1, 0, "--budget-cells 1 is less than the pilot: 2 round(s) of 1 cell(s)" },
+        };
+        struct world w;
+
+        world_init(&w, "until-mde-usage", NULL, 0);
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                struct kb_error err = { { 0 } };
+
+                w.o.until_mde_pct = bad[i].pct;
+                w.o.budget_time_s = bad[i].time_s;
+                w.o.budget_cells = bad[i].cells;
+                w.g.hosts = bad[i].hosts ? (char **)two : NULL;
+                ASSERT_EQ(runner_run(&w.o, &w.drive, &w.g, &w.s, NULL, &err), 2);
+                ASSERT_TRUE(strstr(err.msg, bad[i].says) == err.msg);
+        }
+        w.g.hosts = NULL;
+        ASSERT_EQ(w.opens, 0);
         world_clear(&w);
 }
 
