@@ -326,6 +326,35 @@ static void elfdeps_add_search(GPtrArray *dirs, char **v, const char *origin) {
         }
 }
 
+/* The directories ld.so searches for the DT_NEEDED of obj, found at
+ * obj_path, in its order: obj's DT_RUNPATH, else its DT_RPATH and the
+ * executable's (exe, NULL when obj is the executable; exe_origin its
+ * directory) unless the executable has a DT_RUNPATH; then the multiarch
+ * directories of triplet (may be NULL) and the default ones. Caller
+ * frees (g_ptr_array_unref). */
+static GPtrArray *elfdeps_search_dirs(const struct elfdeps_info *obj, const struct elfdeps_info *exe,
+                                      const char *obj_path, const char *exe_origin, const char *triplet) {
+        GPtrArray *dirs = g_ptr_array_new_with_free_func(g_free);
+        g_autofree char *origin = g_path_get_dirname(obj_path);
+
+        if (obj->runpath)
+                elfdeps_add_search(dirs, obj->runpath, origin);
+        else {
+                elfdeps_add_search(dirs, obj->rpath, origin);
+                if (exe && !exe->runpath)
+                        elfdeps_add_search(dirs, exe->rpath, exe_origin);
+        }
+        if (triplet) {
+                g_ptr_array_add(dirs, g_strdup_printf("/lib/%s", triplet));
+                g_ptr_array_add(dirs, g_strdup_printf("/usr/lib/%s", triplet));
+        }
+        g_ptr_array_add(dirs, g_strdup("/lib64"));
+        g_ptr_array_add(dirs, g_strdup("/usr/lib64"));
+        g_ptr_array_add(dirs, g_strdup("/lib"));
+        g_ptr_array_add(dirs, g_strdup("/usr/lib"));
+        return dirs;
+}
+
 /* Find name for an object of machine m along dirs. OUT: *ret_path, *ret_info
  * of the candidate. -ENOENT if no directory holds a matching object. */
 static int elfdeps_find(const char *name, uint16_t m, GPtrArray *dirs,
@@ -380,25 +409,8 @@ int elfdeps_closure(const char *path, char ***ret_paths, struct kb_error *err) {
         g_ptr_array_add(queue_info, TAKE_PTR(exe));
         for (guint q = 0; q < queue_info->len; q++) {
                 struct elfdeps_info *obj = queue_info->pdata[q];
-                struct elfdeps_info *root = queue_info->pdata[0];
-                g_autofree char *origin = g_path_get_dirname(queue_path->pdata[q]);
-                g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
-
-                if (obj->runpath)
-                        elfdeps_add_search(dirs, obj->runpath, origin);
-                else {
-                        elfdeps_add_search(dirs, obj->rpath, origin);
-                        if (q > 0 && !root->runpath)
-                                elfdeps_add_search(dirs, root->rpath, exe_origin);
-                }
-                if (triplet) {
-                        g_ptr_array_add(dirs, g_strdup_printf("/lib/%s", triplet));
-                        g_ptr_array_add(dirs, g_strdup_printf("/usr/lib/%s", triplet));
-                }
-                g_ptr_array_add(dirs, g_strdup("/lib64"));
-                g_ptr_array_add(dirs, g_strdup("/usr/lib64"));
-                g_ptr_array_add(dirs, g_strdup("/lib"));
-                g_ptr_array_add(dirs, g_strdup("/usr/lib"));
+                g_autoptr(GPtrArray) dirs = elfdeps_search_dirs(obj, q == 0 ? NULL : queue_info->pdata[0],
+                                                                queue_path->pdata[q], exe_origin, triplet);
 
                 for (size_t i = 0; obj->needed[i]; i++) {
                         const char *name = obj->needed[i];

@@ -74,14 +74,9 @@ int guestcount_parse(const char *payload, size_t len, struct guestcount_totals *
 }
 
 int guestcount_mark(struct guestcount_marks *m, const char *text, size_t len, const struct guestcount_totals *at) {
-        struct guestcount_mark *k;
-
-        if (len < 7 || memcmp(text, "phase ", 6) != 0 || m->n >= INSNCOUNT_PHASES_MAX)
+        if (m->n >= INSNCOUNT_PHASES_MAX || !insncount_phase_mark(text, len, m->v[m->n].phase))
                 return 0;
-        k = &m->v[m->n++];
-        if (!insncount_phase_name(text + 6, len - 6, k->phase))
-                k->phase[0] = '\0';
-        k->at = at ? *at : (struct guestcount_totals){ { 0 }, 0 };
+        m->v[m->n++].at = at ? *at : (struct guestcount_totals){ { 0 }, 0 };
         return 1;
 }
 
@@ -156,22 +151,15 @@ static int phase_metrics(const char *phase, const struct guestcount_totals *a, c
         return r;
 }
 
-int guestcount_metrics(const struct guestcount_marks *m, struct metric_list *metrics) {
-        for (size_t i = 0; i + 1 < m->n; i++) {
-                const struct guestcount_mark *a = &m->v[i], *b = &m->v[i + 1];
-                int seen = 0, r;
+static int span_metrics(const void *marks, size_t i, struct metric_list *metrics) {
+        const struct guestcount_marks *m = marks;
 
-                if (!a->phase[0] || strcmp(a->phase, "end") == 0)
-                        continue;
-                for (size_t j = 0; j < i; j++)
-                        seen |= strcmp(m->v[j].phase, a->phase) == 0;
-                if (seen)
-                        continue;
-                r = phase_metrics(a->phase, &a->at, &b->at, metrics);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return phase_metrics(m->v[i].phase, &m->v[i].at, &m->v[i + 1].at, metrics);
+}
+
+int guestcount_metrics(const struct guestcount_marks *m, struct metric_list *metrics) {
+        /* The spans insncount_metrics counts, so both name the same phases. */
+        return insncount_each_span(m->v[0].phase, sizeof(m->v[0]), m->n, span_metrics, m, metrics);
 }
 
 int guestcount_memory_parse(const char *payload, size_t len, int *ret_end, struct guestcount_memory *ret) {

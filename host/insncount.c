@@ -117,15 +117,18 @@ int insncount_phase_name(const char *s, size_t len, char *out) {
         return o > 0 && word;
 }
 
-int insncount_mark(struct insncount_marks *m, const char *text, size_t len, const struct insncount_totals *at) {
-        struct insncount_mark *k;
-
-        if (len < 7 || memcmp(text, "phase ", 6) != 0 || m->n >= INSNCOUNT_PHASES_MAX)
+int insncount_phase_mark(const char *text, size_t len, char *out) {
+        if (len < 7 || memcmp(text, "phase ", 6) != 0)
                 return 0;
-        k = &m->v[m->n++];
-        if (!insncount_phase_name(text + 6, len - 6, k->phase))
-                k->phase[0] = '\0';
-        k->at = *at;
+        if (!insncount_phase_name(text + 6, len - 6, out))
+                out[0] = '\0';
+        return 1;
+}
+
+int insncount_mark(struct insncount_marks *m, const char *text, size_t len, const struct insncount_totals *at) {
+        if (m->n >= INSNCOUNT_PHASES_MAX || !insncount_phase_mark(text, len, m->v[m->n].phase))
+                return 0;
+        m->v[m->n++].at = *at;
         return 1;
 }
 
@@ -195,20 +198,32 @@ static int phase_metrics(const char *phase, const struct insncount_totals *a, co
         return 0;
 }
 
-int insncount_metrics(const struct insncount_marks *m, struct metric_list *metrics) {
-        for (size_t i = 0; i + 1 < m->n; i++) {
-                const struct insncount_mark *a = &m->v[i], *b = &m->v[i + 1];
+int insncount_each_span(const char *phases, size_t stride, size_t n,
+                        int (*fn)(const void *marks, size_t i, struct metric_list *metrics), const void *marks,
+                        struct metric_list *metrics) {
+        for (size_t i = 0; i + 1 < n; i++) {
+                const char *phase = phases + i * stride;
                 int seen = 0, r;
 
-                if (!a->phase[0] || strcmp(a->phase, "end") == 0)
+                if (!phase[0] || strcmp(phase, "end") == 0)
                         continue;
                 for (size_t j = 0; j < i; j++)
-                        seen |= strcmp(m->v[j].phase, a->phase) == 0;
+                        seen |= strcmp(phases + j * stride, phase) == 0;
                 if (seen)
                         continue;
-                r = phase_metrics(a->phase, &a->at, &b->at, m->insns_only, metrics);
+                r = fn(marks, i, metrics);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+static int span_metrics(const void *marks, size_t i, struct metric_list *metrics) {
+        const struct insncount_marks *m = marks;
+
+        return phase_metrics(m->v[i].phase, &m->v[i].at, &m->v[i + 1].at, m->insns_only, metrics);
+}
+
+int insncount_metrics(const struct insncount_marks *m, struct metric_list *metrics) {
+        return insncount_each_span(m->v[0].phase, sizeof(m->v[0]), m->n, span_metrics, m, metrics);
 }

@@ -96,12 +96,28 @@ int insncount_parse_pmu(const char *payload, size_t len, struct insncount_totals
  * or 0 when a word is not [a-z0-9_-] or the name would be too long. */
 int insncount_phase_name(const char *s, size_t len, char *out);
 
+/* Whether text (len bytes, the event's payload, untrusted) is a phase
+ * mark, "phase NAME": 1 with NAME as insncount_phase_name makes it in
+ * out ("" when it cannot be a metric's), else 0 with out untouched. */
+int insncount_phase_mark(const char *text, size_t len, char *out);
+
 /* Record a phase mark: text is the event's payload ("phase seq_read t2"),
  * from the guest, so untrusted; anything but "phase NAME" is ignored.
  * NAME becomes [a-z0-9_-] words joined by '.', at most
  * INSNCOUNT_PHASE_NAME_MAX bytes; another name is kept as a boundary with
  * no metric of its own. Returns 1 when kept, 0 when ignored. */
 int insncount_mark(struct insncount_marks *m, const char *text, size_t len, const struct insncount_totals *at);
+
+/* The spans per-phase metrics are of, here and in host/guestcount.c:
+ * calls fn(marks, i, metrics) for every mark i of the n marks that is
+ * followed by another, but the phase named "" or "end" (what follows the
+ * job) and a phase named at an earlier mark (a phase named twice counts
+ * once, its first span). phases is the first mark's phase name, the
+ * others stride bytes apart (&m->v[0].phase, sizeof(m->v[0])). Returns 0
+ * or fn's first negative return. */
+int insncount_each_span(const char *phases, size_t stride, size_t n,
+                        int (*fn)(const void *marks, size_t i, struct metric_list *metrics), const void *marks,
+                        struct metric_list *metrics);
 
 /* Add the per-phase metrics (see above; with m->insns_only, the two
  * instruction counts alone) to metrics: one set for every

@@ -1,7 +1,7 @@
-/* Unit tests for vm.c's domain XML: the settings that matter for the
+/* Unit tests for host/vm's domain XML (vm_xml.c): the settings that matter for the
  * measurement (IDE on PIIX, cache=none, ACPI, destroy on crash/reboot, two
  * serial ports, iotune) and 127.0.0.1-only forwards; well-formed XML with
- * hostile names escaped. And whether QEMU's user can reach a store: a
+ * hostile names escaped. And whether QEMU's user can reach a store (vm_qemu.c): a
  * closed directory on the way is named, whoever owns it. */
 #include <errno.h>
 #include <grp.h>

@@ -32,7 +32,7 @@ struct vm;
 struct vm_qemu_user {
         int set;
         uid_t uid;
-        gid_t gid;                 /* the group owning /dev/kvm, else the user's own (see vm.c) */
+        gid_t gid;                 /* the group owning /dev/kvm, else the user's own (vm_qemu.c) */
         char gid_why[64];          /* "/dev/kvm's group kvm", "libvirt-qemu's group" */
 };
 
@@ -68,7 +68,7 @@ int vm_qemu_file_create(const char *path, size_t size, const struct vm_qemu_user
 
 /* Whether u can open kvm_dev (VM_KVM_DEV) read-write (1), cannot (0), or
  * there is no such device or no driver behind it (-1). libvirt throws its capability cache away
- * whenever this differs from what its probe saw (vm.c). */
+ * whenever this differs from what its probe saw (vm_qemu.c). */
 int vm_qemu_kvm_usable(const struct vm_qemu_user *u, const char *kvm_dev);
 
 struct vm_forward {
@@ -122,7 +122,7 @@ typedef void (*vm_event_fn)(void *userdata, enum vm_event ev, const char *data, 
 
 /* Connect to uri; for an embedded URI (qemu:///embed?root=DIR) the root is
  * prepared first (etc/qemu.conf: as root, QEMU runs as VM_QEMU_USER, see
- * vm.c; the root must be reachable by that user). Starts the event-loop
+ * vm_embed.c; the root must be reachable by that user). Starts the event-loop
  * thread. OUT: *ret, free with vm_conn_free. */
 int vm_conn_new(const char *uri, struct vm_conn **ret, struct kb_error *err);
 struct vm_conn *vm_conn_free(struct vm_conn *c);
