@@ -217,6 +217,12 @@ static void world_resume(struct world *w, int64_t run, GPtrArray *kern, GPtrArra
         w->o.workloads = (char **)work->pdata;
 }
 
+/* The stored attempt c is cell key, ended as state. */
+static void assert_cell(const struct query_cell *c, const char *key, const char *state) {
+        ASSERT_STREQ(c->cell_key, key);
+        ASSERT_STREQ(c->state, state);
+}
+
 /* Whether the cell row has the metric, with a value. */
 static int cell_has_metric(struct world *w, const struct query_cell *c, const char *name, double *ret_value) {
         struct query_metric *m = NULL;
@@ -420,11 +426,9 @@ TEST(lost_host_stops_the_run_resumably) {
         ASSERT_EQ(w.fake.started, 2);
         n = world_cells(&w, run, &c);
         ASSERT_EQ(n, 4);
-        ASSERT_STREQ(c[2].cell_key, "c001");
+        assert_cell(&c[2], "c001", CELL_OK);
         ASSERT_EQ(c[2].attempt, 2);
-        ASSERT_STREQ(c[2].state, CELL_OK);
-        ASSERT_STREQ(c[3].cell_key, "c002");
-        ASSERT_STREQ(c[3].state, CELL_OK);
+        assert_cell(&c[3], "c002", CELL_OK);
         status2 = world_status(&w, run);
         ASSERT_STREQ(status2, "complete");
         query_cells_free(c, n);
@@ -763,10 +767,8 @@ TEST(failed_commit_kept_pending_until_resume) {
         ASSERT_EQ(pending_files(&w), 0);
         n = world_cells(&w, run, &c);
         ASSERT_EQ(n, 2);
-        ASSERT_STREQ(c[0].cell_key, "c000");
-        ASSERT_STREQ(c[0].state, CELL_OK);
-        ASSERT_STREQ(c[1].cell_key, "c001");
-        ASSERT_STREQ(c[1].state, CELL_OK);
+        assert_cell(&c[0], "c000", CELL_OK);
+        assert_cell(&c[1], "c001", CELL_OK);
         status2 = world_status(&w, run);
         ASSERT_STREQ(status2, "complete");
         query_cells_free(c, n);
