@@ -28,13 +28,8 @@ static int step_config(struct night *n, struct kb_error *err) {
         r = nightly_bisect_check(n->cfg, err);
         if (r < 0)
                 return error_prefix(err, r, "%s", n->o->config_path);
-        if (n->cfg->run.until_mde_pct > 0 && n->cfg->run.budget_cells <= 0 && n->cfg->run.budget_time_s <= 0)
-                return error_setf(err, -EINVAL, "%s: until_mde needs a budget: budget_cells or budget_time",
-                                  n->o->config_path);
-        if (n->cfg->run.until_mde_pct > 0 && n->cfg->run.until_mde_pct / 100 <= n->cfg->noise)
-                return error_setf(err, -EINVAL, "%s: until_mde %g%% lies within noise (%g%%): a verdict needs the "
-                                  "whole interval beyond it", n->o->config_path, n->cfg->run.until_mde_pct,
-                                  100 * n->cfg->noise);
+        /* until_mde and its budgets were checked with the other judging
+         * options as the file was read (decide/judgeopts.h). */
         if (n->cfg->connect) {
                 g_free(n->g.connect);
                 n->g.connect = g_strdup(n->cfg->connect);

@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 
 #include "cell/cellrows.h"
+#include "decide/judgeopts.h"
 #include "host/vm.h"
 #include "results/query.h"
 #include "run/runner_int.h"
@@ -128,25 +129,24 @@ int runner_request_resume_idle(struct run *r, struct kb_error *err) {
 
 /* --until-mde needs a budget, a budget needs --until-mde, and the budget
  * must hold the pilot. */
+/* --until-mde and its budgets as every judging option is checked
+ * (decide/judgeopts.h), then what only a run asks of them: one host, and a
+ * budget of cells that holds the pilot's rounds. */
 static int check_until_mde(struct run *r, struct kb_error *err) {
         const struct run_settings *o = &r->set;
         size_t per = r->n_kernels * r->n_specs;
+        struct judge_opts j;
 
+        judgeopts_defaults(&j);
+        if (o->until_mde_pct > 0)
+                j.noise = runner_loop_noise(r);
         r->usage = 1;
-        if (o->until_mde_pct <= 0 && (o->budget_cells > 0 || o->budget_time_s > 0))
-                return error_setf(err, -EINVAL, "--budget-cells and --budget-time are budgets of --until-mde");
+        if (judgeopts_check(&j, o, JUDGEOPTS_CHECK_UNTIL_MDE, JUDGEOPTS_FLAGS, err) < 0)
+                return -EINVAL;
         if (o->until_mde_pct <= 0) {
                 r->usage = 0;
                 return 0;
         }
-        if (o->budget_cells <= 0 && o->budget_time_s <= 0)
-                return error_setf(err, -EINVAL, "--until-mde needs a budget: --budget-cells N or --budget-time S");
-        /* A verdict needs the whole interval beyond the noise band: no
-         * change within it is ever called, so no run could meet it. */
-        if (o->until_mde_pct / 100 <= runner_loop_noise(r))
-                return error_setf(err, -EINVAL, "--until-mde %g%%: a verdict needs the whole interval of a change "
-                                  "beyond compare's noise band (%g %%), so the target must be larger",
-                                  o->until_mde_pct, 100 * runner_loop_noise(r));
         /* Its rule looks at every round of one run's comparison at once,
          * which the hosts of a spread run would measure apart. */
         if (r->g->hosts && r->g->hosts[1])

@@ -683,7 +683,7 @@ TEST(until_mde_request_errors_are_usage) {
         } bad[] = {
                 { 0, 60, 0, 0, "--budget-cells and --budget-time are budgets of --until-mde" },
                 { 10, 0, 0, 0, "--until-mde needs a budget" },
-                { 2, 0, 6, 0, "--until-mde 2%: a verdict needs the whole interval" },
+                { 2, 0, 6, 0, "--until-mde 2% lies within compare's noise band (2%)" },
                 { 10, 0, 6, 1, "--until-mde runs on one host" },
                 { 10, 0, 1, 0, "--budget-cells 1 is less than the pilot: 2 round(s) of 1 cell(s)" },
         };
