@@ -17,6 +17,7 @@
 #include "report/explain.h"
 #include "report/metrics.h"
 #include "results/bisect.h"
+#include "results/cellstate.h"
 #include "results/nights.h"
 #include "results/query.h"
 
@@ -137,7 +138,7 @@ int night_history_failures(struct db *db, int64_t run, const char *kernel_id, st
                 if (!latest)
                         continue;
                 f->total++;
-                if (strcmp(c->state, CELL_OK) == 0)
+                if (cellstate_is(c->state, CELLSTATE_OK))
                         continue;
                 f->failed++;
                 if (!first)
@@ -210,7 +211,7 @@ static void add_points(const struct query_selection *sel, const char *fp, struct
 
         for (size_t i = 0; i < sel->n_cells; i++) {
                 g_autofree char *cfp = NULL;
-                if (strcmp(sel->cells[i].state, CELL_OK) != 0 ||
+                if (!cellstate_is(sel->cells[i].state, CELLSTATE_OK) ||
                     nightly_fingerprint_stored(sel->settings_json, sel->cells[i].params_json, &cfp, NULL) < 0 ||
                     strcmp(cfp, fp) != 0)
                         continue;

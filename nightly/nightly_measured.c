@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "nightly/nightly_measured.h"
+#include "results/cellstate.h"
 #include "results/query.h"
 #include "settings/pairkey.h"
 #include "settings/runopts.h"
@@ -97,7 +98,7 @@ int nightly_measured(struct db *db, const char *kernel_id, const char *fingerpri
                         json_auto_t *cell = NULL;
                         struct query_cell *qc = &cells[c];
 
-                        if (strcmp(qc->state, "ok") != 0 || strcmp(qc->kernel_id, kernel_id) != 0 ||
+                        if (!cellstate_is(qc->state, CELLSTATE_OK) || strcmp(qc->kernel_id, kernel_id) != 0 ||
                             g_hash_table_contains(counted, qc->cell_key))
                                 continue;
                         /* A row this build cannot read (older layout) is not a

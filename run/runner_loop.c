@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "report/metrics.h"
+#include "results/cellstate.h"
 #include "run/runner_int.h"
 #include "run/schedule.h"
 #include "run/seqrun.h"
@@ -258,7 +259,7 @@ static int run_attempts(struct run *r, struct run_host *h, const struct plan_cel
                                                attempt, first_attempt, r->set.retries,
                                                run_stop_requested(r) || stopped);
                 cell_note(r, pc->key, line, res.state, res.detail, again);
-                if (ret >= 0 && !again && strcmp(res.state, CELL_OK) != 0)
+                if (ret >= 0 && !again && !cellstate_is(res.state, CELLSTATE_OK))
                         (*ret_failed)++;
                 if (ret >= 0 && multi && res.host_failed) {
                         *ret_host_failed = 1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results/cellstate.h"
 #include "run/seqrun.h"
 #include "report/metrics.h"
 #include "report/view.h"
@@ -64,7 +65,7 @@ static int load(const struct seqrun_ctx *c, size_t rounds, GHashTable *by_name, 
                         ssize_t pi = plan_index(c, cell->cell_key);
                         const struct plan_cell *pc;
 
-                        if (pi < 0 || strcmp(cell->state, "ok") != 0)
+                        if (pi < 0 || !cellstate_is(cell->state, CELLSTATE_OK))
                                 continue;
                         pc = &c->plan[pi];
                         if (pc->kernel != k || (size_t)pc->iteration >= rounds)
