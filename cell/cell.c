@@ -143,7 +143,7 @@ int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result
 
 /* libvirt's taint flags. Expected: custom-argv when the user-mode NIC and
  * its forwards go in as QEMU arguments, and under TCG "hypervisor feature
- * autodetection override" (host/vm.c, the guest CPU read). */
+ * autodetection override" (host/vm_xml.c, the guest CPU read). */
 static void note_taints(struct cell *c) {
         g_auto(GStrv) taints = NULL;
 

@@ -121,7 +121,7 @@ struct cell_result {
         int ksyms_fresh;                   /* the guest sent ksyms in this cell: the store should keep it */
 };
 
-/* How a cell reaches its VM: host/vm.c for real cells, a scripted fake
+/* How a cell reaches its VM: host/vm.h for real cells, a scripted fake
  * in the unit tests (test-cell.c), so the pump and the end-state rule run
  * without booting. Same contracts as vm_start, vm_restore, vm_send,
  * vm_taints, vm_block_stats, vm_stop. */
@@ -141,7 +141,7 @@ struct cell_vm_ops {
 };
 
 /* The operations of a cell on a host whose files kbench reaches (the
- * embedded driver): host/vm.c's, with the vm_conn as their ctx. */
+ * embedded driver): host/vm.h's, with the vm_conn as their ctx. */
 extern const struct cell_vm_ops cell_local_vm_ops;
 
 /* cell_run through ops, ctx being what ops->start gets (the vm_conn for the

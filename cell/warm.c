@@ -109,7 +109,7 @@ static int wait_ready(struct boot *b, double timeout_s, double *ret_ready_s, int
 }
 
 /* The snapshot boot's files: marker disks of the guest's sizes and an
- * empty console log. QEMU runs as another user (vm.c): it gets these,
+ * empty console log. QEMU runs as another user (host/vm_qemu.c): it gets these,
  * nothing else of the snapshots directory. */
 static int boot_files(const struct guest_shape *guest, const struct vm_qemu_user *qu, const char *disk,
                       const char *swap, const char *console, struct kb_error *err) {

@@ -1,6 +1,6 @@
 /* cli_nightly.c: `kbench nightly CONFIG.json`: its options, and the
  * rendering of the night's events (nightly/nightly_events.h) on stdout and
- * stderr; the night's steps are in nightly/nightly.c, which prints nothing. */
+ * stderr; the night's steps are in nightly/ (nightly.c and its rooms), which print nothing. */
 #include <errno.h>
 #include <glib.h>
 #include <inttypes.h>

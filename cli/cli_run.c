@@ -1,4 +1,4 @@
-/* cli_run.c: `kbench run` option parsing; the work is in runner.c. */
+/* cli_run.c: `kbench run` option parsing; the work is in run/ (runner.c and its rooms). */
 #include <errno.h>
 #include <glib.h>
 #include <jansson.h>

@@ -23,8 +23,6 @@
 #include "settings/runopts.h"
 #include "store/store.h"
 
-#define NIGHTLY_TAG "nightly"
-
 /* A kernel measured in a run of this night (or of the night it resumed),
  * to be compared with the baseline. */
 struct subject {

@@ -16,6 +16,10 @@
 #include "run/runevent.h"
 #include "store/store.h"
 
+/* The tag of a night's runs: their comparisons are what mark a kernel
+ * good or bad for a later night's bisection (nightly_bisect.c). */
+#define NIGHTLY_TAG "nightly"
+
 struct nightly_opts {
         const char *config_path;
         int dry_run;                       /* fetch, import and plan (a PLAN event); measure nothing */

@@ -11,6 +11,7 @@
 
 #include "common/util.h"
 #include "bisect/bisect.h"
+#include "nightly/nightly.h"
 #include "nightly/nightly_bisect.h"
 #include "nightly/nightly_sources.h"
 #include "report/compare.h"
@@ -19,7 +20,6 @@
 #include "results/query.h"
 #include "workloads/workload.h"
 
-#define NIGHTLY_TAG "nightly"      /* nightly.c's; the runs whose comparisons mark a kernel */
 
 /* The canonical spec of a -w text, or NULL when it does not parse. */
 static char *canonical(const char *text) {

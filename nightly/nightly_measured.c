@@ -38,7 +38,7 @@ char *nightly_fingerprint(const struct run_settings *o, const char *accel, const
         json_auto_t *cell = json_object();
         char *fp;
 
-        /* What run/runner.c stores for such a cell, params over settings:
+        /* What run/runner_store.c stores for such a cell, params over settings:
          * the saved options, the accelerator the cells run with, the list
          * of keys that are how it ran, and the workload. */
         runopts_save(o, cell);

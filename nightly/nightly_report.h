@@ -1,6 +1,6 @@
 /* nightly/nightly_report: what a night found, as plain data, and its two
  * renderings (the text summary, one line per finding, and JSON) and its
- * exit status. Filled by nightly/nightly.c from compare's views and the
+ * exit status. Filled by the night's steps (night_detect.c) from compare's views and the
  * change-point detector; pure here, so the lines and the exit status are
  * tested from tables (test-nightly-report.c). */
 #pragma once
@@ -60,7 +60,7 @@ struct nightly_change {
 };
 
 /* One comparison that found a metric worse: what a kernel developer needs
- * to act on it, filled by nightly/nightly.c. */
+ * to act on it, filled by the night's steps (night_detect.c). */
 struct nightly_regression {
         char *kernel, *baseline;           /* as the findings name them (owned) */
         char *sel_a, *sel_b;               /* compare's selectors (owned) */

@@ -3,7 +3,7 @@
  * real (synthetic) bzImages from a drop directory into a real kernel
  * store, and reads and writes a real SQLite results database; only what
  * boots guests is replaced, through nightly_ops: a fake runner stores each
- * cell through results/ as run/runner.c stores it (the run's settings,
+ * cell through results/ as run/runner_store.c stores it (the run's settings,
  * the cell's params, its end state and metrics) and ends as the runner
  * ends (exit 0, or 3 with the run interrupted), on a fake clock. The
  * nights: a good one (runs stored, the site published, no mail), one with
@@ -95,7 +95,7 @@ static const struct fake_kernel *fake_kernel_of(const char *name) {
         return &normal;
 }
 
-/* What the runner stores as a run's settings (run/runner.c settings_json). */
+/* What the runner stores as a run's settings (run/runner_store.c, runner_store_settings). */
 static char *fake_settings(const struct run_settings *o, struct kstore_kernel **ks, size_t nk, char **specs,
                            const struct store_ctx *g) {
         json_t *j = json_object(), *karr = json_array(), *warr = json_array();

@@ -1,5 +1,5 @@
 /* Test that the vmstat table of a store at DB_SCHEMA_VERSION (schema.sql
- * and the migration steps of results/db.c after it) has exactly the columns
+ * and the migration steps of results/dbschema.c after it) has exactly the columns
  * of common/vmstat-columns.h, in that order, each a REAL that may be NULL (a
  * value the guest's kernel did not provide). The check reads what SQLite
  * makes of the schema rather than parsing SQL by hand. */

@@ -51,7 +51,7 @@ static int check_host(struct run *r, struct kb_error *err) {
         return 0;
 }
 
-/* QEMU runs as another user than kbench (vm.c): refuse, before any run row
+/* QEMU runs as another user than kbench (host/vm_qemu.c): refuse, before any run row
  * exists, files it could not open; every cell would fail at its start. */
 int runner_request_qemu_reach(struct run *r, struct kb_error *err) {
         const struct vm_qemu_user *u = r->hosts[0].qemu_user;

@@ -1,7 +1,7 @@
 /* settings/guest: the shape of a cell's guest as one struct. A run's
  * settings hold it (settings/runopts.c fills it from the options), the
  * runner completes it with the accelerator it resolved, and cell/, the
- * warm-start snapshots and host/vm.c take it whole, so a guest setting is
+ * warm-start snapshots and host/vm_xml.c take it whole, so a guest setting is
  * one field read where it is used, never a copy made field by field at
  * every layer it passes. Also the kernel command line every guest boots
  * with, since the extra arguments of the shape must fit beside kbench's

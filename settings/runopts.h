@@ -136,7 +136,7 @@ extern const struct runopt_extra_key runopt_extra_keys[];
 
 /* The settings key under which an --until-mde run records why it stopped:
  * {"answer": "enough"|"budget"|"time", "rounds": N, "cells": N, ...}
- * (run/runner.c writes it, `kbench show` prints it). */
+ * (run/runner_store.c writes it, `kbench show` prints it). */
 #define RUNOPTS_UNTIL_MDE_OUTCOME "until_mde_outcome"
 
 /* The table, terminated by a row with name == NULL. */
