@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -126,6 +127,13 @@ int db_write(struct db *db, const char *sql, const struct db_param *params, size
         if (ret_changes)
                 *ret_changes = sqlite3_changes(db->h);
         return 0;
+}
+
+double db_now(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int db_query(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,

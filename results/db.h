@@ -304,6 +304,10 @@ int db_write(struct db *db, const char *sql, const struct db_param *params, size
 int db_one_int64(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
                  int64_t *ret, struct kb_error *err);
 
+/* For results/: the time of day, unix seconds with their fraction: what
+ * a row's started_at or finished_at holds when its writer gives none. */
+double db_now(void);
+
 /* For results/: prepare sql, which returns rows, and bind params to it:
  * a failure is a db_error (a binding's naming what). OUT: *ret (caller
  * finalizes, e.g. through _cleanup_stmt_), stepped with db_row. */
