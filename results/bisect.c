@@ -140,10 +140,8 @@ int db_bisection_get(struct db *db, int64_t id, struct bisect_row **ret, struct 
         int r;
 
         snprintf(what, sizeof(what), "reading bisection %lld", (long long)id);
-        r = db_query(db, "SELECT " BISECT_COLUMNS " FROM bisections WHERE id = ?1", DB_ARGS(DB_INT(id)), what, &s,
-                     err);
-        if (r >= 0)
-                r = db_row(db, s, what, err);
+        r = db_query_row(db, "SELECT " BISECT_COLUMNS " FROM bisections WHERE id = ?1", DB_ARGS(DB_INT(id)), what,
+                         &s, err);
         if (r < 0)
                 return r;
         if (r == 0)

@@ -159,13 +159,24 @@ int db_row(struct db *db, sqlite3_stmt *s, const char *what, struct kb_error *er
         return db_error(db, rc, err, "%s", what);
 }
 
-int db_one_int64(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
-                 int64_t *ret, struct kb_error *err) {
+int db_query_row(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+                 sqlite3_stmt **ret, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = db_query(db, sql, params, n_params, what, &s, err);
 
         if (r >= 0)
                 r = db_row(db, s, what, err);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(s);
+        return r;
+}
+
+int db_one_int64(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+                 int64_t *ret, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = db_query_row(db, sql, params, n_params, what, &s, err);
+
         if (r < 0)
                 return r;
         /* No row is an error too: the caller counted on one. */

@@ -317,6 +317,13 @@ int db_query(struct db *db, const char *sql, const struct db_param *params, size
  * last, or a db_error naming what ("reading the nights"). */
 int db_row(struct db *db, sqlite3_stmt *s, const char *what, struct kb_error *err);
 
+/* For results/: db_query and db_row once: s on the first row of sql.
+ * Returns 1 on a row, 0 when there is none (the caller says what is
+ * missing), or a db_error naming what. OUT: *ret on 0 and 1 (caller
+ * finalizes). */
+int db_query_row(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+                 sqlite3_stmt **ret, struct kb_error *err);
+
 static inline void db_finalizep(sqlite3_stmt **s) {
         if (*s)
                 sqlite3_finalize(*s);

@@ -515,10 +515,8 @@ int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **re
         int r, len;
 
         snprintf(what, sizeof(what), "reading log %s", stream);
-        r = db_query(db, "SELECT text FROM logs WHERE cell_id = ?1 AND stream = ?2",
-                     DB_ARGS(DB_INT(cell_id), DB_TEXT(stream)), what, &s, err);
-        if (r >= 0)
-                r = db_row(db, s, what, err);
+        r = db_query_row(db, "SELECT text FROM logs WHERE cell_id = ?1 AND stream = ?2",
+                         DB_ARGS(DB_INT(cell_id), DB_TEXT(stream)), what, &s, err);
         if (r < 0)
                 return r;
         if (r == 0)

@@ -1081,6 +1081,13 @@ TEST(query_rows_and_their_errors) {
         ASSERT_EQ(db_one_int64(db, "SELECT id FROM runs WHERE tag = ?1", DB_ARGS(DB_TEXT("b")), "finding run b", &v,
                                &err), 0);
         ASSERT_EQ(v, 2);
+        ASSERT_EQ(db_query_row(db, "SELECT tag FROM runs WHERE id = ?1", DB_ARGS(DB_INT(3)), "reading run 3", &s,
+                               &err), 0);
+        sqlite3_finalize(s);
+        ASSERT_EQ(db_query_row(db, "SELECT tag FROM runs WHERE id = ?1", DB_ARGS(DB_INT(1)), "reading run 1", &s,
+                               &err), 1);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 0), "a");
+        sqlite3_finalize(s);
         db = db_close(db);
         tmpdb_done(&t);
 }
