@@ -1,6 +1,7 @@
-/* warm.c: boot a guest to its ready and save it as a snapshot (see warm.h).
- * The boot is no cell: it has no job and no end state, only "it reached
- * ready and was saved" or an error, after which cells boot cold. */
+/* warm.c: warm start (see warm.h): which snapshot a cell restores, and
+ * making one by booting a guest to its ready and saving it. That boot is
+ * no cell: it has no job and no end state, only "it reached ready and was
+ * saved" or an error, after which cells boot cold. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -16,6 +17,7 @@
 #include "common/proto.h"
 #include "cell/cell.h"
 #include "host/console.h"
+#include "common/diskbus.h"
 #include "cell/warm.h"
 
 /* How long the guest must stay quiet on ttyS1 after its ready before it
@@ -127,12 +129,59 @@ static int boot_files(const struct guest_shape *guest, const struct vm_qemu_user
         return r;
 }
 
-int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made *ret, struct kb_error *err) {
+/* The snapshot boot's domain: the guest without its throttle, the marker
+ * disks, and a NIC when the shape has one. */
+static int boot_config(const struct warm_boot *wb, const struct guest_shape *guest, const char *uuid,
+                       const char *disk, const char *swap, const char *console, const char *serial,
+                       struct vm_config *ret, struct kb_error *err) {
         const struct snapshot_shape *sh = wb->shape;
+        struct vm_config vc = {
+                .name = wb->domain_name, .uuid = uuid, .guest = guest, .kernel = wb->kernel_path,
+                .initrd = wb->initrd, .cmdline = sh->cmdline, .disk = disk,
+                .swap_disk = guest->swap_bytes ? swap : NULL, .console_path = console, .serial_socket = serial,
+        };
+
+        if (sh->nic) {
+                int r = free_port(&vc.forwards[0].host, err);
+
+                if (r < 0)
+                        return r;
+                vc.forwards[0].guest = 21;
+                vc.n_forwards = 1;
+        }
+        *ret = vc;
+        return 0;
+}
+
+/* Save the ready guest to save (through tmp), and take its console log
+ * back from QEMU's user. OUT: *ret_save_s, the save's seconds. */
+static int save_ready(struct vm *vm, const struct vm_qemu_user *qu, const char *tmp, const char *save,
+                      const char *console, double *ret_save_s, struct kb_error *err) {
+        int64_t t1 = g_get_monotonic_time();
+        int r;
+
+        /* libvirt writes the save through whatever is at the path: a
+         * link someone put there goes first, so it writes a new file. */
+        g_unlink(tmp);
+        r = vm_save(vm, tmp, err);
+        if (r < 0)
+                return r;
+        /* The console log is kept as every warm cell's head: QEMU is done
+         * with it, it goes back to kbench before later QEMUs run. */
+        if (qu->set && chown(console, geteuid(), getegid()) < 0)
+                return error_setf(err, -errno, "%s: cannot take it back from %s: %s", console, VM_QEMU_USER,
+                                  g_strerror(errno));
+        *ret_save_s = (double)(g_get_monotonic_time() - t1) / 1e6;
+        if (g_rename(tmp, save) < 0)
+                return error_setf(err, -errno, "%s: %s", save, g_strerror(errno));
+        return 0;
+}
+
+int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made *ret, struct kb_error *err) {
         /* A snapshot serves every throttle of its shape (not in its key):
          * its boot runs unthrottled, and each restore's domain sets the
          * cell's own. */
-        struct guest_shape guest = *sh->guest;
+        struct guest_shape guest = *wb->shape->guest;
         const struct vm_qemu_user *qu = vm_conn_qemu_user(conn);
         g_autofree char *dir = g_build_filename(wb->store, "snapshots", NULL);
         g_autofree char *save = snapshot_path(wb->store, wb->key, ".save");
@@ -148,7 +197,7 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
         struct vm *vm = NULL;
         struct warm_made made = { 0 };
         struct stat st;
-        int64_t t0, t1;
+        int64_t t0;
         int r;
 
         if (g_mkdir_with_parents(dir, 0755) < 0)
@@ -156,21 +205,10 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
         snapshot_uuid(wb->key, uuid);
         guest.disk_mbps = 0;
         r = boot_files(&guest, qu, disk, swap, console, err);
+        if (r == 0)
+                r = boot_config(wb, &guest, uuid, disk, swap, console, serial, &vc, err);
         if (r < 0)
                 goto out;
-        vc = (struct vm_config){
-                .name = wb->domain_name, .uuid = uuid, .guest = &guest, .kernel = wb->kernel_path,
-                .initrd = wb->initrd, .cmdline = sh->cmdline, .disk = disk,
-                .swap_disk = guest.swap_bytes ? swap : NULL, .console_path = console, .serial_socket = serial,
-        };
-        if (sh->nic) {
-                r = free_port(&vc.forwards[0].host, err);
-                if (r < 0)
-                        goto out;
-                vc.forwards[0].guest = 21;
-                vc.n_forwards = 1;
-        }
-
         b.q = g_async_queue_new();
         t0 = g_get_monotonic_time();
         r = vm_start(conn, &vc, on_event, &b, &vm, err);
@@ -182,27 +220,11 @@ int warm_make(struct vm_conn *conn, const struct warm_boot *wb, struct warm_made
                 vm_stop(vm, 0);
                 goto out;
         }
-        t1 = g_get_monotonic_time();
-        /* libvirt writes the save through whatever is at the path: a
-         * link someone put there goes first, so it writes a new file. */
-        g_unlink(tmp);
-        r = vm_save(vm, tmp, err);
+        r = save_ready(vm, qu, tmp, save, console, &made.save_s, err);
         if (r < 0)
                 goto out;
-        /* The console log is kept as every warm cell's head: QEMU is done
-         * with it, it goes back to kbench before later QEMUs run. */
-        if (qu->set && chown(console, geteuid(), getegid()) < 0) {
-                r = error_setf(err, -errno, "%s: cannot take it back from %s: %s", console, VM_QEMU_USER,
-                               g_strerror(errno));
-                goto out;
-        }
-        made.save_s = (double)(g_get_monotonic_time() - t1) / 1e6;
-        if (g_rename(tmp, save) < 0) {
-                r = error_setf(err, -errno, "%s: %s", save, g_strerror(errno));
-                goto out;
-        }
         made.bytes = stat(save, &st) == 0 ? (uint64_t)st.st_size : 0;
-        r = snapshot_write_manifest(wb->store, wb->key, sh, wb->kernel_name, made.boot_s, err);
+        r = snapshot_write_manifest(wb->store, wb->key, wb->shape, wb->kernel_name, made.boot_s, err);
 out:
         if (b.q)
                 g_async_queue_unref(b.q);
@@ -216,4 +238,101 @@ out:
         }
         *ret = made;
         return 0;
+}
+
+void warm_run_init(struct warm_run *w, const char *store, const char *domain_prefix) {
+        *w = (struct warm_run){ .store = store, .domain_prefix = domain_prefix,
+                                .failed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+                                .initrd_sha = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free) };
+}
+
+void warm_run_clear(struct warm_run *w) {
+        if (w->failed)
+                g_hash_table_destroy(w->failed);
+        if (w->initrd_sha)
+                g_hash_table_destroy(w->initrd_sha);
+        *w = (struct warm_run){ 0 };
+}
+
+void warm_cell_clear(struct warm_cell *w) {
+        g_free(w->save);
+        g_free(w->console);
+        g_free(w->cmdline);
+        g_free(w->domain);
+}
+
+/* The hash of a guest image, computed once a run. NULL with err when it
+ * cannot be read (tried again by the next cell). */
+static const char *initrd_sha(struct warm_run *wr, const char *initrd, struct kb_error *err) {
+        char *sha = g_hash_table_lookup(wr->initrd_sha, initrd);
+
+        if (!sha && snapshot_file_sha256(initrd, &sha, err) == 0)
+                g_hash_table_insert(wr->initrd_sha, g_strdup(initrd), sha);
+        return sha;
+}
+
+/* Make the snapshot of shape, its key w->key. */
+static int make_snapshot(struct warm_run *wr, struct vm_conn *conn, const struct warm_want *want,
+                         const struct snapshot_shape *shape, const struct warm_cell *w, struct warm_made *ret_made,
+                         struct kb_error *err) {
+        const struct kstore_kernel *k = want->kernel;
+        g_autofree char *name = g_strdup_printf("%s%.16s", wr->domain_prefix, w->key);
+        struct warm_boot wb = {
+                .store = wr->store, .key = w->key, .shape = shape, .domain_name = name,
+                .kernel_path = k->vmlinux_path ? k->vmlinux_path : k->image_path, .kernel_name = k->name,
+                .initrd = want->initrd, .boot_timeout_s = want->boot_timeout_s,
+        };
+
+        return warm_make(conn, &wb, ret_made, err);
+}
+
+enum warm_start warm_cell_start(struct warm_run *wr, struct vm_conn *conn, const struct warm_want *want,
+                                struct cell_spec *spec, struct warm_cell *w,
+                                void (*progress)(void *userdata, const char *stage), void *userdata,
+                                struct warm_made *ret_made, struct kb_error *err) {
+        const char *sha = initrd_sha(wr, want->initrd, err);
+        enum warm_start how = WARM_START_RESTORE;
+        struct snapshot_shape shape;
+
+        if (!sha)
+                return WARM_START_NO_HASH;
+        w->cmdline = guest_cmdline(WARM_CELL_ID, want->guest->append);
+        shape = (struct snapshot_shape){
+                .kernel_id = want->kernel->id, .initrd_sha256 = sha, .guest = want->guest,
+                .bus = diskbus_get(want->guest->disk_bus)->name, .nic = want->nic, .cmdline = w->cmdline,
+                .qemu_version = want->qemu_version, .libvirt_version = want->libvirt_version,
+        };
+        snapshot_key(&shape, w->key);
+        snapshot_uuid(w->key, w->uuid);
+        if (g_hash_table_contains(wr->failed, w->key))
+                return WARM_START_COLD;
+        w->save = snapshot_path(wr->store, w->key, ".save");
+        w->console = snapshot_path(wr->store, w->key, ".console");
+        if (!g_file_test(w->save, G_FILE_TEST_IS_REGULAR)) {
+                if (progress)
+                        progress(userdata, "snapshot");
+                if (make_snapshot(wr, conn, want, &shape, w, ret_made, err) < 0) {
+                        g_hash_table_add(wr->failed, g_strdup(w->key));
+                        return WARM_START_NO_SNAPSHOT;
+                }
+                how = WARM_START_MADE;
+        }
+        w->domain = g_strdup_printf("%s%.16s", wr->domain_prefix, w->key);
+        spec->snapshot_domain = w->domain;
+        spec->snapshot = w->save;
+        spec->snapshot_console = w->console;
+        spec->snapshot_uuid = w->uuid;
+        spec->snapshot_cmdline = w->cmdline;
+        return how;
+}
+
+int warm_cell_after(struct warm_run *wr, const struct warm_cell *w, const struct cell_result *res,
+                    struct kb_error *err) {
+        int r;
+
+        if (!res->snapshot_failed)
+                return 0;
+        r = snapshot_remove(wr->store, w->key, err);
+        g_hash_table_add(wr->failed, g_strdup(w->key));
+        return r < 0 ? r : 0;
 }

@@ -8,6 +8,7 @@
 #include "bisect/bisect.h"
 #include "cli/cli.h"
 #include "cli/render.h"
+#include "decide/judgeopts.h"
 #include "report/metrics.h"
 #include "settings/runopts.h"
 
@@ -53,25 +54,18 @@ static int check_source(char **kernels, const char *git, const char *good, const
         return 0;
 }
 
-/* The numbers of a bisection's own options, each in its range: the first
- * one out of it is named with its value and range. Returns 0, or 2 after
- * one line. */
-static int check_ranges(int pilot, int max_rounds, double target, double alpha, double noise, int jobs) {
-        if (pilot < 2 || pilot > 1000)
-                return cli_errorf("bisect: --pilot %d is not in 2..1000 (rounds of a step before the rule first "
-                                  "looks)", pilot) + 1;
-        if (max_rounds < pilot || max_rounds > 1000)
-                return cli_errorf("bisect: --max-rounds %d is not in --pilot (%d)..1000", max_rounds, pilot) + 1;
-        if (!(target > 0 && target < 100))
-                return cli_errorf("bisect: --target %g is not a percentage in (0, 100)", target) + 1;
-        if (!(alpha > 0 && alpha < 1))
-                return cli_errorf("bisect: --alpha %g is not in (0, 1)", alpha) + 1;
-        if (!(noise >= 0 && noise < 100))
-                return cli_errorf("bisect: --noise %g is not a percentage in [0, 100)", noise) + 1;
-        if (target <= noise)
-                return cli_errorf("bisect: --target %g%% lies within the noise band (--noise %g%%): a verdict needs "
-                                  "the whole interval of a change beyond it, so the target must be larger", target,
-                                  noise) + 1;
+/* The judging options (decide/judgeopts.h) a bisection takes. */
+static const char *const judging[] = { "pilot", "max-rounds", "target", "alpha", "noise", NULL };
+
+/* Each judging option in its range, the rules across them, and -j: 0, or
+ * 2 after one line naming the first option at fault. */
+static int check_numbers(char *const *texts, int jobs, struct judge_opts *ret) {
+        struct kb_error err = { { 0 } };
+
+        judgeopts_defaults(ret);
+        if (judgeopts_apply(ret, judging, texts, &err) < 0 ||
+            judgeopts_check(ret, NULL, JUDGEOPTS_CHECK_BISECT, JUDGEOPTS_FLAGS, &err) < 0)
+                return cli_errorf("bisect: %s", err.msg) + 1;
         if (jobs < 0)
                 return cli_errorf("bisect: -j %d is not a number of jobs (0: the host's CPUs)", jobs) + 1;
         return 0;
@@ -104,89 +98,113 @@ static char *help_summary(void) {
         return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
-int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
-        size_t n_opts = 0;
-        g_autofree char **texts = NULL;
-        g_autofree int *flags = NULL;
-        g_autofree GOptionEntry *run_entries = NULL;
-        g_autofree char *summary = NULL;
-        g_autofree char *metric = NULL, *kernels = NULL, *git = NULL, *good = NULL, *bad = NULL, *config = NULL;
-        g_auto(GStrv) fragments = NULL, kernel_list = NULL;
-        gint pilot = 4, max_rounds = 12, jobs = 0;
-        gdouble target = 3, alpha = 0.05, noise = 2;
-        struct render rd;
-        struct run_events sink;
-        GOptionEntry entries[] = {
-                { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "The metric searched (judged: its direction is known)",
-                  "NAME" },
-                { "kernels", 0, 0, G_OPTION_ARG_STRING, &kernels,
+/* What bisect's command line holds, as GOption fills it. */
+struct bisect_args {
+        char *metric, *kernels, *git, *good, *bad, *config;
+        char **fragments, **kernel_list;
+        int jobs;
+        char *judge[G_N_ELEMENTS(judging) - 1];   /* judging[i]'s text, or NULL */
+        char **texts;                      /* the run options' (runopts_entries) */
+        int *flags;
+};
+
+static void bisect_args_clear(struct bisect_args *a) {
+        g_free(a->metric);
+        g_free(a->kernels);
+        g_free(a->git);
+        g_free(a->good);
+        g_free(a->bad);
+        g_free(a->config);
+        g_strfreev(a->fragments);
+        g_strfreev(a->kernel_list);
+        for (size_t i = 0; i < G_N_ELEMENTS(a->judge); i++)
+                g_free(a->judge[i]);
+        runopts_texts_free(a->texts);
+        g_free(a->texts);
+        g_free(a->flags);
+}
+
+/* The bisection's options, then the run options its cells take, with
+ * --help-run (the run group). Returns cli_parse's 0 or 2. */
+static int parse_options(int *argc, char ***argv, struct bisect_args *a) {
+        const GOptionEntry entries[] = {
+                { "metric", 0, 0, G_OPTION_ARG_STRING, &a->metric, "The metric searched (judged: its direction is "
+                  "known)", "NAME" },
+                { "kernels", 0, 0, G_OPTION_ARG_STRING, &a->kernels,
                   "Ordered store kernels, good first, bad last", "K1,K2,..." },
-                { "git", 0, 0, G_OPTION_ARG_FILENAME, &git, "A kernel git repository; with --good and --bad", "DIR" },
-                { "good", 0, 0, G_OPTION_ARG_STRING, &good, "With --git: a commit that is good", "REF" },
-                { "bad", 0, 0, G_OPTION_ARG_STRING, &bad, "With --git: a later commit that is bad", "REF" },
-                { "config", 0, 0, G_OPTION_ARG_FILENAME, &config,
+                { "git", 0, 0, G_OPTION_ARG_FILENAME, &a->git, "A kernel git repository; with --good and --bad", "DIR" },
+                { "good", 0, 0, G_OPTION_ARG_STRING, &a->good, "With --git: a commit that is good", "REF" },
+                { "bad", 0, 0, G_OPTION_ARG_STRING, &a->bad, "With --git: a later commit that is bad", "REF" },
+                { "config", 0, 0, G_OPTION_ARG_FILENAME, &a->config,
                   "With --git: the builds' base configuration (kbench kernel build --config)", "FILE|defconfig|tinyconfig" },
-                { "fragment", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &fragments, "With --git: a config fragment (repeatable)",
-                  "FILE" },
-                { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "With --git: make -j N", "N" },
-                { "pilot", 0, 0, G_OPTION_ARG_INT, &pilot, "Rounds of a step before the rule first looks (default 4)", "N" },
-                { "max-rounds", 0, 0, G_OPTION_ARG_INT, &max_rounds,
-                  "Rounds a step may take before it is 'cannot tell' (default 12)", "N" },
-                { "target", 0, 0, G_OPTION_ARG_DOUBLE, &target,
-                  "Change the ends must be able to show with 80% power, the noise band included, % (default 3); "
-                  "a step's is the band plus half the ends' change", "PCT" },
-                { "alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha, "Test level (default 0.05)", "Q" },
-                { "noise", 0, 0, G_OPTION_ARG_DOUBLE, &noise, "Noise band, % (default 2), as kbench compare's", "PCT" },
-                { NULL, 0, 0, 0, NULL, NULL, NULL },
+                { "fragment", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->fragments,
+                  "With --git: a config fragment (repeatable)", "FILE" },
+                { "jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs, "With --git: make -j N", "N" },
+                { NULL },
         };
+        g_autofree GOptionEntry *judge = judgeopts_entries(judging, a->judge);
+        g_autofree GOptionEntry *run = NULL;
         g_autoptr(GOptionContext) ctx = g_option_context_new("- find the kernel or commit that changed a metric");
-        g_autoptr(GOptionGroup) run_group = NULL;
-        struct bisect_opts o = { 0 };
-        struct kb_error err = { { 0 } };
-        int code = 2;
+        GOptionGroup *group = g_option_group_new("run", "The cells' settings (kbench run's options):",
+                                                 "Show the run options", NULL, NULL);
+        g_autofree char *summary = help_summary();
+        size_t n_opts = 0;
 
         while (runopt_table[n_opts].name)
                 n_opts++;
-        texts = g_new0(char *, n_opts);
-        flags = g_new0(int, n_opts);
-        run_entries = runopts_entries(texts, flags);
+        a->texts = g_new0(char *, n_opts);
+        a->flags = g_new0(int, n_opts);
+        run = runopts_entries(a->texts, a->flags);
         g_option_context_add_main_entries(ctx, entries, NULL);
-        run_group = g_option_group_new("run", "The cells' settings (kbench run's options):", "Show the run options",
-                                       NULL, NULL);
-        g_option_group_add_entries(run_group, run_entries);
-        g_option_context_add_group(ctx, g_steal_pointer(&run_group));
-        summary = help_summary();
+        g_option_context_add_main_entries(ctx, judge, NULL);
+        g_option_group_add_entries(group, run);
+        g_option_context_add_group(ctx, group);
         g_option_context_set_summary(ctx, summary);
-        runopts_defaults(&o.run);
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, run_entries, NULL }, "bisect", &argc, &argv))
-                goto out;
-        if (argc > 1) {
-                cli_errorf("bisect: unexpected argument '%.64s' (try --help)", argv[1]);
-                goto out;
-        }
-        if (refuse_run_options(texts, flags) || check_metric(metric) || check_source(kernels ? &kernels : NULL, git,
-                                                                                      good, bad))
-                goto out;
-        if (check_ranges(pilot, max_rounds, target, alpha, noise, jobs))
-                goto out;
-        if (runopts_apply(&o.run, texts, flags, &err) < 0) {
-                cli_errorf("bisect: %s", err.msg);
-                goto out;
-        }
-        if (!o.run.workloads || !o.run.workloads[0] || o.run.workloads[1]) {
-                cli_errorf("bisect: give one -w WORKLOAD");
-                goto out;
-        }
-        if (o.run.cold)
-                o.run.warm = 0;
-        kernel_list = kernels ? g_strsplit(kernels, ",", -1) : NULL;
-        o = (struct bisect_opts){ .run = o.run, .workload = o.run.workloads[0], .metric = metric,
-                                  .kernels = kernel_list, .git_dir = git, .good = good, .bad = bad, .config = config,
-                                  .fragments = fragments, .jobs = jobs, .pilot = pilot, .max_rounds = max_rounds,
-                                  .target = target / 100, .alpha = alpha, .noise = noise / 100, .json = o.run.json };
+        return cli_parse(ctx, (const GOptionEntry *const[]){ entries, judge, run, NULL }, "bisect", argc, argv);
+}
+
+/* argv into a and o (o->run from the run options): 0, or 2 after one line. */
+static int parse_args(int *argc, char ***argv, struct bisect_args *a, struct bisect_opts *o) {
+        struct judge_opts j;
+        struct kb_error err = { { 0 } };
+
+        runopts_defaults(&o->run);
+        if (parse_options(argc, argv, a))
+                return 2;
+        if (*argc > 1)
+                return cli_errorf("bisect: unexpected argument '%.64s' (try --help)", (*argv)[1]) + 1;
+        if (refuse_run_options(a->texts, a->flags) || check_metric(a->metric) ||
+            check_source(a->kernels ? &a->kernels : NULL, a->git, a->good, a->bad) ||
+            check_numbers(a->judge, a->jobs, &j))
+                return 2;
+        if (runopts_apply(&o->run, a->texts, a->flags, &err) < 0)
+                return cli_errorf("bisect: %s", err.msg) + 1;
+        if (!o->run.workloads || !o->run.workloads[0] || o->run.workloads[1])
+                return cli_errorf("bisect: give one -w WORKLOAD") + 1;
+        if (o->run.cold)
+                o->run.warm = 0;
+        a->kernel_list = a->kernels ? g_strsplit(a->kernels, ",", -1) : NULL;
+        *o = (struct bisect_opts){ .run = o->run, .workload = o->run.workloads[0], .metric = a->metric,
+                                   .kernels = a->kernel_list, .git_dir = a->git, .good = a->good, .bad = a->bad,
+                                   .config = a->config, .fragments = a->fragments, .jobs = a->jobs,
+                                   .pilot = j.pilot, .max_rounds = j.max_rounds, .target = j.target,
+                                   .alpha = j.alpha, .noise = j.noise, .json = o->run.json };
+        return 0;
+}
+
+int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
+        __attribute__((cleanup(bisect_args_clear))) struct bisect_args a = { 0 };
+        struct bisect_opts o = { 0 };
+        struct kb_error err = { { 0 } };
+        struct render rd;
+        struct run_events sink;
+        int code;
+
+        if (parse_args(&argc, &argv, &a, &o))
+                return 2;
         /* Only a bisection that builds puts kernels in, and so may create
          * a store; one over --kernels needs the store that holds them. */
-        if (!git)
+        if (!a.git)
                 c->needs &= ~CLI_CREATE;
         render_init(&rd, o.json, 0);
         /* A bisection's steps are its own runs: their images are always said. */
@@ -201,7 +219,5 @@ int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
                 code = 1;
                 cli_error(&rd.err);
         }
-out:
-        runopts_texts_free(texts);
         return code;
 }

@@ -11,6 +11,7 @@
 #include "common/parse.h"
 #include "cli/cli.h"
 #include "cli/kfacts.h"
+#include "decide/judgeopts.h"
 #include "decide/pairing.h"
 #include "report/compare.h"
 #include "report/csv.h"
@@ -20,23 +21,6 @@
 #include "report/view.h"
 #include "results/db.h"
 #include "settings/runopts.h"
-
-/* "2%", "2" (percent) or "0.5%": a noise band as a fraction. */
-static int parse_noise(const char *text, double *ret) {
-        char buf[32];
-        size_t len = strlen(text);
-        double v;
-
-        if (len == 0 || len >= sizeof(buf))
-                return -EINVAL;
-        memcpy(buf, text, len + 1);
-        if (buf[len - 1] == '%')
-                buf[len - 1] = '\0';
-        if (parse_double(buf, &v) < 0 || !(v >= 0 && v < 100))
-                return -EINVAL;
-        *ret = v / 100;
-        return 0;
-}
 
 /* --top N: the functions an explanation lists. Returns 0 or -1 after one line. */
 static int check_top(const char *top_s, size_t *ret) {
@@ -53,22 +37,27 @@ static int check_top(const char *top_s, size_t *ret) {
         return 0;
 }
 
+/* The judging options (decide/judgeopts.h) compare takes. */
+static const char *const judging[] = { "alpha", "noise", NULL };
+
 /* The numbers, and which runs a kernel name takes: 0, or -1 once the
  * error is said. */
-static int check_values(const char *alpha_s, const char *noise_s, struct compare_options *o) {
+static int check_values(char *const *judge_texts, const char *top_s, size_t *ret_top, struct compare_options *o) {
+        struct judge_opts j;
+        struct kb_error err = { { 0 } };
+
         if (o->all_runs && o->across_runs) {
                 cli_errorf("compare: --all-runs and --across-runs exclude each other");
                 return -1;
         }
-        if (alpha_s && (parse_double(alpha_s, &o->alpha) < 0 || !(o->alpha > 0 && o->alpha <= 0.5))) {
-                cli_errorf("compare: --alpha " CLI_Q " is not a number in (0, 0.5]", CLI_QARG(alpha_s));
+        judgeopts_defaults(&j);
+        if (judgeopts_apply(&j, judging, judge_texts, &err) < 0) {
+                cli_errorf("compare: %s", err.msg);
                 return -1;
         }
-        if (noise_s && parse_noise(noise_s, &o->noise) < 0) {
-                cli_errorf("compare: --noise " CLI_Q " is not a percentage in [0, 100) (e.g. 2%%)", CLI_QARG(noise_s));
-                return -1;
-        }
-        return 0;
+        o->alpha = j.alpha;
+        o->noise = j.noise;
+        return check_top(top_s, ret_top);
 }
 
 /* --ignore-setting a,b or repeated, into ignored (NULL-terminated). An
@@ -205,84 +194,99 @@ static const char compare_summary[] =
         "together, or no metric matching --metric); 2 usage error (also: an\n"
         "--ignore-setting no selected cell has).";
 
-int cli_compare(int argc, char **argv, struct cli_ctx *c) {
-        g_autoptr(GOptionContext) ctx = NULL;
-        g_autofree char *workload = NULL, *metric = NULL, *alpha_s = NULL, *noise_s = NULL, *format_s = NULL;
-        g_autofree char *top_s = NULL;
-        size_t top = 0;
-        g_auto(GStrv) ignore = NULL;
-        g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
-        gboolean json = FALSE, all_runs = FALSE, across_runs = FALSE, all = FALSE, wide = FALSE, explain = FALSE;
-        struct compare_options o = { .alpha = 0.05, .noise = 0.02 };
-        struct compare_view *v = NULL;
-        struct compare_selector sel;
-        struct kb_error err = { { 0 } };
-        struct textcompare_opts t = { .format = TEXTCOMPARE_TEXT };
-        enum cli_format format;
-        int r, rc;
-        guint n_user = 0;
-        GOptionEntry entries[] = {
-                { "workload", 'w', 0, G_OPTION_ARG_STRING, &workload, "Compare this workload only (dd, ftp, ...)",
+/* What compare's command line holds, as GOption fills it. */
+struct compare_args {
+        char *workload, *metric, *format_s, *top_s;
+        char *judge[G_N_ELEMENTS(judging) - 1];   /* judging[i]'s text, or NULL */
+        char **ignore;
+        gboolean json, all_runs, across_runs, all, wide, explain;
+        enum cli_format format;            /* from --format and --json */
+};
+
+static void compare_args_clear(struct compare_args *a) {
+        g_free(a->workload);
+        g_free(a->metric);
+        g_free(a->format_s);
+        g_free(a->top_s);
+        for (size_t i = 0; i < G_N_ELEMENTS(a->judge); i++)
+                g_free(a->judge[i]);
+        g_strfreev(a->ignore);
+}
+
+/* Parse argv into a, o and t: 0, or 2 after one line. The judging options
+ * come from decide/judgeopts.c's table, shown after --metric. */
+static int parse_args(int *argc, char ***argv, struct compare_args *a, struct compare_options *o,
+                      struct textcompare_opts *t, size_t *ret_top, struct kb_error *err) {
+        const GOptionEntry head[] = {
+                { "workload", 'w', 0, G_OPTION_ARG_STRING, &a->workload, "Compare this workload only (dd, ftp, ...)",
                   "NAME" },
-                { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "Compare the metrics matching GLOB only (dd.*)",
+                { "metric", 0, 0, G_OPTION_ARG_STRING, &a->metric, "Compare the metrics matching GLOB only (dd.*)",
                   "GLOB" },
-                { "alpha", 0, 0, G_OPTION_ARG_STRING, &alpha_s,
-                  "False discovery rate (Benjamini-Hochberg q) and test level (default 0.05)", "Q" },
-                { "noise", 0, 0, G_OPTION_ARG_STRING, &noise_s,
-                  "Noise band: a verdict needs the whole 95% CI of the change beyond it (default 2%)", "PCT" },
-                { "all-runs", 0, 0, G_OPTION_ARG_NONE, &all_runs,
+                { NULL },
+        }, tail[] = {
+                { "all-runs", 0, 0, G_OPTION_ARG_NONE, &a->all_runs,
                   "A kernel name selects its cells in every run, not only the latest", NULL },
-                { "across-runs", 0, 0, G_OPTION_ARG_NONE, &across_runs,
+                { "across-runs", 0, 0, G_OPTION_ARG_NONE, &a->across_runs,
                   "A kernel name selects its latest run even when the other side's is another: a verdict across "
                   "runs, its power stated", NULL },
-                { "ignore-setting", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ignore,
+                { "ignore-setting", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->ignore,
                   "Pair cells even though these settings differ (disk_mbps,...); repeatable", "KEY[,KEY]" },
-                { "all", 'a', 0, G_OPTION_ARG_NONE, &all,
+                { "all", 'a', 0, G_OPTION_ARG_NONE, &a->all,
                   "Show everything: the informational metrics too, and every column of --wide", NULL },
-                { "wide", 0, 0, G_OPTION_ARG_NONE, &wide,
+                { "wide", 0, 0, G_OPTION_ARG_NONE, &a->wide,
                   "Add the statistics' columns: spread, medians, both tests' p, n, the MDE, the cells needed",
                   NULL },
-                { "explain", 0, 0, G_OPTION_ARG_NONE, &explain,
+                { "explain", 0, 0, G_OPTION_ARG_NONE, &a->explain,
                   "Say where every change of the kernel's instructions went, judged or not (default: under each "
                   "judged change)", NULL },
-                { "top", 0, 0, G_OPTION_ARG_STRING, &top_s,
+                { "top", 0, 0, G_OPTION_ARG_STRING, &a->top_s,
                   "Functions each explanation of a change lists before the others' sum (default 8)", "N" },
-                { "format", 0, 0, G_OPTION_ARG_STRING, &format_s,
+                { "format", 0, 0, G_OPTION_ARG_STRING, &a->format_s,
                   "text (default), markdown (for a mail or a forge), json (every number) or csv", "FORMAT" },
-                { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Short for --format=json", NULL },
+                { "json", 0, 0, G_OPTION_ARG_NONE, &a->json, "Short for --format=json", NULL },
                 { NULL },
         };
+        g_autofree GOptionEntry *judge = judgeopts_entries(judging, a->judge);
+        g_autoptr(GOptionContext) ctx = g_option_context_new("A B");
+        struct compare_selector sel;
 
-        ctx = g_option_context_new("A B");
         g_option_context_set_summary(ctx, compare_summary);
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "compare", &argc, &argv))
+        g_option_context_add_main_entries(ctx, head, NULL);
+        g_option_context_add_main_entries(ctx, judge, NULL);
+        g_option_context_add_main_entries(ctx, tail, NULL);
+        if (cli_parse(ctx, (const GOptionEntry *const[]){ head, judge, tail, NULL }, "compare", argc, argv))
                 return 2;
-        if (argc != 3) {
-                cli_errorf("compare: need two selectors, A and B (try 'kbench compare --help')");
+        if (*argc != 3)
+                return cli_errorf("compare: need two selectors, A and B (try 'kbench compare --help')") + 1;
+        if (compare_selector_parse((*argv)[1], &sel, err) < 0 || compare_selector_parse((*argv)[2], &sel, err) < 0)
+                return cli_errorf("compare: %s", err->msg) + 1;
+        *o = (struct compare_options){ .a = (*argv)[1], .b = (*argv)[2], .workload = a->workload,
+                                       .metric_glob = a->metric, .all_runs = a->all_runs,
+                                       .across_runs = a->across_runs };
+        if (check_values(a->judge, a->top_s, ret_top, o) < 0)
                 return 2;
-        }
-        if (compare_selector_parse(argv[1], &sel, &err) < 0 || compare_selector_parse(argv[2], &sel, &err) < 0) {
-                cli_errorf("compare: %s", err.msg);
-                return 2;
-        }
-        o.all_runs = all_runs;
-        o.across_runs = across_runs;
-        if (check_values(alpha_s, noise_s, &o) < 0 || check_top(top_s, &top) < 0)
-                return 2;
-        if (cli_format("compare", format_s, json, CLI_FORMAT_BIT(CLI_FORMAT_TEXT) |
+        if (cli_format("compare", a->format_s, a->json, CLI_FORMAT_BIT(CLI_FORMAT_TEXT) |
                        CLI_FORMAT_BIT(CLI_FORMAT_MARKDOWN) | CLI_FORMAT_BIT(CLI_FORMAT_JSON) |
-                       CLI_FORMAT_BIT(CLI_FORMAT_CSV), &format))
+                       CLI_FORMAT_BIT(CLI_FORMAT_CSV), &a->format))
                 return 2;
-        t = (struct textcompare_opts){ .format = format == CLI_FORMAT_MARKDOWN ? TEXTCOMPARE_MARKDOWN : TEXTCOMPARE_TEXT,
-                                       .all = all, .wide = wide, .width = cli_width(TEXTCOMPARE_WIDTH) };
-        o.a = argv[1];
-        o.b = argv[2];
-        o.workload = workload;
-        o.metric_glob = metric;
-        if (split_ignored(ignore, ignored, &n_user))
-                return 2;
+        *t = (struct textcompare_opts){ .format = a->format == CLI_FORMAT_MARKDOWN ? TEXTCOMPARE_MARKDOWN :
+                                                  TEXTCOMPARE_TEXT, .all = a->all, .wide = a->wide, .width = cli_width(TEXTCOMPARE_WIDTH) };
+        return 0;
+}
 
+int cli_compare(int argc, char **argv, struct cli_ctx *c) {
+        __attribute__((cleanup(compare_args_clear))) struct compare_args a = { 0 };
+        g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func(g_free);
+        struct compare_options o;
+        struct compare_view *v = NULL;
+        struct kb_error err = { { 0 } };
+        struct textcompare_opts t;
+        size_t top = 0;
+        guint n_user = 0;
+        int r, rc;
+
+        if (parse_args(&argc, &argv, &a, &o, &t, &top, &err) || split_ignored(a.ignore, ignored, &n_user))
+                return 2;
         r = cli_setup(c, &err);
         if (r < 0)
                 return cli_error(&err);
@@ -291,13 +295,13 @@ int cli_compare(int argc, char **argv, struct cli_ctx *c) {
                 r = db_blame(c->s.db, r, &err);
         if (r < 0)
                 return cli_error(&err);
-        rc = check_view(v, ignored, n_user, metric);
+        rc = check_view(v, ignored, n_user, a.metric);
         if (rc == 0)
                 kfacts_compare(c, v);
-        if (rc == 0 && explain_load(c->s.db, v, &(struct explain_options){ .all = explain, .top = top }, &err) < 0)
+        if (rc == 0 && explain_load(c->s.db, v, &(struct explain_options){ .all = a.explain, .top = top }, &err) < 0)
                 rc = cli_error(&err);
         if (rc == 0)
-                rc = print_view(v, format, &t);
+                rc = print_view(v, a.format, &t);
         compare_view_free(v);
         return rc;
 }

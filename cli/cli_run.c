@@ -25,6 +25,34 @@ static char *workloads_help(void) {
         return g_string_free(s, FALSE);
 }
 
+/* --resume: the stored run's kernels, workloads and settings into o (its
+ * strings kept in kern, work and keep), refusing any given again. Returns
+ * 0, or the exit code after the error is said. */
+static int resume_settings(struct run_settings *o, const char *const *texts, size_t n_opts, struct cli_ctx *c,
+                           GPtrArray *kern, GPtrArray *work, GPtrArray *keep) {
+        struct kb_error err = { { 0 } };
+
+        if (o->kernels || o->workloads) {
+                cli_errorf("run: --resume takes the kernels and workloads of the stored run; drop -k and -w");
+                return 2;
+        }
+        /* The rest of a run is run as its start was: a saved setting given
+         * again would make its cells incomparable. */
+        for (size_t i = 0; i < n_opts; i++)
+                if (texts[i] && runopt_table[i].key) {
+                        cli_errorf("run: --%s: --resume runs with the stored run's settings", runopt_table[i].name);
+                        return 2;
+                }
+        /* The stored run is read under the lock the run holds. */
+        if (cli_setup(c, &err) < 0 || runner_load_resume(o, c->s.db, kern, work, keep, &err) < 0)
+                return cli_error(&err);
+        g_ptr_array_add(kern, NULL);
+        g_ptr_array_add(work, NULL);
+        o->kernels = (char **)kern->pdata;
+        o->workloads = (char **)work->pdata;
+        return 0;
+}
+
 int cli_run(int argc, char **argv, struct cli_ctx *c) {
         size_t n_opts = 0;
         g_autofree char **texts = NULL;
@@ -71,27 +99,9 @@ int cli_run(int argc, char **argv, struct cli_ctx *c) {
                 goto out;
         }
         if (o.resume_run > 0) {
-                if (o.kernels || o.workloads) {
-                        cli_errorf("run: --resume takes the kernels and workloads of the stored run; drop -k and -w");
+                code = resume_settings(&o, (const char *const *)texts, n_opts, c, kern, work, keep);
+                if (code)
                         goto out;
-                }
-                /* The rest of a run is run as its start was: a saved
-                 * setting given again would make its cells incomparable. */
-                for (size_t i = 0; i < n_opts; i++)
-                        if (texts[i] && runopt_table[i].key) {
-                                cli_errorf("run: --%s: --resume runs with the stored run's settings",
-                                           runopt_table[i].name);
-                                goto out;
-                        }
-                /* The stored run is read under the lock the run holds. */
-                if (cli_setup(c, &err) < 0 || runner_load_resume(&o, c->s.db, kern, work, keep, &err) < 0) {
-                        code = cli_error(&err);
-                        goto out;
-                }
-                g_ptr_array_add(kern, NULL);
-                g_ptr_array_add(work, NULL);
-                o.kernels = (char **)kern->pdata;
-                o.workloads = (char **)work->pdata;
         }
         render_init(&rd, o.json, o.all);
         sink = render_sink(&rd);

@@ -169,16 +169,19 @@ static char **names_of(const struct nightly_bisect_in *in, const struct nightly_
 /* Run the bisection over names, good first; its answer into ret. */
 static void run_bisection(const struct nightly_bisect_in *in, char **names, const char *workload,
                           struct nightly_bisection *ret) {
-        const struct nightly_bisect_config *c = &in->cfg->bisect;
-        struct bisect_opts o = { .run = *in->run, .workload = workload, .metric = c->metric, .kernels = names,
-                                 .pilot = 4, .max_rounds = c->max_rounds, .target = in->cfg->noise + 0.01,
-                                 .alpha = in->cfg->alpha,
-                                 .noise = in->cfg->noise, .quiet = 1, .events = in->run_events,
-                                 .hosts = in->hosts };
+        struct bisect_opts o = { .run = *in->run, .workload = workload, .metric = in->cfg->bisect.metric,
+                                 .kernels = names, .quiet = 1, .events = in->run_events, .hosts = in->hosts };
         struct bisect_answer a = { 0 };
         struct kb_error err = { { 0 } };
+        struct judge_opts j;
         int code;
 
+        nightly_config_judge(in->cfg, &j);
+        o.pilot = j.pilot;
+        o.max_rounds = j.max_rounds;
+        o.target = j.target;
+        o.alpha = j.alpha;
+        o.noise = j.noise;
         o.deadline_at = in->deadline_at;
         code = nightly_ops_or_real(in->ops)->bisect(&o, in->g, in->s, &a, &err);
         if (code != 0 && code != BISECT_EXIT_UNDECIDED) {

@@ -10,7 +10,9 @@
  * option (opt) and its offset is the struct run_settings of its level: the
  * value goes through that option's typed setter (runopt_set_json), so its
  * type, range and checks are the option table's; sizes in this file keep
- * their documented form (a string with a unit, or an integer of bytes). */
+ * their documented form (a string with a unit, or an integer of bytes).
+ * A judging key's row (CFG_JUDGE) goes through decide/judgeopts.c's row of
+ * the same key, in the spelling the file documents (noise 0.02 or "2%"). */
 #include <assert.h>
 #include <errno.h>
 #include <glib.h>
@@ -22,6 +24,7 @@
 #include "common/fileio.h"
 #include "common/parse.h"
 #include "common/util.h"
+#include "decide/judgeopts.h"
 #include "nightly/nightly_config.h"
 #include "kernels/source_url.h"
 #include "workloads/workload.h"
@@ -33,13 +36,13 @@ enum cfg_type {
         CFG_STRING,                /* char *, checked by row->check */
         CFG_INT,                   /* int */
         CFG_NUMBER,                /* double */
-        CFG_FRACTION,              /* double: a number (0.02) or a percentage as the command line
-                                      spells it ("2%") */
         CFG_DURATION,              /* double seconds: "6h", "90m", "30s", "2d" or an integer of seconds */
         CFG_STRV,                  /* char **, NULL-terminated, from an array of strings */
         CFG_RUNOPT,                /* the run option row->opt, into the struct run_settings at offset */
         CFG_RUNOPT_KV,             /* the same for a repeatable "key=value" option, written as an object
                                       of strings or integers ({"vm.dirty_ratio": 5}) */
+        CFG_JUDGE,                 /* the judging option whose key is the row's path (decide/judgeopts.h):
+                                      its type, range and default are that table's; an int or a double */
 };
 
 enum {
@@ -180,9 +183,9 @@ static const struct cfg_row rows[] = {
         { "vm.fs", CFG_RUNOPT, C(run), .opt = "fs", .help = "filesystem made with mkfs.FS" },
         { "vm.mount_opts", CFG_RUNOPT, C(run), .opt = "mount-opts", .help = "mount options, e.g. data=ordered" },
         { "vm.swap", CFG_RUNOPT, C(run), .opt = "swap", .help = "swap disk size (0: none)" },
-        { "alpha", CFG_NUMBER, C(alpha), 0, 0.0001, 0.5, "0.05", .help = "significance level of a verdict" },
-        { "noise", CFG_FRACTION, C(noise), 0, 0, 0.5, "0.02",
-          .help = "relative noise band: smaller changes are never regressions" },
+        { "alpha", CFG_JUDGE, C(alpha), .help = "significance level of a verdict" },
+        { "noise", CFG_JUDGE, C(noise),
+          .help = "relative noise band: smaller changes are never regressions (\"2%\" or 0.02)" },
         { "changepoint", CFG_OBJECT, 0, 0, .help = "change-point detection over each metric's history" },
         { "changepoint.p_value", CFG_NUMBER, C(cp_p_value), 0, 1e-6, 0.5, "0.001",
           .help = "largest p-value of an accepted change point" },
@@ -219,8 +222,8 @@ static const struct cfg_row rows[] = {
           .help = "the judged metric whose regression is bisected, e.g. guest.write.kernel_Minsn" },
         { "bisect.workload", CFG_STRING, C(bisect.workload), 0, .check = check_text,
           .help = "the workload measured, one of workloads as written (absent: the first)" },
-        { "bisect.max_rounds", CFG_INT, C(bisect.max_rounds), 0, 4, 1000, "12",
-          .help = "rounds a step of the bisection may take (kbench bisect --max-rounds)" },
+        { "bisect.max_rounds", CFG_JUDGE, C(bisect.max_rounds),
+          .help = "rounds a step of the bisection may take (kbench bisect --max-rounds), at least its pilot's 4" },
 };
 
 #undef C
@@ -537,6 +540,24 @@ static int set_runopt(const struct cfg_row *r, const json_t *v, const char *dpat
         return ret < 0 ? error_prefix(err, -EINVAL, "%s", dpath) : 0;
 }
 
+/* A judging option: v through its row of decide/judgeopts.c, so its range
+ * is compare's and bisect's; into the int or double field at dst. */
+static int set_judge(const struct cfg_row *r, const json_t *v, const char *dpath, void *dst, struct kb_error *err) {
+        const struct judgeopt *opt = judgeopt_find_key(r->path);
+        double x;
+        int ret;
+
+        assert(opt);   /* the rows name keys of the table */
+        ret = judgeopt_parse_json(opt, v, &x, err);
+        if (ret < 0)
+                return error_prefix(err, ret, "%s", dpath);
+        if (opt->type == JUDGEOPT_INT)
+                *(int *)dst = (int)x;
+        else
+                *(double *)dst = x;
+        return 0;
+}
+
 static int set_source_type(const json_t *v, const char *dpath, enum nightly_source_type *dst,
                            struct kb_error *err) {
         const char *s = plain_string(v);
@@ -595,28 +616,8 @@ static int set_value(const struct cfg_row *r, const json_t *v, const char *dpath
                         return ret;
                 *(double *)dst = json_number_value(v);
                 return 0;
-        case CFG_FRACTION:
-                /* "2%" as --noise takes it; 0.02 as configs wrote it. */
-                if (json_is_string(v)) {
-                        const char *t = json_string_value(v);
-                        char *end;
-
-                        errno = 0;
-                        d = g_ascii_strtod(t, &end);
-                        if (end == t || errno || strcmp(end, "%") != 0 || !isfinite(d))
-                                return error_setf(err, -EINVAL, "%s: expected a percentage such as \"2%%\" or a "
-                                                  "fraction such as 0.02", dpath);
-                        d /= 100;
-                } else if (json_is_number(v))
-                        d = json_number_value(v);
-                else
-                        return error_setf(err, -EINVAL, "%s: expected a percentage such as \"2%%\" or a fraction "
-                                          "such as 0.02", dpath);
-                ret = check_range(r, v, d, dpath, err);
-                if (ret < 0)
-                        return ret;
-                *(double *)dst = d;
-                return 0;
+        case CFG_JUDGE:
+                return set_judge(r, v, dpath, dst, err);
         case CFG_DURATION:
                 ret = parse_duration(v, &d);
                 if (ret == -EINVAL)
@@ -631,6 +632,15 @@ static int set_value(const struct cfg_row *r, const json_t *v, const char *dpath
                 return set_strv(r, v, dpath, dst, err);
         }
         return error_setf(err, -EINVAL, "%s: unhandled key type", dpath);
+}
+
+/* A judging row's default as the file writes it (JSON text in buf). */
+static const char *judge_default(const struct cfg_row *r, char *buf, size_t size) {
+        const char *kind;
+        char range[32];
+
+        judgeopt_file_terms(judgeopt_find_key(r->path), &kind, buf, range, MIN(size, sizeof(range)));
+        return buf;
 }
 
 static int walk_object(const json_t *obj, const char *schema, const char *display, void *base,
@@ -684,6 +694,7 @@ static int walk_object(const json_t *obj, const char *schema, const char *displa
                 const struct cfg_row *row = &rows[i];
                 g_autofree char *d = NULL;
                 json_auto_t *def = NULL;
+                char text[32];
 
                 if (seen[i] || !row_in_level(row, schema))
                         continue;
@@ -692,9 +703,10 @@ static int walk_object(const json_t *obj, const char *schema, const char *displa
                 d = display_join(display, row_key(row));
                 if (row->flags & CFG_REQUIRED)
                         return error_setf(err, -EINVAL, "%s: missing (required)", d);
-                if (row->def) {
-                        def = json_loads(row->def, JSON_DECODE_ANY, NULL);
-                        assert(def);   /* the table's own text */
+                if (row->def || row->type == CFG_JUDGE) {
+                        def = json_loads(row->def ? row->def : judge_default(row, text, sizeof(text)),
+                                         JSON_DECODE_ANY, NULL);
+                        assert(def);   /* the tables' own text */
                 } else if (row->type == CFG_OBJECT && !(row->flags & CFG_OPTIONAL))
                         def = json_object();
                 else
@@ -753,6 +765,25 @@ static int check_sources(const struct nightly_config *c, struct kb_error *err) {
         return 0;
 }
 
+void nightly_config_judge(const struct nightly_config *c, struct judge_opts *ret) {
+        judgeopts_defaults(ret);
+        ret->alpha = c->alpha;
+        ret->noise = c->noise;
+        if (c->bisect.metric)
+                ret->max_rounds = c->bisect.max_rounds;
+        ret->target = c->noise + JUDGEOPTS_NIGHT_TARGET_OVER_NOISE;
+}
+
+/* The judging options across fields, as compare, bisect and kbench run
+ * check them; a bisection's only when the night bisects. */
+static int check_judging(const struct nightly_config *c, struct kb_error *err) {
+        struct judge_opts j;
+
+        nightly_config_judge(c, &j);
+        return judgeopts_check(&j, &c->run, JUDGEOPTS_CHECK_UNTIL_MDE | (c->bisect.metric ? JUDGEOPTS_CHECK_BISECT : 0),
+                               JUDGEOPTS_KEYS, err);
+}
+
 int nightly_config_parse(const char *text, size_t len, struct nightly_config **ret,
                          struct kb_error *err) {
         struct nightly_config *c;
@@ -778,6 +809,8 @@ int nightly_config_parse(const char *text, size_t len, struct nightly_config **r
                 if (c->sources[i].sha256 && !source_url_is_file(c->sources[i].url))
                         r = error_setf(err, -EINVAL, "sources[%zu].sha256: names one file, but url is an index page",
                                        i);
+        if (r >= 0)
+                r = check_judging(c, err);
         if (r < 0) {
                 nightly_config_free(c);
                 return r;
@@ -802,7 +835,7 @@ int nightly_config_load(const char *path, struct nightly_config **ret, struct kb
 static const char *const type_names[] = {
         [CFG_OBJECT] = "object", [CFG_SOURCES] = "array of objects", [CFG_SOURCE_TYPE] = "string",
         [CFG_STRING] = "string", [CFG_INT] = "integer", [CFG_NUMBER] = "number",
-        [CFG_FRACTION] = "number or percentage", [CFG_DURATION] = "duration",
+        [CFG_DURATION] = "duration",
         [CFG_STRV] = "array of strings", [CFG_RUNOPT_KV] = "object",
 };
 
@@ -858,6 +891,14 @@ char *nightly_config_keys_text(void) {
 
                 if (r->type == CFG_RUNOPT || r->type == CFG_RUNOPT_KV) {
                         runopt_key_line(out, r);
+                        continue;
+                }
+                if (r->type == CFG_JUDGE) {
+                        const char *kind;
+
+                        judgeopt_file_terms(judgeopt_find_key(r->path), &kind, lo, hi, sizeof(lo));
+                        g_string_append_printf(out, "%-30s %-16s default %s range %s  %s\n", r->path, kind, lo, hi,
+                                               r->help);
                         continue;
                 }
                 g_string_append_printf(out, "%-30s %-16s", r->path, type_names[r->type]);

@@ -7,7 +7,10 @@
  * source's overrides) are rows that name their `kbench run` option and
  * nothing else: their type, range and checks are the option table's
  * (settings/runopts.h), so a night cannot hold a setting that the run, or
- * its --resume, would refuse. The file is
+ * its --resume, would refuse; the judging keys (alpha, noise,
+ * bisect.max_rounds) are rows of the judging options' table
+ * (decide/judgeopts.h), so their ranges are compare's and bisect's, and
+ * the parse ends with that table's check across fields. The file is
  * written by hand and read unattended every night, so it is strict: an
  * unknown key, a wrong type or a value out of range is one error naming the
  * key's path ("sources[1].url: expected a string"), never a silent default. */
@@ -19,6 +22,7 @@
 #include <glib.h>
 
 #include "common/error.h"
+#include "decide/judgeopts.h"
 #include "settings/runopts.h"
 
 /* Bound on the configuration file, bytes. */
@@ -51,7 +55,7 @@ struct nightly_source {
 struct nightly_bisect_config {
         char *metric;                      /* a judged metric; NULL: the key is absent, never bisect */
         char *workload;                    /* one of workloads as written; NULL: the first */
-        int max_rounds;                    /* per step */
+        int max_rounds;                    /* per step; at least the pilot (the judging table's default) */
 };
 
 struct nightly_config {
@@ -83,10 +87,19 @@ struct nightly_config {
         struct nightly_bisect_config bisect;
 };
 
+/* The night's judging parameters (decide/judgeopts.h): alpha, noise and
+ * bisect.max_rounds as the file set them (the table's default without
+ * a "bisect" key), the table's pilot, and a
+ * target one point beyond the noise band (JUDGEOPTS_NIGHT_TARGET_OVER_NOISE).
+ * nightly_config_parse has checked them across fields. OUT: *ret. */
+void nightly_config_judge(const struct nightly_config *c, struct judge_opts *ret);
+
 /* Parse a configuration from text (not NUL-terminated necessarily: len
  * bytes). Errors are one line naming the key's path, without a file name:
  * "sources[1].url: expected a string", "repeats: 0 is not a whole number in
- * 1..10000", "vm.memory: unknown key", "baseline: missing (required)"; a JSON syntax
+ * 1..10000", "vm.memory: unknown key", "baseline: missing (required)",
+ * "until_mde needs a budget: budget_cells or budget_time" (the judging
+ * options' check across fields, decide/judgeopts.h); a JSON syntax
  * error is "line L, column C: <jansson's text>". Returns 0 or -EINVAL
  * (-ENOMEM). OUT: *ret (free with nightly_config_free). */
 int nightly_config_parse(const char *text, size_t len, struct nightly_config **ret,

@@ -1,4 +1,5 @@
-/* nightly_mail.c: the regression report's mail header (see nightly_mail.h). */
+/* nightly_mail.c: the regression report's mail header and its threads
+ * across nights (see nightly_mail.h). */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -162,4 +163,68 @@ void nightly_thread_clear(struct nightly_thread *t) {
         if (t->ids)
                 g_ptr_array_unref(t->ids);
         *t = (struct nightly_thread){ 0 };
+}
+
+char **nightly_thread_ids(const struct nightly_thread *t) {
+        char **v;
+
+        if (!t || !t->open || !t->ids || !t->ids->len)
+                return NULL;
+        v = g_new0(char *, t->ids->len + 1);
+        for (guint i = 0; i < t->ids->len; i++)
+                v[i] = g_strdup(t->ids->pdata[i]);
+        return v;
+}
+
+GHashTable *nightly_thread_inputs(const struct compare_view *v) {
+        GHashTable *in = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+        for (size_t gi = 0; gi < v->n_groups; gi++)
+                for (size_t i = 0; i < v->groups[gi].n_m; i++) {
+                        const struct compare_metric *m = &v->groups[gi].m[i];
+                        enum regstate_input was = GPOINTER_TO_INT(g_hash_table_lookup(in, m->name));
+                        enum regstate_input now = m->na && m->nb ? regstate_input(m->verdict) : REGSTATE_UNKNOWN;
+
+                        if (now > was)
+                                g_hash_table_replace(in, g_strdup(m->name), GINT_TO_POINTER(now));
+                }
+        return in;
+}
+
+void nightly_past_free(struct nightly_past *p, size_t n) {
+        for (size_t i = 0; p && i < n; i++) {
+                g_free(p[i].baseline);
+                if (p[i].inputs)
+                        g_hash_table_unref(p[i].inputs);
+        }
+        g_free(p);
+}
+
+static void thread_free(void *p) {
+        nightly_thread_clear(p);
+        g_free(p);
+}
+
+GHashTable *nightly_mail_threads(const char *subject, const struct nightly_past *past, size_t n,
+                                 const char *domain) {
+        GHashTable *threads = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, thread_free);
+
+        for (size_t i = 0; i < n; i++) {
+                GHashTableIter it;
+                gpointer key, val;
+
+                g_hash_table_iter_init(&it, past[i].inputs);
+                while (g_hash_table_iter_next(&it, &key, &val)) {
+                        struct nightly_thread *t = g_hash_table_lookup(threads, key);
+                        g_autofree char *id = nightly_mail_id(subject, past[i].baseline, key, past[i].started_at,
+                                                              domain);
+
+                        if (!t) {
+                                t = g_new0(struct nightly_thread, 1);
+                                g_hash_table_insert(threads, g_strdup(key), t);
+                        }
+                        nightly_thread_step(t, GPOINTER_TO_INT(val), id);
+                }
+        }
+        return threads;
 }

@@ -7,13 +7,17 @@
  * thread in a mail reader. Header values come from the store and the
  * configuration and are hostile: a CR or LF never reaches a header
  * (no header injection), and non-ASCII text in the Subject is an RFC 2047
- * encoded word. Pure: tested from tables (test-nightly-mail.c, and
- * tests/nightly/mail.py with Python's email parser). */
+ * encoded word. A regression's thread is made again each night from what
+ * the earlier nights' comparisons said of its metric (web/regstate.h's
+ * rule, as the site follows it). Pure: tested from tables
+ * (test-nightly-mail.c, and tests/nightly/mail.py with Python's email
+ * parser). */
 #pragma once
 
 #include <glib.h>
 #include <stdio.h>
 
+#include "report/view.h"
 #include "web/regstate.h"
 
 struct nightly_mail {
@@ -71,3 +75,32 @@ struct nightly_thread {
  * fixed ends it (ids emptied), nothing changes else. Returns the state. */
 enum regstate nightly_thread_step(struct nightly_thread *t, enum regstate_input in, const char *id);
 void nightly_thread_clear(struct nightly_thread *t);
+
+/* An open thread's Message-IDs (t may be NULL) as a NULL-terminated copy
+ * (g_strfreev), NULL when t is no open thread or has none. */
+char **nightly_thread_ids(const struct nightly_thread *t);
+
+/* What comparison v says of each metric it holds (a metric of several
+ * paired groups: worse in one is worse), by the site's rule
+ * (web/history.c: a side without samples says nothing): name -> enum
+ * regstate_input (g_hash_table_unref). */
+GHashTable *nightly_thread_inputs(const struct compare_view *v);
+
+/* One comparison of a subject an earlier night made and recorded. */
+struct nightly_past {
+        double started_at;         /* the night's, unix s */
+        char *baseline;            /* what the subject was compared with (owned) */
+        GHashTable *inputs;        /* what it said: nightly_thread_inputs (owned) */
+};
+
+void nightly_past_free(struct nightly_past *p, size_t n);   /* accepts NULL */
+
+/* The mail threads of subject's regressions through the earlier nights'
+ * comparisons past (n of them, oldest first): metric -> struct
+ * nightly_thread (g_hash_table_unref), an open one holding the
+ * Message-IDs of its messages so far (the night it was new, then each
+ * night it was still there). Each ID is made again from the regression
+ * and its night (nightly_mail_id, at domain): nothing of a mail is
+ * stored. */
+GHashTable *nightly_mail_threads(const char *subject, const struct nightly_past *past, size_t n,
+                                 const char *domain);

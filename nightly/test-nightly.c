@@ -1,13 +1,14 @@
-/* Unit tests for nightly/nightly.c: whole nights without a guest. The
- * night reads a real configuration, imports real (synthetic) bzImages from
- * a drop directory into a real kernel store, and reads and writes a real
- * SQLite results database; only what boots guests is replaced, through
- * nightly_ops: a fake runner stores each cell through results/ as
- * run/runner.c stores it (the run's settings, the cell's params, its end
- * state and metrics) and ends as the runner ends (exit 0, or 3 with the
- * run interrupted), on a fake clock. The nights: a good one (runs stored,
- * the site published, no mail), one with a regression (its report and
- * mail), a kernel that crashes at boot, a hang that runs past the
+/* Unit tests for nightly/nightly.c and its rooms (night_*.c): whole
+ * nights without a guest. The night reads a real configuration, imports
+ * real (synthetic) bzImages from a drop directory into a real kernel
+ * store, and reads and writes a real SQLite results database; only what
+ * boots guests is replaced, through nightly_ops: a fake runner stores each
+ * cell through results/ as run/runner.c stores it (the run's settings,
+ * the cell's params, its end state and metrics) and ends as the runner
+ * ends (exit 0, or 3 with the run interrupted), on a fake clock. The
+ * nights: a good one (runs stored, the site published, no mail), one with
+ * a regression (its report and mail, and its mail's thread over three
+ * nights), a kernel that crashes at boot, a hang that runs past the
  * deadline, a signal, a host lost mid-run, a contended cell, and a night
  * cut short by losing its last host that the next night resumes. */
 #include <errno.h>
@@ -657,6 +658,75 @@ TEST(regression_is_reported_and_mailed) {
         ASSERT_TRUE(strstr(mail, "    where, Minsn a cell (1000 -> 1300, 5 + 5 cells profiled): submit_bio +300 "
                                  "(+30.0%),\n      vfs_write 0"));
         ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOTIFY_FAILED, NULL), 0);
+        recorded_clear(&rec);
+        world_free(w);
+}
+
+/* The Message-ID of the last message in mail (text from after), or NULL. */
+static char *last_message_id(const char *mail, size_t after) {
+        const char *at = NULL;
+
+        for (const char *p = mail + after; (p = strstr(p, "Message-ID: ")); p++)
+                at = p;
+        return at ? g_strndup(at + 12, strcspn(at + 12, "\n")) : NULL;
+}
+
+/* The file of release in dir dropped again (the same bytes, age_s old):
+ * its source finds it again. */
+static void drop_again(const char *dir, const char *release, time_t age_s) {
+        g_autofree char *path = g_strdup_printf("%s/vmlinuz-%s", dir, release);
+        struct utimbuf old = { time(NULL) - age_s, time(NULL) - age_s };
+
+        ASSERT_EQ(utime(path, &old), 0);
+}
+
+/* One regression over three nights, each measuring its kernel again (its
+ * file dropped again, more repeats wanted): new (a thread's first message), still there (a reply
+ * to night 1's), then gone (a message that ends the thread, a reply to
+ * both). The thread is made again each night from the comparisons the
+ * store recorded: nothing of a mail is stored. */
+TEST(regression_threads_its_mail_across_nights) {
+        struct world *w = world_new("thread");
+        struct recorded rec = { 0 };
+        g_autofree char *mail = NULL, *id1 = NULL, *id2 = NULL, *refs = NULL;
+        size_t seen;
+
+        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1300, FATE_OK, 0 };
+        drop_kernel(w->drop, BASE);
+        drop_kernel(w->drop, BAD);
+        world_config(w, NULL);
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
+        mail = read_text(w->mail);
+        ASSERT_TRUE(mail && !strstr(mail, "In-Reply-To:"));
+        id1 = last_message_id(mail, 0);
+        ASSERT_TRUE(id1);
+        seen = strlen(mail);
+
+        drop_again(w->drop, BAD, 700);
+        world_config(w, json_pack("{s:i}", "repeats", 2 * REPEATS));
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
+        ASSERT_EQ(fake.n_runs, 2);
+        g_free(mail);
+        mail = read_text(w->mail);
+        refs = g_strdup_printf("In-Reply-To: %s\nReferences: %s\n", id1, id1);
+        ASSERT_TRUE(strstr(mail + seen, refs));
+        ASSERT_TRUE(strstr(mail + seen, "Subject: Re: [kbench] " BAD ": guest.write.kernel_Minsn +30.0% regression"));
+        id2 = last_message_id(mail, seen);
+        ASSERT_TRUE(id2 && strcmp(id1, id2) != 0);
+        seen = strlen(mail);
+
+        fake.kernels[0].kernel_Minsn = 1000;
+        drop_again(w->drop, BAD, 800);
+        world_config(w, json_pack("{s:i}", "repeats", 4 * REPEATS));   /* 5 + 10 cells measured */
+        ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
+        ASSERT_EQ(fake.n_runs, 3);
+        g_free(mail);
+        mail = read_text(w->mail);
+        g_free(refs);
+        refs = g_strdup_printf("In-Reply-To: %s\nReferences: %s\n %s\n", id2, id1, id2);
+        ASSERT_TRUE(strstr(mail + seen, refs));
+        ASSERT_TRUE(strstr(mail + seen, "Subject: Re: [kbench] " BAD ": guest.write.kernel_Minsn regression vs " BASE
+                                        " fixed\n"));
         recorded_clear(&rec);
         world_free(w);
 }

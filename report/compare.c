@@ -387,61 +387,27 @@ static int in_family(const struct compare_metric *m, double alpha) {
         return m->judged && !m->withheld && m->na && m->nb && m->mw_min_p <= alpha && isfinite(m->ttest.p);
 }
 
+/* What decide/verdict.c's rule reads of a metric: its statistics, with
+ * an amount's band computed here, where its mean is. */
+static void verdict_input(const struct compare_metric *m, double noise, struct verdict_in *ret) {
+        enum verdict_direction d = m->info.direction == METRICS_HIGHER ? VERDICT_HIGHER :
+                                   m->info.direction == METRICS_LOWER ? VERDICT_LOWER : VERDICT_NONE;
+
+        *ret = (struct verdict_in){
+                .judged = m->judged, .direction = d, .na = m->na, .nb = m->nb,
+                .withheld = m->withheld != NULL, .mw_min_p = m->mw_min_p, .p = m->ttest.p,
+                .ratio_lo = m->ratio.lo, .ratio_hi = m->ratio.hi, .floor = m->info.floor,
+                .band = m->info.floor > 0 ? compare_band(m, noise) : NAN, .diff = m->diff.estimate,
+                .diff_lo = m->diff.lo, .diff_hi = m->diff.hi, .tail = m->info.tail, .tail_a = m->tail_a,
+                .tail_b = m->tail_b,
+        };
+}
+
 enum compare_verdict compare_decide(const struct compare_metric *m, double q, double alpha, double noise) {
-        double lo, hi;
-        int up;
+        struct verdict_in in;
 
-        if (!m->judged)
-                return COMPARE_INFO;
-        if (m->na == 0 || m->nb == 0)
-                return COMPARE_ONE_SIDE;
-        if (m->withheld)
-                return COMPARE_WITHHELD;
-        if (m->mw_min_p > alpha)
-                return COMPARE_N_SMALL;
-        if (m->info.tail > 0) {
-                /* B stalls in more cells than a host's hiccups explain. */
-                if (!isfinite(m->ttest.p) || !isfinite(q))
-                        return COMPARE_UNDEFINED;
-                if (q > alpha || m->tail_b < COMPARE_TAIL_MIN_CELLS || m->tail_b * m->na <= m->tail_a * m->nb)
-                        return COMPARE_SAME;
-                return m->info.direction == METRICS_LOWER ? COMPARE_WORSE :
-                       m->info.direction == METRICS_HIGHER ? COMPARE_BETTER : COMPARE_INFO;
-        }
-        if (m->info.floor > 0) {
-                double band = compare_band(m, noise);
-
-                /* Both sides steady (the interval has no width): a
-                 * difference within the band is no change, whatever a test
-                 * of no spread would say. */
-                if (isfinite(m->diff.estimate) && fabs(m->diff.estimate) <= band && m->diff.lo == m->diff.hi)
-                        return COMPARE_SAME;
-                if (!isfinite(m->ttest.p) || !isfinite(q))
-                        return COMPARE_UNDEFINED;
-                if (q > alpha || !isfinite(m->diff.lo) || !isfinite(m->diff.hi))
-                        return COMPARE_SAME;
-                lo = m->diff.lo;
-                hi = m->diff.hi;
-                noise = band;
-        } else {
-                if (!isfinite(m->ttest.p) || !isfinite(q))
-                        return COMPARE_UNDEFINED;
-                if (q > alpha || !isfinite(m->ratio.lo) || !isfinite(m->ratio.hi))
-                        return COMPARE_SAME;
-                lo = m->ratio.lo - 1;
-                hi = m->ratio.hi - 1;
-        }
-        if (lo > noise)
-                up = 1;
-        else if (hi < -noise)
-                up = 0;
-        else
-                return COMPARE_SAME;
-        if (m->info.direction == METRICS_HIGHER)
-                return up ? COMPARE_BETTER : COMPARE_WORSE;
-        if (m->info.direction == METRICS_LOWER)
-                return up ? COMPARE_WORSE : COMPARE_BETTER;
-        return COMPARE_INFO;
+        verdict_input(m, noise, &in);
+        return verdict_decide(&in, q, alpha, noise);
 }
 
 /* One paired group's verdicts: BH over the group's family (its judged

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "decide/verdict.h"
 #include "report/metrics.h"
 #include "report/stats.h"
 #include "settings/pairkey.h"
@@ -59,17 +60,6 @@ enum compare_failed {
         COMPARE_FAILED_NO_OK_A,    /* A has no ok cell: nothing to compare B with */
         COMPARE_FAILED_MORE_B,     /* B's share of failed cells exceeds A's by more than
                                       COMPARE_FAILED_MARGIN_PCT points */
-};
-
-enum compare_verdict {
-        COMPARE_INFO,              /* informational metric: never judged */
-        COMPARE_SAME,              /* "~": no significant change beyond the noise */
-        COMPARE_BETTER,
-        COMPARE_WORSE,
-        COMPARE_N_SMALL,           /* the rank test cannot reach alpha at these sizes */
-        COMPARE_UNDEFINED,         /* a side has < 2 values, or no spread at all */
-        COMPARE_ONE_SIDE,          /* the metric has values on one side only */
-        COMPARE_WITHHELD,          /* judged, but the host was busy beside the cells: no verdict */
 };
 
 /* One metric of one paired group. */
@@ -281,15 +271,17 @@ void compare_amount_test_alone(struct compare_metric *m, int trimmed);
  * replaces m->ttest (statistic tail_b, df NAN); m->diff stays the
  * amount's interval, shown beside it. Sets tail_a, tail_b. */
 #define COMPARE_TAIL_STRAY 0.05
-#define COMPARE_TAIL_MIN_CELLS 2   /* fewer stalled cells, of A or of B, are strays */
+#define COMPARE_TAIL_MIN_CELLS VERDICT_TAIL_MIN_CELLS   /* fewer stalled cells, of A or of B, are strays */
 void compare_tail_test(struct compare_metric *m);
 
 /* What a metric with a floor must change by, beyond its interval, to be a
  * verdict: the floor, or the noise band of mean(a) when that is wider. */
 double compare_band(const struct compare_metric *m, double noise);
 
-/* The verdict of one metric from its statistics and its BH q (pure; the
- * table of recorded cases in report/test-compare.c pins it down). */
+/* The verdict of one metric from its statistics and its BH q: decide/
+ * verdict.c's rule (verdict_decide) over what m holds (pure; that rule's
+ * recorded cases are decide/test-verdict.c's, its use on computed
+ * statistics report/test-compare.c's). */
 enum compare_verdict compare_decide(const struct compare_metric *m, double q, double alpha, double noise);
 
 /* Per paired group, BH over the Welch p of its judged metrics with enough

@@ -1,5 +1,6 @@
-/* test-compare.c: the comparison view. The verdict rule is pinned down by a
- * table of recorded cases (compare_decide) and a Benjamini-Hochberg family
+/* test-compare.c: the comparison view. The verdict rule's own table is
+ * decide/test-verdict.c's; here it is applied to statistics (an amount's
+ * band from A's mean, compare_decide) and to a Benjamini-Hochberg family
  * built by hand (compare_judge); selectors and the pairing key are pure;
  * then whole comparisons on a database the test fills: an A/A pair of runs
  * (no verdict, exit 0), a throttled run (dd.write_MBps worse, exit 4, the
@@ -27,16 +28,7 @@
 
 TEST_MAIN();
 
-/* ---- the verdict rule ---------------------------------------------------- */
-
-struct decide_case {
-        const char *what;
-        int judged;
-        enum metrics_direction dir;
-        size_t na, nb;
-        double p, q, lo, hi;       /* Welch p, BH q, CI of the ratio */
-        enum compare_verdict want;
-};
+/* ---- the verdict, applied ------------------------------------------------ */
 
 /* When an informational row's change is printed: a near-zero level or a
  * metric without a direction gets none (the rows that read like findings:
@@ -68,46 +60,6 @@ TEST(change_shown_table) {
                 if (text_change_shown(&m) != cases[i].want)
                         TEST_FAIL("case %zu: text_change_shown %d, want %d", i, text_change_shown(&m), cases[i].want);
         }
-}
-
-TEST(decide_table) {
-        static const struct decide_case cases[] = {
-                { "informational", 0, METRICS_NONE, 5, 5, 0.001, 0.001, 0.5, 0.6, COMPARE_INFO },
-                { "one side only", 1, METRICS_HIGHER, 5, 0, NAN, NAN, NAN, NAN, COMPARE_ONE_SIDE },
-                { "3+3 cannot reach 0.05", 1, METRICS_HIGHER, 3, 3, 0.0001, 0.0001, 0.5, 0.6, COMPARE_N_SMALL },
-                { "no spread", 1, METRICS_HIGHER, 5, 5, NAN, NAN, NAN, NAN, COMPARE_UNDEFINED },
-                { "not significant after BH", 1, METRICS_HIGHER, 5, 5, 0.01, 0.06, 0.5, 0.6, COMPARE_SAME },
-                { "higher is better, down beyond noise", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, 0.65, 0.75,
-                  COMPARE_WORSE },
-                { "higher is better, up beyond noise", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, 1.05, 1.10,
-                  COMPARE_BETTER },
-                { "lower is better, up beyond noise", 1, METRICS_LOWER, 5, 5, 0.001, 0.002, 1.05, 1.10,
-                  COMPARE_WORSE },
-                { "lower is better, down beyond noise", 1, METRICS_LOWER, 5, 5, 0.001, 0.002, 0.80, 0.90,
-                  COMPARE_BETTER },
-                { "significant, CI reaches into the band", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, 0.90, 0.99,
-                  COMPARE_SAME },
-                { "significant, CI starts inside the band", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, 1.015, 1.08,
-                  COMPARE_SAME },
-                { "significant, unbounded CI", 1, METRICS_HIGHER, 5, 5, 0.001, 0.002, NAN, NAN, COMPARE_SAME },
-                { "4+4 can reach 0.05", 1, METRICS_HIGHER, 4, 4, 0.001, 0.002, 0.5, 0.6, COMPARE_WORSE },
-        };
-
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                const struct decide_case *c = &cases[i];
-                struct compare_metric m = {
-                        .judged = c->judged, .info = { .direction = c->dir }, .na = c->na, .nb = c->nb,
-                        .ttest = { .p = c->p }, .ratio = { .lo = c->lo, .hi = c->hi },
-                        .mw_min_p = c->na && c->nb ? stats_mann_whitney_min_p(c->na, c->nb) : 1,
-                };
-                enum compare_verdict got = compare_decide(&m, c->q, 0.05, 0.02);
-
-                if (got != c->want)
-                        TEST_FAIL("%s: %s, want %s", c->what, compare_verdict_name(got), compare_verdict_name(c->want));
-        }
-        /* The exact rank test's floor: 2/C(6,3) = 0.1 at 3+3, 2/C(8,4) at 4+4. */
-        ASSERT_NEAR(stats_mann_whitney_min_p(3, 3), 0.1, 1e-12);
-        ASSERT_NEAR(stats_mann_whitney_min_p(4, 4), 2.0 / 70, 1e-12);
 }
 
 /* An amount with a floor (guest.*.wait_s: 0.05 s) is judged by the Welch

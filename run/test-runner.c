@@ -19,6 +19,8 @@
 #include "run/runner.h"
 #include "run/test-fakehost.h"
 
+#include <sqlite3.h>
+
 TEST_MAIN();
 
 /* What a run reported, one line per event, as the test reads it. */
@@ -200,6 +202,27 @@ static char *world_status(struct world *w, int64_t run) {
         return status;
 }
 
+/* Make w's settings --resume run's, as `kbench run --resume` loads them;
+ * the strings go into kern, work and keep. */
+static void world_resume(struct world *w, int64_t run, GPtrArray *kern, GPtrArray *work, GPtrArray *keep) {
+        struct kb_error err = { { 0 } };
+
+        runopts_defaults(&w->o);
+        w->o.resume_run = run;
+        if (runner_load_resume(&w->o, w->s.db, kern, work, keep, &err) < 0)
+                TEST_FAIL("runner_load_resume: %s", err.msg);
+        g_ptr_array_add(kern, NULL);
+        g_ptr_array_add(work, NULL);
+        w->o.kernels = (char **)kern->pdata;
+        w->o.workloads = (char **)work->pdata;
+}
+
+/* The stored attempt c is cell key, ended as state. */
+static void assert_cell(const struct query_cell *c, const char *key, const char *state) {
+        ASSERT_STREQ(c->cell_key, key);
+        ASSERT_STREQ(c->state, state);
+}
+
 /* Whether the cell row has the metric, with a value. */
 static int cell_has_metric(struct world *w, const struct query_cell *c, const char *name, double *ret_value) {
         struct query_metric *m = NULL;
@@ -370,7 +393,6 @@ TEST(lost_host_stops_the_run_resumably) {
         static const enum fakehost_play plays[] = { FAKEHOST_OK, FAKEHOST_LOST };
         struct world w;
         struct query_cell *c = NULL;
-        struct kb_error err = { { 0 } };
         g_autofree char *status = NULL, *status2 = NULL;
         g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
@@ -397,24 +419,16 @@ TEST(lost_host_stops_the_run_resumably) {
         /* The host is back: --resume runs c001 and c002 only. */
         fakehost_clear(&w.fake);
         fakehost_init(&w.fake, w.g.home, FX_RELEASE, NULL, 0);
-        runopts_defaults(&w.o);
-        w.o.resume_run = run;
-        ASSERT_EQ(runner_load_resume(&w.o, w.s.db, kern, work, keep, &err), 0);
-        g_ptr_array_add(kern, NULL);
-        g_ptr_array_add(work, NULL);
-        w.o.kernels = (char **)kern->pdata;
-        w.o.workloads = (char **)work->pdata;
+        world_resume(&w, run, kern, work, keep);
         ASSERT_EQ(w.o.repeats, 3);
         ASSERT_EQ(world_run(&w, &run2), 0);
         ASSERT_EQ(run2, run);
         ASSERT_EQ(w.fake.started, 2);
         n = world_cells(&w, run, &c);
         ASSERT_EQ(n, 4);
-        ASSERT_STREQ(c[2].cell_key, "c001");
+        assert_cell(&c[2], "c001", CELL_OK);
         ASSERT_EQ(c[2].attempt, 2);
-        ASSERT_STREQ(c[2].state, CELL_OK);
-        ASSERT_STREQ(c[3].cell_key, "c002");
-        ASSERT_STREQ(c[3].state, CELL_OK);
+        assert_cell(&c[3], "c002", CELL_OK);
         status2 = world_status(&w, run);
         ASSERT_STREQ(status2, "complete");
         query_cells_free(c, n);
@@ -517,7 +531,6 @@ TEST(deadline_passed_starts_no_cell) {
 /* Resuming a run that has every cell: nothing runs, its result is shown. */
 TEST(resume_with_nothing_left) {
         struct world w;
-        struct kb_error err = { { 0 } };
         g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
@@ -525,13 +538,7 @@ TEST(resume_with_nothing_left) {
 
         world_init(&w, "idle", NULL, 0);
         ASSERT_EQ(world_run(&w, &run), 0);
-        runopts_defaults(&w.o);
-        w.o.resume_run = run;
-        ASSERT_EQ(runner_load_resume(&w.o, w.s.db, kern, work, keep, &err), 0);
-        g_ptr_array_add(kern, NULL);
-        g_ptr_array_add(work, NULL);
-        w.o.kernels = (char **)kern->pdata;
-        w.o.workloads = (char **)work->pdata;
+        world_resume(&w, run, kern, work, keep);
         g_ptr_array_set_size(w.heard.lines, 0);
         w.heard.result_run = 0;
         ASSERT_EQ(world_run(&w, &run2), 0);
@@ -638,8 +645,11 @@ TEST(cells_spread_over_two_hosts) {
 TEST(until_mde_stops_when_the_rule_says) {
         struct world w;
         struct query_cell *c = NULL;
-        int64_t run = 0;
-        size_t n;
+        g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+        int64_t run = 0, run2 = 0;
+        size_t n, started;
 
         world_init(&w, "until-mde", NULL, 0);
         w.o.until_mde_pct = 10;
@@ -649,6 +659,118 @@ TEST(until_mde_stops_when_the_rule_says) {
         n = world_cells(&w, run, &c);
         ASSERT_TRUE(n >= 2 && n <= 6);
         ASSERT_TRUE(heard_find(&w.heard, "note round 2: mde ") != NULL);
+        query_cells_free(c, n);
+        /* The rule's answer is stored: resumed, the run has nothing left,
+         * though its plan (the budget's rounds) holds more cells. */
+        world_resume(&w, run, kern, work, keep);
+        started = w.fake.started;
+        ASSERT_EQ(world_run(&w, &run2), 0);
+        ASSERT_EQ(run2, run);
+        ASSERT_EQ(w.fake.started, started);
+        ASSERT_TRUE(heard_find(&w.heard, "every cell is stored, nothing to resume") != NULL);
+        world_clear(&w);
+}
+
+/* What --until-mde's request gets wrong is a usage error found before the
+ * store is opened: a budget without it, none with it, a target inside
+ * compare's noise band, several hosts, a budget smaller than the pilot. */
+TEST(until_mde_request_errors_are_usage) {
+        static const char *const two[] = { "a=fake:///a", "b=fake:///b", NULL };
+        static const struct {
+                double pct, time_s;
+                int cells, hosts;
+                const char *says;
+        } bad[] = {
+                { 0, 60, 0, 0, "--budget-cells and --budget-time are budgets of --until-mde" },
+                { 10, 0, 0, 0, "--until-mde needs a budget" },
+                { 2, 0, 6, 0, "--until-mde 2%: a verdict needs the whole interval" },
+                { 10, 0, 6, 1, "--until-mde runs on one host" },
+                { 10, 0, 1, 0, "--budget-cells 1 is less than the pilot: 2 round(s) of 1 cell(s)" },
+        };
+        struct world w;
+
+        world_init(&w, "until-mde-usage", NULL, 0);
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                struct kb_error err = { { 0 } };
+
+                w.o.until_mde_pct = bad[i].pct;
+                w.o.budget_time_s = bad[i].time_s;
+                w.o.budget_cells = bad[i].cells;
+                w.g.hosts = bad[i].hosts ? (char **)two : NULL;
+                ASSERT_EQ(runner_run(&w.o, &w.drive, &w.g, &w.s, NULL, &err), 2);
+                ASSERT_TRUE(strstr(err.msg, bad[i].says) == err.msg);
+        }
+        w.g.hosts = NULL;
+        ASSERT_EQ(w.opens, 0);
+        world_clear(&w);
+}
+
+/* The files in <home>/pending, where a cell the database refused waits. */
+static size_t pending_files(const struct world *w) {
+        g_autofree char *dir = g_build_filename(w->g.home, "pending", NULL);
+        g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+        size_t n = 0;
+
+        while (d && g_dir_read_name(d))
+                n++;
+        return n;
+}
+
+/* A commit that fails (a full disk, as it were) even once the store's
+ * reserve is given back: the attempt is kept as a pending file, said with
+ * how to go on, and the run stops resumably; --resume stores the kept
+ * cell first, then runs only the cells left. */
+TEST(failed_commit_kept_pending_until_resume) {
+        struct world w;
+        struct query_cell *c = NULL;
+        struct db *db = NULL;
+        struct kb_error err = { { 0 } };
+        sqlite3 *h = NULL;
+        g_autofree char *reserve = NULL, *status = NULL, *status2 = NULL;
+        g_autoptr(GPtrArray) kern = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) work = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+        int64_t run = 0, run2 = 0;
+        size_t n;
+
+        world_init(&w, "pending", NULL, 0);
+        w.o.repeats = 2;
+        reserve = g_build_filename(w.g.home, "reserve", NULL);
+        /* The database exists before the run and refuses every cell. */
+        ASSERT_EQ(db_open(w.g.db_path, &db, &err), 0);
+        db_close(db);
+        ASSERT_EQ(sqlite3_open(w.g.db_path, &h), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(h, "CREATE TRIGGER refuse BEFORE INSERT ON cells "
+                                  "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END", NULL, NULL, NULL),
+                  SQLITE_OK);
+        ASSERT_EQ(world_run(&w, &run), 3);
+        ASSERT_EQ(w.fake.started, 1);
+        ASSERT_TRUE(heard_find(&w.heard, "note kbench: cell c000 (run ") != NULL);
+        ASSERT_TRUE(strstr(heard_find(&w.heard, "note kbench: cell c000 (run "), "not stored: ") != NULL);
+        ASSERT_TRUE(heard_find(&w.heard, "note stopped: ") != NULL);
+        /* The reserve was given back for a second try. */
+        ASSERT_TRUE(!g_file_test(reserve, G_FILE_TEST_EXISTS));
+        ASSERT_EQ(pending_files(&w), 1);
+        ASSERT_EQ(world_cells(&w, run, &c), 0);
+        query_cells_free(c, 0);
+        status = world_status(&w, run);
+        ASSERT_STREQ(status, "interrupted");
+
+        /* Room again: the kept cell is stored, and only c001 runs. */
+        ASSERT_EQ(sqlite3_exec(h, "DROP TRIGGER refuse", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        world_resume(&w, run, kern, work, keep);
+        ASSERT_EQ(world_run(&w, &run2), 0);
+        ASSERT_EQ(run2, run);
+        ASSERT_TRUE(heard_find(&w.heard, "note stored 1 cell(s) kept in ") != NULL);
+        ASSERT_EQ(w.fake.started, 2);
+        ASSERT_EQ(pending_files(&w), 0);
+        n = world_cells(&w, run, &c);
+        ASSERT_EQ(n, 2);
+        assert_cell(&c[0], "c000", CELL_OK);
+        assert_cell(&c[1], "c001", CELL_OK);
+        status2 = world_status(&w, run);
+        ASSERT_STREQ(status2, "complete");
         query_cells_free(c, n);
         world_clear(&w);
 }
