@@ -201,7 +201,8 @@ static int q_rows_add(sqlite3_stmt *s, void *ctx, struct kb_error *err) {
  * OUT: *ret (caller frees with the kind's query_*_free), *ret_n. */
 static int q_rows(struct db *db, const char *sql, const struct db_param *params, size_t n_params,
                   const struct q_kind *k, void **ret, size_t *ret_n, struct kb_error *err) {
-        struct q_rows_ctx a = { .db = db, .kind = k, .scope = n_params && params[0].type == DB_PARAM_INT ? params[0].i : 0 };
+        struct q_rows_ctx a = { .db = db, .kind = k,
+                                .scope = n_params && params[0].type == DB_PARAM_INT ? params[0].i : 0 };
         int r;
 
         r = q_each(db, sql, params, n_params, q_rows_add, &a, k->what, err);
