@@ -2,8 +2,9 @@
  * Opening a database configures the connection (WAL, foreign keys, busy
  * timeout, no trust in the file's schema), checks the file against its
  * schema version and migrates it (dbschema.c); the statement helpers here
- * (db_bind, db_write, db_one_int64) are how the rest of results/ runs SQL:
- * prepared, with bound parameters, never built from data. */
+ * (db_bind, db_write, db_one_int64, db_query and db_row) are how the rest
+ * of results/ runs SQL: prepared, with bound parameters, never built from
+ * data. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -127,18 +129,59 @@ int db_write(struct db *db, const char *sql, const struct db_param *params, size
         return 0;
 }
 
-int db_one_int64(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
-                 int64_t *ret, struct kb_error *err) {
+double db_now(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int db_query(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+             sqlite3_stmt **ret, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r = db_prepare(db, sql, &s, err), rc;
+        int r = db_prepare(db, sql, &s, err);
 
         if (r >= 0)
                 r = db_bind(db, s, params, n_params, what, err);
         if (r < 0)
                 return r;
-        rc = sqlite3_step(s);
-        if (rc != SQLITE_ROW)
-                return db_error(db, rc, err, "%s", what);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int db_row(struct db *db, sqlite3_stmt *s, const char *what, struct kb_error *err) {
+        int rc = sqlite3_step(s);
+
+        if (rc == SQLITE_ROW)
+                return 1;
+        if (rc == SQLITE_DONE)
+                return 0;
+        return db_error(db, rc, err, "%s", what);
+}
+
+int db_query_row(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+                 sqlite3_stmt **ret, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = db_query(db, sql, params, n_params, what, &s, err);
+
+        if (r >= 0)
+                r = db_row(db, s, what, err);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(s);
+        return r;
+}
+
+int db_one_int64(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+                 int64_t *ret, struct kb_error *err) {
+        _cleanup_stmt_ sqlite3_stmt *s = NULL;
+        int r = db_query_row(db, sql, params, n_params, what, &s, err);
+
+        if (r < 0)
+                return r;
+        /* No row is an error too: the caller counted on one. */
+        if (r == 0)
+                return db_error(db, SQLITE_DONE, err, "%s", what);
         *ret = sqlite3_column_int64(s, 0);
         return 0;
 }

@@ -304,6 +304,26 @@ int db_write(struct db *db, const char *sql, const struct db_param *params, size
 int db_one_int64(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
                  int64_t *ret, struct kb_error *err);
 
+/* For results/: the time of day, unix seconds with their fraction: what
+ * a row's started_at or finished_at holds when its writer gives none. */
+double db_now(void);
+
+/* For results/: prepare sql, which returns rows, and bind params to it:
+ * a failure is a db_error (a binding's naming what). OUT: *ret (caller
+ * finalizes, e.g. through _cleanup_stmt_), stepped with db_row. */
+int db_query(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+             sqlite3_stmt **ret, struct kb_error *err);
+/* For results/: step s to its next row. Returns 1 on a row, 0 past the
+ * last, or a db_error naming what ("reading the nights"). */
+int db_row(struct db *db, sqlite3_stmt *s, const char *what, struct kb_error *err);
+
+/* For results/: db_query and db_row once: s on the first row of sql.
+ * Returns 1 on a row, 0 when there is none (the caller says what is
+ * missing), or a db_error naming what. OUT: *ret on 0 and 1 (caller
+ * finalizes). */
+int db_query_row(struct db *db, const char *sql, const struct db_param *params, size_t n_params, const char *what,
+                 sqlite3_stmt **ret, struct kb_error *err);
+
 static inline void db_finalizep(sqlite3_stmt **s) {
         if (*s)
                 sqlite3_finalize(*s);

@@ -1,70 +1,40 @@
 /* results/nights.c: the rows of the nights (see nights.h). */
 #include <errno.h>
 #include <glib.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "results/column.h"
 #include "results/nights.h"
 
-static int bind_text(sqlite3_stmt *s, int i, const char *v) {
-        return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
-}
-
-static double now(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int exec(struct db *db, const char *sql, struct kb_error *err) {
-        int rc = sqlite3_exec(db_handle(db), sql, NULL, NULL, NULL);
-
-        return rc == SQLITE_OK ? 0 : db_error(db, rc, err, "%s", sql);
-}
-
 static int night_insert(struct db *db, struct db_night *n, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r = db_prepare(db, "INSERT INTO nights(started_at, baseline, alpha, noise) VALUES (?1, ?2, ?3, ?4)", &s,
-                           err), rc;
+        int r = db_write(db, "INSERT INTO nights(started_at, baseline, alpha, noise) VALUES (?1, ?2, ?3, ?4)",
+                         DB_ARGS(DB_REAL(n->started_at > 0 ? n->started_at : db_now()), DB_TEXT(n->baseline),
+                                 DB_REAL(n->alpha), DB_REAL(n->noise)),
+                         "storing a night", NULL, err);
 
-        if (r < 0)
-                return r;
-        if (sqlite3_bind_double(s, 1, n->started_at > 0 ? n->started_at : now()) || bind_text(s, 2, n->baseline) ||
-            sqlite3_bind_double(s, 3, n->alpha) || sqlite3_bind_double(s, 4, n->noise))
-                return db_error(db, sqlite3_errcode(db_handle(db)), err, "binding a night");
-        rc = sqlite3_step(s);
-        if (rc != SQLITE_DONE)
-                return db_error(db, rc, err, "storing a night");
-        n->id = sqlite3_last_insert_rowid(db_handle(db));
-        return 0;
+        if (r >= 0)
+                n->id = sqlite3_last_insert_rowid(db_handle(db));
+        return r;
 }
 
 static int compares_insert(struct db *db, int64_t night, const struct db_night_compare *c, size_t nc,
                            struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         int r = db_prepare(db, "INSERT INTO night_compares(night_id, seq, subject, sel_a, sel_b) "
-                           "VALUES (?1, ?2, ?3, ?4, ?5)", &s, err), rc;
+                           "VALUES (?1, ?2, ?3, ?4, ?5)", &s, err);
 
-        for (size_t i = 0; r >= 0 && i < nc; i++) {
-                sqlite3_reset(s);
-                if (sqlite3_bind_int64(s, 1, night) || sqlite3_bind_int64(s, 2, (sqlite3_int64)i) ||
-                    bind_text(s, 3, c[i].subject) || bind_text(s, 4, c[i].sel_a) || bind_text(s, 5, c[i].sel_b))
-                        return db_error(db, sqlite3_errcode(db_handle(db)), err, "binding a night's comparison");
-                rc = sqlite3_step(s);
-                if (rc != SQLITE_DONE)
-                        r = db_error(db, rc, err, "storing a night's comparison");
-        }
+        for (size_t i = 0; r >= 0 && i < nc; i++)
+                r = db_step_args(db, s, DB_ARGS(DB_INT(night), DB_INT((int64_t)i), DB_TEXT(c[i].subject),
+                                                DB_TEXT(c[i].sel_a), DB_TEXT(c[i].sel_b)),
+                                 "storing a night's comparison", err);
         return r;
 }
 
 int db_night_add(struct db *db, struct db_night *n, const struct db_night_compare *c, size_t nc,
                  struct kb_error *err) {
         struct db_night row = *n;
-        int r = exec(db, "BEGIN IMMEDIATE", err);
+        int r = db_exec(db, "BEGIN IMMEDIATE", err);
 
         if (r < 0)
                 return r;
@@ -72,7 +42,7 @@ int db_night_add(struct db *db, struct db_night *n, const struct db_night_compar
         if (r >= 0)
                 r = compares_insert(db, row.id, c, nc, err);
         if (r >= 0)
-                r = exec(db, "COMMIT", err);
+                r = db_exec(db, "COMMIT", err);
         if (r < 0) {
                 sqlite3_exec(db_handle(db), "ROLLBACK", NULL, NULL, NULL);
                 return r;
@@ -84,14 +54,13 @@ int db_night_add(struct db *db, struct db_night *n, const struct db_night_compar
 /* Each night's comparisons, appended to the night they belong to (both
  * read in id order, so a merge). */
 static int read_compares(struct db *db, struct night_row *rows, size_t n, struct kb_error *err) {
+        static const char what[] = "reading the nights' comparisons";
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r = db_prepare(db, "SELECT night_id, subject, sel_a, sel_b FROM night_compares ORDER BY night_id, seq",
-                           &s, err), rc;
+        int r = db_query(db, "SELECT night_id, subject, sel_a, sel_b FROM night_compares ORDER BY night_id, seq",
+                         DB_NO_ARGS, what, &s, err);
         size_t k = 0;
 
-        if (r < 0)
-                return r;
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        while (r >= 0 && (r = db_row(db, s, what, err)) > 0) {
                 int64_t id = sqlite3_column_int64(s, 0);
                 struct column_row row = { s, 0, NULL };
                 struct night_row *nr;
@@ -114,21 +83,19 @@ static int read_compares(struct db *db, struct night_row *rows, size_t n, struct
                         return column_error(db, row.r, row.bad, where, err);
                 }
         }
-        return rc == SQLITE_DONE ? 0 : db_error(db, rc, err, "reading the nights' comparisons");
+        return r;
 }
 
 int db_nights_list(struct db *db, struct night_row **ret, size_t *ret_n, struct kb_error *err) {
+        static const char what[] = "reading the nights";
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         GArray *rows = g_array_new(FALSE, TRUE, sizeof(struct night_row));
-        int r = db_prepare(db, "SELECT id, started_at, baseline, alpha, noise FROM nights ORDER BY id", &s, err), rc;
+        int r = db_query(db, "SELECT id, started_at, baseline, alpha, noise FROM nights ORDER BY id", DB_NO_ARGS,
+                         what, &s, err);
         struct night_row *list;
         size_t n;
 
-        if (r < 0) {
-                g_array_free(rows, TRUE);
-                return r;
-        }
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        while (r >= 0 && (r = db_row(db, s, what, err)) > 0) {
                 struct column_row row = { s, 0, NULL };
                 struct night_row nr = { .id = sqlite3_column_int64(s, 0),
                                         .started_at = column_row_real(&row, 1, "nights.started_at"),
@@ -142,13 +109,12 @@ int db_nights_list(struct db *db, struct night_row **ret, size_t *ret_n, struct 
 
                         snprintf(where, sizeof(where), "night %lld", (long long)nr.id);
                         r = column_error(db, row.r, row.bad, where, err);
-                        break;
                 }
         }
         n = rows->len;
         list = (struct night_row *)(void *)g_array_free(rows, FALSE);
         if (r >= 0)
-                r = rc == SQLITE_DONE ? read_compares(db, list, n, err) : db_error(db, rc, err, "reading the nights");
+                r = read_compares(db, list, n, err);
         if (r < 0) {
                 night_rows_free(list, n);
                 return r;

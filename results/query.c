@@ -42,65 +42,23 @@ static int grow(void **v, size_t *cap, size_t n, size_t elem) {
 
 /* ---- statements -------------------------------------------------------- */
 
-/* One bound parameter: ?1 is the first of the list, ?2 the next. A NULL
- * text binds SQL NULL. */
-struct q_param {
-        int is_text;
-        int64_t i;
-        const char *s;
-};
-
-#define Q_INT(v) { .i = (v) }
-#define Q_TEXT(v) { .is_text = 1, .s = (v) }
-/* A parameter list and its length, for the functions below. */
-#define Q_ARGS(...) (const struct q_param[]){ __VA_ARGS__ }, \
-        sizeof((const struct q_param[]){ __VA_ARGS__ }) / sizeof(struct q_param)
-#define Q_NO_ARGS NULL, 0
-
-/* Prepare sql and bind params to it. OUT: *ret (caller finalizes). */
-static int q_prepare(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
-                     sqlite3_stmt **ret, struct kb_error *err) {
-        _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r;
-
-        r = db_prepare(db, sql, &s, err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n_params; i++) {
-                const struct q_param *p = &params[i];
-                int rc = !p->is_text ? sqlite3_bind_int64(s, (int)i + 1, p->i)
-                         : p->s ? sqlite3_bind_text(s, (int)i + 1, p->s, -1, SQLITE_TRANSIENT)
-                         : sqlite3_bind_null(s, (int)i + 1);
-
-                if (rc != SQLITE_OK)
-                        return db_error(db, rc, err, "binding parameter %zu", i + 1);
-        }
-        *ret = TAKE_PTR(s);
-        return 0;
-}
-
 /* Called on each row of a statement; returns < 0 with err set to stop. */
 typedef int (*q_row_fn)(sqlite3_stmt *s, void *ctx, struct kb_error *err);
 
 /* Prepare sql with params and call row(s, ctx, err) on each of its rows.
  * Errors: what row said (a value that is not there, out of memory), or
  * the database error "reading <what>". */
-static int q_each(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
+static int q_each(struct db *db, const char *sql, const struct db_param *params, size_t n_params,
                   q_row_fn row, void *ctx, const char *what, struct kb_error *err) {
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
-        int r, rc;
+        char reading[64];
+        int r;
 
-        r = q_prepare(db, sql, params, n_params, &s, err);
-        if (r < 0)
-                return r;
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        snprintf(reading, sizeof(reading), "reading %s", what);
+        r = db_query(db, sql, params, n_params, reading, &s, err);
+        while (r >= 0 && (r = db_row(db, s, reading, err)) > 0)
                 r = row(s, ctx, err);
-                if (r < 0)
-                        return r;
-        }
-        if (rc != SQLITE_DONE)
-                return db_error(db, rc, err, "reading %s", what);
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 /* ---- record kinds ------------------------------------------------------ */
@@ -241,9 +199,10 @@ static int q_rows_add(sqlite3_stmt *s, void *ctx, struct kb_error *err) {
 /* Every row of sql (with params) as an array of kind k; none is a NULL
  * array and 0. On failure frees what was read (errors as q_each).
  * OUT: *ret (caller frees with the kind's query_*_free), *ret_n. */
-static int q_rows(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
+static int q_rows(struct db *db, const char *sql, const struct db_param *params, size_t n_params,
                   const struct q_kind *k, void **ret, size_t *ret_n, struct kb_error *err) {
-        struct q_rows_ctx a = { .db = db, .kind = k, .scope = n_params && !params[0].is_text ? params[0].i : 0 };
+        struct q_rows_ctx a = { .db = db, .kind = k,
+                                .scope = n_params && params[0].type == DB_PARAM_INT ? params[0].i : 0 };
         int r;
 
         r = q_each(db, sql, params, n_params, q_rows_add, &a, k->what, err);
@@ -258,7 +217,7 @@ static int q_rows(struct db *db, const char *sql, const struct q_param *params, 
 
 /* The first row of sql as a row of kind k, or *ret = NULL when there is
  * none (the caller says what is missing). OUT: *ret, an array of one. */
-static int q_first(struct db *db, const char *sql, const struct q_param *params, size_t n_params,
+static int q_first(struct db *db, const char *sql, const struct db_param *params, size_t n_params,
                    const struct q_kind *k, void **ret, struct kb_error *err) {
         void *v = NULL;
         size_t n = 0;
@@ -320,14 +279,14 @@ void query_runs_free(struct query_run *runs, size_t n) {
 }
 
 int query_runs(struct db *db, struct query_run **ret_runs, size_t *ret_n, struct kb_error *err) {
-        return q_rows(db, RUN_SELECT "ORDER BY r.id", Q_NO_ARGS, &run_kind, (void **)ret_runs, ret_n, err);
+        return q_rows(db, RUN_SELECT "ORDER BY r.id", DB_NO_ARGS, &run_kind, (void **)ret_runs, ret_n, err);
 }
 
 int query_run(struct db *db, int64_t run_id, struct query_run **ret_run, struct kb_error *err) {
         struct query_run *v;
         int r;
 
-        r = q_first(db, RUN_SELECT "WHERE r.id = ?1", Q_ARGS(Q_INT(run_id)), &run_kind, (void **)&v, err);
+        r = q_first(db, RUN_SELECT "WHERE r.id = ?1", DB_ARGS(DB_INT(run_id)), &run_kind, (void **)&v, err);
         if (r < 0)
                 return r;
         if (!v)
@@ -344,7 +303,7 @@ int query_last_run_id(struct db *db, int64_t *ret_id, struct kb_error *err) {
         int64_t *v;
         int r;
 
-        r = q_first(db, "SELECT id FROM runs ORDER BY id DESC LIMIT 1", Q_NO_ARGS, &id_kind, (void **)&v, err);
+        r = q_first(db, "SELECT id FROM runs ORDER BY id DESC LIMIT 1", DB_NO_ARGS, &id_kind, (void **)&v, err);
         if (r < 0)
                 return r;
         if (!v)
@@ -403,7 +362,7 @@ void query_cells_free(struct query_cell *cells, size_t n) {
 
 int query_cells(struct db *db, int64_t run_id, struct query_cell **ret_cells, size_t *ret_n,
                 struct kb_error *err) {
-        return q_rows(db, CELL_SELECT "WHERE c.run_id = ?1 ORDER BY c.id", Q_ARGS(Q_INT(run_id)), &cell_kind,
+        return q_rows(db, CELL_SELECT "WHERE c.run_id = ?1 ORDER BY c.id", DB_ARGS(DB_INT(run_id)), &cell_kind,
                       (void **)ret_cells, ret_n, err);
 }
 
@@ -413,7 +372,7 @@ int query_cell(struct db *db, int64_t run_id, const char *cell_key, struct query
         int r;
 
         r = q_first(db, CELL_SELECT "WHERE c.run_id = ?1 AND c.cell_key = ?2 ORDER BY c.attempt DESC LIMIT 1",
-                    Q_ARGS(Q_INT(run_id), Q_TEXT(cell_key)), &cell_kind, (void **)&v, err);
+                    DB_ARGS(DB_INT(run_id), DB_TEXT(cell_key)), &cell_kind, (void **)&v, err);
         if (r < 0)
                 return r;
         if (!v)
@@ -448,7 +407,7 @@ void query_metrics_free(struct query_metric *m, size_t n) {
 int query_cell_metrics(struct db *db, int64_t cell_id, struct query_metric **ret, size_t *ret_n,
                        struct kb_error *err) {
         return q_rows(db, "SELECT name, value, unit, note FROM metrics WHERE cell_id = ?1 ORDER BY name",
-                      Q_ARGS(Q_INT(cell_id)), &metric_kind, (void **)ret, ret_n, err);
+                      DB_ARGS(DB_INT(cell_id)), &metric_kind, (void **)ret, ret_n, err);
 }
 
 static const struct q_col vmstat_cols[] = {
@@ -474,7 +433,7 @@ int query_cell_vmstat(struct db *db, int64_t cell_id, struct db_vmstat_row **ret
         for (size_t k = 0; k < DB_VM_NCOLS; k++)
                 len += (size_t)snprintf(sql + len, sizeof(sql) - len, ", \"%s\"", db_vmstat_column_names[k]);
         snprintf(sql + len, sizeof(sql) - len, " FROM vmstat WHERE cell_id = ?1 ORDER BY seq");
-        return q_rows(db, sql, Q_ARGS(Q_INT(cell_id)), &vmstat_kind, (void **)ret, ret_n, err);
+        return q_rows(db, sql, DB_ARGS(DB_INT(cell_id)), &vmstat_kind, (void **)ret, ret_n, err);
 }
 
 static const struct q_col hostblk_cols[] = {
@@ -491,7 +450,7 @@ int query_cell_hostblk(struct db *db, int64_t cell_id, struct db_hostblk_row **r
                        struct kb_error *err) {
         return q_rows(db, "SELECT t_host, rd_bytes, wr_bytes, rd_reqs, wr_reqs FROM host_block "
                           "WHERE cell_id = ?1 ORDER BY seq",
-                      Q_ARGS(Q_INT(cell_id)), &hostblk_kind, (void **)ret, ret_n, err);
+                      DB_ARGS(DB_INT(cell_id)), &hostblk_kind, (void **)ret, ret_n, err);
 }
 
 static const struct q_col point_cols[] = {
@@ -509,7 +468,7 @@ void query_points_free(struct query_point *p, size_t n) {
 int query_cell_points(struct db *db, int64_t cell_id, struct query_point **ret, size_t *ret_n,
                       struct kb_error *err) {
         return q_rows(db, "SELECT kind, t, value FROM timeline WHERE cell_id = ?1 ORDER BY kind, t",
-                      Q_ARGS(Q_INT(cell_id)), &point_kind, (void **)ret, ret_n, err);
+                      DB_ARGS(DB_INT(cell_id)), &point_kind, (void **)ret, ret_n, err);
 }
 
 static const struct q_col mark_cols[] = {
@@ -527,7 +486,7 @@ void query_marks_free(struct query_mark *m, size_t n) {
 int query_cell_marks(struct db *db, int64_t cell_id, struct query_mark **ret, size_t *ret_n, struct kb_error *err) {
         return q_rows(db, "SELECT name, t_guest, t_host FROM marks WHERE cell_id = ?1 AND name IS NOT NULL "
                           "AND typeof(t_guest) IN ('integer', 'real') ORDER BY seq",
-                      Q_ARGS(Q_INT(cell_id)), &mark_kind, (void **)ret, ret_n, err);
+                      DB_ARGS(DB_INT(cell_id)), &mark_kind, (void **)ret, ret_n, err);
 }
 
 static const struct q_col log_info_cols[] = {
@@ -544,7 +503,7 @@ void query_log_infos_free(struct query_log_info *l, size_t n) {
 int query_cell_logs(struct db *db, int64_t cell_id, struct query_log_info **ret, size_t *ret_n,
                     struct kb_error *err) {
         return q_rows(db, "SELECT stream, length(CAST(text AS BLOB)) FROM logs WHERE cell_id = ?1 ORDER BY stream",
-                      Q_ARGS(Q_INT(cell_id)), &log_info_kind, (void **)ret, ret_n, err);
+                      DB_ARGS(DB_INT(cell_id)), &log_info_kind, (void **)ret, ret_n, err);
 }
 
 /* A log is bytes, not a record: copied whole, NULs and all. */
@@ -553,17 +512,16 @@ int query_cell_log(struct db *db, int64_t cell_id, const char *stream, char **re
         _cleanup_stmt_ sqlite3_stmt *s = NULL;
         const void *blob;
         char *text;
-        int r, rc, len;
+        char what[128];
+        int r, len;
 
-        r = q_prepare(db, "SELECT text FROM logs WHERE cell_id = ?1 AND stream = ?2",
-                      Q_ARGS(Q_INT(cell_id), Q_TEXT(stream)), &s, err);
+        snprintf(what, sizeof(what), "reading log %s", stream);
+        r = db_query_row(db, "SELECT text FROM logs WHERE cell_id = ?1 AND stream = ?2",
+                         DB_ARGS(DB_INT(cell_id), DB_TEXT(stream)), what, &s, err);
         if (r < 0)
                 return r;
-        rc = sqlite3_step(s);
-        if (rc == SQLITE_DONE)
+        if (r == 0)
                 return error_setf(err, -ENOENT, "cell has no " ERROR_VAL " log", ERROR_VALARG(stream));
-        if (rc != SQLITE_ROW)
-                return db_error(db, rc, err, "reading log %s", stream);
         blob = sqlite3_column_blob(s, 0);
         len = sqlite3_column_bytes(s, 0);
         text = malloc((size_t)len + 1);
@@ -650,7 +608,7 @@ int query_run_samples(struct db *db, int64_t run_id, struct query_series **ret, 
                        "AND c.attempt = (SELECT max(attempt) FROM cells l "
                        "                 WHERE l.run_id = c.run_id AND l.cell_key = c.cell_key) "
                        "ORDER BY kfirst, c.workload, m.name, c.id",
-                   Q_ARGS(Q_INT(run_id)), samples_add, &a, "samples", err);
+                   DB_ARGS(DB_INT(run_id)), samples_add, &a, "samples", err);
         if (r < 0) {
                 query_series_free(a.series.v, a.series.n);
                 return r;
@@ -700,7 +658,7 @@ int query_kernel_by_name(struct db *db, const char *name, struct query_kernel **
         struct query_kernel *v;
         int r;
 
-        r = q_first(db, "SELECT id, name FROM kernels WHERE name = ?1", Q_ARGS(Q_TEXT(name)), &kernel_kind,
+        r = q_first(db, "SELECT id, name FROM kernels WHERE name = ?1", DB_ARGS(DB_TEXT(name)), &kernel_kind,
                     (void **)&v, err);
         if (r < 0)
                 return r;
@@ -717,7 +675,7 @@ int query_run_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, 
                       struct kb_error *err) {
         return q_rows(db, "SELECT c.kernel_id, k.name FROM cells c JOIN kernels k ON k.id = c.kernel_id "
                           "WHERE c.run_id = ?1 GROUP BY c.kernel_id ORDER BY min(c.id)",
-                      Q_ARGS(Q_INT(run_id)), &kernel_kind, (void **)ret, ret_n, err);
+                      DB_ARGS(DB_INT(run_id)), &kernel_kind, (void **)ret, ret_n, err);
 }
 
 int query_run_shown_kernels(struct db *db, int64_t run_id, struct query_kernel **ret, size_t *ret_n,
@@ -725,7 +683,7 @@ int query_run_shown_kernels(struct db *db, int64_t run_id, struct query_kernel *
         return q_rows(db, "SELECT c.kernel_id, " KERNEL_LABEL("vr", "k.name") " FROM cells c "
                           "JOIN kernels k ON k.id = c.kernel_id JOIN runs vr ON vr.id = c.run_id "
                           "WHERE c.run_id = ?1 GROUP BY c.kernel_id ORDER BY min(c.id)",
-                      Q_ARGS(Q_INT(run_id)), &kernel_kind, (void **)ret, ret_n, err);
+                      DB_ARGS(DB_INT(run_id)), &kernel_kind, (void **)ret, ret_n, err);
 }
 
 /* Kernels by the name runs show them under: cells joined to their runs'
@@ -736,14 +694,14 @@ int query_kernels_shown_as(struct db *db, const char *shown, struct query_kernel
         return q_rows(db, "SELECT DISTINCT c.kernel_id, ?1 FROM cells c JOIN kernels k ON k.id = c.kernel_id "
                           "JOIN runs vr ON vr.id = c.run_id WHERE " KERNEL_LABEL("vr", "k.name") " = ?1 "
                           "ORDER BY c.kernel_id",
-                      Q_ARGS(Q_TEXT(shown)), &kernel_kind, (void **)ret, ret_n, err);
+                      DB_ARGS(DB_TEXT(shown)), &kernel_kind, (void **)ret, ret_n, err);
 }
 
 int query_kernel_runs(struct db *db, const char *kernel_id, int64_t **ret_ids, size_t *ret_n,
                       struct kb_error *err) {
         /* cells_by_kernel leads with kernel_id; the run ids come off its rows. */
         return q_rows(db, "SELECT DISTINCT run_id FROM cells WHERE kernel_id = ?1 ORDER BY run_id",
-                      Q_ARGS(Q_TEXT(kernel_id)), &id_kind, (void **)ret_ids, ret_n, err);
+                      DB_ARGS(DB_TEXT(kernel_id)), &id_kind, (void **)ret_ids, ret_n, err);
 }
 
 int query_shown_kernel_runs(struct db *db, const char *kernel_id, const char *shown, int64_t **ret_ids,
@@ -751,11 +709,11 @@ int query_shown_kernel_runs(struct db *db, const char *kernel_id, const char *sh
         return q_rows(db, "SELECT DISTINCT c.run_id FROM cells c JOIN kernels k ON k.id = c.kernel_id "
                           "JOIN runs vr ON vr.id = c.run_id WHERE c.kernel_id = ?1 AND "
                           KERNEL_LABEL("vr", "k.name") " = ?2 ORDER BY c.run_id",
-                      Q_ARGS(Q_TEXT(kernel_id), Q_TEXT(shown)), &id_kind, (void **)ret_ids, ret_n, err);
+                      DB_ARGS(DB_TEXT(kernel_id), DB_TEXT(shown)), &id_kind, (void **)ret_ids, ret_n, err);
 }
 
 int query_tag_runs(struct db *db, const char *tag, int64_t **ret_ids, size_t *ret_n, struct kb_error *err) {
-        return q_rows(db, "SELECT id FROM runs WHERE tag = ?1 ORDER BY id", Q_ARGS(Q_TEXT(tag)), &id_kind,
+        return q_rows(db, "SELECT id FROM runs WHERE tag = ?1 ORDER BY id", DB_ARGS(DB_TEXT(tag)), &id_kind,
                       (void **)ret_ids, ret_n, err);
 }
 
@@ -799,7 +757,7 @@ struct query_selection *query_selection_free(struct query_selection *s) {
         "AND c.attempt = (SELECT max(c2.attempt) FROM cells c2 "                          \
         "WHERE c2.run_id = c.run_id AND c2.cell_key = c.cell_key) "
 
-#define SEL_ARGS(v, workload) Q_ARGS(Q_INT((v)->run_id), Q_TEXT((v)->kernel_id), Q_TEXT(workload))
+#define SEL_ARGS(v, workload) DB_ARGS(DB_INT((v)->run_id), DB_TEXT((v)->kernel_id), DB_TEXT(workload))
 
 static int selection_cells(struct db *db, struct query_selection *v, const char *workload, struct kb_error *err) {
         return q_rows(db, "SELECT c.id, c.cell_key, c.workload, c.params_json, c.state, c.boot_s, "
@@ -870,7 +828,7 @@ static int selection_head(struct db *db, struct query_selection *v, struct kb_er
         r = q_first(db, "SELECT r.tag, r.settings_json, "
                         "(SELECT " KERNEL_LABEL("r", "name") " FROM kernels WHERE id = ?2) "
                         "FROM runs r WHERE r.id = ?1",
-                    Q_ARGS(Q_INT(v->run_id), Q_TEXT(v->kernel_id)), &sel_head_kind, (void **)&h, err);
+                    DB_ARGS(DB_INT(v->run_id), DB_TEXT(v->kernel_id)), &sel_head_kind, (void **)&h, err);
         if (r < 0)
                 return r;
         if (!h)

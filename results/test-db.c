@@ -1050,6 +1050,48 @@ TEST(run_finish) {
         tmpdb_done(&t);
 }
 
+/* db_query binds its list from ?1 on and db_row steps the rows, then says
+ * there are no more; a binding the statement has no place for, and a
+ * single row that is not there, are errors naming what was asked. */
+TEST(query_rows_and_their_errors) {
+        struct kb_error err = { { 0 } };
+        struct tmpdb t;
+        struct db *db = NULL;
+        sqlite3_stmt *s = NULL;
+        int64_t v = 0;
+
+        tmpdb_init(&t);
+        ASSERT_EQ(db_open(t.path, &db, &err), 0);
+        add_run(db, "a");
+        add_run(db, "b");
+        ASSERT_EQ(db_query(db, "SELECT tag FROM runs WHERE id >= ?1 AND tag != ?2 ORDER BY id",
+                           DB_ARGS(DB_INT(1), DB_TEXT("a")), "reading runs", &s, &err), 0);
+        ASSERT_EQ(db_row(db, s, "reading runs", &err), 1);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 0), "b");
+        ASSERT_EQ(db_row(db, s, "reading runs", &err), 0);
+        sqlite3_finalize(s);
+        s = NULL;
+        ASSERT_EQ(db_query(db, "SELECT tag FROM runs WHERE id = ?1", DB_ARGS(DB_INT(1), DB_INT(2)), "reading a run",
+                           &s, &err), -EINVAL);
+        ASSERT_TRUE(s == NULL);
+        ASSERT_TRUE(strstr(err.msg, "reading a run: binding ?2") != NULL);
+        ASSERT_EQ(db_one_int64(db, "SELECT id FROM runs WHERE tag = ?1", DB_ARGS(DB_TEXT("c")), "finding run c", &v,
+                               &err), -EIO);
+        ASSERT_TRUE(strstr(err.msg, "finding run c") != NULL);
+        ASSERT_EQ(db_one_int64(db, "SELECT id FROM runs WHERE tag = ?1", DB_ARGS(DB_TEXT("b")), "finding run b", &v,
+                               &err), 0);
+        ASSERT_EQ(v, 2);
+        ASSERT_EQ(db_query_row(db, "SELECT tag FROM runs WHERE id = ?1", DB_ARGS(DB_INT(3)), "reading run 3", &s,
+                               &err), 0);
+        sqlite3_finalize(s);
+        ASSERT_EQ(db_query_row(db, "SELECT tag FROM runs WHERE id = ?1", DB_ARGS(DB_INT(1)), "reading run 1", &s,
+                               &err), 1);
+        ASSERT_STREQ((const char *)sqlite3_column_text(s, 0), "a");
+        sqlite3_finalize(s);
+        db = db_close(db);
+        tmpdb_done(&t);
+}
+
 /* A night and its comparisons come back as they were stored, nights in the
  * order they ran; a store of version 5 (before nights) gains the empty
  * tables when it is opened for writing. */

@@ -2,13 +2,14 @@
  * clean store has no finding, and each kind of damage a crafted or
  * repaired-by-hand file can hold (an orphan cell, an infinite metric, a
  * NULL where the schema of a file without NOT NULL lets one in, a value
- * out of range) is found, named and counted. */
+ * out of range) is found, named and counted; every cell state is in range. */
 #include <string.h>
 
 #include <glib.h>
 
 #include "common/test-scratch.h"
 #include "common/test.h"
+#include "results/cellstate.h"
 #include "results/db.h"
 #include "results/dbcheck.h"
 
@@ -57,6 +58,26 @@ TEST(clean_store_has_no_finding) {
         ASSERT_EQ(dbcheck_rows(db, &f, &n, &err), 0);
         ASSERT_EQ(n, 0);
         ASSERT_TRUE(f == NULL);
+        db_close(db);
+}
+
+/* Each word of results/cellstate.h is a state the check lets through. */
+TEST(every_cell_state_is_in_range) {
+        struct kb_error err = { { 0 } };
+        struct dbcheck_finding *f = NULL;
+        struct db *db = fresh("states.db");
+        size_t n = 99;
+
+        for (int i = 0; i < CELLSTATE_N; i++) {
+                g_autofree char *sql = g_strdup_printf(
+                        "INSERT INTO cells (id, run_id, cell_key, kernel_id, workload, iteration, state) "
+                        "VALUES (%d, 1, 'c1%02d', '" KID "', 'dd', 0, '%s')", 10 + i, i,
+                        cellstate_name((enum cellstate)i));
+
+                exec(db, sql);
+        }
+        ASSERT_EQ(dbcheck_rows(db, &f, &n, &err), 0);
+        ASSERT_EQ(n, 0);
         db_close(db);
 }
 
