@@ -1,5 +1,6 @@
 /* render.c: kbench's rendering of the pumps' events (see render.h). */
 #include <glib.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,25 @@ static void render_bisect_result(struct render *r, const struct run_event *ev) {
         json_decref(j);
 }
 
+/* Why a run stopped early, and how to go on with it. */
+static void render_stopped(struct render *r, const struct run_event *ev) {
+        struct progress *p = &r->progress;
+
+        switch (ev->stop) {
+        case RUN_STOP_NO_HOST:
+                progress_note(p, "stopped: no host is left for %zu cell(s); resume with 'kbench run --resume %" PRId64
+                              "' once a host is back", ev->total, ev->run_id);
+                break;
+        case RUN_STOP_HOST_FAILED:
+                progress_note(p, "stopped: the host failed (see the last cell); make room and resume with 'kbench "
+                              "run --resume %" PRId64 "'", ev->run_id);
+                break;
+        case RUN_STOP_INTERRUPTED:
+                progress_note(p, "interrupted: resume with 'kbench run --resume %" PRId64 "'", ev->run_id);
+                break;
+        }
+}
+
 /* A run's lines, on the progress display. */
 static void render_run_event(struct render *r, const struct run_event *ev) {
         struct progress *p = &r->progress;
@@ -66,6 +86,17 @@ static void render_run_event(struct render *r, const struct run_event *ev) {
                 else
                         progress_end(p, ev->state, ev->detail);
                 break;
+        case RUN_EVENT_STOPPED:
+                render_stopped(r, ev);
+                break;
+        case RUN_EVENT_CELL_KEPT: {
+                _cleanup_free_ char *label = utf8_mask(ev->label), *detail = utf8_mask(ev->detail),
+                                    *file = utf8_mask(ev->text);
+
+                progress_note(p, "kbench: cell %s (run %" PRId64 ", %s) not stored: %s; kept in %s for 'kbench run "
+                              "--resume %" PRId64 "'", label, ev->run_id, ev->state, detail, file, ev->run_id);
+                break;
+        }
         case RUN_EVENT_RESULT:
                 if (!r->failed && show_run(ev->db, ev->run_id,
                                            &(struct show_opts){ .format = r->json ? SHOW_JSON : SHOW_TEXT,

@@ -25,9 +25,20 @@ enum run_event_kind {
         RUN_EVENT_CELL_RETRY,      /* label, state, detail: an attempt ended and another one follows */
         RUN_EVENT_CELL_END,        /* label, state, detail; with own_line, seconds: a cell's last attempt
                                       ended */
+        RUN_EVENT_STOPPED,         /* stop, run_id; total (RUN_STOP_NO_HOST): the cells held. The run
+                                      ended before its last cell and can be resumed */
+        RUN_EVENT_CELL_KEPT,       /* label, run_id, state, detail (why), text (the file): a cell the
+                                      database refused, kept in a file that resuming the run stores */
         RUN_EVENT_RESULT,          /* run_id, db: the run ended (or had nothing left to run); its summary
                                       can be read from db. Not sent when the driver reports it itself */
         RUN_EVENT_BISECT_RESULT,   /* bisection, ending: the bisection's answer */
+};
+
+/* Why a run stopped before its last cell (RUN_EVENT_STOPPED). */
+enum run_stop {
+        RUN_STOP_NO_HOST,          /* every host failed: cells are held */
+        RUN_STOP_HOST_FAILED,      /* the host could not go on (its disk is full) */
+        RUN_STOP_INTERRUPTED,      /* a signal or the deadline */
 };
 
 /* Who sent the event: a bisection's own lines read as the bisection's. */
@@ -39,19 +50,20 @@ enum run_event_origin {
 struct run_event {
         enum run_event_kind kind;
         enum run_event_origin origin;
-        const char *text;          /* NOTE, BUILD: the line, without a newline */
+        const char *text;          /* NOTE, BUILD: the line, without a newline; CELL_KEPT: the file */
+        enum run_stop stop;        /* STOPPED */
         const char *label;         /* CELL_*: the cell as its line names it ("c003" on one host, the
                                       whole label beside others); IMAGE: the kernel's name */
         const char *stage;         /* CELL_STAGE */
         const char *state;         /* CELL_RETRY, CELL_END: the attempt's end state (cell/endstate.h) */
         const char *detail;        /* CELL_RETRY, CELL_END: one line; it may quote the guest's console:
                                       untrusted, render it through an escaping writer */
-        size_t total;              /* CELLS: cells to run */
+        size_t total;              /* CELLS: cells to run; STOPPED: the cells held */
         double seconds;            /* CELL_END with own_line: the cell's wall time; IMAGE: the build's */
         int cached;                /* IMAGE: 1 found in the store's cache, 0 built now */
         int own_line;              /* CELL_END: cells ran side by side, so no progress line was drawn:
                                       the line carries its label and seconds */
-        int64_t run_id;            /* RESULT */
+        int64_t run_id;            /* RESULT, STOPPED, CELL_KEPT */
         struct db *db;             /* RESULT: the run's database, open during the call */
         const struct bisect_row *bisection; /* BISECT_RESULT: the bisection as stored, with its steps
                                       (results/bisect.h) */

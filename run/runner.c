@@ -208,23 +208,20 @@ static int open_run_row(struct run *r, int *ret_idle, struct kb_error *err) {
         return runner_request_resume_idle(r, err);
 }
 
-/* After the cells: the run's status and, when it stopped early, how to
- * go on. */
+/* After the cells: the run's status and, when it stopped early, why
+ * (whoever watches says how to go on). */
 static int close_run_row(struct run *r, struct kb_error *err) {
         int ret = db_run_finish(r->db, r->row.id, run_stop_requested(r) || r->stopped || r->past_deadline ?
                                 "interrupted" : "complete", err);
 
         if (ret < 0)
                 return ret;
-        if (r->held)
-                run_note(r, "stopped: no host is left for %zu cell(s); resume with 'kbench run "
-                         "--resume %" G_GINT64_FORMAT "' once a host is back", r->held, r->row.id);
-        else if (r->stopped)
-                run_note(r, "stopped: the host failed (see the last cell); make room and resume "
-                         "with 'kbench run --resume %" G_GINT64_FORMAT "'", r->row.id);
-        else if (run_stop_requested(r) || r->past_deadline)
-                run_note(r, "interrupted: resume with 'kbench run --resume %" G_GINT64_FORMAT "'",
-                         r->row.id);
+        if (r->held || r->stopped || run_stop_requested(r) || r->past_deadline)
+                runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_STOPPED, .run_id = r->row.id,
+                                                           .total = r->held,
+                                                           .stop = r->held      ? RUN_STOP_NO_HOST
+                                                                   : r->stopped ? RUN_STOP_HOST_FAILED
+                                                                                : RUN_STOP_INTERRUPTED });
         return 0;
 }
 

@@ -6,6 +6,7 @@
  * states, the run's status) and what the run reported as events. */
 #include <errno.h>
 #include <glib.h>
+#include <inttypes.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -49,6 +50,17 @@ static void heard_event(void *ctx, const struct run_event *ev) {
                 break;
         case RUN_EVENT_CELL_STAGE:
                 line = g_strdup_printf("stage %s", ev->stage);
+                break;
+        case RUN_EVENT_STOPPED:
+                line = g_strdup_printf("stopped %s run %" PRId64 " held %zu",
+                                       ev->stop == RUN_STOP_NO_HOST        ? "no-host"
+                                       : ev->stop == RUN_STOP_HOST_FAILED ? "host-failed"
+                                                                          : "interrupted",
+                                       ev->run_id, ev->total);
+                break;
+        case RUN_EVENT_CELL_KEPT:
+                line = g_strdup_printf("kept %s run %" PRId64 " %s: %s in %s", ev->label, ev->run_id, ev->state,
+                                       ev->detail, ev->text);
                 break;
         case RUN_EVENT_CELL_RETRY:
                 line = g_strdup_printf("retry %s %s: %s", ev->label, ev->state, ev->detail);
@@ -411,7 +423,7 @@ TEST(lost_host_stops_the_run_resumably) {
         /* Not retried on a host that is gone, and no third cell. */
         ASSERT_EQ(w.fake.started, 2);
         ASSERT_EQ(heard_count(&w.heard, "retry"), 0);
-        ASSERT_TRUE(heard_find(&w.heard, "note stopped: the host failed") != NULL);
+        ASSERT_TRUE(heard_find(&w.heard, "stopped host-failed run ") != NULL);
         status = world_status(&w, run);
         ASSERT_STREQ(status, "interrupted");
         query_cells_free(c, n);
@@ -502,7 +514,7 @@ TEST(stop_request_ends_the_run_resumably) {
         ASSERT_STREQ(c[0].state, CELL_OK);
         status = world_status(&w, run);
         ASSERT_STREQ(status, "interrupted");
-        ASSERT_TRUE(heard_find(&w.heard, "note interrupted: resume with 'kbench run --resume") != NULL);
+        ASSERT_TRUE(heard_find(&w.heard, "stopped interrupted run ") != NULL);
         query_cells_free(c, n);
         world_clear(&w);
 }
@@ -745,9 +757,8 @@ TEST(failed_commit_kept_pending_until_resume) {
                   SQLITE_OK);
         ASSERT_EQ(world_run(&w, &run), 3);
         ASSERT_EQ(w.fake.started, 1);
-        ASSERT_TRUE(heard_find(&w.heard, "note kbench: cell c000 (run ") != NULL);
-        ASSERT_TRUE(strstr(heard_find(&w.heard, "note kbench: cell c000 (run "), "not stored: ") != NULL);
-        ASSERT_TRUE(heard_find(&w.heard, "note stopped: ") != NULL);
+        ASSERT_TRUE(heard_find(&w.heard, "kept c000 run ") != NULL);
+        ASSERT_TRUE(heard_find(&w.heard, "stopped host-failed run ") != NULL);
         /* The reserve was given back for a second try. */
         ASSERT_TRUE(!g_file_test(reserve, G_FILE_TEST_EXISTS));
         ASSERT_EQ(pending_files(&w), 1);
