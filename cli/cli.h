@@ -91,9 +91,20 @@ struct cli_usage {
         const char *description;
 };
 
-/* The opening every verb shares: its options' context made from u and
- * entries (one table, NULL-ended), then cli_parse. Returns 0, or 2 (the
- * usage exit code) after one error line. */
+/* Options --help lists apart under their own heading, shown by
+ * --help-NAME (bisect's run options: --help-run). */
+struct cli_group {
+        const char *name, *title, *help;
+        const GOptionEntry *entries;
+};
+
+/* The opening every verb shares: its options' context made from u, the
+ * tables (a NULL-ended list of NULL-ended tables) and group (or NULL),
+ * then cli_parse over all of them. Returns 0, or 2 (the usage exit code)
+ * after one error line. */
+int cli_options_of(const struct cli_usage *u, const GOptionEntry *const *tables, const struct cli_group *group,
+                   int *argc, char ***argv);
+/* cli_options_of with one table and no group. */
 int cli_options(const struct cli_usage *u, const GOptionEntry *entries, int *argc, char ***argv);
 
 /* `kbench VERB --complete-options` (hidden, alone after the verb): the

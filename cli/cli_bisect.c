@@ -144,10 +144,9 @@ static int parse_options(int *argc, char ***argv, struct bisect_args *a) {
         };
         g_autofree GOptionEntry *judge = judgeopts_entries(judging, a->judge);
         g_autofree GOptionEntry *run = NULL;
-        g_autoptr(GOptionContext) ctx = g_option_context_new("- find the kernel or commit that changed a metric");
-        GOptionGroup *group = g_option_group_new("run", "The cells' settings (kbench run's options):",
-                                                 "Show the run options", NULL, NULL);
         g_autofree char *summary = help_summary();
+        const struct cli_usage u = { .verb = "bisect", .params = "- find the kernel or commit that changed a metric",
+                                     .summary = summary };
         size_t n_opts = 0;
 
         while (runopt_table[n_opts].name)
@@ -155,12 +154,10 @@ static int parse_options(int *argc, char ***argv, struct bisect_args *a) {
         a->texts = g_new0(char *, n_opts);
         a->flags = g_new0(int, n_opts);
         run = runopts_entries(a->texts, a->flags);
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_add_main_entries(ctx, judge, NULL);
-        g_option_group_add_entries(group, run);
-        g_option_context_add_group(ctx, group);
-        g_option_context_set_summary(ctx, summary);
-        return cli_parse(ctx, (const GOptionEntry *const[]){ entries, judge, run, NULL }, "bisect", argc, argv);
+        return cli_options_of(&u, (const GOptionEntry *const[]){ entries, judge, NULL },
+                              &(struct cli_group){ "run", "The cells' settings (kbench run's options):",
+                                                   "Show the run options", run },
+                              argc, argv);
 }
 
 /* argv into a and o (o->run from the run options): 0, or 2 after one line. */

@@ -247,14 +247,10 @@ static int parse_args(int *argc, char ***argv, struct compare_args *a, struct co
                 { NULL },
         };
         g_autofree GOptionEntry *judge = judgeopts_entries(judging, a->judge);
-        g_autoptr(GOptionContext) ctx = g_option_context_new("A B");
+        static const struct cli_usage u = { .verb = "compare", .params = "A B", .summary = compare_summary };
         struct compare_selector sel;
 
-        g_option_context_set_summary(ctx, compare_summary);
-        g_option_context_add_main_entries(ctx, head, NULL);
-        g_option_context_add_main_entries(ctx, judge, NULL);
-        g_option_context_add_main_entries(ctx, tail, NULL);
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ head, judge, tail, NULL }, "compare", argc, argv))
+        if (cli_options_of(&u, (const GOptionEntry *const[]){ head, judge, tail, NULL }, NULL, argc, argv))
                 return 2;
         if (*argc != 3)
                 return cli_errorf("compare: need two selectors, A and B (try 'kbench compare --help')") + 1;

@@ -67,7 +67,6 @@ int cli_run(int argc, char **argv, struct cli_ctx *c) {
         struct run_events sink;
         struct runner_drive drive;
         struct kb_error err = { { 0 } };
-        g_autoptr(GOptionContext) ctx = g_option_context_new("- boot kernels under QEMU and run workloads");
         int code = 2;
 
         while (runopt_table[n_opts].name)
@@ -76,10 +75,10 @@ int cli_run(int argc, char **argv, struct cli_ctx *c) {
         flags = g_new0(int, n_opts);
         entries = runopts_entries(texts, flags);
         help = workloads_help();
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        g_option_context_set_description(ctx, help);
         runopts_defaults(&o);
-        if (cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, "run", &argc, &argv))
+        if (cli_options(&(struct cli_usage){ .verb = "run", .params = "- boot kernels under QEMU and run workloads",
+                                             .description = help },
+                        entries, &argc, &argv))
                 goto out;
         if (argc > 1) {
                 cli_errorf("run: unexpected argument '%.64s' (kernels go with -k, workloads with -w)", argv[1]);

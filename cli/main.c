@@ -433,15 +433,32 @@ int cli_parse(GOptionContext *ctx, const GOptionEntry *const *entries, const cha
         return 0;
 }
 
-int cli_options(const struct cli_usage *u, const GOptionEntry *entries, int *argc, char ***argv) {
+int cli_options_of(const struct cli_usage *u, const GOptionEntry *const *tables, const struct cli_group *group,
+                   int *argc, char ***argv) {
         g_autoptr(GOptionContext) ctx = g_option_context_new(u->params);
+        g_autoptr(GPtrArray) all = g_ptr_array_new();
 
         if (u->summary)
                 g_option_context_set_summary(ctx, u->summary);
         if (u->description)
                 g_option_context_set_description(ctx, u->description);
-        g_option_context_add_main_entries(ctx, entries, NULL);
-        return cli_parse(ctx, (const GOptionEntry *const[]){ entries, NULL }, u->verb, argc, argv);
+        for (size_t i = 0; tables[i]; i++) {
+                g_option_context_add_main_entries(ctx, tables[i], NULL);
+                g_ptr_array_add(all, (void *)tables[i]);
+        }
+        if (group) {
+                GOptionGroup *g = g_option_group_new(group->name, group->title, group->help, NULL, NULL);
+
+                g_option_group_add_entries(g, group->entries);
+                g_option_context_add_group(ctx, g);
+                g_ptr_array_add(all, (void *)group->entries);
+        }
+        g_ptr_array_add(all, NULL);
+        return cli_parse(ctx, (const GOptionEntry *const *)all->pdata, u->verb, argc, argv);
+}
+
+int cli_options(const struct cli_usage *u, const GOptionEntry *entries, int *argc, char ***argv) {
+        return cli_options_of(u, (const GOptionEntry *const[]){ entries, NULL }, NULL, argc, argv);
 }
 
 /* The global options (--store, --db, --connect), taken out of argv, and
