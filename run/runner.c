@@ -14,14 +14,6 @@
 #include "store/reap.h"
 #include "store/watchdog.h"
 
-void run_stage(struct run *r, const char *stage) {
-        runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELL_STAGE, .stage = stage });
-}
-
-int run_stop_requested(const struct run *r) {
-        return *r->stop != 0;
-}
-
 static void run_free(struct run *r) {
         for (size_t k = 0; r->kernels && k < r->n_kernels; k++)
                 kstore_kernel_free(r->kernels[k]);

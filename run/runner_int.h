@@ -64,14 +64,42 @@ struct run {
         char hostname[256];
 };
 
-/* runner.c: what every room reports by. */
+/* What every room asks of the run, written here so that no room goes
+ * back to another for it. */
 
 /* One line for whoever watches the run (runevent.h), as the run's. */
 #define run_note(r, ...) runevent_note((r)->ev, RUN_ORIGIN_RUN, __VA_ARGS__)
+
 /* The running cell's stage, under its progress line. */
-void run_stage(struct run *r, const char *stage);
+static inline void run_stage(struct run *r, const char *stage) {
+        runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELL_STAGE, .stage = stage });
+}
+
 /* Whether whoever drives the run asked it to stop (a signal, in kbench). */
-int run_stop_requested(const struct run *r);
+static inline int run_stop_requested(const struct run *r) {
+        return *r->stop != 0;
+}
+
+/* With --until-mde no round starts without a time budget beyond this. */
+#define UNTIL_MDE_MAX_ROUNDS 1000
+
+/* The rounds the plan holds: -n, or with --until-mde as many as the budget
+ * allows (the rule decides how many of them run). */
+static inline int run_rounds(const struct run *r) {
+        size_t per = r->n_kernels * r->n_specs;
+
+        if (r->set.until_mde_pct <= 0)
+                return r->set.repeats;
+        if (r->set.budget_cells > 0)
+                return (int)MIN((size_t)r->set.budget_cells / MAX(per, 1), UNTIL_MDE_MAX_ROUNDS);
+        return UNTIL_MDE_MAX_ROUNDS;
+}
+
+/* The noise band --until-mde's targets include (a fraction): the
+ * driver's, or compare's default. */
+static inline double run_noise(const struct run *r) {
+        return r->d->noise > 0 ? r->d->noise : RUNNER_NOISE;
+}
 
 /* runner_request.c: the request, checked before any run row exists;
  * each sets r->usage when the error is the user's (exit 2). */
@@ -119,10 +147,6 @@ int runner_store_cell(struct run *r, const struct run_host *h, const struct plan
 
 /* runner_loop.c: the cells. */
 
-/* The rounds the plan holds. */
-int runner_loop_rounds(const struct run *r);
-/* The noise band --until-mde's targets include (a fraction). */
-double runner_loop_noise(const struct run *r);
 /* Every cell of the plan not stored yet, on one host or spread over
  * several. OUT: *ret_failed, the cells whose last attempt is not ok. */
 int runner_loop_cells(struct run *r, int *ret_failed, struct kb_error *err);

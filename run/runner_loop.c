@@ -16,29 +16,9 @@
 #include "run/seqrun.h"
 #include "run/spread.h"
 
-/* With --until-mde no round starts without a time budget beyond this. */
-#define UNTIL_MDE_MAX_ROUNDS 1000
 /* The level and power --until-mde's MDE is defined at: compare's defaults. */
 #define SEQ_ALPHA 0.05
 #define SEQ_POWER 0.8
-
-/* The noise band --until-mde's targets include: the driver's, or compare's
- * default. */
-double runner_loop_noise(const struct run *r) {
-        return r->d->noise > 0 ? r->d->noise : RUNNER_NOISE;
-}
-
-/* The rounds the plan holds: -n, or with --until-mde as many as the budget
- * allows (the rule decides how many of them run). */
-int runner_loop_rounds(const struct run *r) {
-        size_t per = r->n_kernels * r->n_specs;
-
-        if (r->set.until_mde_pct <= 0)
-                return r->set.repeats;
-        if (r->set.budget_cells > 0)
-                return (int)MIN((size_t)r->set.budget_cells / MAX(per, 1), UNTIL_MDE_MAX_ROUNDS);
-        return UNTIL_MDE_MAX_ROUNDS;
-}
 
 static void on_stage(void *userdata, const char *stage) {
         run_stage(userdata, stage);
@@ -121,7 +101,7 @@ static void seq_init(struct run *r, const struct plan_cell *plan, size_t n, stru
                 .spec_names = s->spec_names,
                 .params = { .target = o->until_mde_pct / 100, .alpha = SEQ_ALPHA, .power = SEQ_POWER,
                             .pilot = (size_t)MAX(o->repeats, 2), .max_rounds = n / MAX(r->n_kernels * r->n_specs, 1),
-                            .noise = runner_loop_noise(r) },
+                            .noise = run_noise(r) },
         };
 }
 
@@ -448,7 +428,7 @@ int runner_loop_cells(struct run *r, int *ret_failed, struct kb_error *err) {
 
         runopts_agent_lines(&r->set, agent_lines);
         g_ptr_array_add(agent_lines, NULL);
-        plan_build(r->n_kernels, r->n_specs, runner_loop_rounds(r), &plan, &n);
+        plan_build(r->n_kernels, r->n_specs, run_rounds(r), &plan, &n);
         if (r->set.resume_run > 0) {
                 ret = db_run_done_keys(r->db, r->row.id, &done, err);
                 if (ret < 0)

@@ -93,7 +93,7 @@ int runner_request_resume_todo(struct run *r, int *ret_todo, struct kb_error *er
         ret = db_run_done_keys(r->db, r->row.id, &done, err);
         if (ret < 0)
                 return ret;
-        plan_build(r->n_kernels, r->n_specs, runner_loop_rounds(r), &plan, &n);
+        plan_build(r->n_kernels, r->n_specs, run_rounds(r), &plan, &n);
         *ret_todo = (int)plan_todo(plan, n, (const char *const *)done);
         /* A run that chose its repeats ran fewer than its plan: it is done
          * when it recorded why it stopped. */
@@ -139,7 +139,7 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
 
         judgeopts_defaults(&j);
         if (o->until_mde_pct > 0)
-                j.noise = runner_loop_noise(r);
+                j.noise = run_noise(r);
         r->usage = 1;
         if (judgeopts_check(&j, o, JUDGEOPTS_CHECK_UNTIL_MDE, JUDGEOPTS_FLAGS, err) < 0)
                 return -EINVAL;

@@ -67,7 +67,7 @@ char *runner_store_settings(const struct run *r) {
         runopts_save(o, j);
         /* What the run's header counts against, also while it is unfinished. */
         json_object_set_new(j, "planned_cells", json_integer((json_int_t)(r->n_kernels * r->n_specs) *
-                                                             runner_loop_rounds(r)));
+                                                             run_rounds(r)));
         json_object_set_new(j, "accel", json_string(r->accel));
         json_object_set_new(j, "accel_why", json_string(r->accel_why));
         if (r->g->hosts) {

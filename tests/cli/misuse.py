@@ -32,6 +32,11 @@ import time
 KBENCH = sys.argv[1]
 FAILED = []
 LIMIT_S = 20
+# The verbs at 20 000 names a cell: a guard against a cost that grows
+# faster than the names (quadratic publish would take over 80 s on an idle
+# host), not a figure; bench/bench-names measures the growth. Twice an idle
+# host's time, so that a busy CI host does not fail it.
+NAMES_LIMIT_S = 60
 GOLDEN_SQL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "store.sql")
 PAIR = ["run:1:6.1.0-47-amd64", "run:1:6.1.0-57-amd64"]
 
@@ -42,20 +47,20 @@ def expect(cond, what):
         FAILED.append(what)
 
 
-def kb(home, *args, stdout=None, cwd=None):
-    """kbench on store home; stdout=a file object (/dev/full) or None to
-    capture it."""
+def kb(home, *args, stdout=None, cwd=None, limit=LIMIT_S):
+    """kbench on store home, killed after limit seconds; stdout=a file
+    object (/dev/full) or None to capture it."""
     t0 = time.monotonic()
     try:
         # A width no answer line reaches: compare's lines are checked whole.
-        p = subprocess.run([KBENCH, "--store", home, *args], stdin=subprocess.DEVNULL, timeout=LIMIT_S,
+        p = subprocess.run([KBENCH, "--store", home, *args], stdin=subprocess.DEVNULL, timeout=limit,
                            stdout=stdout if stdout is not None else subprocess.PIPE, stderr=subprocess.PIPE,
                            cwd=cwd, env=dict(os.environ, COLUMNS="1000"))
         out = p.stdout.decode("utf-8", "replace") if p.stdout is not None else ""
         return subprocess.CompletedProcess(args, p.returncode, out, p.stderr.decode("utf-8", "replace")), \
             time.monotonic() - t0
     except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(args, -999, "", "timed out"), LIMIT_S
+        return subprocess.CompletedProcess(args, -999, "", "timed out"), limit
 
 
 def one_line(p):
@@ -243,7 +248,7 @@ def full_stdout(d):
 
 def many_names(d):
     """20 000 distinct metric names in each of 8 cells: show, compare and
-    publish end within 20 s each, and no file of the site is over 8 MB."""
+    publish end within NAMES_LIMIT_S each, and no file of the site is over 8 MB."""
     home = os.path.join(d, "names")
     os.makedirs(home)
     db = sqlite3.connect(os.path.join(home, "results.db"))
@@ -265,8 +270,9 @@ def many_names(d):
     kb(home, "show")
     site = os.path.join(d, "names-site")
     for args in (["show", "1"], ["compare", "run:1:kA", "run:1:kB"], ["publish", "-o", site]):
-        p, took = kb(home, *args)
-        expect(p.returncode == 0 and took < LIMIT_S, f"{args[0]} at 20 000 names a cell: {p.returncode}, {took:.1f} s")
+        p, took = kb(home, *args, limit=NAMES_LIMIT_S)
+        expect(p.returncode == 0 and took < NAMES_LIMIT_S,
+               f"{args[0]} at 20 000 names a cell: {p.returncode}, {took:.1f} s")
     sizes = [os.path.getsize(os.path.join(site, f)) for f in os.listdir(site)] if os.path.isdir(site) else [0]
     expect(max(sizes) <= 8 << 20 and sum(sizes) <= 40 << 20,
            f"the site is bounded: largest file {max(sizes) >> 10} KiB, all {sum(sizes) >> 20} MiB")
