@@ -1,5 +1,4 @@
 /* report/textbisect.c: a bisection as text (see textbisect.h). */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,7 +44,7 @@ static void put_step(const struct bisect_step_row *s, FILE *out) {
         text_put(out, s->vs_good, 9);
         fputc(' ', out);
         text_put(out, s->vs_bad, 9);
-        fprintf(out, " %10s", isfinite(s->mean_cand) ? mean : "-");
+        fprintf(out, " %10s", mean);
         if (s->note) {
                 fputs("  ", out);
                 text_put(out, s->note, 0);
