@@ -54,14 +54,17 @@ struct bis {
         json_t *step_runs;         /* the runs of the step under way */
 };
 
-/* One line of the bisection for whoever watches it (run/runevent.h). */
-#define say(b, ...) runevent_note((b)->o->events, RUN_ORIGIN_BISECT, __VA_ARGS__)
+/* One line of the bisection for whoever watches it (common/event.h). */
+#define say(b, ...) kb_note((b)->o->events, KB_ORIGIN_BISECT, __VA_ARGS__)
 
-static void build_progress(const char *line, void *userdata) {
-        const struct bis *b = userdata;
+/* The builds a bisection asks for speak as the bisection: their lines go
+ * on to its sink as its own. */
+static int build_relay(void *ctx, const struct kb_event *ev) {
+        const struct bis *b = ctx;
+        struct kb_event own = *ev;
 
-        runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_BUILD, .origin = RUN_ORIGIN_BISECT,
-                                                          .text = line });
+        own.origin = KB_ORIGIN_BISECT;
+        return kb_emit(b->o->events, &own);
 }
 
 /* argv's standard output in dir (git), trailing newlines cut. */
@@ -220,9 +223,9 @@ static int cand_build(struct bis *b, struct cand *c, struct kb_error *err) {
         g_autofree char *work = g_build_filename(b->g->home, "build", NULL);
         g_autofree char *name = g_strdup_printf("bisect%lld-%.12s", (long long)b->id, c->label);
         char *checkout[] = { "checkout", "--detach", "--quiet", "--force", c->label, NULL };
+        const struct kb_sink relay = { build_relay, b };
         struct kbuild_opts bo = { .source = b->tree, .config = b->o->config, .fragments = b->o->fragments,
-                                  .name = name, .work_dir = work, .jobs = b->o->jobs, .progress = build_progress,
-                                  .userdata = b };
+                                  .name = name, .work_dir = work, .jobs = b->o->jobs, .events = &relay };
         struct kbuild_result res = { 0 };
         struct kb_error berr = { { 0 } };
         int r;
@@ -478,9 +481,9 @@ static int finish(struct bis *b, const struct bisect_result *res, const char *wh
         free(summary);
         *ret_where = where_text(v);
         if (r >= 0 && !b->o->quiet)
-                runevent_emit(b->o->events, &(struct run_event){ .kind = RUN_EVENT_BISECT_RESULT,
-                                                                  .origin = RUN_ORIGIN_BISECT,
-                                                                  .bisection = b->row, .ending = &e });
+                kb_emit(b->o->events, &(struct kb_event){ .kind = KB_EVENT_BISECT_RESULT,
+                                                          .origin = KB_ORIGIN_BISECT,
+                                                          .bisection = b->row, .ending = &e });
         compare_view_free(v);
         return r;
 }

@@ -41,8 +41,8 @@ struct bisect_opts {
         double target;             /* the ends' minimum detectable effect, a fraction */
         double alpha, noise;       /* compare's --alpha and --noise */
         int json;
-        int quiet;                 /* no RUN_EVENT_BISECT_RESULT: the caller reports the answer itself */
-        const struct run_events *events; /* where the bisection and its runs report (run/runevent.h):
+        int quiet;                 /* no KB_EVENT_BISECT_RESULT: the caller reports the answer itself */
+        const struct kb_sink *events; /* where the bisection and its runs report (common/event.h):
                                       its steps, builds, cells and answer; NULL: nowhere */
         const struct run_host_backend *hosts; /* how its runs reach their hosts; NULL: libvirt */
         double deadline_at;        /* unix time after which no step's cell starts (a night's); 0: none */

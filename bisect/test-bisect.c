@@ -50,14 +50,14 @@ static char *bisection_text(const struct bisect_row *b) {
         return text;
 }
 
-static void heard_event(void *ctx, const struct run_event *ev) {
+static int heard_event(void *ctx, const struct kb_event *ev) {
         struct heard *h = ctx;
 
-        if (ev->kind == RUN_EVENT_NOTE && ev->origin == RUN_ORIGIN_BISECT)
+        if (ev->kind == KB_EVENT_NOTE && ev->origin == KB_ORIGIN_BISECT)
                 g_ptr_array_add(h->notes, g_strdup(ev->text));
-        if (ev->kind == RUN_EVENT_CELL_END)
+        if (ev->kind == KB_EVENT_CELL_END)
                 h->cell_ends++;
-        if (ev->kind == RUN_EVENT_BISECT_RESULT) {
+        if (ev->kind == KB_EVENT_BISECT_RESULT) {
                 json_t *j = json_bisect_answer(ev->bisection, ev->ending);
 
                 free(h->result);
@@ -67,6 +67,7 @@ static void heard_event(void *ctx, const struct run_event *ev) {
                 h->candidates = ev->ending->candidates;
                 json_decref(j);
         }
+        return 0;
 }
 
 static int heard_said(const struct heard *h, const char *text) {
@@ -82,7 +83,7 @@ struct world {
         struct fakehost fake;
         struct run_host_backend backend;
         struct heard heard;
-        struct run_events sink;
+        struct kb_sink sink;
         char *dirs[G_N_ELEMENTS(names)];   /* each kernel's store directory */
         struct bisect_opts o;
 };
@@ -135,7 +136,7 @@ static void world_init(struct world *w, const char *name) {
         w->fake.jitter = 1;
         w->backend = fakehost_backend(&w->fake);
         w->heard.notes = g_ptr_array_new_with_free_func(g_free);
-        w->sink = (struct run_events){ .on_event = heard_event, .ctx = &w->heard };
+        w->sink = (struct kb_sink){ .on_event = heard_event, .ctx = &w->heard };
         runopts_defaults(&w->o.run);
         w->o.run.accel = "tcg";
         w->o.run.guest.disk_bytes = 64 << 20;

@@ -137,8 +137,8 @@ const struct cell_vm_ops cell_local_vm_ops = {
 };
 
 int cell_run(struct vm_conn *conn, const struct cell_spec *s, struct cell_result *res,
-             void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
-        return cell_run_ops(&cell_local_vm_ops, conn, s, res, progress, userdata, err);
+             const struct kb_sink *events, struct kb_error *err) {
+        return cell_run_ops(&cell_local_vm_ops, conn, s, res, events, err);
 }
 
 /* libvirt's taint flags. Expected: custom-argv when the user-mode NIC and
@@ -152,12 +152,10 @@ static void note_taints(struct cell *c) {
                         g_ptr_array_add(c->host_notes, g_strdup_printf("libvirt: %s", taints[i]));
 }
 
-static void cell_start_cold(struct cell *c, struct cellprep *f, void *ctx,
-                            void (*progress)(void *userdata, const char *stage), void *userdata) {
+static void cell_start_cold(struct cell *c, struct cellprep *f, void *ctx, const struct kb_sink *events) {
         struct kb_error verr = { { 0 } };
 
-        if (progress)
-                progress(userdata, "boot");
+        kb_stage(events, "boot");
         c->res->started_at = (double)g_get_real_time() / 1e6;
         c->t0_us = g_get_monotonic_time();
         if (c->ops->start(ctx, &f->vc, cellpump_on_vm_event, c, &c->vm, &verr) < 0) {
@@ -166,7 +164,7 @@ static void cell_start_cold(struct cell *c, struct cellprep *f, void *ctx,
         }
         cellhost_find_qemu(c, f->vc.name);
         note_taints(c);
-        cellpump_run(c, &f->env, progress, userdata);
+        cellpump_run(c, &f->env, events);
         c->res->total_s = cellpump_now(c);
 }
 
@@ -174,14 +172,12 @@ static void cell_start_cold(struct cell *c, struct cellprep *f, void *ctx,
  * Returns 0 when the cell ran warm (whatever its end), -1 when the
  * snapshot failed before the guest's ready (the cell is to boot cold;
  * c->stop_detail says why). */
-static int cell_start_warm(struct cell *c, struct cellprep *f, void *ctx,
-                           void (*progress)(void *userdata, const char *stage), void *userdata) {
+static int cell_start_warm(struct cell *c, struct cellprep *f, void *ctx, const struct kb_sink *events) {
         const struct cell_spec *s = c->spec;
         struct kb_error verr = { { 0 } };
         int64_t now_ms;
 
-        if (progress)
-                progress(userdata, "restore");
+        kb_stage(events, "restore");
         c->console_head = console_head(s, c->res->console);
         /* The restored guest is past its boot: it answers the hello. */
         c->stage = STAGE_READY_WAIT;
@@ -204,7 +200,7 @@ static int cell_start_warm(struct cell *c, struct cellprep *f, void *ctx,
         }
         cellhost_find_qemu(c, f->vc.name);
         note_taints(c);
-        cellpump_run(c, &f->env, progress, userdata);
+        cellpump_run(c, &f->env, events);
         c->res->total_s = cellpump_now(c);
         /* What the host did (an interrupt, the deadline, a full disk) is
          * the cell's end; what the restored guest failed to do before its
@@ -426,13 +422,13 @@ static void cell_clear(struct cell *c, struct cellprep *f) {
 }
 
 int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *s, struct cell_result *res,
-                 void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
+                 const struct kb_sink *events, struct kb_error *err) {
         struct cellprep f = { 0 };
         struct cell c;
         int r;
 
         result_init(res);
-        r = cellprep_make(s, res, &f, progress, userdata, err);
+        r = cellprep_make(s, res, &f, events, err);
         if (r <= 0) {
                 if (f.console)
                         g_unlink(f.console);
@@ -445,10 +441,10 @@ int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spe
         }
         cell_init(&c, ops, s, res, &f);
         c.ctx = ctx;
-        if (s->snapshot && cell_start_warm(&c, &f, ctx, progress, userdata) < 0)
+        if (s->snapshot && cell_start_warm(&c, &f, ctx, events) < 0)
                 cell_fall_back_cold(&c, &f);
         if (!res->warm)
-                cell_start_cold(&c, &f, ctx, progress, userdata);
+                cell_start_cold(&c, &f, ctx, events);
 
         c.host_cancel = 1;
         if (c.host_thread)

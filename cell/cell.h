@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/event.h"
 #include "cell/endstate.h"
 #include "host/vm.h"
 #include "kernels/ksyms.h"
@@ -147,16 +148,15 @@ extern const struct cell_vm_ops cell_local_vm_ops;
 /* cell_run through ops, ctx being what ops->start gets (the vm_conn for the
  * real ops). */
 int cell_run_ops(const struct cell_vm_ops *ops, void *ctx, const struct cell_spec *spec, struct cell_result *ret,
-                 void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err);
+                 const struct kb_sink *events, struct kb_error *err);
 
 /* Run one cell to its end state. Returns 0 when the cell ran (whatever its
  * state; see ret->state), -errno only when the cell could not be attempted
  * (e.g. the scratch dir is unwritable), with err. OUT: *ret (clear with
- * cell_result_clear). progress, if not NULL, is called with short stage
- * names ("boot", "run", ...). */
+ * cell_result_clear). events, if not NULL, hears each stage the cell
+ * reaches (KB_EVENT_CELL_STAGE: "disk", "boot", "run", ...). */
 int cell_run(struct vm_conn *conn, const struct cell_spec *spec, struct cell_result *ret,
-             void (*progress)(void *userdata, const char *stage), void *userdata,
-             struct kb_error *err);
+             const struct kb_sink *events, struct kb_error *err);
 void cell_result_clear(struct cell_result *r);
 
 /* The part of a workload's environment that the guest's shape sets: its

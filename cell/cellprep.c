@@ -106,7 +106,7 @@ static int pick_ports(uint16_t *ports, int count, struct kb_error *err) {
 }
 
 int cellprep_make(const struct cell_spec *s, struct cell_result *res, struct cellprep *f,
-                  void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err) {
+                  const struct kb_sink *events, struct kb_error *err) {
         const struct workload_ops *ops = s->workload->ops;
         struct kb_error verr = { { 0 } };
 
@@ -140,8 +140,7 @@ int cellprep_make(const struct cell_spec *s, struct cell_result *res, struct cel
                 return 0;
         }
 
-        if (progress)
-                progress(userdata, "disk");
+        kb_stage(events, "disk");
         if (make_disk(f->disk, s->guest->disk_bytes, &verr) < 0 || format_disk(s->guest, f->disk, &verr) < 0 ||
             disk_head_crc(f->disk, &f->disk_head, &verr) < 0 ||
             (s->guest->swap_bytes && make_disk(f->swap, s->guest->swap_bytes, &verr) < 0) ||

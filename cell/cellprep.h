@@ -28,6 +28,6 @@ struct cellprep {
  * failure is a result, not an error), -errno with err when it cannot be
  * attempted. OUT: *f (cellprep_clear, also after a failure). */
 int cellprep_make(const struct cell_spec *s, struct cell_result *res, struct cellprep *f,
-                  void (*progress)(void *userdata, const char *stage), void *userdata, struct kb_error *err);
+                  const struct kb_sink *events, struct kb_error *err);
 /* Free f's strings (its files stay). */
 void cellprep_clear(struct cellprep *f);

@@ -82,8 +82,7 @@ void cellpump_stop(struct cell *c, enum endstate_stop why, const char *detail) {
         c->stop_detail = g_strdup(detail);
 }
 
-void cellpump_run(struct cell *c, const struct workload_env *env,
-                  void (*progress)(void *userdata, const char *stage), void *userdata) {
+void cellpump_run(struct cell *c, const struct workload_env *env, const struct kb_sink *events) {
         const struct cell_spec *s = c->spec;
         struct proto_record rec;
 
@@ -104,8 +103,8 @@ void cellpump_run(struct cell *c, const struct workload_env *env,
                                 if (console_stream_line(&c->stream, m->text, m->len, &rec) == 1) {
                                         enum cellpump_stage before = c->stage;
                                         cellrecord_handle(c, m, &rec, env);
-                                        if (before != STAGE_RUN && c->stage == STAGE_RUN && progress)
-                                                progress(userdata, "run");
+                                        if (before != STAGE_RUN && c->stage == STAGE_RUN)
+                                                kb_stage(events, "run");
                                 }
                                 break;
                         case MSG_EOF:

@@ -120,5 +120,4 @@ off_t cellpump_console_size(const struct cell *c);
 void cellpump_stop(struct cell *c, enum endstate_stop why, const char *detail);
 /* The event pump: records from ttyS1, domain events, the host phase and
  * the staged timeouts, until the first reason to stop (cellpump_stop). */
-void cellpump_run(struct cell *c, const struct workload_env *env,
-                  void (*progress)(void *userdata, const char *stage), void *userdata);
+void cellpump_run(struct cell *c, const struct workload_env *env, const struct kb_sink *events);

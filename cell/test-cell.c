@@ -267,7 +267,7 @@ static void run_spec(const struct script *sc, double silence_s, const char *snap
         ASSERT_EQ(workload_spec_parse("dd:size=4M", &w, &err), 0);
         spec.workload = w;
         fake = (struct fake){ .sc = sc };
-        ASSERT_EQ(cell_run_ops(&fake_ops, &fake, &spec, &out->res, NULL, NULL, &err), 0);
+        ASSERT_EQ(cell_run_ops(&fake_ops, &fake, &spec, &out->res, NULL, &err), 0);
         out->sent = fake.sent ? g_string_free(fake.sent, FALSE) : g_strdup("");
         fake.sent = NULL;
         workload_spec_free(w);

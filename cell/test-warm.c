@@ -76,7 +76,7 @@ TEST(a_cell_restores_the_snapshot_of_its_shape) {
         key_of(&want, "image one", key);
         put_save(store, key);
         warm_run_init(&wr, store, PREFIX);
-        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec, &w, NULL, NULL, &made, &err), WARM_START_RESTORE);
+        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec, &w, NULL, &made, &err), WARM_START_RESTORE);
         ASSERT_STREQ(w.key, key);
         save = snapshot_path(store, key, ".save");
         ASSERT_STREQ(spec.snapshot, save);
@@ -89,7 +89,7 @@ TEST(a_cell_restores_the_snapshot_of_its_shape) {
         /* The image is hashed once a run: its content changing under the
          * run does not move its cells to another key. */
         ASSERT_TRUE(g_file_set_contents(initrd, "image two", -1, NULL));
-        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec, &again, NULL, NULL, &made, &err), WARM_START_RESTORE);
+        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec, &again, NULL, &made, &err), WARM_START_RESTORE);
         ASSERT_STREQ(again.key, key);
         /* A guest without the NIC is another shape. */
         key_of(&(struct warm_want){ .kernel = &kernel, .guest = &guest, .qemu_version = "7.2.0",
@@ -111,7 +111,7 @@ TEST(an_unreadable_image_boots_cold) {
 
         ASSERT_EQ(g_unlink(initrd), 0);
         warm_run_init(&wr, store, PREFIX);
-        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec, &w, NULL, NULL, &made, &err), WARM_START_NO_HASH);
+        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec, &w, NULL, &made, &err), WARM_START_NO_HASH);
         ASSERT_TRUE(strstr(err.msg, initrd) != NULL);
         ASSERT_TRUE(spec.snapshot == NULL);
         warm_cell_clear(&w);
@@ -134,7 +134,7 @@ TEST(a_snapshot_that_failed_a_cell_is_removed_and_not_used_again) {
         put_save(store, key);
         save = snapshot_path(store, key, ".save");
         warm_run_init(&wr, store, PREFIX);
-        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec, &w, NULL, NULL, &made, &err), WARM_START_RESTORE);
+        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec, &w, NULL, &made, &err), WARM_START_RESTORE);
         /* A cell it served: kept. */
         ASSERT_EQ(warm_cell_after(&wr, &w, &res, &err), 0);
         ASSERT_TRUE(g_file_test(save, G_FILE_TEST_EXISTS));
@@ -144,7 +144,7 @@ TEST(a_snapshot_that_failed_a_cell_is_removed_and_not_used_again) {
         ASSERT_EQ(warm_cell_after(&wr, &w, &res, &err), 0);
         ASSERT_TRUE(!g_file_test(save, G_FILE_TEST_EXISTS));
         put_save(store, key);
-        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec2, &next, NULL, NULL, &made, &err), WARM_START_COLD);
+        ASSERT_EQ(warm_cell_start(&wr, NULL, &want, &spec2, &next, NULL, &made, &err), WARM_START_COLD);
         ASSERT_TRUE(spec2.snapshot == NULL && spec2.snapshot_domain == NULL);
         warm_cell_clear(&w);
         warm_cell_clear(&next);

@@ -287,8 +287,7 @@ static int make_snapshot(struct warm_run *wr, struct vm_conn *conn, const struct
 }
 
 enum warm_start warm_cell_start(struct warm_run *wr, struct vm_conn *conn, const struct warm_want *want,
-                                struct cell_spec *spec, struct warm_cell *w,
-                                void (*progress)(void *userdata, const char *stage), void *userdata,
+                                struct cell_spec *spec, struct warm_cell *w, const struct kb_sink *events,
                                 struct warm_made *ret_made, struct kb_error *err) {
         const char *sha = initrd_sha(wr, want->initrd, err);
         enum warm_start how = WARM_START_RESTORE;
@@ -309,8 +308,7 @@ enum warm_start warm_cell_start(struct warm_run *wr, struct vm_conn *conn, const
         w->save = snapshot_path(wr->store, w->key, ".save");
         w->console = snapshot_path(wr->store, w->key, ".console");
         if (!g_file_test(w->save, G_FILE_TEST_IS_REGULAR)) {
-                if (progress)
-                        progress(userdata, "snapshot");
+                kb_stage(events, "snapshot");
                 if (make_snapshot(wr, conn, want, &shape, w, ret_made, err) < 0) {
                         g_hash_table_add(wr->failed, g_strdup(w->key));
                         return WARM_START_NO_SNAPSHOT;

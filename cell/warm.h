@@ -100,13 +100,12 @@ enum warm_start {
 
 /* Point spec at the snapshot of want's shape, making it first when the
  * store has none (the boot it costs is the one cold boot of that shape);
- * progress, if not NULL, hears the stage "snapshot" before that boot. w
+ * events, if not NULL, hears the stage "snapshot" before that boot. w
  * owns what spec then points to. Returns how the cell starts; err says
  * why for WARM_START_NO_HASH and WARM_START_NO_SNAPSHOT. OUT: *ret_made
  * for WARM_START_MADE. */
 enum warm_start warm_cell_start(struct warm_run *wr, struct vm_conn *conn, const struct warm_want *want,
-                                struct cell_spec *spec, struct warm_cell *w,
-                                void (*progress)(void *userdata, const char *stage), void *userdata,
+                                struct cell_spec *spec, struct warm_cell *w, const struct kb_sink *events,
                                 struct warm_made *ret_made, struct kb_error *err);
 
 /* After a cell that restored w (or none: w zeroed): a snapshot that failed

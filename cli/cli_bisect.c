@@ -194,7 +194,7 @@ int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
         struct bisect_opts o = { 0 };
         struct kb_error err = { { 0 } };
         struct render rd;
-        struct run_events sink;
+        struct kb_sink sink;
         int code;
 
         if (parse_args(&argc, &argv, &a, &o))

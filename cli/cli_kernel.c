@@ -30,16 +30,18 @@ struct progress_state {
         double t0;
 };
 
-static void print_progress(const char *line, void *userdata) {
-        struct progress_state *p = userdata;
+/* An import's or a build's progress lines (kernels/ sends only those). */
+static int print_progress(void *ctx, const struct kb_event *ev) {
+        struct progress_state *p = ctx;
         struct timespec t;
 
         /* A line quotes the store and the file (a name in names/, a
          * package's file names): shown in the terminal-safe form. */
-        _cleanup_free_ char *shown = utf8_mask(line);
+        _cleanup_free_ char *shown = utf8_mask(ev->text);
 
         clock_gettime(CLOCK_MONOTONIC, &t);
         fprintf(stderr, "[%6.1fs] %s\n", (double)t.tv_sec + (double)t.tv_nsec / 1e9 - p->t0, shown);
+        return 0;
 }
 
 /* Every text of a kernel comes from its kernel.json and the store's
@@ -80,6 +82,7 @@ static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
         struct kstore_kernel *k = NULL;
         struct kb_error err = { "" };
         struct progress_state ps;
+        const struct kb_sink sink = { print_progress, &ps };
         struct timespec t;
         int r, existed = 0;
 
@@ -102,7 +105,7 @@ static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
         clock_gettime(CLOCK_MONOTONIC, &t);
         ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
         if (!quiet)
-                kstore_set_progress(s, print_progress, &ps);
+                kstore_set_events(s, &sink);
         if (kstore_add(s, argv[1], name, &k, &existed, &err) < 0)
                 return cli_error(&err);
         if (json) {
@@ -189,6 +192,7 @@ static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
         struct kbuild_result res = { 0 };
         struct kb_error err = { "" };
         struct progress_state ps;
+        const struct kb_sink sink = { print_progress, &ps };
         struct timespec t;
         int r;
 
@@ -202,7 +206,7 @@ static int kernel_build(int argc, char **argv, struct cli_ctx *c) {
         if (jobs < 0 || jobs > 1024)
                 return cli_errorf("kernel build: --jobs %d is out of range (1-1024)", jobs) + 1;
         o = (struct kbuild_opts){ .source = argv[1], .config = config, .fragments = fragments, .patches = patches,
-                                  .name = name, .jobs = jobs, .progress = print_progress, .userdata = &ps };
+                                  .name = name, .jobs = jobs, .events = &sink };
         /* The files it is given are looked at before a store is made. */
         if (kbuild_check_inputs(&o, &err) < 0)
                 return cli_error(&err);

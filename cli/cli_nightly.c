@@ -1,5 +1,5 @@
 /* cli_nightly.c: `kbench nightly CONFIG.json`: its options, and the
- * rendering of the night's events (nightly/nightly_events.h) on stdout and
+ * rendering of the night's events (common/event.h) on stdout and
  * stderr; the night's steps are in nightly/ (nightly.c and its rooms), which print nothing. */
 #include <errno.h>
 #include <glib.h>
@@ -19,6 +19,8 @@
 /* How the events of one `kbench nightly` are shown. */
 struct cli_nightly_view {
         int json;                          /* the report as JSON (--json) */
+        struct kb_sink runs;               /* the night's runs and bisections, rendered as kbench run and
+                                              kbench bisect render theirs */
 };
 
 /* A dry run's plan on stdout: one line for the plan, one per run with its
@@ -71,41 +73,44 @@ static int cli_nightly_report(const struct nightly_report *r, int json) {
         return fflush(stdout) == 0 ? 0 : -EIO;
 }
 
-/* The night's sink: progress on stderr, the plan and the report on stdout. */
-static int cli_nightly_event(const struct nightly_event *ev, void *userdata) {
-        const struct cli_nightly_view *view = userdata;
+/* The night's sink: progress on stderr, the plan and the report on stdout;
+ * what its runs and bisections say goes to their renderer. */
+static int cli_nightly_event(void *ctx, const struct kb_event *ev) {
+        const struct cli_nightly_view *view = ctx;
 
         switch (ev->kind) {
-        case NIGHTLY_EVENT_RESUME:
-                fprintf(stderr, "nightly: resuming run %" PRId64 ", cut short on an earlier night\n", ev->run);
+        case KB_EVENT_NIGHT_RESUME:
+                fprintf(stderr, "nightly: resuming run %" PRId64 ", cut short on an earlier night\n", ev->run_id);
                 return 0;
-        case NIGHTLY_EVENT_WOULD_RESUME:
-                printf("would resume run %" PRId64 "\n", ev->run);
+        case KB_EVENT_NIGHT_WOULD_RESUME:
+                printf("would resume run %" PRId64 "\n", ev->run_id);
                 return 0;
-        case NIGHTLY_EVENT_ERROR:
-        case NIGHTLY_EVENT_NOTIFY_FAILED:
+        case KB_EVENT_NIGHT_ERROR:
+        case KB_EVENT_NIGHT_NOTIFY_FAILED:
                 fprintf(stderr, "kbench: nightly: %s\n", ev->text);
                 return 0;
-        case NIGHTLY_EVENT_PLAN:
+        case KB_EVENT_NIGHT_PLAN:
                 return cli_nightly_plan(ev->plan);
-        case NIGHTLY_EVENT_RUN_DONE:
+        case KB_EVENT_NIGHT_RUN_DONE:
                 return 0;          /* the report says what the runs measured */
-        case NIGHTLY_EVENT_NOT_STARTED:
+        case KB_EVENT_NIGHT_NOT_STARTED:
                 fprintf(stderr, "nightly: %s: run %zu of %zu is not started\n",
                         ev->interrupted ? "interrupted" : "deadline reached", ev->group + 1, ev->n_groups);
                 return 0;
-        case NIGHTLY_EVENT_BISECT: {
+        case KB_EVENT_NIGHT_BISECT: {
                 /* Kernel names come from the files a source yielded. */
-                _cleanup_free_ char *good = utf8_mask(ev->bisect->good), *bad = utf8_mask(ev->bisect->bad);
+                const struct nightly_bisect_event *b = ev->night_bisect;
+                _cleanup_free_ char *good = utf8_mask(b->good), *bad = utf8_mask(b->bad);
 
-                fprintf(stderr, "nightly: bisecting %s of %s between %s and %s (%zu kernels)\n", ev->bisect->metric,
-                        ev->bisect->workload, good, bad, ev->bisect->candidates);
+                fprintf(stderr, "nightly: bisecting %s of %s between %s and %s (%zu kernels)\n", b->metric,
+                        b->workload, good, bad, b->candidates);
                 return 0;
         }
-        case NIGHTLY_EVENT_REPORT:
+        case KB_EVENT_NIGHT_REPORT:
                 return cli_nightly_report(ev->report, view->json);
+        default:
+                return kb_emit(&view->runs, ev);
         }
-        return 0;
 }
 
 int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
@@ -129,10 +134,9 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
         };
         gboolean dry_run = FALSE, json = FALSE, keys = FALSE;
         struct cli_nightly_view view = { 0 };
-        const struct nightly_sink sink = { cli_nightly_event, &view };
-        struct nightly_opts o = { .sink = &sink };
+        const struct kb_sink sink = { cli_nightly_event, &view };
+        struct nightly_opts o = { .events = &sink };
         struct render rd;
-        struct run_events run_sink;
         struct kb_error err = { { 0 } };
         int code;
         GOptionEntry entries[] = {
@@ -173,8 +177,7 @@ int cli_nightly(int argc, char **argv, struct cli_ctx *c) {
          * and kbench bisect do; the night reports their results itself. */
         render_init(&rd, json, 0);
         rd.image_lines = 1;
-        run_sink = render_sink(&rd);
-        o.run_events = &run_sink;
+        view.runs = render_sink(&rd);
         o.hosts = c->hosts;
         code = nightly_run(&o, c->g, &c->s, &err);
         if ((code == 1 || code == 2) && err.msg[0])

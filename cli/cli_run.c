@@ -64,7 +64,7 @@ int cli_run(int argc, char **argv, struct cli_ctx *c) {
         g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
         struct run_settings o;
         struct render rd;
-        struct run_events sink;
+        struct kb_sink sink;
         struct runner_drive drive;
         struct kb_error err = { { 0 } };
         int code = 2;

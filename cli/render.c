@@ -21,7 +21,7 @@ void render_init(struct render *r, int json, int all) {
 }
 
 /* A bisection's answer in the layout `kbench show --bisect` prints too. */
-static void render_bisect_result(struct render *r, const struct run_event *ev) {
+static void render_bisect_result(struct render *r, const struct kb_event *ev) {
         json_t *j;
 
         if (!r->json) {
@@ -37,7 +37,7 @@ static void render_bisect_result(struct render *r, const struct run_event *ev) {
 }
 
 /* Why a run stopped early, and how to go on with it. */
-static void render_stopped(struct render *r, const struct run_event *ev) {
+static void render_stopped(struct render *r, const struct kb_event *ev) {
         struct progress *p = &r->progress;
 
         switch (ev->stop) {
@@ -56,40 +56,40 @@ static void render_stopped(struct render *r, const struct run_event *ev) {
 }
 
 /* A run's lines, on the progress display. */
-static void render_run_event(struct render *r, const struct run_event *ev) {
+static void render_run_event(struct render *r, const struct kb_event *ev) {
         struct progress *p = &r->progress;
 
         switch (ev->kind) {
-        case RUN_EVENT_IMAGE:
+        case KB_EVENT_IMAGE:
                 if (r->image_lines)
                         progress_note(p, "guest image for %s: %s (%.1f s)", ev->label, ev->cached ? "cached" : "built",
                                       ev->seconds);
                 break;
-        case RUN_EVENT_CELLS:
+        case KB_EVENT_CELLS:
                 progress_init(p, ev->total);
                 break;
-        case RUN_EVENT_CELL_BEGIN:
+        case KB_EVENT_CELL_BEGIN:
                 progress_begin(p, p->finished, ev->label);
                 break;
-        case RUN_EVENT_CELL_STAGE:
+        case KB_EVENT_CELL_STAGE:
                 progress_stage(p, ev->stage);
                 break;
-        case RUN_EVENT_CELL_RETRY: {
+        case KB_EVENT_CELL_RETRY: {
                 _cleanup_free_ char *label = utf8_mask(ev->label), *detail = utf8_mask(ev->detail);
 
                 progress_note(p, "%s: %s (%s), retrying", label, ev->state, detail);
                 break;
         }
-        case RUN_EVENT_CELL_END:
+        case KB_EVENT_CELL_END:
                 if (ev->own_line)
                         progress_end_line(p, ev->label, ev->seconds, ev->state, ev->detail);
                 else
                         progress_end(p, ev->state, ev->detail);
                 break;
-        case RUN_EVENT_STOPPED:
+        case KB_EVENT_STOPPED:
                 render_stopped(r, ev);
                 break;
-        case RUN_EVENT_CELL_KEPT: {
+        case KB_EVENT_CELL_KEPT: {
                 _cleanup_free_ char *label = utf8_mask(ev->label), *detail = utf8_mask(ev->detail),
                                     *file = utf8_mask(ev->text);
 
@@ -97,7 +97,7 @@ static void render_run_event(struct render *r, const struct run_event *ev) {
                               "--resume %" PRId64 "'", label, ev->run_id, ev->state, detail, file, ev->run_id);
                 break;
         }
-        case RUN_EVENT_RESULT:
+        case KB_EVENT_RESULT:
                 if (!r->failed && show_run(ev->db, ev->run_id,
                                            &(struct show_opts){ .format = r->json ? SHOW_JSON : SHOW_TEXT,
                                                                 .brief = !r->all, .all = r->all,
@@ -110,25 +110,26 @@ static void render_run_event(struct render *r, const struct run_event *ev) {
         }
 }
 
-static void render_event(void *ctx, const struct run_event *ev) {
+static int render_event(void *ctx, const struct kb_event *ev) {
         struct render *r = ctx;
-        const char *who = ev->origin == RUN_ORIGIN_BISECT ? "bisect: " : "";
+        const char *who = ev->origin == KB_ORIGIN_BISECT ? "bisect: " : "";
 
         switch (ev->kind) {
-        case RUN_EVENT_NOTE:
+        case KB_EVENT_NOTE:
                 progress_note(&r->progress, "%s%s", who, ev->text);
                 break;
-        case RUN_EVENT_BUILD:
+        case KB_EVENT_PROGRESS:
                 progress_note(&r->progress, "%s  %s", who, ev->text);
                 break;
-        case RUN_EVENT_BISECT_RESULT:
+        case KB_EVENT_BISECT_RESULT:
                 render_bisect_result(r, ev);
                 break;
         default:
                 render_run_event(r, ev);
         }
+        return 0;
 }
 
-struct run_events render_sink(struct render *r) {
-        return (struct run_events){ .on_event = render_event, .ctx = r };
+struct kb_sink render_sink(struct render *r) {
+        return (struct kb_sink){ .on_event = render_event, .ctx = r };
 }

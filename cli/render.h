@@ -1,4 +1,4 @@
-/* cli/render: the pumps' events (run/runevent.h) as kbench shows them.
+/* cli/render: the pumps' events (common/event.h) as kbench shows them.
  * Progress and notes go to stderr through cli/progress.c (one line redrawn
  * on a terminal, a permanent line per cell); a run's summary (report/show.c)
  * and a bisection's answer go to stdout, as text or as JSON. One renderer
@@ -7,7 +7,7 @@
 
 #include "cli/progress.h"
 #include "common/error.h"
-#include "run/runevent.h"
+#include "common/event.h"
 
 struct render {
         struct progress progress;
@@ -25,4 +25,4 @@ struct render {
 void render_init(struct render *r, int json, int all);
 
 /* The sink that renders into r; r must outlive the pump's run. */
-struct run_events render_sink(struct render *r);
+struct kb_sink render_sink(struct render *r);

@@ -6,7 +6,6 @@
 #include <glib.h>
 #include <jansson.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,18 +40,8 @@ struct build {
         int ccache;
 };
 
-static void say(const struct build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const struct build *b, const char *fmt, ...) {
-        g_autofree char *line = NULL;
-        va_list ap;
-
-        if (!b->o->progress)
-                return;
-        va_start(ap, fmt);
-        line = g_strdup_vprintf(fmt, ap);
-        va_end(ap);
-        b->o->progress(line, b->o->userdata);
-}
+/* One line of the build's progress for whoever watches it. */
+#define say(b, ...) kb_progress((b)->o->events, KB_ORIGIN_KERNEL, __VA_ARGS__)
 
 static char *sha256_text(const char *text) {
         return g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);

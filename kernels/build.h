@@ -19,6 +19,7 @@
 #pragma once
 
 #include "common/error.h"
+#include "common/event.h"
 #include "kernels/kstore.h"
 
 struct kbuild_opts {
@@ -30,8 +31,8 @@ struct kbuild_opts {
         const char *name;          /* store name; NULL: <kernelrelease>-g<commit> or -<digest> */
         const char *work_dir;      /* <store>/build */
         int jobs;                  /* make -j; <= 0: the host's CPUs */
-        void (*progress)(const char *line, void *userdata);   /* or NULL */
-        void *userdata;
+        const struct kb_sink *events; /* the build's progress lines (KB_EVENT_PROGRESS of origin
+                                      KB_ORIGIN_KERNEL), common/event.h; NULL: nowhere */
 };
 
 struct kbuild_result {

@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <fcntl.h>
 #include <glib.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -115,18 +114,8 @@ struct extract {
         uint8_t buf[1 << 17];
 };
 
-static void progress(struct extract *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progress(struct extract *x, const char *fmt, ...) {
-        char line[512];
-        va_list ap;
-
-        if (!x->opts || !x->opts->progress)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(line, sizeof(line), fmt, ap);
-        va_end(ap);
-        x->opts->progress(line, x->opts->userdata);
-}
+/* One line of the extraction's progress for whoever watches it. */
+#define progress(x, ...) kb_progress((x)->opts ? (x)->opts->events : NULL, KB_ORIGIN_KERNEL, __VA_ARGS__)
 
 /* Stream the current entry of a into dir/rel. OUT: *ret_path (g_free) if asked. */
 static int copy_entry(struct extract *x, struct archive *a, const char *dir, const char *rel,

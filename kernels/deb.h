@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/event.h"
 
 /* Bounds on what one package may make us allocate or write. */
 #define DEB_MAX_MODULE ((size_t)256 << 20)       /* one (compressed or inflated) module, bytes */
@@ -34,9 +35,9 @@ struct deb_options {
          * go on, > 0 to stop the import there (deb_extract returns 0 with
          * result->stopped = 1), < 0 to fail with that error (fill err). */
         int (*on_image)(const char *image_path, void *userdata, struct kb_error *err);
-        /* Progress lines for the slow steps, or NULL. */
-        void (*progress)(const char *line, void *userdata);
         void *userdata;
+        /* Progress lines for the slow steps (KB_EVENT_PROGRESS), or NULL. */
+        const struct kb_sink *events;
 };
 
 /* Does this file start like a Debian binary package ("!<arch>\n" then the

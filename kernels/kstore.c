@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <glib.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -33,8 +32,7 @@
 
 struct kstore {
         char *root;
-        void (*progress)(const char *line, void *userdata);
-        void *progress_userdata;
+        const struct kb_sink *events;      /* kstore_set_events */
 };
 
 static void kstore_kernel_freep(struct kstore_kernel **k) { kstore_kernel_free(*k); }
@@ -74,23 +72,12 @@ struct kstore *kstore_free(struct kstore *s) {
         return NULL;
 }
 
-void kstore_set_progress(struct kstore *s, void (*fn)(const char *line, void *userdata), void *userdata) {
-        s->progress = fn;
-        s->progress_userdata = userdata;
+void kstore_set_events(struct kstore *s, const struct kb_sink *events) {
+        s->events = events;
 }
 
-static void progress(struct kstore *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progress(struct kstore *s, const char *fmt, ...) {
-        char line[512];
-        va_list ap;
-
-        if (!s->progress)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(line, sizeof(line), fmt, ap);
-        va_end(ap);
-        s->progress(line, s->progress_userdata);
-}
+/* One line of an import's progress for whoever watches it. */
+#define progress(s, ...) kb_progress((s)->events, KB_ORIGIN_KERNEL, __VA_ARGS__)
 
 static int valid_id(const char *s) {
         size_t n = strspn(s, "0123456789abcdef");
@@ -630,11 +617,6 @@ static int on_deb_image(const char *image_path, void *userdata, struct kb_error 
         return have_id(c->s, c->id) ? 1 : 0;        /* known image: skip the modules */
 }
 
-static void deb_progress(const char *line, void *userdata) {
-        struct add_ctx *c = userdata;
-        progress(c->s, "%s", line);
-}
-
 /* Point names/<name> at id. 0 if done or already so; -EEXIST if taken. */
 static int link_name(struct kstore *s, const char *name, const char *id, struct kb_error *err) {
         g_autofree char *link = g_build_filename(s->root, "names", name, NULL);
@@ -802,7 +784,7 @@ static int add_unpack(struct add_ctx *c, int *ret_existed, struct kb_error *err)
         if (c->is_deb) {
                 g_autofree char *boot = g_build_filename(c->staging, "boot", NULL);
                 g_autofree char *mods = g_build_filename(c->staging, "modules", NULL);
-                struct deb_options opts = { on_deb_image, deb_progress, c };
+                struct deb_options opts = { .on_image = on_deb_image, .userdata = c, .events = c->s->events };
 
                 r = deb_extract(c->path, boot, mods, &opts, &c->deb, err);
                 if (r < 0)

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "common/event.h"
 
 struct kstore;
 
@@ -112,9 +113,10 @@ int kstore_unnamed(struct kstore *s, char ***ret, struct kb_error *err);
  * it, snapshots, is the caller's to remove; g_free), else NULL. */
 int kstore_remove(struct kstore *s, const char *name, char **ret_gone_id, struct kb_error *err);
 
-/* Progress lines ("reading data.tar.xz ...", "running depmod") for the slow
- * steps of kstore_add, or fn NULL for silence (the default). */
-void kstore_set_progress(struct kstore *s, void (*fn)(const char *line, void *userdata), void *userdata);
+/* Where kstore_add says its slow steps ("reading data.tar.xz ...",
+ * "running depmod"): KB_EVENT_PROGRESS lines of origin KB_ORIGIN_KERNEL
+ * to events, which must outlive s's imports; NULL: silence (the default). */
+void kstore_set_events(struct kstore *s, const struct kb_sink *events);
 
 /* The kernel as a JSON object (id, name, release, version, paths, pvh,
  * n_modules, added_at, source); NULL paths are JSON null. New reference. */

@@ -31,8 +31,10 @@ static double now(void) {
         return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static void progress(const char *line, void *userdata) {
-        fprintf(stderr, "    %s\n", line);
+static int progress(void *ctx, const struct kb_event *ev) {
+        (void)ctx;
+        fprintf(stderr, "    %s\n", ev->text);
+        return 0;
 }
 
 TEST(import_real_debs) {
@@ -60,7 +62,7 @@ TEST(import_real_debs) {
         root = g_dir_make_tmp("kbench-store-XXXXXX", NULL);
         ASSERT_TRUE(root != NULL);
         ASSERT_EQ(kstore_open(root, &s, &err), 0);
-        kstore_set_progress(s, progress, NULL);
+        kstore_set_events(s, &(const struct kb_sink){ progress, NULL });
 
         for (guint i = 0; i < debs->len; i++) {
                 const char *deb = debs->pdata[i];

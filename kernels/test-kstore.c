@@ -94,8 +94,11 @@ static int count_entries(const char *dir) {
         return n;
 }
 
-static void collect_progress(const char *line, void *userdata) {
-        g_string_append_printf(userdata, "%s\n", line);
+static int collect_progress(void *ctx, const struct kb_event *ev) {
+        ASSERT_EQ(ev->kind, KB_EVENT_PROGRESS);
+        ASSERT_EQ(ev->origin, KB_ORIGIN_KERNEL);
+        g_string_append_printf(ctx, "%s\n", ev->text);
+        return 0;
 }
 
 TEST(deb_extract_direct) {
@@ -136,8 +139,9 @@ TEST(add_deb) {
         int existed = -1;
         g_autofree char *ko = NULL, *dep = NULL, *koxz = NULL, *link = NULL, *doc = NULL, *elf = NULL;
         gsize elf_len = 0;
+        const struct kb_sink sink = { collect_progress, prog };
 
-        kstore_set_progress(s, collect_progress, prog);
+        kstore_set_events(s, &sink);
         if (kstore_add(s, fixture_deb(), NULL, &k, &existed, &err) < 0)
                 TEST_FAIL("%s", err.msg);
         ASSERT_EQ(existed, 0);
@@ -275,9 +279,10 @@ TEST(not_a_kernel_changes_nothing) {
         g_autofree char *msg = NULL;
         gsize len;
         int existed = -1;
+        const struct kb_sink sink = { collect_progress, prog };
 
         ASSERT_TRUE(g_file_set_contents(txt, "hello, this is a text file and no kernel at all\n", -1, NULL));
-        kstore_set_progress(s, collect_progress, prog);
+        kstore_set_events(s, &sink);
         ASSERT_EQ(kstore_add(s, txt, NULL, &k, &existed, &err), -EINVAL);
         msg = g_strdup_printf("%s: not a kernel image (not a Debian package, no bzImage setup header, not an ELF "
                               "vmlinux)", txt);
@@ -286,7 +291,7 @@ TEST(not_a_kernel_changes_nothing) {
         ASSERT_EQ(count_entries(root), 1);        /* only names/ */
         /* Refused on its first bytes: nothing was copied, nothing inspected. */
         ASSERT_STREQ(prog->str, "");
-        kstore_set_progress(s, NULL, NULL);
+        kstore_set_events(s, NULL);
         /* An ELF file larger than any kernel: refused before a copy (a
          * sparse file of 600 MiB would have been written out in full). */
         {

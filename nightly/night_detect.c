@@ -284,7 +284,7 @@ static int bisect_subject(struct night *n, const struct subject *s, struct kb_er
                         continue;
                 night_opts(n, &v, &o);
                 in = (struct nightly_bisect_in){ .cfg = n->cfg, .g = &n->g, .s = n->s, .ops = n->ops,
-                                                 .sink = n->o->sink, .run_events = n->o->run_events,
+                                                 .events = n->o->events,
                                                  .hosts = n->o->hosts, .baseline_id = base_id,
                                                  .source = si, .label = v.label, .kernel_id = s->kernel_id,
                                                  .run = &o, .deadline_at = n->deadline_at };

@@ -60,8 +60,8 @@ struct night {
 };
 
 /* Hand ev to the night's sink. Returns the sink's answer. */
-static inline int night_emit(const struct night *n, const struct nightly_event *ev) {
-        return nightly_events_emit(n->o->sink, ev);
+static inline int night_emit(const struct night *n, const struct kb_event *ev) {
+        return kb_emit(n->o->events, ev);
 }
 
 /* fetch and import (night_import.c) */

@@ -59,7 +59,7 @@ static void add_subject(struct night *n, int64_t run, const char *name, const ch
  * stopping where the night's own comparison (its noise band) sees the
  * target. */
 static struct runner_drive night_drive(const struct night *n) {
-        return (struct runner_drive){ .quiet = 1, .deadline_at = n->deadline_at, .events = n->o->run_events,
+        return (struct runner_drive){ .quiet = 1, .deadline_at = n->deadline_at, .events = n->o->events,
                                      .hosts = n->o->hosts, .noise = n->cfg->noise };
 }
 
@@ -95,7 +95,7 @@ static int resume_one(struct night *n, int64_t id, struct kb_error *err) {
         g_ptr_array_add(work, NULL);
         o.kernels = (char **)kern->pdata;
         o.workloads = (char **)work->pdata;
-        night_emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_RESUME, .run = id });
+        night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_RESUME, .run_id = id });
         code = n->ops->run(&o, &drive, &n->g, n->s, NULL, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "resuming run %" G_GINT64_FORMAT, id);
@@ -121,7 +121,7 @@ int night_step_resume(struct night *n, struct kb_error *err) {
 
         for (size_t i = 0; r >= 0 && i < nr; i++) {
                 if (n->o->dry_run)
-                        night_emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_WOULD_RESUME, .run = ids[i] });
+                        night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_WOULD_RESUME, .run_id = ids[i] });
                 else
                         r = resume_one(n, ids[i], err);
         }
@@ -134,7 +134,7 @@ int night_emit_plan(const struct night *n) {
                                               .cands = (const struct nightly_candidate *)(void *)n->cands->data,
                                               .n_cands = n->cands->len, .cfg = n->cfg, .accel = n->accel };
 
-        return night_emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_PLAN, .plan = &p });
+        return night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_PLAN, .plan = &p });
 }
 
 static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_error *err) {
@@ -153,7 +153,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         /* A signal during an earlier run of the night ends the night too. */
         if (n->ops->now() >= n->deadline_at || n->ops->interrupted()) {
                 n->rep.incomplete = 1;
-                night_emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_NOT_STARTED, .group = gi,
+                night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_NOT_STARTED, .group = gi,
                                                        .n_groups = n->plan->n_groups,
                                                        .interrupted = n->ops->interrupted() });
                 *ret_run = 0;
@@ -162,8 +162,8 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         code = n->ops->run(&o, &drive, &n->g, n->s, &id, err);
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "run %zu of the night", gi + 1);
-        night_emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_RUN_DONE, .group = gi,
-                                               .n_groups = n->plan->n_groups, .run = id, .code = code });
+        night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_RUN_DONE, .group = gi,
+                                               .n_groups = n->plan->n_groups, .run_id = id, .code = code });
         note_left(n, id, code);
         add_run(n, id);
         for (size_t m = 0; m < gr->n_members; m++) {

@@ -24,7 +24,7 @@ void night_add_error(struct night *n, const char *fmt, ...) {
         msg = g_strdup_vprintf(fmt, ap);
         va_end(ap);
         g_ptr_array_add(n->errors, msg);
-        night_emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_ERROR, .text = msg });
+        night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_ERROR, .text = msg });
 }
 
 int night_step_publish(struct night *n, struct kb_error *err) {
@@ -65,7 +65,7 @@ static void notify_failed(struct night *n, const char *fmt, ...) {
         va_start(ap, fmt);
         msg = g_strdup_vprintf(fmt, ap);
         va_end(ap);
-        night_emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_NOTIFY_FAILED, .text = msg });
+        night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_NOTIFY_FAILED, .text = msg });
 }
 
 /* One message to the notify command (sh -c) on its stdin: the night's
@@ -137,7 +137,7 @@ int night_step_report(struct night *n, struct kb_error *err) {
         g_ptr_array_add(n->errors, NULL);
         n->rep.errors = g_strdupv((char **)n->errors->pdata);
         g_ptr_array_remove_index(n->errors, n->errors->len - 1);
-        r = night_emit(n, &(struct nightly_event){ .kind = NIGHTLY_EVENT_REPORT, .report = &n->rep });
+        r = night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_REPORT, .report = &n->rep });
         if (r < 0)
                 return error_setf(err, r, "nightly: cannot write the report");
         return 0;

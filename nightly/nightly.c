@@ -4,7 +4,7 @@
  * and fetch and import (night_measure.c, night_import.c), plan, run
  * (night_measure.c), compare, bisect and look for change points
  * (night_detect.c), publish, report and notify (night_notify.c). What the
- * night has to say goes to its sink as events (nightly_events.h); what it
+ * night has to say goes to its sink as events (common/event.h); what it
  * measures goes through its ops (nightly_ops.h). */
 #include <errno.h>
 #include <glib.h>

@@ -6,14 +6,14 @@
  * kernel with the baseline through compare's pairing (decide/pairing.h)
  * and look for change points in each judged metric's history, then report,
  * notify and publish. The night prints nothing: it reports what happens
- * as events (nightly_events.h) which the caller renders, and reaches the
+ * as events (common/event.h) which the caller renders, and reaches the
  * runner and the bisection through a table (nightly_ops.h) that a test
  * replaces. */
 #pragma once
 
 #include "nightly/nightly_events.h"
 #include "nightly/nightly_ops.h"
-#include "run/runevent.h"
+#include "common/event.h"
 #include "store/store.h"
 
 /* The tag of a night's runs: their comparisons are what mark a kernel
@@ -23,9 +23,8 @@
 struct nightly_opts {
         const char *config_path;
         int dry_run;                       /* fetch, import and plan (a PLAN event); measure nothing */
-        const struct nightly_sink *sink;   /* where the events go; NULL: nowhere */
-        const struct run_events *run_events; /* where the night's runs and bisections report their
-                                              progress (run/runevent.h); NULL: nowhere */
+        const struct kb_sink *events;      /* where the night's events go (common/event.h), its runs' and
+                                              bisections' too; NULL: nowhere */
         const struct run_host_backend *hosts; /* how its runs reach their hosts (run/hosts.h); NULL:
                                               libvirt */
         const struct nightly_ops *ops;     /* NULL: nightly_ops_real */

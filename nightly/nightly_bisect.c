@@ -170,7 +170,7 @@ static char **names_of(const struct nightly_bisect_in *in, const struct nightly_
 static void run_bisection(const struct nightly_bisect_in *in, char **names, const char *workload,
                           struct nightly_bisection *ret) {
         struct bisect_opts o = { .run = *in->run, .workload = workload, .metric = in->cfg->bisect.metric,
-                                 .kernels = names, .quiet = 1, .events = in->run_events, .hosts = in->hosts };
+                                 .kernels = names, .quiet = 1, .events = in->events, .hosts = in->hosts };
         struct bisect_answer a = { 0 };
         struct kb_error err = { { 0 } };
         struct judge_opts j;
@@ -239,8 +239,7 @@ int nightly_bisect_source(const struct nightly_bisect_in *in, struct nightly_bis
                         ev = (struct nightly_bisect_event){ .metric = in->cfg->bisect.metric, .workload = workload,
                                                             .good = names[0], .bad = names[ret->candidates - 1],
                                                             .candidates = ret->candidates };
-                        nightly_events_emit(in->sink, &(struct nightly_event){ .kind = NIGHTLY_EVENT_BISECT,
-                                                                               .bisect = &ev });
+                        kb_emit(in->events, &(struct kb_event){ .kind = KB_EVENT_NIGHT_BISECT, .night_bisect = &ev });
                         run_bisection(in, names, workload, ret);
                 }
         }

@@ -59,13 +59,13 @@ struct nightly_bisect_in {
         const struct run_settings *run;    /* the night's settings for this source's kernels */
         double deadline_at;                /* the night's deadline (unix time); 0: none */
         const struct nightly_ops *ops;     /* the night's: the bisection and the clock; NULL: the real ones */
-        const struct nightly_sink *sink;   /* the night's: a BISECT event when one starts; NULL: none */
-        const struct run_events *run_events; /* the night's: where the bisection's runs report; NULL: nowhere */
+        const struct kb_sink *events;      /* the night's: a NIGHT_BISECT event when one starts, then the
+                                              bisection's own and its runs'; NULL: nowhere */
         const struct run_host_backend *hosts; /* the night's: how the bisection's runs reach their hosts */
 };
 
 /* Bisect tonight's regression of in->kernel_id over in->source's history
- * (a BISECT event to in->sink when a bisection starts).
+ * (a NIGHT_BISECT event to in->events when a bisection starts).
  * Returns 0 when the source did not yield that kernel (ret untouched), 1
  * when ret says what happened (a bisection's answer, or why none was
  * started or why it failed), -errno when the results cannot be read.

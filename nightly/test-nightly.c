@@ -295,7 +295,7 @@ static void world_config(struct world *w, json_t *extra) {
 /* ---- the events of a night ------------------------------------------------ */
 
 struct recorded {
-        GArray *events;                    /* struct nightly_event, strings and pointers cleared */
+        GArray *events;                    /* struct kb_event, strings and pointers cleared */
         GPtrArray *texts;                  /* ERROR and NOTIFY_FAILED texts */
         json_t *report;                    /* the REPORT event's report, as JSON */
         char *report_text;                 /* and as text */
@@ -303,21 +303,23 @@ struct recorded {
         char *bisect_bad;
 };
 
-static int record(const struct nightly_event *ev, void *userdata) {
-        struct recorded *rec = userdata;
-        struct nightly_event copy = { .kind = ev->kind, .run = ev->run, .group = ev->group,
-                                      .n_groups = ev->n_groups, .code = ev->code, .interrupted = ev->interrupted };
+/* The night's sink. Its runs' and bisections' events come here too; they
+ * are kept by kind only, and count_events asks for the night's. */
+static int record(void *ctx, const struct kb_event *ev) {
+        struct recorded *rec = ctx;
+        struct kb_event copy = { .kind = ev->kind, .run_id = ev->run_id, .group = ev->group,
+                                 .n_groups = ev->n_groups, .code = ev->code, .interrupted = ev->interrupted };
         size_t len = 0;
         FILE *f;
 
         g_array_append_val(rec->events, copy);
-        if (ev->text)
+        if (ev->kind == KB_EVENT_NIGHT_ERROR || ev->kind == KB_EVENT_NIGHT_NOTIFY_FAILED)
                 g_ptr_array_add(rec->texts, g_strdup(ev->text));
-        if (ev->kind == NIGHTLY_EVENT_PLAN) {
+        if (ev->kind == KB_EVENT_NIGHT_PLAN) {
                 rec->plan_groups = ev->plan->plan->n_groups;
                 rec->plan_new = ev->plan->plan->n_new;
         }
-        if (ev->kind == NIGHTLY_EVENT_REPORT) {
+        if (ev->kind == KB_EVENT_NIGHT_REPORT) {
                 ASSERT_TRUE(!rec->report);
                 rec->report = nightly_report_json(ev->report);
                 f = open_memstream(&rec->report_text, &len);
@@ -338,11 +340,11 @@ static void recorded_clear(struct recorded *rec) {
 }
 
 /* How many events of kind were recorded; *ret (may be NULL) the first. */
-static size_t count_events(const struct recorded *rec, enum nightly_event_kind kind, struct nightly_event *ret) {
+static size_t count_events(const struct recorded *rec, enum kb_event_kind kind, struct kb_event *ret) {
         size_t n = 0;
 
         for (guint i = 0; i < rec->events->len; i++) {
-                const struct nightly_event *ev = &g_array_index(rec->events, struct nightly_event, i);
+                const struct kb_event *ev = &g_array_index(rec->events, struct kb_event, i);
 
                 if (ev->kind != kind)
                         continue;
@@ -355,15 +357,15 @@ static size_t count_events(const struct recorded *rec, enum nightly_event_kind k
 /* One night over w's store, as cli/cli_nightly.c runs it: a session
  * opened for it and closed after it, its runs on w's host. */
 static int night(struct world *w, int dry_run, struct recorded *rec) {
-        struct nightly_sink sink = { record, rec };
-        struct nightly_opts o = { .config_path = w->config, .dry_run = dry_run, .sink = &sink,
+        struct kb_sink sink = { record, rec };
+        struct nightly_opts o = { .config_path = w->config, .dry_run = dry_run, .events = &sink,
                                   .hosts = &w->backend, .ops = &w->ops };
         struct store_session s = { .open = world_open };
         struct kb_error err = { { 0 } };
         int code;
 
         recorded_clear(rec);
-        rec->events = g_array_new(FALSE, TRUE, sizeof(struct nightly_event));
+        rec->events = g_array_new(FALSE, TRUE, sizeof(struct kb_event));
         rec->texts = g_ptr_array_new_with_free_func(g_free);
         session_world = w;
         code = nightly_run(&o, &w->g, &s, &err);
@@ -422,7 +424,7 @@ static char *read_text(const char *path) {
 TEST(good_night) {
         struct world *w = world_new("good");
         struct recorded rec = { 0 };
-        struct nightly_event ev;
+        struct kb_event ev;
         g_autofree char *statuses = NULL, *index = NULL;
 
         drop_kernel(w->drop, BASE);
@@ -430,7 +432,7 @@ TEST(good_night) {
         world_config(w, NULL);
 
         ASSERT_EQ(night(w, 1, &rec), 0);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_PLAN, NULL), 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_PLAN, NULL), 1);
         ASSERT_EQ(rec.plan_groups, 1);
         ASSERT_EQ(rec.plan_new, 1);
         ASSERT_EQ(fake.n_runs, 0);
@@ -438,7 +440,7 @@ TEST(good_night) {
 
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
         ASSERT_EQ(fake.n_runs, 1);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_RUN_DONE, &ev), 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_RUN_DONE, &ev), 1);
         ASSERT_EQ(ev.code, 0);
         ASSERT_EQ(ev.n_groups, 1);
         statuses = run_statuses(w);
@@ -491,7 +493,7 @@ TEST(regression_is_reported_and_mailed) {
         /* The mail says where the kernel's extra instructions went. */
         ASSERT_TRUE(strstr(mail, "    where, Minsn a cell (1000 -> 1300, 5 + 5 cells profiled): submit_bio +300 "
                                  "(+30.0%),\n      vfs_write 0"));
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOTIFY_FAILED, NULL), 0);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_NOTIFY_FAILED, NULL), 0);
         recorded_clear(&rec);
         world_free(w);
 }
@@ -640,7 +642,7 @@ static json_t *two_sources(const struct world *w) {
 TEST(hang_reaches_the_deadline_and_the_next_night_resumes) {
         struct world *w = world_new("hang");
         struct recorded rec = { 0 };
-        struct nightly_event ev;
+        struct kb_event ev;
         g_autofree char *after1 = NULL, *after2 = NULL;
         const json_t *f;
 
@@ -654,9 +656,9 @@ TEST(hang_reaches_the_deadline_and_the_next_night_resumes) {
         fake.started_ago_s = 3600 - HANG_DEADLINE_S;
 
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_RUN_DONE, &ev), 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_RUN_DONE, &ev), 1);
         ASSERT_EQ(ev.code, 3);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOT_STARTED, &ev), 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_NOT_STARTED, &ev), 1);
         ASSERT_EQ(ev.group, 1);
         ASSERT_EQ(ev.n_groups, 2);
         ASSERT_EQ(ev.interrupted, 0);
@@ -674,9 +676,9 @@ TEST(hang_reaches_the_deadline_and_the_next_night_resumes) {
         /* The hang is gone: the cut-short run is finished first, then the
          * slow source's run that was never started. */
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_RESUME, &ev), 1);
-        ASSERT_EQ(ev.run, 1);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOT_STARTED, NULL), 0);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_RESUME, &ev), 1);
+        ASSERT_EQ(ev.run_id, 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_NOT_STARTED, NULL), 0);
         after2 = run_statuses(w);
         ASSERT_STREQ(after2, "complete,complete");
         ASSERT_TRUE(!json_is_true(json_object_get(rec.report, "incomplete")));
@@ -689,7 +691,7 @@ TEST(hang_reaches_the_deadline_and_the_next_night_resumes) {
 TEST(signal_leaves_the_rest_for_the_next_night) {
         struct world *w = world_new("signal");
         struct recorded rec = { 0 };
-        struct nightly_event ev;
+        struct kb_event ev;
 
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, NEW);
@@ -699,7 +701,7 @@ TEST(signal_leaves_the_rest_for_the_next_night) {
 
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_INCOMPLETE);
         ASSERT_EQ(fake.n_runs, 1);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOT_STARTED, &ev), 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_NOT_STARTED, &ev), 1);
         ASSERT_EQ(ev.interrupted, 1);
         ASSERT_EQ(ev.group, 1);
         recorded_clear(&rec);
@@ -766,7 +768,7 @@ TEST(last_host_lost_then_resumed) {
         struct world *w = world_new("last-host");
         struct recorded rec = { 0 };
         g_autofree char *after1 = NULL, *after2 = NULL;
-        struct nightly_event ev;
+        struct kb_event ev;
 
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, NEW);
@@ -784,13 +786,13 @@ TEST(last_host_lost_then_resumed) {
         /* A dry run only says it would resume it. */
         world_host_new(w);                             /* the host is back */
         ASSERT_EQ(night(w, 1, &rec), 0);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_WOULD_RESUME, &ev), 1);
-        ASSERT_EQ(ev.run, 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_WOULD_RESUME, &ev), 1);
+        ASSERT_EQ(ev.run_id, 1);
         ASSERT_EQ(fake.n_runs, 1);
 
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_RESUME, &ev), 1);
-        ASSERT_EQ(ev.run, 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_RESUME, &ev), 1);
+        ASSERT_EQ(ev.run_id, 1);
         /* The held cell again, and the five never started. */
         ASSERT_EQ(w->host.started, 2 * REPEATS - 4);
         after2 = run_statuses(w);
@@ -866,7 +868,7 @@ TEST(failing_notify_is_said) {
         world_config(w, json_pack("{s:s}", "notify", "cat > /dev/null; exit 7"));
 
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_NOTIFY_FAILED, NULL), 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_NOTIFY_FAILED, NULL), 1);
         ASSERT_STREQ(rec.texts->pdata[rec.texts->len - 1], "notify command exited with status 7");
         recorded_clear(&rec);
         world_free(w);
@@ -888,7 +890,7 @@ TEST(bad_file_is_an_error_not_the_end) {
         world_config(w, NULL);
 
         ASSERT_EQ(night(w, 0, &rec), 1);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_ERROR, NULL), 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_ERROR, NULL), 1);
         ASSERT_TRUE(g_str_has_prefix(rec.texts->pdata[0], "importing "));
         ASSERT_EQ(json_len(rec.report, "errors"), 1);
         ASSERT_EQ(json_len(rec.report, "measured"), 2);
@@ -913,7 +915,7 @@ TEST(regression_is_bisected_from_the_last_good_kernel) {
 
         drop_kernel(w->drop, BAD);
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_BISECT, NULL), 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_BISECT, NULL), 1);
         ASSERT_TRUE(fake.bisected && g_strv_length(fake.bisected) == 2);
         ASSERT_STREQ(fake.bisected[0], NEW);
         ASSERT_STREQ(fake.bisected[1], BAD);
@@ -1010,7 +1012,7 @@ TEST(run_without_the_baseline_gives_no_verdict) {
         db_close(s.db);
 
         ASSERT_EQ(night(w, 0, &rec), 1);
-        ASSERT_EQ(count_events(&rec, NIGHTLY_EVENT_RESUME, NULL), 1);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_RESUME, NULL), 1);
         ASSERT_EQ(json_len(rec.report, "findings"), 0);
         ASSERT_TRUE(strstr(rec.report_text, NEW ": run 1 holds no ok cell of the baseline " BASE ", so no verdict"));
         recorded_clear(&rec);

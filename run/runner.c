@@ -209,19 +209,19 @@ static int close_run_row(struct run *r, struct kb_error *err) {
         if (ret < 0)
                 return ret;
         if (r->held || r->stopped || run_stop_requested(r) || r->past_deadline)
-                runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_STOPPED, .run_id = r->row.id,
-                                                           .total = r->held,
-                                                           .stop = r->held      ? RUN_STOP_NO_HOST
-                                                                   : r->stopped ? RUN_STOP_HOST_FAILED
-                                                                                : RUN_STOP_INTERRUPTED });
+                kb_emit(r->ev, &(struct kb_event){ .kind = KB_EVENT_STOPPED, .run_id = r->row.id,
+                                                   .total = r->held,
+                                                   .stop = r->held      ? RUN_STOP_NO_HOST
+                                                           : r->stopped ? RUN_STOP_HOST_FAILED
+                                                                        : RUN_STOP_INTERRUPTED });
         return 0;
 }
 
 /* The run's result is ready: unless its driver reports it itself. */
 static void run_result(struct run *r) {
         if (!r->d->quiet)
-                runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_RESULT, .run_id = r->row.id,
-                                                           .db = r->db });
+                kb_emit(r->ev, &(struct kb_event){ .kind = KB_EVENT_RESULT, .run_id = r->row.id,
+                                                   .db = r->db });
 }
 
 int runner_run(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,

@@ -4,14 +4,14 @@
  * errors, and with --max-contention cells run beside a busy host, a bounded
  * number of times), stores each finished attempt in one
  * transaction. It prints nothing: it reports through the events of
- * run/runevent.h, which cli/ renders (the progress lines, the summary). */
+ * common/event.h, which cli/ renders (the progress lines, the summary). */
 #pragma once
 
 #include <glib.h>
 #include <stdint.h>
 
 #include "common/error.h"
-#include "run/runevent.h"
+#include "common/event.h"
 #include "settings/runopts.h"
 #include "store/store.h"
 
@@ -21,9 +21,9 @@ struct run_host_backend;
 
 struct runner_drive {
         double deadline_at;                /* unix time after which no cell is started; 0: none */
-        int quiet;                         /* no RUN_EVENT_RESULT: the caller reports the run itself */
-        const struct run_events *events;   /* where the run reports its progress and result; NULL:
-                                              nowhere */
+        int quiet;                         /* no KB_EVENT_RESULT: the caller reports the run itself */
+        const struct kb_sink *events;      /* where the run reports its progress and result (its cells
+                                              their stages); NULL: nowhere */
         const volatile int *stop;          /* set nonzero (from a signal handler, say): the running cell
                                               ends as interrupted, no other starts, the run is left
                                               resumable (exit 3). NULL: cell_interrupted, which cli/'s

@@ -122,9 +122,9 @@ int runner_images_build(struct run *r, struct kb_error *err) {
                 ret = initramfs_build(&spec, cache, &r->initrds[k], &cached, err);
                 if (ret < 0)
                         return error_prefix(err, ret, "guest image for kernel %s", r->kernels[k]->name);
-                runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_IMAGE, .label = r->kernels[k]->name,
-                                                           .cached = cached,
-                                                           .seconds = (double)(g_get_monotonic_time() - t0) / 1e6 });
+                kb_emit(r->ev, &(struct kb_event){ .kind = KB_EVENT_IMAGE, .label = r->kernels[k]->name,
+                                                   .cached = cached,
+                                                   .seconds = (double)(g_get_monotonic_time() - t0) / 1e6 });
         }
         return 0;
 }

@@ -21,7 +21,7 @@
 #include "results/db.h"
 #include "run/hosts.h"
 #include "run/plan.h"
-#include "run/runevent.h"
+#include "common/event.h"
 #include "run/runner.h"
 #include "settings/runopts.h"
 #include "store/store.h"
@@ -47,7 +47,7 @@ struct run {
         char *accel_why;
         struct db_run row;
         char *qemu_version, *libvirt_version;
-        const struct run_events *ev;       /* d->events: where the run reports */
+        const struct kb_sink *ev;          /* d->events: where the run reports */
         const volatile int *stop;          /* d->stop, or cell_interrupted */
         const struct run_host_backend *backend; /* d->hosts, or libvirt */
         int usage;                         /* the error was in the request: exit 2 */
@@ -67,13 +67,8 @@ struct run {
 /* What every room asks of the run, written here so that no room goes
  * back to another for it. */
 
-/* One line for whoever watches the run (runevent.h), as the run's. */
-#define run_note(r, ...) runevent_note((r)->ev, RUN_ORIGIN_RUN, __VA_ARGS__)
-
-/* The running cell's stage, under its progress line. */
-static inline void run_stage(struct run *r, const char *stage) {
-        runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELL_STAGE, .stage = stage });
-}
+/* One line for whoever watches the run (common/event.h), as the run's. */
+#define run_note(r, ...) kb_note((r)->ev, KB_ORIGIN_RUN, __VA_ARGS__)
 
 /* Whether whoever drives the run asked it to stop (a signal, in kbench). */
 static inline int run_stop_requested(const struct run *r) {

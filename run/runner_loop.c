@@ -20,10 +20,6 @@
 #define SEQ_ALPHA 0.05
 #define SEQ_POWER 0.8
 
-static void on_stage(void *userdata, const char *stage) {
-        run_stage(userdata, stage);
-}
-
 /* With --warm, a cell restores the snapshot of its shape (cell/warm.h),
  * on a run's single host and only the store's own driver: a snapshot is a
  * file of the host that saved it. Why a cell boots cold instead is said,
@@ -40,7 +36,7 @@ static void warm_for_cell(struct run *r, const struct plan_cell *pc, struct cell
 
         if (!r->set.warm || r->set.cold || r->n_hosts != 1 || r->hosts[0].remote || !r->conn)
                 return;
-        switch (warm_cell_start(&r->warm, r->conn, &want, spec, w, on_stage, r, &made, &err)) {
+        switch (warm_cell_start(&r->warm, r->conn, &want, spec, w, r->ev, &made, &err)) {
         case WARM_START_NO_HASH:
                 run_note(r, "warm start off for %s: %s", k->name, err.msg);
                 break;
@@ -178,14 +174,14 @@ struct cell_line {
 static void cell_note(struct run *r, const char *key, const struct cell_line *l, const char *state,
                       const char *detail, int again) {
         int multi = r->n_hosts > 1;
-        struct run_event ev = { .kind = again ? RUN_EVENT_CELL_RETRY : RUN_EVENT_CELL_END,
+        struct kb_event ev = { .kind = again ? KB_EVENT_CELL_RETRY : KB_EVENT_CELL_END,
                                 .label = multi ? l->label : key, .state = state, .detail = detail,
                                 .own_line = multi,
                                 .seconds = (double)(g_get_monotonic_time() - l->t0_us) / 1e6 };
 
         if (multi)
                 g_mutex_lock(&r->lock);
-        runevent_emit(r->ev, &ev);
+        kb_emit(r->ev, &ev);
         if (multi)
                 g_mutex_unlock(&r->lock);
 }
@@ -212,7 +208,7 @@ static int run_attempts(struct run *r, struct run_host *h, const struct plan_cel
                 spec->snapshot_domain = NULL;
                 warm_for_cell(r, pc, spec, &warm);
                 spec->attempt = attempt;
-                ret = cell_run_ops(ops, ctx, spec, &res, multi ? NULL : on_stage, r, err);
+                ret = cell_run_ops(ops, ctx, spec, &res, multi ? NULL : r->ev, err);
                 if (ret == 0) {
                         warm_after_cell(r, &warm, &res);
                         runner_store_ksyms(r, spec->kernel, &res);
@@ -289,7 +285,7 @@ static int run_one_cell(struct run *r, struct run_host *h, const struct plan_cel
         if (ret < 0)
                 return ret;
         if (!multi)
-                runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELL_BEGIN, .label = line.label });
+                kb_emit(r->ev, &(struct kb_event){ .kind = KB_EVENT_CELL_BEGIN, .label = line.label });
         return run_attempts(r, h, pc, &spec, first_attempt, &line, ret_failed, ret_host_failed, ret_again, err);
 }
 
@@ -434,8 +430,8 @@ int runner_loop_cells(struct run *r, int *ret_failed, struct kb_error *err) {
                 if (ret < 0)
                         return ret;
         }
-        runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELLS,
-                                                   .total = plan_todo(plan, n, (const char *const *)done) });
+        kb_emit(r->ev, &(struct kb_event){ .kind = KB_EVENT_CELLS,
+                                           .total = plan_todo(plan, n, (const char *const *)done) });
         *ret_failed = 0;
         if (r->n_hosts == 1)
                 return run_cells_here(r, plan, n, (const char *const *)done, prefix, agent_lines, ret_failed, err);

@@ -190,9 +190,9 @@ int runner_store_cell(struct run *r, const struct run_host *h, const struct plan
         if (ret < 0 && reserve_release(r))
                 ret = db_cell_insert(r->db, &rows.cell, NULL, err);
         if (ret < 0 && cellrows_save_pending(dir, &rows.cell, &path, &perr) == 0) {
-                runevent_emit(r->ev, &(struct run_event){ .kind = RUN_EVENT_CELL_KEPT, .label = pc->key,
-                                                           .run_id = r->row.id, .state = res->state,
-                                                           .detail = err->msg, .text = path });
+                kb_emit(r->ev, &(struct kb_event){ .kind = KB_EVENT_CELL_KEPT, .label = pc->key,
+                                                   .run_id = r->row.id, .state = res->state,
+                                                   .detail = err->msg, .text = path });
                 *ret_pending = 1;
                 ret = 0;
         } else if (ret < 0) {

@@ -27,51 +27,51 @@ TEST_MAIN();
 /* What a run reported, one line per event, as the test reads it. */
 struct heard {
         GPtrArray *lines;
-        int64_t result_run;        /* RUN_EVENT_RESULT's run, 0: none */
+        int64_t result_run;        /* KB_EVENT_RESULT's run, 0: none */
         volatile int *stop_after_end; /* set once a cell has ended (a signal, as it were) */
 };
 
-static void heard_event(void *ctx, const struct run_event *ev) {
+static int heard_event(void *ctx, const struct kb_event *ev) {
         struct heard *h = ctx;
         char *line = NULL;
 
         switch (ev->kind) {
-        case RUN_EVENT_NOTE:
+        case KB_EVENT_NOTE:
                 line = g_strdup_printf("note %s", ev->text);
                 break;
-        case RUN_EVENT_IMAGE:
+        case KB_EVENT_IMAGE:
                 line = g_strdup_printf("image %s", ev->label);
                 break;
-        case RUN_EVENT_CELLS:
+        case KB_EVENT_CELLS:
                 line = g_strdup_printf("cells %zu", ev->total);
                 break;
-        case RUN_EVENT_CELL_BEGIN:
+        case KB_EVENT_CELL_BEGIN:
                 line = g_strdup_printf("begin %s", ev->label);
                 break;
-        case RUN_EVENT_CELL_STAGE:
+        case KB_EVENT_CELL_STAGE:
                 line = g_strdup_printf("stage %s", ev->stage);
                 break;
-        case RUN_EVENT_STOPPED:
+        case KB_EVENT_STOPPED:
                 line = g_strdup_printf("stopped %s run %" PRId64 " held %zu",
                                        ev->stop == RUN_STOP_NO_HOST        ? "no-host"
                                        : ev->stop == RUN_STOP_HOST_FAILED ? "host-failed"
                                                                           : "interrupted",
                                        ev->run_id, ev->total);
                 break;
-        case RUN_EVENT_CELL_KEPT:
+        case KB_EVENT_CELL_KEPT:
                 line = g_strdup_printf("kept %s run %" PRId64 " %s: %s in %s", ev->label, ev->run_id, ev->state,
                                        ev->detail, ev->text);
                 break;
-        case RUN_EVENT_CELL_RETRY:
+        case KB_EVENT_CELL_RETRY:
                 line = g_strdup_printf("retry %s %s: %s", ev->label, ev->state, ev->detail);
                 break;
-        case RUN_EVENT_CELL_END:
+        case KB_EVENT_CELL_END:
                 line = ev->own_line ? g_strdup_printf("end %s: %s: %s", ev->label, ev->state, ev->detail)
                                     : g_strdup_printf("end %s: %s", ev->state, ev->detail);
                 if (h->stop_after_end)
                         *h->stop_after_end = 1;
                 break;
-        case RUN_EVENT_RESULT:
+        case KB_EVENT_RESULT:
                 line = g_strdup_printf("result %lld", (long long)ev->run_id);
                 h->result_run = ev->run_id;
                 break;
@@ -79,6 +79,7 @@ static void heard_event(void *ctx, const struct run_event *ev) {
                 line = g_strdup_printf("other %d", (int)ev->kind);
         }
         g_ptr_array_add(h->lines, line);
+        return 0;
 }
 
 /* How many lines start with prefix. */
@@ -107,7 +108,7 @@ struct world {
         struct fakehost fake;
         struct run_host_backend backend;
         struct heard heard;
-        struct run_events sink;
+        struct kb_sink sink;
         struct runner_drive drive;
         struct run_settings o;
         char *kernels[2];
@@ -158,7 +159,7 @@ static void world_init(struct world *w, const char *name, const enum fakehost_pl
         fakehost_init(&w->fake, home, FX_RELEASE, plays, n);
         w->backend = fakehost_backend(&w->fake);
         w->heard.lines = g_ptr_array_new_with_free_func(g_free);
-        w->sink = (struct run_events){ .on_event = heard_event, .ctx = &w->heard };
+        w->sink = (struct kb_sink){ .on_event = heard_event, .ctx = &w->heard };
         w->drive = (struct runner_drive){ .events = &w->sink, .stop = &w->stop, .hosts = &w->backend };
         runopts_defaults(&w->o);
         w->kernels[0] = "fake";
