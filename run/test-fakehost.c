@@ -246,7 +246,7 @@ static gpointer fake_guest(gpointer data) {
 
         /* A contended guest's neighbours start well after the cell has
          * taken the load window's first reading, right after its "go". */
-        g_usleep(v->play == FAKEHOST_CONTENDED ? 200 * 1000 : 30 * 1000);
+        g_usleep(v->play == FAKEHOST_CONTENDED ? 200 * 1000 : 5 * 1000);
         switch (v->play) {
         case FAKEHOST_KERNEL_CRASH:
                 fake_emit_step(v, dd_job[0]);
