@@ -4,11 +4,11 @@
  * deadline is read against and the signal flag. The real table drives
  * guests over libvirt (the hosts the configuration names reach the runner
  * through the store context). nightly/test-nightly.c keeps the real
- * runner, behind a wrapper that counts its runs, and runs it on the
- * scripted host of run/test-fakehost.h (nightly_opts.hosts), so nights
- * with crashes, hangs, lost hosts and contended cells run without a
- * guest; only its bisection is a fake, and the night whose deadline it
- * tests reads a clock that says the night began earlier. */
+ * runner and bisection, behind wrappers that keep what they were asked,
+ * on the scripted host of run/test-fakehost.h (nightly_opts.hosts), so
+ * nights with crashes, hangs, lost hosts and contended cells run without
+ * a guest; the night whose deadline it tests reads a clock that says the
+ * night began earlier. */
 #pragma once
 
 #include <glib.h>

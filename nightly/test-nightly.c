@@ -8,14 +8,15 @@
  * boot and run dd, panic at boot, hang, lose their host or share it with
  * a busy neighbour, one script entry per attempt, and its QEMU counts each
  * kernel's instructions and waiting in the write phase as the world's
- * table says. The runner in nightly_ops is runner_run behind a wrapper
- * that counts the runs and shortens the silence after which a cell is a
- * hang; the bisection is a fake that answers at once. The nights: a good
- * one (runs stored, the site published, no mail), one with a regression
- * (its report and mail, and its mail's thread over three nights), a kernel
- * that panics at boot, a hang that runs past the deadline, a signal, a
- * host lost mid-run, a contended cell, and a night cut short by losing its
- * last host that the next night resumes. */
+ * table says (and where they ran). The runner in nightly_ops is
+ * runner_run behind a wrapper that counts the runs and shortens the
+ * silence after which a cell is a hang; the bisection is bisect_run, on
+ * the same host. The nights: a good one (runs stored, the site published,
+ * no mail), one with a regression (its report and mail, and its mail's
+ * thread over three nights), a kernel that panics at boot, a hang that
+ * runs past the deadline, a signal, a host lost mid-run, a contended
+ * cell, a night cut short by losing its last host that the next night
+ * resumes, and a regression bisected. */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -69,7 +70,7 @@ struct world {
         char *count_dirs[4];
         const char *slow[2];               /* the kernel whose dd writes at half the speed, or none */
         char *slow_dir;
-        struct nightly_ops ops;            /* the real table but for the runner's wrapper and the bisection */
+        struct nightly_ops ops;            /* the real table, its runner and bisection wrapped */
 };
 
 static struct world *session_world;       /* the store session's, for its open(), and the runner's */
@@ -109,19 +110,15 @@ static int night_runner(const struct run_settings *o, const struct runner_drive 
         return code;
 }
 
-/* bisect_run, answering at once that the last kernel is the first bad
- * one; what it was asked is kept for the test. */
-static int fake_bisect(const struct bisect_opts *o, const struct store_ctx *g, struct store_session *s,
-                       struct bisect_answer *ret, struct kb_error *err) {
-        size_t n = g_strv_length(o->kernels);
-
-        (void)g, (void)s, (void)err;
-        ASSERT_TRUE(o->quiet && o->deadline_at > 0 && n >= 2 && o->hosts == &session_world->backend);
+/* The bisection of `kbench bisect` as the night drives it, on the
+ * night's hosts; the kernels it was given are kept for the test. */
+static int night_bisect(const struct bisect_opts *o, const struct store_ctx *g, struct store_session *s,
+                        struct bisect_answer *ret, struct kb_error *err) {
+        ASSERT_TRUE(o->quiet && o->deadline_at > 0 && g_strv_length(o->kernels) >= 2 &&
+                    o->hosts == &session_world->backend);
         g_strfreev(fake.bisected);
         fake.bisected = g_strdupv(o->kernels);
-        *ret = (struct bisect_answer){ .id = 0, .outcome = "first-bad", .first_bad = g_strdup(o->kernels[n - 1]),
-                                       .confirmed = 1 };
-        return 0;
+        return bisect_run(o, g, s, ret, err);
 }
 
 /* The wall clock, but for the night's first reading, its start, which is
@@ -247,7 +244,7 @@ static struct world *world_new(const char *name) {
         w->backend = fakehost_backend(&w->host);
         w->ops = nightly_ops_real;
         w->ops.run = night_runner;
-        w->ops.bisect = fake_bisect;
+        w->ops.bisect = night_bisect;
         fake = (struct fake){ 0 };
         cell_interrupted = 0;
         return w;
@@ -909,7 +906,8 @@ TEST(bad_file_is_an_error_not_the_end) {
 
 /* With "bisect" configured, a regression of tonight's kernel is bisected
  * between it and the source's kernel before it, which an earlier night
- * found not worse. */
+ * found not worse: the bisection measures both again on the fake host
+ * and finds tonight's the first bad, kept as bisection 1. */
 TEST(regression_is_bisected_from_the_last_good_kernel) {
         struct world *w = world_new("bisect");
         struct recorded rec = { 0 };
@@ -928,8 +926,8 @@ TEST(regression_is_bisected_from_the_last_good_kernel) {
         ASSERT_TRUE(fake.bisected && g_strv_length(fake.bisected) == 2);
         ASSERT_STREQ(fake.bisected[0], NEW);
         ASSERT_STREQ(fake.bisected[1], BAD);
-        line = g_strdup_printf("bisect: %s guest.write.kernel_Minsn from %s, 2 kernels: first bad: %s\n", BAD, NEW,
-                               BAD);
+        line = g_strdup_printf("bisect: %s guest.write.kernel_Minsn from %s, 2 kernels: first bad: %s "
+                               "(kbench show --bisect 1)\n", BAD, NEW, BAD);
         ASSERT_TRUE(strstr(rec.report_text, line));
         recorded_clear(&rec);
         world_free(w);
