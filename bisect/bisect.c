@@ -287,16 +287,21 @@ static int run_interrupted(struct bis *b, int64_t id) {
 
 /* bisect_ops.measure: `more` rounds of the candidates, interleaved, as one
  * run through the runner, with the bisection's cell settings. */
+/* How a step's run is driven. A step is the bisection's: it runs in the
+ * bisection's session and prints its own lines; a night's deadline holds
+ * for it too. */
+static struct runner_drive step_drive(const struct bis *b) {
+        return (struct runner_drive){ .quiet = 1, .deadline_at = b->o->deadline_at, .events = b->o->events,
+                                      .hosts = b->o->hosts, .option_name = b->o->option_name };
+}
+
 static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const char *role, struct bisect_series *v) {
         struct bis *b = ud;
         g_autofree char *tag = g_strdup_printf(BISECT_TAG_PREFIX "%lld step %d (%s)", (long long)b->id, b->step, role);
         char *names[4] = { NULL };
         char *workloads[2] = { (char *)b->o->workload, NULL };
         struct run_settings o = b->o->run;
-        /* A step is the bisection's: it runs in the bisection's session
-         * and prints its own lines; a night's deadline holds for it too. */
-        const struct runner_drive drive = { .quiet = 1, .deadline_at = b->o->deadline_at,
-                                            .events = b->o->events, .hosts = b->o->hosts };
+        const struct runner_drive drive = step_drive(b);
         int64_t run = 0;
         int code, r = 0;
 
@@ -495,12 +500,13 @@ static int check_request(struct bis *b, struct kb_error *err) {
         struct kbuild_opts bo = { .source = b->o->git_dir, .config = b->o->config, .fragments = b->o->fragments };
         char *workloads[2] = { (char *)b->o->workload, NULL };
         struct run_settings run = b->o->run;
+        const struct runner_drive drive = step_drive(b);
         int r;
 
         /* The workload as each step's run will check it, before the store. */
         run.workloads = workloads;
         run.until_mde_pct = 0;
-        r = runner_check_workloads(&run, b->g, err);
+        r = runner_check_workloads(&run, &drive, b->g, err);
         if (r < 0) {
                 b->usage = 1;
                 return r;

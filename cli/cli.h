@@ -107,6 +107,11 @@ int cli_options_of(const struct cli_usage *u, const GOptionEntry *const *tables,
 /* cli_options_of with one table and no group. */
 int cli_options(const struct cli_usage *u, const GOptionEntry *entries, int *argc, char ***argv);
 
+/* An option as kbench's command line spells it, named as its table names
+ * it: "fs" is --fs. For a pump's errors about the settings it was given
+ * (runner_drive.option_name); the string lives as long as the process. */
+const char *cli_flag_name(const char *option);
+
 /* `kbench VERB --complete-options` (hidden, alone after the verb): the
  * verb's options as cli_parse knows them, one a line, "--name=" for one
  * that takes a value, for the shell completion. */

@@ -209,6 +209,7 @@ int cli_bisect(int argc, char **argv, struct cli_ctx *c) {
         sink = render_sink(&rd);
         o.events = &sink;
         o.hosts = c->hosts;
+        o.option_name = cli_flag_name;
         code = bisect_run(&o, c->g, &c->s, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);

@@ -53,6 +53,24 @@ static int resume_settings(struct run_settings *o, const char *const *texts, siz
         return 0;
 }
 
+/* A run without kernels or workloads, with where to find them (the
+ * runner refuses it too, in the words of any driver). Returns 0 or 2
+ * after the error line. */
+static int check_axes(const struct run_settings *o) {
+        char names[512];
+
+        if (!o->kernels) {
+                cli_errorf("run: no kernel given (-k NAME; see 'kbench kernel list')");
+                return 2;
+        }
+        if (!o->workloads) {
+                workload_names(names, sizeof(names));
+                cli_errorf("run: no workload given (-w NAME; workloads: %s)", names);
+                return 2;
+        }
+        return 0;
+}
+
 int cli_run(int argc, char **argv, struct cli_ctx *c) {
         size_t n_opts = 0;
         g_autofree char **texts = NULL;
@@ -102,9 +120,11 @@ int cli_run(int argc, char **argv, struct cli_ctx *c) {
                 if (code)
                         goto out;
         }
+        if ((code = check_axes(&o)))
+                goto out;
         render_init(&rd, o.json, o.all);
         sink = render_sink(&rd);
-        drive = (struct runner_drive){ .events = &sink, .hosts = c->hosts };
+        drive = (struct runner_drive){ .events = &sink, .hosts = c->hosts, .option_name = cli_flag_name };
         code = runner_run(&o, &drive, c->g, &c->s, NULL, &err);
         if ((code == 1 || code == 2) && err.msg[0])
                 cli_error(&err);

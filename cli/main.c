@@ -457,6 +457,12 @@ int cli_options_of(const struct cli_usage *u, const GOptionEntry *const *tables,
         return cli_parse(ctx, (const GOptionEntry *const *)all->pdata, u->verb, argc, argv);
 }
 
+const char *cli_flag_name(const char *option) {
+        g_autofree char *flag = g_strconcat("--", option, NULL);
+
+        return g_intern_string(flag);
+}
+
 int cli_options(const struct cli_usage *u, const GOptionEntry *entries, int *argc, char ***argv) {
         return cli_options_of(u, (const GOptionEntry *const[]){ entries, NULL }, NULL, argc, argv);
 }
@@ -465,6 +471,7 @@ int cli_options(const struct cli_usage *u, const GOptionEntry *entries, int *arg
  * what they default to. Returns 0, or -1 once the error is said. */
 static int global_options(int *argc, char **argv, struct store_ctx *g) {
         const char *env;
+        int first_named = 0;
 
         if (take_option(argc, argv, "--store", "DIR", &g->home) || take_option(argc, argv, "--db", "FILE", &g->db_path) ||
             take_connects(argc, argv, &g->hosts))
@@ -474,17 +481,21 @@ static int global_options(int *argc, char **argv, struct store_ctx *g) {
          * without a name is the run's one host, as nightly's connect and
          * every run before several hosts: its cells name no host, so they
          * pair with those runs'. */
-        if (g->hosts) {
-                g_autofree char *name = NULL;
+        for (size_t i = 0; g->hosts && g->hosts[i]; i++) {
+                g_autofree char *name = NULL, *uri = NULL;
                 struct kb_error err = { { 0 } };
 
-                if (run_host_spec_parse(g->hosts[0], &name, &g->connect, &err) < 0) {
-                        cli_errorf("%s", err.msg);
+                if (run_host_spec_parse(g->hosts[i], &name, &uri, &err) < 0) {
+                        cli_errorf("--connect %s", err.msg);
                         return -1;
                 }
-                if (!g->hosts[1] && !name)
-                        g_clear_pointer(&g->hosts, g_strfreev);
+                if (i == 0) {
+                        g->connect = g_steal_pointer(&uri);
+                        first_named = name != NULL;
+                }
         }
+        if (g->hosts && !g->hosts[1] && !first_named)
+                g_clear_pointer(&g->hosts, g_strfreev);
 
         if (!g->home) {
                 /* As root, QEMU runs as libvirt-qemu (host/vm_qemu.c), which

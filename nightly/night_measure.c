@@ -60,7 +60,8 @@ static void add_subject(struct night *n, int64_t run, const char *name, const ch
  * target. */
 static struct runner_drive night_drive(const struct night *n) {
         return (struct runner_drive){ .quiet = 1, .deadline_at = n->deadline_at, .events = n->o->events,
-                                     .hosts = n->o->hosts, .noise = n->cfg->noise };
+                                      .hosts = n->o->hosts, .noise = n->cfg->noise,
+                                      .option_name = nightly_config_option_key, .spelling = JUDGEOPTS_KEYS };
 }
 
 /* The runner's exit code as the night reads it: 0 and 3 (failed cells,

@@ -170,7 +170,8 @@ static char **names_of(const struct nightly_bisect_in *in, const struct nightly_
 static void run_bisection(const struct nightly_bisect_in *in, char **names, const char *workload,
                           struct nightly_bisection *ret) {
         struct bisect_opts o = { .run = *in->run, .workload = workload, .metric = in->cfg->bisect.metric,
-                                 .kernels = names, .quiet = 1, .events = in->events, .hosts = in->hosts };
+                                 .kernels = names, .quiet = 1, .events = in->events, .hosts = in->hosts,
+                                 .option_name = nightly_config_option_key };
         struct bisect_answer a = { 0 };
         struct kb_error err = { { 0 } };
         struct judge_opts j;

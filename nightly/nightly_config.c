@@ -882,6 +882,16 @@ static void runopt_key_line(GString *out, const struct cfg_row *r) {
         g_string_append_printf(out, "  %s\n", r->help);
 }
 
+const char *nightly_config_option_key(const char *option) {
+        /* A run's hosts are the file's hosts (or its one connect). */
+        if (strcmp(option, "connect") == 0)
+                return "hosts";
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++)
+                if (rows[i].opt && strcmp(rows[i].opt, option) == 0 && !g_str_has_prefix(rows[i].path, "sources[]"))
+                        return rows[i].path;
+        return option;
+}
+
 char *nightly_config_keys_text(void) {
         GString *out = g_string_new("");
 

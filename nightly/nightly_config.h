@@ -116,6 +116,12 @@ struct nightly_config *nightly_config_free(struct nightly_config *c);   /* accep
  * same keys (a test checks). Caller g_frees. */
 char *nightly_config_keys_text(void);
 
+/* The key of the file that sets a run option named as settings/runopts.h
+ * names it ("fs" is vm.fs, "until-mde" until_mde, "connect" the hosts),
+ * or the option itself when no key sets it: runner_drive.option_name for
+ * the night's runs. A static string. */
+const char *nightly_config_option_key(const char *option);
+
 const char *nightly_source_type_name(enum nightly_source_type t);
 
 /* The run options a source's overrides may set: those the table's

@@ -453,3 +453,16 @@ TEST(bisect_key) {
                 ASSERT_STREQ(err.msg, no[i].msg);
         }
 }
+
+/* The runner names the options of a night's runs in its errors as the
+ * file names them. */
+TEST(option_keys) {
+        static const char *const pairs[][2] = {
+                { "fs", "vm.fs" },           { "disk-size", "vm.disk_size" },  { "until-mde", "until_mde" },
+                { "budget-cells", "budget_cells" }, { "repeat", "repeats" },  { "connect", "hosts" },
+                { "slots", "slots" },        { "kernel", "kernel" },           /* no key sets it: its name */
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(pairs); i++)
+                ASSERT_STREQ(nightly_config_option_key(pairs[i][0]), pairs[i][1]);
+}

@@ -18,12 +18,12 @@ int run_host_spec_parse(const char *text, char **ret_name, char **ret_uri, struc
         if (eq && (!colon || eq < colon)) {
                 name = g_strndup(text, (size_t)(eq - text));
                 if (!g_regex_match_simple("^[A-Za-z0-9._-]{1,64}$", name, 0, 0))
-                        return error_setf(err, -EINVAL, "--connect '%.80s': a host's name is 1-64 of "
-                                          "A-Za-z0-9._- before '='", text);
+                        return error_setf(err, -EINVAL, "'%.80s': a host's name is 1-64 of A-Za-z0-9._- "
+                                          "before '='", text);
                 text = eq + 1;
         }
         if (!*text || !strstr(text, ":"))
-                return error_setf(err, -EINVAL, "--connect '%.80s': not a libvirt URI", text);
+                return error_setf(err, -EINVAL, "'%.80s': not a libvirt URI", text);
         *ret_name = g_steal_pointer(&name);
         *ret_uri = g_strdup(text);
         return 0;

@@ -40,7 +40,8 @@ struct run_host {
 
 /* Split "NAME=URI" or "URI" (a URI's scheme comes before any '='). NAME
  * is 1-64 of [A-Za-z0-9._-]. OUT: *ret_name (NULL when none given) and
- * *ret_uri, g_free'd. Returns 0 or -EINVAL with err naming the text. */
+ * *ret_uri, g_free'd. Returns 0 or -EINVAL with err quoting the text (its
+ * caller names where it came from: --connect, a night's hosts[i]). */
 int run_host_spec_parse(const char *text, char **ret_name, char **ret_uri, struct kb_error *err);
 
 /* Whether uri is kbench's own embedded driver (files reachable, no pool). */

@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/event.h"
+#include "decide/judgeopts.h"
 #include "settings/runopts.h"
 #include "store/store.h"
 
@@ -30,6 +31,14 @@ struct runner_drive {
                                               SIGINT and SIGTERM handler sets */
         const struct run_host_backend *hosts; /* how the run reaches its hosts (run/hosts.h); NULL:
                                               libvirt. A fake one in the unit tests */
+        /* How the driver's user writes a run option, named as the option
+         * table names it ("fs", "disk-size", "until-mde", "budget-cells",
+         * "repeat"; "connect" for the hosts), for the
+         * errors of the request: kbench run's flag (--fs), a night's key
+         * (vm.fs). NULL: that name. The string must outlive the run. */
+        const char *(*option_name)(const char *option);
+        enum judgeopts_spelling spelling;  /* and how --until-mde's check with the judging options names
+                                              them (decide/judgeopts.h): flags, or a night's keys */
         double noise;                      /* --until-mde: the noise band (a fraction) the driver's
                                               comparison judges with, which the stopping rule's targets
                                               include; 0: compare's default, RUNNER_NOISE */
@@ -53,9 +62,11 @@ int runner_run(const struct run_settings *s, const struct runner_drive *drive, c
 /* The workloads of s (s->workloads) checked as runner_run checks them
  * before it opens the store: each parsed (a job file read), resolved
  * against s's guest and its job built once. For a driver that runs later
- * and must refuse a bad workload first (kbench bisect). Returns 0, or
+ * and must refuse a bad workload first (kbench bisect), whose errors name
+ * options as drive's option_name does (drive may be NULL). Returns 0, or
  * -errno with err: a usage error. */
-int runner_check_workloads(const struct run_settings *s, const struct store_ctx *g, struct kb_error *err);
+int runner_check_workloads(const struct run_settings *s, const struct runner_drive *drive, const struct store_ctx *g,
+                           struct kb_error *err);
 
 /* For resuming run s->resume_run, read from db: the kernels (store ids) and workloads it
  * was started with, appended to kern and work (g_free'd strings), and its

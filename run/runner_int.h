@@ -70,6 +70,11 @@ struct run {
 /* One line for whoever watches the run (common/event.h), as the run's. */
 #define run_note(r, ...) kb_note((r)->ev, KB_ORIGIN_RUN, __VA_ARGS__)
 
+/* A run option as the driver's user writes it (runner_drive.option_name). */
+static inline const char *run_option(const struct run *r, const char *option) {
+        return r->d->option_name ? r->d->option_name(option) : option;
+}
+
 /* Whether whoever drives the run asked it to stop (a signal, in kbench). */
 static inline int run_stop_requested(const struct run *r) {
         return *r->stop != 0;

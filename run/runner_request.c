@@ -30,7 +30,8 @@ static int check_host(struct run *r, struct kb_error *err) {
 
         r->usage = 1;
         if (!found)
-                return error_setf(err, -ENOENT, "--fs %s: %s is not installed on this host", o->guest.fs, mkfs);
+                return error_setf(err, -ENOENT, "%s %s: %s is not installed on this host", run_option(r, "fs"),
+                                  o->guest.fs, mkfs);
         if (g_mkdir_with_parents(scratch, 0755) < 0) {
                 r->usage = 0;
                 return error_setf(err, -errno, "%s: %s", scratch, g_strerror(errno));
@@ -44,8 +45,8 @@ static int check_host(struct run *r, struct kb_error *err) {
         avail = (uint64_t)st.f_bavail * st.f_frsize;
         if (need > avail)
                 return error_setf(err, -ENOSPC,
-                                  "--disk-size: %" PRIu64 " MiB of disk%s but only %" PRIu64
-                                  " MiB free in %s", need >> 20, o->guest.swap_bytes ? " and swap" : "",
+                                  "%s: %" PRIu64 " MiB of disk%s but only %" PRIu64 " MiB free in %s",
+                                  run_option(r, "disk-size"), need >> 20, o->guest.swap_bytes ? " and swap" : "",
                                   avail >> 20, scratch);
         r->usage = 0;
         return 0;
@@ -127,8 +128,6 @@ int runner_request_resume_idle(struct run *r, struct kb_error *err) {
         return ret;
 }
 
-/* --until-mde needs a budget, a budget needs --until-mde, and the budget
- * must hold the pilot. */
 /* --until-mde and its budgets as every judging option is checked
  * (decide/judgeopts.h), then what only a run asks of them: one host, and a
  * budget of cells that holds the pilot's rounds. */
@@ -141,7 +140,7 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
         if (o->until_mde_pct > 0)
                 j.noise = run_noise(r);
         r->usage = 1;
-        if (judgeopts_check(&j, o, JUDGEOPTS_CHECK_UNTIL_MDE, JUDGEOPTS_FLAGS, err) < 0)
+        if (judgeopts_check(&j, o, JUDGEOPTS_CHECK_UNTIL_MDE, r->d->spelling, err) < 0)
                 return -EINVAL;
         if (o->until_mde_pct <= 0) {
                 r->usage = 0;
@@ -150,10 +149,12 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
         /* Its rule looks at every round of one run's comparison at once,
          * which the hosts of a spread run would measure apart. */
         if (r->g->hosts && r->g->hosts[1])
-                return error_setf(err, -EINVAL, "--until-mde runs on one host: give one --connect");
+                return error_setf(err, -EINVAL, "%s runs on one host: %s names %u", run_option(r, "until-mde"),
+                                  run_option(r, "connect"), g_strv_length(r->g->hosts));
         if (o->budget_cells > 0 && (size_t)o->budget_cells < per * (size_t)MAX(o->repeats, 2))
-                return error_setf(err, -EINVAL, "--budget-cells %d is less than the pilot: %d round(s) of %zu cell(s) "
-                                  "(-n, at least 2)", o->budget_cells, MAX(o->repeats, 2), per);
+                return error_setf(err, -EINVAL, "%s %d is less than the pilot: %d round(s) of %zu cell(s) (%s, at "
+                                  "least 2)", run_option(r, "budget-cells"), o->budget_cells, MAX(o->repeats, 2),
+                                  per, run_option(r, "repeat"));
         r->usage = 0;
         return 0;
 }
@@ -169,12 +170,12 @@ int runner_request_axes(struct run *r, struct kb_error *err) {
         for (; o->workloads && o->workloads[r->n_specs]; r->n_specs++)
                 ;
         if (r->n_kernels == 0)
-                return error_setf(err, -EINVAL, "no kernel given (-k NAME; see 'kbench kernel list')");
+                return error_setf(err, -EINVAL, "no kernel given");
         if (r->n_specs == 0) {
                 char names[512];
 
                 workload_names(names, sizeof(names));
-                return error_setf(err, -EINVAL, "no workload given (-w NAME; workloads: %s)", names);
+                return error_setf(err, -EINVAL, "no workload given (workloads: %s)", names);
         }
         /* Two hosts of one name would be one host in the results. */
         for (size_t a = 0; r->g->hosts && r->g->hosts[a]; a++)
@@ -185,8 +186,8 @@ int runner_request_axes(struct run *r, struct kb_error *err) {
                             run_host_spec_parse(r->g->hosts[b], &nb, &ub, err) < 0)
                                 return -EINVAL;
                         if (strcmp(na ? na : ua, nb ? nb : ub) == 0)
-                                return error_setf(err, -EINVAL, "--connect: two hosts named '%.64s'",
-                                                  na ? na : ua);
+                                return error_setf(err, -EINVAL, "%s: two hosts named '%.64s'",
+                                                  run_option(r, "connect"), na ? na : ua);
                 }
         r->usage = 0;
         return 0;
@@ -233,8 +234,10 @@ int runner_request_workloads(struct run *r, struct kb_error *err) {
         return check_until_mde(r, err);
 }
 
-int runner_check_workloads(const struct run_settings *o, const struct store_ctx *g, struct kb_error *err) {
-        struct run r = { .set = *o, .g = g };
+int runner_check_workloads(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
+                           struct kb_error *err) {
+        static const struct runner_drive none = { 0 };
+        struct run r = { .set = *o, .g = g, .d = drive ? drive : &none };
         int ret;
 
         for (; o->workloads && o->workloads[r.n_specs]; r.n_specs++)

@@ -684,6 +684,25 @@ TEST(until_mde_stops_when_the_rule_says) {
         world_clear(&w);
 }
 
+/* A run option as a night's file spells it (nightly_config_option_key's
+ * rule for these; run/ cannot reach nightly/). */
+static const char *nightly_like_key(const char *option) {
+        static const char *const keys[][2] = { { "until-mde", "until_mde" }, { "budget-cells", "budget_cells" },
+                                               { "repeat", "repeats" }, { "connect", "hosts" } };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+                if (strcmp(option, keys[i][0]) == 0)
+                        return keys[i][1];
+        return option;
+}
+
+/* A run option as kbench run spells it (cli_flag_name's rule). */
+static const char *flag_name(const char *option) {
+        g_autofree char *flag = g_strconcat("--", option, NULL);
+
+        return g_intern_string(flag);
+}
+
 /* What --until-mde's request gets wrong is a usage error found before the
  * store is opened: a budget without it, none with it, a target inside
  * compare's noise band, several hosts, a budget smaller than the pilot. */
@@ -698,11 +717,22 @@ TEST(until_mde_request_errors_are_usage) {
                 { 10, 0, 0, 0, "--until-mde needs a budget" },
                 { 2, 0, 6, 0, "--until-mde 2% lies within compare's noise band (2%)" },
                 { 10, 0, 6, 1, "--until-mde runs on one host" },
-                { 10, 0, 1, 0, "--budget-cells 1 is less than the pilot: 2 round(s) of 1 cell(s)" },
+                { 10, 0, 1, 0, "--budget-cells 1 is less than the pilot: 2 round(s) of 1 cell(s) (--repeat, at "
+                               "least 2)" },
+        };
+        static const struct {
+                double pct;
+                int cells, hosts;
+                const char *says;
+        } bad_keys[] = {
+                { 10, 0, 0, "until_mde needs a budget: budget_cells or budget_time" },
+                { 10, 6, 1, "until_mde runs on one host: hosts names 2" },
+                { 10, 1, 0, "budget_cells 1 is less than the pilot: 2 round(s) of 1 cell(s) (repeats, at least 2)" },
         };
         struct world w;
 
         world_init(&w, "until-mde-usage", NULL, 0);
+        w.drive.option_name = flag_name;
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 struct kb_error err = { { 0 } };
 
@@ -712,6 +742,19 @@ TEST(until_mde_request_errors_are_usage) {
                 w.g.hosts = bad[i].hosts ? (char **)two : NULL;
                 ASSERT_EQ(runner_run(&w.o, &w.drive, &w.g, &w.s, NULL, &err), 2);
                 ASSERT_TRUE(strstr(err.msg, bad[i].says) == err.msg);
+        }
+        /* A night's driver names them as its file does. */
+        w.drive = (struct runner_drive){ .option_name = nightly_like_key, .spelling = JUDGEOPTS_KEYS,
+                                         .events = w.drive.events, .hosts = w.drive.hosts, .stop = w.drive.stop };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad_keys); i++) {
+                struct kb_error err = { { 0 } };
+
+                w.o.until_mde_pct = bad_keys[i].pct;
+                w.o.budget_time_s = 0;
+                w.o.budget_cells = bad_keys[i].cells;
+                w.g.hosts = bad_keys[i].hosts ? (char **)two : NULL;
+                ASSERT_EQ(runner_run(&w.o, &w.drive, &w.g, &w.s, NULL, &err), 2);
+                ASSERT_STREQ(err.msg, bad_keys[i].says);
         }
         w.g.hosts = NULL;
         ASSERT_EQ(w.opens, 0);
