@@ -3,10 +3,12 @@
  * resumption of a run an earlier night left), the bisection, the clock its
  * deadline is read against and the signal flag. The real table drives
  * guests over libvirt (the hosts the configuration names reach the runner
- * through the store context); a unit test gives a table of fakes that
- * store cells through results/ as the runner would, so nights with
- * crashes, hangs, lost hosts and contended cells run without a guest
- * (nightly/test-nightly.c). */
+ * through the store context). nightly/test-nightly.c keeps the real
+ * runner and bisection, behind wrappers that keep what they were asked,
+ * on the scripted host of run/test-fakehost.h (nightly_opts.hosts), so
+ * nights with crashes, hangs, lost hosts and contended cells run without
+ * a guest; the night whose deadline it tests reads a clock that says the
+ * night began earlier. */
 #pragma once
 
 #include <glib.h>
@@ -29,7 +31,8 @@ struct nightly_ops {
         /* bisect_run's contract (bisect/bisect.h). */
         int (*bisect)(const struct bisect_opts *o, const struct store_ctx *g, struct store_session *s,
                       struct bisect_answer *ret, struct kb_error *err);
-        /* The time, unix seconds: the night's start and its deadline are read on it. */
+        /* The time, unix seconds: the night's start and its deadline are read on it. The
+         * runner reads the deadline on the wall clock: this one must agree with it. */
         double (*now)(void);
         /* Non-zero once a signal asked the night to stop (the runner's
          * handler sets it; the night starts no further run). */

@@ -1,26 +1,32 @@
 /* Unit tests for nightly/nightly.c and its rooms (night_*.c): whole
  * nights without a guest. The night reads a real configuration, imports
  * real (synthetic) bzImages from a drop directory into a real kernel
- * store, and reads and writes a real SQLite results database; only what
- * boots guests is replaced, through nightly_ops: a fake runner stores each
- * cell through results/ as run/runner_store.c stores it (the run's settings,
- * the cell's params, its end state and metrics) and ends as the runner
- * ends (exit 0, or 3 with the run interrupted), on a fake clock. The
- * nights: a good one (runs stored, the site published, no mail), one with
- * a regression (its report and mail, and its mail's thread over three
- * nights), a kernel that crashes at boot, a hang that runs past the
- * deadline, a signal, a host lost mid-run, a contended cell, and a night
- * cut short by losing its last host that the next night resumes. */
+ * store, reads and writes a real SQLite results database, and measures
+ * through the runner of `kbench run` itself (runner_run), whose hosts are
+ * the scripted fake of run/test-fakehost.h, given to the night as
+ * cli/cli_nightly.c gives it libvirt's (nightly_opts.hosts): its guests
+ * boot and run dd, panic at boot, hang, lose their host or share it with
+ * a busy neighbour, one script entry per attempt, and its QEMU counts each
+ * kernel's instructions and waiting in the write phase as the world's
+ * table says (and where they ran). The runner in nightly_ops is
+ * runner_run behind a wrapper that counts the runs and shortens the
+ * silence after which a cell is a hang; the bisection is bisect_run, on
+ * the same host. The nights: a good one (runs stored, the site published,
+ * no mail), one with a regression (its report and mail, and its mail's
+ * thread over three nights), a kernel that panics at boot, a hang that
+ * runs past the deadline, a signal, a host lost mid-run, a contended
+ * cell, a night cut short by losing its last host that the next night
+ * resumes, and a regression bisected. */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <jansson.h>
-#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <utime.h>
 
+#include "cell/cell.h"
 #include "cell/endstate.h"
 #include "common/test-scratch.h"
 #include "common/test.h"
@@ -32,10 +38,10 @@
 #include "nightly/nightly_report.h"
 #include "results/db.h"
 #include "results/query.h"
-#include "run/hosts.h"
+#include "run/runner.h"
+#include "run/test-fakehost.h"
 #include "settings/runopts.h"
 #include "store/store.h"
-#include "workloads/workload.h"
 
 TEST_MAIN();
 
@@ -43,329 +49,13 @@ TEST_MAIN();
 #define NEW "6.1.0-57-amd64"
 #define BAD "6.1.0-58-amd64"
 #define REPEATS 5
-#define CELL_S 60.0                        /* fake time a cell takes */
-#define HANG_S 7200.0                      /* fake time a hung cell takes: past a 1h deadline */
+/* The silence after which a night's cell is a hang: the least the
+ * runner's options take (--hang-timeout), so that a run cut short with it
+ * stored is resumed (runner_load_resume checks it), rather than its 60 s. */
+#define HANG_TIMEOUT_S 5.0
+#define HANG_DEADLINE_S 4.0                /* the hang's night: its deadline after the test starts it */
 
-/* ---- the fake world ----------------------------------------------------- */
-
-enum fate {
-        FATE_OK,
-        FATE_CRASH,                        /* every cell: boot-crash */
-        FATE_HANG,                         /* the first cell hangs for HANG_S */
-        FATE_CONTENDED,                    /* its first cell ok, but beside a busy host */
-};
-
-/* How a kernel (by store name) behaves under the fake runner. */
-struct fake_kernel {
-        const char *name;
-        double write_MBps;                 /* its cells' mean write rate (judged only on a throttled disk) */
-        double kernel_Minsn;               /* its cells' mean kernel instructions writing (judged under TCG) */
-        enum fate fate;
-        double wait_s;                     /* seconds its cells wait in the write phase beyond the base's */
-};
-
-static struct fake {
-        struct fake_kernel kernels[4];
-        double run_wait_s;                 /* seconds every cell of a run waits more (a host whose disk is
-                                              slower that night: every kernel of the run alike) */
-        double clock;                      /* unix time */
-        int interrupt_after_run;           /* a signal arrives once a run ended */
-        int interrupted;
-        long lose_host_at;                 /* >= 0: the cell index at which the host in use fails */
-        int n_runs;                        /* calls of the fake runner */
-        char **hosts_seen;                 /* g->hosts of the last call (copy) */
-        char *connect_seen;
-        char **bisected;                   /* the kernels the last bisection was given */
-} fake;
-
-static double fake_now(void) {
-        return fake.clock;
-}
-
-static int fake_interrupted(void) {
-        return fake.interrupted;
-}
-
-static const struct fake_kernel *fake_kernel_of(const char *name) {
-        static const struct fake_kernel normal = { NULL, 100, 1000, FATE_OK, 0 };
-
-        for (size_t i = 0; i < G_N_ELEMENTS(fake.kernels) && fake.kernels[i].name; i++)
-                if (strcmp(fake.kernels[i].name, name) == 0)
-                        return &fake.kernels[i];
-        return &normal;
-}
-
-/* What the runner stores as a run's settings (run/runner_store.c, runner_store_settings). */
-static char *fake_settings(const struct run_settings *o, struct kstore_kernel **ks, size_t nk, char **specs,
-                           const struct store_ctx *g) {
-        json_t *j = json_object(), *karr = json_array(), *warr = json_array();
-        char *s;
-
-        for (size_t k = 0; k < nk; k++)
-                json_array_append_new(karr, json_pack("{s:s, s:s, s:s?}", "name", ks[k]->name, "id", ks[k]->id,
-                                                      "release", ks[k]->release));
-        for (size_t w = 0; specs[w]; w++)
-                json_array_append_new(warr, json_string(specs[w]));
-        json_object_set_new(j, "kernels", karr);
-        json_object_set_new(j, "workloads", warr);
-        runopts_save(o, j);
-        json_object_set_new(j, "planned_cells", json_integer((json_int_t)(nk * g_strv_length(specs)) * o->repeats));
-        json_object_set_new(j, "accel", json_string("tcg"));
-        json_object_set_new(j, "accel_why", json_string("asked"));
-        if (g->hosts) {
-                json_t *hs = json_array();
-
-                for (size_t h = 0; g->hosts[h]; h++) {
-                        g_autofree char *name = NULL, *uri = NULL;
-                        struct kb_error err = { { 0 } };
-
-                        ASSERT_EQ(run_host_spec_parse(g->hosts[h], &name, &uri, &err), 0);
-                        json_array_append_new(hs, json_pack("{s:s, s:s, s:i}", "name", name ? name : uri, "uri", uri,
-                                                            "slots", 1));
-                }
-                json_object_set_new(j, RUNOPTS_HOSTS_KEY, hs);
-        }
-        json_object_set_new(j, RUNOPTS_HOW_KEYS, runopts_how_keys());
-        s = json_dumps(j, JSON_COMPACT);
-        json_decref(j);
-        return s;
-}
-
-/* One stored attempt, as cell/ ends one. */
-struct fake_cell {
-        const char *key, *kernel_id, *spec, *host;
-        int iteration, attempt;
-        const struct fake_kernel *fk;
-        int64_t host_id;
-};
-
-static void fake_store_cell(struct db *db, int64_t run, const struct run_settings *o, const struct fake_cell *fc,
-                            const char *state, const char *detail) {
-        int ok = strcmp(state, CELL_OK) == 0;
-        /* A little spread, so that Welch's test has a variance to work with. */
-        double jitter = 1 + 0.004 * ((fc->iteration * 7 + (int)strlen(fc->key)) % 5 - 2);
-        struct db_metric m[] = {
-                { .name = "dd.write_MBps", .value = fc->fk->write_MBps * jitter, .has_value = 1, .unit = "MB/s" },
-                { .name = "dd.read_MBps", .value = 300 * jitter, .has_value = 1, .unit = "MB/s" },
-                { .name = "guest.write.kernel_Minsn", .value = fc->fk->kernel_Minsn * jitter, .has_value = 1,
-                  .unit = "Minsn" },
-                { .name = "guest.write.wait_s", .value = 0.02 * jitter + fc->fk->wait_s + fake.run_wait_s,
-                  .has_value = 1, .unit = "s" },
-                { .name = "host.foreign_cpu_pct", .has_value = 1, .unit = "%",
-                  .value = fc->fk->fate == FATE_CONTENDED && fc->iteration == 0 ? 60 : 1 },
-        };
-        /* Where the write phase's instructions go: a fixed part in
-         * vfs_write, the rest (what a regression adds) in submit_bio. */
-        struct db_profile_row prof[] = {
-                { "write", "vfs_write", (int64_t)(400e6 * jitter) },
-                { "write", "submit_bio", (int64_t)(fc->fk->kernel_Minsn * jitter * 1e6) - (int64_t)(400e6 * jitter) },
-        };
-        json_t *pj = json_pack("{s:s}", "workload", fc->spec);
-        g_autofree char *params = NULL;
-        struct kb_error err = { { 0 } };
-        struct db_cell c;
-
-        runopts_cell_params(o, pj);
-        json_object_set_new(pj, RUNOPTS_ACCEL_KEY, json_string("tcg"));
-        if (fc->host)
-                json_object_set_new(pj, RUNOPTS_HOST_KEY, json_string(fc->host));
-        params = json_dumps(pj, JSON_COMPACT);
-        json_decref(pj);
-        c = (struct db_cell){
-                .run_id = run, .cell_key = fc->key, .kernel_id = fc->kernel_id, .workload = "dd",
-                .params_json = params, .iteration = fc->iteration, .attempt = fc->attempt, .state = state,
-                .detail = detail, .accel = "tcg", .started_at = fake.clock,
-                .boot_s = strcmp(state, CELL_BOOT_CRASH) == 0 ? NAN : 2.0,
-                .workload_s = ok ? 10.0 : NAN, .total_s = 14.0, .exit_code = ok ? 0 : -1,
-                .host_id = fc->host_id, .n_metrics = ok ? G_N_ELEMENTS(m) : 0, .metrics = m,
-                .n_profile = ok && fc->fk->kernel_Minsn > 400 ? G_N_ELEMENTS(prof) : 0, .profile = prof,
-        };
-        if (db_cell_insert(db, &c, NULL, &err) < 0)
-                TEST_FAIL("storing cell %s: %s", fc->key, err.msg);
-}
-
-/* The hosts of the run (g->hosts, "NAME=URI"), each with its row. */
-struct fake_hosts {
-        char *name[4];
-        int64_t id[4];
-        size_t n, cur;                     /* cur: the host cells run on now */
-};
-
-static void fake_hosts_init(struct db *db, const struct store_ctx *g, struct fake_hosts *h) {
-        *h = (struct fake_hosts){ 0 };
-        for (size_t i = 0; g->hosts && g->hosts[i] && i < G_N_ELEMENTS(h->name); i++) {
-                g_autofree char *uri = NULL;
-                struct kb_error err = { { 0 } };
-
-                ASSERT_EQ(run_host_spec_parse(g->hosts[i], &h->name[i], &uri, &err), 0);
-                ASSERT_EQ(db_host_upsert(db, &(struct db_host){ .name = h->name[i], .uri = uri, .hostname = h->name[i],
-                                                                .cpu_model = "Fake CPU", .qemu_version = "7.2.19",
-                                                                .libvirt_version = "9.0.0" },
-                                         &h->id[i], &err), 0);
-                h->n++;
-        }
-}
-
-static void fake_hosts_clear(struct fake_hosts *h) {
-        for (size_t i = 0; i < h->n; i++)
-                g_free(h->name[i]);
-}
-
-/* Run one cell on the host in use; a host lost at this cell ends its
- * attempt as an infra error and the cell goes to the next host, as
- * run/spread.c moves a failed host's cells. Returns 0 ok, 1 failed, -1 no
- * host is left (the cell is held). */
-static int fake_cell(struct db *db, int64_t run, const struct run_settings *o, struct fake_cell *fc,
-                     struct fake_hosts *h, long index) {
-        if (h->n && index == fake.lose_host_at) {
-                fc->host = h->name[h->cur];
-                fc->host_id = h->id[h->cur];
-                fake_store_cell(db, run, o, fc, CELL_INFRA_ERROR, "the host's libvirt connection was lost");
-                fake.clock += CELL_S;
-                if (++h->cur >= h->n)
-                        return -1;
-                fc->attempt++;
-        }
-        fc->host = h->n ? h->name[h->cur] : NULL;
-        fc->host_id = h->n ? h->id[h->cur] : 0;
-        if (fc->fk->fate == FATE_CRASH) {
-                fake_store_cell(db, run, o, fc, CELL_BOOT_CRASH,
-                                "Kernel panic - not syncing: VFS: Unable to mount root");
-                fake.clock += CELL_S;
-                return 1;
-        }
-        if (fc->fk->fate == FATE_HANG && fc->iteration == 0) {
-                fake_store_cell(db, run, o, fc, CELL_HANG, "no output for 60 s");
-                fake.clock += HANG_S;
-                return 1;
-        }
-        fake_store_cell(db, run, o, fc, CELL_OK, NULL);
-        fake.clock += CELL_S;
-        return 0;
-}
-
-static int key_done(char **done, const char *key) {
-        for (size_t i = 0; done && done[i]; i++)
-                if (strcmp(done[i], key) == 0)
-                        return 1;
-        return 0;
-}
-
-/* A new run's row (the runner's prepare_store and run row), or the
- * resumed run's reopened. */
-static int64_t fake_open_run(struct store_session *s, const struct run_settings *o, struct kstore_kernel **ks,
-                             size_t nk, char **specs, const struct store_ctx *g) {
-        g_autofree char *settings = NULL;
-        struct kb_error err = { { 0 } };
-        struct db_run row;
-
-        if (o->resume_run > 0) {
-                ASSERT_EQ(db_run_reopen(s->db, o->resume_run, &err), 0);
-                return o->resume_run;
-        }
-        for (size_t k = 0; k < nk; k++)
-                ASSERT_EQ(db_kernel_upsert(s->db, &(struct db_kernel){ ks[k]->id, ks[k]->name, ks[k]->release,
-                                                                       ks[k]->source, ks[k]->added_at }, &err), 0);
-        settings = fake_settings(o, ks, nk, specs, g);
-        row = (struct db_run){ .tag = o->tag, .settings_json = settings, .host = "fakehost",
-                               .host_info_json = "{\"cpu\":\"Fake CPU\",\"mem_kb\":2097152}", .qemu_version = "7.2.19",
-                               .libvirt_version = "9.0.0", .kbench_version = "test", .started_at = fake.clock };
-        ASSERT_EQ(db_run_create(s->db, &row, &err), 0);
-        return row.id;
-}
-
-/* The runner, as run/runner.h describes it, without a guest: the plan's
- * cells interleaved (round, workload, kernel), no cell started past the
- * deadline or after a signal, the run interrupted when it stopped early. */
-static int fake_run(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
-                    struct store_session *s, int64_t *ret_run_id, struct kb_error *err) {
-        size_t nk = g_strv_length(o->kernels), nw = g_strv_length(o->workloads);
-        g_autofree struct kstore_kernel **ks = g_new0(struct kstore_kernel *, nk + 1);
-        g_auto(GStrv) specs = g_new0(char *, nw + 1);
-        char **done = NULL;
-        struct fake_hosts h;
-        int failed = 0, stopped = 0;
-        long index = 0;
-        int64_t id;
-        int r = store_session_open(s, STORE_PART_STORE | STORE_PART_DB, err);
-
-        if (r < 0)
-                return 1;
-        fake.n_runs++;
-        g_strfreev(fake.hosts_seen);
-        fake.hosts_seen = g_strdupv(g->hosts);
-        g_free(fake.connect_seen);
-        fake.connect_seen = g_strdup(g->connect);
-        ASSERT_TRUE(drive && drive->quiet && drive->deadline_at > 0);
-        for (size_t k = 0; k < nk; k++)
-                ASSERT_EQ(kstore_find(s->ks, o->kernels[k], &ks[k], err), 0);
-        for (size_t w = 0; w < nw; w++) {
-                struct workload_spec *spec = NULL;
-
-                ASSERT_EQ(workload_spec_parse(o->workloads[w], &spec, err), 0);
-                specs[w] = g_strdup(spec->text);
-                workload_spec_free(spec);
-        }
-        id = fake_open_run(s, o, ks, nk, specs, g);
-        if (ret_run_id)
-                *ret_run_id = id;
-        ASSERT_EQ(db_run_done_keys(s->db, id, &done, err), 0);
-        fake_hosts_init(s->db, g, &h);
-        for (int i = 0; i < o->repeats && !stopped; i++)
-                for (size_t w = 0; w < nw && !stopped; w++)
-                        for (size_t k = 0; k < nk && !stopped; k++, index++) {
-                                char key[32];
-                                struct fake_cell fc = { key, ks[k]->id, specs[w], NULL, i, 1,
-                                                        fake_kernel_of(ks[k]->name), 0 };
-
-                                snprintf(key, sizeof(key), "c%03ld", index);
-                                if (key_done(done, key))
-                                        continue;
-                                ASSERT_EQ(db_cell_next_attempt(s->db, id, key, &fc.attempt, err), 0);
-                                if (fake.interrupted || fake.clock >= drive->deadline_at) {
-                                        stopped = 1;
-                                        break;
-                                }
-                                r = fake_cell(s->db, id, o, &fc, &h, index);
-                                stopped = r < 0;
-                                failed += r > 0;
-                        }
-        ASSERT_EQ(db_run_finish(s->db, id, stopped ? "interrupted" : "complete", err), 0);
-        for (size_t i = 0; done && done[i]; i++)
-                free(done[i]);
-        free(done);
-        fake_hosts_clear(&h);
-        for (size_t k = 0; k < nk; k++)
-                kstore_kernel_free(ks[k]);
-        if (fake.interrupt_after_run)
-                fake.interrupted = 1;
-        return failed || stopped ? 3 : 0;
-}
-
-/* bisect_run, answering at once that the last kernel is the first bad
- * one; what it was asked is kept for the test. */
-static int fake_bisect(const struct bisect_opts *o, const struct store_ctx *g, struct store_session *s,
-                       struct bisect_answer *ret, struct kb_error *err) {
-        size_t n = g_strv_length(o->kernels);
-
-        (void)g, (void)s, (void)err;
-        ASSERT_TRUE(o->quiet && o->deadline_at > 0 && n >= 2);
-        g_strfreev(fake.bisected);
-        fake.bisected = g_strdupv(o->kernels);
-        *ret = (struct bisect_answer){ .id = 0, .outcome = "first-bad", .first_bad = g_strdup(o->kernels[n - 1]),
-                                       .confirmed = 1 };
-        return 0;
-}
-
-static const struct nightly_ops fake_ops = {
-        .run = fake_run,
-        .load_resume = runner_load_resume,         /* reads the database only */
-        .bisect = fake_bisect,
-        .now = fake_now,
-        .interrupted = fake_interrupted,
-};
-
-/* ---- a store, its kernels and its configuration ---------------------------- */
+/* ---- a store, its kernels, its host and its configuration ------------------ */
 
 struct world {
         char *home;                        /* KBENCH_HOME of the nights */
@@ -373,40 +63,161 @@ struct world {
         char *site, *mail;                 /* publish_dir, what notify wrote */
         char *config;
         struct store_ctx g;
+        struct fakehost host;              /* where the nights' runs boot their guests */
+        struct run_host_backend backend;
+        enum fakehost_play plays[4 * REPEATS]; /* the host's script, one entry per attempt */
+        struct fakehost_counts counts[4];  /* what its QEMU counts of a kernel; ended by a NULL kernel */
+        char *count_dirs[4];
+        const char *slow[2];               /* the kernel whose dd writes at half the speed, or none */
+        char *slow_dir;
+        struct nightly_ops ops;            /* the real table, its runner and bisection wrapped */
 };
 
-static struct world *session_world;       /* the store session's, for its open() */
+static struct world *session_world;       /* the store session's, for its open(), and the runner's */
+
+/* What the nights asked of the runner and of the bisection. */
+static struct fake {
+        int n_runs;                        /* runs started or resumed */
+        char **hosts_seen;                 /* g->hosts of the last run (copy) */
+        char *connect_seen;
+        int interrupt_after_run;           /* a signal arrives once a run ended */
+        double started_ago_s;              /* > 0: the next night started this long ago (its first reading
+                                              of the clock) */
+        char **bisected;                   /* the kernels the last bisection was given */
+} fake;
+
+/* The runner of `kbench run` as the night drives it: its hosts are the
+ * night's (nightly_opts.hosts, the fake host), and what the night asked
+ * is run as asked but for the silence after which a cell is a hang
+ * (HANG_TIMEOUT_S rather than the runner's 60 s, as run/test-runner.c
+ * keeps it short). A signal the test sends arrives after the run, as
+ * cli/setup.c's handler would set cell_interrupted. */
+static int night_runner(const struct run_settings *o, const struct runner_drive *drive, const struct store_ctx *g,
+                        struct store_session *s, int64_t *ret_run_id, struct kb_error *err) {
+        struct run_settings quick = *o;
+        int code;
+
+        ASSERT_TRUE(drive && drive->quiet && drive->deadline_at > 0 && drive->hosts == &session_world->backend);
+        fake.n_runs++;
+        g_strfreev(fake.hosts_seen);
+        fake.hosts_seen = g_strdupv(g->hosts);
+        g_free(fake.connect_seen);
+        fake.connect_seen = g_strdup(g->connect);
+        quick.hang_timeout_s = HANG_TIMEOUT_S;
+        code = runner_run(&quick, drive, g, s, ret_run_id, err);
+        if (fake.interrupt_after_run)
+                cell_interrupted = 1;
+        return code;
+}
+
+/* The bisection of `kbench bisect` as the night drives it, on the
+ * night's hosts; the kernels it was given are kept for the test. */
+static int night_bisect(const struct bisect_opts *o, const struct store_ctx *g, struct store_session *s,
+                        struct bisect_answer *ret, struct kb_error *err) {
+        ASSERT_TRUE(o->quiet && o->deadline_at > 0 && g_strv_length(o->kernels) >= 2 &&
+                    o->hosts == &session_world->backend);
+        g_strfreev(fake.bisected);
+        fake.bisected = g_strdupv(o->kernels);
+        return bisect_run(o, g, s, ret, err);
+}
+
+/* The wall clock, but for the night's first reading, its start, which is
+ * fake.started_ago_s back: a night that began that long ago, so that its
+ * deadline comes within seconds on the wall clock, which the runner reads
+ * it against (run/runner_loop.c) as the night does between its runs. */
+static double clock_started_ago(void) {
+        double now = (double)g_get_real_time() / 1e6 - fake.started_ago_s;
+
+        fake.started_ago_s = 0;
+        return now;
+}
 
 /* cli/setup.c's part of the session: the kernel store, then the database. */
 static int world_open(struct store_session *s, unsigned parts, struct kb_error *err) {
-        g_autofree char *kdir = store_kernels_dir(&session_world->g);
-        int r = 0;
-
-        if ((parts & STORE_PART_STORE) && !s->ks)
-                r = kstore_open(kdir, &s->ks, err);
-        if (r >= 0 && (parts & STORE_PART_DB) && !s->db)
-                r = db_open(session_world->g.db_path, &s->db, err);
-        return r;
+        return fakehost_session_parts(s, &session_world->g, parts, err);
 }
 
-/* A bzImage of release dropped into dir, old enough to be settled; the
- * same bytes each time (xz, unlike gzip, stores no time). */
-static void drop_kernel(const char *dir, const char *release) {
+/* The bzImage of release: the same bytes each time (xz, unlike gzip,
+ * stores no time). */
+static GByteArray *kernel_image(const char *release) {
         g_autofree char *version = g_strdup_printf("%s (kbench@test) #1 SMP PREEMPT_DYNAMIC Debian", release);
         g_autofree char *banner = g_strdup_printf("Linux version %s\n", version);
-        g_autofree char *path = g_strdup_printf("%s/vmlinuz-%s", dir, release);
         GByteArray *elf = fx_elf(1, banner), *z = fx_compress(elf->data, elf->len, "xz");
         GByteArray *img = fx_bzimage(z, elf->len, version);
+
+        g_byte_array_unref(elf);
+        g_byte_array_unref(z);
+        return img;
+}
+
+/* The bzImage of release dropped into dir, old enough to be settled. */
+static void drop_kernel(const char *dir, const char *release) {
+        g_autofree char *path = g_strdup_printf("%s/vmlinuz-%s", dir, release);
+        GByteArray *img = kernel_image(release);
         struct utimbuf old = { time(NULL) - 600, time(NULL) - 600 };
 
         ASSERT_TRUE(g_file_set_contents(path, (const char *)img->data, img->len, NULL));
         ASSERT_EQ(utime(path, &old), 0);
-        g_byte_array_unref(elf);
-        g_byte_array_unref(z);
         g_byte_array_unref(img);
 }
 
+/* Where the store keeps the kernel of release once a night imported it:
+ * the directory named by its image's SHA-256 (kernels/kstore.h), which
+ * the fake host knows a kernel by (its image's path). g_free. */
+static char *store_dir_of(const struct world *w, const char *release) {
+        g_autofree char *kdir = store_kernels_dir(&w->g);
+        GByteArray *img = kernel_image(release);
+        g_autofree char *sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, img->data, img->len);
+
+        g_byte_array_unref(img);
+        return g_strconcat(kdir, G_DIR_SEPARATOR_S, sum, G_DIR_SEPARATOR_S, NULL);
+}
+
+/* The kernel of release executes write_Minsn million kernel instructions
+ * writing, and waits wait_s seconds (release NULL: every kernel). */
+static void world_counts(struct world *w, const char *release, double write_Minsn, double wait_s) {
+        size_t i = 0;
+
+        while (w->counts[i].kernel)
+                i++;
+        ASSERT_TRUE(i + 1 < G_N_ELEMENTS(w->counts));
+        w->count_dirs[i] = release ? store_dir_of(w, release) : g_strdup("");
+        w->counts[i] = (struct fakehost_counts){ w->count_dirs[i], write_Minsn, wait_s };
+}
+
+/* The kernel of release writes at half the speed. */
+static void world_slow(struct world *w, const char *release) {
+        g_free(w->slow_dir);
+        w->slow_dir = store_dir_of(w, release);
+        w->slow[0] = w->slow_dir;
+}
+
+/* The host's script: the attempt after those scripted plays p (an
+ * attempt past the script plays OK). */
+static void world_play(struct world *w, enum fakehost_play p) {
+        ASSERT_TRUE(w->host.n_plays < G_N_ELEMENTS(w->plays));
+        w->plays[w->host.n_plays++] = p;
+}
+
+/* The host, its guests saying their kernel's release, their times and
+ * counts jittered, its kernels' counts and speeds the world's. */
+static void world_host_init(struct world *w) {
+        fakehost_init(&w->host, w->home, NULL, w->plays, 0);
+        w->host.jitter = 1;
+        w->host.counts = w->counts;
+        w->host.profile = 1;
+        w->host.slow = w->slow;
+}
+
+/* The host as new: a lost one back, its script done. */
+static void world_host_new(struct world *w) {
+        fakehost_clear(&w->host);
+        world_host_init(w);
+}
+
 static struct world *world_new(const char *name) {
+        static const char *const plugins[][2] = { { "KBENCH_INSN_PLUGIN", "libkbinsn.so" },
+                                                  { "KBENCH_PROF_PLUGIN", "libkbprof.so" } };
         struct world *w = g_new0(struct world, 1);
 
         test_scratch("nightly-XXXXXX");
@@ -419,13 +230,31 @@ static struct world *world_new(const char *name) {
         w->config = g_build_filename(w->home, "night.json", NULL);
         ASSERT_EQ(g_mkdir_with_parents(w->drop, 0755), 0);
         ASSERT_EQ(g_mkdir_with_parents(w->drop_slow, 0755), 0);
+        /* The runner hands QEMU the plugins it finds, built or not: the
+         * fake QEMU loads nothing, it counts and profiles itself. */
+        for (size_t i = 0; i < G_N_ELEMENTS(plugins); i++) {
+                g_autofree char *path = g_build_filename(w->home, plugins[i][1], NULL);
+
+                ASSERT_TRUE(g_file_set_contents(path, "the fake host's QEMU runs without it\n", -1, NULL));
+                ASSERT_TRUE(g_setenv(plugins[i][0], path, TRUE));
+        }
         w->g.home = w->home;
         w->g.db_path = g_build_filename(w->home, "results.db", NULL);
-        fake = (struct fake){ .clock = 1800000000.0, .lose_host_at = -1 };
+        world_host_init(w);
+        w->backend = fakehost_backend(&w->host);
+        w->ops = nightly_ops_real;
+        w->ops.run = night_runner;
+        w->ops.bisect = night_bisect;
+        fake = (struct fake){ 0 };
+        cell_interrupted = 0;
         return w;
 }
 
 static void world_free(struct world *w) {
+        fakehost_clear(&w->host);
+        for (size_t i = 0; i < G_N_ELEMENTS(w->count_dirs); i++)
+                g_free(w->count_dirs[i]);
+        g_free(w->slow_dir);
         g_free(w->drop);
         g_free(w->drop_slow);
         g_free(w->site);
@@ -437,19 +266,20 @@ static void world_free(struct world *w) {
         g_strfreev(fake.hosts_seen);
         g_free(fake.connect_seen);
         g_strfreev(fake.bisected);
-        fake.hosts_seen = NULL;
-        fake.connect_seen = NULL;
-        fake.bisected = NULL;
+        fake = (struct fake){ 0 };
+        cell_interrupted = 0;
 }
 
-/* The configuration: the drop directory, dd at REPEATS, a 1 h deadline,
- * the site and a notify command; extra (may be NULL) is merged in. */
+/* The configuration: the drop directory, dd at REPEATS on the smallest
+ * disk, a 1 h deadline, the site and a notify command; extra (may be
+ * NULL) is merged in. */
 static void world_config(struct world *w, json_t *extra) {
         g_autofree char *notify = g_strdup_printf("cat >> '%s'", w->mail);
-        json_t *cfg = json_pack("{s:[{s:s, s:s}], s:s, s:[s], s:i, s:s, s:s, s:s, s:s, s:f}",
+        json_t *cfg = json_pack("{s:[{s:s, s:s}], s:s, s:[s], s:i, s:s, s:s, s:s, s:s, s:f, s:{s:s}}",
                                 "sources", "type", "dir", "path", w->drop, "baseline", BASE, "workloads",
                                 "dd:size=4M", "repeats", REPEATS, "deadline", "1h", "publish_dir", w->site,
-                                "base_url", "https://kbench.example.org/nightly", "notify", notify, "alpha", 0.05);
+                                "base_url", "https://kbench.example.org/nightly", "notify", notify, "alpha", 0.05,
+                                "vm", "disk_size", "64M");
 
         if (extra) {
                 json_object_update(cfg, extra);
@@ -522,10 +352,11 @@ static size_t count_events(const struct recorded *rec, enum kb_event_kind kind, 
 }
 
 /* One night over w's store, as cli/cli_nightly.c runs it: a session
- * opened for it and closed after it. The clock moves a day first. */
+ * opened for it and closed after it, its runs on w's host. */
 static int night(struct world *w, int dry_run, struct recorded *rec) {
         struct kb_sink sink = { record, rec };
-        struct nightly_opts o = { .config_path = w->config, .dry_run = dry_run, .events = &sink, .ops = &fake_ops };
+        struct nightly_opts o = { .config_path = w->config, .dry_run = dry_run, .events = &sink,
+                                  .hosts = &w->backend, .ops = &w->ops };
         struct store_session s = { .open = world_open };
         struct kb_error err = { { 0 } };
         int code;
@@ -533,7 +364,6 @@ static int night(struct world *w, int dry_run, struct recorded *rec) {
         recorded_clear(rec);
         rec->events = g_array_new(FALSE, TRUE, sizeof(struct kb_event));
         rec->texts = g_ptr_array_new_with_free_func(g_free);
-        fake.clock += 86400;
         session_world = w;
         code = nightly_run(&o, &w->g, &s, &err);
         if (code == 1 || code == 2)
@@ -638,7 +468,7 @@ TEST(regression_is_reported_and_mailed) {
         struct recorded rec = { 0 };
         g_autofree char *mail = NULL;
 
-        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1300, FATE_OK, 0 };
+        world_counts(w, BAD, 1300, 0.02);
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, BAD);
         world_config(w, NULL);
@@ -655,7 +485,8 @@ TEST(regression_is_reported_and_mailed) {
                                  "\n"));
         ASSERT_TRUE(strstr(mail, "kbench run "));
         ASSERT_TRUE(strstr(mail, "page: https://kbench.example.org/nightly/"));
-        ASSERT_TRUE(strstr(mail, "host fakehost: Fake CPU, 2.0 GiB RAM, tcg"));
+        /* The host line: what the fake host's QEMU and libvirt say they are. */
+        ASSERT_TRUE(strstr(mail, "\n  host ") && strstr(mail, " RAM, tcg, QEMU 8.2.0, libvirt 10.0.0\n"));
         /* The mail says where the kernel's extra instructions went. */
         ASSERT_TRUE(strstr(mail, "    where, Minsn a cell (1000 -> 1300, 5 + 5 cells profiled): submit_bio +300 "
                                  "(+30.0%),\n      vfs_write 0"));
@@ -682,6 +513,13 @@ static void drop_again(const char *dir, const char *release, time_t age_s) {
         ASSERT_EQ(utime(path, &old), 0);
 }
 
+/* Once the wall clock's next second has come: a night's mail is named by
+ * the second the night began (nightly_mail_id), and nights a day apart
+ * never share one. */
+static void next_second(void) {
+        g_usleep((gulong)(G_USEC_PER_SEC - g_get_real_time() % G_USEC_PER_SEC) + 1000);
+}
+
 /* One regression over three nights, each measuring its kernel again (its
  * file dropped again, more repeats wanted): new (a thread's first message), still there (a reply
  * to night 1's), then gone (a message that ends the thread, a reply to
@@ -693,7 +531,7 @@ TEST(regression_threads_its_mail_across_nights) {
         g_autofree char *mail = NULL, *id1 = NULL, *id2 = NULL, *refs = NULL;
         size_t seen;
 
-        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1300, FATE_OK, 0 };
+        world_counts(w, BAD, 1300, 0.02);
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, BAD);
         world_config(w, NULL);
@@ -704,6 +542,7 @@ TEST(regression_threads_its_mail_across_nights) {
         ASSERT_TRUE(id1);
         seen = strlen(mail);
 
+        next_second();
         drop_again(w->drop, BAD, 700);
         world_config(w, json_pack("{s:i}", "repeats", 2 * REPEATS));
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
@@ -717,7 +556,8 @@ TEST(regression_threads_its_mail_across_nights) {
         ASSERT_TRUE(id2 && strcmp(id1, id2) != 0);
         seen = strlen(mail);
 
-        fake.kernels[0].kernel_Minsn = 1000;
+        w->counts[0].write_Minsn = 1000;
+        next_second();
         drop_again(w->drop, BAD, 800);
         world_config(w, json_pack("{s:i}", "repeats", 4 * REPEATS));   /* 5 + 10 cells measured */
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
@@ -741,7 +581,10 @@ TEST(kernel_that_crashes_at_boot) {
         g_autofree char *mail = NULL;
         const json_t *f;
 
-        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1000, FATE_CRASH, 0 };
+        for (size_t i = 0; i < REPEATS; i++) {         /* the cells of a round: the baseline's, then BAD's */
+                world_play(w, FAKEHOST_OK);
+                world_play(w, FAKEHOST_BOOT_CRASH);
+        }
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, BAD);
         world_config(w, NULL);
@@ -754,6 +597,7 @@ TEST(kernel_that_crashes_at_boot) {
         ASSERT_STREQ(json_string_value(json_object_get(f, "stage")), "boot");
         ASSERT_EQ(json_integer_value(json_object_get(f, "failed")), REPEATS);
         ASSERT_EQ(json_integer_value(json_object_get(f, "cells")), REPEATS);
+        ASSERT_EQ(w->host.started, 2 * REPEATS);       /* a crash is the kernel's: never retried */
         mail = read_text(w->mail);
         ASSERT_TRUE(mail && strstr(mail, "Subject: [kbench] " BAD ": failed at boot (boot-crash)"));
         recorded_clear(&rec);
@@ -769,7 +613,10 @@ TEST(baseline_without_an_ok_cell_judges_nothing) {
         const json_t *errors;
         int said = 0;
 
-        fake.kernels[0] = (struct fake_kernel){ BASE, 100, 1000, FATE_CRASH, 0 };
+        for (size_t i = 0; i < REPEATS; i++) {
+                world_play(w, FAKEHOST_BOOT_CRASH);
+                world_play(w, FAKEHOST_OK);
+        }
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, NEW);
         world_config(w, NULL);
@@ -794,7 +641,10 @@ static json_t *two_sources(const struct world *w) {
 /* A kernel whose first cell hangs until past the deadline: its run stops
  * (interrupted, exit 3), the plan's second run is not started, the report
  * says the night is incomplete and names the hang; the next night resumes
- * the run and measures what is left. */
+ * the run and measures what is left. The night started almost an hour
+ * ago: its 1 h deadline comes HANG_DEADLINE_S after the test starts it,
+ * once the hung cell started and before its silence timeout
+ * (HANG_TIMEOUT_S) ends it. */
 TEST(hang_reaches_the_deadline_and_the_next_night_resumes) {
         struct world *w = world_new("hang");
         struct recorded rec = { 0 };
@@ -802,11 +652,14 @@ TEST(hang_reaches_the_deadline_and_the_next_night_resumes) {
         g_autofree char *after1 = NULL, *after2 = NULL;
         const json_t *f;
 
-        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1000, FATE_HANG, 0 };
+        world_play(w, FAKEHOST_OK);                    /* the baseline's first cell */
+        world_play(w, FAKEHOST_HANG);                  /* BAD's */
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, BAD);
         drop_kernel(w->drop_slow, BAD);
         world_config(w, two_sources(w));
+        w->ops.now = clock_started_ago;
+        fake.started_ago_s = 3600 - HANG_DEADLINE_S;
 
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
         ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_RUN_DONE, &ev), 1);
@@ -823,10 +676,11 @@ TEST(hang_reaches_the_deadline_and_the_next_night_resumes) {
         ASSERT_TRUE(strstr(rec.report_text, "incomplete: cells were left"));
         after1 = run_statuses(w);
         ASSERT_STREQ(after1, "interrupted");
+        /* No cell was started past the deadline. */
+        ASSERT_EQ(w->host.started, 2);
 
         /* The hang is gone: the cut-short run is finished first, then the
          * slow source's run that was never started. */
-        fake.kernels[0].fate = FATE_OK;
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
         ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_RESUME, &ev), 1);
         ASSERT_EQ(ev.run_id, 1);
@@ -873,7 +727,9 @@ TEST(lost_host_moves_its_cells) {
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, NEW);
         world_config(w, json_pack("{s:[s, s]}", "hosts", "h1=test:///default", "h2=test:///second"));
-        fake.lose_host_at = 2;
+        world_play(w, FAKEHOST_OK);
+        world_play(w, FAKEHOST_OK);
+        world_play(w, FAKEHOST_LOST);
 
         code = night(w, 0, &rec);
         ASSERT_TRUE(code == NIGHTLY_EXIT_OK || code == NIGHTLY_EXIT_REGRESSED);
@@ -884,6 +740,7 @@ TEST(lost_host_moves_its_cells) {
         ASSERT_STREQ(statuses, "complete");
         ASSERT_EQ(json_len(rec.report, "failures"), 0);
         ASSERT_EQ(json_len(rec.report, "measured"), 2);
+        ASSERT_EQ(w->host.started, 2 * REPEATS + 1);   /* every cell, and the lost attempt */
         recorded_clear(&rec);
         world_free(w);
 }
@@ -922,15 +779,18 @@ TEST(last_host_lost_then_resumed) {
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, NEW);
         world_config(w, json_pack("{s:[s]}", "hosts", "h1=test:///default"));
-        fake.lose_host_at = 4;
+        for (size_t i = 0; i < 4; i++)
+                world_play(w, FAKEHOST_OK);
+        world_play(w, FAKEHOST_LOST);                  /* the fifth cell */
 
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_INCOMPLETE);
         after1 = run_statuses(w);
         ASSERT_STREQ(after1, "interrupted");
         ASSERT_EQ(json_len(rec.report, "failures"), 0);
+        ASSERT_EQ(w->host.started, 5);
 
         /* A dry run only says it would resume it. */
-        fake.lose_host_at = -1;
+        world_host_new(w);                             /* the host is back */
         ASSERT_EQ(night(w, 1, &rec), 0);
         ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_WOULD_RESUME, &ev), 1);
         ASSERT_EQ(ev.run_id, 1);
@@ -939,6 +799,8 @@ TEST(last_host_lost_then_resumed) {
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
         ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_RESUME, &ev), 1);
         ASSERT_EQ(ev.run_id, 1);
+        /* The held cell again, and the five never started. */
+        ASSERT_EQ(w->host.started, 2 * REPEATS - 4);
         after2 = run_statuses(w);
         ASSERT_TRUE(g_str_has_prefix(after2, "complete"));
         /* The new kernel's cells are those of the resumed run. */
@@ -948,7 +810,7 @@ TEST(last_host_lost_then_resumed) {
         world_free(w);
 }
 
-/* A cell measured beside a busy host (foreign CPU 60 %) keeps its state
+/* A cell measured beside a busy host (foreign CPU above 50 %) keeps its state
  * but not its rates: the comparison of a kernel that writes slower on a
  * throttled disk (a source's override: its run measures the baseline
  * beside it on the same throttled disk, so their rates are judged, like
@@ -958,7 +820,9 @@ TEST(contended_cell_is_left_out_of_rates) {
         struct recorded rec = { 0 };
         const json_t *f;
 
-        fake.kernels[0] = (struct fake_kernel){ BAD, 70, 1000, FATE_CONTENDED, 0 };
+        world_slow(w, BAD);
+        world_play(w, FAKEHOST_OK);                    /* the baseline's first cell */
+        world_play(w, FAKEHOST_CONTENDED);             /* BAD's */
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop_slow, BAD);
         world_config(w, two_sources(w));
@@ -1004,7 +868,7 @@ TEST(failing_notify_is_said) {
         struct world *w = world_new("notify");
         struct recorded rec = { 0 };
 
-        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1300, FATE_OK, 0 };
+        world_counts(w, BAD, 1300, 0.02);
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, BAD);
         world_config(w, json_pack("{s:s}", "notify", "cat > /dev/null; exit 7"));
@@ -1042,13 +906,14 @@ TEST(bad_file_is_an_error_not_the_end) {
 
 /* With "bisect" configured, a regression of tonight's kernel is bisected
  * between it and the source's kernel before it, which an earlier night
- * found not worse. */
+ * found not worse: the bisection measures both again on the fake host
+ * and finds tonight's the first bad, kept as bisection 1. */
 TEST(regression_is_bisected_from_the_last_good_kernel) {
         struct world *w = world_new("bisect");
         struct recorded rec = { 0 };
         g_autofree char *line = NULL;
 
-        fake.kernels[0] = (struct fake_kernel){ BAD, 100, 1300, FATE_OK, 0 };
+        world_counts(w, BAD, 1300, 0.02);
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, NEW);
         world_config(w, json_pack("{s:{s:s}}", "bisect", "metric", "guest.write.kernel_Minsn"));
@@ -1061,8 +926,8 @@ TEST(regression_is_bisected_from_the_last_good_kernel) {
         ASSERT_TRUE(fake.bisected && g_strv_length(fake.bisected) == 2);
         ASSERT_STREQ(fake.bisected[0], NEW);
         ASSERT_STREQ(fake.bisected[1], BAD);
-        line = g_strdup_printf("bisect: %s guest.write.kernel_Minsn from %s, 2 kernels: first bad: %s\n", BAD, NEW,
-                               BAD);
+        line = g_strdup_printf("bisect: %s guest.write.kernel_Minsn from %s, 2 kernels: first bad: %s "
+                               "(kbench show --bisect 1)\n", BAD, NEW, BAD);
         ASSERT_TRUE(strstr(rec.report_text, line));
         recorded_clear(&rec);
         world_free(w);
@@ -1081,8 +946,9 @@ TEST(each_night_compares_within_its_run) {
         struct recorded rec = { 0 };
         g_autofree char *mail = NULL;
 
-        fake.kernels[0] = (struct fake_kernel){ "6.1.0-63-amd64", 100, 1030, FATE_OK, 0 };
-        fake.kernels[1] = (struct fake_kernel){ "6.1.0-64-amd64", 100, 1000, FATE_OK, 0.2 };
+        world_counts(w, "6.1.0-63-amd64", 1030, 0.02);
+        world_counts(w, "6.1.0-64-amd64", 1000, 0.22);
+        world_counts(w, NULL, 1000, 0.02);             /* every other kernel, as the default */
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, "6.1.0-61-amd64");
         world_config(w, NULL);
@@ -1091,7 +957,7 @@ TEST(each_night_compares_within_its_run) {
         ASSERT_STREQ(json_str(rec.report, "compared", 0, NULL), "run:1:" BASE " run:1:6.1.0-61-amd64");
         ASSERT_EQ(json_len(rec.report, "findings"), 0);
 
-        fake.run_wait_s = 0.3;
+        w->counts[2].write_wait_s = 0.32;
         drop_kernel(w->drop, "6.1.0-62-amd64");
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_OK);
         ASSERT_EQ(fake.n_runs, 2);
@@ -1099,7 +965,7 @@ TEST(each_night_compares_within_its_run) {
         ASSERT_STREQ(json_str(rec.report, "compared", 0, NULL), "run:2:" BASE " run:2:6.1.0-62-amd64");
         ASSERT_EQ(json_len(rec.report, "findings"), 0);
 
-        fake.run_wait_s = 0;
+        w->counts[2].write_wait_s = 0.02;
         drop_kernel(w->drop, "6.1.0-63-amd64");
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
         ASSERT_STREQ(json_str(rec.report, "compared", 0, NULL), "run:3:" BASE " run:3:6.1.0-63-amd64");
@@ -1131,7 +997,8 @@ TEST(run_without_the_baseline_gives_no_verdict) {
         struct kb_error err = { { 0 } };
         struct run_settings o;
         char *kernels[] = { (char *)NEW, NULL };
-        const struct runner_drive drive = { .quiet = 1, .deadline_at = 1e12 };
+        /* A deadline long passed: the run is made, and cut short before its first cell. */
+        const struct runner_drive drive = { .quiet = 1, .deadline_at = 1, .hosts = &w->backend };
 
         drop_kernel(w->drop, BASE);
         drop_kernel(w->drop, NEW);
@@ -1144,10 +1011,10 @@ TEST(run_without_the_baseline_gives_no_verdict) {
         o.repeats = REPEATS;
         o.tag = "nightly";
         o.accel = "tcg";
+        o.guest.disk_bytes = 64 << 20;
         session_world = w;
-        fake.interrupted = 1;
-        ASSERT_EQ(fake_run(&o, &drive, &w->g, &s, NULL, &err), 3);
-        fake.interrupted = 0;
+        ASSERT_EQ(runner_run(&o, &drive, &w->g, &s, NULL, &err), 3);
+        ASSERT_EQ(w->host.started, 0);
         kstore_free(s.ks);
         db_close(s.db);
 
