@@ -49,11 +49,16 @@ TEST_MAIN();
 #define NEW "6.1.0-57-amd64"
 #define BAD "6.1.0-58-amd64"
 #define REPEATS 5
-/* The silence after which a night's cell is a hang: the least the
- * runner's options take (--hang-timeout), so that a run cut short with it
- * stored is resumed (runner_load_resume checks it), rather than its 60 s. */
-#define HANG_TIMEOUT_S 5.0
-#define HANG_DEADLINE_S 4.0                /* the hang's night: its deadline after the test starts it */
+/* The silence after which a night's cell is a hang, rather than the
+ * runner's 60 s: within what the runner's options take (--hang-timeout, at
+ * least 5 s), so that a run cut short with it stored is resumed
+ * (runner_load_resume checks it). */
+#define HANG_TIMEOUT_S 10.0
+/* The hang's night: its deadline after the test starts it. The hung cell
+ * starts before it (after the baseline's first cell: about a second on a
+ * busy host, a few under a sanitizer) and its silence outlasts it, as
+ * HANG_TIMEOUT_S > HANG_DEADLINE_S. */
+#define HANG_DEADLINE_S 8.0
 
 /* ---- a store, its kernels, its host and its configuration ------------------ */
 
