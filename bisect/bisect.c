@@ -54,6 +54,11 @@ struct bis {
         json_t *step_runs;         /* the runs of the step under way */
 };
 
+/* An option of the bisection as its driver's user writes it. */
+static const char *option(const struct bis *b, const char *name) {
+        return b->o->option_name ? b->o->option_name(name) : name;
+}
+
 /* One line of the bisection for whoever watches it (common/event.h). */
 #define say(b, ...) kb_note((b)->o->events, KB_ORIGIN_BISECT, __VA_ARGS__)
 
@@ -122,14 +127,15 @@ static int cands_from_kernels(struct bis *b, struct kb_error *err) {
                 int r = kstore_find(b->ks, b->o->kernels[i], &k, err);
 
                 if (r < 0)
-                        return error_prefix(err, r, "--kernels");
+                        return error_prefix(err, r, "%s", option(b, "kernels"));
                 cand_add(b, k->name);
                 b->c[b->n - 1].kernel = g_strdup(k->name);
                 b->c[b->n - 1].kernel_id = g_strdup(k->id);
                 kstore_kernel_free(k);
         }
         if (b->n < 2)
-                return error_setf(err, -EINVAL, "--kernels: give at least two kernels, good first, bad last");
+                return error_setf(err, -EINVAL, "%s: give at least two kernels, good first, bad last",
+                                  option(b, "kernels"));
         return 0;
 }
 
@@ -184,13 +190,14 @@ static int cands_from_git(struct bis *b, struct kb_error *err) {
         if (r >= 0)
                 r = git_is_ancestor(b->o->git_dir, good, bad, err);
         if (r < 0)
-                return error_prefix(err, r, "--git %s", b->o->git_dir);
+                return error_prefix(err, r, "%s %s", option(b, "git"), b->o->git_dir);
         /* Otherwise good..bad lists nothing, or bad's side branch, and the
          * search would name a "first bad" that is not after good. */
         if (r == 0) {
                 b->usage = 1;
-                return error_setf(err, -EINVAL, "bisect: --good %s is not an ancestor of --bad %s (are the ends "
-                                  "reversed, or on branches that diverged?)", b->o->good, b->o->bad);
+                return error_setf(err, -EINVAL, "bisect: %s %s is not an ancestor of %s %s (are the ends reversed, or "
+                                  "on branches that diverged?)", option(b, "good"), b->o->good, option(b, "bad"),
+                                  b->o->bad);
         }
         range = g_strdup_printf("%s..%s", good, bad);
         {
@@ -210,8 +217,8 @@ static int cands_from_git(struct bis *b, struct kb_error *err) {
                 cand_add(b, bad);
         if (strcmp(b->c[b->n - 1].label, bad) != 0) {
                 b->usage = 1;
-                return error_setf(err, -EINVAL, "bisect: --bad %s is not a first-parent descendant of --good %s",
-                                  b->o->bad, b->o->good);
+                return error_setf(err, -EINVAL, "bisect: %s %s is not a first-parent descendant of %s %s",
+                                  option(b, "bad"), b->o->bad, option(b, "good"), b->o->good);
         }
         b->top = TAKE_PTR(top);
         return 0;
@@ -622,7 +629,7 @@ int bisect_run(const struct bisect_opts *o, const struct store_ctx *g, struct st
                                       "the first bad may be one of them", res.skipped_between,
                                       b.c[res.last_good].label);
         if (r >= 0 && res.outcome == BISECT_CANNOT_TELL)
-                why = g_strdup("the rule could not tell within the budget (--max-rounds)");
+                why = g_strdup_printf("the rule could not tell within the budget (%s)", option(&b, "max-rounds"));
         if (r >= 0)
                 r = finish(&b, &res, why, &where_lines, err);
         if (r >= 0 && ret)

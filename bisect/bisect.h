@@ -45,7 +45,8 @@ struct bisect_opts {
         const struct kb_sink *events; /* where the bisection and its runs report (common/event.h):
                                       its steps, builds, cells and answer; NULL: nowhere */
         const struct run_host_backend *hosts; /* how its runs reach their hosts; NULL: libvirt */
-        const char *(*option_name)(const char *option); /* its runs' runner_drive.option_name */
+        const char *(*option_name)(const char *option); /* how its driver's user writes an option, its
+                                      own ("kernels", "git", "good", "bad") and its runs' (runner_drive) */
         double deadline_at;        /* unix time after which no step's cell starts (a night's); 0: none */
 };
 

@@ -226,7 +226,15 @@ TEST(same_ends_are_no_change) {
         world_clear(&w);
 }
 
-/* An unknown kernel is the request's fault: exit 2, nothing run. */
+/* An option as kbench bisect spells it (cli_flag_name's rule). */
+static const char *flag_name(const char *option) {
+        g_autofree char *flag = g_strconcat("--", option, NULL);
+
+        return g_intern_string(flag);
+}
+
+/* An unknown kernel is the request's fault: exit 2, nothing run. The
+ * error names the option as the driver spells it, or by its name. */
 TEST(unknown_kernel_is_usage) {
         static char *kernels[] = { "k1", "nope", NULL };
         struct world w;
@@ -234,8 +242,13 @@ TEST(unknown_kernel_is_usage) {
 
         world_init(&w, "usage");
         w.o.kernels = kernels;
+        w.o.option_name = flag_name;
         ASSERT_EQ(bisect_run(&w.o, &w.g, &w.s, NULL, &err), 2);
-        ASSERT_TRUE(strstr(err.msg, "--kernels") != NULL);
+        ASSERT_TRUE(g_str_has_prefix(err.msg, "--kernels: "));
+        w.o.option_name = NULL;
+        err = (struct kb_error){ { 0 } };
+        ASSERT_EQ(bisect_run(&w.o, &w.g, &w.s, NULL, &err), 2);
+        ASSERT_TRUE(g_str_has_prefix(err.msg, "kernels: "));
         ASSERT_EQ(w.fake.started, 0);
         world_clear(&w);
 }

@@ -883,9 +883,13 @@ static void runopt_key_line(GString *out, const struct cfg_row *r) {
 }
 
 const char *nightly_config_option_key(const char *option) {
+        const struct judgeopt *j = judgeopt_find(option);
+
         /* A run's hosts are the file's hosts (or its one connect). */
         if (strcmp(option, "connect") == 0)
                 return "hosts";
+        if (j && j->key)
+                return j->key;
         for (size_t i = 0; i < ELEMENTSOF(rows); i++)
                 if (rows[i].opt && strcmp(rows[i].opt, option) == 0 && !g_str_has_prefix(rows[i].path, "sources[]"))
                         return rows[i].path;

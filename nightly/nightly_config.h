@@ -118,8 +118,10 @@ char *nightly_config_keys_text(void);
 
 /* The key of the file that sets a run option named as settings/runopts.h
  * names it ("fs" is vm.fs, "until-mde" until_mde, "connect" the hosts),
- * or the option itself when no key sets it: runner_drive.option_name for
- * the night's runs. A static string. */
+ * or a judging option as decide/judgeopts.h does ("max-rounds" is
+ * bisect.max_rounds), or the option itself when no key sets it:
+ * runner_drive.option_name for the night's runs and bisections. A static
+ * string. */
 const char *nightly_config_option_key(const char *option);
 
 const char *nightly_source_type_name(enum nightly_source_type t);

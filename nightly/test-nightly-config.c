@@ -460,7 +460,8 @@ TEST(option_keys) {
         static const char *const pairs[][2] = {
                 { "fs", "vm.fs" },           { "disk-size", "vm.disk_size" },  { "until-mde", "until_mde" },
                 { "budget-cells", "budget_cells" }, { "repeat", "repeats" },  { "connect", "hosts" },
-                { "slots", "slots" },        { "kernel", "kernel" },           /* no key sets it: its name */
+                { "slots", "slots" },        { "max-rounds", "bisect.max_rounds" }, { "alpha", "alpha" },
+                { "kernel", "kernel" },      /* no key sets it: its name */
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(pairs); i++)
