@@ -292,8 +292,6 @@ static int run_interrupted(struct bis *b, int64_t id) {
         return interrupted;
 }
 
-/* bisect_ops.measure: `more` rounds of the candidates, interleaved, as one
- * run through the runner, with the bisection's cell settings. */
 /* How a step's run is driven. A step is the bisection's: it runs in the
  * bisection's session and prints its own lines; a night's deadline holds
  * for it too. */
@@ -302,6 +300,8 @@ static struct runner_drive step_drive(const struct bis *b) {
                                       .hosts = b->o->hosts, .option_name = b->o->option_name };
 }
 
+/* bisect_ops.measure: `more` rounds of the candidates, interleaved, as one
+ * run through the runner, with the bisection's cell settings. */
 static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const char *role, struct bisect_series *v) {
         struct bis *b = ud;
         g_autofree char *tag = g_strdup_printf(BISECT_TAG_PREFIX "%lld step %d (%s)", (long long)b->id, b->step, role);

@@ -155,8 +155,8 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         if (n->ops->now() >= n->deadline_at || n->ops->interrupted()) {
                 n->rep.incomplete = 1;
                 night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_NOT_STARTED, .group = gi,
-                                                       .n_groups = n->plan->n_groups,
-                                                       .interrupted = n->ops->interrupted() });
+                                                  .n_groups = n->plan->n_groups,
+                                                  .interrupted = n->ops->interrupted() });
                 *ret_run = 0;
                 return 0;
         }
@@ -164,7 +164,7 @@ static int run_group(struct night *n, size_t gi, int64_t *ret_run, struct kb_err
         if (runner_failed(code))
                 return error_prefix(err, -EIO, "run %zu of the night", gi + 1);
         night_emit(n, &(struct kb_event){ .kind = KB_EVENT_NIGHT_RUN_DONE, .group = gi,
-                                               .n_groups = n->plan->n_groups, .run_id = id, .code = code });
+                                          .n_groups = n->plan->n_groups, .run_id = id, .code = code });
         note_left(n, id, code);
         add_run(n, id);
         for (size_t m = 0; m < gr->n_members; m++) {
