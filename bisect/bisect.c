@@ -292,6 +292,20 @@ static int run_interrupted(struct bis *b, int64_t id) {
         return interrupted;
 }
 
+/* The settings of a step's run: the bisection's cells' over workloads.
+ * A step chooses its own rounds; --until-mde and its budgets, the
+ * runner's way of choosing them, are dropped (a night hands its runs'
+ * settings, budgets and all). */
+static struct run_settings step_settings(const struct bis *b, char **workloads) {
+        struct run_settings o = b->o->run;
+
+        o.workloads = workloads;
+        o.until_mde_pct = 0;
+        o.budget_cells = 0;
+        o.budget_time_s = 0;
+        return o;
+}
+
 /* How a step's run is driven. A step is the bisection's: it runs in the
  * bisection's session and prints its own lines; a night's deadline holds
  * for it too. */
@@ -307,7 +321,7 @@ static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const 
         g_autofree char *tag = g_strdup_printf(BISECT_TAG_PREFIX "%lld step %d (%s)", (long long)b->id, b->step, role);
         char *names[4] = { NULL };
         char *workloads[2] = { (char *)b->o->workload, NULL };
-        struct run_settings o = b->o->run;
+        struct run_settings o = step_settings(b, workloads);
         const struct runner_drive drive = step_drive(b);
         int64_t run = 0;
         int code, r = 0;
@@ -316,11 +330,9 @@ static int op_measure(void *ud, const size_t *idx, size_t n, size_t more, const 
                 names[i] = b->c[idx[i]].kernel;
         say(b, "step %d (%s): %s, %zu round(s)", b->step, role, b->c[idx[n > 2 ? 1 : n - 1]].kernel, more);
         o.kernels = names;
-        o.workloads = workloads;
         o.repeats = (int)more;
         o.tag = tag;
         o.json = 0;
-        o.until_mde_pct = 0;
         code = runner_run(&o, &drive, b->g, b->s, &run, b->err);
         if (code != 0 && code != 3)
                 return error_prefix(b->err, -EIO, "step %d", b->step);
@@ -506,13 +518,11 @@ static int finish(struct bis *b, const struct bisect_result *res, const char *wh
 static int check_request(struct bis *b, struct kb_error *err) {
         struct kbuild_opts bo = { .source = b->o->git_dir, .config = b->o->config, .fragments = b->o->fragments };
         char *workloads[2] = { (char *)b->o->workload, NULL };
-        struct run_settings run = b->o->run;
+        const struct run_settings run = step_settings(b, workloads);
         const struct runner_drive drive = step_drive(b);
         int r;
 
         /* The workload as each step's run will check it, before the store. */
-        run.workloads = workloads;
-        run.until_mde_pct = 0;
         r = runner_check_workloads(&run, &drive, b->g, err);
         if (r < 0) {
                 b->usage = 1;

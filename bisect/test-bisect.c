@@ -171,6 +171,11 @@ TEST(first_slow_kernel_is_the_first_bad) {
         slow[1] = w.dirs[2];
         slow[2] = NULL;
         w.fake.slow = slow;
+        /* A night's run settings come with until_mde's budgets, which a
+         * step drops with until_mde itself. */
+        w.o.run.until_mde_pct = 5;
+        w.o.run.budget_cells = 40;
+        w.o.run.budget_time_s = 600;
         if (bisect_run(&w.o, &w.g, &w.s, &a, &err) != 0)
                 TEST_FAIL("bisect_run: %s", err.msg);
         ASSERT_STREQ(a.outcome, "first-bad");
