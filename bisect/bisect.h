@@ -46,7 +46,8 @@ struct bisect_opts {
                                       its steps, builds, cells and answer; NULL: nowhere */
         const struct run_host_backend *hosts; /* how its runs reach their hosts; NULL: libvirt */
         const char *(*option_name)(const char *option); /* how its driver's user writes an option, its
-                                      own ("kernels", "git", "good", "bad") and its runs' (runner_drive) */
+                                      own ("kernels", "git", "good", "bad", "max-rounds") and its runs'
+                                      (runner_drive) */
         double deadline_at;        /* unix time after which no step's cell starts (a night's); 0: none */
 };
 

@@ -34,11 +34,13 @@ struct progress_state {
 static int print_progress(void *ctx, const struct kb_event *ev) {
         struct progress_state *p = ctx;
         struct timespec t;
+        _cleanup_free_ char *shown = NULL;
 
+        if (ev->kind != KB_EVENT_PROGRESS)
+                return 0;
         /* A line quotes the store and the file (a name in names/, a
          * package's file names): shown in the terminal-safe form. */
-        _cleanup_free_ char *shown = utf8_mask(ev->text);
-
+        shown = utf8_mask(ev->text);
         clock_gettime(CLOCK_MONOTONIC, &t);
         fprintf(stderr, "[%6.1fs] %s\n", (double)t.tv_sec + (double)t.tv_nsec / 1e9 - p->t0, shown);
         return 0;
@@ -106,7 +108,9 @@ static int kernel_add(int argc, char **argv, struct cli_ctx *c) {
         ps.t0 = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
         if (!quiet)
                 kstore_set_events(s, &sink);
-        if (kstore_add(s, argv[1], name, &k, &existed, &err) < 0)
+        r = kstore_add(s, argv[1], name, &k, &existed, &err);
+        kstore_set_events(s, NULL);        /* the sink is this function's */
+        if (r < 0)
                 return cli_error(&err);
         if (json) {
                 json_auto_t *o = kstore_kernel_to_json(k);

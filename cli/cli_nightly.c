@@ -108,9 +108,21 @@ static int cli_nightly_event(void *ctx, const struct kb_event *ev) {
         }
         case KB_EVENT_NIGHT_REPORT:
                 return cli_nightly_report(ev->report, view->json);
-        default:
+        case KB_EVENT_NOTE:
+        case KB_EVENT_PROGRESS:
+        case KB_EVENT_IMAGE:
+        case KB_EVENT_CELLS:
+        case KB_EVENT_CELL_BEGIN:
+        case KB_EVENT_CELL_STAGE:
+        case KB_EVENT_CELL_RETRY:
+        case KB_EVENT_CELL_END:
+        case KB_EVENT_STOPPED:
+        case KB_EVENT_CELL_KEPT:
+        case KB_EVENT_RESULT:
+        case KB_EVENT_BISECT_RESULT:
                 return kb_emit(&view->runs, ev);
         }
+        return 0;
 }
 
 int cli_nightly(int argc, char **argv, struct cli_ctx *c) {

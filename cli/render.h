@@ -2,7 +2,8 @@
  * Progress and notes go to stderr through cli/progress.c (one line redrawn
  * on a terminal, a permanent line per cell); a run's summary (report/show.c)
  * and a bisection's answer go to stdout, as text or as JSON. One renderer
- * serves kbench run and kbench bisect, whose steps are runs. */
+ * serves kbench run, kbench bisect (whose steps are runs) and the runs and
+ * bisections of kbench nightly. */
 #pragma once
 
 #include "cli/progress.h"

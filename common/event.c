@@ -16,8 +16,8 @@ void kb_stage(const struct kb_sink *sink, const char *stage) {
 }
 
 /* A line of kind, formatted. Formatting costs nothing when nobody listens
- * (a night's runs); a line that cannot be formatted (no memory) is not
- * said, as a line nobody listens to. */
+ * (a pump given no sink); a line that cannot be formatted (no memory) is
+ * not said, as a line nobody listens to. */
 static void emit_line(const struct kb_sink *sink, enum kb_event_kind kind, enum kb_event_origin origin,
                       const char *fmt, va_list ap) {
         char *text = NULL;

@@ -5,14 +5,16 @@
  * text or JSON on stdout, or nothing at all (curl's lib/ never prints; its
  * tool does). The pumps also run unattended inside kbench nightly and in
  * unit tests, which pass their own sink or none; a pump that drives
- * another (a bisection its runs and builds, a night its runs) hands it the
- * same sink. An event only borrows: its pointers are valid during the
- * call, and a sink copies what it keeps.
+ * another (a bisection its runs, a night its runs and bisections) hands
+ * it the same sink, and a bisection relays its builds' lines as its own
+ * (KB_ORIGIN_BISECT). An event only borrows: its pointers are valid during
+ * the call, and a sink copies what it keeps.
  *
  * The payloads are typed: the structs named below are defined by the
- * floor that sends them (results/bisect.h, report/textbisect.h,
- * nightly/nightly_events.h, nightly/nightly_report.h); a sink that reads
- * one includes its header. */
+ * floor that sends them (results/db.h, results/bisect.h,
+ * report/textbisect.h, nightly/nightly_events.h, nightly/nightly_report.h);
+ * a sink that reads one includes its header. The price of one shape: a
+ * new pump's kinds are added here. */
 #pragma once
 
 #include <stddef.h>

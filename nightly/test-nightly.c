@@ -309,8 +309,9 @@ struct recorded {
  * are kept by kind only, and count_events asks for the night's. */
 static int record(void *ctx, const struct kb_event *ev) {
         struct recorded *rec = ctx;
-        struct kb_event copy = { .kind = ev->kind, .run_id = ev->run_id, .group = ev->group,
-                                 .n_groups = ev->n_groups, .code = ev->code, .interrupted = ev->interrupted };
+        struct kb_event copy = { .kind = ev->kind, .origin = ev->origin, .run_id = ev->run_id, .total = ev->total,
+                                 .group = ev->group, .n_groups = ev->n_groups, .code = ev->code,
+                                 .interrupted = ev->interrupted };
         size_t len = 0;
         FILE *f;
 
@@ -352,6 +353,18 @@ static size_t count_events(const struct recorded *rec, enum kb_event_kind kind, 
                         continue;
                 if (n++ == 0 && ret)
                         *ret = *ev;
+        }
+        return n;
+}
+
+/* How many notes of origin were recorded. */
+static size_t count_notes(const struct recorded *rec, enum kb_event_origin origin) {
+        size_t n = 0;
+
+        for (guint i = 0; i < rec->events->len; i++) {
+                const struct kb_event *ev = &g_array_index(rec->events, struct kb_event, i);
+
+                n += ev->kind == KB_EVENT_NOTE && ev->origin == origin;
         }
         return n;
 }
@@ -445,6 +458,12 @@ TEST(good_night) {
         ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_RUN_DONE, &ev), 1);
         ASSERT_EQ(ev.code, 0);
         ASSERT_EQ(ev.n_groups, 1);
+        /* The run spoke to the night's sink, once a cell; its result is
+         * the night's report, not a summary of its own. */
+        ASSERT_EQ(count_events(&rec, KB_EVENT_CELLS, &ev), 1);
+        ASSERT_EQ(ev.total, 2 * REPEATS);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_CELL_END, NULL), 2 * REPEATS);
+        ASSERT_EQ(count_events(&rec, KB_EVENT_RESULT, NULL), 0);
         statuses = run_statuses(w);
         ASSERT_STREQ(statuses, "complete");
         ASSERT_EQ(json_len(rec.report, "measured"), 2);
@@ -928,6 +947,8 @@ TEST(regression_is_bisected_from_the_last_good_kernel) {
         drop_kernel(w->drop, BAD);
         ASSERT_EQ(night(w, 0, &rec), NIGHTLY_EXIT_REGRESSED);
         ASSERT_EQ(count_events(&rec, KB_EVENT_NIGHT_BISECT, NULL), 1);
+        ASSERT_TRUE(count_notes(&rec, KB_ORIGIN_BISECT) > 0);      /* its steps, to the night's sink */
+        ASSERT_EQ(count_events(&rec, KB_EVENT_BISECT_RESULT, NULL), 0); /* the night reports it */
         ASSERT_TRUE(fake.bisected && g_strv_length(fake.bisected) == 2);
         ASSERT_STREQ(fake.bisected[0], NEW);
         ASSERT_STREQ(fake.bisected[1], BAD);

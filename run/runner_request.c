@@ -149,8 +149,8 @@ static int check_until_mde(struct run *r, struct kb_error *err) {
         /* Its rule looks at every round of one run's comparison at once,
          * which the hosts of a spread run would measure apart. */
         if (r->g->hosts && r->g->hosts[1])
-                return error_setf(err, -EINVAL, "%s runs on one host: %s names %u", run_option(r, "until-mde"),
-                                  run_option(r, "connect"), g_strv_length(r->g->hosts));
+                return error_setf(err, -EINVAL, "%s runs on one host, not %u (%s)", run_option(r, "until-mde"),
+                                  g_strv_length(r->g->hosts), run_option(r, "connect"));
         if (o->budget_cells > 0 && (size_t)o->budget_cells < per * (size_t)MAX(o->repeats, 2))
                 return error_setf(err, -EINVAL, "%s %d is less than the pilot: %d round(s) of %zu cell(s) (%s, at "
                                   "least 2)", run_option(r, "budget-cells"), o->budget_cells, MAX(o->repeats, 2),
@@ -184,7 +184,7 @@ int runner_request_axes(struct run *r, struct kb_error *err) {
 
                         if (run_host_spec_parse(r->g->hosts[a], &na, &ua, err) < 0 ||
                             run_host_spec_parse(r->g->hosts[b], &nb, &ub, err) < 0)
-                                return -EINVAL;
+                                return error_prefix(err, -EINVAL, "%s", run_option(r, "connect"));
                         if (strcmp(na ? na : ua, nb ? nb : ub) == 0)
                                 return error_setf(err, -EINVAL, "%s: two hosts named '%.64s'",
                                                   run_option(r, "connect"), na ? na : ua);

@@ -159,7 +159,7 @@ int seqrun_ask(const struct seqrun_ctx *c, size_t rounds, struct seqrun_answer *
         r = seqrule_decide(&c->params, m, n, rounds, &a.d);
         if (r < 0) {
                 json_decref(j);
-                return error_setf(err, r, "the stopping rule of until-mde refuses its parameters");
+                return error_setf(err, r, "the stopping rule refuses its parameters");
         }
         a.n_metrics = n;
         a.worst = n && a.d.look ? g_strdup(m[a.d.worst].name) : NULL;

@@ -726,7 +726,7 @@ TEST(until_mde_request_errors_are_usage) {
                 const char *says;
         } bad_keys[] = {
                 { 10, 0, 0, "until_mde needs a budget: budget_cells or budget_time" },
-                { 10, 6, 1, "until_mde runs on one host: hosts names 2" },
+                { 10, 6, 1, "until_mde runs on one host, not 2 (hosts)" },
                 { 10, 1, 0, "budget_cells 1 is less than the pilot: 2 round(s) of 1 cell(s) (repeats, at least 2)" },
         };
         struct world w;
