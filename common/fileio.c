@@ -2,6 +2,7 @@
  * fileio.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,10 +145,31 @@ int fileio_create(const char *path, int flags, unsigned mode, int *ret_fd, struc
         return keep_regular(path, &fd, ret_fd, err);
 }
 
+int fileio_write_all(int fd, const void *buf, size_t len) {
+        const char *p = buf;
+
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN) {
+                        struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+                        poll(&pfd, 1, 1000);
+                        continue;
+                }
+                if (n < 0)
+                        return -errno;
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
 int fileio_write_atomic(const char *path, const void *data, size_t len, unsigned mode, struct kb_error *err) {
         _cleanup_free_ char *tmp = NULL;
         _cleanup_close_ int fd = -1;
-        const char *p = data;
         int e;
 
         if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
@@ -157,14 +179,10 @@ int fileio_write_atomic(const char *path, const void *data, size_t len, unsigned
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return error_setf(err, -errno, "%s: %s", tmp, strerror(errno));
-        for (size_t off = 0; off < len;) {
-                ssize_t n = write(fd, p + off, len - off);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        goto fail;
-                off += (size_t)n;
+        e = fileio_write_all(fd, data, len);
+        if (e < 0) {
+                errno = -e;
+                goto fail;
         }
         if (fchmod(fd, (mode_t)mode) < 0 || close(TAKE_FD(fd)) < 0 || rename(tmp, path) < 0)
                 goto fail;

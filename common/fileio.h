@@ -43,6 +43,11 @@ int fileio_read_nofollow(const char *path, size_t max, char **ret_buf, size_t *r
  * -EINVAL a FIFO, socket, device or directory. */
 int fileio_create(const char *path, int flags, unsigned mode, int *ret_fd, struct kb_error *err);
 
+/* Write all len bytes of buf to fd, through short writes and EINTR. On a
+ * non-blocking fd (the agent's console) a full buffer is waited out, a
+ * second at a time. Returns 0 or -errno. */
+int fileio_write_all(int fd, const void *buf, size_t len);
+
 /* Replace the file at path with len bytes of data, mode mode: written to a
  * new temporary file beside it (O_EXCL, a random name) and renamed over it,
  * so a reader sees the old file or the new one, and a symbolic link at path

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/crc32.h"
@@ -237,6 +238,41 @@ TEST(fileio_create_follows_no_link) {
 
 /* A message longer than the buffer keeps its head and its reason: a path
  * of thousands of bytes is cut in its middle. */
+/* fileio_write_all writes the whole buffer, also to a non-blocking pipe
+ * that fills (the agent's console): four times a pipe's buffer, read
+ * by a child that checks every byte. */
+TEST(fileio_write_all_waits_out_a_full_pipe) {
+        enum { LEN = 4 * 65536 };
+        static unsigned char buf[LEN];
+        int p[2], status = -1;
+        pid_t child;
+
+        for (size_t i = 0; i < LEN; i++)
+                buf[i] = (unsigned char)(i * 7);
+        ASSERT_EQ(pipe(p), 0);
+        child = fork();
+        ASSERT_TRUE(child >= 0);
+        if (child == 0) {
+                unsigned char in[4096];
+                size_t got = 0;
+                ssize_t n;
+
+                close(p[1]);
+                usleep(100 * 1000);            /* the writer meets a full pipe first */
+                while ((n = read(p[0], in, sizeof(in))) > 0)
+                        for (ssize_t i = 0; i < n; i++, got++)
+                                if (got >= LEN || in[i] != (unsigned char)(got * 7))
+                                        _exit(1);
+                _exit(got == LEN ? 0 : 2);
+        }
+        close(p[0]);
+        ASSERT_EQ(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
+        ASSERT_EQ(fileio_write_all(p[1], buf, LEN), 0);
+        close(p[1]);
+        ASSERT_EQ(waitpid(child, &status, 0), child);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 TEST(error_keeps_the_reason) {
         struct kb_error err;
         char path[5001];

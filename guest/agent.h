@@ -56,10 +56,6 @@ extern struct agent A;
 /* CLOCK_MONOTONIC in ms. */
 uint64_t agent_now_ms(void);
 
-/* Write all of buf, retrying partial writes and EINTR/EAGAIN. Returns 0 or
- * -errno. */
-int agent_write_all(int fd, const void *buf, size_t len);
-
 /* Read a small text file into buf (NUL-terminated). Returns length or -errno. */
 ssize_t agent_read_small(const char *path, char *buf, size_t size);
 

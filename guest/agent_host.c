@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "common/util.h"
 #include "guest/agent.h"
@@ -190,7 +191,7 @@ void agent_host_apply_sysctls(void) {
                         agent_fail("sysctl %s: %s", key,
                                    errno == ENOENT ? "this kernel has no such sysctl" : strerror(errno));
                 n = snprintf(line, sizeof(line), "%s\n", sysctls.value[i]);
-                w = agent_write_all(fd, line, (size_t)n);
+                w = fileio_write_all(fd, line, (size_t)n);
                 close(fd);
                 if (w < 0)
                         agent_fail("sysctl %s: writing '%s': %s", key, sysctls.value[i], strerror(-w));

@@ -6,7 +6,6 @@
  * goes back to none of them. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "guest/agent.h"
 
@@ -28,27 +28,6 @@ uint64_t agent_now_ms(void) {
 
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-int agent_write_all(int fd, const void *buf, size_t len) {
-        const char *p = buf;
-
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno == EAGAIN) {
-                                struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-                                poll(&pfd, 1, 1000);
-                                continue;
-                        }
-                        return -errno;
-                }
-                p += n;
-                len -= (size_t)n;
-        }
-        return 0;
 }
 
 void agent_console(const char *fmt, ...) {
@@ -80,7 +59,7 @@ void agent_record(const char *type, const void *payload, size_t len) {
         if (n < 0)
                 return;
         A.seq++;
-        if (agent_write_all(A.tty, buf, (size_t)n) < 0)
+        if (fileio_write_all(A.tty, buf, (size_t)n) < 0)
                 agent_console("write %s: %s", AGENT_TTY, strerror(errno));
 }
 

@@ -13,6 +13,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/parse.h"
 #include "common/util.h"
 #include "guest/agent.h"
@@ -155,7 +156,7 @@ static void agent_measure_memory(const char *when) {
 
         sync();
         fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-        if (fd < 0 || agent_write_all(fd, "3\n", 2) < 0)
+        if (fd < 0 || fileio_write_all(fd, "3\n", 2) < 0)
                 agent_recordf("log", "memory %s: /proc/sys/vm/drop_caches: %s", when, strerror(errno));
         if (fd >= 0)
                 close(fd);
@@ -174,7 +175,7 @@ static void agent_measure_counters_start(void) {
         int fd = open("/proc/sys/kernel/task_delayacct", O_WRONLY | O_CLOEXEC), r;
 
         if (fd >= 0) {
-                (void)agent_write_all(fd, "1\n", 2);
+                (void)fileio_write_all(fd, "1\n", 2);
                 close(fd);
         }
         agent_measure_memory("start");

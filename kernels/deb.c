@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/fileio.h"
 #include "common/util.h"
 #include "kernels/deb.h"
 #include "kernels/kimage.h"
@@ -74,22 +75,6 @@ static int normalize_member(const char *name, char out[PATH_MAX_REL + 1]) {
         return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t n) {
-        const uint8_t *p = buf;
-
-        while (n > 0) {
-                ssize_t w = write(fd, p, n);
-                if (w < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                p += w;
-                n -= (size_t)w;
-        }
-        return 0;
-}
-
 /* Create dir/rel (parents as needed) exclusively; never follows a link. */
 static int create_file(const char *dir, const char *rel, char **ret_path, struct kb_error *err) {
         g_autofree char *path = g_build_filename(dir, rel, NULL);
@@ -133,7 +118,7 @@ static int copy_entry(struct extract *x, struct archive *a, const char *dir, con
                                           archive_error_string(a) ?: "read error");
                 if (n == 0)
                         break;
-                r = write_all(fd, x->buf, (size_t)n);
+                r = fileio_write_all(fd, x->buf, (size_t)n);
                 if (r < 0)
                         return error_setf(err, r, "%s: %s", path, strerror(-r));
                 x->res->bytes_written += (uint64_t)n;
@@ -184,7 +169,7 @@ static int inflate_entry(struct extract *x, struct archive *a, struct archive_en
         fd = create_file(dir, orel, NULL, err);
         if (fd < 0)
                 return fd;
-        r = write_all(fd, out, olen);
+        r = fileio_write_all(fd, out, olen);
         if (r < 0)
                 return error_setf(err, r, "%s/%s: %s", dir, orel, strerror(-r));
         x->res->bytes_written += olen;

@@ -274,20 +274,6 @@ static int same_bytes(const char *path, const char *buf, size_t len) {
         return read(fd, chunk, 1) == 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, buf, len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                buf += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 int output_write(struct output *o, const char *name, const char *buf, size_t len, struct kb_error *err) {
         g_autofree char *path = NULL, *tmp = NULL;
         _cleanup_close_ int fd = -1;
@@ -316,7 +302,7 @@ int output_write(struct output *o, const char *name, const char *buf, size_t len
         if (fd < 0)
                 return error_setf(err, -errno, "%s: cannot create a temporary file: %s", o->dir,
                                   g_strerror(errno));
-        r = write_all(fd, buf, len);
+        r = fileio_write_all(fd, buf, len);
         if (r >= 0 && close(TAKE_FD(fd)) < 0)
                 r = -errno;
         if (r >= 0 && rename(tmp, path) < 0)
